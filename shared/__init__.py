@@ -1,0 +1,1 @@
+"""What the respondent's device and the aggregator must agree on: surveys, mechanisms, wire format."""

@@ -1,0 +1,51 @@
+"""Typed errors raised by the library; the CLI and the HTTP API map them to messages once, at the edge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LdpSurveyError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+    code = "error"
+
+    def __init__(self, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class SurveyError(LdpSurveyError):
+    """A survey definition is invalid; the message names the field and the problem."""
+
+    code = "invalid_survey"
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}", {"field": field, "problem": problem})
+        self.field = field
+        self.problem = problem
+
+
+class AnswerError(LdpSurveyError):
+    """A true answer does not fit its question (refused on the device, never clamped)."""
+
+    code = "invalid_answer"
+
+
+class ReportError(LdpSurveyError):
+    """A perturbed report lies outside its mechanism's report domain."""
+
+    code = "invalid_report"
+
+
+class PrivacyCheckError(LdpSurveyError):
+    """A mechanism's exact channel does not satisfy the ε it claims."""
+
+    code = "privacy_check_failed"
+
+
+class AggregateError(LdpSurveyError):
+    """Aggregates that do not belong together, or a stored aggregate that does not parse."""
+
+    code = "invalid_aggregate"

@@ -1,0 +1,153 @@
+"""Estimate documents: what the aggregator computes from an aggregate and analysts read.
+
+`to_dict()` is the JSON every other part uses (HTTP API, reports). Undefined numbers (no
+reports yet) are `None`, never NaN, so the JSON is always valid.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+CONSISTENT_METHOD = "norm-sub"
+CONSISTENT_NOTE = ("'consistent' is a non-negative view that sums to 1 (Norm-Sub): lower error "
+                   "but biased; 'estimate' is unbiased and may be negative.")
+
+
+def z_value(confidence: float) -> float:
+    """Two-sided normal quantile for a confidence level in (0, 1)."""
+    if not (isinstance(confidence, float | int) and 0 < confidence < 1):
+        raise ValueError("confidence must be a number strictly between 0 and 1")
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def _num(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+@dataclass
+class ValueEstimate:
+    """One option (or one integer value): unbiased estimate, errors, interval, consistent view."""
+
+    value: Any
+    estimate: float | None
+    std_error: float | None
+    variance_bound: float | None
+    ci_low: float | None
+    ci_high: float | None
+    consistent: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (v if k == "value" else _num(v)) for k, v in asdict(self).items()}
+
+
+@dataclass
+class GroupEstimate:
+    """A named set of options, estimated as the sum of its members with the sum's own variance."""
+
+    name: str
+    options: list[Any]
+    estimate: float | None
+    std_error: float | None
+    variance_bound: float | None
+    ci_low: float | None
+    ci_high: float | None
+    consistent: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: (v if k in ("name", "options") else _num(v)) for k, v in d.items()}
+
+
+@dataclass
+class MeanEstimate:
+    """The mean of a numeric answer with its standard error and interval."""
+
+    estimate: float | None
+    std_error: float | None
+    variance_bound: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _num(v) for k, v in asdict(self).items()}
+
+
+@dataclass
+class Estimate:
+    """The estimate of one question; `categories` for frequency questions, `mean` and
+    `distribution` for numeric ones."""
+
+    question: str
+    mechanism: str
+    epsilon: float
+    n: int
+    confidence: float
+    categories: list[ValueEstimate] | None = None
+    groups: list[GroupEstimate] = field(default_factory=list)
+    mean: MeanEstimate | None = None
+    distribution: list[ValueEstimate] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "question": self.question,
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "n": self.n,
+            "confidence": self.confidence,
+            "consistent_method": CONSISTENT_METHOD,
+        }
+        if self.categories is not None:
+            d["categories"] = [c.to_dict() for c in self.categories]
+            d["groups"] = [g.to_dict() for g in self.groups]
+        if self.mean is not None:
+            d["mean"] = self.mean.to_dict()
+        if self.distribution is not None:
+            d["distribution"] = [v.to_dict() for v in self.distribution]
+        if self.notes:
+            d["notes"] = list(self.notes)
+        return d
+
+
+def norm_sub(estimates: np.ndarray) -> np.ndarray:
+    """Norm-Sub (Wang et al. 2020): clip negatives to 0, shift the positives so the total is 1."""
+    f = np.asarray(estimates, dtype=float).copy()
+    if f.size == 0:
+        return f
+    active = np.ones(f.size, dtype=bool)
+    for _ in range(f.size + 1):
+        shift = (1.0 - f[active].sum()) / active.sum()
+        g = np.where(active, f + shift, 0.0)
+        negative = active & (g < 0)
+        if not negative.any():
+            return g
+        active &= ~negative
+        if not active.any():
+            break
+    # Degenerate input (all mass removed): fall back to uniform.
+    return np.full(f.size, 1.0 / f.size)
+
+
+def value_estimates(values: Sequence[Any], estimate: np.ndarray, variance: np.ndarray,
+                    bound: np.ndarray, consistent: np.ndarray, z: float) -> list[ValueEstimate]:
+    """Per-value rows from vectors of unbiased estimates, plug-in variances and worst-case bounds."""
+    std = np.sqrt(np.maximum(variance, 0.0))
+    return [
+        ValueEstimate(value=v, estimate=float(e), std_error=float(s), variance_bound=float(b),
+                      ci_low=float(e - z * s), ci_high=float(e + z * s), consistent=float(c))
+        for v, e, s, b, c in zip(values, estimate, std, bound, consistent, strict=True)
+    ]
+
+
+def empty_value_estimates(values: Sequence[Any]) -> list[ValueEstimate]:
+    """Rows for a question nobody has answered yet: every number undefined."""
+    return [ValueEstimate(v, None, None, None, None, None, None) for v in values]

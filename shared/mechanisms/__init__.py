@@ -1,0 +1,65 @@
+"""Mechanisms by name, and the choice `auto` makes.
+
+`mechanism_for(question)` builds the mechanism a question names. `auto` picks, among the
+mechanisms that fit the question type and whose report stays under the size limit, the one
+with the lowest worst-case per-option variance for the question's (k, ε).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import SurveyError
+from .base import Mechanism
+from .binary_rr import BinaryRR
+from .geometric import Geometric
+from .grr import GRR
+
+MECHANISMS: dict[str, type[Mechanism]] = {
+    cls.name: cls for cls in (BinaryRR, GRR, Geometric)
+}
+
+REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
+
+
+def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
+    """The mechanism class registered under `name`; SurveyError if there is none."""
+    try:
+        return MECHANISMS[name]
+    except KeyError:
+        known = ", ".join(sorted(MECHANISMS))
+        raise SurveyError(where, f"unknown mechanism {name!r}; expected auto or one of: "
+                          f"{known}") from None
+
+
+def candidates(question_type: str, k: int, epsilon: float,
+               size_limit: int = REPORT_SIZE_LIMIT) -> list[tuple[float, str]]:
+    """(worst-case variance with one report, name) of every mechanism that fits, best first."""
+    found = [(cls.worst_case_variance(k, epsilon), name) for name, cls in MECHANISMS.items()
+             if question_type in cls.question_types and cls.report_bytes(k, epsilon) <= size_limit]
+    return sorted(found)
+
+
+def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT) -> tuple[str, str]:
+    """(name, reason) of the mechanism `auto` picks for a question."""
+    ranked = candidates(question.type, question.k, question.epsilon, size_limit)
+    if not ranked:
+        raise SurveyError(f"questions.{question.id}.mechanism",
+                          f"no mechanism fits a {question.type} question under the "
+                          f"{size_limit}-byte report limit")
+    best_var, best = ranked[0]
+    others = ", ".join(f"{name} {var:.4g}" for var, name in ranked[1:])
+    reason = (f"auto: lowest worst-case variance per report at k={question.k}, "
+              f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"
+              + (f" (vs {others})" if others else "")
+              + f"; reports under {size_limit} bytes")
+    return best, reason
+
+
+def mechanism_for(question: Any) -> Mechanism:
+    """The mechanism object for a question (its ε proven on construction)."""
+    return mechanism_class(question.mechanism).from_question(question)
+
+
+__all__ = ["MECHANISMS", "Mechanism", "candidates", "choose_mechanism", "mechanism_class",
+           "mechanism_for"]

@@ -1,0 +1,161 @@
+"""The interface every mechanism implements, and the privacy check that runs when one is built.
+
+A mechanism is one object holding its parameters, its exact channel (or exact worst-case ratio),
+a secure sampler, a vectorized simulation sampler, report validation, an aggregate and the
+estimator that matches it. Subclasses compute their parameters in `__init__` and end it by
+calling `self._certify()`: a claimed ε that the exact check refutes raises `PrivacyCheckError`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..aggregates import Aggregate
+from ..errors import AnswerError, ReportError
+from ..estimates import Estimate
+from ..exact import PrivacyLoss, certify
+from ..randomness import RandomSource, resolve
+
+
+class Mechanism(ABC):
+    """An ε-LDP randomizer for one question, with the estimator that debiases its reports.
+
+    Answers are the question's own values (`labels`): False/True for binary questions, a label
+    for categorical ones, an int for integer ones. `perturb_many` works on answer *indices*.
+    """
+
+    name: ClassVar[str]
+    question_types: ClassVar[frozenset[str]]
+    summary: ClassVar[str] = ""
+
+    def __init__(self, epsilon: float, labels: Sequence[Any], *, question_id: str = "",
+                 groups: Mapping[str, Sequence[int]] | None = None) -> None:
+        if not (isinstance(epsilon, float | int) and not isinstance(epsilon, bool)
+                and 0 < epsilon < float("inf")):
+            raise ValueError("epsilon must be a finite number > 0")
+        self.epsilon = float(epsilon)
+        # Integer questions pass a range: their domain may be far too large to list.
+        self.labels = labels if isinstance(labels, range) else tuple(labels)
+        self.k = len(self.labels)
+        if self.k < 2:
+            raise ValueError("a mechanism needs at least 2 possible answers")
+        self.question_id = question_id
+        self.groups = {name: tuple(members) for name, members in (groups or {}).items()}
+        self._index = ({} if isinstance(self.labels, range)
+                       else {label: i for i, label in enumerate(self.labels)})
+        self._loss: PrivacyLoss | None = None
+
+    @classmethod
+    def from_question(cls, question: Any) -> Mechanism:
+        """Build the mechanism for a `Question` (its ε, domain and groups)."""
+        groups = question.group_indices() if question.groups else None
+        return cls(question.epsilon, question.labels, question_id=question.id, groups=groups)
+
+    # --- choosing and planning -----------------------------------------------------------
+
+    @classmethod
+    @abstractmethod
+    def worst_case_variance(cls, k: int, epsilon: float) -> float:
+        """Per-option variance of the estimate with one report (divide by n), worst case over
+        the truth. `auto` and the planner compare mechanisms with it."""
+
+    @classmethod
+    def report_bytes(cls, k: int, epsilon: float) -> int:
+        """Size of one report as compact JSON, for the report size limit in auto selection."""
+        return len(str(k))
+
+    # --- privacy ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def privacy_loss(self) -> PrivacyLoss | None:
+        """The exact worst-case privacy loss of what `perturb` samples (None: unbounded)."""
+
+    def _certify(self) -> None:
+        self._loss = certify(self.privacy_loss(), self.epsilon, self.name)
+
+    def realized_epsilon(self) -> float:
+        """The exact ε of the channel this mechanism samples from; <= `epsilon`."""
+        if self._loss is None:
+            self._certify()
+        assert self._loss is not None
+        return float(self._loss)
+
+    def params(self) -> dict[str, Any]:
+        """Parameters written into the signed manifest (JSON-safe, exact values as strings)."""
+        return {}
+
+    # --- the respondent's side -------------------------------------------------------------
+
+    def encode(self, answer: Any) -> int:
+        """The index of a true answer; refuses anything outside the question's domain."""
+        try:
+            index = self._index.get(answer)
+        except TypeError:  # unhashable
+            index = None
+        if index is None or type(answer) is not type(self.labels[index]):
+            raise AnswerError(f"{answer!r} is not one of the possible answers"
+                              + (f" to {self.question_id!r}" if self.question_id else ""))
+        return index
+
+    def perturb(self, answer: Any, source: RandomSource | None = None) -> Any:
+        """One report for a true answer, drawn exactly with the OS CSPRNG (or `source`)."""
+        return self.perturb_index(self.encode(answer), resolve(source))
+
+    @abstractmethod
+    def perturb_index(self, index: int, source: RandomSource) -> Any:
+        """One report for the answer with this index, drawn exactly from `source`."""
+
+    @abstractmethod
+    def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Reports for an array of answer indices, same distribution as `perturb`.
+
+        Simulation and benchmarks only: a numpy Generator is not a CSPRNG.
+        """
+
+    # --- the aggregator's side -------------------------------------------------------------
+
+    @abstractmethod
+    def validate_report(self, report: Any) -> Any:
+        """The normalized report, or ReportError for anything outside the report domain."""
+
+    @abstractmethod
+    def new_aggregate(self) -> Aggregate:
+        """Empty sufficient statistics for this mechanism's reports."""
+
+    @abstractmethod
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> Aggregate:
+        """An aggregate read back from `to_dict()`, checked against this mechanism's shape."""
+
+    def aggregate_many(self, reports: np.ndarray) -> Aggregate:
+        """An aggregate of many reports at once (simulation and recomputation)."""
+        agg = self.new_aggregate()
+        agg.add_many(reports)
+        return agg
+
+    @abstractmethod
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        """Unbiased estimates with plug-in std errors, worst-case bounds and intervals."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} k={self.k} epsilon={self.epsilon!r}>"
+
+
+def reject_bool(report: Any, what: str) -> None:
+    """Python's bool is an int: refuse it where an integer report belongs."""
+    if isinstance(report, bool):
+        raise ReportError(f"{what} must be an integer, not a boolean")
+
+
+def check_index(report: Any, k: int) -> int:
+    """A report that is one value index in [0, k)."""
+    reject_bool(report, "report")
+    if not isinstance(report, int | np.integer):
+        raise ReportError(f"report must be an integer in [0, {k}), got {type(report).__name__}")
+    value = int(report)
+    if not 0 <= value < k:
+        raise ReportError(f"report {value} is outside [0, {k})")
+    return value

@@ -1,0 +1,181 @@
+"""Two-sided geometric (discrete Laplace) noise for integer answers in [min, max].
+
+The report is y = x + Z with P[Z = z] proportional to exp(-rate·|z|), rate = ε'/Δ, Δ = max - min
+and ε' a short rational <= ε. For answers x, x' in range and any y,
+P[y|x]/P[y|x'] = exp(rate·(|y - x'| - |y - x|)) <= exp(rate·|x - x'|) <= exp(rate·Δ) = exp(ε'),
+so the exact worst-case log-ratio is the rational rate·Δ. Z is drawn exactly with integer
+arithmetic (Canonne, Kamath, Steinke 2020). In the usual notation α = e^rate.
+
+Estimates: the mean of y is unbiased for the mean answer, Var = Var[Z]/n with
+Var[Z] = 2α/(α - 1)^2. For ranges of at most `DISTRIBUTION_MAX_VALUES` values the aggregate also
+keeps a histogram of y clamped to [min - T, max + T] (clamping is post-processing), and the
+distribution over [min, max] is recovered by least-squares inversion of that exact channel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..aggregates import Aggregate, HistogramAggregate
+from ..errors import AggregateError, AnswerError, ReportError
+from ..estimates import (
+    Estimate,
+    MeanEstimate,
+    empty_value_estimates,
+    norm_sub,
+    value_estimates,
+    z_value,
+)
+from ..exact import PrivacyLoss, rational_floor
+from ..randomness import RandomSource, discrete_laplace
+from .base import Mechanism, reject_bool
+
+DISTRIBUTION_MAX_VALUES = 256
+# The histogram keeps y within [min - T, max + T]: T covers all but ~1e-4 of the noise, capped.
+_TAIL_MASS = 1e-4
+_MAX_TAIL = 4096
+# Reports are integers JSON carries exactly.
+MAX_ABS_REPORT = 2**53 - 1
+
+
+class Geometric(Mechanism):
+    name = "geometric"
+    question_types = frozenset({"integer"})
+    summary = "Two-sided geometric noise added to the number: unbiased mean, exact sampling."
+
+    def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
+        if not isinstance(labels, range) or labels.step != 1:
+            raise ValueError("geometric noise needs a contiguous integer range")
+        super().__init__(epsilon, labels, **kwargs)
+        self.low, self.high = labels.start, labels.stop - 1
+        self.sensitivity = self.high - self.low
+        self.epsilon_rational = rational_floor(self.epsilon)
+        self.rate = self.epsilon_rational / self.sensitivity
+        self._certify()
+
+    # --- choosing and planning -------------------------------------------------------------
+
+    @staticmethod
+    def noise_variance(k: int, epsilon: float) -> float:
+        """Var[Z] = 2α/(α - 1)^2 for α = e^(ε/Δ), Δ = k - 1."""
+        rate = float(rational_floor(epsilon)) / (k - 1)
+        am1 = math.expm1(rate)
+        return 2 * (am1 + 1) / am1**2
+
+    @classmethod
+    def worst_case_variance(cls, k: int, epsilon: float) -> float:
+        """Variance of the mean estimate with one report (it does not depend on the truth)."""
+        return cls.noise_variance(k, epsilon)
+
+    @classmethod
+    def report_bytes(cls, k: int, epsilon: float) -> int:
+        return 17
+
+    def params(self) -> dict[str, Any]:
+        low, high = self.histogram_range or (None, None)
+        return {"epsilon_rational": str(self.epsilon_rational), "sensitivity": self.sensitivity,
+                "histogram_low": low, "histogram_high": high}
+
+    # --- privacy -----------------------------------------------------------------------------
+
+    def privacy_loss(self) -> PrivacyLoss:
+        # Worst pair of answers is the farthest apart: |x - x'| = Δ (see the module docstring).
+        return PrivacyLoss(log=self.rate * self.sensitivity)
+
+    # --- the respondent's side -----------------------------------------------------------------
+
+    def encode(self, answer: Any) -> int:
+        if isinstance(answer, bool) or not isinstance(answer, int):
+            raise AnswerError(f"the answer to {self.question_id!r} must be an integer")
+        if not self.low <= answer <= self.high:
+            raise AnswerError(f"{answer} is outside [{self.low}, {self.high}]"
+                              + (f" for {self.question_id!r}" if self.question_id else "")
+                              + "; it is refused, not clamped")
+        return answer - self.low
+
+    def perturb_index(self, index: int, source: RandomSource) -> int:
+        return self.low + index + discrete_laplace(self.rate, source)
+
+    def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        answers = np.asarray(answers, dtype=np.int64)
+        success = -math.expm1(-float(self.rate))  # 1 - 1/α
+        noise = rng.geometric(success, answers.size) - rng.geometric(success, answers.size)
+        return self.low + answers + noise
+
+    # --- the aggregator's side -----------------------------------------------------------------
+
+    def validate_report(self, report: Any) -> int:
+        reject_bool(report, "an integer report")
+        if not isinstance(report, int | np.integer):
+            raise ReportError(f"an integer report must be an integer, got {type(report).__name__}")
+        value = int(report)
+        if abs(value) > MAX_ABS_REPORT:
+            raise ReportError(f"report {value} is outside ±(2^53 - 1)")
+        return value
+
+    @cached_property
+    def histogram_range(self) -> tuple[int, int] | None:
+        """[min - T, max + T] for the distribution histogram, or None for wide ranges."""
+        if self.k > DISTRIBUTION_MAX_VALUES:
+            return None
+        tail = min(_MAX_TAIL, math.ceil(math.log(1 / _TAIL_MASS) / float(self.rate)))
+        return self.low - tail, self.high + tail
+
+    def new_aggregate(self) -> HistogramAggregate:
+        low, high = self.histogram_range or (None, None)
+        return HistogramAggregate(low, high)
+
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> HistogramAggregate:
+        agg = HistogramAggregate.from_dict(data)
+        if (agg.low, agg.high) != (self.histogram_range or (None, None)):
+            raise AggregateError("histogram range does not match this mechanism")
+        return agg
+
+    @cached_property
+    def _inversion(self) -> tuple[np.ndarray, np.ndarray]:
+        """(M, W): the least-squares inverse of the clamped channel, and W = (M∘M)·A."""
+        assert self.histogram_range is not None
+        lo, hi = self.histogram_range
+        r = float(self.rate)
+        ys = np.arange(lo, hi + 1)[:, None]
+        xs = np.arange(self.low, self.high + 1)[None, :]
+        a = math.tanh(r / 2) * np.exp(-r * np.abs(ys - xs))  # (α-1)/(α+1)·α^-|y-x|
+        tail = 1 / (1 + math.exp(-r))  # α/(α+1)
+        a[0, :] = tail * np.exp(-r * (xs[0] - lo))  # P[y <= lo]
+        a[-1, :] = tail * np.exp(-r * (hi - xs[0]))  # P[y >= hi]
+        m = np.linalg.pinv(a)
+        return m, (m**2) @ a
+
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        assert isinstance(aggregate, HistogramAggregate)
+        z = z_value(confidence)
+        n = aggregate.n
+        result = Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
+                          n=n, confidence=confidence)
+        if self.histogram_range is None:
+            result.notes.append(f"the range has more than {DISTRIBUTION_MAX_VALUES} values: "
+                                "only the mean is estimated")
+        if n == 0:
+            result.mean = MeanEstimate(None, None, None, None, None)
+            if self.histogram_range is not None:
+                result.distribution = empty_value_estimates(self.labels)
+            return result
+        mean = aggregate.total / n
+        se = math.sqrt(self.noise_variance(self.k, self.epsilon) / n)
+        result.mean = MeanEstimate(estimate=mean, std_error=se, variance_bound=se**2,
+                                   ci_low=mean - z * se, ci_high=mean + z * se)
+        if self.histogram_range is not None:
+            m, w = self._inversion
+            f_hat = m @ (aggregate.counts / n)
+            consistent = norm_sub(f_hat)
+            # Var f̂_v = (Σ_x f_x W[v,x] - f_v)/n for a fixed population; linear in f.
+            variance = (w @ consistent - consistent) / n
+            bound = np.max(w - np.eye(self.k), axis=1) / n
+            result.distribution = value_estimates(self.labels, f_hat, variance, bound,
+                                                  consistent, z)
+        return result

@@ -1,0 +1,87 @@
+"""Generalized (k-ary) randomized response, also called direct encoding.
+
+Keep the true answer with probability p = e/(e + k - 1), otherwise report one of the other
+k - 1 values uniformly (each with q = 1/(e + k - 1)). e stands for a rational r <= e^ε, so the
+channel's exact worst ratio p/q = r proves ε. Report: the value index, an int in [0, k).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..aggregates import Aggregate, CountAggregate
+from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
+from ..randomness import RandomSource, bernoulli, choice_except
+from .base import check_index
+from .pure import PureProtocol
+
+# Listing the k x k channel costs k^2 fractions; past this size the closed form below is used.
+_EXPLICIT_CHANNEL_MAX_K = 64
+
+
+class GRR(PureProtocol):
+    name = "grr"
+    question_types = frozenset({"binary", "categorical", "ordinal"})
+    summary = "k-ary randomized response: report the true value or another one at random."
+
+    def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
+        super().__init__(epsilon, labels, **kwargs)
+        e = rational_exp_floor(self.epsilon)
+        self.p_star = e / (e + self.k - 1)
+        self.q_star = 1 / (e + self.k - 1)
+        self._certify()
+
+    @classmethod
+    def support_probabilities(cls, k: int, epsilon: float) -> tuple[float, float]:
+        e = float(rational_exp_floor(epsilon))
+        return e / (e + k - 1), 1 / (e + k - 1)
+
+    @classmethod
+    def set_support_variances(cls, p: float, q: float, k: int, g: int) -> tuple[float, float]:
+        # Exactly one value is supported per report: the count in G is a Bernoulli.
+        inside = p + (g - 1) * q
+        outside = g * q
+        return inside * (1 - inside), outside * (1 - outside)
+
+    def channel(self) -> list[list[Fraction]]:
+        """P[report y | answer x] as exact fractions."""
+        return [[self.p_star if y == x else self.q_star for y in range(self.k)]
+                for x in range(self.k)]
+
+    def privacy_loss(self) -> PrivacyLoss | None:
+        if self.k <= _EXPLICIT_CHANNEL_MAX_K:
+            ratio = channel_ratio(self.channel())
+        else:  # every column holds one p and k - 1 q's
+            if self.p_star + (self.k - 1) * self.q_star != 1:
+                return None
+            ratio = max(self.p_star / self.q_star, self.q_star / self.p_star)
+        return None if ratio is None else PrivacyLoss(ratio=ratio)
+
+    def perturb_index(self, index: int, source: RandomSource) -> int:
+        if bernoulli(self.p_star, source):
+            return index
+        return choice_except(self.k, index, source)
+
+    def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        answers = np.asarray(answers, dtype=np.int64)
+        keep = rng.random(answers.size) < float(self.p_star)
+        other = rng.integers(0, self.k - 1, size=answers.size)
+        other = other + (other >= answers)
+        return np.where(keep, answers, other)
+
+    def validate_report(self, report: Any) -> int:
+        return check_index(report, self.k)
+
+    def new_aggregate(self) -> CountAggregate:
+        return CountAggregate(self.k)
+
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
+        return CountAggregate.from_dict(data, size=self.k)
+
+    def support_counts(self, aggregate: Aggregate) -> np.ndarray:
+        assert isinstance(aggregate, CountAggregate)
+        return aggregate.counts

@@ -1,0 +1,372 @@
+"""Survey definitions: parsing, validation, and the canonical bytes that are hashed and signed.
+
+A survey is read from TOML or JSON (`load_survey`) or a dict (`Survey.from_dict`). Every error
+names the offending field. `auto` mechanisms are resolved when the survey is built, and the
+resolved mechanism with its parameters is part of the canonical form, so a respondent's device
+can check that what it is asked to run is what the question and its ε call for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import SurveyError
+
+QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
+SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
+QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
+MAX_EPSILON = 50.0
+MAX_QUESTIONS = 500
+MAX_OPTIONS = 65536
+MAX_LABEL = 200
+MAX_TEXT = 2000
+# Integer bounds stay well inside JSON's exactly representable integers.
+MAX_ABS_BOUND = 2**50
+
+_SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions"}
+_COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
+                "params"}
+_TYPE_KEYS = {
+    "binary": set(),
+    "categorical": {"options", "groups"},
+    "ordinal": {"options", "groups"},
+    "integer": {"min", "max"},
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question. `mechanism` is always concrete here: `auto` was resolved on construction."""
+
+    id: str
+    text: str
+    type: str
+    epsilon: float
+    mechanism: str
+    options: tuple[str, ...] = ()
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    min: int | None = None
+    max: int | None = None
+    optional: bool = False
+    mechanism_choice: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        """Size of the answer domain."""
+        if self.type == "binary":
+            return 2
+        if self.type == "integer":
+            assert self.min is not None and self.max is not None
+            return self.max - self.min + 1
+        return len(self.options)
+
+    @property
+    def labels(self) -> Sequence[Any]:
+        """The answer values in domain order, as estimates name them."""
+        if self.type == "binary":
+            return (False, True)
+        if self.type == "integer":
+            assert self.min is not None and self.max is not None
+            return range(self.min, self.max + 1)
+        return self.options
+
+    def group_indices(self) -> dict[str, tuple[int, ...]]:
+        index = {label: i for i, label in enumerate(self.options)}
+        return {name: tuple(index[label] for label in members)
+                for name, members in self.groups.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical dict: every field spelled out, defaults included."""
+        d: dict[str, Any] = {
+            "id": self.id,
+            "text": self.text,
+            "type": self.type,
+            "epsilon": self.epsilon,
+            "mechanism": self.mechanism,
+            "optional": self.optional,
+            "params": dict(self.params),
+        }
+        if self.mechanism_choice is not None:
+            d["mechanism_choice"] = self.mechanism_choice
+        if self.type in ("categorical", "ordinal"):
+            d["options"] = list(self.options)
+            d["groups"] = {name: list(members) for name, members in self.groups.items()}
+        if self.type == "integer":
+            d["min"] = self.min
+            d["max"] = self.max
+        return d
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A survey: a slug id, a title, an integer version, and its questions."""
+
+    id: str
+    title: str
+    version: int
+    questions: tuple[Question, ...]
+    description: str = ""
+    series: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Survey:
+        return _parse_survey(data)
+
+    @property
+    def total_epsilon(self) -> float:
+        """ε one respondent spends answering every question (sequential composition)."""
+        return math.fsum(q.epsilon for q in self.questions)
+
+    def question(self, question_id: str) -> Question:
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        raise KeyError(question_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "version": self.version,
+            "description": self.description,
+            "questions": [q.to_dict() for q in self.questions],
+        }
+        if self.series is not None:
+            d["series"] = self.series
+        return d
+
+    def canonical_bytes(self) -> bytes:
+        """Stable bytes for the same survey: what is hashed and signed."""
+        return canonical_json(self.to_dict())
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+
+
+def canonical_json(value: Any) -> bytes:
+    """Sorted keys, no whitespace, UTF-8, no NaN: the same value always gives the same bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def load_survey(path: str | Path) -> Survey:
+    """Read a survey from a .toml or .json file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SurveyError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SurveyError(str(path), "not UTF-8 text") from exc
+    if path.suffix.lower() == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise SurveyError(str(path), f"invalid TOML: {exc}") from exc
+    elif path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            raise SurveyError(str(path), f"invalid JSON: {exc}") from exc
+    else:
+        raise SurveyError(str(path), "unknown file type: use .toml or .json")
+    return Survey.from_dict(data)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+
+def _parse_survey(data: Any) -> Survey:
+    if not isinstance(data, Mapping):
+        raise SurveyError("survey", "must be a table/object")
+    _reject_unknown(data, _SURVEY_KEYS, "survey")
+    survey_id = _slug(data, "id", "id")
+    title = _text(data, "title", "title")
+    version = _int(data, "version", "version")
+    if version < 1:
+        raise SurveyError("version", "must be >= 1")
+    description = _text(data, "description", "description", required=False, empty_ok=True) or ""
+    series = None
+    if data.get("series") is not None:
+        series = _slug(data, "series", "series")
+    questions_raw = data.get("questions")
+    if not isinstance(questions_raw, list) or not questions_raw:
+        raise SurveyError("questions", "must be a non-empty list")
+    if len(questions_raw) > MAX_QUESTIONS:
+        raise SurveyError("questions", f"at most {MAX_QUESTIONS} questions")
+    questions = tuple(_parse_question(q, f"questions[{i}]") for i, q in enumerate(questions_raw))
+    seen: set[str] = set()
+    for i, q in enumerate(questions):
+        if q.id in seen:
+            raise SurveyError(f"questions[{i}].id", f"duplicate question id {q.id!r}")
+        seen.add(q.id)
+    return Survey(id=survey_id, title=title, version=version, questions=questions,
+                  description=description, series=series)
+
+
+def _parse_question(data: Any, where: str) -> Question:
+    from .mechanisms import choose_mechanism, mechanism_class, mechanism_for
+
+    if not isinstance(data, Mapping):
+        raise SurveyError(where, "must be a table/object")
+    qtype = data.get("type")
+    if not isinstance(qtype, str) or qtype not in QUESTION_TYPES:
+        raise SurveyError(f"{where}.type",
+                          f"unknown type {qtype!r}; expected one of {', '.join(QUESTION_TYPES)}")
+    _reject_unknown(data, _COMMON_KEYS | _TYPE_KEYS[qtype], where, qtype)
+    qid = data.get("id")
+    if not isinstance(qid, str) or not QUESTION_ID.match(qid):
+        raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
+    text = _text(data, "text", f"{where}.text")
+    epsilon = _epsilon(data.get("epsilon"), f"{where}.epsilon")
+    optional = data.get("optional", False)
+    if not isinstance(optional, bool):
+        raise SurveyError(f"{where}.optional", "must be true or false")
+
+    options: tuple[str, ...] = ()
+    groups: dict[str, tuple[str, ...]] = {}
+    lo = hi = None
+    if qtype in ("categorical", "ordinal"):
+        options = _options(data.get("options"), f"{where}.options")
+        groups = _groups(data.get("groups", {}), options, f"{where}.groups")
+    elif qtype == "integer":
+        lo = _int(data, "min", f"{where}.min")
+        hi = _int(data, "max", f"{where}.max")
+        if abs(lo) > MAX_ABS_BOUND or abs(hi) > MAX_ABS_BOUND:
+            raise SurveyError(f"{where}.min/max", f"bounds must lie within ±2^50")
+        if lo >= hi:
+            raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
+
+    requested = data.get("mechanism", "auto")
+    if not isinstance(requested, str):
+        raise SurveyError(f"{where}.mechanism", "must be a mechanism name")
+    choice = data.get("mechanism_choice")
+    if choice is not None and (not isinstance(choice, str) or requested == "auto"):
+        raise SurveyError(f"{where}.mechanism_choice",
+                          "is written by auto selection next to a concrete mechanism")
+    question = Question(id=qid, text=text, type=qtype, epsilon=epsilon, mechanism=requested,
+                        options=options, groups=groups, min=lo, max=hi, optional=optional,
+                        mechanism_choice=choice)
+    if requested == "auto":
+        name, choice = choose_mechanism(question)
+        question = _replace(question, mechanism=name, mechanism_choice=choice)
+    else:
+        cls = mechanism_class(requested, f"{where}.mechanism")
+        if qtype not in cls.question_types:
+            fits = ", ".join(sorted(cls.question_types))
+            raise SurveyError(f"{where}.mechanism",
+                              f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
+    params = mechanism_for(question).params()
+    given = data.get("params")
+    if given is not None and given != {} and dict(given) != params:
+        raise SurveyError(f"{where}.params",
+                          f"do not match mechanism {question.mechanism!r} at epsilon "
+                          f"{epsilon!r} for this question: expected {json.dumps(params)}")
+    return _replace(question, params=params)
+
+
+def _replace(question: Question, **changes: Any) -> Question:
+    from dataclasses import replace
+
+    return replace(question, **changes)
+
+
+def _reject_unknown(data: Mapping, allowed: set[str], where: str, qtype: str | None = None) -> None:
+    unknown = sorted(str(k) for k in data if k not in allowed)
+    if unknown:
+        context = f" for a {qtype} question" if qtype else ""
+        raise SurveyError(f"{where}.{unknown[0]}", f"unknown key{context}")
+
+
+def _slug(data: Mapping, key: str, where: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not SLUG.match(value):
+        raise SurveyError(where, "must be a slug: 1-64 lowercase letters, digits, '-' or '_'")
+    return value
+
+
+def _text(data: Mapping, key: str, where: str, required: bool = True,
+          empty_ok: bool = False) -> str | None:
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (not empty_ok and not value.strip()):
+        raise SurveyError(where, "must be a non-empty string")
+    if len(value) > MAX_TEXT:
+        raise SurveyError(where, f"at most {MAX_TEXT} characters")
+    return value
+
+
+def _int(data: Mapping, key: str, where: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SurveyError(where, "must be an integer")
+    return value
+
+
+def _epsilon(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SurveyError(where, "must be a number > 0")
+    if isinstance(value, int) and abs(value) > 10**6:
+        raise SurveyError(where, f"must be <= {MAX_EPSILON}")
+    eps = float(value)
+    if not math.isfinite(eps) or eps <= 0:
+        raise SurveyError(where, "must be a finite number > 0")
+    if eps > MAX_EPSILON:
+        raise SurveyError(where, f"must be <= {MAX_EPSILON} (beyond that nothing is private)")
+    return eps
+
+
+def _options(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise SurveyError(where, "must be a list of labels")
+    if len(value) < 2:
+        raise SurveyError(where, "needs at least 2 options")
+    if len(value) > MAX_OPTIONS:
+        raise SurveyError(where, f"at most {MAX_OPTIONS} options")
+    seen: set[str] = set()
+    for i, label in enumerate(value):
+        if not isinstance(label, str) or not label.strip():
+            raise SurveyError(f"{where}[{i}]", "must be a non-empty string")
+        if len(label) > MAX_LABEL:
+            raise SurveyError(f"{where}[{i}]", f"at most {MAX_LABEL} characters")
+        if label in seen:
+            raise SurveyError(f"{where}[{i}]", f"duplicate label {label!r}")
+        seen.add(label)
+    return tuple(value)
+
+
+def _groups(value: Any, options: tuple[str, ...], where: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise SurveyError(where, "must be a table of name = [labels]")
+    known = set(options)
+    groups: dict[str, tuple[str, ...]] = {}
+    for name, members in value.items():
+        at = f"{where}.{name}"
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL:
+            raise SurveyError(at, "group name must be a non-empty string")
+        if not isinstance(members, list) or not members:
+            raise SurveyError(at, "must be a non-empty list of option labels")
+        if len(set(map(str, members))) != len(members):
+            raise SurveyError(at, "lists an option twice")
+        for label in members:
+            if not isinstance(label, str) or label not in known:
+                raise SurveyError(at, f"{label!r} is not one of the options")
+        groups[name] = tuple(members)
+    return groups
