@@ -1,1 +1,1 @@
-"""The aggregator: HTTP API, storage, aggregation and analyst reports. It never sees a true answer."""
+"""The aggregator: HTTP API, storage, aggregation, analyst reports. It never sees a true answer."""

@@ -1,1 +1,1 @@
-"""What the respondent's device and the aggregator must agree on: surveys, mechanisms, wire format."""
+"""What the device and the aggregator must agree on: surveys, mechanisms, wire format."""

@@ -1,4 +1,4 @@
-"""Typed errors raised by the library; the CLI and the HTTP API map them to messages once, at the edge."""
+"""Typed errors raised by the library; the CLI and HTTP API map them to messages at the edge."""
 
 from __future__ import annotations
 
@@ -49,3 +49,15 @@ class AggregateError(LdpSurveyError):
     """Aggregates that do not belong together, or a stored aggregate that does not parse."""
 
     code = "invalid_aggregate"
+
+
+class ManifestError(LdpSurveyError):
+    """A signed survey manifest is malformed, unsigned, or its signature does not verify."""
+
+    code = "invalid_manifest"
+
+
+class SigningKeyError(LdpSurveyError):
+    """A signing key file is missing, unreadable or not an Ed25519 key."""
+
+    code = "invalid_key"

@@ -139,7 +139,7 @@ def norm_sub(estimates: np.ndarray) -> np.ndarray:
 
 def value_estimates(values: Sequence[Any], estimate: np.ndarray, variance: np.ndarray,
                     bound: np.ndarray, consistent: np.ndarray, z: float) -> list[ValueEstimate]:
-    """Per-value rows from vectors of unbiased estimates, plug-in variances and worst-case bounds."""
+    """Per-value rows from unbiased estimates, plug-in variances and worst-case bounds."""
     std = np.sqrt(np.maximum(variance, 0.0))
     return [
         ValueEstimate(value=v, estimate=float(e), std_error=float(s), variance_bound=float(b),

@@ -40,7 +40,7 @@ def exp_lower(x: Fraction) -> Fraction:
 
 
 def simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
-    """The rational with the smallest denominator in [lo, hi] (Stern–Brocot / continued fractions)."""
+    """The rational with the smallest denominator in [lo, hi] (continued fractions)."""
     if lo > hi:
         raise ValueError("empty interval")
     if lo <= 0 <= hi:

@@ -249,7 +249,7 @@ def _parse_question(data: Any, where: str) -> Question:
         lo = _int(data, "min", f"{where}.min")
         hi = _int(data, "max", f"{where}.max")
         if abs(lo) > MAX_ABS_BOUND or abs(hi) > MAX_ABS_BOUND:
-            raise SurveyError(f"{where}.min/max", f"bounds must lie within ±2^50")
+            raise SurveyError(f"{where}.min/max", "bounds must lie within ±2^50")
         if lo >= hi:
             raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
 
