@@ -61,3 +61,9 @@ class SigningKeyError(LdpSurveyError):
     """A signing key file is missing, unreadable or not an Ed25519 key."""
 
     code = "invalid_key"
+
+
+class SimulationError(LdpSurveyError):
+    """A simulation's inputs are invalid: a truth distribution that does not fit the survey."""
+
+    code = "invalid_simulation"
