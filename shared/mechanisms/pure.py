@@ -45,16 +45,20 @@ class PureProtocol(Mechanism):
         """(V_in, V_out): per-report variance of the number of supported values in a set of g."""
 
     @classmethod
-    def set_variance(cls, k: int, epsilon: float, f: Any, g: int, n: int) -> Any:
+    def variance_at(cls, p: float, q: float, k: int, f: Any, g: int, n: int) -> Any:
         """Variance of the summed estimate over g values with true total frequency f."""
-        p, q = cls.support_probabilities(k, epsilon)
         v_in, v_out = cls.set_support_variances(p, q, k, g)
         return (f * v_in + (1 - f) * v_out) / (n * (p - q) ** 2)
 
     @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:
-        return float(max(cls.set_variance(k, epsilon, 0.0, 1, 1),
-                         cls.set_variance(k, epsilon, 1.0, 1, 1)))
+        p, q = cls.support_probabilities(k, epsilon)
+        return float(max(cls.variance_at(p, q, k, 0.0, 1, 1),
+                         cls.variance_at(p, q, k, 1.0, 1, 1)))
+
+    def set_variance(self, f: Any, g: int, n: int) -> Any:
+        """This mechanism's variance of a sum over g values holding true frequency f."""
+        return self.variance_at(float(self.p_star), float(self.q_star), self.k, f, g, n)
 
     @abstractmethod
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
@@ -78,15 +82,14 @@ class PureProtocol(Mechanism):
         counts = self.support_counts(aggregate).astype(float)
         f_hat = (counts / n - q) / (p - q)
         plug_in = np.clip(f_hat, 0.0, 1.0)
-        variance = self.set_variance(self.k, self.epsilon, plug_in, 1, n)
+        variance = self.set_variance(plug_in, 1, n)
         bound = np.full(self.k, self._bound(1, n))
         consistent = norm_sub(f_hat)
         result.categories = value_estimates(self.labels, f_hat, variance, bound, consistent, z)
         for name, members in self.groups.items():
             idx = list(members)
             total = float(f_hat[idx].sum())
-            var = float(self.set_variance(self.k, self.epsilon, min(max(total, 0.0), 1.0),
-                                          len(idx), n))
+            var = float(self.set_variance(min(max(total, 0.0), 1.0), len(idx), n))
             se = var ** 0.5
             result.groups.append(GroupEstimate(
                 name=name, options=[self.labels[i] for i in idx], estimate=total, std_error=se,
@@ -96,5 +99,4 @@ class PureProtocol(Mechanism):
 
     def _bound(self, g: int, n: int) -> float:
         """Worst case over the truth: the variance is linear in f, so take an endpoint."""
-        return float(max(self.set_variance(self.k, self.epsilon, 0.0, g, n),
-                         self.set_variance(self.k, self.epsilon, 1.0, g, n)))
+        return float(max(self.set_variance(0.0, g, n), self.set_variance(1.0, g, n)))
