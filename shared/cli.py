@@ -17,6 +17,7 @@ from .errors import LdpSurveyError
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
     "simulate": "ldpsurvey.shared.simulate_cli:simulate",
+    "plan": "ldpsurvey.shared.plan_cli:plan",
 }
 
 

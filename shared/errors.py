@@ -67,3 +67,9 @@ class SimulationError(LdpSurveyError):
     """A simulation's inputs are invalid: a truth distribution that does not fit the survey."""
 
     code = "invalid_simulation"
+
+
+class PlanError(LdpSurveyError):
+    """Planner inputs are invalid: k < 2, ε <= 0, or not exactly one of margin / n."""
+
+    code = "invalid_plan"
