@@ -18,6 +18,11 @@ from .errors import LdpSurveyError
 COMMANDS: dict[str, str] = {
     "simulate": "ldpsurvey.shared.simulate_cli:simulate",
     "plan": "ldpsurvey.shared.plan_cli:plan",
+    "serve": "ldpsurvey.server.cli:serve",
+    "token": "ldpsurvey.server.cli:token",
+    "keys": "ldpsurvey.server.cli:keys",
+    "publish": "ldpsurvey.server.cli:publish",
+    "recompute": "ldpsurvey.server.cli:recompute",
 }
 
 

@@ -1,0 +1,62 @@
+"""A stored survey version turned into what validation needs: its mechanisms, built once.
+
+Building a mechanism runs its exact privacy check, so compiled surveys are cached in process,
+keyed by the manifest's SHA-256 (the same bytes always compile to the same mechanisms).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..shared.mechanisms import Mechanism, mechanism_for
+from ..shared.survey import Survey
+
+_CACHE_SIZE = 256
+
+
+@dataclass(frozen=True)
+class CompiledSurvey:
+    """One survey version with a mechanism per question and the ids of required questions."""
+
+    survey: Survey
+    sha256: str
+    mechanisms: Mapping[str, Mechanism]
+    required: frozenset[str]
+
+    @property
+    def id(self) -> str:
+        return self.survey.id
+
+    @property
+    def version(self) -> int:
+        return self.survey.version
+
+
+_cache: dict[str, CompiledSurvey] = {}
+_lock = threading.Lock()
+
+
+def compile_survey(sha256: str, survey_dict: Mapping[str, Any]) -> CompiledSurvey:
+    """The compiled survey for a stored manifest; built on first use, then cached."""
+    with _lock:
+        found = _cache.get(sha256)
+    if found is not None:
+        return found
+    survey = Survey.from_dict(survey_dict)
+    compiled = CompiledSurvey(
+        survey=survey, sha256=sha256,
+        mechanisms={q.id: mechanism_for(q) for q in survey.questions},
+        required=frozenset(q.id for q in survey.questions if not q.optional))
+    with _lock:
+        if len(_cache) >= _CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+        _cache[sha256] = compiled
+    return compiled
+
+
+def cached(sha256: str) -> CompiledSurvey | None:
+    with _lock:
+        return _cache.get(sha256)

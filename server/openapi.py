@@ -1,0 +1,193 @@
+"""The OpenAPI 3 description of the HTTP API, served at GET /api/openapi.json.
+
+Kept beside the blueprints and tested against them: every route in the app is documented, and
+every documented operation lists the error statuses it can return.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .submissions import MAX_BATCH
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": _json(_ref("Error"))}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    text = {400: "Malformed JSON or an invalid query parameter",
+            401: "Missing or malformed bearer token",
+            403: "Unknown or revoked token",
+            404: "No such survey (or version)",
+            409: "Conflict with stored state (closed survey, other content for this version)",
+            413: "Body larger than the configured limit",
+            415: "Body is not application/json",
+            422: "Well-formed JSON with invalid content"}
+    return {str(s): _error(text[s]) for s in statuses}
+
+
+_SURVEY_ID = {"name": "survey_id", "in": "path", "required": True,
+              "schema": {"type": "string"}}
+_VERSION = {"name": "version", "in": "query", "required": False,
+            "description": "Survey version; the latest when omitted.",
+            "schema": {"type": "integer", "minimum": 1, "maximum": 999999999}}
+_CONFIDENCE = {"name": "confidence", "in": "query", "required": False,
+               "schema": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
+                          "default": 0.95}}
+_BEARER = [{"bearer": []}]
+_AUTH = (401, 403)
+
+_SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object", "required": ["error"],
+        "properties": {"error": {
+            "type": "object", "required": ["code", "message", "details"],
+            "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                           "details": {}}}}},
+    "Manifest": {
+        "type": "object", "required": ["survey", "signature", "public_key"],
+        "description": "A signed survey manifest: the canonical survey dict, an Ed25519 "
+                       "signature over its canonical bytes, and the raw public key (base64).",
+        "properties": {"survey": {"type": "object"},
+                       "signature": {"type": "string"},
+                       "public_key": {"type": "string"},
+                       "sha256": {"type": "string"},
+                       "status": {"type": "string"}}},
+    "SurveyDocument": {
+        "type": "object", "required": ["survey", "signature", "public_key", "sha256", "status"],
+        "properties": {"survey": {"type": "object"}, "signature": {"type": "string"},
+                       "public_key": {"type": "string"}, "sha256": {"type": "string"},
+                       "status": {"type": "string", "enum": ["open", "closed"]}}},
+    "SurveySummary": {
+        "type": "object",
+        "required": ["id", "version", "title", "sha256", "status", "created_hour",
+                     "n_submissions", "last_submission_hour"],
+        "properties": {"id": {"type": "string"}, "version": {"type": "integer"},
+                       "title": {"type": "string"}, "sha256": {"type": "string"},
+                       "status": {"type": "string", "enum": ["open", "closed"]},
+                       "created_hour": {"type": "string"},
+                       "n_submissions": {"type": "integer"},
+                       "last_submission_hour": {"type": ["string", "null"]}}},
+    "Submission": {
+        "type": "object", "required": ["submission_id", "answers"],
+        "additionalProperties": False,
+        "properties": {"submission_id": {"type": "string", "format": "uuid"},
+                       "version": {"type": "integer", "minimum": 1},
+                       "answers": {"type": "object", "minProperties": 1,
+                                   "description": "question id -> perturbed report",
+                                   "additionalProperties": {}}}},
+    "SubmissionBatch": {
+        "type": "object", "required": ["submissions"], "additionalProperties": False,
+        "properties": {"submissions": {"type": "array", "minItems": 1, "maxItems": MAX_BATCH,
+                                       "items": _ref("Submission")}}},
+    "SubmissionResult": {
+        "type": "object", "required": ["accepted", "duplicates"],
+        "properties": {"accepted": {"type": "array", "items": {"type": "string"}},
+                       "duplicates": {"type": "array", "items": {"type": "string"}}}},
+    "Estimates": {
+        "type": "object",
+        "required": ["survey", "version", "sha256", "confidence", "n_submissions",
+                     "last_submission_hour", "questions"],
+        "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
+                       "sha256": {"type": "string"}, "confidence": {"type": "number"},
+                       "n_submissions": {"type": "integer"},
+                       "last_submission_hour": {"type": ["string", "null"]},
+                       "questions": {"type": "array", "items": {"type": "object"}}}},
+}
+
+_PATHS: dict[str, Any] = {
+    "/healthz": {"get": {
+        "operationId": "healthz", "summary": "Liveness: the database answers.",
+        "responses": {"200": {"description": "OK", "content": _json({
+            "type": "object", "required": ["status"],
+            "properties": {"status": {"type": "string", "enum": ["ok"]}}})}}}},
+    "/api/openapi.json": {"get": {
+        "operationId": "openapi", "summary": "This document.",
+        "responses": {"200": {"description": "OpenAPI 3 document",
+                              "content": _json({"type": "object"})}}}},
+    "/api/surveys": {
+        "get": {
+            "operationId": "listSurveys", "summary": "Every stored survey version.",
+            "security": _BEARER,
+            "responses": {"200": {"description": "Surveys", "content": _json({
+                "type": "object", "required": ["surveys"],
+                "properties": {"surveys": {"type": "array",
+                                           "items": _ref("SurveySummary")}}})},
+                          **_errors(*_AUTH)}},
+        "post": {
+            "operationId": "createSurvey",
+            "summary": "Store a signed survey manifest (verified first).",
+            "security": _BEARER,
+            "requestBody": {"required": True, "content": _json(_ref("Manifest"))},
+            "responses": {
+                "200": {"description": "Identical version already stored",
+                        "content": _json(_ref("SurveyDocument"))},
+                "201": {"description": "Stored", "content": _json(_ref("SurveyDocument"))},
+                **_errors(400, *_AUTH, 409, 413, 415, 422)}}},
+    "/api/surveys/{survey_id}": {"get": {
+        "operationId": "getSurvey", "summary": "A survey's signed manifest, hash and status.",
+        "parameters": [_SURVEY_ID, _VERSION],
+        "responses": {"200": {"description": "The survey",
+                              "content": _json(_ref("SurveyDocument"))},
+                      **_errors(400, 404)}}},
+    "/api/surveys/{survey_id}/submissions": {"post": {
+        "operationId": "submit",
+        "summary": "One submission or a batch of perturbed reports; all-or-nothing.",
+        "parameters": [_SURVEY_ID],
+        "requestBody": {"required": True, "content": _json(
+            {"oneOf": [_ref("Submission"), _ref("SubmissionBatch")]})},
+        "responses": {"200": {"description": "Accepted and duplicate submission ids",
+                              "content": _json(_ref("SubmissionResult"))},
+                      **_errors(400, 404, 409, 413, 415, 422)}}},
+    "/api/surveys/{survey_id}/estimates": {"get": {
+        "operationId": "estimates", "summary": "Estimates from the stored aggregates.",
+        "security": _BEARER,
+        "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE],
+        "responses": {"200": {"description": "Estimate document",
+                              "content": _json(_ref("Estimates"))},
+                      **_errors(400, *_AUTH, 404)}}},
+    "/api/surveys/{survey_id}/submissions.jsonl": {"get": {
+        "operationId": "exportSubmissions",
+        "summary": "Stored perturbed reports, one JSON object per line.",
+        "security": _BEARER,
+        "parameters": [_SURVEY_ID, _VERSION],
+        "responses": {"200": {"description": "JSON lines",
+                              "content": {"application/x-ndjson": {
+                                  "schema": {"type": "string"}}}},
+                      **_errors(400, *_AUTH, 404)}}},
+    "/api/surveys/{survey_id}/close": {"post": {
+        "operationId": "closeSurvey", "summary": "Refuse further submissions (all versions).",
+        "security": _BEARER,
+        "parameters": [_SURVEY_ID],
+        "responses": {"200": {"description": "Closed", "content": _json({
+            "type": "object", "required": ["id", "status", "versions"],
+            "properties": {"id": {"type": "string"},
+                           "status": {"type": "string", "enum": ["closed"]},
+                           "versions": {"type": "array", "items": {"type": "integer"}}}})},
+                      **_errors(*_AUTH, 404)}}},
+}
+
+_DOCUMENT: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "ldpsurvey aggregator", "version": "1",
+             "description": "Stores only locally randomized reports and estimates from them. "
+                            "Errors are {error: {code, message, details}}."},
+    "paths": _PATHS,
+    "components": {"schemas": _SCHEMAS,
+                   "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    """A fresh copy of the document (callers may not mutate the module's)."""
+    return copy.deepcopy(_DOCUMENT)

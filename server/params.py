@@ -1,0 +1,37 @@
+"""Query parameters, validated: bad values are a 400 that names the parameter."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from flask import request
+
+from .errors import InvalidParameter
+
+_POSITIVE_INT = re.compile(r"^[0-9]{1,9}$")
+
+
+def version_param() -> int | None:
+    """`?version=N` (N >= 1), or None for the latest version."""
+    raw = request.args.get("version")
+    if raw is None:
+        return None
+    if not _POSITIVE_INT.match(raw) or int(raw) < 1:
+        raise InvalidParameter("version must be an integer >= 1", {"parameter": "version"})
+    return int(raw)
+
+
+def confidence_param(default: float = 0.95) -> float:
+    """`?confidence=c` with 0 < c < 1."""
+    raw = request.args.get("confidence")
+    if raw is None:
+        return default
+    try:
+        value = float(raw) if len(raw) <= 40 else math.nan
+    except ValueError:
+        value = math.nan
+    if not (0 < value < 1):  # also refuses NaN
+        raise InvalidParameter("confidence must be a number strictly between 0 and 1",
+                               {"parameter": "confidence"})
+    return value

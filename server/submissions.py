@@ -1,0 +1,264 @@
+"""Submissions: validate a request completely, then store it and update aggregates atomically.
+
+A request holds one submission or a batch. Every item is checked (shape, UUID, version,
+every report by its question's mechanism, required questions present) before anything is
+written; one bad item rejects the request with per-item errors. The accepted rows and the
+aggregate updates are one BEGIN IMMEDIATE transaction. A `submission_id` already stored for
+the survey, or repeated within the request, is acknowledged as a duplicate and not counted.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sqlite_utils
+
+from ..shared.errors import LdpSurveyError
+from . import surveys
+from .compiled import CompiledSurvey
+from .db import connect, transaction
+from .errors import SubmissionRejected, SurveyClosed, ValidationFailed
+from .hours import current_hour
+
+MAX_BATCH = 10_000
+MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)
+_ITEM_KEYS = frozenset({"submission_id", "answers", "version"})
+_IN_CHUNK = 500
+
+
+@dataclass
+class Item:
+    """One valid submission, normalized: canonical UUID text and normalized reports."""
+
+    submission_id: str
+    version: int
+    reports: dict[str, Any]
+
+
+@dataclass
+class StoreResult:
+    accepted: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"accepted": self.accepted, "duplicates": self.duplicates}
+
+
+def submit(db: sqlite_utils.Database, survey_id: str, body: Mapping[str, Any],
+           max_batch: int = MAX_BATCH) -> StoreResult:
+    """Validate and store a submission request for a survey; raises before storing anything."""
+    raw_items = _raw_items(body, max_batch)
+    stored_versions = surveys.versions(db, survey_id)
+    if not stored_versions:
+        surveys.get(db, survey_id)  # raises NotFound
+    latest = max(stored_versions)
+    errors: list[dict[str, Any]] = []
+    n_bad = 0
+    parsed: list[tuple[int, str, int, Mapping[str, Any]]] = []
+    for index, raw in enumerate(raw_items):
+        problems: list[dict[str, str]] = []
+        sid, version, answers = _shape(raw, latest, stored_versions, problems)
+        if problems:
+            n_bad += 1
+            _note(errors, index, sid, problems)
+        else:
+            parsed.append((index, sid, version, answers))
+    closed = sorted({v for _, _, v, _ in parsed if stored_versions[v][1] != "open"})
+    if closed:
+        raise SurveyClosed(f"survey {survey_id!r} is closed and takes no more submissions",
+                           {"id": survey_id, "closed_versions": closed})
+    compiled = {v: surveys.compiled_version(db, survey_id, v, stored_versions[v][0])
+                for v in {v for _, _, v, _ in parsed}}
+    items: list[Item] = []
+    for index, sid, version, answers in parsed:
+        problems = []
+        reports = _validate_answers(compiled[version], answers, problems)
+        if problems:
+            n_bad += 1
+            _note(errors, index, sid, problems)
+        else:
+            items.append(Item(sid, version, reports))
+    if n_bad:
+        total = len(raw_items)
+        raise SubmissionRejected(
+            f"{n_bad} of {total} submission(s) invalid; nothing was stored",
+            {"invalid": n_bad, "total": total,
+             "items": sorted(errors, key=lambda e: e["index"])})
+    return _store(db, survey_id, items, compiled)
+
+
+def _raw_items(body: Mapping[str, Any], max_batch: int) -> list[Any]:
+    if "submissions" in body:
+        extra = sorted(str(k) for k in body if k != "submissions")
+        if extra:
+            raise ValidationFailed(f"a batch holds only 'submissions'; unknown key {extra[0]!r}",
+                                   {"field": extra[0]})
+        batch = body["submissions"]
+        if not isinstance(batch, list) or not batch:
+            raise ValidationFailed("'submissions' must be a non-empty list",
+                                   {"field": "submissions"})
+        if len(batch) > max_batch:
+            raise ValidationFailed(f"a batch holds at most {max_batch} submissions "
+                                   f"(got {len(batch)})",
+                                   {"field": "submissions", "max": max_batch})
+        return batch
+    return [body]
+
+
+def _note(errors: list[dict[str, Any]], index: int, sid: str | None,
+          problems: list[dict[str, str]]) -> None:
+    if len(errors) < MAX_ITEM_ERRORS:
+        errors.append({"index": index, "submission_id": sid, "errors": problems})
+
+
+def _shape(raw: Any, latest: int, stored: Mapping[int, tuple[str, str]],
+           problems: list[dict[str, str]]) -> tuple[Any, Any, Any]:
+    if not isinstance(raw, Mapping):
+        problems.append({"field": "", "message": "a submission must be an object"})
+        return None, None, None
+    for key in sorted(str(k) for k in raw if k not in _ITEM_KEYS):
+        problems.append({"field": key, "message": "unknown key"})
+    sid = canonical_uuid(raw.get("submission_id"))
+    if sid is None:
+        problems.append({"field": "submission_id", "message": "must be a UUID string"})
+    version = raw.get("version", latest)
+    if isinstance(version, bool) or not isinstance(version, int):
+        problems.append({"field": "version", "message": "must be an integer"})
+    elif version not in stored:
+        known = ", ".join(str(v) for v in sorted(stored))
+        problems.append({"field": "version",
+                         "message": f"this survey has no version {version} (stored: {known})"})
+    answers = raw.get("answers")
+    if not isinstance(answers, Mapping) or not answers:
+        problems.append({"field": "answers",
+                         "message": "must be a non-empty object of question id -> report"})
+    return sid, version, answers
+
+
+def canonical_uuid(value: Any) -> str | None:
+    """The lowercase hyphenated form of a UUID string, or None if it is not one."""
+    if not isinstance(value, str) or len(value) > 45:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def _validate_answers(compiled: CompiledSurvey, answers: Mapping[str, Any],
+                      problems: list[dict[str, str]]) -> dict[str, Any]:
+    reports: dict[str, Any] = {}
+    mechanisms = compiled.mechanisms
+    for qid, report in answers.items():
+        mechanism = mechanisms.get(qid)
+        if mechanism is None:
+            problems.append({"field": f"answers.{qid}", "message": "unknown question id"})
+            continue
+        try:
+            reports[qid] = _plain(mechanism.validate_report(report))
+        except (LdpSurveyError, TypeError, ValueError, OverflowError) as exc:
+            message = exc.message if isinstance(exc, LdpSurveyError) else str(exc)
+            problems.append({"field": f"answers.{qid}", "message": message})
+    for qid in sorted(compiled.required - answers.keys()):
+        problems.append({"field": f"answers.{qid}", "message": "required question missing"})
+    return reports
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-safe copy of a normalized report (numpy scalars/arrays become Python values)."""
+    if isinstance(value, np.generic | np.ndarray):
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _store(db: sqlite_utils.Database, survey_id: str, items: list[Item],
+           compiled: Mapping[int, CompiledSurvey]) -> StoreResult:
+    result = StoreResult()
+    with transaction(db) as conn:
+        existing = _existing_ids(conn, survey_id, [it.submission_id for it in items])
+        fresh: list[Item] = []
+        for it in items:
+            if it.submission_id in existing:
+                result.duplicates.append(it.submission_id)
+            else:
+                existing.add(it.submission_id)
+                fresh.append(it)
+                result.accepted.append(it.submission_id)
+        if not fresh:
+            return result
+        hour = current_hour()
+        conn.executemany(
+            "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+            "reports) VALUES (?, ?, ?, ?, ?)",
+            [(survey_id, it.version, it.submission_id, hour,
+              json.dumps(it.reports, separators=(",", ":"), ensure_ascii=False))
+             for it in fresh])
+        for version in sorted({it.version for it in fresh}):
+            group = [it for it in fresh if it.version == version]
+            _add_to_aggregates(conn, survey_id, version, compiled[version], group)
+            conn.execute("UPDATE surveys SET n_submissions = n_submissions + ?, "
+                         "last_submission_hour = ? WHERE id = ? AND version = ?",
+                         (len(group), hour, survey_id, version))
+    return result
+
+
+def _existing_ids(conn: Any, survey_id: str, ids: list[str]) -> set[str]:
+    found: set[str] = set()
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), _IN_CHUNK):
+        chunk = unique[start:start + _IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT submission_id FROM submissions WHERE survey_id = ? "  # noqa: S608
+                            f"AND submission_id IN ({marks})", (survey_id, *chunk))
+        found.update(r[0] for r in rows)
+    return found
+
+
+def _add_to_aggregates(conn: Any, survey_id: str, version: int, compiled: CompiledSurvey,
+                       items: list[Item]) -> None:
+    """Add the reports to the stored aggregates: read once, merge in memory, write once."""
+    rows = conn.execute("SELECT question_id, aggregate FROM aggregates "
+                        "WHERE survey_id = ? AND version = ?", (survey_id, version)).fetchall()
+    updates = []
+    for qid, text in rows:
+        reports = [it.reports[qid] for it in items if qid in it.reports]
+        if not reports:
+            continue
+        mechanism = compiled.mechanisms[qid]
+        aggregate = mechanism.aggregate_from_dict(json.loads(text))
+        aggregate.merge(mechanism.aggregate_many(np.asarray(reports)))
+        updates.append((json.dumps(aggregate.to_dict(), separators=(",", ":")),
+                        survey_id, version, qid))
+    conn.executemany("UPDATE aggregates SET aggregate = ? "
+                     "WHERE survey_id = ? AND version = ? AND question_id = ?", updates)
+
+
+def export_lines(path: str, survey_id: str, version: int | None = None,
+                 page: int = 1000) -> Iterator[str]:
+    """JSON lines of stored submissions in arrival order, read page by page on its own
+    connection (the export streams after the request's connection is gone)."""
+    db = connect(path)
+    try:
+        last = 0
+        where = "survey_id = ?" + ("" if version is None else " AND version = ?")
+        params: tuple[Any, ...] = (survey_id,) if version is None else (survey_id, version)
+        while True:
+            rows = db.execute(
+                f"SELECT seq, version, submission_id, received_hour, reports FROM submissions "  # noqa: S608
+                f"WHERE {where} AND seq > ? ORDER BY seq LIMIT ?", (*params, last, page)
+            ).fetchall()
+            if not rows:
+                return
+            for seq, ver, sid, hour, reports in rows:
+                last = seq
+                yield (f'{{"submission_id":"{sid}","version":{ver},'
+                       f'"received_hour":"{hour}","answers":{reports}}}\n')
+    finally:
+        db.conn.close()
