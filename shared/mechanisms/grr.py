@@ -58,6 +58,8 @@ class GRR(PureProtocol):
         else:  # every column holds one p and k - 1 q's
             if self.p_star + (self.k - 1) * self.q_star != 1:
                 return None
+            if self.p_star == 0 or self.q_star == 0:  # some report impossible for some answer
+                return None
             ratio = max(self.p_star / self.q_star, self.q_star / self.p_star)
         return None if ratio is None else PrivacyLoss(ratio=ratio)
 
