@@ -17,6 +17,9 @@ from .errors import LdpSurveyError
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
     "simulate": "ldpsurvey.shared.simulate_cli:simulate",
+    "respond": "ldpsurvey.client.cli:respond",
+    "receipts": "ldpsurvey.client.cli:receipts",
+    "outbox": "ldpsurvey.client.cli:outbox",
     "plan": "ldpsurvey.shared.plan_cli:plan",
     "serve": "ldpsurvey.server.cli:serve",
     "token": "ldpsurvey.server.cli:token",

@@ -33,7 +33,9 @@ MAX_ABS_BOUND = 2**50
 
 _SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions"}
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
-                "params"}
+                "params", "instantaneous_epsilon"}
+# Mechanisms that accept RAPPOR's instantaneous layer (shared/mechanisms/two_layer.py).
+INSTANTANEOUS_MECHANISMS = ("grr", "binary_rr")
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -58,6 +60,10 @@ class Question:
     optional: bool = False
     mechanism_choice: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    # Longitudinal surveys only: fresh GRR noise at this ε on the memoized permanent value
+    # each round (RAPPOR's instantaneous layer). `epsilon` stays the permanent layer's ε, the
+    # bound over unboundedly many rounds of one true answer.
+    instantaneous_epsilon: float | None = None
 
     @property
     def k(self) -> int:
@@ -97,6 +103,8 @@ class Question:
         }
         if self.mechanism_choice is not None:
             d["mechanism_choice"] = self.mechanism_choice
+        if self.instantaneous_epsilon is not None:
+            d["instantaneous_epsilon"] = self.instantaneous_epsilon
         if self.type in ("categorical", "ordinal"):
             d["options"] = list(self.options)
             d["groups"] = {name: list(members) for name, members in self.groups.items()}
@@ -216,6 +224,10 @@ def _parse_survey(data: Any) -> Survey:
         if q.id in seen:
             raise SurveyError(f"questions[{i}].id", f"duplicate question id {q.id!r}")
         seen.add(q.id)
+        if q.instantaneous_epsilon is not None and series is None:
+            raise SurveyError(f"questions[{i}].instantaneous_epsilon",
+                              "only a longitudinal survey (one with a `series`) has an "
+                              "instantaneous layer: it re-randomizes a memoized answer each round")
     return Survey(id=survey_id, title=title, version=version, questions=questions,
                   description=description, series=series)
 
@@ -260,9 +272,12 @@ def _parse_question(data: Any, where: str) -> Question:
     if choice is not None and (not isinstance(choice, str) or requested == "auto"):
         raise SurveyError(f"{where}.mechanism_choice",
                           "is written by auto selection next to a concrete mechanism")
+    instantaneous = data.get("instantaneous_epsilon")
+    if instantaneous is not None:
+        instantaneous = _epsilon(instantaneous, f"{where}.instantaneous_epsilon")
     question = Question(id=qid, text=text, type=qtype, epsilon=epsilon, mechanism=requested,
                         options=options, groups=groups, min=lo, max=hi, optional=optional,
-                        mechanism_choice=choice)
+                        mechanism_choice=choice, instantaneous_epsilon=instantaneous)
     if requested == "auto":
         name, choice = choose_mechanism(question)
         question = _replace(question, mechanism=name, mechanism_choice=choice)
@@ -272,6 +287,11 @@ def _parse_question(data: Any, where: str) -> Question:
             fits = ", ".join(sorted(cls.question_types))
             raise SurveyError(f"{where}.mechanism",
                               f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
+    if instantaneous is not None and question.mechanism not in INSTANTANEOUS_MECHANISMS:
+        raise SurveyError(f"{where}.instantaneous_epsilon",
+                          f"an instantaneous layer needs a symmetric randomized response "
+                          f"(mechanism = {' or '.join(INSTANTANEOUS_MECHANISMS)}), not "
+                          f"{question.mechanism!r}; set the mechanism explicitly or drop the key")
     params = mechanism_for(question).params()
     given = data.get("params")
     if given is not None and given != {} and dict(given) != params:

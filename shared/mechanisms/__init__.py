@@ -58,7 +58,13 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT) -> tupl
 
 def mechanism_for(question: Any) -> Mechanism:
     """The mechanism object for a question (its ε proven on construction)."""
-    return mechanism_class(question.mechanism).from_question(question)
+    mechanism = mechanism_class(question.mechanism).from_question(question)
+    instantaneous = getattr(question, "instantaneous_epsilon", None)
+    if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys
+        from .two_layer import TwoLayer
+
+        return TwoLayer(mechanism, instantaneous)  # type: ignore[arg-type]
+    return mechanism
 
 
 __all__ = ["MECHANISMS", "Mechanism", "candidates", "choose_mechanism", "mechanism_class",

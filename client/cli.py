@@ -1,0 +1,244 @@
+"""`ldpsurvey respond`, `ldpsurvey receipts` and `ldpsurvey outbox`: the respondent's commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..shared.errors import AnswerError
+from ..shared.mechanisms import mechanism_for
+from ..shared.mechanisms.grr import GRR
+from ..shared.mechanisms.two_layer import TwoLayer
+from ..shared.survey import Question, Survey
+from .errors import DeliveryError
+from .ledger import Ledger
+from .outbox import FAILED, PENDING, Delivery, Outbox
+from .respondent import Respondent, flush_outbox
+from .state import STATE_ENV, StateDir
+from .transport import RetryPolicy
+from .trust import DEFAULT_MAX_EPSILON
+
+state_option = click.option(
+    "--state", "state_dir", type=click.Path(file_okay=False), default=None,
+    help=f"State directory (default ${STATE_ENV} or ~/.ldpsurvey).")
+attempts_option = click.option("--attempts", type=click.IntRange(1, 100), default=5,
+                               show_default=True, help="Tries per submission.")
+
+
+@click.command()
+@click.option("--server", required=True, help="Survey server URL, e.g. http://127.0.0.1:8000")
+@click.option("--survey", "survey_id", required=True, help="Survey id.")
+@click.option("--answers", "answers_file", type=click.Path(dir_okay=False, exists=True),
+              help="JSON file {question_id: answer} instead of interactive prompts.")
+@click.option("--trust", default=None,
+              help="Designer's public key file, or its SHA-256 fingerprint (64 hex digits). "
+                   "Without it the key is pinned on first use.")
+@state_option
+@click.option("--max-epsilon", type=click.FloatRange(min=0, min_open=True),
+              default=DEFAULT_MAX_EPSILON, show_default=True,
+              help="Refuse surveys costing more ε in total (or per question).")
+@click.option("--dry-run", is_flag=True,
+              help="Print exactly the randomized submission that would be sent; send nothing.")
+@attempts_option
+def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
+            state_dir: str | None, max_epsilon: float, dry_run: bool, attempts: int) -> None:
+    """Answer a survey: verify it, randomize each answer on this device, send the reports."""
+    respondent = Respondent(server, state_dir=state_dir, trust=trust, max_epsilon=max_epsilon,
+                            retry=RetryPolicy(attempts=attempts),
+                            warn=lambda m: click.secho(m, err=True, fg="yellow", bold=True))
+    verified = respondent.fetch_survey(survey_id)
+    survey = verified.survey
+    if answers_file is not None:
+        answers = _read_answers(Path(answers_file))
+    else:
+        respondent.ledger.check_not_answered(survey.id, survey.version)
+        answers = prompt_answers(survey)
+    submission = respondent.answer(verified, answers)
+    if dry_run:
+        click.echo(json.dumps(submission.wire(), indent=2, sort_keys=True))
+        click.echo("dry run: nothing was sent and nothing was recorded", err=True)
+        return
+    delivery = respondent.submit(submission)
+    _report_delivery(delivery)
+
+
+def _read_answers(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AnswerError(f"cannot read answers from {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise AnswerError(f"{path}: answers must be a JSON object {{question_id: answer}}")
+    return data
+
+
+def explain(question: Question) -> str:
+    """One line on why a single report cannot be held against the respondent."""
+    mechanism = mechanism_for(question)
+    if isinstance(mechanism, GRR | TwoLayer):
+        p = float(mechanism.p_star)
+        extra = (" (and it adds fresh noise every round)" if isinstance(mechanism, TwoLayer)
+                 else "")
+        return (f"your device reports your true answer only with probability {p:.0%}; "
+                f"otherwise it reports another answer at random{extra}, so any single report "
+                f"is deniable")
+    if question.type == "integer":
+        return ("your device adds random noise to the number before sending it, so no report "
+                "reveals your exact value")
+    return ("your device randomizes your answer before sending it, so no single report "
+            "reveals it")
+
+
+def prompt_answers(survey: Survey) -> dict[str, Any]:
+    """Ask each question on the terminal; returns {question_id: true answer}."""
+    click.echo(f"{survey.title} (version {survey.version}); total ε = "
+               f"{survey.total_epsilon:g}")
+    if survey.series:
+        click.echo(f"Part of the series {survey.series!r}: the same answer as last time costs "
+                   f"no extra privacy; a changed answer costs its ε again.")
+    answers: dict[str, Any] = {}
+    for i, q in enumerate(survey.questions, 1):
+        click.echo()
+        click.secho(f"{i}. {q.text}", bold=True)
+        click.echo(f"   costs ε = {q.epsilon:g}: {explain(q)}")
+        if q.optional:
+            click.echo("   optional: leave empty to skip (the server sees that you skipped it)")
+        while True:
+            text = click.prompt("   " + _hint(q), default="" if q.optional else None,
+                                show_default=False)
+            if q.optional and not text.strip():
+                break
+            try:
+                answers[q.id] = parse_answer(q, text)
+                mechanism_for(q).encode(answers[q.id])
+                break
+            except AnswerError as exc:
+                answers.pop(q.id, None)
+                click.secho(f"   {exc.message}", fg="red", err=True)
+    return answers
+
+
+def _hint(q: Question) -> str:
+    if q.type == "binary":
+        return "yes/no"
+    if q.type == "integer":
+        return f"a whole number from {q.min} to {q.max}"
+    for n, label in enumerate(q.options, 1):
+        click.echo(f"   [{n}] {label}")
+    return f"choice 1-{len(q.options)}"
+
+
+def parse_answer(q: Question, text: str) -> Any:
+    """A typed answer from what was typed; AnswerError if it does not parse."""
+    text = text.strip()
+    if q.type == "binary":
+        yes = {"y", "yes", "true", "1"}
+        no = {"n", "no", "false", "0"}
+        if text.lower() in yes | no:
+            return text.lower() in yes
+        raise AnswerError("answer yes or no")
+    if q.type == "integer":
+        try:
+            return int(text)
+        except ValueError:
+            raise AnswerError(f"{text!r} is not a whole number") from None
+    if text in q.options:
+        return text
+    if text.isdigit() and 1 <= int(text) <= len(q.options):
+        return q.options[int(text) - 1]
+    raise AnswerError(f"choose 1-{len(q.options)} or type an option exactly")
+
+
+def _report_delivery(delivery: Delivery) -> None:
+    if delivery.status == PENDING:
+        raise DeliveryError(f"not delivered yet: {delivery.message}; the randomized submission "
+                            f"{delivery.submission_id} is kept in the outbox; run `ldpsurvey "
+                            f"outbox flush` to send it")
+    if delivery.status == FAILED:
+        raise DeliveryError(f"{delivery.message} (kept in the outbox, marked failed)")
+    click.echo(f"sent submission {delivery.submission_id}: {delivery.message}")
+
+
+@click.command()
+@state_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def receipts(state_dir: str | None, as_json: bool) -> None:
+    """What this device has sent (randomized reports only) and the ε spent per survey."""
+    state = StateDir(state_dir)
+    ledger, outbox = Ledger(state), Outbox(state)
+    sent = outbox.all_receipts()
+    waiting = outbox.all_outbox()
+    spend = ledger.spend_by_survey()
+    series = ledger.spend_by_series()
+    if as_json:
+        click.echo(json.dumps({
+            "receipts": [{k: r[k] for k in ("submission_id", "survey_id", "server", "delivered",
+                                            "duplicate", "body")} for r in sent],
+            "outbox": [{k: r[k] for k in ("submission_id", "survey_id", "status", "body")}
+                       for r in waiting],
+            "epsilon_by_survey": [s.__dict__ | {"versions": list(s.versions)} for s in spend],
+            "series": series, "total_epsilon": ledger.total_epsilon()}, indent=2))
+        return
+    if not sent and not waiting and not spend:
+        click.echo("nothing sent from this device yet")
+        return
+    click.secho("Sent (randomized reports; your true answers never left this device):", bold=True)
+    for r in sent:
+        body = r["body"]
+        click.echo(f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
+                   f"{r['submission_id']}  {json.dumps(body['answers'], sort_keys=True)}")
+    if waiting:
+        click.secho("Not delivered (ldpsurvey outbox list):", bold=True)
+        for r in waiting:
+            click.echo(f"  {r['status']:8} {r['survey_id']}  {r['submission_id']}")
+    click.secho("Privacy spent (ε):", bold=True)
+    for s in spend:
+        versions = ", ".join(f"v{v}" for v in s.versions)
+        click.echo(f"  {s.survey}: ε = {s.epsilon:.4g} ({versions})")
+    for name, questions in sorted(series.items()):
+        click.echo(f"  series {name!r} over all rounds so far:")
+        for qid, info in sorted(questions.items()):
+            click.echo(f"    {qid}: ε = {info['epsilon']:.4g} for {info['distinct_answers']} "
+                       f"distinct answer(s) in {info['rounds']} round(s)")
+    click.echo(f"  total: ε = {ledger.total_epsilon():.4g}")
+
+
+@click.group()
+def outbox() -> None:
+    """Submissions stored on this device that are not delivered yet."""
+
+
+@outbox.command("list")
+@state_option
+def outbox_list(state_dir: str | None) -> None:
+    """List pending and failed submissions."""
+    records = Outbox(StateDir(state_dir)).all_outbox()
+    if not records:
+        click.echo("outbox is empty")
+    for r in records:
+        line = f"{r['status']:8} {r['survey_id']}  {r['submission_id']}  {r['server']}"
+        if r.get("last_error"):
+            line += f"  ({r['last_error']})"
+        click.echo(line)
+
+
+@outbox.command("flush")
+@state_option
+@attempts_option
+@click.option("--include-failed", is_flag=True,
+              help="Also retry submissions the server refused (e.g. after it was fixed).")
+def outbox_flush(state_dir: str | None, attempts: int, include_failed: bool) -> None:
+    """Send every pending submission (the stored randomized reports, never new ones)."""
+    deliveries = flush_outbox(state_dir, RetryPolicy(attempts=attempts),
+                              include_failed=include_failed)
+    if not deliveries:
+        click.echo("nothing to send")
+        return
+    for d in deliveries:
+        click.echo(f"{d.status:8} {d.survey_id}  {d.submission_id}  {d.message}")
+    left = [d for d in deliveries if d.status != "sent"]
+    if left:
+        raise DeliveryError(f"{len(left)} of {len(deliveries)} submission(s) not delivered")

@@ -1,0 +1,123 @@
+"""HAZMAT: the per-device memoization secret, and code that touches true answers.
+
+Longitudinal surveys (a `series`) use RAPPOR's permanent randomized response: the same true
+answer to the same question of the same series must always give the same permanent randomized
+value, or a server could average rounds and recover the answer. Instead of storing the value,
+it is re-derived each round by running the question's own exact sampler with a deterministic
+random source: HMAC-SHA256 keyed by a 32-byte device secret (os.urandom), over
+(series, question id, canonical answer, mechanism name and parameters), in counter mode, with
+rejection sampling for `randbelow`. Without the secret the stream is indistinguishable from
+uniform, so a permanent value is distributed exactly as the mechanism's channel says.
+
+Handle with care: anyone holding the device secret can recompute which permanent value (and
+which ledger tag) each possible answer gives, and so learn the true answers behind reports
+and ledger entries. The secret lives in the state directory, mode 0600; never copy it off the
+device, never log it, and never use this stream for anything that is not a permanent value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from typing import Any
+
+from ..shared.mechanisms.base import Mechanism
+from ..shared.mechanisms.two_layer import TwoLayer
+from ..shared.survey import canonical_json
+from .errors import StateError
+from .state import StateDir, atomic_write
+
+SECRET_FILE = "hazmat-device-secret"  # noqa: S105 (a file name, not a secret)
+SECRET_BYTES = 32
+_PERMANENT = b"ldpsurvey/permanent-value/v1\0"
+_TAG = b"ldpsurvey/ledger-tag/v1\0"
+
+
+class HmacSource:
+    """A deterministic `RandomSource`: HMAC-SHA256(key, message || counter) blocks.
+
+    `randbelow(n)` takes just enough bits for n - 1 and rejects draws >= n, so it is exactly
+    uniform given a uniform stream.
+    """
+
+    def __init__(self, key: bytes, message: bytes) -> None:
+        self._key = key
+        self._message = message
+        self._counter = 0
+        self._buffer = b""
+
+    def _take(self, n: int) -> bytes:
+        while len(self._buffer) < n:
+            block = self._message + self._counter.to_bytes(8, "big")
+            self._buffer += hmac.new(self._key, block, hashlib.sha256).digest()
+            self._counter += 1
+        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        return out
+
+    def randbelow(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError("randbelow needs n > 0")
+        if n == 1:
+            return 0
+        bits = (n - 1).bit_length()
+        mask = (1 << bits) - 1
+        while True:
+            value = int.from_bytes(self._take((bits + 7) // 8), "big") & mask
+            if value < n:
+                return value
+
+
+def permanent_layer(mechanism: Mechanism) -> Mechanism:
+    """The layer that is memoized: a two-layer mechanism's permanent one, else the mechanism."""
+    return mechanism.permanent if isinstance(mechanism, TwoLayer) else mechanism
+
+
+class Memoizer:
+    """Permanent randomized values and ledger tags for true answers in a series."""
+
+    def __init__(self, state: StateDir) -> None:
+        self.state = state
+
+    def _secret(self) -> bytes:
+        path = self.state.path / SECRET_FILE
+        with self.state.lock():
+            try:
+                secret = path.read_bytes()
+            except FileNotFoundError:
+                secret = os.urandom(SECRET_BYTES)
+                atomic_write(path, secret)
+        if len(secret) != SECRET_BYTES:
+            raise StateError(f"{path} is damaged (expected {SECRET_BYTES} bytes); "
+                             f"refusing to memoize with it")
+        return secret
+
+    @staticmethod
+    def _message(domain: bytes, mechanism: Mechanism, series: str, question_id: str,
+                 answer: Any) -> bytes:
+        layer = permanent_layer(mechanism)
+        return domain + canonical_json([series, question_id, answer, layer.name, layer.params()])
+
+    def permanent_value(self, mechanism: Mechanism, series: str, question_id: str,
+                        answer: Any) -> Any:
+        """The memoized permanent report: identical for the same answer every round."""
+        layer = permanent_layer(mechanism)
+        layer.encode(answer)  # refuse an invalid answer before deriving anything from it
+        source = HmacSource(self._secret(),
+                            self._message(_PERMANENT, mechanism, series, question_id, answer))
+        return layer.perturb(answer, source=source)
+
+    def report(self, mechanism: Mechanism, series: str, question_id: str, answer: Any) -> Any:
+        """This round's report: the permanent value, re-randomized if there is a second layer."""
+        value = self.permanent_value(mechanism, series, question_id, answer)
+        if isinstance(mechanism, TwoLayer):
+            return mechanism.instantaneous_report(value)  # fresh OS CSPRNG noise
+        return value
+
+    def answer_tag(self, mechanism: Mechanism, series: str, question_id: str,
+                   answer: Any) -> str:
+        """A keyed hash naming a distinct (answer, mechanism) so the ledger can charge once."""
+        digest = hmac.new(self._secret(),
+                          self._message(_TAG, mechanism, series, question_id, answer),
+                          hashlib.sha256).hexdigest()
+        return digest[:32]

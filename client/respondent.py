@@ -1,0 +1,154 @@
+"""The respondent's device: fetch and verify a survey, randomize answers locally, deliver.
+
+    r = Respondent("https://surveys.example", state_dir="~/.ldpsurvey")
+    verified = r.fetch_survey("wellbeing-2026")
+    submission = r.answer(verified, {"rx_misuse": False, "drinks_last_week": 3})
+    r.submit(submission)
+
+True answers exist only inside `answer()`: the returned `Submission` holds perturbed reports
+only. Skipping an optional question is visible to the server (its report is simply absent).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..shared.errors import AnswerError
+from ..shared.mechanisms import mechanism_for
+from ..shared.mechanisms.two_layer import TwoLayer
+from ..shared.survey import Survey
+from .hazmat_memo import Memoizer
+from .ledger import Charge, Ledger
+from .outbox import Delivery, Outbox
+from .state import StateDir
+from .transport import RetryPolicy, Transport
+from .trust import DEFAULT_MAX_EPSILON, TrustStore, VerifiedSurvey, check_policy
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A randomized submission, ready to send. It holds no true answer."""
+
+    submission_id: str
+    survey_id: str
+    version: int
+    reports: Mapping[str, Any]
+    charges: tuple[Charge, ...] = field(default=(), repr=False)
+
+    def wire(self) -> dict[str, Any]:
+        """Exactly the JSON body POSTed to /api/surveys/<id>/submissions."""
+        return {"submission_id": self.submission_id, "version": self.version,
+                "answers": dict(self.reports)}
+
+
+class Respondent:
+    """One device answering surveys on one server."""
+
+    def __init__(self, server_url: str, state_dir: str | None = None, trust: str | None = None,
+                 max_epsilon: float = DEFAULT_MAX_EPSILON, retry: RetryPolicy | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.server_url = server_url.rstrip("/")
+        self.state = StateDir(state_dir)
+        self.trust = trust
+        self.max_epsilon = max_epsilon
+        self.transport = Transport(self.server_url, retry, sleep)
+        self._retry, self._sleep = retry, sleep
+        self.trust_store = TrustStore(self.state, warn or _stderr)
+        self.ledger = Ledger(self.state)
+        self.outbox = Outbox(self.state)
+        self.memo = Memoizer(self.state)
+
+    def fetch_survey(self, survey_id: str) -> VerifiedSurvey:
+        """GET the manifest and run every trust and policy check on it."""
+        response = self.transport.request("GET", self.transport.survey_path(survey_id),
+                                          what=f"fetching survey {survey_id!r}")
+        return self.trust_store.check(response.body, server_url=self.server_url,
+                                      survey_id=survey_id, trust=self.trust,
+                                      max_epsilon=self.max_epsilon)
+
+    def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any]) -> Submission:
+        """Randomize `answers` ({question id: true answer}) on this device.
+
+        Invalid answers are refused (AnswerError), never clamped. A required question must be
+        answered; an optional one may be left out (or None), which the server can see.
+        """
+        survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
+        check_policy(survey, self.max_epsilon)
+        self.ledger.check_not_answered(survey.id, survey.version)
+        if not isinstance(answers, Mapping):
+            raise AnswerError("answers must be an object {question_id: answer}")
+        known = {q.id for q in survey.questions}
+        unknown = sorted(str(k) for k in answers if k not in known)
+        if unknown:
+            raise AnswerError(f"survey {survey.id!r} has no question {unknown[0]!r}")
+        reports: dict[str, Any] = {}
+        charges: list[Charge] = []
+        for q in survey.questions:
+            value = answers.get(q.id)
+            if value is None:
+                if q.optional:
+                    continue
+                raise AnswerError(f"question {q.id!r} is required")
+            mechanism = mechanism_for(q)
+            mechanism.encode(value)  # refuse before randomizing anything
+            report_epsilon = mechanism.realized_epsilon()
+            if survey.series is not None:
+                report = self.memo.report(mechanism, survey.series, q.id, value)
+                tag = self.memo.answer_tag(mechanism, survey.series, q.id, value)
+                epsilon = (mechanism.longitudinal_epsilon if isinstance(mechanism, TwoLayer)
+                           else report_epsilon)
+            else:
+                report, tag, epsilon = mechanism.perturb(value), None, report_epsilon
+            reports[q.id] = _plain(mechanism.validate_report(report))
+            charges.append(Charge(question=q.id, epsilon=epsilon, report_epsilon=report_epsilon,
+                                  series=survey.series, tag=tag))
+        return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
+                          version=survey.version, reports=reports, charges=tuple(charges))
+
+    def submit(self, submission: Submission) -> Delivery:
+        """Charge the ledger, store in the outbox, then send (retrying transient failures).
+
+        The result is `sent`, `failed` (the server refused it: kept, with the reason) or
+        `pending` (unreachable: `flush()` later sends the very same submission).
+        """
+        with self.state.lock():
+            self.ledger.record(submission.survey_id, submission.version,
+                               submission.submission_id, submission.charges)
+            record = self.outbox.put(self.server_url, submission.survey_id, submission.wire())
+        return self.outbox.deliver(record, self.transport)
+
+    def flush(self, include_failed: bool = False) -> list[Delivery]:
+        """Send every pending submission in this state directory (to the server it was for)."""
+        return self.outbox.flush(self._transport_for, include_failed=include_failed)
+
+    def _transport_for(self, server_url: str) -> Transport:
+        if server_url == self.server_url:
+            return self.transport
+        return Transport(server_url, self._retry, self._sleep)
+
+
+def flush_outbox(state_dir: str | None = None, retry: RetryPolicy | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 include_failed: bool = False) -> list[Delivery]:
+    """Send what is pending in a state directory, each submission to its own server."""
+    outbox = Outbox(StateDir(state_dir))
+    return outbox.flush(lambda url: Transport(url, retry, sleep), include_failed=include_failed)
+
+
+def _plain(report: Any) -> Any:
+    """A report as plain JSON types (numpy scalars and tuples from a mechanism)."""
+    if hasattr(report, "tolist"):
+        return report.tolist()
+    if isinstance(report, tuple):
+        return list(report)
+    return report
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)

@@ -1,0 +1,118 @@
+"""The device's state directory: atomic, private JSON files and a cross-process lock.
+
+Everything the client remembers (pinned keys, the privacy ledger, the outbox, receipts, the
+memoization secret) lives here. Files are written atomically: a temp file in the same directory,
+fsync, rename over the target, fsync the directory; so a crash leaves the old or the new file,
+never a torn one. Files are mode 0600 and the directory 0700: the ledger and the memo secret are
+as sensitive as the answers themselves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import StateError
+
+STATE_ENV = "LDPSURVEY_STATE"
+DEFAULT_STATE_DIR = "~/.ldpsurvey"
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def default_state_dir() -> Path:
+    """$LDPSURVEY_STATE, else ~/.ldpsurvey."""
+    return Path(os.environ.get(STATE_ENV) or DEFAULT_STATE_DIR).expanduser()
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically and durably, mode 0600."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, FILE_MODE)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def dumps(value: Any) -> bytes:
+    return (json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False,
+                       allow_nan=False) + "\n").encode("utf-8")
+
+
+class StateDir:
+    """One state directory. `lock()` serializes read-modify-write across processes."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_state_dir()
+        try:
+            self.path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            os.chmod(self.path, DIR_MODE)
+        except OSError as exc:
+            raise StateError(f"cannot use state directory {self.path}: "
+                             f"{exc.strerror or exc}") from exc
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._lock_fd: int | None = None
+
+    def subdir(self, name: str) -> Path:
+        path = self.path / name
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        return path
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Exclusive lock on the state (re-entrant within this object)."""
+        with self._thread_lock:
+            if self._depth == 0:
+                fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_fd = fd
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+
+    def read_json(self, name: str | Path, default: Any) -> Any:
+        path = self.path / name
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return default
+        except OSError as exc:
+            raise StateError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise StateError(f"{path} is not valid JSON; it was not written by ldpsurvey "
+                             f"or the disk is damaged") from exc
+
+    def write_json(self, name: str | Path, value: Any) -> None:
+        atomic_write(self.path / name, dumps(value))
