@@ -73,3 +73,10 @@ class PlanError(LdpSurveyError):
     """Planner inputs are invalid: k < 2, ε <= 0, or not exactly one of margin / n."""
 
     code = "invalid_plan"
+
+
+class ReportRenderError(LdpSurveyError):
+    """An estimate report cannot be produced: a malformed estimate document, an unknown format,
+    or a server that cannot be read."""
+
+    code = "report_failed"

@@ -1,0 +1,27 @@
+"""CSV: one row per (question, option); groups, means and distribution values are rows too,
+told apart by the `kind` column. Numbers are raw (shares in [0, 1], means in answer units)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from .model import NUMBER_FIELDS, Report
+
+COLUMNS = ("survey", "version", "question", "kind", "option", "members", "mechanism", "epsilon",
+           "n", "confidence", *NUMBER_FIELDS)
+
+
+def render_csv(report: Report) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    version = report.estimates.get("version", "")
+    for q in report.questions():
+        for r in q.rows:
+            writer.writerow([report.survey["id"], version, q.id, r.kind, r.label,
+                             "|".join(r.members), q.mechanism, repr(q.epsilon), q.n,
+                             q.confidence,
+                             *("" if getattr(r, f) is None else repr(getattr(r, f))
+                               for f in NUMBER_FIELDS)])
+    return out.getvalue()
