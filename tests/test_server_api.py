@@ -7,10 +7,10 @@ import uuid
 from typing import Any
 
 import pytest
-from conftest_server import manifest, snapshot, submission, survey_dict
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.server.auth import revoke_token
 from ldpsurvey.server.db import connect
+from server_helpers import manifest, snapshot, submission, survey_dict
 
 pytest_plugins = ["conftest_server"]
 

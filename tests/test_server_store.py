@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-from conftest_server import MECHS, manifest, submission, survey_dict
 from ldpsurvey.server import submissions as submissions_module
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.db import MIGRATIONS, connect, schema_version
 from ldpsurvey.server.errors import StoreError
 from ldpsurvey.server.hours import current_hour
+from server_helpers import MECHS, manifest, submission, survey_dict
 
 pytest_plugins = ["conftest_server"]
 
