@@ -44,17 +44,29 @@ class Aggregate:
             raise AggregateError(f"expected a {self.kind!r} aggregate, got {kind!r}")
 
 
+# Stored counters are integers JSON carries exactly; a histogram range is at most this wide.
+_MAX_COUNT = 2**53 - 1
+_MAX_HISTOGRAM = 2**24
+
+
+def _mapping(data: Any) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise AggregateError("a stored aggregate must be an object")
+    return data
+
+
 def _int_list(value: Any, length: int | None, name: str) -> np.ndarray:
     if not isinstance(value, list) or (length is not None and len(value) != length):
         raise AggregateError(f"{name} must be a list of {length} integers")
-    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value):
-        raise AggregateError(f"{name} must hold non-negative integers")
+    if any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _MAX_COUNT
+           for v in value):
+        raise AggregateError(f"{name} must hold non-negative integers below 2^53")
     return np.array(value, dtype=np.int64)
 
 
 def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise AggregateError(f"{name} must be a non-negative integer")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_COUNT:
+        raise AggregateError(f"{name} must be a non-negative integer below 2^53")
     return value
 
 
@@ -90,7 +102,7 @@ class CountAggregate(Aggregate):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], size: int | None = None) -> CountAggregate:
-        counts = _int_list(data.get("counts"), size, "counts")
+        counts = _int_list(_mapping(data).get("counts"), size, "counts")
         agg = cls(len(counts))
         agg._check_kind(data)
         agg.counts = counts
@@ -156,12 +168,14 @@ class HistogramAggregate(Aggregate):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HistogramAggregate:
-        low, high = data.get("low"), data.get("high")
+        low, high = _mapping(data).get("low"), data.get("high")
         if (low is None) != (high is None):
             raise AggregateError("low and high are both set or both null")
         for name, v in (("low", low), ("high", high)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
                 raise AggregateError(f"{name} must be an integer or null")
+        if low is not None and not 0 <= high - low < _MAX_HISTOGRAM:
+            raise AggregateError(f"histogram range [{low}, {high}] is empty or too wide")
         agg = cls(low, high)
         agg._check_kind(data)
         if agg.has_histogram:
