@@ -69,6 +69,7 @@ class FakeServer:
     """A loopback HTTP server whose answers come from `handler(method, path, body)`."""
 
     handler: Callable[[str, str, Any], tuple[int, Any]]
+    port: int = 0
     requests: list[Recorded] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -93,7 +94,7 @@ class FakeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
                                        daemon=True)
