@@ -1,0 +1,119 @@
+"""Core throughput: secure perturb, perturb_many, aggregate updates, estimation, simulation.
+
+Run: `python bench/bench_core.py [--quick]`. Prints numbers, asserts nothing. Every registered
+mechanism at ε = 1, for k = 16 and k = 1024 where the mechanism takes categorical answers
+(binary-only mechanisms: k = 2; integer mechanisms: ranges of 16 and 1024 values).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
+from ldpsurvey.shared.simulate import simulate_survey
+from ldpsurvey.shared.survey import Survey
+
+EPSILON = 1.0
+ESTIMATE_N = 1_000_000
+FREQUENCY_TYPES = {"categorical", "ordinal"}
+
+
+def build(cls: type[Mechanism], k: int) -> Mechanism:
+    if cls.question_types & FREQUENCY_TYPES:
+        return cls(EPSILON, tuple(f"v{i}" for i in range(k)))
+    if "binary" in cls.question_types:
+        return cls(EPSILON, (False, True))
+    return cls(EPSILON, range(k))
+
+
+def sizes(cls: type[Mechanism]) -> list[int]:
+    if not cls.question_types & (FREQUENCY_TYPES | {"integer"}):
+        return [2]
+    return [16, 1024]
+
+
+def rate(count: int, fn: Callable[[], Any]) -> tuple[float, float]:
+    """(items per second, seconds) for fn() processing `count` items."""
+    start = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - start
+    return count / elapsed, elapsed
+
+
+def wire(report: Any) -> Any:
+    return report.tolist() if hasattr(report, "tolist") else report
+
+
+def bench_mechanism(cls: type[Mechanism], k: int, secure_calls: int, one_by_one: int,
+                    many: int) -> None:
+    mech = build(cls, k)
+    rng = np.random.default_rng(0)
+    answers = rng.integers(0, k, size=many)
+    labels = [mech.labels[i] for i in answers[:secure_calls]]
+
+    secure, _ = rate(secure_calls, lambda: [mech.perturb(a) for a in labels])
+    reports_box: list[Any] = []
+    vector, _ = rate(many, lambda: reports_box.append(mech.perturb_many(answers, rng)))
+    reports = reports_box[0]
+
+    rows = [mech.validate_report(wire(r)) for r in reports[:one_by_one]]
+    agg = mech.new_aggregate()
+    add_one, _ = rate(one_by_one, lambda: [agg.add(r) for r in rows])
+    add_many, _ = rate(many, lambda: mech.aggregate_many(reports))
+
+    # Estimation at n = 10^6: aggregate 10^6 reports (in chunks), then time estimate() alone.
+    big = mech.new_aggregate()
+    chunk = max(1000, min(many, 4_000_000 // k))
+    done = 0
+    while done < ESTIMATE_N:
+        size = min(chunk, ESTIMATE_N - done)
+        big.merge(mech.aggregate_many(mech.perturb_many(rng.integers(0, k, size=size), rng)))
+        done += size
+    start = time.perf_counter()
+    mech.estimate(big)
+    estimate_s = time.perf_counter() - start
+
+    print(f"{cls.name:<10} k={k:<5} secure perturb {secure:>10,.0f}/s   "
+          f"perturb_many {vector:>12,.0f}/s   add {add_one:>9,.0f}/s   "
+          f"add_many {add_many:>12,.0f}/s   estimate(n=1e6) {estimate_s * 1000:>8.1f} ms",
+          flush=True)
+
+
+def bench_simulate(n: int) -> None:
+    survey = Survey.from_dict({
+        "id": "bench", "title": "bench", "version": 1,
+        "questions": [{"id": "q", "text": "q", "type": "categorical", "epsilon": EPSILON,
+                       "options": [f"o{i}" for i in range(16)]}],
+    })
+    start = time.perf_counter()
+    result = simulate_survey(survey, n, np.random.default_rng(1))
+    elapsed = time.perf_counter() - start
+    q = result.questions[0]
+    print(f"simulate: {n:,} respondents, 16 options, {q.mechanism}: {elapsed:.2f} s "
+          f"({n / elapsed:,.0f} respondents/s)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller counts, for a smoke run")
+    args = parser.parse_args()
+    secure_calls, one_by_one, many = (500, 5_000, 50_000) if args.quick else \
+        (5_000, 50_000, 200_000)
+    print(f"ldpsurvey core benchmark, ε = {EPSILON}; secure perturb over {secure_calls:,} calls, "
+          f"add over {one_by_one:,}, perturb_many/add_many over {many:,} reports")
+    for name in sorted(MECHANISMS):
+        cls = MECHANISMS[name]
+        for k in sizes(cls):
+            try:
+                bench_mechanism(cls, k, secure_calls, one_by_one, many)
+            except Exception as exc:  # a benchmark reports, it does not stop
+                print(f"{name:<10} k={k:<5} FAILED: {type(exc).__name__}: {exc}", flush=True)
+    bench_simulate(1_000_000)
+
+
+if __name__ == "__main__":
+    main()
