@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,11 +65,6 @@ class Ledger:
                 f"this device already answered survey {survey_id!r} version {version} "
                 f"(submission {previous['submission_id']} at {previous['time']}); answering "
                 f"again would spend its ε twice")
-
-    def charged_tags(self) -> set[tuple[str, str, str]]:
-        """(series, question, tag) of every answer already charged."""
-        return {(e["series"], e["question"], e["tag"]) for e in self._load()["entries"]
-                if e.get("tag") and e.get("series")}
 
     def record(self, survey_id: str, version: int, submission_id: str,
                charges: Iterable[Charge]) -> list[dict[str, Any]]:
@@ -124,10 +119,6 @@ class Ledger:
 
     def total_epsilon(self) -> float:
         return math.fsum(e["epsilon"] for e in self._load()["entries"])
-
-
-def charge_dict(charge: Charge) -> dict[str, Any]:
-    return asdict(charge)
 
 
 def _now() -> str:

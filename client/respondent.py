@@ -22,6 +22,7 @@ from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.mechanisms.two_layer import TwoLayer
 from ..shared.survey import Survey
+from .errors import DeliveryError
 from .hazmat_memo import Memoizer
 from .ledger import Charge, Ledger
 from .outbox import Delivery, Outbox
@@ -68,9 +69,14 @@ class Respondent:
         """GET the manifest and run every trust and policy check on it."""
         response = self.transport.request("GET", self.transport.survey_path(survey_id),
                                           what=f"fetching survey {survey_id!r}")
-        return self.trust_store.check(response.body, server_url=self.server_url,
-                                      survey_id=survey_id, trust=self.trust,
-                                      max_epsilon=self.max_epsilon)
+        verified = self.trust_store.check(response.body, server_url=self.server_url,
+                                          survey_id=survey_id, trust=self.trust,
+                                          max_epsilon=self.max_epsilon)
+        status = response.body.get("status", "open") if isinstance(response.body, dict) else None
+        if status != "open":
+            raise DeliveryError(f"survey {survey_id!r} is {status}: it takes no more answers "
+                                f"(nothing was answered or spent)")
+        return verified
 
     def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any]) -> Submission:
         """Randomize `answers` ({question id: true answer}) on this device.

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from client_support import RealServer, free_port, ldpsurvey_exe, survey_dict
+from client_support import RealServer, free_port, http_json, ldpsurvey_exe, survey_dict
+from ldpsurvey.client import Respondent
 from ldpsurvey.shared.cli import cli
 from ldpsurvey.shared.manifest import fingerprint, load_public_key
 from ldpsurvey.shared.mechanisms import mechanism_for
@@ -28,6 +29,14 @@ def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str
                           input=input, timeout=120, check=False)
 
 
+def weekly(version: int) -> dict[str, Any]:
+    """A longitudinal survey whose yes/no and GRR questions carry an instantaneous layer."""
+    data = survey_dict(survey_id="weekly", version=version, series="weekly-checkin")
+    for q in data["questions"][:2]:
+        q["instantaneous_epsilon"] = 0.5
+    return data
+
+
 @pytest.fixture(scope="module")
 def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("e2e")
@@ -37,9 +46,11 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
         token = server.token()
         keys = run("keys", "generate", "--out", str(root / "keys"))
         assert keys.returncode == 0, keys.stderr
-        for survey_id in ("scripted", "dry", "prompted"):
-            path = root / f"{survey_id}.json"
-            path.write_text(json.dumps(survey_dict(survey_id=survey_id)))
+        surveys = [survey_dict(survey_id=s) for s in ("scripted", "dry", "prompted", "closing")]
+        surveys += [weekly(version) for version in (1, 2)]
+        for i, data in enumerate(surveys):
+            path = root / f"survey-{i}.json"
+            path.write_text(json.dumps(data))
             published = run("publish", str(path), "--server", server.url, "--token", token,
                             "--key", str(root / "keys" / "survey-signing.key"))
             assert published.returncode == 0, published.stderr
@@ -133,3 +144,37 @@ def test_unknown_survey_is_a_one_line_error(deployed: dict[str, Any], tmp_path: 
                                       "--survey", "nope", "--state", str(tmp_path)])
     assert result.exit_code == 1
     assert "HTTP 404" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_longitudinal_two_layer_survey_against_the_real_server(deployed: dict[str, Any],
+                                                               tmp_path: Path) -> None:
+    server, token = deployed["server"], deployed["token"]
+    r = Respondent(server.url, state_dir=str(tmp_path / "state"),
+                   trust=str(deployed["pub"]))
+    # The server serves the latest version (2); version 1 is answered from its local copy.
+    latest = r.fetch_survey("weekly")
+    assert latest.survey.version == 2
+    first = Survey.from_dict(weekly(1))
+    for survey in (first, latest.survey):
+        assert r.submit(r.answer(survey, TRUE_ANSWERS)).status == "sent"
+    stored = server.export("weekly", token)
+    assert sorted(e["version"] for e in stored) == [1, 2]
+    entries = r.ledger.entries()
+    assert [e["reused"] for e in entries if e["version"] == 2] == [True, True, True]
+    mood = mechanism_for(latest.survey.question("mood"))
+    assert entries[1]["report_epsilon"] == mood.realized_epsilon() < 0.5
+    # The server estimates two-layer questions with the composite channel, unchanged.
+    estimates = http_json("GET", f"{server.url}/api/surveys/weekly/estimates", token=token)
+    names = {q["question"]: q["mechanism"] for q in estimates["questions"]}
+    assert names["mood"] == "grr+instantaneous"
+
+
+def test_closed_survey_is_not_answered(deployed: dict[str, Any], tmp_path: Path) -> None:
+    server = deployed["server"]
+    http_json("POST", f"{server.url}/api/surveys/closing/close", {}, token=deployed["token"])
+    result = CliRunner().invoke(cli, ["respond", "--server", server.url, "--survey", "closing",
+                                      "--answers", str(deployed["answers"]), "--state",
+                                      str(tmp_path)])
+    assert result.exit_code == 1
+    assert "survey 'closing' is closed" in result.output
+    assert not (tmp_path / "ledger.json").exists()
