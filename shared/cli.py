@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "keys": "ldpsurvey.server.cli:keys",
     "publish": "ldpsurvey.server.cli:publish",
     "recompute": "ldpsurvey.server.cli:recompute",
+    "report": "ldpsurvey.server.report_cli:report",
+    "demo": "ldpsurvey.server.demo:demo",
 }
 
 

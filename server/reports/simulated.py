@@ -19,20 +19,27 @@ from .model import Report, Truth, answer_label
 def simulated_report(survey: Survey, n: int, seed: int = 0, confidence: float = 0.95) -> Report:
     rng = np.random.default_rng(seed)
     questions: list[dict[str, Any]] = []
-    shares: dict[str, dict[str, float]] = {}
-    means: dict[str, float] = {}
+    answers: dict[str, np.ndarray] = {}
     for q in survey.questions:
         mech = mechanism_for(q)
-        answers = default_truth(q).draw(n, rng)
-        agg = mech.aggregate_many(mech.perturb_many(answers, rng))
+        answers[q.id] = default_truth(q).draw(n, rng)
+        agg = mech.aggregate_many(mech.perturb_many(answers[q.id], rng))
         questions.append(mech.estimate(agg, confidence).to_dict())
-        shares[q.id], mean = true_shares(q, answers)
-        if mean is not None:
-            means[q.id] = mean
     doc = {"survey": survey.id, "version": survey.version, "sha256": survey.sha256,
            "confidence": confidence, "n_submissions": n, "last_submission_hour": None,
            "questions": questions}
-    return Report(survey=survey.to_dict(), estimates=doc, truth=Truth(shares, means))
+    return Report(survey=survey.to_dict(), estimates=doc, truth=truth_of(survey, answers))
+
+
+def truth_of(survey: Survey, answers: dict[str, np.ndarray]) -> Truth:
+    """The true shares (and means) of drawn answers, as indices per question id."""
+    shares: dict[str, dict[str, float]] = {}
+    means: dict[str, float] = {}
+    for q in survey.questions:
+        shares[q.id], mean = true_shares(q, answers[q.id])
+        if mean is not None:
+            means[q.id] = mean
+    return Truth(shares, means)
 
 
 def true_shares(question: Any, answers: np.ndarray) -> tuple[dict[str, float], float | None]:
