@@ -11,7 +11,7 @@ from flask import Flask
 
 from .api_analyst import bp as analyst_bp
 from .api_public import bp as public_bp
-from .context import close_db
+from .context import end_request
 from .db import connect
 from .http_errors import register_error_handlers
 from .submissions import MAX_BATCH
@@ -36,7 +36,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     db.conn.close()
     app.register_blueprint(public_bp)
     app.register_blueprint(analyst_bp)
-    app.teardown_appcontext(close_db)
+    app.teardown_appcontext(end_request)
     register_error_handlers(app)
     # werkzeug's request log line starts with the client address: never emit it.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -48,6 +48,8 @@ def serve(db_path: str, host: str, port: int, threads: int, debug: bool) -> None
     from .app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     app = create_app({"DATABASE": db_path})
     if debug:
         from werkzeug.serving import WSGIRequestHandler

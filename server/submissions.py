@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from . import surveys
 from .compiled import CompiledSurvey
 from .db import connect, transaction
 from .errors import SubmissionRejected, SurveyClosed, ValidationFailed
+from .group_commit import committer_for
 from .hours import current_hour
 
 MAX_BATCH = 10_000
@@ -89,7 +90,7 @@ def submit(db: sqlite_utils.Database, survey_id: str, body: Mapping[str, Any],
             f"{n_bad} of {total} submission(s) invalid; nothing was stored",
             {"invalid": n_bad, "total": total,
              "items": sorted(errors, key=lambda e: e["index"])})
-    return _store(db, survey_id, items, compiled)
+    return _store(db, Job(survey_id, items, compiled))
 
 
 def _raw_items(body: Mapping[str, Any], max_batch: int) -> list[Any]:
@@ -178,35 +179,71 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _store(db: sqlite_utils.Database, survey_id: str, items: list[Item],
-           compiled: Mapping[int, CompiledSurvey]) -> StoreResult:
-    result = StoreResult()
+@dataclass(frozen=True)
+class Job:
+    """One validated request waiting to be stored."""
+
+    survey_id: str
+    items: list[Item]
+    compiled: Mapping[int, CompiledSurvey]
+
+
+def _store(db: sqlite_utils.Database, job: Job) -> StoreResult:
+    """Store a validated request; concurrent requests share one transaction (group commit)."""
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    return committer_for(path or f"memory:{id(db)}").run(
+        job, lambda jobs: _store_jobs(db, jobs))
+
+
+def _store_jobs(db: sqlite_utils.Database, jobs: Sequence[Job]) -> list[Any]:
+    """One transaction for several requests, in order: a StoreResult or an error per job.
+
+    Later jobs see earlier ones' ids as duplicates; aggregates are read once per survey
+    version, merged in memory and written once."""
+    outcomes: list[Any] = []
+    hour = current_hour()
     with transaction(db) as conn:
-        existing = _existing_ids(conn, survey_id, [it.submission_id for it in items])
-        fresh: list[Item] = []
-        for it in items:
-            if it.submission_id in existing:
-                result.duplicates.append(it.submission_id)
-            else:
-                existing.add(it.submission_id)
-                fresh.append(it)
+        known: dict[str, set[str]] = {}
+        status: dict[tuple[str, int], str] = {}
+        rows: list[tuple] = []
+        added: dict[tuple[str, int], list[Item]] = {}
+        for job in jobs:
+            sid = job.survey_id
+            for version in {it.version for it in job.items}:
+                if (sid, version) not in status:
+                    row = conn.execute("SELECT status FROM surveys WHERE id = ? AND version = ?",
+                                       (sid, version)).fetchone()
+                    status[(sid, version)] = row[0] if row else "missing"
+            closed = sorted({it.version for it in job.items if status[(sid, it.version)] != "open"})
+            if closed:  # closed between validation and now
+                outcomes.append(SurveyClosed(f"survey {sid!r} is closed and takes no more "
+                                             "submissions", {"id": sid, "closed_versions": closed}))
+                continue
+            seen = known.setdefault(sid, set())
+            seen |= _existing_ids(conn, sid, [it.submission_id for it in job.items
+                                              if it.submission_id not in seen])
+            result = StoreResult()
+            for it in job.items:
+                if it.submission_id in seen:
+                    result.duplicates.append(it.submission_id)
+                    continue
+                seen.add(it.submission_id)
                 result.accepted.append(it.submission_id)
-        if not fresh:
-            return result
-        hour = current_hour()
-        conn.executemany(
-            "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
-            "reports) VALUES (?, ?, ?, ?, ?)",
-            [(survey_id, it.version, it.submission_id, hour,
-              json.dumps(it.reports, separators=(",", ":"), ensure_ascii=False))
-             for it in fresh])
-        for version in sorted({it.version for it in fresh}):
-            group = [it for it in fresh if it.version == version]
-            _add_to_aggregates(conn, survey_id, version, compiled[version], group)
+                rows.append((sid, it.version, it.submission_id, hour,
+                             json.dumps(it.reports, separators=(",", ":"), ensure_ascii=False)))
+                added.setdefault((sid, it.version), []).append(it)
+            outcomes.append(result)
+        if rows:
+            conn.executemany(
+                "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+                "reports) VALUES (?, ?, ?, ?, ?)", rows)
+        compiled = {(job.survey_id, v): c for job in jobs for v, c in job.compiled.items()}
+        for (sid, version), items in added.items():
+            _add_to_aggregates(conn, sid, version, compiled[(sid, version)], items)
             conn.execute("UPDATE surveys SET n_submissions = n_submissions + ?, "
                          "last_submission_hour = ? WHERE id = ? AND version = ?",
-                         (len(group), hour, survey_id, version))
-    return result
+                         (len(items), hour, sid, version))
+    return outcomes
 
 
 def _existing_ids(conn: Any, survey_id: str, ids: list[str]) -> set[str]:

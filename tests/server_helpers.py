@@ -19,7 +19,8 @@ def survey_dict(survey_id: str = "health", version: int = 1) -> dict[str, Any]:
     return {
         "id": survey_id, "title": "Health check", "version": version,
         "questions": [
-            {"id": "smoker", "text": "Do you smoke?", "type": "binary", "epsilon": 1.0},
+            {"id": "smoker", "text": "Do you smoke?", "type": "binary", "epsilon": 1.0,
+             "mechanism": "binary_rr"},
             {"id": "color", "text": "Favourite colour?", "type": "categorical",
              "epsilon": 1.5, "options": ["red", "green", "blue"], "mechanism": "grr"},
             {"id": "age", "text": "Age?", "type": "integer", "epsilon": 2.0,

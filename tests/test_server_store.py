@@ -128,8 +128,8 @@ def test_estimates_track_the_truth(client, auth, published):
     smoker_reports = MECHS["smoker"].perturb_many(smokers, rng)
     colors = MECHS["color"].perturb_many(rng.integers(0, 3, n), rng)
     items = [{"submission_id": str(uuid.uuid4()),
-              "answers": {"smoker": bool(s), "color": int(c)}}
-             for s, c in zip(smoker_reports, colors, strict=True)]
+              "answers": {"smoker": s, "color": c}}
+             for s, c in zip(smoker_reports.tolist(), colors.tolist(), strict=True)]
     for start in range(0, n, 100):
         assert client.post(SUBMIT, json={"submissions": items[start:start + 100]}
                            ).status_code == 200
