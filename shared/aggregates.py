@@ -195,3 +195,66 @@ class HistogramAggregate(Aggregate):
                 and np.array_equal(self.counts, other.counts))
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class SupportAggregate(Aggregate):
+    """How many reports support each of `size` values, for protocols whose report supports a
+    set of values (unary encoding, local hashing, subset selection).
+
+    The counts are all the estimator needs; the mechanism passes how to read its reports:
+    `supports(report)` gives the distinct supported indices of one normalized report,
+    `supports_many(reports)` the (summed counts, number of reports) of many. Counts need not
+    add up to n.
+    """
+
+    kind = "supports"
+
+    def __init__(self, size: int, supports: Any = None, supports_many: Any = None) -> None:
+        self.size = size
+        self.n = 0
+        self.counts = np.zeros(size, dtype=np.int64)
+        self._supports = supports
+        self._supports_many = supports_many
+
+    def add(self, report: Any) -> None:
+        if self._supports is None:
+            raise AggregateError("this aggregate was built without a report reader")
+        self.counts[np.asarray(self._supports(report), dtype=np.int64)] += 1
+        self.n += 1
+
+    def add_many(self, reports: Any) -> None:
+        if self._supports_many is None:
+            raise AggregateError("this aggregate was built without a report reader")
+        counts, n = self._supports_many(reports)
+        self.counts += np.asarray(counts, dtype=np.int64)
+        self.n += int(n)
+
+    def merge(self, other: Aggregate) -> None:
+        self._check_kind(other)
+        assert isinstance(other, SupportAggregate)
+        if other.size != self.size:
+            raise AggregateError(f"cannot merge supports over {other.size} values into "
+                                 f"{self.size}")
+        self.counts += other.counts
+        self.n += other.n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "n": self.n, "counts": self.counts.tolist()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], size: int | None = None, supports: Any = None,
+                  supports_many: Any = None) -> SupportAggregate:
+        counts = _int_list(data.get("counts"), size, "counts")
+        agg = cls(len(counts), supports, supports_many)
+        agg._check_kind(data)
+        agg.counts = counts
+        agg.n = _count(data.get("n"), "n")
+        if counts.size and int(counts.max()) > agg.n:
+            raise AggregateError("a support count exceeds n")
+        return agg
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, SupportAggregate) and self.n == other.n
+                and np.array_equal(self.counts, other.counts))
+
+    __hash__ = None  # type: ignore[assignment]

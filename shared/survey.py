@@ -31,7 +31,11 @@ MAX_TEXT = 2000
 # Integer bounds stay well inside JSON's exactly representable integers.
 MAX_ABS_BOUND = 2**50
 
-_SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions"}
+_SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions",
+                "report_size_limit"}
+# Bounds of the survey-level `report_size_limit` (bytes of JSON per report `auto` accepts).
+MIN_REPORT_SIZE_LIMIT = 16
+MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon"}
 # Mechanisms that accept RAPPOR's instantaneous layer (shared/mechanisms/two_layer.py).
@@ -124,6 +128,8 @@ class Survey:
     questions: tuple[Question, ...]
     description: str = ""
     series: str | None = None
+    # Largest report (bytes of JSON) `auto` may choose a mechanism for; None: the default.
+    report_size_limit: int | None = None
 
     @classmethod
     def from_dict(cls, data: Any) -> Survey:
@@ -150,6 +156,8 @@ class Survey:
         }
         if self.series is not None:
             d["series"] = self.series
+        if self.report_size_limit is not None:
+            d["report_size_limit"] = self.report_size_limit
         return d
 
     def canonical_bytes(self) -> bytes:
@@ -218,7 +226,14 @@ def _parse_survey(data: Any) -> Survey:
         raise SurveyError("questions", "must be a non-empty list")
     if len(questions_raw) > MAX_QUESTIONS:
         raise SurveyError("questions", f"at most {MAX_QUESTIONS} questions")
-    questions = tuple(_parse_question(q, f"questions[{i}]") for i, q in enumerate(questions_raw))
+    size_limit = None
+    if data.get("report_size_limit") is not None:
+        size_limit = _int(data, "report_size_limit", "report_size_limit")
+        if not MIN_REPORT_SIZE_LIMIT <= size_limit <= MAX_REPORT_SIZE_LIMIT:
+            raise SurveyError("report_size_limit", f"must be between {MIN_REPORT_SIZE_LIMIT} "
+                              f"and {MAX_REPORT_SIZE_LIMIT} bytes")
+    questions = tuple(_parse_question(q, f"questions[{i}]", size_limit)
+                      for i, q in enumerate(questions_raw))
     seen: set[str] = set()
     for i, q in enumerate(questions):
         if q.id in seen:
@@ -229,11 +244,11 @@ def _parse_survey(data: Any) -> Survey:
                               "only a longitudinal survey (one with a `series`) has an "
                               "instantaneous layer: it re-randomizes a memoized answer each round")
     return Survey(id=survey_id, title=title, version=version, questions=questions,
-                  description=description, series=series)
+                  description=description, series=series, report_size_limit=size_limit)
 
 
-def _parse_question(data: Any, where: str) -> Question:
-    from .mechanisms import choose_mechanism, mechanism_class, mechanism_for
+def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
+    from .mechanisms import REPORT_SIZE_LIMIT, choose_mechanism, mechanism_class, mechanism_for
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
@@ -279,7 +294,7 @@ def _parse_question(data: Any, where: str) -> Question:
                         options=options, groups=groups, min=lo, max=hi, optional=optional,
                         mechanism_choice=choice, instantaneous_epsilon=instantaneous)
     if requested == "auto":
-        name, choice = choose_mechanism(question)
+        name, choice = choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT)
         question = _replace(question, mechanism=name, mechanism_choice=choice)
     else:
         cls = mechanism_class(requested, f"{where}.mechanism")

@@ -2,7 +2,14 @@
 
 `mechanism_for(question)` builds the mechanism a question names. `auto` picks, among the
 mechanisms that fit the question type and whose report stays under the size limit, the one
-with the lowest worst-case per-option variance for the question's (k, ε).
+with the lowest worst-case variance with one report for the question's (k, ε)
+(`selection_variance`):
+- binary, categorical and integer questions: each mechanism's `worst_case_variance`, the
+  variance of one option's estimate (integer: of the mean), worst case over options and truth.
+- ordinal questions: the variance of the mean score (options scored 1..k), worst case over the
+  truth. An ordered scale is read for its mean (like an integer question), and a per-option
+  criterion would ignore the order the distance-aware mechanism exploits. Mechanisms whose
+  mean-score variance is not derived (see `ordinal_exp.ordinal_mean_variance`) are left out.
 """
 
 from __future__ import annotations
@@ -14,9 +21,15 @@ from .base import Mechanism
 from .binary_rr import BinaryRR
 from .geometric import Geometric
 from .grr import GRR
+from .hr import HR
+from .olh import OLH
+from .ordinal_exp import OrdinalExp, ordinal_mean_variance
+from .ss import SubsetSelection
+from .unary import OUE, SUE
 
 MECHANISMS: dict[str, type[Mechanism]] = {
-    cls.name: cls for cls in (BinaryRR, GRR, Geometric)
+    cls.name: cls for cls in (BinaryRR, GRR, Geometric, OUE, SUE, OLH, HR, SubsetSelection,
+                              OrdinalExp)
 }
 
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
@@ -34,10 +47,27 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
 
 def candidates(question_type: str, k: int, epsilon: float,
                size_limit: int = REPORT_SIZE_LIMIT) -> list[tuple[float, str]]:
-    """(worst-case variance with one report, name) of every mechanism that fits, best first."""
-    found = [(cls.worst_case_variance(k, epsilon), name) for name, cls in MECHANISMS.items()
-             if question_type in cls.question_types and cls.report_bytes(k, epsilon) <= size_limit]
+    """(worst-case variance with one report, name) of every mechanism that fits, best first.
+
+    The variance is `selection_variance`: `worst_case_variance`, or of the mean score for
+    ordinal questions (mechanisms without a derived mean-score variance are then left out).
+    """
+    found = []
+    for name, cls in MECHANISMS.items():
+        if question_type in cls.question_types and cls.report_bytes(k, epsilon) <= size_limit:
+            variance = selection_variance(cls, question_type, k, epsilon)
+            if variance is not None:
+                found.append((variance, name))
     return sorted(found)
+
+
+def selection_variance(cls: type[Mechanism], question_type: str, k: int,
+                       epsilon: float) -> float | None:
+    """What `auto` minimizes (see the module docstring): `worst_case_variance`, or for ordinal
+    questions the mean score's worst-case variance (None: not derived for `cls`)."""
+    if question_type == "ordinal":
+        return ordinal_mean_variance(cls, k, epsilon)
+    return cls.worst_case_variance(k, epsilon)
 
 
 def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT) -> tuple[str, str]:
@@ -49,7 +79,8 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT) -> tupl
                           f"{size_limit}-byte report limit")
     best_var, best = ranked[0]
     others = ", ".join(f"{name} {var:.4g}" for var, name in ranked[1:])
-    reason = (f"auto: lowest worst-case variance per report at k={question.k}, "
+    what = "of the mean score (1..k)" if question.type == "ordinal" else "per option"
+    reason = (f"auto: lowest worst-case variance {what} with one report at k={question.k}, "
               f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"
               + (f" (vs {others})" if others else "")
               + f"; reports under {size_limit} bytes")
@@ -68,4 +99,4 @@ def mechanism_for(question: Any) -> Mechanism:
 
 
 __all__ = ["MECHANISMS", "Mechanism", "candidates", "choose_mechanism", "mechanism_class",
-           "mechanism_for"]
+           "mechanism_for", "selection_variance"]
