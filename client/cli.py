@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -179,7 +180,7 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
                                             "duplicate", "body")} for r in sent],
             "outbox": [{k: r[k] for k in ("submission_id", "survey_id", "status", "body")}
                        for r in waiting],
-            "epsilon_by_survey": [s.__dict__ | {"versions": list(s.versions)} for s in spend],
+            "epsilon_by_survey": [asdict(s) for s in spend],
             "series": series, "total_epsilon": ledger.total_epsilon()}, indent=2))
         return
     if not sent and not waiting and not spend:

@@ -1,9 +1,9 @@
 """HTTP to the survey server with urllib: JSON in and out, retries with exponential backoff.
 
-Connection errors, timeouts and 5xx answers are transient: retried up to `attempts` times with
-delays base·2^i (capped), each scaled by a jitter factor in [0.5, 1] from the OS CSPRNG so many
-devices do not retry in lockstep. A 4xx is the server's final word and is never retried.
-`sleep` is injectable so tests never wait for real.
+Connection errors, timeouts, 408, 429 and 5xx answers are transient: retried up to `attempts`
+times with delays base·2^i (capped), each scaled by a jitter factor in [0.5, 1] from the OS
+CSPRNG so many devices do not retry in lockstep. Any other 4xx is the server's final word and
+is never retried. `sleep` is injectable so tests never wait for real.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .errors import DeliveryError
+
+# Request Timeout and Too Many Requests: the server may well accept the same request later.
+_TRANSIENT_4XX = frozenset({408, 429})
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ class Transport:
                 continue
             if 200 <= response.status < 300:
                 return response
-            if 400 <= response.status < 500:
+            if 400 <= response.status < 500 and response.status not in _TRANSIENT_4XX:
                 raise Refused(response.status, response.body, what)
             last = f"HTTP {response.status}"
         raise Unavailable(f"{what}: {self.server_url} is unavailable after "

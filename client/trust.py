@@ -130,7 +130,7 @@ class TrustStore:
                                   f"version {highest} already seen (a replayed manifest?)")
             check_policy(survey, max_epsilon)
             first_use = pin is None and trust is None
-            if pin is None:
+            if pin is None or pin["fingerprint"] != key_fp:  # new, or replaced via --trust
                 data["pins"][key] = {"fingerprint": key_fp, "public_key": manifest.public_key,
                                      "pinned_at": _now(),
                                      "how": "--trust" if trust is not None else "first use"}

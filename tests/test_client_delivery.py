@@ -246,3 +246,39 @@ def test_real_server_down_then_up_every_submission_arrives_exactly_once(tmp_path
     for s in sent:
         assert by_id[s.submission_id]["answers"] == s.reports
         assert by_id[s.submission_id]["version"] == s.version
+
+
+def test_429_is_retried_not_a_permanent_failure(tmp_path: Path) -> None:
+    answers = iter([(429, {"error": {"code": "slow_down"}}), None])
+
+    def handler(method: str, path: str, body: Any) -> tuple[int, Any]:
+        return next(answers) or accepting(method, path, body)
+
+    server = FakeServer(handler)
+    try:
+        r = Respondent(server.url, state_dir=str(tmp_path), sleep=Sleeps())
+        assert r.submit(r.answer(SURVEY, ANSWERS)).status == "sent"
+        assert len(server.posts()) == 2
+    finally:
+        server.close()
+
+
+def test_receipts_show_reports_and_epsilon_never_true_answers(fake: FakeServer,
+                                                               tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    r = Respondent(fake.url, state_dir=str(state))
+    submission = r.answer(SURVEY, {"smoker": True, "mood": "great"})
+    r.submit(submission)
+    result = CliRunner().invoke(cli, ["receipts", "--state", str(state), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    [receipt] = data["receipts"]
+    assert receipt["body"] == submission.wire()
+    [spend] = data["epsilon_by_survey"]
+    assert spend["survey"] == "checkin" and spend["versions"] == [1]
+    assert spend["epsilon"] == pytest.approx(2.5)
+    assert "great" not in result.output
+    text = CliRunner().invoke(cli, ["receipts", "--state", str(state)])
+    assert "checkin: ε = 2.5 (v1)" in text.output
+    empty = CliRunner().invoke(cli, ["outbox", "list", "--state", str(state)])
+    assert empty.output.strip() == "outbox is empty"

@@ -258,3 +258,15 @@ def test_refused_manifest_does_not_pin_or_record(fake: Scripted, tmp_path: Path)
     with pytest.raises(PolicyError):
         respondent.fetch_survey("checkin")
     assert not (tmp_path / "trust.json").exists()
+
+
+def test_trusting_a_rotated_key_explicitly_replaces_the_pin(fake: Scripted,
+                                                            tmp_path: Path) -> None:
+    fake.served = [signed(survey_dict(), KEY), signed(survey_dict(version=2), OTHER_KEY)]
+    state = str(tmp_path)
+    Respondent(fake.server.url, state_dir=state, warn=lambda m: None).fetch_survey("checkin")
+    rotated = fingerprint(OTHER_KEY.public_key())
+    Respondent(fake.server.url, state_dir=state, trust=rotated).fetch_survey("checkin")
+    # From now on the new key is the pinned one, without --trust.
+    again = Respondent(fake.server.url, state_dir=state).fetch_survey("checkin")
+    assert again.fingerprint == rotated and not again.first_use
