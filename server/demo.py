@@ -32,6 +32,7 @@ import numpy as np
 
 from ..shared.errors import LdpSurveyError
 from ..shared.survey import Question, Survey, load_survey
+from .reports.model import Report
 
 SAMPLE = "sensitive.toml"
 SERVER_START_TIMEOUT = 30.0
@@ -53,6 +54,7 @@ class DemoResult:
     seconds: float
     html_path: Path
     table: str
+    report: Report
 
 
 def sample_survey() -> Survey:
@@ -272,7 +274,7 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
         html_path = (out_dir / f"{survey.id}-v{survey.version}-report.html").resolve()
         html_path.write_text(render_html(report), encoding="utf-8")
         return DemoResult(url=url, survey=survey, n_sent=sent, seconds=seconds,
-                          html_path=html_path, table=table)
+                          html_path=html_path, table=table, report=report)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -114,7 +114,7 @@ class QuestionView:
         need = self.distribution_respondents_for()
         return (f"The share of each of the {len(self.of_kind(DISTRIBUTION))} possible answers is "
                 f"too noisy to read at n = {self.n:,} and epsilon {self.epsilon:g} (typical "
-                f"interval ±{width * 100:.0f} percentage points); the mean above is precise. "
+                f"interval ±{width * 100:.0f} percentage points); the mean is far more precise. "
                 + (f"About {need:,} respondents would give ±{TARGET_HALF_WIDTH * 100:.0f} points "
                    "per answer. " if need else "")
                 + "All values are in the CSV and JSON formats.")
