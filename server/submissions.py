@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
+from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
 from . import surveys
 from .compiled import CompiledSurvey
@@ -191,11 +192,11 @@ class Job:
 def _store(db: sqlite_utils.Database, job: Job) -> StoreResult:
     """Store a validated request; concurrent requests share one transaction (group commit)."""
     path = db.execute("PRAGMA database_list").fetchone()[2]
-    return committer_for(path or f"memory:{id(db)}").run(
-        job, lambda jobs: _store_jobs(db, jobs))
+    key = path or f"memory:{id(db)}"
+    return committer_for(key).run(job, lambda jobs: _store_jobs(db, key, jobs))
 
 
-def _store_jobs(db: sqlite_utils.Database, jobs: Sequence[Job]) -> list[Any]:
+def _store_jobs(db: sqlite_utils.Database, db_key: str, jobs: Sequence[Job]) -> list[Any]:
     """One transaction for several requests, in order: a StoreResult or an error per job.
 
     Later jobs see earlier ones' ids as duplicates; aggregates are read once per survey
@@ -239,7 +240,7 @@ def _store_jobs(db: sqlite_utils.Database, jobs: Sequence[Job]) -> list[Any]:
                 "reports) VALUES (?, ?, ?, ?, ?)", rows)
         compiled = {(job.survey_id, v): c for job in jobs for v, c in job.compiled.items()}
         for (sid, version), items in added.items():
-            _add_to_aggregates(conn, sid, version, compiled[(sid, version)], items)
+            _add_to_aggregates(conn, db_key, sid, version, compiled[(sid, version)], items)
             conn.execute("UPDATE surveys SET n_submissions = n_submissions + ?, "
                          "last_submission_hour = ? WHERE id = ? AND version = ?",
                          (len(items), hour, sid, version))
@@ -258,8 +259,15 @@ def _existing_ids(conn: Any, survey_id: str, ids: list[str]) -> set[str]:
     return found
 
 
-def _add_to_aggregates(conn: Any, survey_id: str, version: int, compiled: CompiledSurvey,
-                       items: list[Item]) -> None:
+# (database, survey, version, question) -> (stored JSON text, the aggregate it parses to).
+# Only the group-commit leader of a database touches its entries. An entry is used only when
+# the stored text still equals its text, so another process's write (or a rolled-back
+# transaction) simply means parsing again.
+_parsed: dict[tuple[str, str, int, str], tuple[str, Aggregate]] = {}
+
+
+def _add_to_aggregates(conn: Any, db_key: str, survey_id: str, version: int,
+                       compiled: CompiledSurvey, items: list[Item]) -> None:
     """Add the reports to the stored aggregates: read once, merge in memory, write once."""
     rows = conn.execute("SELECT question_id, aggregate FROM aggregates "
                         "WHERE survey_id = ? AND version = ?", (survey_id, version)).fetchall()
@@ -269,10 +277,16 @@ def _add_to_aggregates(conn: Any, survey_id: str, version: int, compiled: Compil
         if not reports:
             continue
         mechanism = compiled.mechanisms[qid]
-        aggregate = mechanism.aggregate_from_dict(json.loads(text))
+        key = (db_key, survey_id, version, qid)
+        cached = _parsed.get(key)
+        if cached is not None and cached[0] == text:
+            aggregate = cached[1]
+        else:
+            aggregate = mechanism.aggregate_from_dict(json.loads(text))
         aggregate.merge(mechanism.aggregate_many(np.asarray(reports)))
-        updates.append((json.dumps(aggregate.to_dict(), separators=(",", ":")),
-                        survey_id, version, qid))
+        new_text = json.dumps(aggregate.to_dict(), separators=(",", ":"))
+        _parsed[key] = (new_text, aggregate)
+        updates.append((new_text, survey_id, version, qid))
     conn.executemany("UPDATE aggregates SET aggregate = ? "
                      "WHERE survey_id = ? AND version = ? AND question_id = ?", updates)
 
