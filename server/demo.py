@@ -279,7 +279,7 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-@click.command("demo")
+@click.command("demo", short_help="Run it all locally: server, sample survey, respondents, report.")
 @click.option("--n", "n", type=click.IntRange(min=1), default=5000, show_default=True,
               help="Number of simulated respondents.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),

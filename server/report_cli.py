@@ -9,7 +9,7 @@ import click
 from .reports.model import FORMATS, render
 
 
-@click.command("report")
+@click.command("report", short_help="Estimates as a table, JSON, CSV, Markdown or HTML.")
 @click.option("--server", "server_url", help="Server base URL, e.g. http://127.0.0.1:8000.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False),
               help="Read a local server database directly (read-only) instead of --server.")

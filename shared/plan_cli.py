@@ -15,7 +15,7 @@ from .planner import (
 from .survey import QUESTION_TYPES, load_survey
 
 
-@click.command("plan")
+@click.command("plan", short_help="Respondents needed for a margin of error, per mechanism.")
 @click.argument("survey_file", required=False,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "k", type=int, help="Number of possible answers (without SURVEY_FILE).")

@@ -10,7 +10,8 @@ from .model import DISTRIBUTION, GROUP, MEAN, OPTION, QuestionView, Report, Row,
 def render_table(report: Report) -> str:
     conf = f"{report.confidence:.0%}"
     lines = [f"{report.title} ({report.survey['id']} v{report.estimates.get('version', '?')})",
-             f"{report.n_submissions:,} submissions; total epsilon per respondent "
+             f"{report.n_submissions:,} submission{'' if report.n_submissions == 1 else 's'}; "
+             f"total epsilon per respondent "
              f"{report.total_epsilon:g}; {conf} intervals",
              ""]
     for q in report.questions():
