@@ -18,6 +18,8 @@ import sqlite_utils
 from .errors import StoreError
 
 BUSY_TIMEOUT_MS = 30_000
+# Page cache per connection (KiB): keeps the submission-id index hot under large ingests.
+CACHE_KIB = 32 * 1024
 
 
 def connect(path: str | Path, *, migrate_schema: bool = True) -> sqlite_utils.Database:
@@ -33,6 +35,7 @@ def connect(path: str | Path, *, migrate_schema: bool = True) -> sqlite_utils.Da
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     db = sqlite_utils.Database(conn)
     if migrate_schema:
         migrate(db)
