@@ -189,3 +189,74 @@ def test_no_ip_or_user_agent_in_database_or_logs(app, auth, db_path, caplog, mon
             assert canary.encode() not in data, (path, canary)
     for canary in (CANARY_IP, CANARY_FORWARDED, CANARY_AGENT):
         assert canary not in caplog.text
+
+
+def test_concurrent_submissions_share_transactions_correctly(app, client, auth, db_path,
+                                                             published):
+    """8 threads submit at once (group commit merges their transactions); ids repeated
+    across threads are stored once, and every thread learns the fate of its own ids."""
+    import threading
+
+    shared = [str(uuid.uuid4()) for _ in range(20)]
+    replies: list[dict] = []
+    lock = threading.Lock()
+
+    def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        own = app.test_client()
+        for i in range(25):
+            sid = rng.choice(shared) if i % 3 == 0 else None
+            body = own.post(SUBMIT, json=submission(sid=sid)).get_json()
+            with lock:
+                replies.append(body)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    accepted = [sid for r in replies for sid in r["accepted"]]
+    duplicates = [sid for r in replies for sid in r["duplicates"]]
+    assert len(accepted) + len(duplicates) == 8 * 25
+    assert len(set(accepted)) == len(accepted)
+    assert set(duplicates) <= set(shared) and set(duplicates) <= set(accepted)
+    est = client.get("/api/surveys/health/estimates", headers=auth).get_json()
+    assert est["n_submissions"] == len(accepted)
+    db = connect(db_path)
+    assert recompute(db, fix=False) == []
+    db.conn.close()
+
+
+def test_group_committer_results_and_failures():
+    """Each job gets its own outcome; a failing transaction fails exactly its group."""
+    import threading
+
+    from ldpsurvey.server.group_commit import GroupCommitter
+
+    committer: GroupCommitter[int] = GroupCommitter()
+    groups: list[list[int]] = []
+
+    def commit(jobs):
+        groups.append(list(jobs))
+        if any(j < 0 for j in jobs):
+            raise ValueError("bad group")
+        return [j * 10 if j % 7 else KeyError(j) for j in jobs]
+
+    results: dict[int, object] = {}
+
+    def worker(job: int) -> None:
+        try:
+            results[job] = committer.run(job, commit)
+        except (ValueError, KeyError) as exc:
+            results[job] = type(exc)
+
+    threads = [threading.Thread(target=worker, args=(j,)) for j in range(1, 41)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(j for g in groups for j in g) == list(range(1, 41))
+    assert all(results[j] == (KeyError if j % 7 == 0 else j * 10) for j in range(1, 41))
+    with pytest.raises(ValueError, match="bad group"):
+        committer.run(-1, commit)
+    assert committer.run(3, commit) == 30  # the committer recovers after a failed group
