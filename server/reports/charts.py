@@ -28,6 +28,8 @@ BAR = "#3b6ea8"
 GROUP_BAR = "#7a9e4a"
 TRUTH = "#c23b22"
 NEGATIVE_SHADE = "#f1f1f1"
+MAX_BARS = 30
+LEGEND_ROW_IN = 0.28
 
 
 @dataclass(frozen=True)
@@ -58,14 +60,23 @@ def _wrap(label: str, width: int = 26) -> str:
 
 
 def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
-    """Horizontal bars, one per option then one per group, with the interval as error bar."""
-    rows = [r for r in q.rows if r.kind in (OPTION, GROUP) and r.estimate is not None]
+    """Horizontal bars, one per option then one per group, with the interval as error bar.
+
+    Questions with many options chart the `MAX_BARS` largest (by the consistent view) in their
+    own order; the table below the chart keeps every option.
+    """
+    options = [r for r in q.of_kind(OPTION) if r.estimate is not None]
+    hidden = max(0, len(options) - MAX_BARS)
+    if hidden:
+        keep = set(sorted(range(len(options)), key=lambda i: -(options[i].consistent or 0))
+                   [:MAX_BARS])
+        options = [r for i, r in enumerate(options) if i in keep]
+    rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
     if not rows:
         return None
-    lines_per_row = [_wrap(r.label if r.kind == OPTION else f"{r.label} (group)").count("\n") + 1
-                     for r in rows]
-    height = 0.9 + sum(0.32 + 0.2 * n for n in lines_per_row)
-    fig = Figure(figsize=(WIDTH_IN, max(1.9, height)), layout="constrained")
+    labels = [_wrap(r.label if r.kind == OPTION else f"{r.label} (group)") for r in rows]
+    height = 1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels)
+    fig = Figure(figsize=(WIDTH_IN, max(2.0, height)), layout="constrained")
     ax = fig.add_subplot()
     ys = list(range(len(rows)))
     est = [r.estimate * 100 for r in rows]
@@ -98,13 +109,20 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
     ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
     if lo < 0:
         ax.axvspan(lo - pad, 0, color=NEGATIVE_SHADE, zorder=0)
-        ax.text(0.004, 0.995, "below 0%: noise\n(true share is small)", transform=ax.transAxes,
-                ha="left", va="top", fontsize=FONT - 2, color="#666666")
+        handles.append(Patch(facecolor=NEGATIVE_SHADE, edgecolor="#bbbbbb",
+                             label="below 0%: noise around a small share"))
+    for mean in q.of_kind(MEAN):  # ordinal questions: the mean score
+        if mean.estimate is not None:
+            handles.append(Line2D([], [], linestyle="none",
+                                  label=f"mean score {mean.estimate:.2f} "
+                                        f"[{mean.ci_low:.2f}, {mean.ci_high:.2f}]"))
     ax.axvline(0, color="#222222", linewidth=1, zorder=1)
-    ax.set_yticks(ys, [_wrap(r.label if r.kind == OPTION else f"{r.label} (group)")
-                       for r in rows], fontsize=FONT)
-    ax.invert_yaxis()
+    ax.set_yticks(ys, labels, fontsize=FONT)
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows
     ax.set_xlabel("share of respondents (%)", fontsize=FONT)
+    if hidden:
+        ax.set_title(f"the {MAX_BARS} largest of {MAX_BARS + hidden} options; the table lists "
+                     "all", fontsize=FONT - 1, color="#555555")
     ax.tick_params(axis="x", labelsize=FONT - 1)
     ax.grid(axis="x", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)
@@ -183,9 +201,8 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
             ax.step(*zip(*pts, strict=True), where="mid", color=TRUTH, linewidth=1.8, zorder=4)
             handles.append(Line2D([], [], color=TRUTH, linewidth=1.8, label="true distribution"))
     if min(r.ci_low for r in dist) < 0:
-        ax.text(0.995, 0.98, "shares below 0% are noise around a small true share",
-                transform=ax.transAxes, ha="right", va="top", fontsize=FONT - 2,
-                color="#666666")
+        handles.append(Line2D([], [], linestyle="none",
+                              label="below 0%: noise around a small share"))
     if mean is not None:
         ax.axvspan(mean.ci_low, mean.ci_high, color="#f0b429", alpha=0.3, zorder=1)
         ax.axvline(mean.estimate, color="#b7791f", linewidth=2, zorder=4)
@@ -208,5 +225,11 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
 
 
 def _legend(fig: Figure, handles: Sequence) -> None:
-    fig.legend(handles=list(handles), loc="outside upper center",
-               ncol=min(len(handles), 3), fontsize=FONT - 1, frameon=False)
+    # About 85 characters fit across the figure: as many columns as the longest label allows,
+    # and the figure grows by the legend's rows so the plot keeps its height.
+    longest = max(len(h.get_label()) for h in handles)
+    ncol = min(len(handles), 3 if longest <= 24 else 2 if longest <= 40 else 1)
+    fig.legend(handles=list(handles), loc="outside upper center", ncol=ncol,
+               fontsize=FONT - 1, frameon=False)
+    rows = -(-len(handles) // ncol)
+    fig.set_figheight(fig.get_figheight() + LEGEND_ROW_IN * rows)

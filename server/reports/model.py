@@ -208,11 +208,17 @@ def answer_label(value: Any) -> str:
 
 
 def pct(x: float | None, digits: int = 1) -> str:
-    return "–" if x is None else f"{x * 100:.{digits}f}%"
+    if x is None:
+        return "–"
+    text = f"{x * 100:.{digits}f}%"
+    return text[1:] if text.startswith("-") and float(text[1:-1]) == 0 else text  # no "-0.0%"
 
 
 def num(x: float | None, digits: int = 2) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+    if x is None:
+        return "–"
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text[1:]) == 0 else text
 
 
 def fmt(question: QuestionView, row: Row, x: float | None) -> str:

@@ -53,4 +53,6 @@ def true_shares(question: Any, answers: np.ndarray) -> tuple[dict[str, float], f
     mean = None
     if question.type == "integer":
         mean = float(question.min + np.dot(np.arange(question.k), counts))
+    elif question.type == "ordinal":  # the mean score, options scored 1..k in order
+        mean = float(1 + np.dot(np.arange(question.k), counts))
     return shares, mean

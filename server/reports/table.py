@@ -6,6 +6,8 @@ import textwrap
 
 from .model import DISTRIBUTION, GROUP, MEAN, OPTION, QuestionView, Report, Row, fmt, interval, pct
 
+MAX_ROWS = 40  # options listed per question in the terminal; other formats list them all
+
 
 def render_table(report: Report) -> str:
     conf = f"{report.confidence:.0%}"
@@ -34,6 +36,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
     header = ["", "estimate", "std err", f"{q.confidence:.0%} interval", "s.e. bound",
               "consistent"] + (["true"] if with_truth else [])
     body: list[list[str]] = []
+    notes: list[str] = []
     for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None),
                         (DISTRIBUTION, "distribution")):
         rows = q.of_kind(kind)
@@ -41,9 +44,17 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
             continue
         if title:
             body.append([f"{title}:"] + [""] * (len(header) - 1))
+        hidden = max(0, len(rows) - MAX_ROWS) if kind == OPTION else 0
+        if hidden:
+            keep = set(sorted(range(len(rows)), key=lambda i: -(rows[i].estimate or 0))
+                       [:MAX_ROWS])
+            rows = [r for i, r in enumerate(rows) if i in keep]
         for r in rows:
             body.append(_cells(q, r, truth))
-    out = head + ["  " + line for line in _grid(header, body)]
+        if hidden:
+            notes.append(f"{hidden:,} more options not shown: the {MAX_ROWS} largest are listed; "
+                         "--format csv lists all.")
+    out = head + ["  " + line for line in _grid(header, body)] + [f"  {n}" for n in notes]
     if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
         out += ["  " + line for line in textwrap.wrap(q.distribution_summary(), 96)]
     return out
