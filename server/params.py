@@ -7,6 +7,7 @@ import re
 
 from flask import request
 
+from ..shared.estimates import z_value
 from .errors import InvalidParameter
 
 _POSITIVE_INT = re.compile(r"^[0-9]{1,9}$")
@@ -31,7 +32,11 @@ def confidence_param(default: float = 0.95) -> float:
         value = float(raw) if len(raw) <= 40 else math.nan
     except ValueError:
         value = math.nan
-    if not (0 < value < 1):  # also refuses NaN
+    try:  # z_value also refuses c so close to 1 that its quantile is infinite
+        if not (0 < value < 1):  # also refuses NaN
+            raise ValueError(value)
+        z_value(value)
+    except ValueError:
         raise InvalidParameter("confidence must be a number strictly between 0 and 1",
-                               {"parameter": "confidence"})
+                               {"parameter": "confidence"}) from None
     return value

@@ -322,7 +322,7 @@ def test_estimates_confidence_and_shape(client, auth, published):
     b = wide["questions"][0]["categories"][1]
     assert a["estimate"] == b["estimate"]
     assert b["ci_high"] - b["ci_low"] > a["ci_high"] - a["ci_low"]
-    for bad in ("0", "1", "1.5", "-0.1", "nan", "abc", ""):
+    for bad in ("0", "1", "1.5", "-0.1", "nan", "abc", "", "0.9999999999999999"):
         response = client.get(f"/api/surveys/health/estimates?confidence={bad}", headers=auth)
         assert response.status_code == 400, bad
     assert client.get("/api/surveys/nope/estimates", headers=auth).status_code == 404
