@@ -209,7 +209,8 @@ def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[st
 
     sent = 0
     failures: list[str] = []
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures = [pool.submit(one, i) for i in range(n)]
         for future in as_completed(futures):
             status = future.result()
@@ -219,6 +220,8 @@ def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[st
                 failures.append(status)
             if progress is not None:
                 progress(1)
+    finally:  # on Ctrl-C or an error, drop the devices not started yet
+        pool.shutdown(wait=True, cancel_futures=True)
     if failures:
         raise DemoError(f"{len(failures)} of {n} submissions were not acknowledged "
                         f"(first: {failures[0]})")
