@@ -24,11 +24,12 @@ from .survey import QUESTION_TYPES, load_survey
               default="categorical", show_default=True,
               help="Question type (without SURVEY_FILE); for integer, k = max - min + 1.")
 @click.option("--margin", type=float,
-              help="Target margin of error (interval half-width): a proportion, e.g. 0.02, or "
-                   "for integer questions a distance on the mean in the answer's units.")
+              help="Target margin of error (interval half-width): a proportion, e.g. 0.02; for "
+                   "integer questions on the mean in the answer's units, for ordinal ones on "
+                   "the mean score (options scored 1..k).")
 @click.option("--mean-margin", type=float,
-              help="With SURVEY_FILE and --margin: the margin on integer questions' means, in "
-                   "the answer's units (default: --margin).")
+              help="With SURVEY_FILE and --margin: the margin on integer and ordinal questions' "
+                   "means, in their units (default: --margin).")
 @click.option("--n", "n", type=int, help="Number of respondents: print the margin they give.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="Confidence level of the interval.")
@@ -49,10 +50,13 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         click.echo(f"survey {survey.id} v{survey.version}: total epsilon per respondent "
                    f"{splan.total_epsilon:g} (the sum over its {len(survey.questions)} "
                    "questions)")
-        for qp in splan.questions:
+        for q, qp in zip(survey.questions, splan.questions, strict=True):
             click.echo("")
             click.echo(f"{qp.question}: {describe(qp)}")
             click.echo(format_plan(qp))
+            if not any(r.configured for r in qp.rows):
+                click.echo(f"(configured {q.mechanism}: no worst-case variance of this kind is "
+                           "derived for it, so it is not planned)")
         if margin is not None:
             click.echo("")
             click.echo("respondents needed so that every question meets its margin with its "

@@ -3,8 +3,10 @@
 For a mechanism whose estimate of one option (or of the mean, for integer questions) has
 variance at most V1/n with n reports, whatever the truth, a normal interval has half-width
 z·sqrt(V1/n). So a margin m needs n = ceil(z²·V1/m²) respondents, and n respondents give
-m = z·sqrt(V1/n). V1 is each mechanism's own `worst_case_variance`: the same code `auto`
-and the estimator use, never a second copy.
+m = z·sqrt(V1/n). V1 is what `auto` compares (`mechanisms.selection_variance`): each
+mechanism's own `worst_case_variance` (of one option's share; of the mean for integer
+questions) or, for ordinal questions, of the mean score. The same code `auto` and the estimator
+use, never a second copy.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from types import SimpleNamespace
 
 from .errors import PlanError
 from .estimates import z_value
-from .mechanisms import MECHANISMS, candidates, choose_mechanism
+from .mechanisms import MECHANISMS, candidates, choose_mechanism, selection_variance
 from .survey import QUESTION_TYPES, Question, Survey
 
 
@@ -41,7 +43,7 @@ class QuestionPlan:
     epsilon: float
     confidence: float
     rows: list[PlanRow]
-    margin_unit: str  # "proportion" or "answer units" (integer questions: margin on the mean)
+    margin_unit: str  # "proportion", "answer units" (integer mean) or "score" (ordinal mean)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class SurveyPlan:
     @property
     def n_needed(self) -> int:
         """Respondents so that every question's configured mechanism meets the margin."""
-        return max(_configured(q).n for q in self.questions)
+        return max((r.n for q in self.questions for r in q.rows if r.configured), default=0)
 
 
 def respondents_needed(variance_one: float, margin: float, confidence: float) -> int:
@@ -129,9 +131,10 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
     rows = [PlanRow(r.mechanism, r.variance_one, r.n, r.margin, r.auto,
                     r.mechanism == question.mechanism) for r in plan.rows]
     if not any(r.configured for r in rows):
-        cls = MECHANISMS[question.mechanism]
-        var = cls.worst_case_variance(question.k, question.epsilon)
-        rows.append(_row(question.mechanism, var, margin, n, confidence, False, True))
+        var = selection_variance(MECHANISMS[question.mechanism], question.type, question.k,
+                                 question.epsilon)
+        if var is not None:  # None: no mean-score variance derived for this mechanism
+            rows.append(_row(question.mechanism, var, margin, n, confidence, False, True))
     return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
                         margin_unit=plan.margin_unit)
@@ -140,8 +143,8 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
 def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,
                 confidence: float = 0.95, mean_margin: float | None = None) -> SurveyPlan:
     """Per question, with the survey's own ε per question; the total ε is what one respondent
-    spends on all of them. `mean_margin` (default: `margin`) is the margin on integer
-    questions' means, in the answer's units."""
+    spends on all of them. `mean_margin` (default: `margin`) is the margin on the means of
+    integer questions (answer units) and ordinal ones (score)."""
     check_target(margin, n, confidence)
     if mean_margin is not None:
         if margin is None:
@@ -149,18 +152,15 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         check_target(mean_margin, None, confidence)
     plans = []
     for q in survey.questions:
-        m = (mean_margin if q.type == "integer" and mean_margin is not None else margin)
+        m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
+             else margin)
         plans.append(plan_question(q, margin=m, n=n, confidence=confidence))
     return SurveyPlan(survey=survey.id, total_epsilon=survey.total_epsilon,
                       confidence=confidence, questions=plans)
 
 
 def _unit(question_type: str) -> str:
-    return "answer units" if question_type == "integer" else "proportion"
-
-
-def _configured(plan: QuestionPlan) -> PlanRow:
-    return next(r for r in plan.rows if r.configured)
+    return {"integer": "answer units", "ordinal": "score"}.get(question_type, "proportion")
 
 
 # --- text output -------------------------------------------------------------------------------
@@ -192,7 +192,8 @@ def format_plan(plan: QuestionPlan) -> str:
 
 
 def describe(plan: QuestionPlan) -> str:
-    what = ("the mean, in the answer's units" if plan.margin_unit == "answer units"
-            else "each option's share, in percentage points")
+    what = {"answer units": "the mean, in the answer's units",
+            "score": f"the mean score (options scored 1..{plan.k})"}.get(
+        plan.margin_unit, "each option's share, in percentage points")
     return (f"{plan.question_type}, k={plan.k}, epsilon={plan.epsilon:g}, "
             f"{plan.confidence:.0%} confidence; margin on {what}")

@@ -145,3 +145,19 @@ def test_cli_survey_file_and_errors():
         assert res.exit_code != 0
         assert res.output.startswith("Error:") or "Error" in res.output
         assert "Traceback" not in res.output
+
+
+def test_ordinal_margin_is_on_the_mean_score_as_the_estimator_bounds_it():
+    # auto ranks ordinal mechanisms by the mean score's worst-case variance; the planner's V1
+    # for the mechanism auto picks equals the estimator's mean variance_bound times n.
+    plan = plan_k(5, 1.0, n=5000, question_type="ordinal")
+    assert plan.margin_unit == "score"
+    auto = next(r for r in plan.rows if r.auto)
+    survey = Survey.from_dict({"id": "o", "title": "t", "version": 1, "questions": [
+        {"id": "q", "text": "?", "type": "ordinal", "epsilon": 1.0, "options": list("abcde")}]})
+    mech = mechanisms.mechanism_for(survey.questions[0])
+    assert mech.name == auto.mechanism
+    agg = mech.aggregate_many(mech.perturb_many(np.zeros(5000, dtype=np.int64),
+                                                np.random.default_rng(3)))
+    bound = mech.estimate(agg).mean.variance_bound
+    assert auto.variance_one == pytest.approx(bound * 5000, rel=1e-9)
