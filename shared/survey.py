@@ -191,11 +191,18 @@ def load_survey(path: str | Path) -> Survey:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise SurveyError(str(path), f"invalid TOML: {exc}") from exc
+        except RecursionError:
+            raise SurveyError(str(path), "invalid TOML: nested too deeply") from None
     elif path.suffix.lower() == ".json":
         try:
             data = json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:
             raise SurveyError(str(path), f"invalid JSON: {exc}") from exc
+        try:  # a \ud800 escape parses, but the survey could never be encoded or signed
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            raise SurveyError(str(path), "invalid JSON: a \\u escape encodes a lone "
+                              "surrogate (not Unicode text), or it is nested too deeply") from None
     else:
         raise SurveyError(str(path), "unknown file type: use .toml or .json")
     return Survey.from_dict(data)
