@@ -23,6 +23,8 @@ CATEGORY_KS = (2, 5, 16, 64)
 MARGIN = 0.02
 INTEGER_RANGE = 31  # answers 0..30, as in the sample survey
 MEAN_MARGIN = 0.5
+ORDINAL_K = 5
+SCORE_MARGIN = 0.1
 
 
 # --- the CLI -------------------------------------------------------------------------------
@@ -99,13 +101,28 @@ def mechanism_tables() -> str:
     plans = [plan_k(INTEGER_RANGE, e, margin=MEAN_MARGIN, question_type="integer")
              for e in EPSILONS]
     lines += ["", f"Integer answers in 0..{INTEGER_RANGE - 1}: respondents needed for a margin "
-              f"of ±{MEAN_MARGIN:g} on the mean (in the answer's units).", "",
-              "| mechanism | " + " | ".join(f"ε = {e:g}" for e in EPSILONS) + " |",
-              "|---|" + "---:|" * len(EPSILONS)]
-    for name in sorted({r.mechanism for p in plans for r in p.rows}):
-        cells = [next((f"{r.n:,}" for r in p.rows if r.mechanism == name), "–") for p in plans]
-        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+              f"of ±{MEAN_MARGIN:g} on the mean (in the answer's units).", ""]
+    lines += _simple_table(plans)
+    plans = [plan_k(ORDINAL_K, e, margin=SCORE_MARGIN, question_type="ordinal")
+             for e in EPSILONS]
+    lines += ["", f"Ordinal questions with {ORDINAL_K} options scored 1..{ORDINAL_K}: "
+              f"respondents needed for a margin of ±{SCORE_MARGIN:g} on the mean score "
+              "(`auto` ranks ordinal mechanisms by it).", ""]
+    lines += _simple_table(plans)
     return "\n".join(lines)
+
+
+def _simple_table(plans: list) -> list[str]:
+    lines = ["| mechanism | " + " | ".join(f"ε = {e:g}" for e in EPSILONS) + " |",
+             "|---|" + "---:|" * len(EPSILONS)]
+    for name in sorted({r.mechanism for p in plans for r in p.rows}):
+        cells = []
+        for p in plans:
+            row = next((r for r in p.rows if r.mechanism == name), None)
+            cell = "–" if row is None else f"{row.n:,}"
+            cells.append(f"**{cell}**" if row is not None and row.auto else cell)
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return lines
 
 
 # --- README sections -------------------------------------------------------------------------
