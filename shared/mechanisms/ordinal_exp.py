@@ -40,6 +40,7 @@ from ..estimates import (
     GroupEstimate,
     MeanEstimate,
     empty_value_estimates,
+    norm_sub,
     value_estimates,
     z_value,
 )
@@ -49,8 +50,8 @@ from .base import Mechanism, check_index
 
 _EXPLICIT_CHANNEL_MAX_K = 64
 MAX_OPTIONS = 1024  # the estimator inverts a k x k matrix
-_EM_ITERATIONS = 20000
-_EM_TOLERANCE = 1e-12
+_EM_ITERATIONS = 1000
+_EM_TOLERANCE = 1e-9
 
 
 def best_base(epsilon: float, k: int) -> Fraction:
@@ -104,15 +105,24 @@ def ordinal_mean_variance(cls: type[Mechanism], k: int, epsilon: float) -> float
     return None
 
 
-def em_distribution(channel: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """Maximum-likelihood answer distribution for observed report frequencies (EM)."""
+def em_distribution(channel: np.ndarray, observed: np.ndarray,
+                    start: np.ndarray | None = None) -> np.ndarray:
+    """Maximum-likelihood answer distribution for observed report frequencies (EM).
+
+    When channel inversion gives a distribution (no negative entry), it reproduces the observed
+    frequencies exactly and so is the maximum-likelihood estimate: it is returned as is. Else
+    EM runs from `start` (it must be positive everywhere: EM never revives a zero).
+    """
     k = channel.shape[0]
-    f = np.full(k, 1.0 / k)
+    inverted = np.linalg.solve(channel.T, observed)
+    if np.all(inverted >= -1e-12) and inverted.sum() > 0:  # allow rounding noise around 0
+        inverted = np.maximum(inverted, 0.0)
+        return inverted / inverted.sum()
+    f = np.full(k, 1.0 / k) if start is None else np.asarray(start, dtype=float)
+    weights = channel * (observed > 0)[None, :]  # reports never seen contribute nothing
+    safe = np.where(observed > 0, observed, 1.0)
     for _ in range(_EM_ITERATIONS):
-        predicted = channel.T @ f
-        ratio = np.divide(observed, predicted, out=np.zeros_like(observed),
-                          where=predicted > 0)
-        updated = f * (channel @ ratio)
+        updated = f * (weights @ (safe / (channel.T @ f)))
         updated /= updated.sum()
         if np.abs(updated - f).max() < _EM_TOLERANCE:
             return updated
@@ -237,7 +247,8 @@ class OrdinalExp(Mechanism):
         inverse = _inverse(self.k, self.epsilon)
         observed = aggregate.counts / n
         f_hat = inverse @ observed
-        consistent = em_distribution(channel, observed)
+        # EM from a positive point near the projected inversion (EM keeps zeros at zero).
+        consistent = em_distribution(channel, observed, 0.9 * norm_sub(f_hat) + 0.1 / self.k)
         per_option = linear_variances(channel, inverse, np.eye(self.k))  # [v, x]
         result.categories = value_estimates(self.labels, f_hat, per_option @ consistent / n,
                                             per_option.max(axis=1) / n, consistent, z)
