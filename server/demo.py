@@ -242,7 +242,10 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
 
     if n < 1:
         raise DemoError("--n must be at least 1")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DemoError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
     # State directories and the temporary database on tmpfs when there is one: thousands of
     # small fsync'd files are the demo's bottleneck, and nothing here must survive.
     shm = Path("/dev/shm")  # noqa: S108 (mkdtemp below: private, unpredictable name)
@@ -275,7 +278,10 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
         report = replace(report, truth=truth_of(survey, answers))
         table = render_table(report)
         html_path = (out_dir / f"{survey.id}-v{survey.version}-report.html").resolve()
-        html_path.write_text(render_html(report), encoding="utf-8")
+        try:
+            html_path.write_text(render_html(report), encoding="utf-8")
+        except OSError as exc:
+            raise DemoError(f"cannot write {html_path}: {exc.strerror or exc}") from None
         return DemoResult(url=url, survey=survey, n_sent=sent, seconds=seconds,
                           html_path=html_path, table=table, report=report)
     finally:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..shared.errors import ReportRenderError
 from .reports.model import FORMATS, render
 
 
@@ -50,5 +51,8 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     if out_path is None:
         click.echo(text, nl=False)
         return
-    out_path.write_text(text, encoding="utf-8")
+    try:
+        out_path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"wrote {fmt} report to {out_path}", err=True)

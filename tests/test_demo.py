@@ -78,3 +78,12 @@ def test_demo_cli_prints_the_table_and_the_report_path(tmp_path: Path) -> None:
     assert "25 submissions acknowledged" in res.output
     path = Path(res.output.split("HTML report: ")[1].split()[0])
     assert path.is_file() and path.parent == tmp_path.resolve()
+
+
+def test_demo_refuses_an_unusable_output_directory_before_starting_anything(
+        tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    res = CliRunner().invoke(cli, ["demo", "--n", "5", "--out", str(blocker / "sub")])
+    assert res.exit_code == 1
+    assert res.output.startswith("Error: cannot create") and "Traceback" not in res.output

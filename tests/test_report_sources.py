@@ -88,3 +88,11 @@ def test_unreachable_server_is_a_typed_error() -> None:
         fetch_report(f"http://127.0.0.1:{port}", "health", "token", timeout=2)
     with pytest.raises(ReportRenderError, match="http"):
         fetch_report("ftp://example", "health", "token")
+
+
+def test_unwritable_out_file_is_a_clean_error(answered: str, db_path: Path,
+                                             tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["report", "--db", str(db_path), "--survey", answered,
+                                   "--out", str(tmp_path / "missing-dir" / "r.txt")])
+    assert res.exit_code == 1
+    assert "cannot write" in res.output and "Traceback" not in res.output
