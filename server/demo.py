@@ -72,8 +72,9 @@ def sample_survey() -> Survey:
 @contextmanager
 def running_server(db_path: Path, threads: int = DEFAULT_WORKERS) -> Iterator[str]:
     """`ldpsurvey serve` on a free loopback port; yields its base URL, stops it on exit."""
-    cmd = [sys.executable, "-m", "ldpsurvey.shared.cli", "serve", "--db", str(db_path),
-           "--host", "127.0.0.1", "--port", "0", "--threads", str(threads)]
+    args = ["serve", "--db", str(db_path), "--host", "127.0.0.1", "--port", "0",
+            "--threads", str(threads)]
+    cmd = [sys.executable, "-c", _SERVE, *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # noqa: S603
                             text=True, env=env)
@@ -98,6 +99,12 @@ def running_server(db_path: Path, threads: int = DEFAULT_WORKERS) -> Iterator[st
     finally:
         watchdog.cancel()
         stop_process(proc)
+
+
+# A background job of a non-interactive shell starts with SIGINT ignored, and Python keeps an
+# ignored SIGINT: restore Ctrl-C so `stop_process` can stop the server cleanly.
+_SERVE = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+          "from ldpsurvey.shared.cli import cli; cli(sys.argv[1:], prog_name='ldpsurvey')")
 
 
 def _drain(stream: Any) -> None:
