@@ -24,7 +24,7 @@ def refuses_connections(url: str) -> bool:
 
 def test_demo_end_to_end_matches_the_truth_and_cleans_up(tmp_path: Path) -> None:
     messages: list[str] = []
-    n = 300
+    n = 200
     result = run_demo(n, None, tmp_path, seed=7, workers=2, echo=messages.append,
                       show_progress=False)
     assert result.n_sent == n
