@@ -244,7 +244,7 @@ class SupportAggregate(Aggregate):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], size: int | None = None, supports: Any = None,
                   supports_many: Any = None) -> SupportAggregate:
-        counts = _int_list(data.get("counts"), size, "counts")
+        counts = _int_list(_mapping(data).get("counts"), size, "counts")
         agg = cls(len(counts), supports, supports_many)
         agg._check_kind(data)
         agg.counts = counts
