@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..shared.survey import QUESTION_ID
 from .submissions import MAX_BATCH
 
 
@@ -58,9 +59,10 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object", "required": ["survey", "signature", "public_key"],
         "description": "A signed survey manifest: the canonical survey dict, an Ed25519 "
                        "signature over its canonical bytes, and the raw public key (base64).",
-        "properties": {"survey": {"type": "object"},
-                       "signature": {"type": "string"},
-                       "public_key": {"type": "string"},
+        "properties": {"survey": {"type": "object",
+                                  "required": ["id", "title", "version", "questions"]},
+                       "signature": {"type": "string", "minLength": 1},
+                       "public_key": {"type": "string", "minLength": 1},
                        "sha256": {"type": "string"},
                        "status": {"type": "string"}}},
     "SurveyDocument": {
@@ -85,6 +87,7 @@ _SCHEMAS: dict[str, Any] = {
                        "version": {"type": "integer", "minimum": 1},
                        "answers": {"type": "object", "minProperties": 1,
                                    "description": "question id -> perturbed report",
+                                   "propertyNames": {"pattern": QUESTION_ID.pattern},
                                    "additionalProperties": {}}}},
     "SubmissionBatch": {
         "type": "object", "required": ["submissions"], "additionalProperties": False,
