@@ -352,7 +352,17 @@ def _text(data: Mapping, key: str, where: str, required: bool = True,
         raise SurveyError(where, "must be a non-empty string")
     if len(value) > MAX_TEXT:
         raise SurveyError(where, f"at most {MAX_TEXT} characters")
+    _check_utf8(value, where)
     return value
+
+
+def _check_utf8(value: str, where: str) -> None:
+    """Refuse strings that have no UTF-8 form (lone surrogates): they cannot be signed."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SurveyError(where, "contains characters that are not valid Unicode text "
+                          "(a lone surrogate)") from None
 
 
 def _int(data: Mapping, key: str, where: str) -> int:
@@ -388,6 +398,7 @@ def _options(value: Any, where: str) -> tuple[str, ...]:
             raise SurveyError(f"{where}[{i}]", "must be a non-empty string")
         if len(label) > MAX_LABEL:
             raise SurveyError(f"{where}[{i}]", f"at most {MAX_LABEL} characters")
+        _check_utf8(label, f"{where}[{i}]")
         if label in seen:
             raise SurveyError(f"{where}[{i}]", f"duplicate label {label!r}")
         seen.add(label)
@@ -403,6 +414,7 @@ def _groups(value: Any, options: tuple[str, ...], where: str) -> dict[str, tuple
         at = f"{where}.{name}"
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL:
             raise SurveyError(at, "group name must be a non-empty string")
+        _check_utf8(name, at)
         if not isinstance(members, list) or not members:
             raise SurveyError(at, "must be a non-empty list of option labels")
         if len(set(map(str, members))) != len(members):
