@@ -224,14 +224,14 @@ def _laplace_chi_square(samples: np.ndarray, rate: Fraction) -> float:
 @pytest.mark.parametrize("rate", [Fraction(1, 2), Fraction(3, 2), Fraction(1, 7)])
 def test_discrete_laplace_matches_its_distribution(rate: Fraction) -> None:
     source = SeededSource(rate.denominator * 31 + rate.numerator)
-    samples = np.array([discrete_laplace(rate, source) for _ in range(20_000)])
+    samples = np.array([discrete_laplace(rate, source) for _ in range(10_000)])
     assert _laplace_chi_square(samples, rate) > ALPHA
 
 
 def test_discrete_laplace_with_the_csprng() -> None:
     # Non-deterministic on purpose: the OS CSPRNG path. False alarm rate 1e-6.
     rate = Fraction(2, 3)
-    samples = np.array([discrete_laplace(rate, SECURE) for _ in range(20_000)])
+    samples = np.array([discrete_laplace(rate, SECURE) for _ in range(10_000)])
     assert _laplace_chi_square(samples, rate) > ALPHA
 
 
