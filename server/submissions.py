@@ -29,6 +29,7 @@ from .hours import current_hour
 
 MAX_BATCH = 10_000
 MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)
+MAX_MESSAGE = 300  # a report echoed in an error message is cut here
 _ITEM_KEYS = frozenset({"submission_id", "answers", "version"})
 _IN_CHUNK = 500
 
@@ -165,7 +166,7 @@ def _validate_answers(compiled: CompiledSurvey, answers: Mapping[str, Any],
             reports[qid] = _plain(mechanism.validate_report(report))
         except (LdpSurveyError, TypeError, ValueError, OverflowError) as exc:
             message = exc.message if isinstance(exc, LdpSurveyError) else str(exc)
-            problems.append({"field": f"answers.{qid}", "message": message})
+            problems.append({"field": f"answers.{qid}", "message": message[:MAX_MESSAGE]})
     for qid in sorted(compiled.required - answers.keys()):
         problems.append({"field": f"answers.{qid}", "message": "required question missing"})
     return reports
