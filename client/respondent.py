@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..shared.errors import AnswerError
-from ..shared.mechanisms import mechanism_for
+from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.mechanisms.two_layer import TwoLayer
-from ..shared.survey import Survey
+from ..shared.survey import Question, Survey
 from .errors import DeliveryError
 from .hazmat_memo import Memoizer
 from .ledger import Charge, Ledger
@@ -64,6 +64,7 @@ class Respondent:
         self.ledger = Ledger(self.state)
         self.outbox = Outbox(self.state)
         self.memo = Memoizer(self.state)
+        self._mechanisms: dict[tuple[str, str], Mechanism] = {}
 
     def fetch_survey(self, survey_id: str) -> VerifiedSurvey:
         """GET the manifest and run every trust and policy check on it."""
@@ -101,7 +102,7 @@ class Respondent:
                 if q.optional:
                     continue
                 raise AnswerError(f"question {q.id!r} is required")
-            mechanism = mechanism_for(q)
+            mechanism = self._mechanism(survey, q)
             mechanism.encode(value)  # refuse before randomizing anything
             report_epsilon = mechanism.realized_epsilon()
             if survey.series is not None:
@@ -116,6 +117,13 @@ class Respondent:
                                   series=survey.series, tag=tag))
         return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
                           version=survey.version, reports=reports, charges=tuple(charges))
+
+    def _mechanism(self, survey: Survey, question: Question) -> Mechanism:
+        """The question's mechanism, built (and its ε proven) once per survey content."""
+        key = (survey.sha256, question.id)
+        if key not in self._mechanisms:
+            self._mechanisms[key] = mechanism_for(question)
+        return self._mechanisms[key]
 
     def submit(self, submission: Submission) -> Delivery:
         """Charge the ledger, store in the outbox, then send (retrying transient failures).
