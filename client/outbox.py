@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -103,7 +104,8 @@ class Outbox:
         return Delivery(sid, survey_id, SENT,
                         "delivered (the server already had it)" if duplicate else "delivered")
 
-    def flush(self, transport_for: Any, include_failed: bool = False) -> list[Delivery]:
+    def flush(self, transport_for: Callable[[str], Transport],
+              include_failed: bool = False) -> list[Delivery]:
         """Send every pending submission; `transport_for(server_url)` gives a Transport."""
         return [self.deliver(r, transport_for(r["server"]))
                 for r in self.pending(include_failed=include_failed)]

@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -69,10 +70,14 @@ class StateDir:
         self.path = Path(path).expanduser() if path is not None else default_state_dir()
         try:
             self.path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-            os.chmod(self.path, DIR_MODE)
+            mode = stat.S_IMODE(self.path.stat().st_mode)
         except OSError as exc:
             raise StateError(f"cannot use state directory {self.path}: "
                              f"{exc.strerror or exc}") from exc
+        if mode & 0o077:
+            # An existing directory others can read: never silently change its mode.
+            raise StateError(f"state directory {self.path} is accessible by other users "
+                             f"(mode {mode:o}); use a private directory or `chmod 700` it")
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._lock_fd: int | None = None

@@ -282,3 +282,13 @@ def test_receipts_show_reports_and_epsilon_never_true_answers(fake: FakeServer,
     assert "checkin: ε = 2.5 (v1)" in text.output
     empty = CliRunner().invoke(cli, ["outbox", "list", "--state", str(state)])
     assert empty.output.strip() == "outbox is empty"
+
+
+def test_state_directory_readable_by_others_is_refused(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    result = CliRunner().invoke(cli, ["receipts", "--state", str(shared)])
+    assert result.exit_code == 1
+    assert "accessible by other users (mode 755)" in result.output
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755  # left as it was
