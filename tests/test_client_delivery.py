@@ -292,3 +292,38 @@ def test_state_directory_readable_by_others_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "accessible by other users (mode 755)" in result.output
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755  # left as it was
+
+
+def test_crash_between_receipt_and_unlink_is_not_resent(fake: FakeServer, tmp_path: Path) -> None:
+    # A crash after the receipt was written but before the outbox file was removed leaves both:
+    # the receipt wins, nothing is sent again.
+    state = tmp_path / "state"
+    r = Respondent(fake.url, state_dir=str(state))
+    r.submit(r.answer(SURVEY, ANSWERS))
+    [receipt] = (state / "receipts").iterdir()
+    record = json.loads(receipt.read_text())
+    (state / "outbox" / receipt.name).write_text(json.dumps({**record, "status": "pending"}))
+    assert r.outbox.pending() == []
+    assert r.flush() == []
+    assert len(fake.posts()) == 1
+
+
+def test_interactive_respond_refuses_an_answered_version_before_asking(
+        fake: FakeServer, tmp_path: Path) -> None:
+    from client_support import signed
+
+    key = Ed25519PrivateKey.generate()
+    manifest = signed(survey_dict(), key)
+    server = FakeServer(lambda m, p, b: (200, manifest) if m == "GET" else accepting(m, p, b))
+    try:
+        args = ["respond", "--server", server.url, "--survey", "checkin", "--state",
+                str(tmp_path / "state")]
+        first = CliRunner().invoke(cli, args, input="no\n2\n5\n")
+        assert first.exit_code == 0, first.output
+        second = CliRunner().invoke(cli, args, input="no\n2\n5\n")
+        assert second.exit_code == 1
+        assert "already answered survey 'checkin' version 1" in second.output
+        assert "Do you smoke?" not in second.output
+        assert len(server.posts()) == 1
+    finally:
+        server.close()

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from client_support import FakeServer, signed, survey_dict
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ldpsurvey.client.errors import AlreadyAnsweredError
 from ldpsurvey.client.hazmat_memo import HmacSource, Memoizer
 from ldpsurvey.client.respondent import Respondent
@@ -54,6 +56,17 @@ def test_hmac_source_is_deterministic_and_keyed() -> None:
     a = HmacSource(b"k" * 32, b"m")
     b = HmacSource(b"j" * 32, b"m")
     assert [a.randbelow(2**64) for _ in range(4)] != [b.randbelow(2**64) for _ in range(4)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.binary(min_size=1, max_size=40), message=st.binary(max_size=40),
+       bounds=st.lists(st.integers(1, 2**130), min_size=1, max_size=8))
+def test_hmac_source_stays_in_range_and_replays(key: bytes, message: bytes,
+                                                bounds: list[int]) -> None:
+    a, b = HmacSource(key, message), HmacSource(key, message)
+    draws = [a.randbelow(n) for n in bounds]
+    assert all(0 <= d < n for d, n in zip(draws, bounds, strict=True))
+    assert draws == [b.randbelow(n) for n in bounds]
 
 
 def test_hmac_source_randbelow_is_uniform() -> None:
