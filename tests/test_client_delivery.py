@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from client_support import FakeServer, RealServer, free_port, survey_dict
+from client_support import FakeServer, RealServer, free_port, signed, survey_dict
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.client import state as state_module
 from ldpsurvey.client.respondent import Respondent
@@ -308,10 +308,7 @@ def test_crash_between_receipt_and_unlink_is_not_resent(fake: FakeServer, tmp_pa
     assert len(fake.posts()) == 1
 
 
-def test_interactive_respond_refuses_an_answered_version_before_asking(
-        fake: FakeServer, tmp_path: Path) -> None:
-    from client_support import signed
-
+def test_interactive_respond_refuses_an_answered_version_before_asking(tmp_path: Path) -> None:
     key = Ed25519PrivateKey.generate()
     manifest = signed(survey_dict(), key)
     server = FakeServer(lambda m, p, b: (200, manifest) if m == "GET" else accepting(m, p, b))
