@@ -29,16 +29,19 @@ def connect(path: str | Path, *, migrate_schema: bool = True) -> sqlite_utils.Da
     The connection is in autocommit mode: writers open transactions explicitly with
     `transaction()` (BEGIN IMMEDIATE), so a writer takes the write lock before it reads.
     """
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
-                           timeout=BUSY_TIMEOUT_MS / 1000)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = FULL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-    db = sqlite_utils.Database(conn)
-    if migrate_schema:
-        migrate(db)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        db = sqlite_utils.Database(conn)
+        if migrate_schema:
+            migrate(db)
+    except sqlite3.DatabaseError as exc:  # unwritable directory, not a SQLite file, ...
+        raise StoreError(f"cannot open database {path}: {exc}") from exc
     return db
 
 

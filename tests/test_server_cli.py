@@ -169,3 +169,12 @@ def test_real_server_publish_submit_estimate(server, tmp_path):
         path = Path(f"{db}{suffix}")
         if path.exists():
             assert CANARY_AGENT.encode() not in path.read_bytes()
+
+
+def test_unusable_database_is_a_one_line_error(tmp_path):
+    not_sqlite = tmp_path / "notes.db"
+    not_sqlite.write_text("not a database")
+    for db in (str(not_sqlite), str(tmp_path / "missing-dir" / "x.db")):
+        result = run("token", "create", "--db", db)
+        assert result.exit_code == 1
+        assert "cannot open database" in result.output and "Traceback" not in result.output
