@@ -19,8 +19,8 @@ def render_table(report: Report) -> str:
     for q in report.questions():
         lines += question_block(q, report)
         lines.append("")
-    lines.append("estimate: unbiased, can be negative by noise; consistent: non-negative view "
-                 "summing to 100% (Norm-Sub);")
+    lines.append("estimate: unbiased, can be negative by noise; consistent: non-negative, sums "
+                 "to 100% (Norm-Sub);")
     lines.append("s.e. bound: worst-case standard error over every possible truth "
                  "(square root of the variance bound).")
     return "\n".join(lines) + "\n"
@@ -51,6 +51,8 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
             rows = [r for i, r in enumerate(rows) if i in keep]
         for r in rows:
             body.append(_cells(q, r, truth))
+            if r.kind == GROUP:
+                notes.append(f"{r.label} = {' + '.join(r.members)}")
         if hidden:
             notes.append(f"{hidden:,} more options not shown: the {MAX_ROWS} largest are listed; "
                          "--format csv lists all.")
@@ -62,9 +64,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
 
 def _cells(q: QuestionView, r: Row, truth) -> list[str]:
     label = r.label
-    if r.kind == GROUP:
-        label = f"{r.label} ({' + '.join(r.members)})"
-    elif r.kind == DISTRIBUTION:
+    if r.kind == DISTRIBUTION:
         label = f"  {r.label}"
     cells = [label, fmt(q, r, r.estimate), fmt(q, r, r.std_error), interval(q, r),
              fmt(q, r, r.std_error_bound),
