@@ -73,8 +73,12 @@ def serve(db_path: str, host: str, port: int, threads: int, debug: bool) -> None
 
     # Waitress buffers a body before the app sees it: cap it near the app's own 413 limit.
     body_cap = 2 * int(app.config["MAX_CONTENT_LENGTH"]) + 65536
-    server = waitress.create_server(app, host=host, port=port, threads=threads,
-                                    max_request_body_size=body_cap, ident="ldpsurvey")
+    try:
+        server = waitress.create_server(app, host=host, port=port, threads=threads,
+                                        max_request_body_size=body_cap, ident="ldpsurvey")
+    except OSError as exc:  # port in use, address not available, ...
+        raise click.ClickException(f"cannot listen on {host}:{port}: "
+                                   f"{exc.strerror or exc}") from None
     click.echo(f"ldpsurvey serving on http://{host}:{server.effective_port}/ "
                f"(database {db_path}, {threads} threads)")
     try:

@@ -178,3 +178,15 @@ def test_unusable_database_is_a_one_line_error(tmp_path):
         result = run("token", "create", "--db", db)
         assert result.exit_code == 1
         assert "cannot open database" in result.output and "Traceback" not in result.output
+
+
+def test_serve_on_a_busy_port_is_a_one_line_error(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run([LDPSURVEY, "serve", "--db", str(tmp_path / "x.db"),
+                                 "--port", str(port)], capture_output=True, text=True,
+                                timeout=60)
+    assert result.returncode == 1
+    assert "cannot listen on" in result.stderr and "Traceback" not in result.stderr
