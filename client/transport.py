@@ -23,6 +23,8 @@ from .errors import DeliveryError
 
 # Request Timeout and Too Many Requests: the server may well accept the same request later.
 _TRANSIENT_4XX = frozenset({408, 429})
+# Four times the server's default request cap (16 MiB): no manifest it accepted is larger.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -112,17 +114,26 @@ class Transport:
                                      method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=self.policy.timeout) as resp:  # noqa: S310
-                return Response(resp.status, _json(resp.read()))
+                return Response(resp.status, _json(_read(resp)))
         except urllib.error.HTTPError as exc:
             with exc:
-                return Response(exc.code, _json(exc.read()))
+                return Response(exc.code, _json(_read(exc)))
 
 
 def _json(raw: bytes) -> Any:
+    """The body as JSON, or (a prefix of) its text: a hostile body must not crash the client."""
     try:
         return json.loads(raw) if raw else None
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
         return raw[:200].decode("utf-8", "replace")
+
+
+def _read(resp: Any) -> bytes:
+    raw = resp.read(MAX_RESPONSE_BYTES + 1)
+    if len(raw) > MAX_RESPONSE_BYTES:
+        raise DeliveryError(f"the server's response is larger than {MAX_RESPONSE_BYTES} bytes; "
+                            f"refusing to read it")
+    return raw
 
 
 def _describe(exc: BaseException) -> str:
