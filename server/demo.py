@@ -80,6 +80,7 @@ def running_server(db_path: Path, threads: int = DEFAULT_WORKERS) -> Iterator[st
                             text=True, env=env)
     watchdog = threading.Timer(SERVER_START_TIMEOUT, proc.kill)
     watchdog.start()
+    drains: list[threading.Thread] = []
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -91,14 +92,14 @@ def running_server(db_path: Path, threads: int = DEFAULT_WORKERS) -> Iterator[st
             raise DemoError(f"the server did not start: {(line + err).strip()[-500:]}")
         url = line.split(marker, 1)[1].split()[0].rstrip("/")
         # Drain the server's output so a chatty log can never block it on a full pipe.
-        drains = [threading.Thread(target=_drain, args=(stream,), daemon=True)
-                  for stream in (proc.stdout, proc.stderr)]
+        drains += [threading.Thread(target=_drain, args=(stream,), daemon=True)
+                   for stream in (proc.stdout, proc.stderr)]
         for t in drains:
             t.start()
         yield url
     finally:
         watchdog.cancel()
-        stop_process(proc)
+        stop_process(proc, drains)
 
 
 # A background job of a non-interactive shell starts with SIGINT ignored, and Python keeps an
@@ -112,8 +113,9 @@ def _drain(stream: Any) -> None:
         pass
 
 
-def stop_process(proc: subprocess.Popen) -> None:
-    """Ctrl-C (waitress closes its sockets), then kill if it does not exit in time."""
+def stop_process(proc: subprocess.Popen, readers: list[threading.Thread] | None = None) -> None:
+    """Ctrl-C (waitress closes its sockets), then kill if it does not exit in time; the
+    threads reading its output finish at end of file before the pipes are closed."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
         try:
@@ -121,6 +123,8 @@ def stop_process(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    for reader in readers or ():
+        reader.join(timeout=SERVER_STOP_TIMEOUT)
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
