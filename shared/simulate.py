@@ -299,9 +299,11 @@ def _compare(question: Question, mechanism: Mechanism, estimate: Estimate,
             members = [index[label] for label in group.options]
             result.groups.append(_row(group, float(true_freq[members].sum()), group.name))
     if estimate.mean is not None and estimate.mean.estimate is not None \
-            and question.type == "integer":
-        assert question.min is not None
-        true_mean = question.min + true_index_sum / n
+            and question.type in ("integer", "ordinal"):
+        # Integer answers are their values; ordinal options are scored 1..k.
+        first = question.min if question.type == "integer" else 1
+        assert first is not None
+        true_mean = first + true_index_sum / n
         m = estimate.mean
         assert m.std_error is not None and m.ci_low is not None and m.ci_high is not None
         result.mean = MeanResult(truth=true_mean, estimate=m.estimate, std_error=m.std_error,

@@ -178,6 +178,20 @@ def test_wide_integer_range_estimates_only_the_mean() -> None:
     assert q.mean is not None and not q.values
 
 
+def test_ordinal_mean_score_is_compared() -> None:
+    survey = Survey.from_dict({
+        "id": "likert", "title": "Likert", "version": 1,
+        "questions": [{"id": "agree", "text": "Agree?", "type": "ordinal", "epsilon": 2.0,
+                       "mechanism": "ordinal_exp",
+                       "options": ["strongly disagree", "disagree", "neutral", "agree",
+                                   "strongly agree"]}],
+    })
+    q = simulate_survey(survey, 4000, np.random.default_rng(8)).questions[0]
+    assert q.mean is not None
+    scores = np.arange(1, 6)
+    assert math.isclose(q.mean.truth, float(np.dot(scores, [v.truth for v in q.values])))
+
+
 @pytest.mark.slow
 def test_a_million_respondents_on_sixteen_options() -> None:
     result = simulate_survey(wide_survey(16), 1_000_000, np.random.default_rng(7))
