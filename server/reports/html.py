@@ -53,6 +53,8 @@ def render_html(report: Report) -> str:
         f"version {escape(str(version))}"
         + (f" &middot; last submission in the hour starting {escape(str(last))}" if last else "")
         + "</p>",
+        (f'<p>{escape(str(report.survey["description"]))}</p>'
+         if report.survey.get("description") else ""),
         '<div class="cards">',
         _card("submissions", f"{report.n_submissions:,}"),
         _card("total ε per respondent", f"{report.total_epsilon:g}"),
