@@ -20,8 +20,8 @@ EXPLANATION: tuple[tuple[str, str], ...] = (
      "zero. That is not an error: it says the true share is small, and the interval says how "
      "small. The 'consistent' column is the same information made easier to read: it sets "
      "negative shares to zero and lowers the others by one common amount so they sum to 100% "
-     "(slightly biased, usually closer to the truth). The 'variance bound' (or s.e. bound) is the worst case over every "
-     "possible truth, known before any data arrive."),
+     "(slightly biased, usually closer to the truth). The 'variance bound' (or s.e. bound) "
+     "is the worst case over every possible truth, known before any data arrive."),
     ("The privacy budget",
      "Epsilon (ε) measures how much one answer can reveal: smaller means more noise and more "
      "privacy. A respondent who answers every question spends the sum of the questions' ε, "
