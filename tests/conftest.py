@@ -10,7 +10,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pytest
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
 
 FREQUENCY_TYPES = frozenset({"categorical", "ordinal"})
@@ -61,8 +60,3 @@ MECHANISM_NAMES = sorted(MECHANISMS)
 EPSILONS = (0.1, 0.5, math.log(3), 1.0, 2.0, 4.0, 8.0)
 DOMAIN_SIZES = (2, 3, 5, 16, 100)
 
-
-@pytest.fixture(params=MECHANISM_NAMES)
-def mechanism_class(request: pytest.FixtureRequest) -> type[Mechanism]:
-    """Each registered mechanism class in turn."""
-    return MECHANISMS[request.param]
