@@ -13,6 +13,9 @@ from __future__ import annotations
 import copy
 import io
 import json
+import shutil
+import sqlite3
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +26,8 @@ import pytest
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
 from ldpsurvey.server.db import connect
@@ -493,3 +498,59 @@ def test_huge_bodies_against_the_real_server(tmp_path: Path) -> None:
         assert snapshot(server.db_path) == before
     finally:
         server.stop()
+
+
+class SubmissionMachine(RuleBasedStateMachine):
+    """Random interleavings of new, resent, invalid and mixed batches: the stored ids are
+    exactly the model's, each once, and the aggregates always equal a recompute."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dir = tempfile.mkdtemp(prefix="ldp-machine-")
+        self.deployed = Deployed(Path(self.dir))
+        self.client = self.deployed.client
+        self.model: set[str] = set(self._stored())  # Deployed stores 3 submissions
+
+    def _stored(self) -> list[str]:
+        conn = sqlite3.connect(str(self.deployed.db_path))
+        try:
+            return [r[0] for r in conn.execute("SELECT submission_id FROM submissions")]
+        finally:
+            conn.close()
+
+    @rule(n=st.integers(1, 5), resend=st.integers(0, 3))
+    def batch(self, n: int, resend: int) -> None:
+        old = sorted(self.model)[:resend]
+        fresh = [submission() for _ in range(n)]
+        # A resent id carries new reports: the stored submission must not change.
+        items = fresh + [submission(sid=sid) for sid in old]
+        body = items[0] if len(items) == 1 else {"submissions": items}
+        reply = self.client.post(SUBMISSIONS, json=body).get_json()
+        assert sorted(reply["accepted"]) == sorted(s["submission_id"] for s in fresh)
+        assert sorted(reply["duplicates"]) == sorted(old)
+        self.model |= set(reply["accepted"])
+
+    @rule(bad=invalid_submissions(), n=st.integers(0, 3))
+    def rejected(self, bad: dict[str, Any], n: int) -> None:
+        items = [submission() for _ in range(n)] + [bad]
+        body = items[0] if len(items) == 1 else {"submissions": items}
+        assert_json_4xx(self.client.post(SUBMISSIONS, json=body))
+
+    @invariant()
+    def stored_exactly_the_model(self) -> None:
+        stored = self._stored()
+        assert len(stored) == len(set(stored)) and set(stored) == self.model
+        db = connect(self.deployed.db_path)
+        try:
+            assert recompute(db, "health", fix=False) == []
+        finally:
+            db.conn.close()
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+TestSubmissionMachine = SubmissionMachine.TestCase
+TestSubmissionMachine.settings = settings(max_examples=12, stateful_step_count=12,
+                                          deadline=None, derandomize=True,
+                                          suppress_health_check=list(HealthCheck))
