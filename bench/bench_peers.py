@@ -95,45 +95,55 @@ def theory(name: str, k: int, epsilon: float, truth: np.ndarray, n: int) -> floa
 def accuracy(ks: list[int], epsilons: list[float], n: int, runs: int, peer_runs: int,
              python: Path | None, olh_peer_max_k: int) -> list[dict[str, Any]]:
     rows = []
+    tmpdir = Path(tempfile.mkdtemp())
+    truths, paths = {}, {}
     for k in ks:
         answers = zipf_population(k, n, seed=k)
-        truth = np.bincount(answers, minlength=k) / n
-        with tempfile.NamedTemporaryFile(suffix=".npy", delete=False) as tmp:
-            np.save(tmp, answers)
-            answers_path = tmp.name
+        truths[k] = np.bincount(answers, minlength=k) / n
+        paths[k] = str(tmpdir / f"zipf-{k}.npy")
+        np.save(paths[k], answers)
         for epsilon in epsilons:
             q = type("Q", (), {"id": "q", "type": "categorical", "k": k, "epsilon": epsilon})
             auto, _ = choose_mechanism(q)
             for name in OURS:
                 mech = MECHANISMS[name](epsilon, labels(k))
                 rng = np.random.default_rng([k, int(epsilon * 10), len(name)])
-                errors = []
-                for _ in range(runs):
+                errors, consistent = [], []
+                # The MSE averages k options: small k needs more runs for the same precision.
+                for _ in range(max(runs, -(-400 // k))):
                     est = mech.estimate(mech.aggregate_many(mech.perturb_many(answers, rng)))
                     f_hat = np.array([c.estimate for c in est.categories])
-                    errors.append(float(np.mean((f_hat - truth) ** 2)))
-                rows.append(_row("ours", name, k, epsilon, errors, theory(name, k, epsilon,
-                                                                         truth, n),
-                                 auto=name == auto))
+                    errors.append(float(np.mean((f_hat - truths[k]) ** 2)))
+                    f_cons = np.array([c.consistent for c in est.categories])
+                    consistent.append(float(np.mean((f_cons - truths[k]) ** 2)))
+                rows.append(_row("ours", name, k, epsilon, errors,
+                                 theory(name, k, epsilon, truths[k], n), auto=name == auto))
+                rows[-1]["mse_consistent"] = float(np.mean(consistent))
                 print(_fmt(rows[-1]), flush=True)
-            if python is None:
+    if python is None:
+        return rows
+    for peer in PEERS:  # one worker per peer for all settings (numba compiles once)
+        settings = [{"k": k, "epsilon": epsilon, "answers": paths[k],
+                     "runs": peer_runs * (3 if k <= 16 else 1),
+                     "seed": k * 100 + int(epsilon * 10)}
+                    for k in ks for epsilon in epsilons
+                    if not (peer.endswith("olh") and k > olh_peer_max_k)]
+        res = peer_job(python, {"task": "accuracy_many", "protocol": peer,
+                                "settings": settings})
+        if "error" in res:
+            print(f"  {peer}: {res['error']}", flush=True)
+            continue
+        for setting, out in zip(settings, res["results"], strict=True):
+            k, epsilon = setting["k"], setting["epsilon"]
+            if "error" in out:
+                print(f"  {peer} k={k} eps={epsilon}: {out['error']}", flush=True)
                 continue
-            for peer in PEERS:
-                if peer.endswith("olh") and k > olh_peer_max_k:
-                    continue  # O(n·k) Python decoding: minutes per run
-                res = peer_job(python, {"task": "accuracy", "protocol": peer, "k": k,
-                                        "epsilon": epsilon, "answers": answers_path,
-                                        "runs": peer_runs, "seed": k * 100 + int(epsilon * 10)})
-                if "error" in res:
-                    print(f"  {peer} k={k} eps={epsilon}: {res['error']}", flush=True)
-                    continue
-                errors = [float(np.mean((np.array(e) - truth) ** 2)) for e in res["estimates"]]
-                formula = None
-                if not (peer == "pureldp_hr" and epsilon > 1):
-                    formula = theory(PEER_THEORY[peer], k, epsilon, truth, n)
-                rows.append(_row("peer", peer, k, epsilon, errors, formula))
-                print(_fmt(rows[-1]), flush=True)
-        Path(answers_path).unlink()
+            errors = [float(np.mean((np.array(e) - truths[k]) ** 2)) for e in out["estimates"]]
+            formula = None
+            if not (peer == "pureldp_hr" and epsilon > 1):
+                formula = theory(PEER_THEORY[peer], k, epsilon, truths[k], n)
+            rows.append(_row("peer", peer, k, epsilon, errors, formula))
+            print(_fmt(rows[-1]), flush=True)
     return rows
 
 
@@ -224,13 +234,99 @@ def speed(n: int, python: Path | None, peer_n: int, olh_peer_n: int,
     return rows
 
 
+def mean_variance_choice(k: int, epsilon: float) -> str:
+    """The pure protocol with the lowest *mean over options* of the per-option variance,
+    (V_in + (k-1)·V_out)/(k (p*-q*)^2), which does not depend on the truth: the alternative
+    criterion this benchmark argues for (auto currently uses the max over options and truth)."""
+    best = None
+    for name in OURS:
+        cls = MECHANISMS[name]
+        assert issubclass(cls, PureProtocol)
+        p, q = cls.support_probabilities(k, epsilon)
+        v_in, v_out = cls.set_support_variances(p, q, k, 1)
+        value = (v_in + (k - 1) * v_out) / (k * (p - q) ** 2)
+        if cls.report_bytes(k, epsilon) <= 1024 and (best is None or value < best[0]):
+            best = (value, name)
+    assert best is not None
+    return best[1]
+
+
+def render(speed_path: Path, accuracy_path: Path) -> str:
+    """Markdown tables from the JSON results (for bench/RESULTS.md)."""
+    out = []
+    if speed_path.exists():
+        data = json.loads(speed_path.read_text())
+        out += [f"### Speed (k = 1024, ε = 1, n = {data['settings']['speed_n']:,}; "
+                f"run {data['date']})", "",
+                "| protocol | client (s) | client secure (µs/report) | aggregation (s) | "
+                "estimation (ms) | estimate from stored aggregate (ms) | "
+                "incremental add (µs/report) |", "|---|---|---|---|---|---|---|"]
+        for r in data["speed"]:
+            if r["side"] == "ours":
+                out.append(f"| ours {r['protocol']} | {r['client_vectorized_s']:.2f} "
+                           f"(vectorized sim.) | {r['client_secure_per_report_us']:.0f} | "
+                           f"{r['aggregate_s']:.3f} | {r['estimate_s'] * 1e3:.1f} | "
+                           f"{r['stored_estimate_ms']:.1f} | "
+                           f"{r['incremental_add_per_report_us']:.0f} |")
+            else:
+                note = (f" (measured on {r['measured_n']:,}, scaled)" if r["extrapolated"]
+                        else "")
+                out.append(f"| {r['protocol']}{note} | {r['client_s']:.1f} | - | "
+                           f"{r['server_s']:.2f} (aggregation + estimation) | - | - | - |")
+        out.append("")
+    if accuracy_path.exists():
+        data = json.loads(accuracy_path.read_text())
+        out += [f"### Accuracy (Zipf(1.1), n = {data['settings']['accuracy_n']:,}; "
+                f"run {data['date']})", "",
+                "MSE = mean over options of (f̂ - f)², averaged over runs; theory = the "
+                "fixed-population variance formula averaged over options; * = auto's choice.",
+                "MSE (consistent): ours' Norm-Sub view (non-negative, sums to 1, biased); "
+                "multi-freq-ldpy's only output is of that kind (clipped and renormalized).",
+                "", "| k | ε | protocol | runs | MSE | theory | MSE/theory | MSE (consistent) |",
+                "|---|---|---|---|---|---|---|---|"]
+        rows = sorted(data["accuracy"], key=lambda r: (r["k"], r["epsilon"], r["side"] != "ours",
+                                                        r["protocol"]))
+        for r in rows:
+            theory_s = f"{r['theory']:.3e}" if r["theory"] else "-"
+            ratio = f"{r['ratio']:.3f}" if r["ratio"] else "-"
+            star = "*" if r["auto"] else ""
+            cons = f"{r['mse_consistent']:.3e}" if r.get("mse_consistent") else "-"
+            out.append(f"| {r['k']} | {r['epsilon']:g} | {r['side']} {r['protocol']}{star} | "
+                       f"{r['runs']} | {r['mse']:.3e} | {theory_s} | {ratio} | {cons} |")
+        out += ["", "Auto against the best peer (MSE ratio; < 1 means auto is better):", "",
+                "| k | ε | auto | best peer | auto MSE / best peer MSE | "
+                "auto consistent-view MSE / best peer MSE | mean-variance choice | "
+                "its MSE / best peer MSE |", "|---|---|---|---|---|---|---|---|"]
+        for (k, eps) in sorted({(r["k"], r["epsilon"]) for r in rows}):
+            auto = [r for r in rows if (r["k"], r["epsilon"]) == (k, eps) and r["auto"]]
+            peers = [r for r in rows if (r["k"], r["epsilon"]) == (k, eps) and r["side"] == "peer"]
+            if auto and peers:
+                best = min(peers, key=lambda r: r["mse"])
+                cons = auto[0].get("mse_consistent")
+                cons_s = f"{cons / best['mse']:.3f}" if cons else "-"
+                alt = mean_variance_choice(k, eps)
+                alt_row = [r for r in rows if (r["k"], r["epsilon"], r["side"], r["protocol"])
+                           == (k, eps, "ours", alt)]
+                alt_s = f"{alt_row[0]['mse'] / best['mse']:.3f}" if alt_row else "-"
+                out.append(f"| {k} | {eps:g} | {auto[0]['protocol']} | {best['protocol']} | "
+                           f"{auto[0]['mse'] / best['mse']:.3f} | {cons_s} | {alt} | {alt_s} |")
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (minutes, not hours)")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--only", choices=["accuracy", "speed"])
     parser.add_argument("--out", default=str(HERE / "peers_results.json"))
+    parser.add_argument("--merge-peers-from", help="accuracy: reuse peer rows from this JSON")
+    parser.add_argument("--render", action="store_true",
+                        help="print Markdown tables from bench/peers_speed.json and "
+                             "bench/peers_accuracy.json, run nothing")
     args = parser.parse_args()
+    if args.render:
+        print(render(HERE / "peers_speed.json", HERE / "peers_accuracy.json"))
+        return
     if args.quick:
         ks, epsilons, n, runs, peer_runs = [2, 16, 128, 1024], [0.5, 1.0, 2.0, 4.0], 100_000, 3, 2
         speed_n, peer_n, olh_peer_n, olh_peer_max_k = 100_000, 20_000, 1000, 16
@@ -255,6 +351,11 @@ def main() -> None:
     if args.only in (None, "accuracy"):
         print(f"accuracy, Zipf(1.1), n={n}:", flush=True)
         result["accuracy"] = accuracy(ks, epsilons, n, runs, peer_runs, python, olh_peer_max_k)
+        if args.merge_peers_from:
+            old = json.loads(Path(args.merge_peers_from).read_text())
+            result["accuracy"] += [r for r in old["accuracy"] if r["side"] == "peer"]
+            result["peer_versions"] = old.get("peer_versions")
+            result["settings"]["peer_rows_from"] = old["date"]
     Path(args.out).write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out}")
 

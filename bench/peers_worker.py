@@ -8,6 +8,8 @@ Jobs:
   {"task": "versions"}
   {"task": "accuracy", "protocol": ..., "k": .., "epsilon": .., "answers": "x.npy", "runs": ..,
    "seed": ..}   -> {"estimates": [[f_1..f_k] per run]} (frequencies, not counts)
+  {"task": "accuracy_many", "protocol": ..., "settings": [{k, epsilon, answers, runs, seed}]}
+                 -> {"results": [{"estimates": ...} or {"error": ...} per setting]}
   {"task": "speed", "protocol": ..., "k": .., "epsilon": .., "answers": "x.npy", "seed": ..}
                  -> {"client_s": .., "server_s": .., "n": ..} for the given answers
 """
@@ -112,6 +114,20 @@ def main() -> None:
                 out[name] = None
         print(json.dumps({"versions": out, "python": sys.version.split()[0]}))
         return
+    if job["task"] == "accuracy_many":  # one process for many settings: numba compiles once
+        results = []
+        for setting in job["settings"]:
+            random.seed(setting["seed"])
+            np.random.seed(setting["seed"] % 2**32)
+            answers = np.load(setting["answers"])
+            try:
+                results.append({"estimates": [
+                    run(job["protocol"], setting["k"], setting["epsilon"], answers)[0].tolist()
+                    for _ in range(setting["runs"])]})
+            except Exception as exc:  # a peer failing one setting must not lose the others
+                results.append({"error": f"{type(exc).__name__}: {exc}"})
+        print(json.dumps({"results": results}))
+        return
     random.seed(job.get("seed", 0))
     np.random.seed(job.get("seed", 0) % 2**32)
     answers = np.load(job["answers"])
@@ -120,7 +136,9 @@ def main() -> None:
         estimates = [run(job["protocol"], k, epsilon, answers)[0].tolist()
                      for _ in range(job["runs"])]
         print(json.dumps({"estimates": estimates}))
+        return
     else:
+        run(job["protocol"], k, epsilon, answers[:20])  # warm up (numba compiles on first use)
         _, client_s, server_s = run(job["protocol"], k, epsilon, answers)
         print(json.dumps({"client_s": client_s, "server_s": server_s, "n": int(answers.size)}))
 
