@@ -246,15 +246,17 @@ def test_olh_vectorized_paths_agree() -> None:
     rng = np.random.default_rng(2)
     answers = rng.integers(0, 37, size=3000)
     reports = mech.perturb_many(answers, rng)
+    # Edge seeds too: all-zero and all-(P-1) coefficients (X mod P hits 0 and P - 1).
+    reports[:4, 0] = [0, SEEDS - 1, PRIME - 1, PRIME**2]
     one_by_one = mech.new_aggregate()
     for seed, bucket in reports.tolist():
         one_by_one.add(mech.validate_report([seed, bucket]))
     assert one_by_one == mech.aggregate_many(reports)
     # The bucket is the true value's hash exactly when the GRR step kept it (w.p. p').
-    kept = (hash_values(reports[:, 0], np.arange(37), mech.g)[np.arange(3000), answers]
-            == reports[:, 1]).mean()
+    kept = (hash_values(reports[4:, 0], np.arange(37), mech.g)[np.arange(2996), answers[4:]]
+            == reports[4:, 1]).mean()
     p = float(mech.p_bucket)  # GRR moves the bucket to a *different* one, never back to h
-    assert abs(kept - p) <= Z * math.sqrt(p * (1 - p) / 3000)
+    assert abs(kept - p) <= Z * math.sqrt(p * (1 - p) / 2996)
 
 
 # --- vectorized samplers against the channel ----------------------------------------------------

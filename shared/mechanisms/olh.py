@@ -39,7 +39,7 @@ from .pure import PureProtocol
 PRIME = 2**17 - 1  # a Mersenne prime above the largest allowed domain (65536 options)
 SEEDS = PRIME**3
 MAX_BUCKETS = 2**16  # beyond this, more buckets only add report size (g > k gains nothing)
-_BLOCK = 1 << 17  # hash evaluations per vectorized block: small enough to stay in cache
+_BLOCK = 1 << 16  # hash evaluations per vectorized block: small enough to stay in cache
 
 
 def buckets(epsilon: float) -> int:
@@ -66,6 +66,37 @@ def hash_values(seeds: np.ndarray, values: np.ndarray, g: int) -> np.ndarray:
     a0, a1, a2 = seeds % PRIME, (seeds // PRIME) % PRIME, seeds // PRIME**2
     # a2·(v^2 mod P) + a1·v + a0 < 2^35: no overflow in int64.
     return ((a2 * (values * values % PRIME) + a1 * values + a0) % PRIME) % g
+
+
+def bucket_hits(reports: np.ndarray, values: np.ndarray, squares: np.ndarray, g: int,
+                out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """[h_s(v) == y] for a block of (seed, y) rows and all values, in float64 (the bulk
+    decoder; `hash_values` is the integer reference).
+
+    Exact: a0 + a1·v + a2·(v² mod P) < 2^35 is an integer float64 holds exactly. Adding 1/2
+    puts X/P at least 1/(2P) from any integer, while float rounding moves it by < 2^-33, so
+    floor((X + 1/2)/P) is the exact quotient; the same holds for the division by g. Floats
+    because numpy's int64 division is several times slower than float multiply/floor.
+    """
+    rows = reports.shape[0]
+    seeds = reports[:, 0]
+    a0 = (seeds % PRIME).astype(np.float64)[:, None] + 0.5
+    a1 = ((seeds // PRIME) % PRIME).astype(np.float64)[:, None]
+    a2 = (seeds // PRIME**2).astype(np.float64)[:, None]
+    x, t = out[:rows], scratch[:rows]
+    np.multiply(a2, squares, out=x)
+    np.multiply(a1, values, out=t)
+    x += t
+    x += a0  # X + 1/2
+    np.multiply(x, 1.0 / PRIME, out=t)
+    np.floor(t, out=t)
+    t *= PRIME
+    x -= t  # (X mod P) + 1/2
+    np.multiply(x, 1.0 / g, out=t)
+    np.floor(t, out=t)
+    t *= g
+    x -= t  # h + 1/2
+    return x == reports[:, 1:2].astype(np.float64) + 0.5
 
 
 def hash_one(seed: int, value: int, g: int) -> int:
@@ -180,10 +211,13 @@ class OLH(PureProtocol):
         reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
         counts = np.zeros(self.k, dtype=np.int64)
         rows = max(1, _BLOCK // self.k)
+        values = self._values.astype(np.float64)
+        squares = (self._values * self._values % PRIME).astype(np.float64)
+        out, scratch = np.empty((rows, self.k)), np.empty((rows, self.k))
         for start in range(0, reports.shape[0], rows):
-            block = reports[start:start + rows]
-            counts += (hash_values(block[:, 0], self._values, self.g) == block[:, 1:2]).sum(
-                axis=0, dtype=np.int64)
+            hits = bucket_hits(reports[start:start + rows], values, squares, self.g, out,
+                               scratch)
+            counts += hits.sum(axis=0, dtype=np.int64)
         return counts, reports.shape[0]
 
     def new_aggregate(self) -> SupportAggregate:
