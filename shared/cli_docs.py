@@ -83,8 +83,10 @@ def mechanism_tables() -> str:
         lines.append(f"| `{name}` | {', '.join(sorted(cls.question_types))} | {cls.summary} |")
     lines += ["", f"Respondents needed for a margin of error of ±{MARGIN * 100:g} percentage "
               "points on every option's share (95% confidence, worst case over the truth); "
-              "**bold** is the mechanism `auto` picks. From `ldpsurvey plan --k K --epsilon E "
-              f"--margin {MARGIN}`.", "",
+              "**bold** is the mechanism `auto` picks. `auto` ranks by the error averaged over "
+              "options (what a typical option sees), so where every respondent could give the "
+              "same answer the worst case can favour another mechanism (often `sue`). From "
+              f"`ldpsurvey plan --k K --epsilon E --margin {MARGIN}`.", "",
               "| k options | mechanism | " + " | ".join(f"ε = {e:g}" for e in EPSILONS) + " |",
               "|---:|---|" + "---:|" * len(EPSILONS)]
     for k in CATEGORY_KS:

@@ -23,7 +23,10 @@ def z_value(confidence: float) -> float:
     """Two-sided normal quantile for a confidence level in (0, 1)."""
     if not (isinstance(confidence, float | int) and 0 < confidence < 1):
         raise ValueError("confidence must be a number strictly between 0 and 1")
-    return NormalDist().inv_cdf(0.5 + confidence / 2)
+    tail = 0.5 + confidence / 2
+    if tail >= 1:  # e.g. 0.9999999999999999: the quantile is infinite
+        raise ValueError("confidence is too close to 1 for a finite interval")
+    return NormalDist().inv_cdf(tail)
 
 
 def _num(x: float | None) -> float | None:

@@ -3,10 +3,12 @@
 For a mechanism whose estimate of one option (or of the mean, for integer questions) has
 variance at most V1/n with n reports, whatever the truth, a normal interval has half-width
 z·sqrt(V1/n). So a margin m needs n = ceil(z²·V1/m²) respondents, and n respondents give
-m = z·sqrt(V1/n). V1 is what `auto` compares (`mechanisms.selection_variance`): each
-mechanism's own `worst_case_variance` (of one option's share; of the mean for integer
-questions) or, for ordinal questions, of the mean score. The same code `auto` and the estimator
-use, never a second copy.
+m = z·sqrt(V1/n). V1 is `mechanisms.margin_variance`: each mechanism's own
+`worst_case_variance` (of one option's share, worst case over options and truth; of the mean
+for integer questions) or, for ordinal questions, of the mean score: the same code the
+estimator's `variance_bound` uses, never a second copy. Rows come in `auto`'s order, which
+ranks by the error averaged over options (`selection_variance`), so the row `auto` marks is
+not always the one with the smallest worst-case n.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from types import SimpleNamespace
 
 from .errors import PlanError
 from .estimates import z_value
-from .mechanisms import MECHANISMS, candidates, choose_mechanism, selection_variance
+from .mechanisms import MECHANISMS, candidates, choose_mechanism, margin_variance
 from .survey import QUESTION_TYPES, Question, Survey
 
 
@@ -117,7 +119,8 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
         raise PlanError(f"no registered mechanism fits a {question_type} question with k={k}")
     probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon)
     auto_name, _ = choose_mechanism(probe)
-    rows = [_row(name, var, margin, n, confidence, name == auto_name) for var, name in ranked]
+    rows = [_row(name, _margin_variance(name, question_type, k, epsilon), margin, n, confidence,
+                 name == auto_name) for _, name in ranked]
     return QuestionPlan(question="", question_type=question_type, k=k, epsilon=epsilon,
                         confidence=confidence, rows=rows, margin_unit=_unit(question_type))
 
@@ -131,8 +134,8 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
     rows = [PlanRow(r.mechanism, r.variance_one, r.n, r.margin, r.auto,
                     r.mechanism == question.mechanism) for r in plan.rows]
     if not any(r.configured for r in rows):
-        var = selection_variance(MECHANISMS[question.mechanism], question.type, question.k,
-                                 question.epsilon)
+        var = margin_variance(MECHANISMS[question.mechanism], question.type, question.k,
+                              question.epsilon)
         if var is not None:  # None: no mean-score variance derived for this mechanism
             rows.append(_row(question.mechanism, var, margin, n, confidence, False, True))
     return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
@@ -197,3 +200,9 @@ def describe(plan: QuestionPlan) -> str:
         plan.margin_unit, "each option's share, in percentage points")
     return (f"{plan.question_type}, k={plan.k}, epsilon={plan.epsilon:g}, "
             f"{plan.confidence:.0%} confidence; margin on {what}")
+
+
+def _margin_variance(name: str, question_type: str, k: int, epsilon: float) -> float:
+    var = margin_variance(MECHANISMS[name], question_type, k, epsilon)
+    assert var is not None  # candidates() lists only mechanisms with a derived variance
+    return var

@@ -61,7 +61,14 @@ class Mechanism(ABC):
     @abstractmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:
         """Per-option variance of the estimate with one report (divide by n), worst case over
-        the truth. `auto` and the planner compare mechanisms with it."""
+        the truth: the planner's margin of error is guaranteed with it."""
+
+    @classmethod
+    def average_variance(cls, k: int, epsilon: float) -> float:
+        """Variance with one report averaged over the k options, worst case over the truth:
+        the expected squared error per option, what `auto` minimizes (default: the per-option
+        worst case, for mechanisms that estimate one number)."""
+        return cls.worst_case_variance(k, epsilon)
 
     @classmethod
     def report_bytes(cls, k: int, epsilon: float) -> int:

@@ -56,6 +56,14 @@ class PureProtocol(Mechanism):
         return float(max(cls.variance_at(p, q, k, 0.0, 1, 1),
                          cls.variance_at(p, q, k, 1.0, 1, 1)))
 
+    @classmethod
+    def average_variance(cls, k: int, epsilon: float) -> float:
+        # Σ_v Var_v = (Σ f_v·V_in + Σ (1 - f_v)·V_out)/(p - q)^2 with Σ f_v = 1: the same for
+        # every truth, so this average is exact whatever the data are.
+        p, q = cls.support_probabilities(k, epsilon)
+        v_in, v_out = cls.set_support_variances(p, q, k, 1)
+        return float((v_in + (k - 1) * v_out) / (k * (p - q) ** 2))
+
     def set_variance(self, f: Any, g: int, n: int) -> Any:
         """This mechanism's variance of a sum over g values holding true frequency f."""
         return self.variance_at(float(self.p_star), float(self.q_star), self.k, f, g, n)
