@@ -14,6 +14,9 @@ from .planner import (
 )
 from .survey import QUESTION_TYPES, load_survey
 
+ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents and margins use "
+              "the worst case over options and truth")
+
 
 @click.command("plan", short_help="Respondents needed for a margin of error, per mechanism.")
 @click.argument("survey_file", required=False,
@@ -71,3 +74,5 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
                 question_type=question_type)
     click.echo(describe(qp))
     click.echo(format_plan(qp))
+    if qp.question_type in ("binary", "categorical") and len(qp.rows) > 1:
+        click.echo(ORDER_NOTE)
