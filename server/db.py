@@ -86,8 +86,14 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
     db["tokens"].create_index(["token_sha256"], unique=True)
 
 
+def _v2_invites(db: sqlite_utils.Database) -> None:
+    from .invites import create_tables
+
+    create_tables(db)
+
+
 # Ordered: migration i (1-based) takes the schema from version i-1 to i. Append, never edit.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1_initial]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1_initial, _v2_invites]
 
 
 def schema_version(db: sqlite_utils.Database) -> int:

@@ -85,6 +85,9 @@ _SCHEMAS: dict[str, Any] = {
         "additionalProperties": False,
         "properties": {"submission_id": {"type": "string", "format": "uuid"},
                        "version": {"type": "integer", "minimum": 1},
+                       "invite": {"type": "string", "minLength": 1, "maxLength": 64,
+                                  "description": "one-time invitation code (invite-only "
+                                                 "surveys; ignored otherwise)"},
                        "answers": {"type": "object", "minProperties": 1,
                                    "description": "question id -> perturbed report",
                                    "propertyNames": {"pattern": QUESTION_ID.pattern},

@@ -20,7 +20,7 @@ import sqlite_utils
 
 from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
-from . import surveys
+from . import invites, surveys
 from .compiled import CompiledSurvey
 from .db import connect, transaction
 from .errors import SubmissionRejected, SurveyClosed, ValidationFailed
@@ -30,7 +30,7 @@ from .hours import current_hour
 MAX_BATCH = 10_000
 MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)
 MAX_MESSAGE = 300  # a report echoed in an error message is cut here
-_ITEM_KEYS = frozenset({"submission_id", "answers", "version"})
+_ITEM_KEYS = frozenset({"submission_id", "answers", "version", "invite"})
 _IN_CHUNK = 500
 
 
@@ -41,6 +41,7 @@ class Item:
     submission_id: str
     version: int
     reports: dict[str, Any]
+    invite: str | None = None  # invitation code (invite-only surveys; see invites.py)
 
 
 @dataclass
@@ -62,30 +63,31 @@ def submit(db: sqlite_utils.Database, survey_id: str, body: Mapping[str, Any],
     latest = max(stored_versions)
     errors: list[dict[str, Any]] = []
     n_bad = 0
-    parsed: list[tuple[int, str, int, Mapping[str, Any]]] = []
+    parsed: list[tuple[int, str, int, Mapping[str, Any], str | None]] = []
     for index, raw in enumerate(raw_items):
         problems: list[dict[str, str]] = []
         sid, version, answers = _shape(raw, latest, stored_versions, problems)
+        code = invites.check_shape(raw, problems) if isinstance(raw, Mapping) else None
         if problems:
             n_bad += 1
             _note(errors, index, sid, problems)
         else:
-            parsed.append((index, sid, version, answers))
-    closed = sorted({v for _, _, v, _ in parsed if stored_versions[v][1] != "open"})
+            parsed.append((index, sid, version, answers, code))
+    closed = sorted({v for _, _, v, _, _ in parsed if stored_versions[v][1] != "open"})
     if closed:
         raise SurveyClosed(f"survey {survey_id!r} is closed and takes no more submissions",
                            {"id": survey_id, "closed_versions": closed})
     compiled = {v: surveys.compiled_version(db, survey_id, v, stored_versions[v][0])
-                for v in {v for _, _, v, _ in parsed}}
+                for v in {v for _, _, v, _, _ in parsed}}
     items: list[Item] = []
-    for index, sid, version, answers in parsed:
+    for index, sid, version, answers, code in parsed:
         problems = []
         reports = _validate_answers(compiled[version], answers, problems)
         if problems:
             n_bad += 1
             _note(errors, index, sid, problems)
         else:
-            items.append(Item(sid, version, reports))
+            items.append(Item(sid, version, reports, code))
     if n_bad:
         total = len(raw_items)
         raise SubmissionRejected(
@@ -225,12 +227,24 @@ def _store_jobs(db: sqlite_utils.Database, db_key: str, jobs: Sequence[Job]) -> 
             seen |= _existing_ids(conn, sid, [it.submission_id for it in job.items
                                               if it.submission_id not in seen])
             result = StoreResult()
+            fresh: list[Item] = []
+            new_ids: set[str] = set()
             for it in job.items:
-                if it.submission_id in seen:
+                if it.submission_id in seen or it.submission_id in new_ids:
                     result.duplicates.append(it.submission_id)
                     continue
-                seen.add(it.submission_id)
+                new_ids.add(it.submission_id)
                 result.accepted.append(it.submission_id)
+                fresh.append(it)
+            if invites.invite_only(conn, sid):
+                try:  # claims the codes, or refuses the whole request claiming none
+                    invites.claim(conn, sid, [(it.submission_id, it.invite) for it in job.items],
+                                  new_ids)
+                except invites.InviteRefused as exc:
+                    outcomes.append(exc)
+                    continue
+            seen |= new_ids
+            for it in fresh:
                 rows.append((sid, it.version, it.submission_id, hour,
                              json.dumps(it.reports, separators=(",", ":"), ensure_ascii=False)))
                 added.setdefault((sid, it.version), []).append(it)
