@@ -9,9 +9,12 @@ corresponding test (and the document) must change.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from conftest import build
+from ldpsurvey.shared.errors import ReportError
 from ldpsurvey.shared.mechanisms import MECHANISMS
 from ldpsurvey.shared.mechanisms.geometric import MAX_ABS_REPORT
 from ldpsurvey.shared.mechanisms.olh import SEEDS
@@ -87,13 +90,21 @@ def test_subset_selection_reports_support_a_fixed_number_of_options() -> None:
         mechanism.validate_report(_all_ones(mechanism))
 
 
-def test_one_huge_geometric_report_moves_the_mean_by_about_2_to_the_53_over_n() -> None:
+def test_one_geometric_report_moves_the_mean_by_at_most_the_report_bound_over_n() -> None:
     mechanism = build(MECHANISMS["geometric"], 31, EPSILON)  # answers 0..30
     honest = _honest(mechanism, N, seed=6)
     agg = mechanism.new_aggregate()
     for r in honest:
         agg.add(mechanism.validate_report(r))
     before = mechanism.estimate(agg).mean.estimate
-    agg.add(mechanism.validate_report(MAX_ABS_REPORT))  # accepted
+    low, high = mechanism.report_bounds
+    with pytest.raises(ReportError):
+        mechanism.validate_report(MAX_ABS_REPORT)  # far beyond any honest report: refused
+    with pytest.raises(ReportError):
+        mechanism.validate_report(high + 1)
+    agg.add(mechanism.validate_report(high))  # the most one forged report can claim
     after = mechanism.estimate(agg).mean.estimate
-    assert after - before == pytest.approx(MAX_ABS_REPORT / (N + 1), rel=1e-3)
+    assert after - before == pytest.approx((high - before) / (N + 1), rel=1e-9)
+    # The bound is T' = 64·ln2/rate beyond the range: honest tails past it have mass < 2^-64.
+    rate = float(mechanism.rate)
+    assert high - 30 == low * -1 and math.exp(-rate * (high - 30)) < 2.0**-64

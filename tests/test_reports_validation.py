@@ -130,8 +130,12 @@ def test_integer_reports_within_json_range_are_valid() -> None:
         if kind_of(cls) != "integer":
             continue
         mech = build(cls, 5, 1.0)
-        for value in (-(2**53) + 1, -1, 0, 10**6, 2**53 - 1):
+        low, high = mech.report_bounds
+        for value in (low, -1, 0, 4, 10, high):
             assert mech.validate_report(value) == value
+        for value in (low - 1, high + 1, 2**53 - 1, -(2**53) + 1):
+            with pytest.raises(ReportError):
+                mech.validate_report(value)
 
 
 # --- true answers are refused on the device, never clamped ---------------------------------

@@ -41,6 +41,9 @@ _TAIL_MASS = 1e-4
 _MAX_TAIL = 4096
 # Reports are integers JSON carries exactly.
 MAX_ABS_REPORT = 2**53 - 1
+# An honest report lands more than T' = 64·ln 2 / rate beyond [min, max] with probability
+# below 2^-64, so such a report is refused: it bounds what one forged report can do to the mean.
+_REPORT_TAIL_BITS = 64
 
 
 class Geometric(Mechanism):
@@ -114,9 +117,20 @@ class Geometric(Mechanism):
         if not isinstance(report, int | np.integer):
             raise ReportError(f"an integer report must be an integer, got {type(report).__name__}")
         value = int(report)
-        if abs(value) > MAX_ABS_REPORT:
-            raise ReportError(f"report {value} is outside ±(2^53 - 1)")
+        low, high = self.report_bounds
+        if not low <= value <= high:
+            raise ReportError(f"report {value} is outside [{low}, {high}], where honest reports "
+                              f"fall with probability above 1 - 2^-{_REPORT_TAIL_BITS}")
         return value
+
+    @cached_property
+    def report_bounds(self) -> tuple[int, int]:
+        """The report domain accepted: [min - T', max + T'] within what JSON carries exactly.
+
+        One report can move the mean estimate by at most (max - min + 2T')/n.
+        """
+        tail = math.ceil(_REPORT_TAIL_BITS * math.log(2) / float(self.rate)) + 1
+        return max(self.low - tail, -MAX_ABS_REPORT), min(self.high + tail, MAX_ABS_REPORT)
 
     @cached_property
     def histogram_range(self) -> tuple[int, int] | None:
