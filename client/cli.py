@@ -41,11 +41,14 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
 @click.option("--max-epsilon", type=click.FloatRange(min=0, min_open=True),
               default=DEFAULT_MAX_EPSILON, show_default=True,
               help="Refuse surveys costing more ε in total (or per question).")
+@click.option("--invite", default=None, metavar="CODE",
+              help="One-time invitation code, for surveys that accept only invited respondents.")
 @click.option("--dry-run", is_flag=True,
               help="Print exactly the randomized submission that would be sent; send nothing.")
 @attempts_option
 def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
-            state_dir: str | None, max_epsilon: float, dry_run: bool, attempts: int) -> None:
+            state_dir: str | None, max_epsilon: float, invite: str | None, dry_run: bool,
+            attempts: int) -> None:
     """Answer a survey: verify it, randomize each answer on this device, send the reports."""
     respondent = Respondent(server, state_dir=state_dir, trust=trust, max_epsilon=max_epsilon,
                             retry=RetryPolicy(attempts=attempts),
@@ -57,7 +60,7 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     else:
         respondent.ledger.check_not_answered(survey.id, survey.version)
         answers = prompt_answers(survey)
-    submission = respondent.answer(verified, answers)
+    submission = respondent.answer(verified, answers, invite=invite)
     if dry_run:
         click.echo(json.dumps(submission.wire(), indent=2, sort_keys=True))
         click.echo("dry run: nothing was sent and nothing was recorded", err=True)

@@ -40,11 +40,17 @@ class Submission:
     version: int
     reports: Mapping[str, Any]
     charges: tuple[Charge, ...] = field(default=(), repr=False)
+    # A one-time invitation code for invite-only surveys: it links this submission to the
+    # code, so it is only as anonymous as the way the code was handed out.
+    invite: str | None = None
 
     def wire(self) -> dict[str, Any]:
         """Exactly the JSON body POSTed to /api/surveys/<id>/submissions."""
-        return {"submission_id": self.submission_id, "version": self.version,
+        body = {"submission_id": self.submission_id, "version": self.version,
                 "answers": dict(self.reports)}
+        if self.invite is not None:
+            body["invite"] = self.invite
+        return body
 
 
 class Respondent:
@@ -79,8 +85,11 @@ class Respondent:
                                 f"(nothing was answered or spent)")
         return verified
 
-    def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any]) -> Submission:
+    def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any],
+               invite: str | None = None) -> Submission:
         """Randomize `answers` ({question id: true answer}) on this device.
+
+        `invite` is the one-time invitation code an invite-only survey requires.
 
         Invalid answers are refused (AnswerError), never clamped. A required question must be
         answered; an optional one may be left out (or None), which the server can see.
@@ -116,7 +125,8 @@ class Respondent:
             charges.append(Charge(question=q.id, epsilon=epsilon, report_epsilon=report_epsilon,
                                   series=survey.series, tag=tag))
         return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
-                          version=survey.version, reports=reports, charges=tuple(charges))
+                          version=survey.version, reports=reports, charges=tuple(charges),
+                          invite=invite)
 
     def _mechanism(self, survey: Survey, question: Question) -> Mechanism:
         """The question's mechanism, built (and its ε proven) once per survey content."""

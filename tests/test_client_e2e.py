@@ -46,7 +46,8 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
         token = server.token()
         keys = run("keys", "generate", "--out", str(root / "keys"))
         assert keys.returncode == 0, keys.stderr
-        surveys = [survey_dict(survey_id=s) for s in ("scripted", "dry", "prompted", "closing")]
+        surveys = [survey_dict(survey_id=s)
+                   for s in ("scripted", "dry", "prompted", "closing", "invited")]
         surveys += [weekly(version) for version in (1, 2)]
         for i, data in enumerate(surveys):
             path = root / f"survey-{i}.json"
@@ -178,3 +179,32 @@ def test_closed_survey_is_not_answered(deployed: dict[str, Any], tmp_path: Path)
     assert result.exit_code == 1
     assert "survey 'closing' is closed" in result.output
     assert not (tmp_path / "ledger.json").exists()
+
+
+def test_invite_only_survey_needs_the_code_once(deployed: dict[str, Any], tmp_path: Path) -> None:
+    server = deployed["server"]
+    created = run("invites", "create", "--db", str(server.db_path), "--survey", "invited",
+                  "--count", "1")
+    assert created.returncode == 0, created.stderr
+    [code] = created.stdout.split()
+
+    def respond(state: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        return run("respond", "--server", server.url, "--survey", "invited", "--answers",
+                   str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state",
+                   str(tmp_path / state), "--attempts", "1", *extra)
+
+    refused = respond("no-code")
+    assert refused.returncode != 0
+    assert "invit" in refused.stderr.lower()
+    assert server.export("invited", deployed["token"]) == []
+
+    dry = respond("dry", "--invite", code, "--dry-run")
+    assert json.loads(dry.stdout)["invite"] == code
+
+    sent = respond("with-code", "--invite", code)
+    assert sent.returncode == 0, sent.stderr
+    assert len(server.export("invited", deployed["token"])) == 1
+
+    reused = respond("reused", "--invite", code)
+    assert reused.returncode != 0
+    assert len(server.export("invited", deployed["token"])) == 1
