@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from .errors import PrivacyCheckError
 
@@ -57,6 +58,7 @@ def simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
     return floor_lo + 1 / inner
 
 
+@lru_cache(maxsize=1024)  # pure in ε, and every mechanism build and plan asks for it
 def rational_exp_floor(epsilon: float) -> Fraction:
     """A short rational r with r <= e^ε: it replaces the irrational e^ε in a channel.
 
