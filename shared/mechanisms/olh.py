@@ -22,19 +22,17 @@ bulk recompute is O(n·k) vectorized, and estimating reads only the k counts.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from fractions import Fraction
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from ..aggregates import Aggregate, SupportAggregate
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource, bernoulli, choice_except
 from .base import reject_bool
-from .pure import PureProtocol
+from .pure import PureProtocol, SupportCounted
 
 PRIME = 2**17 - 1  # a Mersenne prime above the largest allowed domain (65536 options)
 SEEDS = PRIME**3
@@ -104,7 +102,7 @@ def hash_one(seed: int, value: int, g: int) -> int:
     return ((a0 + a1 * value + a2 * value * value) % PRIME) % g
 
 
-class OLH(PureProtocol):
+class OLH(SupportCounted, PureProtocol):
     name = "olh"
     question_types = frozenset({"categorical", "ordinal"})
     summary = "Optimized local hashing: a random hash of the answer into ~e^ε+1 buckets, then GRR."
@@ -219,13 +217,3 @@ class OLH(PureProtocol):
                                scratch)
             counts += hits.sum(axis=0, dtype=np.int64)
         return counts, reports.shape[0]
-
-    def new_aggregate(self) -> SupportAggregate:
-        return SupportAggregate(self.k, self._supports, self._supports_many)
-
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> SupportAggregate:
-        return SupportAggregate.from_dict(data, self.k, self._supports, self._supports_many)
-
-    def support_counts(self, aggregate: Aggregate) -> np.ndarray:
-        assert isinstance(aggregate, SupportAggregate)
-        return aggregate.counts

@@ -11,12 +11,13 @@ With g = 1 this is the familiar per-option formula.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ..aggregates import Aggregate
+from ..aggregates import Aggregate, SupportAggregate
 from ..estimates import (
     Estimate,
     GroupEstimate,
@@ -108,3 +109,27 @@ class PureProtocol(Mechanism):
     def _bound(self, g: int, n: int) -> float:
         """Worst case over the truth: the variance is linear in f, so take an endpoint."""
         return float(max(self.set_variance(0.0, g, n), self.set_variance(1.0, g, n)))
+
+
+class SupportCounted:
+    """Aggregate plumbing for protocols whose aggregate is the k support counts C_v, updated
+    from each report's supported values (`_supports`, `_supports_many`): OLH, unary encodings,
+    subset selection."""
+
+    k: int
+
+    def _supports(self, report: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _supports_many(self, reports: Any) -> tuple[np.ndarray, int]:
+        raise NotImplementedError
+
+    def new_aggregate(self) -> SupportAggregate:
+        return SupportAggregate(self.k, self._supports, self._supports_many)
+
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> SupportAggregate:
+        return SupportAggregate.from_dict(data, self.k, self._supports, self._supports_many)
+
+    def support_counts(self, aggregate: Aggregate) -> np.ndarray:
+        assert isinstance(aggregate, SupportAggregate)
+        return aggregate.counts

@@ -19,23 +19,21 @@ Wire format: the k bits as a list of ceil(k/32) 32-bit words (see `BitmapReports
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..aggregates import Aggregate, SupportAggregate
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource, bernoulli
 from .base import reject_bool
-from .pure import PureProtocol
+from .pure import PureProtocol, SupportCounted
 
 _CHUNK_ROWS = 4096  # rows per vectorized block: bounded memory at any n
 
 
-class BitmapReports:
+class BitmapReports(SupportCounted):
     """The k-bit wire format shared by unary encoding and subset selection.
 
     A report is a JSON list of ceil(k/32) integers in [0, 2^32): value v is bit v % 32 of word
@@ -107,16 +105,6 @@ class BitmapReports:
         for start in range(0, reports.shape[0], _CHUNK_ROWS):
             counts += self._bits(reports[start:start + _CHUNK_ROWS]).sum(axis=0, dtype=np.int64)
         return counts, reports.shape[0]
-
-    def new_aggregate(self) -> SupportAggregate:
-        return SupportAggregate(self.k, self._supports, self._supports_many)
-
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> SupportAggregate:
-        return SupportAggregate.from_dict(data, self.k, self._supports, self._supports_many)
-
-    def support_counts(self, aggregate: Aggregate) -> np.ndarray:
-        assert isinstance(aggregate, SupportAggregate)
-        return aggregate.counts
 
 
 class UnaryEncoding(BitmapReports, PureProtocol):
