@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import json
 import logging
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..shared.errors import LdpSurveyError
 from .errors import StoreError
+from .remote import request_json
 
 DEFAULT_DB = "ldpsurvey.db"
 _db_option = click.option("--db", "db_path", default=DEFAULT_DB, show_default=True,
                           type=click.Path(dir_okay=False), help="SQLite database file.")
-
-
-class RemoteError(LdpSurveyError):
-    """The server refused a request, or could not be reached."""
-
-    code = "remote_error"
 
 
 def _existing_db(path: str) -> Any:
@@ -167,31 +159,12 @@ def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
 
     signed = sign_survey(load_survey(survey_file), load_private_key(key_path))
     body = json.dumps(signed.to_dict()).encode()
-    status, reply = post_json(server_url.rstrip("/") + "/api/surveys", body, token_value, timeout)
+    status, reply = request_json(server_url.rstrip("/") + "/api/surveys", body=body,
+                                 token=token_value, timeout=timeout)
     what = "published" if status == 201 else "already published (identical)"
     click.echo(f"survey {signed.survey.id} version {signed.survey.version} {what}\n"
                f"sha256:      {reply.get('sha256', signed.sha256)}\n"
                f"fingerprint: {signed.fingerprint}")
-
-
-def post_json(url: str, body: bytes, token_value: str, timeout: float) -> tuple[int, Any]:
-    """POST JSON with a bearer token; (status, parsed reply) or RemoteError with one line."""
-    if not url.startswith(("http://", "https://")):
-        raise RemoteError(f"server URL must start with http:// or https://: {url}")
-    req = urllib.request.Request(url, data=body, method="POST", headers={  # noqa: S310
-        "Content-Type": "application/json", "Authorization": f"Bearer {token_value}"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
-            return resp.status, json.loads(resp.read() or b"{}")
-    except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read())["error"]["message"]
-        except (ValueError, KeyError, TypeError):
-            message = exc.reason
-        raise RemoteError(f"server refused ({exc.code}): {message}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise RemoteError(f"cannot reach {url}: {reason}") from None
 
 
 # --- recompute -----------------------------------------------------------------------------

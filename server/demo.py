@@ -167,11 +167,11 @@ def publish(url: str, survey: Survey, token: str, key_dir: Path) -> str:
     import json
 
     from ..shared.manifest import generate_keypair, load_private_key, sign_survey
-    from .cli import post_json
+    from .remote import request_json
 
     key_path, _ = generate_keypair(key_dir)
     signed = sign_survey(survey, load_private_key(key_path))
-    post_json(f"{url}/api/surveys", json.dumps(signed.to_dict()).encode(), token, 30.0)
+    request_json(f"{url}/api/surveys", body=json.dumps(signed.to_dict()).encode(), token=token)
     return signed.fingerprint
 
 

@@ -6,7 +6,6 @@ Both give the same estimate document: the HTTP endpoint and `--db` call the serv
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import urllib.error
 import urllib.parse
@@ -17,6 +16,7 @@ from typing import Any
 import sqlite_utils
 
 from ...shared.errors import ReportRenderError
+from ..remote import RemoteError, request_json
 from .model import Report
 
 
@@ -39,23 +39,10 @@ def fetch_report(server_url: str, survey_id: str, token: str, confidence: float 
 
 def get_json(url: str, token: str | None, timeout: float) -> Any:
     """GET a JSON document; a refusal or an unreachable server is one ReportRenderError line."""
-    headers = {"Accept": "application/json"}
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    req = urllib.request.Request(url, headers=headers)  # noqa: S310 (scheme checked above)
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310
-            return json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read())["error"]["message"]
-        except (ValueError, KeyError, TypeError):
-            message = exc.reason
-        raise ReportRenderError(f"server refused ({exc.code}): {message}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise ReportRenderError(f"cannot reach {url}: {getattr(exc, 'reason', exc)}") from None
-    except ValueError as exc:
-        raise ReportRenderError(f"{url} did not return JSON: {exc}") from None
+        return request_json(url, token=token, timeout=timeout)[1]
+    except RemoteError as exc:
+        raise ReportRenderError(exc.message) from None
 
 
 def db_report(path: str | Path, survey_id: str, confidence: float = 0.95,
