@@ -13,11 +13,8 @@ import contextlib
 import http.client
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -30,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from client_support import free_port, ldpsurvey_exe
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.shared.manifest import sign_survey
 from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
@@ -86,17 +84,6 @@ def answer_pool(n: int, seed: int) -> list[dict[str, Any]]:
             del answers["age"]
         pool.append(answers)
     return pool
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def ldpsurvey_exe() -> list[str]:
-    exe = shutil.which("ldpsurvey", path=str(Path(sys.executable).parent))
-    return [exe] if exe else [sys.executable, "-m", "ldpsurvey.shared.cli"]
 
 
 class ServerProcess:

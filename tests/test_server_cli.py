@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from client_support import free_port
 from ldpsurvey.server.db import connect
 from ldpsurvey.shared.cli import cli
 from server_helpers import submission, survey_dict
@@ -73,12 +74,6 @@ def test_recompute_cli(tmp_path, client, auth, db_path, published):
     assert run("recompute", "--db", str(db_path), "--check").exit_code == 0
     missing = run("recompute", "--db", str(tmp_path / "none.db"))
     assert missing.exit_code == 1 and "does not exist" in missing.output
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, attempts: int = 200) -> None:
