@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..aggregates import Aggregate
+from ..aggregates import Aggregate, CountAggregate
 from ..errors import AnswerError, ReportError
 from ..estimates import Estimate
 from ..exact import PrivacyLoss, certify
@@ -166,3 +166,19 @@ def check_index(report: Any, k: int) -> int:
     if not 0 <= value < k:
         raise ReportError(f"report {value} is outside [0, {k})")
     return value
+
+
+class IndexReports:
+    """A report that is one value index in [0, k), aggregated as per-value counts (GRR, the
+    ordinal exponential mechanism)."""
+
+    k: int
+
+    def validate_report(self, report: Any) -> int:
+        return check_index(report, self.k)
+
+    def new_aggregate(self) -> CountAggregate:
+        return CountAggregate(self.k)
+
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
+        return CountAggregate.from_dict(data, size=self.k)

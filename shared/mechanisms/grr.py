@@ -7,7 +7,6 @@ channel's exact worst ratio p/q = r proves ε. Report: the value index, an int i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -16,14 +15,14 @@ import numpy as np
 from ..aggregates import Aggregate, CountAggregate
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..randomness import RandomSource, bernoulli, choice_except
-from .base import check_index
+from .base import IndexReports
 from .pure import PureProtocol
 
 # Listing the k x k channel costs k^2 fractions; past this size the closed form below is used.
 _EXPLICIT_CHANNEL_MAX_K = 64
 
 
-class GRR(PureProtocol):
+class GRR(IndexReports, PureProtocol):
     name = "grr"
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = "k-ary randomized response: report the true value or another one at random."
@@ -74,15 +73,6 @@ class GRR(PureProtocol):
         other = rng.integers(0, self.k - 1, size=answers.size)
         other = other + (other >= answers)
         return np.where(keep, answers, other)
-
-    def validate_report(self, report: Any) -> int:
-        return check_index(report, self.k)
-
-    def new_aggregate(self) -> CountAggregate:
-        return CountAggregate(self.k)
-
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
-        return CountAggregate.from_dict(data, size=self.k)
 
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         assert isinstance(aggregate, CountAggregate)

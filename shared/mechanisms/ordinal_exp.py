@@ -27,7 +27,6 @@ Estimation (report = option index, aggregate = counts):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from functools import cache, cached_property
 from typing import Any
@@ -46,7 +45,7 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, channel_ratio, exp_lower, simplest_between
 from ..randomness import RandomSource
-from .base import Mechanism, check_index
+from .base import IndexReports, Mechanism
 
 _EXPLICIT_CHANNEL_MAX_K = 64
 MAX_OPTIONS = 1024  # the estimator inverts a k x k matrix
@@ -139,7 +138,7 @@ class OrdinalEstimate(Estimate):
         return d
 
 
-class OrdinalExp(Mechanism):
+class OrdinalExp(IndexReports, Mechanism):
     name = "ordinal_exp"
     question_types = frozenset({"ordinal"})
     summary = ("Exponential mechanism over ordered options: near options likelier than far ones; "
@@ -218,15 +217,6 @@ class OrdinalExp(Mechanism):
         return out
 
     # --- the aggregator's side -------------------------------------------------------------
-
-    def validate_report(self, report: Any) -> int:
-        return check_index(report, self.k)
-
-    def new_aggregate(self) -> CountAggregate:
-        return CountAggregate(self.k)
-
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
-        return CountAggregate.from_dict(data, size=self.k)
 
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         assert isinstance(aggregate, CountAggregate)
