@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.server.auth import create_token
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.store import open_store
 from ldpsurvey.shared.manifest import sign_survey
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
@@ -120,9 +120,9 @@ def main() -> None:
     rng = np.random.default_rng(2026)
     tmp = tempfile.mkdtemp(prefix="ldpsurvey-bench-")
     db_path = args.db or str(Path(tmp) / "bench.db")
-    db = connect(db_path)
+    db = open_store(db_path)
     token = create_token(db, "bench")[1]
-    db.conn.close()
+    db.close()
     port = free_port()
     exe = str(Path(sys.executable).with_name("ldpsurvey"))
     proc = subprocess.Popen([exe, "serve", "--db", db_path, "--port", str(port),

@@ -4,37 +4,41 @@ the aggregates from the stored reports, which checks that the incremental path s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import sqlite_utils
-
+from ..shared.aggregates import Aggregate
+from ..shared.errors import LdpSurveyError
 from . import surveys
-from .compiled import CompiledSurvey
-from .db import transaction
 from .errors import StoreError
+from .store import Replacement, Store, StoredAggregates, compact_json
+from .surveys import CompiledSurvey
 
 
-def estimates(db: sqlite_utils.Database, survey_id: str, version: int | None,
+def merged_aggregates(compiled: CompiledSurvey, stored: StoredAggregates) -> dict[str, Aggregate]:
+    """key -> the stored aggregate, its partial rows (shards) merged; empty where none."""
+    merged: dict[str, Aggregate] = {}
+    for key in compiled.aggregate_keys():
+        aggregate = compiled.empty_aggregate(key)
+        for text in stored.texts.get(key, ()):
+            aggregate.merge(compiled.parse_aggregate(key, json.loads(text)))
+        merged[key] = aggregate
+    return merged
+
+
+def estimates(store: Store, survey_id: str, version: int | None,
               confidence: float) -> dict[str, Any]:
     """The estimate document for one survey version (latest by default)."""
-    record = surveys.get(db, survey_id, version)
+    record = surveys.get(store, survey_id, version)
     compiled = record.compiled()
-    rows = dict(db.execute("SELECT question_id, aggregate FROM aggregates "
-                           "WHERE survey_id = ? AND version = ?",
-                           (record.id, record.version)).fetchall())
-    questions = []
-    for question in compiled.survey.questions:
-        mechanism = compiled.mechanisms[question.id]
-        text = rows.get(question.id)
-        aggregate = (mechanism.new_aggregate() if text is None
-                     else mechanism.aggregate_from_dict(json.loads(text)))
-        questions.append(mechanism.estimate(aggregate, confidence).to_dict())
+    stored = store.aggregates(record.id, record.version)
+    aggregates = merged_aggregates(compiled, stored)
+    questions = [compiled.mechanisms[q.id].estimate(aggregates[q.id], confidence).to_dict()
+                 for q in compiled.survey.questions]
     return {"survey": record.id, "version": record.version, "sha256": record.sha256,
-            "confidence": confidence, "n_submissions": record.n_submissions,
-            "last_submission_hour": record.last_submission_hour, "questions": questions}
+            "confidence": confidence, "n_submissions": stored.n_submissions,
+            "last_submission_hour": stored.last_submission_hour, "questions": questions}
 
 
 @dataclass(frozen=True)
@@ -43,65 +47,68 @@ class Mismatch:
 
     survey_id: str
     version: int
-    question_id: str
+    question_id: str  # the aggregate key
     stored: Any
     recomputed: Any
 
 
-def recompute(db: sqlite_utils.Database, survey_id: str | None = None, fix: bool = True,
+def recompute(store: Store, survey_id: str | None = None, fix: bool = True,
               progress: Callable[[str, int, int], None] | None = None) -> list[Mismatch]:
     """Rebuild every aggregate of the chosen survey(s) from stored reports; list mismatches.
 
-    Each survey version is recomputed inside one write transaction, so submissions arriving
-    meanwhile wait and are never half counted. With `fix`, mismatching rows are rewritten.
-    """
-    records = [r for r in surveys.list_all(db) if survey_id is None or r.id == survey_id]
+    Each survey version is recomputed with its submissions held back meanwhile (never half
+    counted). With `fix`, a mismatching version's aggregates and counters are rewritten."""
+    records = [r for r in surveys.list_all(store) if survey_id is None or r.id == survey_id]
     if survey_id is not None and not records:
         raise StoreError(f"survey {survey_id!r} does not exist in this database")
     mismatches: list[Mismatch] = []
     for record in records:
         compiled = record.compiled()
-        with transaction(db) as conn:
-            found = _recompute_version(conn, compiled, fix)
+        found = store.rebuild(record.id, record.version,
+                              lambda rows, stored, c=compiled: _compare(c, rows, stored, fix))
         mismatches.extend(found)
         if progress is not None:
             progress(record.id, record.version, len(found))
     return mismatches
 
 
-def _recompute_version(conn: Any, compiled: CompiledSurvey, fix: bool) -> list[Mismatch]:
-    sid, version = compiled.id, compiled.version
-    reports: dict[str, list[Any]] = {qid: [] for qid in compiled.mechanisms}
-    n = 0
+def fresh_aggregates(compiled: CompiledSurvey, rows: Iterable[tuple[int, str, str, str]]
+                     ) -> tuple[dict[str, Aggregate], int, str | None]:
+    """Aggregates, count and last receive hour recomputed from stored report rows."""
+    reports: list[Mapping[str, Any]] = []
     last_hour = None
-    rows = conn.execute("SELECT reports, received_hour FROM submissions "
-                        "WHERE survey_id = ? AND version = ? ORDER BY seq", (sid, version))
-    for text, hour in rows:
-        n += 1
+    for _version, _sid, hour, text in rows:
         last_hour = hour if last_hour is None or hour > last_hour else last_hour
-        for qid, report in json.loads(text).items():
-            reports[qid].append(compiled.mechanisms[qid].validate_report(report))
-    stored = dict(conn.execute("SELECT question_id, aggregate FROM aggregates "
-                               "WHERE survey_id = ? AND version = ?", (sid, version)).fetchall())
+        reports.append({qid: compiled.mechanisms[qid].validate_report(report)
+                        for qid, report in json.loads(text).items()})
+    deltas = compiled.deltas(reports) if reports else {}
+    fresh = {key: deltas.get(key) or compiled.empty_aggregate(key)
+             for key in compiled.aggregate_keys()}
+    return fresh, len(reports), last_hour
+
+
+def _compare(compiled: CompiledSurvey, rows: Iterable[tuple[int, str, str, str]],
+             stored: StoredAggregates, fix: bool) -> tuple[list[Mismatch], Replacement | None]:
+    sid, version = compiled.id, compiled.version
+    fresh, n, last_hour = fresh_aggregates(compiled, rows)
     found: list[Mismatch] = []
-    for qid, mechanism in compiled.mechanisms.items():
-        fresh = (mechanism.aggregate_many(np.asarray(reports[qid])) if reports[qid]
-                 else mechanism.new_aggregate())
-        text = stored.get(qid)
-        old = json.loads(text) if text is not None else None
-        if old != fresh.to_dict():
-            found.append(Mismatch(sid, version, qid, old, fresh.to_dict()))
-            if fix:
-                conn.execute("INSERT OR REPLACE INTO aggregates (survey_id, version, "
-                             "question_id, aggregate) VALUES (?, ?, ?, ?)",
-                             (sid, version, qid,
-                              json.dumps(fresh.to_dict(), separators=(",", ":"))))
-    counters = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
-                            "WHERE id = ? AND version = ?", (sid, version)).fetchone()
-    if tuple(counters) != (n, last_hour):
+    for key, aggregate in fresh.items():
+        texts = stored.texts.get(key, ())
+        try:
+            old = merged_aggregates(compiled, StoredAggregates({key: texts}, 0, None))[key]
+            old_dict: Any = old.to_dict()
+        except (LdpSurveyError, ValueError):  # a corrupt row: a mismatch to report and fix
+            old_dict = [json.loads(t) for t in texts]
+        if old_dict != aggregate.to_dict():
+            found.append(Mismatch(sid, version, key, old_dict, aggregate.to_dict()))
+    extra = sorted(set(stored.texts) - set(fresh))
+    for key in extra:
+        found.append(Mismatch(sid, version, key, list(stored.texts[key]), None))
+    counters = [stored.n_submissions, stored.last_submission_hour]
+    if counters != [n, last_hour]:
         found.append(Mismatch(sid, version, "(n_submissions, last_submission_hour)",
-                              list(counters), [n, last_hour]))
-        if fix:
-            conn.execute("UPDATE surveys SET n_submissions = ?, last_submission_hour = ? "
-                         "WHERE id = ? AND version = ?", (n, last_hour, sid, version))
-    return found
+                              counters, [n, last_hour]))
+    if not (fix and found):
+        return found, None
+    return found, Replacement({k: compact_json(a.to_dict()) for k, a in fresh.items()},
+                              n, last_hour)

@@ -5,49 +5,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request, stream_with_context
+from flask import Blueprint, Response, request, stream_with_context
 
 from . import aggregation, submissions, surveys
 from .auth import check_authorization
-from .context import get_db
+from .http_request import confidence_param, current_store, version_param
 from .jsonbody import json_object
-from .params import confidence_param, version_param
 
 bp = Blueprint("analyst", __name__)
 
 
 @bp.before_request
 def require_token() -> None:
-    check_authorization(get_db(), request.headers.get("Authorization"))
+    check_authorization(current_store(), request.headers.get("Authorization"))
 
 
 @bp.post("/api/surveys")
 def create_survey() -> tuple[dict[str, Any], int]:
-    record, created = surveys.publish(get_db(), json_object(request))
+    record, created = surveys.publish(current_store(), json_object(request))
     return record.public(), 201 if created else 200
 
 
 @bp.get("/api/surveys")
 def list_surveys() -> dict[str, Any]:
-    return {"surveys": [r.summary() for r in surveys.list_all(get_db())]}
+    return {"surveys": [r.summary() for r in surveys.list_all(current_store())]}
 
 
 @bp.get("/api/surveys/<survey_id>/estimates")
 def estimates(survey_id: str) -> dict[str, Any]:
     confidence = confidence_param()
-    return aggregation.estimates(get_db(), survey_id, version_param(), confidence)
+    return aggregation.estimates(current_store(), survey_id, version_param(), confidence)
 
 
 @bp.get("/api/surveys/<survey_id>/submissions.jsonl")
 def export(survey_id: str) -> Response:
     version = version_param()
-    surveys.get(get_db(), survey_id, version)  # 404 before streaming starts
-    lines = submissions.export_lines(current_app.config["DATABASE"], survey_id, version)
+    surveys.get(current_store(), survey_id, version)  # 404 before streaming starts
+    lines = submissions.export_lines(current_store(), survey_id, version)
     return Response(stream_with_context(lines), mimetype="application/x-ndjson")
 
 
 @bp.post("/api/surveys/<survey_id>/close")
 def close(survey_id: str) -> dict[str, Any]:
-    records = surveys.close(get_db(), survey_id)
+    records = surveys.close(current_store(), survey_id)
     return {"id": survey_id, "status": "closed",
             "versions": [r.version for r in records]}

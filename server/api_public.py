@@ -7,17 +7,16 @@ from typing import Any
 from flask import Blueprint, current_app, request
 
 from . import submissions, surveys
-from .context import get_db
+from .http_request import current_store, version_param
 from .jsonbody import json_object
 from .openapi import openapi_document
-from .params import version_param
 
 bp = Blueprint("public", __name__)
 
 
 @bp.get("/healthz")
 def healthz() -> dict[str, Any]:
-    get_db().execute("SELECT 1").fetchone()
+    current_store().ping()
     return {"status": "ok"}
 
 
@@ -28,12 +27,12 @@ def openapi() -> dict[str, Any]:
 
 @bp.get("/api/surveys/<survey_id>")
 def get_survey(survey_id: str) -> dict[str, Any]:
-    return surveys.get(get_db(), survey_id, version_param()).public()
+    return surveys.get(current_store(), survey_id, version_param()).public()
 
 
 @bp.post("/api/surveys/<survey_id>/submissions")
 def post_submissions(survey_id: str) -> dict[str, Any]:
     body = json_object(request)
-    result = submissions.submit(get_db(), survey_id, body,
+    result = submissions.submit(current_store(), survey_id, body,
                                 max_batch=current_app.config["MAX_BATCH"])
     return result.to_dict()

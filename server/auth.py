@@ -10,67 +10,46 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from dataclasses import dataclass
-from datetime import UTC, datetime
 
-import sqlite_utils
-
-from .db import transaction
 from .errors import AuthenticationRequired, Forbidden, StoreError
+from .store import Store, TokenRow, now_second
 
 PREFIX = "ldp_"
 TOKEN_SHAPE = re.compile(r"^ldp_[A-Za-z0-9_-]{43}$")
 MAX_NAME = 100
 
 
-@dataclass(frozen=True)
-class TokenInfo:
-    """What `token list` shows: never the token itself."""
-
-    id: int
-    name: str
-    created: str
-    revoked: str | None
+TokenInfo = TokenRow  # what `token list` shows: never the token itself
 
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def create_token(db: sqlite_utils.Database, name: str = "analyst") -> tuple[TokenInfo, str]:
+def create_token(store: Store, name: str = "analyst") -> tuple[TokenInfo, str]:
     """A new token; the plain token is returned once and never stored."""
     name = name.strip()
     if not name or len(name) > MAX_NAME:
         raise StoreError(f"a token name is 1-{MAX_NAME} characters")
     token = PREFIX + secrets.token_urlsafe(32)
-    created = _now()
-    with transaction(db) as conn:
-        cur = conn.execute("INSERT INTO tokens (name, token_sha256, created) VALUES (?, ?, ?)",
-                           (name, _digest(token), created))
-        token_id = int(cur.lastrowid or 0)
+    created = now_second()
+    token_id = store.add_token(name, _digest(token), created)
     return TokenInfo(token_id, name, created, None), token
 
 
-def list_tokens(db: sqlite_utils.Database) -> list[TokenInfo]:
-    rows = db.execute("SELECT id, name, created, revoked FROM tokens ORDER BY id").fetchall()
-    return [TokenInfo(*row) for row in rows]
+def list_tokens(store: Store) -> list[TokenInfo]:
+    return store.list_tokens()
 
 
-def revoke_token(db: sqlite_utils.Database, token_id: int) -> TokenInfo:
+def revoke_token(store: Store, token_id: int) -> TokenInfo:
     """Revoke a token by id; revoking twice keeps the first revocation time."""
-    with transaction(db) as conn:
-        cur = conn.execute("UPDATE tokens SET revoked = coalesce(revoked, ?) WHERE id = ?",
-                           (_now(), token_id))
-        if cur.rowcount == 0:
-            raise StoreError(f"no token with id {token_id}")
-    return next(t for t in list_tokens(db) if t.id == token_id)
+    found = store.revoke_token(token_id, now_second())
+    if found is None:
+        raise StoreError(f"no token with id {token_id}")
+    return found
 
 
-def check_authorization(db: sqlite_utils.Database, header: str | None) -> None:
+def check_authorization(store: Store, header: str | None) -> None:
     """Raise 401/403 unless the Authorization header carries a live analyst token."""
     if not header:
         raise AuthenticationRequired("this endpoint needs an analyst token: "
@@ -80,7 +59,5 @@ def check_authorization(db: sqlite_utils.Database, header: str | None) -> None:
     if scheme.lower() != "bearer" or not TOKEN_SHAPE.match(token):
         raise AuthenticationRequired("malformed Authorization header: expected "
                                      "'Bearer ldp_...'")
-    row = db.execute("SELECT revoked FROM tokens WHERE token_sha256 = ?",
-                     (_digest(token),)).fetchone()
-    if row is None or row[0] is not None:
+    if store.token_state(_digest(token)) != "active":
         raise Forbidden("this token is unknown or revoked")

@@ -1,28 +1,27 @@
-"""Server-side commands: serve, token, keys, publish, recompute (registered in shared/cli.py)."""
+"""Server-side commands: serve, token, keys, publish, recompute, migrate-store (registered in
+shared/cli.py)."""
 
 from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import Any
 
 import click
 
-from .errors import StoreError
 from .remote import request_json
+from .store import Store, open_store, redact
 
 DEFAULT_DB = "ldpsurvey.db"
+DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL (or LDPSURVEY_DB); "
+           "the password comes from PGPASSWORD or a password file (PGPASSFILE, ~/.pgpass).")
 _db_option = click.option("--db", "db_path", default=DEFAULT_DB, show_default=True,
-                          type=click.Path(dir_okay=False), help="SQLite database file.")
+                          envvar="LDPSURVEY_DB", show_envvar=False, help=DB_HELP)
 
 
-def _existing_db(path: str) -> Any:
-    from .db import connect
-
-    if not Path(path).is_file():
-        raise StoreError(f"database {path} does not exist")
-    return connect(path)
+def _existing_db(target: str) -> Store:
+    """The store of a command that reads: a SQLite file must exist already."""
+    return open_store(target, must_exist=True)
 
 
 # --- serve ---------------------------------------------------------------------------------
@@ -33,52 +32,65 @@ def _existing_db(path: str) -> Any:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="0 picks a free port (printed).")
-@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256))
+@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256),
+              help="Request threads per process (and PostgreSQL connections per process).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes sharing the port (useful with PostgreSQL).")
 @click.option("--debug", is_flag=True, help="Flask's development server instead of waitress.")
-def serve(db_path: str, host: str, port: int, threads: int, debug: bool) -> None:
+def serve(db_path: str, host: str, port: int, threads: int, workers: int, debug: bool) -> None:
     """Run the aggregator HTTP API (waitress; no access log, no request metadata kept)."""
     from .app import create_app
+    from .serving import body_cap, listen, supervise
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    app = create_app({"DATABASE": db_path})
+    shown = redact(db_path)
     if debug:
-        from werkzeug.serving import WSGIRequestHandler
-
-        class AnonymousHandler(WSGIRequestHandler):
-            """Werkzeug's handler without its per-request log line (it names the client)."""
-
-            def log_request(self, *args: Any, **kwargs: Any) -> None:
-                pass
-
-            def log(self, type: str, message: str, *args: Any) -> None:
-                logging.getLogger("werkzeug").log(
-                    logging.ERROR if type == "error" else logging.INFO, message, *args)
-
-        click.echo(f"ldpsurvey (debug server) on http://{host}:{port}/ database {db_path}",
-                   err=False)
-        app.run(host=host, port=port, debug=True, use_reloader=False,
-                request_handler=AnonymousHandler)
+        _serve_debug(create_app({"DATABASE": db_path}), host, port, shown)
         return
-    import waitress
-
-    # Waitress buffers a body before the app sees it: cap it near the app's own 413 limit.
-    body_cap = 2 * int(app.config["MAX_CONTENT_LENGTH"]) + 65536
     try:
-        server = waitress.create_server(app, host=host, port=port, threads=threads,
-                                        max_request_body_size=body_cap, ident="ldpsurvey")
+        sock = listen(host, port)
     except OSError as exc:  # port in use, address not available, ...
         raise click.ClickException(f"cannot listen on {host}:{port}: "
                                    f"{exc.strerror or exc}") from None
-    click.echo(f"ldpsurvey serving on http://{host}:{server.effective_port}/ "
-               f"(database {db_path}, {threads} threads)")
+    where = f"http://{host}:{sock.getsockname()[1]}/"
+    if workers > 1:
+        open_store(db_path).close()  # migrate once, before the workers start
+        click.echo(f"ldpsurvey serving on {where} (database {shown}, {workers} processes x "
+                   f"{threads} threads)")
+        supervise(sock, db_path, threads, workers, click.echo)
+        return
+    import waitress
+
+    app = create_app({"DATABASE": db_path, "POOL_SIZE": threads})
+    server = waitress.create_server(app, sockets=[sock], threads=threads,
+                                    max_request_body_size=body_cap(app), ident="ldpsurvey")
+    click.echo(f"ldpsurvey serving on {where} (database {shown}, {threads} threads)")
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
         server.close()
+
+
+def _serve_debug(app: Any, host: str, port: int, shown: str) -> None:
+    from werkzeug.serving import WSGIRequestHandler
+
+    class AnonymousHandler(WSGIRequestHandler):
+        """Werkzeug's handler without its per-request log line (it names the client)."""
+
+        def log_request(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def log(self, type: str, message: str, *args: Any) -> None:
+            logging.getLogger("werkzeug").log(
+                logging.ERROR if type == "error" else logging.INFO, message, *args)
+
+    click.echo(f"ldpsurvey (debug server) on http://{host}:{port}/ database {shown}")
+    app.run(host=host, port=port, debug=True, use_reloader=False,
+            request_handler=AnonymousHandler)
 
 
 # --- tokens --------------------------------------------------------------------------------
@@ -95,9 +107,8 @@ def token() -> None:
 def token_create(db_path: str, name: str) -> None:
     """Create a token and print it once."""
     from .auth import create_token
-    from .db import connect
 
-    info, plain = create_token(connect(db_path), name)
+    info, plain = create_token(open_store(db_path), name)
     click.echo(plain)
     click.echo(f"token {info.id} ({info.name}) created; it is shown only this once", err=True)
 
@@ -189,3 +200,33 @@ def recompute(db_path: str, survey_id: str | None, check: bool) -> None:
                    f"{json.dumps(m.recomputed)[:200]}")
     if mismatches and check:
         raise click.exceptions.Exit(1)
+
+
+# --- moving data ---------------------------------------------------------------------------
+
+
+@click.command("migrate-store")
+@click.option("--from", "source", required=True,
+              help="The database to copy: a SQLite file or a postgresql:// URL.")
+@click.option("--to", "target", required=True,
+              help="An empty database to fill: a postgresql:// URL or a new SQLite file.")
+def migrate_store(source: str, target: str) -> None:
+    """Copy every survey, report, token and invitation code into an empty database, then
+    verify counts and aggregates. Refuses a target that already holds data."""
+    from .store_copy import copy_store
+
+    src = _existing_db(source)
+    try:
+        dst = open_store(target)
+    except BaseException:
+        src.close()
+        raise
+    try:
+        click.echo(f"copying {src.describe()} -> {dst.describe()}", err=True)
+        summary = copy_store(src, dst, lambda n: click.echo(f"  {n} reports copied", err=True))
+    finally:
+        src.close()
+        dst.close()
+    click.echo(f"copied {summary.surveys} survey version(s), {summary.reports} report(s), "
+               f"{summary.tokens} token(s), {summary.invites} invitation code(s); counts and "
+               "aggregates verified")

@@ -138,13 +138,13 @@ def next_version(db_path: Path, survey: Survey) -> Survey:
     if not db_path.exists():
         return survey
     from . import surveys
-    from .db import connect
+    from .store import open_store
 
-    db = connect(db_path)
+    store = open_store(db_path)
     try:
-        stored = surveys.versions(db, survey.id)
+        stored = surveys.versions(store, survey.id)
     finally:
-        db.conn.close()
+        store.close()
     if not stored:
         return survey
     return replace(survey, version=max(stored) + 1)
@@ -152,13 +152,13 @@ def next_version(db_path: Path, survey: Survey) -> Survey:
 
 def create_token(db_path: Path) -> str:
     from .auth import create_token as create
-    from .db import connect
+    from .store import open_store
 
-    db = connect(db_path)
+    store = open_store(db_path)
     try:
-        _, plain = create(db, "demo")
+        _, plain = create(store, "demo")
     finally:
-        db.conn.close()
+        store.close()
     return plain
 
 

@@ -83,6 +83,13 @@ class SubmissionRejected(ValidationFailed):
     code = "invalid_submission"
 
 
+class StoreUnavailable(ServerError):
+    """The database server cannot be reached or refused the connection: try again later."""
+
+    code = "store_unavailable"
+    status = 503
+
+
 class StoreError(LdpSurveyError):
     """The database is missing, of a newer schema, or inconsistent (CLI side)."""
 

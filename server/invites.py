@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
-
-from .db import transaction
 from .errors import Forbidden, NotFound
+
+if TYPE_CHECKING:
+    from .store import InviteCounts, Store
 
 PREFIX = "inv_"
 MAX_CODE_LENGTH = 64
@@ -35,49 +34,18 @@ def digest(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def create_tables(db: sqlite_utils.Database) -> None:
-    """Schema migration body: the invite-only flag per survey id and the code hashes."""
-    db["invite_surveys"].create({"survey_id": str, "created": str}, pk="survey_id",
-                                not_null={"created"})
-    db["invites"].create({"code_sha256": str, "survey_id": str, "submission_id": str},
-                         pk="code_sha256", not_null={"survey_id"})
-    db["invites"].create_index(["survey_id", "submission_id"])
-
-
-@dataclass(frozen=True)
-class InviteCounts:
-    survey_id: str
-    invite_only: bool
-    issued: int
-    used: int
-
-
-def create(db: sqlite_utils.Database, survey_id: str, count: int) -> list[str]:
+def create(store: Store, survey_id: str, count: int) -> list[str]:
     """`count` new codes for a stored survey, which becomes invite-only; returned once."""
     if not 1 <= count <= MAX_COUNT:
         raise ValueError(f"count must be between 1 and {MAX_COUNT}")
     codes = [PREFIX + secrets.token_urlsafe(16) for _ in range(count)]
-    with transaction(db) as conn:
-        if conn.execute("SELECT 1 FROM surveys WHERE id = ?", (survey_id,)).fetchone() is None:
-            raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
-        conn.execute("INSERT OR IGNORE INTO invite_surveys (survey_id, created) "
-                     "VALUES (?, datetime('now'))", (survey_id,))
-        conn.executemany("INSERT INTO invites (code_sha256, survey_id) VALUES (?, ?)",
-                         [(digest(c), survey_id) for c in codes])
+    if not store.add_invites(survey_id, [digest(c) for c in codes]):
+        raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
     return codes
 
 
-def counts(db: sqlite_utils.Database, survey_id: str) -> InviteCounts:
-    only = db.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
-                      (survey_id,)).fetchone() is not None
-    issued, used = db.execute("SELECT count(*), count(submission_id) FROM invites "
-                              "WHERE survey_id = ?", (survey_id,)).fetchone()
-    return InviteCounts(survey_id, only, int(issued), int(used))
-
-
-def invite_only(conn: Any, survey_id: str) -> bool:
-    return conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
-                        (survey_id,)).fetchone() is not None
+def counts(store: Store, survey_id: str) -> InviteCounts:
+    return store.invite_counts(survey_id)
 
 
 def check_shape(raw: Mapping[str, Any], problems: list[dict[str, str]]) -> str | None:
@@ -91,13 +59,15 @@ def check_shape(raw: Mapping[str, Any], problems: list[dict[str, str]]) -> str |
     return code
 
 
-def claim(conn: Any, survey_id: str, items: Sequence[tuple[str, str | None]],
-          new_ids: Iterable[str]) -> None:
-    """Bind each (submission id, code) of one request, or raise InviteRefused claiming none.
+def plan_claims(items: Sequence[tuple[str, str | None]], new_ids: Iterable[str],
+                bound: Mapping[str, str | None]) -> dict[str, str]:
+    """The (code hash -> submission id) bindings of one request, or InviteRefused (none bound).
 
-    Runs inside the storing transaction. `new_ids` are the submission ids this request stores;
-    any other id is a resend of a stored submission and passes only with the code already
-    bound to it (idempotent). A new id needs an unused code, and one code binds one id."""
+    The store calls this inside the storing transaction with `bound`: every known code hash of
+    the request -> the submission id it is bound to (None: unused), read under a row lock.
+    `new_ids` are the submission ids this request stores; any other id is a resend of a stored
+    submission and passes only with the code already bound to it (idempotent). A new id needs
+    an unused code, and one code binds one id."""
     new = set(new_ids)
     refused: list[dict[str, Any]] = []
     bound_here: dict[str, str] = {}     # code hash -> the new submission id it binds
@@ -108,14 +78,12 @@ def claim(conn: Any, survey_id: str, items: Sequence[tuple[str, str | None]],
             problem = "this survey is invite-only: send your invitation code"
         else:
             key = digest(code)
-            row = conn.execute("SELECT submission_id FROM invites WHERE code_sha256 = ? AND "
-                               "survey_id = ?", (key, survey_id)).fetchone()
-            if row is None:
+            if key not in bound:
                 problem = "unknown invitation code"
             elif sid not in new:
-                if row[0] != sid:
+                if bound[key] != sid:
                     problem = "this invitation code was already used"
-            elif row[0] is not None or bound_here.get(key, sid) != sid \
+            elif bound[key] is not None or bound_here.get(key, sid) != sid \
                     or code_of.get(sid, key) != key:
                 problem = "this invitation code was already used"
             else:
@@ -128,5 +96,4 @@ def claim(conn: Any, survey_id: str, items: Sequence[tuple[str, str | None]],
                             "code missing, unknown or already used; nothing was stored",
                             {"refused": len(refused), "total": len(items),
                              "items": refused[:100]})
-    conn.executemany("UPDATE invites SET submission_id = ? WHERE code_sha256 = ?",
-                     [(sid, key) for key, sid in bound_here.items()])
+    return bound_here

@@ -12,8 +12,9 @@ from .reports.model import FORMATS, render
 
 @click.command("report", short_help="Estimates as a table, JSON, CSV, Markdown or HTML.")
 @click.option("--server", "server_url", help="Server base URL, e.g. http://127.0.0.1:8000.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False),
-              help="Read a local server database directly (read-only) instead of --server.")
+@click.option("--db", "db_path",
+              help="Read a server database directly instead of --server: a SQLite file "
+                   "(opened read-only) or a postgresql:// URL.")
 @click.option("--survey", "survey_id", required=True, help="Survey id.")
 @click.option("--survey-version", "version", type=click.IntRange(min=1),
               help="Survey version (default: the latest).")
@@ -39,7 +40,7 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     from .reports.sources import db_report, fetch_report
 
     if (server_url is None) == (db_path is None):
-        raise click.UsageError("give exactly one of --server URL or --db PATH")
+        raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
     if server_url is not None:
         if not token:
             raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")

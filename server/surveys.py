@@ -1,27 +1,94 @@
-"""Stored survey versions: publish (verify, then store the manifest as signed), read, close.
+"""Stored survey versions: publish (verify, then store the manifest as signed), read, close,
+and compile (a version's mechanisms, built once per process).
 
 A survey is keyed by (id, version). Publishing the same id and version again with the same
 signed content is idempotent; with other content it is a conflict (publish a new version).
 Closing a survey closes every version stored at that time.
+
+Building a mechanism runs its exact privacy check, so compiled surveys are cached in process,
+keyed by the manifest's SHA-256: the same bytes always compile to the same mechanisms, so the
+cache is right in any number of server processes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
+import numpy as np
 
+from ..shared.aggregates import Aggregate
 from ..shared.manifest import verify_manifest
-from ..shared.survey import canonical_json
-from .compiled import CompiledSurvey, compile_survey
-from .db import transaction
+from ..shared.mechanisms import Mechanism, mechanism_for
+from ..shared.survey import Survey, canonical_json
 from .errors import Conflict, NotFound, ValidationFailed
-from .hours import current_hour
+from .store import Store, SurveyRow, current_hour
 
 MANIFEST_KEYS = frozenset({"survey", "signature", "public_key", "sha256", "status"})
+_CACHE_SIZE = 256
+
+
+@dataclass(frozen=True)
+class CompiledSurvey:
+    """One survey version with a mechanism per question and the ids of required questions.
+
+    It is also the version's aggregate rules for the store: one aggregate per question, keyed
+    by the question id."""
+
+    survey: Survey
+    sha256: str
+    mechanisms: Mapping[str, Mechanism]
+    required: frozenset[str]
+
+    @property
+    def id(self) -> str:
+        return self.survey.id
+
+    @property
+    def version(self) -> int:
+        return self.survey.version
+
+    def aggregate_keys(self) -> Sequence[str]:
+        return list(self.mechanisms)
+
+    def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
+        found: dict[str, list[Any]] = {}
+        for answers in reports:
+            for qid, report in answers.items():
+                found.setdefault(qid, []).append(report)
+        return {qid: self.mechanisms[qid].aggregate_many(np.asarray(values))
+                for qid, values in found.items()}
+
+    def parse_aggregate(self, key: str, data: Mapping[str, Any]) -> Aggregate:
+        return self.mechanisms[key].aggregate_from_dict(data)
+
+    def empty_aggregate(self, key: str) -> Aggregate:
+        return self.mechanisms[key].new_aggregate()
+
+
+_compiled: dict[str, CompiledSurvey] = {}
+_compiled_lock = threading.Lock()
+
+
+def compile_survey(sha256: str, survey_dict: Mapping[str, Any]) -> CompiledSurvey:
+    """The compiled survey for a stored manifest; built on first use, then cached."""
+    with _compiled_lock:
+        found = _compiled.get(sha256)
+    if found is not None:
+        return found
+    survey = Survey.from_dict(survey_dict)
+    compiled = CompiledSurvey(
+        survey=survey, sha256=sha256,
+        mechanisms={q.id: mechanism_for(q) for q in survey.questions},
+        required=frozenset(q.id for q in survey.questions if not q.optional))
+    with _compiled_lock:
+        if len(_compiled) >= _CACHE_SIZE:
+            _compiled.pop(next(iter(_compiled)))
+        _compiled[sha256] = compiled
+    return compiled
 
 
 @dataclass(frozen=True)
@@ -36,6 +103,13 @@ class SurveyRecord:
     created_hour: str
     n_submissions: int
     last_submission_hour: str | None
+
+    @classmethod
+    def from_row(cls, row: SurveyRow) -> SurveyRecord:
+        return cls(id=row.id, version=row.version, manifest=json.loads(row.manifest),
+                   sha256=row.sha256, status=row.status, created_hour=row.created_hour,
+                   n_submissions=row.n_submissions,
+                   last_submission_hour=row.last_submission_hour)
 
     def public(self) -> dict[str, Any]:
         """What GET /api/surveys/<id> serves: the manifest unchanged, its hash and status."""
@@ -53,17 +127,7 @@ class SurveyRecord:
         return compile_survey(self.sha256, self.manifest["survey"])
 
 
-_SELECT = ("SELECT id, version, manifest, sha256, status, created_hour, n_submissions, "
-           "last_submission_hour FROM surveys ")
-
-
-def _record(row: tuple) -> SurveyRecord:
-    return SurveyRecord(id=row[0], version=row[1], manifest=json.loads(row[2]), sha256=row[3],
-                        status=row[4], created_hour=row[5], n_submissions=row[6],
-                        last_submission_hour=row[7])
-
-
-def publish(db: sqlite_utils.Database, body: Mapping[str, Any]) -> tuple[SurveyRecord, bool]:
+def publish(store: Store, body: Mapping[str, Any]) -> tuple[SurveyRecord, bool]:
     """Verify a signed manifest and store it; returns (record, created?)."""
     unknown = sorted(str(k) for k in body if k not in MANIFEST_KEYS)
     if unknown:
@@ -77,71 +141,46 @@ def publish(db: sqlite_utils.Database, body: Mapping[str, Any]) -> tuple[SurveyR
     survey = signed.survey
     manifest_text = canonical_json({"survey": survey.to_dict(), "signature": signed.signature,
                                     "public_key": signed.public_key}).decode()
-    compiled = compile_survey(signed.sha256, survey.to_dict())  # mechanisms prove their ε
-    with transaction(db) as conn:
-        row = conn.execute(_SELECT + "WHERE id = ? AND version = ?",
-                           (survey.id, survey.version)).fetchone()
-        if row is not None:
-            existing = _record(row)
-            if row[2] != manifest_text:
-                raise Conflict(f"survey {survey.id!r} version {survey.version} already exists "
-                               "with different content; publish a new version",
-                               {"id": survey.id, "version": survey.version,
-                                "sha256": existing.sha256})
-            return existing, False
-        hour = current_hour()
-        conn.execute("INSERT INTO surveys (id, version, manifest, sha256, status, created_hour, "
-                     "n_submissions) VALUES (?, ?, ?, ?, 'open', ?, 0)",
-                     (survey.id, survey.version, manifest_text, signed.sha256, hour))
-        conn.executemany(
-            "INSERT INTO aggregates (survey_id, version, question_id, aggregate) "
-            "VALUES (?, ?, ?, ?)",
-            [(survey.id, survey.version, qid, json.dumps(mech.new_aggregate().to_dict()))
-             for qid, mech in compiled.mechanisms.items()])
-    return get(db, survey.id, survey.version), True
+    compile_survey(signed.sha256, survey.to_dict())  # mechanisms prove their ε
+    row, created = store.put_survey(survey.id, survey.version, manifest_text, signed.sha256,
+                                    current_hour())
+    if not created and row.manifest != manifest_text:
+        raise Conflict(f"survey {survey.id!r} version {survey.version} already exists "
+                       "with different content; publish a new version",
+                       {"id": survey.id, "version": survey.version, "sha256": row.sha256})
+    return SurveyRecord.from_row(row), created
 
 
-def get(db: sqlite_utils.Database, survey_id: str, version: int | None = None) -> SurveyRecord:
+def get(store: Store, survey_id: str, version: int | None = None) -> SurveyRecord:
     """A survey version (the latest when `version` is None); NotFound otherwise."""
-    if version is None:
-        row = db.execute(_SELECT + "WHERE id = ? "
-                         "ORDER BY version DESC LIMIT 1", (survey_id,)).fetchone()
-    else:
-        row = db.execute(_SELECT + "WHERE id = ? AND version = ?",
-                         (survey_id, version)).fetchone()
+    row = store.get_survey(survey_id, version)
     if row is None:
         what = f"survey {survey_id!r}" + ("" if version is None else f" version {version}")
         raise NotFound(f"{what} does not exist", {"id": survey_id, "version": version})
-    return _record(row)
+    return SurveyRecord.from_row(row)
 
 
-def list_all(db: sqlite_utils.Database) -> list[SurveyRecord]:
-    rows = db.execute(_SELECT + "ORDER BY id, version").fetchall()
-    return [_record(r) for r in rows]
+def list_all(store: Store) -> list[SurveyRecord]:
+    return [SurveyRecord.from_row(r) for r in store.list_surveys()]
 
 
-def versions(db: sqlite_utils.Database, survey_id: str) -> dict[int, tuple[str, str]]:
+def versions(store: Store, survey_id: str) -> dict[int, tuple[str, str]]:
     """version -> (sha256, status) for every stored version of a survey."""
-    rows = db.execute("SELECT version, sha256, status FROM surveys WHERE id = ?",
-                      (survey_id,)).fetchall()
-    return {r[0]: (r[1], r[2]) for r in rows}
+    return store.survey_versions(survey_id)
 
 
-def compiled_version(db: sqlite_utils.Database, survey_id: str, version: int,
+def compiled_version(store: Store, survey_id: str, version: int,
                      sha256: str) -> CompiledSurvey:
     """The compiled survey for a stored version, reading the manifest only on a cache miss."""
-    from .compiled import cached
-
-    found = cached(sha256)
+    with _compiled_lock:
+        found = _compiled.get(sha256)
     if found is not None:
         return found
-    return get(db, survey_id, version).compiled()
+    return get(store, survey_id, version).compiled()
 
 
-def close(db: sqlite_utils.Database, survey_id: str) -> list[SurveyRecord]:
+def close(store: Store, survey_id: str) -> list[SurveyRecord]:
     """Close every stored version of a survey; later submissions get 409. Idempotent."""
-    with transaction(db) as conn:
-        cur = conn.execute("UPDATE surveys SET status = 'closed' WHERE id = ?", (survey_id,))
-        if cur.rowcount == 0:
-            raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
-    return [r for r in list_all(db) if r.id == survey_id]
+    if store.close_survey(survey_id) == 0:
+        raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
+    return [r for r in list_all(store) if r.id == survey_id]

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "keys": "ldpsurvey.server.cli:keys",
     "publish": "ldpsurvey.server.cli:publish",
     "recompute": "ldpsurvey.server.cli:recompute",
+    "migrate-store": "ldpsurvey.server.cli:migrate_store",
     "invites": "ldpsurvey.server.invites_cli:invites",
     "report": "ldpsurvey.server.report_cli:report",
     "demo": "ldpsurvey.server.demo:demo",

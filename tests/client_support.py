@@ -161,13 +161,13 @@ class RealServer:
 
     def token(self) -> str:
         from ldpsurvey.server.auth import create_token
-        from ldpsurvey.server.db import connect
+        from ldpsurvey.server.store import open_store
 
-        db = connect(self.db_path)
+        store = open_store(self.db_path)
         try:
-            return create_token(db, "client-tests")[1]
+            return create_token(store, "client-tests")[1]
         finally:
-            db.conn.close()
+            store.close()
 
     def publish(self, data: dict[str, Any], key: Ed25519PrivateKey, token: str) -> Any:
         body = signed(data, key)

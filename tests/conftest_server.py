@@ -1,7 +1,14 @@
-"""Fixtures for the server tests (test modules load them with pytest_plugins)."""
+"""Fixtures for the server tests (test modules load them with pytest_plugins).
+
+`db_path` is the database target: a SQLite file, or, in modules that set
+`BACKENDS = ("sqlite", "postgresql")`, also a fresh database on a throwaway PostgreSQL server
+that the session starts itself. Without PostgreSQL those cases skip with the reason, except
+under CI (CI=true), where they fail.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,19 +18,57 @@ from flask import Flask
 from flask.testing import FlaskClient
 from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.http_request import STORE_EXTENSION
+from ldpsurvey.server.store import open_store
+from pg_support import PgServer, unavailable_reason
 from server_helpers import manifest
 
 
-@pytest.fixture()
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "server.db"
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    backends = getattr(metafunc.module, "BACKENDS", None)
+    if backends and "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", backends, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
+        pytest.skip(f"PostgreSQL tests skipped: {reason}")
+    server = PgServer()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture()
-def app(db_path: Path) -> Flask:
-    return create_app({"DATABASE": str(db_path), "MAX_CONTENT_LENGTH": 1 << 20,
-                       "MAX_BATCH": 100, "TESTING": True})
+def backend(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture()
+def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A SQLite path, or a PostgreSQL URL of a fresh database (dropped afterwards)."""
+    if backend == "sqlite":
+        yield tmp_path / "server.db"
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    url = server.create_database()
+    try:
+        yield url
+    finally:
+        server.drop_database(url)
+
+
+@pytest.fixture()
+def app(db_path: Any) -> Iterator[Flask]:
+    app = create_app({"DATABASE": str(db_path), "MAX_CONTENT_LENGTH": 1 << 20,
+                      "MAX_BATCH": 100, "TESTING": True})
+    yield app
+    app.extensions[STORE_EXTENSION].close()
 
 
 @pytest.fixture()
@@ -32,12 +77,12 @@ def client(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture()
-def token(db_path: Path, app: Flask) -> str:
-    db = connect(db_path)
+def token(db_path: Any, app: Flask) -> str:
+    store = open_store(db_path)
     try:
-        return create_token(db, "test")[1]
+        return create_token(store, "test")[1]
     finally:
-        db.conn.close()
+        store.close()
 
 
 @pytest.fixture()

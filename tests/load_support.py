@@ -89,21 +89,28 @@ def answer_pool(n: int, seed: int) -> list[dict[str, Any]]:
 class ServerProcess:
     """`ldpsurvey serve` on a fixed port; start, kill -9 and restart on the same database."""
 
-    def __init__(self, db_path: Path, threads: int = 8, port: int | None = None) -> None:
-        self.db_path = db_path
+    def __init__(self, db_path: Path | str, threads: int = 8, port: int | None = None, *,
+                 workers: int = 1, log_dir: Path | None = None) -> None:
+        self.db_path = db_path  # a SQLite file or a PostgreSQL URL (then give log_dir)
         self.threads = threads
+        self.workers = workers
         self.port = port or free_port()
+        self.log_path = (log_dir or Path(db_path).parent) / f"server.{self.port}.log"
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: Any = None
 
     def start(self) -> None:
-        self._log = open(self.db_path.with_suffix(f".{self.port}.log"), "ab")  # noqa: SIM115
+        self._log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [*ldpsurvey_exe(), "serve", "--db", str(self.db_path), "--port", str(self.port),
-             "--threads", str(self.threads)],
+             "--threads", str(self.threads), "--workers", str(self.workers)],
             stdout=subprocess.DEVNULL, stderr=self._log,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.wait_healthy()
+
+    def wait_healthy(self) -> None:
+        assert self.proc is not None
         for _ in range(HEALTH_ATTEMPTS):
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log()}")
@@ -119,7 +126,7 @@ class ServerProcess:
         raise RuntimeError(f"server not healthy after {HEALTH_ATTEMPTS} attempts: {self.log()}")
 
     def log(self) -> str:
-        path = self.db_path.with_suffix(f".{self.port}.log")
+        path = self.log_path
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
     def kill9(self) -> None:
@@ -147,13 +154,13 @@ class ServerProcess:
 
     def token(self) -> str:
         from ldpsurvey.server.auth import create_token
-        from ldpsurvey.server.db import connect
+        from ldpsurvey.server.store import open_store
 
-        db = connect(self.db_path)
+        store = open_store(self.db_path)
         try:
-            return create_token(db, "load")[1]
+            return create_token(store, "load")[1]
         finally:
-            db.conn.close()
+            store.close()
 
     def publish(self, token: str) -> None:
         status, body, _ = HttpClient(self.url).post("/api/surveys", signed_manifest(),

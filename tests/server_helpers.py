@@ -56,15 +56,40 @@ def submission(answers: Mapping[str, Any] | None = None, sid: str | None = None,
     return {"submission_id": sid or str(uuid.uuid4()), "answers": reports, **extra}
 
 
-def snapshot(path: str | Path) -> dict[str, list[tuple]]:
-    """Every row of every table, for 'the database is unchanged' assertions."""
-    conn = sqlite3.connect(str(path))
+def is_postgres(target: str | Path) -> bool:
+    return str(target).startswith("postgresql://")
+
+
+def sql(target: str | Path, statement: str, params: tuple = ()) -> list[tuple]:
+    """Run one statement directly on a test database (SQLite path or PostgreSQL URL; `?`
+    placeholders), committed; the rows it returns."""
+    if is_postgres(target):
+        import psycopg
+
+        with psycopg.connect(str(target), autocommit=True) as conn:
+            cur = conn.execute(statement.replace("?", "%s"), params)
+            return [tuple(r) for r in cur.fetchall()] if cur.description else []
+    conn = sqlite3.connect(str(target), isolation_level=None)
     try:
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return {t: conn.execute(f'SELECT * FROM "{t}" ORDER BY 1, 2').fetchall()
-                for t in tables}
+        return conn.execute(statement, params).fetchall()
     finally:
         conn.close()
+
+
+def snapshot(target: str | Path) -> dict[str, list[tuple]]:
+    """Every row of every table, for 'the database is unchanged' assertions."""
+    if is_postgres(target):
+        import psycopg
+
+        with psycopg.connect(str(target), autocommit=True) as conn:
+            tables = [r[0] for r in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+                "ORDER BY tablename")]
+            return {t: [tuple(r) for r in conn.execute(f'SELECT * FROM "{t}" ORDER BY 1, 2')]
+                    for t in tables}
+    else:
+        tables = [r[0] for r in sql(target, "SELECT name FROM sqlite_master "
+                                            "WHERE type = 'table' ORDER BY name")]
+    return {t: sql(target, f'SELECT * FROM "{t}" ORDER BY 1, 2') for t in tables}
 
 

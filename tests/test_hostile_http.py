@@ -30,8 +30,11 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.http_request import STORE_EXTENSION
+from ldpsurvey.server.store import open_store
 from server_helpers import manifest, snapshot, submission, survey_dict
+
+pytest_plugins = ["conftest_server"]
 
 MAX_BATCH = 20
 MAX_BODY = 64 * 1024
@@ -43,16 +46,16 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
 class Deployed:
     """A server with one open survey holding a few submissions, and an analyst token."""
 
-    def __init__(self, tmp: Path) -> None:
-        self.db_path = tmp / "hostile.db"
+    def __init__(self, target: Path | str) -> None:
+        self.db_path = target
         self.app = create_app({"DATABASE": str(self.db_path), "MAX_CONTENT_LENGTH": MAX_BODY,
                                "MAX_BATCH": MAX_BATCH, "TESTING": True})
         self.client: FlaskClient = self.app.test_client()
-        db = connect(self.db_path)
+        db = open_store(self.db_path)
         try:
             self.token = create_token(db, "hostile")[1]
         finally:
-            db.conn.close()
+            db.close()
         self.auth = {"Authorization": f"Bearer {self.token}"}
         self.manifest = manifest()
         assert self.client.post("/api/surveys", json=self.manifest,
@@ -65,9 +68,21 @@ class Deployed:
         return snapshot(self.db_path)
 
 
-@pytest.fixture(scope="module")
-def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
-    yield Deployed(tmp_path_factory.mktemp("hostile-http"))
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def deployed(tmp_path_factory: pytest.TempPathFactory,
+             request: pytest.FixtureRequest) -> Iterator[Deployed]:
+    """On SQLite, then on PostgreSQL (a fresh database on the session's throwaway server)."""
+    if request.param == "sqlite":
+        yield Deployed(tmp_path_factory.mktemp("hostile-http") / "hostile.db")
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.create_database()
+    try:
+        deployed = Deployed(url)
+        yield deployed
+        deployed.app.extensions[STORE_EXTENSION].close()
+    finally:
+        server.drop_database(url)
 
 
 def assert_json_4xx(response: Any) -> dict[str, Any]:
@@ -507,7 +522,7 @@ class SubmissionMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.dir = tempfile.mkdtemp(prefix="ldp-machine-")
-        self.deployed = Deployed(Path(self.dir))
+        self.deployed = Deployed(Path(self.dir) / "hostile.db")
         self.client = self.deployed.client
         self.model: set[str] = set(self._stored())  # Deployed stores 3 submissions
 
@@ -540,11 +555,11 @@ class SubmissionMachine(RuleBasedStateMachine):
     def stored_exactly_the_model(self) -> None:
         stored = self._stored()
         assert len(stored) == len(set(stored)) and set(stored) == self.model
-        db = connect(self.deployed.db_path)
+        db = open_store(self.deployed.db_path)
         try:
             assert recompute(db, "health", fix=False) == []
         finally:
-            db.conn.close()
+            db.close()
 
     def teardown(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from ldpsurvey.server.db import connect
 from ldpsurvey.server.invites import create, digest
+from ldpsurvey.server.store import open_store
 from ldpsurvey.shared.cli import cli
-from server_helpers import snapshot, submission
+from server_helpers import snapshot, sql, submission
 
 pytestmark = pytest.mark.usefixtures("published")
 pytest_plugins = ["conftest_server"]
+BACKENDS = ("sqlite", "postgresql")
 URL = "/api/surveys/health/submissions"
 
 
 def codes(db_path: Path, n: int) -> list[str]:
-    db = connect(db_path)
+    store = open_store(db_path)
     try:
-        return create(db, "health", n)
+        return create(store, "health", n)
     finally:
-        db.conn.close()
+        store.close()
 
 
 def post(client: Any, body: Any) -> Any:
@@ -89,12 +89,7 @@ def test_a_batch_is_all_or_nothing(client: Any, db_path: Path) -> None:
     ok = post(client, {"submissions": [submission(invite=a), submission(sid=sid, invite=b),
                                        submission(sid=sid, invite=b), submission(invite=c)]})
     assert ok.status_code == 200 and len(ok.get_json()["accepted"]) == 3
-    conn = sqlite3.connect(str(db_path))
-    try:
-        used = conn.execute("SELECT count(submission_id) FROM invites").fetchone()[0]
-    finally:
-        conn.close()
-    assert used == 3
+    assert sql(db_path, "SELECT count(submission_id) FROM invites") == [(3,)]
 
 
 @pytest.mark.parametrize("invite", [1, None, "", "x" * 65, ["inv_x"], {"a": 1}])

@@ -26,7 +26,7 @@ from ldpsurvey.client.outbox import PENDING, SENT, Outbox
 from ldpsurvey.client.state import StateDir
 from ldpsurvey.client.transport import RetryPolicy, Transport
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.store import open_store
 from load_support import (
     SURVEY_ID,
     ClientLog,
@@ -68,11 +68,11 @@ def integrity(db_path: Path) -> str:
 
 
 def recompute_mismatches(db_path: Path) -> list[Any]:
-    db = connect(db_path)
+    db = open_store(db_path)
     try:
         return recompute(db, SURVEY_ID, fix=False)
     finally:
-        db.conn.close()
+        db.close()
 
 
 def test_fifty_clients_one_hundred_thousand_submissions(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.store import open_store
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 from server_helpers import manifest, submission
 
@@ -41,11 +41,11 @@ class Deployed:
         db_path = Path(self.dir) / "st.db"
         # The production limits (batch size, body cap): the document states the batch limit.
         self.app = create_app({"DATABASE": str(db_path), "TESTING": True})
-        db = connect(db_path)
+        db = open_store(db_path)
         try:
             self.token = create_token(db, "schemathesis")[1]
         finally:
-            db.conn.close()
+            db.close()
         client = self.app.test_client()
         auth = {"Authorization": f"Bearer {self.token}"}
         assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201

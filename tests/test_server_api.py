@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.server.auth import revoke_token
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.store import open_store
 from server_helpers import manifest, snapshot, submission, survey_dict
 
 pytest_plugins = ["conftest_server"]
+BACKENDS = ("sqlite", "postgresql")
 
 ANALYST_ROUTES = [
     ("GET", "/api/surveys"),
@@ -249,9 +250,9 @@ def test_analyst_routes_need_a_token(client, db_path, token, published, method, 
     unknown = client.open(path, method=method, json=manifest(),
                           headers={"Authorization": "Bearer ldp_" + "A" * 43})
     assert unknown.status_code == 403
-    db = connect(db_path)
-    revoke_token(db, 1)
-    db.conn.close()
+    store = open_store(db_path)
+    revoke_token(store, 1)
+    store.close()
     revoked = client.open(path, method=method, json=manifest(),
                           headers={"Authorization": f"Bearer {token}"})
     assert revoked.status_code == 403 and error_of(revoked)["code"] == "forbidden"

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from client_support import free_port
-from ldpsurvey.server.db import connect
 from ldpsurvey.shared.cli import cli
-from server_helpers import submission, survey_dict
+from server_helpers import sql, submission, survey_dict
 
 pytest_plugins = ["conftest_server"]
+BACKENDS = ("sqlite", "postgresql")
 
 LDPSURVEY = str(Path(sys.executable).with_name("ldpsurvey"))
 CANARY_AGENT = "CanaryAgent/7.7 (serve-test)"
@@ -63,10 +63,8 @@ def test_recompute_cli(tmp_path, client, auth, db_path, published):
     client.post("/api/surveys/health/submissions", json={"submissions": [submission()] * 1})
     ok = run("recompute", "--db", str(db_path))
     assert ok.exit_code == 0 and "health v1: ok" in ok.stdout
-    db = connect(db_path)
-    db.execute("UPDATE aggregates SET aggregate = ? WHERE question_id = 'color'",
-               (json.dumps({"kind": "counts", "n": 0, "counts": [0, 0, 0]}),))
-    db.conn.close()
+    sql(db_path, "UPDATE aggregates SET aggregate = ? WHERE key = 'color'",
+        (json.dumps({"kind": "counts", "n": 0, "counts": [0, 0, 0]}),))
     check = run("recompute", "--db", str(db_path), "--check")
     assert check.exit_code == 1 and "color" in check.stdout
     fixed = run("recompute", "--db", str(db_path), "--survey", "health")
@@ -108,8 +106,8 @@ def http(method: str, url: str, body: object = None, token: str | None = None
 
 
 @pytest.fixture()
-def server(tmp_path):
-    db = tmp_path / "served.db"
+def server(db_path):
+    db = db_path
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([LDPSURVEY, "serve", "--db", str(db), "--port", str(port),

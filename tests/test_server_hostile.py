@@ -10,6 +10,7 @@ import pytest
 from server_helpers import manifest, snapshot, submission
 
 pytest_plugins = ["conftest_server"]
+BACKENDS = ("sqlite", "postgresql")
 
 SID = "3b241101-e2bb-4255-8caf-4136c566a962"
 RAW_BODIES = [

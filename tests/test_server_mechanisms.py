@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.db import connect
+from ldpsurvey.server.store import open_store
 from ldpsurvey.shared.mechanisms import MECHANISMS, mechanism_for
 from ldpsurvey.shared.survey import Survey
 from server_helpers import manifest
@@ -53,6 +53,6 @@ def test_mechanism_end_to_end(client, auth, db_path, name):
     lines = client.get("/api/surveys/mech/submissions.jsonl", headers=auth).get_data(
         as_text=True).splitlines()
     assert len(lines) == 30
-    db = connect(db_path)
+    db = open_store(db_path)
     assert recompute(db, fix=False) == []
-    db.conn.close()
+    db.close()

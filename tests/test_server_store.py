@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sqlite3
 import uuid
 from datetime import UTC, datetime
 
@@ -14,34 +13,57 @@ import numpy as np
 import pytest
 from ldpsurvey.server import submissions as submissions_module
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.db import MIGRATIONS, connect, schema_version
 from ldpsurvey.server.errors import StoreError
-from ldpsurvey.server.hours import current_hour
-from server_helpers import MECHS, manifest, submission, survey_dict
+from ldpsurvey.server.store import current_hour, open_store
+from ldpsurvey.server.store.schema import SQLITE_MIGRATIONS
+from ldpsurvey.server.store.sqlite import SqliteStore
+from server_helpers import MECHS, manifest, snapshot, sql, submission, survey_dict
 
 pytest_plugins = ["conftest_server"]
+BACKENDS = ("sqlite", "postgresql")
 
 SUBMIT = "/api/surveys/health/submissions"
 
 
-def test_pragmas_and_schema(db_path, app):
-    db = connect(db_path)
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    assert db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
-    assert schema_version(db) == len(MIGRATIONS)
-    assert {"surveys", "submissions", "aggregates", "tokens"} <= set(db.table_names())
-    db.conn.close()
+def test_pragmas_and_schema(tmp_path):
+    store = SqliteStore(tmp_path / "s.db")
+    conn = store._conn()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+    assert store.schema_version() == len(SQLITE_MIGRATIONS)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"surveys", "submissions", "aggregates", "tokens", "invites"} <= tables
+    store.close()
 
 
 def test_newer_schema_is_refused(db_path, app):
-    conn = sqlite3.connect(db_path)
-    conn.execute("INSERT INTO schema_version VALUES (?, 'later')", (len(MIGRATIONS) + 1,))
+    from ldpsurvey.server.store.schema import POSTGRES_MIGRATIONS
+
+    newest = len(POSTGRES_MIGRATIONS if "://" in str(db_path) else SQLITE_MIGRATIONS)
+    sql(db_path, "INSERT INTO schema_version VALUES (?, 'later')", (newest + 1,))
+    with pytest.raises(StoreError, match="newer"):
+        open_store(db_path)
+
+
+def test_an_old_sqlite_schema_is_migrated_in_place(tmp_path):
+    """A database made by schema 2 (question_id column) opens, keeps its rows, and counts."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied TEXT)")
+    for number, statements in enumerate(SQLITE_MIGRATIONS[:2], start=1):
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_version VALUES (?, 'then')", (number,))
     conn.commit()
     conn.close()
-    with pytest.raises(StoreError, match="newer"):
-        connect(db_path)
+    store = SqliteStore(path)
+    assert store.schema_version() == len(SQLITE_MIGRATIONS)
+    assert "key" in {r[1] for r in store._conn().execute("PRAGMA table_info(aggregates)")}
+    store.close()
 
 
 def test_hours_round_down():
@@ -50,12 +72,16 @@ def test_hours_round_down():
 
 
 def stored_aggregates(db_path) -> dict:
-    conn = sqlite3.connect(db_path)
-    try:
-        return {(s, v, q): a for s, v, q, a in conn.execute(
-            "SELECT survey_id, version, question_id, aggregate FROM aggregates")}
-    finally:
-        conn.close()
+    """(survey, version, key) -> the stored aggregate, its partial rows (shards) merged."""
+    merged: dict = {}
+    for s, v, key, text in sql(db_path, "SELECT survey_id, version, key, aggregate "
+                                        "FROM aggregates"):
+        part = MECHS[key].aggregate_from_dict(json.loads(text))
+        if (s, v, key) in merged:
+            merged[(s, v, key)].merge(part)
+        else:
+            merged[(s, v, key)] = part
+    return merged
 
 
 def test_aggregates_equal_recompute_after_mixed_workload(client, auth, db_path):
@@ -95,27 +121,25 @@ def test_aggregates_equal_recompute_after_mixed_workload(client, auth, db_path):
         assert set(result["duplicates"]) <= set(accepted)
     assert n_rejected > 0 and len(accepted) > 100
 
-    db = connect(db_path)
-    assert recompute(db, fix=False) == []
+    store = open_store(db_path)
+    assert recompute(store, fix=False) == []
     stored = stored_aggregates(db_path)
     for version in (1, 2):
         for qid, mechanism in MECHS.items():
             reports = [a[qid] for v, a in accepted.values() if v == version and qid in a]
             expected = mechanism.aggregate_many(np.asarray(reports)) if reports else \
                 mechanism.new_aggregate()
-            got = mechanism.aggregate_from_dict(json.loads(
-                stored[("health", version, qid)]))
+            got = stored.get(("health", version, qid), mechanism.new_aggregate())
             assert got == expected, (version, qid)
-    count = db.execute("SELECT count(*) FROM submissions").fetchone()[0]
-    assert count == len(accepted)
+    assert sql(db_path, "SELECT count(*) FROM submissions") == [(len(accepted),)]
 
     # A tampered aggregate is found, fixed, and the next recompute is clean.
-    db.execute("UPDATE aggregates SET aggregate = ? WHERE question_id = 'smoker' AND version = 2",
-               (json.dumps(MECHS["smoker"].new_aggregate().to_dict()),))
-    found = recompute(db)
+    sql(db_path, "UPDATE aggregates SET aggregate = ? WHERE key = 'smoker' AND version = 2",
+        (json.dumps(MECHS["smoker"].new_aggregate().to_dict()),))
+    found = recompute(store)
     assert [(m.version, m.question_id) for m in found] == [(2, "smoker")]
-    assert recompute(db, fix=False) == []
-    db.conn.close()
+    assert recompute(store, fix=False) == []
+    store.close()
 
 
 def test_estimates_track_the_truth(client, auth, published):
@@ -144,10 +168,7 @@ def test_estimates_track_the_truth(client, auth, published):
 def test_estimates_read_only_aggregates(client, auth, db_path, published):
     client.post(SUBMIT, json={"submissions": [submission() for _ in range(5)]})
     before = client.get("/api/surveys/health/estimates", headers=auth).get_json()
-    conn = sqlite3.connect(db_path)
-    conn.execute("DELETE FROM submissions")
-    conn.commit()
-    conn.close()
+    sql(db_path, "DELETE FROM submissions")
     assert client.get("/api/surveys/health/estimates", headers=auth).get_json() == before
 
 
@@ -179,6 +200,9 @@ def test_no_ip_or_user_agent_in_database_or_logs(app, auth, db_path, caplog, mon
     assert response.get_json()["error"]["code"] == "internal_error"
     assert "simulated bug" in caplog.text  # the log did capture the failure
 
+    dump = repr(snapshot(db_path))
+    for canary in (CANARY_IP, CANARY_FORWARDED, CANARY_AGENT):
+        assert canary not in dump
     for suffix in ("", "-wal", "-shm"):
         path = f"{db_path}{suffix}"
         try:
@@ -222,9 +246,9 @@ def test_concurrent_submissions_share_transactions_correctly(app, client, auth, 
     assert set(duplicates) <= set(shared) and set(duplicates) <= set(accepted)
     est = client.get("/api/surveys/health/estimates", headers=auth).get_json()
     assert est["n_submissions"] == len(accepted)
-    db = connect(db_path)
-    assert recompute(db, fix=False) == []
-    db.conn.close()
+    store = open_store(db_path)
+    assert recompute(store, fix=False) == []
+    store.close()
 
 
 def test_group_committer_results_and_failures():

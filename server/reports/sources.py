@@ -13,8 +13,6 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from ...shared.errors import ReportRenderError
 from ..remote import RemoteError, request_json
 from .model import Report
@@ -45,24 +43,23 @@ def get_json(url: str, token: str | None, timeout: float) -> Any:
         raise ReportRenderError(exc.message) from None
 
 
-def db_report(path: str | Path, survey_id: str, confidence: float = 0.95,
+def db_report(target: str | Path, survey_id: str, confidence: float = 0.95,
               version: int | None = None) -> Report:
-    """The estimate document of a survey in a local database, opened read-only."""
+    """The estimate document of a survey in a local database (opened read-only) or a
+    PostgreSQL database (a postgresql:// URL)."""
     from .. import aggregation, surveys
+    from ..errors import StoreError
+    from ..store import open_store
 
-    path = Path(path)
-    if not path.is_file():
-        raise ReportRenderError(f"database {path} does not exist")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise ReportRenderError(f"cannot open database {path}: {exc}") from None
+        store = open_store(target, read_only=True, migrate=False)
+    except StoreError as exc:
+        raise ReportRenderError(exc.message) from None
     try:
-        db = sqlite_utils.Database(conn)
-        record = surveys.get(db, survey_id, version)
-        estimates = aggregation.estimates(db, survey_id, record.version, confidence)
+        record = surveys.get(store, survey_id, version)
+        estimates = aggregation.estimates(store, survey_id, record.version, confidence)
         return Report(survey=record.manifest["survey"], estimates=estimates)
     except sqlite3.Error as exc:
-        raise ReportRenderError(f"cannot read database {path}: {exc}") from None
+        raise ReportRenderError(f"cannot read database {target}: {exc}") from None
     finally:
-        conn.close()
+        store.close()

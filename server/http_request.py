@@ -1,16 +1,25 @@
-"""Query parameters, validated: bad values are a 400 that names the parameter."""
+"""What a handler takes from the request: the app's store and validated query parameters
+(a bad value is a 400 that names the parameter)."""
 
 from __future__ import annotations
 
 import math
 import re
 
-from flask import request
+from flask import current_app, request
 
 from ..shared.estimates import z_value
 from .errors import InvalidParameter
+from .store import Store
+
+STORE_EXTENSION = "ldpsurvey.store"
 
 _POSITIVE_INT = re.compile(r"^[0-9]{1,9}$")
+
+
+def current_store() -> Store:
+    """The app's store (opened once per app; safe to share between request threads)."""
+    return current_app.extensions[STORE_EXTENSION]
 
 
 def version_param() -> int | None:

@@ -1,0 +1,94 @@
+"""Running the app: one waitress process, or N worker processes on one listening socket.
+
+With `workers > 1` the parent binds the socket, migrates the schema once, and forks the
+workers; each builds its own app (its own store and connections) after the fork, and the kernel
+hands each new connection to one of them. The parent only supervises: a worker that dies (even
+by kill -9) is replaced, and SIGTERM/SIGINT stops them all. Workers share nothing but the
+database, so this is only useful with PostgreSQL (SQLite takes one writer at a time anyway);
+the same stateless processes can also run on several hosts (docs/postgresql.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("ldpsurvey.server")
+BACKLOG = 1024
+
+
+def body_cap(app: Any) -> int:
+    """Waitress buffers a body before the app sees it: cap it near the app's own 413 limit."""
+    return 2 * int(app.config["MAX_CONTENT_LENGTH"]) + 65536
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket (OSError when the address is taken or not available)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=BACKLOG)
+
+
+def _worker(sock: socket.socket, target: str, threads: int) -> None:
+    import waitress
+
+    from .app import create_app
+
+    app = create_app({"DATABASE": target, "POOL_SIZE": threads})
+    server = waitress.create_server(app, sockets=[sock], threads=threads,
+                                    max_request_body_size=body_cap(app), ident="ldpsurvey")
+    server.run()
+
+
+def supervise(sock: socket.socket, target: str, threads: int, workers: int,
+              echo: Callable[[str], None]) -> None:
+    """Fork `workers` processes serving `sock`; replace any that dies until told to stop."""
+    children: set[int] = set()
+    stopping = False
+
+    def spawn() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            code = 0
+            try:
+                _worker(sock, target, threads)
+            except BaseException:
+                log.exception("worker %d failed", os.getpid())
+                code = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        children.add(pid)
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in list(children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for _ in range(workers):
+        spawn()
+    echo(f"{workers} worker processes: {' '.join(str(p) for p in sorted(children))}")
+    while children:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        children.discard(pid)
+        if not stopping:
+            log.warning("worker %d ended (%s); starting another", pid,
+                        os.waitstatus_to_exitcode(status))
+            spawn()

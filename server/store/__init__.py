@@ -1,0 +1,70 @@
+"""The store layer: every SQL statement of the server, behind one `Store` protocol.
+
+`open_store(target)` picks the backend from the target: a `postgresql://` (or `postgres://`)
+URL opens PostgreSQL (needs the `postgres` extra), anything else is a SQLite file path.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import StoreError
+from .base import (
+    AggregateRules,
+    Dump,
+    IngestJob,
+    IngestResult,
+    InviteCounts,
+    PendingSubmission,
+    Replacement,
+    Store,
+    StoredAggregates,
+    SurveyRow,
+    TokenRow,
+    current_hour,
+    now_second,
+)
+from .base import (
+    compact as compact_json,
+)
+
+__all__ = [
+    "AggregateRules", "Dump", "IngestJob", "IngestResult", "InviteCounts", "PendingSubmission",
+    "Replacement", "Store", "StoredAggregates", "SurveyRow", "TokenRow", "compact_json",
+    "current_hour",
+    "is_postgres", "now_second", "open_store", "redact",
+]
+
+_PASSWORD_IN_URL = re.compile(r"(://[^:/?#@]*:)[^@/?#]*@")
+_PASSWORD_PARAM = re.compile(r"(password=)[^&\s]*", re.IGNORECASE)
+
+
+def is_postgres(target: str | Path) -> bool:
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
+def redact(target: str | Path) -> str:
+    """The target with any password replaced by ***: safe for logs and error messages."""
+    text = _PASSWORD_IN_URL.sub(r"\1***@", str(target))
+    return _PASSWORD_PARAM.sub(r"\1***", text)
+
+
+def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = False,
+               read_only: bool = False, pool_size: int = 8) -> Store:
+    """A store for a SQLite path or a PostgreSQL URL; the schema is migrated unless `migrate`
+    is False. `must_exist` refuses a SQLite file that does not exist yet (CLI commands that
+    read); `read_only` opens SQLite read-only."""
+    if is_postgres(target):
+        try:
+            from .postgres import PgStore
+        except ImportError:
+            raise StoreError("PostgreSQL needs the postgres extra: "
+                             "pip install 'ldpsurvey[postgres]'") from None
+
+        return PgStore(str(target), migrate=migrate, pool_size=pool_size)
+    from .sqlite import SqliteStore
+
+    if (must_exist or read_only) and not Path(target).is_file():
+        raise StoreError(f"database {target} does not exist")
+    return SqliteStore(target, migrate=migrate, read_only=read_only)

@@ -1,0 +1,293 @@
+"""What every store backend offers (`Store`) and the records it reads and writes.
+
+The store is the only code that speaks SQL. Everything it needs to know about mechanisms comes
+through `AggregateRules` (one per survey version): which aggregate a set of reports adds to
+which key, and how to parse a stored aggregate. A key is an opaque string: today a question id,
+later also joint (crosstab) keys; the store never assumes which.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from ...shared.aggregates import Aggregate
+
+
+def current_hour(now: datetime | None = None) -> str:
+    """The current UTC time rounded down to the hour, ISO 8601 (e.g. 2026-01-31T14:00:00Z).
+
+    Receive times are kept only to the hour: enough to date a survey wave, too coarse to link.
+    """
+    now = now or datetime.now(UTC)
+    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:00:00Z")
+
+
+def now_second() -> str:
+    """The current UTC time to the second (token creation and revocation times)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- records --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SurveyRow:
+    """One stored survey version with its submission counters (manifest as stored text)."""
+
+    id: str
+    version: int
+    manifest: str
+    sha256: str
+    status: str
+    created_hour: str
+    n_submissions: int
+    last_submission_hour: str | None
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """What `token list` shows: never the token itself."""
+
+    id: int
+    name: str
+    created: str
+    revoked: str | None
+
+
+@dataclass(frozen=True)
+class InviteCounts:
+    survey_id: str
+    invite_only: bool
+    issued: int
+    used: int
+
+
+@dataclass(frozen=True)
+class PendingSubmission:
+    """One validated submission waiting to be stored: reports already normalized."""
+
+    submission_id: str
+    version: int
+    reports: Mapping[str, Any]
+    invite: str | None = None
+
+
+class AggregateRules(Protocol):
+    """What the store needs to maintain the aggregates of one survey version."""
+
+    def aggregate_keys(self) -> Sequence[str]:
+        """Every key this version keeps an aggregate under."""
+        ...
+
+    def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
+        """key -> what these (normalized) submissions add; keys they do not touch are absent."""
+        ...
+
+    def parse_aggregate(self, key: str, data: Mapping[str, Any]) -> Aggregate:
+        """A stored aggregate of this key, checked against its mechanism."""
+        ...
+
+    def empty_aggregate(self, key: str) -> Aggregate:
+        ...
+
+
+@dataclass(frozen=True)
+class IngestJob:
+    """One validated request: its submissions and the aggregate rules of each version in it."""
+
+    survey_id: str
+    items: Sequence[PendingSubmission]
+    rules: Mapping[int, AggregateRules]
+
+
+@dataclass
+class IngestResult:
+    """Submission ids stored by this request, and those already stored (or repeated in it)."""
+
+    accepted: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"accepted": self.accepted, "duplicates": self.duplicates}
+
+
+@dataclass(frozen=True)
+class StoredAggregates:
+    """The aggregates of one survey version as stored: key -> its partial texts (one per shard;
+    SQLite keeps one), plus the submission counters."""
+
+    texts: Mapping[str, Sequence[str]]
+    n_submissions: int
+    last_submission_hour: str | None
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Recomputed aggregates and counters that replace a survey version's stored ones."""
+
+    texts: Mapping[str, str]
+    n_submissions: int
+    last_submission_hour: str | None
+
+
+# (version, submission id, receive hour, reports JSON text), in arrival order.
+ReportRow = tuple[int, str, str, str]
+Rebuild = Callable[[Iterable[ReportRow], StoredAggregates], tuple[Any, Replacement | None]]
+
+
+@dataclass(frozen=True)
+class Dump:
+    """Everything a store holds, table by table, for `migrate-store` (rows as tuples)."""
+
+    surveys: list[SurveyRow]
+    tokens: list[tuple[int, str, str, str, str | None]]  # id, name, sha256, created, revoked
+    invite_surveys: list[tuple[str, str]]
+    invites: list[tuple[str, str, str | None]]
+
+
+class Store(Protocol):
+    """The persistence of the aggregator. Writes are acknowledged only after their commit."""
+
+    backend: str  # "sqlite" or "postgresql"
+
+    def describe(self) -> str:
+        """Where the data lives, safe to print (no password)."""
+        ...
+
+    def close(self) -> None: ...
+
+    def ping(self) -> None: ...
+
+    # surveys
+    def put_survey(self, survey_id: str, version: int, manifest: str, sha256: str,
+                   hour: str) -> tuple[SurveyRow, bool]:
+        """Store a new version (True), or return the stored one unchanged (False)."""
+        ...
+
+    def get_survey(self, survey_id: str, version: int | None = None) -> SurveyRow | None: ...
+
+    def list_surveys(self) -> list[SurveyRow]: ...
+
+    def survey_versions(self, survey_id: str) -> dict[int, tuple[str, str]]:
+        """version -> (sha256, status)."""
+        ...
+
+    def close_survey(self, survey_id: str) -> int:
+        """Close every stored version; the number of versions (0: no such survey)."""
+        ...
+
+    # tokens
+    def add_token(self, name: str, token_sha256: str, created: str) -> int: ...
+
+    def list_tokens(self) -> list[TokenRow]: ...
+
+    def revoke_token(self, token_id: int, when: str) -> TokenRow | None: ...
+
+    def token_state(self, token_sha256: str) -> str | None:
+        """'active', 'revoked', or None for an unknown token."""
+        ...
+
+    # invitations
+    def add_invites(self, survey_id: str, code_hashes: Sequence[str]) -> bool:
+        """Make a survey invite-only and store code hashes; False if the survey is unknown."""
+        ...
+
+    def invite_counts(self, survey_id: str) -> InviteCounts: ...
+
+    # submissions and aggregates
+    def ingest(self, job: IngestJob) -> IngestResult:
+        """Insert the job's new submissions and apply their aggregate deltas in one
+        transaction (invitation codes claimed in it too); returns after commit."""
+        ...
+
+    def aggregates(self, survey_id: str, version: int) -> StoredAggregates: ...
+
+    def rebuild(self, survey_id: str, version: int, rebuild: Rebuild) -> Any:
+        """Run `rebuild` over every stored report of a version with no submission of it
+        committing meanwhile; a Replacement it returns is written in the same transaction."""
+        ...
+
+    def export_rows(self, survey_id: str, version: int | None, after: int,
+                    limit: int) -> list[tuple[int, int, str, str, str]]:
+        """(seq, version, submission id, hour, reports text) with seq > after, by seq."""
+        ...
+
+    # moving data
+    def is_empty(self) -> bool: ...
+
+    def dump(self) -> Dump: ...
+
+    def load(self, dump: Dump, reports: Iterable[tuple[str, int, str, str, str]],
+             texts: Mapping[tuple[str, int], Replacement]) -> None:
+        """Fill an empty store: rows of `dump`, reports (survey id, version, submission id,
+        hour, text), and each version's aggregates and counters."""
+        ...
+
+    def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]: ...
+
+
+# --- shared by both backends ------------------------------------------------------------------
+
+
+class ParsedCache:
+    """Parsed stored aggregates, reused while the stored text is unchanged.
+
+    An entry counts only if the stored text still equals its text, so a write by another process
+    (or a rolled-back transaction) just means parsing again. An entry is taken out while its
+    aggregate is being changed, so no thread ever sees a half-merged object."""
+
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[Any, ...], tuple[str, Aggregate]] = {}
+        self._lock = threading.Lock()
+
+    def merged_text(self, key: tuple[Any, ...], stored: str | None, delta: Aggregate,
+                    parse: Callable[[Mapping[str, Any]], Aggregate]) -> str:
+        """The stored aggregate (None: none yet) plus `delta`, as the text to store."""
+        with self._lock:
+            entry = self._entries.pop(key, None)
+        if stored is None:
+            aggregate = delta
+        else:
+            aggregate = (entry[1] if entry is not None and entry[0] == stored
+                         else parse(json.loads(stored)))
+            aggregate.merge(delta)
+        text = compact(aggregate.to_dict())
+        with self._lock:
+            if len(self._entries) >= self.MAX:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[key] = (text, aggregate)
+        return text
+
+
+def split_fresh(job: IngestJob, stored: set[str]) -> tuple[IngestResult,
+                                                           list[PendingSubmission]]:
+    """Accepted and duplicate ids (stored before, or repeated within the request) in order."""
+    result = IngestResult()
+    fresh: list[PendingSubmission] = []
+    seen = set(stored)
+    for item in job.items:
+        if item.submission_id in seen:
+            result.duplicates.append(item.submission_id)
+            continue
+        seen.add(item.submission_id)
+        result.accepted.append(item.submission_id)
+        fresh.append(item)
+    return result, fresh
+
+
+def by_version(items: Iterable[PendingSubmission]) -> dict[int, list[PendingSubmission]]:
+    grouped: dict[int, list[PendingSubmission]] = {}
+    for item in items:
+        grouped.setdefault(item.version, []).append(item)
+    return grouped

@@ -1,0 +1,488 @@
+"""The PostgreSQL store: several server processes on one database (psycopg 3 + a pool).
+
+Ingest without a hot row: submissions go in with one `INSERT ... SELECT FROM unnest(...)
+ON CONFLICT DO NOTHING RETURNING submission_id` (the ids it returns are the new ones; the rest
+are duplicates). Aggregates and submission counters are kept as N_SHARDS partial rows per key;
+each transaction picks one shard at random and locks only that shard's rows (in key order), so
+concurrent writers rarely wait on each other; readers merge the shards.
+
+Consistency: an ingest takes `FOR KEY SHARE` on its survey version rows (writers never block
+each other there) and re-checks the status under it; closing a survey and recomputing its
+aggregates take `FOR UPDATE`, which waits for ingests in flight and holds back new ones.
+Serialization failures and deadlocks are retried with the whole transaction; a request is
+answered only after COMMIT returned.
+
+Credentials come from the URL, the PG* environment variables or a password file (libpq reads
+PGPASSFILE / ~/.pgpass); messages show the URL with any password replaced by ***.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ..errors import StoreError, StoreUnavailable, SurveyClosed
+from ..invites import digest, plan_claims
+from .base import (
+    Dump,
+    IngestJob,
+    IngestResult,
+    InviteCounts,
+    ParsedCache,
+    Rebuild,
+    Replacement,
+    StoredAggregates,
+    SurveyRow,
+    TokenRow,
+    by_version,
+    compact,
+    current_hour,
+    now_second,
+    split_fresh,
+)
+from .schema import POSTGRES_MIGRATIONS
+
+N_SHARDS = 16
+MAX_ATTEMPTS = 8  # a transaction that keeps failing on conflicts is an error after this
+_MIGRATION_LOCK = 0x6C6470_0001  # pg_advisory_xact_lock key: one migrating process at a time
+_RETRIED = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+_SURVEY_COLUMNS = """SELECT s.id, s.version, s.manifest, s.sha256, s.status, s.created_hour,
+    coalesce((SELECT sum(n) FROM submission_counts c
+              WHERE c.survey_id = s.id AND c.version = s.version), 0)::bigint,
+    (SELECT max(last_hour) FROM submission_counts c
+     WHERE c.survey_id = s.id AND c.version = s.version)
+    FROM surveys s """
+_parsed = ParsedCache()
+T = TypeVar("T")
+
+
+def _fits(text: str) -> bool:
+    """Whether PostgreSQL text can hold this string (no NUL, valid UTF-8). A looked-up id
+    that cannot be stored cannot match a stored row."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class PgStore:
+    """A store in a PostgreSQL database; thread-safe (a pooled connection per operation)."""
+
+    backend = "postgresql"
+
+    def __init__(self, url: str, *, migrate: bool = True, pool_size: int = 8) -> None:
+        from . import redact
+
+        self.url = url
+        self._shown = redact(url)
+        self._pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=False,
+                                    timeout=30, name="ldpsurvey",
+                                    kwargs={"autocommit": True})
+        try:
+            self._pool.open(wait=True, timeout=30)
+        except PoolTimeout:
+            reason = self._first_connect_error()
+            self._pool.close()
+            raise StoreError(f"cannot connect to {self._shown}: {reason}") from None
+        try:
+            if migrate:
+                self._migrate()
+            else:
+                self._check_version()
+        except BaseException:
+            self._pool.close()
+            raise
+
+    def _first_connect_error(self) -> str:
+        try:
+            psycopg.connect(self.url, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return "the connection pool did not fill in time"
+
+    def describe(self) -> str:
+        return self._shown
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def ping(self) -> None:
+        with self._pool.connection() as conn:
+            conn.execute("SELECT 1").fetchone()
+
+    # --- transactions -----------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection in autocommit mode (each statement its own snapshot)."""
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except (PoolTimeout, psycopg.OperationalError) as exc:
+            raise self._unavailable(exc) from None
+
+    def _write(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run `work` in one transaction, retrying it whole on serialization failures and
+        deadlocks; returns after COMMIT."""
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                with self._pool.connection() as conn, conn.transaction():
+                    return work(conn)
+            except _RETRIED:
+                if attempt == MAX_ATTEMPTS:
+                    raise
+                time.sleep(random.uniform(0, 0.01 * attempt))  # noqa: S311 (jitter only)
+            except (PoolTimeout, psycopg.OperationalError) as exc:
+                raise self._unavailable(exc) from None
+        raise AssertionError("unreachable")
+
+    def _unavailable(self, exc: Exception) -> StoreUnavailable:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return StoreUnavailable(f"the database {self._shown} is unavailable: {first}")
+
+    # --- schema -----------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        with self._read() as conn:
+            return self._version_in(conn)
+
+    @staticmethod
+    def _version_in(conn: psycopg.Connection) -> int:
+        if conn.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+            return 0
+        return int(conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0)
+
+    def _check_version(self) -> int:
+        current = self.schema_version()
+        if current > len(POSTGRES_MIGRATIONS):
+            raise StoreError(f"database schema version {current} is newer than this ldpsurvey "
+                             f"({len(POSTGRES_MIGRATIONS)}); upgrade ldpsurvey")
+        return current
+
+    def _migrate(self) -> None:
+        if self._check_version() == len(POSTGRES_MIGRATIONS):
+            return
+
+        def work(conn: psycopg.Connection) -> None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version "
+                         "(version integer PRIMARY KEY, applied text NOT NULL)")
+            current = self._version_in(conn)  # another process may have migrated meanwhile
+            for number in range(current + 1, len(POSTGRES_MIGRATIONS) + 1):
+                for statement in POSTGRES_MIGRATIONS[number - 1]:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version, applied) VALUES (%s, %s)",
+                             (number, now_second()))
+
+        try:
+            self._write(work)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot migrate {self._shown}: {exc}") from exc
+
+    # --- surveys ----------------------------------------------------------------------------
+
+    def put_survey(self, survey_id: str, version: int, manifest: str, sha256: str,
+                   hour: str) -> tuple[SurveyRow, bool]:
+        def work(conn: psycopg.Connection) -> bool:
+            cur = conn.execute("INSERT INTO surveys (id, version, manifest, sha256, status, "
+                               "created_hour) VALUES (%s, %s, %s, %s, 'open', %s) "
+                               "ON CONFLICT DO NOTHING", (survey_id, version, manifest,
+                                                          sha256, hour))
+            return cur.rowcount == 1
+
+        created = self._write(work)
+        row = self.get_survey(survey_id, version)
+        assert row is not None
+        return row, created
+
+    def get_survey(self, survey_id: str, version: int | None = None) -> SurveyRow | None:
+        if not _fits(survey_id):
+            return None
+        with self._read() as conn:
+            if version is None:
+                row = conn.execute(_SURVEY_COLUMNS + "WHERE s.id = %s ORDER BY s.version DESC "
+                                   "LIMIT 1", (survey_id,)).fetchone()
+            else:
+                row = conn.execute(_SURVEY_COLUMNS + "WHERE s.id = %s AND s.version = %s",
+                                   (survey_id, version)).fetchone()
+        return None if row is None else SurveyRow(*row)
+
+    def list_surveys(self) -> list[SurveyRow]:
+        with self._read() as conn:
+            rows = conn.execute(_SURVEY_COLUMNS + "ORDER BY s.id, s.version").fetchall()
+        return [SurveyRow(*r) for r in rows]
+
+    def survey_versions(self, survey_id: str) -> dict[int, tuple[str, str]]:
+        if not _fits(survey_id):
+            return {}
+        with self._read() as conn:
+            rows = conn.execute("SELECT version, sha256, status FROM surveys WHERE id = %s",
+                                (survey_id,)).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def close_survey(self, survey_id: str) -> int:
+        if not _fits(survey_id):
+            return 0
+        def work(conn: psycopg.Connection) -> int:
+            # FOR UPDATE waits for ingests in flight (they hold FOR KEY SHARE) and holds back
+            # new ones, so nothing is stored in a version after its close committed.
+            conn.execute("SELECT 1 FROM surveys WHERE id = %s ORDER BY version FOR UPDATE",
+                         (survey_id,))
+            return conn.execute("UPDATE surveys SET status = 'closed' WHERE id = %s",
+                                (survey_id,)).rowcount
+
+        return self._write(work)
+
+    # --- tokens -----------------------------------------------------------------------------
+
+    def add_token(self, name: str, token_sha256: str, created: str) -> int:
+        return self._write(lambda conn: int(conn.execute(
+            "INSERT INTO tokens (name, token_sha256, created) VALUES (%s, %s, %s) RETURNING id",
+            (name, token_sha256, created)).fetchone()[0]))
+
+    def list_tokens(self) -> list[TokenRow]:
+        with self._read() as conn:
+            rows = conn.execute("SELECT id, name, created, revoked FROM tokens "
+                                "ORDER BY id").fetchall()
+        return [TokenRow(*r) for r in rows]
+
+    def revoke_token(self, token_id: int, when: str) -> TokenRow | None:
+        row = self._write(lambda conn: conn.execute(
+            "UPDATE tokens SET revoked = coalesce(revoked, %s) WHERE id = %s "
+            "RETURNING id, name, created, revoked", (when, token_id)).fetchone())
+        return None if row is None else TokenRow(*row)
+
+    def token_state(self, token_sha256: str) -> str | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT revoked FROM tokens WHERE token_sha256 = %s",
+                               (token_sha256,)).fetchone()
+        return None if row is None else ("active" if row[0] is None else "revoked")
+
+    # --- invitations ------------------------------------------------------------------------
+
+    def add_invites(self, survey_id: str, code_hashes: Sequence[str]) -> bool:
+        if not _fits(survey_id):
+            return False
+        def work(conn: psycopg.Connection) -> bool:
+            if conn.execute("SELECT 1 FROM surveys WHERE id = %s LIMIT 1",
+                            (survey_id,)).fetchone() is None:
+                return False
+            conn.execute("INSERT INTO invite_surveys (survey_id, created) VALUES (%s, %s) "
+                         "ON CONFLICT DO NOTHING", (survey_id, now_second()))
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO invites (survey_id, code_sha256) VALUES (%s, %s)",
+                                [(survey_id, h) for h in code_hashes])
+            return True
+
+        return self._write(work)
+
+    def invite_counts(self, survey_id: str) -> InviteCounts:
+        if not _fits(survey_id):
+            return InviteCounts(survey_id, False, 0, 0)
+        with self._read() as conn:
+            only = conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = %s",
+                                (survey_id,)).fetchone() is not None
+            issued, used = conn.execute("SELECT count(*), count(submission_id) FROM invites "
+                                        "WHERE survey_id = %s", (survey_id,)).fetchone()
+        return InviteCounts(survey_id, only, int(issued), int(used))
+
+    # --- ingest -----------------------------------------------------------------------------
+
+    def ingest(self, job: IngestJob) -> IngestResult:
+        return self._write(lambda conn: self._ingest(conn, job))
+
+    def _ingest(self, conn: psycopg.Connection, job: IngestJob) -> IngestResult:
+        sid = job.survey_id
+        versions = sorted({it.version for it in job.items})
+        status = dict(conn.execute(
+            "SELECT version, status FROM surveys WHERE id = %s AND version = ANY(%s) "
+            "ORDER BY version FOR KEY SHARE", (sid, versions)).fetchall())
+        closed = [v for v in versions if status.get(v) != "open"]
+        if closed:  # closed between validation and now
+            raise SurveyClosed(f"survey {sid!r} is closed and takes no more submissions",
+                               {"id": sid, "closed_versions": closed})
+        _, candidates = split_fresh(job, set())  # first occurrence of each id in the request
+        hour = current_hour()
+        inserted = {r[0] for r in conn.execute(
+            "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+            "reports) SELECT %s, v, i, %s, r FROM unnest(%s::integer[], %s::text[], "
+            "%s::text[]) AS t(v, i, r) ON CONFLICT (survey_id, submission_id) DO NOTHING "
+            "RETURNING submission_id",
+            (sid, hour, [it.version for it in candidates],
+             [it.submission_id for it in candidates],
+             [compact(it.reports) for it in candidates])).fetchall()}
+        result, fresh = split_fresh(job, {it.submission_id for it in candidates} - inserted)
+        if conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = %s",
+                        (sid,)).fetchone() is not None:
+            self._claim(conn, job, inserted)  # raises InviteRefused: the transaction rolls back
+        shard = random.randrange(N_SHARDS)  # noqa: S311 (spreads writers; not a secret)
+        for version, items in sorted(by_version(fresh).items()):
+            rules = job.rules[version]
+            deltas = rules.deltas([it.reports for it in items])
+            self._apply_deltas(conn, sid, version, shard, rules, deltas)
+            conn.execute(
+                "INSERT INTO submission_counts (survey_id, version, shard, n, last_hour) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (survey_id, version, shard) DO UPDATE "
+                "SET n = submission_counts.n + excluded.n, "
+                "last_hour = greatest(submission_counts.last_hour, excluded.last_hour)",
+                (sid, version, shard, len(items), hour))
+        return result
+
+    @staticmethod
+    def _claim(conn: psycopg.Connection, job: IngestJob, new_ids: set[str]) -> None:
+        hashes = sorted({digest(it.invite) for it in job.items if it.invite is not None})
+        bound = dict(conn.execute(
+            "SELECT code_sha256, submission_id FROM invites WHERE survey_id = %s "
+            "AND code_sha256 = ANY(%s) ORDER BY code_sha256 FOR UPDATE",
+            (job.survey_id, hashes)).fetchall())
+        bindings = plan_claims([(it.submission_id, it.invite) for it in job.items], new_ids,
+                               bound)
+        if bindings:
+            conn.execute("UPDATE invites SET submission_id = t.s FROM unnest(%s::text[], "
+                         "%s::text[]) AS t(c, s) WHERE survey_id = %s AND code_sha256 = t.c",
+                         (list(bindings), list(bindings.values()), job.survey_id))
+
+    def _apply_deltas(self, conn: psycopg.Connection, survey_id: str, version: int, shard: int,
+                      rules: Any, deltas: Mapping[str, Any]) -> None:
+        """Merge deltas into one shard's rows of these keys, locked in key order."""
+        keys = sorted(deltas)
+        select = ("SELECT key, aggregate FROM aggregates WHERE survey_id = %s AND version = %s "
+                  "AND shard = %s AND key = ANY(%s) ORDER BY key FOR UPDATE")
+        stored = dict(conn.execute(select, (survey_id, version, shard, keys)).fetchall())
+        missing = [k for k in keys if k not in stored]
+        if missing:  # first write to this shard: make the rows, then lock them
+            conn.execute("INSERT INTO aggregates (survey_id, version, key, shard, aggregate) "
+                         "SELECT %s, %s, k, %s, a FROM unnest(%s::text[], %s::text[]) "
+                         "AS t(k, a) ON CONFLICT DO NOTHING",
+                         (survey_id, version, shard, missing,
+                          [compact(rules.empty_aggregate(k).to_dict()) for k in missing]))
+            stored.update(conn.execute(select, (survey_id, version, shard, missing)).fetchall())
+        texts = [_parsed.merged_text((self.url, survey_id, version, key, shard), stored[key],
+                                     deltas[key],
+                                     lambda data, key=key: rules.parse_aggregate(key, data))
+                 for key in keys]
+        conn.execute("UPDATE aggregates SET aggregate = t.a FROM unnest(%s::text[], %s::text[]) "
+                     "AS t(k, a) WHERE survey_id = %s AND version = %s AND shard = %s "
+                     "AND key = t.k", (keys, texts, survey_id, version, shard))
+
+    # --- aggregates and reports ------------------------------------------------------------
+
+    def aggregates(self, survey_id: str, version: int) -> StoredAggregates:
+        with self._read() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")  # one snapshot
+            return self._stored_in(conn, survey_id, version)
+
+    @staticmethod
+    def _stored_in(conn: psycopg.Connection, survey_id: str, version: int) -> StoredAggregates:
+        texts: dict[str, list[str]] = {}
+        for key, text in conn.execute("SELECT key, aggregate FROM aggregates WHERE survey_id = "
+                                      "%s AND version = %s ORDER BY key, shard",
+                                      (survey_id, version)):
+            texts.setdefault(key, []).append(text)
+        n, last = conn.execute("SELECT coalesce(sum(n), 0)::bigint, max(last_hour) FROM "
+                               "submission_counts WHERE survey_id = %s AND version = %s",
+                               (survey_id, version)).fetchone()
+        return StoredAggregates(texts, int(n), last)
+
+    def rebuild(self, survey_id: str, version: int, rebuild: Rebuild) -> Any:
+        def work(conn: psycopg.Connection) -> Any:
+            conn.execute("SELECT 1 FROM surveys WHERE id = %s AND version = %s FOR UPDATE",
+                         (survey_id, version))
+            stored = self._stored_in(conn, survey_id, version)
+            with conn.cursor(name="ldpsurvey_rebuild") as cur:
+                cur.itersize = 5000
+                cur.execute("SELECT version, submission_id, received_hour, reports FROM "
+                            "submissions WHERE survey_id = %s AND version = %s ORDER BY seq",
+                            (survey_id, version))
+                outcome, replacement = rebuild(cur, stored)
+            if replacement is not None:
+                self._replace(conn, survey_id, version, replacement)
+            return outcome
+
+        return self._write(work)
+
+    @staticmethod
+    def _replace(conn: psycopg.Connection, survey_id: str, version: int,
+                 replacement: Replacement) -> None:
+        conn.execute("DELETE FROM aggregates WHERE survey_id = %s AND version = %s",
+                     (survey_id, version))
+        conn.execute("INSERT INTO aggregates (survey_id, version, key, shard, aggregate) "
+                     "SELECT %s, %s, k, 0, a FROM unnest(%s::text[], %s::text[]) AS t(k, a)",
+                     (survey_id, version, list(replacement.texts),
+                      list(replacement.texts.values())))
+        conn.execute("DELETE FROM submission_counts WHERE survey_id = %s AND version = %s",
+                     (survey_id, version))
+        conn.execute("INSERT INTO submission_counts (survey_id, version, shard, n, last_hour) "
+                     "VALUES (%s, %s, 0, %s, %s)", (survey_id, version,
+                                                    replacement.n_submissions,
+                                                    replacement.last_submission_hour))
+
+    def export_rows(self, survey_id: str, version: int | None, after: int,
+                    limit: int) -> list[tuple[int, int, str, str, str]]:
+        where = "survey_id = %s" + ("" if version is None else " AND version = %s")
+        params: tuple[Any, ...] = (survey_id,) if version is None else (survey_id, version)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT seq, version, submission_id, received_hour, reports FROM submissions "  # noqa: S608
+                f"WHERE {where} AND seq > %s ORDER BY seq LIMIT %s", (*params, after, limit)
+            ).fetchall()
+        return [tuple(r) for r in rows]
+
+    # --- moving data ------------------------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        with self._read() as conn:
+            found = any(conn.execute(f"SELECT EXISTS (SELECT 1 FROM {t})").fetchone()[0]  # noqa: S608
+                        for t in ("surveys", "tokens", "invites", "invite_surveys"))
+        return not found
+
+    def dump(self) -> Dump:
+        with self._read() as conn:
+            tokens = conn.execute("SELECT id, name, token_sha256, created, revoked FROM tokens "
+                                  "ORDER BY id").fetchall()
+            invite_surveys = conn.execute("SELECT survey_id, created FROM invite_surveys "
+                                          "ORDER BY survey_id").fetchall()
+            invites = conn.execute("SELECT code_sha256, survey_id, submission_id FROM invites "
+                                   "ORDER BY code_sha256").fetchall()
+        return Dump(self.list_surveys(), [tuple(t) for t in tokens],
+                    [tuple(r) for r in invite_surveys], [tuple(r) for r in invites])
+
+    def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]:
+        with self._read() as conn, conn.transaction(), \
+                conn.cursor(name="ldpsurvey_dump") as cur:
+            cur.itersize = 5000
+            cur.execute("SELECT survey_id, version, submission_id, received_hour, reports "
+                        "FROM submissions ORDER BY survey_id, seq")
+            yield from cur
+
+    def load(self, dump: Dump, reports: Iterable[tuple[str, int, str, str, str]],
+             texts: Mapping[tuple[str, int], Replacement]) -> None:
+        with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            cur.executemany("INSERT INTO surveys (id, version, manifest, sha256, status, "
+                            "created_hour) VALUES (%s, %s, %s, %s, %s, %s)",
+                            [(s.id, s.version, s.manifest, s.sha256, s.status, s.created_hour)
+                             for s in dump.surveys])
+            cur.executemany("INSERT INTO tokens (id, name, token_sha256, created, revoked) "
+                            "VALUES (%s, %s, %s, %s, %s)", dump.tokens)
+            cur.execute("SELECT setval(pg_get_serial_sequence('tokens', 'id'), "
+                        "greatest((SELECT max(id) FROM tokens), 1))")
+            cur.executemany("INSERT INTO invite_surveys (survey_id, created) VALUES (%s, %s)",
+                            dump.invite_surveys)
+            cur.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id) "
+                            "VALUES (%s, %s, %s)", dump.invites)
+            with cur.copy("COPY submissions (survey_id, version, submission_id, "
+                          "received_hour, reports) FROM STDIN") as copy:
+                for row in reports:
+                    copy.write_row(row)
+            for (sid, version), replacement in texts.items():
+                self._replace(conn, sid, version, replacement)

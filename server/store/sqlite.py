@@ -1,0 +1,454 @@
+"""The SQLite store: the embedded default (one file, one writer at a time, group commit).
+
+Durability: WAL journal with `synchronous=FULL`. In WAL mode, NORMAL only syncs the WAL at
+checkpoints, so a commit survives a process kill -9 but may be lost on power loss or an OS
+crash. FULL fsyncs the WAL on every commit, so a transaction that committed before we answered
+2xx survives both. Writers open `BEGIN IMMEDIATE`, so they take the write lock before reading.
+
+Concurrent ingest requests share one transaction and one fsync (group_commit.py). Each thread
+keeps its own connection: opening SQLite and setting its pragmas costs about as much as storing
+a small submission.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError, SurveyClosed
+from ..group_commit import committer_for
+from ..invites import InviteRefused, digest, plan_claims
+from .base import (
+    Dump,
+    IngestJob,
+    IngestResult,
+    InviteCounts,
+    ParsedCache,
+    Rebuild,
+    Replacement,
+    StoredAggregates,
+    SurveyRow,
+    TokenRow,
+    compact,
+    current_hour,
+    now_second,
+    split_fresh,
+)
+from .schema import SQLITE_MIGRATIONS
+
+BUSY_TIMEOUT_MS = 30_000
+# Page cache per connection (KiB): keeps the submission-id index hot under large ingests.
+CACHE_KIB = 32 * 1024
+_IN_CHUNK = 500
+_SURVEY_COLUMNS = ("SELECT id, version, manifest, sha256, status, created_hour, n_submissions, "
+                   "last_submission_hour FROM surveys ")
+_parsed = ParsedCache()
+
+
+def _connect(path: str, read_only: bool) -> sqlite3.Connection:
+    """Autocommit mode: writers open their transactions explicitly (`_write`)."""
+    if read_only:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True,
+                               isolation_level=None, check_same_thread=False)
+    else:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if not read_only:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    return conn
+
+
+class SqliteStore:
+    """A store in one SQLite file; safe to share between threads (a connection per thread)."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, *, read_only: bool = False,
+                 migrate: bool = True) -> None:
+        self.path = str(path)
+        self.read_only = read_only
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        if read_only and not Path(self.path).is_file():
+            raise StoreError(f"database {self.path} does not exist")
+        conn = self._conn()
+        if migrate and not read_only:
+            self._migrate(conn)
+        elif self._check_version(conn) < len(SQLITE_MIGRATIONS):
+            raise StoreError(f"database {self.path} has an older schema: open it once with "
+                             "`ldpsurvey serve` or `ldpsurvey recompute` to migrate it")
+
+    # --- connections ------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = _connect(self.path, self.read_only)
+            except sqlite3.DatabaseError as exc:  # unwritable directory, not SQLite, ...
+                raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+            self._local.conn = conn
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def describe(self) -> str:
+        return self.path
+
+    def close(self) -> None:
+        with self._all_lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            conn.close()
+        self._local = threading.local()
+
+    def ping(self) -> None:
+        self._conn().execute("SELECT 1").fetchone()
+
+    # --- schema -----------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        conn = self._conn()
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'"
+                        ).fetchone() is None:
+            return 0
+        return int(conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0)
+
+    def _check_version(self, conn: sqlite3.Connection) -> int:
+        try:
+            current = self.schema_version()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        if current > len(SQLITE_MIGRATIONS):
+            raise StoreError(f"database schema version {current} is newer than this "
+                             f"ldpsurvey ({len(SQLITE_MIGRATIONS)}); upgrade ldpsurvey")
+        return current
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        if self._check_version(conn) == len(SQLITE_MIGRATIONS):
+            return
+        try:
+            with self._write() as conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS schema_version "
+                             "(version INTEGER PRIMARY KEY, applied TEXT NOT NULL)")
+                current = self.schema_version()  # another process may have migrated meanwhile
+                for number in range(current + 1, len(SQLITE_MIGRATIONS) + 1):
+                    for statement in SQLITE_MIGRATIONS[number - 1]:
+                        conn.execute(statement)
+                    conn.execute("INSERT INTO schema_version (version, applied) "
+                                 "VALUES (?, datetime('now'))", (number,))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+
+    # --- surveys ----------------------------------------------------------------------------
+
+    def put_survey(self, survey_id: str, version: int, manifest: str, sha256: str,
+                   hour: str) -> tuple[SurveyRow, bool]:
+        with self._write() as conn:
+            row = conn.execute(_SURVEY_COLUMNS + "WHERE id = ? AND version = ?",
+                               (survey_id, version)).fetchone()
+            if row is not None:
+                return SurveyRow(*row), False
+            conn.execute("INSERT INTO surveys (id, version, manifest, sha256, status, "
+                         "created_hour, n_submissions) VALUES (?, ?, ?, ?, 'open', ?, 0)",
+                         (survey_id, version, manifest, sha256, hour))
+        found = self.get_survey(survey_id, version)
+        assert found is not None
+        return found, True
+
+    def get_survey(self, survey_id: str, version: int | None = None) -> SurveyRow | None:
+        conn = self._conn()
+        if version is None:
+            row = conn.execute(_SURVEY_COLUMNS + "WHERE id = ? ORDER BY version DESC LIMIT 1",
+                               (survey_id,)).fetchone()
+        else:
+            row = conn.execute(_SURVEY_COLUMNS + "WHERE id = ? AND version = ?",
+                               (survey_id, version)).fetchone()
+        return None if row is None else SurveyRow(*row)
+
+    def list_surveys(self) -> list[SurveyRow]:
+        rows = self._conn().execute(_SURVEY_COLUMNS + "ORDER BY id, version").fetchall()
+        return [SurveyRow(*r) for r in rows]
+
+    def survey_versions(self, survey_id: str) -> dict[int, tuple[str, str]]:
+        rows = self._conn().execute("SELECT version, sha256, status FROM surveys WHERE id = ?",
+                                    (survey_id,)).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def close_survey(self, survey_id: str) -> int:
+        with self._write() as conn:
+            return conn.execute("UPDATE surveys SET status = 'closed' WHERE id = ?",
+                                (survey_id,)).rowcount
+
+    # --- tokens -----------------------------------------------------------------------------
+
+    def add_token(self, name: str, token_sha256: str, created: str) -> int:
+        with self._write() as conn:
+            cur = conn.execute("INSERT INTO tokens (name, token_sha256, created) "
+                               "VALUES (?, ?, ?)", (name, token_sha256, created))
+            return int(cur.lastrowid or 0)
+
+    def list_tokens(self) -> list[TokenRow]:
+        rows = self._conn().execute("SELECT id, name, created, revoked FROM tokens "
+                                    "ORDER BY id").fetchall()
+        return [TokenRow(*r) for r in rows]
+
+    def revoke_token(self, token_id: int, when: str) -> TokenRow | None:
+        with self._write() as conn:
+            conn.execute("UPDATE tokens SET revoked = coalesce(revoked, ?) WHERE id = ?",
+                         (when, token_id))
+        return next((t for t in self.list_tokens() if t.id == token_id), None)
+
+    def token_state(self, token_sha256: str) -> str | None:
+        row = self._conn().execute("SELECT revoked FROM tokens WHERE token_sha256 = ?",
+                                   (token_sha256,)).fetchone()
+        return None if row is None else ("active" if row[0] is None else "revoked")
+
+    # --- invitations ------------------------------------------------------------------------
+
+    def add_invites(self, survey_id: str, code_hashes: Sequence[str]) -> bool:
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM surveys WHERE id = ?", (survey_id,)).fetchone() \
+                    is None:
+                return False
+            conn.execute("INSERT OR IGNORE INTO invite_surveys (survey_id, created) "
+                         "VALUES (?, ?)", (survey_id, now_second()))
+            conn.executemany("INSERT INTO invites (code_sha256, survey_id) VALUES (?, ?)",
+                             [(h, survey_id) for h in code_hashes])
+        return True
+
+    def invite_counts(self, survey_id: str) -> InviteCounts:
+        conn = self._conn()
+        only = conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
+                            (survey_id,)).fetchone() is not None
+        issued, used = conn.execute("SELECT count(*), count(submission_id) FROM invites "
+                                    "WHERE survey_id = ?", (survey_id,)).fetchone()
+        return InviteCounts(survey_id, only, int(issued), int(used))
+
+    # --- ingest -----------------------------------------------------------------------------
+
+    def ingest(self, job: IngestJob) -> IngestResult:
+        """Concurrent requests share one transaction (group commit)."""
+        return committer_for(self.path).run(job, self._ingest_group)
+
+    def _ingest_group(self, jobs: Sequence[IngestJob]) -> list[Any]:
+        """One transaction for several requests, in order: a result or an error per job.
+
+        Later jobs see earlier ones' ids as duplicates; aggregates are read once per survey
+        version, merged in memory and written once."""
+        outcomes: list[Any] = []
+        hour = current_hour()
+        with self._write() as conn:
+            known: dict[str, set[str]] = {}
+            status: dict[tuple[str, int], str] = {}
+            rows: list[tuple] = []
+            added: dict[tuple[str, int], list[Any]] = {}
+            rules: dict[tuple[str, int], Any] = {}
+            for job in jobs:
+                sid = job.survey_id
+                for version in {it.version for it in job.items}:
+                    if (sid, version) not in status:
+                        row = conn.execute("SELECT status FROM surveys WHERE id = ? AND "
+                                           "version = ?", (sid, version)).fetchone()
+                        status[(sid, version)] = row[0] if row else "missing"
+                closed = sorted({it.version for it in job.items
+                                 if status[(sid, it.version)] != "open"})
+                if closed:  # closed between validation and now
+                    outcomes.append(SurveyClosed(f"survey {sid!r} is closed and takes no more "
+                                                 "submissions",
+                                                 {"id": sid, "closed_versions": closed}))
+                    continue
+                seen = known.setdefault(sid, set())
+                seen |= _existing_ids(conn, sid, [it.submission_id for it in job.items
+                                                  if it.submission_id not in seen])
+                result, fresh = split_fresh(job, seen)
+                new_ids = {it.submission_id for it in fresh}
+                if _invite_only(conn, sid):
+                    try:  # claims the codes, or refuses the whole request claiming none
+                        _claim(conn, sid, job, new_ids)
+                    except InviteRefused as exc:
+                        outcomes.append(exc)
+                        continue
+                seen |= new_ids
+                for it in fresh:
+                    rows.append((sid, it.version, it.submission_id, hour, compact(it.reports)))
+                    added.setdefault((sid, it.version), []).append(it)
+                    rules[(sid, it.version)] = job.rules[it.version]
+                outcomes.append(result)
+            if rows:
+                conn.executemany(
+                    "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+                    "reports) VALUES (?, ?, ?, ?, ?)", rows)
+            for (sid, version), items in added.items():
+                deltas = rules[(sid, version)].deltas([it.reports for it in items])
+                self._apply_deltas(conn, sid, version, rules[(sid, version)], deltas)
+                conn.execute("UPDATE surveys SET n_submissions = n_submissions + ?, "
+                             "last_submission_hour = ? WHERE id = ? AND version = ?",
+                             (len(items), hour, sid, version))
+        return outcomes
+
+    def _apply_deltas(self, conn: sqlite3.Connection, survey_id: str, version: int,
+                      rules: Any, deltas: Mapping[str, Any]) -> None:
+        """Merge deltas into the stored aggregates: read once, merge in memory, write once."""
+        stored = dict(conn.execute("SELECT key, aggregate FROM aggregates "
+                                   "WHERE survey_id = ? AND version = ?", (survey_id, version)))
+        writes = []
+        for key in sorted(deltas):
+            text = _parsed.merged_text(
+                (self.path, survey_id, version, key), stored.get(key), deltas[key],
+                lambda data, key=key: rules.parse_aggregate(key, data))
+            writes.append((survey_id, version, key, text))
+        conn.executemany("INSERT INTO aggregates (survey_id, version, key, aggregate) "
+                         "VALUES (?, ?, ?, ?) ON CONFLICT (survey_id, version, key) "
+                         "DO UPDATE SET aggregate = excluded.aggregate", writes)
+
+    # --- aggregates and reports ------------------------------------------------------------
+
+    def aggregates(self, survey_id: str, version: int) -> StoredAggregates:
+        conn = self._conn()
+        conn.execute("BEGIN")  # one snapshot for the aggregates and the counters
+        try:
+            texts = {k: [t] for k, t in conn.execute(
+                "SELECT key, aggregate FROM aggregates WHERE survey_id = ? AND version = ?",
+                (survey_id, version))}
+            row = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
+                               "WHERE id = ? AND version = ?", (survey_id, version)).fetchone()
+        finally:
+            conn.execute("COMMIT")
+        n, last = row if row is not None else (0, None)
+        return StoredAggregates(texts, int(n), last)
+
+    def rebuild(self, survey_id: str, version: int, rebuild: Rebuild) -> Any:
+        with self._write() as conn:
+            stored = self._stored_in(conn, survey_id, version)
+            reports = conn.execute("SELECT version, submission_id, received_hour, reports "
+                                   "FROM submissions WHERE survey_id = ? AND version = ? "
+                                   "ORDER BY seq", (survey_id, version))
+            outcome, replacement = rebuild(reports, stored)
+            if replacement is not None:
+                self._replace(conn, survey_id, version, replacement)
+        return outcome
+
+    def _stored_in(self, conn: sqlite3.Connection, survey_id: str,
+                   version: int) -> StoredAggregates:
+        texts = {k: [t] for k, t in conn.execute(
+            "SELECT key, aggregate FROM aggregates WHERE survey_id = ? AND version = ?",
+            (survey_id, version))}
+        n, last = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
+                               "WHERE id = ? AND version = ?", (survey_id, version)).fetchone()
+        return StoredAggregates(texts, int(n), last)
+
+    @staticmethod
+    def _replace(conn: sqlite3.Connection, survey_id: str, version: int,
+                 replacement: Replacement) -> None:
+        conn.execute("DELETE FROM aggregates WHERE survey_id = ? AND version = ?",
+                     (survey_id, version))
+        conn.executemany("INSERT INTO aggregates (survey_id, version, key, aggregate) "
+                         "VALUES (?, ?, ?, ?)",
+                         [(survey_id, version, k, t) for k, t in replacement.texts.items()])
+        conn.execute("UPDATE surveys SET n_submissions = ?, last_submission_hour = ? "
+                     "WHERE id = ? AND version = ?",
+                     (replacement.n_submissions, replacement.last_submission_hour,
+                      survey_id, version))
+
+    def export_rows(self, survey_id: str, version: int | None, after: int,
+                    limit: int) -> list[tuple[int, int, str, str, str]]:
+        where = "survey_id = ?" + ("" if version is None else " AND version = ?")
+        params: tuple[Any, ...] = (survey_id,) if version is None else (survey_id, version)
+        return self._conn().execute(
+            f"SELECT seq, version, submission_id, received_hour, reports FROM submissions "  # noqa: S608
+            f"WHERE {where} AND seq > ? ORDER BY seq LIMIT ?", (*params, after, limit)
+        ).fetchall()
+
+    # --- moving data ------------------------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        conn = self._conn()
+        return all(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] == 0  # noqa: S608
+                   for t in ("surveys", "tokens", "invites", "invite_surveys"))
+
+    def dump(self) -> Dump:
+        conn = self._conn()
+        return Dump(
+            surveys=self.list_surveys(),
+            tokens=conn.execute("SELECT id, name, token_sha256, created, revoked FROM tokens "
+                                "ORDER BY id").fetchall(),
+            invite_surveys=conn.execute("SELECT survey_id, created FROM invite_surveys "
+                                        "ORDER BY survey_id").fetchall(),
+            invites=conn.execute("SELECT code_sha256, survey_id, submission_id FROM invites "
+                                 "ORDER BY code_sha256").fetchall())
+
+    def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]:
+        return self._conn().execute("SELECT survey_id, version, submission_id, received_hour, "
+                                    "reports FROM submissions ORDER BY seq")
+
+    def load(self, dump: Dump, reports: Iterable[tuple[str, int, str, str, str]],
+             texts: Mapping[tuple[str, int], Replacement]) -> None:
+        with self._write() as conn:
+            conn.executemany("INSERT INTO surveys (id, version, manifest, sha256, status, "
+                             "created_hour, n_submissions, last_submission_hour) "
+                             "VALUES (?, ?, ?, ?, ?, ?, 0, NULL)",
+                             [(s.id, s.version, s.manifest, s.sha256, s.status, s.created_hour)
+                              for s in dump.surveys])
+            conn.executemany("INSERT INTO tokens (id, name, token_sha256, created, revoked) "
+                             "VALUES (?, ?, ?, ?, ?)", dump.tokens)
+            conn.executemany("INSERT INTO invite_surveys (survey_id, created) VALUES (?, ?)",
+                             dump.invite_surveys)
+            conn.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id) "
+                             "VALUES (?, ?, ?)", dump.invites)
+            conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
+                             "received_hour, reports) VALUES (?, ?, ?, ?, ?)", reports)
+            for (sid, version), replacement in texts.items():
+                self._replace(conn, sid, version, replacement)
+
+
+def _existing_ids(conn: sqlite3.Connection, survey_id: str, ids: list[str]) -> set[str]:
+    found: set[str] = set()
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), _IN_CHUNK):
+        chunk = unique[start:start + _IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT submission_id FROM submissions WHERE survey_id = ? "  # noqa: S608
+                            f"AND submission_id IN ({marks})", (survey_id, *chunk))
+        found.update(r[0] for r in rows)
+    return found
+
+
+def _invite_only(conn: sqlite3.Connection, survey_id: str) -> bool:
+    return conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
+                        (survey_id,)).fetchone() is not None
+
+
+def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob, new_ids: set[str]) -> None:
+    hashes = sorted({digest(it.invite) for it in job.items if it.invite is not None})
+    bound: dict[str, str | None] = {}
+    for start in range(0, len(hashes), _IN_CHUNK):
+        chunk = hashes[start:start + _IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        bound.update(conn.execute(
+            f"SELECT code_sha256, submission_id FROM invites WHERE survey_id = ? "  # noqa: S608
+            f"AND code_sha256 IN ({marks})", (survey_id, *chunk)).fetchall())
+    bindings = plan_claims([(it.submission_id, it.invite) for it in job.items], new_ids, bound)
+    conn.executemany("UPDATE invites SET submission_id = ? WHERE code_sha256 = ?",
+                     [(sid, key) for key, sid in bindings.items()])
