@@ -18,7 +18,17 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from .model import DISTRIBUTION, GROUP, MEAN, OPTION, QuestionView, Row, Truth
+from .model import (
+    DISTRIBUTION,
+    GROUP,
+    MAX_LISTED_OPTIONS,
+    MEAN,
+    OPTION,
+    QuestionView,
+    Row,
+    Truth,
+    listed_options,
+)
 
 WIDTH_IN = 9.0
 DPI = 144
@@ -28,7 +38,6 @@ BAR = "#3b6ea8"
 GROUP_BAR = "#7a9e4a"
 TRUTH = "#c23b22"
 NEGATIVE_SHADE = "#f1f1f1"
-MAX_BARS = 30
 LEGEND_ROW_IN = 0.28
 
 
@@ -62,15 +71,11 @@ def _wrap(label: str, width: int = 26) -> str:
 def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
     """Horizontal bars, one per option then one per group, with the interval as error bar.
 
-    Questions with many options chart the `MAX_BARS` largest (by the consistent view) in their
-    own order; the table below the chart keeps every option.
+    Questions with many options chart the options `listed_options` picks, the same ones the
+    table lists.
     """
-    options = [r for r in q.of_kind(OPTION) if r.estimate is not None]
-    hidden = max(0, len(options) - MAX_BARS)
-    if hidden:
-        keep = set(sorted(range(len(options)), key=lambda i: -(options[i].consistent or 0))
-                   [:MAX_BARS])
-        options = [r for i, r in enumerate(options) if i in keep]
+    listed, hidden = listed_options(q)
+    options = [r for r in listed if r.estimate is not None]
     rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
     if not rows:
         return None
@@ -121,8 +126,9 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows
     ax.set_xlabel("share of respondents (%)", fontsize=FONT)
     if hidden:
-        ax.set_title(f"the {MAX_BARS} largest of {MAX_BARS + hidden} options; the table lists "
-                     "all", fontsize=FONT - 1, color="#555555")
+        ax.set_title(f"the {MAX_LISTED_OPTIONS} largest of {MAX_LISTED_OPTIONS + hidden} "
+                     "options, as in the table; CSV and JSON list all",
+                     fontsize=FONT - 1, color="#555555")
     ax.tick_params(axis="x", labelsize=FONT - 1)
     ax.grid(axis="x", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)

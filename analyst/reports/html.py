@@ -8,7 +8,18 @@ from __future__ import annotations
 from html import escape
 
 from .charts import chart_png
-from .model import GROUP, MEAN, QuestionView, Report, Row, fmt, interval, pct
+from .model import (
+    GROUP,
+    MEAN,
+    OPTION,
+    QuestionView,
+    Report,
+    Row,
+    columns,
+    hidden_options_note,
+    listed_options,
+    value_cells,
+)
 from .text import EXPLANATION
 
 CSS = """
@@ -107,8 +118,11 @@ def _question(q: QuestionView, report: Report) -> str:
         out.append(f'<img class="chart" alt="chart of the estimates for {escape(q.id)}" '
                    f'width="{chart.css_width}" '
                    f'src="data:image/png;base64,{chart.png_base64}">')
-    main_rows = [r for r in q.rows if r.kind != "distribution"]
+    listed, hidden = listed_options(q)
+    main_rows = listed + [r for r in q.rows if r.kind not in (OPTION, "distribution")]
     out.append(_table(q, main_rows, report))
+    if hidden:
+        out.append(f'<p class="note">{escape(hidden_options_note(hidden))}</p>')
     dist = q.of_kind("distribution")
     if dist:
         informative = q.distribution_is_informative()
@@ -123,21 +137,16 @@ def _question(q: QuestionView, report: Report) -> str:
 
 def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
     truth = report.truth
-    head = ["", "estimate", "std error", f"{q.confidence:.0%} interval", "variance bound",
-            "consistent"] + (["true value"] if truth else [])
+    head = ["", *(c.header for c in columns(q, truth))]
     lines = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     for r in rows:
         label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
         if r.kind == MEAN:
             label = "mean"
         neg = ' class="neg"' if r.estimate is not None and r.estimate < 0 else ""
-        cells = [f"<td>{escape(label)}</td>", f"<td{neg}>{fmt(q, r, r.estimate)}</td>",
-                 f"<td>{fmt(q, r, r.std_error)}</td>", f"<td>{interval(q, r)}</td>",
-                 "<td>" + ("–" if r.variance_bound is None else f"{r.variance_bound:.3g}")
-                 + "</td>",
-                 "<td>" + ("" if r.kind == MEAN else pct(r.consistent)) + "</td>"]
-        if truth:
-            cells.append(f"<td>{fmt(q, r, truth.of(q.id, r.kind, r.label))}</td>")
+        estimate, *rest = value_cells(q, r, truth)
+        cells = [f"<td>{escape(label)}</td>", f"<td{neg}>{escape(estimate)}</td>",
+                 *(f"<td>{escape(c)}</td>" for c in rest)]
         cls = f' class="{r.kind}"' if r.kind in (GROUP, MEAN) else ""
         lines.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
     lines.append("</table>")

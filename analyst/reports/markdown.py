@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from .model import GROUP, MEAN, QuestionView, Report, Row, fmt, interval, pct
+from .model import (
+    DISTRIBUTION,
+    GROUP,
+    OPTION,
+    QuestionView,
+    Report,
+    Row,
+    columns,
+    hidden_options_note,
+    listed_options,
+    value_cells,
+)
 from .text import EXPLANATION_MD
 
 
@@ -26,24 +37,26 @@ def _question(q: QuestionView, report: Report) -> list[str]:
            + (" (optional)" if q.optional else ""), ""]
     out += [f"> {_esc(note)}" for note in q.notes] + ([""] if q.notes else [])
     truth = report.truth
-    header = ["kind", "option", "estimate", "std error", f"{q.confidence:.0%} interval",
-              "variance bound", "consistent"] + (["true"] if truth else [])
+    header = ["kind", "option", *(c.header for c in columns(q, truth))]
     out += ["| " + " | ".join(header) + " |",
             "|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|"]
-    for r in q.rows:
+    listed, hidden = listed_options(q)
+    rows = listed + [r for r in q.rows if r.kind not in (OPTION, DISTRIBUTION)]
+    if q.distribution_is_informative():
+        rows += q.of_kind(DISTRIBUTION)
+    for r in rows:
         out.append("| " + " | ".join(_cells(q, r, report)) + " |")
     out.append("")
+    if hidden:
+        out += [hidden_options_note(hidden), ""]
+    if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
+        out += [_esc(q.distribution_summary()), ""]
     return out
 
 
 def _cells(q: QuestionView, r: Row, report: Report) -> list[str]:
     label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
-    cells = [r.kind, _esc(label), fmt(q, r, r.estimate), fmt(q, r, r.std_error),
-             interval(q, r), "–" if r.variance_bound is None else f"{r.variance_bound:.3g}",
-             "" if r.kind == MEAN else pct(r.consistent)]
-    if report.truth:
-        cells.append(fmt(q, r, report.truth.of(q.id, r.kind, r.label)))
-    return cells
+    return [r.kind, _esc(label), *value_cells(q, r, report.truth)]
 
 
 def _esc(text: str) -> str:

@@ -230,6 +230,62 @@ def interval(question: QuestionView, row: Row) -> str:
     return f"[{fmt(question, row, row.ci_low)}, {fmt(question, row, row.ci_high)}]"
 
 
+# --- what the text formats show: one column model, one rule for which options ---------------
+
+MAX_LISTED_OPTIONS = 30  # options a table or chart lists per question; CSV and JSON list all
+
+
+def listed_options(q: QuestionView) -> tuple[list[Row], int]:
+    """(the option rows a table or chart shows, how many are left out).
+
+    One rule for every format that shortens: the `MAX_LISTED_OPTIONS` largest by the consistent
+    view (ties by estimate), kept in the question's own order, so a table and its chart list
+    the same options.
+    """
+    options = q.of_kind(OPTION)
+    hidden = max(0, len(options) - MAX_LISTED_OPTIONS)
+    if not hidden:
+        return options, 0
+    rank = sorted(range(len(options)),
+                  key=lambda i: (-(options[i].consistent or 0), -(options[i].estimate or 0), i))
+    keep = set(rank[:MAX_LISTED_OPTIONS])
+    return [r for i, r in enumerate(options) if i in keep], hidden
+
+
+def hidden_options_note(hidden: int) -> str:
+    return (f"{hidden:,} more options not shown: the {MAX_LISTED_OPTIONS} largest (consistent "
+            "view) are listed; the CSV and JSON formats list all.")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a question's table in every text format (terminal, Markdown, HTML)."""
+
+    header: str
+    cell: Callable[[QuestionView, Row, Truth | None], str]
+
+
+def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
+    """The value columns after the label, in order: the same in every text format."""
+    cols = [Column("estimate", lambda q, r, t: fmt(q, r, r.estimate)),
+            Column("std error", lambda q, r, t: fmt(q, r, r.std_error)),
+            Column(f"{q.confidence:.0%} interval", lambda q, r, t: interval(q, r)),
+            Column("s.e. bound", lambda q, r, t: fmt(q, r, r.std_error_bound)),
+            Column("consistent", lambda q, r, t: "" if r.kind == MEAN else pct(r.consistent))]
+    if truth is not None:
+        cols.append(Column("true", lambda q, r, t: fmt(q, r, t.of(q.id, r.kind, r.label))))
+    return cols
+
+
+def value_cells(q: QuestionView, r: Row, truth: Truth | None) -> list[str]:
+    return [c.cell(q, r, truth) for c in columns(q, truth)]
+
+
+COLUMN_NOTES = ("estimate: unbiased, can be negative by noise; consistent: non-negative, sums "
+                "to 100% (Norm-Sub); s.e. bound: worst-case standard error over every possible "
+                "truth (square root of the variance bound).")
+
+
 FORMATS: dict[str, str] = {
     "table": "ldpsurvey.analyst.reports.table:render_table",
     "json": "ldpsurvey.analyst.reports.json_format:render_json",

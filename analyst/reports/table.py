@@ -1,12 +1,23 @@
-"""A terminal table per question: estimate, std error, interval, s.e. bound, consistent view."""
+"""A terminal table per question, with the columns every text format shares (model.columns)."""
 
 from __future__ import annotations
 
 import textwrap
 
-from .model import DISTRIBUTION, GROUP, MEAN, OPTION, QuestionView, Report, Row, fmt, interval, pct
-
-MAX_ROWS = 40  # options listed per question in the terminal; other formats list them all
+from .model import (
+    COLUMN_NOTES,
+    DISTRIBUTION,
+    GROUP,
+    MEAN,
+    OPTION,
+    QuestionView,
+    Report,
+    Row,
+    columns,
+    hidden_options_note,
+    listed_options,
+    value_cells,
+)
 
 
 def render_table(report: Report) -> str:
@@ -19,10 +30,7 @@ def render_table(report: Report) -> str:
     for q in report.questions():
         lines += question_block(q, report)
         lines.append("")
-    lines.append("estimate: unbiased, can be negative by noise; consistent: non-negative, sums "
-                 "to 100% (Norm-Sub);")
-    lines.append("s.e. bound: worst-case standard error over every possible truth "
-                 "(square root of the variance bound).")
+    lines += textwrap.wrap(COLUMN_NOTES, 96)
     return "\n".join(lines) + "\n"
 
 
@@ -32,9 +40,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
             + (" (optional)" if q.optional else "")]
     head += [f"  note: {note}" for note in q.notes]
     truth = report.truth
-    with_truth = truth is not None
-    header = ["", "estimate", "std err", f"{q.confidence:.0%} interval", "s.e. bound",
-              "consistent"] + (["true"] if with_truth else [])
+    header = ["", *(c.header for c in columns(q, truth))]
     body: list[list[str]] = []
     notes: list[str] = []
     for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None),
@@ -44,18 +50,15 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
             continue
         if title:
             body.append([f"{title}:"] + [""] * (len(header) - 1))
-        hidden = max(0, len(rows) - MAX_ROWS) if kind == OPTION else 0
-        if hidden:
-            keep = set(sorted(range(len(rows)), key=lambda i: -(rows[i].estimate or 0))
-                       [:MAX_ROWS])
-            rows = [r for i, r in enumerate(rows) if i in keep]
+        hidden = 0
+        if kind == OPTION:
+            rows, hidden = listed_options(q)
         for r in rows:
             body.append(_cells(q, r, truth))
             if r.kind == GROUP:
                 notes.append(f"{r.label} = {' + '.join(r.members)}")
         if hidden:
-            notes.append(f"{hidden:,} more options not shown: the {MAX_ROWS} largest are listed; "
-                         "--format csv lists all.")
+            notes.append(hidden_options_note(hidden))
     out = head + ["  " + line for line in _grid(header, body)] + [f"  {n}" for n in notes]
     if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
         out += ["  " + line for line in textwrap.wrap(q.distribution_summary(), 96)]
@@ -63,15 +66,8 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
 
 
 def _cells(q: QuestionView, r: Row, truth) -> list[str]:
-    label = r.label
-    if r.kind == DISTRIBUTION:
-        label = f"  {r.label}"
-    cells = [label, fmt(q, r, r.estimate), fmt(q, r, r.std_error), interval(q, r),
-             fmt(q, r, r.std_error_bound),
-             "" if r.kind == MEAN else pct(r.consistent)]
-    if truth is not None:
-        cells.append(fmt(q, r, truth.of(q.id, r.kind, r.label)))
-    return cells
+    label = f"  {r.label}" if r.kind == DISTRIBUTION else r.label
+    return [label, *value_cells(q, r, truth)]
 
 
 def _grid(header: list[str], body: list[list[str]]) -> list[str]:

@@ -11,8 +11,17 @@ from pathlib import Path
 
 import pytest
 from ldpsurvey.analyst.reports import FORMATS, Report, render
+from ldpsurvey.analyst.reports.charts import frequency_chart
 from ldpsurvey.analyst.reports.csv_format import COLUMNS
-from ldpsurvey.analyst.reports.model import DISTRIBUTION, GROUP, MEAN, OPTION
+from ldpsurvey.analyst.reports.model import (
+    DISTRIBUTION,
+    GROUP,
+    MAX_LISTED_OPTIONS,
+    MEAN,
+    OPTION,
+    columns,
+    listed_options,
+)
 from ldpsurvey.analyst.reports.simulated import simulated_report
 from ldpsurvey.shared.errors import ReportRenderError
 from ldpsurvey.shared.mechanisms import mechanism_for
@@ -194,3 +203,45 @@ def test_mismatched_or_malformed_documents_are_typed_errors(report: Report) -> N
         Report(survey=report.survey, estimates={"survey": report.survey["id"]})
     with pytest.raises(ReportRenderError):
         render(report, "pdf")
+
+
+def many_options_report() -> Report:
+    survey = Survey.from_dict({
+        "id": "many", "title": "Many options", "version": 1,
+        "questions": [{"id": "city", "text": "Which city?", "type": "categorical",
+                       "epsilon": 2.0, "options": [f"city-{i:03d}" for i in range(80)]}]})
+    return simulated_report(survey, 4000, seed=3)
+
+
+def test_every_text_format_has_the_same_columns(report: Report) -> None:
+    """Terminal, Markdown and HTML share one column model: the s.e. bound, not the variance."""
+    [q, *_] = report.questions()
+    headers = [c.header for c in columns(q, report.truth)]
+    table = render(report, "table")
+    md = render(report, "md")
+    page = render(report, "html")
+    for header in headers:
+        assert header in table and header in md and f"<th>{header}</th>" in page
+    for text in (table, md, page):
+        assert "variance bound</th>" not in text and "| variance bound |" not in text
+
+
+def test_table_markdown_html_and_chart_list_the_same_top_options() -> None:
+    many = many_options_report()
+    [q] = many.questions()
+    listed, hidden = listed_options(q)
+    assert len(listed) == MAX_LISTED_OPTIONS and hidden == 80 - MAX_LISTED_OPTIONS
+    # the rule: no left-out option has a larger consistent share than a listed one
+    left_out = [r for r in q.of_kind(OPTION) if r not in listed]
+    assert min(r.consistent or 0 for r in listed) >= max(r.consistent or 0 for r in left_out)
+    names = {r.label for r in listed}
+    all_names = {r.label for r in q.of_kind(OPTION)}
+    shown_in = {
+        "table": set(re.findall(r"city-\d{3}", render(many, "table"))),
+        "md": set(re.findall(r"city-\d{3}", render(many, "md"))),
+        "html table": set(re.findall(r"<td>(city-\d{3})</td>", render(many, "html"))),
+        "chart": {t.get_text() for t in frequency_chart(q, None).axes[0].get_yticklabels()},
+    }
+    for where, shown in shown_in.items():
+        assert shown == names, where
+    assert set(re.findall(r"city-\d{3}", render(many, "csv"))) == all_names
