@@ -1,62 +1,98 @@
-"""Shared test helpers: build any registered mechanism generically from (class, k, ε).
+"""Fixtures for every test: a server app on a fresh database, a token, a published survey.
 
-Tests over mechanisms are parametrized over the `MECHANISMS` registry, so a newly registered
-mechanism is covered automatically.
+`db_path` is the database target: a SQLite file, or, in modules that set
+`BACKENDS = ("sqlite", "postgresql")`, also a fresh database on a throwaway PostgreSQL server
+that the session starts itself. Without PostgreSQL those cases skip with the reason, except
+under CI (CI=true), where they fail.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
-
-FREQUENCY_TYPES = frozenset({"categorical", "ordinal"})
-
-
-def kind_of(cls: type[Mechanism]) -> str:
-    """'frequency' (string labels), 'binary' (False/True only) or 'integer' (a range)."""
-    if cls.question_types & FREQUENCY_TYPES:
-        return "frequency"
-    if "binary" in cls.question_types:
-        return "binary"
-    if "integer" in cls.question_types:
-        return "integer"
-    raise AssertionError(f"{cls.__name__} serves no known question type: {cls.question_types}")
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from ldpsurvey.server.app import create_app
+from ldpsurvey.server.auth import create_token
+from ldpsurvey.server.http_request import STORE_EXTENSION
+from ldpsurvey.server.store import open_store
+from support.postgres import PgServer, unavailable_reason
+from support.server_data import manifest
 
 
-def labels_for(cls: type[Mechanism], k: int, low: int = 0) -> Sequence[Any]:
-    """The answer domain a question of this mechanism's type with k values would have."""
-    kind = kind_of(cls)
-    if kind == "frequency":
-        return tuple(f"option-{i}" for i in range(k))
-    if kind == "binary":
-        assert k == 2, "binary-only mechanisms have k = 2"
-        return (False, True)
-    return range(low, low + k)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    backends = getattr(metafunc.module, "BACKENDS", None)
+    if backends and "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", backends, indirect=True)
 
 
-def fits(cls: type[Mechanism], k: int) -> bool:
-    """Whether a domain of k values makes sense for this class (binary-only classes: k = 2)."""
-    return kind_of(cls) != "binary" or k == 2
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
+        pytest.skip(f"PostgreSQL tests skipped: {reason}")
+    server = PgServer()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
-def build(cls: type[Mechanism], k: int, epsilon: float, *, low: int = 0,
-          groups: Mapping[str, Sequence[int]] | None = None) -> Mechanism:
-    """`cls(epsilon, labels)` for a k-value domain of the class's question type."""
-    kwargs: dict[str, Any] = {"question_id": "q"}
-    if groups and kind_of(cls) == "frequency":
-        kwargs["groups"] = groups
-    return cls(epsilon, labels_for(cls, k, low), **kwargs)
+@pytest.fixture()
+def backend(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", "sqlite")
 
 
-def answer_at(mechanism: Mechanism, index: int) -> Any:
-    """The true answer with this index (what `perturb` takes)."""
-    return mechanism.labels[index]
+@pytest.fixture()
+def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A SQLite path, or a PostgreSQL URL of a fresh database (dropped afterwards)."""
+    if backend == "sqlite":
+        yield tmp_path / "server.db"
+        return
+    server: PgServer = request.getfixturevalue("pg_server")
+    url = server.create_database()
+    try:
+        yield url
+    finally:
+        server.drop_database(url)
 
 
-MECHANISM_NAMES = sorted(MECHANISMS)
-EPSILONS = (0.1, 0.5, math.log(3), 1.0, 2.0, 4.0, 8.0)
-DOMAIN_SIZES = (2, 3, 5, 16, 100)
+@pytest.fixture()
+def app(db_path: Any) -> Iterator[Flask]:
+    app = create_app({"DATABASE": str(db_path), "MAX_CONTENT_LENGTH": 1 << 20,
+                      "MAX_BATCH": 100, "TESTING": True})
+    yield app
+    app.extensions[STORE_EXTENSION].close()
 
+
+@pytest.fixture()
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture()
+def token(db_path: Any, app: Flask) -> str:
+    store = open_store(db_path)
+    try:
+        return create_token(store, "test")[1]
+    finally:
+        store.close()
+
+
+@pytest.fixture()
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture()
+def published(client: FlaskClient, auth: dict[str, str]) -> Iterator[dict[str, Any]]:
+    body = manifest()
+    response = client.post("/api/surveys", json=body, headers=auth)
+    assert response.status_code == 201, response.get_json()
+    yield response.get_json()

@@ -1,0 +1,214 @@
+"""The PostgreSQL backend on its own terms: URLs and credentials, shards, moving data between
+backends, and several server processes (`serve --workers`). The API, hostile-input,
+idempotency and recompute suites run on both backends through the `db_path` fixture."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from ldpsurvey.analyst.cli import cli
+from ldpsurvey.server.aggregation import recompute
+from ldpsurvey.server.errors import StoreError
+from ldpsurvey.server.store import open_store, redact
+from ldpsurvey.server.store.postgres import N_SHARDS
+from support.clients import free_port
+from support.server_data import manifest, snapshot, sql, submission
+
+SUBMIT = "/api/surveys/health/submissions"
+LDPSURVEY = str(Path(sys.executable).with_name("ldpsurvey"))
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_redact_hides_passwords_only():
+    assert redact("postgresql://ann:s3cret@db.example/surveys") == \
+        "postgresql://ann:***@db.example/surveys"
+    assert redact("postgresql://db/x?user=ann&password=s3cret&sslmode=require") == \
+        "postgresql://db/x?user=ann&password=***&sslmode=require"
+    assert redact("postgresql://ann@db/x") == "postgresql://ann@db/x"
+    assert redact("/var/lib/ldp/survey.db") == "/var/lib/ldp/survey.db"
+
+
+def test_unreachable_server_is_one_line_without_the_password():
+    port = free_port()
+    url = f"postgresql://ann:hunter2secret@127.0.0.1:{port}/nope?connect_timeout=2"
+    result = run("token", "list", "--db", url)
+    assert result.exit_code == 1
+    assert "cannot connect" in result.output and "hunter2secret" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.fixture()
+def pg_url(pg_server):
+    url = pg_server.create_database()
+    yield url
+    pg_server.drop_database(url)
+
+
+def test_password_from_the_environment(pg_server, pg_url, monkeypatch):
+    """libpq takes what the URL leaves out from PG* variables (here the user)."""
+    monkeypatch.setenv("PGUSER", "ldp")
+    bare = pg_url.replace("ldp@", "")
+    assert run("token", "create", "--db", bare).exit_code == 0
+    assert "active" in run("token", "list", "--db", pg_url).output
+
+
+def test_concurrent_writers_spread_over_shards_and_merge_exactly(pg_url):
+    """16 threads post at once: rows land in several shards, readers merge them, and the
+    merged aggregates equal a recompute; each id is stored once."""
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+
+    app = create_app({"DATABASE": pg_url, "POOL_SIZE": 16, "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    auth = {"Authorization": f"Bearer {create_token(store)[1]}"}
+    client = app.test_client()
+    assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201
+    shared = [str(uuid.uuid4()) for _ in range(10)]
+    accepted: list[str] = []
+    lock = threading.Lock()
+
+    def worker(seed: int) -> None:
+        own = app.test_client()
+        for i in range(20):
+            sid = shared[(seed + i) % 10] if i % 4 == 0 else None
+            body = {"submissions": [submission(sid=sid), submission()]}
+            reply = own.post(SUBMIT, json=body)
+            assert reply.status_code == 200, reply.get_json()
+            with lock:
+                accepted.extend(reply.get_json()["accepted"])
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(accepted) == len(set(accepted))
+    stored = [r[0] for r in sql(pg_url, "SELECT submission_id FROM submissions")]
+    assert sorted(stored) == sorted(accepted)
+    shards = {r[0] for r in sql(pg_url, "SELECT DISTINCT shard FROM aggregates")}
+    assert len(shards) > 1 and shards <= set(range(N_SHARDS))
+    est = client.get("/api/surveys/health/estimates", headers=auth).get_json()
+    assert est["n_submissions"] == len(accepted)
+    assert recompute(store, fix=False) == []
+    store.close()
+
+
+def _fill(target, n: int = 30, codes: int = 3) -> None:
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+    from ldpsurvey.server.invites import create
+
+    app = create_app({"DATABASE": str(target), "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    auth = {"Authorization": f"Bearer {create_token(store, 'mover')[1]}"}
+    client = app.test_client()
+    assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201
+    for _ in range(n // 10):
+        body = {"submissions": [submission() for _ in range(10)]}
+        assert client.post(SUBMIT, json=body).status_code == 200
+    if codes:
+        code = create(store, "health", codes)[0]
+        assert client.post(SUBMIT, json=submission(invite=code)).status_code == 200
+    store.close()
+
+
+@pytest.mark.parametrize("direction", ["sqlite->postgresql", "postgresql->sqlite"])
+def test_migrate_store_copies_everything_and_verifies(tmp_path, pg_url, direction):
+    sqlite_path = str(tmp_path / "survey.db")
+    source, target = (sqlite_path, pg_url) if direction.startswith("sqlite") \
+        else (pg_url, sqlite_path)
+    _fill(source)
+    result = run("migrate-store", "--from", source, "--to", target)
+    assert result.exit_code == 0, result.output
+    assert "31 report(s), 1 token(s), 3 invitation code(s)" in result.output
+    src, dst = open_store(source), open_store(target)
+    try:
+        assert dst.dump() == src.dump()
+        for s in (src, dst):
+            assert recompute(s, fix=False) == []
+        assert dst.aggregates("health", 1).n_submissions == 31
+    finally:
+        src.close()
+        dst.close()
+    # The copy answers like the original: same estimates, and the copied token still works.
+    from ldpsurvey.analyst.reports.sources import db_report
+
+    assert db_report(target, "health").estimates == db_report(source, "health").estimates
+    before = snapshot(target)
+    again = run("migrate-store", "--from", source, "--to", target)
+    assert again.exit_code == 1 and "not empty" in again.output
+    assert snapshot(target) == before
+
+
+def test_migrate_store_from_a_missing_file_is_one_line(tmp_path, pg_url):
+    result = run("migrate-store", "--from", str(tmp_path / "none.db"), "--to", pg_url)
+    assert result.exit_code == 1 and "does not exist" in result.output
+
+
+def test_newer_postgres_schema_is_refused(pg_url):
+    open_store(pg_url).close()
+    sql(pg_url, "INSERT INTO schema_version VALUES (99, 'later')")
+    with pytest.raises(StoreError, match="newer"):
+        open_store(pg_url)
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(t) for t in text)
+    return found
+
+
+def test_serve_workers_share_a_port_and_replace_a_killed_worker(pg_url, tmp_path):
+    """`serve --workers 2`: two processes answer on one port; kill -9 of one loses nothing
+    acknowledged, the supervisor starts another, and the aggregates equal a recompute."""
+    from support.load import HttpClient, ServerProcess
+
+    _fill(pg_url, 0, codes=0)
+    server = ServerProcess(pg_url, threads=4, workers=2, log_dir=tmp_path)
+    server.start()
+    try:
+        assert server.proc is not None
+        workers = _children(server.proc.pid)
+        assert len(workers) == 2
+        client = HttpClient(server.url)
+        accepted: list[str] = []
+        for _ in range(20):
+            status, body, _ = client.post(SUBMIT, {"submissions": [submission()
+                                                                   for _ in range(5)]})
+            assert status == 200
+            accepted += body["accepted"]
+        client.close()
+        os.kill(workers[0], signal.SIGKILL)
+        for _ in range(600):  # bounded polling: the supervisor forks a replacement
+            now = _children(server.proc.pid)
+            if len(now) == 2 and workers[0] not in now:
+                break
+            threading.Event().wait(0.05)
+        else:
+            pytest.fail("the killed worker was not replaced")
+        server.wait_healthy()
+        for _ in range(10):  # both workers answer (the kernel picks one per connection)
+            status, body, _ = HttpClient(server.url).post(SUBMIT, submission())
+            assert status == 200
+            accepted += body["accepted"]
+    finally:
+        server.stop()
+    stored = sorted(r[0] for r in sql(pg_url, "SELECT submission_id FROM submissions"))
+    assert stored == sorted(accepted)
+    store = open_store(pg_url)
+    assert recompute(store, fix=False) == []
+    store.close()
