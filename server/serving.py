@@ -16,11 +16,13 @@ import os
 import signal
 import socket
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("ldpsurvey.server")
 BACKLOG = 1024
+QUICK_DEATH_S = 2.0  # a worker that dies this soon after starting is restarted after a pause
 
 
 def body_cap(app: Any) -> int:
@@ -48,7 +50,7 @@ def _worker(sock: socket.socket, target: str, threads: int) -> None:
 def supervise(sock: socket.socket, target: str, threads: int, workers: int,
               echo: Callable[[str], None]) -> None:
     """Fork `workers` processes serving `sock`; replace any that dies until told to stop."""
-    children: set[int] = set()
+    children: dict[int, float] = {}  # pid -> start time
     stopping = False
 
     def spawn() -> None:
@@ -66,7 +68,7 @@ def supervise(sock: socket.socket, target: str, threads: int, workers: int,
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        children.add(pid)
+        children[pid] = time.monotonic()
 
     def stop(signum: int, _frame: Any) -> None:
         nonlocal stopping
@@ -87,8 +89,10 @@ def supervise(sock: socket.socket, target: str, threads: int, workers: int,
             break
         except InterruptedError:
             continue
-        children.discard(pid)
+        started = children.pop(pid, None)
         if not stopping:
             log.warning("worker %d ended (%s); starting another", pid,
                         os.waitstatus_to_exitcode(status))
+            if started is not None and time.monotonic() - started < QUICK_DEATH_S:
+                time.sleep(1.0)  # e.g. the database is down: do not fork in a tight loop
             spawn()

@@ -97,8 +97,10 @@ class PgStore:
         try:
             if migrate:
                 self._migrate()
-            else:
-                self._check_version()
+            elif self._check_version() < len(POSTGRES_MIGRATIONS):
+                raise StoreError(f"{self._shown} holds no ldpsurvey data of this version (schema "
+                                 f"{self.schema_version()} < {len(POSTGRES_MIGRATIONS)}); "
+                                 "`ldpsurvey serve` or `recompute` on it migrates it")
         except BaseException:
             self._pool.close()
             raise

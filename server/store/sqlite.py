@@ -12,6 +12,7 @@ a small submission.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -250,7 +251,7 @@ class SqliteStore:
 
     def ingest(self, job: IngestJob) -> IngestResult:
         """Concurrent requests share one transaction (group commit)."""
-        return committer_for(self.path).run(job, self._ingest_group)
+        return committer_for(os.path.abspath(self.path)).run(job, self._ingest_group)
 
     def _ingest_group(self, jobs: Sequence[IngestJob]) -> list[Any]:
         """One transaction for several requests, in order: a result or an error per job.
