@@ -65,6 +65,23 @@ def fresh_target(kind: str, tmp: Path, pg_url: str | None, n: int) -> str:
     return f"{pg_url}{sep}options=-csearch_path%3D{schema}"
 
 
+def estimate_in_process(target: str, rounds: int = 200) -> tuple[float, float]:
+    """(median, p95) ms of `aggregation.estimates` called directly on the store."""
+    from ldpsurvey.server.aggregation import estimates
+
+    store = open_store(target)
+    try:
+        times = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            estimates(store, "bench", None, 0.95)
+            times.append((time.perf_counter() - start) * 1000)
+    finally:
+        store.close()
+    times.sort()
+    return statistics.median(times), times[int(0.95 * len(times))]
+
+
 def run_config(name: str, target: str, workers: int, batches: list[bytes], clients: int,
                threads: int) -> dict[str, float]:
     store = open_store(target)
@@ -77,11 +94,15 @@ def run_config(name: str, target: str, workers: int, batches: list[bytes], clien
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         for _ in range(600):
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name}: the server exited with {proc.returncode}")
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
                     break
             except OSError:
                 time.sleep(0.05)
+        else:
+            raise RuntimeError(f"{name}: the server never answered /healthz")
         import http.client
 
         auth = {"Authorization": f"Bearer {token}"}
@@ -101,15 +122,19 @@ def run_config(name: str, target: str, workers: int, batches: list[bytes], clien
             latencies.append(time.perf_counter() - start)
             assert response.status == 200 and body["n_submissions"] == len(batches) * 1000
         latencies.sort()
+        direct = estimate_in_process(target)
         result = {"reports_per_s": n_reports / seconds, "seconds": seconds,
                   "failed": failed, "cpu_ms_per_batch": cpu / len(batches) * 1000,
                   "estimate_median_ms": statistics.median(latencies) * 1000,
-                  "estimate_p95_ms": latencies[int(0.95 * len(latencies))] * 1000}
+                  "estimate_p95_ms": latencies[int(0.95 * len(latencies))] * 1000,
+                  "estimate_in_process_median_ms": direct[0],
+                  "estimate_in_process_p95_ms": direct[1]}
         print(f"{name:<28} {result['reports_per_s']:>10,.0f} reports/s  "
               f"({len(batches)} batches in {seconds:6.1f} s, {failed} non-2xx, server CPU "
               f"{result['cpu_ms_per_batch']:5.1f} ms/batch)  estimates at {n_reports:,} "
               f"reports: median {result['estimate_median_ms']:.1f} ms, p95 "
-              f"{result['estimate_p95_ms']:.1f} ms", flush=True)
+              f"{result['estimate_p95_ms']:.1f} ms (in process, no HTTP: median {direct[0]:.1f} "
+              f"ms, p95 {direct[1]:.1f} ms)", flush=True)
         return result
     finally:
         proc.terminate()
