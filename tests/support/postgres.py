@@ -23,7 +23,7 @@ def bin_dir() -> Path | None:
     """Where initdb lives: PATH first, then Debian's /usr/lib/postgresql/<major>/bin."""
     found = shutil.which("initdb")
     if found:
-        return Path(found).parent
+        return Path(found).resolve().parent  # Debian links initdb into /usr/local/bin
     candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
                         key=lambda p: int(Path(p).parent.parent.name)
                         if Path(p).parent.parent.name.isdigit() else 0)
