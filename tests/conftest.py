@@ -8,7 +8,6 @@ under CI (CI=true), where they fail.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
 from ldpsurvey.server.http_request import STORE_EXTENSION
 from ldpsurvey.server.store import open_store
-from support.postgres import PgServer, unavailable_reason
+from support.postgres import PgServer, shared_server
 from support.server_data import manifest
 
 
@@ -31,17 +30,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    reason = unavailable_reason()
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
-        pytest.skip(f"PostgreSQL tests skipped: {reason}")
-    server = PgServer()
-    try:
-        yield server
-    finally:
-        server.stop()
+def pg_server() -> PgServer:
+    """The session's throwaway PostgreSQL server (started on first use)."""
+    return shared_server()
 
 
 @pytest.fixture()

@@ -14,7 +14,6 @@ import copy
 import io
 import json
 import shutil
-import sqlite3
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -32,7 +31,8 @@ from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
 from ldpsurvey.server.http_request import STORE_EXTENSION
 from ldpsurvey.server.store import open_store
-from support.server_data import manifest, snapshot, submission, survey_dict
+from support.postgres import shared_server
+from support.server_data import manifest, snapshot, sql, submission, survey_dict
 
 MAX_BATCH = 20
 MAX_BODY = 64 * 1024
@@ -520,16 +520,15 @@ class SubmissionMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.dir = tempfile.mkdtemp(prefix="ldp-machine-")
-        self.deployed = Deployed(Path(self.dir) / "hostile.db")
+        self.deployed = Deployed(self.target())
         self.client = self.deployed.client
         self.model: set[str] = set(self._stored())  # Deployed stores 3 submissions
 
+    def target(self) -> str | Path:
+        return Path(self.dir) / "hostile.db"
+
     def _stored(self) -> list[str]:
-        conn = sqlite3.connect(str(self.deployed.db_path))
-        try:
-            return [r[0] for r in conn.execute("SELECT submission_id FROM submissions")]
-        finally:
-            conn.close()
+        return [r[0] for r in sql(self.deployed.db_path, "SELECT submission_id FROM submissions")]
 
     @rule(n=st.integers(1, 5), resend=st.integers(0, 3))
     def batch(self, n: int, resend: int) -> None:
@@ -560,10 +559,25 @@ class SubmissionMachine(RuleBasedStateMachine):
             db.close()
 
     def teardown(self) -> None:
+        self.deployed.app.extensions[STORE_EXTENSION].close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class PgSubmissionMachine(SubmissionMachine):
+    """The same machine on PostgreSQL (a fresh schema per run on the shared test server)."""
+
+    def target(self) -> str | Path:
+        self.url = shared_server().create_database()
+        return self.url
+
+    def teardown(self) -> None:
+        super().teardown()
+        shared_server().drop_database(self.url)
+
+
+MACHINE_SETTINGS = settings(max_examples=12, stateful_step_count=12, deadline=None,
+                            derandomize=True, suppress_health_check=list(HealthCheck))
 TestSubmissionMachine = SubmissionMachine.TestCase
-TestSubmissionMachine.settings = settings(max_examples=12, stateful_step_count=12,
-                                          deadline=None, derandomize=True,
-                                          suppress_health_check=list(HealthCheck))
+TestSubmissionMachine.settings = MACHINE_SETTINGS
+TestPgSubmissionMachine = PgSubmissionMachine.TestCase
+TestPgSubmissionMachine.settings = MACHINE_SETTINGS

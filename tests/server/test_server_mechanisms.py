@@ -14,6 +14,8 @@ from ldpsurvey.shared.mechanisms import MECHANISMS, mechanism_for
 from ldpsurvey.shared.survey import Survey
 from support.server_data import manifest
 
+BACKENDS = ("sqlite", "postgresql")
+
 
 def question_for(name: str) -> dict:
     cls = MECHANISMS[name]

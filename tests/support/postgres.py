@@ -7,6 +7,7 @@ with trust authentication for one user, `ldp`. Databases are made per test (`fre
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import shutil
@@ -106,3 +107,23 @@ class PgServer:
                        "-w", "stop"])
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+_shared: list[PgServer] = []
+
+
+def shared_server() -> PgServer:
+    """The process's one throwaway server for tests (skips outside CI when there is none,
+    fails under CI=true); stopped when the process exits."""
+    import pytest
+
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL tests must run under CI: {reason}")
+        pytest.skip(f"PostgreSQL tests skipped: {reason}")
+    if not _shared:
+        server = PgServer()
+        _shared.append(server)
+        atexit.register(server.stop)
+    return _shared[0]
