@@ -85,15 +85,20 @@ class PgStore:
 
         self.url = url
         self._shown = redact(url)
+        try:  # one direct attempt first: a wrong URL or password fails at once, in one line
+            psycopg.connect(url, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise StoreError(f"cannot connect to {self._shown}: {first}") from None
         self._pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=False,
-                                    timeout=30, name="ldpsurvey",
+                                    timeout=10, name="ldpsurvey",
                                     kwargs={"autocommit": True})
         try:
             self._pool.open(wait=True, timeout=30)
         except PoolTimeout:
-            reason = self._first_connect_error()
             self._pool.close()
-            raise StoreError(f"cannot connect to {self._shown}: {reason}") from None
+            raise StoreError(f"cannot connect to {self._shown}: the connection pool did not "
+                             "fill in time") from None
         try:
             if migrate:
                 self._migrate()
@@ -105,13 +110,6 @@ class PgStore:
             self._pool.close()
             raise
 
-    def _first_connect_error(self) -> str:
-        try:
-            psycopg.connect(self.url, connect_timeout=10).close()
-        except psycopg.Error as exc:
-            return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return "the connection pool did not fill in time"
-
     def describe(self) -> str:
         return self._shown
 
@@ -119,7 +117,7 @@ class PgStore:
         self._pool.close()
 
     def ping(self) -> None:
-        with self._pool.connection() as conn:
+        with self._read() as conn:
             conn.execute("SELECT 1").fetchone()
 
     # --- transactions -----------------------------------------------------------------------

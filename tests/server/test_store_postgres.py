@@ -212,3 +212,57 @@ def test_serve_workers_share_a_port_and_replace_a_killed_worker(pg_url, tmp_path
     store = open_store(pg_url)
     assert recompute(store, fix=False) == []
     store.close()
+
+
+def test_password_from_a_password_file_never_shown(pg_server, pg_url, tmp_path, monkeypatch):
+    """A role that must authenticate (scram): without a password the command fails in one line;
+    with PGPASSFILE it works; with the password in the URL it works and is never printed."""
+    secret = "pw-" + uuid.uuid4().hex
+    role = "ann_" + uuid.uuid4().hex[:8]
+    schema = pg_url.rsplit("%3D", 1)[1]
+    sql(pg_server.url, f"CREATE ROLE {role} LOGIN PASSWORD '{secret}'")
+    sql(pg_server.url, f"GRANT ALL ON SCHEMA {schema} TO {role}")
+    hba = pg_server.data / "pg_hba.conf"
+    hba.write_text(f"host all {role} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+    sql(pg_server.url, "SELECT pg_reload_conf()")
+    as_role = pg_url.replace("ldp@", f"{role}@")
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "none"))
+    refused = run("token", "create", "--db", as_role)
+    assert refused.exit_code == 1 and "cannot connect" in refused.output
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"127.0.0.1:{pg_server.port}:*:{role}:{secret}\n")
+    passfile.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    created = run("token", "create", "--db", as_role)
+    assert created.exit_code == 0, created.output
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "none"))
+    in_url = as_role.replace(f"{role}@", f"{role}:{secret}@")
+    listed = run("token", "list", "--db", in_url)
+    assert listed.exit_code == 0 and secret not in listed.output
+    store = open_store(in_url)
+    assert secret not in store.describe() and "***" in store.describe()
+    store.close()
+
+
+def test_a_database_that_goes_away_is_503_not_500(pg_server):
+    """The database server stops under a running app: requests get a JSON 503 (retry later),
+    never a 500 and never a 2xx."""
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+    from support.postgres import PgServer
+
+    own = PgServer()
+    try:
+        app = create_app({"DATABASE": own.url, "TESTING": True})
+        store = app.extensions[STORE_EXTENSION]
+        auth = {"Authorization": f"Bearer {create_token(store)[1]}"}
+        client = app.test_client()
+        assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201
+        assert client.post(SUBMIT, json=submission()).status_code == 200
+    finally:
+        own.stop()
+    reply = client.post(SUBMIT, json=submission())
+    assert reply.status_code == 503, reply.get_data()[:300]
+    assert reply.get_json()["error"]["code"] == "store_unavailable"
+    store.close()
