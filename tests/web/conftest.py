@@ -3,27 +3,22 @@
 - `browser`: Debian's `chromium` (shutil.which), headless, driven by Playwright's Python
   package; never a downloaded browser. Missing chromium skips the browser tests with the
   reason, except under CI (env CI=true), where it fails.
-- `web_root_url`: http://127.0.0.1:PORT/ serving client/web/ read-only (GET/HEAD only) from
-  a thread; ES modules do not load from file://. It also answers `TEST_PAGE` with an empty
-  page, so a test can `import()` the modules from the same origin.
-- `js_page`: a fresh page on `TEST_PAGE`; `page.evaluate` can import "./js/<module>.js".
+- `web_root_url`: http://127.0.0.1:PORT/ serving client/web/ read-only (static_server.py).
+- `js_page`: one page per test module on an empty same-origin page, for
+  `page.evaluate` with `await import(web_root_url + "js/<module>.js")`. Tests must not
+  navigate it away; open your own `browser.new_page()` for that.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
+from static_server import TEST_PAGE, serve_web_root
 
-WEB_ROOT = Path(__file__).resolve().parents[2] / "client" / "web"
-TEST_PAGE = "__blank_test_page__.html"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -52,42 +47,13 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
-class _ReadOnlyHandler(SimpleHTTPRequestHandler):
-    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map,
-                                                ".js": "text/javascript"}
-
-    def do_GET(self) -> None:
-        if self.path.split("?")[0] == "/" + TEST_PAGE:
-            body = b"<!doctype html><meta charset=utf-8><title>test</title>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        super().do_GET()
-
-    def list_directory(self, path: Any) -> None:  # no listings
-        self.send_error(404)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def web_root_url() -> Iterator[str]:
-    handler = functools.partial(_ReadOnlyHandler, directory=str(WEB_ROOT))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_web_root() as url:
+        yield url
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def js_page(browser: Any, web_root_url: str) -> Iterator[Any]:
     page = browser.new_page()
     try:
