@@ -29,7 +29,7 @@ from ldpsurvey.shared.errors import LdpSurveyError, ReportError
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.mechanisms.two_layer import TwoLayer
 from ldpsurvey.shared.survey import Survey
-from sources import SeededSource
+from support.sources import SeededSource
 
 EPSILONS = (0.01, 1.0, 50.0)  # tiny, ordinary, the largest the schema allows
 SIZES = (2, 3, 16, 1024)
