@@ -414,7 +414,7 @@ function geometricCore(epsilon, low, high) {
     perturbIndex(index, source) {
       const y = low + index + discreteLaplace(rate, source);
       if (y < lowBound || y > highBound) {
-        throw new ReportError(`the drawn report ${y} is outside [${lowBound}, ${highBound}], which the server accepts; answer again`);
+        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports: at this ε the range is too wide to answer`);
       }
       return Number(y);
     },
