@@ -54,8 +54,10 @@ export class ReportError extends Error {
   constructor(message) { super(message); this.name = "ReportError"; }
 }
 
-// shared/survey.py limits
+// shared/survey.py and the limits mechanisms declare (Mechanism.misfit): below MIN_EPSILON
+// nothing is measurable, beyond MAX_EPSILON a report is the answer in all but name.
 const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal"];
+const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const MAX_OPTIONS = 65536;
 const MAX_ABS_BOUND = 2 ** 50;
@@ -403,9 +405,14 @@ function geometricCore(epsilon, low, high) {
   if (rate.mul(sensitivity).gt(Rational.fromNumber(epsilon))) {
     throw new ManifestMismatch(`geometric: the exact privacy loss exceeds ε = ${epsilon}`);
   }
+  // Every honest report (within T' of the range, all but 2^-64 of them) must be an integer
+  // JSON carries exactly, or the mechanism does not fit (geometric.py misfit/report_bounds).
   const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
-  const lowBound = low - tail > -MAX_ABS_REPORT ? low - tail : -MAX_ABS_REPORT;
-  const highBound = high + tail < MAX_ABS_REPORT ? high + tail : MAX_ABS_REPORT;
+  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
+    throw new ManifestMismatch(`geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
+  }
+  const lowBound = low - tail;
+  const highBound = high + tail;
   return {
     name: "geometric", k: sensitivity + 1n, rate,
     params: { epsilon_rational: epsilonRational.toString(), sensitivity: Number(sensitivity),
@@ -519,8 +526,9 @@ function twoLayerCore(permanent, instantaneous, epsilon) {
 // --- checking the question --------------------------------------------------------------------
 
 function checkEpsilon(value, where) {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_EPSILON) {
-    throw new ManifestMismatch(`${where} must be a number in (0, ${MAX_EPSILON}]`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < MIN_EPSILON
+      || value > MAX_EPSILON) {
+    throw new ManifestMismatch(`${where} must be a number between ${MIN_EPSILON} and ${MAX_EPSILON}`);
   }
   return value;
 }
