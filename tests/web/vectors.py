@@ -23,12 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ldpsurvey.client.hazmat_memo import SECRET_FILE, Memoizer, permanent_layer
+from ldpsurvey.client.hazmat_memo import SECRET_FILE, Memoizer
 from ldpsurvey.client.state import StateDir
 from ldpsurvey.shared.errors import LdpSurveyError, ReportError
 from ldpsurvey.shared.exact import rational_exp_floor
 from ldpsurvey.shared.mechanisms import mechanism_for
-from ldpsurvey.shared.mechanisms.two_layer import TwoLayer
 from ldpsurvey.shared.survey import Survey
 from support.sources import SeededSource
 
@@ -140,11 +139,20 @@ def _memoized(mech: Any, question: dict[str, Any], answer: Any, seed: int,
     instantaneous draws from a recording source instead of the OS CSPRNG."""
     source = RecordingSource(seed)
     value = memo.permanent_value(mech, SERIES, question["id"], answer)
-    report = (mech.instantaneous_report(value, source) if isinstance(mech, TwoLayer) else value)
+    layered = getattr(mech, "instantaneous", None) is not None
+    report = _rerandomize(mech, value, source) if layered else value
     return {"report": _plain(mech.validate_report(report)), "tape": source.tape,
             "memo": {"secret": MEMO_SECRET.hex(), "series": SERIES,
-                     "permanent": _plain(permanent_layer(mech).validate_report(value)),
+                     "permanent": _plain(getattr(mech, "permanent", mech).validate_report(value)),
                      "tag": memo.answer_tag(mech, SERIES, question["id"], answer)}}
+
+
+def _rerandomize(mech: Any, value: Any, source: RecordingSource) -> Any:
+    """The instantaneous layer on a permanent value, with `source` (the method is
+    `rerandomize` once the mechanism contract of issue 11 lands, `instantaneous_report`
+    before)."""
+    method = getattr(mech, "rerandomize", None) or mech.instantaneous_report
+    return method(value, source)
 
 
 def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
