@@ -162,6 +162,9 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
     tampered = copy.deepcopy(base)
     tampered["params"]["p"] = "9/10"
     yield "a parameter changed", tampered
+    fractional = copy.deepcopy(base)
+    fractional["params"]["p"] = 0.5
+    yield "a parameter as a float", fractional
     missing = copy.deepcopy(base)
     missing["params"] = {"p": base["params"]["p"]}
     yield "a parameter missing", missing
