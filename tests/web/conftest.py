@@ -78,6 +78,7 @@ def context(browser: Any) -> Iterator[Any]:
 def page(context: Any) -> Any:
     """A page that records script errors and CSP violations in `page.problems`."""
     tab = context.new_page()
+    tab.set_default_timeout(10_000)  # ms; every wait here is for a local server
     tab.problems = []
     tab.on("pageerror", lambda error: tab.problems.append(f"pageerror: {error}"))
     tab.on("console", lambda message: tab.problems.append(message.text)
