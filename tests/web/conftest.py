@@ -1,8 +1,16 @@
-"""The browser for the web tests: Debian's chromium driven by Playwright, one per session.
+"""Browser fixtures: one real Chromium per test session, and client/web/ served over HTTP.
 
-Never a browser download: Playwright launches the system binary (`shutil.which("chromium")`).
-Outside CI the tests skip with the reason when chromium or Playwright is missing; under CI=true
-they fail instead, because CI must run them for real.
+- `browser`: Debian's `chromium` (shutil.which), headless, driven by Playwright's Python
+  package; never a downloaded browser. Missing chromium skips the browser tests with the
+  reason, except under CI (env CI=true), where it fails.
+- `web_root_url`: http://127.0.0.1:PORT/ serving client/web/ read-only (static_server.py).
+- `js_page`: one page per test module on an empty same-origin page, for
+  `page.evaluate` with `await import(web_root_url + "js/<module>.js")`. Tests must not
+  navigate it away; open your own `browser.new_page()` for that.
+- `deployment`: a real `ldpsurvey serve` (allowing CORS from a second loopback origin, the
+  designer's "own site" where exported pages are hosted); `context` and `page`: a fresh
+  browser profile per test (its own IndexedDB) and a tab that records script errors and CSP
+  violations.
 """
 
 from __future__ import annotations
@@ -14,14 +22,15 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from support.clients import RealServer, free_port
-from support.web import Deployment, StaticSite
+from static_server import TEST_PAGE, serve_web_root
+from support.clients import RealServer
+from support.web import Deployment
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def missing(reason: str) -> None:
+def _missing(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason} (CI=true: the browser tests must run)")
     pytest.skip(reason)
@@ -29,13 +38,13 @@ def missing(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
+    executable = shutil.which("chromium")
+    if executable is None:
+        _missing("no `chromium` on PATH (Debian: apt-get install chromium)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        missing("Playwright is not installed (pip install -e '.[test]')")
-    executable = shutil.which("chromium")
-    if executable is None:
-        missing("Debian's chromium is not installed (apt-get install chromium)")
+        _missing("the `playwright` Python package is not installed (test extra)")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=executable, headless=True,
                                               args=CHROMIUM_ARGS)
@@ -43,6 +52,22 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="session")
+def web_root_url() -> Iterator[str]:
+    with serve_web_root() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def js_page(browser: Any, web_root_url: str) -> Iterator[Any]:
+    page = browser.new_page()
+    try:
+        page.goto(web_root_url + TEST_PAGE)
+        yield page
+    finally:
+        page.close()
 
 
 # --- a deployment: a real aggregator and a separate static site for exported pages ----------
@@ -53,15 +78,16 @@ def deployment(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterat
     root = tmp_path_factory.mktemp("web")
     site_root = root / "site"
     site_root.mkdir()
-    site = StaticSite(site_root, free_port())
-    server = RealServer(root / "server.db", extra_args=("--allow-origin", site.origin))
-    server.start()
-    try:
-        yield Deployment(server=server, token=server.token(), key=Ed25519PrivateKey.generate(),
-                         site=site, site_root=site_root)
-    finally:
-        server.stop()
-        site.close()
+    with serve_web_root(site_root) as site_url:
+        site_origin = site_url.rstrip("/")
+        server = RealServer(root / "server.db", extra_args=("--allow-origin", site_origin))
+        server.start()
+        try:
+            yield Deployment(server=server, token=server.token(),
+                             key=Ed25519PrivateKey.generate(), site_origin=site_origin,
+                             site_root=site_root)
+        finally:
+            server.stop()
 
 
 @pytest.fixture()

@@ -67,8 +67,8 @@ CASES: dict[str, tuple[Callable[[dict[str, Any], Any], dict[str, Any]], str]] = 
                                       if kk != "signed_bytes"}, "did not send the signed bytes"),
     "another key": (lambda s, k: document(s, OTHER_KEY), "other than the one this page trusts"),
     "parameters not the question's": (wrong_params, "does not match"),
-    "question above the ε limit": (with_epsilons(6.0, 1.5, 1.0), "above this page's limit"),
-    "total above the ε limit": (with_epsilons(2.0, 2.0, 1.5), "in total"),
+    "question above the ε limit": (with_epsilons(6.0, 1.5, 1.0), "ε = 6, above your limit of 5"),
+    "total above the ε limit": (with_epsilons(2.0, 2.0, 1.5), "ε = 5.5 in total, above your limit"),
     "another survey": (lambda s, k: document({**s, "id": "other"}, k), "instead of"),
     "wrong hash": (lambda s, k: document(s, k, sha256="0" * 64), "hash does not match"),
 }
@@ -90,7 +90,7 @@ def test_the_exported_page_refuses_a_hostile_manifest(deployment, page, case):
     hostile = make(survey, deployment.key)
     page.route(f"{deployment.server.url}/api/surveys/{sid}", lambda route: route.fulfill(
         status=200, content_type="application/json", body=json.dumps(hostile),
-        headers={"Access-Control-Allow-Origin": deployment.site.origin}))
+        headers={"Access-Control-Allow-Origin": deployment.site_origin}))
     seen = requests_of(page)
     page.goto(url)
     page.wait_for_selector(REFUSED)

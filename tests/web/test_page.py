@@ -11,8 +11,8 @@ import json
 import urllib.request
 from typing import Any
 
-from support.clients import free_port, http_json
-from support.web import StaticSite
+from static_server import serve_web_root
+from support.clients import http_json
 
 READY = "body[data-state=ready]"
 SENT = "body[data-delivery=sent]"
@@ -162,16 +162,13 @@ def test_an_exported_page_answers_through_cors(deployment, page):
 
 
 def test_a_page_on_an_origin_the_server_does_not_allow_cannot_read_the_survey(
-        deployment, page, tmp_path):
+        deployment, page):
     sid = deployment.new_survey()["id"]
     deployment.export(sid)
-    other = StaticSite(deployment.site_root, free_port())  # same files, another origin
-    try:
-        page.goto(f"{other.origin}/{sid}/index.html")
+    with serve_web_root(deployment.site_root) as other:  # same files, another origin
+        page.goto(f"{other}{sid}/index.html")
         page.wait_for_selector("body[data-state=offline]")
         assert "Cannot load the survey" in page.locator("#status").inner_text()
-    finally:
-        other.close()
 
 
 def test_phone_sized_window(deployment, browser, tmp_path):

@@ -5,11 +5,12 @@ import { Unreachable, fetchSurvey } from "./api.js";
 import { config } from "./config.js";
 import { el, replace } from "./dom.js";
 import { readAnswers, renderForm } from "./form.js";
-import { DEFAULT_MAX_EPSILON, Refusal, g, totalEpsilon, verifyDocument } from "./manifest.js";
+import { DEFAULT_MAX_EPSILON, Refusal, g, verifyDocument } from "./manifest.js";
+import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
 import { secureSource } from "./randomness.js";
 import { reviewList } from "./review.js";
-import { AlreadyAnswered, FAILED, PENDING, SENT, answered, getMemo, getRecord, memoKey,
+import { AlreadyAnswered, FAILED, PENDING, SENT, answered, deviceSecret, getRecord,
          recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
 
@@ -114,39 +115,36 @@ async function alreadyAnswered(entry) {
   }
 }
 
+/** One report per answered question, and what each costs the ledger. Longitudinal surveys
+ * memoize the permanent randomization under the device secret (mechanisms.js). */
 async function randomize(verified, answers) {
   const { survey, mechanisms } = verified;
+  const series = survey.series ?? null;
+  const memo = series === null ? undefined : { secret: await deviceSecret(), series };
   const reports = {};
-  const memos = new Map();
+  const charges = [];
   for (const q of survey.questions) {
     const answer = answers.get(q.id);
     if (answer === null || answer === undefined) continue;
-    let memo;
-    if (survey.series != null) {
-      const id = memoKey(survey.series, q.id);
-      memo = (await getMemo(survey.series, q.id)) || {};
-      memos.set(id, memo);
-    }
-    reports[q.id] = mechanisms.get(q.id).perturb(answer, secureSource, memo);
+    const mechanism = mechanisms.get(q.id);
+    reports[q.id] = mechanism.perturb(answer, secureSource, memo);
+    charges.push({ question: q.id, epsilon: q.epsilon, series,
+                   tag: memo ? mechanism.answerTag(answer, memo) : null });
   }
-  return { reports, memos };
+  return { reports, charges };
 }
 
 async function send(verified, answers, randomized, button) {
   button.disabled = true;
   const { survey } = verified;
-  const charged = survey.questions.filter((q) => randomized.reports[q.id] !== undefined);
-  const now = new Date().toISOString();
   const body = { submission_id: crypto.randomUUID(), version: survey.version,
                  answers: randomized.reports };
   const record = { submission_id: body.submission_id, survey_id: survey.id,
-                   server: where.server, body, status: PENDING, attempts: 0, created: now,
-                   last_error: null };
-  const ledger = { survey: survey.id, version: survey.version, submission_id: body.submission_id,
-                   time: now, sha256: verified.sha256,
-                   entries: charged.map((q) => ({ question: q.id, epsilon: q.epsilon })) };
+                   server: where.server, body, status: PENDING, attempts: 0,
+                   created: new Date().toISOString(), last_error: null };
   try {
-    await recordSubmission({ ledger, record, memos: randomized.memos });
+    await recordSubmission({ survey: survey.id, version: survey.version, record,
+                             charges: randomized.charges, sha256: verified.sha256 });
   } catch (err) {
     if (err instanceof AlreadyAnswered) return alreadyAnswered(err.record);
     throw err;

@@ -1,5 +1,6 @@
 // Checking a served survey before anything is answered: the browser twin of
-// shared/manifest.py verify_manifest and client/trust.py TrustStore.check / check_policy.
+// shared/manifest.py verify_manifest (the ε policy is mechanisms.js checkPolicy, the pins and
+// versions trust.js).
 //
 // The signature is verified over the exact bytes the designer signed (`signed_bytes`, base64
 // of the canonical survey JSON), and the page parses only those bytes: the `survey` object the
@@ -36,42 +37,6 @@ export function hex(bytes) {
 
 export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest("SHA-256", bytes));
-}
-
-/** Python's math.fsum (Shewchuk's exact partials, CPython's final rounding), so that the
- * total-ε check agrees with the CLI's to the last bit. */
-export function fsum(values) {
-  const partials = [];
-  for (let x of values) {
-    let i = 0;
-    for (let j = 0; j < partials.length; j++) {
-      let y = partials[j];
-      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x];
-      const hi = x + y;
-      const lo = y - (hi - x);
-      if (lo) partials[i++] = lo;
-      x = hi;
-    }
-    partials.length = i;
-    partials.push(x);
-  }
-  let n = partials.length;
-  if (n === 0) return 0;
-  let hi = partials[--n];
-  let lo = 0;
-  while (n > 0) {
-    const x = hi;
-    const y = partials[--n];
-    hi = x + y;
-    lo = y - (hi - x);
-    if (lo) break;
-  }
-  if (n > 0 && ((lo < 0 && partials[n - 1] < 0) || (lo > 0 && partials[n - 1] > 0))) {
-    const y = lo * 2;
-    const x = hi + y;
-    if (y === x - hi) hi = x;
-  }
-  return hi;
 }
 
 /** A number as Python's `{:g}` prints it (6 significant digits, no trailing zeros). */
@@ -196,24 +161,4 @@ export async function verifyDocument(doc, surveyId) {
   }
   return { survey, sha256, fingerprint: await sha256Hex(publicKey), publicKey: doc.public_key,
            mechanisms, status: doc.status };
-}
-
-/** client/trust.py check_policy: refuse questions or totals above the page's ε ceiling. */
-export function checkPolicy(survey, maxEpsilon = DEFAULT_MAX_EPSILON) {
-  for (const q of survey.questions) {
-    if (q.epsilon > maxEpsilon) {
-      throw new Refusal(`Question “${q.text}” would spend ε = ${g(q.epsilon)} of your privacy, ` +
-                        `above this page's limit of ε = ${g(maxEpsilon)}. Nothing was answered.`);
-    }
-  }
-  const total = totalEpsilon(survey);
-  if (total > maxEpsilon) {
-    throw new Refusal(`Answering this survey would spend ε = ${g(total)} of your privacy in ` +
-                      `total, above this page's limit of ε = ${g(maxEpsilon)}. ` +
-                      "Nothing was answered.");
-  }
-}
-
-export function totalEpsilon(survey) {
-  return fsum(survey.questions.map((q) => q.epsilon));
 }

@@ -5,25 +5,6 @@ import { el } from "./dom.js";
 import { answerText } from "./form.js";
 import { g } from "./manifest.js";
 
-const INDEX_REPORTS = new Set(["grr", "ordinal_exp"]); // report = index into the domain
-
-function domainValue(q, index) {
-  if (q.type === "binary") return index === 1;
-  if (q.type === "integer") return q.min + index;
-  return q.options[index];
-}
-
-/** The report as a respondent can read it, when its form is a plain value. */
-export function reportInWords(q, report) {
-  if (typeof report === "boolean") return `“${report ? "Yes" : "No"}”`;
-  if (INDEX_REPORTS.has(q.mechanism) && Number.isInteger(report)) {
-    const value = domainValue(q, report);
-    if (value !== undefined) return `“${answerText(q, value)}”`;
-  }
-  if (q.mechanism === "geometric" && Number.isInteger(report)) return `the number ${report}`;
-  return "a coded report";
-}
-
 /** One list item per question: the true answer (stays here), the report, how, ε. */
 export function reviewList(survey, answers, reports, mechanisms) {
   return el("ol", { class: "review" }, survey.questions.map((q) => {
@@ -40,9 +21,9 @@ export function reviewList(survey, answers, reports, mechanisms) {
       el("p", { class: "mine" }, "Your answer (stays on this device): ",
          el("strong", {}, answerText(q, answer))),
       el("p", { class: "sent" }, "Your device will send: ",
-         el("strong", {}, reportInWords(q, report)), " ",
+         el("strong", {}, mechanism.explainReport(report)), " ",
          el("code", {}, JSON.stringify(report))),
-      el("p", { class: "how" }, mechanism.describe()),
+      el("p", { class: "how" }, mechanism.describe().text),
       el("p", { class: "cost" }, `ε spent: ${g(q.epsilon)}`));
   }));
 }

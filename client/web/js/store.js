@@ -1,7 +1,8 @@
 // What this browser remembers, in IndexedDB (per page origin): pinned signing keys and the
 // survey versions seen, the ledger of answered survey versions, the outbox of submissions
-// (pending until the server acknowledges them, then kept as receipts) and the memoized
-// permanent randomizations of longitudinal surveys. Clearing this site's data clears all of it.
+// (pending until the server acknowledges them, then kept as receipts) and the device secret
+// that memoizes the permanent randomization of longitudinal surveys (mechanisms.js; as
+// sensitive as the answers, never sent). Clearing this site's data clears all of it.
 
 const DB_NAME = "ldpsurvey";
 const DB_VERSION = 1;
@@ -29,7 +30,7 @@ export function openStore() {
         db.createObjectStore("trust");   // "<origin> <survey id>" -> {pin, seen}
         db.createObjectStore("ledger");  // "<survey id>@<version>" -> entry
         db.createObjectStore("outbox", { keyPath: "submission_id" });
-        db.createObjectStore("memo");    // "<series> <question id>" -> memo object
+        db.createObjectStore("device");  // "secret" -> Uint8Array(32)
       };
       request.onsuccess = () => resolve(request.result);
       request.onerror = () => reject(request.error);
@@ -68,34 +69,62 @@ async function put(storeName, value, key) {
 
 export const trustKey = (origin, surveyId) => `${origin} ${surveyId}`;
 export const ledgerKey = (surveyId, version) => `${surveyId}@${version}`;
-export const memoKey = (series, questionId) => `${series} ${questionId}`;
 
 export const getTrust = (key) => get("trust", key);
 export const putTrust = (key, value) => put("trust", value, key);
 export const answered = (surveyId, version) => get("ledger", ledgerKey(surveyId, version));
-export const getMemo = (series, questionId) => get("memo", memoKey(series, questionId));
+
+/** The device's 32-byte memo secret, drawn with crypto.getRandomValues on first need. */
+export async function deviceSecret() {
+  const db = await openStore();
+  const tx = db.transaction("device", "readwrite", { durability: "strict" });
+  const finished = done(tx);
+  const store = tx.objectStore("device");
+  let secret = await result(store.get("secret"));
+  if (!(secret instanceof Uint8Array) || secret.length !== 32) {
+    secret = crypto.getRandomValues(new Uint8Array(32));
+    store.put(secret, "secret");
+  }
+  await finished;
+  return secret;
+}
 export const getRecord = (submissionId) => get("outbox", submissionId);
 
 /**
- * Charge the ledger, store the submission in the outbox and persist the memos, in one durable
- * transaction, before the first attempt to send (client/respondent.py submit). Throws
- * AlreadyAnswered if this survey version was answered meanwhile (another tab).
+ * Charge the ledger and store the submission in the outbox, in one durable transaction,
+ * before the first attempt to send (client/respondent.py submit). `charges` are
+ * {question, epsilon, series, tag}: in a series, an answer whose keyed tag was charged before
+ * costs nothing more (client/ledger.py). Throws AlreadyAnswered if this survey version was
+ * answered meanwhile (another tab). Returns the ledger entry.
  */
-export async function recordSubmission({ ledger, record, memos }) {
+export async function recordSubmission({ survey, version, record, charges, sha256 }) {
   const db = await openStore();
-  const tx = db.transaction(["ledger", "outbox", "memo"], "readwrite", { durability: "strict" });
+  const tx = db.transaction(["ledger", "outbox"], "readwrite", { durability: "strict" });
   const finished = done(tx);
-  const key = ledgerKey(ledger.survey, ledger.version);
-  const previous = await result(tx.objectStore("ledger").get(key));
+  const ledger = tx.objectStore("ledger");
+  const key = ledgerKey(survey, version);
+  const previous = await result(ledger.get(key));
   if (previous !== undefined) {
     tx.abort();
     await finished.catch(() => {});
     throw new AlreadyAnswered(previous);
   }
-  tx.objectStore("ledger").add(ledger, key);
+  const known = new Set();
+  for (const entry of await result(ledger.getAll())) {
+    for (const c of entry.entries) if (c.tag) known.add(`${c.series} ${c.question} ${c.tag}`);
+  }
+  const entries = charges.map((c) => {
+    const id = `${c.series} ${c.question} ${c.tag}`;
+    const reused = Boolean(c.tag) && known.has(id);
+    if (c.tag) known.add(id);
+    return { ...c, epsilon: reused ? 0 : c.epsilon, reused };
+  });
+  const entry = { survey, version, sha256, submission_id: record.submission_id,
+                  time: record.created, entries };
+  ledger.add(entry, key);
   tx.objectStore("outbox").add(record);
-  for (const [memoId, memo] of memos) tx.objectStore("memo").put(memo, memoId);
   await finished;
+  return entry;
 }
 
 /** Update a stored outbox record (its body never changes). */

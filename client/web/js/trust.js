@@ -3,7 +3,8 @@
 // first use for (server origin, survey id); a version seen before must have the same content,
 // no older version is accepted, and the ε must fit the page's limit. Mirrors client/trust.py.
 
-import { Refusal, checkPolicy } from "./manifest.js";
+import { Refusal } from "./manifest.js";
+import { PolicyError, checkPolicy } from "./mechanisms.js";
 import { getTrust, putTrust, trustKey } from "./store.js";
 
 /** Apply the device's checks to a verified survey, then remember its key and version. */
@@ -33,7 +34,13 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
     throw new Refusal(`This is version ${survey.version} of the survey, older than version ` +
                       `${highest} already seen in this browser (a replayed survey?).`);
   }
-  checkPolicy(survey, maxEpsilon);
+  try {
+    checkPolicy(survey, maxEpsilon);
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    throw new Refusal(`This page will not answer this survey: ${err.message} (the page's ` +
+                      "privacy limit). Smaller ε means more privacy.");
+  }
   const firstUse = !fingerprint && !data.pin;
   if (!data.pin || data.pin.fingerprint !== verified.fingerprint) {
     data.pin = { fingerprint: verified.fingerprint, public_key: verified.publicKey,
