@@ -223,3 +223,25 @@ def test_answering_with_the_keyboard_alone(deployment, page):
     page.wait_for_selector(SENT)
     (stored,) = deployment.stored(sid)
     assert set(stored["answers"]) == {"smoker", "mood", "drinks"}
+
+
+def test_a_series_memoizes_the_permanent_report_and_charges_a_repeat_nothing(deployment, page):
+    first = deployment.new_survey(series="weekly-checkin")
+    sid = first["id"]
+    answer_and_review(page, deployment.page_url(sid))
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    deployment.server.publish({**first, "version": 2}, deployment.key, deployment.token)
+    answer_and_review(page, deployment.page_url(sid))  # the same true answers, next round
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    rounds = {s["version"]: s["answers"] for s in deployment.stored(sid)}
+    assert rounds[1] == rounds[2]  # the memoized permanent values, not fresh noise
+    entries = page.evaluate("""async (sid) => {
+        const store = await import("./js/store.js");
+        return [(await store.answered(sid, 1)).entries, (await store.answered(sid, 2)).entries];
+    }""", sid)
+    assert [e["reused"] for e in entries[0]] == [False, False, False]
+    assert [e["reused"] for e in entries[1]] == [True, True, True]
+    assert all(e["epsilon"] == 0 for e in entries[1])
+    assert entries[0][0]["tag"] == entries[1][0]["tag"]
