@@ -132,3 +132,14 @@ def test_serve_refuses_a_bad_allow_origin_in_one_line(tmp_path):
     assert result.output.startswith("Error: '*' is not an origin")
     assert len(result.output.strip().splitlines()) == 1
 
+
+
+def test_index_preloads_exactly_the_modules_the_page_ships():
+    import re
+
+    from ldpsurvey.server.web_page import web_dir
+
+    index = (web_dir() / "index.html").read_text()
+    preloaded = set(re.findall(r'rel="modulepreload" href="js/([a-z0-9_]+)\.js"', index))
+    shipped = {p.stem for p in (web_dir() / "js").glob("*.js")} - {"app"}
+    assert preloaded == shipped

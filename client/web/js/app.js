@@ -237,6 +237,7 @@ async function main() {
     form);
   document.body.dataset.state = "ready";
   replace(statusEl);
+  performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
 }
 
 main().catch(fail);
