@@ -245,3 +245,29 @@ def test_a_series_memoizes_the_permanent_report_and_charges_a_repeat_nothing(dep
     assert [e["reused"] for e in entries[1]] == [True, True, True]
     assert all(e["epsilon"] == 0 for e in entries[1])
     assert entries[0][0]["tag"] == entries[1][0]["tag"]
+
+
+def test_ordinal_and_long_categorical_questions(deployment, page):
+    from support.clients import survey_dict
+
+    data = survey_dict(survey_id="web-shapes")
+    data["questions"] = [
+        {"id": "pain", "text": "How bad is the pain?", "type": "ordinal", "epsilon": 1.0,
+         "options": ["none", "mild", "moderate", "severe"], "mechanism": "ordinal_exp"},
+        {"id": "country", "text": "Where do you live?", "type": "categorical", "epsilon": 2.0,
+         "options": [f"country {i}" for i in range(20)], "optional": True,
+         "groups": {"first five": [f"country {i}" for i in range(5)]}},
+    ]
+    deployment.server.publish(data, deployment.key, deployment.token)
+    page.goto(deployment.page_url("web-shapes"))
+    page.wait_for_selector(READY)
+    assert "“first five”" in page.locator("#q1-hint").inner_text()  # groups are shown
+    page.get_by_label("moderate").check()
+    page.get_by_label("Choose one").select_option("country 13")  # > 12 options: a select
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    (stored,) = deployment.stored("web-shapes")
+    assert set(stored["answers"]) == {"pain", "country"}
+    assert 0 <= stored["answers"]["pain"] < 4

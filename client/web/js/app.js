@@ -209,7 +209,8 @@ async function main() {
     if (err instanceof Unreachable) {
       document.body.dataset.state = "offline";
       replace(statusEl, el("p", { role: "alert" }, `Cannot load the survey: ${err.message}. `,
-        "Reload the page to try again."));
+        "The page tries again when the connection is back; you can also reload it."));
+      window.addEventListener("online", () => window.location.reload(), { once: true });
       return;
     }
     return refuse(`The server did not give the survey: ${err.message}.`);
