@@ -60,8 +60,17 @@ def with_epsilons(*epsilons: float) -> Callable[[dict[str, Any], Any], dict[str,
     return make
 
 
+def not_canonical(survey: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+    doc = document(survey, key)
+    spaced = json.dumps(Survey.from_dict(survey).to_dict(), indent=1).encode()
+    return {**doc, "signature": base64.b64encode(key.sign(spaced)).decode(),
+            "sha256": hashlib.sha256(spaced).hexdigest(),
+            "signed_bytes": base64.b64encode(spaced).decode()}
+
+
 CASES: dict[str, tuple[Callable[[dict[str, Any], Any], dict[str, Any]], str]] = {
     "changed after signing": (tampered_bytes, "signature does not verify"),
+    "signed but not canonical": (not_canonical, "not in canonical form"),
     "unsigned": (lambda s, k: document(s, k, signature=""), "not signed"),
     "no signed bytes": (lambda s, k: {kk: v for kk, v in document(s, k).items()
                                       if kk != "signed_bytes"}, "did not send the signed bytes"),

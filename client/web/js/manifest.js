@@ -6,6 +6,7 @@
 // of the canonical survey JSON), and the page parses only those bytes: the `survey` object the
 // server also sends is never read. Every refusal throws a Refusal before anything is randomized.
 
+import { canonicalSurveyText } from "./canonical.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
@@ -130,13 +131,25 @@ export async function verifyDocument(doc, surveyId) {
                       "it was signed, or it was signed with another key.");
   }
   let survey;
+  let text;
   try {
-    survey = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    survey = JSON.parse(text);
   } catch {
     throw new Refusal("The signed survey is not valid JSON text.");
   }
   refuseUnsafeNumbers(survey);
   checkShape(survey);
+  let canonical = null;
+  try {
+    canonical = canonicalSurveyText(survey);
+  } catch {
+    // not a survey Python could have written: refused just below
+  }
+  if (canonical !== text) {
+    throw new Refusal("The signed survey is not in canonical form (as `ldpsurvey publish` " +
+                      "writes it: mechanisms resolved, parameters filled in, no other keys).");
+  }
   if (survey.id !== surveyId) {
     throw new Refusal(`The server sent survey “${survey.id}” instead of “${surveyId}”.`);
   }
