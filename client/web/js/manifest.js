@@ -75,16 +75,31 @@ function refuseUnsafeNumbers(value) {
   else if (value && typeof value === "object") Object.values(value).forEach(refuseUnsafeNumbers);
 }
 
+// shared/survey.py's limits on what a survey may hold.
+const SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
+const QUESTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$/;
+const MAX_QUESTIONS = 500;
+const MAX_TEXT = 2000;
+const MAX_LABEL = 200;
+const codePoints = (s) => [...s].length; // Python's len()
+const isText = (s, max = MAX_TEXT) => typeof s === "string" && s.trim() !== "" &&
+  codePoints(s) <= max;
+
 function checkShape(survey) {
   const ok = survey && typeof survey === "object" && !Array.isArray(survey) &&
-    typeof survey.id === "string" && Number.isSafeInteger(survey.version) &&
-    survey.version >= 1 && typeof survey.title === "string" &&
-    Array.isArray(survey.questions) && survey.questions.length > 0;
+    typeof survey.id === "string" && SLUG.test(survey.id) &&
+    Number.isSafeInteger(survey.version) && survey.version >= 1 && isText(survey.title) &&
+    (survey.description === undefined || (typeof survey.description === "string" &&
+                                          codePoints(survey.description) <= MAX_TEXT)) &&
+    (survey.series === undefined || (typeof survey.series === "string" &&
+                                     SLUG.test(survey.series))) &&
+    Array.isArray(survey.questions) && survey.questions.length > 0 &&
+    survey.questions.length <= MAX_QUESTIONS;
   if (!ok) throw new Refusal("The signed survey is not a survey this page understands.");
   const ids = new Set();
   for (const q of survey.questions) {
     if (!q || typeof q !== "object" || typeof q.id !== "string" || ids.has(q.id) ||
-        typeof q.text !== "string" || !QUESTION_TYPES.has(q.type) ||
+        !QUESTION_ID.test(q.id) || !isText(q.text) || !QUESTION_TYPES.has(q.type) ||
         typeof q.epsilon !== "number" || !(q.epsilon > 0) || !Number.isFinite(q.epsilon) ||
         typeof q.optional !== "boolean") {
       throw new Refusal("The signed survey has a question this page does not understand.");
@@ -92,12 +107,15 @@ function checkShape(survey) {
     ids.add(q.id);
     if ((q.type === "categorical" || q.type === "ordinal") &&
         (!Array.isArray(q.options) || q.options.length < 2 ||
-         !q.options.every((o) => typeof o === "string"))) {
+         !q.options.every((o) => isText(o, MAX_LABEL)))) {
       throw new Refusal(`Question “${q.text}” has no valid list of options.`);
     }
     if (q.type === "integer" && !(Number.isSafeInteger(q.min) && Number.isSafeInteger(q.max) &&
                                   q.min < q.max)) {
       throw new Refusal(`Question “${q.text}” has no valid range of numbers.`);
+    }
+    if (q.instantaneous_epsilon != null && survey.series === undefined) {
+      throw new Refusal(`Question “${q.text}” has an instantaneous layer outside a series.`);
     }
   }
 }
