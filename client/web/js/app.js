@@ -231,10 +231,12 @@ async function main() {
     el("p", { class: "budget" }, `Answering every question spends ε = ` +
        `${g(totalEpsilon(survey))} of privacy (this page refuses more than ` +
        `ε = ${g(where.maxEpsilon)}). Smaller ε means more noise and more privacy.`),
-    el("p", { class: "key" }, `Signed by key ${verified.fingerprint.slice(0, 16)}…` +
-       (where.fingerprint ? " (the key this page trusts)."
-         : firstUse ? " (first time this browser sees this survey: key remembered)."
-           : " (the same key as before).")),
+    el("p", { class: "key" }, "Signed by the key with fingerprint ",
+       el("code", { id: "fingerprint" }, verified.fingerprint),
+       where.fingerprint ? " (the key this page trusts)."
+         : firstUse ? " (first time this browser sees this survey: key remembered; compare " +
+                      "it with the fingerprint the survey's designer publishes)."
+           : " (the same key as before)."),
     form);
   document.body.dataset.state = "ready";
   replace(statusEl);
