@@ -83,9 +83,7 @@ def _urandom_below(bounds: np.ndarray) -> np.ndarray:
     Each round reads `_CANDIDATES` independent candidates for every element still open and
     keeps the first that passes: the same law as redrawing one at a time, in fewer rounds.
     """
-    if bounds.size and int(bounds.min()) < 1:
-        raise ValueError("randbelow needs n > 0")
-    bits = _bit_lengths(bounds)
+    bits = _bit_lengths(bounds)  # every bound >= 1 (`_fits_u64`)
     wide = bool(bounds.size) and int(bits.max()) > 32
     dtype, width = (np.uint64, 64) if wide else (np.uint32, 32)
     shift = (width - bits).astype(dtype)

@@ -75,7 +75,6 @@ def test_vectors_cover_every_mechanism_and_edge(vectors: dict[str, Any]) -> None
     assert {2, 3, 16, 1024} <= sizes
     assert any(c["question"].get("instantaneous_epsilon") and c.get("memo") for c in cases)
     assert any(c["question"].get("groups") for c in cases)
-    assert any(c.get("error") for c in cases)  # a report the server would refuse, refused
 
 
 def test_js_reproduces_every_python_report(js_page: Any, web_root_url: str,
@@ -181,3 +180,39 @@ def test_total_epsilon_is_fsum(js_page: Any, web_root_url: str) -> None:
     assert got[0] == math.fsum(epsilons)
     assert got[1] == ("PolicyError" if math.fsum(epsilons) > 1.6666666666666667 else None)
     assert json.dumps(got[0]) == json.dumps(math.fsum(epsilons))
+
+
+def test_descriptions_state_the_exact_probabilities(js_page: Any, web_root_url: str,
+                                                     vectors: dict[str, Any]) -> None:
+    """describe() for the page: plain words, and the probability of sending the truth is the
+    mechanism's exact p* (rounded to a float); explainReport names what was sent."""
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.survey import Survey
+
+    seen: dict[str, dict[str, Any]] = {}
+    for case in vectors["cases"]:
+        q = case["question"]
+        key = q["mechanism"] + ("+i" if q.get("instantaneous_epsilon") else "")
+        if ("error" not in case and q["epsilon"] == 1.0) or key.endswith("+i"):
+            seen.setdefault(key, case)
+    described = js_page.evaluate("""async ([root, cases]) => {
+      const M = await import(root + "js/mechanisms.js");
+      return cases.map((c) => {
+        const mech = M.mechanismFor(c.question);
+        return [mech.describe(), mech.explainReport(c.report)];
+      });
+    }""", [web_root_url, list(seen.values())])
+    for case, (description, explained) in zip(seen.values(), described, strict=True):
+        q = case["question"]
+        text = description["text"]
+        assert text.startswith("Your") and "NaN" not in text and "undefined" not in text
+        assert "NaN" not in explained and "undefined" not in explained
+        survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
+                                   **({"series": "s"} if q.get("instantaneous_epsilon") else {})})
+        mech = mechanism_for(survey.questions[0])
+        if hasattr(mech, "p_star") and q["mechanism"] != "olh":
+            assert description["truthful"] == float(mech.p_star), q["mechanism"]
+        if q["type"] == "binary":
+            assert explained == ("yes" if case["report"] else "no")
+        elif q["mechanism"] in ("grr", "ordinal_exp"):
+            assert q["options"][case["report"]] in explained

@@ -23,18 +23,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ldpsurvey.client.hazmat_memo import SECRET_FILE, Memoizer, permanent_layer
+from ldpsurvey.client.hazmat_memo import SECRET_FILE, Memoizer
 from ldpsurvey.client.state import StateDir
 from ldpsurvey.shared.errors import LdpSurveyError, ReportError
+from ldpsurvey.shared.exact import rational_exp_floor
 from ldpsurvey.shared.mechanisms import mechanism_for
-from ldpsurvey.shared.mechanisms.two_layer import TwoLayer
 from ldpsurvey.shared.survey import Survey
 from support.sources import SeededSource
 
 EPSILONS = (0.01, 1.0, 50.0)  # tiny, ordinary, the largest the schema allows
 SIZES = (2, 3, 16, 1024)
 FREQUENCY_MECHANISMS = ("grr", "oue", "sue", "olh", "hr", "ss")
-INTEGER_RANGES = ((0, 1), (0, 30), (-5, 10), (0, 1000), (-2**50, 2**50))
+INTEGER_RANGES = ((0, 1), (0, 30), (-5, 10), (0, 1000), (-2**30, 2**30))
 SEEDS = (1, 2)
 MEMO_SECRET = bytes(range(32))  # a fixed test secret: never a device's
 SERIES = "weekly-check"
@@ -78,9 +78,12 @@ def _specs() -> Iterator[dict[str, Any]]:
         for low, high in INTEGER_RANGES:
             yield {"type": "integer", "mechanism": "geometric", "epsilon": epsilon,
                    "min": low, "max": high}
-    # Edge ε far below the usual: every rational grows long.
-    yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-300, "options": ["a", "b"]}
-    yield {"type": "integer", "mechanism": "geometric", "epsilon": 1e-9, "min": 0, "max": 10}
+    # The widest range the schema allows, where the noise still stays within JSON's integers.
+    yield {"type": "integer", "mechanism": "geometric", "epsilon": 50.0, "min": -2**50,
+           "max": 2**50}
+    # The smallest ε a mechanism is built for (Mechanism.misfit): every rational grows long.
+    yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-6, "options": ["a", "b"]}
+    yield {"type": "integer", "mechanism": "geometric", "epsilon": 1e-6, "min": 0, "max": 10}
     yield {"type": "categorical", "mechanism": "oue", "epsilon": math.log(3),
            "options": ["ü", "日本", "a\"b", "c\\d"]}
 
@@ -136,11 +139,20 @@ def _memoized(mech: Any, question: dict[str, Any], answer: Any, seed: int,
     instantaneous draws from a recording source instead of the OS CSPRNG."""
     source = RecordingSource(seed)
     value = memo.permanent_value(mech, SERIES, question["id"], answer)
-    report = (mech.instantaneous_report(value, source) if isinstance(mech, TwoLayer) else value)
+    layered = getattr(mech, "instantaneous", None) is not None
+    report = _rerandomize(mech, value, source) if layered else value
     return {"report": _plain(mech.validate_report(report)), "tape": source.tape,
             "memo": {"secret": MEMO_SECRET.hex(), "series": SERIES,
-                     "permanent": _plain(permanent_layer(mech).validate_report(value)),
+                     "permanent": _plain(getattr(mech, "permanent", mech).validate_report(value)),
                      "tag": memo.answer_tag(mech, SERIES, question["id"], answer)}}
+
+
+def _rerandomize(mech: Any, value: Any, source: RecordingSource) -> Any:
+    """The instantaneous layer on a permanent value, with `source` (the method is
+    `rerandomize` once the mechanism contract of issue 11 lands, `instantaneous_report`
+    before)."""
+    method = getattr(mech, "rerandomize", None) or mech.instantaneous_report
+    return method(value, source)
 
 
 def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
@@ -176,6 +188,21 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
     yield "a wider range under the old parameters", geometric
 
 
+def _refused_by_limits() -> Iterator[tuple[str, dict[str, Any]]]:
+    """Questions beyond a mechanism's declared limits: refusal vectors where the Python side
+    refuses them (the page mirrors Mechanism.misfit's limits)."""
+    e = rational_exp_floor(1e-7)  # GRR's parameters at that ε, as a signer would write them
+    yield "ε below the smallest a mechanism is built for", {
+        "id": "q", "text": "q", "type": "categorical", "mechanism": "grr", "epsilon": 1e-7,
+        "optional": False, "options": ["a", "b"], "groups": {},
+        "params": {"p": str(e / (e + 1)), "q": str(1 / (e + 1))}}
+    wide = _question({"id": "q", "text": "q", "type": "integer", "mechanism": "geometric",
+                      "epsilon": 50.0, "min": -2**50, "max": 2**50})
+    wide["epsilon"] = 1.0
+    wide["params"]["epsilon_rational"] = "1"
+    yield "noise reaching past the integers JSON carries", wide
+
+
 def build_vectors() -> dict[str, Any]:
     """Every vector, as a JSON-ready dict (big integers as strings)."""
     cases: list[dict[str, Any]] = []
@@ -203,6 +230,12 @@ def build_vectors() -> dict[str, Any]:
         for spec in _memo_only_specs():
             add(spec, SERIES, memo)
     refused = []
+    for why, question in _refused_by_limits():
+        try:
+            Survey.from_dict({"id": "vectors", "title": "Vectors", "version": 1,
+                              "questions": [question]})
+        except (LdpSurveyError, ValueError):
+            refused.append({"why": why, "question": question})
     for why, question in _refused():
         try:
             Survey.from_dict({"id": "vectors", "title": "Vectors", "version": 1,

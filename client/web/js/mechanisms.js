@@ -54,8 +54,10 @@ export class ReportError extends Error {
   constructor(message) { super(message); this.name = "ReportError"; }
 }
 
-// shared/survey.py limits
+// shared/survey.py and the limits mechanisms declare (Mechanism.misfit): below MIN_EPSILON
+// nothing is measurable, beyond MAX_EPSILON a report is the answer in all but name.
 const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal"];
+const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const MAX_OPTIONS = 65536;
 const MAX_ABS_BOUND = 2 ** 50;
@@ -173,16 +175,19 @@ function grrCore(epsilon, k, binary = false) {
       return binary ? out === 1 : out;
     },
     indexOf(report) { return binary ? (report ? 1 : 0) : report; },
-    describe(labels) {
+    describe(labels, truth = "your real answer") {
       const P = p.toNumber();
       const Q = q.toNumber();
-      const text = binary
-        ? `Your device said ‘yes’ or ‘no’ at random: your real answer with probability ${pct(P)}, the opposite one with probability ${pct(Q)}. The server cannot tell which happened.`
-        : `Your device picked the option it sends at random: your real answer with probability ${pct(P)}, otherwise one of the other ${k - 1} options, each with probability ${pct(Q)}.`;
+      const choice = binary || typeof labels[0] === "boolean" ? "said ‘yes’ or ‘no’" : "picked an option";
+      const others = k === 2 ? `the other one with probability ${pct(Q)}`
+        : `otherwise one of the other ${k - 1} options, each with probability ${pct(Q)}`;
+      const text = `Your device ${choice} at random: ${truth} with probability ${pct(P)}, ${others}. The server cannot tell which happened.`;
       return { text, truthful: P, other: Q };
     },
     explain(report, labels) {
-      return binary ? (report ? "yes" : "no") : `the option ${quote(labels[report])}`;
+      const label = binary ? report : labels[report];
+      if (typeof label === "boolean") return label ? "yes" : "no";  // binary_rr, or grr on yes/no
+      return `the option ${quote(label)}`;
     },
   };
 }
@@ -218,7 +223,7 @@ function unaryCore(name, epsilon, k) {
       const P = p.toNumber();
       const Q = q.toNumber();
       return {
-        text: `Your device sends one yes/no mark for each of the ${k} options. The mark of your real answer is ‘yes’ with probability ${pct(P)}; every other mark is ‘yes’ with probability ${pct(Q)}, each drawn on its own.`,
+        text: `Your device set one yes/no mark for each of the ${k} options at random: the mark of your real answer is ‘yes’ with probability ${pct(P)}, every other mark with probability ${pct(Q)}, each drawn on its own.`,
         truthful: P, other: Q,
       };
     },
@@ -285,7 +290,7 @@ function ssCore(epsilon, k) {
     describe() {
       const P = p.toNumber();
       return {
-        text: `Your device sends a set of ${d} of the ${k} options. Your real answer is in the set with probability ${pct(P)}; the rest of the set is picked at random among the other options.`,
+        text: `Your device picked a set of ${d} of the ${k} options at random: your real answer is in it with probability ${pct(P)}, and the rest of the set are other options picked at random.`,
         truthful: P, other: q.toNumber(),
       };
     },
@@ -335,7 +340,7 @@ function olhCore(epsilon, k) {
     describe() {
       const P = pB.toNumber();
       return {
-        text: `Your device picks a random code that sorts the ${k} options into ${g} buckets, and sends the code with the bucket of your real answer with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets at random. Many options share each bucket.`,
+        text: `Your device picked a random code that sorts the ${k} options into ${g} buckets, and sends the code with the bucket of your real answer with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random. Many options share each bucket.`,
         truthful: P, other: qB.toNumber(),
       };
     },
@@ -364,7 +369,7 @@ function hrCore(epsilon, k) {
     describe() {
       const P = p.toNumber();
       return {
-        text: `Your device sends a number from 0 to ${size - 1}: with probability ${pct(P)} one from the half of the numbers that your real answer’s code marks, otherwise one from the other half.`,
+        text: `Your device picked a number from 0 to ${size - 1} at random: with probability ${pct(P)} from the half of the numbers that your real answer’s code marks, otherwise from the other half.`,
         truthful: P, other: 0.5,
       };
     },
@@ -400,9 +405,14 @@ function geometricCore(epsilon, low, high) {
   if (rate.mul(sensitivity).gt(Rational.fromNumber(epsilon))) {
     throw new ManifestMismatch(`geometric: the exact privacy loss exceeds ε = ${epsilon}`);
   }
+  // Every honest report (within T' of the range, all but 2^-64 of them) must be an integer
+  // JSON carries exactly, or the mechanism does not fit (geometric.py misfit/report_bounds).
   const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
-  const lowBound = low - tail > -MAX_ABS_REPORT ? low - tail : -MAX_ABS_REPORT;
-  const highBound = high + tail < MAX_ABS_REPORT ? high + tail : MAX_ABS_REPORT;
+  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
+    throw new ManifestMismatch(`geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
+  }
+  const lowBound = low - tail;
+  const highBound = high + tail;
   return {
     name: "geometric", k: sensitivity + 1n, rate,
     params: { epsilon_rational: epsilonRational.toString(), sensitivity: Number(sensitivity),
@@ -411,7 +421,7 @@ function geometricCore(epsilon, low, high) {
     perturbIndex(index, source) {
       const y = low + index + discreteLaplace(rate, source);
       if (y < lowBound || y > highBound) {
-        throw new ReportError(`the drawn report ${y} is outside [${lowBound}, ${highBound}], which the server accepts; answer again`);
+        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports: at this ε the range is too wide to answer`);
       }
       return Number(y);
     },
@@ -419,7 +429,7 @@ function geometricCore(epsilon, low, high) {
       const zero = Math.tanh(rateFloat / 2);
       const factor = Math.exp(rateFloat);
       return {
-        text: `Your device adds random noise to your number before sending it: it stays unchanged with probability ${pct(zero)}, and a change of ±1, ±2, … is less likely the larger it is (each step ${factor < 1.0001 ? "very slightly" : `${factor.toPrecision(3)} times`} less likely).`,
+        text: `Your device added random noise to your number: it stays unchanged with probability ${pct(zero)}, and a change of ±1, ±2, … is the less likely the larger it is (each step ${factor < 1.0001 ? "very slightly" : `${factor.toPrecision(3)} times`} less likely).`,
         unchanged: zero, stepFactor: factor,
       };
     },
@@ -478,7 +488,7 @@ function ordinalCore(epsilon, k) {
       const mid = Math.floor((k - 1) / 2);
       for (let y = 0; y < k; y++) z += b ** -Math.abs(mid - y);
       return {
-        text: `Your device sends your real option or a nearby one: an option one step away is ${b.toPrecision(4)} times less likely than the one before it (for a middle option, your real one is sent with probability ${pct(1 / z)}).`,
+        text: `Your device picked your real option or one near it at random: each step further away is ${b.toPrecision(4)} times less likely (for an option in the middle, your real one is sent with probability ${pct(1 / z)}).`,
         stepFactor: b, truthfulMiddle: 1 / z,
       };
     },
@@ -502,10 +512,10 @@ function twoLayerCore(permanent, instantaneous, epsilon) {
       return instantaneous.perturbIndex(permanent.indexOf(value), source);
     },
     describe(labels) {
-      const first = permanent.describe(labels).text.replace(/^Your device/, "once, your device");
-      const second = instantaneous.describe(labels).text.replace(/^Your device/, "each round, your device");
+      const first = permanent.describe(labels).text.replace(/ The server cannot tell which happened\.$/, "");
+      const second = instantaneous.describe(labels, "that kept answer").text;
       return {
-        text: `Your answer is randomized twice. First, ${first} That random answer is kept on this device and reused for this answer in later rounds. Then, ${second.replace("your real answer", "that kept answer")}`,
+        text: `Your answer was randomized twice. Once, ${first.replace(/^Your/, "your")} This device keeps that result and reuses it whenever you give the same answer again. Then, for this round, ${second.replace(/^Your/, "your")}`,
         truthful: p.toNumber(), other: q.toNumber(),
       };
     },
@@ -516,8 +526,9 @@ function twoLayerCore(permanent, instantaneous, epsilon) {
 // --- checking the question --------------------------------------------------------------------
 
 function checkEpsilon(value, where) {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_EPSILON) {
-    throw new ManifestMismatch(`${where} must be a number in (0, ${MAX_EPSILON}]`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < MIN_EPSILON
+      || value > MAX_EPSILON) {
+    throw new ManifestMismatch(`${where} must be a number between ${MIN_EPSILON} and ${MAX_EPSILON}`);
   }
   return value;
 }

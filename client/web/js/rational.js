@@ -90,7 +90,11 @@ export class Rational {
   pow(e) {
     if (!Number.isInteger(e) || e < 0) throw new RangeError("pow needs an integer >= 0");
     const b = BigInt(e);
-    return new Rational(this.num ** b, this.den ** b);
+    // gcd(a, b) = 1 implies gcd(a^e, b^e) = 1: already in lowest terms, skip the gcd.
+    const out = Object.create(Rational.prototype);
+    out.num = this.num ** b;
+    out.den = this.den ** b;
+    return Object.freeze(out);
   }
   cmp(o) { o = Rational.of(o); const d = this.num * o.den - o.num * this.den; return d < ZERO ? -1 : d > ZERO ? 1 : 0; }
   lt(o) { return this.cmp(o) < 0; }
