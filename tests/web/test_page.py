@@ -106,6 +106,7 @@ def test_a_missing_required_answer_is_shown_and_nothing_is_randomized(deployment
     assert page.locator("#review").count() == 0
     focused = page.evaluate("document.activeElement.name")
     assert focused == "q1"  # focus moved to the first question needing attention
+    assert page.locator("[aria-invalid=true]").count() == 5 + 1  # mood's radios, drinks
 
 
 def test_offline_then_online_delivers_exactly_once(deployment, context, page):
@@ -233,6 +234,8 @@ def test_a_series_memoizes_the_permanent_report_and_charges_a_repeat_nothing(dep
     page.wait_for_selector(SENT)
     deployment.server.publish({**first, "version": 2}, deployment.key, deployment.token)
     answer_and_review(page, deployment.page_url(sid))  # the same true answers, next round
+    assert "ε = 0 in total" in page.locator("#review").inner_text()
+    assert page.locator("#review").inner_text().count("ε spent: 0 (the same answer") == 3
     page.click("#send")
     page.wait_for_selector(SENT)
     rounds = {s["version"]: s["answers"] for s in deployment.stored(sid)}

@@ -10,8 +10,8 @@ import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
 import { secureSource } from "./randomness.js";
 import { reviewList } from "./review.js";
-import { AlreadyAnswered, FAILED, PENDING, SENT, answered, deviceSecret, getRecord,
-         recordSubmission } from "./store.js";
+import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedTags,
+         deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
 
 const RETRY_SECONDS = 30;
@@ -121,6 +121,7 @@ async function randomize(verified, answers) {
   const { survey, mechanisms } = verified;
   const series = survey.series ?? null;
   const memo = series === null ? undefined : { secret: await deviceSecret(), series };
+  const known = memo ? await chargedTags() : new Set();
   const reports = {};
   const charges = [];
   for (const q of survey.questions) {
@@ -128,8 +129,10 @@ async function randomize(verified, answers) {
     if (answer === null || answer === undefined) continue;
     const mechanism = mechanisms.get(q.id);
     reports[q.id] = mechanism.perturb(answer, secureSource, memo);
-    charges.push({ question: q.id, epsilon: q.epsilon, series,
-                   tag: memo ? mechanism.answerTag(answer, memo) : null });
+    const tag = memo ? mechanism.answerTag(answer, memo) : null;
+    // Shown in the review; the ledger decides again when it records the submission.
+    const reused = tag !== null && known.has(`${series} ${q.id} ${tag}`);
+    charges.push({ question: q.id, epsilon: q.epsilon, series, tag, reused });
   }
   return { reports, charges };
 }
@@ -165,8 +168,8 @@ function review(verified, form) {
     return;
   }
   randomize(verified, answers).then((randomized) => {
-    const spent = verified.survey.questions.filter((q) => answers.get(q.id) != null);
-    const total = g(totalEpsilon({ questions: spent }));
+    const total = g(totalEpsilon({ questions: randomized.charges.map(
+      (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) }));
     const sendButton = el("button", { type: "button", class: "primary", id: "send" }, "Send");
     sendButton.addEventListener("click", () =>
       send(verified, answers, randomized, sendButton).catch(fail));
@@ -181,7 +184,7 @@ function review(verified, form) {
       el("h2", { id: "review-title", tabindex: "-1" }, "What will leave this device"),
       el("p", {}, "Each answer was randomized here. Only the reports below are sent; your " +
                   "true answers are not."),
-      reviewList(verified.survey, answers, randomized.reports, verified.mechanisms),
+      reviewList(verified.survey, answers, randomized, verified.mechanisms),
       el("p", { class: "total" }, `Privacy spent by sending: ε = ${total} in total ` +
                                   `(this page's limit is ε = ${g(where.maxEpsilon)}).`),
       el("div", { class: "actions" }, sendButton, back));
@@ -194,6 +197,11 @@ function review(verified, form) {
 
 function fail(err) {
   if (err instanceof Refusal) return refuse(err.message);
+  if (err instanceof StorageUnavailable) {
+    return refuse(`This page cannot answer here: ${err.message}, so it could not keep your ` +
+                  "privacy ledger or resend a lost submission. Try a normal (not private) " +
+                  "window or another browser.");
+  }
   console.error(err);
   document.body.dataset.state = "error";
   replace(statusEl, el("p", { role: "alert" }, `Something went wrong: ${err.message}`));

@@ -118,6 +118,10 @@ export function readAnswers(form, survey) {
     message.textContent = error || "";
     message.hidden = !error;
     fieldset.classList.toggle("invalid", Boolean(error));
+    for (const control of fieldset.querySelectorAll("input, select")) {
+      if (error) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
     if (error && !firstError) firstError = fieldset.querySelector("input, select");
     if (!error) answers.set(q.id, value);
   });

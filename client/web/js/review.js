@@ -5,8 +5,10 @@ import { el } from "./dom.js";
 import { answerText } from "./form.js";
 import { g } from "./manifest.js";
 
-/** One list item per question: the true answer (stays here), the report, how, ε. */
-export function reviewList(survey, answers, reports, mechanisms) {
+/** One list item per question: the true answer (stays here), the report, how, and the ε
+ * charged (0 for an answer a series already charged). */
+export function reviewList(survey, answers, { reports, charges }, mechanisms) {
+  const charged = new Map(charges.map((c) => [c.question, c]));
   return el("ol", { class: "review" }, survey.questions.map((q) => {
     const answer = answers.get(q.id);
     if (answer === null || answer === undefined) {
@@ -24,6 +26,9 @@ export function reviewList(survey, answers, reports, mechanisms) {
          el("strong", {}, mechanism.explainReport(report)), " ",
          el("code", {}, JSON.stringify(report))),
       el("p", { class: "how" }, mechanism.describe().text),
-      el("p", { class: "cost" }, `ε spent: ${g(q.epsilon)}`));
+      el("p", { class: "cost" }, charged.get(q.id).reused
+        ? "ε spent: 0 (the same answer as in an earlier round of this series: its memoized " +
+          "report is sent again, which reveals nothing new)"
+        : `ε spent: ${g(q.epsilon)}`));
   }));
 }

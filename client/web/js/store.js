@@ -19,12 +19,26 @@ export class AlreadyAnswered extends Error {
   }
 }
 
+/** The browser does not let the page keep its ledger and outbox (IndexedDB). */
+export class StorageUnavailable extends Error {
+  constructor(cause) {
+    super(`this browser does not let the page store its ledger (${cause && cause.message})`);
+    this.name = "StorageUnavailable";
+  }
+}
+
 let opening = null;
 
 export function openStore() {
   if (!opening) {
     opening = new Promise((resolve, reject) => {
-      const request = indexedDB.open(DB_NAME, DB_VERSION);
+      let request;
+      try {
+        request = indexedDB.open(DB_NAME, DB_VERSION);
+      } catch (err) {
+        reject(new StorageUnavailable(err));
+        return;
+      }
       request.onupgradeneeded = () => {
         const db = request.result;
         db.createObjectStore("trust");   // "<origin> <survey id>" -> {pin, seen}
@@ -33,7 +47,7 @@ export function openStore() {
         db.createObjectStore("device");  // "secret" -> Uint8Array(32)
       };
       request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
+      request.onerror = () => reject(new StorageUnavailable(request.error));
       request.onblocked = () => reject(new Error("the page's storage is blocked by another tab"));
     });
   }
@@ -109,10 +123,7 @@ export async function recordSubmission({ survey, version, record, charges, sha25
     await finished.catch(() => {});
     throw new AlreadyAnswered(previous);
   }
-  const known = new Set();
-  for (const entry of await result(ledger.getAll())) {
-    for (const c of entry.entries) if (c.tag) known.add(`${c.series} ${c.question} ${c.tag}`);
-  }
+  const known = knownTags(await result(ledger.getAll()));
   const entries = charges.map((c) => {
     const id = `${c.series} ${c.question} ${c.tag}`;
     const reused = Boolean(c.tag) && known.has(id);
@@ -125,6 +136,21 @@ export async function recordSubmission({ survey, version, record, charges, sha25
   tx.objectStore("outbox").add(record);
   await finished;
   return entry;
+}
+
+/** "<series> <question> <tag>" of every answer this browser was charged for in a series. */
+export async function chargedTags() {
+  const db = await openStore();
+  const entries = await result(db.transaction("ledger").objectStore("ledger").getAll());
+  return knownTags(entries);
+}
+
+function knownTags(ledgerEntries) {
+  const known = new Set();
+  for (const entry of ledgerEntries) {
+    for (const c of entry.entries) if (c.tag) known.add(`${c.series} ${c.question} ${c.tag}`);
+  }
+  return known;
 }
 
 /** Update a stored outbox record (its body never changes). */
