@@ -92,7 +92,7 @@ function keepDelivering(submissionId) {
 
 function receipt(record) {
   return el("section", { "aria-labelledby": "receipt-title" },
-    el("h2", { id: "receipt-title" }, "What left this device"),
+    el("h2", { id: "receipt-title" }, "What this device sends (randomized)"),
     el("p", {}, `Submission ${record.submission_id} (survey ${record.survey_id}, version ` +
                 `${record.body.version}), stored ${record.created}.`),
     el("pre", { class: "wire" }, JSON.stringify(record.body, null, 2)));
