@@ -123,15 +123,14 @@ class SubsetSelection(BitmapReports, PureProtocol):
         # from the draws randbelow(j + 1) for j = k-1-others .. k-2, read in one bulk call.
         first = self.k - 1 - others
         draws = randbelow_each(source, np.arange(first + 1, self.k, dtype=np.uint64)).tolist()
-        chosen: set[int] = set()
+        chosen = bytearray(self.k - 1)  # chosen[c]: the c-th of the other values is in Z
         for j, t in enumerate(draws, start=first):
-            chosen.add(j if t in chosen else t)
-        bits = np.zeros(self.k, dtype=bool)
-        if chosen:
-            picked = np.fromiter(chosen, dtype=np.int64, count=len(chosen))
-            bits[picked + (picked >= index)] = True
-        bits[index] = inside
-        return self._encode_bits(bits)
+            if chosen[t]:
+                chosen[j] = 1
+            else:
+                chosen[t] = 1
+        others_bits = np.frombuffer(chosen, dtype=np.uint8).astype(bool)
+        return self._encode_bits(np.insert(others_bits, index, inside))
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(answers, dtype=np.int64)

@@ -302,3 +302,27 @@ def test_bulk_csprng_draws_with_varying_bounds() -> None:
     assert stats.chisquare(np.bincount(at8.astype(int), minlength=8)).pvalue > ALPHA
     at64 = draws[bounds == 64]
     assert stats.chisquare(np.bincount((at64 // 8).astype(int), minlength=8)).pvalue > ALPHA
+
+
+@pytest.mark.parametrize(("name", "epsilon"), [("oue", 1.0), ("oue", 30.0), ("sue", 1.0),
+                                               ("sue", 50.0), ("ss", 1.0)])
+def test_bitmap_bulk_draws_keep_each_bit_exact(name: str, epsilon: float) -> None:
+    """k = 1024 secure reports (bulk CSPRNG draws on the 32- and 64-bit paths): the true bit
+    is set in Binomial(n, p*) reports and the other bits in Binomial(n(k-1), q*) (their
+    counts are independent for unary encoding; for subset selection every report sets d bits,
+    so the other bits' total is exact given the true bit's count). Two-sided z at ALPHA."""
+    from ldpsurvey.shared.mechanisms import MECHANISMS
+    from ldpsurvey.shared.mechanisms.ss import SubsetSelection
+
+    k, n, index = 1024, 2000, 700
+    mech = MECHANISMS[name](epsilon, tuple(f"v{i}" for i in range(k)))
+    bits = np.array([mech._bits(np.array([mech.perturb(f"v{index}")], dtype=np.int64))[0]
+                     for _ in range(n)])
+    p, q = float(mech.p_star), float(mech.q_star)
+    own = bits[:, index].sum()
+    assert abs(own - n * p) <= Z * math.sqrt(n * p * (1 - p)) + 1e-9
+    rest = bits.sum() - own
+    if isinstance(mech, SubsetSelection):
+        assert rest == n * mech.subset_size - own
+        return
+    assert abs(rest - n * (k - 1) * q) <= Z * math.sqrt(n * (k - 1) * q * (1 - q)) + 1e-9

@@ -2,7 +2,7 @@
 
 10^5 reports per mechanism drawn with `secureSource` (crypto.getRandomValues, not seeded), their
 counts compared with the exact channel by a chi-square test whose false-alarm rate is ALPHA per
-test (cells with expected count < 5 pooled; impossible reports must never appear). Report
+check (cells with expected count < 5 pooled; impossible reports must never appear). Report
 spaces too large to list are projected: OLH onto (supports the answer, supports another value),
 whose joint law is exact (p*·c2, ...). The vectors prove the JS draws are shared/'s draws; this
 proves the secure source feeding them is uniform and nothing is lost on the fast paths.
@@ -23,7 +23,7 @@ from ldpsurvey.shared.survey import Survey
 from scipy import stats
 
 N = 100_000
-ALPHA = 1e-5  # per test: about a dozen tests here, family-wise false alarm ~1e-4
+ALPHA = 1e-5  # per check: 27 checks in this file, family-wise false alarm < 3e-4
 
 COLLECT = """async ([root, question, answer, n]) => {
   const M = await import(root + "js/mechanisms.js");

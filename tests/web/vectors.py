@@ -105,14 +105,22 @@ def _memo_only_specs() -> Iterator[dict[str, Any]]:
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 0.5, "min": -3, "max": 40}
     yield {"type": "ordinal", "mechanism": "ordinal_exp", "epsilon": 2.0,
            "options": ["low", "mid", "high"]}
+    # Labels enter the HMAC message as JSON: escapes and non-ASCII must match Python's.
+    yield {"type": "categorical", "mechanism": "grr", "epsilon": 1.0, "instantaneous_epsilon": 1.0,
+           "options": ["ü", "日本語", "a\"b\\c", "tab\there", "emoji 😀", "line\u2028sep",
+                       "del\x7f", "nul-ish\x01"]}
 
 
-def _answers(question: dict[str, Any]) -> list[Any]:
+def _answers(question: dict[str, Any], every: bool = False) -> list[Any]:
+    """Two answers per question (first and middle, or both ends); `every` option of short
+    lists (memoized cases: each answer is its own HMAC message)."""
     if question["type"] == "binary":
         return [True, False]
     if question["type"] == "integer":
         return [question["min"], question["max"]]
     options = question["options"]
+    if every and len(options) <= 8:
+        return list(options)
     return [options[0], options[-1] if len(options) == 2 else options[len(options) // 2]]
 
 
@@ -162,6 +170,9 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
     tampered = copy.deepcopy(base)
     tampered["params"]["p"] = "9/10"
     yield "a parameter changed", tampered
+    fractional = copy.deepcopy(base)
+    fractional["params"]["p"] = 0.5
+    yield "a parameter as a float", fractional
     missing = copy.deepcopy(base)
     missing["params"] = {"p": base["params"]["p"]}
     yield "a parameter missing", missing
@@ -212,7 +223,7 @@ def build_vectors() -> dict[str, Any]:
         mech = mechanism_for(Survey.from_dict({
             "id": "vectors", "title": "Vectors", "version": 1, "questions": [question],
             **({"series": series} if series else {})}).questions[0])
-        for answer in _answers(question):
+        for answer in _answers(question, every=memo is not None):
             for seed in SEEDS if memo is None else SEEDS[:1]:
                 result = (_perturb(mech, answer, seed) if memo is None
                           else _memoized(mech, question, answer, seed, memo))

@@ -112,6 +112,15 @@ function codePointOrder(a, b) {
   return x.length - y.length;
 }
 
+/** Whether two parsed JSON values are equal (any value: a malformed one is simply unequal). */
+function sameJson(given, expected) {
+  try {
+    return canonicalJson(given) === canonicalJson(expected);
+  } catch {
+    return false;
+  }
+}
+
 const expLowerCache = new Map();
 function certifiedExp(epsilon) {
   let bound = expLowerCache.get(epsilon);
@@ -622,8 +631,7 @@ export function mechanismFor(question) {
   if (instantaneousEpsilon !== null) {
     core = twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question), epsilon);
   }
-  const given = question.params;
-  if (given === null || typeof given !== "object" || canonicalJson(given) !== canonicalJson(core.params)) {
+  if (!sameJson(question.params, core.params)) {
     throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params)})`);
   }
   const labels = labelsOf(question);
