@@ -35,18 +35,28 @@ def _existing_db(target: str) -> Store:
               help="Request threads per process (and PostgreSQL connections per process).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes sharing the port (useful with PostgreSQL).")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
+              help="Origin (scheme://host[:port]) of an exported respondent page that may call "
+                   "the survey and submission endpoints (CORS). Repeatable; none by default.")
 @click.option("--debug", is_flag=True, help="Flask's development server instead of waitress.")
-def serve(db_path: str, host: str, port: int, threads: int, workers: int, debug: bool) -> None:
-    """Run the aggregator HTTP API (waitress; no access log, no request metadata kept)."""
+def serve(db_path: str, host: str, port: int, threads: int, workers: int,
+          allow_origins: tuple[str, ...], debug: bool) -> None:
+    """Run the aggregator HTTP API (waitress; no access log, no request metadata kept).
+
+    It also serves the respondent web page at /s/SURVEY_ID.
+    """
     from .app import create_app
+    from .http_request import STORE_EXTENSION
     from .serving import body_cap, listen, supervise
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     shown = redact(db_path)
+    config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins}
+    app = create_app(config)  # checks the configuration and migrates the schema, once
     if debug:
-        _serve_debug(create_app({"DATABASE": db_path}), host, port, shown)
+        _serve_debug(app, host, port, shown)
         return
     try:
         sock = listen(host, port)
@@ -55,14 +65,13 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int, debug:
                                    f"{exc.strerror or exc}") from None
     where = f"http://{host}:{sock.getsockname()[1]}/"
     if workers > 1:
-        open_store(db_path).close()  # migrate once, before the workers start
+        app.extensions[STORE_EXTENSION].close()  # each worker opens its own after the fork
         click.echo(f"ldpsurvey serving on {where} (database {shown}, {workers} processes x "
                    f"{threads} threads)")
-        supervise(sock, db_path, threads, workers, click.echo)
+        supervise(sock, config, threads, workers, click.echo)
         return
     import waitress
 
-    app = create_app({"DATABASE": db_path, "POOL_SIZE": threads})
     server = waitress.create_server(app, sockets=[sock], threads=threads,
                                     max_request_body_size=body_cap(app), ident="ldpsurvey")
     click.echo(f"ldpsurvey serving on {where} (database {shown}, {threads} threads)")

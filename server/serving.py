@@ -1,11 +1,12 @@
 """Running the app: one waitress process, or N worker processes on one listening socket.
 
-With `workers > 1` the parent binds the socket, migrates the schema once, and forks the
-workers; each builds its own app (its own store and connections) after the fork, and the kernel
-hands each new connection to one of them. The parent only supervises: a worker that dies (even
-by kill -9) is replaced, and SIGTERM/SIGINT stops them all. Workers share nothing but the
-database, so this is only useful with PostgreSQL (SQLite takes one writer at a time anyway);
-the same stateless processes can also run on several hosts (docs/postgresql.md).
+With `workers > 1` the parent checks the configuration, migrates the schema once (by building
+the app, whose store it then closes), binds the socket and forks the workers; each builds its
+own app (its own store and connections) after the fork, and the kernel hands each new
+connection to one of them. The parent only supervises: a worker that dies (even by kill -9) is
+replaced, and SIGTERM/SIGINT stops them all. Workers share nothing but the database, so this
+is only useful with PostgreSQL (SQLite takes one writer at a time anyway); the same stateless
+processes can also run on several hosts (docs/postgresql.md).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 log = logging.getLogger("ldpsurvey.server")
@@ -36,18 +37,18 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=BACKLOG)
 
 
-def _worker(sock: socket.socket, target: str, threads: int) -> None:
+def _worker(sock: socket.socket, config: Mapping[str, Any], threads: int) -> None:
     import waitress
 
     from .app import create_app
 
-    app = create_app({"DATABASE": target, "POOL_SIZE": threads})
+    app = create_app(config)
     server = waitress.create_server(app, sockets=[sock], threads=threads,
                                     max_request_body_size=body_cap(app), ident="ldpsurvey")
     server.run()
 
 
-def supervise(sock: socket.socket, target: str, threads: int, workers: int,
+def supervise(sock: socket.socket, config: Mapping[str, Any], threads: int, workers: int,
               echo: Callable[[str], None]) -> None:
     """Fork `workers` processes serving `sock`; replace any that dies until told to stop."""
     children: dict[int, float] = {}  # pid -> start time
@@ -60,7 +61,7 @@ def supervise(sock: socket.socket, target: str, threads: int, workers: int,
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 0
             try:
-                _worker(sock, target, threads)
+                _worker(sock, config, threads)
             except BaseException:
                 log.exception("worker %d failed", os.getpid())
                 code = 1
