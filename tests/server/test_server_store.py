@@ -47,7 +47,7 @@ def test_newer_schema_is_refused(db_path, app):
 
 
 def test_an_old_sqlite_schema_is_migrated_in_place(tmp_path):
-    """A database made by schema 2 (question_id column) opens, keeps its rows, and counts."""
+    """A database made by schema 2 (aggregates by question_id) opens and keeps its rows."""
     import sqlite3
 
     path = tmp_path / "old.db"
@@ -57,11 +57,16 @@ def test_an_old_sqlite_schema_is_migrated_in_place(tmp_path):
         for statement in statements:
             conn.execute(statement)
         conn.execute("INSERT INTO schema_version VALUES (?, 'then')", (number,))
+    conn.execute("INSERT INTO surveys (id, version, manifest, sha256, status, created_hour, "
+                 "n_submissions) VALUES ('s', 1, '{}', 'x', 'open', 'h', 7)")
+    conn.execute("INSERT INTO aggregates (survey_id, version, question_id, aggregate) "
+                 "VALUES ('s', 1, 'q', '{\"kind\": \"counts\"}')")
     conn.commit()
     conn.close()
     store = SqliteStore(path)
     assert store.schema_version() == len(SQLITE_MIGRATIONS)
-    assert "key" in {r[1] for r in store._conn().execute("PRAGMA table_info(aggregates)")}
+    stored = store.aggregates("s", 1)
+    assert stored.texts == {"q": ['{"kind": "counts"}']} and stored.n_submissions == 7
     store.close()
 
 
