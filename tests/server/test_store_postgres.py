@@ -266,3 +266,32 @@ def test_a_database_that_goes_away_is_503_not_500(pg_server):
     assert reply.status_code == 503, reply.get_data()[:300]
     assert reply.get_json()["error"]["code"] == "store_unavailable"
     store.close()
+
+
+def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):
+    """A serialization failure or deadlock reruns the whole transaction; the failed attempts
+    leave nothing behind; a transaction that keeps failing is an error, not an answer."""
+    from psycopg import errors as pg_errors
+
+    store = open_store(pg_url)
+    attempts: list[int] = []
+
+    def work(conn):
+        attempts.append(1)
+        conn.execute("INSERT INTO tokens (name, token_sha256, created) VALUES (%s, %s, 'now')",
+                     (f"try-{len(attempts)}", uuid.uuid4().hex))
+        if len(attempts) == 1:
+            raise pg_errors.SerializationFailure("simulated")
+        if len(attempts) == 2:
+            raise pg_errors.DeadlockDetected("simulated")
+        return len(attempts)
+
+    assert store._write(work) == 3
+    assert [t.name for t in store.list_tokens()] == ["try-3"]
+
+    def always(conn):
+        raise pg_errors.SerializationFailure("simulated")
+
+    with pytest.raises(pg_errors.SerializationFailure):
+        store._write(always)
+    store.close()
