@@ -138,9 +138,10 @@ class PgStore:
             try:
                 with self._pool.connection() as conn, conn.transaction():
                     return work(conn)
-            except _RETRIED:
-                if attempt == MAX_ATTEMPTS:
-                    raise
+            except _RETRIED as exc:
+                if attempt == MAX_ATTEMPTS:  # a 503 (try again), not a 500: nothing is stored
+                    raise StoreUnavailable(f"the database refused this transaction {attempt} "
+                                           "times (conflicting writers); try again") from exc
                 time.sleep(random.uniform(0, 0.01 * attempt))  # noqa: S311 (jitter only)
             except (PoolTimeout, psycopg.OperationalError) as exc:
                 raise self._unavailable(exc) from None

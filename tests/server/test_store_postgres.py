@@ -270,7 +270,7 @@ def test_a_database_that_goes_away_is_503_not_500(pg_server):
 
 def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):
     """A serialization failure or deadlock reruns the whole transaction; the failed attempts
-    leave nothing behind; a transaction that keeps failing is an error, not an answer."""
+    leave nothing behind; a transaction that keeps failing is a 503 (try again), not a 500."""
     from psycopg import errors as pg_errors
 
     store = open_store(pg_url)
@@ -292,6 +292,8 @@ def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):
     def always(conn):
         raise pg_errors.SerializationFailure("simulated")
 
-    with pytest.raises(pg_errors.SerializationFailure):
+    from ldpsurvey.server.errors import StoreUnavailable
+
+    with pytest.raises(StoreUnavailable, match="try again"):
         store._write(always)
     store.close()
