@@ -330,15 +330,9 @@ class SqliteStore:
         conn = self._conn()
         conn.execute("BEGIN")  # one snapshot for the aggregates and the counters
         try:
-            texts = {k: [t] for k, t in conn.execute(
-                "SELECT key, aggregate FROM aggregates WHERE survey_id = ? AND version = ?",
-                (survey_id, version))}
-            row = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
-                               "WHERE id = ? AND version = ?", (survey_id, version)).fetchone()
+            return self._stored_in(conn, survey_id, version)
         finally:
             conn.execute("COMMIT")
-        n, last = row if row is not None else (0, None)
-        return StoredAggregates(texts, int(n), last)
 
     def rebuild(self, survey_id: str, version: int, rebuild: Rebuild) -> Any:
         with self._write() as conn:
@@ -356,8 +350,9 @@ class SqliteStore:
         texts = {k: [t] for k, t in conn.execute(
             "SELECT key, aggregate FROM aggregates WHERE survey_id = ? AND version = ?",
             (survey_id, version))}
-        n, last = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
-                               "WHERE id = ? AND version = ?", (survey_id, version)).fetchone()
+        row = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
+                           "WHERE id = ? AND version = ?", (survey_id, version)).fetchone()
+        n, last = row if row is not None else (0, None)
         return StoredAggregates(texts, int(n), last)
 
     @staticmethod
