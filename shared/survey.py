@@ -19,17 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SurveyError
+from .mechanisms.base import MAX_OPTIONS
 
 QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
-MAX_EPSILON = 50.0
 MAX_QUESTIONS = 500
-MAX_OPTIONS = 65536
 MAX_LABEL = 200
 MAX_TEXT = 2000
-# Integer bounds stay well inside JSON's exactly representable integers.
-MAX_ABS_BOUND = 2**50
+# The ε range, the number of options and the integer range a question may have are the limits
+# of its mechanism (`Mechanism.misfit`, shared/mechanisms/base.py); the schema only bounds the
+# option list by the largest domain any mechanism takes.
 
 _SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions",
                 "report_size_limit"}
@@ -38,8 +38,6 @@ MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon"}
-# Mechanisms that accept RAPPOR's instantaneous layer (shared/mechanisms/two_layer.py).
-INSTANTANEOUS_MECHANISMS = ("grr", "binary_rr")
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -255,7 +253,14 @@ def _parse_survey(data: Any) -> Survey:
 
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
-    from .mechanisms import REPORT_SIZE_LIMIT, choose_mechanism, mechanism_class, mechanism_for
+    from .mechanisms import (
+        MECHANISMS,
+        REPORT_SIZE_LIMIT,
+        choose_mechanism,
+        domain_field,
+        mechanism_class,
+        mechanism_for,
+    )
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
@@ -282,8 +287,6 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     elif qtype == "integer":
         lo = _int(data, "min", f"{where}.min")
         hi = _int(data, "max", f"{where}.max")
-        if abs(lo) > MAX_ABS_BOUND or abs(hi) > MAX_ABS_BOUND:
-            raise SurveyError(f"{where}.min/max", "bounds must lie within ±2^50")
         if lo >= hi:
             raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
 
@@ -301,7 +304,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
                         options=options, groups=groups, min=lo, max=hi, optional=optional,
                         mechanism_choice=choice, instantaneous_epsilon=instantaneous)
     if requested == "auto":
-        name, choice = choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT)
+        name, choice = choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT, where)
         question = _replace(question, mechanism=name, mechanism_choice=choice)
     else:
         cls = mechanism_class(requested, f"{where}.mechanism")
@@ -309,11 +312,19 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
             fits = ", ".join(sorted(cls.question_types))
             raise SurveyError(f"{where}.mechanism",
                               f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
-    if instantaneous is not None and question.mechanism not in INSTANTANEOUS_MECHANISMS:
+    cls = mechanism_class(question.mechanism, f"{where}.mechanism")
+    for key, eps in (("epsilon", epsilon), ("instantaneous_epsilon", instantaneous)):
+        misfit = None if eps is None else cls.misfit(question.k, eps, lo or 0)
+        if misfit is not None:
+            field = key if misfit.field == "epsilon" else domain_field(qtype)
+            raise SurveyError(f"{where}.{field}", misfit.problem)
+    if instantaneous is not None and not cls.supports_instantaneous_layer:
+        layered = " or ".join(name for name, c in MECHANISMS.items()
+                              if c.supports_instantaneous_layer and qtype in c.question_types)
         raise SurveyError(f"{where}.instantaneous_epsilon",
                           f"an instantaneous layer needs a symmetric randomized response "
-                          f"(mechanism = {' or '.join(INSTANTANEOUS_MECHANISMS)}), not "
-                          f"{question.mechanism!r}; set the mechanism explicitly or drop the key")
+                          f"(mechanism = {layered}), not {question.mechanism!r}; set the "
+                          f"mechanism explicitly or drop the key")
     params = mechanism_for(question).params()
     given = data.get("params")
     if given is not None and given != {} and dict(given) != params:
@@ -373,15 +384,15 @@ def _int(data: Mapping, key: str, where: str) -> int:
 
 
 def _epsilon(value: Any, where: str) -> float:
+    """A finite number > 0; its range is the mechanism's (checked once it is known)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise SurveyError(where, "must be a number > 0")
-    if isinstance(value, int) and abs(value) > 10**6:
-        raise SurveyError(where, f"must be <= {MAX_EPSILON}")
-    eps = float(value)
+    try:
+        eps = float(value)
+    except OverflowError:  # an integer beyond any float
+        eps = math.inf
     if not math.isfinite(eps) or eps <= 0:
         raise SurveyError(where, "must be a finite number > 0")
-    if eps > MAX_EPSILON:
-        raise SurveyError(where, f"must be <= {MAX_EPSILON} (beyond that nothing is private)")
     return eps
 
 

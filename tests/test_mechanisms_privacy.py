@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import DOMAIN_SIZES, EPSILONS, MECHANISM_NAMES, build, fits, kind_of
-from ldpsurvey.shared.errors import PrivacyCheckError
+from ldpsurvey.shared.errors import PrivacyCheckError, SurveyError
 from ldpsurvey.shared.exact import channel_ratio, exp_lower, rational_exp_floor
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism, candidates, mechanism_for
 from ldpsurvey.shared.mechanisms.base import Mechanism as BaseMechanism
@@ -148,10 +148,13 @@ def test_geometric_scaled_for_a_narrower_range_is_refused() -> None:
 
 
 @pytest.mark.parametrize("name", MECHANISM_NAMES)
-@pytest.mark.parametrize("epsilon", [0, -1.0, math.nan, math.inf, True, "1"])
+@pytest.mark.parametrize("epsilon", [0, -1.0, math.nan, math.inf, True, "1", 1e-300, 1e-7,
+                                     51.0])
 def test_bad_epsilon_is_refused(name: str, epsilon: Any) -> None:
+    """Outside the mechanism's declared range: a SurveyError naming epsilon, never a bare
+    Python error."""
     cls = MECHANISMS[name]
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(SurveyError, match="epsilon"):
         build(cls, 2 if kind_of(cls) == "binary" else 4, epsilon)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..aggregates import Aggregate, HistogramAggregate
-from ..errors import AggregateError, AnswerError, ReportError
+from ..errors import AggregateError, AnswerError, ReportError, SurveyError
 from ..estimates import (
     Estimate,
     MeanEstimate,
@@ -33,7 +33,7 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, rational_floor
 from ..randomness import RandomSource, discrete_laplace
-from .base import Mechanism, reject_bool
+from .base import Mechanism, Misfit, reject_bool
 
 DISTRIBUTION_MAX_VALUES = 256
 # The histogram keeps y within [min - T, max + T]: T covers all but ~1e-4 of the noise, capped.
@@ -50,10 +50,12 @@ class Geometric(Mechanism):
     name = "geometric"
     question_types = frozenset({"integer"})
     summary = "Two-sided geometric noise added to the number: unbiased mean, exact sampling."
+    # Any span of integers JSON carries exactly; `misfit` narrows it by the noise's reach.
+    max_options = 2 * MAX_ABS_REPORT + 1
 
     def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
         if not isinstance(labels, range) or labels.step != 1:
-            raise ValueError("geometric noise needs a contiguous integer range")
+            raise SurveyError("domain", "geometric noise needs a contiguous integer range")
         super().__init__(epsilon, labels, **kwargs)
         self.low, self.high = labels.start, labels.stop - 1
         self.sensitivity = self.high - self.low
@@ -61,12 +63,44 @@ class Geometric(Mechanism):
         self.rate = self.epsilon_rational / self.sensitivity
         self._certify()
 
+    def deniability(self) -> str:
+        return ("your device adds random noise to the number before sending it, so no report "
+                "reveals your exact value")
+
+    # --- limits ------------------------------------------------------------------------------
+
+    @classmethod
+    def misfit(cls, k: int, epsilon: float, low: int = 0) -> Misfit | None:
+        """Beyond the shared limits: every honest report (the range widened by the noise's
+        reach T', see `report_bounds`) must be an integer JSON carries exactly, |y| < 2^53."""
+        found = super().misfit(k, epsilon, low)
+        if found is not None:
+            return found
+        high = low + k - 1
+        if max(abs(low), abs(high)) > MAX_ABS_REPORT:  # integers only: no float overflow
+            return Misfit("domain", "bounds must lie within ±(2^53 - 1), the integers JSON "
+                                    "carries exactly")
+        tail = cls.report_tail(k, epsilon)
+        if low - tail < -MAX_ABS_REPORT or high + tail > MAX_ABS_REPORT:
+            return Misfit("domain", f"at epsilon {epsilon:g} the noise on [{low}, {high}] "
+                                    f"reaches {tail:.3g} beyond it, past ±(2^53 - 1), the "
+                                    f"integers JSON carries exactly: narrow the range or "
+                                    f"raise epsilon")
+        return None
+
+    @staticmethod
+    def report_tail(k: int, epsilon: float) -> int:
+        """T' = 64·ln 2/rate (+1): an honest report lands farther than this beyond the range
+        with probability below 2^-64."""
+        rate = float(rational_floor(epsilon) / (k - 1))
+        return math.ceil(_REPORT_TAIL_BITS * math.log(2) / rate) + 1
+
     # --- choosing and planning -------------------------------------------------------------
 
     @staticmethod
     def noise_variance(k: int, epsilon: float) -> float:
         """Var[Z] = 2α/(α - 1)^2 for α = e^(ε/Δ), Δ = k - 1."""
-        rate = float(rational_floor(epsilon)) / (k - 1)
+        rate = float(rational_floor(epsilon) / (k - 1))
         am1 = math.expm1(rate)
         return 2 * (am1 + 1) / am1**2
 
@@ -129,7 +163,7 @@ class Geometric(Mechanism):
 
         One report can move the mean estimate by at most (max - min + 2T')/n.
         """
-        tail = math.ceil(_REPORT_TAIL_BITS * math.log(2) / float(self.rate)) + 1
+        tail = self.report_tail(self.k, self.epsilon)
         return max(self.low - tail, -MAX_ABS_REPORT), min(self.high + tail, MAX_ABS_REPORT)
 
     @cached_property
