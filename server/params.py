@@ -7,6 +7,7 @@ import re
 
 from flask import request
 
+from ..shared.errors import EstimateError
 from ..shared.estimates import z_value
 from .errors import InvalidParameter
 
@@ -36,7 +37,7 @@ def confidence_param(default: float = 0.95) -> float:
         if not (0 < value < 1):  # also refuses NaN
             raise ValueError(value)
         z_value(value)
-    except ValueError:
+    except (ValueError, EstimateError):
         raise InvalidParameter("confidence must be a number strictly between 0 and 1",
                                {"parameter": "confidence"}) from None
     return value
