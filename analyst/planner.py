@@ -19,7 +19,14 @@ from types import SimpleNamespace
 
 from ..shared.errors import PlanError
 from ..shared.estimates import z_value
-from ..shared.mechanisms import MECHANISMS, candidates, choose_mechanism, margin_variance
+from ..shared.mechanisms import (
+    MECHANISMS,
+    candidates,
+    choose_mechanism,
+    describe_misfits,
+    margin_variance,
+    misfits,
+)
 from ..shared.survey import QUESTION_TYPES, Question, Survey
 
 
@@ -100,8 +107,10 @@ def _row(name: str, variance_one: float, margin: float | None, n: int | None,
 
 
 def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None = None,
-           confidence: float = 0.95, question_type: str = "categorical") -> QuestionPlan:
-    """A row per registered mechanism that fits (type, k, ε), best first; `auto`'s choice marked."""
+           confidence: float = 0.95, question_type: str = "categorical",
+           low: int = 0) -> QuestionPlan:
+    """A row per registered mechanism that fits (type, k, ε), best first; `auto`'s choice marked.
+    `low` is an integer question's min (its range limits depend on where it lies)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
         raise PlanError(f"k (the number of possible answers) must be an integer >= 2, got {k!r}")
     if (isinstance(epsilon, bool) or not isinstance(epsilon, float | int)
@@ -114,10 +123,12 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
         raise PlanError(f"a binary question has k = 2, got {k}")
     check_target(margin, n, confidence)
     epsilon = float(epsilon)
-    ranked = candidates(question_type, k, epsilon)
+    ranked = candidates(question_type, k, epsilon, low=low)
     if not ranked:
-        raise PlanError(f"no registered mechanism fits a {question_type} question with k={k}")
-    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon)
+        why = describe_misfits(misfits(question_type, k, epsilon, low))
+        raise PlanError(f"no registered mechanism fits a {question_type} question with k={k} "
+                        f"at epsilon={epsilon:g}" + (f" ({why})" if why else ""))
+    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon, min=low)
     auto_name, _ = choose_mechanism(probe)
     rows = [_row(name, _margin_variance(name, question_type, k, epsilon), margin, n, confidence,
                  name == auto_name) for _, name in ranked]
@@ -130,7 +141,7 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
     """Like `plan_k` for a survey question; its configured mechanism is marked (and kept even
     when it is not among `auto`'s candidates, e.g. over the report size limit)."""
     plan = plan_k(question.k, question.epsilon, margin=margin, n=n, confidence=confidence,
-                  question_type=question.type)
+                  question_type=question.type, low=question.min or 0)
     rows = [PlanRow(r.mechanism, r.variance_one, r.n, r.margin, r.auto,
                     r.mechanism == question.mechanism) for r in plan.rows]
     if not any(r.configured for r in rows):

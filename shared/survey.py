@@ -317,7 +317,8 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
         misfit = None if eps is None else cls.misfit(question.k, eps, lo or 0)
         if misfit is not None:
             field = key if misfit.field == "epsilon" else domain_field(qtype)
-            raise SurveyError(f"{where}.{field}", misfit.problem)
+            raise SurveyError(f"{where}.{field}",
+                              f"{misfit.problem} (mechanism {question.mechanism!r})")
     if instantaneous is not None and not cls.supports_instantaneous_layer:
         layered = " or ".join(name for name, c in MECHANISMS.items()
                               if c.supports_instantaneous_layer and qtype in c.question_types)

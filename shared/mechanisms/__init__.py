@@ -122,8 +122,8 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
         if refused and len(fields) == 1 and len(refused) == len(
                 [c for c in MECHANISMS.values() if question.type in c.question_types]):
             field = domain_field(question.type) if "domain" in fields else "epsilon"
-            problems = "; ".join(f"{name}: {m.problem}" for name, m in refused.items())
-            raise SurveyError(f"{where}.{field}", f"no mechanism can be built ({problems})")
+            raise SurveyError(f"{where}.{field}",
+                              f"no mechanism can be built ({describe_misfits(refused)})")
         raise SurveyError(f"{where}.mechanism",
                           f"no mechanism fits a {question.type} question with k={question.k} "
                           f"at epsilon={question.epsilon:g} under the {size_limit}-byte "
@@ -137,6 +137,14 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
               + (f" (vs {others})" if others else "")
               + f"; reports under {size_limit} bytes")
     return best, reason
+
+
+def describe_misfits(refused: dict[str, Misfit]) -> str:
+    """'grr, oue: must lie between ...; ordinal_exp: at most ...': mechanisms by problem."""
+    by_problem: dict[str, list[str]] = {}
+    for name, misfit in refused.items():
+        by_problem.setdefault(misfit.problem, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {problem}" for problem, names in by_problem.items())
 
 
 def domain_field(question_type: str) -> str:
@@ -161,6 +169,7 @@ __all__ = [
     "Misfit",
     "candidates",
     "choose_mechanism",
+    "describe_misfits",
     "domain_field",
     "margin_variance",
     "mechanism_class",

@@ -95,12 +95,11 @@ class Mechanism(ABC):
             return Misfit("epsilon", "must be a finite number > 0")
         if not cls.min_epsilon <= epsilon <= cls.max_epsilon:
             return Misfit("epsilon", f"must lie between {cls.min_epsilon:g} and "
-                                     f"{cls.max_epsilon:g} for {cls.name}, got {epsilon!r}")
+                                     f"{cls.max_epsilon:g}, got {epsilon!r}")
         if k < 2:
             return Misfit("domain", "needs at least 2 possible answers")
         if k > cls.max_options:
-            return Misfit("domain", f"{cls.name} handles at most {cls.max_options} possible "
-                                    f"answers, got {k}")
+            return Misfit("domain", f"at most {cls.max_options} possible answers, got {k}")
         return None
 
     # --- choosing and planning -----------------------------------------------------------
