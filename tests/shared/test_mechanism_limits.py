@@ -13,7 +13,7 @@ from ldpsurvey.shared.errors import SurveyError
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism, candidates
 from ldpsurvey.shared.mechanisms.base import MAX_EPSILON, MAX_OPTIONS, MIN_EPSILON
 from ldpsurvey.shared.mechanisms.geometric import MAX_ABS_REPORT, Geometric
-from ldpsurvey.shared.mechanisms.olh import PRIME, OLH
+from ldpsurvey.shared.mechanisms.olh import OLH, PRIME
 from ldpsurvey.shared.mechanisms.ordinal_exp import OrdinalExp
 from ldpsurvey.shared.survey import Survey
 
@@ -50,7 +50,7 @@ def test_declared_limits() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(name=st.sampled_from(sorted(MECHANISMS)),
-       k=st.one_of(st.integers(0, 70), st.sampled_from(EDGE_KS + [MAX_OPTIONS + 1])),
+       k=st.one_of(st.integers(0, 70), st.sampled_from([*EDGE_KS, MAX_OPTIONS + 1])),
        epsilon=st.one_of(st.floats(min_value=1e-300, max_value=60.0),
                          st.sampled_from([MIN_EPSILON, MIN_EPSILON * 0.999, MAX_EPSILON,
                                           MAX_EPSILON * 1.0001])))
@@ -120,5 +120,5 @@ def test_the_widest_integer_range_accepted_keeps_reports_exact_in_json(epsilon: 
     assert lo >= 2 and Geometric.misfit(lo + 1, epsilon) is not None
     mech = Geometric(epsilon, range(0, lo))
     low, high = mech.report_bounds
-    assert -MAX_ABS_REPORT <= low and high <= MAX_ABS_REPORT
+    assert low >= -MAX_ABS_REPORT and high <= MAX_ABS_REPORT
     assert tail > 0
