@@ -25,6 +25,9 @@ QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
+# Options in all questions together: with MAX_QUESTIONS it bounds the work one survey can cause
+# on a device or the server (parsing, building and proving every mechanism): ~2 µs per option.
+MAX_TOTAL_OPTIONS = 1 << 20
 MAX_LABEL = 200
 MAX_TEXT = 2000
 # The ε range, the number of options and the integer range a question may have are the limits
@@ -237,6 +240,11 @@ def _parse_survey(data: Any) -> Survey:
         if not MIN_REPORT_SIZE_LIMIT <= size_limit <= MAX_REPORT_SIZE_LIMIT:
             raise SurveyError("report_size_limit", f"must be between {MIN_REPORT_SIZE_LIMIT} "
                               f"and {MAX_REPORT_SIZE_LIMIT} bytes")
+    total = sum(len(q["options"]) for q in questions_raw
+                if isinstance(q, Mapping) and isinstance(q.get("options"), list))
+    if total > MAX_TOTAL_OPTIONS:
+        raise SurveyError("questions", f"at most {MAX_TOTAL_OPTIONS} options in all questions "
+                                       f"together, got {total}")
     questions = tuple(_parse_question(q, f"questions[{i}]", size_limit)
                       for i, q in enumerate(questions_raw))
     seen: set[str] = set()

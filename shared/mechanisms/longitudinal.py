@@ -38,7 +38,7 @@ from .base import Mechanism
 from .grr import GRR
 from .pure import PureProtocol
 
-_EXPLICIT_CHANNEL_MAX_K = 64
+_EXPLICIT_CHANNEL_MAX_K = 16  # as in grr.py
 
 
 class Longitudinal(PureProtocol):

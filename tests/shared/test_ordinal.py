@@ -54,11 +54,12 @@ def test_worst_ratio_is_base_to_the_k_minus_1(k: int, epsilon: float) -> None:
     assert not loss.within(mech.realized_epsilon() * (1 - 1e-9))
 
 
-@pytest.mark.parametrize("k", [3, 7, 100])
-def test_closed_form_matches_the_explicit_channel(k: int) -> None:
+@pytest.mark.parametrize("k, epsilon", [(3, 1.0), (7, 1.0), (17, 1e-6), (40, 50.0),
+                                        (64, 0.3), (100, 1.0)])
+def test_closed_form_matches_the_explicit_channel(k: int, epsilon: float) -> None:
     """The module docstring's proof, checked: the explicit k x k channel's worst ratio is
-    exactly b^(k-1) (k = 100 is past the explicit-check size, so this checks the closed form)."""
-    mech = OrdinalExp(1.0, scale(k))
+    exactly b^(k-1) (past k = 16 the build-time check is the closed form, so this checks it)."""
+    mech = OrdinalExp(epsilon, scale(k))
     channel = mech.channel()
     assert all(sum(row) == 1 for row in channel)
     assert channel_ratio(channel) == mech.base ** (k - 1)
