@@ -68,12 +68,22 @@ class SurveyPlan:
         return max((r.n for q in self.questions for r in q.rows if r.configured), default=0)
 
 
+# Beyond this n (far past any population) the margin's square underflows or n overflows a float.
+_MAX_RESPONDENTS = 1e300
+
+
 def respondents_needed(variance_one: float, margin: float, confidence: float) -> int:
     """n = ceil(z²·V1/m²): the smallest n whose worst-case half-width is at most `margin`."""
     z = z_value(confidence)
-    n = math.ceil(z * z * variance_one / (margin * margin))
+    root = z * math.sqrt(variance_one) / margin  # sqrt(n): no underflow of margin²
+    if not root * root < _MAX_RESPONDENTS:
+        raise PlanError(f"a margin of {margin:g} needs more than {_MAX_RESPONDENTS:.0e} "
+                        f"respondents at this epsilon: widen the margin or raise epsilon")
+    n = math.ceil(root * root)
     # Guard against float rounding making the half-width a hair above the margin.
-    while z * math.sqrt(variance_one / n) > margin * (1 + 1e-12):
+    for _ in range(4):
+        if z * math.sqrt(variance_one / max(n, 1)) <= margin * (1 + 1e-12):
+            break
         n += 1
     return max(n, 1)
 

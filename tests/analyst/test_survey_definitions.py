@@ -173,12 +173,12 @@ def publish(client: FlaskClient, headers: dict[str, str], definition: dict[str, 
     return response.status_code
 
 
-def check_definition(definition: dict[str, Any], workdir: Path, client: FlaskClient,
-                     headers: dict[str, str]) -> None:
+def check_definition(definition: dict[str, Any], target: list[str], workdir: Path,
+                     client: FlaskClient, headers: dict[str, str]) -> None:
     survey = timed("parse", lambda: parse(definition))
     path = workdir / f"{definition['id']}.json"
     path.write_text(json.dumps(definition))
-    timed("plan", lambda: run_cli(["plan", str(path), "--n", "1000"]))
+    timed("plan", lambda: run_cli(["plan", str(path), *target]))
     timed("simulate", lambda: run_cli(["simulate", str(path), "--n", "50", "--seed", "1"]))
     status = timed("publish", lambda: publish(client, headers, definition, survey))
     if survey is not None:
@@ -199,22 +199,32 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> tuple[FlaskClient, dict[
     return app.test_client(), {"Authorization": f"Bearer {token}"}, workdir
 
 
+# What `plan` is asked for: a margin of error (down to where n overflows) or a number of
+# respondents.
+targets = st.one_of(
+    st.one_of(st.floats(min_value=1e-300, max_value=10.0),
+              st.sampled_from([1e-300, 1e-160, 1e-5, 0.02])).map(lambda m: ["--margin", repr(m)]),
+    st.integers(1, 10**30).map(lambda n: ["--n", str(n)]),
+)
+
 _SETTINGS = {"deadline": None, "derandomize": False,
              "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 
 @settings(max_examples=60, **_SETTINGS)
-@given(definitions())
+@given(definitions(), targets)
 def test_any_definition_gets_a_result_or_a_clean_error(
-        server: tuple[FlaskClient, dict[str, str], Path], definition: dict[str, Any]) -> None:
+        server: tuple[FlaskClient, dict[str, str], Path], definition: dict[str, Any],
+        target: list[str]) -> None:
     client, headers, workdir = server
-    check_definition(definition, workdir, client, headers)
+    check_definition(definition, target, workdir, client, headers)
 
 
 @pytest.mark.slow
 @settings(max_examples=1500, **_SETTINGS)
-@given(definitions())
+@given(definitions(), targets)
 def test_any_definition_gets_a_result_or_a_clean_error_long(
-        server: tuple[FlaskClient, dict[str, str], Path], definition: dict[str, Any]) -> None:
+        server: tuple[FlaskClient, dict[str, str], Path], definition: dict[str, Any],
+        target: list[str]) -> None:
     client, headers, workdir = server
-    check_definition(definition, workdir, client, headers)
+    check_definition(definition, target, workdir, client, headers)
