@@ -102,6 +102,11 @@ class Mechanism(ABC):
             return Misfit("domain", f"at most {cls.max_options} possible answers, got {k}")
         return None
 
+    @classmethod
+    def describe_limits(cls) -> str:
+        """The limits `misfit` checks, in a few words (README's mechanism table)."""
+        return f"ε {cls.min_epsilon:g} to {cls.max_epsilon:g}; up to {cls.max_options:,} answers"
+
     # --- choosing and planning -----------------------------------------------------------
 
     @classmethod

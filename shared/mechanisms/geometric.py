@@ -88,6 +88,11 @@ class Geometric(Mechanism):
                                     f"raise epsilon")
         return None
 
+    @classmethod
+    def describe_limits(cls) -> str:
+        return (f"ε {cls.min_epsilon:g} to {cls.max_epsilon:g}; min/max widened by the noise's "
+                f"2^-64 tail (~44·(max − min)/ε) within ±(2^53 − 1)")
+
     @staticmethod
     def report_tail(k: int, epsilon: float) -> int:
         """T' = 64·ln 2/rate (+1): an honest report lands farther than this beyond the range
