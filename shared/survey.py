@@ -190,7 +190,7 @@ def load_survey(path: str | Path) -> Survey:
     if path.suffix.lower() == ".toml":
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except ValueError as exc:  # TOMLDecodeError, or an integer past Python's digit limit
             raise SurveyError(str(path), f"invalid TOML: {exc}") from exc
         except RecursionError:
             raise SurveyError(str(path), "invalid TOML: nested too deeply") from None
