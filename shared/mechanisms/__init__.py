@@ -64,19 +64,14 @@ def candidates(question_type: str, k: int, epsilon: float,
     `selection_variance`: `average_variance`, or of the mean score for ordinal questions
     (mechanisms without a derived mean-score variance are then left out).
     """
-    return sorted((variance, name) for name, variance in _ranked(question_type, k, epsilon,
-                                                                 size_limit, low)
-                  if variance is not None)
-
-
-def _ranked(question_type: str, k: int, epsilon: float, size_limit: int,
-            low: int) -> list[tuple[str, float | None]]:
     found = []
     for name, cls in MECHANISMS.items():
         if (question_type in cls.question_types and cls.misfit(k, epsilon, low) is None
                 and cls.report_bytes(k, epsilon) <= size_limit):
-            found.append((name, selection_variance(cls, question_type, k, epsilon)))
-    return found
+            variance = selection_variance(cls, question_type, k, epsilon)
+            if variance is not None:
+                found.append((variance, name))
+    return sorted(found)
 
 
 def misfits(question_type: str, k: int, epsilon: float,
@@ -118,10 +113,12 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
     ranked = candidates(question.type, question.k, question.epsilon, size_limit, low)
     if not ranked:
         refused = misfits(question.type, question.k, question.epsilon, low)
-        fields = {m.field for m in refused.values()}
-        if refused and len(fields) == 1 and len(refused) == len(
-                [c for c in MECHANISMS.values() if question.type in c.question_types]):
-            field = domain_field(question.type) if "domain" in fields else "epsilon"
+        of_type = [name for name, cls in MECHANISMS.items()
+                   if question.type in cls.question_types]
+        if refused and len(refused) == len(of_type):  # none of this type can be built
+            fields = {m.field for m in refused.values()}
+            field = ("epsilon" if fields == {"epsilon"} else
+                     domain_field(question.type) if fields == {"domain"} else "mechanism")
             raise SurveyError(f"{where}.{field}",
                               f"no mechanism can be built ({describe_misfits(refused)})")
         raise SurveyError(f"{where}.mechanism",

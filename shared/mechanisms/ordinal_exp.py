@@ -60,8 +60,10 @@ from ..randomness import RandomSource
 from .base import IndexReports, Mechanism
 
 _EXPLICIT_CHANNEL_MAX_K = 16
-# EM's budget in passes over the channel (each O(k)): < 25 ms at k = 1024 (bench_ordinal.py).
-_EM_PASSES = 300
+# EM's budget in passes over the channel (each O(k), ~40 µs at k = 1024): ~25 ms CPU at most
+# (bench_ordinal.py). Against the 1000 plain EM steps it replaces, the likelihood gap left at
+# the end is smaller in 91% of 46 test cases (median 4.6e-5 vs 7.0e-4 nats per report).
+_EM_PASSES = 600
 _EM_TOLERANCE = 1e-9  # nats per report below the maximum likelihood
 _BACKTRACKS = 20
 
