@@ -108,8 +108,7 @@ def test_instantaneous_epsilon_is_held_to_the_same_limits() -> None:
 def test_the_widest_integer_range_accepted_keeps_reports_exact_in_json(epsilon: float) -> None:
     """At the edge of Geometric's range limit every report it accepts (the honest range
     widened by its 2^-64 tail) is an integer JSON carries exactly; one step wider is refused."""
-    tail = Geometric.report_tail(2**20, epsilon)
-    # The widest range starting at 0 with that tail: found by bisection on `misfit`.
+    # The widest range starting at 0: found by bisection on `misfit`.
     lo, hi = 2, 2 * MAX_ABS_REPORT
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -121,4 +120,5 @@ def test_the_widest_integer_range_accepted_keeps_reports_exact_in_json(epsilon: 
     mech = Geometric(epsilon, range(0, lo))
     low, high = mech.report_bounds
     assert low >= -MAX_ABS_REPORT and high <= MAX_ABS_REPORT
-    assert tail > 0
+    tail = Geometric.report_tail(lo, epsilon)
+    assert (low, high) == (-tail, lo - 1 + tail)  # the full reach, not clamped
