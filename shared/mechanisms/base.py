@@ -24,7 +24,7 @@ from ..randomness import RandomSource, resolve
 
 # Limits every mechanism shares unless it declares its own (class attributes below).
 # Below MIN_EPSILON the rational stand-in for e^ε (within 2^-32, see exact.py) loses more than
-# 0.03% of ε and one report's variance passes 10^12: nothing is measurable, and estimators
+# 0.02% of ε and one report's variance passes 10^12: nothing is measurable, and estimators
 # divide by p - q ~ ε/k. Beyond MAX_EPSILON a report is the answer in all but name.
 MIN_EPSILON = 1e-6
 MAX_EPSILON = 50.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,3 +123,25 @@ def test_the_widest_integer_range_accepted_keeps_reports_exact_in_json(epsilon: 
     assert low >= -MAX_ABS_REPORT and high <= MAX_ABS_REPORT
     tail = Geometric.report_tail(lo, epsilon)
     assert (low, high) == (-tail, lo - 1 + tail)  # the full reach, not clamped
+
+
+@pytest.mark.parametrize("low, high, epsilon", [(0, 10, 1.0), (18, 30, 2.0), (-5, 250, 0.5),
+                                                (100, 355, 3.0), (0, 255, 50.0)])
+def test_geometric_compressed_inversion_is_the_pseudo_inverse(low: int, high: int,
+                                                              epsilon: float) -> None:
+    """The distribution estimate's inverse, computed on the (k + 2) x k compressed channel,
+    equals the (k + 2T) x k channel's pseudo-inverse (M·c and W = (M∘M)·A)."""
+    mech = Geometric(epsilon, range(low, high + 1))
+    lo, hi = mech.histogram_range or (0, 0)
+    r = float(mech.rate)
+    ys, xs = np.arange(lo, hi + 1)[:, None], np.arange(low, high + 1)[None, :]
+    a = math.tanh(r / 2) * np.exp(-r * np.abs(ys - xs))
+    a[0, :] = np.exp(-r * (low - lo)) / (1 + math.exp(-r)) * np.exp(-r * (xs[0] - low))
+    a[-1, :] = np.exp(-r * (hi - low)) / (1 + math.exp(-r)) * np.exp(r * (xs[0] - low))
+    m = np.linalg.pinv(a)
+    counts = np.random.default_rng(high).dirichlet(np.ones(a.shape[0]))
+    inversion, dense_f, dense_w = mech._inversion, m @ counts, (m**2) @ a
+    # Both sides cancel entries up to ~1e7 (a wide range at small ε): compare at that scale.
+    assert np.allclose(inversion.apply(counts), dense_f, rtol=0,
+                       atol=1e-8 * np.abs(dense_f).max())
+    assert np.allclose(inversion.w, dense_w, rtol=0, atol=1e-8 * np.abs(dense_w).max())
