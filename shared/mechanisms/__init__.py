@@ -56,18 +56,21 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
 
 
 def candidates(question_type: str, k: int, epsilon: float,
-               size_limit: int = REPORT_SIZE_LIMIT, low: int = 0) -> list[tuple[float, str]]:
+               size_limit: int = REPORT_SIZE_LIMIT, low: int = 0,
+               layered: bool = False) -> list[tuple[float, str]]:
     """(worst-case variance with one report, name) of every mechanism that fits, best first.
 
     A mechanism fits when it takes the question type, can be built for k answers (integers
-    from `low`) at ε (`misfit`), and its report stays under `size_limit`. The variance is
+    from `low`) at ε (`misfit`), its report stays under `size_limit`, and (`layered`: the
+    question has RAPPOR's instantaneous layer) it can carry that layer. The variance is
     `selection_variance`: `average_variance`, or of the mean score for ordinal questions
     (mechanisms without a derived mean-score variance are then left out).
     """
     found = []
     for name, cls in MECHANISMS.items():
         if (question_type in cls.question_types and cls.misfit(k, epsilon, low) is None
-                and cls.report_bytes(k, epsilon) <= size_limit):
+                and cls.report_bytes(k, epsilon) <= size_limit
+                and (cls.supports_instantaneous_layer or not layered)):
             variance = selection_variance(cls, question_type, k, epsilon)
             if variance is not None:
                 found.append((variance, name))
@@ -110,7 +113,8 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
     field (`where`.epsilon, .options, .min/max or .mechanism) when none fits."""
     where = where or f"questions.{question.id}"
     low = getattr(question, "min", None) or 0
-    ranked = candidates(question.type, question.k, question.epsilon, size_limit, low)
+    layered = getattr(question, "instantaneous_epsilon", None) is not None
+    ranked = candidates(question.type, question.k, question.epsilon, size_limit, low, layered)
     if not ranked:
         refused = misfits(question.type, question.k, question.epsilon, low)
         of_type = [name for name, cls in MECHANISMS.items()
@@ -121,6 +125,10 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
                      domain_field(question.type) if fields == {"domain"} else "mechanism")
             raise SurveyError(f"{where}.{field}",
                               f"no mechanism can be built ({describe_misfits(refused)})")
+        if layered:
+            raise SurveyError(f"{where}.instantaneous_epsilon",
+                              f"no mechanism for a {question.type} question carries an "
+                              f"instantaneous layer (it needs a symmetric randomized response)")
         raise SurveyError(f"{where}.mechanism",
                           f"no mechanism fits a {question.type} question with k={question.k} "
                           f"at epsilon={question.epsilon:g} under the {size_limit}-byte "

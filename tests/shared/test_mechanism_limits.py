@@ -145,3 +145,17 @@ def test_geometric_compressed_inversion_is_the_pseudo_inverse(low: int, high: in
     assert np.allclose(inversion.apply(counts), dense_f, rtol=0,
                        atol=1e-8 * np.abs(dense_f).max())
     assert np.allclose(inversion.w, dense_w, rtol=0, atol=1e-8 * np.abs(dense_w).max())
+
+
+def test_auto_with_an_instantaneous_layer_picks_a_mechanism_that_carries_it() -> None:
+    data = survey(type="categorical", options=[f"o{i}" for i in range(64)], epsilon=1.0,
+                  instantaneous_epsilon=2.0)
+    data["series"] = "weekly"
+    assert candidates("categorical", 64, 1.0)[0][1] != "grr"  # unlayered, auto would not
+    question = Survey.from_dict(data).questions[0]
+    assert question.mechanism == "grr"
+    data["questions"][0].update(type="integer", min=0, max=3)
+    del data["questions"][0]["options"]
+    with pytest.raises(SurveyError) as info:
+        Survey.from_dict(data)
+    assert info.value.field == "questions[0].instantaneous_epsilon"
