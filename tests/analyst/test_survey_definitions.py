@@ -5,7 +5,8 @@ question type, k from 1 to past each mechanism's declared limit, ε from 1e-300 
 maximum, integer ranges out to and beyond what JSON carries exactly, explicit, `auto` and
 unknown mechanisms, params, groups, instantaneous layers and report size limits. Each one goes
 through the survey parser, `ldpsurvey plan`, `ldpsurvey simulate --n 50` (the real commands,
-via click's CliRunner) and `POST /api/surveys` with a signed manifest. The outcome must be a
+via click's CliRunner) and `POST /api/surveys` with a signed manifest (then, when published,
+`GET .../estimates`). The outcome must be a
 result or a typed error (CLI: exit 1 with one `Error:` line; HTTP: a JSON error with a 4xx
 status), never an uncaught exception or a 5xx, and each step must finish within `TIME_BOUND`.
 
@@ -170,6 +171,9 @@ def publish(client: FlaskClient, headers: dict[str, str], definition: dict[str, 
         assert response.is_json and "error" in response.get_json(), response.get_data()
     elif survey is not None:
         assert response.get_json()["sha256"] == survey.sha256
+        # Estimates of the (empty) survey: every question's estimator runs on the server.
+        estimates = client.get(f"/api/surveys/{survey.id}/estimates", headers=headers)
+        assert estimates.status_code == 200, estimates.get_data(as_text=True)[:500]
     return response.status_code
 
 
