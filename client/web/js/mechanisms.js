@@ -165,8 +165,8 @@ function bitsFromWords(words, k) {
 function quote(label) { return `“${label}”`; }
 
 // --- the mechanisms' cores: parameters, certification, perturb_index -------------------------
-// Each core: {name, k, params, perturbIndex(index, source), describe(labels), explain(report,
-// labels), validate(report)}. Indices are Numbers (BigInt for integer questions).
+// Each core: {name, k, p, q, params, perturbIndex(index, source), describe(labels),
+// explain(report, labels)}. Indices are Numbers (BigInt for integer questions).
 
 function grrCore(epsilon, k, binary = false) {
   const e = rationalExpFloor(epsilon);

@@ -70,8 +70,9 @@ export const secureSource = Object.freeze({
 });
 
 /**
- * A source replaying recorded draws: `draws` is a list of [n, value] (BigInt, Number or decimal
- * string). Throws if a sampler asks for another n than recorded, or for more draws.
+ * A source replaying recorded draws: `draws` is a list of [n, value] (BigInt, Number, or a
+ * decimal or 0x-hex string). Throws if a sampler asks for another n than recorded, or for more
+ * draws.
  */
 export function tapeSource(draws) {
   const tape = draws.map(([n, value]) => [BigInt(n), BigInt(value)]);
