@@ -41,6 +41,8 @@ from .mechanisms.unary import BitmapReports
 # Integer questions with more answers than this get their exact variances on a grid of answers
 # (every edge and its neighbours, the range ends, and evenly spaced points).
 EXACT_ANSWERS_MAX = 4096
+MAX_BINS = 64
+MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
 _HASH_BLOCK = 1 << 14
@@ -77,6 +79,9 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
     """The encoder of a question's mechanism (integer questions: `bins` are the inner edges)."""
     if isinstance(mechanism, Geometric):
         return _geometric(mechanism, bins)
+    if mechanism.k > MAX_CELLS:
+        raise CrosstabError(f"{mechanism.question_id!r} has {mechanism.k} options; a crosstab "
+                            f"takes questions of at most {MAX_CELLS}")
     if bins is not None:
         raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
                             "is not one")
@@ -208,6 +213,8 @@ def bin_edges(low: int, high: int, bins: Sequence[int] | None) -> tuple[int, ...
     if bins is None:
         return default_bins(low, high)
     inner = tuple(e for e in bins if low < e <= high)
+    if len(inner) >= MAX_BINS:
+        raise CrosstabError(f"at most {MAX_BINS} bins")
     if not inner:
         raise CrosstabError(f"bins {','.join(map(str, bins))} do not split [{low}, {high}]: "
                             f"give at least one edge e with {low} < e <= {high}")

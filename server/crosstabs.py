@@ -1,0 +1,160 @@
+"""Crosstabs on the server: declared ones kept as one more aggregate row per pair (key
+"crosstab:rows:cols", next to the per-question rows and written in the same transaction), and
+ad-hoc ones computed from the stored reports in one vectorized pass.
+
+The estimator is `shared.crosstab.estimate_crosstab` in both cases, so a declared crosstab and
+an ad-hoc one over the same reports give the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sqlite_utils
+
+from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
+from ..shared.errors import CrosstabError
+from ..shared.joint_features import Encoder, encoder_for
+from ..shared.mechanisms import Mechanism
+from ..shared.mechanisms.olh import OLH
+from ..shared.mechanisms.unary import BitmapReports
+from .compiled import CompiledSurvey
+
+if TYPE_CHECKING:
+    from .surveys import SurveyRecord
+
+PREFIX = "crosstab:"
+
+
+def is_crosstab_key(key: str) -> bool:
+    return key.startswith(PREFIX)
+
+
+def _spec(compiled: CompiledSurvey, key: str) -> tuple[Encoder, Encoder]:
+    _, rows, cols = compiled.crosstabs[key]
+    return rows, cols
+
+
+def empty_rows(compiled: CompiledSurvey) -> list[tuple[str, str]]:
+    """(key, JSON) of an empty joint aggregate per declared crosstab (written on publish)."""
+    return [(key, _dump(JointAggregate(rows.width, cols.width)))
+            for key, (_, rows, cols) in compiled.crosstabs.items()]
+
+
+def _dump(aggregate: JointAggregate) -> str:
+    return json.dumps(aggregate.to_dict(), separators=(",", ":"))
+
+
+def pairs(key: str, compiled: CompiledSurvey, reports: Iterable[Mapping[str, Any]]
+          ) -> tuple[list[Any], list[Any]]:
+    """The (row, column) reports of the submissions that answered both questions."""
+    spec = compiled.crosstabs[key][0]
+    first, second = [], []
+    for answers in reports:
+        if spec.rows in answers and spec.cols in answers:
+            first.append(answers[spec.rows])
+            second.append(answers[spec.cols])
+    return first, second
+
+
+def updated(key: str, compiled: CompiledSurvey, stored_text: str,
+            reports: Sequence[Mapping[str, Any]]) -> str | None:
+    """The stored joint aggregate with these submissions added (None: none answered both)."""
+    first, second = pairs(key, compiled, reports)
+    if not first:
+        return None
+    rows, cols = _spec(compiled, key)
+    aggregate = JointAggregate.from_dict(json.loads(stored_text), (rows.width, cols.width))
+    aggregate.add_gram(gram(rows, cols, first, second))
+    return _dump(aggregate)
+
+
+def rebuilt(key: str, compiled: CompiledSurvey, reports: Sequence[Mapping[str, Any]]
+            ) -> dict[str, Any]:
+    """The joint aggregate recomputed from all stored reports (for `recompute`)."""
+    rows, cols = _spec(compiled, key)
+    aggregate = JointAggregate(rows.width, cols.width)
+    first, second = pairs(key, compiled, reports)
+    if first:
+        aggregate.add_gram(gram(rows, cols, first, second))
+    return aggregate.to_dict()
+
+
+# --- answering a crosstab request --------------------------------------------------------
+
+
+def crosstab(db: sqlite_utils.Database, survey_id: str, version: int | None, rows_q: str,
+             cols_q: str, row_bins: Sequence[int] | None = None,
+             col_bins: Sequence[int] | None = None, confidence: float = 0.95,
+             source: str = "auto") -> dict[str, Any]:
+    """The crosstab document of two questions: from the declared aggregate when the survey
+    declares this pair with these bins (and `source` allows), else from the stored reports."""
+    from . import surveys
+
+    if source not in ("auto", "declared", "reports"):
+        raise CrosstabError("source must be auto, declared or reports")
+    record = surveys.get(db, survey_id, version)
+    compiled = record.compiled()
+    for qid in (rows_q, cols_q):
+        if qid not in compiled.mechanisms:
+            raise CrosstabError(f"survey {record.id!r} has no question {qid!r}",
+                                {"question": qid})
+    if rows_q == cols_q:
+        raise CrosstabError("a crosstab needs two different questions")
+    rows = encoder_for(compiled.mechanisms[rows_q], row_bins)
+    cols = encoder_for(compiled.mechanisms[cols_q], col_bins)
+    key = f"{PREFIX}{rows_q}:{cols_q}"
+    declared = compiled.crosstabs.get(key)
+    matches = declared is not None and declared[1].cells == rows.cells \
+        and declared[2].cells == cols.cells
+    if source == "declared" and not matches:
+        raise CrosstabError(f"survey {record.id!r} declares no crosstab {rows_q} x {cols_q}"
+                            + ("" if declared is None else " with these bins"))
+    if matches and source != "reports":
+        text = db.execute("SELECT aggregate FROM aggregates WHERE survey_id = ? AND version = ? "
+                          "AND question_id = ?", (record.id, record.version, key)).fetchone()
+        counts = (JointAggregate.from_dict(json.loads(text[0]), (rows.width, cols.width)).counts
+                  if text else JointAggregate(rows.width, cols.width).counts)
+        result = estimate_crosstab(rows, cols, counts, confidence, source="declared")
+    else:
+        counts = adhoc_counts(db, record.id, record.version, compiled.mechanisms[rows_q], rows,
+                              compiled.mechanisms[cols_q], cols)
+        result = estimate_crosstab(rows, cols, counts, confidence, source="reports")
+    return document(record, result)
+
+
+def document(record: SurveyRecord, result: Crosstab) -> dict[str, Any]:
+    return {"survey": record.id, "version": record.version, "sha256": record.sha256,
+            "n_submissions": record.n_submissions, **result.to_dict()}
+
+
+def _columns(qid: str, mechanism: Mechanism) -> list[str]:
+    """JSON paths that read one question's report as scalars (lists element by element)."""
+    path = '$."' + qid + '"'  # question ids hold only letters, digits, '_', '.', '-'
+    if isinstance(mechanism, BitmapReports):
+        return [f"{path}[{i}]" for i in range(mechanism.words)]
+    if isinstance(mechanism, OLH):
+        return [f"{path}[0]", f"{path}[1]"]
+    return [path]
+
+
+def adhoc_counts(db: sqlite_utils.Database, survey_id: str, version: int, m1: Mechanism,
+                 rows: Encoder, m2: Mechanism, cols: Encoder) -> np.ndarray:
+    """G over the stored reports of one survey version, in one pass: SQLite extracts the two
+    reports as scalar columns (no JSON parsing in Python), numpy does the rest."""
+    c1, c2 = _columns(rows.question_id, m1), _columns(cols.question_id, m2)
+    select = ", ".join(f"json_extract(reports, '{p}')" for p in c1 + c2)
+    present = f"json_type(reports, '{c1[0]}') IS NOT NULL AND json_type(reports, '{c2[0]}') " \
+              "IS NOT NULL"
+    data = db.execute(f"SELECT {select} FROM submissions WHERE survey_id = ? AND version = ? "  # noqa: S608
+                      f"AND {present}", (survey_id, version)).fetchall()
+    table = np.array(data, dtype=np.int64).reshape(len(data), len(c1) + len(c2))
+    first, second = table[:, :len(c1)], table[:, len(c1):]
+    if len(c1) == 1:
+        first = first[:, 0]
+    if len(c2) == 1:
+        second = second[:, 0]
+    return gram(rows, cols, first, second)
