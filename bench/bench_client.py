@@ -15,10 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from client_support import RealServer, survey_dict
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.client import Respondent
 from ldpsurvey.shared.survey import Survey
+from support.clients import RealServer, survey_dict
 
 ANSWERS = {"smoker": True, "mood": "fine", "drinks": 3}
 

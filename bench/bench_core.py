@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from ldpsurvey.analyst.simulate import simulate_survey
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
-from ldpsurvey.shared.simulate import simulate_survey
 from ldpsurvey.shared.survey import Survey
 
 EPSILON = 1.0

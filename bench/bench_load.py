@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from load_support import ServerProcess, percentile, plan_requests, run_clients
+from support.load import ServerProcess, percentile, plan_requests, run_clients
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Server-side commands: serve, token, keys, publish, recompute (registered in shared/cli.py)."""
+"""The operator's commands: serve, token, recompute (registered in analyst/cli.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any
 import click
 
 from .errors import StoreError
-from .remote import request_json
 
 DEFAULT_DB = "ldpsurvey.db"
 _db_option = click.option("--db", "db_path", default=DEFAULT_DB, show_default=True,
@@ -122,49 +121,6 @@ def token_revoke(db_path: str, token_id: int) -> None:
 
     t = revoke_token(_existing_db(db_path), token_id)
     click.echo(f"token {t.id} ({t.name}) revoked at {t.revoked}")
-
-
-# --- keys and publishing -------------------------------------------------------------------
-
-
-@click.group()
-def keys() -> None:
-    """Ed25519 survey-signing keys."""
-
-
-@keys.command("generate")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
-def keys_generate(out_dir: str) -> None:
-    """Write DIR/survey-signing.key (mode 0600) and DIR/survey-signing.pub."""
-    from ..shared.manifest import fingerprint, generate_keypair, load_public_key
-
-    key_path, pub_path = generate_keypair(out_dir)
-    click.echo(f"private key: {key_path}\npublic key:  {pub_path}\n"
-               f"fingerprint: {fingerprint(load_public_key(pub_path))}")
-
-
-@click.command()
-@click.argument("survey_file", type=click.Path(dir_okay=False))
-@click.option("--server", "server_url", required=True, help="Base URL, e.g. http://127.0.0.1:8000")
-@click.option("--token", "token_value", required=True, envvar="LDPSURVEY_TOKEN",
-              help="Analyst token (or LDPSURVEY_TOKEN).")
-@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
-              help="Private signing key.")
-@click.option("--timeout", default=30.0, show_default=True)
-def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
-            timeout: float) -> None:
-    """Sign a survey file and upload it to a server."""
-    from ..shared.manifest import load_private_key, sign_survey
-    from ..shared.survey import load_survey
-
-    signed = sign_survey(load_survey(survey_file), load_private_key(key_path))
-    body = json.dumps(signed.to_dict()).encode()
-    status, reply = request_json(server_url.rstrip("/") + "/api/surveys", body=body,
-                                 token=token_value, timeout=timeout)
-    what = "published" if status == 201 else "already published (identical)"
-    click.echo(f"survey {signed.survey.id} version {signed.survey.version} {what}\n"
-               f"sha256:      {reply.get('sha256', signed.sha256)}\n"
-               f"fingerprint: {signed.fingerprint}")
 
 
 # --- recompute -----------------------------------------------------------------------------

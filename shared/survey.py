@@ -407,7 +407,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
                           f"{question.mechanism!r}; set the mechanism explicitly or drop the key")
     params = mechanism_for(question).params()
     given = data.get("params")
-    if given is not None and given != {} and dict(given) != params:
+    if given is not None and not isinstance(given, dict):
+        raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")
+    if given is not None and given != {} and given != params:
         raise SurveyError(f"{where}.params",
                           f"do not match mechanism {question.mechanism!r} at epsilon "
                           f"{epsilon!r} for this question: expected {json.dumps(params)}")

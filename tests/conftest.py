@@ -1,62 +1,53 @@
-"""Shared test helpers: build any registered mechanism generically from (class, k, ε).
-
-Tests over mechanisms are parametrized over the `MECHANISMS` registry, so a newly registered
-mechanism is covered automatically.
-"""
+"""Fixtures for every test: a server app on a fresh SQLite file, a token, a published survey."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
-
-FREQUENCY_TYPES = frozenset({"categorical", "ordinal"})
-
-
-def kind_of(cls: type[Mechanism]) -> str:
-    """'frequency' (string labels), 'binary' (False/True only) or 'integer' (a range)."""
-    if cls.question_types & FREQUENCY_TYPES:
-        return "frequency"
-    if "binary" in cls.question_types:
-        return "binary"
-    if "integer" in cls.question_types:
-        return "integer"
-    raise AssertionError(f"{cls.__name__} serves no known question type: {cls.question_types}")
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from ldpsurvey.server.app import create_app
+from ldpsurvey.server.auth import create_token
+from ldpsurvey.server.db import connect
+from support.server_data import manifest
 
 
-def labels_for(cls: type[Mechanism], k: int, low: int = 0) -> Sequence[Any]:
-    """The answer domain a question of this mechanism's type with k values would have."""
-    kind = kind_of(cls)
-    if kind == "frequency":
-        return tuple(f"option-{i}" for i in range(k))
-    if kind == "binary":
-        assert k == 2, "binary-only mechanisms have k = 2"
-        return (False, True)
-    return range(low, low + k)
+@pytest.fixture()
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "server.db"
 
 
-def fits(cls: type[Mechanism], k: int) -> bool:
-    """Whether a domain of k values makes sense for this class (binary-only classes: k = 2)."""
-    return kind_of(cls) != "binary" or k == 2
+@pytest.fixture()
+def app(db_path: Path) -> Flask:
+    return create_app({"DATABASE": str(db_path), "MAX_CONTENT_LENGTH": 1 << 20,
+                       "MAX_BATCH": 100, "TESTING": True})
 
 
-def build(cls: type[Mechanism], k: int, epsilon: float, *, low: int = 0,
-          groups: Mapping[str, Sequence[int]] | None = None) -> Mechanism:
-    """`cls(epsilon, labels)` for a k-value domain of the class's question type."""
-    kwargs: dict[str, Any] = {"question_id": "q"}
-    if groups and kind_of(cls) == "frequency":
-        kwargs["groups"] = groups
-    return cls(epsilon, labels_for(cls, k, low), **kwargs)
+@pytest.fixture()
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
 
 
-def answer_at(mechanism: Mechanism, index: int) -> Any:
-    """The true answer with this index (what `perturb` takes)."""
-    return mechanism.labels[index]
+@pytest.fixture()
+def token(db_path: Path, app: Flask) -> str:
+    db = connect(db_path)
+    try:
+        return create_token(db, "test")[1]
+    finally:
+        db.conn.close()
 
 
-MECHANISM_NAMES = sorted(MECHANISMS)
-EPSILONS = (0.1, 0.5, math.log(3), 1.0, 2.0, 4.0, 8.0)
-DOMAIN_SIZES = (2, 3, 5, 16, 100)
+@pytest.fixture()
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
+
+@pytest.fixture()
+def published(client: FlaskClient, auth: dict[str, str]) -> Iterator[dict[str, Any]]:
+    body = manifest()
+    response = client.post("/api/surveys", json=body, headers=auth)
+    assert response.status_code == 201, response.get_json()
+    yield response.get_json()

@@ -11,15 +11,15 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from ldpsurvey.server.demo import running_server
+from ldpsurvey.analyst import cli_docs
+from ldpsurvey.analyst.demo import running_server
 from ldpsurvey.server.openapi import openapi_document
-from ldpsurvey.shared import cli_docs
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DEMO_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -e . && "
                 ".venv/bin/ldpsurvey demo")
-REGENERATE = "run: python -m ldpsurvey.shared.cli_docs --write"
+REGENERATE = "run: python -m ldpsurvey.analyst.cli_docs --write"
 
 
 def ci_test_command() -> str:
@@ -55,7 +55,7 @@ def test_the_cli_reference_is_the_real_help_output() -> None:
     # Independent of the generator: click's own --help for one nested command, at the same
     # width, appears verbatim in docs/cli.md.
     from click.testing import CliRunner
-    from ldpsurvey.shared.cli import cli
+    from ldpsurvey.analyst.cli import cli
 
     res = CliRunner().invoke(cli, ["token", "create", "--help"], terminal_width=cli_docs.WIDTH)
     assert res.exit_code == 0

@@ -1,0 +1,73 @@
+"""The `ldpsurvey` command: one root group whose subcommands live beside the code they drive.
+
+Subcommands are imported only when run, so `ldpsurvey respond` never loads the server stack.
+Library errors become a one-line message and exit status 1 here, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from ..shared.errors import LdpSurveyError
+
+# name -> "module:attribute" of a click command or group.
+COMMANDS: dict[str, str] = {
+    "simulate": "ldpsurvey.analyst.simulate_cli:simulate",
+    "respond": "ldpsurvey.client.cli:respond",
+    "receipts": "ldpsurvey.client.cli:receipts",
+    "outbox": "ldpsurvey.client.cli:outbox",
+    "plan": "ldpsurvey.analyst.plan_cli:plan",
+    "serve": "ldpsurvey.server.cli:serve",
+    "token": "ldpsurvey.server.cli:token",
+    "keys": "ldpsurvey.analyst.publish_cli:keys",
+    "publish": "ldpsurvey.analyst.publish_cli:publish",
+    "recompute": "ldpsurvey.server.cli:recompute",
+    "invites": "ldpsurvey.server.invites_cli:invites",
+    "report": "ldpsurvey.analyst.report_cli:report",
+    "demo": "ldpsurvey.analyst.demo:demo",
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports each subcommand when it is used, and maps library errors once."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            module_name, attr = COMMANDS[cmd_name].split(":")
+            return getattr(importlib.import_module(module_name), attr)
+        return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LdpSurveyError as exc:
+            raise click.ClickException(one_line(exc.message)) from exc
+
+
+def one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ldpsurvey")
+def cli() -> None:
+    """ldpsurvey: surveys with local differential privacy.
+
+    Each answer is randomized on the respondent's device; the server only ever sees
+    randomized reports and turns them into estimates with error bars.
+    """
+
+
+def main() -> None:
+    cli(prog_name="ldpsurvey")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

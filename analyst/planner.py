@@ -1,0 +1,208 @@
+"""Survey planning: how many respondents a margin of error needs, or what margin n buys.
+
+For a mechanism whose estimate of one option (or of the mean, for integer questions) has
+variance at most V1/n with n reports, whatever the truth, a normal interval has half-width
+z·sqrt(V1/n). So a margin m needs n = ceil(z²·V1/m²) respondents, and n respondents give
+m = z·sqrt(V1/n). V1 is `mechanisms.margin_variance`: each mechanism's own
+`worst_case_variance` (of one option's share, worst case over options and truth; of the mean
+for integer questions) or, for ordinal questions, of the mean score: the same code the
+estimator's `variance_bound` uses, never a second copy. Rows come in `auto`'s order, which
+ranks by the error averaged over options (`selection_variance`), so the row `auto` marks is
+not always the one with the smallest worst-case n.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from ..shared.errors import PlanError
+from ..shared.estimates import z_value
+from ..shared.mechanisms import MECHANISMS, candidates, choose_mechanism, margin_variance
+from ..shared.survey import QUESTION_TYPES, Question, Survey
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One mechanism for one question: its one-report worst-case variance, n and margin."""
+
+    mechanism: str
+    variance_one: float
+    n: int
+    margin: float
+    auto: bool = False
+    configured: bool = False
+
+
+@dataclass(frozen=True)
+class QuestionPlan:
+    """The plan for one question (or a bare k/ε): a row per mechanism that fits."""
+
+    question: str
+    question_type: str
+    k: int
+    epsilon: float
+    confidence: float
+    rows: list[PlanRow]
+    margin_unit: str  # "proportion", "answer units" (integer mean) or "score" (ordinal mean)
+
+
+@dataclass(frozen=True)
+class SurveyPlan:
+    survey: str
+    total_epsilon: float
+    confidence: float
+    questions: list[QuestionPlan]
+
+    @property
+    def n_needed(self) -> int:
+        """Respondents so that every question's configured mechanism meets the margin."""
+        return max((r.n for q in self.questions for r in q.rows if r.configured), default=0)
+
+
+def respondents_needed(variance_one: float, margin: float, confidence: float) -> int:
+    """n = ceil(z²·V1/m²): the smallest n whose worst-case half-width is at most `margin`."""
+    z = z_value(confidence)
+    n = math.ceil(z * z * variance_one / (margin * margin))
+    # Guard against float rounding making the half-width a hair above the margin.
+    while z * math.sqrt(variance_one / n) > margin * (1 + 1e-12):
+        n += 1
+    return max(n, 1)
+
+
+def margin_for(variance_one: float, n: int, confidence: float) -> float:
+    """m = z·sqrt(V1/n): the worst-case half-width of the interval with n respondents."""
+    return z_value(confidence) * math.sqrt(variance_one / n)
+
+
+def check_target(margin: float | None, n: int | None, confidence: float) -> None:
+    """Exactly one of margin / n, each in range, and a confidence in (0, 1)."""
+    if (margin is None) == (n is None):
+        raise PlanError("give exactly one of a margin of error (--margin) or a number of "
+                        "respondents (--n)")
+    if margin is not None and not (math.isfinite(margin) and margin > 0):
+        raise PlanError(f"the margin of error must be a number > 0, got {margin!r}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise PlanError(f"the number of respondents must be an integer >= 1, got {n!r}")
+    if not (isinstance(confidence, float | int) and 0 < confidence < 1):
+        raise PlanError(f"the confidence must lie strictly between 0 and 1, got {confidence!r}")
+
+
+def _row(name: str, variance_one: float, margin: float | None, n: int | None,
+         confidence: float, auto: bool, configured: bool = False) -> PlanRow:
+    if margin is not None:
+        needed = respondents_needed(variance_one, margin, confidence)
+        return PlanRow(name, variance_one, needed, margin, auto, configured)
+    assert n is not None
+    return PlanRow(name, variance_one, n, margin_for(variance_one, n, confidence), auto,
+                   configured)
+
+
+def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None = None,
+           confidence: float = 0.95, question_type: str = "categorical") -> QuestionPlan:
+    """A row per registered mechanism that fits (type, k, ε), best first; `auto`'s choice marked."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise PlanError(f"k (the number of possible answers) must be an integer >= 2, got {k!r}")
+    if (isinstance(epsilon, bool) or not isinstance(epsilon, float | int)
+            or not math.isfinite(epsilon) or epsilon <= 0):
+        raise PlanError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    if question_type not in QUESTION_TYPES:
+        raise PlanError(f"unknown question type {question_type!r}; expected one of "
+                        f"{', '.join(QUESTION_TYPES)}")
+    if question_type == "binary" and k != 2:
+        raise PlanError(f"a binary question has k = 2, got {k}")
+    check_target(margin, n, confidence)
+    epsilon = float(epsilon)
+    ranked = candidates(question_type, k, epsilon)
+    if not ranked:
+        raise PlanError(f"no registered mechanism fits a {question_type} question with k={k}")
+    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon)
+    auto_name, _ = choose_mechanism(probe)
+    rows = [_row(name, _margin_variance(name, question_type, k, epsilon), margin, n, confidence,
+                 name == auto_name) for _, name in ranked]
+    return QuestionPlan(question="", question_type=question_type, k=k, epsilon=epsilon,
+                        confidence=confidence, rows=rows, margin_unit=_unit(question_type))
+
+
+def plan_question(question: Question, *, margin: float | None = None, n: int | None = None,
+                  confidence: float = 0.95) -> QuestionPlan:
+    """Like `plan_k` for a survey question; its configured mechanism is marked (and kept even
+    when it is not among `auto`'s candidates, e.g. over the report size limit)."""
+    plan = plan_k(question.k, question.epsilon, margin=margin, n=n, confidence=confidence,
+                  question_type=question.type)
+    rows = [PlanRow(r.mechanism, r.variance_one, r.n, r.margin, r.auto,
+                    r.mechanism == question.mechanism) for r in plan.rows]
+    if not any(r.configured for r in rows):
+        var = margin_variance(MECHANISMS[question.mechanism], question.type, question.k,
+                              question.epsilon)
+        if var is not None:  # None: no mean-score variance derived for this mechanism
+            rows.append(_row(question.mechanism, var, margin, n, confidence, False, True))
+    return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
+                        epsilon=question.epsilon, confidence=confidence, rows=rows,
+                        margin_unit=plan.margin_unit)
+
+
+def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,
+                confidence: float = 0.95, mean_margin: float | None = None) -> SurveyPlan:
+    """Per question, with the survey's own ε per question; the total ε is what one respondent
+    spends on all of them. `mean_margin` (default: `margin`) is the margin on the means of
+    integer questions (answer units) and ordinal ones (score)."""
+    check_target(margin, n, confidence)
+    if mean_margin is not None:
+        if margin is None:
+            raise PlanError("--mean-margin goes with --margin, not with --n")
+        check_target(mean_margin, None, confidence)
+    plans = []
+    for q in survey.questions:
+        m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
+             else margin)
+        plans.append(plan_question(q, margin=m, n=n, confidence=confidence))
+    return SurveyPlan(survey=survey.id, total_epsilon=survey.total_epsilon,
+                      confidence=confidence, questions=plans)
+
+
+def _unit(question_type: str) -> str:
+    return {"integer": "answer units", "ordinal": "score"}.get(question_type, "proportion")
+
+
+# --- text output -------------------------------------------------------------------------------
+
+
+def format_margin(margin: float, unit: str) -> str:
+    if unit == "proportion":
+        return f"±{margin * 100:.2f} pp"
+    return f"±{margin:.4g}"
+
+
+def format_plan(plan: QuestionPlan) -> str:
+    """A plain-text table, one row per mechanism."""
+    header = ["mechanism", "worst-case var (1 report)", "respondents", "margin of error", ""]
+    body = []
+    for r in plan.rows:
+        marks = []
+        if r.auto:
+            marks.append("<- auto")
+        if r.configured:
+            marks.append("(configured)")
+        body.append([r.mechanism, f"{r.variance_one:.6g}", f"{r.n:,}",
+                     format_margin(r.margin, plan.margin_unit), " ".join(marks)])
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in [header, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths).rstrip())
+    return "\n".join(lines)
+
+
+def describe(plan: QuestionPlan) -> str:
+    what = {"answer units": "the mean, in the answer's units",
+            "score": f"the mean score (options scored 1..{plan.k})"}.get(
+        plan.margin_unit, "each option's share, in percentage points")
+    return (f"{plan.question_type}, k={plan.k}, epsilon={plan.epsilon:g}, "
+            f"{plan.confidence:.0%} confidence; margin on {what}")
+
+
+def _margin_variance(name: str, question_type: str, k: int, epsilon: float) -> float:
+    var = margin_variance(MECHANISMS[name], question_type, k, epsilon)
+    assert var is not None  # candidates() lists only mechanisms with a derived variance
+    return var

@@ -1,0 +1,241 @@
+"""Matplotlib charts for the HTML report: bars with interval error bars, as base64 PNG.
+
+Figures are built with the object API on the Agg canvas (no pyplot global state, no display),
+so rendering is safe in a server thread. PNG rather than SVG: the page then holds no XML
+namespace URLs at all and looks the same in every viewer.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from .model import (
+    DISTRIBUTION,
+    GROUP,
+    MAX_LISTED_OPTIONS,
+    MEAN,
+    OPTION,
+    QuestionView,
+    Row,
+    Truth,
+    listed_options,
+)
+
+WIDTH_IN = 9.0
+DPI = 144
+CSS_DPI = 96  # CSS pixels per inch: a chart shown at this scale has true point sizes
+FONT = 13
+BAR = "#3b6ea8"
+GROUP_BAR = "#7a9e4a"
+TRUTH = "#c23b22"
+NEGATIVE_SHADE = "#f1f1f1"
+LEGEND_ROW_IN = 0.28
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A PNG as base64 and the width in CSS pixels at which its fonts have their point size."""
+
+    png_base64: str
+    css_width: int
+
+
+def chart_png(q: QuestionView, truth: Truth | None = None) -> Chart | None:
+    """The chart of one question, or None when nobody has answered it yet."""
+    if q.n == 0:
+        return None
+    fig = integer_chart(q, truth) if q.is_numeric else frequency_chart(q, truth)
+    if fig is None:
+        return None
+    buf = io.BytesIO()
+    FigureCanvasAgg(fig)
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    width_px = round(fig.get_figwidth() * DPI)
+    return Chart(base64.b64encode(buf.getvalue()).decode("ascii"),
+                 css_width=round(width_px * CSS_DPI / DPI))
+
+
+def _wrap(label: str, width: int = 26) -> str:
+    return "\n".join(textwrap.wrap(label, width)) or label
+
+
+def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
+    """Horizontal bars, one per option then one per group, with the interval as error bar.
+
+    Questions with many options chart the options `listed_options` picks, the same ones the
+    table lists.
+    """
+    listed, hidden = listed_options(q)
+    options = [r for r in listed if r.estimate is not None]
+    rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
+    if not rows:
+        return None
+    labels = [_wrap(r.label if r.kind == OPTION else f"{r.label} (group)") for r in rows]
+    height = 1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels)
+    fig = Figure(figsize=(WIDTH_IN, max(2.0, height)), layout="constrained")
+    ax = fig.add_subplot()
+    ys = list(range(len(rows)))
+    est = [r.estimate * 100 for r in rows]
+    low = [(r.estimate - r.ci_low) * 100 for r in rows]
+    high = [(r.ci_high - r.estimate) * 100 for r in rows]
+    colors = [GROUP_BAR if r.kind == GROUP else BAR for r in rows]
+    ax.barh(ys, est, color=colors, height=0.62, zorder=2)
+    ax.errorbar(est, ys, xerr=[low, high], fmt="none", ecolor="#222222", elinewidth=1.4,
+                capsize=5, zorder=3)
+    ax.scatter([r.consistent * 100 for r in rows], ys, marker="D", s=34, facecolor="white",
+               edgecolor="#222222", zorder=4)
+    handles = [Patch(color=BAR, label="estimate (option)"),
+               Line2D([], [], color="#222222", marker="|", markersize=10, linewidth=1.4,
+                      label=f"{q.confidence:.0%} interval"),
+               Line2D([], [], linestyle="none", marker="D", markerfacecolor="white",
+                      markeredgecolor="#222222", label="consistent view")]
+    if any(r.kind == GROUP for r in rows):
+        handles.insert(1, Patch(color=GROUP_BAR, label="estimate (group)"))
+    if truth is not None:
+        tv = [truth.of(q.id, r.kind, r.label) for r in rows]
+        pts = [(t * 100, y) for t, y in zip(tv, ys, strict=True) if t is not None]
+        if pts:
+            ax.scatter(*zip(*pts, strict=True), marker="|", s=420, linewidths=2.6,
+                       color=TRUTH, zorder=5)
+            handles.append(Line2D([], [], linestyle="none", marker="|", markersize=14,
+                                  markeredgewidth=2.6, color=TRUTH, label="true value"))
+    lo = min(0.0, *(r.ci_low * 100 for r in rows))
+    hi = max(*(r.ci_high * 100 for r in rows), *(r.consistent * 100 for r in rows), 1.0)
+    pad = 0.06 * (hi - lo)
+    ax.set_xlim(lo - (pad if lo < 0 else 0), hi + pad)
+    if lo < 0:
+        ax.axvspan(lo - pad, 0, color=NEGATIVE_SHADE, zorder=0)
+        handles.append(Patch(facecolor=NEGATIVE_SHADE, edgecolor="#bbbbbb",
+                             label="below 0%: noise around a small share"))
+    for mean in q.of_kind(MEAN):  # ordinal questions: the mean score
+        if mean.estimate is not None:
+            handles.append(Line2D([], [], linestyle="none",
+                                  label=f"mean score {mean.estimate:.2f} "
+                                        f"[{mean.ci_low:.2f}, {mean.ci_high:.2f}]"))
+    ax.axvline(0, color="#222222", linewidth=1, zorder=1)
+    ax.set_yticks(ys, labels, fontsize=FONT)
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows
+    ax.set_xlabel("share of respondents (%)", fontsize=FONT)
+    if hidden:
+        ax.set_title(f"the {MAX_LISTED_OPTIONS} largest of {MAX_LISTED_OPTIONS + hidden} "
+                     "options, as in the table; CSV and JSON list all",
+                     fontsize=FONT - 1, color="#555555")
+    ax.tick_params(axis="x", labelsize=FONT - 1)
+    ax.grid(axis="x", color="#dddddd", zorder=0)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    _legend(fig, handles)
+    return fig
+
+
+def integer_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
+    """The estimated distribution as bars with error bars (when it is precise enough to read)
+    and the mean with its interval; otherwise the mean alone on the answer's range."""
+    dist = [r for r in q.of_kind(DISTRIBUTION) if r.estimate is not None]
+    mean = next((r for r in q.of_kind(MEAN) if r.estimate is not None), None)
+    if dist and q.distribution_is_informative():
+        return _distribution_chart(q, dist, mean, truth)
+    if mean is None:
+        return None
+    return _mean_chart(q, mean, truth)
+
+
+def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None) -> Figure:
+    fig = Figure(figsize=(WIDTH_IN, 1.7), layout="constrained")
+    ax = fig.add_subplot()
+    ax.errorbar([mean.estimate], [0], xerr=[[mean.estimate - mean.ci_low],
+                                            [mean.ci_high - mean.estimate]],
+                fmt="o", color=BAR, ecolor="#222222", elinewidth=2, capsize=8, markersize=9,
+                zorder=3)
+    handles = [Line2D([], [], color=BAR, marker="o", linestyle="none", markersize=9,
+                      label=f"estimated mean {mean.estimate:.2f}"),
+               Line2D([], [], color="#222222", linewidth=2,
+                      label=f"{q.confidence:.0%} interval [{mean.ci_low:.2f}, "
+                            f"{mean.ci_high:.2f}]")]
+    true_mean = truth.of(q.id, MEAN, "mean") if truth is not None else None
+    if true_mean is not None:
+        ax.scatter([true_mean], [0], marker="|", s=700, linewidths=2.6, color=TRUTH, zorder=4)
+        handles.append(Line2D([], [], linestyle="none", marker="|", markersize=14,
+                              markeredgewidth=2.6, color=TRUTH,
+                              label=f"true mean {true_mean:.2f}"))
+    lo = q.min if q.min is not None else mean.ci_low
+    hi = q.max if q.max is not None else mean.ci_high
+    lo, hi = min(lo, mean.ci_low), max(hi, mean.ci_high)
+    pad = 0.03 * (hi - lo or 1)
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.set_ylim(-1, 1)
+    ax.set_yticks([])
+    ax.set_xlabel("answer (the whole range a respondent could give)", fontsize=FONT)
+    ax.tick_params(labelsize=FONT - 1)
+    ax.grid(axis="x", color="#dddddd", zorder=0)
+    ax.set_axisbelow(True)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    _legend(fig, handles)
+    return fig
+
+
+def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
+                        truth: Truth | None) -> Figure:
+    fig = Figure(figsize=(WIDTH_IN, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    xs = [int(r.label) for r in dist]
+    est = [r.estimate * 100 for r in dist]
+    ax.bar(xs, est, width=0.75, color=BAR, zorder=2)
+    ax.errorbar(xs, est, yerr=[[(r.estimate - r.ci_low) * 100 for r in dist],
+                               [(r.ci_high - r.estimate) * 100 for r in dist]],
+                fmt="none", ecolor="#222222", elinewidth=1, capsize=2, zorder=3)
+    ax.axhline(0, color="#222222", linewidth=1, zorder=1)
+    ax.set_ylabel("share of respondents (%)", fontsize=FONT)
+    handles: list = [Patch(color=BAR, label="estimated share of each answer"),
+                     Line2D([], [], color="#222222", linewidth=1,
+                            label=f"{q.confidence:.0%} interval")]
+    if truth is not None:
+        tv = [(x, truth.of(q.id, DISTRIBUTION, r.label)) for x, r in zip(xs, dist, strict=True)]
+        pts = [(x, t * 100) for x, t in tv if t is not None]
+        if pts:
+            ax.step(*zip(*pts, strict=True), where="mid", color=TRUTH, linewidth=1.8, zorder=4)
+            handles.append(Line2D([], [], color=TRUTH, linewidth=1.8, label="true distribution"))
+    if min(r.ci_low for r in dist) < 0:
+        handles.append(Line2D([], [], linestyle="none",
+                              label="below 0%: noise around a small share"))
+    if mean is not None:
+        ax.axvspan(mean.ci_low, mean.ci_high, color="#f0b429", alpha=0.3, zorder=1)
+        ax.axvline(mean.estimate, color="#b7791f", linewidth=2, zorder=4)
+        handles.append(Patch(color="#f0b429", alpha=0.5,
+                             label=f"mean {mean.estimate:.2f} "
+                                   f"[{mean.ci_low:.2f}, {mean.ci_high:.2f}]"))
+        true_mean = truth.of(q.id, MEAN, "mean") if truth is not None else None
+        if true_mean is not None:
+            ax.axvline(true_mean, color=TRUTH, linestyle="--", linewidth=1.6, zorder=5)
+            handles.append(Line2D([], [], color=TRUTH, linestyle="--",
+                                  label=f"true mean {true_mean:.2f}"))
+    ax.set_xlabel("answer", fontsize=FONT)
+    ax.tick_params(labelsize=FONT - 1)
+    ax.grid(axis="y", color="#dddddd", zorder=0)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    _legend(fig, handles)
+    return fig
+
+
+def _legend(fig: Figure, handles: Sequence) -> None:
+    # About 85 characters fit across the figure: as many columns as the longest label allows,
+    # and the figure grows by the legend's rows so the plot keeps its height.
+    longest = max(len(h.get_label()) for h in handles)
+    ncol = min(len(handles), 3 if longest <= 24 else 2 if longest <= 40 else 1)
+    fig.legend(handles=list(handles), loc="outside upper center", ncol=ncol,
+               fontsize=FONT - 1, frameon=False)
+    rows = -(-len(handles) // ncol)
+    fig.set_figheight(fig.get_figheight() + LEGEND_ROW_IN * rows)

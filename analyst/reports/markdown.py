@@ -1,0 +1,68 @@
+"""Markdown: a heading and a pipe table per question, the ε budget, and what the numbers mean."""
+
+from __future__ import annotations
+
+from .model import (
+    DISTRIBUTION,
+    GROUP,
+    OPTION,
+    QuestionView,
+    Report,
+    Row,
+    columns,
+    hidden_options_note,
+    listed_options,
+    value_cells,
+)
+from .text import EXPLANATION_MD
+
+
+def render_markdown(report: Report) -> str:
+    lines = [f"# {_esc(report.title)}", "",
+             f"Survey `{report.survey['id']}` version {report.estimates.get('version', '?')}: "
+             f"{report.n_submissions:,} submissions, {report.confidence:.0%} intervals.", "",
+             "## Privacy budget", "",
+             "| question | epsilon |", "|---|---:|"]
+    lines += [f"| {_esc(q['id'])} | {float(q['epsilon']):g} |" for q in report.survey["questions"]]
+    lines += [f"| **total per respondent** | **{report.total_epsilon:g}** |", ""]
+    for q in report.questions():
+        lines += _question(q, report)
+    lines += ["## Reading these numbers", "", EXPLANATION_MD, ""]
+    return "\n".join(lines)
+
+
+def _question(q: QuestionView, report: Report) -> list[str]:
+    out = [f"## {_esc(q.id)}", "", f"{_esc(q.text)}", "",
+           f"{q.type}, mechanism `{q.mechanism}`, epsilon {q.epsilon:g}, n = {q.n:,}"
+           + (" (optional)" if q.optional else ""), ""]
+    out += [f"> {_esc(note)}" for note in q.notes] + ([""] if q.notes else [])
+    truth = report.truth
+    header = ["kind", "option", *(c.header for c in columns(q, truth))]
+    out += ["| " + " | ".join(header) + " |",
+            "|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|"]
+    listed, hidden = listed_options(q)
+    rows = listed + [r for r in q.rows if r.kind not in (OPTION, DISTRIBUTION)]
+    if q.distribution_is_informative():
+        rows += q.of_kind(DISTRIBUTION)
+    for r in rows:
+        out.append("| " + " | ".join(_cells(q, r, report)) + " |")
+    out.append("")
+    if hidden:
+        out += [hidden_options_note(hidden), ""]
+    if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
+        out += [_esc(q.distribution_summary()), ""]
+    return out
+
+
+def _cells(q: QuestionView, r: Row, report: Report) -> list[str]:
+    label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
+    return [r.kind, _esc(label), *value_cells(q, r, report.truth)]
+
+
+def _esc(text: str) -> str:
+    """Text safe inside a Markdown table cell or heading."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+            .replace("<", "&lt;"))
+
+
+__all__ = ["render_markdown"]

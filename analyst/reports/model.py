@@ -1,0 +1,311 @@
+"""What every report format shows: one flat list of rows derived from the estimate document.
+
+The estimate document is the server's JSON (`GET /api/surveys/<id>/estimates`); the survey is
+the canonical survey dict (question texts, ε, options). Reports never recompute an estimate:
+they only format what the estimator produced, so every format shows the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...shared.errors import ReportRenderError
+from ..planner import respondents_needed
+
+# Row kinds, in the order a question shows them.
+OPTION, GROUP, MEAN, DISTRIBUTION = "option", "group", "mean", "distribution"
+# A distribution is listed in tables and charts when its typical interval is within ±10 points.
+INFORMATIVE_HALF_WIDTH = 0.10
+TARGET_HALF_WIDTH = 0.05
+NUMBER_FIELDS = ("estimate", "std_error", "ci_low", "ci_high", "variance_bound", "consistent")
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Known true values (simulations and the demo): per question, label -> true share for
+    options, groups and distribution values, and the true mean for integer questions."""
+
+    shares: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    means: Mapping[str, float] = field(default_factory=dict)
+
+    def of(self, question: str, kind: str, label: str) -> float | None:
+        if kind == MEAN:
+            return self.means.get(question)
+        return self.shares.get(question, {}).get(label)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a report: an option, a group, a mean or one value of a distribution."""
+
+    question: str
+    kind: str
+    label: str
+    estimate: float | None
+    std_error: float | None
+    ci_low: float | None
+    ci_high: float | None
+    variance_bound: float | None
+    consistent: float | None
+    members: tuple[str, ...] = ()
+
+    @property
+    def std_error_bound(self) -> float | None:
+        """The worst-case standard error: the square root of the variance bound."""
+        return None if self.variance_bound is None else math.sqrt(self.variance_bound)
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    """One question's estimate joined with its definition from the survey."""
+
+    id: str
+    text: str
+    type: str
+    epsilon: float
+    mechanism: str
+    n: int
+    confidence: float
+    optional: bool
+    rows: list[Row]
+    notes: list[str]
+    min: int | None = None
+    max: int | None = None
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.type == "integer"
+
+    def of_kind(self, kind: str) -> list[Row]:
+        return [r for r in self.rows if r.kind == kind]
+
+    def distribution_half_width(self) -> float | None:
+        """The median interval half-width of the distribution's values (None: no distribution)."""
+        widths = sorted((r.ci_high - r.ci_low) / 2 for r in self.of_kind(DISTRIBUTION)
+                        if r.ci_low is not None and r.ci_high is not None)
+        return widths[len(widths) // 2] if widths else None
+
+    def distribution_is_informative(self) -> bool:
+        """Whether per-value shares are precise enough to chart and list in a short report.
+
+        Over a wide range at a small ε, each value's share is mostly noise (intervals of
+        hundreds of percentage points) even when the mean is precise; short reports then show
+        the mean and say how many respondents the distribution would need.
+        """
+        width = self.distribution_half_width()
+        return width is not None and width <= INFORMATIVE_HALF_WIDTH
+
+    def distribution_respondents_for(self, margin: float = TARGET_HALF_WIDTH) -> int | None:
+        """Respondents needed for every value's share to be within `margin` (worst case)."""
+        bounds = [r.variance_bound for r in self.of_kind(DISTRIBUTION)
+                  if r.variance_bound is not None]
+        if not bounds or self.n == 0:
+            return None
+        return respondents_needed(max(bounds) * self.n, margin, self.confidence)
+
+    def distribution_summary(self) -> str:
+        """One sentence on a distribution too noisy to list."""
+        width = self.distribution_half_width()
+        if width is None:
+            return ""
+        need = self.distribution_respondents_for()
+        return (f"The share of each of the {len(self.of_kind(DISTRIBUTION))} possible answers is "
+                f"too noisy to read at n = {self.n:,} and epsilon {self.epsilon:g} (typical "
+                f"interval ±{width * 100:.0f} percentage points); the mean is far more precise. "
+                + (f"About {need:,} respondents would give ±{TARGET_HALF_WIDTH * 100:.0f} points "
+                   "per answer. " if need else "")
+                + "All values are in the CSV and JSON formats.")
+
+
+@dataclass(frozen=True)
+class Report:
+    """An estimate document and its survey; `truth` is shown beside estimates when known."""
+
+    survey: Mapping[str, Any]
+    estimates: Mapping[str, Any]
+    truth: Truth | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.estimates.get("questions"), list):
+            raise ReportRenderError("the estimate document has no 'questions' list")
+        if self.estimates.get("survey") != self.survey.get("id"):
+            raise ReportRenderError(f"the estimates are of survey {self.estimates.get('survey')!r}"
+                                    f", not {self.survey.get('id')!r}")
+
+    @property
+    def title(self) -> str:
+        return str(self.survey.get("title") or self.survey.get("id"))
+
+    @property
+    def total_epsilon(self) -> float:
+        return math.fsum(float(q["epsilon"]) for q in self.survey["questions"])
+
+    @property
+    def confidence(self) -> float:
+        qs = self.estimates["questions"]
+        return float(self.estimates.get("confidence") or (qs[0]["confidence"] if qs else 0.95))
+
+    @property
+    def n_submissions(self) -> int:
+        return int(self.estimates.get("n_submissions") or 0)
+
+    def questions(self) -> list[QuestionView]:
+        defs = {q["id"]: q for q in self.survey["questions"]}
+        views = []
+        for est in self.estimates["questions"]:
+            qdef = defs.get(est["question"])
+            if qdef is None:
+                raise ReportRenderError(f"question {est['question']!r} is not in the survey")
+            views.append(_view(qdef, est))
+        return views
+
+
+def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
+    qid = qdef["id"]
+    rows: list[Row] = []
+    for c in est.get("categories") or []:
+        rows.append(_row(qid, OPTION, answer_label(c["value"]), c))
+    for g in est.get("groups") or []:
+        rows.append(_row(qid, GROUP, str(g["name"]), g,
+                         tuple(answer_label(o) for o in g.get("options", []))))
+    if est.get("mean") is not None:
+        rows.append(_row(qid, MEAN, "mean", est["mean"]))
+    for v in est.get("distribution") or []:
+        rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
+    return QuestionView(id=qid, text=str(qdef.get("text", "")), type=str(qdef.get("type")),
+                        epsilon=float(est.get("epsilon", qdef.get("epsilon"))),
+                        mechanism=str(est.get("mechanism", qdef.get("mechanism"))),
+                        n=int(est.get("n") or 0), confidence=float(est.get("confidence", 0.95)),
+                        optional=bool(qdef.get("optional", False)), rows=rows,
+                        notes=list(est.get("notes") or []), min=qdef.get("min"),
+                        max=qdef.get("max"))
+
+
+def _row(qid: str, kind: str, label: str, d: Mapping[str, Any],
+         members: tuple[str, ...] = ()) -> Row:
+    return Row(question=qid, kind=kind, label=label, members=members,
+               **{f: _number(d.get(f)) for f in NUMBER_FIELDS})
+
+
+def _number(x: Any) -> float | None:
+    if x is None or isinstance(x, bool):
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def answer_label(value: Any) -> str:
+    """How an answer value is shown: yes/no for binary answers."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+# --- number formatting shared by the text formats -------------------------------------------
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    if x is None:
+        return "–"
+    text = f"{x * 100:.{digits}f}%"
+    return text[1:] if text.startswith("-") and float(text[1:-1]) == 0 else text  # no "-0.0%"
+
+
+def num(x: float | None, digits: int = 2) -> str:
+    if x is None:
+        return "–"
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text[1:]) == 0 else text
+
+
+def fmt(question: QuestionView, row: Row, x: float | None) -> str:
+    """A value in the row's unit: shares as percentages, means in the answer's units."""
+    return num(x) if row.kind == MEAN else pct(x)
+
+
+def interval(question: QuestionView, row: Row) -> str:
+    return f"[{fmt(question, row, row.ci_low)}, {fmt(question, row, row.ci_high)}]"
+
+
+# --- what the text formats show: one column model, one rule for which options ---------------
+
+MAX_LISTED_OPTIONS = 30  # options a table or chart lists per question; CSV and JSON list all
+
+
+def listed_options(q: QuestionView) -> tuple[list[Row], int]:
+    """(the option rows a table or chart shows, how many are left out).
+
+    One rule for every format that shortens: the `MAX_LISTED_OPTIONS` largest by the consistent
+    view (ties by estimate), kept in the question's own order, so a table and its chart list
+    the same options.
+    """
+    options = q.of_kind(OPTION)
+    hidden = max(0, len(options) - MAX_LISTED_OPTIONS)
+    if not hidden:
+        return options, 0
+    rank = sorted(range(len(options)),
+                  key=lambda i: (-(options[i].consistent or 0), -(options[i].estimate or 0), i))
+    keep = set(rank[:MAX_LISTED_OPTIONS])
+    return [r for i, r in enumerate(options) if i in keep], hidden
+
+
+def hidden_options_note(hidden: int) -> str:
+    return (f"{hidden:,} more options not shown: the {MAX_LISTED_OPTIONS} largest (consistent "
+            "view) are listed; the CSV and JSON formats list all.")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a question's table in every text format (terminal, Markdown, HTML)."""
+
+    header: str
+    cell: Callable[[QuestionView, Row, Truth | None], str]
+
+
+def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
+    """The value columns after the label, in order: the same in every text format."""
+    cols = [Column("estimate", lambda q, r, t: fmt(q, r, r.estimate)),
+            Column("std error", lambda q, r, t: fmt(q, r, r.std_error)),
+            Column(f"{q.confidence:.0%} interval", lambda q, r, t: interval(q, r)),
+            Column("s.e. bound", lambda q, r, t: fmt(q, r, r.std_error_bound)),
+            Column("consistent", lambda q, r, t: "" if r.kind == MEAN else pct(r.consistent))]
+    if truth is not None:
+        cols.append(Column("true", lambda q, r, t: fmt(q, r, t.of(q.id, r.kind, r.label))))
+    return cols
+
+
+def value_cells(q: QuestionView, r: Row, truth: Truth | None) -> list[str]:
+    return [c.cell(q, r, truth) for c in columns(q, truth)]
+
+
+COLUMN_NOTES = ("estimate: unbiased, can be negative by noise; consistent: non-negative, sums "
+                "to 100% (Norm-Sub); s.e. bound: worst-case standard error over every possible "
+                "truth (square root of the variance bound).")
+
+
+FORMATS: dict[str, str] = {
+    "table": "ldpsurvey.analyst.reports.table:render_table",
+    "json": "ldpsurvey.analyst.reports.json_format:render_json",
+    "csv": "ldpsurvey.analyst.reports.csv_format:render_csv",
+    "md": "ldpsurvey.analyst.reports.markdown:render_markdown",
+    "html": "ldpsurvey.analyst.reports.html:render_html",
+}
+
+
+def renderer(fmt_name: str) -> Callable[[Report], str]:
+    import importlib
+
+    try:
+        module_name, attr = FORMATS[fmt_name].split(":")
+    except KeyError:
+        raise ReportRenderError(f"unknown report format {fmt_name!r}; expected one of "
+                                f"{', '.join(FORMATS)}") from None
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def render(report: Report, fmt_name: str) -> str:
+    """The report in one format (html imports matplotlib only when asked for)."""
+    return renderer(fmt_name)(report)

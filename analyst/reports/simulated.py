@@ -1,0 +1,58 @@
+"""A report from a simulated survey (seeded numpy, no server): for examples, docs and tests.
+
+The estimate document is built exactly as the server builds it (each question's mechanism
+estimates its aggregate), and the truth is the drawn sample's own frequencies and mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...shared.mechanisms import mechanism_for
+from ...shared.survey import Survey
+from ..simulate import default_truth
+from .model import Report, Truth, answer_label
+
+
+def simulated_report(survey: Survey, n: int, seed: int = 0, confidence: float = 0.95) -> Report:
+    rng = np.random.default_rng(seed)
+    questions: list[dict[str, Any]] = []
+    answers: dict[str, np.ndarray] = {}
+    for q in survey.questions:
+        mech = mechanism_for(q)
+        answers[q.id] = default_truth(q).draw(n, rng)
+        agg = mech.aggregate_many(mech.perturb_many(answers[q.id], rng))
+        questions.append(mech.estimate(agg, confidence).to_dict())
+    doc = {"survey": survey.id, "version": survey.version, "sha256": survey.sha256,
+           "confidence": confidence, "n_submissions": n, "last_submission_hour": None,
+           "questions": questions}
+    return Report(survey=survey.to_dict(), estimates=doc, truth=truth_of(survey, answers))
+
+
+def truth_of(survey: Survey, answers: dict[str, np.ndarray]) -> Truth:
+    """The true shares (and means) of drawn answers, as indices per question id."""
+    shares: dict[str, dict[str, float]] = {}
+    means: dict[str, float] = {}
+    for q in survey.questions:
+        shares[q.id], mean = true_shares(q, answers[q.id])
+        if mean is not None:
+            means[q.id] = mean
+    return Truth(shares, means)
+
+
+def true_shares(question: Any, answers: np.ndarray) -> tuple[dict[str, float], float | None]:
+    """Label -> share of `answers` (indices), group shares, and the mean for integer questions."""
+    n = max(len(answers), 1)
+    counts = np.bincount(np.asarray(answers, dtype=np.int64), minlength=question.k) / n
+    labels = list(question.labels)
+    shares = {answer_label(v): float(c) for v, c in zip(labels, counts, strict=True)}
+    for name, members in question.group_indices().items() if question.groups else ():
+        shares[name] = float(counts[list(members)].sum())
+    mean = None
+    if question.type == "integer":
+        mean = float(question.min + np.dot(np.arange(question.k), counts))
+    elif question.type == "ordinal":  # the mean score, options scored 1..k in order
+        mean = float(1 + np.dot(np.arange(question.k), counts))
+    return shares, mean

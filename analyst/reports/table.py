@@ -1,0 +1,81 @@
+"""A terminal table per question, with the columns every text format shares (model.columns)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .model import (
+    COLUMN_NOTES,
+    DISTRIBUTION,
+    GROUP,
+    MEAN,
+    OPTION,
+    QuestionView,
+    Report,
+    Row,
+    columns,
+    hidden_options_note,
+    listed_options,
+    value_cells,
+)
+
+
+def render_table(report: Report) -> str:
+    conf = f"{report.confidence:.0%}"
+    lines = [f"{report.title} ({report.survey['id']} v{report.estimates.get('version', '?')})",
+             f"{report.n_submissions:,} submission{'' if report.n_submissions == 1 else 's'}; "
+             f"total epsilon per respondent "
+             f"{report.total_epsilon:g}; {conf} intervals",
+             ""]
+    for q in report.questions():
+        lines += question_block(q, report)
+        lines.append("")
+    lines += textwrap.wrap(COLUMN_NOTES, 96)
+    return "\n".join(lines) + "\n"
+
+
+def question_block(q: QuestionView, report: Report) -> list[str]:
+    head = [f"{q.id}: {q.text}",
+            f"  {q.type}, {q.mechanism}, epsilon {q.epsilon:g}, n = {q.n:,}"
+            + (" (optional)" if q.optional else "")]
+    head += [f"  note: {note}" for note in q.notes]
+    truth = report.truth
+    header = ["", *(c.header for c in columns(q, truth))]
+    body: list[list[str]] = []
+    notes: list[str] = []
+    for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None),
+                        (DISTRIBUTION, "distribution")):
+        rows = q.of_kind(kind)
+        if not rows or (kind == DISTRIBUTION and not q.distribution_is_informative()):
+            continue
+        if title:
+            body.append([f"{title}:"] + [""] * (len(header) - 1))
+        hidden = 0
+        if kind == OPTION:
+            rows, hidden = listed_options(q)
+        for r in rows:
+            body.append(_cells(q, r, truth))
+            if r.kind == GROUP:
+                notes.append(f"{r.label} = {' + '.join(r.members)}")
+        if hidden:
+            notes.append(hidden_options_note(hidden))
+    out = head + ["  " + line for line in _grid(header, body)] + [f"  {n}" for n in notes]
+    if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
+        out += ["  " + line for line in textwrap.wrap(q.distribution_summary(), 96)]
+    return out
+
+
+def _cells(q: QuestionView, r: Row, truth) -> list[str]:
+    label = f"  {r.label}" if r.kind == DISTRIBUTION else r.label
+    return [label, *value_cells(q, r, truth)]
+
+
+def _grid(header: list[str], body: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+
+    def line(row: list[str]) -> str:
+        first = row[0].ljust(widths[0])
+        rest = [cell.rjust(w) for cell, w in zip(row[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    return [line(header), "  ".join("-" * w for w in widths), *map(line, body)]

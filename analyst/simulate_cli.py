@@ -1,0 +1,122 @@
+"""`ldpsurvey simulate`: run a survey on simulated respondents and check the error bars.
+
+Prints, per question, each option's true frequency in the drawn sample, its estimate, the
+interval, and whether the interval covered the truth, then a coverage summary.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import numpy as np
+
+from ..shared.survey import load_survey
+from .simulate import (
+    QuestionResult,
+    SimulationResult,
+    ValueResult,
+    answer_label,
+    load_truth,
+    simulate_survey,
+)
+
+# Below this many answers in all, a progress bar is only noise.
+_PROGRESS_MIN_ANSWERS = 200_000
+
+
+@click.command()
+@click.argument("survey_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--n", "n", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Number of simulated respondents.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seed for the simulation's random generator (printed when not given).")
+@click.option("--truth", "truth_file", type=click.Path(exists=True, dir_okay=False,
+                                                       path_type=Path),
+              default=None, help='JSON {question_id: {label_or_value: probability}}; '
+                                 'other questions use a built-in skewed distribution.')
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--rows", type=click.IntRange(min=1), default=40, show_default=True,
+              help="Show at most this many options per question (the most frequent).")
+def simulate(survey_file: Path, n: int, seed: int | None, truth_file: Path | None,
+             confidence: float, rows: int) -> None:
+    """Simulate N respondents answering SURVEY_FILE and compare estimates with the truth.
+
+    Answers and their randomization come from a seeded numpy generator (simulation only:
+    real reports are randomized with the OS CSPRNG).
+    """
+    survey = load_survey(survey_file)
+    truth = load_truth(truth_file, survey) if truth_file is not None else None
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    rng = np.random.default_rng(seed)
+    total = n * len(survey.questions)
+    if total >= _PROGRESS_MIN_ANSWERS:
+        with click.progressbar(length=total, label="simulating", file=sys.stderr) as bar:
+            result = simulate_survey(survey, n, rng, truth, confidence, seed, bar.update)
+    else:
+        result = simulate_survey(survey, n, rng, truth, confidence, seed)
+    click.echo(format_result(result, rows))
+
+
+def format_result(result: SimulationResult, rows: int = 40) -> str:
+    """The whole simulation as readable text."""
+    survey = result.survey
+    lines = [f"survey {survey.id} v{survey.version}: {len(survey.questions)} questions, "
+             f"n = {result.n:,}, seed {result.seed}, total ε = {survey.total_epsilon:g}", ""]
+    for q in result.questions:
+        lines.extend(format_question(q, rows))
+        lines.append("")
+    covered, total = result.coverage
+    if total:
+        lines.append(f"coverage: {covered} of {total} intervals covered the truth "
+                     f"({covered / total:.1%}; nominal {result.confidence:.0%})")
+    return "\n".join(lines)
+
+
+def format_question(q: QuestionResult, rows: int) -> list[str]:
+    question = q.question
+    level = f"{q.confidence:.0%}"
+    out = [f"{question.id} ({question.type}): {question.text}",
+           f"  mechanism {q.mechanism}, ε = {q.epsilon:g} (realized {q.realized_epsilon:.6g}), "
+           f"n = {q.n:,}"]
+    if q.mean is not None:
+        m = q.mean
+        out.append(f"  mean: truth {m.truth:.4f}, estimate {m.estimate:.4f} ± {m.std_error:.4f}, "
+                   f"{level} CI [{m.ci_low:.4f}, {m.ci_high:.4f}], "
+                   f"covered {_yes_no(m.covered)}")
+    if q.values:
+        shown = q.values
+        if len(shown) > rows:
+            top = sorted(range(len(shown)), key=lambda i: -shown[i].truth)[:rows]
+            shown = [shown[i] for i in sorted(top)]
+        out.extend(_table(shown, "value" if question.type == "integer" else "option", level))
+        if len(q.values) > len(shown):
+            out.append(f"  ... {len(q.values) - len(shown)} more not shown (coverage counts all)")
+    if q.groups:
+        out.extend(_table(q.groups, "group", level))
+    elif q.estimate is not None and q.estimate.notes:
+        out.extend(f"  note: {note}" for note in q.estimate.notes)
+    flags = q.intervals
+    if flags:
+        out.append(f"  covered {sum(flags)} of {len(flags)}")
+    return out
+
+
+def _table(results: list[ValueResult], head: str, level: str) -> list[str]:
+    labels = [answer_label(r.value) for r in results]
+    width = max(len(head), *(len(s) for s in labels))
+    ci = f"{level} CI"
+    lines = [f"  {head:<{width}}  {'truth':>8}  {'estimate':>9}  {ci:^21}  covered",
+             f"  {'-' * width}  {'-' * 8}  {'-' * 9}  {'-' * 21}  -------"]
+    for label, r in zip(labels, results, strict=True):
+        interval = f"[{r.ci_low:.4f}, {r.ci_high:.4f}]"
+        lines.append(f"  {label:<{width}}  {r.truth:>8.4f}  {r.estimate:>9.4f}  "
+                     f"{interval:^21}  {_yes_no(r.covered)}")
+    return lines
+
+
+def _yes_no(flag: bool) -> str:
+    return "yes" if flag else "NO"

@@ -1,0 +1,89 @@
+"""`ldpsurvey demo`: a real server and real client devices end to end, then nothing left over."""
+
+from __future__ import annotations
+
+import math
+import re
+import socket
+from pathlib import Path
+
+from click.testing import CliRunner
+from ldpsurvey.analyst.cli import cli
+from ldpsurvey.analyst.demo import run_demo
+from ldpsurvey.analyst.reports.model import DISTRIBUTION
+
+
+def refuses_connections(url: str) -> bool:
+    host, port = url.removeprefix("http://").rstrip("/").split(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=2):
+            return False
+    except OSError:
+        return True
+
+
+def test_demo_end_to_end_matches_the_truth_and_cleans_up(tmp_path: Path) -> None:
+    messages: list[str] = []
+    n = 200
+    result = run_demo(n, None, tmp_path, seed=7, workers=2, echo=messages.append,
+                      show_progress=False)
+    assert result.n_sent == n
+    assert result.report.n_submissions == n
+    # Every estimate is unbiased for the respondents' true share (or mean) with standard
+    # deviation at most sqrt(variance_bound), the worst case over the truth. By the normal
+    # approximation, |estimate - truth| > 5 sd has probability ~6e-7 per row, so a failure
+    # here means a real bias (wrong mapping of answers, reports or estimates), not bad luck.
+    truth = result.report.truth
+    assert truth is not None
+    checked = 0
+    for q in result.report.questions():
+        for row in q.rows:
+            if row.kind == DISTRIBUTION:
+                continue
+            true = truth.of(q.id, row.kind, row.label)
+            assert true is not None and row.estimate is not None and row.variance_bound
+            assert abs(row.estimate - true) <= 5 * math.sqrt(row.variance_bound), (q.id, row)
+            checked += 1
+    assert checked == 2 + 6 + 1  # yes/no, 5 options + 1 group, the mean
+    html = result.html_path.read_text(encoding="utf-8")
+    assert result.html_path.parent == tmp_path.resolve()
+    assert all(q.text in html for q in result.survey.questions)
+    assert "true" in result.table and "rx_misuse" in result.table
+    # The server is stopped and the temporary directory (database, keys, devices) is gone.
+    assert refuses_connections(result.url)
+    db_line = next(m for m in messages if "database" in m)
+    temp_db = Path(re.search(r"database (\S+)\)", db_line).group(1))
+    assert not temp_db.parent.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [result.html_path.name]
+
+
+def test_demo_with_db_keeps_it_and_a_rerun_publishes_the_next_version(tmp_path: Path) -> None:
+    db = tmp_path / "kept.db"
+    first = run_demo(20, db, tmp_path / "out", seed=1, workers=2, echo=lambda m: None,
+                     show_progress=False)
+    second = run_demo(20, db, tmp_path / "out", seed=2, workers=2, echo=lambda m: None,
+                      show_progress=False)
+    assert db.is_file()
+    assert (first.survey.version, second.survey.version) == (1, 2)
+    assert second.report.n_submissions == 20  # the new version counts only its own
+    res = CliRunner().invoke(cli, ["report", "--db", str(db), "--survey", first.survey.id,
+                                   "--survey-version", "1", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert ",1,rx_misuse," in res.output
+
+
+def test_demo_cli_prints_the_table_and_the_report_path(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["demo", "--n", "25", "--out", str(tmp_path), "--seed", "3"])
+    assert res.exit_code == 0, res.output
+    assert "25 submissions acknowledged" in res.output
+    path = Path(res.output.split("HTML report: ")[1].split()[0])
+    assert path.is_file() and path.parent == tmp_path.resolve()
+
+
+def test_demo_refuses_an_unusable_output_directory_before_starting_anything(
+        tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    res = CliRunner().invoke(cli, ["demo", "--n", "5", "--out", str(blocker / "sub")])
+    assert res.exit_code == 1
+    assert res.output.startswith("Error: cannot create") and "Traceback" not in res.output

@@ -1,0 +1,107 @@
+"""One-time invitation codes: created by the analyst, stored as hashes, one submission each."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from ldpsurvey.analyst.cli import cli
+from ldpsurvey.server.db import connect
+from ldpsurvey.server.invites import create, digest
+from support.server_data import snapshot, submission
+
+pytestmark = pytest.mark.usefixtures("published")
+URL = "/api/surveys/health/submissions"
+
+
+def codes(db_path: Path, n: int) -> list[str]:
+    db = connect(db_path)
+    try:
+        return create(db, "health", n)
+    finally:
+        db.conn.close()
+
+
+def post(client: Any, body: Any) -> Any:
+    return client.post(URL, json=body)
+
+
+def test_codes_are_printed_once_and_only_hashes_are_stored(db_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                      "health", "--count", "5"])
+    assert result.exit_code == 0, result.output
+    printed = [line for line in result.stdout.splitlines() if line.startswith("inv_")]
+    assert len(printed) == 5 and len(set(printed)) == 5
+    dump = repr(snapshot(db_path))
+    assert not any(code in dump for code in printed)
+    assert all(digest(code) in dump for code in printed)
+    listed = CliRunner().invoke(cli, ["invites", "list", "--db", str(db_path), "--survey",
+                                      "health"])
+    assert "invite-only; 5 code(s) issued, 0 used" in listed.output
+
+
+def test_unknown_survey_is_a_one_line_error(db_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                      "nope", "--count", "2"])
+    assert result.exit_code == 1 and "does not exist" in result.output
+
+
+def test_open_survey_ignores_codes(client: Any) -> None:
+    assert post(client, submission()).status_code == 200
+    assert post(client, submission(invite="inv_whatever")).status_code == 200
+
+
+def test_each_code_is_accepted_for_exactly_one_submission(client: Any, db_path: Path) -> None:
+    first, second = codes(db_path, 2)
+    sub = submission(invite=first)
+    assert post(client, sub).get_json() == {"accepted": [sub["submission_id"]],
+                                            "duplicates": []}
+    # The same submission resent with its code: an idempotent duplicate.
+    assert post(client, sub).get_json() == {"accepted": [], "duplicates": [sub["submission_id"]]}
+    before = snapshot(db_path)
+    for body in (submission(invite=first),                 # reused
+                 submission(invite="inv_" + "A" * 22),      # unknown
+                 submission(),                              # missing
+                 {**sub, "invite": second}):                # a stored id with another code
+        response = post(client, body)
+        assert response.status_code == 403, response.get_json()
+        error = response.get_json()["error"]
+        assert error["code"] == "invite_refused" and set(error) == {"code", "message", "details"}
+        assert snapshot(db_path) == before
+    assert post(client, submission(invite=second)).status_code == 200
+
+
+def test_a_batch_is_all_or_nothing(client: Any, db_path: Path) -> None:
+    a, b, c = codes(db_path, 3)
+    before = snapshot(db_path)
+    # One code used twice in a batch: the whole batch is refused and no code is claimed.
+    response = post(client, {"submissions": [submission(invite=a), submission(invite=b),
+                                             submission(invite=b)]})
+    assert response.status_code == 403
+    assert response.get_json()["error"]["details"]["refused"] == 1
+    assert snapshot(db_path) == before
+    sid = str(uuid.uuid4())
+    ok = post(client, {"submissions": [submission(invite=a), submission(sid=sid, invite=b),
+                                       submission(sid=sid, invite=b), submission(invite=c)]})
+    assert ok.status_code == 200 and len(ok.get_json()["accepted"]) == 3
+    conn = sqlite3.connect(str(db_path))
+    try:
+        used = conn.execute("SELECT count(submission_id) FROM invites").fetchone()[0]
+    finally:
+        conn.close()
+    assert used == 3
+
+
+@pytest.mark.parametrize("invite", [1, None, "", "x" * 65, ["inv_x"], {"a": 1}])
+def test_malformed_codes_are_422(client: Any, db_path: Path, invite: Any) -> None:
+    codes(db_path, 1)
+    before = snapshot(db_path)
+    body = submission()
+    body["invite"] = invite
+    response = post(client, body)
+    assert response.status_code in (403, 422)  # None: missing (403); the rest malformed
+    assert snapshot(db_path) == before

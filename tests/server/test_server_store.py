@@ -1,0 +1,260 @@
+"""Storage: schema and pragmas, aggregates equal a recompute after a mixed workload, estimates
+from aggregates only, and no request metadata anywhere (database files or logs)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import sqlite3
+import uuid
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+from ldpsurvey.server import submissions as submissions_module
+from ldpsurvey.server.aggregation import recompute
+from ldpsurvey.server.db import MIGRATIONS, connect, schema_version
+from ldpsurvey.server.errors import StoreError
+from ldpsurvey.server.hours import current_hour
+from support.server_data import MECHS, manifest, submission, survey_dict
+
+SUBMIT = "/api/surveys/health/submissions"
+
+
+def test_pragmas_and_schema(db_path, app):
+    db = connect(db_path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+    assert schema_version(db) == len(MIGRATIONS)
+    assert {"surveys", "submissions", "aggregates", "tokens"} <= set(db.table_names())
+    db.conn.close()
+
+
+def test_newer_schema_is_refused(db_path, app):
+    conn = sqlite3.connect(db_path)
+    conn.execute("INSERT INTO schema_version VALUES (?, 'later')", (len(MIGRATIONS) + 1,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer"):
+        connect(db_path)
+
+
+def test_hours_round_down():
+    assert current_hour(datetime(2026, 1, 2, 3, 59, 59, tzinfo=UTC)) == "2026-01-02T03:00:00Z"
+    assert current_hour(datetime(2026, 1, 2, 4, 0, 0, tzinfo=UTC)) == "2026-01-02T04:00:00Z"
+
+
+def stored_aggregates(db_path) -> dict:
+    conn = sqlite3.connect(db_path)
+    try:
+        return {(s, v, q): a for s, v, q, a in conn.execute(
+            "SELECT survey_id, version, question_id, aggregate FROM aggregates")}
+    finally:
+        conn.close()
+
+
+def test_aggregates_equal_recompute_after_mixed_workload(client, auth, db_path):
+    """Batches with repeated ids, rejected batches, skipped optional questions and two
+    versions; the incremental aggregates must equal both a recompute and the aggregates of
+    exactly the reports the server acknowledged as accepted."""
+    rng = random.Random(20261122)
+    for version in (1, 2):
+        client.post("/api/surveys", json=manifest(survey_dict(version=version)), headers=auth)
+    accepted: dict[str, tuple[int, dict]] = {}
+    seen_ids: list[str] = []
+    n_rejected = 0
+    for _round in range(40):
+        items = []
+        for _ in range(rng.randint(1, 12)):
+            truth = {"smoker": rng.random() < 0.3, "color": rng.choice(["red", "green", "blue"])}
+            if rng.random() < 0.6:
+                truth["age"] = rng.randint(18, 30)
+            sid = rng.choice(seen_ids) if seen_ids and rng.random() < 0.2 else None
+            item = submission(truth, sid=sid)
+            if rng.random() < 0.3:
+                item["version"] = 1
+            items.append(item)
+        if rng.random() < 0.2:
+            items.append({"submission_id": str(uuid.uuid4()), "answers": {"smoker": 7}})
+        body = {"submissions": items} if len(items) > 1 or rng.random() < 0.5 else items[0]
+        response = client.post(SUBMIT, json=body)
+        if response.status_code == 422:
+            n_rejected += 1
+            continue
+        assert response.status_code == 200
+        result = response.get_json()
+        for sid in result["accepted"]:
+            item = next(i for i in items if i["submission_id"] == sid)
+            accepted[sid] = (item.get("version", 2), item["answers"])
+            seen_ids.append(sid)
+        assert set(result["duplicates"]) <= set(accepted)
+    assert n_rejected > 0 and len(accepted) > 100
+
+    db = connect(db_path)
+    assert recompute(db, fix=False) == []
+    stored = stored_aggregates(db_path)
+    for version in (1, 2):
+        for qid, mechanism in MECHS.items():
+            reports = [a[qid] for v, a in accepted.values() if v == version and qid in a]
+            expected = mechanism.aggregate_many(np.asarray(reports)) if reports else \
+                mechanism.new_aggregate()
+            got = mechanism.aggregate_from_dict(json.loads(
+                stored[("health", version, qid)]))
+            assert got == expected, (version, qid)
+    count = db.execute("SELECT count(*) FROM submissions").fetchone()[0]
+    assert count == len(accepted)
+
+    # A tampered aggregate is found, fixed, and the next recompute is clean.
+    db.execute("UPDATE aggregates SET aggregate = ? WHERE question_id = 'smoker' AND version = 2",
+               (json.dumps(MECHS["smoker"].new_aggregate().to_dict()),))
+    found = recompute(db)
+    assert [(m.version, m.question_id) for m in found] == [(2, "smoker")]
+    assert recompute(db, fix=False) == []
+    db.conn.close()
+
+
+def test_estimates_track_the_truth(client, auth, published):
+    """End to end through the API with simulated reports (seeded numpy: simulation only).
+    Binary RR at ε=1 keeps an answer with p = e/(1+e); the unbiased proportion has
+    Var = p(1-p) / (n (2p-1)^2) ≈ 2.3e-4 at n = 4000, sd ≈ 0.015; 5 sd = 0.076."""
+    rng = np.random.default_rng(5)
+    n, truth = 4000, 0.3
+    smokers = (rng.random(n) < truth).astype(np.int64)
+    smoker_reports = MECHS["smoker"].perturb_many(smokers, rng)
+    colors = MECHS["color"].perturb_many(rng.integers(0, 3, n), rng)
+    items = [{"submission_id": str(uuid.uuid4()),
+              "answers": {"smoker": s, "color": c}}
+             for s, c in zip(smoker_reports.tolist(), colors.tolist(), strict=True)]
+    for start in range(0, n, 100):
+        assert client.post(SUBMIT, json={"submissions": items[start:start + 100]}
+                           ).status_code == 200
+    est = client.get("/api/surveys/health/estimates", headers=auth).get_json()
+    smoker = est["questions"][0]
+    yes = next(c for c in smoker["categories"] if c["value"] is True)
+    assert est["n_submissions"] == n and smoker["n"] == n
+    assert abs(yes["estimate"] - truth) < 5 * 0.0152
+    assert yes["std_error"] == pytest.approx(0.0152, rel=0.15)
+
+
+def test_estimates_read_only_aggregates(client, auth, db_path, published):
+    client.post(SUBMIT, json={"submissions": [submission() for _ in range(5)]})
+    before = client.get("/api/surveys/health/estimates", headers=auth).get_json()
+    conn = sqlite3.connect(db_path)
+    conn.execute("DELETE FROM submissions")
+    conn.commit()
+    conn.close()
+    assert client.get("/api/surveys/health/estimates", headers=auth).get_json() == before
+
+
+CANARY_IP = "203.0.113.77"
+CANARY_FORWARDED = "198.51.100.23"
+CANARY_AGENT = "CanaryAgent/9.9 (zz-unique-ua)"
+
+
+def test_no_ip_or_user_agent_in_database_or_logs(app, auth, db_path, caplog, monkeypatch):
+    caplog.set_level(logging.DEBUG)
+    client = app.test_client()
+    client.environ_base.update({"REMOTE_ADDR": CANARY_IP, "HTTP_USER_AGENT": CANARY_AGENT})
+    headers = {**auth, "X-Forwarded-For": CANARY_FORWARDED, "X-Real-IP": CANARY_FORWARDED}
+    assert client.post("/api/surveys", json=manifest(), headers=headers).status_code == 201
+    assert client.post(SUBMIT, json={"submissions": [submission(), submission()]},
+                       headers=headers).status_code == 200
+    assert client.post(SUBMIT, json={"submissions": [{"x": 1}]}, headers=headers
+                       ).status_code == 422
+    client.get("/api/surveys/health/estimates", headers=headers)
+    client.get("/api/surveys/health/submissions.jsonl", headers=headers)
+
+    # An unexpected failure is a JSON 500 whose log line carries no request metadata.
+    def boom(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(submissions_module, "submit", boom)
+    response = client.post(SUBMIT, json=submission(), headers=headers)
+    assert response.status_code == 500
+    assert response.get_json()["error"]["code"] == "internal_error"
+    assert "simulated bug" in caplog.text  # the log did capture the failure
+
+    for suffix in ("", "-wal", "-shm"):
+        path = f"{db_path}{suffix}"
+        try:
+            data = open(path, "rb").read()  # noqa: SIM115
+        except FileNotFoundError:
+            continue
+        for canary in (CANARY_IP, CANARY_FORWARDED, CANARY_AGENT):
+            assert canary.encode() not in data, (path, canary)
+    for canary in (CANARY_IP, CANARY_FORWARDED, CANARY_AGENT):
+        assert canary not in caplog.text
+
+
+def test_concurrent_submissions_share_transactions_correctly(app, client, auth, db_path,
+                                                             published):
+    """8 threads submit at once (group commit merges their transactions); ids repeated
+    across threads are stored once, and every thread learns the fate of its own ids."""
+    import threading
+
+    shared = [str(uuid.uuid4()) for _ in range(20)]
+    replies: list[dict] = []
+    lock = threading.Lock()
+
+    def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        own = app.test_client()
+        for i in range(25):
+            sid = rng.choice(shared) if i % 3 == 0 else None
+            body = own.post(SUBMIT, json=submission(sid=sid)).get_json()
+            with lock:
+                replies.append(body)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    accepted = [sid for r in replies for sid in r["accepted"]]
+    duplicates = [sid for r in replies for sid in r["duplicates"]]
+    assert len(accepted) + len(duplicates) == 8 * 25
+    assert len(set(accepted)) == len(accepted)
+    assert set(duplicates) <= set(shared) and set(duplicates) <= set(accepted)
+    est = client.get("/api/surveys/health/estimates", headers=auth).get_json()
+    assert est["n_submissions"] == len(accepted)
+    db = connect(db_path)
+    assert recompute(db, fix=False) == []
+    db.conn.close()
+
+
+def test_group_committer_results_and_failures():
+    """Each job gets its own outcome; a failing transaction fails exactly its group."""
+    import threading
+
+    from ldpsurvey.server.group_commit import GroupCommitter
+
+    committer: GroupCommitter[int] = GroupCommitter()
+    groups: list[list[int]] = []
+
+    def commit(jobs):
+        groups.append(list(jobs))
+        if any(j < 0 for j in jobs):
+            raise ValueError("bad group")
+        return [j * 10 if j % 7 else KeyError(j) for j in jobs]
+
+    results: dict[int, object] = {}
+
+    def worker(job: int) -> None:
+        try:
+            results[job] = committer.run(job, commit)
+        except (ValueError, KeyError) as exc:
+            results[job] = type(exc)
+
+    threads = [threading.Thread(target=worker, args=(j,)) for j in range(1, 41)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(j for g in groups for j in g) == list(range(1, 41))
+    assert all(results[j] == (KeyError if j % 7 == 0 else j * 10) for j in range(1, 41))
+    with pytest.raises(ValueError, match="bad group"):
+        committer.run(-1, commit)
+    assert committer.run(3, commit) == 30  # the committer recovers after a failed group
