@@ -13,9 +13,7 @@ from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.db import connect
 from ldpsurvey.shared.errors import SurveyError
 from ldpsurvey.shared.survey import Survey
-from server_helpers import manifest, mechanisms, snapshot, survey_dict
-
-pytest_plugins = ["conftest_server"]
+from support.server_data import manifest, mechanisms, snapshot, survey_dict
 
 
 def declared_survey() -> dict[str, Any]:
