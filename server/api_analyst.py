@@ -43,17 +43,9 @@ def crosstab(survey_id: str) -> dict[str, Any]:
     """Joint and conditional estimates of two questions (`rows`, `cols`); `bins` (or
     `row_bins`/`col_bins`) bin integer questions; `source` = auto|declared|reports."""
     rows, cols = required_param("rows"), required_param("cols")
-    row_bins, col_bins = bins_param("row_bins"), bins_param("col_bins")
-    shared_bins = bins_param("bins")
-    record = surveys.get(get_db(), survey_id, version_param())
-    mechanisms = record.compiled().mechanisms
-    if shared_bins is not None:  # to whichever of the two questions is an integer one
-        if row_bins is None and mechanisms.get(rows) and mechanisms[rows].name == "geometric":
-            row_bins = shared_bins
-        if col_bins is None and mechanisms.get(cols) and mechanisms[cols].name == "geometric":
-            col_bins = shared_bins
-    return crosstabs.crosstab(get_db(), survey_id, record.version, rows, cols, row_bins,
-                              col_bins, confidence_param(), request.args.get("source", "auto"))
+    return crosstabs.crosstab(get_db(), survey_id, version_param(), rows, cols,
+                              bins_param("row_bins"), bins_param("col_bins"), confidence_param(),
+                              request.args.get("source", "auto"), bins_param("bins"))
 
 
 @bp.get("/api/surveys/<survey_id>/submissions.jsonl")

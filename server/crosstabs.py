@@ -19,6 +19,7 @@ from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
 from ..shared.errors import CrosstabError
 from ..shared.joint_features import Encoder, encoder_for
 from ..shared.mechanisms import Mechanism
+from ..shared.mechanisms.geometric import Geometric
 from ..shared.mechanisms.olh import OLH
 from ..shared.mechanisms.unary import BitmapReports
 from .compiled import CompiledSurvey
@@ -89,9 +90,10 @@ def rebuilt(key: str, compiled: CompiledSurvey, reports: Sequence[Mapping[str, A
 def crosstab(db: sqlite_utils.Database, survey_id: str, version: int | None, rows_q: str,
              cols_q: str, row_bins: Sequence[int] | None = None,
              col_bins: Sequence[int] | None = None, confidence: float = 0.95,
-             source: str = "auto") -> dict[str, Any]:
+             source: str = "auto", bins: Sequence[int] | None = None) -> dict[str, Any]:
     """The crosstab document of two questions: from the declared aggregate when the survey
-    declares this pair with these bins (and `source` allows), else from the stored reports."""
+    declares this pair with these bins (and `source` allows), else from the stored reports.
+    `bins` applies to whichever of the two is an integer question without its own bins."""
     from . import surveys
 
     if source not in ("auto", "declared", "reports"):
@@ -104,6 +106,11 @@ def crosstab(db: sqlite_utils.Database, survey_id: str, version: int | None, row
                                 {"question": qid})
     if rows_q == cols_q:
         raise CrosstabError("a crosstab needs two different questions")
+    if bins is not None:
+        if row_bins is None and isinstance(compiled.mechanisms[rows_q], Geometric):
+            row_bins = bins
+        if col_bins is None and isinstance(compiled.mechanisms[cols_q], Geometric):
+            col_bins = bins
     rows = encoder_for(compiled.mechanisms[rows_q], row_bins)
     cols = encoder_for(compiled.mechanisms[cols_q], col_bins)
     key = f"{PREFIX}{rows_q}:{cols_q}"
