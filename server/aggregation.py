@@ -76,7 +76,7 @@ def _recompute_version(conn: Any, compiled: CompiledSurvey, fix: bool) -> list[M
     last_hour = None
     rows = conn.execute("SELECT reports, received_hour FROM submissions "
                         "WHERE survey_id = ? AND version = ? ORDER BY seq", (sid, version))
-    submissions: list[dict[str, Any]] = []  # for declared crosstabs only
+    pairs = crosstabs.PairCollector(compiled)  # declared crosstabs' paired reports
     for text, hour in rows:
         n += 1
         last_hour = hour if last_hour is None or hour > last_hour else last_hour
@@ -84,16 +84,14 @@ def _recompute_version(conn: Any, compiled: CompiledSurvey, fix: bool) -> list[M
                    for qid, report in json.loads(text).items()}
         for qid, report in answers.items():
             reports[qid].append(report)
-        if compiled.crosstabs:
-            submissions.append(answers)
+        pairs.add(answers)
     stored = dict(conn.execute("SELECT question_id, aggregate FROM aggregates "
                                "WHERE survey_id = ? AND version = ?", (sid, version)).fetchall())
     found: list[Mismatch] = []
     fresh_rows = {qid: (mechanism.aggregate_many(np.asarray(reports[qid])) if reports[qid]
                         else mechanism.new_aggregate()).to_dict()
                   for qid, mechanism in compiled.mechanisms.items()}
-    for key in compiled.crosstabs:
-        fresh_rows[key] = crosstabs.rebuilt(key, compiled, submissions)
+    fresh_rows.update(pairs.aggregates())
     for qid, fresh in fresh_rows.items():
         text = stored.get(qid)
         old = json.loads(text) if text is not None else None

@@ -73,15 +73,30 @@ def updated(key: str, compiled: CompiledSurvey, stored_text: str,
     return _dump(aggregate)
 
 
-def rebuilt(key: str, compiled: CompiledSurvey, reports: Sequence[Mapping[str, Any]]
-            ) -> dict[str, Any]:
-    """The joint aggregate recomputed from all stored reports (for `recompute`)."""
-    rows, cols = _spec(compiled, key)
-    aggregate = JointAggregate(rows.width, cols.width)
-    first, second = pairs(key, compiled, reports)
-    if first:
-        aggregate.add_gram(gram(rows, cols, first, second))
-    return aggregate.to_dict()
+class PairCollector:
+    """The (row, column) reports of every declared crosstab, one submission at a time (for
+    `recompute`), then each joint aggregate rebuilt from them."""
+
+    def __init__(self, compiled: CompiledSurvey) -> None:
+        self.compiled = compiled
+        self.pairs = {key: ([], []) for key in compiled.crosstabs}
+
+    def add(self, answers: Mapping[str, Any]) -> None:
+        for key, (first, second) in self.pairs.items():
+            spec = self.compiled.crosstabs[key][0]
+            if spec.rows in answers and spec.cols in answers:
+                first.append(answers[spec.rows])
+                second.append(answers[spec.cols])
+
+    def aggregates(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for key, (first, second) in self.pairs.items():
+            rows, cols = _spec(self.compiled, key)
+            aggregate = JointAggregate(rows.width, cols.width)
+            if first:
+                aggregate.add_gram(gram(rows, cols, first, second))
+            out[key] = aggregate.to_dict()
+        return out
 
 
 # --- answering a crosstab request --------------------------------------------------------

@@ -32,7 +32,7 @@ from .mechanisms.base import Mechanism
 from .mechanisms.geometric import Geometric
 from .mechanisms.grr import GRR
 from .mechanisms.hr import HR
-from .mechanisms.olh import OLH, hash_values
+from .mechanisms.olh import OLH, PRIME, bucket_hits
 from .mechanisms.ordinal_exp import OrdinalExp, float_channel
 from .mechanisms.pure import PureProtocol
 from .mechanisms.two_layer import TwoLayer
@@ -45,7 +45,7 @@ MAX_BINS = 64
 MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
-_HASH_BLOCK = 1 << 14
+_HASH_BLOCK = 1 << 16  # hash evaluations per block
 
 
 @dataclass(frozen=True)
@@ -155,15 +155,19 @@ def _supports(mechanism: PureProtocol) -> Encoder:
                         np.eye(k) * (1 - 2 * q) / (p - q) ** 2])
     expected = np.vstack([np.ones((1, k)), np.full((k, k), q) + (p - q) * np.eye(k)])
     if isinstance(mechanism, OLH):
-        values = np.arange(k, dtype=np.int64)
+        values = np.arange(k, dtype=np.float64)
+        squares = (np.arange(k, dtype=np.int64) ** 2 % PRIME).astype(np.float64)
+        rows = max(1, _HASH_BLOCK // k)
 
         def bits(reports: np.ndarray) -> np.ndarray:
+            # The marginal's exact float64 decoder (olh.bucket_hits), block by block.
             reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
             out = np.empty((reports.shape[0], k))
-            for start in range(0, reports.shape[0], _HASH_BLOCK):
-                block = reports[start:start + _HASH_BLOCK]
-                out[start:start + block.shape[0]] = (
-                    hash_values(block[:, 0], values, mechanism.g) == block[:, 1:2])
+            work, scratch = np.empty((rows, k)), np.empty((rows, k))
+            for start in range(0, reports.shape[0], rows):
+                block = reports[start:start + rows]
+                out[start:start + block.shape[0]] = bucket_hits(block, values, squares,
+                                                                mechanism.g, work, scratch)
             return out
     else:
         assert isinstance(mechanism, BitmapReports)
