@@ -53,12 +53,14 @@ def pairs(key: str, compiled: CompiledSurvey, reports: Iterable[Mapping[str, Any
           ) -> tuple[list[Any], list[Any]]:
     """The (row, column) reports of the submissions that answered both questions."""
     spec = compiled.crosstabs[key][0]
-    first, second = [], []
-    for answers in reports:
-        if spec.rows in answers and spec.cols in answers:
-            first.append(answers[spec.rows])
-            second.append(answers[spec.cols])
-    return first, second
+    r, c = spec.rows, spec.cols
+    both = [answers for answers in reports if r in answers and c in answers]
+    return [answers[r] for answers in both], [answers[c] for answers in both]
+
+
+# (survey sha256, key) -> (stored JSON text, the aggregate it parses to): reused only while the
+# stored text is still exactly that text (as `submissions._parsed` does for the marginals).
+_parsed: dict[tuple[str, str], tuple[str, JointAggregate]] = {}
 
 
 def updated(key: str, compiled: CompiledSurvey, stored_text: str,
@@ -68,9 +70,16 @@ def updated(key: str, compiled: CompiledSurvey, stored_text: str,
     if not first:
         return None
     rows, cols = _spec(compiled, key)
-    aggregate = JointAggregate.from_dict(json.loads(stored_text), (rows.width, cols.width))
+    cache_key = (compiled.sha256, key)
+    cached = _parsed.get(cache_key)
+    if cached is not None and cached[0] == stored_text:
+        aggregate = cached[1]
+    else:
+        aggregate = JointAggregate.from_dict(json.loads(stored_text), (rows.width, cols.width))
     aggregate.add_gram(gram(rows, cols, first, second))
-    return _dump(aggregate)
+    text = _dump(aggregate)
+    _parsed[cache_key] = (text, aggregate)
+    return text
 
 
 class PairCollector:

@@ -78,8 +78,7 @@ class JointAggregate(Aggregate):
         agg = cls(rows, cols)
         agg._check_kind(data)
         for i, row in enumerate(counts):
-            if len(row) != cols or any(isinstance(v, bool) or not isinstance(v, int)
-                                       for v in row):
+            if len(row) != cols or not all(type(v) is int for v in row):  # not bool, float
                 raise AggregateError("joint counts must be rows of integers of equal length")
             agg.counts[i, :] = row
         if data.get("n") != agg.n or agg.n < 0:
