@@ -31,7 +31,6 @@ from .joint_features import Encoder
 
 MAX_FEATURE_CELLS = 1 << 20  # F₁·F₂ entries of G: beyond this a crosstab is refused
 _CHUNK_ROWS = 1 << 16
-_FLOAT_EXACT = 2.0**53
 
 
 class JointAggregate(Aggregate):
@@ -100,8 +99,13 @@ def check_size(rows: Encoder, cols: Encoder) -> None:
 
 
 def gram(rows: Encoder, cols: Encoder, reports1: Any, reports2: Any) -> np.ndarray:
-    """Σ φ̃₁ φ̃₂ᵀ over paired reports, in exact integers (blocks of float64 products where
-    every partial sum is an integer below 2^53, Python integers otherwise)."""
+    """Σ φ̃₁ φ̃₂ᵀ over paired reports, in exact integers.
+
+    Indicator columns (0/1) are multiplied in float64 blocks (counts below 2^53 are exact).
+    A moment column (y, y² of an integer question) is only ever paired with indicator columns:
+    those sums are exact in int64 sub-blocks small enough not to overflow, else in Python
+    integers. Moment x moment entries are not kept (0): no estimate uses them.
+    """
     check_size(rows, cols)
     reports1, reports2 = np.asarray(reports1), np.asarray(reports2)
     n = len(reports1)
@@ -109,19 +113,35 @@ def gram(rows: Encoder, cols: Encoder, reports1: Any, reports2: Any) -> np.ndarr
         raise CrosstabError("the two questions need one report each per submission")
     total = np.zeros((rows.width, cols.width), dtype=object)
     total[:, :] = 0
+    m1, m2 = list(rows.moment_columns), list(cols.moment_columns)
+    u1 = [i for i in range(rows.width) if i not in m1]
+    u2 = [j for j in range(cols.width) if j not in m2]
     for start in range(0, n, _CHUNK_ROWS):
         f1 = rows.featurize(reports1[start:start + _CHUNK_ROWS])
         f2 = cols.featurize(reports2[start:start + _CHUNK_ROWS])
-        total = total + _block_product(f1, f2)
+        units1 = np.asarray(f1[:, u1], dtype=np.float64)
+        units2 = np.asarray(f2[:, u2], dtype=np.float64)
+        total[np.ix_(u1, u2)] += np.rint(units1.T @ units2).astype(np.int64).astype(object)
+        if m2:
+            total[np.ix_(u1, m2)] += _indicator_sums(units1, f2[:, m2])
+        if m1:
+            total[np.ix_(m1, u2)] += _indicator_sums(units2, f1[:, m1]).T
     return total
 
 
-def _block_product(f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
-    if f1.dtype != object and f2.dtype != object:
-        bound = float(np.abs(f1).max(initial=0)) * float(np.abs(f2).max(initial=0)) * len(f1)
-        if bound < _FLOAT_EXACT:
-            return np.rint(f1.T @ f2).astype(np.int64).astype(object)
-    return f1.astype(object).T @ f2.astype(object)
+def _indicator_sums(units: np.ndarray, moments: np.ndarray) -> np.ndarray:
+    """unitsᵀ·moments exactly (units 0/1): int64 sub-blocks below overflow, else Python ints."""
+    if moments.dtype != object and moments.size:
+        top = float(np.abs(moments).max())
+        rows = int(2**62 // max(top, 1.0))
+        if rows >= 256:
+            out = np.zeros((units.shape[1], moments.shape[1]), dtype=object)
+            out[:, :] = 0
+            u, m = units.astype(np.int64), moments.astype(np.int64)
+            for start in range(0, len(u), rows):
+                out += (u[start:start + rows].T @ m[start:start + rows]).astype(object)
+            return out
+    return units.astype(np.int64).astype(object).T @ moments.astype(object)
 
 
 # --- estimates -------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ class Encoder:
     mean_square: np.ndarray | None = None  # s (F,): Y² = s·φ̃
     answers: np.ndarray | None = None  # the true answer of each `expected` column
     bins: tuple[int, ...] | None = None  # bin edges of an integer question
+    moment_columns: tuple[int, ...] = ()  # feature columns that are not 0/1 (y, y²)
 
     @property
     def width(self) -> int:
@@ -306,7 +307,7 @@ def _geometric(mechanism: Geometric, bins: Sequence[int] | None) -> Encoder:
 
     return Encoder(mechanism.question_id, mechanism.name, cells, estimator, square, expected,
                    membership, featurize, lambda index: bin_of(low + np.asarray(index)), mean,
-                   mean_square, answers, tuple(edges))
+                   mean_square, answers, tuple(edges), (width - 2, width - 1))
 
 
 def _answer_grid(low: int, high: int, edges: Sequence[int]) -> np.ndarray:

@@ -231,3 +231,26 @@ def test_grr_joint_equals_kronecker_of_channel_inverses() -> None:
     got = np.array([[c.estimate for c in r] for r in estimate_crosstab(
         e1, e2, gram(e1, e2, r1, r2)).joint])
     np.testing.assert_allclose(got, kron, atol=1e-9)
+
+
+@pytest.mark.parametrize("high", [30, 2**20, 2**40])
+def test_gram_is_exact_for_integer_moments(high: int) -> None:
+    """G equals the Python-integer sum of feature products (indicator x anything), for integer
+    ranges whose y² needs float64, int64 sub-blocks or Python integers; moment x moment
+    entries are not kept."""
+    rng = np.random.default_rng(4)
+    m1 = Geometric(1.0, range(0, high + 1), question_id="r")
+    m2 = Geometric(1.0, range(-5, 6), question_id="c")
+    e1, e2 = encoder_for(m1, (high // 2,)), encoder_for(m2, (0,))
+    n = 3000
+    r1 = m1.perturb_many(rng.integers(0, m1.k, n), rng)
+    r2 = m2.perturb_many(rng.integers(0, m2.k, n), rng)
+    g = gram(e1, e2, r1, r2)
+    f1 = [[int(v) for v in row] for row in e1.featurize(r1)]
+    f2 = [[int(v) for v in row] for row in e2.featurize(r2)]
+    for i in range(e1.width):
+        for j in range(e2.width):
+            if i in e1.moment_columns and j in e2.moment_columns:
+                assert g[i, j] == 0
+            else:
+                assert g[i, j] == sum(a[i] * b[j] for a, b in zip(f1, f2, strict=True)), (i, j)
