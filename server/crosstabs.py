@@ -9,13 +9,13 @@ an ad-hoc one over the same reports give the same numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sqlite_utils
 
-from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
+from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram, gram_features
 from ..shared.errors import CrosstabError
 from ..shared.joint_features import Encoder, encoder_for
 from ..shared.mechanisms import Mechanism
@@ -49,34 +49,48 @@ def _dump(aggregate: JointAggregate) -> str:
     return json.dumps(aggregate.to_dict(), separators=(",", ":"))
 
 
-def pairs(key: str, compiled: CompiledSurvey, reports: Iterable[Mapping[str, Any]]
-          ) -> tuple[list[Any], list[Any]]:
-    """The (row, column) reports of the submissions that answered both questions."""
-    spec = compiled.crosstabs[key][0]
-    r, c = spec.rows, spec.cols
-    both = [answers for answers in reports if r in answers and c in answers]
-    return [answers[r] for answers in both], [answers[c] for answers in both]
-
-
 # (survey sha256, key) -> (stored JSON text, the aggregate it parses to): reused only while the
 # stored text is still exactly that text (as `submissions._parsed` does for the marginals).
 _parsed: dict[tuple[str, str], tuple[str, JointAggregate]] = {}
 
 
-def updated(key: str, compiled: CompiledSurvey, stored_text: str,
-            reports: Sequence[Mapping[str, Any]]) -> str | None:
-    """The stored joint aggregate with these submissions added (None: none answered both)."""
-    first, second = pairs(key, compiled, reports)
-    if not first:
-        return None
+class Batch:
+    """The submissions of one storing transaction, with each question's report features
+    computed once for every declared crosstab that uses them."""
+
+    def __init__(self, reports: Sequence[Mapping[str, Any]]) -> None:
+        self.reports = reports
+        self._features: dict[tuple[str, tuple[Any, ...]], tuple[np.ndarray, np.ndarray]] = {}
+
+    def features(self, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
+        """(which submissions answered the question, the features of those answers)."""
+        key = (encoder.question_id, encoder.cells)
+        found = self._features.get(key)
+        if found is None:
+            qid = encoder.question_id
+            present = np.fromiter((qid in answers for answers in self.reports), dtype=bool,
+                                  count=len(self.reports))
+            given = [answers[qid] for answers in self.reports if qid in answers]
+            found = self._features[key] = (present, encoder.featurize(np.asarray(given)))
+        return found
+
+
+def updated(key: str, compiled: CompiledSurvey, stored_text: str, batch: Batch) -> str | None:
+    """The stored joint aggregate with this batch added (None: nobody answered both)."""
     rows, cols = _spec(compiled, key)
+    present1, features1 = batch.features(rows)
+    present2, features2 = batch.features(cols)
+    both = present1 & present2
+    if not both.any():
+        return None
     cache_key = (compiled.sha256, key)
     cached = _parsed.get(cache_key)
     if cached is not None and cached[0] == stored_text:
         aggregate = cached[1]
     else:
         aggregate = JointAggregate.from_dict(json.loads(stored_text), (rows.width, cols.width))
-    aggregate.add_gram(gram(rows, cols, first, second))
+    aggregate.add_gram(gram_features(rows, cols, features1[both[present1]],
+                                     features2[both[present2]]))
     text = _dump(aggregate)
     _parsed[cache_key] = (text, aggregate)
     return text

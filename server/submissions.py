@@ -287,9 +287,10 @@ def _add_to_aggregates(conn: Any, db_key: str, survey_id: str, version: int,
     rows = conn.execute("SELECT question_id, aggregate FROM aggregates "
                         "WHERE survey_id = ? AND version = ?", (survey_id, version)).fetchall()
     updates = []
+    batch = crosstabs.Batch([it.reports for it in items])  # features shared by crosstabs
     for qid, text in rows:
         if crosstabs.is_crosstab_key(qid):  # a declared crosstab's joint aggregate
-            new = crosstabs.updated(qid, compiled, text, [it.reports for it in items])
+            new = crosstabs.updated(qid, compiled, text, batch)
             if new is not None:
                 updates.append((new, survey_id, version, qid))
             continue

@@ -113,12 +113,23 @@ def gram(rows: Encoder, cols: Encoder, reports1: Any, reports2: Any) -> np.ndarr
         raise CrosstabError("the two questions need one report each per submission")
     total = np.zeros((rows.width, cols.width), dtype=object)
     total[:, :] = 0
+    for start in range(0, n, _CHUNK_ROWS):
+        total += gram_features(rows, cols, rows.featurize(reports1[start:start + _CHUNK_ROWS]),
+                               cols.featurize(reports2[start:start + _CHUNK_ROWS]))
+    return total
+
+
+def gram_features(rows: Encoder, cols: Encoder, f1: np.ndarray, f2: np.ndarray) -> np.ndarray:
+    """Σ φ̃₁ φ̃₂ᵀ from paired feature rows (see `gram`), in blocks."""
+    if len(f1) > _CHUNK_ROWS:
+        total = gram_features(rows, cols, f1[:_CHUNK_ROWS], f2[:_CHUNK_ROWS])
+        return total + gram_features(rows, cols, f1[_CHUNK_ROWS:], f2[_CHUNK_ROWS:])
+    total = np.zeros((rows.width, cols.width), dtype=object)
+    total[:, :] = 0
     m1, m2 = list(rows.moment_columns), list(cols.moment_columns)
     u1 = [i for i in range(rows.width) if i not in m1]
     u2 = [j for j in range(cols.width) if j not in m2]
-    for start in range(0, n, _CHUNK_ROWS):
-        f1 = rows.featurize(reports1[start:start + _CHUNK_ROWS])
-        f2 = cols.featurize(reports2[start:start + _CHUNK_ROWS])
+    if len(f1):
         units1 = np.asarray(f1[:, u1], dtype=np.float64)
         units2 = np.asarray(f2[:, u2], dtype=np.float64)
         # einsum's own loop, not BLAS: a threaded BLAS on tall-skinny blocks stalls badly on
