@@ -86,11 +86,12 @@ def updated(key: str, compiled: CompiledSurvey, stored_text: str, batch: Batch) 
     cache_key = (compiled.sha256, key)
     cached = _parsed.get(cache_key)
     if cached is not None and cached[0] == stored_text:
-        aggregate = cached[1]
+        stored = cached[1]
     else:
-        aggregate = JointAggregate.from_dict(json.loads(stored_text), (rows.width, cols.width))
-    aggregate.add_gram(gram_features(rows, cols, features1[both[present1]],
-                                     features2[both[present2]]))
+        stored = JointAggregate.from_dict(json.loads(stored_text), (rows.width, cols.width))
+    aggregate = JointAggregate(rows.width, cols.width)  # a new object: the cached one stays
+    aggregate.add_gram(stored.counts + gram_features(rows, cols, features1[both[present1]],
+                                                     features2[both[present2]]))
     text = _dump(aggregate)
     _parsed[cache_key] = (text, aggregate)
     return text

@@ -171,3 +171,29 @@ def test_declarations_round_trip_and_leave_other_surveys_unchanged() -> None:
     survey = Survey.from_dict(declared_survey())
     assert Survey.from_dict(survey.to_dict()) == survey
     assert "crosstabs" not in Survey.from_dict(survey_dict()).to_dict()
+
+
+def test_declared_aggregate_follows_the_submission_transaction(client, auth, xt,
+                                                               db_path) -> None:
+    """A rejected batch changes no joint aggregate; a resent one is counted once; the joint
+    rows always equal a recompute."""
+    mechs = mechanisms(declared_survey())
+    items = [{"submission_id": str(uuid.uuid4()),
+              "answers": {"smoker": mechs["smoker"].perturb(i % 2 == 0),
+                          "color": mechs["color"].perturb("red"),
+                          "party": mechs["party"].perturb("b")}} for i in range(50)]
+    assert client.post("/api/surveys/xt/submissions",
+                       json={"submissions": items}).status_code in (200, 201)
+    before = snapshot(db_path)
+    bad = [*items[:5], {"submission_id": str(uuid.uuid4()), "answers": {"color": 7}}]
+    assert client.post("/api/surveys/xt/submissions", json={"submissions": bad}).status_code == 422
+    assert snapshot(db_path) == before
+    response = client.post("/api/surveys/xt/submissions", json={"submissions": items})
+    assert len(response.get_json()["duplicates"]) == 50
+    doc = get(client, auth, "rows=color&cols=party&source=declared").get_json()
+    assert doc["n"] == 50
+    db = connect(db_path)
+    try:
+        assert recompute(db, fix=False) == []
+    finally:
+        db.conn.close()
