@@ -15,7 +15,7 @@ import numpy as np
 
 from ..shared.crosstab import estimate_crosstab, gram
 from ..shared.errors import SimulationError
-from ..shared.joint_features import Encoder, encoder_for
+from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.survey import Question, Survey
 from .reports.crosstab_view import (
@@ -70,7 +70,7 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
         raise SimulationError(f"n must be an integer >= 2, got {n!r}")
     q1, q2 = _question(survey, rows_q), _question(survey, cols_q)
     m1, m2 = mechanism_for(q1), mechanism_for(q2)
-    e1, e2 = encoder_for(m1, row_bins), encoder_for(m2, col_bins)
+    e1, e2 = encoder_for_question(q1, m1, row_bins), encoder_for_question(q2, m2, col_bins)
     truth = dict(truth or {})
     d1, d2 = truth.get(rows_q) or default_truth(q1), truth.get(cols_q) or default_truth(q2)
     counts = np.zeros((e1.width, e2.width), dtype=object)
@@ -115,10 +115,10 @@ class _TrueTable:
     def add(self, x: np.ndarray, w: np.ndarray) -> None:
         c1, c2 = self.e1.cell_of(x), self.e2.cell_of(w)
         np.add.at(self.cells, (c1, c2), 1.0)
-        if self.q2.type == "integer":
-            np.add.at(self.sum2, c1, (w + self.q2.min).astype(float))
-        if self.q1.type == "integer":
-            np.add.at(self.sum1, c2, (x + self.q1.min).astype(float))
+        if self.e2.mean is not None:
+            np.add.at(self.sum2, c1, _value(self.q2, w))
+        if self.e1.mean is not None:
+            np.add.at(self.sum1, c2, _value(self.q1, x))
 
     def tables(self) -> dict[str, Any]:
         n = self.cells.sum()
@@ -129,11 +129,18 @@ class _TrueTable:
                 JOINT: joint.tolist(), ROW_SHARES: rows.tolist(), COL_SHARES: cols.tolist(),
                 COL_GIVEN_ROW: _clean(joint / rows[:, None]),
                 ROW_GIVEN_COL: _clean(joint / cols[None, :])}
-            if self.q2.type == "integer":
+            if self.e2.mean is not None:
                 out[COLS_MEAN] = _clean(self.sum2 / self.cells.sum(axis=1))
-            if self.q1.type == "integer":
+            if self.e1.mean is not None:
                 out[ROWS_MEAN] = _clean(self.sum1 / self.cells.sum(axis=0))
         return out
+
+
+def _value(question: Question, index: np.ndarray) -> np.ndarray:
+    """The number a mean is of: an integer answer's value, an ordinal option's score 1..k."""
+    first = question.min if question.type == "integer" else 1
+    assert first is not None
+    return (index + first).astype(float)
 
 
 def _clean(values: np.ndarray) -> Any:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..shared.joint_features import Encoder, encoder_for
+from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.survey import CrosstabSpec, Survey
 
@@ -53,8 +53,10 @@ def compile_survey(sha256: str, survey_dict: Mapping[str, Any]) -> CompiledSurve
     compiled = CompiledSurvey(
         survey=survey, sha256=sha256, mechanisms=mechanisms,
         required=frozenset(q.id for q in survey.questions if not q.optional),
-        crosstabs={spec.key: (spec, encoder_for(mechanisms[spec.rows], spec.row_bins),
-                              encoder_for(mechanisms[spec.cols], spec.col_bins))
+        crosstabs={spec.key: (spec, encoder_for_question(survey.question(spec.rows),
+                                                         mechanisms[spec.rows], spec.row_bins),
+                              encoder_for_question(survey.question(spec.cols),
+                                                   mechanisms[spec.cols], spec.col_bins))
                    for spec in survey.crosstabs})
     with _lock:
         if len(_cache) >= _CACHE_SIZE:

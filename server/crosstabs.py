@@ -17,7 +17,7 @@ import sqlite_utils
 
 from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram, gram_features
 from ..shared.errors import CrosstabError
-from ..shared.joint_features import Encoder, encoder_for
+from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.mechanisms import Mechanism
 from ..shared.mechanisms.geometric import Geometric
 from ..shared.mechanisms.olh import OLH
@@ -150,8 +150,10 @@ def crosstab(db: sqlite_utils.Database, survey_id: str, version: int | None, row
             row_bins = bins
         if col_bins is None and isinstance(compiled.mechanisms[cols_q], Geometric):
             col_bins = bins
-    rows = encoder_for(compiled.mechanisms[rows_q], row_bins)
-    cols = encoder_for(compiled.mechanisms[cols_q], col_bins)
+    rows = encoder_for_question(compiled.survey.question(rows_q), compiled.mechanisms[rows_q],
+                                row_bins)
+    cols = encoder_for_question(compiled.survey.question(cols_q), compiled.mechanisms[cols_q],
+                                col_bins)
     key = f"{PREFIX}{rows_q}:{cols_q}"
     declared = compiled.crosstabs.get(key)
     matches = declared is not None and declared[1].cells == rows.cells \

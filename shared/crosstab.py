@@ -259,7 +259,8 @@ def estimate_crosstab(rows: Encoder, cols: Encoder, counts: np.ndarray,
     n = int(counts[0, 0])
     result = Crosstab(rows.question_id, cols.question_id, rows.mechanism, cols.mechanism,
                       list(rows.cells), list(cols.cells), n, confidence, source,
-                      notes=list(NOTES))
+                      notes=list(NOTES) + [f"mean {e.question_id}: {e.mean_note}"
+                                           for e in (rows, cols) if e.mean_note])
     m1, m2 = len(rows.cells), len(cols.cells)
     empty = Cell(None, None, None, None)
     if n < 2:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,8 @@ MAX_BINS = 64
 MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
+# Mechanisms whose report is one index with one-hot features: every function of it is linear.
+INDEX_MECHANISMS = frozenset({"grr", "binary_rr", "ordinal_exp", "hr"})
 _HASH_BLOCK = 1 << 16  # hash evaluations per block
 
 
@@ -66,6 +68,7 @@ class Encoder:
     answers: np.ndarray | None = None  # the true answer of each `expected` column
     bins: tuple[int, ...] | None = None  # bin edges of an integer question
     moment_columns: tuple[int, ...] = ()  # feature columns that are not 0/1 (y, y²)
+    mean_note: str | None = None  # what the mean is of, when not the answer itself
 
     @property
     def width(self) -> int:
@@ -74,6 +77,28 @@ class Encoder:
     def second_moments(self) -> np.ndarray:
         """V[a, x] = E[X_a² | x]: the per-report second moment for each cell and answer."""
         return self.square @ self.expected
+
+
+def encoder_for_question(question: Any, mechanism: Mechanism,
+                         bins: Sequence[int] | None = None) -> Encoder:
+    """The encoder of a survey question: ordinal questions also carry their mean score."""
+    encoder = encoder_for(mechanism, bins)
+    return with_scores(encoder) if question.type == "ordinal" else encoder
+
+
+def with_scores(encoder: Encoder) -> Encoder:
+    """The encoder with a per-report unbiased mean score (options scored 1..k), where its
+    square is linear in the features too: index reports (one-hot features), whose every
+    function is linear. Support-set reports (OUE, SUE, SS, OLH) are left without: the square
+    of a sum of support bits has cross terms the features do not carry."""
+    if encoder.mechanism not in INDEX_MECHANISMS and not encoder.mechanism.endswith(
+            "+instantaneous"):
+        return encoder
+    k = len(encoder.cells)
+    scores = np.arange(1, k + 1, dtype=float)
+    mean = scores @ encoder.estimator
+    return replace(encoder, mean=mean, mean_square=mean**2, answers=scores,
+                   mean_note="options scored 1..k")
 
 
 def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Encoder:

@@ -21,7 +21,10 @@ def declared_survey() -> dict[str, Any]:
     data["questions"].append({"id": "party", "text": "Party?", "type": "categorical",
                               "epsilon": 2.0, "options": ["a", "b", "c", "d"],
                               "mechanism": "oue"})
-    data["crosstabs"] = [["color", "party"], ["smoker", "color"],
+    data["questions"].append({"id": "mood", "text": "Mood?", "type": "ordinal",
+                              "epsilon": 2.0, "options": ["1", "2", "3", "4", "5"],
+                              "mechanism": "ordinal_exp", "optional": True})
+    data["crosstabs"] = [["color", "party"], ["smoker", "color"], ["party", "mood"],
                          {"rows": "age", "cols": "party", "row_bins": [22, 26]}]
     return data
 
@@ -40,7 +43,7 @@ def submit_random(client, n: int, seed: int, optional_age: bool = True) -> None:
     color = rng.integers(0, 3, n)
     party = np.where(rng.random(n) < 0.7, color, rng.integers(0, 4, n))
     truth = {"smoker": rng.integers(0, 2, n), "color": color, "party": party,
-             "age": rng.integers(0, 13, n)}
+             "age": rng.integers(0, 13, n), "mood": rng.integers(0, 5, n)}
     reports = {qid: mechs[qid].perturb_many(values, rng) for qid, values in truth.items()}
     items = []
     for i in range(n):
@@ -68,7 +71,7 @@ def get(client, auth, query: str) -> Any:
 
 def test_declared_crosstab_equals_adhoc_and_recompute(client, auth, xt, db_path) -> None:
     submit_random(client, 600, 1)
-    for query in ("rows=color&cols=party", "rows=smoker&cols=color",
+    for query in ("rows=color&cols=party", "rows=smoker&cols=color", "rows=party&cols=mood",
                   "rows=age&cols=party&row_bins=22,26"):
         declared = get(client, auth, query + "&source=declared")
         adhoc = get(client, auth, query + "&source=reports")
@@ -84,6 +87,9 @@ def test_declared_crosstab_equals_adhoc_and_recompute(client, auth, xt, db_path)
     assert doc["rows"]["cells"] == ["18-21", "22-25", "26-30"]
     assert "cols_mean_given_row" not in doc  # the column question is not an integer one
     assert len(doc["rows_mean_given_col"]) == 4
+    doc = get(client, auth, "rows=party&cols=mood").get_json()
+    assert len(doc["cols_mean_given_row"]) == 4  # the ordinal question's mean score
+    assert any("options scored 1..k" in note for note in doc["notes"])
     db = connect(db_path)
     try:
         assert recompute(db, fix=False) == []

@@ -32,7 +32,7 @@ from ldpsurvey.shared.crosstab import (
     joint_variance,
     joint_variance_bound,
 )
-from ldpsurvey.shared.joint_features import Encoder, encoder_for
+from ldpsurvey.shared.joint_features import Encoder, encoder_for, with_scores
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
 from ldpsurvey.shared.mechanisms.geometric import Geometric
 from ldpsurvey.shared.mechanisms.grr import GRR
@@ -92,6 +92,22 @@ def test_estimator_is_unbiased_per_report(name: str) -> None:
     if enc.mean is not None:
         assert enc.answers is not None
         np.testing.assert_allclose(enc.mean @ enc.expected, enc.answers, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["grr", "ordinal_exp", "hr", "two_layer"])
+def test_mean_score_is_unbiased_and_its_square_linear(name: str) -> None:
+    """Index-report encoders of ordinal questions carry the mean score (1..k): unbiased for
+    every answer, and Y² = s·φ̃ holds report by report."""
+    mechanism, enc = encoder(name, "q")
+    scored = with_scores(enc)
+    assert scored.mean is not None and scored.mean_square is not None
+    np.testing.assert_allclose(scored.mean @ scored.expected, np.arange(1, mechanism.k + 1),
+                               atol=1e-8)
+    rng = np.random.default_rng(2)
+    features = scored.featurize(mechanism.perturb_many(rng.integers(0, mechanism.k, 500), rng))
+    np.testing.assert_allclose((features @ scored.mean) ** 2, features @ scored.mean_square,
+                               rtol=1e-9, atol=1e-9)
+    assert with_scores(encoder("oue", "q")[1]).mean is None  # support sets: not linear
 
 
 @pytest.mark.parametrize("name", PAIR_NAMES)
@@ -191,6 +207,25 @@ def test_conditional_mean_of_an_integer_question_covers() -> None:
     hits = []
     for _ in range(RUNS):
         g = gram(e1, e2, m1.perturb_many(x, rng), m2.perturb_many(ages, rng))
+        means = estimate_crosstab(e1, e2, g, CONFIDENCE).cols_mean_given_row
+        assert means is not None
+        hits.append([c.ci_low <= t <= c.ci_high for c, t in zip(means, truth, strict=True)])
+    margin = Z_COV * math.sqrt(CONFIDENCE * (1 - CONFIDENCE) / RUNS) + COVERAGE_SLACK
+    assert np.mean(hits) >= CONFIDENCE - margin
+
+
+def test_conditional_mean_score_of_an_ordinal_question_covers() -> None:
+    """Mean score (1..k) of an ordinal question among each option of another: coverage of the
+    delta-method interval (false alarm < ALPHA)."""
+    m1, e1 = encoder("ss", "r")
+    m2, plain = encoder("ordinal_exp", "c")
+    e2 = with_scores(plain)
+    x, w = population(m1.k, m2.k, N, 8)
+    truth = np.array([(w[x == a] + 1).mean() for a in range(m1.k)])
+    rng = np.random.default_rng(6)
+    hits = []
+    for _ in range(RUNS):
+        g = gram(e1, e2, m1.perturb_many(x, rng), m2.perturb_many(w, rng))
         means = estimate_crosstab(e1, e2, g, CONFIDENCE).cols_mean_given_row
         assert means is not None
         hits.append([c.ci_low <= t <= c.ci_high for c, t in zip(means, truth, strict=True)])
