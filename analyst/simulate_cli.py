@@ -85,9 +85,13 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
     integer = {q.id for q in survey.questions if q.type == "integer"}
     row_bins = edges if pair[0] in integer else None
     col_bins = edges if pair[1] in integer else None
-    with click.progressbar(length=n, label="simulating", file=sys.stderr) as bar:
+    if 2 * n >= _PROGRESS_MIN_ANSWERS:
+        with click.progressbar(length=n, label="simulating", file=sys.stderr) as bar:
+            result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
+                                       confidence, row_bins, col_bins, seed, bar.update)
+    else:
         result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
-                                   confidence, row_bins, col_bins, seed, bar.update)
+                                   confidence, row_bins, col_bins, seed)
     text = render_crosstab(result.report, fmt)
     summary = (f"seed {seed}; coverage: {result.covered} of {result.total} intervals covered "
                f"the truth ({result.covered / max(result.total, 1):.1%}; nominal "
