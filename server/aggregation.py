@@ -80,10 +80,10 @@ def _recompute_version(conn: Any, compiled: CompiledSurvey, fix: bool) -> list[M
     for text, hour in rows:
         n += 1
         last_hour = hour if last_hour is None or hour > last_hour else last_hour
-        answers = {qid: compiled.mechanisms[qid].validate_report(report)
-                   for qid, report in json.loads(text).items()}
+        answers = json.loads(text)
         for qid, report in answers.items():
-            reports[qid].append(report)
+            answers[qid] = value = compiled.mechanisms[qid].validate_report(report)
+            reports[qid].append(value)
         pairs.add(answers)
     stored = dict(conn.execute("SELECT question_id, aggregate FROM aggregates "
                                "WHERE survey_id = ? AND version = ?", (sid, version)).fetchall())

@@ -106,6 +106,8 @@ class PairCollector:
         self.pairs = {key: ([], []) for key in compiled.crosstabs}
 
     def add(self, answers: Mapping[str, Any]) -> None:
+        if not self.pairs:
+            return
         for key, (first, second) in self.pairs.items():
             spec = self.compiled.crosstabs[key][0]
             if spec.rows in answers and spec.cols in answers:
