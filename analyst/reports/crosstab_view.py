@@ -221,7 +221,7 @@ def render_crosstab_json(report: CrosstabReport) -> str:
 
 
 CSV_COLUMNS = ("survey", "version", "rows_question", "cols_question", "table", "row", "col",
-               "n", "confidence", *FIELDS, "too_noisy", "truth")
+               "n", "confidence", *FIELDS, "too_noisy", "consistent", "truth")
 
 
 def render_crosstab_csv(report: CrosstabReport) -> str:
@@ -234,17 +234,21 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
     base = [d.get("survey", ""), d.get("version", ""), report.rows_question,
             report.cols_question]
 
-    def line(kind: str, r: str, c: str, cell: Mapping[str, Any], truth: float | None) -> None:
+    def line(kind: str, r: str, c: str, cell: Mapping[str, Any], truth: float | None,
+             consistent: float | None = None) -> None:
         writer.writerow([*base, kind, r, c, report.n, report.confidence,
                          *("" if cell.get(f) is None else repr(cell[f]) for f in FIELDS),
                          str(bool(cell.get("too_noisy"))).lower(),
+                         "" if consistent is None else repr(consistent),
                          "" if truth is None else repr(truth)])
 
     t = report.truth
+    consistent = d.get("consistent")
     for kind in (JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL):
         for i, r in enumerate(rows):
             for j, c in enumerate(cols):
-                line(kind, r, c, report.grid(kind)[i][j], t.of(kind, i, j) if t else None)
+                line(kind, r, c, report.grid(kind)[i][j], t.of(kind, i, j) if t else None,
+                     consistent[i][j] if consistent and kind == JOINT else None)
     for kind, labels, row_side in ((ROW_SHARES, rows, True), (COL_SHARES, cols, False),
                                    (COLS_MEAN, rows, True), (ROWS_MEAN, cols, False)):
         for i, cell in enumerate(d.get(kind) or []):

@@ -18,6 +18,7 @@ state their false-alarm rates (derivations as in test_mechanisms_statistics.py):
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from functools import cache
@@ -25,13 +26,17 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ldpsurvey.shared.crosstab import (
+    JointAggregate,
     estimate_crosstab,
     gram,
     joint_truth,
     joint_variance,
     joint_variance_bound,
 )
+from ldpsurvey.shared.errors import AggregateError
 from ldpsurvey.shared.joint_features import Encoder, encoder_for, with_scores
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
 from ldpsurvey.shared.mechanisms.geometric import Geometric
@@ -289,3 +294,25 @@ def test_gram_is_exact_for_integer_moments(high: int) -> None:
                 assert g[i, j] == 0
             else:
                 assert g[i, j] == sum(a[i] * b[j] for a, b in zip(f1, f2, strict=True)), (i, j)
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.sampled_from(["kind", "n", "counts"]), inner, max_size=3),
+                    max_leaves=20))
+@settings(max_examples=300, deadline=None)
+def test_a_stored_joint_aggregate_that_does_not_parse_is_an_aggregate_error(data: Any) -> None:
+    with contextlib.suppress(AggregateError):
+        JointAggregate.from_dict(data)
+
+
+def test_joint_aggregate_round_trips_and_checks_its_shape() -> None:
+    agg = JointAggregate(2, 3)
+    agg.add_gram(np.array([[4, 1, 2], [3, 0, 1]], dtype=object))
+    assert JointAggregate.from_dict(agg.to_dict(), (2, 3)) == agg
+    with pytest.raises(AggregateError):
+        JointAggregate.from_dict(agg.to_dict(), (3, 2))
+    with pytest.raises(AggregateError):
+        JointAggregate.from_dict({**agg.to_dict(), "n": 5})
+    with pytest.raises(AggregateError):
+        JointAggregate.from_dict({**agg.to_dict(), "kind": "counts"})
