@@ -80,7 +80,8 @@ class JointAggregate(Aggregate):
             if len(row) != cols or not all(type(v) is int for v in row):  # not bool, float
                 raise AggregateError("joint counts must be rows of integers of equal length")
             agg.counts[i, :] = row
-        if data.get("n") != agg.n or agg.n < 0:
+        n = data.get("n")
+        if isinstance(n, bool) or n != agg.n or agg.n < 0:
             raise AggregateError("joint counts do not match n")
         return agg
 
