@@ -194,16 +194,24 @@ def _path(qid: str) -> str:
     return '$."' + qid + '"'  # question ids hold only letters, digits, '_', '.', '-'
 
 
+def paired_reports_text(db: sqlite_utils.Database, survey_id: str, version: int, q1: str,
+                        q2: str) -> str | None:
+    """The two questions' reports of every submission that answered both, as one text: per
+    submission the JSON array [report1, report2], arrays joined by ','. The only SQL of the
+    ad-hoc path (SQLite's JSON functions; a PostgreSQL store would use jsonb and string_agg)."""
+    p1, p2 = _path(q1), _path(q2)
+    return db.execute(
+        f"SELECT group_concat(json_extract(reports, '{p1}', '{p2}'), ',') FROM submissions "  # noqa: S608
+        f"WHERE survey_id = ? AND version = ? AND json_type(reports, '{p1}') IS NOT NULL "
+        f"AND json_type(reports, '{p2}') IS NOT NULL", (survey_id, version)).fetchone()[0]
+
+
 def adhoc_counts(db: sqlite_utils.Database, survey_id: str, version: int, m1: Mechanism,
                  rows: Encoder, m2: Mechanism, cols: Encoder) -> np.ndarray:
     """G over the stored reports of one survey version, in one pass: SQLite extracts both
     reports with one JSON parse per submission and joins them into one text of integers, which
     numpy parses in C (no Python object per report)."""
-    p1, p2 = _path(rows.question_id), _path(cols.question_id)
-    text = db.execute(
-        f"SELECT group_concat(json_extract(reports, '{p1}', '{p2}'), ',') FROM submissions "  # noqa: S608
-        f"WHERE survey_id = ? AND version = ? AND json_type(reports, '{p1}') IS NOT NULL "
-        f"AND json_type(reports, '{p2}') IS NOT NULL", (survey_id, version)).fetchone()[0]
+    text = paired_reports_text(db, survey_id, version, rows.question_id, cols.question_id)
     w1, w2 = _width(m1), _width(m2)
     if not text:
         table = np.zeros((0, w1 + w2), dtype=np.int64)
