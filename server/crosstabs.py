@@ -9,7 +9,7 @@ an ad-hoc one over the same reports give the same numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -181,6 +181,48 @@ def document(record: SurveyRecord, result: Crosstab) -> dict[str, Any]:
             "n_submissions": record.n_submissions, **result.to_dict()}
 
 
+PAGE = 500_000  # submissions per SQL page: bounds the memory of one ad-hoc pass
+
+
+def paired_reports_pages(db: sqlite_utils.Database, survey_id: str, version: int, q1: str,
+                         q2: str) -> Iterator[str]:
+    """The two questions' reports of every submission that answered both, page by page: per
+    submission the JSON array [report1, report2], arrays joined by ','. The only SQL of the
+    ad-hoc path (SQLite's JSON functions; a PostgreSQL store would use jsonb and string_agg)."""
+    p1, p2 = _path(q1), _path(q2)
+    last = 0
+    while True:
+        text, top = db.execute(
+            f"SELECT group_concat(pair, ','), max(seq) FROM (SELECT seq, "  # noqa: S608
+            f"json_extract(reports, '{p1}', '{p2}') AS pair FROM submissions "
+            f"WHERE survey_id = ? AND version = ? AND seq > ? "
+            f"AND json_type(reports, '{p1}') IS NOT NULL "
+            f"AND json_type(reports, '{p2}') IS NOT NULL ORDER BY seq LIMIT ?)",
+            (survey_id, version, last, PAGE)).fetchone()
+        if not text:
+            return
+        yield text
+        last = top
+
+
+def adhoc_counts(db: sqlite_utils.Database, survey_id: str, version: int, m1: Mechanism,
+                 rows: Encoder, m2: Mechanism, cols: Encoder) -> np.ndarray:
+    """G over the stored reports of one survey version, in one pass: SQLite extracts both
+    reports with one JSON parse per submission and joins them into text, which numpy parses in
+    C (no Python object per report)."""
+    w1, w2 = _width(m1), _width(m2)
+    total = JointAggregate(rows.width, cols.width).counts
+    for text in paired_reports_pages(db, survey_id, version, rows.question_id,
+                                     cols.question_id):
+        plain = (text.replace("[", "").replace("]", "").replace("true", "1")
+                 .replace("false", "0"))
+        table = np.fromstring(plain, dtype=np.int64, sep=",").reshape(-1, w1 + w2)
+        first, second = table[:, :w1], table[:, w1:]
+        total = total + gram(rows, cols, first[:, 0] if w1 == 1 else first,
+                             second[:, 0] if w2 == 1 else second)
+    return total
+
+
 def _width(mechanism: Mechanism) -> int:
     """How many integers one stored report of this mechanism holds (lists flattened)."""
     if isinstance(mechanism, BitmapReports):
@@ -192,33 +234,3 @@ def _width(mechanism: Mechanism) -> int:
 
 def _path(qid: str) -> str:
     return '$."' + qid + '"'  # question ids hold only letters, digits, '_', '.', '-'
-
-
-def paired_reports_text(db: sqlite_utils.Database, survey_id: str, version: int, q1: str,
-                        q2: str) -> str | None:
-    """The two questions' reports of every submission that answered both, as one text: per
-    submission the JSON array [report1, report2], arrays joined by ','. The only SQL of the
-    ad-hoc path (SQLite's JSON functions; a PostgreSQL store would use jsonb and string_agg)."""
-    p1, p2 = _path(q1), _path(q2)
-    return db.execute(
-        f"SELECT group_concat(json_extract(reports, '{p1}', '{p2}'), ',') FROM submissions "  # noqa: S608
-        f"WHERE survey_id = ? AND version = ? AND json_type(reports, '{p1}') IS NOT NULL "
-        f"AND json_type(reports, '{p2}') IS NOT NULL", (survey_id, version)).fetchone()[0]
-
-
-def adhoc_counts(db: sqlite_utils.Database, survey_id: str, version: int, m1: Mechanism,
-                 rows: Encoder, m2: Mechanism, cols: Encoder) -> np.ndarray:
-    """G over the stored reports of one survey version, in one pass: SQLite extracts both
-    reports with one JSON parse per submission and joins them into one text of integers, which
-    numpy parses in C (no Python object per report)."""
-    text = paired_reports_text(db, survey_id, version, rows.question_id, cols.question_id)
-    w1, w2 = _width(m1), _width(m2)
-    if not text:
-        table = np.zeros((0, w1 + w2), dtype=np.int64)
-    else:
-        plain = (text.replace("[", "").replace("]", "").replace("true", "1")
-                 .replace("false", "0"))
-        table = np.fromstring(plain, dtype=np.int64, sep=",").reshape(-1, w1 + w2)
-    first, second = table[:, :w1], table[:, w1:]
-    return gram(rows, cols, first[:, 0] if w1 == 1 else first,
-                second[:, 0] if w2 == 1 else second)

@@ -203,3 +203,14 @@ def test_declared_aggregate_follows_the_submission_transaction(client, auth, xt,
         assert recompute(db, fix=False) == []
     finally:
         db.conn.close()
+
+
+def test_adhoc_pass_pages_through_the_reports(client, auth, xt, monkeypatch) -> None:
+    """Pages of any size give the same crosstab as one page."""
+    from ldpsurvey.server import crosstabs
+
+    submit_random(client, 250, 3)
+    whole = get(client, auth, "rows=party&cols=color&source=reports").get_json()
+    monkeypatch.setattr(crosstabs, "PAGE", 7)
+    paged = get(client, auth, "rows=party&cols=color&source=reports").get_json()
+    assert paged == whole and paged["n"] == 250
