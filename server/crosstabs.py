@@ -58,8 +58,10 @@ class Batch:
     """The submissions of one storing transaction, with each question's report features
     computed once for every declared crosstab that uses them."""
 
-    def __init__(self, reports: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, reports: Sequence[Mapping[str, Any]],
+                 required: frozenset[str] = frozenset()) -> None:
         self.reports = reports
+        self.required = required  # answered in every submission: no need to look
         self._features: dict[tuple[str, tuple[Any, ...]], tuple[np.ndarray, np.ndarray]] = {}
 
     def features(self, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
@@ -68,10 +70,14 @@ class Batch:
         found = self._features.get(key)
         if found is None:
             qid = encoder.question_id
-            present = np.fromiter((qid in answers for answers in self.reports), dtype=bool,
-                                  count=len(self.reports))
-            given = [answers[qid] for answers in self.reports if qid in answers]
-            found = self._features[key] = (present, encoder.featurize(np.asarray(given)))
+            if qid in self.required:
+                present = np.ones(len(self.reports), dtype=bool)
+                given = [answers[qid] for answers in self.reports]
+            else:
+                present = np.fromiter((qid in answers for answers in self.reports),
+                                      dtype=bool, count=len(self.reports))
+                given = [answers[qid] for answers in self.reports if qid in answers]
+            found = self._features[key] = (present, encoder.featurize(given))
         return found
 
 

@@ -287,7 +287,7 @@ def _add_to_aggregates(conn: Any, db_key: str, survey_id: str, version: int,
     rows = conn.execute("SELECT question_id, aggregate FROM aggregates "
                         "WHERE survey_id = ? AND version = ?", (survey_id, version)).fetchall()
     updates = []
-    batch = crosstabs.Batch([it.reports for it in items])  # features shared by crosstabs
+    batch = crosstabs.Batch([it.reports for it in items], compiled.required)  # shared features
     for qid, text in rows:
         if crosstabs.is_crosstab_key(qid):  # a declared crosstab's joint aggregate
             new = crosstabs.updated(qid, compiled, text, batch)

@@ -125,9 +125,13 @@ def gram_features(rows: Encoder, cols: Encoder, f1: np.ndarray, f2: np.ndarray) 
     if len(f1) > _CHUNK_ROWS:
         total = gram_features(rows, cols, f1[:_CHUNK_ROWS], f2[:_CHUNK_ROWS])
         return total + gram_features(rows, cols, f1[_CHUNK_ROWS:], f2[_CHUNK_ROWS:])
+    m1, m2 = list(rows.moment_columns), list(cols.moment_columns)
+    if not m1 and not m2:  # indicators only: one product
+        block = np.einsum("ri,rj->ij", np.asarray(f1, dtype=np.float64),
+                          np.asarray(f2, dtype=np.float64))
+        return np.rint(block).astype(np.int64).astype(object)
     total = np.zeros((rows.width, cols.width), dtype=object)
     total[:, :] = 0
-    m1, m2 = list(rows.moment_columns), list(cols.moment_columns)
     u1 = [i for i in range(rows.width) if i not in m1]
     u2 = [j for j in range(cols.width) if j not in m2]
     if len(f1):

@@ -61,7 +61,7 @@ class Encoder:
     square: np.ndarray  # D (cells, F)
     expected: np.ndarray  # E[φ̃ | x] (F, answers)
     membership: np.ndarray  # (cells, answers): 1 where answer x falls in cell a
-    featurize: Callable[[np.ndarray], np.ndarray]  # reports -> (n, F) integer-valued features
+    featurize: Callable[[Any], np.ndarray]  # reports (array or list) -> (n, F) integer features
     cell_of: Callable[[np.ndarray], np.ndarray]  # true answer indices -> cell indices
     mean: np.ndarray | None = None  # m (F,): Y = m·φ̃ (integer questions)
     mean_square: np.ndarray | None = None  # s (F,): Y² = s·φ̃
