@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "respond": "ldpsurvey.client.cli:respond",
     "receipts": "ldpsurvey.client.cli:receipts",
     "outbox": "ldpsurvey.client.cli:outbox",
+    "page": "ldpsurvey.client.page_cli:page",
     "plan": "ldpsurvey.analyst.plan_cli:plan",
     "serve": "ldpsurvey.server.cli:serve",
     "token": "ldpsurvey.server.cli:token",

@@ -55,6 +55,12 @@ class DemoResult:
     html_path: Path
     table: str
     report: Report
+    token: str = ""
+
+    @property
+    def page_url(self) -> str:
+        """The respondent web page for the demo survey on the demo server."""
+        return f"{self.url}/s/{self.survey.id}"
 
 
 def sample_survey() -> Survey:
@@ -244,8 +250,13 @@ def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[st
 
 def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
              workers: int = DEFAULT_WORKERS, echo: Callable[[str], None] = click.echo,
-             show_progress: bool = True) -> DemoResult:
-    """Everything `ldpsurvey demo` does; the temporary files are gone when it returns."""
+             show_progress: bool = True,
+             while_serving: Callable[[DemoResult], None] | None = None) -> DemoResult:
+    """Everything `ldpsurvey demo` does; the temporary files are gone when it returns.
+
+    `while_serving(result)`, when given, runs before the server stops (`--serve` waits there
+    for Ctrl-C, so a person can answer in a browser and watch the estimates move).
+    """
     from .reports.html import render_html
     from .reports.simulated import truth_of
     from .reports.sources import fetch_report
@@ -286,15 +297,18 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
                                        workers)
             seconds = time.perf_counter() - started
             report = fetch_report(url, survey.id, token)
-        report = replace(report, truth=truth_of(survey, answers))
-        table = render_table(report)
-        html_path = (out_dir / f"{survey.id}-v{survey.version}-report.html").resolve()
-        try:
-            html_path.write_text(render_html(report), encoding="utf-8")
-        except OSError as exc:
-            raise DemoError(f"cannot write {html_path}: {exc.strerror or exc}") from None
-        return DemoResult(url=url, survey=survey, n_sent=sent, seconds=seconds,
-                          html_path=html_path, table=table, report=report)
+            report = replace(report, truth=truth_of(survey, answers))
+            table = render_table(report)
+            html_path = (out_dir / f"{survey.id}-v{survey.version}-report.html").resolve()
+            try:
+                html_path.write_text(render_html(report), encoding="utf-8")
+            except OSError as exc:
+                raise DemoError(f"cannot write {html_path}: {exc.strerror or exc}") from None
+            result = DemoResult(url=url, survey=survey, n_sent=sent, seconds=seconds,
+                                html_path=html_path, table=table, report=report, token=token)
+            if while_serving is not None:
+                while_serving(result)
+        return result
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -309,18 +323,49 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
 @click.option("--seed", type=int, help="Seed for the simulated true answers.")
 @click.option("--workers", type=click.IntRange(1, 64), default=DEFAULT_WORKERS,
               show_default=True, help="Devices submitting at the same time.")
-def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers: int) -> None:
+@click.option("--serve", is_flag=True,
+              help="Keep the server running after the report (until Ctrl-C), so you can "
+                   "answer the survey yourself in a browser at the printed URL.")
+def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers: int,
+         serve: bool) -> None:
     """Run a server, publish the sample survey, simulate respondents, print the report.
 
     Starts a real server on a free loopback port, creates a token and a signing key,
     publishes the bundled sample survey signed, lets N simulated respondents answer through
     the real client (each answer randomized on its device, sent over HTTP), then prints the
-    estimates next to the true values and writes an HTML report. Nothing keeps running.
+    estimates next to the true values and writes an HTML report. Nothing keeps running unless
+    --serve is given: then the server stays up with the respondent web page until Ctrl-C.
     """
-    result = run_demo(n, db_path, out_dir, seed, workers)
-    click.echo(f"\n{result.n_sent:,} submissions acknowledged in {result.seconds:.1f} s; "
-               "server stopped.\n")
-    click.echo(result.table)
-    click.echo("The 'true' column is what the simulated respondents really answered; the "
-               "server never saw it.")
-    click.echo(f"HTML report: {result.html_path}")
+
+    def show(result: DemoResult) -> None:
+        click.echo(f"\n{result.n_sent:,} submissions acknowledged in {result.seconds:.1f} s.\n")
+        click.echo(result.table)
+        click.echo("The 'true' column is what the simulated respondents really answered; the "
+                   "server never saw it.")
+        click.echo(f"HTML report: {result.html_path}")
+        if not serve:
+            click.echo(f"Answer in a browser: run `ldpsurvey demo --serve` and open the page it "
+                       f"prints (this run's page, {result.page_url}, stops with the server).")
+            return
+        click.echo(f"\nAnswer the survey yourself in a browser: {result.page_url}\n"
+                   f"Estimates (analyst token {result.token}):\n"
+                   f"  ldpsurvey report --server {result.url} --survey {result.survey.id} "
+                   f"--token {result.token}\n"
+                   "Serving until Ctrl-C.")
+        wait_for_interrupt()
+
+    run_demo(n, db_path, out_dir, seed, workers, while_serving=show)
+    click.echo("Server stopped.")
+
+
+def wait_for_interrupt() -> None:
+    """Block until Ctrl-C (or SIGTERM): the server subprocess keeps serving meanwhile."""
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -12,14 +12,18 @@ from flask import Flask
 from .api_analyst import bp as analyst_bp
 from .api_public import bp as public_bp
 from .context import end_request
+from .cors import add_cors_headers, allowed_origins
 from .db import connect
 from .http_errors import register_error_handlers
 from .submissions import MAX_BATCH
+from .web_page import STATIC_URL_PATH, add_security_headers, web_dir
+from .web_page import bp as page_bp
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": "ldpsurvey.db",
     "MAX_CONTENT_LENGTH": 16 * 1024 * 1024,  # bytes; larger bodies get 413
     "MAX_BATCH": MAX_BATCH,
+    "ALLOWED_ORIGINS": frozenset(),  # origins whose pages may call the public API (CORS)
 }
 
 
@@ -27,15 +31,21 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """A configured app; the database is created or migrated before the first request."""
     # Explicit paths: Flask cannot locate a package installed through a package-dir mapping.
     here = Path(__file__).resolve().parent
-    app = Flask("ldpsurvey.server", root_path=str(here), instance_path=str(here / "instance"))
+    # The static folder is the respondent page (client/web), served under /s/.
+    app = Flask("ldpsurvey.server", root_path=str(here), instance_path=str(here / "instance"),
+                static_folder=str(web_dir()), static_url_path=STATIC_URL_PATH)
     app.config.update(DEFAULTS)
     app.config.update(config or {})
+    app.config["ALLOWED_ORIGINS"] = allowed_origins(app.config["ALLOWED_ORIGINS"])
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.compact = True  # type: ignore[attr-defined]
     db = connect(app.config["DATABASE"])
     db.conn.close()
     app.register_blueprint(public_bp)
     app.register_blueprint(analyst_bp)
+    app.register_blueprint(page_bp)
+    app.after_request(add_cors_headers)
+    app.after_request(add_security_headers)
     app.teardown_appcontext(end_request)
     register_error_handlers(app)
     # werkzeug's request log line starts with the client address: never emit it.

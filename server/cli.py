@@ -33,15 +33,22 @@ def _existing_db(path: str) -> Any:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="0 picks a free port (printed).")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256))
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
+              help="Origin (scheme://host[:port]) of an exported respondent page that may call "
+                   "the survey and submission endpoints (CORS). Repeatable; none by default.")
 @click.option("--debug", is_flag=True, help="Flask's development server instead of waitress.")
-def serve(db_path: str, host: str, port: int, threads: int, debug: bool) -> None:
-    """Run the aggregator HTTP API (waitress; no access log, no request metadata kept)."""
+def serve(db_path: str, host: str, port: int, threads: int, allow_origins: tuple[str, ...],
+          debug: bool) -> None:
+    """Run the aggregator HTTP API (waitress; no access log, no request metadata kept).
+
+    It also serves the respondent web page at /s/SURVEY_ID.
+    """
     from .app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    app = create_app({"DATABASE": db_path})
+    app = create_app({"DATABASE": db_path, "ALLOWED_ORIGINS": allow_origins})
     if debug:
         from werkzeug.serving import WSGIRequestHandler
 

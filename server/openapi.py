@@ -83,12 +83,19 @@ _SCHEMAS: dict[str, Any] = {
                        "signature": {"type": "string", "minLength": 1},
                        "public_key": {"type": "string", "minLength": 1},
                        "sha256": {"type": "string"},
-                       "status": {"type": "string"}}},
+                       "status": {"type": "string"},
+                       "signed_bytes": {"type": "string"}}},
     "SurveyDocument": {
-        "type": "object", "required": ["survey", "signature", "public_key", "sha256", "status"],
+        "type": "object",
+        "required": ["survey", "signature", "public_key", "sha256", "status", "signed_bytes"],
         "properties": {"survey": {"type": "object"}, "signature": {"type": "string"},
                        "public_key": {"type": "string"}, "sha256": {"type": "string"},
-                       "status": {"type": "string", "enum": ["open", "closed"]}}},
+                       "status": {"type": "string", "enum": ["open", "closed"]},
+                       "signed_bytes": {
+                           "type": "string", "contentEncoding": "base64",
+                           "description": "The exact bytes the signature covers (the "
+                                          "canonical survey JSON), base64: what a browser "
+                                          "verifies and parses."}}},
     "Crosstab": {
         "type": "object",
         "required": ["survey", "version", "rows", "cols", "n", "confidence", "source", "joint",
@@ -234,6 +241,19 @@ _PATHS: dict[str, Any] = {
                            "versions": {"type": "array", "items": {"type": "integer"}}}})},
                       **_errors(*_AUTH, 404)}}},
 }
+
+_PATHS["/s/{survey_id}"] = {"get": {
+    "operationId": "respondentPage",
+    "summary": "The respondent web page for a survey (HTML; its scripts and styles are under "
+               "/s/js/ and /s/css/). Served with a strict Content-Security-Policy.",
+    "parameters": [_SURVEY_ID],
+    "responses": {"200": {"description": "The page",
+                          "content": {"text/html": {"schema": {"type": "string"}}}},
+                  **_errors(404)}}}
+_PATHS["/api/surveys/{survey_id}"]["get"]["description"] = _PATHS[
+    "/api/surveys/{survey_id}/submissions"]["post"]["description"] = (
+    "Answers CORS requests (and preflights) only from the origins the operator allows with "
+    "`ldpsurvey serve --allow-origin`; none by default.")
 
 _DOCUMENT: dict[str, Any] = {
     "openapi": "3.1.0",

@@ -7,6 +7,7 @@ Closing a survey closes every version stored at that time.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,7 +23,9 @@ from .db import transaction
 from .errors import Conflict, NotFound, ValidationFailed
 from .hours import current_hour
 
-MANIFEST_KEYS = frozenset({"survey", "signature", "public_key", "sha256", "status"})
+# "status" and "signed_bytes" are accepted so that a served document can be published as is.
+MANIFEST_KEYS = frozenset({"survey", "signature", "public_key", "sha256", "status",
+                           "signed_bytes"})
 
 
 @dataclass(frozen=True)
@@ -39,10 +42,17 @@ class SurveyRecord:
     last_submission_hour: str | None
 
     def public(self) -> dict[str, Any]:
-        """What GET /api/surveys/<id> serves: the manifest unchanged, its hash and status."""
+        """What GET /api/surveys/<id> serves: the manifest unchanged, its hash and status.
+
+        `signed_bytes` is base64 of the exact bytes the signature covers: a browser verifies
+        those and parses only them, because re-serializing parsed JSON in JavaScript does not
+        reproduce Python's canonical bytes (1.0 becomes 1, for one).
+        """
         return {"survey": self.manifest["survey"], "signature": self.manifest["signature"],
                 "public_key": self.manifest["public_key"], "sha256": self.sha256,
-                "status": self.status}
+                "status": self.status,
+                "signed_bytes": base64.b64encode(canonical_json(self.manifest["survey"]))
+                .decode("ascii")}
 
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "version": self.version, "title": self.manifest["survey"]["title"],
@@ -71,6 +81,11 @@ def publish(db: sqlite_utils.Database, body: Mapping[str, Any]) -> tuple[SurveyR
         raise ValidationFailed(f"unknown key {unknown[0]!r} in the manifest",
                                {"field": unknown[0]})
     signed = verify_manifest(body)  # ManifestError (422) when unsigned or badly signed
+    given_bytes = body.get("signed_bytes")
+    if given_bytes is not None and given_bytes != base64.b64encode(
+            signed.survey.canonical_bytes()).decode("ascii"):
+        raise ValidationFailed("signed_bytes is not base64 of the survey's canonical bytes",
+                               {"field": "signed_bytes"})
     given_sha = body.get("sha256")
     if given_sha is not None and given_sha != signed.sha256:
         raise ValidationFailed("sha256 does not match the survey's canonical bytes",

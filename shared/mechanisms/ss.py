@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..exact import PrivacyLoss, rational_exp_floor
-from ..randomness import RandomSource, bernoulli
+from ..randomness import RandomSource, bernoulli, randbelow_each
 from .pure import PureProtocol
 from .unary import BitmapReports
 
@@ -119,15 +119,18 @@ class SubsetSelection(BitmapReports, PureProtocol):
     def perturb_index(self, index: int, source: RandomSource) -> list[int]:
         inside = bernoulli(self.p_star, source)
         others = self.subset_size - 1 if inside else self.subset_size
-        # Floyd's algorithm: a uniform `others`-subset of the k - 1 values other than `index`.
-        chosen: set[int] = set()
-        for j in range(self.k - 1 - others, self.k - 1):
-            t = source.randbelow(j + 1)
-            chosen.add(j if t in chosen else t)
-        members = {c + (c >= index) for c in chosen}
-        if inside:
-            members.add(index)
-        return self._encode(sorted(members))
+        # Floyd's algorithm: a uniform `others`-subset of the k - 1 values other than `index`,
+        # from the draws randbelow(j + 1) for j = k-1-others .. k-2, read in one bulk call.
+        first = self.k - 1 - others
+        draws = randbelow_each(source, np.arange(first + 1, self.k, dtype=np.uint64)).tolist()
+        chosen = bytearray(self.k - 1)  # chosen[c]: the c-th of the other values is in Z
+        for j, t in enumerate(draws, start=first):
+            if chosen[t]:
+                chosen[j] = 1
+            else:
+                chosen[t] = 1
+        others_bits = np.frombuffer(chosen, dtype=np.uint8).astype(bool)
+        return self._encode_bits(np.insert(others_bits, index, inside))
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(answers, dtype=np.int64)

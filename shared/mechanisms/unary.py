@@ -14,11 +14,17 @@ a report only involves bits x and x': max over y of P[y|x]/P[y|x'] =
 max_b P_p(b)/P_q(b) · max_b P_q(b)/P_p(b) with P_p(1) = p, P_p(0) = 1 - p (same for q). That
 is p(1 - q)/(q(1 - p)): r for OUE, r^2 for SUE, computed in Fractions.
 
+Sampling: with D the common denominator of p and q, bit v is [u_v < p·D] for the true answer
+and [u_v < q·D] for the others, u_0..u_(k-1) independent uniform draws in [0, D) in option
+order (`randbelow_many`: one bulk read of the OS CSPRNG). Each bit is then exactly Bernoulli(p)
+or Bernoulli(q), independently.
+
 Wire format: the k bits as a list of ceil(k/32) 32-bit words (see `BitmapReports`).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -26,7 +32,7 @@ import numpy as np
 
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
-from ..randomness import RandomSource, bernoulli
+from ..randomness import RandomSource, randbelow_many
 from .base import reject_bool
 from .pure import PureProtocol, SupportCounted
 
@@ -96,6 +102,10 @@ class BitmapReports(SupportCounted):
             words[v // 32] |= 1 << (v % 32)
         return words
 
+    def _encode_bits(self, bits: np.ndarray) -> list[int]:
+        """The wire form of a k-long boolean array (bit v set: value v supported)."""
+        return [int(w) for w in self._pack(bits[None, :])[0]]
+
     def _supports(self, report: Any) -> np.ndarray:
         return np.flatnonzero(self._bits(np.asarray([report], dtype=np.int64))[0])
 
@@ -116,6 +126,12 @@ class UnaryEncoding(BitmapReports, PureProtocol):
         super().__init__(epsilon, labels, **kwargs)
         self.p_star, self.q_star = self._probabilities(self.epsilon)
         self.words = self.word_count(self.k)
+        # One denominator D for every bit's draw; bit = [draw < threshold].
+        p, q = self.p_star, self.q_star
+        self.denominator = p.denominator * q.denominator // math.gcd(p.denominator,
+                                                                     q.denominator)
+        self.p_threshold = p.numerator * (self.denominator // p.denominator)
+        self.q_threshold = q.numerator * (self.denominator // q.denominator)
         self._certify()
 
     @classmethod
@@ -151,8 +167,10 @@ class UnaryEncoding(BitmapReports, PureProtocol):
 
     def perturb_index(self, index: int, source: RandomSource) -> list[int]:
         # One independent draw per bit: the true bit's draw uses p and nothing else.
-        return self._encode(v for v in range(self.k)
-                            if bernoulli(self.p_star if v == index else self.q_star, source))
+        draws = randbelow_many(source, self.denominator, self.k)
+        bits = draws < self.q_threshold
+        bits[index] = draws[index] < self.p_threshold
+        return self._encode_bits(np.asarray(bits, dtype=bool))
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(answers, dtype=np.int64)

@@ -87,3 +87,43 @@ def test_demo_refuses_an_unusable_output_directory_before_starting_anything(
     res = CliRunner().invoke(cli, ["demo", "--n", "5", "--out", str(blocker / "sub")])
     assert res.exit_code == 1
     assert res.output.startswith("Error: cannot create") and "Traceback" not in res.output
+
+
+def test_demo_serve_prints_the_page_and_serves_until_interrupted(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import threading
+    import urllib.request
+
+    from support.clients import ldpsurvey_exe
+
+    proc = subprocess.Popen([*ldpsurvey_exe(), "demo", "--n", "10", "--workers", "2", "--serve",
+                             "--out", str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    try:
+        assert proc.stdout is not None
+        url = None
+        for line in proc.stdout:
+            found = re.search(r"in a browser: (http://\S+/s/wellbeing-2026)$", line.strip())
+            if found:
+                url = found.group(1)
+            if line.startswith("Serving until Ctrl-C"):
+                break
+        assert url is not None, "the demo prints the page's URL"
+        with urllib.request.urlopen(url, timeout=10) as response:  # still serving
+            assert response.status == 200
+            assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stdout.read()
+        assert proc.wait(timeout=30) == 0
+        assert "Server stopped." in rest
+        assert refuses_connections(url.split("/s/")[0])
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

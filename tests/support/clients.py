@@ -122,8 +122,10 @@ def ldpsurvey_exe() -> list[str]:
 class RealServer:
     """`ldpsurvey serve` in a subprocess on a given port (start/stop may repeat)."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None,
+                 extra_args: tuple[str, ...] = ()) -> None:
         self.db_path = db_path
+        self.extra_args = extra_args  # more `serve` options, e.g. --allow-origin URL
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -131,7 +133,7 @@ class RealServer:
     def start(self, timeout: float = 30.0) -> None:
         self.proc = subprocess.Popen(
             [*ldpsurvey_exe(), "serve", "--db", str(self.db_path), "--port", str(self.port),
-             "--threads", "2"],
+             "--threads", "2", *self.extra_args],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + timeout

@@ -1,0 +1,108 @@
+"""Browser randomizers: secure perturb throughput and one full sample survey, in real Chromium.
+
+Run: .venv/bin/python bench/bench_web.py [--quick]. Prints numbers, asserts nothing. Drives
+Debian's `chromium` headless through Playwright (as tests/web does) and times, inside the
+page, `mechanismFor(question).perturb(answer)` with `secureSource` (crypto.getRandomValues).
+Targets (issue 10): >= 10,000 reports/s for grr k=16; one full survey of
+shared/samples/sensitive.toml (build every mechanism, prove its ε, perturb every answer) in
+< 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
+
+from ldpsurvey.shared.survey import Survey, load_survey
+from playwright.sync_api import sync_playwright
+from static_server import TEST_PAGE, serve_web_root
+
+SAMPLE = Path(__file__).resolve().parent.parent / "shared" / "samples" / "sensitive.toml"
+SAMPLE_ANSWERS = {"rx_misuse": False, "cannabis_frequency": "monthly", "drinks_last_week": 4}
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+THROUGHPUT = """async ([root, question, answer, seconds]) => {
+  const M = await import(root + "js/mechanisms.js");
+  const mech = M.mechanismFor(question);
+  mech.perturb(answer);
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    for (let i = 0; i < 50; i++) mech.perturb(answer);
+    n += 50;
+  }
+  return n / ((performance.now() - start) / 1000);
+}"""
+
+SURVEY = """async ([root, questions, answers, repeats]) => {
+  const t0 = performance.now();
+  const M = await import(root + "js/mechanisms.js");
+  const imported = performance.now() - t0;
+  const once = () => {
+    const start = performance.now();
+    const reports = {};
+    for (const q of questions) reports[q.id] = M.mechanismFor(q).perturb(answers[q.id]);
+    return performance.now() - start;
+  };
+  const first = once();
+  const times = [];
+  for (let i = 0; i < repeats; i++) times.push(once());
+  times.sort((a, b) => a - b);
+  return { imported, first, median: times[times.length >> 1], max: times[times.length - 1] };
+}"""
+
+
+def question(mechanism: str, k: int, epsilon: float = 1.0) -> dict:
+    qtype = {"ordinal_exp": "ordinal", "geometric": "integer"}.get(mechanism, "categorical")
+    spec = {"id": "q", "text": "q", "type": qtype, "mechanism": mechanism, "epsilon": epsilon}
+    if qtype == "integer":
+        spec.update(min=0, max=k - 1)
+    else:
+        spec["options"] = [f"v{i}" for i in range(k)]
+    survey = Survey.from_dict({"id": "b", "title": "b", "version": 1, "questions": [spec]})
+    return survey.to_dict()["questions"][0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="shorter timings")
+    seconds = 0.3 if parser.parse_args().quick else 1.5
+    executable = shutil.which("chromium")
+    if executable is None:
+        sys.exit("bench_web: no `chromium` on PATH")
+    survey = load_survey(SAMPLE).to_dict()
+    with serve_web_root() as root, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True,
+                                             args=ARGS)
+        page = browser.new_page()
+        page.goto(root + TEST_PAGE)
+        timing = page.evaluate(SURVEY, [root, survey["questions"], SAMPLE_ANSWERS, 200])
+        print(f"sample survey ({SAMPLE.name}, {len(survey['questions'])} questions): "
+              f"first {timing['first']:.2f} ms (cold caches), median {timing['median']:.2f} ms, "
+              f"max {timing['max']:.2f} ms over 200; module import {timing['imported']:.1f} ms "
+              f"(target < 50 ms)")
+        cases = [("binary_rr", 2), ("grr", 16), ("grr", 1024), ("oue", 16), ("oue", 1024),
+                 ("sue", 16), ("sue", 1024), ("ss", 16), ("ss", 1024), ("olh", 16),
+                 ("olh", 1024), ("hr", 16), ("hr", 1024), ("ordinal_exp", 16),
+                 ("ordinal_exp", 1024), ("geometric", 16), ("geometric", 1024)]
+        for mechanism, k in cases:
+            q = (Survey.from_dict({"id": "b", "title": "b", "version": 1, "questions": [
+                {"id": "q", "text": "q", "type": "binary", "mechanism": "binary_rr",
+                 "epsilon": 1.0}]}).to_dict()["questions"][0] if mechanism == "binary_rr"
+                 else question(mechanism, k))
+            answer = (True if mechanism == "binary_rr" else k // 2 if mechanism == "geometric"
+                      else q["options"][k // 2])
+            per_s = page.evaluate(THROUGHPUT, [root, q, answer, seconds])
+            target = "  (target >= 10,000/s)" if (mechanism, k) == ("grr", 16) else ""
+            print(f"{mechanism:<12} k={k:<5} ε=1 secure perturb in Chromium "
+                  f"{per_s:>11,.0f} reports/s{target}", flush=True)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

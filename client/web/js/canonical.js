@@ -1,0 +1,94 @@
+// The bytes Python would sign for a survey: shared/survey.py Survey.to_dict() written by
+// canonical_json (json.dumps with sort_keys, separators (",", ":"), ensure_ascii=False). The
+// CLI refuses a signed survey whose bytes are not exactly these (verify_manifest), so the page
+// re-derives them from the parsed survey and compares: whitespace, key order, unknown or
+// missing keys, an ε written as an integer, all differ. Unlike mechanisms.js canonicalJson
+// (integers only, for parameters), this writes Python floats, as repr() does.
+
+/** A number Python holds as a float (written "1.0", not "1"). */
+export class PyFloat {
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+/** Python's repr() of a float: shortest round-trip digits in repr's layout. */
+export function pyFloat(x) {
+  if (!Number.isFinite(x)) throw new TypeError("NaN and infinities are not JSON");
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mantissa, exponent] = Math.abs(x).toExponential().split("e");
+  const exp = Number(exponent);
+  const digits = mantissa.replace(".", "");
+  const sign = x < 0 ? "-" : "";
+  if (exp < -4 || exp >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  if (exp >= 0) {
+    return `${sign}${digits.slice(0, exp + 1).padEnd(exp + 1, "0")}.` +
+      `${digits.slice(exp + 1) || "0"}`;
+  }
+  return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+}
+
+function byCodePoint(a, b) {
+  const x = Array.from(a, (c) => c.codePointAt(0));
+  const y = Array.from(b, (c) => c.codePointAt(0));
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return x[i] - y[i];
+  }
+  return x.length - y.length;
+}
+
+function pyString(s) {
+  if (!s.isWellFormed()) throw new TypeError("a string holds a lone surrogate");
+  return JSON.stringify(s); // the same escapes as Python's ensure_ascii=False
+}
+
+/** canonical_json of a value; numbers are integers unless wrapped in PyFloat. */
+export function pythonJson(value) {
+  if (value instanceof PyFloat) return pyFloat(value.value);
+  if (value === null || typeof value === "boolean") return String(value);
+  if (typeof value === "string") return pyString(value);
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw new TypeError("an integer was expected");
+    return String(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(",")}]`;
+  if (typeof value === "object") {
+    return `{${Object.keys(value).sort(byCodePoint)
+      .map((k) => `${pyString(k)}:${pythonJson(value[k])}`).join(",")}}`;
+  }
+  throw new TypeError(`not JSON: ${typeof value}`);
+}
+
+const isFloat = (x) => typeof x === "number" && Number.isFinite(x);
+
+function question(q) {
+  if (!isFloat(q.epsilon)) throw new TypeError("epsilon must be a number");
+  const d = { id: q.id, text: q.text, type: q.type, epsilon: new PyFloat(q.epsilon),
+              mechanism: q.mechanism, optional: q.optional ?? false, params: q.params ?? {} };
+  if (q.mechanism_choice != null) d.mechanism_choice = q.mechanism_choice;
+  if (q.instantaneous_epsilon != null) {
+    if (!isFloat(q.instantaneous_epsilon)) throw new TypeError("bad instantaneous_epsilon");
+    d.instantaneous_epsilon = new PyFloat(q.instantaneous_epsilon);
+  }
+  if (q.type === "categorical" || q.type === "ordinal") {
+    d.options = q.options;
+    d.groups = q.groups ?? {};
+  }
+  if (q.type === "integer") {
+    d.min = q.min;
+    d.max = q.max;
+  }
+  return d;
+}
+
+/** Survey.to_dict() of a parsed survey, written as canonical_json. */
+export function canonicalSurveyText(survey) {
+  const d = { id: survey.id, title: survey.title, version: survey.version,
+              description: survey.description ?? "", questions: survey.questions.map(question) };
+  if (survey.series != null) d.series = survey.series;
+  if (survey.report_size_limit != null) d.report_size_limit = survey.report_size_limit;
+  return pythonJson(d);
+}

@@ -1,0 +1,195 @@
+// Checking a served survey before anything is answered: the browser twin of
+// shared/manifest.py verify_manifest (the ε policy is mechanisms.js checkPolicy, the pins and
+// versions trust.js).
+//
+// The signature is verified over the exact bytes the designer signed (`signed_bytes`, base64
+// of the canonical survey JSON), and the page parses only those bytes: the `survey` object the
+// server also sends is never read. Every refusal throws a Refusal before anything is randomized.
+
+import { canonicalSurveyText } from "./canonical.js";
+import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
+
+export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
+const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal"]);
+
+/** A reason not to answer; `message` is written for the respondent. */
+export class Refusal extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "Refusal";
+  }
+}
+
+/** Bytes from strict base64 (no whitespace, correct padding); null when it is not base64. */
+export function fromBase64(text) {
+  if (typeof text !== "string" || text.length % 4 !== 0 ||
+      !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) {
+    return null;
+  }
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+export function hex(bytes) {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function sha256Hex(bytes) {
+  return hex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+/** A number as Python's `{:g}` prints it (6 significant digits, no trailing zeros). */
+export function g(x) {
+  const text = Number(x).toPrecision(6);
+  if (text.includes("e")) {
+    const [mantissa, exp] = text.split("e");
+    const m = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
+    const e = Number(exp);
+    return `${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  }
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}
+
+async function verifySignature(publicKey, signature, bytes) {
+  let key;
+  try {
+    key = await crypto.subtle.importKey("raw", publicKey, { name: "Ed25519" }, false, ["verify"]);
+  } catch (err) {
+    if (err && err.name === "NotSupportedError") {
+      throw new Refusal("This browser cannot check Ed25519 signatures, so it cannot tell " +
+                        "whether the survey is the one its designer signed. Please use an " +
+                        "up-to-date browser.");
+    }
+    throw new Refusal("The survey's public key is not a valid Ed25519 key.");
+  }
+  return crypto.subtle.verify({ name: "Ed25519" }, key, signature, bytes);
+}
+
+function refuseUnsafeNumbers(value) {
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new Refusal("The survey contains a number too large for this page to read exactly.");
+  }
+  if (Array.isArray(value)) value.forEach(refuseUnsafeNumbers);
+  else if (value && typeof value === "object") Object.values(value).forEach(refuseUnsafeNumbers);
+}
+
+// shared/survey.py's limits on what a survey may hold.
+const SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
+const QUESTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$/;
+const MAX_QUESTIONS = 500;
+const MAX_TEXT = 2000;
+const MAX_LABEL = 200;
+const codePoints = (s) => [...s].length; // Python's len()
+const isText = (s, max = MAX_TEXT) => typeof s === "string" && s.trim() !== "" &&
+  codePoints(s) <= max;
+
+function checkShape(survey) {
+  const ok = survey && typeof survey === "object" && !Array.isArray(survey) &&
+    typeof survey.id === "string" && SLUG.test(survey.id) &&
+    Number.isSafeInteger(survey.version) && survey.version >= 1 && isText(survey.title) &&
+    (survey.description === undefined || (typeof survey.description === "string" &&
+                                          codePoints(survey.description) <= MAX_TEXT)) &&
+    (survey.series === undefined || (typeof survey.series === "string" &&
+                                     SLUG.test(survey.series))) &&
+    Array.isArray(survey.questions) && survey.questions.length > 0 &&
+    survey.questions.length <= MAX_QUESTIONS;
+  if (!ok) throw new Refusal("The signed survey is not a survey this page understands.");
+  const ids = new Set();
+  for (const q of survey.questions) {
+    if (!q || typeof q !== "object" || typeof q.id !== "string" || ids.has(q.id) ||
+        !QUESTION_ID.test(q.id) || !isText(q.text) || !QUESTION_TYPES.has(q.type) ||
+        typeof q.epsilon !== "number" || !(q.epsilon > 0) || !Number.isFinite(q.epsilon) ||
+        typeof q.optional !== "boolean") {
+      throw new Refusal("The signed survey has a question this page does not understand.");
+    }
+    ids.add(q.id);
+    if ((q.type === "categorical" || q.type === "ordinal") &&
+        (!Array.isArray(q.options) || q.options.length < 2 ||
+         !q.options.every((o) => isText(o, MAX_LABEL)))) {
+      throw new Refusal(`Question “${q.text}” has no valid list of options.`);
+    }
+    if (q.type === "integer" && !(Number.isSafeInteger(q.min) && Number.isSafeInteger(q.max) &&
+                                  q.min < q.max)) {
+      throw new Refusal(`Question “${q.text}” has no valid range of numbers.`);
+    }
+    if (q.instantaneous_epsilon != null && survey.series === undefined) {
+      throw new Refusal(`Question “${q.text}” has an instantaneous layer outside a series.`);
+    }
+  }
+}
+
+/**
+ * Verify a GET /api/surveys/<id> document: the signature over `signed_bytes`, the survey it
+ * holds, and each question's mechanism and parameters (re-derived by mechanisms.js).
+ * Returns {survey, sha256, fingerprint, publicKey, mechanisms, status}.
+ */
+export async function verifyDocument(doc, surveyId) {
+  if (!doc || typeof doc !== "object") {
+    throw new Refusal("The server did not send a survey manifest.");
+  }
+  if (!doc.signature) {
+    throw new Refusal("The survey is not signed (no signature), so nothing shows that its " +
+                      "designer wrote it.");
+  }
+  const signature = fromBase64(doc.signature);
+  const publicKey = fromBase64(doc.public_key);
+  if (!signature || signature.length !== 64 || !publicKey || publicKey.length !== 32) {
+    throw new Refusal("The survey's signature or public key is not valid base64 of an " +
+                      "Ed25519 signature/key.");
+  }
+  const bytes = fromBase64(doc.signed_bytes);
+  if (!bytes) {
+    throw new Refusal("The server did not send the signed bytes of the survey, so its " +
+                      "signature cannot be checked in this browser.");
+  }
+  if (!(await verifySignature(publicKey, signature, bytes))) {
+    throw new Refusal("The survey's signature does not verify: the survey was changed after " +
+                      "it was signed, or it was signed with another key.");
+  }
+  let survey;
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    survey = JSON.parse(text);
+  } catch {
+    throw new Refusal("The signed survey is not valid JSON text.");
+  }
+  refuseUnsafeNumbers(survey);
+  checkShape(survey);
+  let canonical = null;
+  try {
+    canonical = canonicalSurveyText(survey);
+  } catch {
+    // not a survey Python could have written: refused just below
+  }
+  if (canonical !== text) {
+    throw new Refusal("The signed survey is not in canonical form (as `ldpsurvey publish` " +
+                      "writes it: mechanisms resolved, parameters filled in, no other keys).");
+  }
+  if (survey.id !== surveyId) {
+    throw new Refusal(`The server sent survey “${survey.id}” instead of “${surveyId}”.`);
+  }
+  const sha256 = await sha256Hex(bytes);
+  if (doc.sha256 !== undefined && doc.sha256 !== sha256) {
+    throw new Refusal("The survey's claimed hash does not match its signed content.");
+  }
+  const mechanisms = new Map();
+  for (const q of survey.questions) {
+    try {
+      mechanisms.set(q.id, mechanismFor(q));
+    } catch (err) {
+      if (err instanceof UnsupportedMechanism) {
+        throw new Refusal(`This page cannot answer question “${q.text}”: ${err.message}`);
+      }
+      if (err instanceof ManifestMismatch) {
+        throw new Refusal(`Question “${q.text}” asks for randomization that does not match ` +
+                          `the question and its ε: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+  return { survey, sha256, fingerprint: await sha256Hex(publicKey), publicKey: doc.public_key,
+           mechanisms, status: doc.status };
+}

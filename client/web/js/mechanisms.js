@@ -1,0 +1,719 @@
+// The exact randomizers of shared/mechanisms/, ported draw for draw for the respondent page.
+//
+//   const mech = mechanismFor(question);      // question: as in the verified canonical survey
+//   const report = mech.perturb(answer);       // the JSON value the Python client would send
+//   mech.describe().text                       // what the device does, in plain words
+//
+// `question` is one entry of survey.questions in the signed manifest (shared/survey.py
+// Question.to_dict): mechanism and params are already resolved there. `mechanismFor` re-derives
+// every parameter from the question's type, domain and ε exactly as shared/ does (BigInt
+// rationals, the same float steps where shared/ uses floats), re-checks the privacy loss in
+// exact arithmetic, and throws `ManifestMismatch` unless the manifest names that very
+// mechanism with those very parameters (what the Python client's verify_manifest refuses), or
+// `UnsupportedMechanism` for a mechanism this port does not know (the page must then refuse
+// the survey). Answers are the question's own values: true/false (binary), the option label
+// (categorical, ordinal), an integer Number or BigInt (integer). An invalid answer throws
+// `AnswerError`; nothing is clamped.
+//
+// Longitudinal surveys (a survey-level `series`) memoize, as client/hazmat_memo.py does:
+// pass `memo = {secret, series}` to perturb(answer, source, memo) for every question of such a
+// survey. `secret` is the device's 32-byte HAZMAT secret (a Uint8Array drawn once with
+// crypto.getRandomValues and kept in IndexedDB; never sent, never logged), `series` the
+// survey's series. The permanent value of a true answer is then drawn by the question's own
+// sampler from HMAC-SHA256(secret, "ldpsurvey/permanent-value/v1\0" + canonical JSON of
+// [series, question id, answer, permanent mechanism name, its params]) — identical to what
+// the Python client derives from the same secret — and, for a question with
+// `instantaneous_epsilon`, fresh noise from `source` is applied on top each round (RAPPOR's two
+// layers, shared/mechanisms/two_layer.py); without it the permanent value is the report.
+// `answerTag(answer, memo)` gives the ledger's keyed tag for a distinct answer (charge its ε
+// once per distinct answer, as the CLI ledger does). Anyone holding the secret can recompute
+// which answer gives which permanent value: it is as sensitive as the answers. Clearing site
+// data loses it; a new secret draws new permanent values, so the longitudinal bound then
+// holds per secret only. Without a memo, both layers are drawn fresh (shared's perturb_index).
+
+import {
+  bitLength, expLower, Rational, rationalExpFloor, rationalFloor, roundHalfEven, simplestBetween,
+} from "./rational.js";
+import {
+  bernoulli, bernoulliBits, choiceExcept, discreteLaplace, hmacSource, randbelowEach,
+  secureSource,
+} from "./randomness.js";
+import { hmacSha256, toHex } from "./sha256.js";
+
+export class UnsupportedMechanism extends Error {
+  constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
+}
+export class ManifestMismatch extends Error {
+  constructor(message) { super(message); this.name = "ManifestMismatch"; }
+}
+export class AnswerError extends Error {
+  constructor(message) { super(message); this.name = "AnswerError"; }
+}
+/** The drawn report lies outside what the server accepts (the Python client refuses too). */
+export class ReportError extends Error {
+  constructor(message) { super(message); this.name = "ReportError"; }
+}
+
+// shared/survey.py and the limits mechanisms declare (Mechanism.misfit): below MIN_EPSILON
+// nothing is measurable, beyond MAX_EPSILON a report is the answer in all but name.
+const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal"];
+const MIN_EPSILON = 1e-6;
+const MAX_EPSILON = 50;
+const MAX_OPTIONS = 65536;
+const MAX_ABS_BOUND = 2 ** 50;
+const INSTANTANEOUS_MECHANISMS = ["grr", "binary_rr"];
+const BITMAP_ENCODING = "bitmap-u32-le";
+const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
+const TAG_DOMAIN = "ldpsurvey/ledger-tag/v1\0";
+
+const ONE = new Rational(1n);
+
+/** The mechanism names this port implements (every one the server accepts). */
+export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
+  "hr", "ss", "ordinal_exp"]);
+
+const FITS = {
+  binary_rr: ["binary"],
+  grr: ["binary", "categorical", "ordinal"],
+  geometric: ["integer"],
+  oue: ["categorical", "ordinal"],
+  sue: ["categorical", "ordinal"],
+  olh: ["categorical", "ordinal"],
+  hr: ["categorical", "ordinal"],
+  ss: ["categorical", "ordinal"],
+  ordinal_exp: ["ordinal"],
+};
+
+// --- helpers --------------------------------------------------------------------------------
+
+/** Canonical JSON as shared/survey.py canonical_json writes it (sorted keys, no spaces). */
+export function canonicalJson(value) {
+  if (value === null || typeof value === "boolean" || typeof value === "string") {
+    return JSON.stringify(value);
+  }
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new TypeError("no NaN or infinity in canonical JSON");
+    if (!Number.isInteger(value)) throw new TypeError("canonicalJson writes integers only");
+    return String(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object") {
+    const keys = Object.keys(value).sort(codePointOrder);
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+  }
+  throw new TypeError(`not JSON: ${typeof value}`);
+}
+
+function codePointOrder(a, b) {
+  const x = Array.from(a, (c) => c.codePointAt(0));
+  const y = Array.from(b, (c) => c.codePointAt(0));
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/** Whether two parsed JSON values are equal (any value: a malformed one is simply unequal). */
+function sameJson(given, expected) {
+  try {
+    return canonicalJson(given) === canonicalJson(expected);
+  } catch {
+    return false;
+  }
+}
+
+const expLowerCache = new Map();
+function certifiedExp(epsilon) {
+  let bound = expLowerCache.get(epsilon);
+  if (bound === undefined) {
+    bound = expLower(Rational.fromNumber(epsilon));
+    expLowerCache.set(epsilon, bound);
+  }
+  return bound;
+}
+
+/** PrivacyLoss.within for a worst ratio: refuse anything the exact check refutes. */
+function certifyRatio(name, ratio, epsilon) {
+  if (ratio === null) throw new ManifestMismatch(`${name}: some report is impossible under one answer and possible under another`);
+  if (ratio.le(ONE)) return;
+  if (ratio.gt(certifiedExp(epsilon))) {
+    throw new ManifestMismatch(`${name}: the channel's exact privacy loss exceeds ε = ${epsilon}`);
+  }
+}
+
+function maxRatio(a, b) { return a.ge(b) ? a : b; }
+
+function pct(x) {
+  const v = 100 * x;
+  if (v === 0 || v === 100) return `${v}%`;
+  if (v < 0.01) return `${v.toPrecision(2)}%`;
+  if (v > 99.99) return `${v.toFixed(4)}%`;
+  return `${v.toFixed(v < 1 ? 3 : 1)}%`;
+}
+
+function wordsFromBits(bits, k) {
+  const words = new Array(Math.ceil(k / 32)).fill(0);
+  for (let v = 0; v < k; v++) if (bits[v]) words[v >> 5] |= 1 << (v & 31);
+  return words.map((w) => w >>> 0);
+}
+
+function bitsFromWords(words, k) {
+  const out = [];
+  for (let v = 0; v < k; v++) if ((words[v >> 5] >>> (v & 31)) & 1) out.push(v);
+  return out;
+}
+
+function quote(label) { return `“${label}”`; }
+
+// --- the mechanisms' cores: parameters, certification, perturb_index -------------------------
+// Each core: {name, k, p, q, params, perturbIndex(index, source), describe(labels),
+// explain(report, labels)}. Indices are Numbers (BigInt for integer questions).
+
+function grrCore(epsilon, k, binary = false) {
+  const e = rationalExpFloor(epsilon);
+  const p = e.div(e.add(k - 1));
+  const q = ONE.div(e.add(k - 1));
+  const name = binary ? "binary_rr" : "grr";
+  if (!p.add(q.mul(k - 1)).eq(ONE) || q.num === 0n) certifyRatio(name, null, epsilon);
+  certifyRatio(name, maxRatio(p.div(q), q.div(p)), epsilon);
+  const K = BigInt(k);
+  return {
+    name, k, p, q,
+    params: { p: p.toString(), q: q.toString() },
+    perturbIndex(index, source) {
+      const out = bernoulli(p, source) ? index : Number(choiceExcept(K, BigInt(index), source));
+      return binary ? out === 1 : out;
+    },
+    indexOf(report) { return binary ? (report ? 1 : 0) : report; },
+    describe(labels, truth = "your real answer") {
+      const P = p.toNumber();
+      const Q = q.toNumber();
+      const choice = binary || typeof labels[0] === "boolean" ? "said ‘yes’ or ‘no’" : "picked an option";
+      const others = k === 2 ? `the other one with probability ${pct(Q)}`
+        : `otherwise one of the other ${k - 1} options, each with probability ${pct(Q)}`;
+      const text = `Your device ${choice} at random: ${truth} with probability ${pct(P)}, ${others}. The server cannot tell which happened.`;
+      return { text, truthful: P, other: Q };
+    },
+    explain(report, labels) {
+      const label = binary ? report : labels[report];
+      if (typeof label === "boolean") return label ? "yes" : "no";  // binary_rr, or grr on yes/no
+      return `the option ${quote(label)}`;
+    },
+  };
+}
+
+function unaryCore(name, epsilon, k) {
+  let p;
+  let q;
+  if (name === "oue") {
+    const r = rationalExpFloor(epsilon);
+    p = new Rational(1n, 2n);
+    q = ONE.div(r.add(1));
+  } else {  // sue: ε/2 is exact in binary floating point
+    const r = rationalExpFloor(epsilon / 2);
+    p = r.div(r.add(1));
+    q = ONE.div(r.add(1));
+  }
+  if (!(p.gt(0n) && p.lt(ONE) && q.gt(0n) && q.lt(ONE))) certifyRatio(name, null, epsilon);
+  const notP = ONE.sub(p);
+  const notQ = ONE.sub(q);
+  certifyRatio(name, maxRatio(p.div(q), notP.div(notQ)).mul(maxRatio(q.div(p), notQ.div(notP))), epsilon);
+  const g = gcdBig(p.den, q.den);
+  const D = (p.den / g) * q.den;
+  const pT = p.num * (D / p.den);
+  const qT = q.num * (D / q.den);
+  return {
+    name, k, p, q,
+    params: { p: p.toString(), q: q.toString(), encoding: BITMAP_ENCODING },
+    perturbIndex(index, source) {
+      const bits = bernoulliBits(source, D, k, (v) => (v === index ? pT : qT));
+      return wordsFromBits(bits, k);
+    },
+    describe() {
+      const P = p.toNumber();
+      const Q = q.toNumber();
+      return {
+        text: `Your device set one yes/no mark for each of the ${k} options at random: the mark of your real answer is ‘yes’ with probability ${pct(P)}, every other mark with probability ${pct(Q)}, each drawn on its own.`,
+        truthful: P, other: Q,
+      };
+    },
+    explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
+  };
+}
+
+function markedOptions(indices, labels) {
+  if (!indices.length) return "no option marked";
+  return `the options marked: ${indices.map((i) => quote(labels[i])).join(", ")}`;
+}
+
+function gcdBig(a, b) { while (b) [a, b] = [b, a % b]; return a; }
+
+function ssProbabilities(k, d, epsilon) {
+  const r = rationalExpFloor(epsilon);
+  const p = r.mul(d).div(r.mul(d).add(k - d));
+  return [p, p.mul(d - 1).add(ONE.sub(p).mul(d)).div(k - 1)];
+}
+
+function ssBestSize(k, epsilon) {
+  const target = k / (Math.exp(Math.min(epsilon, 700.0)) + 1);
+  const clamp = (s) => Math.min(Math.max(s, 1), k - 1);
+  const sizes = [...new Set([clamp(Math.floor(target)), clamp(Math.ceil(target))])].sort((a, b) => a - b);
+  const worst = (d) => {
+    const [pr, qr] = ssProbabilities(k, d, epsilon);
+    const p = pr.toNumber();
+    const q = qr.toNumber();
+    const spread = (p - q) * (p - q);
+    return Math.max(q * (1 - q) / spread, p * (1 - p) / spread);
+  };
+  let best = sizes[0];
+  for (const d of sizes.slice(1)) if (worst(d) < worst(best)) best = d;
+  return best;
+}
+
+function ssCore(epsilon, k) {
+  const d = ssBestSize(k, epsilon);
+  const [p, q] = ssProbabilities(k, d, epsilon);
+  if (!(d >= 1 && d <= k - 1)) certifyRatio("ss", null, epsilon);
+  const r = rationalExpFloor(epsilon);
+  certifyRatio("ss", maxRatio(r, r.inv()), epsilon);
+  return {
+    name: "ss", k, p, q, subsetSize: d,
+    params: { p: p.toString(), q: q.toString(), subset_size: d, encoding: BITMAP_ENCODING },
+    perturbIndex(index, source) {
+      const inside = bernoulli(p, source);
+      const others = inside ? d - 1 : d;
+      const first = k - 1 - others;
+      const bounds = [];
+      for (let j = first; j < k - 1; j++) bounds.push(BigInt(j + 1));
+      const draws = randbelowEach(source, bounds);
+      // Floyd's algorithm: a uniform `others`-subset of the k - 1 values other than `index`.
+      const chosen = new Set();
+      for (let j = first; j < k - 1; j++) {
+        const t = Number(draws[j - first]);
+        chosen.add(chosen.has(t) ? j : t);
+      }
+      const bits = new Uint8Array(k);
+      for (const c of chosen) bits[c >= index ? c + 1 : c] = 1;
+      bits[index] = inside ? 1 : 0;
+      return wordsFromBits(bits, k);
+    },
+    describe() {
+      const P = p.toNumber();
+      return {
+        text: `Your device picked a set of ${d} of the ${k} options at random: your real answer is in it with probability ${pct(P)}, and the rest of the set are other options picked at random.`,
+        truthful: P, other: q.toNumber(),
+      };
+    },
+    explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
+  };
+}
+
+const PRIME = 131071n;  // 2^17 - 1
+const SEEDS = PRIME ** 3n;
+const MAX_BUCKETS = 65536;
+const OLH_HASH = "((a0 + a1*v + a2*v^2) mod prime) mod buckets, seed = a0 + a1*prime + a2*prime^2";
+
+function olhBuckets(epsilon) {
+  if (epsilon >= Math.log(MAX_BUCKETS)) return MAX_BUCKETS;
+  return Math.min(roundHalfEven(Math.exp(epsilon)) + 1, MAX_BUCKETS);
+}
+
+function olhHash(seed, value, g) {
+  const a0 = seed % PRIME;
+  const a1 = (seed / PRIME) % PRIME;
+  const a2 = seed / (PRIME * PRIME);
+  return ((a0 + a1 * value + a2 * value * value) % PRIME) % g;
+}
+
+function olhCore(epsilon, k) {
+  if (k > Number(PRIME)) throw new ManifestMismatch(`local hashing supports at most ${PRIME} options`);
+  const g = olhBuckets(epsilon);
+  const G = BigInt(g);
+  const r = rationalExpFloor(epsilon);
+  const pB = r.div(r.add(g - 1));
+  const qB = ONE.div(r.add(g - 1));
+  const base = PRIME / G;
+  const extra = PRIME % G;
+  const c2 = new Rational((base + 1n) ** 2n * extra + base ** 2n * (G - extra), PRIME * PRIME);
+  const q = c2.mul(pB).add(ONE.sub(c2).mul(qB));
+  if (!pB.add(qB.mul(g - 1)).eq(ONE) || qB.num <= 0n) certifyRatio("olh", null, epsilon);
+  certifyRatio("olh", maxRatio(pB.div(qB), qB.div(pB)), epsilon);
+  return {
+    name: "olh", k, p: pB, q,
+    params: { p: pB.toString(), q: q.toString(), buckets: g, prime: Number(PRIME), hash: OLH_HASH },
+    perturbIndex(index, source) {
+      const seed = source.randbelow(SEEDS);
+      let bucket = olhHash(seed, BigInt(index), G);
+      if (!bernoulli(pB, source)) bucket = choiceExcept(G, bucket, source);
+      return [Number(seed), Number(bucket)];
+    },
+    describe() {
+      const P = pB.toNumber();
+      return {
+        text: `Your device picked a random code that sorts the ${k} options into ${g} buckets, and sends the code with the bucket of your real answer with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random. Many options share each bucket.`,
+        truthful: P, other: qB.toNumber(),
+      };
+    },
+    explain(report) { return `the random code ${report[0]} and bucket ${report[1]}`; },
+  };
+}
+
+function hrCore(epsilon, k) {
+  const size = 2 ** bitLength(BigInt(k));
+  const r = rationalExpFloor(epsilon);
+  const p = r.div(r.add(1));
+  const q = new Rational(1n, 2n);
+  if (!(p.gt(0n) && p.lt(ONE))) certifyRatio("hr", null, epsilon);
+  certifyRatio("hr", maxRatio(p.div(ONE.sub(p)), ONE.sub(p).div(p)), epsilon);
+  const SIZE = BigInt(size);
+  return {
+    name: "hr", k, p, q,
+    params: { p: p.toString(), q: q.toString(), dimension: size },
+    perturbIndex(index, source) {
+      const row = index + 1;
+      const inside = bernoulli(p, source);
+      let j = Number(source.randbelow(SIZE));
+      if ((parity(row & j) === 0) !== inside) j ^= row & -row;
+      return j;
+    },
+    describe() {
+      const P = p.toNumber();
+      return {
+        text: `Your device picked a number from 0 to ${size - 1} at random: with probability ${pct(P)} from the half of the numbers that your real answer’s code marks, otherwise from the other half.`,
+        truthful: P, other: 0.5,
+      };
+    },
+    explain(report) { return `the number ${report}`; },
+  };
+}
+
+function parity(x) {
+  let bits = 0;
+  while (x) { bits ^= x & 1; x >>>= 1; }
+  return bits;
+}
+
+const DISTRIBUTION_MAX_VALUES = 256n;
+const TAIL_MASS = 1e-4;
+const MAX_TAIL = 4096;
+const MAX_ABS_REPORT = 2n ** 53n - 1n;
+const REPORT_TAIL_BITS = 64;
+
+function geometricCore(epsilon, low, high) {
+  const sensitivity = high - low;
+  const epsilonRational = rationalFloor(epsilon);
+  const rate = epsilonRational.div(sensitivity);
+  const rateFloat = rate.toNumber();
+  let histLow = null;
+  let histHigh = null;
+  if (sensitivity + 1n <= DISTRIBUTION_MAX_VALUES) {
+    const tail = BigInt(Math.min(MAX_TAIL, Math.ceil(Math.log(1 / TAIL_MASS) / rateFloat)));
+    histLow = Number(low - tail);
+    histHigh = Number(high + tail);
+  }
+  // Log-domain loss: rate·Δ = ε' <= ε exactly (shared/mechanisms/geometric.py).
+  if (rate.mul(sensitivity).gt(Rational.fromNumber(epsilon))) {
+    throw new ManifestMismatch(`geometric: the exact privacy loss exceeds ε = ${epsilon}`);
+  }
+  // Every honest report (within T' of the range, all but 2^-64 of them) must be an integer
+  // JSON carries exactly, or the mechanism does not fit (geometric.py misfit/report_bounds).
+  const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
+  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
+    throw new ManifestMismatch(`geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
+  }
+  const lowBound = low - tail;
+  const highBound = high + tail;
+  return {
+    name: "geometric", k: sensitivity + 1n, rate,
+    params: { epsilon_rational: epsilonRational.toString(), sensitivity: Number(sensitivity),
+      histogram_low: histLow, histogram_high: histHigh },
+    reportBounds: [lowBound, highBound],
+    perturbIndex(index, source) {
+      const y = low + index + discreteLaplace(rate, source);
+      if (y < lowBound || y > highBound) {
+        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports: at this ε the range is too wide to answer`);
+      }
+      return Number(y);
+    },
+    describe() {
+      const zero = Math.tanh(rateFloat / 2);
+      const factor = Math.exp(rateFloat);
+      return {
+        text: `Your device added random noise to your number: it stays unchanged with probability ${pct(zero)}, and a change of ±1, ±2, … is the less likely the larger it is (each step ${factor < 1.0001 ? "very slightly" : `${factor.toPrecision(3)} times`} less likely).`,
+        unchanged: zero, stepFactor: factor,
+      };
+    },
+    explain(report) { return `the number ${report}`; },
+  };
+}
+
+const ORDINAL_MAX_OPTIONS = 1024;
+
+function bestBase(epsilon, k) {
+  const top = expLower(Rational.fromNumber(epsilon).div(k - 1));
+  return simplestBetween(
+    top.mul(ONE.sub(new Rational(1n, (1n << 32n) * BigInt(k - 1)))),
+    top.mul(ONE.sub(new Rational(1n, 1n << 64n))),
+  );
+}
+
+function ordinalCore(epsilon, k) {
+  if (k > ORDINAL_MAX_OPTIONS) {
+    throw new ManifestMismatch(`the ordinal mechanism handles at most ${ORDINAL_MAX_OPTIONS} options`);
+  }
+  const base = bestBase(epsilon, k);
+  if (base.le(ONE)) certifyRatio("ordinal_exp", null, epsilon);
+  certifyRatio("ordinal_exp", base.pow(k - 1), epsilon);
+  let weights = null;  // t^d·s^(k-1-d) for b = s/t, d = 0..k-1
+  const weightsOf = () => {
+    if (weights === null) {
+      const s = base.num;
+      const t = base.den;
+      const sPow = [1n];
+      for (let i = 1; i < k; i++) sPow.push(sPow[i - 1] * s);
+      weights = [];
+      let tPow = 1n;
+      for (let d = 0; d < k; d++) { weights.push(tPow * sPow[k - 1 - d]); tPow *= t; }
+    }
+    return weights;
+  };
+  return {
+    name: "ordinal_exp", k, base,
+    params: { base: base.toString(), scores: `1..${k}` },
+    perturbIndex(index, source) {
+      const w = weightsOf();
+      let total = 0n;
+      for (let y = 0; y < k; y++) total += w[Math.abs(index - y)];
+      let draw = source.randbelow(total);
+      for (let y = 0; y < k; y++) {
+        const wy = w[Math.abs(index - y)];
+        if (draw < wy) return y;
+        draw -= wy;
+      }
+      throw new Error("unreachable: the draw is below the total weight");
+    },
+    describe() {
+      const b = base.toNumber();
+      let z = 0;  // Σ_y b^-|x-y| for the middle option: its probability of staying put
+      const mid = Math.floor((k - 1) / 2);
+      for (let y = 0; y < k; y++) z += b ** -Math.abs(mid - y);
+      return {
+        text: `Your device picked your real option or one near it at random: each step further away is ${b.toPrecision(4)} times less likely (for an option in the middle, your real one is sent with probability ${pct(1 / z)}).`,
+        stepFactor: b, truthfulMiddle: 1 / z,
+      };
+    },
+    explain(report, labels) { return `the option ${quote(labels[report])}`; },
+  };
+}
+
+function twoLayerCore(permanent, instantaneous, epsilon) {
+  const k = permanent.k;
+  const p = permanent.p.mul(instantaneous.p).add(permanent.q.mul(instantaneous.q).mul(k - 1));
+  const q = permanent.p.mul(instantaneous.q).add(permanent.q.mul(instantaneous.p))
+    .add(permanent.q.mul(instantaneous.q).mul(k - 2));
+  if (!p.add(q.mul(k - 1)).eq(ONE)) certifyRatio("two_layer", null, epsilon);
+  certifyRatio(`${permanent.name}+instantaneous`, maxRatio(p.div(q), q.div(p)), epsilon);
+  return {
+    name: `${permanent.name}+instantaneous`, k, p, q, permanent, instantaneous,
+    params: { p: p.toString(), q: q.toString(), permanent: permanent.params,
+      instantaneous: instantaneous.params },
+    perturbIndex(index, source) {
+      const value = permanent.perturbIndex(index, source);
+      return instantaneous.perturbIndex(permanent.indexOf(value), source);
+    },
+    describe(labels) {
+      const first = permanent.describe(labels).text.replace(/ The server cannot tell which happened\.$/, "");
+      const second = instantaneous.describe(labels, "that kept answer").text;
+      return {
+        text: `Your answer was randomized twice. Once, ${first.replace(/^Your/, "your")} This device keeps that result and reuses it whenever you give the same answer again. Then, for this round, ${second.replace(/^Your/, "your")}`,
+        truthful: p.toNumber(), other: q.toNumber(),
+      };
+    },
+    explain(report, labels) { return instantaneous.explain(report, labels); },
+  };
+}
+
+// --- checking the question --------------------------------------------------------------------
+
+function checkEpsilon(value, where) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < MIN_EPSILON
+      || value > MAX_EPSILON) {
+    throw new ManifestMismatch(`${where} must be a number between ${MIN_EPSILON} and ${MAX_EPSILON}`);
+  }
+  return value;
+}
+
+function checkQuestion(question) {
+  if (question === null || typeof question !== "object" || Array.isArray(question)) {
+    throw new ManifestMismatch("a question must be an object");
+  }
+  const where = `question ${JSON.stringify(question.id)}`;
+  if (typeof question.id !== "string" || !question.id) throw new ManifestMismatch("a question needs an id");
+  if (!QUESTION_TYPES.includes(question.type)) {
+    throw new ManifestMismatch(`${where}: unknown type ${JSON.stringify(question.type)}`);
+  }
+  checkEpsilon(question.epsilon, `${where}: epsilon`);
+  if (question.instantaneous_epsilon != null) {
+    checkEpsilon(question.instantaneous_epsilon, `${where}: instantaneous_epsilon`);
+  }
+  if (question.type === "categorical" || question.type === "ordinal") {
+    const options = question.options;
+    if (!Array.isArray(options) || options.length < 2 || options.length > MAX_OPTIONS
+        || options.some((o) => typeof o !== "string" || !o.trim())
+        || new Set(options).size !== options.length) {
+      throw new ManifestMismatch(`${where}: options must be 2 to ${MAX_OPTIONS} distinct labels`);
+    }
+    const groups = question.groups ?? {};
+    if (typeof groups !== "object" || Array.isArray(groups)) throw new ManifestMismatch(`${where}: bad groups`);
+    const known = new Set(options);
+    for (const [name, members] of Object.entries(groups)) {
+      if (!Array.isArray(members) || !members.length || new Set(members).size !== members.length
+          || members.some((m) => !known.has(m))) {
+        throw new ManifestMismatch(`${where}: group ${JSON.stringify(name)} must list distinct options`);
+      }
+    }
+  }
+  if (question.type === "integer") {
+    const { min, max } = question;
+    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || Math.abs(min) > MAX_ABS_BOUND
+        || Math.abs(max) > MAX_ABS_BOUND || min >= max) {
+      throw new ManifestMismatch(`${where}: min and max must be integers within ±2^50, min < max`);
+    }
+  }
+  return where;
+}
+
+function labelsOf(question) {
+  if (question.type === "binary") return [false, true];
+  if (question.type === "integer") return null;
+  return question.options;
+}
+
+function coreFor(name, epsilon, question) {
+  const k = question.type === "binary" ? 2 : question.type === "integer" ? null : question.options.length;
+  switch (name) {
+    case "binary_rr": return grrCore(epsilon, 2, true);
+    case "grr": return grrCore(epsilon, k);
+    case "oue": case "sue": return unaryCore(name, epsilon, k);
+    case "ss": return ssCore(epsilon, k);
+    case "olh": return olhCore(epsilon, k);
+    case "hr": return hrCore(epsilon, k);
+    case "ordinal_exp": return ordinalCore(epsilon, k);
+    case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
+    default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
+  }
+}
+
+// --- the public object -------------------------------------------------------------------------
+
+/**
+ * The randomizer for one question of a verified survey. Throws ManifestMismatch when the
+ * question, its mechanism or its parameters are not what shared/ derives, UnsupportedMechanism
+ * for an unknown mechanism.
+ */
+export function mechanismFor(question) {
+  const where = checkQuestion(question);
+  const name = question.mechanism;
+  if (typeof name !== "string") throw new ManifestMismatch(`${where}: no mechanism named`);
+  if (name === "auto") throw new ManifestMismatch(`${where}: the mechanism was not resolved (auto)`);
+  if (!MECHANISMS.includes(name)) {
+    throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
+  }
+  if (!FITS[name].includes(question.type)) {
+    throw new ManifestMismatch(`${where}: ${name} does not fit a ${question.type} question`);
+  }
+  const instantaneousEpsilon = question.instantaneous_epsilon ?? null;
+  if (instantaneousEpsilon !== null && !INSTANTANEOUS_MECHANISMS.includes(name)) {
+    throw new ManifestMismatch(`${where}: an instantaneous layer needs grr or binary_rr, not ${name}`);
+  }
+  const epsilon = question.epsilon;
+  let core = coreFor(name, epsilon, question);
+  const permanent = core;
+  if (instantaneousEpsilon !== null) {
+    core = twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question), epsilon);
+  }
+  if (!sameJson(question.params, core.params)) {
+    throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params)})`);
+  }
+  const labels = labelsOf(question);
+
+  function encode(answer) {
+    if (question.type === "integer") {
+      if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
+        throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
+      }
+      const value = BigInt(answer);
+      if (value < BigInt(question.min) || value > BigInt(question.max)) {
+        throw new AnswerError(`${value} is outside [${question.min}, ${question.max}] for ${JSON.stringify(question.id)}; it is refused, not clamped`);
+      }
+      return value - BigInt(question.min);
+    }
+    const index = labels.indexOf(answer);
+    if (index < 0) throw new AnswerError(`${JSON.stringify(answer)} is not one of the possible answers to ${JSON.stringify(question.id)}`);
+    return index;
+  }
+
+  /** The canonical answer as it enters the HMAC message (Python's JSON of the answer). */
+  function memoMessage(domain, answer, memo) {
+    if (!memo || !(memo.secret instanceof Uint8Array) || memo.secret.length !== 32
+        || typeof memo.series !== "string") {
+      throw new TypeError("memo must be {secret: Uint8Array(32), series: string}");
+    }
+    const value = question.type === "integer" ? BigInt(answer) : answer;
+    const json = canonicalJson([memo.series, question.id, value, permanent.name, permanent.params]);
+    return new TextEncoder().encode(domain + json);
+  }
+
+  return Object.freeze({
+    question,
+    name: core.name,
+    epsilon,
+    instantaneousEpsilon,
+    params: core.params,
+    k: core.k,
+    encode,
+    /** One report for a true answer: the JSON value the Python client sends. */
+    perturb(answer, source = secureSource, memo = undefined) {
+      const index = encode(answer);
+      if (memo === undefined || memo === null) return core.perturbIndex(index, source);
+      const permanentValue = permanent.perturbIndex(
+        index, hmacSource(memo.secret, memoMessage(PERMANENT_DOMAIN, answer, memo)));
+      if (core === permanent) return permanentValue;
+      return core.instantaneous.perturbIndex(permanent.indexOf(permanentValue), source);
+    },
+    /** The ledger's keyed tag of a distinct answer in a series (hazmat_memo.answer_tag). */
+    answerTag(answer, memo) {
+      encode(answer);
+      return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, answer, memo))).slice(0, 32);
+    },
+    /** What the device does to an answer, in plain words, with the probabilities as Numbers. */
+    describe() { return core.describe(labels); },
+    /** A report in plain words ("yes", the option “weekly”, the number 7, ...). */
+    explainReport(report) { return core.explain(report, labels); },
+  });
+}
+
+// --- the respondent's ε ceiling (client/trust.py check_policy) ---------------------------------
+
+export class PolicyError extends Error {
+  constructor(message) { super(message); this.name = "PolicyError"; }
+}
+
+/** Σ ε over the questions, correctly rounded like math.fsum. */
+export function totalEpsilon(survey) {
+  let sum = new Rational(0n);
+  for (const q of survey.questions) sum = sum.add(Rational.fromNumber(q.epsilon));
+  return sum.toNumber();
+}
+
+/** Refuse a survey whose questions or total ε exceed the respondent's limit. */
+export function checkPolicy(survey, maxEpsilon) {
+  for (const q of survey.questions) {
+    if (q.epsilon > maxEpsilon) {
+      throw new PolicyError(`question ${JSON.stringify(q.id)} costs ε = ${q.epsilon}, above your limit of ${maxEpsilon}`);
+    }
+  }
+  const total = totalEpsilon(survey);
+  if (total > maxEpsilon) {
+    throw new PolicyError(`answering this survey costs ε = ${total} in total, above your limit of ${maxEpsilon}`);
+  }
+}

@@ -1,0 +1,44 @@
+// Delivering stored submissions: the twin of client/outbox.py. A submission is stored before
+// the first attempt; a 2xx (including "duplicate": an earlier attempt did arrive) marks it sent,
+// a 4xx marks it failed with the server's reason, and a network error or 5xx leaves it pending.
+// A resend always sends the stored body: the same randomized reports and the same
+// submission_id, never new noise, so the server counts it exactly once.
+
+import { Refused, Unreachable, postSubmission } from "./api.js";
+import { FAILED, PENDING, SENT, records, updateRecord } from "./store.js";
+
+/** Send one stored record; resolves to the updated record. */
+export async function deliver(record) {
+  const attempts = (record.attempts || 0) + 1;
+  try {
+    const reply = await postSubmission(record.server, record.survey_id, record.body);
+    const duplicate = Boolean(reply && reply.duplicates && reply.duplicates.length);
+    return updateRecord(record.submission_id, {
+      status: SENT, attempts, delivered: new Date().toISOString(), duplicate, last_error: null,
+    });
+  } catch (err) {
+    if (err instanceof Refused) {
+      return updateRecord(record.submission_id,
+                          { status: FAILED, attempts, last_error: err.message });
+    }
+    if (err instanceof Unreachable) {
+      return updateRecord(record.submission_id,
+                          { status: PENDING, attempts, last_error: err.message });
+    }
+    throw err;
+  }
+}
+
+let flushing = null;
+
+/** Send every pending submission for this server (one flush at a time). */
+export function flush(server) {
+  if (!flushing) {
+    flushing = (async () => {
+      const out = [];
+      for (const record of await records(server, [PENDING])) out.push(await deliver(record));
+      return out;
+    })().finally(() => { flushing = null; });
+  }
+  return flushing;
+}

@@ -1,0 +1,224 @@
+// Exact samplers over an injectable integer random source: a port of shared/randomness.py.
+//
+// A source is any object with `randbelow(n: bigint): bigint`, uniform in [0, n). Every report
+// that leaves the browser is drawn with `secureSource` (crypto.getRandomValues, the same
+// algorithm as Python's secrets.randbelow: k = bit length of n, draw k random bits, reject
+// while >= n); never Math.random. Tests inject `tapeSource` to replay the (n, value) draws the
+// Python client recorded: the port is proven by requesting the same n's in the same order and
+// returning the same report (tests/web/).
+//
+// Bulk draws (`randbelowMany`, `randbelowEach`) mean exactly that many sequential randbelow
+// calls; only the secure source takes a faster path (one getRandomValues call per batch).
+
+import { bitLength, Rational } from "./rational.js";
+import { hmacSha256 } from "./sha256.js";
+
+const POOL_WORDS = 2048;
+const pool = new Uint32Array(POOL_WORDS);
+let poolAt = POOL_WORDS;
+
+/** One uniform 32-bit word from crypto.getRandomValues (refilled in blocks). */
+function randomWord() {
+  if (poolAt === POOL_WORDS) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++];
+}
+
+/** k uniform random bits as a BigInt (k >= 1). */
+function randomBits(k) {
+  if (k <= 32) return BigInt(randomWord() >>> (32 - k));
+  const words = Math.ceil(k / 32);
+  let value = 0n;
+  for (let i = 0; i < words; i++) value = (value << 32n) | BigInt(randomWord());
+  return value >> BigInt(words * 32 - k);
+}
+
+function checkBound(n) {
+  if (typeof n !== "bigint") throw new TypeError("randbelow takes a BigInt bound");
+  if (n <= 0n) throw new RangeError("randbelow needs n > 0");
+}
+
+/** Uniform draws below small bounds (< 2^32) as Numbers, for the secure bulk path. */
+function secureSmallEach(bounds) {
+  const out = new Array(bounds.length);
+  const words = new Uint32Array(Math.min(bounds.length, 16384) || 1);
+  let at = words.length;
+  for (let i = 0; i < bounds.length; i++) {
+    const n = bounds[i];
+    const shift = Math.clz32(n);  // 32 - bit length of n: keep the top bitLength(n) bits
+    for (;;) {
+      if (at === words.length) { crypto.getRandomValues(words); at = 0; }
+      const r = words[at++] >>> shift;
+      if (r < n) { out[i] = r; break; }
+    }
+  }
+  return out;
+}
+
+/** The OS CSPRNG of the browser (crypto.getRandomValues). */
+export const secureSource = Object.freeze({
+  randbelow(n) {
+    checkBound(n);
+    const k = bitLength(n);
+    for (;;) {
+      const r = randomBits(k);
+      if (r < n) return r;
+    }
+  },
+});
+
+/**
+ * A source replaying recorded draws: `draws` is a list of [n, value] (BigInt, Number, or a
+ * decimal or 0x-hex string). Throws if a sampler asks for another n than recorded, or for more
+ * draws.
+ */
+export function tapeSource(draws) {
+  const tape = draws.map(([n, value]) => [BigInt(n), BigInt(value)]);
+  let at = 0;
+  return {
+    requests: [],
+    randbelow(n) {
+      checkBound(n);
+      if (at >= tape.length) throw new Error(`tape exhausted: randbelow(${n}) was not recorded`);
+      const [expected, value] = tape[at];
+      if (n !== expected) {
+        throw new Error(`draw ${at}: randbelow(${n}) requested, the tape recorded randbelow(${expected})`);
+      }
+      at += 1;
+      this.requests.push(n);
+      return value;
+    },
+    get remaining() { return tape.length - at; },
+  };
+}
+
+/** Wraps a source and records every (n, value) it hands out (for tests and benchmarks). */
+export function recordingSource(inner) {
+  return {
+    tape: [],
+    randbelow(n) {
+      const value = inner.randbelow(n);
+      this.tape.push([n, value]);
+      return value;
+    },
+  };
+}
+
+/** For each bound b (BigInt), one draw in [0, b), in order: the sequential randbelow calls. */
+export function randbelowEach(source, bounds) {
+  if (source === secureSource && bounds.every((b) => b > 0n && b < 0x100000000n)) {
+    return secureSmallEach(bounds.map(Number)).map(BigInt);
+  }
+  return bounds.map((b) => source.randbelow(b));
+}
+
+/** `count` draws in [0, n): exactly `count` sequential randbelow(n) calls. */
+export function randbelowMany(source, n, count) {
+  return randbelowEach(source, new Array(count).fill(n));
+}
+
+/**
+ * Bernoulli bits [draw_i < threshold_i] for `count` draws in [0, n) (the bitmap mechanisms'
+ * bulk path): the same draws as randbelowMany, compared without allocating BigInts when the
+ * secure source draws small bounds. `thresholdAt(i)` gives a BigInt threshold.
+ */
+export function bernoulliBits(source, n, count, thresholdAt) {
+  const bits = new Uint8Array(count);
+  if (source === secureSource && n > 0n && n < 0x100000000n) {
+    const draws = secureSmallEach(new Array(count).fill(Number(n)));
+    for (let i = 0; i < count; i++) bits[i] = draws[i] < Number(thresholdAt(i)) ? 1 : 0;
+    return bits;
+  }
+  const draws = randbelowMany(source, n, count);
+  for (let i = 0; i < count; i++) bits[i] = draws[i] < thresholdAt(i) ? 1 : 0;
+  return bits;
+}
+
+// --- shared/randomness.py samplers -----------------------------------------------------------
+
+/** True with probability exactly p (a Rational in [0, 1]). */
+export function bernoulli(p, source) {
+  return source.randbelow(p.den) < p.num;
+}
+
+/** Uniform over [0, k) without `excluded` (k, excluded: BigInt). */
+export function choiceExcept(k, excluded, source) {
+  const draw = source.randbelow(k - 1n);
+  return draw >= excluded ? draw + 1n : draw;
+}
+
+const R_ONE = new Rational(1n);
+
+/** True with probability exactly exp(-gamma), gamma >= 0 rational (CKS 2020, Algorithm 1). */
+export function bernoulliExpNeg(gamma, source) {
+  if (gamma.num < 0n) throw new RangeError("gamma must be >= 0");
+  while (gamma.gt(R_ONE)) {
+    if (!bernoulliExpNeg(R_ONE, source)) return false;
+    gamma = gamma.sub(R_ONE);
+  }
+  let k = 1n;
+  while (bernoulli(gamma.div(k), source)) k += 1n;
+  return k % 2n === 1n;
+}
+
+/** An integer z (BigInt) with P[z] proportional to exp(-rate·|z|) (CKS 2020, Algorithm 2). */
+export function discreteLaplace(rate, source) {
+  if (rate.num <= 0n) throw new RangeError("rate must be > 0");
+  const s = rate.num;
+  const t = rate.den;
+  for (;;) {
+    const u = source.randbelow(t);
+    if (!bernoulliExpNeg(new Rational(u, t), source)) continue;
+    let v = 0n;
+    while (bernoulliExpNeg(R_ONE, source)) v += 1n;
+    const y = (u + t * v) / s;
+    const negative = source.randbelow(2n) === 1n;
+    if (negative && y === 0n) continue;
+    return negative ? -y : y;
+  }
+}
+
+// --- client/hazmat_memo.py HmacSource ---------------------------------------------------------
+
+/**
+ * HAZMAT. A deterministic source: HMAC-SHA256(key, message || 8-byte big-endian counter)
+ * blocks, `randbelow(n)` taking bit_length(n - 1) bits (big-endian bytes, masked) and
+ * rejecting >= n, as client/hazmat_memo.py's HmacSource. Used only to draw a memoized
+ * permanent value; anyone with the key can recompute it for every answer.
+ */
+export function hmacSource(key, message) {
+  let counter = 0n;
+  let buffer = new Uint8Array(0);
+  function take(count) {
+    while (buffer.length < count) {
+      const block = new Uint8Array(message.length + 8);
+      block.set(message);
+      new DataView(block.buffer).setBigUint64(message.length, counter);
+      const digest = hmacSha256(key, block);
+      const grown = new Uint8Array(buffer.length + digest.length);
+      grown.set(buffer);
+      grown.set(digest, buffer.length);
+      buffer = grown;
+      counter += 1n;
+    }
+    const out = buffer.slice(0, count);
+    buffer = buffer.slice(count);
+    return out;
+  }
+  return {
+    randbelow(n) {
+      checkBound(n);
+      if (n === 1n) return 0n;
+      const bits = bitLength(n - 1n);
+      const mask = (1n << BigInt(bits)) - 1n;
+      for (;;) {
+        let value = 0n;
+        for (const byte of take(Math.ceil(bits / 8))) value = (value << 8n) | BigInt(byte);
+        value &= mask;
+        if (value < n) return value;
+      }
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// What this browser remembers, in IndexedDB (per page origin): pinned signing keys and the
+// survey versions seen, the ledger of answered survey versions, the outbox of submissions
+// (pending until the server acknowledges them, then kept as receipts) and the device secret
+// that memoizes the permanent randomization of longitudinal surveys (mechanisms.js; as
+// sensitive as the answers, never sent). Clearing this site's data clears all of it.
+
+const DB_NAME = "ldpsurvey";
+const DB_VERSION = 1;
+export const PENDING = "pending";
+export const FAILED = "failed";
+export const SENT = "sent";
+
+/** Thrown when the ledger already holds this survey version. */
+export class AlreadyAnswered extends Error {
+  constructor(record) {
+    super(`already answered (submission ${record.submission_id})`);
+    this.name = "AlreadyAnswered";
+    this.record = record;
+  }
+}
+
+/** The browser does not let the page keep its ledger and outbox (IndexedDB). */
+export class StorageUnavailable extends Error {
+  constructor(cause) {
+    super(`this browser does not let the page store its ledger (${cause && cause.message})`);
+    this.name = "StorageUnavailable";
+  }
+}
+
+let opening = null;
+
+export function openStore() {
+  if (!opening) {
+    opening = new Promise((resolve, reject) => {
+      let request;
+      try {
+        request = indexedDB.open(DB_NAME, DB_VERSION);
+      } catch (err) {
+        reject(new StorageUnavailable(err));
+        return;
+      }
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        db.createObjectStore("trust");   // "<origin> <survey id>" -> {pin, seen}
+        db.createObjectStore("ledger");  // "<survey id>@<version>" -> entry
+        db.createObjectStore("outbox", { keyPath: "submission_id" });
+        db.createObjectStore("device");  // "secret" -> Uint8Array(32)
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(new StorageUnavailable(request.error));
+      request.onblocked = () => reject(new Error("the page's storage is blocked by another tab"));
+    });
+  }
+  return opening;
+}
+
+function done(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error || new Error("storage transaction aborted"));
+  });
+}
+
+function result(request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+async function get(storeName, key) {
+  const db = await openStore();
+  return result(db.transaction(storeName).objectStore(storeName).get(key));
+}
+
+async function put(storeName, value, key) {
+  const db = await openStore();
+  const tx = db.transaction(storeName, "readwrite", { durability: "strict" });
+  tx.objectStore(storeName).put(value, key);
+  return done(tx);
+}
+
+export const trustKey = (origin, surveyId) => `${origin} ${surveyId}`;
+export const ledgerKey = (surveyId, version) => `${surveyId}@${version}`;
+
+export const getTrust = (key) => get("trust", key);
+export const putTrust = (key, value) => put("trust", value, key);
+export const answered = (surveyId, version) => get("ledger", ledgerKey(surveyId, version));
+
+/** The device's 32-byte memo secret, drawn with crypto.getRandomValues on first need. */
+export async function deviceSecret() {
+  const db = await openStore();
+  const tx = db.transaction("device", "readwrite", { durability: "strict" });
+  const finished = done(tx);
+  const store = tx.objectStore("device");
+  let secret = await result(store.get("secret"));
+  if (!(secret instanceof Uint8Array) || secret.length !== 32) {
+    secret = crypto.getRandomValues(new Uint8Array(32));
+    store.put(secret, "secret");
+  }
+  await finished;
+  return secret;
+}
+export const getRecord = (submissionId) => get("outbox", submissionId);
+
+/**
+ * Charge the ledger and store the submission in the outbox, in one durable transaction,
+ * before the first attempt to send (client/respondent.py submit). `charges` are
+ * {question, epsilon, series, tag}: in a series, an answer whose keyed tag was charged before
+ * costs nothing more (client/ledger.py). Throws AlreadyAnswered if this survey version was
+ * answered meanwhile (another tab). Returns the ledger entry.
+ */
+export async function recordSubmission({ survey, version, record, charges, sha256 }) {
+  const db = await openStore();
+  const tx = db.transaction(["ledger", "outbox"], "readwrite", { durability: "strict" });
+  const finished = done(tx);
+  const ledger = tx.objectStore("ledger");
+  const key = ledgerKey(survey, version);
+  const previous = await result(ledger.get(key));
+  if (previous !== undefined) {
+    tx.abort();
+    await finished.catch(() => {});
+    throw new AlreadyAnswered(previous);
+  }
+  const known = knownTags(await result(ledger.getAll()));
+  const entries = charges.map((c) => {
+    const id = `${c.series} ${c.question} ${c.tag}`;
+    const reused = Boolean(c.tag) && known.has(id);
+    if (c.tag) known.add(id);
+    return { ...c, epsilon: reused ? 0 : c.epsilon, reused };
+  });
+  const entry = { survey, version, sha256, submission_id: record.submission_id,
+                  time: record.created, entries };
+  ledger.add(entry, key);
+  tx.objectStore("outbox").add(record);
+  await finished;
+  return entry;
+}
+
+/** "<series> <question> <tag>" of every answer this browser was charged for in a series. */
+export async function chargedTags() {
+  const db = await openStore();
+  const entries = await result(db.transaction("ledger").objectStore("ledger").getAll());
+  return knownTags(entries);
+}
+
+function knownTags(ledgerEntries) {
+  const known = new Set();
+  for (const entry of ledgerEntries) {
+    for (const c of entry.entries) if (c.tag) known.add(`${c.series} ${c.question} ${c.tag}`);
+  }
+  return known;
+}
+
+/** Update a stored outbox record (its body never changes). */
+export async function updateRecord(submissionId, changes) {
+  const db = await openStore();
+  const tx = db.transaction("outbox", "readwrite", { durability: "strict" });
+  const store = tx.objectStore("outbox");
+  const record = await result(store.get(submissionId));
+  if (record) store.put({ ...record, ...changes, body: record.body });
+  await done(tx);
+  return record ? { ...record, ...changes, body: record.body } : undefined;
+}
+
+/** Outbox records for a server with one of the given statuses, oldest first. */
+export async function records(server, statuses = [PENDING]) {
+  const db = await openStore();
+  const all = await result(db.transaction("outbox").objectStore("outbox").getAll());
+  return all.filter((r) => r.server === server && statuses.includes(r.status))
+    .sort((a, b) => a.created.localeCompare(b.created));
+}

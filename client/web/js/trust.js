@@ -1,0 +1,52 @@
+// Whether this browser answers a verified survey at all: the key is the one pinned in the
+// exported page (like `respond --trust`) or, on the aggregator-served page, the one pinned on
+// first use for (server origin, survey id); a version seen before must have the same content,
+// no older version is accepted, and the ε must fit the page's limit. Mirrors client/trust.py.
+
+import { Refusal } from "./manifest.js";
+import { PolicyError, checkPolicy } from "./mechanisms.js";
+import { getTrust, putTrust, trustKey } from "./store.js";
+
+/** Apply the device's checks to a verified survey, then remember its key and version. */
+export async function checkTrust(verified, { origin, surveyId, fingerprint, maxEpsilon }) {
+  const { survey, sha256 } = verified;
+  const key = trustKey(origin, surveyId);
+  const data = (await getTrust(key)) || { pin: null, seen: {} };
+  if (fingerprint) {
+    if (verified.fingerprint !== fingerprint.toLowerCase()) {
+      throw new Refusal("The survey is signed by a key other than the one this page trusts " +
+                        `(signed by ${verified.fingerprint.slice(0, 16)}…, trusted ` +
+                        `${fingerprint.slice(0, 16)}…). Someone may have changed the survey.`);
+    }
+  } else if (data.pin && data.pin.fingerprint !== verified.fingerprint) {
+    throw new Refusal("The survey's signing key changed since this browser first saw it " +
+                      `(pinned ${data.pin.fingerprint.slice(0, 16)}…, now ` +
+                      `${verified.fingerprint.slice(0, 16)}…). Ask the survey's designer ` +
+                      "before answering.");
+  }
+  const previous = data.seen[String(survey.version)];
+  if (previous !== undefined && previous !== sha256) {
+    throw new Refusal(`Version ${survey.version} of this survey was seen before with ` +
+                      "different content; a changed survey must get a new version.");
+  }
+  const highest = Math.max(0, ...Object.keys(data.seen).map(Number));
+  if (survey.version < highest) {
+    throw new Refusal(`This is version ${survey.version} of the survey, older than version ` +
+                      `${highest} already seen in this browser (a replayed survey?).`);
+  }
+  try {
+    checkPolicy(survey, maxEpsilon);
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    throw new Refusal(`This page will not answer this survey: ${err.message} (the page's ` +
+                      "privacy limit). Smaller ε means more privacy.");
+  }
+  const firstUse = !fingerprint && !data.pin;
+  if (!data.pin || data.pin.fingerprint !== verified.fingerprint) {
+    data.pin = { fingerprint: verified.fingerprint, public_key: verified.publicKey,
+                 pinned_at: new Date().toISOString(), how: fingerprint ? "page" : "first use" };
+  }
+  data.seen[String(survey.version)] = sha256;
+  await putTrust(key, data);
+  return { firstUse };
+}

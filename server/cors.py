@@ -1,0 +1,68 @@
+"""CORS for the two public endpoints a respondent page on another origin calls.
+
+A page exported with `ldpsurvey page export` is hosted on an origin the aggregator does not
+control, so its fetches are cross-origin: the manifest GET needs Access-Control-Allow-Origin to
+be readable, and the JSON submission POST is preflighted. Only origins the operator lists
+(`ldpsurvey serve --allow-origin URL`, none by default) get these headers; an Origin is echoed
+only when it is exactly one of them, never reflected otherwise. The Origin header is compared,
+never logged or stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from flask import Response, current_app, request
+
+from .errors import ServerError
+
+CORS_ENDPOINTS = frozenset({"public.get_survey", "public.post_submissions"})
+PREFLIGHT_MAX_AGE = 600  # seconds a browser may cache a preflight answer
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class BadOrigin(ServerError):
+    """An --allow-origin value that is not scheme://host[:port]."""
+
+    code = "bad_origin"
+
+
+def normalize_origin(text: str) -> str:
+    """scheme://host[:port] as a browser sends it in Origin (lowercase, no default port)."""
+    parts = urlsplit(text.strip())
+    bad = BadOrigin(f"{text!r} is not an origin: give scheme://host[:port], e.g. "
+                    "https://surveys.example.org (no path, query or wildcard)")
+    if (parts.scheme not in _DEFAULT_PORTS or not parts.hostname or parts.username
+            or parts.password or parts.path not in ("", "/") or parts.query or parts.fragment
+            or "*" in text):
+        raise bad
+    try:
+        port = parts.port
+    except ValueError:
+        raise bad from None
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    suffix = "" if port is None or port == _DEFAULT_PORTS[parts.scheme] else f":{port}"
+    return f"{parts.scheme}://{host}{suffix}"
+
+
+def allowed_origins(values: Iterable[str]) -> frozenset[str]:
+    return frozenset(normalize_origin(v) for v in values)
+
+
+def add_cors_headers(response: Response) -> Response:
+    """after_request: CORS headers on the public respondent endpoints for allowed origins."""
+    if request.endpoint not in CORS_ENDPOINTS:
+        return response
+    response.vary.add("Origin")
+    origin = request.headers.get("Origin")
+    if origin is None or origin not in current_app.config["ALLOWED_ORIGINS"]:
+        return response
+    response.headers["Access-Control-Allow-Origin"] = origin
+    if request.method == "OPTIONS":
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST"
+        response.headers["Access-Control-Allow-Headers"] = "Content-Type"
+        response.headers["Access-Control-Max-Age"] = str(PREFLIGHT_MAX_AGE)
+    return response

@@ -1,0 +1,47 @@
+"""The page's files: nothing external, no Math.random, and every file shipped as package data."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "client" / "web"
+FILES = sorted(p for p in WEB.rglob("*") if p.is_file())
+
+
+def without_comments(js: str) -> str:
+    js = re.sub(r"/\*.*?\*/", "", js, flags=re.S)
+    return re.sub(r"(^|\s)//.*$", "", js, flags=re.M)
+
+
+def test_the_page_references_only_its_own_files():
+    index = (WEB / "index.html").read_text()
+    for ref in re.findall(r'(?:src|href)="([^"]*)"', index):
+        assert ref.startswith(("js/", "css/")) and (WEB / ref).is_file(), ref
+    for path in WEB.rglob("*.js"):
+        code = without_comments(path.read_text())
+        for spec in re.findall(r'(?:^|\s)(?:import|export)\b[^;]*?from\s+"([^"]+)"', code,
+                               flags=re.M):
+            assert spec.startswith("./") and (path.parent / spec).is_file(), (path.name, spec)
+        assert not re.search(r"\bimport\s*\(", code), f"{path.name}: dynamic import"
+        assert "http://" not in code and "https://" not in code, path.name
+    for path in WEB.rglob("*.css"):
+        css = path.read_text()
+        assert "url(" not in css and "@import" not in css, path.name
+
+
+def test_no_report_randomness_from_math_random():
+    for path in WEB.rglob("*.js"):
+        assert not re.search(r"Math\.random\s*\(", without_comments(path.read_text())), path
+
+
+def test_every_page_file_is_package_data():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = data["tool"]["setuptools"]["package-data"]["ldpsurvey.client"]
+    for path in FILES:
+        relative = path.relative_to(ROOT / "client").as_posix()
+        assert any(fnmatch.fnmatch(relative, p) and relative.count("/") == p.count("/")
+                   for p in patterns), f"{relative} would not be installed"

@@ -1,0 +1,273 @@
+"""Test vectors that prove the browser's randomizers (client/web/js/) equal shared/'s.
+
+Each vector is one question as it appears in a signed manifest's canonical survey JSON, a true
+answer, the tape of (n, value) draws the Python client requested while perturbing it (recorded
+from a seeded deterministic source: tests only, never a report), and the report it sent. The
+JS port must request the same n's in the same order and return the same report. Vectors with a
+`memo` come from the client's HAZMAT memo (client/hazmat_memo.py) with a fixed test secret: the
+permanent value is drawn from the HMAC stream, the tape holds the fresh instantaneous draws.
+Vectors with `refused` hold questions the Python side refuses (tampered parameters, wrong
+mechanism ...): the page must refuse them too.
+
+`write_vectors(path)` also writes them as JSON for inspection (tape entries as hex strings:
+the ordinal mechanism draws below integers of thousands of digits).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ldpsurvey.client.hazmat_memo import SECRET_FILE, Memoizer
+from ldpsurvey.client.state import StateDir
+from ldpsurvey.shared.errors import LdpSurveyError, ReportError
+from ldpsurvey.shared.exact import rational_exp_floor
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Survey
+from support.sources import SeededSource
+
+EPSILONS = (0.01, 1.0, 50.0)  # tiny, ordinary, the largest the schema allows
+SIZES = (2, 3, 16, 1024)
+FREQUENCY_MECHANISMS = ("grr", "oue", "sue", "olh", "hr", "ss")
+INTEGER_RANGES = ((0, 1), (0, 30), (-5, 10), (0, 1000), (-2**30, 2**30))
+SEEDS = (1, 2)
+MEMO_SECRET = bytes(range(32))  # a fixed test secret: never a device's
+SERIES = "weekly-check"
+
+
+class RecordingSource:
+    """A seeded source that records every (n, value) it hands out."""
+
+    def __init__(self, seed: int) -> None:
+        self.inner = SeededSource(seed)
+        self.tape: list[tuple[int, int]] = []
+
+    def randbelow(self, n: int) -> int:
+        value = self.inner.randbelow(n)
+        self.tape.append((n, value))
+        return value
+
+
+def _question(spec: dict[str, Any], series: str | None = None) -> dict[str, Any]:
+    """The canonical question dict of a one-question survey built from `spec`."""
+    survey = {"id": "vectors", "title": "Vectors", "version": 1, "questions": [spec]}
+    if series is not None:
+        survey["series"] = series
+    return Survey.from_dict(survey).to_dict()["questions"][0]
+
+
+def _specs() -> Iterator[dict[str, Any]]:
+    for epsilon in EPSILONS:
+        yield {"type": "binary", "mechanism": "binary_rr", "epsilon": epsilon}
+        yield {"type": "binary", "mechanism": "grr", "epsilon": epsilon}
+        for k in SIZES:
+            options = [f"option {i}" for i in range(k)]
+            groups = {"first two": options[:2]} if k >= 3 else {}
+            for name in FREQUENCY_MECHANISMS:
+                yield {"type": "categorical", "mechanism": name, "epsilon": epsilon,
+                       "options": options, "groups": groups}
+            yield {"type": "ordinal", "mechanism": "ordinal_exp", "epsilon": epsilon,
+                   "options": options}
+        yield {"type": "ordinal", "mechanism": "ss", "epsilon": epsilon,
+               "options": ["never", "rarely", "sometimes", "often", "always"]}
+        for low, high in INTEGER_RANGES:
+            yield {"type": "integer", "mechanism": "geometric", "epsilon": epsilon,
+                   "min": low, "max": high}
+    # The widest range the schema allows, where the noise still stays within JSON's integers.
+    yield {"type": "integer", "mechanism": "geometric", "epsilon": 50.0, "min": -2**50,
+           "max": 2**50}
+    # The smallest ε a mechanism is built for (Mechanism.misfit): every rational grows long.
+    yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-6, "options": ["a", "b"]}
+    yield {"type": "integer", "mechanism": "geometric", "epsilon": 1e-6, "min": 0, "max": 10}
+    yield {"type": "categorical", "mechanism": "oue", "epsilon": math.log(3),
+           "options": ["ü", "日本", "a\"b", "c\\d"]}
+
+
+def _layered_specs() -> Iterator[dict[str, Any]]:
+    for permanent, instantaneous in ((1.0, 0.5), (0.01, 50.0), (50.0, 0.01), (2.0, 2.0)):
+        yield {"type": "binary", "mechanism": "binary_rr", "epsilon": permanent,
+               "instantaneous_epsilon": instantaneous}
+        for k in (2, 3, 16, 1024):
+            yield {"type": "categorical", "mechanism": "grr", "epsilon": permanent,
+                   "instantaneous_epsilon": instantaneous,
+                   "options": [f"o{i}" for i in range(k)]}
+
+
+def _memo_only_specs() -> Iterator[dict[str, Any]]:
+    """Series questions without an instantaneous layer: the permanent value is the report."""
+    yield {"type": "categorical", "mechanism": "oue", "epsilon": 1.0,
+           "options": [f"o{i}" for i in range(16)]}
+    yield {"type": "integer", "mechanism": "geometric", "epsilon": 0.5, "min": -3, "max": 40}
+    yield {"type": "ordinal", "mechanism": "ordinal_exp", "epsilon": 2.0,
+           "options": ["low", "mid", "high"]}
+    # Labels enter the HMAC message as JSON: escapes and non-ASCII must match Python's.
+    yield {"type": "categorical", "mechanism": "grr", "epsilon": 1.0, "instantaneous_epsilon": 1.0,
+           "options": ["ü", "日本語", "a\"b\\c", "tab\there", "emoji 😀", "line\u2028sep",
+                       "del\x7f", "nul-ish\x01"]}
+
+
+def _answers(question: dict[str, Any], every: bool = False) -> list[Any]:
+    """Two answers per question (first and middle, or both ends); `every` option of short
+    lists (memoized cases: each answer is its own HMAC message)."""
+    if question["type"] == "binary":
+        return [True, False]
+    if question["type"] == "integer":
+        return [question["min"], question["max"]]
+    options = question["options"]
+    if every and len(options) <= 8:
+        return list(options)
+    return [options[0], options[-1] if len(options) == 2 else options[len(options) // 2]]
+
+
+def _plain(report: Any) -> Any:
+    if hasattr(report, "tolist"):
+        return report.tolist()
+    return list(report) if isinstance(report, tuple) else report
+
+
+def _perturb(mech: Any, answer: Any, seed: int) -> dict[str, Any]:
+    source = RecordingSource(seed)
+    out: dict[str, Any] = {}
+    try:
+        out["report"] = _plain(mech.validate_report(mech.perturb(answer, source)))
+    except ReportError:
+        out["error"] = "ReportError"
+    out["tape"] = source.tape
+    return out
+
+
+def _memoized(mech: Any, question: dict[str, Any], answer: Any, seed: int,
+              memo: Memoizer) -> dict[str, Any]:
+    """What the Python client does for a series question (Memoizer.report), with the fresh
+    instantaneous draws from a recording source instead of the OS CSPRNG."""
+    source = RecordingSource(seed)
+    value = memo.permanent_value(mech, SERIES, question["id"], answer)
+    layered = getattr(mech, "instantaneous", None) is not None
+    report = _rerandomize(mech, value, source) if layered else value
+    return {"report": _plain(mech.validate_report(report)), "tape": source.tape,
+            "memo": {"secret": MEMO_SECRET.hex(), "series": SERIES,
+                     "permanent": _plain(getattr(mech, "permanent", mech).validate_report(value)),
+                     "tag": memo.answer_tag(mech, SERIES, question["id"], answer)}}
+
+
+def _rerandomize(mech: Any, value: Any, source: RecordingSource) -> Any:
+    """The instantaneous layer on a permanent value, with `source` (the method is
+    `rerandomize` once the mechanism contract of issue 11 lands, `instantaneous_report`
+    before)."""
+    method = getattr(mech, "rerandomize", None) or mech.instantaneous_report
+    return method(value, source)
+
+
+def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
+    """(why, question) the Python side refuses; each checked to be refused by Survey parsing."""
+    base = _question({"id": "q", "text": "q", "type": "categorical", "mechanism": "grr",
+                      "epsilon": 1.0, "options": ["a", "b", "c"]})
+    tampered = copy.deepcopy(base)
+    tampered["params"]["p"] = "9/10"
+    yield "a parameter changed", tampered
+    fractional = copy.deepcopy(base)
+    fractional["params"]["p"] = 0.5
+    yield "a parameter as a float", fractional
+    missing = copy.deepcopy(base)
+    missing["params"] = {"p": base["params"]["p"]}
+    yield "a parameter missing", missing
+    wrong = copy.deepcopy(base)
+    wrong["epsilon"] = 2.0
+    yield "ε raised without new parameters", wrong
+    unfit = copy.deepcopy(base)
+    unfit["mechanism"] = "geometric"
+    yield "a mechanism that does not fit the type", unfit
+    layered = _question({"id": "q", "text": "q", "type": "categorical", "mechanism": "oue",
+                         "epsilon": 1.0, "options": ["a", "b", "c"]})
+    layered["instantaneous_epsilon"] = 0.5
+    yield "an instantaneous layer on oue", layered
+    big = _question({"id": "q", "text": "q", "type": "ordinal", "mechanism": "ordinal_exp",
+                     "epsilon": 1.0, "options": [f"o{i}" for i in range(1024)]})
+    big["options"].append("o1024")
+    yield "ordinal_exp beyond 1024 options", big
+    too_much = copy.deepcopy(base)
+    too_much["epsilon"] = 51.0
+    yield "ε above the schema's maximum", too_much
+    geometric = _question({"id": "q", "text": "q", "type": "integer", "mechanism": "geometric",
+                           "epsilon": 1.0, "min": 0, "max": 30})
+    geometric["max"] = 31
+    yield "a wider range under the old parameters", geometric
+
+
+def _refused_by_limits() -> Iterator[tuple[str, dict[str, Any]]]:
+    """Questions beyond a mechanism's declared limits: refusal vectors where the Python side
+    refuses them (the page mirrors Mechanism.misfit's limits)."""
+    e = rational_exp_floor(1e-7)  # GRR's parameters at that ε, as a signer would write them
+    yield "ε below the smallest a mechanism is built for", {
+        "id": "q", "text": "q", "type": "categorical", "mechanism": "grr", "epsilon": 1e-7,
+        "optional": False, "options": ["a", "b"], "groups": {},
+        "params": {"p": str(e / (e + 1)), "q": str(1 / (e + 1))}}
+    wide = _question({"id": "q", "text": "q", "type": "integer", "mechanism": "geometric",
+                      "epsilon": 50.0, "min": -2**50, "max": 2**50})
+    wide["epsilon"] = 1.0
+    wide["params"]["epsilon_rational"] = "1"
+    yield "noise reaching past the integers JSON carries", wide
+
+
+def build_vectors() -> dict[str, Any]:
+    """Every vector, as a JSON-ready dict (big integers as strings)."""
+    cases: list[dict[str, Any]] = []
+
+    def add(spec: dict[str, Any], series: str | None, memo: Memoizer | None) -> None:
+        question = _question({"id": f"q{len(cases)}", "text": "A question?", **spec}, series)
+        mech = mechanism_for(Survey.from_dict({
+            "id": "vectors", "title": "Vectors", "version": 1, "questions": [question],
+            **({"series": series} if series else {})}).questions[0])
+        for answer in _answers(question, every=memo is not None):
+            for seed in SEEDS if memo is None else SEEDS[:1]:
+                result = (_perturb(mech, answer, seed) if memo is None
+                          else _memoized(mech, question, answer, seed, memo))
+                cases.append({"question": question, "answer": answer, **result})
+
+    with tempfile.TemporaryDirectory() as tmp:
+        state = StateDir(tmp)
+        (Path(tmp) / SECRET_FILE).write_bytes(MEMO_SECRET)
+        memo = Memoizer(state)
+        for spec in _specs():
+            add(spec, None, None)
+        for spec in _layered_specs():
+            add(spec, SERIES, None)  # no memo: both layers fresh (perturb_index)
+            add(spec, SERIES, memo)
+        for spec in _memo_only_specs():
+            add(spec, SERIES, memo)
+    refused = []
+    for why, question in _refused_by_limits():
+        try:
+            Survey.from_dict({"id": "vectors", "title": "Vectors", "version": 1,
+                              "questions": [question]})
+        except (LdpSurveyError, ValueError):
+            refused.append({"why": why, "question": question})
+    for why, question in _refused():
+        try:
+            Survey.from_dict({"id": "vectors", "title": "Vectors", "version": 1,
+                              "questions": [question]})
+        except (LdpSurveyError, ValueError):
+            refused.append({"why": why, "question": question})
+        else:
+            raise AssertionError(f"the Python side accepts {why!r}: not a refusal vector")
+    for case in cases:
+        case["tape"] = [[hex(n), hex(v)] for n, v in case["tape"]]
+        if case["question"]["type"] == "integer":
+            case["answer"] = str(case["answer"])
+    return {"cases": cases, "refused": refused}
+
+
+def write_vectors(path: Path) -> dict[str, Any]:
+    """Build the vectors and write them to `path`, one case per line."""
+    vectors = build_vectors()
+    lines = []
+    for key in ("cases", "refused"):
+        items = ",\n".join(json.dumps(item, ensure_ascii=False) for item in vectors[key])
+        lines.append(f'"{key}": [\n{items}\n]')
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
+    return vectors
