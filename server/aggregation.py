@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import sqlite_utils
 
-from . import surveys
+from . import crosstabs, surveys
 from .compiled import CompiledSurvey
 from .db import transaction
 from .errors import StoreError
@@ -76,26 +76,31 @@ def _recompute_version(conn: Any, compiled: CompiledSurvey, fix: bool) -> list[M
     last_hour = None
     rows = conn.execute("SELECT reports, received_hour FROM submissions "
                         "WHERE survey_id = ? AND version = ? ORDER BY seq", (sid, version))
+    pairs = crosstabs.PairCollector(compiled)  # declared crosstabs' paired reports
     for text, hour in rows:
         n += 1
         last_hour = hour if last_hour is None or hour > last_hour else last_hour
-        for qid, report in json.loads(text).items():
-            reports[qid].append(compiled.mechanisms[qid].validate_report(report))
+        answers = json.loads(text)
+        for qid, report in answers.items():
+            answers[qid] = value = compiled.mechanisms[qid].validate_report(report)
+            reports[qid].append(value)
+        pairs.add(answers)
     stored = dict(conn.execute("SELECT question_id, aggregate FROM aggregates "
                                "WHERE survey_id = ? AND version = ?", (sid, version)).fetchall())
     found: list[Mismatch] = []
-    for qid, mechanism in compiled.mechanisms.items():
-        fresh = (mechanism.aggregate_many(np.asarray(reports[qid])) if reports[qid]
-                 else mechanism.new_aggregate())
+    fresh_rows = {qid: (mechanism.aggregate_many(np.asarray(reports[qid])) if reports[qid]
+                        else mechanism.new_aggregate()).to_dict()
+                  for qid, mechanism in compiled.mechanisms.items()}
+    fresh_rows.update(pairs.aggregates())
+    for qid, fresh in fresh_rows.items():
         text = stored.get(qid)
         old = json.loads(text) if text is not None else None
-        if old != fresh.to_dict():
-            found.append(Mismatch(sid, version, qid, old, fresh.to_dict()))
+        if old != fresh:
+            found.append(Mismatch(sid, version, qid, old, fresh))
             if fix:
                 conn.execute("INSERT OR REPLACE INTO aggregates (survey_id, version, "
                              "question_id, aggregate) VALUES (?, ?, ?, ?)",
-                             (sid, version, qid,
-                              json.dumps(fresh.to_dict(), separators=(",", ":"))))
+                             (sid, version, qid, json.dumps(fresh, separators=(",", ":"))))
     counters = conn.execute("SELECT n_submissions, last_submission_hour FROM surveys "
                             "WHERE id = ? AND version = ?", (sid, version)).fetchone()
     if tuple(counters) != (n, last_hour):

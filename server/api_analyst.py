@@ -7,11 +7,11 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
-from . import aggregation, submissions, surveys
+from . import aggregation, crosstabs, submissions, surveys
 from .auth import check_authorization
 from .context import get_db
 from .jsonbody import json_object
-from .params import confidence_param, version_param
+from .params import bins_param, confidence_param, required_param, version_param
 
 bp = Blueprint("analyst", __name__)
 
@@ -36,6 +36,16 @@ def list_surveys() -> dict[str, Any]:
 def estimates(survey_id: str) -> dict[str, Any]:
     confidence = confidence_param()
     return aggregation.estimates(get_db(), survey_id, version_param(), confidence)
+
+
+@bp.get("/api/surveys/<survey_id>/crosstab")
+def crosstab(survey_id: str) -> dict[str, Any]:
+    """Joint and conditional estimates of two questions (`rows`, `cols`); `bins` (or
+    `row_bins`/`col_bins`) bin integer questions; `source` = auto|declared|reports."""
+    rows, cols = required_param("rows"), required_param("cols")
+    return crosstabs.crosstab(get_db(), survey_id, version_param(), rows, cols,
+                              bins_param("row_bins"), bins_param("col_bins"), confidence_param(),
+                              request.args.get("source", "auto"), bins_param("bins"))
 
 
 @bp.get("/api/surveys/<survey_id>/submissions.jsonl")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.survey import Survey
+from ..shared.survey import CrosstabSpec, Survey
 
 _CACHE_SIZE = 256
 
@@ -25,6 +26,8 @@ class CompiledSurvey:
     sha256: str
     mechanisms: Mapping[str, Mechanism]
     required: frozenset[str]
+    # Declared crosstabs by aggregate key ("crosstab:rows:cols"): spec, row and column encoders.
+    crosstabs: Mapping[str, tuple[CrosstabSpec, Encoder, Encoder]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -46,10 +49,15 @@ def compile_survey(sha256: str, survey_dict: Mapping[str, Any]) -> CompiledSurve
     if found is not None:
         return found
     survey = Survey.from_dict(survey_dict)
+    mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
     compiled = CompiledSurvey(
-        survey=survey, sha256=sha256,
-        mechanisms={q.id: mechanism_for(q) for q in survey.questions},
-        required=frozenset(q.id for q in survey.questions if not q.optional))
+        survey=survey, sha256=sha256, mechanisms=mechanisms,
+        required=frozenset(q.id for q in survey.questions if not q.optional),
+        crosstabs={spec.key: (spec, encoder_for_question(survey.question(spec.rows),
+                                                         mechanisms[spec.rows], spec.row_bins),
+                              encoder_for_question(survey.question(spec.cols),
+                                                   mechanisms[spec.cols], spec.col_bins))
+                   for spec in survey.crosstabs})
     with _lock:
         if len(_cache) >= _CACHE_SIZE:
             _cache.pop(next(iter(_cache)))

@@ -20,7 +20,7 @@ import sqlite_utils
 
 from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
-from . import invites, surveys
+from . import crosstabs, invites, surveys
 from .compiled import CompiledSurvey
 from .db import connect, transaction
 from .errors import SubmissionRejected, SurveyClosed, ValidationFailed
@@ -287,7 +287,13 @@ def _add_to_aggregates(conn: Any, db_key: str, survey_id: str, version: int,
     rows = conn.execute("SELECT question_id, aggregate FROM aggregates "
                         "WHERE survey_id = ? AND version = ?", (survey_id, version)).fetchall()
     updates = []
+    batch = crosstabs.Batch([it.reports for it in items], compiled.required)  # shared features
     for qid, text in rows:
+        if crosstabs.is_crosstab_key(qid):  # a declared crosstab's joint aggregate
+            new = crosstabs.updated(qid, compiled, text, batch)
+            if new is not None:
+                updates.append((new, survey_id, version, qid))
+            continue
         reports = [it.reports[qid] for it in items if qid in it.reports]
         if not reports:
             continue

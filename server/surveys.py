@@ -18,6 +18,7 @@ import sqlite_utils
 from ..shared.manifest import verify_manifest
 from ..shared.survey import canonical_json
 from .compiled import CompiledSurvey, compile_survey
+from .crosstabs import empty_rows
 from .db import transaction
 from .errors import Conflict, NotFound, ValidationFailed
 from .hours import current_hour
@@ -112,7 +113,8 @@ def publish(db: sqlite_utils.Database, body: Mapping[str, Any]) -> tuple[SurveyR
             "INSERT INTO aggregates (survey_id, version, question_id, aggregate) "
             "VALUES (?, ?, ?, ?)",
             [(survey.id, survey.version, qid, json.dumps(mech.new_aggregate().to_dict()))
-             for qid, mech in compiled.mechanisms.items()])
+             for qid, mech in compiled.mechanisms.items()]
+            + [(survey.id, survey.version, key, text) for key, text in empty_rows(compiled)])
     return get(db, survey.id, survey.version), True
 
 

@@ -87,3 +87,10 @@ class ReportRenderError(LdpSurveyError):
     or a server that cannot be read."""
 
     code = "report_failed"
+
+
+class CrosstabError(LdpSurveyError):
+    """A crosstab cannot be computed as asked: an unknown question, bins that do not fit, a
+    mechanism without a joint estimator, or a table too large."""
+
+    code = "invalid_crosstab"

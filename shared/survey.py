@@ -35,7 +35,9 @@ MAX_TEXT = 2000
 # option list by the largest domain any mechanism takes.
 
 _SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions",
-                "report_size_limit"}
+                "report_size_limit", "crosstabs"}
+MAX_CROSSTABS = 50
+_CROSSTAB_KEYS = {"rows", "cols", "row_bins", "col_bins"}
 # Bounds of the survey-level `report_size_limit` (bytes of JSON per report `auto` accepts).
 MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
@@ -120,6 +122,33 @@ class Question:
 
 
 @dataclass(frozen=True)
+class CrosstabSpec:
+    """A declared crosstab: the server keeps its joint aggregate next to the marginals.
+
+    Written `["q1", "q2"]` (rows, cols) or `{rows = "age", cols = "q2", row_bins = [18, 30]}`
+    (bins: inner edges for an integer question; default bins otherwise).
+    """
+
+    rows: str
+    cols: str
+    row_bins: tuple[int, ...] | None = None
+    col_bins: tuple[int, ...] | None = None
+
+    @property
+    def key(self) -> str:
+        """The aggregate row key: question ids never contain ':'."""
+        return f"crosstab:{self.rows}:{self.cols}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"rows": self.rows, "cols": self.cols}
+        if self.row_bins is not None:
+            d["row_bins"] = list(self.row_bins)
+        if self.col_bins is not None:
+            d["col_bins"] = list(self.col_bins)
+        return d
+
+
+@dataclass(frozen=True)
 class Survey:
     """A survey: a slug id, a title, an integer version, and its questions."""
 
@@ -131,6 +160,7 @@ class Survey:
     series: str | None = None
     # Largest report (bytes of JSON) `auto` may choose a mechanism for; None: the default.
     report_size_limit: int | None = None
+    crosstabs: tuple[CrosstabSpec, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Any) -> Survey:
@@ -159,6 +189,8 @@ class Survey:
             d["series"] = self.series
         if self.report_size_limit is not None:
             d["report_size_limit"] = self.report_size_limit
+        if self.crosstabs:  # absent when none: older surveys keep their canonical bytes
+            d["crosstabs"] = [c.to_dict() for c in self.crosstabs]
         return d
 
     def canonical_bytes(self) -> bytes:
@@ -256,8 +288,67 @@ def _parse_survey(data: Any) -> Survey:
             raise SurveyError(f"questions[{i}].instantaneous_epsilon",
                               "only a longitudinal survey (one with a `series`) has an "
                               "instantaneous layer: it re-randomizes a memoized answer each round")
+    crosstabs = _crosstabs(data.get("crosstabs"), {q.id: q for q in questions})
     return Survey(id=survey_id, title=title, version=version, questions=questions,
-                  description=description, series=series, report_size_limit=size_limit)
+                  description=description, series=series, report_size_limit=size_limit,
+                  crosstabs=crosstabs)
+
+
+def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:
+    """Bins must split their range and the table must be computable (see shared/crosstab.py)."""
+    from .crosstab import check_size
+    from .errors import CrosstabError
+    from .joint_features import encoder_for, parse_bins
+    from .mechanisms import mechanism_for
+
+    try:
+        encoders = [encoder_for(mechanism_for(questions[qid]), parse_bins(bins))
+                    for qid, bins in ((spec.rows, spec.row_bins), (spec.cols, spec.col_bins))]
+        check_size(*encoders)
+    except CrosstabError as exc:
+        raise SurveyError(where, exc.message) from None
+
+
+def _crosstabs(value: Any, questions: Mapping[str, Question]) -> tuple[CrosstabSpec, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_CROSSTABS:
+        raise SurveyError("crosstabs", f"must be a list of at most {MAX_CROSSTABS} "
+                          '["rows", "cols"] pairs')
+    specs: list[CrosstabSpec] = []
+    for i, entry in enumerate(value):
+        where = f"crosstabs[{i}]"
+        if isinstance(entry, list):
+            if len(entry) != 2:
+                raise SurveyError(where, 'must name two questions: ["rows", "cols"]')
+            entry = {"rows": entry[0], "cols": entry[1]}
+        if not isinstance(entry, Mapping):
+            raise SurveyError(where, 'must be ["rows", "cols"] or a table with rows and cols')
+        _reject_unknown(entry, _CROSSTAB_KEYS, where)
+        ids = []
+        for key in ("rows", "cols"):
+            qid = entry.get(key)
+            if not isinstance(qid, str) or qid not in questions:
+                raise SurveyError(f"{where}.{key}", f"{qid!r} is not a question of this survey")
+            ids.append(qid)
+        if ids[0] == ids[1]:
+            raise SurveyError(where, "a crosstab needs two different questions")
+        bins = []
+        for key, qid in (("row_bins", ids[0]), ("col_bins", ids[1])):
+            raw = entry.get(key)
+            if raw is not None and questions[qid].type != "integer":
+                raise SurveyError(f"{where}.{key}", f"bins apply to integer questions; {qid!r} "
+                                  f"is {questions[qid].type}")
+            if raw is not None and (not isinstance(raw, list) or not raw or any(
+                    isinstance(v, bool) or not isinstance(v, int) for v in raw)):
+                raise SurveyError(f"{where}.{key}", "must be a non-empty list of integers")
+            bins.append(tuple(raw) if raw is not None else None)
+        spec = CrosstabSpec(ids[0], ids[1], bins[0], bins[1])
+        _check_crosstab(spec, questions, where)
+        if any(s.key == spec.key for s in specs):
+            raise SurveyError(where, f"declares {ids[0]} x {ids[1]} twice")
+        specs.append(spec)
+    return tuple(specs)
 
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
