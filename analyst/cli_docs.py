@@ -78,9 +78,10 @@ def mechanism_tables() -> str:
     from ..shared.mechanisms import MECHANISMS
     from .planner import plan_k
 
-    lines = ["| mechanism | question types | what a report is |", "|---|---|---|"]
+    lines = ["| mechanism | question types | what a report is | limits |", "|---|---|---|---|"]
     for name, cls in sorted(MECHANISMS.items()):
-        lines.append(f"| `{name}` | {', '.join(sorted(cls.question_types))} | {cls.summary} |")
+        lines.append(f"| `{name}` | {', '.join(sorted(cls.question_types))} | {cls.summary} | "
+                     f"{cls.describe_limits()} |")
     lines += ["", f"Respondents needed for a margin of error of ±{MARGIN * 100:g} percentage "
               "points on every option's share (95% confidence, worst case over the truth); "
               "**bold** is the mechanism `auto` picks. `auto` ranks by the error averaged over "

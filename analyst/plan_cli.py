@@ -36,14 +36,26 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
 @click.option("--n", "n", type=int, help="Number of respondents: print the margin they give.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="Confidence level of the interval.")
+@click.option("--crosstab", nargs=2, metavar="ROWS COLS",
+              help="With SURVEY_FILE: respondents a margin on every joint cell of two "
+                   "questions needs (or the margin --n gives).")
+@click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
 def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
          margin: float | None, mean_margin: float | None, n: int | None,
-         confidence: float) -> None:
+         confidence: float, crosstab: tuple[str, str] | None, bins: str | None) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
     marked. With SURVEY_FILE, each question is planned with its own ε and mechanism.
     """
+    if crosstab is not None:
+        if survey_file is None:
+            raise click.UsageError("--crosstab needs SURVEY_FILE (the questions' mechanisms)")
+        click.echo(_crosstab_plan(load_survey(survey_file), crosstab, margin, n, confidence,
+                                  bins))
+        return
+    if bins is not None:
+        raise click.UsageError("--bins goes with --crosstab")
     if survey_file is not None:
         if k is not None or epsilon is not None:
             raise click.UsageError("give either SURVEY_FILE or --k/--epsilon, not both")
@@ -76,3 +88,16 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
     click.echo(format_plan(qp))
     if qp.question_type in ("binary", "categorical") and len(qp.rows) > 1:
         click.echo(ORDER_NOTE)
+
+
+def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,
+                   confidence: float, bins: str | None) -> str:
+    from ..shared.joint_features import parse_bins
+    from .plan_crosstab import format_crosstab_plan, plan_crosstab
+
+    edges = parse_bins(bins)
+    integer = {q.id for q in survey.questions if q.type == "integer"}
+    plan_ = plan_crosstab(survey, pair[0], pair[1], margin=margin, n=n, confidence=confidence,
+                          row_bins=edges if pair[0] in integer else None,
+                          col_bins=edges if pair[1] in integer else None)
+    return format_crosstab_plan(plan_, targeted=margin is not None)

@@ -19,7 +19,14 @@ from types import SimpleNamespace
 
 from ..shared.errors import PlanError
 from ..shared.estimates import z_value
-from ..shared.mechanisms import MECHANISMS, candidates, choose_mechanism, margin_variance
+from ..shared.mechanisms import (
+    MECHANISMS,
+    candidates,
+    choose_mechanism,
+    describe_misfits,
+    margin_variance,
+    misfits,
+)
 from ..shared.survey import QUESTION_TYPES, Question, Survey
 
 
@@ -61,12 +68,22 @@ class SurveyPlan:
         return max((r.n for q in self.questions for r in q.rows if r.configured), default=0)
 
 
+# Beyond this n (far past any population) the margin's square underflows or n overflows a float.
+_MAX_RESPONDENTS = 1e300
+
+
 def respondents_needed(variance_one: float, margin: float, confidence: float) -> int:
     """n = ceil(z²·V1/m²): the smallest n whose worst-case half-width is at most `margin`."""
     z = z_value(confidence)
-    n = math.ceil(z * z * variance_one / (margin * margin))
+    root = z * math.sqrt(variance_one) / margin  # sqrt(n): no underflow of margin²
+    if not root * root < _MAX_RESPONDENTS:
+        raise PlanError(f"a margin of {margin:g} needs more than {_MAX_RESPONDENTS:.0e} "
+                        f"respondents at this epsilon: widen the margin or raise epsilon")
+    n = math.ceil(root * root)
     # Guard against float rounding making the half-width a hair above the margin.
-    while z * math.sqrt(variance_one / n) > margin * (1 + 1e-12):
+    for _ in range(4):
+        if z * math.sqrt(variance_one / max(n, 1)) <= margin * (1 + 1e-12):
+            break
         n += 1
     return max(n, 1)
 
@@ -100,8 +117,10 @@ def _row(name: str, variance_one: float, margin: float | None, n: int | None,
 
 
 def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None = None,
-           confidence: float = 0.95, question_type: str = "categorical") -> QuestionPlan:
-    """A row per registered mechanism that fits (type, k, ε), best first; `auto`'s choice marked."""
+           confidence: float = 0.95, question_type: str = "categorical",
+           low: int = 0) -> QuestionPlan:
+    """A row per registered mechanism that fits (type, k, ε), best first; `auto`'s choice marked.
+    `low` is an integer question's min (its range limits depend on where it lies)."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
         raise PlanError(f"k (the number of possible answers) must be an integer >= 2, got {k!r}")
     if (isinstance(epsilon, bool) or not isinstance(epsilon, float | int)
@@ -114,10 +133,12 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
         raise PlanError(f"a binary question has k = 2, got {k}")
     check_target(margin, n, confidence)
     epsilon = float(epsilon)
-    ranked = candidates(question_type, k, epsilon)
+    ranked = candidates(question_type, k, epsilon, low=low)
     if not ranked:
-        raise PlanError(f"no registered mechanism fits a {question_type} question with k={k}")
-    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon)
+        why = describe_misfits(misfits(question_type, k, epsilon, low))
+        raise PlanError(f"no registered mechanism fits a {question_type} question with k={k} "
+                        f"at epsilon={epsilon:g}" + (f" ({why})" if why else ""))
+    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon, min=low)
     auto_name, _ = choose_mechanism(probe)
     rows = [_row(name, _margin_variance(name, question_type, k, epsilon), margin, n, confidence,
                  name == auto_name) for _, name in ranked]
@@ -130,7 +151,7 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
     """Like `plan_k` for a survey question; its configured mechanism is marked (and kept even
     when it is not among `auto`'s candidates, e.g. over the report size limit)."""
     plan = plan_k(question.k, question.epsilon, margin=margin, n=n, confidence=confidence,
-                  question_type=question.type)
+                  question_type=question.type, low=question.min or 0)
     rows = [PlanRow(r.mechanism, r.variance_one, r.n, r.margin, r.auto,
                     r.mechanism == question.mechanism) for r in plan.rows]
     if not any(r.configured for r in rows):

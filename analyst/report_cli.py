@@ -28,9 +28,19 @@ from .reports.model import FORMATS, render
               default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="HTTP timeout in seconds.")
+@click.option("--crosstab", nargs=2, metavar="ROWS COLS",
+              help="Instead: joint and conditional estimates of two questions (docs/crosstabs.md).")
+@click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+@click.option("--row-bins", help="Crosstab bin edges for an integer ROWS question.")
+@click.option("--col-bins", help="Crosstab bin edges for an integer COLS question.")
+@click.option("--crosstab-source", type=click.Choice(["auto", "declared", "reports"]),
+              default="auto", show_default=True,
+              help="declared: the survey's declared crosstab; reports: a pass over the stored "
+                   "reports; auto: declared when the survey declares this pair.")
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
-           timeout: float) -> None:
+           timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
+           row_bins: str | None, col_bins: str | None, crosstab_source: str) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
@@ -41,14 +51,20 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
 
     if (server_url is None) == (db_path is None):
         raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
-    if server_url is not None:
-        if not token:
-            raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
-        data = fetch_report(server_url, survey_id, token, confidence, version, timeout)
+    if server_url is not None and not token:
+        raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
+    if crosstab is None and (bins or row_bins or col_bins):
+        raise click.UsageError("--bins, --row-bins and --col-bins need --crosstab ROWS COLS")
+    if crosstab is not None:
+        text = _crosstab_text(server_url, db_path, survey_id, version, token, fmt, confidence,
+                              timeout, crosstab, bins, row_bins, col_bins, crosstab_source)
+    elif server_url is not None:
+        assert token is not None
+        text = render(fetch_report(server_url, survey_id, token, confidence, version, timeout),
+                      fmt)
     else:
         assert db_path is not None
-        data = db_report(db_path, survey_id, confidence, version)
-    text = render(data, fmt)
+        text = render(db_report(db_path, survey_id, confidence, version), fmt)
     if out_path is None:
         click.echo(text, nl=False)
         return
@@ -57,3 +73,24 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     except OSError as exc:
         raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"wrote {fmt} report to {out_path}", err=True)
+
+
+def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,
+                   version: int | None, token: str | None, fmt: str, confidence: float,
+                   timeout: float, pair: tuple[str, str], bins: str | None,
+                   row_bins: str | None, col_bins: str | None, source: str) -> str:
+    """The crosstab report of two questions in one format (same endpoint/function as HTTP)."""
+    from ..shared.joint_features import parse_bins
+    from .reports.crosstab_sources import CrosstabQuery, db_crosstab, fetch_crosstab
+    from .reports.crosstab_view import render_crosstab
+
+    query = CrosstabQuery(pair[0], pair[1], parse_bins(row_bins), parse_bins(col_bins), source,
+                          confidence, parse_bins(bins))
+    if server_url is not None:
+        assert token is not None
+        report = fetch_crosstab(server_url, survey_id, token, query, version, timeout)
+    else:
+        assert db_path is not None
+        report = db_crosstab(db_path, survey_id, query, version)
+    return render_crosstab(report, fmt)
+

@@ -40,8 +40,16 @@ _PROGRESS_MIN_ANSWERS = 200_000
               default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option("--rows", type=click.IntRange(min=1), default=40, show_default=True,
               help="Show at most this many options per question (the most frequent).")
+@click.option("--crosstab", nargs=2, metavar="ROWS COLS",
+              help="Instead: simulate the joint and conditional estimates of two questions.")
+@click.option("--dependence", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Crosstab: share of respondents whose COLS answer follows their ROWS answer.")
+@click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "html"]),
+              default="table", show_default=True, help="Crosstab output format.")
 def simulate(survey_file: Path, n: int, seed: int | None, truth_file: Path | None,
-             confidence: float, rows: int) -> None:
+             confidence: float, rows: int, crosstab: tuple[str, str] | None,
+             dependence: float, bins: str | None, fmt: str) -> None:
     """Simulate N respondents answering SURVEY_FILE and compare estimates with the truth.
 
     Answers and their randomization come from a seeded numpy generator (simulation only:
@@ -52,6 +60,10 @@ def simulate(survey_file: Path, n: int, seed: int | None, truth_file: Path | Non
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % 2**32)
     rng = np.random.default_rng(seed)
+    if crosstab is not None:
+        click.echo(_crosstab(survey, crosstab, n, rng, truth, dependence, confidence, bins, fmt,
+                             seed), nl=False)
+        return
     total = n * len(survey.questions)
     if total >= _PROGRESS_MIN_ANSWERS:
         with click.progressbar(length=total, label="simulating", file=sys.stderr) as bar:
@@ -59,6 +71,35 @@ def simulate(survey_file: Path, n: int, seed: int | None, truth_file: Path | Non
     else:
         result = simulate_survey(survey, n, rng, truth, confidence, seed)
     click.echo(format_result(result, rows))
+
+
+def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, truth,
+              dependence: float, confidence: float, bins: str | None, fmt: str,
+              seed: int) -> str:
+    """The simulated crosstab in a report format, truth beside every number, then coverage."""
+    from ..shared.joint_features import parse_bins
+    from .reports.crosstab_view import render_crosstab
+    from .simulate_crosstab import simulate_crosstab
+
+    edges = parse_bins(bins)
+    integer = {q.id for q in survey.questions if q.type == "integer"}
+    row_bins = edges if pair[0] in integer else None
+    col_bins = edges if pair[1] in integer else None
+    if 2 * n >= _PROGRESS_MIN_ANSWERS:
+        with click.progressbar(length=n, label="simulating", file=sys.stderr) as bar:
+            result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
+                                       confidence, row_bins, col_bins, seed, bar.update)
+    else:
+        result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
+                                   confidence, row_bins, col_bins, seed)
+    text = render_crosstab(result.report, fmt)
+    summary = (f"seed {seed}; coverage: {result.covered} of {result.total} intervals covered "
+               f"the truth ({result.covered / max(result.total, 1):.1%}; nominal "
+               f"{confidence:.0%}; too-noisy ratios not judged)")
+    if fmt in ("table", "md"):
+        return text + "\n" + summary + "\n"
+    click.echo(summary, err=True)
+    return text
 
 
 def format_result(result: SimulationResult, rows: int = 40) -> str:

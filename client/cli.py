@@ -11,8 +11,6 @@ import click
 
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
-from ..shared.mechanisms.grr import GRR
-from ..shared.mechanisms.two_layer import TwoLayer
 from ..shared.survey import Question, Survey
 from .errors import DeliveryError
 from .ledger import Ledger
@@ -81,19 +79,7 @@ def _read_answers(path: Path) -> dict[str, Any]:
 
 def explain(question: Question) -> str:
     """One line on why a single report cannot be held against the respondent."""
-    mechanism = mechanism_for(question)
-    if isinstance(mechanism, GRR | TwoLayer):
-        p = float(mechanism.p_star)
-        extra = (" (and it adds fresh noise every round)" if isinstance(mechanism, TwoLayer)
-                 else "")
-        return (f"your device reports your true answer only with probability {p:.0%}; "
-                f"otherwise it reports another answer at random{extra}, so any single report "
-                f"is deniable")
-    if question.type == "integer":
-        return ("your device adds random noise to the number before sending it, so no report "
-                "reveals your exact value")
-    return ("your device randomizes your answer before sending it, so no single report "
-            "reveals it")
+    return mechanism_for(question).deniability()
 
 
 def prompt_answers(survey: Survey) -> dict[str, Any]:

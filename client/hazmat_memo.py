@@ -23,7 +23,6 @@ import os
 from typing import Any
 
 from ..shared.mechanisms.base import Mechanism
-from ..shared.mechanisms.two_layer import TwoLayer
 from ..shared.survey import canonical_json
 from .errors import StateError
 from .state import StateDir, atomic_write
@@ -68,11 +67,6 @@ class HmacSource:
                 return value
 
 
-def permanent_layer(mechanism: Mechanism) -> Mechanism:
-    """The layer that is memoized: a two-layer mechanism's permanent one, else the mechanism."""
-    return mechanism.permanent if isinstance(mechanism, TwoLayer) else mechanism
-
-
 class Memoizer:
     """Permanent randomized values and ledger tags for true answers in a series."""
 
@@ -95,13 +89,13 @@ class Memoizer:
     @staticmethod
     def _message(domain: bytes, mechanism: Mechanism, series: str, question_id: str,
                  answer: Any) -> bytes:
-        layer = permanent_layer(mechanism)
+        layer = mechanism.permanent_layer
         return domain + canonical_json([series, question_id, answer, layer.name, layer.params()])
 
     def permanent_value(self, mechanism: Mechanism, series: str, question_id: str,
                         answer: Any) -> Any:
         """The memoized permanent report: identical for the same answer every round."""
-        layer = permanent_layer(mechanism)
+        layer = mechanism.permanent_layer
         layer.encode(answer)  # refuse an invalid answer before deriving anything from it
         source = HmacSource(self._secret(),
                             self._message(_PERMANENT, mechanism, series, question_id, answer))
@@ -110,9 +104,7 @@ class Memoizer:
     def report(self, mechanism: Mechanism, series: str, question_id: str, answer: Any) -> Any:
         """This round's report: the permanent value, re-randomized if there is a second layer."""
         value = self.permanent_value(mechanism, series, question_id, answer)
-        if isinstance(mechanism, TwoLayer):
-            return mechanism.instantaneous_report(value)  # fresh OS CSPRNG noise
-        return value
+        return mechanism.rerandomize(value)  # fresh OS CSPRNG noise, if there is a layer
 
     def answer_tag(self, mechanism: Mechanism, series: str, question_id: str,
                    answer: Any) -> str:

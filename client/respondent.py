@@ -20,7 +20,6 @@ from typing import Any
 
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.mechanisms.two_layer import TwoLayer
 from ..shared.survey import Question, Survey
 from .errors import DeliveryError
 from .hazmat_memo import Memoizer
@@ -117,8 +116,7 @@ class Respondent:
             if survey.series is not None:
                 report = self.memo.report(mechanism, survey.series, q.id, value)
                 tag = self.memo.answer_tag(mechanism, survey.series, q.id, value)
-                epsilon = (mechanism.longitudinal_epsilon if isinstance(mechanism, TwoLayer)
-                           else report_epsilon)
+                epsilon = mechanism.longitudinal_epsilon
             else:
                 report, tag, epsilon = mechanism.perturb(value), None, report_epsilon
             reports[q.id] = _plain(mechanism.validate_report(report))

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
-from . import surveys
+from . import crosstabs, surveys
 from .errors import StoreError
 from .store import Replacement, Store, StoredAggregates, compact_json
 from .surveys import CompiledSurvey
@@ -77,11 +77,15 @@ def fresh_aggregates(compiled: CompiledSurvey, rows: Iterable[tuple[int, str, st
     """Aggregates, count and last receive hour recomputed from stored report rows."""
     reports: list[Mapping[str, Any]] = []
     last_hour = None
+    pairs = crosstabs.PairCollector(compiled)  # declared crosstabs, from the raw reports
     for _version, _sid, hour, text in rows:
         last_hour = hour if last_hour is None or hour > last_hour else last_hour
-        reports.append({qid: compiled.mechanisms[qid].validate_report(report)
-                        for qid, report in json.loads(text).items()})
-    deltas = compiled.deltas(reports) if reports else {}
+        answers = {qid: compiled.mechanisms[qid].validate_report(report)
+                   for qid, report in json.loads(text).items()}
+        reports.append(answers)
+        pairs.add(answers)
+    deltas = compiled.marginal_deltas(reports) if reports else {}
+    deltas.update(pairs.aggregates())  # not the ingest path's features: an independent check
     fresh = {key: deltas.get(key) or compiled.empty_aggregate(key)
              for key in compiled.aggregate_keys()}
     return fresh, len(reports), last_hour

@@ -7,9 +7,15 @@ from typing import Any
 
 from flask import Blueprint, Response, request, stream_with_context
 
-from . import aggregation, submissions, surveys
+from . import aggregation, crosstabs, submissions, surveys
 from .auth import check_authorization
-from .http_request import confidence_param, current_store, version_param
+from .http_request import (
+    bins_param,
+    confidence_param,
+    current_store,
+    required_param,
+    version_param,
+)
 from .jsonbody import json_object
 
 bp = Blueprint("analyst", __name__)
@@ -35,6 +41,16 @@ def list_surveys() -> dict[str, Any]:
 def estimates(survey_id: str) -> dict[str, Any]:
     confidence = confidence_param()
     return aggregation.estimates(current_store(), survey_id, version_param(), confidence)
+
+
+@bp.get("/api/surveys/<survey_id>/crosstab")
+def crosstab(survey_id: str) -> dict[str, Any]:
+    """Joint and conditional estimates of two questions (`rows`, `cols`); `bins` (or
+    `row_bins`/`col_bins`) bin integer questions; `source` = auto|declared|reports."""
+    rows, cols = required_param("rows"), required_param("cols")
+    return crosstabs.crosstab(current_store(), survey_id, version_param(), rows, cols,
+                              bins_param("row_bins"), bins_param("col_bins"), confidence_param(),
+                              request.args.get("source", "auto"), bins_param("bins"))
 
 
 @bp.get("/api/surveys/<survey_id>/submissions.jsonl")

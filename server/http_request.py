@@ -8,6 +8,7 @@ import re
 
 from flask import current_app, request
 
+from ..shared.errors import EstimateError
 from ..shared.estimates import z_value
 from .errors import InvalidParameter
 from .store import Store
@@ -45,7 +46,31 @@ def confidence_param(default: float = 0.95) -> float:
         if not (0 < value < 1):  # also refuses NaN
             raise ValueError(value)
         z_value(value)
-    except ValueError:
+    except (ValueError, EstimateError):
         raise InvalidParameter("confidence must be a number strictly between 0 and 1",
                                {"parameter": "confidence"}) from None
     return value
+
+
+def required_param(name: str) -> str:
+    """A query parameter that must be present and non-empty."""
+    raw = request.args.get(name)
+    if not raw:
+        raise InvalidParameter(f"{name} is required", {"parameter": name})
+    return raw
+
+
+def bins_param(name: str) -> tuple[int, ...] | None:
+    """`?bins=0,5,10`: strictly increasing integer bin edges, or None when absent."""
+    from ..shared.errors import CrosstabError
+    from ..shared.joint_features import parse_bins
+
+    raw = request.args.get(name)
+    if raw is None:
+        return None
+    try:
+        if len(raw) > 2000:
+            raise CrosstabError("too many bins")
+        return parse_bins(raw)
+    except CrosstabError as exc:
+        raise InvalidParameter(f"{name}: {exc.message}", {"parameter": name}) from None

@@ -46,6 +46,25 @@ _CONFIDENCE = {"name": "confidence", "in": "query", "required": False,
                "schema": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
                           "default": 0.95}}
 _BEARER = [{"bearer": []}]
+
+
+def _query(name: str, description: str, required: bool = False) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": required, "description": description,
+            "schema": {"type": "string"}}
+
+
+_CELL = {"type": "object", "required": ["estimate", "std_error", "ci_low", "ci_high",
+                                         "too_noisy"],
+         "properties": {"estimate": {"type": ["number", "null"]},
+                        "std_error": {"type": ["number", "null"]},
+                        "ci_low": {"type": ["number", "null"]},
+                        "ci_high": {"type": ["number", "null"]},
+                        "variance_bound": {"type": ["number", "null"]},
+                        "too_noisy": {"type": "boolean"}}}
+_GRID = {"type": "array", "items": {"type": "array", "items": _CELL}}
+_AXIS = {"type": "object", "required": ["question", "mechanism", "cells"],
+         "properties": {"question": {"type": "string"}, "mechanism": {"type": "string"},
+                        "cells": {"type": "array"}}}
 _AUTH = (401, 403)
 
 _SCHEMAS: dict[str, Any] = {
@@ -77,6 +96,20 @@ _SCHEMAS: dict[str, Any] = {
                            "description": "The exact bytes the signature covers (the "
                                           "canonical survey JSON), base64: what a browser "
                                           "verifies and parses."}}},
+    "Crosstab": {
+        "type": "object",
+        "required": ["survey", "version", "rows", "cols", "n", "confidence", "source", "joint",
+                     "row_shares", "col_shares", "col_given_row", "row_given_col", "notes"],
+        "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
+                       "rows": _AXIS, "cols": _AXIS, "n": {"type": "integer"},
+                       "confidence": {"type": "number"},
+                       "source": {"type": "string", "enum": ["declared", "reports"]},
+                       "joint": _GRID, "col_given_row": _GRID, "row_given_col": _GRID,
+                       "row_shares": {"type": "array", "items": _CELL},
+                       "col_shares": {"type": "array", "items": _CELL},
+                       "cols_mean_given_row": {"type": "array", "items": _CELL},
+                       "rows_mean_given_col": {"type": "array", "items": _CELL},
+                       "notes": {"type": "array", "items": {"type": "string"}}}},
     "SurveySummary": {
         "type": "object",
         "required": ["id", "version", "title", "sha256", "status", "created_hour",
@@ -169,6 +202,25 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": {"description": "Estimate document",
                               "content": _json(_ref("Estimates"))},
                       **_errors(400, *_AUTH, 404)}}},
+    "/api/surveys/{survey_id}/crosstab": {"get": {
+        "operationId": "crosstab",
+        "summary": "Joint and conditional estimates of two questions (docs/crosstabs.md).",
+        "security": _BEARER,
+        "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE,
+                       _query("rows", "Question id of the rows.", required=True),
+                       _query("cols", "Question id of the columns.", required=True),
+                       _query("bins", "Bin edges, e.g. 0,5,10, for the integer question(s)."),
+                       _query("row_bins", "Bin edges for an integer row question."),
+                       _query("col_bins", "Bin edges for an integer column question."),
+                       {"name": "source", "in": "query", "required": False,
+                        "description": "declared: the survey's declared crosstab aggregate; "
+                                       "reports: one pass over the stored reports; auto: "
+                                       "declared when it matches, else reports.",
+                        "schema": {"type": "string", "enum": ["auto", "declared", "reports"],
+                                   "default": "auto"}}],
+        "responses": {"200": {"description": "Crosstab document",
+                              "content": _json(_ref("Crosstab"))},
+                      **_errors(400, *_AUTH, 404, 422)}}},
     "/api/surveys/{survey_id}/submissions.jsonl": {"get": {
         "operationId": "exportSubmissions",
         "summary": "Stored perturbed reports, one JSON object per line.",

@@ -16,15 +16,17 @@ import base64
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..shared.aggregates import Aggregate
+from ..shared.crosstab import JointAggregate
+from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.manifest import verify_manifest
 from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.survey import Survey, canonical_json
+from ..shared.survey import CrosstabSpec, Survey, canonical_json
 from .errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour
 
@@ -39,12 +41,15 @@ class CompiledSurvey:
     """One survey version with a mechanism per question and the ids of required questions.
 
     It is also the version's aggregate rules for the store: one aggregate per question, keyed
-    by the question id."""
+    by the question id, and one joint aggregate per declared crosstab, keyed
+    "crosstab:<rows>:<cols>" (see crosstabs.py)."""
 
     survey: Survey
     sha256: str
     mechanisms: Mapping[str, Mechanism]
     required: frozenset[str]
+    # Declared crosstabs by aggregate key ("crosstab:rows:cols"): spec, row and column encoders.
+    crosstabs: Mapping[str, tuple[CrosstabSpec, Encoder, Encoder]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -55,9 +60,10 @@ class CompiledSurvey:
         return self.survey.version
 
     def aggregate_keys(self) -> Sequence[str]:
-        return list(self.mechanisms)
+        return [*self.mechanisms, *self.crosstabs]
 
-    def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
+    def marginal_deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
+        """question id -> the aggregate of these submissions' reports of it."""
         found: dict[str, list[Any]] = {}
         for answers in reports:
             for qid, report in answers.items():
@@ -65,10 +71,21 @@ class CompiledSurvey:
         return {qid: self.mechanisms[qid].aggregate_many(np.asarray(values))
                 for qid, values in found.items()}
 
+    def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
+        from .crosstabs import joint_deltas
+
+        return {**self.marginal_deltas(reports), **joint_deltas(self, reports)}
+
     def parse_aggregate(self, key: str, data: Mapping[str, Any]) -> Aggregate:
+        if key in self.crosstabs:
+            _, rows, cols = self.crosstabs[key]
+            return JointAggregate.from_dict(data, (rows.width, cols.width))
         return self.mechanisms[key].aggregate_from_dict(data)
 
     def empty_aggregate(self, key: str) -> Aggregate:
+        if key in self.crosstabs:
+            _, rows, cols = self.crosstabs[key]
+            return JointAggregate(rows.width, cols.width)
         return self.mechanisms[key].new_aggregate()
 
 
@@ -83,10 +100,15 @@ def compile_survey(sha256: str, survey_dict: Mapping[str, Any]) -> CompiledSurve
     if found is not None:
         return found
     survey = Survey.from_dict(survey_dict)
+    mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
     compiled = CompiledSurvey(
-        survey=survey, sha256=sha256,
-        mechanisms={q.id: mechanism_for(q) for q in survey.questions},
-        required=frozenset(q.id for q in survey.questions if not q.optional))
+        survey=survey, sha256=sha256, mechanisms=mechanisms,
+        required=frozenset(q.id for q in survey.questions if not q.optional),
+        crosstabs={spec.key: (spec, encoder_for_question(survey.question(spec.rows),
+                                                         mechanisms[spec.rows], spec.row_bins),
+                              encoder_for_question(survey.question(spec.cols),
+                                                   mechanisms[spec.cols], spec.col_bins))
+                   for spec in survey.crosstabs})
     with _compiled_lock:
         if len(_compiled) >= _CACHE_SIZE:
             _compiled.pop(next(iter(_compiled)))

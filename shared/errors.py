@@ -69,6 +69,13 @@ class SimulationError(LdpSurveyError):
     code = "invalid_simulation"
 
 
+class EstimateError(LdpSurveyError):
+    """Estimation inputs are invalid: a confidence level outside (0, 1), or so close to 1
+    that its interval is infinite."""
+
+    code = "invalid_estimate"
+
+
 class PlanError(LdpSurveyError):
     """Planner inputs are invalid: k < 2, ε <= 0, or not exactly one of margin / n."""
 
@@ -80,3 +87,10 @@ class ReportRenderError(LdpSurveyError):
     or a server that cannot be read."""
 
     code = "report_failed"
+
+
+class CrosstabError(LdpSurveyError):
+    """A crosstab cannot be computed as asked: an unknown question, bins that do not fit, a
+    mechanism without a joint estimator, or a table too large."""
+
+    code = "invalid_crosstab"

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import EstimateError
+
 CONSISTENT_METHOD = "norm-sub"
 CONSISTENT_NOTE = ("'consistent' is a non-negative view that sums to 1 (Norm-Sub): lower error "
                    "but biased; 'estimate' is unbiased and may be negative.")
@@ -22,10 +24,10 @@ CONSISTENT_NOTE = ("'consistent' is a non-negative view that sums to 1 (Norm-Sub
 def z_value(confidence: float) -> float:
     """Two-sided normal quantile for a confidence level in (0, 1)."""
     if not (isinstance(confidence, float | int) and 0 < confidence < 1):
-        raise ValueError("confidence must be a number strictly between 0 and 1")
+        raise EstimateError("confidence must be a number strictly between 0 and 1")
     tail = 0.5 + confidence / 2
     if tail >= 1:  # e.g. 0.9999999999999999: the quantile is infinite
-        raise ValueError("confidence is too close to 1 for a finite interval")
+        raise EstimateError("confidence is too close to 1 for a finite interval")
     return NormalDist().inv_cdf(tail)
 
 

@@ -27,7 +27,7 @@ def exp_lower(x: Fraction) -> Fraction:
     Partial sums of the Taylor series with every term rounded down are lower bounds.
     """
     if x < 0:
-        raise ValueError("exp_lower needs x >= 0")
+        raise PrivacyCheckError("exp_lower needs x >= 0")
     scale = 1 << _PRECISION_BITS
     x_fixed = (x.numerator * scale) // x.denominator
     term = scale
@@ -43,7 +43,7 @@ def exp_lower(x: Fraction) -> Fraction:
 def simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
     """The rational with the smallest denominator in [lo, hi] (continued fractions)."""
     if lo > hi:
-        raise ValueError("empty interval")
+        raise PrivacyCheckError("simplest_between: empty interval")
     if lo <= 0 <= hi:
         return Fraction(0)
     if hi < 0:
@@ -87,7 +87,7 @@ class PrivacyLoss:
 
     def __post_init__(self) -> None:
         if (self.ratio is None) == (self.log is None):
-            raise ValueError("PrivacyLoss holds exactly one of ratio and log")
+            raise PrivacyCheckError("PrivacyLoss holds exactly one of ratio and log")
 
     def within(self, epsilon: float) -> bool:
         """Exactly decide loss <= ε."""

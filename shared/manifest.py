@@ -132,7 +132,12 @@ def sign_survey(survey: Survey, key: Ed25519PrivateKey) -> SignedManifest:
 
 
 def verify_manifest(data: Any) -> SignedManifest:
-    """The manifest in `data` if its signature verifies over the canonical survey bytes."""
+    """The manifest in `data` if its signature verifies over the canonical survey bytes.
+
+    The signature is checked first, over the survey's bytes as given, before the survey is
+    parsed: parsing builds every question's mechanism (each proves its ε), work nobody without
+    the signing key can make a verifier do.
+    """
     if not isinstance(data, Mapping):
         raise ManifestError("a manifest is an object with survey, signature and public_key")
     raw_survey, signature, public_key = (data.get("survey"), data.get("signature"),
@@ -141,18 +146,13 @@ def verify_manifest(data: Any) -> SignedManifest:
         raise ManifestError("the manifest is not signed (no signature)")
     if not isinstance(signature, str) or not isinstance(public_key, str) or not public_key:
         raise ManifestError("signature and public_key must be base64 strings")
-    try:
-        survey = Survey.from_dict(raw_survey)
-    except SurveyError as exc:
-        raise ManifestError(f"the manifest's survey is invalid: {exc.message}",
-                            exc.details) from exc
+    if not isinstance(raw_survey, Mapping):
+        raise ManifestError("the manifest's survey is invalid: survey: must be a table/object",
+                            {"field": "survey", "problem": "must be a table/object"})
     try:
         signed_bytes = canonical_json(raw_survey)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ManifestError("the manifest's survey is not plain JSON") from exc
-    if signed_bytes != survey.canonical_bytes():
-        raise ManifestError("the manifest's survey is not in canonical form (auto mechanisms "
-                            "resolved, parameters filled in); sign what `publish` produces")
     try:
         key = public_key_from_text(public_key)
         sig = base64.b64decode(signature, validate=True)
@@ -164,4 +164,12 @@ def verify_manifest(data: Any) -> SignedManifest:
     except InvalidSignature:
         raise ManifestError("the signature does not verify: the survey was changed after "
                             "signing, or signed with another key") from None
+    try:
+        survey = Survey.from_dict(raw_survey)
+    except SurveyError as exc:
+        raise ManifestError(f"the manifest's survey is invalid: {exc.message}",
+                            exc.details) from exc
+    if signed_bytes != survey.canonical_bytes():
+        raise ManifestError("the manifest's survey is not in canonical form (auto mechanisms "
+                            "resolved, parameters filled in); sign what `publish` produces")
     return SignedManifest(survey=survey, signature=signature, public_key=public_key_b64(key))

@@ -22,6 +22,8 @@ from typing import Protocol
 
 import numpy as np
 
+from .errors import PrivacyCheckError
+
 
 class RandomSource(Protocol):
     """Uniform integers in [0, n)."""
@@ -115,7 +117,7 @@ def choice_except(k: int, excluded: int, source: RandomSource) -> int:
 def bernoulli_exp_neg(gamma: Fraction, source: RandomSource) -> bool:
     """True with probability exactly exp(-gamma), gamma >= 0 rational (CKS 2020, Algorithm 1)."""
     if gamma < 0:
-        raise ValueError("gamma must be >= 0")
+        raise PrivacyCheckError("bernoulli_exp_neg needs gamma >= 0")
     while gamma > 1:
         if not bernoulli_exp_neg(Fraction(1), source):
             return False
@@ -129,7 +131,7 @@ def bernoulli_exp_neg(gamma: Fraction, source: RandomSource) -> bool:
 def discrete_laplace(rate: Fraction, source: RandomSource) -> int:
     """An integer z with P[z] proportional to exp(-rate * |z|), rate > 0 (CKS 2020, Algorithm 2)."""
     if rate <= 0:
-        raise ValueError("rate must be > 0")
+        raise PrivacyCheckError("discrete_laplace needs a rate > 0 (a rate of 0 hides nothing)")
     s, t = rate.numerator, rate.denominator  # scale t/s
     while True:
         u = source.randbelow(t)

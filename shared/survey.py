@@ -19,27 +19,30 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SurveyError
+from .mechanisms.base import MAX_OPTIONS
 
 QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
-MAX_EPSILON = 50.0
 MAX_QUESTIONS = 500
-MAX_OPTIONS = 65536
+# Options in all questions together: with MAX_QUESTIONS it bounds the work one survey can cause
+# on a device or the server (parsing, building and proving every mechanism): ~2 µs per option.
+MAX_TOTAL_OPTIONS = 1 << 20
 MAX_LABEL = 200
 MAX_TEXT = 2000
-# Integer bounds stay well inside JSON's exactly representable integers.
-MAX_ABS_BOUND = 2**50
+# The ε range, the number of options and the integer range a question may have are the limits
+# of its mechanism (`Mechanism.misfit`, shared/mechanisms/base.py); the schema only bounds the
+# option list by the largest domain any mechanism takes.
 
 _SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions",
-                "report_size_limit"}
+                "report_size_limit", "crosstabs"}
+MAX_CROSSTABS = 50
+_CROSSTAB_KEYS = {"rows", "cols", "row_bins", "col_bins"}
 # Bounds of the survey-level `report_size_limit` (bytes of JSON per report `auto` accepts).
 MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon"}
-# Mechanisms that accept RAPPOR's instantaneous layer (shared/mechanisms/two_layer.py).
-INSTANTANEOUS_MECHANISMS = ("grr", "binary_rr")
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -119,6 +122,33 @@ class Question:
 
 
 @dataclass(frozen=True)
+class CrosstabSpec:
+    """A declared crosstab: the server keeps its joint aggregate next to the marginals.
+
+    Written `["q1", "q2"]` (rows, cols) or `{rows = "age", cols = "q2", row_bins = [18, 30]}`
+    (bins: inner edges for an integer question; default bins otherwise).
+    """
+
+    rows: str
+    cols: str
+    row_bins: tuple[int, ...] | None = None
+    col_bins: tuple[int, ...] | None = None
+
+    @property
+    def key(self) -> str:
+        """The aggregate row key: question ids never contain ':'."""
+        return f"crosstab:{self.rows}:{self.cols}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"rows": self.rows, "cols": self.cols}
+        if self.row_bins is not None:
+            d["row_bins"] = list(self.row_bins)
+        if self.col_bins is not None:
+            d["col_bins"] = list(self.col_bins)
+        return d
+
+
+@dataclass(frozen=True)
 class Survey:
     """A survey: a slug id, a title, an integer version, and its questions."""
 
@@ -130,6 +160,7 @@ class Survey:
     series: str | None = None
     # Largest report (bytes of JSON) `auto` may choose a mechanism for; None: the default.
     report_size_limit: int | None = None
+    crosstabs: tuple[CrosstabSpec, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Any) -> Survey:
@@ -158,6 +189,8 @@ class Survey:
             d["series"] = self.series
         if self.report_size_limit is not None:
             d["report_size_limit"] = self.report_size_limit
+        if self.crosstabs:  # absent when none: older surveys keep their canonical bytes
+            d["crosstabs"] = [c.to_dict() for c in self.crosstabs]
         return d
 
     def canonical_bytes(self) -> bytes:
@@ -189,7 +222,7 @@ def load_survey(path: str | Path) -> Survey:
     if path.suffix.lower() == ".toml":
         try:
             data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except ValueError as exc:  # TOMLDecodeError, or an integer past Python's digit limit
             raise SurveyError(str(path), f"invalid TOML: {exc}") from exc
         except RecursionError:
             raise SurveyError(str(path), "invalid TOML: nested too deeply") from None
@@ -239,6 +272,11 @@ def _parse_survey(data: Any) -> Survey:
         if not MIN_REPORT_SIZE_LIMIT <= size_limit <= MAX_REPORT_SIZE_LIMIT:
             raise SurveyError("report_size_limit", f"must be between {MIN_REPORT_SIZE_LIMIT} "
                               f"and {MAX_REPORT_SIZE_LIMIT} bytes")
+    total = sum(len(q["options"]) for q in questions_raw
+                if isinstance(q, Mapping) and isinstance(q.get("options"), list))
+    if total > MAX_TOTAL_OPTIONS:
+        raise SurveyError("questions", f"at most {MAX_TOTAL_OPTIONS} options in all questions "
+                                       f"together, got {total}")
     questions = tuple(_parse_question(q, f"questions[{i}]", size_limit)
                       for i, q in enumerate(questions_raw))
     seen: set[str] = set()
@@ -250,12 +288,78 @@ def _parse_survey(data: Any) -> Survey:
             raise SurveyError(f"questions[{i}].instantaneous_epsilon",
                               "only a longitudinal survey (one with a `series`) has an "
                               "instantaneous layer: it re-randomizes a memoized answer each round")
+    crosstabs = _crosstabs(data.get("crosstabs"), {q.id: q for q in questions})
     return Survey(id=survey_id, title=title, version=version, questions=questions,
-                  description=description, series=series, report_size_limit=size_limit)
+                  description=description, series=series, report_size_limit=size_limit,
+                  crosstabs=crosstabs)
+
+
+def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:
+    """Bins must split their range and the table must be computable (see shared/crosstab.py)."""
+    from .crosstab import check_size
+    from .errors import CrosstabError
+    from .joint_features import encoder_for, parse_bins
+    from .mechanisms import mechanism_for
+
+    try:
+        encoders = [encoder_for(mechanism_for(questions[qid]), parse_bins(bins))
+                    for qid, bins in ((spec.rows, spec.row_bins), (spec.cols, spec.col_bins))]
+        check_size(*encoders)
+    except CrosstabError as exc:
+        raise SurveyError(where, exc.message) from None
+
+
+def _crosstabs(value: Any, questions: Mapping[str, Question]) -> tuple[CrosstabSpec, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_CROSSTABS:
+        raise SurveyError("crosstabs", f"must be a list of at most {MAX_CROSSTABS} "
+                          '["rows", "cols"] pairs')
+    specs: list[CrosstabSpec] = []
+    for i, entry in enumerate(value):
+        where = f"crosstabs[{i}]"
+        if isinstance(entry, list):
+            if len(entry) != 2:
+                raise SurveyError(where, 'must name two questions: ["rows", "cols"]')
+            entry = {"rows": entry[0], "cols": entry[1]}
+        if not isinstance(entry, Mapping):
+            raise SurveyError(where, 'must be ["rows", "cols"] or a table with rows and cols')
+        _reject_unknown(entry, _CROSSTAB_KEYS, where)
+        ids = []
+        for key in ("rows", "cols"):
+            qid = entry.get(key)
+            if not isinstance(qid, str) or qid not in questions:
+                raise SurveyError(f"{where}.{key}", f"{qid!r} is not a question of this survey")
+            ids.append(qid)
+        if ids[0] == ids[1]:
+            raise SurveyError(where, "a crosstab needs two different questions")
+        bins = []
+        for key, qid in (("row_bins", ids[0]), ("col_bins", ids[1])):
+            raw = entry.get(key)
+            if raw is not None and questions[qid].type != "integer":
+                raise SurveyError(f"{where}.{key}", f"bins apply to integer questions; {qid!r} "
+                                  f"is {questions[qid].type}")
+            if raw is not None and (not isinstance(raw, list) or not raw or any(
+                    isinstance(v, bool) or not isinstance(v, int) for v in raw)):
+                raise SurveyError(f"{where}.{key}", "must be a non-empty list of integers")
+            bins.append(tuple(raw) if raw is not None else None)
+        spec = CrosstabSpec(ids[0], ids[1], bins[0], bins[1])
+        _check_crosstab(spec, questions, where)
+        if any(s.key == spec.key for s in specs):
+            raise SurveyError(where, f"declares {ids[0]} x {ids[1]} twice")
+        specs.append(spec)
+    return tuple(specs)
 
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
-    from .mechanisms import REPORT_SIZE_LIMIT, choose_mechanism, mechanism_class, mechanism_for
+    from .mechanisms import (
+        MECHANISMS,
+        REPORT_SIZE_LIMIT,
+        choose_mechanism,
+        domain_field,
+        mechanism_class,
+        mechanism_for,
+    )
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
@@ -282,8 +386,6 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     elif qtype == "integer":
         lo = _int(data, "min", f"{where}.min")
         hi = _int(data, "max", f"{where}.max")
-        if abs(lo) > MAX_ABS_BOUND or abs(hi) > MAX_ABS_BOUND:
-            raise SurveyError(f"{where}.min/max", "bounds must lie within ±2^50")
         if lo >= hi:
             raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
 
@@ -301,7 +403,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
                         options=options, groups=groups, min=lo, max=hi, optional=optional,
                         mechanism_choice=choice, instantaneous_epsilon=instantaneous)
     if requested == "auto":
-        name, choice = choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT)
+        name, choice = choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT, where)
         question = _replace(question, mechanism=name, mechanism_choice=choice)
     else:
         cls = mechanism_class(requested, f"{where}.mechanism")
@@ -309,11 +411,20 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
             fits = ", ".join(sorted(cls.question_types))
             raise SurveyError(f"{where}.mechanism",
                               f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
-    if instantaneous is not None and question.mechanism not in INSTANTANEOUS_MECHANISMS:
+    cls = mechanism_class(question.mechanism, f"{where}.mechanism")
+    for key, eps in (("epsilon", epsilon), ("instantaneous_epsilon", instantaneous)):
+        misfit = None if eps is None else cls.misfit(question.k, eps, lo or 0)
+        if misfit is not None:
+            field = key if misfit.field == "epsilon" else domain_field(qtype)
+            raise SurveyError(f"{where}.{field}",
+                              f"{misfit.problem} (mechanism {question.mechanism!r})")
+    if instantaneous is not None and not cls.supports_instantaneous_layer:
+        layered = " or ".join(name for name, c in MECHANISMS.items()
+                              if c.supports_instantaneous_layer and qtype in c.question_types)
         raise SurveyError(f"{where}.instantaneous_epsilon",
                           f"an instantaneous layer needs a symmetric randomized response "
-                          f"(mechanism = {' or '.join(INSTANTANEOUS_MECHANISMS)}), not "
-                          f"{question.mechanism!r}; set the mechanism explicitly or drop the key")
+                          f"(mechanism = {layered}), not {question.mechanism!r}; set the "
+                          f"mechanism explicitly or drop the key")
     params = mechanism_for(question).params()
     given = data.get("params")
     if given is not None and not isinstance(given, dict):
@@ -375,15 +486,15 @@ def _int(data: Mapping, key: str, where: str) -> int:
 
 
 def _epsilon(value: Any, where: str) -> float:
+    """A finite number > 0; its range is the mechanism's (checked once it is known)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise SurveyError(where, "must be a number > 0")
-    if isinstance(value, int) and abs(value) > 10**6:
-        raise SurveyError(where, f"must be <= {MAX_EPSILON}")
-    eps = float(value)
+    try:
+        eps = float(value)
+    except OverflowError:  # an integer beyond any float
+        eps = math.inf
     if not math.isfinite(eps) or eps <= 0:
         raise SurveyError(where, "must be a finite number > 0")
-    if eps > MAX_EPSILON:
-        raise SurveyError(where, f"must be <= {MAX_EPSILON} (beyond that nothing is private)")
     return eps
 
 

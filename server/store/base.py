@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -219,6 +219,14 @@ class Store(Protocol):
     def export_rows(self, survey_id: str, version: int | None, after: int,
                     limit: int) -> list[tuple[int, int, str, str, str]]:
         """(seq, version, submission id, hour, reports text) with seq > after, by seq."""
+        ...
+
+    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
+                       page: int) -> Iterator[str]:
+        """The two questions' reports of every submission that answered both, `page`
+        submissions at a time: per submission the JSON array [report1, report2], arrays joined
+        by ',' (the ad-hoc crosstab pass parses this text in C). Question ids are validated
+        ids of the survey (letters, digits, '_', '.', '-')."""
         ...
 
     # moving data

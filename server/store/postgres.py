@@ -439,6 +439,24 @@ class PgStore:
             ).fetchall()
         return [tuple(r) for r in rows]
 
+    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
+                       page: int) -> Iterator[str]:
+        last = 0
+        while True:
+            with self._read() as conn:
+                text, top = conn.execute(
+                    "SELECT string_agg(pair, ',' ORDER BY seq), max(seq) FROM (SELECT seq, "
+                    "jsonb_build_array(r -> %(a)s, r -> %(b)s)::text AS pair FROM submissions, "
+                    "LATERAL (SELECT reports::jsonb AS r) AS parsed WHERE survey_id = %(s)s "
+                    "AND version = %(v)s AND seq > %(last)s AND r ? %(a)s AND r ? %(b)s "
+                    "ORDER BY seq LIMIT %(page)s) AS t",
+                    {"a": q1, "b": q2, "s": survey_id, "v": version, "last": last,
+                     "page": page}).fetchone()
+            if not text:
+                return
+            yield text
+            last = top
+
     # --- moving data ------------------------------------------------------------------------
 
     def is_empty(self) -> bool:

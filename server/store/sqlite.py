@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ...shared.survey import QUESTION_ID
 from ..errors import StoreError, SurveyClosed
 from ..group_commit import committer_for
 from ..invites import InviteRefused, digest, plan_claims
@@ -377,6 +378,23 @@ class SqliteStore:
             f"WHERE {where} AND seq > ? ORDER BY seq LIMIT ?", (*params, after, limit)
         ).fetchall()
 
+    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
+                       page: int) -> Iterator[str]:
+        p1, p2 = _json_path(q1), _json_path(q2)
+        last = 0
+        while True:
+            text, top = self._conn().execute(
+                f"SELECT group_concat(pair, ','), max(seq) FROM (SELECT seq, "  # noqa: S608
+                f"json_extract(reports, '{p1}', '{p2}') AS pair FROM submissions "
+                f"WHERE survey_id = ? AND version = ? AND seq > ? "
+                f"AND json_type(reports, '{p1}') IS NOT NULL "
+                f"AND json_type(reports, '{p2}') IS NOT NULL ORDER BY seq LIMIT ?)",
+                (survey_id, version, last, page)).fetchone()
+            if not text:
+                return
+            yield text
+            last = top
+
     # --- moving data ------------------------------------------------------------------------
 
     def is_empty(self) -> bool:
@@ -417,6 +435,12 @@ class SqliteStore:
                              "received_hour, reports) VALUES (?, ?, ?, ?, ?)", reports)
             for (sid, version), replacement in texts.items():
                 self._replace(conn, sid, version, replacement)
+
+
+def _json_path(qid: str) -> str:
+    if not QUESTION_ID.match(qid):  # the only text put into SQL: checked, never trusted
+        raise StoreError(f"not a question id: {qid!r}")
+    return '$."' + qid + '"'
 
 
 def _existing_ids(conn: sqlite3.Connection, survey_id: str, ids: list[str]) -> set[str]:

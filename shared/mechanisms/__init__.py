@@ -15,7 +15,11 @@ with the lowest worst-case variance with one report for the question's (k, ε)
 - ordinal questions: the variance of the mean score (options scored 1..k), worst case over the
   truth. An ordered scale is read for its mean (like an integer question), and a per-option
   criterion would ignore the order the distance-aware mechanism exploits. Mechanisms whose
-  mean-score variance is not derived (see `ordinal_exp.ordinal_mean_variance`) are left out.
+  mean-score variance is not derived (`Mechanism.mean_score_variance` is None) are left out.
+
+Only mechanisms that can be built for the question are candidates: each declares its limits
+(ε range, domain size, integer range) through `Mechanism.misfit`, so `auto` never picks one
+that its constructor would refuse.
 """
 
 from __future__ import annotations
@@ -23,13 +27,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import SurveyError
-from .base import Mechanism
+from .base import Mechanism, Misfit
 from .binary_rr import BinaryRR
 from .geometric import Geometric
 from .grr import GRR
 from .hr import HR
 from .olh import OLH
-from .ordinal_exp import OrdinalExp, ordinal_mean_variance
+from .ordinal_exp import OrdinalExp
 from .ss import SubsetSelection
 from .unary import OUE, SUE
 
@@ -52,19 +56,37 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
 
 
 def candidates(question_type: str, k: int, epsilon: float,
-               size_limit: int = REPORT_SIZE_LIMIT) -> list[tuple[float, str]]:
+               size_limit: int = REPORT_SIZE_LIMIT, low: int = 0,
+               layered: bool = False) -> list[tuple[float, str]]:
     """(worst-case variance with one report, name) of every mechanism that fits, best first.
 
-    The variance is `selection_variance`: `average_variance`, or of the mean score for
-    ordinal questions (mechanisms without a derived mean-score variance are then left out).
+    A mechanism fits when it takes the question type, can be built for k answers (integers
+    from `low`) at ε (`misfit`), its report stays under `size_limit`, and (`layered`: the
+    question has RAPPOR's instantaneous layer) it can carry that layer. The variance is
+    `selection_variance`: `average_variance`, or of the mean score for ordinal questions
+    (mechanisms without a derived mean-score variance are then left out).
     """
     found = []
     for name, cls in MECHANISMS.items():
-        if question_type in cls.question_types and cls.report_bytes(k, epsilon) <= size_limit:
+        if (question_type in cls.question_types and cls.misfit(k, epsilon, low) is None
+                and cls.report_bytes(k, epsilon) <= size_limit
+                and (cls.supports_instantaneous_layer or not layered)):
             variance = selection_variance(cls, question_type, k, epsilon)
             if variance is not None:
                 found.append((variance, name))
     return sorted(found)
+
+
+def misfits(question_type: str, k: int, epsilon: float,
+            low: int = 0) -> dict[str, Misfit]:
+    """Why each mechanism of this question type cannot be built for (k, low, ε)."""
+    found = {}
+    for name, cls in MECHANISMS.items():
+        if question_type in cls.question_types:
+            misfit = cls.misfit(k, epsilon, low)
+            if misfit is not None:
+                found[name] = misfit
+    return found
 
 
 def selection_variance(cls: type[Mechanism], question_type: str, k: int,
@@ -72,7 +94,7 @@ def selection_variance(cls: type[Mechanism], question_type: str, k: int,
     """What `auto` minimizes (see the module docstring): `average_variance`, or for ordinal
     questions the mean score's worst-case variance (None: not derived for `cls`)."""
     if question_type == "ordinal":
-        return ordinal_mean_variance(cls, k, epsilon)
+        return cls.mean_score_variance(k, epsilon)
     return cls.average_variance(k, epsilon)
 
 
@@ -81,17 +103,36 @@ def margin_variance(cls: type[Mechanism], question_type: str, k: int,
     """One-report variance a margin of error must cover: one option's estimate, worst case
     over options and truth (ordinal: the mean score's; integer: the mean's)."""
     if question_type == "ordinal":
-        return ordinal_mean_variance(cls, k, epsilon)
+        return cls.mean_score_variance(k, epsilon)
     return cls.worst_case_variance(k, epsilon)
 
 
-def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT) -> tuple[str, str]:
-    """(name, reason) of the mechanism `auto` picks for a question."""
-    ranked = candidates(question.type, question.k, question.epsilon, size_limit)
+def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
+                     where: str | None = None) -> tuple[str, str]:
+    """(name, reason) of the mechanism `auto` picks for a question; SurveyError naming the
+    field (`where`.epsilon, .options, .min/max or .mechanism) when none fits."""
+    where = where or f"questions.{question.id}"
+    low = getattr(question, "min", None) or 0
+    layered = getattr(question, "instantaneous_epsilon", None) is not None
+    ranked = candidates(question.type, question.k, question.epsilon, size_limit, low, layered)
     if not ranked:
-        raise SurveyError(f"questions.{question.id}.mechanism",
-                          f"no mechanism fits a {question.type} question under the "
-                          f"{size_limit}-byte report limit")
+        refused = misfits(question.type, question.k, question.epsilon, low)
+        of_type = [name for name, cls in MECHANISMS.items()
+                   if question.type in cls.question_types]
+        if refused and len(refused) == len(of_type):  # none of this type can be built
+            fields = {m.field for m in refused.values()}
+            field = ("epsilon" if fields == {"epsilon"} else
+                     domain_field(question.type) if fields == {"domain"} else "mechanism")
+            raise SurveyError(f"{where}.{field}",
+                              f"no mechanism can be built ({describe_misfits(refused)})")
+        if layered:
+            raise SurveyError(f"{where}.instantaneous_epsilon",
+                              f"no mechanism for a {question.type} question carries an "
+                              f"instantaneous layer (it needs a symmetric randomized response)")
+        raise SurveyError(f"{where}.mechanism",
+                          f"no mechanism fits a {question.type} question with k={question.k} "
+                          f"at epsilon={question.epsilon:g} under the {size_limit}-byte "
+                          f"report limit")
     best_var, best = ranked[0]
     others = ", ".join(f"{name} {var:.4g}" for var, name in ranked[1:])
     what = {"ordinal": "of the mean score (1..k)", "integer": "of the mean"}.get(
@@ -103,24 +144,41 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT) -> tupl
     return best, reason
 
 
+def describe_misfits(refused: dict[str, Misfit]) -> str:
+    """'grr, oue: must lie between ...; ordinal_exp: at most ...': mechanisms by problem."""
+    by_problem: dict[str, list[str]] = {}
+    for name, misfit in refused.items():
+        by_problem.setdefault(misfit.problem, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {problem}" for problem, names in by_problem.items())
+
+
+def domain_field(question_type: str) -> str:
+    """The survey field that sets a question's domain (what a "domain" misfit names)."""
+    return {"integer": "min/max", "binary": "type"}.get(question_type, "options")
+
+
 def mechanism_for(question: Any) -> Mechanism:
     """The mechanism object for a question (its ε proven on construction)."""
     mechanism = mechanism_class(question.mechanism).from_question(question)
     instantaneous = getattr(question, "instantaneous_epsilon", None)
     if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys
-        from .two_layer import TwoLayer
+        from .longitudinal import Longitudinal
 
-        return TwoLayer(mechanism, instantaneous)  # type: ignore[arg-type]
+        return Longitudinal(mechanism, instantaneous)
     return mechanism
 
 
 __all__ = [
     "MECHANISMS",
     "Mechanism",
+    "Misfit",
     "candidates",
     "choose_mechanism",
+    "describe_misfits",
+    "domain_field",
     "margin_variance",
     "mechanism_class",
     "mechanism_for",
+    "misfits",
     "selection_variance",
 ]

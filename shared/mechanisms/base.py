@@ -8,17 +8,38 @@ calling `self._certify()`: a claimed ε that the exact check refutes raises `Pri
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate
-from ..errors import AnswerError, ReportError
+from ..errors import AnswerError, ReportError, SurveyError
 from ..estimates import Estimate
 from ..exact import PrivacyLoss, certify
 from ..randomness import RandomSource, resolve
+
+# Limits every mechanism shares unless it declares its own (class attributes below).
+# Below MIN_EPSILON the rational stand-in for e^ε (within 2^-32, see exact.py) loses more than
+# 0.02% of ε and one report's variance passes 10^12: nothing is measurable, and estimators
+# divide by p - q ~ ε/k. Beyond MAX_EPSILON a report is the answer in all but name.
+MIN_EPSILON = 1e-6
+MAX_EPSILON = 50.0
+# The largest finite domain (options) a mechanism is built for: it bounds the work one question
+# causes on a device and on the server (a k-bit report, a k-entry aggregate).
+MAX_OPTIONS = 65536
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """Why a mechanism cannot be built for a domain at an ε. `field` is "epsilon" or "domain"
+    (the options of a categorical/ordinal question, the min/max of an integer one)."""
+
+    field: str
+    problem: str
 
 
 class Mechanism(ABC):
@@ -31,18 +52,26 @@ class Mechanism(ABC):
     name: ClassVar[str]
     question_types: ClassVar[frozenset[str]]
     summary: ClassVar[str] = ""
+    # The limits this mechanism is built within; `misfit` checks them, and the survey parser,
+    # `auto` and the constructor all ask `misfit`, so each limit is stated here only.
+    min_epsilon: ClassVar[float] = MIN_EPSILON
+    max_epsilon: ClassVar[float] = MAX_EPSILON
+    max_options: ClassVar[int] = MAX_OPTIONS
+    # True for symmetric k-ary randomized response, whose channel stays symmetric when RAPPOR's
+    # instantaneous layer is composed on top (see longitudinal.py).
+    supports_instantaneous_layer: ClassVar[bool] = False
 
     def __init__(self, epsilon: float, labels: Sequence[Any], *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:
-        if not (isinstance(epsilon, float | int) and not isinstance(epsilon, bool)
-                and 0 < epsilon < float("inf")):
-            raise ValueError("epsilon must be a finite number > 0")
-        self.epsilon = float(epsilon)
         # Integer questions pass a range: their domain may be far too large to list.
         self.labels = labels if isinstance(labels, range) else tuple(labels)
         self.k = len(self.labels)
-        if self.k < 2:
-            raise ValueError("a mechanism needs at least 2 possible answers")
+        low = self.labels.start if isinstance(self.labels, range) else 0
+        misfit = self.misfit(self.k, epsilon, low)
+        if misfit is not None:
+            where = f"questions.{question_id}." if question_id else ""
+            raise SurveyError(where + misfit.field, misfit.problem)
+        self.epsilon = float(epsilon)
         self.question_id = question_id
         self.groups = {name: tuple(members) for name, members in (groups or {}).items()}
         self._index = ({} if isinstance(self.labels, range)
@@ -54,6 +83,29 @@ class Mechanism(ABC):
         """Build the mechanism for a `Question` (its ε, domain and groups)."""
         groups = question.group_indices() if question.groups else None
         return cls(question.epsilon, question.labels, question_id=question.id, groups=groups)
+
+    # --- limits ----------------------------------------------------------------------------
+
+    @classmethod
+    def misfit(cls, k: int, epsilon: float, low: int = 0) -> Misfit | None:
+        """Why this mechanism cannot be built for k answers (integers from `low`, for integer
+        questions) at ε; None when it can. Cheap: no channel is built."""
+        if (isinstance(epsilon, bool) or not isinstance(epsilon, float | int)
+                or not math.isfinite(epsilon) or epsilon <= 0):
+            return Misfit("epsilon", "must be a finite number > 0")
+        if not cls.min_epsilon <= epsilon <= cls.max_epsilon:
+            return Misfit("epsilon", f"must lie between {cls.min_epsilon:g} and "
+                                     f"{cls.max_epsilon:g}, got {epsilon!r}")
+        if k < 2:
+            return Misfit("domain", "needs at least 2 possible answers")
+        if k > cls.max_options:
+            return Misfit("domain", f"at most {cls.max_options} possible answers, got {k}")
+        return None
+
+    @classmethod
+    def describe_limits(cls) -> str:
+        """The limits `misfit` checks, in a few words (README's mechanism table)."""
+        return f"ε {cls.min_epsilon:g} to {cls.max_epsilon:g}; up to {cls.max_options:,} answers"
 
     # --- choosing and planning -----------------------------------------------------------
 
@@ -69,6 +121,13 @@ class Mechanism(ABC):
         the expected squared error per option, what `auto` minimizes (default: the per-option
         worst case, for mechanisms that estimate one number)."""
         return cls.worst_case_variance(k, epsilon)
+
+    @classmethod
+    def mean_score_variance(cls, k: int, epsilon: float) -> float | None:
+        """Worst-case variance (over the truth) of the mean score, options scored 1..k, with
+        one report: what `auto` minimizes and the planner plans for ordinal questions. None:
+        not derived for this mechanism (it is then not offered for ordinal questions)."""
+        return None
 
     @classmethod
     def report_bytes(cls, k: int, epsilon: float) -> int:
@@ -95,6 +154,17 @@ class Mechanism(ABC):
         """Parameters written into the signed manifest (JSON-safe, exact values as strings)."""
         return {}
 
+    @property
+    def longitudinal_epsilon(self) -> float:
+        """Exact ε over unboundedly many rounds of one true answer in a series: each round
+        re-sends the memoized `permanent_layer` value (post-processed), so its ε."""
+        return self.permanent_layer.realized_epsilon()
+
+    def deniability(self) -> str:
+        """One line for a respondent on why a single report cannot be held against them."""
+        return "your device randomizes your answer before sending it, so no single report " \
+               "reveals it"
+
     # --- the respondent's side -------------------------------------------------------------
 
     def encode(self, answer: Any) -> int:
@@ -115,6 +185,18 @@ class Mechanism(ABC):
     @abstractmethod
     def perturb_index(self, index: int, source: RandomSource) -> Any:
         """One report for the answer with this index, drawn exactly from `source`."""
+
+    # In a series, the device memoizes a value drawn from `permanent_layer` for each distinct
+    # true answer (client/hazmat_memo.py) and sends `rerandomize(value)` each round.
+
+    @property
+    def permanent_layer(self) -> Mechanism:
+        """The mechanism whose report is memoized in a series (itself, for one-layer ones)."""
+        return self
+
+    def rerandomize(self, permanent_value: Any, source: RandomSource | None = None) -> Any:
+        """This round's report from the memoized permanent value (one layer: unchanged)."""
+        return permanent_value
 
     @abstractmethod
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ReportError
+from ..errors import ReportError, SurveyError
 from ..randomness import RandomSource
 from .grr import GRR
 
@@ -21,7 +21,7 @@ class BinaryRR(GRR):
 
     def __init__(self, epsilon: float, labels: Any = (False, True), **kwargs: Any) -> None:
         if tuple(labels) != (False, True):
-            raise ValueError("binary randomized response answers False/True")
+            raise SurveyError("domain", "binary randomized response answers False/True")
         super().__init__(epsilon, labels, **kwargs)
 
     @classmethod

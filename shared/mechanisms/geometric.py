@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from ..aggregates import Aggregate, HistogramAggregate
-from ..errors import AggregateError, AnswerError, ReportError
+from ..errors import AggregateError, AnswerError, ReportError, SurveyError
 from ..estimates import (
     Estimate,
     MeanEstimate,
@@ -33,7 +34,7 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, rational_floor
 from ..randomness import RandomSource, discrete_laplace
-from .base import Mechanism, reject_bool
+from .base import Mechanism, Misfit, reject_bool
 
 DISTRIBUTION_MAX_VALUES = 256
 # The histogram keeps y within [min - T, max + T]: T covers all but ~1e-4 of the noise, capped.
@@ -46,14 +47,54 @@ MAX_ABS_REPORT = 2**53 - 1
 _REPORT_TAIL_BITS = 64
 
 
+@dataclass(frozen=True)
+class _Inversion:
+    """M = pinv(A) for the clamped channel, without the (k + 2T) x k pseudo-inverse.
+
+    The T rows below the range are one vector times another: for y < min <= x,
+    A[y][x] = c_y·α^-x (the clamped row too), so that block is u·v^T; likewise above. With q
+    the unit vector along u, A = Q^T·A' where Q (orthonormal rows) keeps the k rows inside the
+    range and projects each tail block on its q, and A' is (k + 2) x k. Then
+    pinv(A) = pinv(A')·Q exactly, M·c = pinv(A')·(Q·c), and
+    W = (M∘M)·A = (P∘P)·A_in + (p_low²)(q_low²·A_low) + (p_high²)(q_high²·A_high) with
+    P = pinv(A')'s middle columns: O(k³ + kT) where the full pseudo-inverse cost O(k²T)
+    (3.6 s at k = 256, T = 4096).
+    """
+
+    p: np.ndarray  # pinv(A'), k x (k + 2)
+    q_low: np.ndarray
+    q_high: np.ndarray
+    w: np.ndarray
+
+    @classmethod
+    def of(cls, a: np.ndarray, below: int, k: int) -> _Inversion:
+        low_block, inside, high_block = a[:below], a[below:below + k], a[below + k:]
+        q_low = low_block[:, 0] / np.linalg.norm(low_block[:, 0])
+        q_high = high_block[:, -1] / np.linalg.norm(high_block[:, -1])
+        p = np.linalg.pinv(np.vstack([q_low @ low_block, inside, q_high @ high_block]))
+        w = ((p[:, 1:-1] ** 2) @ inside + np.outer(p[:, 0] ** 2, (q_low**2) @ low_block)
+             + np.outer(p[:, -1] ** 2, (q_high**2) @ high_block))
+        return cls(p, q_low, q_high, w)
+
+    def apply(self, frequencies: np.ndarray) -> np.ndarray:
+        """M·frequencies: the least-squares answer distribution for histogram frequencies."""
+        below, above = self.q_low.size, self.q_high.size
+        inside = frequencies[below:frequencies.size - above]
+        compressed = np.concatenate([[self.q_low @ frequencies[:below]], inside,
+                                     [self.q_high @ frequencies[frequencies.size - above:]]])
+        return self.p @ compressed
+
+
 class Geometric(Mechanism):
     name = "geometric"
     question_types = frozenset({"integer"})
     summary = "Two-sided geometric noise added to the number: unbiased mean, exact sampling."
+    # Any span of integers JSON carries exactly; `misfit` narrows it by the noise's reach.
+    max_options = 2 * MAX_ABS_REPORT + 1
 
     def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
         if not isinstance(labels, range) or labels.step != 1:
-            raise ValueError("geometric noise needs a contiguous integer range")
+            raise SurveyError("domain", "geometric noise needs a contiguous integer range")
         super().__init__(epsilon, labels, **kwargs)
         self.low, self.high = labels.start, labels.stop - 1
         self.sensitivity = self.high - self.low
@@ -61,12 +102,49 @@ class Geometric(Mechanism):
         self.rate = self.epsilon_rational / self.sensitivity
         self._certify()
 
+    def deniability(self) -> str:
+        return ("your device adds random noise to the number before sending it, so no report "
+                "reveals your exact value")
+
+    # --- limits ------------------------------------------------------------------------------
+
+    @classmethod
+    def misfit(cls, k: int, epsilon: float, low: int = 0) -> Misfit | None:
+        """Beyond the shared limits: every honest report (the range widened by the noise's
+        reach T', see `report_bounds`) must be an integer JSON carries exactly, |y| < 2^53."""
+        found = super().misfit(k, epsilon, low)
+        if found is not None:
+            return found
+        high = low + k - 1
+        if max(abs(low), abs(high)) > MAX_ABS_REPORT:  # integers only: no float overflow
+            return Misfit("domain", "bounds must lie within ±(2^53 - 1), the integers JSON "
+                                    "carries exactly")
+        tail = cls.report_tail(k, epsilon)
+        if low - tail < -MAX_ABS_REPORT or high + tail > MAX_ABS_REPORT:
+            return Misfit("domain", f"at epsilon {epsilon:g} the noise on [{low}, {high}] "
+                                    f"reaches {tail:.3g} beyond it, past ±(2^53 - 1), the "
+                                    f"integers JSON carries exactly: narrow the range or "
+                                    f"raise epsilon")
+        return None
+
+    @classmethod
+    def describe_limits(cls) -> str:
+        return (f"ε {cls.min_epsilon:g} to {cls.max_epsilon:g}; min/max widened by the noise's "
+                f"2^-64 tail (~44·(max − min)/ε) within ±(2^53 − 1)")
+
+    @staticmethod
+    def report_tail(k: int, epsilon: float) -> int:
+        """T' = 64·ln 2/rate (+1): an honest report lands farther than this beyond the range
+        with probability below 2^-64."""
+        rate = float(rational_floor(epsilon) / (k - 1))
+        return math.ceil(_REPORT_TAIL_BITS * math.log(2) / rate) + 1
+
     # --- choosing and planning -------------------------------------------------------------
 
     @staticmethod
     def noise_variance(k: int, epsilon: float) -> float:
         """Var[Z] = 2α/(α - 1)^2 for α = e^(ε/Δ), Δ = k - 1."""
-        rate = float(rational_floor(epsilon)) / (k - 1)
+        rate = float(rational_floor(epsilon) / (k - 1))
         am1 = math.expm1(rate)
         return 2 * (am1 + 1) / am1**2
 
@@ -129,7 +207,7 @@ class Geometric(Mechanism):
 
         One report can move the mean estimate by at most (max - min + 2T')/n.
         """
-        tail = math.ceil(_REPORT_TAIL_BITS * math.log(2) / float(self.rate)) + 1
+        tail = self.report_tail(self.k, self.epsilon)
         return max(self.low - tail, -MAX_ABS_REPORT), min(self.high + tail, MAX_ABS_REPORT)
 
     @cached_property
@@ -151,8 +229,9 @@ class Geometric(Mechanism):
         return agg
 
     @cached_property
-    def _inversion(self) -> tuple[np.ndarray, np.ndarray]:
-        """(M, W): the least-squares inverse of the clamped channel, and W = (M∘M)·A."""
+    def _inversion(self) -> _Inversion:
+        """The least-squares inverse of the clamped channel A (rows: histogram bins y, columns:
+        answers x) and W = (M∘M)·A for its variance; see `_Inversion`."""
         assert self.histogram_range is not None
         lo, hi = self.histogram_range
         r = float(self.rate)
@@ -162,8 +241,7 @@ class Geometric(Mechanism):
         tail = 1 / (1 + math.exp(-r))  # α/(α+1)
         a[0, :] = tail * np.exp(-r * (xs[0] - lo))  # P[y <= lo]
         a[-1, :] = tail * np.exp(-r * (hi - xs[0]))  # P[y >= hi]
-        m = np.linalg.pinv(a)
-        return m, (m**2) @ a
+        return _Inversion.of(a, self.low - lo, self.k)
 
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         assert isinstance(aggregate, HistogramAggregate)
@@ -184,8 +262,9 @@ class Geometric(Mechanism):
         result.mean = MeanEstimate(estimate=mean, std_error=se, variance_bound=se**2,
                                    ci_low=mean - z * se, ci_high=mean + z * se)
         if self.histogram_range is not None:
-            m, w = self._inversion
-            f_hat = m @ (aggregate.counts / n)
+            inversion = self._inversion
+            w = inversion.w
+            f_hat = inversion.apply(aggregate.counts / n)
             consistent = norm_sub(f_hat)
             # Var f̂_v = (Σ_x f_x W[v,x] - f_v)/n for a fixed population; linear in f.
             variance = (w @ consistent - consistent) / n

@@ -3,6 +3,12 @@
 Keep the true answer with probability p = e/(e + k - 1), otherwise report one of the other
 k - 1 values uniformly (each with q = 1/(e + k - 1)). e stands for a rational r <= e^ε, so the
 channel's exact worst ratio p/q = r proves ε. Report: the value index, an int in [0, k).
+
+Mean score (ordinal questions, options scored w = 1..k). The channel is A = (p - q)·I + q·J
+(J all ones) and p + (k - 1)q = 1, so (A^T)^-1 = (I - q·J)/(p - q) and the unbiased mean
+w·f̂ has per-answer variance, one report (for answer x, u = (w - q·Σw)/(p - q)):
+    Var_x = Σ_y u_y^2 A[x][y] - w_x^2 = q·Σ_y u_y^2 + (p - q)·u_x^2 - w_x^2,
+O(k) for any k; the worst x is the bound `auto` and the planner use.
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ from ..randomness import RandomSource, bernoulli, choice_except
 from .base import IndexReports
 from .pure import PureProtocol
 
-# Listing the k x k channel costs k^2 fractions; past this size the closed form below is used.
-_EXPLICIT_CHANNEL_MAX_K = 64
+# Listing the k x k channel costs k^2 fractions (20 ms at k = 64, per question of a survey of up
+# to 500); past this size the closed form below is used (tests check both agree up to k = 64).
+_EXPLICIT_CHANNEL_MAX_K = 16
 
 
 class GRR(IndexReports, PureProtocol):
     name = "grr"
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = "k-ary randomized response: report the true value or another one at random."
+    supports_instantaneous_layer = True
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)
@@ -40,11 +48,25 @@ class GRR(IndexReports, PureProtocol):
         return e / (e + k - 1), 1 / (e + k - 1)
 
     @classmethod
+    def mean_score_variance(cls, k: int, epsilon: float) -> float:
+        """Worst-case variance of the mean score (1..k), one report (module docstring)."""
+        p, q = cls.support_probabilities(k, epsilon)
+        w = np.arange(1, k + 1, dtype=float)
+        u = (w - q * w.sum()) / (p - q)
+        per_answer = q * float(u @ u) + (p - q) * u * u - w * w
+        return float(per_answer.max())
+
+    @classmethod
     def set_support_variances(cls, p: float, q: float, k: int, g: int) -> tuple[float, float]:
         # Exactly one value is supported per report: the count in G is a Bernoulli.
         inside = p + (g - 1) * q
         outside = g * q
         return inside * (1 - inside), outside * (1 - outside)
+
+    def deniability(self) -> str:
+        return (f"your device reports your true answer only with probability "
+                f"{float(self.p_star):.0%}; otherwise it reports another answer at random, so "
+                f"any single report is deniable")
 
     def channel(self) -> list[list[Fraction]]:
         """P[report y | answer x] as exact fractions."""

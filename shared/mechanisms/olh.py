@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource, bernoulli, choice_except
-from .base import reject_bool
+from .base import MAX_OPTIONS, reject_bool
 from .pure import PureProtocol, SupportCounted
 
 PRIME = 2**17 - 1  # a Mersenne prime above the largest allowed domain (65536 options)
@@ -106,11 +106,11 @@ class OLH(SupportCounted, PureProtocol):
     name = "olh"
     question_types = frozenset({"categorical", "ordinal"})
     summary = "Optimized local hashing: a random hash of the answer into ~e^ε+1 buckets, then GRR."
+    # The hash family needs the values to be distinct elements of GF(PRIME).
+    max_options = min(MAX_OPTIONS, PRIME)
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)
-        if self.k > PRIME:
-            raise ValueError(f"local hashing supports at most {PRIME} options")
         self.g = buckets(self.epsilon)
         self.p_bucket, self.q_bucket = self._bucket_probabilities(self.epsilon, self.g)
         self.p_star, self.q_star = self._support(self.p_bucket, self.q_bucket, self.g)

@@ -108,9 +108,11 @@ class SubsetSelection(BitmapReports, PureProtocol):
             return None
         r = rational_exp_floor(self.epsilon)
         # C(k-1, d-1) sets contain x (r/D each), C(k-1, d) do not (1/D each): the sampler's
-        # P[x in Z] = p* must be exactly their share, or it samples some other channel.
-        total = math.comb(k - 1, d - 1) * r + math.comb(k - 1, d)
-        if math.comb(k - 1, d - 1) * r / total != self.p_star:
+        # P[x in Z] = p* must be exactly their share, or it samples some other channel. The
+        # share is C(k-1, d-1)·r/(C(k-1, d-1)·r + C(k-1, d)); dividing by C(k-1, d-1) (exact,
+        # C(k-1, d)/C(k-1, d-1) = (k-d)/d) keeps the check O(1) where the binomials would
+        # have ~k/3 digits.
+        if r / (r + Fraction(k - d, d)) != self.p_star:
             return None
         return PrivacyLoss(ratio=max(r, 1 / r))
 

@@ -165,3 +165,11 @@ def test_ordinal_margin_is_on_the_mean_score_as_the_estimator_bounds_it():
                                                 np.random.default_rng(3)))
     bound = mech.estimate(agg).mean.variance_bound
     assert auto.variance_one == pytest.approx(bound * 5000, rel=1e-9)
+
+
+def test_a_margin_too_small_to_count_is_a_plan_error() -> None:
+    """m² underflows below ~1e-154: the planner says so instead of dividing by zero."""
+    with pytest.raises(PlanError, match="respondents"):
+        plan_k(5, 1.0, margin=1e-300)
+    tiny = plan_k(2, 1e-6, margin=0.01, question_type="binary")
+    assert tiny.rows[0].n > 10**16  # ε = 1e-6: ~z²/(ε²m²), counted, not refused

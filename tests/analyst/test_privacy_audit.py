@@ -28,7 +28,7 @@ from ldpsurvey.analyst.audit import (
 )
 from ldpsurvey.shared.mechanisms import MECHANISMS
 from ldpsurvey.shared.mechanisms.grr import GRR
-from ldpsurvey.shared.mechanisms.two_layer import TwoLayer
+from ldpsurvey.shared.mechanisms.longitudinal import Longitudinal
 from ldpsurvey.shared.mechanisms.unary import OUE
 from ldpsurvey.shared.randomness import RandomSource
 from support.mechanisms import MECHANISM_NAMES, build, kind_of
@@ -174,7 +174,7 @@ def test_every_mechanism_keeps_its_claimed_epsilon(name: str) -> None:
 
 @pytest.mark.slow
 def test_two_layer_report_keeps_its_single_report_epsilon() -> None:
-    mechanism = TwoLayer(GRR(2.0, [f"o{i}" for i in range(4)]), 1.5)
+    mechanism = Longitudinal(GRR(2.0, [f"o{i}" for i in range(4)]), 1.5)
     results = audit(mechanism, alpha=ALPHA)  # claimed: the exact one-report ε₁ < 1.5
     assert mechanism.realized_epsilon() < 1.5
     assert not any(r.refuted for r in results), "\n".join(map(str, results))

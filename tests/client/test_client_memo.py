@@ -21,7 +21,7 @@ from ldpsurvey.shared.errors import AnswerError, SurveyError
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.mechanisms.binary_rr import BinaryRR
 from ldpsurvey.shared.mechanisms.grr import GRR
-from ldpsurvey.shared.mechanisms.two_layer import TwoLayer
+from ldpsurvey.shared.mechanisms.longitudinal import Longitudinal
 from ldpsurvey.shared.survey import Survey
 from support.clients import FakeServer, signed, survey_dict
 
@@ -207,7 +207,7 @@ def test_composite_channel_and_its_exact_epsilon(k: int, eps_perm: float,
     labels = (False, True) if k == 2 else tuple(f"o{i}" for i in range(k))
     cls = BinaryRR if k == 2 else GRR
     permanent = cls(eps_perm, labels, question_id="q")
-    mech = TwoLayer(permanent, eps_inst)
+    mech = Longitudinal(permanent, eps_inst)
     p1, q1 = permanent.p_star, permanent.q_star
     p2, q2 = mech.instantaneous.p_star, mech.instantaneous.q_star
     assert mech.p_star == p1 * p2 + (k - 1) * q1 * q2
@@ -245,7 +245,7 @@ def test_series_report_with_two_layers_keeps_its_permanent_value(server: FakeSer
     r = respondent(server, tmp_path)
     survey = series_survey(1, instantaneous=1.0)
     mech = mechanism_for(survey.question("smoker"))
-    assert isinstance(mech, TwoLayer)
+    assert isinstance(mech, Longitudinal)
     permanent = r.memo.permanent_value(mech, "weekly", "smoker", True)
     n = 2000
     same = sum(r.answer(survey, {"smoker": True, "mood": "fine"}).reports["smoker"] == permanent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 from collections.abc import Callable, Iterator
@@ -16,6 +17,7 @@ from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client.errors import KeyChangedError, PolicyError, ReplayError, TrustError
 from ldpsurvey.client.respondent import Respondent
 from ldpsurvey.shared.manifest import fingerprint
+from ldpsurvey.shared.survey import canonical_json
 from support.clients import FakeServer, signed, survey_dict
 
 KEY = Ed25519PrivateKey.generate()
@@ -54,9 +56,18 @@ def _resign(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _signed_as_is(body: dict[str, Any]) -> dict[str, Any]:
+    """Sign the edited survey bytes with the designer's key: the signature holds, so what
+    refuses the manifest is the survey check behind it (a signature never vouches for a
+    survey the device would not build)."""
+    signature = KEY.sign(canonical_json(body["survey"]))
+    body["signature"] = base64.b64encode(signature).decode()
+    return body
+
+
 def raise_epsilon(body: dict[str, Any]) -> dict[str, Any]:
     body["survey"]["questions"][0]["epsilon"] = 4.0   # params left as they were
-    return body
+    return _signed_as_is(body)
 
 
 def raise_epsilon_and_params(body: dict[str, Any]) -> dict[str, Any]:
@@ -66,12 +77,12 @@ def raise_epsilon_and_params(body: dict[str, Any]) -> dict[str, Any]:
 
 def change_mechanism(body: dict[str, Any]) -> dict[str, Any]:
     body["survey"]["questions"][1]["mechanism"] = "binary_rr"
-    return body
+    return _signed_as_is(body)
 
 
 def unknown_mechanism(body: dict[str, Any]) -> dict[str, Any]:
     body["survey"]["questions"][1]["mechanism"] = "send_plaintext"
-    return body
+    return _signed_as_is(body)
 
 
 def change_options(body: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +91,11 @@ def change_options(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def change_params(body: dict[str, Any]) -> dict[str, Any]:
+    body["survey"]["questions"][1]["params"] = {"p": "99/100", "q": "1/400"}
+    return _signed_as_is(body)
+
+
+def change_params_unsigned(body: dict[str, Any]) -> dict[str, Any]:
     body["survey"]["questions"][1]["params"] = {"p": "99/100", "q": "1/400"}
     return body
 
@@ -111,6 +127,8 @@ TAMPERS: dict[str, tuple[Callable[[dict[str, Any]], dict[str, Any]], type[Except
     "unknown mechanism": (unknown_mechanism, TrustError, "unknown mechanism 'send_plaintext'"),
     "options changed": (change_options, TrustError, "signature does not verify"),
     "params changed": (change_params, TrustError, "params: do not match"),
+    "params changed, not re-signed": (change_params_unsigned, TrustError,
+                                      "signature does not verify"),
     "signature stripped": (strip_signature, TrustError, "not signed"),
     "key swapped": (swap_key, KeyChangedError, "signing key changed"),
     "sha256 wrong": (wrong_sha, TrustError, "sha256"),

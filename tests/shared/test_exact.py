@@ -60,7 +60,7 @@ def test_exp_lower_is_a_tight_lower_bound(x: Fraction) -> None:
 
 
 def test_exp_lower_refuses_negative() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(PrivacyCheckError):
         exp_lower(Fraction(-1))
 
 
@@ -84,7 +84,7 @@ def test_simplest_between_matches_brute_force() -> None:
 
 
 def test_simplest_between_empty_interval() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(PrivacyCheckError):
         simplest_between(Fraction(1), Fraction(0))
 
 
@@ -140,9 +140,9 @@ def test_ratio_at_most_one_is_always_within() -> None:
 
 
 def test_privacy_loss_holds_exactly_one_form() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(PrivacyCheckError):
         PrivacyLoss()
-    with pytest.raises(ValueError):
+    with pytest.raises(PrivacyCheckError):
         PrivacyLoss(ratio=Fraction(2), log=Fraction(1))
 
 
@@ -202,7 +202,7 @@ def test_bernoulli_exp_neg_frequency(gamma: Fraction) -> None:
 
 
 def test_bernoulli_exp_neg_refuses_negative() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(PrivacyCheckError):
         bernoulli_exp_neg(Fraction(-1), SeededSource(0))
 
 
@@ -238,7 +238,7 @@ def test_discrete_laplace_with_the_csprng() -> None:
 
 
 def test_discrete_laplace_refuses_non_positive_rate() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(PrivacyCheckError):
         discrete_laplace(Fraction(0), SeededSource(0))
 
 

@@ -190,6 +190,8 @@ HOSTILE_TOML: dict[str, str] = {
     "nan epsilon": toml_document(_question(epsilon=float("nan"))),
     "inf epsilon": toml_document(_question(epsilon=float("inf"))),
     "huge integer": toml_document(BASE).replace('"version" = 1', '"version" = ' + "9" * 30),
+    "integer past 4300 digits": toml_document(BASE).replace('"version" = 1',
+                                                            '"version" = ' + "9" * 5000),
     "date version": toml_document(BASE).replace('"version" = 1', '"version" = 1979-05-27'),
     "datetime epsilon": toml_document(BASE).replace('"epsilon" = 1.0',
                                                     '"epsilon" = 1979-05-27T07:32:00Z', 1),

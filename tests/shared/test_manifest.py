@@ -23,7 +23,7 @@ from ldpsurvey.shared.manifest import (
     sign_survey,
     verify_manifest,
 )
-from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.survey import Survey, canonical_json
 
 SURVEY = {
     "id": "habits", "title": "Habits", "version": 1,
@@ -85,10 +85,25 @@ def test_tampered_mechanism(manifest: dict[str, Any]) -> None:
     _refused(bad)
 
 
-def test_tampered_params(manifest: dict[str, Any]) -> None:
+def test_tampered_params(manifest: dict[str, Any], key: Ed25519PrivateKey) -> None:
     bad = copy.deepcopy(manifest)
     bad["survey"]["questions"][0]["params"]["p"] = "9/10"
+    _refused(bad, "does not verify")
+    # Signed as tampered, the signature holds and the parser names the parameters.
+    bad["signature"] = base64.b64encode(key.sign(canonical_json(bad["survey"]))).decode()
     _refused(bad, "params")
+
+
+def test_signature_is_checked_before_the_survey_is_parsed(
+        manifest: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsing builds every mechanism (each proves its ε): a manifest that is not signed by
+    the key it names causes none of that work."""
+    parsed: list[Any] = []
+    monkeypatch.setattr(Survey, "from_dict", classmethod(lambda cls, d: parsed.append(d)))
+    bad = copy.deepcopy(manifest)
+    bad["survey"]["questions"][1]["options"] = [f"o{i}" for i in range(60000)]
+    _refused(bad, "does not verify")
+    assert parsed == []
 
 
 @pytest.mark.parametrize("signature", [None, "", "not base64!", base64.b64encode(b"x").decode()])
@@ -123,9 +138,11 @@ def test_non_canonical_survey_dict(manifest: dict[str, Any], key: Ed25519Private
     _refused(bad, "canonical")
 
 
-def test_invalid_survey_inside(manifest: dict[str, Any]) -> None:
+def test_invalid_survey_inside(manifest: dict[str, Any], key: Ed25519PrivateKey) -> None:
     bad = copy.deepcopy(manifest)
     bad["survey"]["questions"][0]["epsilon"] = -1
+    _refused(bad, "does not verify")
+    bad["signature"] = base64.b64encode(key.sign(canonical_json(bad["survey"]))).decode()
     _refused(bad, "invalid")
 
 

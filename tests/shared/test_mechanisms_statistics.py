@@ -164,7 +164,7 @@ def formula_variance(mech: Mechanism, truth: np.ndarray) -> np.ndarray | None:
     if isinstance(mech, PureProtocol):
         return np.asarray(mech.set_variance(truth, 1, N), dtype=float)
     if isinstance(mech, Geometric) and mech.histogram_range is not None:
-        _, w = mech._inversion  # Var f̂ = (W f - f)/n for the least-squares inverse M
+        w = mech._inversion.w  # Var f̂ = (W f - f)/n for the least-squares inverse M
         return (w @ truth - truth) / N
     return None
 

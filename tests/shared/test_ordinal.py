@@ -16,16 +16,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ldpsurvey.shared.errors import PrivacyCheckError, ReportError
+from ldpsurvey.shared.errors import PrivacyCheckError, ReportError, SurveyError
 from ldpsurvey.shared.exact import channel_ratio, exp_lower
 from ldpsurvey.shared.mechanisms import candidates, choose_mechanism
 from ldpsurvey.shared.mechanisms.grr import GRR
 from ldpsurvey.shared.mechanisms.ordinal_exp import (
     OrdinalExp,
     best_base,
+    channel,
     em_distribution,
-    float_channel,
-    ordinal_mean_variance,
 )
 from ldpsurvey.shared.survey import Survey
 from scipy import stats
@@ -55,11 +54,12 @@ def test_worst_ratio_is_base_to_the_k_minus_1(k: int, epsilon: float) -> None:
     assert not loss.within(mech.realized_epsilon() * (1 - 1e-9))
 
 
-@pytest.mark.parametrize("k", [3, 7, 100])
-def test_closed_form_matches_the_explicit_channel(k: int) -> None:
+@pytest.mark.parametrize("k, epsilon", [(3, 1.0), (7, 1.0), (17, 1e-6), (40, 50.0),
+                                        (64, 0.3), (100, 1.0)])
+def test_closed_form_matches_the_explicit_channel(k: int, epsilon: float) -> None:
     """The module docstring's proof, checked: the explicit k x k channel's worst ratio is
-    exactly b^(k-1) (k = 100 is past the explicit-check size, so this checks the closed form)."""
-    mech = OrdinalExp(1.0, scale(k))
+    exactly b^(k-1) (past k = 16 the build-time check is the closed form, so this checks it)."""
+    mech = OrdinalExp(epsilon, scale(k))
     channel = mech.channel()
     assert all(sum(row) == 1 for row in channel)
     assert channel_ratio(channel) == mech.base ** (k - 1)
@@ -144,7 +144,7 @@ def _band(runs: int) -> tuple[float, float]:
 def _per_answer_variance(mech: OrdinalExp, w: np.ndarray) -> np.ndarray:
     """Var of w·f̂ with one report per answer x, from first principles: the report counts of one
     respondent with answer x have covariance diag(a_x) - a_x a_x^T; w·f̂ = (w^T M)·c/n."""
-    a = float_channel(mech.k, mech.epsilon)
+    a = channel(mech.k, mech.epsilon).dense()
     u = w @ np.linalg.inv(a.T)
     return np.array([u @ (np.diag(a[x]) - np.outer(a[x], a[x])) @ u for x in range(mech.k)])
 
@@ -183,19 +183,20 @@ def test_inversion_is_unbiased_with_the_formula_variance(epsilon: float) -> None
 
 
 def test_em_recovers_the_truth_from_exact_frequencies() -> None:
-    a = float_channel(7, 1.0)
+    chan = channel(7, 1.0)
     truth = np.array([0.05, 0.1, 0.3, 0.0, 0.25, 0.2, 0.1])
-    assert np.allclose(em_distribution(a, a.T @ truth), truth, atol=1e-9)
+    assert np.allclose(em_distribution(chan, chan.dense().T @ truth), truth, atol=1e-9)
 
 
 def test_em_is_the_maximum_likelihood_when_inversion_goes_negative() -> None:
     """Observed frequencies no distribution explains (inversion has a negative entry): EM's
     answer is a distribution whose likelihood beats the Norm-Sub projection's and any nearby
     perturbation's."""
-    a = float_channel(5, 1.0)
+    chan = channel(5, 1.0)
+    a = chan.dense()
     observed = np.array([0.4, 0.05, 0.1, 0.05, 0.4])
     assert np.linalg.solve(a.T, observed).min() < 0
-    f = em_distribution(a, observed, np.full(5, 0.2))
+    f = em_distribution(chan, observed, np.full(5, 0.2))
     assert np.all(f >= 0) and math.isclose(f.sum(), 1.0)
 
     def loglik(g: np.ndarray) -> float:
@@ -240,7 +241,7 @@ def test_auto_compares_the_mean_score_variance() -> None:
         assert {name for _, name in ranked} == {"grr", "ordinal_exp"}
         for variance, name in ranked:
             cls = OrdinalExp if name == "ordinal_exp" else GRR
-            assert variance == ordinal_mean_variance(cls, k, epsilon)
+            assert variance == cls.mean_score_variance(k, epsilon)
         name, reason = choose_mechanism(SimpleNamespace(id="q", type="ordinal", k=k,
                                                         epsilon=epsilon))
         assert name == ranked[0][1] and "mean score" in reason
@@ -256,7 +257,7 @@ def test_grr_mean_variance_is_its_exact_channel_inverted() -> None:
     a = np.full((k, k), q) + (p - q) * np.eye(k)
     u = np.arange(1, k + 1) @ np.linalg.inv(a.T)
     worst = max(u @ (np.diag(a[x]) - np.outer(a[x], a[x])) @ u for x in range(k))
-    assert ordinal_mean_variance(GRR, k, epsilon) == pytest.approx(worst, rel=1e-9)
+    assert GRR.mean_score_variance(k, epsilon) == pytest.approx(worst, rel=1e-9)
 
 
 def test_ordinal_survey_question_resolves_auto() -> None:
@@ -266,3 +267,60 @@ def test_ordinal_survey_question_resolves_auto() -> None:
     q = survey.questions[0]
     assert q.mechanism == "ordinal_exp" and "mean score" in q.mechanism_choice
     assert q.params["base"] == str(best_base(0.5, 5))
+
+
+# --- the O(k) channel algebra against dense linear algebra -----------------------------------
+
+
+@pytest.mark.parametrize("k, epsilon", [(2, 1e-6), (64, 1e-6), (1024, 1e-6), (1024, 50.0),
+                                        (300, 1.0)])
+def test_structured_inversion_reproduces_the_observed_frequencies(k: int, epsilon: float) -> None:
+    """A^T·f̂ = observed, checked by the (well-conditioned) forward product, down to the
+    smallest ε, where inverting the dense matrix would lose most digits."""
+    chan = channel(k, epsilon)
+    observed = np.random.default_rng(k).dirichlet(np.ones(k))
+    f_hat = chan.invert(observed)
+    scale = np.abs(f_hat).max()
+    assert np.allclose(chan.dense().T @ f_hat, observed, rtol=0, atol=1e-13 * max(scale, 1))
+
+
+@pytest.mark.parametrize("k, epsilon", [(2, 0.5), (5, 1.0), (7, 50.0), (40, 3.0), (120, 0.01)])
+def test_structured_channel_matches_dense_inversion(k: int, epsilon: float) -> None:
+    """f̂, the per-option variances and bounds, and any w·f̂ variance: the tridiagonal inverse
+    and running sums agree with inverting the dense channel (well-conditioned cases)."""
+    chan = channel(k, epsilon)
+    a = chan.dense()
+    assert np.allclose(a.sum(axis=1), 1.0)
+    inverse = np.linalg.inv(a.T)
+    rng = np.random.default_rng(k)
+    observed = rng.dirichlet(np.ones(k))
+    assert np.allclose(chan.invert(observed), inverse @ observed, rtol=1e-7)
+    per_option = (inverse * inverse) @ a.T - np.eye(k)  # [v, x]: Var_x of f̂_v, one report
+    f = rng.dirichlet(np.ones(k))
+    assert np.allclose(chan.option_variances(f), per_option @ f, rtol=1e-6)
+    assert np.allclose(chan.option_bounds, per_option.max(axis=1), rtol=1e-6)
+    scores = np.arange(1, k + 1, dtype=float)
+    u = scores @ inverse
+    dense_mean = (u * u) @ a.T - scores**2
+    assert np.allclose(chan.linear_variances(scores), dense_mean, rtol=1e-6)
+
+
+@pytest.mark.parametrize("k, epsilon", [(2, 1.0), (5, 0.1), (30, 2.0), (64, 50.0)])
+def test_grr_mean_score_variance_closed_form(k: int, epsilon: float) -> None:
+    p, q = GRR.support_probabilities(k, epsilon)
+    a = np.full((k, k), q) + (p - q) * np.eye(k)
+    u = np.arange(1, k + 1) @ np.linalg.inv(a.T)
+    worst = max(u @ (np.diag(a[x]) - np.outer(a[x], a[x])) @ u for x in range(k))
+    assert GRR.mean_score_variance(k, epsilon) == pytest.approx(worst, rel=1e-7)
+
+
+def test_ordinal_limit_is_declared_and_auto_respects_it() -> None:
+    """Past `max_options` the distance-aware mechanism is neither built nor offered; GRR's
+    closed form keeps `auto` O(k) at any k."""
+    k = OrdinalExp.max_options + 1
+    with pytest.raises(SurveyError, match="options"):
+        Survey.from_dict({"id": "s", "title": "t", "version": 1, "questions": [
+            {"id": "q", "text": "?", "type": "ordinal", "epsilon": 1.0,
+             "mechanism": "ordinal_exp", "options": [f"o{i}" for i in range(k)]}]})
+    assert "ordinal_exp" not in {name for _, name in candidates("ordinal", k, 1.0)}
+    assert candidates("ordinal", 65536, 1.0)[0][1] == "grr"

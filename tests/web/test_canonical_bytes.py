@@ -37,7 +37,10 @@ def surveys() -> list[dict[str, Any]]:
     return [sample_survey().to_dict(), Survey.from_dict(survey_dict()).to_dict(),
             Survey.from_dict(odd).to_dict(),
             Survey.from_dict({**survey_dict(survey_id="sized"), "report_size_limit": 64,
-                              "version": 12}).to_dict()]
+                              "version": 12}).to_dict(),
+            Survey.from_dict({**survey_dict(survey_id="crossed"), "crosstabs": [
+                ["smoker", "mood"], {"rows": "drinks", "cols": "mood", "row_bins": [-3, 5, 10]},
+                {"cols": "drinks", "rows": "smoker", "col_bins": [7]}]}).to_dict()]
 
 
 def js_canonical(js_page: Any, root: str, texts: list[str]) -> list[str]:

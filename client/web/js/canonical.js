@@ -84,11 +84,32 @@ function question(q) {
   return d;
 }
 
+/** CrosstabSpec.to_dict(): rows, cols and the bins that were given (integer lists). */
+function crosstab(c) {
+  if (!c || typeof c !== "object" || Array.isArray(c) || typeof c.rows !== "string" ||
+      typeof c.cols !== "string") {
+    throw new TypeError("a crosstab names its rows and cols");
+  }
+  const d = { rows: c.rows, cols: c.cols };
+  for (const key of ["row_bins", "col_bins"]) {
+    if (c[key] == null) continue;
+    if (!Array.isArray(c[key]) || !c[key].every(Number.isSafeInteger)) {
+      throw new TypeError("crosstab bins are integers");
+    }
+    d[key] = c[key];
+  }
+  return d;
+}
+
 /** Survey.to_dict() of a parsed survey, written as canonical_json. */
 export function canonicalSurveyText(survey) {
   const d = { id: survey.id, title: survey.title, version: survey.version,
               description: survey.description ?? "", questions: survey.questions.map(question) };
   if (survey.series != null) d.series = survey.series;
   if (survey.report_size_limit != null) d.report_size_limit = survey.report_size_limit;
+  // Declared crosstabs (docs/crosstabs.md): absent when none, as Python writes them.
+  if (Array.isArray(survey.crosstabs) && survey.crosstabs.length) {
+    d.crosstabs = survey.crosstabs.map(crosstab);
+  }
   return pythonJson(d);
 }

@@ -24,7 +24,7 @@
 // [series, question id, answer, permanent mechanism name, its params]) — identical to what
 // the Python client derives from the same secret — and, for a question with
 // `instantaneous_epsilon`, fresh noise from `source` is applied on top each round (RAPPOR's two
-// layers, shared/mechanisms/two_layer.py); without it the permanent value is the report.
+// layers, shared/mechanisms/longitudinal.py); without it the permanent value is the report.
 // `answerTag(answer, memo)` gives the ledger's keyed tag for a distinct answer (charge its ε
 // once per distinct answer, as the CLI ledger does). Anyone holding the secret can recompute
 // which answer gives which permanent value: it is as sensitive as the answers. Clearing site

@@ -1,4 +1,5 @@
-"""RAPPOR's two layers for finite-domain randomized response: permanent, then instantaneous.
+"""The longitudinal (RAPPOR) layer: a memoized permanent randomized response, then fresh
+instantaneous randomized response on it each round, for finite-domain questions in a series.
 
 In a longitudinal survey (a `series`), a device reports the same true answer round after round.
 The *permanent* layer (the question's own GRR or binary RR at its `epsilon`) is drawn once per
@@ -33,26 +34,26 @@ from ..aggregates import Aggregate
 from ..errors import SurveyError
 from ..exact import PrivacyLoss, channel_ratio
 from ..randomness import RandomSource
+from .base import Mechanism
 from .grr import GRR
 from .pure import PureProtocol
 
-# Mechanisms whose channel is symmetric k-ary RR, so the composite stays symmetric.
-SUPPORTED = ("grr", "binary_rr")
-_EXPLICIT_CHANNEL_MAX_K = 64
+_EXPLICIT_CHANNEL_MAX_K = 16  # as in grr.py
 
 
-class TwoLayer(PureProtocol):
-    """A permanent GRR/binary RR layer followed by a fresh instantaneous GRR layer."""
+class Longitudinal(PureProtocol):
+    """A permanent symmetric randomized response (GRR, binary RR) memoized on the device,
+    followed by a fresh instantaneous layer of the same kind each round."""
 
-    name = "two_layer"
+    name = "longitudinal"
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = ("RAPPOR-style: a memoized permanent randomized response, re-randomized "
                "with fresh noise each round.")
 
-    def __init__(self, permanent: GRR, instantaneous_epsilon: float) -> None:
-        if not isinstance(permanent, GRR):
+    def __init__(self, permanent: Mechanism, instantaneous_epsilon: float) -> None:
+        if not (permanent.supports_instantaneous_layer and isinstance(permanent, PureProtocol)):
             raise SurveyError(f"questions.{permanent.question_id}.instantaneous_epsilon",
-                              f"an instantaneous layer needs mechanism {' or '.join(SUPPORTED)}, "
+                              f"an instantaneous layer needs a symmetric randomized response, "
                               f"not {permanent.name!r}")
         groups = {name: tuple(members) for name, members in permanent.groups.items()}
         super().__init__(permanent.epsilon, permanent.labels, question_id=permanent.question_id,
@@ -74,9 +75,19 @@ class TwoLayer(PureProtocol):
         return self.instantaneous.epsilon
 
     @property
-    def longitudinal_epsilon(self) -> float:
-        """Exact ε over unboundedly many reports of one true answer: the permanent layer's."""
-        return self.permanent.realized_epsilon()
+    def permanent_layer(self) -> Mechanism:
+        """The layer memoized on the device; its ε bounds unboundedly many rounds."""
+        return self.permanent
+
+    def rerandomize(self, permanent_value: Any, source: RandomSource | None = None) -> Any:
+        """One round's report: fresh GRR noise (OS CSPRNG by default) on the permanent value."""
+        index = self.permanent.validate_report(permanent_value)
+        return self.instantaneous.perturb(self.labels[int(index)], source=source)
+
+    def deniability(self) -> str:
+        return (f"your device reports your true answer only with probability "
+                f"{float(self.p_star):.0%}; otherwise it reports another answer at random "
+                f"(and it adds fresh noise every round), so any single report is deniable")
 
     @classmethod
     def support_probabilities(cls, k: int, epsilon: float) -> tuple[float, float]:
@@ -119,15 +130,6 @@ class TwoLayer(PureProtocol):
                 "instantaneous": self.instantaneous.params()}
 
     # --- the respondent's side -------------------------------------------------------------
-
-    def permanent_report(self, answer: Any, source: RandomSource) -> Any:
-        """The permanent value for a true answer (the client draws it with a memo source)."""
-        return self.permanent.perturb(answer, source=source)
-
-    def instantaneous_report(self, permanent_value: Any, source: RandomSource | None = None) -> Any:
-        """One round's report: fresh GRR noise (OS CSPRNG by default) on the permanent value."""
-        index = self.permanent.validate_report(permanent_value)
-        return self.instantaneous.perturb(self.labels[int(index)], source=source)
 
     def perturb_index(self, index: int, source: RandomSource) -> Any:
         # Without memoization: both layers freshly (used by callers outside a series).

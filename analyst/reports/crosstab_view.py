@@ -1,0 +1,309 @@
+"""A crosstab report: the server's crosstab document (`GET .../crosstab`) read into tables that
+every format shows the same way (terminal table, Markdown, CSV, JSON; HTML in crosstab_html).
+
+Reports never recompute an estimate: they format what `shared.crosstab` produced.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...shared.errors import ReportRenderError
+from .model import answer_label, num, pct
+
+JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL = "joint", "col_given_row", "row_given_col"
+ROW_SHARES, COL_SHARES = "row_shares", "col_shares"
+COLS_MEAN, ROWS_MEAN = "cols_mean_given_row", "rows_mean_given_col"
+FIELDS = ("estimate", "std_error", "ci_low", "ci_high", "variance_bound")
+
+
+@dataclass(frozen=True)
+class CrosstabTruth:
+    """Known true values (simulations): table kind -> grid (or list) of true numbers."""
+
+    tables: Mapping[str, Any] = field(default_factory=dict)
+
+    def of(self, kind: str, i: int, j: int | None = None) -> float | None:
+        table = self.tables.get(kind)
+        if table is None:
+            return None
+        value = table[i] if j is None else table[i][j]
+        return None if value is None or not math.isfinite(value) else float(value)
+
+
+@dataclass(frozen=True)
+class CrosstabReport:
+    """A crosstab document, with question texts from the survey when known."""
+
+    document: Mapping[str, Any]
+    survey: Mapping[str, Any] | None = None
+    truth: CrosstabTruth | None = None
+
+    def __post_init__(self) -> None:
+        for key in ("rows", "cols", "joint", "col_given_row", "row_given_col", "n"):
+            if key not in self.document:
+                raise ReportRenderError(f"the crosstab document has no {key!r}")
+
+    @property
+    def rows(self) -> list[str]:
+        return [answer_label(v) for v in self.document["rows"]["cells"]]
+
+    @property
+    def cols(self) -> list[str]:
+        return [answer_label(v) for v in self.document["cols"]["cells"]]
+
+    @property
+    def rows_question(self) -> str:
+        return str(self.document["rows"]["question"])
+
+    @property
+    def cols_question(self) -> str:
+        return str(self.document["cols"]["question"])
+
+    @property
+    def n(self) -> int:
+        return int(self.document["n"])
+
+    @property
+    def confidence(self) -> float:
+        return float(self.document.get("confidence", 0.95))
+
+    def text_of(self, qid: str) -> str:
+        for q in (self.survey or {}).get("questions", []):
+            if q.get("id") == qid:
+                return str(q.get("text", qid))
+        return qid
+
+    @property
+    def title(self) -> str:
+        return (f"{self.text_of(self.rows_question)} x {self.text_of(self.cols_question)}")
+
+    def grid(self, kind: str) -> list[list[Mapping[str, Any]]]:
+        return self.document[kind]
+
+    def means(self, kind: str) -> list[Mapping[str, Any]] | None:
+        return self.document.get(kind)
+
+
+# --- cell text shared by the text formats ------------------------------------------------------
+
+
+def share_cell(cell: Mapping[str, Any], truth: float | None = None) -> str:
+    """"12.3% ±4.5" (the interval's half-width in points), "too noisy" when flagged."""
+    if cell.get("too_noisy"):
+        return "too noisy"
+    return _with_half(cell, pct, truth)
+
+
+def mean_cell(cell: Mapping[str, Any], truth: float | None = None) -> str:
+    if cell.get("too_noisy"):
+        return "too noisy"
+    return _with_half(cell, num, truth)
+
+
+def _with_half(cell: Mapping[str, Any], show: Callable[[float | None], str],
+               truth: float | None) -> str:
+    estimate, low, high = cell.get("estimate"), cell.get("ci_low"), cell.get("ci_high")
+    if estimate is None:
+        return "–"
+    text = show(estimate)
+    if low is not None and high is not None:
+        half = show((high - low) / 2).rstrip("%")
+        text += f" ±{half}"
+    if truth is not None:
+        text += f" (true {show(truth)})"
+    return text
+
+
+@dataclass(frozen=True)
+class Table:
+    """One rows x columns table of a crosstab report, as strings."""
+
+    title: str
+    header: list[str]
+    body: list[list[str]]
+
+
+def tables(report: CrosstabReport) -> list[Table]:
+    """The tables every text format shows, in order."""
+    rows, cols, t = report.rows, report.cols, report.truth
+    rq, cq = report.rows_question, report.cols_question
+    joint = report.grid(JOINT)
+    row_shares = report.document.get(ROW_SHARES) or []
+    col_shares = report.document.get(COL_SHARES) or []
+
+    def truth(kind: str, i: int, j: int | None = None) -> float | None:
+        return None if t is None else t.of(kind, i, j)
+
+    out = [Table(f"Joint shares: {rq} (rows) x {cq} (columns), with {rq} alone",
+                 [f"{rq} \\ {cq}", *cols, "all"],
+                 [[r, *(share_cell(joint[i][j], truth(JOINT, i, j)) for j in range(len(cols))),
+                   share_cell(row_shares[i], truth(ROW_SHARES, i)) if row_shares else ""]
+                  for i, r in enumerate(rows)]
+                 + [["all", *(share_cell(c, truth(COL_SHARES, j))
+                              for j, c in enumerate(col_shares)), ""]])]
+    cond = report.grid(COL_GIVEN_ROW)
+    out.append(Table(f"{cq} among those answering each {rq} (each row sums to 100%)",
+                     [f"{rq} \\ {cq}", *cols],
+                     [[r, *(share_cell(cond[i][j], truth(COL_GIVEN_ROW, i, j))
+                            for j in range(len(cols)))] for i, r in enumerate(rows)]))
+    cond = report.grid(ROW_GIVEN_COL)
+    out.append(Table(f"{rq} among those answering each {cq} (each column sums to 100%)",
+                     [f"{rq} \\ {cq}", *cols],
+                     [[r, *(share_cell(cond[i][j], truth(ROW_GIVEN_COL, i, j))
+                            for j in range(len(cols)))] for i, r in enumerate(rows)]))
+    means = report.means(COLS_MEAN)
+    if means is not None:
+        out.append(Table(f"Mean {cq} among those answering each {rq}", [rq, f"mean {cq}"],
+                         [[r, mean_cell(means[i], truth(COLS_MEAN, i))]
+                          for i, r in enumerate(rows)]))
+    means = report.means(ROWS_MEAN)
+    if means is not None:
+        out.append(Table(f"Mean {rq} among those answering each {cq}", [cq, f"mean {rq}"],
+                         [[c, mean_cell(means[j], truth(ROWS_MEAN, j))]
+                          for j, c in enumerate(cols)]))
+    return out
+
+
+def summary_line(report: CrosstabReport) -> str:
+    d = report.document
+    source = {"declared": "the survey's declared crosstab aggregate",
+              "reports": "one pass over the stored reports"}.get(str(d.get("source")), "")
+    return (f"n = {report.n:,} submissions answered both questions; "
+            f"{report.confidence:.0%} intervals (±half-width, in points for shares)"
+            + (f"; from {source}" if source else ""))
+
+
+EXPLANATION = (
+    "A joint share is estimated from each respondent's two randomized reports together: no "
+    "extra privacy is spent, but the noise of the two reports multiplies, so a cell's "
+    "interval is much wider than a single question's. Shares among a subgroup divide by "
+    "the subgroup's own noisy size; 'too noisy' means that subgroup's size cannot be told "
+    "apart from zero, so the ratio says nothing.")
+
+
+# --- formats -----------------------------------------------------------------------------
+
+
+def render_crosstab_table(report: CrosstabReport) -> str:
+    lines = [report.title, _heading(report), summary_line(report), ""]
+    for table in tables(report):
+        lines += [table.title, *("  " + line for line in _grid(table.header, table.body)), ""]
+    lines += _notes(report)
+    return "\n".join(lines) + "\n"
+
+
+def render_crosstab_markdown(report: CrosstabReport) -> str:
+    lines = [f"# {_md(report.title)}", "", _md(_heading(report)), "",
+             _md(summary_line(report)), ""]
+    for table in tables(report):
+        lines += [f"## {_md(table.title)}", "",
+                  "| " + " | ".join(_md(h) for h in table.header) + " |",
+                  "|---" + "|---:" * (len(table.header) - 1) + "|"]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in table.body]
+        lines.append("")
+    lines += ["## Reading these numbers", "", EXPLANATION, ""]
+    lines += [f"- {_md(n)}" for n in report.document.get("notes", [])]
+    return "\n".join(lines) + "\n"
+
+
+def render_crosstab_json(report: CrosstabReport) -> str:
+    doc = dict(report.document)
+    if report.truth is not None:
+        doc["truth"] = dict(report.truth.tables)
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+CSV_COLUMNS = ("survey", "version", "rows_question", "cols_question", "table", "row", "col",
+               "n", "confidence", *FIELDS, "too_noisy", "consistent", "truth")
+
+
+def render_crosstab_csv(report: CrosstabReport) -> str:
+    """One line per number: `table` names which (joint, col_given_row, row_shares, ...)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    d = report.document
+    rows, cols = report.rows, report.cols
+    base = [d.get("survey", ""), d.get("version", ""), report.rows_question,
+            report.cols_question]
+
+    def line(kind: str, r: str, c: str, cell: Mapping[str, Any], truth: float | None,
+             consistent: float | None = None) -> None:
+        writer.writerow([*base, kind, r, c, report.n, report.confidence,
+                         *("" if cell.get(f) is None else repr(cell[f]) for f in FIELDS),
+                         str(bool(cell.get("too_noisy"))).lower(),
+                         "" if consistent is None else repr(consistent),
+                         "" if truth is None else repr(truth)])
+
+    t = report.truth
+    consistent = d.get("consistent")
+    for kind in (JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL):
+        for i, r in enumerate(rows):
+            for j, c in enumerate(cols):
+                line(kind, r, c, report.grid(kind)[i][j], t.of(kind, i, j) if t else None,
+                     consistent[i][j] if consistent and kind == JOINT else None)
+    for kind, labels, row_side in ((ROW_SHARES, rows, True), (COL_SHARES, cols, False),
+                                   (COLS_MEAN, rows, True), (ROWS_MEAN, cols, False)):
+        for i, cell in enumerate(d.get(kind) or []):
+            line(kind, labels[i] if row_side else "", "" if row_side else labels[i], cell,
+                 t.of(kind, i) if t else None)
+    return out.getvalue()
+
+
+def _heading(report: CrosstabReport) -> str:
+    d = report.document
+    return (f"survey {d.get('survey', '?')} v{d.get('version', '?')}: rows "
+            f"{report.rows_question} ({d['rows'].get('mechanism', '?')}), columns "
+            f"{report.cols_question} ({d['cols'].get('mechanism', '?')})")
+
+
+def _notes(report: CrosstabReport) -> list[str]:
+    import textwrap
+
+    out = textwrap.wrap(EXPLANATION, 96)
+    for note in report.document.get("notes", []):
+        out += textwrap.wrap(f"- {note}", 96, subsequent_indent="  ")
+    return out
+
+
+def _grid(header: list[str], body: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+
+    def line(row: list[str]) -> str:
+        first = row[0].ljust(widths[0])
+        rest = [cell.rjust(w) for cell, w in zip(row[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    return [line(header), "  ".join("-" * w for w in widths), *map(line, body)]
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+CROSSTAB_FORMATS: dict[str, str] = {
+    "table": "ldpsurvey.analyst.reports.crosstab_view:render_crosstab_table",
+    "json": "ldpsurvey.analyst.reports.crosstab_view:render_crosstab_json",
+    "csv": "ldpsurvey.analyst.reports.crosstab_view:render_crosstab_csv",
+    "md": "ldpsurvey.analyst.reports.crosstab_view:render_crosstab_markdown",
+    "html": "ldpsurvey.analyst.reports.crosstab_html:render_crosstab_html",
+}
+
+
+def render_crosstab(report: CrosstabReport, fmt_name: str) -> str:
+    """The crosstab report in one format (html imports matplotlib only when asked for)."""
+    import importlib
+
+    try:
+        module_name, attr = CROSSTAB_FORMATS[fmt_name].split(":")
+    except KeyError:
+        raise ReportRenderError(f"unknown report format {fmt_name!r}; expected one of "
+                                f"{', '.join(CROSSTAB_FORMATS)}") from None
+    return getattr(importlib.import_module(module_name), attr)(report)

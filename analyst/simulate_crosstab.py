@@ -1,0 +1,171 @@
+"""Simulated crosstabs: draw dependent true pairs for two questions, randomize each answer with
+its own mechanism, estimate the joint and conditional tables, and compare them with the truth.
+
+Simulation only (seeded numpy generators, `perturb_many`). The truth an interval is judged
+against is the drawn sample's own table (the variance formulas describe a fixed population).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..shared.crosstab import estimate_crosstab, gram
+from ..shared.errors import SimulationError
+from ..shared.joint_features import Encoder, encoder_for_question
+from ..shared.mechanisms import Mechanism, mechanism_for
+from ..shared.survey import Question, Survey
+from .reports.crosstab_view import (
+    COL_GIVEN_ROW,
+    COL_SHARES,
+    COLS_MEAN,
+    JOINT,
+    ROW_GIVEN_COL,
+    ROW_SHARES,
+    ROWS_MEAN,
+    CrosstabReport,
+    CrosstabTruth,
+)
+from .simulate import Distribution, chunk_size, default_truth
+
+GRID_KINDS = (JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL)
+LIST_KINDS = (ROW_SHARES, COL_SHARES, COLS_MEAN, ROWS_MEAN)
+
+
+@dataclass(frozen=True)
+class CrosstabSimulation:
+    """The crosstab report with its truth, and how many intervals covered it."""
+
+    report: CrosstabReport
+    covered: int
+    total: int
+    seed: int | None
+
+
+def _question(survey: Survey, qid: str) -> Question:
+    try:
+        return survey.question(qid)
+    except KeyError:
+        raise SimulationError(f"the survey has no question {qid!r}; it has: "
+                              f"{', '.join(q.id for q in survey.questions)}") from None
+
+
+def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
+                      rng: np.random.Generator,
+                      truth: Mapping[str, Distribution] | None = None,
+                      dependence: float = 0.5, confidence: float = 0.95,
+                      row_bins: Sequence[int] | None = None,
+                      col_bins: Sequence[int] | None = None, seed: int | None = None,
+                      progress: Callable[[int], None] | None = None) -> CrosstabSimulation:
+    """n respondents; with probability `dependence` a respondent's column answer follows the
+    row answer (same relative position in the domain), else it is drawn on its own."""
+    if rows_q == cols_q:
+        raise SimulationError("a crosstab needs two different questions")
+    if not 0 <= dependence <= 1:
+        raise SimulationError(f"dependence must lie in [0, 1], got {dependence}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise SimulationError(f"n must be an integer >= 2, got {n!r}")
+    q1, q2 = _question(survey, rows_q), _question(survey, cols_q)
+    m1, m2 = mechanism_for(q1), mechanism_for(q2)
+    e1, e2 = encoder_for_question(q1, m1, row_bins), encoder_for_question(q2, m2, col_bins)
+    truth = dict(truth or {})
+    d1, d2 = truth.get(rows_q) or default_truth(q1), truth.get(cols_q) or default_truth(q2)
+    counts = np.zeros((e1.width, e2.width), dtype=object)
+    counts[:, :] = 0
+    table = _TrueTable(e1, e2, q1, q2)
+    step = chunk_size(max(q1.k if q1.type != "integer" else 1,
+                          q2.k if q2.type != "integer" else 1))
+    done = 0
+    while done < n:
+        size = min(step, n - done)
+        x = d1.draw(size, rng)
+        own = d2.draw(size, rng)
+        follow = np.minimum((x / q1.k * q2.k).astype(np.int64), q2.k - 1)
+        w = np.where(rng.random(size) < dependence, follow, own)
+        counts = counts + gram(e1, e2, _perturb(m1, x, rng), _perturb(m2, w, rng))
+        table.add(x, w)
+        done += size
+        if progress is not None:
+            progress(size)
+    result = estimate_crosstab(e1, e2, counts, confidence, source="simulation")
+    doc = {"survey": survey.id, "version": survey.version, **result.to_dict()}
+    tables = table.tables()
+    covered, total = coverage(doc, tables)
+    report = CrosstabReport(document=doc, survey=survey.to_dict(),
+                            truth=CrosstabTruth(tables))
+    return CrosstabSimulation(report, covered, total, seed)
+
+
+def _perturb(mechanism: Mechanism, answers: np.ndarray, rng: np.random.Generator) -> Any:
+    return mechanism.perturb_many(answers, rng)
+
+
+class _TrueTable:
+    """Counts of the true cells and sums of true integer values, chunk by chunk."""
+
+    def __init__(self, e1: Encoder, e2: Encoder, q1: Question, q2: Question) -> None:
+        self.e1, self.e2, self.q1, self.q2 = e1, e2, q1, q2
+        self.cells = np.zeros((len(e1.cells), len(e2.cells)))
+        self.sum2 = np.zeros(len(e1.cells))  # Σ column value per row cell
+        self.sum1 = np.zeros(len(e2.cells))
+
+    def add(self, x: np.ndarray, w: np.ndarray) -> None:
+        c1, c2 = self.e1.cell_of(x), self.e2.cell_of(w)
+        np.add.at(self.cells, (c1, c2), 1.0)
+        if self.e2.mean is not None:
+            np.add.at(self.sum2, c1, _value(self.q2, w))
+        if self.e1.mean is not None:
+            np.add.at(self.sum1, c2, _value(self.q1, x))
+
+    def tables(self) -> dict[str, Any]:
+        n = self.cells.sum()
+        joint = self.cells / n
+        rows, cols = joint.sum(axis=1), joint.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out: dict[str, Any] = {
+                JOINT: joint.tolist(), ROW_SHARES: rows.tolist(), COL_SHARES: cols.tolist(),
+                COL_GIVEN_ROW: _clean(joint / rows[:, None]),
+                ROW_GIVEN_COL: _clean(joint / cols[None, :])}
+            if self.e2.mean is not None:
+                out[COLS_MEAN] = _clean(self.sum2 / self.cells.sum(axis=1))
+            if self.e1.mean is not None:
+                out[ROWS_MEAN] = _clean(self.sum1 / self.cells.sum(axis=0))
+        return out
+
+
+def _value(question: Question, index: np.ndarray) -> np.ndarray:
+    """The number a mean is of: an integer answer's value, an ordinal option's score 1..k."""
+    first = question.min if question.type == "integer" else 1
+    assert first is not None
+    return (index + first).astype(float)
+
+
+def _clean(values: np.ndarray) -> Any:
+    """Numbers as a (nested) list, None where undefined (a cell nobody is in)."""
+    return [_clean(v) if isinstance(v, np.ndarray) else (float(v) if np.isfinite(v) else None)
+            for v in values]
+
+
+def coverage(doc: Mapping[str, Any], tables: Mapping[str, Any]) -> tuple[int, int]:
+    """(intervals covering the truth, intervals judged); too-noisy ratios are not judged."""
+    covered = total = 0
+
+    def judge(cell: Mapping[str, Any], true: float | None) -> None:
+        nonlocal covered, total
+        if true is None or cell.get("too_noisy") or cell.get("ci_low") is None:
+            return
+        total += 1
+        covered += int(cell["ci_low"] <= true <= cell["ci_high"])
+
+    for kind in GRID_KINDS:
+        for row, true_row in zip(doc[kind], tables[kind], strict=True):
+            for cell, true in zip(row, true_row, strict=True):
+                judge(cell, true)
+    for kind in LIST_KINDS:
+        if kind in doc and kind in tables:
+            for cell, true in zip(doc[kind], tables[kind], strict=True):
+                judge(cell, true)
+    return covered, total

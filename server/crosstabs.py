@@ -1,0 +1,200 @@
+"""Crosstabs on the server: declared ones kept as one more aggregate row per pair (key
+"crosstab:rows:cols", next to the per-question rows and written in the same transaction), and
+ad-hoc ones computed from the stored reports in one vectorized pass.
+
+The estimator is `shared.crosstab.estimate_crosstab` in both cases, so a declared crosstab and
+an ad-hoc one over the same reports give the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram, gram_features
+from ..shared.errors import CrosstabError
+from ..shared.joint_features import Encoder, encoder_for_question
+from ..shared.mechanisms import Mechanism
+from ..shared.mechanisms.geometric import Geometric
+from ..shared.mechanisms.olh import OLH
+from ..shared.mechanisms.unary import BitmapReports
+
+if TYPE_CHECKING:
+    from .store import Store
+    from .surveys import CompiledSurvey, SurveyRecord
+
+PREFIX = "crosstab:"
+
+
+def is_crosstab_key(key: str) -> bool:
+    return key.startswith(PREFIX)
+
+
+def _spec(compiled: CompiledSurvey, key: str) -> tuple[Encoder, Encoder]:
+    _, rows, cols = compiled.crosstabs[key]
+    return rows, cols
+
+
+class Batch:
+    """The submissions of one storing transaction, with each question's report features
+    computed once for every declared crosstab that uses them."""
+
+    def __init__(self, reports: Sequence[Mapping[str, Any]],
+                 required: frozenset[str] = frozenset()) -> None:
+        self.reports = reports
+        self.required = required  # answered in every submission: no need to look
+        self._features: dict[tuple[str, tuple[Any, ...]], tuple[np.ndarray, np.ndarray]] = {}
+
+    def features(self, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
+        """(which submissions answered the question, the features of those answers)."""
+        key = (encoder.question_id, encoder.cells)
+        found = self._features.get(key)
+        if found is None:
+            qid = encoder.question_id
+            if qid in self.required:
+                present = np.ones(len(self.reports), dtype=bool)
+                given = [answers[qid] for answers in self.reports]
+            else:
+                present = np.fromiter((qid in answers for answers in self.reports),
+                                      dtype=bool, count=len(self.reports))
+                given = [answers[qid] for answers in self.reports if qid in answers]
+            found = self._features[key] = (present, encoder.featurize(given))
+        return found
+
+
+def joint_deltas(compiled: CompiledSurvey, reports: Sequence[Mapping[str, Any]]
+                 ) -> dict[str, JointAggregate]:
+    """key -> what these submissions add to each declared crosstab (absent: nobody answered
+    both). The store merges them into the stored rows in the transaction storing the reports."""
+    if not compiled.crosstabs:
+        return {}
+    batch = Batch(reports, compiled.required)  # each question's features computed once
+    found: dict[str, JointAggregate] = {}
+    for key in compiled.crosstabs:
+        rows, cols = _spec(compiled, key)
+        present1, features1 = batch.features(rows)
+        present2, features2 = batch.features(cols)
+        both = present1 & present2
+        if both.any():
+            delta = JointAggregate(rows.width, cols.width)
+            delta.add_gram(gram_features(rows, cols, features1[both[present1]],
+                                         features2[both[present2]]))
+            found[key] = delta
+    return found
+
+
+class PairCollector:
+    """The (row, column) reports of every declared crosstab, one submission at a time (for
+    `recompute`), then each joint aggregate rebuilt from them."""
+
+    def __init__(self, compiled: CompiledSurvey) -> None:
+        self.compiled = compiled
+        self.pairs = {key: ([], []) for key in compiled.crosstabs}
+
+    def add(self, answers: Mapping[str, Any]) -> None:
+        if not self.pairs:
+            return
+        for key, (first, second) in self.pairs.items():
+            spec = self.compiled.crosstabs[key][0]
+            if spec.rows in answers and spec.cols in answers:
+                first.append(answers[spec.rows])
+                second.append(answers[spec.cols])
+
+    def aggregates(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for key, (first, second) in self.pairs.items():
+            rows, cols = _spec(self.compiled, key)
+            aggregate = JointAggregate(rows.width, cols.width)
+            if first:
+                aggregate.add_gram(gram(rows, cols, first, second))
+            out[key] = aggregate.to_dict()
+        return out
+
+
+# --- answering a crosstab request --------------------------------------------------------
+
+
+def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
+             cols_q: str, row_bins: Sequence[int] | None = None,
+             col_bins: Sequence[int] | None = None, confidence: float = 0.95,
+             source: str = "auto", bins: Sequence[int] | None = None) -> dict[str, Any]:
+    """The crosstab document of two questions: from the declared aggregate when the survey
+    declares this pair with these bins (and `source` allows), else from the stored reports.
+    `bins` applies to whichever of the two is an integer question without its own bins."""
+    from . import surveys
+
+    if source not in ("auto", "declared", "reports"):
+        raise CrosstabError("source must be auto, declared or reports")
+    record = surveys.get(store, survey_id, version)
+    compiled = record.compiled()
+    for qid in (rows_q, cols_q):
+        if qid not in compiled.mechanisms:
+            raise CrosstabError(f"survey {record.id!r} has no question {qid!r}",
+                                {"question": qid})
+    if rows_q == cols_q:
+        raise CrosstabError("a crosstab needs two different questions")
+    if bins is not None:
+        if row_bins is None and isinstance(compiled.mechanisms[rows_q], Geometric):
+            row_bins = bins
+        if col_bins is None and isinstance(compiled.mechanisms[cols_q], Geometric):
+            col_bins = bins
+    rows = encoder_for_question(compiled.survey.question(rows_q), compiled.mechanisms[rows_q],
+                                row_bins)
+    cols = encoder_for_question(compiled.survey.question(cols_q), compiled.mechanisms[cols_q],
+                                col_bins)
+    key = f"{PREFIX}{rows_q}:{cols_q}"
+    declared = compiled.crosstabs.get(key)
+    matches = declared is not None and declared[1].cells == rows.cells \
+        and declared[2].cells == cols.cells
+    if source == "declared" and not matches:
+        raise CrosstabError(f"survey {record.id!r} declares no crosstab {rows_q} x {cols_q}"
+                            + ("" if declared is None else " with these bins"))
+    if matches and source != "reports":
+        joint = JointAggregate(rows.width, cols.width)
+        for text in store.aggregates(record.id, record.version).texts.get(key, ()):  # shards
+            joint.merge(JointAggregate.from_dict(json.loads(text), (rows.width, cols.width)))
+        counts = joint.counts
+        result = estimate_crosstab(rows, cols, counts, confidence, source="declared")
+    else:
+        counts = adhoc_counts(store, record.id, record.version, compiled.mechanisms[rows_q], rows,
+                              compiled.mechanisms[cols_q], cols)
+        result = estimate_crosstab(rows, cols, counts, confidence, source="reports")
+    return document(record, result)
+
+
+def document(record: SurveyRecord, result: Crosstab) -> dict[str, Any]:
+    return {"survey": record.id, "version": record.version, "sha256": record.sha256,
+            "n_submissions": record.n_submissions, **result.to_dict()}
+
+
+PAGE = 500_000  # submissions per SQL page: bounds the memory of one ad-hoc pass
+
+
+def adhoc_counts(store: Store, survey_id: str, version: int, m1: Mechanism,
+                 rows: Encoder, m2: Mechanism, cols: Encoder) -> np.ndarray:
+    """G over the stored reports of one survey version, in one pass: the database extracts both
+    reports of each submission that answered both and joins them into text
+    (`Store.paired_reports`), which numpy parses in C (no Python object per report)."""
+    w1, w2 = _width(m1), _width(m2)
+    total = JointAggregate(rows.width, cols.width).counts
+    for text in store.paired_reports(survey_id, version, rows.question_id, cols.question_id,
+                                     PAGE):
+        plain = (text.replace("[", "").replace("]", "").replace("true", "1")
+                 .replace("false", "0"))
+        table = np.fromstring(plain, dtype=np.int64, sep=",").reshape(-1, w1 + w2)
+        first, second = table[:, :w1], table[:, w1:]
+        total = total + gram(rows, cols, first[:, 0] if w1 == 1 else first,
+                             second[:, 0] if w2 == 1 else second)
+    return total
+
+
+def _width(mechanism: Mechanism) -> int:
+    """How many integers one stored report of this mechanism holds (lists flattened)."""
+    if isinstance(mechanism, BitmapReports):
+        return mechanism.words
+    if isinstance(mechanism, OLH):
+        return 2
+    return 1

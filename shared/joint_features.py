@@ -1,0 +1,345 @@
+"""How one question's reports enter a joint (crosstab) estimate: integer features per report and
+the linear maps that turn them into per-report unbiased estimators (docs/crosstabs.md).
+
+Every report y becomes an integer feature row φ̃(y) = (1, φ(y)) of width F: a one-hot of the
+report (GRR, binary RR, two layers, Hadamard response, the ordinal exponential mechanism), the
+support bits of the k values (unary encodings, subset selection, local hashing), or for integer
+questions a one-hot over a finite partition of ℤ plus y and y². Then, for each cell a (an
+option, or a bin of an integer question):
+
+    X_a(y) = B[a]·φ̃(y)   with E[X_a | true answer x] = [x in cell a]   (unbiased indicator)
+    X_a(y)² = D[a]·φ̃(y)                                               (its square, exactly)
+    Y(y) = m·φ̃(y), Y² = s·φ̃(y) with E[Y | x] = x                     (integer questions)
+
+Because both X and X² are linear in φ̃, the integer matrix G = Σ φ̃₁ φ̃₂ᵀ over reports holds
+every sum a joint estimate and its sample variance need (see `crosstab.py`). `expected` is
+E[φ̃ | x] for each true answer x (columns), so V = D·expected gives E[X² | x] exactly: the
+exact and worst-case variances come from it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .errors import CrosstabError
+from .mechanisms.base import Mechanism
+from .mechanisms.geometric import Geometric
+from .mechanisms.grr import GRR
+from .mechanisms.hr import HR
+from .mechanisms.olh import OLH, PRIME, bucket_hits
+from .mechanisms.ordinal_exp import OrdinalExp, float_channel
+from .mechanisms.pure import PureProtocol
+from .mechanisms.two_layer import TwoLayer
+from .mechanisms.unary import BitmapReports
+
+# Integer questions with more answers than this get their exact variances on a grid of answers
+# (every edge and its neighbours, the range ends, and evenly spaced points).
+EXACT_ANSWERS_MAX = 4096
+MAX_BINS = 64
+MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
+# Integer reports up to this size give y² exactly in float64.
+_FLOAT_EXACT_ABS = 2**26
+# Mechanisms whose report is one index with one-hot features: every function of it is linear.
+INDEX_MECHANISMS = frozenset({"grr", "binary_rr", "ordinal_exp", "hr"})
+_HASH_BLOCK = 1 << 16  # hash evaluations per block
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """One question's side of a crosstab: cells, features, estimator and moment maps."""
+
+    question_id: str
+    mechanism: str
+    cells: tuple[Any, ...]  # option labels, or "lo-hi" bin labels
+    estimator: np.ndarray  # B (cells, F)
+    square: np.ndarray  # D (cells, F)
+    expected: np.ndarray  # E[φ̃ | x] (F, answers)
+    membership: np.ndarray  # (cells, answers): 1 where answer x falls in cell a
+    featurize: Callable[[Any], np.ndarray]  # reports (array or list) -> (n, F) integer features
+    cell_of: Callable[[np.ndarray], np.ndarray]  # true answer indices -> cell indices
+    mean: np.ndarray | None = None  # m (F,): Y = m·φ̃ (integer questions)
+    mean_square: np.ndarray | None = None  # s (F,): Y² = s·φ̃
+    answers: np.ndarray | None = None  # the true answer of each `expected` column
+    bins: tuple[int, ...] | None = None  # bin edges of an integer question
+    moment_columns: tuple[int, ...] = ()  # feature columns that are not 0/1 (y, y²)
+    mean_note: str | None = None  # what the mean is of, when not the answer itself
+
+    @property
+    def width(self) -> int:
+        return int(self.estimator.shape[1])
+
+    def second_moments(self) -> np.ndarray:
+        """V[a, x] = E[X_a² | x]: the per-report second moment for each cell and answer."""
+        return self.square @ self.expected
+
+
+def encoder_for_question(question: Any, mechanism: Mechanism,
+                         bins: Sequence[int] | None = None) -> Encoder:
+    """The encoder of a survey question: ordinal questions also carry their mean score."""
+    encoder = encoder_for(mechanism, bins)
+    return with_scores(encoder) if question.type == "ordinal" else encoder
+
+
+def with_scores(encoder: Encoder) -> Encoder:
+    """The encoder with a per-report unbiased mean score (options scored 1..k), where its
+    square is linear in the features too: index reports (one-hot features), whose every
+    function is linear. Support-set reports (OUE, SUE, SS, OLH) are left without: the square
+    of a sum of support bits has cross terms the features do not carry."""
+    if encoder.mechanism not in INDEX_MECHANISMS and not encoder.mechanism.endswith(
+            "+instantaneous"):
+        return encoder
+    k = len(encoder.cells)
+    scores = np.arange(1, k + 1, dtype=float)
+    mean = scores @ encoder.estimator
+    return replace(encoder, mean=mean, mean_square=mean**2, answers=scores,
+                   mean_note="options scored 1..k")
+
+
+def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Encoder:
+    """The encoder of a question's mechanism (integer questions: `bins` are the inner edges)."""
+    if isinstance(mechanism, Geometric):
+        return _geometric(mechanism, bins)
+    if mechanism.k > MAX_CELLS:
+        raise CrosstabError(f"{mechanism.question_id!r} has {mechanism.k} options; a crosstab "
+                            f"takes questions of at most {MAX_CELLS}")
+    if bins is not None:
+        raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
+                            "is not one")
+    if isinstance(mechanism, GRR | TwoLayer):
+        k = mechanism.k
+        p, q = float(mechanism.p_star), float(mechanism.q_star)
+        inverse = (np.eye(k) - q) / (p - q)  # row a: (1[y = a] - q)/(p - q), the channel inverse
+        channel = np.full((k, k), q) + (p - q) * np.eye(k)
+        return _one_hot(mechanism, inverse, channel)
+    if isinstance(mechanism, OrdinalExp):
+        channel = float_channel(mechanism.k, mechanism.epsilon)
+        return _one_hot(mechanism, np.linalg.inv(channel.T), channel)
+    if isinstance(mechanism, HR):
+        return _hadamard(mechanism)
+    if isinstance(mechanism, BitmapReports | OLH):
+        assert isinstance(mechanism, PureProtocol)
+        return _supports(mechanism)
+    raise CrosstabError(f"no joint estimator for mechanism {mechanism.name!r}")
+
+
+def _identity(index: np.ndarray) -> np.ndarray:
+    return np.asarray(index, dtype=np.int64)
+
+
+def _with_constant(features: np.ndarray) -> np.ndarray:
+    out = np.empty((features.shape[0], features.shape[1] + 1), dtype=features.dtype)
+    out[:, 0] = 1
+    out[:, 1:] = features
+    return out
+
+
+def _one_hot(mechanism: Mechanism, inverse: np.ndarray, channel: np.ndarray) -> Encoder:
+    """Index reports: X_a(y) = M[a, y] for the channel inverse M = (Aᵀ)⁻¹ (any function of y is
+    linear in its one-hot, so X² is D = M∘M)."""
+    k, size = inverse.shape
+    estimator = np.hstack([np.zeros((k, 1)), inverse])
+    square = np.hstack([np.zeros((k, 1)), inverse**2])
+    expected = np.vstack([np.ones((1, channel.shape[0])), channel.T])
+
+    def featurize(reports: np.ndarray) -> np.ndarray:
+        index = np.asarray(reports).astype(np.int64).reshape(-1)
+        out = np.zeros((index.size, size + 1))
+        out[:, 0] = 1.0
+        out[np.arange(index.size), index + 1] = 1.0
+        return out
+
+    return Encoder(mechanism.question_id, mechanism.name, tuple(mechanism.labels), estimator,
+                   square, expected, np.eye(k), featurize, _identity)
+
+
+def _hadamard(mechanism: HR) -> Encoder:
+    """Hadamard response as an index report over K outputs: X_a(j) = (S_a(j) - ½)/(p - ½) with
+    S_a(j) = [j in C_a]; the channel is 2p/K on C_x and 2(1 - p)/K off it."""
+    k, size = mechanism.k, mechanism.size
+    p = float(mechanism.p_star)
+    rows = np.arange(1, k + 1)[:, None]
+    outputs = np.arange(size)[None, :]
+    support = 1.0 - (np.bitwise_count(rows & outputs) & 1)  # (k, K): S_a(j)
+    inverse = (support - 0.5) / (p - 0.5)
+    channel = np.where(support == 1.0, 2 * p / size, 2 * (1 - p) / size)  # (x, j)
+    return _one_hot(mechanism, inverse, channel)
+
+
+def _supports(mechanism: PureProtocol) -> Encoder:
+    """Support-set reports: φ = the k support bits S_v, X_a = (S_a - q)/(p - q) and, as S² = S,
+    X_a² = (S_a(1 - 2q) + q²)/(p - q)²."""
+    k = mechanism.k
+    p, q = float(mechanism.p_star), float(mechanism.q_star)
+    estimator = np.hstack([np.full((k, 1), -q / (p - q)), np.eye(k) / (p - q)])
+    square = np.hstack([np.full((k, 1), q * q / (p - q) ** 2),
+                        np.eye(k) * (1 - 2 * q) / (p - q) ** 2])
+    expected = np.vstack([np.ones((1, k)), np.full((k, k), q) + (p - q) * np.eye(k)])
+    if isinstance(mechanism, OLH):
+        values = np.arange(k, dtype=np.float64)
+        squares = (np.arange(k, dtype=np.int64) ** 2 % PRIME).astype(np.float64)
+        rows = max(1, _HASH_BLOCK // k)
+
+        def bits(reports: np.ndarray) -> np.ndarray:
+            # The marginal's exact float64 decoder (olh.bucket_hits), block by block.
+            reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+            out = np.empty((reports.shape[0], k))
+            work, scratch = np.empty((rows, k)), np.empty((rows, k))
+            for start in range(0, reports.shape[0], rows):
+                block = reports[start:start + rows]
+                out[start:start + block.shape[0]] = bucket_hits(block, values, squares,
+                                                                mechanism.g, work, scratch)
+            return out
+    else:
+        assert isinstance(mechanism, BitmapReports)
+
+        def bits(reports: np.ndarray) -> np.ndarray:
+            words = np.asarray(reports, dtype=np.int64).astype("<u4").reshape(-1, mechanism.words)
+            return mechanism._bits(words).astype(np.float64)
+
+    return Encoder(mechanism.question_id, mechanism.name, tuple(mechanism.labels), estimator,
+                   square, expected, np.eye(k), lambda reports: _with_constant(bits(reports)),
+                   _identity)
+
+
+# --- integer questions ---------------------------------------------------------------------
+
+
+def default_bins(low: int, high: int) -> tuple[int, ...]:
+    """Inner edges when the analyst gives none: one bin per value up to 10 values, else four
+    bins of (nearly) equal width."""
+    k = high - low + 1
+    if k <= 10:
+        return tuple(range(low + 1, high + 1))
+    return tuple(sorted({low + (k * i) // 4 for i in range(1, 4)}))
+
+
+def parse_bins(text: str | Sequence[int] | None) -> tuple[int, ...] | None:
+    """Bin edges from "0,5,10" (or a list of ints); None when not given."""
+    if text is None or text == "":
+        return None
+    if isinstance(text, str):
+        try:
+            values = [int(part) for part in text.split(",")]
+        except ValueError:
+            raise CrosstabError(f"bins must be comma-separated integers, got {text!r}") from None
+    else:
+        values = list(text)
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise CrosstabError("bins must be integers")
+    if any(b <= a for a, b in itertools.pairwise(values)):
+        raise CrosstabError("bin edges must be strictly increasing")
+    return tuple(values)
+
+
+def bin_edges(low: int, high: int, bins: Sequence[int] | None) -> tuple[int, ...]:
+    """The inner edges within (low, high]: edges at or below `low` or above `high` only repeat
+    the range's own ends, so they are dropped; at least one must remain."""
+    if bins is None:
+        return default_bins(low, high)
+    inner = tuple(e for e in bins if low < e <= high)
+    if len(inner) >= MAX_BINS:
+        raise CrosstabError(f"at most {MAX_BINS} bins")
+    if not inner:
+        raise CrosstabError(f"bins {','.join(map(str, bins))} do not split [{low}, {high}]: "
+                            f"give at least one edge e with {low} < e <= {high}")
+    return inner
+
+
+def _bin_label(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def _geometric(mechanism: Geometric, bins: Sequence[int] | None) -> Encoder:
+    """Integer reports y = x + Z, Z two-sided geometric with a = e^-rate.
+
+    Deconvolution is a 3-tap filter: Z's generating function is (1-a)²/((1-at)(1-a/t)), so for
+    any bounded h, g(y) = [(1+a²)h(y) - a·h(y-1) - a·h(y+1)]/(1-a)² has E[g(x+Z)] = h(x)
+    exactly. With h the bin's indicator, g is constant between the points {e-1, e, e+1} of each
+    edge e, so a one-hot over that finite partition of ℤ carries X and X² exactly; y and y²
+    carry the mean.
+    """
+    low, high = mechanism.low, mechanism.high
+    edges = bin_edges(low, high, bins)
+    starts = (low, *edges)
+    ends = (*(e - 1 for e in edges), high)
+    cells = tuple(_bin_label(s, e) for s, e in zip(starts, ends, strict=True))
+    a = math.exp(-float(mechanism.rate))
+    scale = (1 - a) ** 2
+    points = np.array(sorted({e + d for e in edges for d in (-1, 0, 1)}), dtype=np.int64)
+    pieces = points.size + 1  # (-inf, P0), [P0, P1), ..., [P_last, inf)
+    representative = np.concatenate([[points[0] - 1], points])  # a member of each piece
+
+    def bin_of(y: np.ndarray) -> np.ndarray:
+        return np.searchsorted(np.asarray(edges), y, side="right")
+
+    m = len(cells)
+    g = np.zeros((m, pieces))
+    for shift, weight in ((0, 1 + a * a), (-1, -a), (1, -a)):
+        hit = bin_of(representative + shift)
+        g[hit, np.arange(pieces)] += weight
+    g /= scale
+    width = 1 + pieces + 2
+    estimator = np.zeros((m, width))
+    estimator[:, 1:1 + pieces] = g
+    square = np.zeros((m, width))
+    square[:, 1:1 + pieces] = g**2
+    mean = np.zeros(width)
+    mean[-2] = 1.0
+    mean_square = np.zeros(width)
+    mean_square[-1] = 1.0
+
+    answers = _answer_grid(low, high, edges)
+    noise_var = 2 * a / (1 - a) ** 2
+    expected = np.zeros((width, answers.size))
+    expected[0] = 1.0
+    # P[x + Z in piece j] from the CDF of Z: P[Z <= t] = a^-t/(1+a) (t < 0), 1 - a^(t+1)/(1+a).
+    bounds = np.concatenate([points, [np.iinfo(np.int64).max]])
+    below = np.zeros(answers.size)
+    for j, upper in enumerate(bounds):
+        if upper == np.iinfo(np.int64).max:
+            cdf = np.ones(answers.size)
+        else:
+            t = (upper - 1 - answers).astype(float)  # P[x + Z <= upper - 1]
+            cdf = np.where(t < 0, a ** np.maximum(-t, 0) / (1 + a),
+                           1 - a ** np.maximum(t + 1, 0) / (1 + a))
+        expected[1 + j] = cdf - below
+        below = cdf
+    expected[-2] = answers
+    expected[-1] = answers.astype(float) ** 2 + noise_var
+    membership = np.zeros((m, answers.size))
+    membership[bin_of(answers), np.arange(answers.size)] = 1.0
+
+    def featurize(reports: np.ndarray) -> np.ndarray:
+        y = np.asarray(reports, dtype=np.int64).reshape(-1)
+        exact = y.size == 0 or int(np.abs(y).max()) <= _FLOAT_EXACT_ABS
+        out = np.zeros((y.size, width), dtype=np.float64 if exact else object)
+        out[:, 0] = 1
+        out[np.arange(y.size), 1 + np.searchsorted(points, y, side="right")] = 1
+        if exact:
+            out[:, -2] = y
+            out[:, -1] = y.astype(np.float64) ** 2
+        else:
+            values = [int(v) for v in y]
+            out[:, -2] = values
+            out[:, -1] = [v * v for v in values]
+        return out
+
+    return Encoder(mechanism.question_id, mechanism.name, cells, estimator, square, expected,
+                   membership, featurize, lambda index: bin_of(low + np.asarray(index)), mean,
+                   mean_square, answers, tuple(edges), (width - 2, width - 1))
+
+
+def _answer_grid(low: int, high: int, edges: Sequence[int]) -> np.ndarray:
+    """Every answer, or for wide ranges the ends, each edge's neighbourhood and an even grid."""
+    if high - low + 1 <= EXACT_ANSWERS_MAX:
+        return np.arange(low, high + 1, dtype=np.int64)
+    grid = set(np.linspace(low, high, 1025).round().astype(np.int64).tolist())
+    for e in edges:
+        grid.update(v for v in range(e - 8, e + 8) if low <= v <= high)
+    return np.array(sorted(grid), dtype=np.int64)
