@@ -19,9 +19,6 @@ from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram,
 from ..shared.errors import CrosstabError
 from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.mechanisms import Mechanism
-from ..shared.mechanisms.geometric import Geometric
-from ..shared.mechanisms.olh import OLH
-from ..shared.mechanisms.unary import BitmapReports
 from .compiled import CompiledSurvey
 
 if TYPE_CHECKING:
@@ -154,9 +151,9 @@ def crosstab(db: sqlite_utils.Database, survey_id: str, version: int | None, row
     if rows_q == cols_q:
         raise CrosstabError("a crosstab needs two different questions")
     if bins is not None:
-        if row_bins is None and isinstance(compiled.mechanisms[rows_q], Geometric):
+        if row_bins is None and compiled.mechanisms[rows_q].joint_reports == "integer":
             row_bins = bins
-        if col_bins is None and isinstance(compiled.mechanisms[cols_q], Geometric):
+        if col_bins is None and compiled.mechanisms[cols_q].joint_reports == "integer":
             col_bins = bins
     rows = encoder_for_question(compiled.survey.question(rows_q), compiled.mechanisms[rows_q],
                                 row_bins)
@@ -216,7 +213,7 @@ def adhoc_counts(db: sqlite_utils.Database, survey_id: str, version: int, m1: Me
     """G over the stored reports of one survey version, in one pass: SQLite extracts both
     reports with one JSON parse per submission and joins them into text, which numpy parses in
     C (no Python object per report)."""
-    w1, w2 = _width(m1), _width(m2)
+    w1, w2 = m1.report_width, m2.report_width
     total = JointAggregate(rows.width, cols.width).counts
     for text in paired_reports_pages(db, survey_id, version, rows.question_id,
                                      cols.question_id):
@@ -227,15 +224,6 @@ def adhoc_counts(db: sqlite_utils.Database, survey_id: str, version: int, m1: Me
         total = total + gram(rows, cols, first[:, 0] if w1 == 1 else first,
                              second[:, 0] if w2 == 1 else second)
     return total
-
-
-def _width(mechanism: Mechanism) -> int:
-    """How many integers one stored report of this mechanism holds (lists flattened)."""
-    if isinstance(mechanism, BitmapReports):
-        return mechanism.words
-    if isinstance(mechanism, OLH):
-        return 2
-    return 1
 
 
 def _path(qid: str) -> str:
