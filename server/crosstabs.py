@@ -18,9 +18,6 @@ from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram,
 from ..shared.errors import CrosstabError
 from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.mechanisms import Mechanism
-from ..shared.mechanisms.geometric import Geometric
-from ..shared.mechanisms.olh import OLH
-from ..shared.mechanisms.unary import BitmapReports
 
 if TYPE_CHECKING:
     from .store import Store
@@ -103,14 +100,14 @@ class PairCollector:
                 first.append(answers[spec.rows])
                 second.append(answers[spec.cols])
 
-    def aggregates(self) -> dict[str, dict[str, Any]]:
+    def aggregates(self) -> dict[str, JointAggregate]:
         out = {}
         for key, (first, second) in self.pairs.items():
             rows, cols = _spec(self.compiled, key)
             aggregate = JointAggregate(rows.width, cols.width)
             if first:
                 aggregate.add_gram(gram(rows, cols, first, second))
-            out[key] = aggregate.to_dict()
+            out[key] = aggregate
         return out
 
 
@@ -137,9 +134,9 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
     if rows_q == cols_q:
         raise CrosstabError("a crosstab needs two different questions")
     if bins is not None:
-        if row_bins is None and isinstance(compiled.mechanisms[rows_q], Geometric):
+        if row_bins is None and compiled.mechanisms[rows_q].joint_reports == "integer":
             row_bins = bins
-        if col_bins is None and isinstance(compiled.mechanisms[cols_q], Geometric):
+        if col_bins is None and compiled.mechanisms[cols_q].joint_reports == "integer":
             col_bins = bins
     rows = encoder_for_question(compiled.survey.question(rows_q), compiled.mechanisms[rows_q],
                                 row_bins)
@@ -178,7 +175,7 @@ def adhoc_counts(store: Store, survey_id: str, version: int, m1: Mechanism,
     """G over the stored reports of one survey version, in one pass: the database extracts both
     reports of each submission that answered both and joins them into text
     (`Store.paired_reports`), which numpy parses in C (no Python object per report)."""
-    w1, w2 = _width(m1), _width(m2)
+    w1, w2 = m1.report_width, m2.report_width
     total = JointAggregate(rows.width, cols.width).counts
     for text in store.paired_reports(survey_id, version, rows.question_id, cols.question_id,
                                      PAGE):
@@ -191,10 +188,3 @@ def adhoc_counts(store: Store, survey_id: str, version: int, m1: Mechanism,
     return total
 
 
-def _width(mechanism: Mechanism) -> int:
-    """How many integers one stored report of this mechanism holds (lists flattened)."""
-    if isinstance(mechanism, BitmapReports):
-        return mechanism.words
-    if isinstance(mechanism, OLH):
-        return 2
-    return 1

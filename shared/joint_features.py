@@ -30,13 +30,7 @@ import numpy as np
 from .errors import CrosstabError
 from .mechanisms.base import Mechanism
 from .mechanisms.geometric import Geometric
-from .mechanisms.grr import GRR
-from .mechanisms.hr import HR
-from .mechanisms.olh import OLH, PRIME, bucket_hits
-from .mechanisms.ordinal_exp import OrdinalExp, float_channel
 from .mechanisms.pure import PureProtocol
-from .mechanisms.two_layer import TwoLayer
-from .mechanisms.unary import BitmapReports
 
 # Integer questions with more answers than this get their exact variances on a grid of answers
 # (every edge and its neighbours, the range ends, and evenly spaced points).
@@ -45,9 +39,6 @@ MAX_BINS = 64
 MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
-# Mechanisms whose report is one index with one-hot features: every function of it is linear.
-INDEX_MECHANISMS = frozenset({"grr", "binary_rr", "ordinal_exp", "hr"})
-_HASH_BLOCK = 1 << 16  # hash evaluations per block
 
 
 @dataclass(frozen=True)
@@ -69,6 +60,7 @@ class Encoder:
     bins: tuple[int, ...] | None = None  # bin edges of an integer question
     moment_columns: tuple[int, ...] = ()  # feature columns that are not 0/1 (y, y²)
     mean_note: str | None = None  # what the mean is of, when not the answer itself
+    index_reports: bool = False  # one-hot features: every function of a report is linear
 
     @property
     def width(self) -> int:
@@ -91,8 +83,7 @@ def with_scores(encoder: Encoder) -> Encoder:
     square is linear in the features too: index reports (one-hot features), whose every
     function is linear. Support-set reports (OUE, SUE, SS, OLH) are left without: the square
     of a sum of support bits has cross terms the features do not carry."""
-    if encoder.mechanism not in INDEX_MECHANISMS and not encoder.mechanism.endswith(
-            "+instantaneous"):
+    if not encoder.index_reports:
         return encoder
     k = len(encoder.cells)
     scores = np.arange(1, k + 1, dtype=float)
@@ -103,7 +94,8 @@ def with_scores(encoder: Encoder) -> Encoder:
 
 def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Encoder:
     """The encoder of a question's mechanism (integer questions: `bins` are the inner edges)."""
-    if isinstance(mechanism, Geometric):
+    if mechanism.joint_reports == "integer":
+        assert isinstance(mechanism, Geometric)
         return _geometric(mechanism, bins)
     if mechanism.k > MAX_CELLS:
         raise CrosstabError(f"{mechanism.question_id!r} has {mechanism.k} options; a crosstab "
@@ -111,18 +103,10 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
     if bins is not None:
         raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
                             "is not one")
-    if isinstance(mechanism, GRR | TwoLayer):
-        k = mechanism.k
-        p, q = float(mechanism.p_star), float(mechanism.q_star)
-        inverse = (np.eye(k) - q) / (p - q)  # row a: (1[y = a] - q)/(p - q), the channel inverse
-        channel = np.full((k, k), q) + (p - q) * np.eye(k)
+    if mechanism.joint_reports == "index":
+        channel, inverse = mechanism.index_channel()
         return _one_hot(mechanism, inverse, channel)
-    if isinstance(mechanism, OrdinalExp):
-        channel = float_channel(mechanism.k, mechanism.epsilon)
-        return _one_hot(mechanism, np.linalg.inv(channel.T), channel)
-    if isinstance(mechanism, HR):
-        return _hadamard(mechanism)
-    if isinstance(mechanism, BitmapReports | OLH):
+    if mechanism.joint_reports == "support_bits":
         assert isinstance(mechanism, PureProtocol)
         return _supports(mechanism)
     raise CrosstabError(f"no joint estimator for mechanism {mechanism.name!r}")
@@ -155,20 +139,7 @@ def _one_hot(mechanism: Mechanism, inverse: np.ndarray, channel: np.ndarray) -> 
         return out
 
     return Encoder(mechanism.question_id, mechanism.name, tuple(mechanism.labels), estimator,
-                   square, expected, np.eye(k), featurize, _identity)
-
-
-def _hadamard(mechanism: HR) -> Encoder:
-    """Hadamard response as an index report over K outputs: X_a(j) = (S_a(j) - ½)/(p - ½) with
-    S_a(j) = [j in C_a]; the channel is 2p/K on C_x and 2(1 - p)/K off it."""
-    k, size = mechanism.k, mechanism.size
-    p = float(mechanism.p_star)
-    rows = np.arange(1, k + 1)[:, None]
-    outputs = np.arange(size)[None, :]
-    support = 1.0 - (np.bitwise_count(rows & outputs) & 1)  # (k, K): S_a(j)
-    inverse = (support - 0.5) / (p - 0.5)
-    channel = np.where(support == 1.0, 2 * p / size, 2 * (1 - p) / size)  # (x, j)
-    return _one_hot(mechanism, inverse, channel)
+                   square, expected, np.eye(k), featurize, _identity, index_reports=True)
 
 
 def _supports(mechanism: PureProtocol) -> Encoder:
@@ -180,31 +151,9 @@ def _supports(mechanism: PureProtocol) -> Encoder:
     square = np.hstack([np.full((k, 1), q * q / (p - q) ** 2),
                         np.eye(k) * (1 - 2 * q) / (p - q) ** 2])
     expected = np.vstack([np.ones((1, k)), np.full((k, k), q) + (p - q) * np.eye(k)])
-    if isinstance(mechanism, OLH):
-        values = np.arange(k, dtype=np.float64)
-        squares = (np.arange(k, dtype=np.int64) ** 2 % PRIME).astype(np.float64)
-        rows = max(1, _HASH_BLOCK // k)
-
-        def bits(reports: np.ndarray) -> np.ndarray:
-            # The marginal's exact float64 decoder (olh.bucket_hits), block by block.
-            reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
-            out = np.empty((reports.shape[0], k))
-            work, scratch = np.empty((rows, k)), np.empty((rows, k))
-            for start in range(0, reports.shape[0], rows):
-                block = reports[start:start + rows]
-                out[start:start + block.shape[0]] = bucket_hits(block, values, squares,
-                                                                mechanism.g, work, scratch)
-            return out
-    else:
-        assert isinstance(mechanism, BitmapReports)
-
-        def bits(reports: np.ndarray) -> np.ndarray:
-            words = np.asarray(reports, dtype=np.int64).astype("<u4").reshape(-1, mechanism.words)
-            return mechanism._bits(words).astype(np.float64)
-
     return Encoder(mechanism.question_id, mechanism.name, tuple(mechanism.labels), estimator,
-                   square, expected, np.eye(k), lambda reports: _with_constant(bits(reports)),
-                   _identity)
+                   square, expected, np.eye(k),
+                   lambda reports: _with_constant(mechanism.support_bits(reports)), _identity)
 
 
 # --- integer questions ---------------------------------------------------------------------

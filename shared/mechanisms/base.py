@@ -42,7 +42,27 @@ class Misfit:
     problem: str
 
 
-class Mechanism(ABC):
+class JointReports:
+    """What a crosstab needs of a mechanism beyond its marginal estimator (defaults: none)."""
+
+    @property
+    def report_width(self) -> int:
+        """How many integers one stored report holds once lists are flattened."""
+        return 1
+
+    def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
+        """(A, M) for "index" reports: the float channel A[x][y] (answer x, report index y) and
+        the rows M[a][y] of the per-report unbiased estimator of 1[answer = a]."""
+        raise NotImplementedError(f"{type(self).__name__} reports are not one index")
+
+    def support_bits(self, reports: np.ndarray) -> np.ndarray:
+        """For "support_bits" reports: the (n, k) 0/1 float matrix of which answers each report
+        supports, from n flattened reports of `report_width` integers."""
+        raise NotImplementedError(f"{type(self).__name__} reports are not support bits")
+
+
+
+class Mechanism(JointReports, ABC):
     """An ε-LDP randomizer for one question, with the estimator that debiases its reports.
 
     Answers are the question's own values (`labels`): False/True for binary questions, a label
@@ -60,6 +80,10 @@ class Mechanism(ABC):
     # True for symmetric k-ary randomized response, whose channel stays symmetric when RAPPOR's
     # instantaneous layer is composed on top (see longitudinal.py).
     supports_instantaneous_layer: ClassVar[bool] = False
+    # How a crosstab reads one report (shared/joint_features.py): "index" (one output index;
+    # see `index_channel`), "support_bits" (k support bits; see `support_bits`), "integer" (a
+    # noisy integer), or "" (no joint estimator).
+    joint_reports: ClassVar[str] = ""
 
     def __init__(self, epsilon: float, labels: Sequence[Any], *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:

@@ -91,6 +91,7 @@ class Geometric(Mechanism):
     summary = "Two-sided geometric noise added to the number: unbiased mean, exact sampling."
     # Any span of integers JSON carries exactly; `misfit` narrows it by the noise's reach.
     max_options = 2 * MAX_ABS_REPORT + 1
+    joint_reports = "integer"
 
     def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
         if not isinstance(labels, range) or labels.step != 1:

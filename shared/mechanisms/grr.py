@@ -22,7 +22,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..randomness import RandomSource, bernoulli, choice_except
 from .base import IndexReports
-from .pure import PureProtocol
+from .pure import PureProtocol, symmetric_index_channel
 
 # Listing the k x k channel costs k^2 fractions (20 ms at k = 64, per question of a survey of up
 # to 500); past this size the closed form below is used (tests check both agree up to k = 64).
@@ -34,6 +34,7 @@ class GRR(IndexReports, PureProtocol):
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = "k-ary randomized response: report the true value or another one at random."
     supports_instantaneous_layer = True
+    joint_reports = "index"
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)
@@ -99,3 +100,6 @@ class GRR(IndexReports, PureProtocol):
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         assert isinstance(aggregate, CountAggregate)
         return aggregate.counts
+
+    def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
+        return symmetric_index_channel(self.k, float(self.p_star), float(self.q_star))

@@ -59,6 +59,7 @@ class HR(PureProtocol):
     name = "hr"
     question_types = frozenset({"categorical", "ordinal"})
     summary = "Hadamard response: one index in a Hadamard row's half; fast Walsh-Hadamard decoding."
+    joint_reports = "index"
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)
@@ -172,3 +173,13 @@ class HR(PureProtocol):
             group.variance_bound = float(per_answer.max())
             group.ci_low, group.ci_high = group.estimate - z * se, group.estimate + z * se
         return result
+
+    def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
+        """An index report over K outputs: the channel is 2p/K on C_x and 2(1 - p)/K off it,
+        and X_a(j) = (S_a(j) - 1/2)/(p - 1/2) with S_a(j) = [j in C_a]."""
+        p, size = float(self.p_star), self.size
+        rows = np.arange(1, self.k + 1)[:, None]
+        outputs = np.arange(size)[None, :]
+        support = 1.0 - (np.bitwise_count(rows & outputs) & 1)  # (k, K): S_a(j)
+        channel = np.where(support == 1.0, 2 * p / size, 2 * (1 - p) / size)  # (x, j)
+        return channel, (support - 0.5) / (p - 0.5)

@@ -36,7 +36,7 @@ from ..exact import PrivacyLoss, channel_ratio
 from ..randomness import RandomSource
 from .base import Mechanism
 from .grr import GRR
-from .pure import PureProtocol
+from .pure import PureProtocol, symmetric_index_channel
 
 _EXPLICIT_CHANNEL_MAX_K = 16  # as in grr.py
 
@@ -49,6 +49,7 @@ class Longitudinal(PureProtocol):
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = ("RAPPOR-style: a memoized permanent randomized response, re-randomized "
                "with fresh noise each round.")
+    joint_reports = "index"
 
     def __init__(self, permanent: Mechanism, instantaneous_epsilon: float) -> None:
         if not (permanent.supports_instantaneous_layer and isinstance(permanent, PureProtocol)):
@@ -153,3 +154,7 @@ class Longitudinal(PureProtocol):
 
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         return self.permanent.support_counts(aggregate)
+
+    def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
+        """Both layers compose into one symmetric channel over the k answers (p*, q*)."""
+        return symmetric_index_channel(self.k, float(self.p_star), float(self.q_star))

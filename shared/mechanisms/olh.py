@@ -22,6 +22,7 @@ bulk recompute is O(n·k) vectorized, and estimating reads only the k counts.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -108,6 +109,7 @@ class OLH(SupportCounted, PureProtocol):
     summary = "Optimized local hashing: a random hash of the answer into ~e^ε+1 buckets, then GRR."
     # The hash family needs the values to be distinct elements of GF(PRIME).
     max_options = min(MAX_OPTIONS, PRIME)
+    joint_reports = "support_bits"
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)
@@ -208,12 +210,28 @@ class OLH(SupportCounted, PureProtocol):
     def _supports_many(self, reports: Any) -> tuple[np.ndarray, int]:
         reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
         counts = np.zeros(self.k, dtype=np.int64)
+        for _, hits in self._hit_blocks(reports):
+            counts += hits.sum(axis=0, dtype=np.int64)
+        return counts, reports.shape[0]
+
+    def _hit_blocks(self, reports: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+        """(first row, its block's (rows, k) 0/1 support matrix), block by block: the exact
+        float64 decoder on a bounded scratch (the block is reused: copy what you keep)."""
         rows = max(1, _BLOCK // self.k)
         values = self._values.astype(np.float64)
         squares = (self._values * self._values % PRIME).astype(np.float64)
         out, scratch = np.empty((rows, self.k)), np.empty((rows, self.k))
         for start in range(0, reports.shape[0], rows):
-            hits = bucket_hits(reports[start:start + rows], values, squares, self.g, out,
-                               scratch)
-            counts += hits.sum(axis=0, dtype=np.int64)
-        return counts, reports.shape[0]
+            yield start, bucket_hits(reports[start:start + rows], values, squares, self.g, out,
+                                     scratch)
+
+    @property
+    def report_width(self) -> int:
+        return 2  # seed, bucket
+
+    def support_bits(self, reports: np.ndarray) -> np.ndarray:
+        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+        bits = np.empty((reports.shape[0], self.k))
+        for start, hits in self._hit_blocks(reports):
+            bits[start:start + hits.shape[0]] = hits
+        return bits

@@ -256,6 +256,7 @@ class OrdinalExp(IndexReports, Mechanism):
     question_types = frozenset({"ordinal"})
     summary = ("Exponential mechanism over ordered options: near options likelier than far ones; "
                "good for the mean score.")
+    joint_reports = "index"
 
     # Estimation is O(k) (module docstring); the exact channel check beyond k = 64 is closed
     # form. What bounds k is the device: a secure draw walks k big-integer weights.
@@ -385,3 +386,8 @@ class OrdinalExp(IndexReports, Mechanism):
         se = max(float(per_answer @ consistent), 0.0) ** 0.5 / n**0.5
         return {"estimate": value, "std_error": se, "variance_bound": float(per_answer.max()) / n,
                 "ci_low": value - z * se, "ci_high": value + z * se}
+
+    def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
+        """The dense k x k channel and its inverse (crosstabs take k <= 1024)."""
+        dense = channel(self.k, self.epsilon).dense()
+        return dense, np.linalg.inv(dense.T)

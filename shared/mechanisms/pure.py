@@ -29,6 +29,13 @@ from ..estimates import (
 from .base import Mechanism
 
 
+def symmetric_index_channel(k: int, p: float, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """(A, M) of a report that is the answer with probability p and each other index with q:
+    row a of M is (1[y = a] - q)/(p - q), the channel inverse."""
+    channel = np.full((k, k), q) + (p - q) * np.eye(k)
+    return channel, (np.eye(k) - q) / (p - q)
+
+
 class PureProtocol(Mechanism):
     """A mechanism whose reports support sets of values; subclasses set `p_star`/`q_star`."""
 

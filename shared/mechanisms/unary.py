@@ -83,6 +83,16 @@ class BitmapReports(SupportCounted):
                 raise ReportError(f"a report sets exactly {self.set_bits} bits, got {ones}")
         return words
 
+    joint_reports = "support_bits"
+
+    @property
+    def report_width(self) -> int:
+        return self.words
+
+    def support_bits(self, reports: np.ndarray) -> np.ndarray:
+        words = np.asarray(reports, dtype=np.int64).astype("<u4").reshape(-1, self.words)
+        return self._bits(words).astype(np.float64)
+
     def _bits(self, words: np.ndarray) -> np.ndarray:
         """(rows, k) 0/1 array from (rows, words) uint32 words."""
         raw = np.ascontiguousarray(words, dtype="<u4").view(np.uint8)

@@ -41,7 +41,7 @@ from ldpsurvey.shared.joint_features import Encoder, encoder_for, with_scores
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
 from ldpsurvey.shared.mechanisms.geometric import Geometric
 from ldpsurvey.shared.mechanisms.grr import GRR
-from ldpsurvey.shared.mechanisms.two_layer import TwoLayer
+from ldpsurvey.shared.mechanisms.longitudinal import Longitudinal
 from scipy import stats
 
 ALPHA = 1e-5
@@ -61,7 +61,7 @@ def make(name: str, qid: str) -> Mechanism:
     if name == "geometric":
         return Geometric(4.0, range(0, 12), question_id=qid)
     if name == "two_layer":
-        return TwoLayer(GRR(2.0, ("a", "b", "c"), question_id=qid), 3.0)
+        return Longitudinal(GRR(2.0, ("a", "b", "c"), question_id=qid), 3.0)
     labels = ("a", "b", "c") if name != "ordinal_exp" else ("lo", "mid", "hi")
     return MECHANISMS[name](1.5, labels, question_id=qid)
 
