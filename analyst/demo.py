@@ -347,25 +347,30 @@ def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers:
             click.echo(f"Answer in a browser: run `ldpsurvey demo --serve` and open the page it "
                        f"prints (this run's page, {result.page_url}, stops with the server).")
             return
-        click.echo(f"\nAnswer the survey yourself in a browser: {result.page_url}\n"
-                   f"Estimates (analyst token {result.token}):\n"
-                   f"  ldpsurvey report --server {result.url} --survey {result.survey.id} "
-                   f"--token {result.token}\n"
-                   "Serving until Ctrl-C.")
-        wait_for_interrupt()
+        serve_until_interrupted(lambda: click.echo(
+            f"\nAnswer the survey yourself in a browser: {result.page_url}\n"
+            f"Estimates (analyst token {result.token}):\n"
+            f"  ldpsurvey report --server {result.url} --survey {result.survey.id} "
+            f"--token {result.token}\n"
+            "Serving until Ctrl-C."))
 
     run_demo(n, db_path, out_dir, seed, workers, while_serving=show)
     click.echo("Server stopped.")
 
 
-def wait_for_interrupt() -> None:
-    """Block until Ctrl-C (or SIGTERM): the server subprocess keeps serving meanwhile."""
+def serve_until_interrupted(announce: Callable[[], None]) -> None:
+    """Announce, then block until Ctrl-C (or SIGTERM) while the server subprocess serves.
+
+    The handlers go in before the announcement, so a signal sent as soon as the announcement
+    is read always ends the wait cleanly (exit 0) instead of racing the handler's setup.
+    """
     stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        announce()
         while not stop.wait(1.0):
             pass
-    except KeyboardInterrupt:
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
