@@ -1,6 +1,7 @@
-"""Crosstabs on the server: declared ones kept as one more aggregate row per pair (key
-"crosstab:rows:cols", next to the per-question rows and written in the same transaction), and
-ad-hoc ones computed from the stored reports in one vectorized pass.
+"""Crosstabs on the server: declared ones kept as one more aggregate key per pair
+("crosstab:rows:cols", next to the per-question keys; `joint_deltas` gives the store what a
+batch adds, applied in the same transaction), and ad-hoc ones computed from the stored reports
+in one vectorized pass.
 
 The estimator is `shared.crosstab.estimate_crosstab` in both cases, so a declared crosstab and
 an ad-hoc one over the same reports give the same numbers.
@@ -24,10 +25,6 @@ if TYPE_CHECKING:
     from .surveys import CompiledSurvey, SurveyRecord
 
 PREFIX = "crosstab:"
-
-
-def is_crosstab_key(key: str) -> bool:
-    return key.startswith(PREFIX)
 
 
 def _spec(compiled: CompiledSurvey, key: str) -> tuple[Encoder, Encoder]:
