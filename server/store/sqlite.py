@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import sqlite_utils
+
 from ...shared.survey import QUESTION_ID
 from ..errors import StoreError, SurveyClosed
 from ..group_commit import committer_for
@@ -132,8 +134,7 @@ class SqliteStore:
 
     def schema_version(self) -> int:
         conn = self._conn()
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'"
-                        ).fetchone() is None:
+        if "schema_version" not in sqlite_utils.Database(conn).table_names():
             return 0
         return int(conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0)
 
@@ -398,8 +399,8 @@ class SqliteStore:
     # --- moving data ------------------------------------------------------------------------
 
     def is_empty(self) -> bool:
-        conn = self._conn()
-        return all(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] == 0  # noqa: S608
+        db = sqlite_utils.Database(self._conn())
+        return all(db.table(t).count == 0
                    for t in ("surveys", "tokens", "invites", "invite_surveys"))
 
     def dump(self) -> Dump:
