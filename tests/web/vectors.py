@@ -78,9 +78,12 @@ def _specs() -> Iterator[dict[str, Any]]:
         for low, high in INTEGER_RANGES:
             yield {"type": "integer", "mechanism": "geometric", "epsilon": epsilon,
                    "min": low, "max": high}
-    # The widest range the schema allows, where the noise still stays within JSON's integers.
+    # Wide ranges whose noise still stays within JSON's exact integers (past ±2^50: the bound
+    # is the geometric mechanism's own, not a fixed one).
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 50.0, "min": -2**50,
            "max": 2**50}
+    yield {"type": "integer", "mechanism": "geometric", "epsilon": 50.0, "min": -2**51,
+           "max": 2**51}
     # The smallest ε a mechanism is built for (Mechanism.misfit): every rational grows long.
     yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-6, "options": ["a", "b"]}
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 1e-6, "min": 0, "max": 10}

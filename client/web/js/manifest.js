@@ -79,6 +79,7 @@ function refuseUnsafeNumbers(value) {
 const SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
 const QUESTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$/;
 const MAX_QUESTIONS = 500;
+const MAX_TOTAL_OPTIONS = 2 ** 20; // options in all questions together
 const MAX_TEXT = 2000;
 const MAX_LABEL = 200;
 const codePoints = (s) => [...s].length; // Python's len()
@@ -94,7 +95,9 @@ function checkShape(survey) {
     (survey.series === undefined || (typeof survey.series === "string" &&
                                      SLUG.test(survey.series))) &&
     Array.isArray(survey.questions) && survey.questions.length > 0 &&
-    survey.questions.length <= MAX_QUESTIONS;
+    survey.questions.length <= MAX_QUESTIONS &&
+    survey.questions.reduce((n, q) => n + (Array.isArray(q?.options) ? q.options.length : 0), 0)
+      <= MAX_TOTAL_OPTIONS;
   if (!ok) throw new Refusal("The signed survey is not a survey this page understands.");
   const ids = new Set();
   for (const q of survey.questions) {

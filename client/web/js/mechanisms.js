@@ -60,7 +60,6 @@ const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal"];
 const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const MAX_OPTIONS = 65536;
-const MAX_ABS_BOUND = 2 ** 50;
 const INSTANTANEOUS_MECHANISMS = ["grr", "binary_rr"];
 const BITMAP_ENCODING = "bitmap-u32-le";
 const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
@@ -574,9 +573,10 @@ function checkQuestion(question) {
   }
   if (question.type === "integer") {
     const { min, max } = question;
-    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || Math.abs(min) > MAX_ABS_BOUND
-        || Math.abs(max) > MAX_ABS_BOUND || min >= max) {
-      throw new ManifestMismatch(`${where}: min and max must be integers within ±2^50, min < max`);
+    // The range's own bound is the geometric mechanism's (noise within JSON's exact integers,
+    // checked when it is built), as in Python: here only exact integers with min < max.
+    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min >= max) {
+      throw new ManifestMismatch(`${where}: min and max must be exact integers with min < max`);
     }
   }
   return where;
