@@ -33,8 +33,10 @@ def _errors(*statuses: int) -> dict[str, Any]:
             409: "Conflict with stored state (closed survey, other content for this version)",
             413: "Body larger than the configured limit",
             415: "Body is not application/json",
-            422: "Well-formed JSON with invalid content"}
-    return {str(s): _error(text[s]) for s in statuses}
+            422: "Well-formed JSON with invalid content",
+            503: "The store is unreachable or stayed contended after retries: retry later"}
+    # Every endpoint that reads or writes the store can answer 503 (store_unavailable).
+    return {str(s): _error(text[s]) for s in (*statuses, 503)}
 
 
 _SURVEY_ID = {"name": "survey_id", "in": "path", "required": True,
