@@ -26,7 +26,7 @@ import numpy as np
 
 from .aggregates import Aggregate
 from .errors import AggregateError, CrosstabError
-from .estimates import norm_sub, z_value
+from .estimates import finite_or_none, norm_sub, z_value
 from .joint_features import Encoder
 
 MAX_FEATURE_CELLS = 1 << 20  # F₁·F₂ entries of G: beyond this a crosstab is refused
@@ -178,19 +178,12 @@ class Cell:
     too_noisy: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {k: _num(getattr(self, k)) for k in
+        d: dict[str, Any] = {k: finite_or_none(getattr(self, k)) for k in
                              ("estimate", "std_error", "ci_low", "ci_high")}
         if self.variance_bound is not None:
-            d["variance_bound"] = _num(self.variance_bound)
+            d["variance_bound"] = finite_or_none(self.variance_bound)
         d["too_noisy"] = self.too_noisy
         return d
-
-
-def _num(x: float | None) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 @dataclass

@@ -31,7 +31,8 @@ def z_value(confidence: float) -> float:
     return NormalDist().inv_cdf(tail)
 
 
-def _num(x: float | None) -> float | None:
+def finite_or_none(x: float | None) -> float | None:
+    """A float for JSON: None where there is no number or it is not finite."""
     if x is None:
         return None
     x = float(x)
@@ -51,7 +52,7 @@ class ValueEstimate:
     consistent: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: (v if k == "value" else _num(v)) for k, v in asdict(self).items()}
+        return {k: (v if k == "value" else finite_or_none(v)) for k, v in asdict(self).items()}
 
 
 @dataclass
@@ -69,7 +70,7 @@ class GroupEstimate:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        return {k: (v if k in ("name", "options") else _num(v)) for k, v in d.items()}
+        return {k: (v if k in ("name", "options") else finite_or_none(v)) for k, v in d.items()}
 
 
 @dataclass
@@ -83,7 +84,7 @@ class MeanEstimate:
     ci_high: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _num(v) for k, v in asdict(self).items()}
+        return {k: finite_or_none(v) for k, v in asdict(self).items()}
 
 
 @dataclass

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...shared.errors import ReportRenderError
+from .markdown import md_escape
 from .model import answer_label, num, pct
+from .table import text_grid
 
 JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL = "joint", "col_given_row", "row_given_col"
 ROW_SHARES, COL_SHARES = "row_shares", "col_shares"
@@ -194,22 +196,22 @@ EXPLANATION = (
 def render_crosstab_table(report: CrosstabReport) -> str:
     lines = [report.title, _heading(report), summary_line(report), ""]
     for table in tables(report):
-        lines += [table.title, *("  " + line for line in _grid(table.header, table.body)), ""]
+        lines += [table.title, *("  " + line for line in text_grid(table.header, table.body)), ""]
     lines += _notes(report)
     return "\n".join(lines) + "\n"
 
 
 def render_crosstab_markdown(report: CrosstabReport) -> str:
-    lines = [f"# {_md(report.title)}", "", _md(_heading(report)), "",
-             _md(summary_line(report)), ""]
+    lines = [f"# {md_escape(report.title)}", "", md_escape(_heading(report)), "",
+             md_escape(summary_line(report)), ""]
     for table in tables(report):
-        lines += [f"## {_md(table.title)}", "",
-                  "| " + " | ".join(_md(h) for h in table.header) + " |",
+        lines += [f"## {md_escape(table.title)}", "",
+                  "| " + " | ".join(md_escape(h) for h in table.header) + " |",
                   "|---" + "|---:" * (len(table.header) - 1) + "|"]
-        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in table.body]
+        lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in table.body]
         lines.append("")
     lines += ["## Reading these numbers", "", EXPLANATION, ""]
-    lines += [f"- {_md(n)}" for n in report.document.get("notes", [])]
+    lines += [f"- {md_escape(n)}" for n in report.document.get("notes", [])]
     return "\n".join(lines) + "\n"
 
 
@@ -272,20 +274,6 @@ def _notes(report: CrosstabReport) -> list[str]:
         out += textwrap.wrap(f"- {note}", 96, subsequent_indent="  ")
     return out
 
-
-def _grid(header: list[str], body: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-
-    def line(row: list[str]) -> str:
-        first = row[0].ljust(widths[0])
-        rest = [cell.rjust(w) for cell, w in zip(row[1:], widths[1:], strict=True)]
-        return "  ".join([first, *rest]).rstrip()
-
-    return [line(header), "  ".join("-" * w for w in widths), *map(line, body)]
-
-
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 CROSSTAB_FORMATS: dict[str, str] = {

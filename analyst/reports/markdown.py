@@ -18,12 +18,13 @@ from .text import EXPLANATION_MD
 
 
 def render_markdown(report: Report) -> str:
-    lines = [f"# {_esc(report.title)}", "",
+    lines = [f"# {md_escape(report.title)}", "",
              f"Survey `{report.survey['id']}` version {report.estimates.get('version', '?')}: "
              f"{report.n_submissions:,} submissions, {report.confidence:.0%} intervals.", "",
              "## Privacy budget", "",
              "| question | epsilon |", "|---|---:|"]
-    lines += [f"| {_esc(q['id'])} | {float(q['epsilon']):g} |" for q in report.survey["questions"]]
+    lines += [f"| {md_escape(q['id'])} | {float(q['epsilon']):g} |"
+              for q in report.survey["questions"]]
     lines += [f"| **total per respondent** | **{report.total_epsilon:g}** |", ""]
     for q in report.questions():
         lines += _question(q, report)
@@ -32,10 +33,10 @@ def render_markdown(report: Report) -> str:
 
 
 def _question(q: QuestionView, report: Report) -> list[str]:
-    out = [f"## {_esc(q.id)}", "", f"{_esc(q.text)}", "",
+    out = [f"## {md_escape(q.id)}", "", f"{md_escape(q.text)}", "",
            f"{q.type}, mechanism `{q.mechanism}`, epsilon {q.epsilon:g}, n = {q.n:,}"
            + (" (optional)" if q.optional else ""), ""]
-    out += [f"> {_esc(note)}" for note in q.notes] + ([""] if q.notes else [])
+    out += [f"> {md_escape(note)}" for note in q.notes] + ([""] if q.notes else [])
     truth = report.truth
     header = ["kind", "option", *(c.header for c in columns(q, truth))]
     out += ["| " + " | ".join(header) + " |",
@@ -50,16 +51,16 @@ def _question(q: QuestionView, report: Report) -> list[str]:
     if hidden:
         out += [hidden_options_note(hidden), ""]
     if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
-        out += [_esc(q.distribution_summary()), ""]
+        out += [md_escape(q.distribution_summary()), ""]
     return out
 
 
 def _cells(q: QuestionView, r: Row, report: Report) -> list[str]:
     label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
-    return [r.kind, _esc(label), *value_cells(q, r, report.truth)]
+    return [r.kind, md_escape(label), *value_cells(q, r, report.truth)]
 
 
-def _esc(text: str) -> str:
+def md_escape(text: str) -> str:
     """Text safe inside a Markdown table cell or heading."""
     return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
             .replace("<", "&lt;"))

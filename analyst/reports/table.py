@@ -59,7 +59,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
                 notes.append(f"{r.label} = {' + '.join(r.members)}")
         if hidden:
             notes.append(hidden_options_note(hidden))
-    out = head + ["  " + line for line in _grid(header, body)] + [f"  {n}" for n in notes]
+    out = head + ["  " + line for line in text_grid(header, body)] + [f"  {n}" for n in notes]
     if q.of_kind(DISTRIBUTION) and not q.distribution_is_informative() and q.n:
         out += ["  " + line for line in textwrap.wrap(q.distribution_summary(), 96)]
     return out
@@ -70,7 +70,7 @@ def _cells(q: QuestionView, r: Row, truth) -> list[str]:
     return [label, *value_cells(q, r, truth)]
 
 
-def _grid(header: list[str], body: list[list[str]]) -> list[str]:
+def text_grid(header: list[str], body: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
 
     def line(row: list[str]) -> str:
