@@ -4,14 +4,13 @@ the same server function on a local database opened read-only (one estimator eit
 from __future__ import annotations
 
 import sqlite3
-import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...shared.errors import ReportRenderError
 from .crosstab_view import CrosstabReport
-from .sources import get_json
+from .sources import fetch_with_survey
 
 
 @dataclass(frozen=True)
@@ -39,18 +38,9 @@ class CrosstabQuery:
 def fetch_crosstab(server_url: str, survey_id: str, token: str, query: CrosstabQuery,
                    version: int | None = None, timeout: float = 30.0) -> CrosstabReport:
     """GET the crosstab (analyst token) and the survey version it is of (public)."""
-    base = server_url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        raise ReportRenderError(f"server URL must start with http:// or https://: {server_url}")
-    sid = urllib.parse.quote(survey_id, safe="")
-    params = query.params()
-    if version is not None:
-        params["version"] = str(version)
-    doc = get_json(f"{base}/api/surveys/{sid}/crosstab?{urllib.parse.urlencode(params)}",
-                   token, timeout)
-    manifest = get_json(f"{base}/api/surveys/{sid}?version={int(doc['version'])}", None,
-                        timeout)
-    return CrosstabReport(document=doc, survey=manifest["survey"])
+    doc, survey = fetch_with_survey(server_url, survey_id, "crosstab", query.params(), token,
+                                    version, timeout)
+    return CrosstabReport(document=doc, survey=survey)
 
 
 def db_crosstab(target: str | Path, survey_id: str, query: CrosstabQuery,

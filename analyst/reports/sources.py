@@ -21,18 +21,27 @@ from .model import Report
 def fetch_report(server_url: str, survey_id: str, token: str, confidence: float = 0.95,
                  version: int | None = None, timeout: float = 30.0) -> Report:
     """GET the estimates (analyst token) and then the same survey version (public)."""
+    estimates, survey = fetch_with_survey(server_url, survey_id, "estimates",
+                                          {"confidence": repr(float(confidence))}, token,
+                                          version, timeout)
+    return Report(survey=survey, estimates=estimates)
+
+
+def fetch_with_survey(server_url: str, survey_id: str, endpoint: str, params: dict[str, str],
+                      token: str, version: int | None, timeout: float) -> tuple[Any, Any]:
+    """(document, survey): GET /api/surveys/<id>/<endpoint> (analyst token), then the survey
+    of exactly the version that document is of (public), so the two always match."""
     base = server_url.rstrip("/")
     if not base.startswith(("http://", "https://")):
         raise ReportRenderError(f"server URL must start with http:// or https://: {server_url}")
     sid = urllib.parse.quote(survey_id, safe="")
-    query = {"confidence": repr(float(confidence))}
     if version is not None:
-        query["version"] = str(version)
-    estimates = get_json(f"{base}/api/surveys/{sid}/estimates?{urllib.parse.urlencode(query)}",
-                         token, timeout)
-    manifest = get_json(f"{base}/api/surveys/{sid}?version={int(estimates['version'])}", None,
+        params = {**params, "version": str(version)}
+    doc = get_json(f"{base}/api/surveys/{sid}/{endpoint}?{urllib.parse.urlencode(params)}",
+                   token, timeout)
+    manifest = get_json(f"{base}/api/surveys/{sid}?version={int(doc['version'])}", None,
                         timeout)
-    return Report(survey=manifest["survey"], estimates=estimates)
+    return doc, manifest["survey"]
 
 
 def get_json(url: str, token: str | None, timeout: float) -> Any:

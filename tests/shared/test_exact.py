@@ -28,7 +28,7 @@ from ldpsurvey.shared.randomness import (
     randbelow_many,
 )
 from scipy import stats
-from support.sources import ScriptedSource, SeededSource
+from support.sources import RecordingSource, ScriptedSource, SeededSource
 
 # e truncated to 80 decimals, and that plus one unit: an exact bracket 1e-80 wide, far
 # narrower than exp_lower's ~2^-180 working precision.
@@ -250,26 +250,13 @@ def test_seeded_source_is_reproducible() -> None:
 # --- bulk draws ---------------------------------------------------------------------------------
 
 
-class _Recorder:
-    """Wraps a seeded source and records every (n, value) requested."""
-
-    def __init__(self, seed: int) -> None:
-        self.inner = SeededSource(seed)
-        self.tape: list[tuple[int, int]] = []
-
-    def randbelow(self, n: int) -> int:
-        value = self.inner.randbelow(n)
-        self.tape.append((n, value))
-        return value
-
-
 @pytest.mark.parametrize("bounds", [[7] * 50, list(range(1, 60)), [2**64 - 1, 3, 2**64, 2**80]])
 def test_bulk_draws_are_the_sequential_draws(bounds: list[int]) -> None:
-    bulk, one_by_one = _Recorder(5), _Recorder(5)
+    bulk, one_by_one = RecordingSource(5), RecordingSource(5)
     got = randbelow_each(bulk, bounds)
     assert [int(v) for v in got] == [one_by_one.randbelow(b) for b in bounds]
     assert bulk.tape == one_by_one.tape
-    same = _Recorder(9)
+    same = RecordingSource(9)
     many = randbelow_many(same, 7, 20)
     assert same.tape == [(7, int(v)) for v in many]
 

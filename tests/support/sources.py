@@ -42,3 +42,16 @@ class ScriptedSource:
     @property
     def exhausted(self) -> bool:
         return not self._draws
+
+
+class RecordingSource:
+    """A `SeededSource` that records every (n, value) it hands out: the tape of a draw."""
+
+    def __init__(self, seed: int) -> None:
+        self.inner = SeededSource(seed)
+        self.tape: list[tuple[int, int]] = []
+
+    def randbelow(self, n: int) -> int:
+        value = self.inner.randbelow(n)
+        self.tape.append((n, value))
+        return value

@@ -29,7 +29,7 @@ from ldpsurvey.shared.errors import LdpSurveyError, ReportError
 from ldpsurvey.shared.exact import rational_exp_floor
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
-from support.sources import SeededSource
+from support.sources import RecordingSource
 
 EPSILONS = (0.01, 1.0, 50.0)  # tiny, ordinary, the largest the schema allows
 SIZES = (2, 3, 16, 1024)
@@ -38,19 +38,6 @@ INTEGER_RANGES = ((0, 1), (0, 30), (-5, 10), (0, 1000), (-2**30, 2**30))
 SEEDS = (1, 2)
 MEMO_SECRET = bytes(range(32))  # a fixed test secret: never a device's
 SERIES = "weekly-check"
-
-
-class RecordingSource:
-    """A seeded source that records every (n, value) it hands out."""
-
-    def __init__(self, seed: int) -> None:
-        self.inner = SeededSource(seed)
-        self.tape: list[tuple[int, int]] = []
-
-    def randbelow(self, n: int) -> int:
-        value = self.inner.randbelow(n)
-        self.tape.append((n, value))
-        return value
 
 
 def _question(spec: dict[str, Any], series: str | None = None) -> dict[str, Any]:
