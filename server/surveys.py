@@ -93,13 +93,15 @@ _compiled: dict[str, CompiledSurvey] = {}
 _compiled_lock = threading.Lock()
 
 
-def compile_survey(sha256: str, survey_dict: Mapping[str, Any]) -> CompiledSurvey:
-    """The compiled survey for a stored manifest; built on first use, then cached."""
+def compile_survey(sha256: str, survey: Survey | Mapping[str, Any]) -> CompiledSurvey:
+    """The compiled survey for a stored manifest (its survey dict, or the Survey already parsed
+    from it); built on first use, then cached."""
     with _compiled_lock:
         found = _compiled.get(sha256)
     if found is not None:
         return found
-    survey = Survey.from_dict(survey_dict)
+    if not isinstance(survey, Survey):
+        survey = Survey.from_dict(survey)
     mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
     compiled = CompiledSurvey(
         survey=survey, sha256=sha256, mechanisms=mechanisms,
@@ -178,7 +180,7 @@ def publish(store: Store, body: Mapping[str, Any]) -> tuple[SurveyRecord, bool]:
     survey = signed.survey
     manifest_text = canonical_json({"survey": survey.to_dict(), "signature": signed.signature,
                                     "public_key": signed.public_key}).decode()
-    compile_survey(signed.sha256, survey.to_dict())  # mechanisms prove their ε
+    compile_survey(signed.sha256, survey)  # mechanisms prove their ε (parsed once, above)
     row, created = store.put_survey(survey.id, survey.version, manifest_text, signed.sha256,
                                     current_hour())
     if not created and row.manifest != manifest_text:
