@@ -94,3 +94,9 @@ class CrosstabError(LdpSurveyError):
     mechanism without a joint estimator, or a table too large."""
 
     code = "invalid_crosstab"
+
+
+class CompositionError(LdpSurveyError):
+    """An ε list or δ' that no composition bound can be stated for."""
+
+    code = "invalid_composition"
