@@ -29,6 +29,7 @@ from ldpsurvey.shared.prio3.errors import (
 )
 from ldpsurvey.shared.prio3.field import Field, Field64, Field128
 from ldpsurvey.shared.prio3.instances import (
+    best_chunk_length,
     prio3_count,
     prio3_histogram,
     prio3_multihot_countvec,
@@ -50,6 +51,7 @@ __all__ = [
     "Prio3Error",
     "VerifyError",
     "XofTurboShake128",
+    "best_chunk_length",
     "prio3_count",
     "prio3_histogram",
     "prio3_multihot_countvec",

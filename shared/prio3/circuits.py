@@ -151,17 +151,16 @@ def _chunked_range_check(
     """sum over chunks of ParallelSum(Mul): r**j * x_j * (x_j - 1/shares), x padded with 0."""
     p = field.MODULUS
     total = 0
-    n = len(meas)
+    padded = list(meas) + [0] * (calls * chunk_length - len(meas))
+    inputs = [0] * (2 * chunk_length)
     for i in range(calls):
         r = joint_rand[i]
-        r_power = r
-        inputs = [0] * (2 * chunk_length)
-        base = i * chunk_length
-        for j in range(chunk_length):
-            x = meas[base + j] if base + j < n else 0
-            inputs[2 * j] = r_power * x % p
-            inputs[2 * j + 1] = (x - shares_inv) % p
-            r_power = r_power * r % p
+        powers = [r] * chunk_length
+        for j in range(1, chunk_length):
+            powers[j] = powers[j - 1] * r % p
+        chunk = padded[i * chunk_length:(i + 1) * chunk_length]
+        inputs[0::2] = [rp * x % p for rp, x in zip(powers, chunk, strict=True)]
+        inputs[1::2] = [(x - shares_inv) % p for x in chunk]
         total += gadget(inputs)
     return total % p
 
