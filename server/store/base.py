@@ -32,8 +32,13 @@ def now_second() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def compact(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text, through one shared encoder (json.dumps with options builds a new
+    encoder per call, which costs more than encoding a small report)."""
+    return _COMPACT.encode(data)
 
 
 # --- records --------------------------------------------------------------------------------
