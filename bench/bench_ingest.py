@@ -19,15 +19,18 @@ Goals (issue 22): batched >= 0.5 of raw SQLite, single >= 0.9 of the HTTP floor.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -73,6 +76,30 @@ def simulated(n: int, rng: np.random.Generator) -> list[dict]:
             for s, c in zip(smoker.tolist(), color.tolist(), strict=True)]
 
 
+def fresh_connection_clients(port: int, bodies: list[bytes], clients: int) -> float:
+    """Seconds to send `bodies` from `clients` threads, each request on a new connection, as
+    respondents' devices do (one submission each); non-2xx answers abort the run."""
+    chunks = [bodies[i::clients] for i in range(clients)]
+    failed: list[int] = []
+
+    def worker(chunk: list[bytes]) -> None:
+        for body in chunk:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            if post(conn, "/api/surveys/bench/submissions", body) != 200:
+                failed.append(1)
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(c,)) for c in chunks]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        print(f"  {len(failed)} non-2xx answers")
+    return time.perf_counter() - start
+
+
 def raw_sqlite_rows_per_s(path: Path, submissions: list[dict]) -> float:
     """Rows of the stored shape, in transactions of 1,000 (WAL, synchronous=NORMAL)."""
     conn = sqlite3.connect(path, isolation_level=None)
@@ -115,26 +142,41 @@ def stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
-def http_floor(singles: list[bytes], batches: list[bytes]) -> tuple[float, float]:
-    """(single submissions/s, batched submissions/s) of the trivial endpoint."""
+@dataclass
+class Rates:
+    """Submissions per second of one server under the three loads."""
+
+    single_keepalive: float
+    single_fresh: float
+    batched: float
+
+
+def drive(port: int, loads: dict[str, list[bytes]]) -> Rates:
+    """The three loads against a server: 8 clients with one keep-alive connection each, 8
+    clients with a new connection per request, 4 clients sending batches of 1,000."""
+    seconds, failed = run_clients(port, loads["keepalive"], 8)
+    keepalive = len(loads["keepalive"]) / seconds
+    fresh = len(loads["fresh"]) / fresh_connection_clients(port, loads["fresh"], 8)
+    seconds, failed2 = run_clients(port, loads["batches"], 4)
+    if failed or failed2:
+        print(f"  {failed + failed2} non-2xx answers")
+    return Rates(keepalive, fresh, len(loads["batches"]) * 1000 / seconds)
+
+
+def http_floor(loads: dict[str, list[bytes]]) -> Rates:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", FLOOR_APP, str(port)])
+    proc = subprocess.Popen([sys.executable, "-c", FLOOR_APP, str(port)],
+                            stderr=subprocess.DEVNULL)
     try:
         wait_ready(port, "/api/surveys/bench/submissions")
-        seconds, failed = run_clients(port, singles, 8)
-        single = len(singles) / seconds
-        seconds, failed2 = run_clients(port, batches, 4)
-        batched = len(batches) * 1000 / seconds
-        if failed or failed2:
-            print(f"  floor: {failed + failed2} non-2xx")
-        return single, batched
+        return drive(port, loads)
     finally:
         stop(proc)
 
 
-def ldpsurvey_rates(tmp: Path, singles: list[bytes], batches: list[bytes],
-                    threads: int) -> tuple[float, float, str]:
-    """(single/s, batched submissions/s, recompute --check output) of a real server."""
+def ldpsurvey_rates(tmp: Path, loads: dict[str, list[bytes]], threads: int
+                    ) -> tuple[Rates, str]:
+    """The rates of a real `ldpsurvey serve`, and what `recompute --check` says after."""
     db_path = tmp / "ldpsurvey.db"
     db = open_store(str(db_path))
     token = create_token(db, "bench")[1]
@@ -146,8 +188,6 @@ def ldpsurvey_rates(tmp: Path, singles: list[bytes], batches: list[bytes],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         wait_ready(port, "/healthz")
-        import http.client
-
         conn = http.client.HTTPConnection("127.0.0.1", port)
         signed = sign_survey(Survey.from_dict(SURVEY), Ed25519PrivateKey.generate())
         status = post(conn, "/api/surveys", json.dumps(signed.to_dict()).encode(),
@@ -155,27 +195,37 @@ def ldpsurvey_rates(tmp: Path, singles: list[bytes], batches: list[bytes],
         assert status == 201, status
         conn.close()
         cpu = cpu_seconds(proc.pid)
-        seconds, failed = run_clients(port, batches, 4)
-        batch_cpu = (cpu_seconds(proc.pid) - cpu) / len(batches)
-        batched = len(batches) * 1000 / seconds
-        cpu = cpu_seconds(proc.pid)
-        seconds, failed2 = run_clients(port, singles, 8)
-        single_cpu = (cpu_seconds(proc.pid) - cpu) / len(singles)
-        single = len(singles) / seconds
-        print(f"  ldpsurvey server CPU: {batch_cpu * 1000:.1f} ms per batch of 1,000, "
-              f"{single_cpu * 1000:.2f} ms per single submission; "
-              f"{failed + failed2} non-2xx")
+        rates = drive(port, loads)
+        cpu = cpu_seconds(proc.pid) - cpu
+        n = sum(len(v) for k, v in loads.items() if k != "batches") + 1000 * len(loads["batches"])
+        print(f"  ldpsurvey server CPU: {cpu / n * 1e6:.0f} µs per submission over all loads")
     finally:
         stop(proc)
     check = subprocess.run([exe, "recompute", "--db", str(db_path), "--check"],
                            capture_output=True, text=True, check=False)
-    return single, batched, (check.stdout + check.stderr).strip() + f" (exit {check.returncode})"
+    return rates, (check.stdout + check.stderr).strip() + f" (exit {check.returncode})"
+
+
+def fsync_ms(path: Path, commits: int = 200) -> float:
+    """Median-free mean latency of a one-row commit with synchronous=FULL (what every
+    acknowledged ldpsurvey transaction waits for) on this disk now."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("CREATE TABLE t (x)")
+    start = time.perf_counter()
+    for i in range(commits):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t VALUES (?)", (i,))
+        conn.execute("COMMIT")
+    conn.close()
+    return (time.perf_counter() - start) / commits * 1000
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--batches", type=int, default=60, help="batches of 1,000 per run")
-    parser.add_argument("--singles", type=int, default=3000)
+    parser.add_argument("--singles", type=int, default=3000, help="per single-submission load")
     parser.add_argument("--threads", type=int, default=8, help="server threads")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole measurement")
     args = parser.parse_args()
@@ -183,16 +233,27 @@ def main() -> None:
     for round_ in range(args.rounds):
         tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-ingest-"))
         batch_items = [simulated(1000, rng) for _ in range(args.batches)]
-        batches = [json.dumps({"submissions": b}).encode() for b in batch_items]
-        singles = [json.dumps(s).encode() for s in simulated(args.singles, rng)]
-        raw = raw_sqlite_rows_per_s(tmp / "raw.db", [s for b in batch_items for s in b])
-        floor_single, floor_batched = http_floor(singles, batches)
-        single, batched, check = ldpsurvey_rates(tmp, singles, batches, args.threads)
-        print(f"round {round_ + 1}: raw SQLite {raw:,.0f} rows/s | HTTP floor "
-              f"{floor_single:,.0f} single/s, {floor_batched:,.0f} batched submissions/s")
-        print(f"  ldpsurvey batched {batched:,.0f} submissions/s = {batched / raw:.2f} of raw "
-              f"SQLite (goal >= 0.5); single {single:,.0f}/s = {single / floor_single:.2f} "
-              f"of the HTTP floor (goal >= 0.9)")
+        loads = {"batches": [json.dumps({"submissions": b}).encode() for b in batch_items],
+                 "keepalive": [json.dumps(s).encode() for s in simulated(args.singles, rng)],
+                 "fresh": [json.dumps(s).encode() for s in simulated(args.singles, rng)]}
+        rows = [s for b in batch_items for s in b]
+        raw_before = raw_sqlite_rows_per_s(tmp / "raw1.db", rows)
+        floor = http_floor(loads)
+        ours, check = ldpsurvey_rates(tmp, loads, args.threads)
+        raw = (raw_before + raw_sqlite_rows_per_s(tmp / "raw2.db", rows)) / 2
+        sync = fsync_ms(tmp / "fsync.db")
+        print(f"round {round_ + 1}: raw SQLite {raw:,.0f} rows/s (before {raw_before:,.0f}); "
+              f"a synchronous=FULL commit takes {sync:.2f} ms")
+        print(f"  HTTP floor: single {floor.single_keepalive:,.0f}/s keep-alive, "
+              f"{floor.single_fresh:,.0f}/s new connections; batched "
+              f"{floor.batched:,.0f} submissions/s")
+        print(f"  ldpsurvey: single {ours.single_keepalive:,.0f}/s keep-alive, "
+              f"{ours.single_fresh:,.0f}/s new connections; batched "
+              f"{ours.batched:,.0f} submissions/s")
+        print(f"  batched / raw SQLite = {ours.batched / raw:.2f} (goal >= 0.5)")
+        print(f"  single / HTTP floor = {ours.single_fresh / floor.single_fresh:.2f} with new "
+              f"connections (goal >= 0.9), {ours.single_keepalive / floor.single_keepalive:.2f} "
+              "keep-alive")
         print(f"  recompute --check: {check}")
 
 
