@@ -10,13 +10,13 @@ as a duplicate and not counted.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import numpy as np
-
 from ..shared.errors import LdpSurveyError
+from ..shared.mechanisms.base import plain
 from . import invites, surveys
 from .errors import SubmissionRejected, SurveyClosed, ValidationFailed
 from .store import IngestJob, IngestResult, PendingSubmission, Store
@@ -26,6 +26,7 @@ MAX_BATCH = 10_000
 MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)
 MAX_MESSAGE = 300  # a report echoed in an error message is cut here
 _ITEM_KEYS = frozenset({"submission_id", "answers", "version", "invite"})
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def submit(store: Store, survey_id: str, body: Mapping[str, Any],
@@ -42,7 +43,7 @@ def submit(store: Store, survey_id: str, body: Mapping[str, Any],
     for index, raw in enumerate(raw_items):
         problems: list[dict[str, str]] = []
         sid, version, answers = _shape(raw, latest, stored_versions, problems)
-        code = invites.check_shape(raw, problems) if isinstance(raw, Mapping) else None
+        code = invites.check_shape(raw, problems) if isinstance(raw, dict) else None
         if problems:
             n_bad += 1
             _note(errors, index, sid, problems)
@@ -54,15 +55,23 @@ def submit(store: Store, survey_id: str, body: Mapping[str, Any],
                            {"id": survey_id, "closed_versions": closed})
     compiled = {v: surveys.compiled_version(store, survey_id, v, stored_versions[v][0])
                 for v in {v for _, _, v, _, _ in parsed}}
+    valid: dict[int, dict[str, Any]] = {}
+    for version in compiled:
+        group = [(index, answers) for index, _, v, answers, _ in parsed if v == version]
+        columns = _validate_columns(compiled[version], [answers for _, answers in group])
+        if columns is not None:
+            valid.update(zip([index for index, _ in group], columns, strict=True))
     items: list[PendingSubmission] = []
     for index, sid, version, answers, code in parsed:
-        problems = []
-        reports = _validate_answers(compiled[version], answers, problems)
-        if problems:
-            n_bad += 1
-            _note(errors, index, sid, problems)
-        else:
-            items.append(PendingSubmission(sid, version, reports, code))
+        reports = valid.get(index)
+        if reports is None:  # a version holding a bad item: validate its items one by one
+            problems: list[dict[str, str]] = []
+            reports = _validate_answers(compiled[version], answers, problems)
+            if problems:
+                n_bad += 1
+                _note(errors, index, sid, problems)
+                continue
+        items.append(PendingSubmission(sid, version, reports, code))
     if n_bad:
         total = len(raw_items)
         raise SubmissionRejected(
@@ -98,11 +107,12 @@ def _note(errors: list[dict[str, Any]], index: int, sid: str | None,
 
 def _shape(raw: Any, latest: int, stored: Mapping[int, tuple[str, str]],
            problems: list[dict[str, str]]) -> tuple[Any, Any, Any]:
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, dict):
         problems.append({"field": "", "message": "a submission must be an object"})
         return None, None, None
-    for key in sorted(str(k) for k in raw if k not in _ITEM_KEYS):
-        problems.append({"field": key, "message": "unknown key"})
+    if not raw.keys() <= _ITEM_KEYS:
+        for key in sorted(str(k) for k in raw if k not in _ITEM_KEYS):
+            problems.append({"field": key, "message": "unknown key"})
     sid = canonical_uuid(raw.get("submission_id"))
     if sid is None:
         problems.append({"field": "submission_id", "message": "must be a UUID string"})
@@ -114,7 +124,7 @@ def _shape(raw: Any, latest: int, stored: Mapping[int, tuple[str, str]],
         problems.append({"field": "version",
                          "message": f"this survey has no version {version} (stored: {known})"})
     answers = raw.get("answers")
-    if not isinstance(answers, Mapping) or not answers:
+    if not isinstance(answers, dict) or not answers:
         problems.append({"field": "answers",
                          "message": "must be a non-empty object of question id -> report"})
     return sid, version, answers
@@ -124,10 +134,37 @@ def canonical_uuid(value: Any) -> str | None:
     """The lowercase hyphenated form of a UUID string, or None if it is not one."""
     if not isinstance(value, str) or len(value) > 45:
         return None
+    if _CANONICAL_UUID.fullmatch(value):  # what clients send: already the canonical form
+        return value
     try:
         return str(uuid.UUID(value))
     except ValueError:
         return None
+
+
+def _validate_columns(compiled: CompiledSurvey, answer_sets: list[Mapping[str, Any]]
+                      ) -> list[dict[str, Any]] | None:
+    """Every item's normalized reports, validated a question (a column of the batch) at a
+    time; None when any item has a problem, so that the caller names each one."""
+    mechanisms = compiled.mechanisms
+    columns: dict[str, list[Any]] = {}
+    for answers in answer_sets:
+        if not compiled.required <= answers.keys():
+            return None
+        for qid, report in answers.items():
+            column = columns.get(qid)
+            if column is None:
+                if qid not in mechanisms:
+                    return None
+                column = columns[qid] = []
+            column.append(report)
+    normalized: dict[str, Iterator[Any]] = {}
+    for qid, column in columns.items():
+        try:
+            normalized[qid] = iter(mechanisms[qid].validate_reports(column))
+        except (LdpSurveyError, TypeError, ValueError, OverflowError):
+            return None
+    return [{qid: next(normalized[qid]) for qid in answers} for answers in answer_sets]
 
 
 def _validate_answers(compiled: CompiledSurvey, answers: Mapping[str, Any],
@@ -140,22 +177,13 @@ def _validate_answers(compiled: CompiledSurvey, answers: Mapping[str, Any],
             problems.append({"field": f"answers.{qid}", "message": "unknown question id"})
             continue
         try:
-            reports[qid] = _plain(mechanism.validate_report(report))
+            reports[qid] = plain(mechanism.validate_report(report))
         except (LdpSurveyError, TypeError, ValueError, OverflowError) as exc:
             message = exc.message if isinstance(exc, LdpSurveyError) else str(exc)
             problems.append({"field": f"answers.{qid}", "message": message[:MAX_MESSAGE]})
     for qid in sorted(compiled.required - answers.keys()):
         problems.append({"field": f"answers.{qid}", "message": "required question missing"})
     return reports
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-safe copy of a normalized report (numpy scalars/arrays become Python values)."""
-    if isinstance(value, np.generic | np.ndarray):
-        return value.tolist()
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def export_lines(store: Store, survey_id: str, version: int | None = None,

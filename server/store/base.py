@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import orjson
+
 from ...shared.aggregates import Aggregate
 
 
@@ -32,8 +34,18 @@ def now_second() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def compact(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text (no spaces, UTF-8 as is): what the store keeps for reports and
+    aggregates. orjson writes the same text as the standard library's compact encoder, about
+    5x faster, which matters on the ingest path (one text per stored submission); it refuses
+    integers beyond 64 bits, which the standard encoder then writes."""
+    try:
+        return orjson.dumps(data).decode()
+    except orjson.JSONEncodeError:
+        return _COMPACT.encode(data)
 
 
 # --- records --------------------------------------------------------------------------------

@@ -243,6 +243,11 @@ class Mechanism(JointReports, ABC):
     def aggregate_from_dict(self, data: Mapping[str, Any]) -> Aggregate:
         """An aggregate read back from `to_dict()`, checked against this mechanism's shape."""
 
+    def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
+        """Many reports of this question at once (a batch's column): the normalized reports as
+        plain JSON values, or ReportError for the first one outside the report domain."""
+        return [plain(self.validate_report(r)) for r in reports]
+
     def aggregate_many(self, reports: np.ndarray) -> Aggregate:
         """An aggregate of many reports at once (simulation and recomputation)."""
         agg = self.new_aggregate()
@@ -255,6 +260,23 @@ class Mechanism(JointReports, ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} k={self.k} epsilon={self.epsilon!r}>"
+
+
+def plain(value: Any) -> Any:
+    """A JSON-safe copy of a normalized report (numpy scalars/arrays and tuples become Python
+    values and lists)."""
+    if isinstance(value, np.generic | np.ndarray):
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def ints_within(reports: Sequence[Any], low: int, high: int) -> bool:
+    """True when every report is a Python int (not a bool) in [low, high]: the common case of a
+    batch, checked in one pass so that only a batch holding a bad report pays per report."""
+    return all(type(r) is int for r in reports) and (
+        not reports or (low <= min(reports) and max(reports) <= high))
 
 
 def reject_bool(report: Any, what: str) -> None:
@@ -282,6 +304,11 @@ class IndexReports:
 
     def validate_report(self, report: Any) -> int:
         return check_index(report, self.k)
+
+    def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
+        if ints_within(reports, 0, self.k - 1):
+            return list(reports)
+        return [check_index(r, self.k) for r in reports]
 
     def new_aggregate(self) -> CountAggregate:
         return CountAggregate(self.k)

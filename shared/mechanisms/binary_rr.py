@@ -5,6 +5,7 @@ It is GRR with k = 2 on the wire as a JSON boolean (true: the report says "yes")
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -40,3 +41,8 @@ class BinaryRR(GRR):
         if not isinstance(report, bool | np.bool_):
             raise ReportError(f"a yes/no report must be true or false, got {report!r}")
         return bool(report)
+
+    def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
+        if all(type(r) is bool for r in reports):
+            return list(reports)
+        return [self.validate_report(r) for r in reports]

@@ -15,7 +15,7 @@ distribution over [min, max] is recovered by least-squares inversion of that exa
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -34,7 +34,7 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, rational_floor
 from ..randomness import RandomSource, discrete_laplace
-from .base import Mechanism, Misfit, reject_bool
+from .base import Mechanism, Misfit, ints_within, reject_bool
 
 DISTRIBUTION_MAX_VALUES = 256
 # The histogram keeps y within [min - T, max + T]: T covers all but ~1e-4 of the noise, capped.
@@ -201,6 +201,11 @@ class Geometric(Mechanism):
             raise ReportError(f"report {value} is outside [{low}, {high}], where honest reports "
                               f"fall with probability above 1 - 2^-{_REPORT_TAIL_BITS}")
         return value
+
+    def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
+        if ints_within(reports, *self.report_bounds):
+            return list(reports)
+        return [self.validate_report(r) for r in reports]
 
     @cached_property
     def report_bounds(self) -> tuple[int, int]:

@@ -21,7 +21,7 @@ group's count depends on the group's XOR structure; `estimate` computes it exact
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +31,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..estimates import Estimate, z_value
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..randomness import RandomSource, bernoulli
-from .base import check_index
+from .base import check_index, ints_within
 from .pure import PureProtocol
 
 # The explicit K-column channel costs k·K fractions; past this the closed form (tests check both
@@ -130,6 +130,11 @@ class HR(PureProtocol):
 
     def validate_report(self, report: Any) -> int:
         return check_index(report, self.size)
+
+    def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
+        if ints_within(reports, 0, self.size - 1):
+            return list(reports)
+        return [check_index(r, self.size) for r in reports]
 
     def new_aggregate(self) -> CountAggregate:
         return CountAggregate(self.size)

@@ -104,7 +104,8 @@ import importlib.abc, sys
 
 class Blocker(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {"flask", "werkzeug", "waitress", "sqlite_utils", "matplotlib"}:
+        if name.split(".")[0] in {"flask", "werkzeug", "waitress", "sqlite_utils", "orjson",
+                                   "matplotlib"}:
             raise ImportError(f"{name} is not on a respondent's device")
         return None
 
@@ -114,7 +115,8 @@ sys.meta_path.insert(0, Blocker())
 
 def test_a_respondent_device_needs_no_server_or_plotting_libraries(
         deployed: dict[str, Any], tmp_path: Path) -> None:
-    """`respond` and `receipts` run with Flask, waitress, sqlite-utils and matplotlib missing."""
+    """`respond` and `receipts` run with Flask, waitress, sqlite-utils, orjson and matplotlib
+    missing."""
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(BLOCKER)

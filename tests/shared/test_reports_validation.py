@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from ldpsurvey.shared.errors import AnswerError, ReportError
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
+from ldpsurvey.shared.mechanisms.base import plain
 from support.mechanisms import MECHANISM_NAMES, build, kind_of
 from support.sources import SeededSource
 
@@ -122,6 +123,22 @@ def test_bad_report_is_refused(name: str, kind: str) -> None:
                     mech.validate_report(bad)
     if not tried:
         pytest.skip(f"{name}'s reports have no part a {kind!r} mutation applies to")
+
+
+@pytest.mark.parametrize("name", MECHANISM_NAMES)
+def test_a_column_of_reports_validates_as_each_report_does(name: str) -> None:
+    """The server validates a batch a question at a time: a valid column normalizes to the
+    plain JSON values each report normalizes to, and one bad report anywhere refuses it."""
+    for mech in mechanisms(name):
+        column = wire_reports(mech, 16)
+        expected = [plain(mech.validate_report(r)) for r in column]
+        assert mech.validate_reports(column) == expected
+        assert json.loads(json.dumps(mech.validate_reports(column))) == expected
+        for kind in sorted(KINDS):
+            for bad in KINDS[kind](mech, column[0])[:2]:
+                for position in (0, len(column) // 2, len(column)):
+                    with pytest.raises(ReportError):
+                        mech.validate_reports([*column[:position], bad, *column[position:]])
 
 
 def test_integer_reports_within_json_range_are_valid() -> None:
