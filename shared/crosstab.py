@@ -219,6 +219,8 @@ class Crosstab:
     cols_mean_given_row: list[Cell] | None = None  # mean of the column question given row a
     rows_mean_given_col: list[Cell] | None = None
     notes: list[str] = field(default_factory=list)
+    rows_group: str | None = None  # the side is this declared group vs the rest
+    cols_group: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         def grid(cells: list[list[Cell]]) -> list[list[dict[str, Any]]]:
@@ -230,6 +232,11 @@ class Crosstab:
             "cols": {"question": self.cols_question, "mechanism": self.cols_mechanism,
                      "cells": [_label(v) for v in self.cols]},
             "n": self.n, "confidence": self.confidence, "source": self.source,
+        }
+        for side, group in (("rows", self.rows_group), ("cols", self.cols_group)):
+            if group is not None:
+                d[side]["group"] = group
+        d |= {
             "joint": grid(self.joint), "consistent": self.consistent,
             "row_shares": [c.to_dict() for c in self.row_shares],
             "col_shares": [c.to_dict() for c in self.col_shares],
@@ -274,7 +281,8 @@ def estimate_crosstab(rows: Encoder, cols: Encoder, counts: np.ndarray,
     result = Crosstab(rows.question_id, cols.question_id, rows.mechanism, cols.mechanism,
                       list(rows.cells), list(cols.cells), n, confidence, source,
                       notes=list(NOTES) + [f"mean {e.question_id}: {e.mean_note}"
-                                           for e in (rows, cols) if e.mean_note])
+                                           for e in (rows, cols) if e.mean_note],
+                      rows_group=rows.group, cols_group=cols.group)
     m1, m2 = len(rows.cells), len(cols.cells)
     empty = Cell(None, None, None, None)
     if n < 2:

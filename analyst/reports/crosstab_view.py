@@ -86,11 +86,17 @@ class CrosstabReport:
         return float(self.document.get("confidence", 0.95))
 
     def text_of(self, qid: str) -> str:
-        """The question's text from the survey (its id when the survey is not known)."""
+        """The question's text from the survey (its id when the survey is not known), and the
+        group when the side is one of its declared groups against the rest."""
+        text = qid
         for q in (self.survey or {}).get("questions", []):
             if q.get("id") == qid:
-                return str(q.get("text") or qid)
-        return qid
+                text = str(q.get("text") or qid)
+        for side in ("rows", "cols"):
+            group = self.document[side].get("group")
+            if self.document[side].get("question") == qid and group is not None:
+                text += f" (group: {group}, against the rest)"
+        return text
 
     def name_of(self, qid: str) -> str:
         """How plain-text formats name a question: its text, with the id in brackets."""

@@ -26,6 +26,7 @@ from werkzeug.serving import make_server
 
 def survey() -> dict[str, Any]:
     data = survey_dict("xr")
+    data["questions"][1]["groups"] = {"cool": ["green", "blue"]}
     data["crosstabs"] = [["color", "smoker"]]
     return data
 
@@ -151,6 +152,8 @@ def test_empty_crosstab_renders_in_every_format() -> None:
     (["--crosstab", "color", "age", "--bins", "99"], "do not split"),
     (["--crosstab", "smoker", "age", "--crosstab-source", "declared"], "declares no crosstab"),
     (["--bins", "1,2"], "need --crosstab"),
+    (["--crosstab", "color", "smoker", "--bins", "1,2"], "bins apply to integer questions"),
+    (["--crosstab", "color:warm", "smoker"], "has no group 'warm'"),
 ])
 def test_crosstab_errors_are_one_line(answered: str, db_path: Path, args: list[str],
                                       message: str) -> None:
@@ -271,3 +274,10 @@ def test_headings_use_question_texts_and_html_names_survey_version_mechanisms() 
     assert f'{rx} <span class="qid">rx_misuse</span>' in html
     assert '<span class="qid">wellbeing-2026</span> version 1' in html
     assert "binary_rr, ε = 1" in html and "grr, ε = 2" in html
+
+
+def test_a_declared_group_as_rows(answered: str, db_path: Path) -> None:
+    res = run("--db", str(db_path), "--survey", answered, "--crosstab", "color:cool", "smoker")
+    assert res.exit_code == 0, res.output
+    assert "Favourite colour? (group: cool, against the rest)" in res.output
+    assert "not cool" in res.output and "declared crosstab aggregate" in res.output
