@@ -35,7 +35,8 @@ CELL_IN = 1.1
 MAX_ANNOTATED = 400  # cells; larger maps are colour only
 NOISY_FACE = "#eeeeee"
 NOISY_EDGE = "#9a9a9a"
-EXTRA_CSS = "td.noisy{color:#8c959f;font-style:italic}"
+EXTRA_CSS = ("td.noisy{color:#8c959f;font-style:italic}"
+             "h2 .qid{font-size:.65em;font-weight:normal}h2{font-size:1.15em}")
 
 
 def render_crosstab_html(report: CrosstabReport) -> str:
@@ -84,12 +85,11 @@ def _html_name(report: CrosstabReport, qid: str) -> str:
 
 
 def _questions(report: CrosstabReport) -> str:
-    rows = "".join(
-        f"<tr><td>{side_name}</td><td>{_html_name(report, report.document[side]['question'])}"
-        f"</td><td>{escape(report.mechanism_of(side))}</td></tr>"
-        for side, side_name in (("rows", "rows"), ("cols", "columns")))
-    return ('<div class="scroll"><table><tr><th></th><th>question</th><th>mechanism</th></tr>'
-            f"{rows}</table></div>")
+    items = "".join(
+        f"<li>{side_name}: {_html_name(report, report.document[side]['question'])} "
+        f"&middot; mechanism {escape(report.mechanism_of(side))}</li>"
+        for side, side_name in (("rows", "Rows"), ("cols", "Columns")))
+    return f'<ul class="meta">{items}</ul>'
 
 
 def heatmap_png(report: CrosstabReport, kind: str, title: str) -> tuple[str, int]:
