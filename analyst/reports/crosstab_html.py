@@ -93,9 +93,18 @@ def _questions(report: CrosstabReport) -> str:
 
 
 def heatmap_png(report: CrosstabReport, kind: str, title: str) -> tuple[str, int]:
-    """The grid of `kind` as a base64 PNG and its CSS width: colour = estimate in % clipped to
-    [0, 100], text = estimate and interval half-width; too-noisy cells are grey and hatched,
-    never coloured, and the legend says so."""
+    """The heatmap as a base64 PNG and the CSS width at which its fonts have their size."""
+    fig = heatmap_figure(report, kind, title)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    css_width = round(fig.get_figwidth() * CSS_DPI)
+    return base64.b64encode(buf.getvalue()).decode("ascii"), css_width
+
+
+def heatmap_figure(report: CrosstabReport, kind: str, title: str) -> Figure:
+    """The grid of `kind`: colour = estimate in % clipped to [0, 100], text = estimate and
+    interval half-width; too-noisy cells are grey and hatched, never coloured, and the legend
+    says so. Constrained layout keeps every title and label inside the figure."""
     import numpy as np
 
     grid: list[list[Mapping[str, Any]]] = report.grid(kind)
@@ -134,10 +143,7 @@ def heatmap_png(report: CrosstabReport, kind: str, title: str) -> tuple[str, int
                 light = noisy[i, j] or shown[i, j] <= 0.6 * top
                 ax.text(j, i, _annotation(cell), ha="center", va="center", fontsize=8,
                         color="#1f2328" if light else "white")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    css_width = round(fig.get_figwidth() * CSS_DPI)
-    return base64.b64encode(buf.getvalue()).decode("ascii"), css_width
+    return fig
 
 
 def _annotation(cell: Mapping[str, Any]) -> str:

@@ -281,3 +281,32 @@ def test_a_declared_group_as_rows(answered: str, db_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "Favourite colour? (group: cool, against the rest)" in res.output
     assert "not cool" in res.output and "declared crosstab aggregate" in res.output
+
+
+def test_heatmap_labels_fit_and_the_scale_is_in_percent() -> None:
+    """Title, axis labels and the colorbar label lie inside the figure (they were cut off:
+    "estimated share (clipped at", a title without its last letter), and the colour scale is
+    in % like the cells (it was in fractions)."""
+    from ldpsurvey.analyst.reports.crosstab_html import heatmap_figure
+
+    report = sensitive_report("cannabis_frequency", "rx_misuse",
+                              [int(v) for v in np.arange(4000) % 5],
+                              [int(v) for v in np.arange(4000) % 2])
+    for kind in ("joint", "col_given_row"):
+        fig = heatmap_figure(report, kind, "Shares within each row (each row sums to 100%)")
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        box = fig.bbox
+        ax, bar_ax = fig.axes[0], fig.axes[1]
+        texts = [ax.title, ax.xaxis.label, ax.yaxis.label, bar_ax.yaxis.label]
+        assert all(t.get_text() for t in texts)
+        for text in texts:
+            extent = text.get_window_extent(renderer)
+            assert (extent.x0 >= box.x0 - 0.5 and extent.x1 <= box.x1 + 0.5
+                    and extent.y0 >= box.y0 - 0.5 and extent.y1 <= box.y1 + 0.5), \
+                text.get_text()
+        assert "%" in bar_ax.yaxis.label.get_text()
+        shown = [c["estimate"] for row in report.grid(kind) for c in row if not c["too_noisy"]]
+        assert shown
+        vmax = ax.images[0].norm.vmax
+        assert vmax == pytest.approx(max(100 * max(shown), 1.0))
