@@ -420,25 +420,28 @@ class Floor:
         self.v2 = cell_min(cols.second_moments(), cols.membership)  # [b, d]
         self.fr, self.fc = self.f.sum(axis=1), self.f.sum(axis=0)
         self.second = self.v1 @ self.f @ self.v2.T  # Σ f_cd V₁[a,c] V₂[b,d]
+        self.row_in_col = self.v1 @ self.f  # [a, b]: Σ_c V₁[a,c] f_cb
+        self.col_in_row = self.f @ self.v2.T  # [a, b]: Σ_d f_ad V₂[b,d]
+        self.row_all, self.col_all = self.v1 @ self.fr, self.v2 @ self.fc
 
     def joint(self) -> np.ndarray:
         """Var(X_a·W_b) per report: E[P²] - f_ab²."""
         return self.second - self.f**2
 
     def row_shares(self) -> np.ndarray:
-        return self.v1 @ self.fr - self.fr**2
+        return self.row_all - self.fr**2
 
     def col_shares(self) -> np.ndarray:
-        return self.v2 @ self.fc - self.fc**2
+        return self.col_all - self.fc**2
 
     def col_given_row(self, a: int, b: int, r: float) -> float:
         """E[(X_a·(W_b - r))²] = Σ f_cd V₁[a,c]·(V₂[b,d] - 2r[d = b] + r²)."""
-        v1 = self.v1[a]
-        return float(self.second[a, b] - 2 * r * (v1 @ self.f[:, b]) + r * r * (v1 @ self.fr))
+        return float(self.second[a, b] - 2 * r * self.row_in_col[a, b]
+                     + r * r * self.row_all[a])
 
     def row_given_col(self, a: int, b: int, r: float) -> float:
-        v2 = self.v2[b]
-        return float(self.second[a, b] - 2 * r * (self.f[a] @ v2) + r * r * (v2 @ self.fc))
+        return float(self.second[a, b] - 2 * r * self.col_in_row[a, b]
+                     + r * r * self.col_all[b])
 
     def cols_mean_given_row(self, a: int, r: float) -> float:
         """E[(X_a·(Y - r))²] = Σ f_cd V₁[a,c]·E[(Y - r)² | w in d] (least over d's answers)."""
@@ -458,6 +461,9 @@ def _centred_square(encoder: Encoder, r: float) -> np.ndarray:
 
 def cell_min(values: np.ndarray, membership: np.ndarray) -> np.ndarray:
     """out[i, c] = the least values[i, x] over the answers x of cell c."""
+    if membership.shape[0] == membership.shape[1] and np.array_equal(
+            membership, np.eye(membership.shape[0])):
+        return np.asarray(values, dtype=float)  # option questions: a cell is an answer
     out = np.empty((values.shape[0], membership.shape[0]))
     for c in range(membership.shape[0]):
         out[:, c] = values[:, membership[c] > 0].min(axis=1)

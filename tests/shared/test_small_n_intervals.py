@@ -93,7 +93,7 @@ def test_the_issue_example_is_no_longer_a_zero_interval() -> None:
     assert cell.too_noisy and cell.std_error_method == FLOOR
 
 
-@pytest.mark.parametrize("name", [n for n in PAIR_NAMES if n != "two_layer"])
+@pytest.mark.parametrize("name", PAIR_NAMES)
 def test_single_question_std_errors_do_not_collapse_at_n_2(name: str) -> None:
     """The single-question estimators use the exact variance at the clipped/projected estimate
     (never a sample variance), so two identical reports give positive std errors too."""
