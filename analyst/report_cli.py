@@ -29,8 +29,11 @@ from .reports.model import FORMATS, render
 @click.option("--timeout", type=float, default=30.0, show_default=True,
               help="HTTP timeout in seconds.")
 @click.option("--crosstab", nargs=2, metavar="ROWS COLS",
-              help="Instead: joint and conditional estimates of two questions (docs/crosstabs.md).")
-@click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+              help="Instead: joint and conditional estimates of two questions "
+                   "(docs/crosstabs.md); a side may be QUESTION:GROUP, one of the question's "
+                   "declared groups against the rest.")
+@click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10 "
+                             "(refused when neither question is an integer one).")
 @click.option("--row-bins", help="Crosstab bin edges for an integer ROWS question.")
 @click.option("--col-bins", help="Crosstab bin edges for an integer COLS question.")
 @click.option("--crosstab-source", type=click.Choice(["auto", "declared", "reports"]),

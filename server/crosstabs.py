@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram, gram_features
 from ..shared.errors import CrosstabError
-from ..shared.joint_features import Encoder, encoder_for_question
+from ..shared.joint_features import (
+    Encoder,
+    bins_for_pair,
+    encoder_for_question,
+    group_encoder,
+)
 from ..shared.mechanisms import Mechanism
 
 if TYPE_CHECKING:
@@ -111,30 +117,53 @@ class PairCollector:
 # --- answering a crosstab request --------------------------------------------------------
 
 
+GROUP_SEPARATOR = ":"  # "question:group name" (question ids never contain ':')
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a requested crosstab: a question, or one of its declared groups vs the rest
+    (written "question:group name")."""
+
+    question: str
+    group: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Side:
+        question, sep, group = text.partition(GROUP_SEPARATOR)
+        return cls(question, group if sep else None)
+
+
 def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
              cols_q: str, row_bins: Sequence[int] | None = None,
              col_bins: Sequence[int] | None = None, confidence: float = 0.95,
              source: str = "auto", bins: Sequence[int] | None = None) -> dict[str, Any]:
-    """The crosstab document of two questions: from the declared aggregate when the survey
-    declares this pair with these bins (and `source` allows), else from the stored reports.
-    `bins` applies to whichever of the two is an integer question without its own bins."""
+    """The crosstab document of two sides, each a question id or "question:group": from the
+    declared aggregate of the two questions when the survey declares this pair with these bins
+    (and `source` allows), else from the stored reports. A group side uses its question's
+    features, so a declared crosstab of the question serves its groups too. `bins` applies to
+    whichever of the two is an integer question without its own bins; it is refused when
+    neither is one."""
     from . import surveys
 
     if source not in ("auto", "declared", "reports"):
         raise CrosstabError("source must be auto, declared or reports")
     record = surveys.get(store, survey_id, version)
     compiled = record.compiled()
-    for qid in (rows_q, cols_q):
-        if qid not in compiled.mechanisms:
-            raise CrosstabError(f"survey {record.id!r} has no question {qid!r}",
-                                {"question": qid})
+    sides = Side.parse(rows_q), Side.parse(cols_q)
+    for side in sides:
+        if side.question not in compiled.mechanisms:
+            raise CrosstabError(f"survey {record.id!r} has no question {side.question!r}",
+                                {"question": side.question})
+    rows_q, cols_q = sides[0].question, sides[1].question
     if rows_q == cols_q:
         raise CrosstabError("a crosstab needs two different questions")
-    if bins is not None:
-        if row_bins is None and compiled.mechanisms[rows_q].joint_reports == "integer":
-            row_bins = bins
-        if col_bins is None and compiled.mechanisms[cols_q].joint_reports == "integer":
-            col_bins = bins
+    shared_row, shared_col = bins_for_pair(
+        bins, (rows_q, cols_q),
+        (compiled.mechanisms[rows_q].joint_reports == "integer",
+         compiled.mechanisms[cols_q].joint_reports == "integer"))
+    row_bins = shared_row if row_bins is None else row_bins
+    col_bins = shared_col if col_bins is None else col_bins
     rows = encoder_for_question(compiled.survey.question(rows_q), compiled.mechanisms[rows_q],
                                 row_bins)
     cols = encoder_for_question(compiled.survey.question(cols_q), compiled.mechanisms[cols_q],
@@ -150,13 +179,44 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
         joint = JointAggregate(rows.width, cols.width)
         for text in store.aggregates(record.id, record.version).texts.get(key, ()):  # shards
             joint.merge(JointAggregate.from_dict(json.loads(text), (rows.width, cols.width)))
-        counts = joint.counts
-        result = estimate_crosstab(rows, cols, counts, confidence, source="declared")
+        counts, used = joint.counts, "declared"
     else:
         counts = adhoc_counts(store, record.id, record.version, compiled.mechanisms[rows_q], rows,
                               compiled.mechanisms[cols_q], cols)
-        result = estimate_crosstab(rows, cols, counts, confidence, source="reports")
+        used = "reports"
+    rows, cols = (_grouped(compiled, side, encoder) for side, encoder in zip(sides, (rows, cols),
+                                                                             strict=True))
+    result = estimate_crosstab(rows, cols, counts, confidence, source=used)
+    result.notes += group_notes(compiled, sides)
     return document(record, result)
+
+
+def _grouped(compiled: CompiledSurvey, side: Side, encoder: Encoder) -> Encoder:
+    """The side's encoder: the question's, or its group vs the rest."""
+    if side.group is None:
+        return encoder
+    groups = compiled.survey.question(side.question).groups
+    if side.group not in groups:
+        offered = ", ".join(repr(g) for g in groups) or "none"
+        raise CrosstabError(f"question {side.question!r} has no group {side.group!r} "
+                            f"(its groups: {offered})", {"question": side.question})
+    labels = list(encoder.cells)
+    return group_encoder(encoder, side.group, [labels.index(o) for o in groups[side.group]])
+
+
+def group_notes(compiled: CompiledSurvey, sides: Sequence[Side]) -> list[str]:
+    """Say which declared groups could be a side, and how to ask for them."""
+    notes = []
+    for side in sides:
+        if side.group is not None:
+            notes.append(f"{side.question}:{side.group}: the group's options summed, report by "
+                         "report (X_G = sum of X_a over the group), against the rest")
+            continue
+        groups = compiled.survey.question(side.question).groups
+        if groups:
+            names = ", ".join(f"'{side.question}:{g}'" for g in groups)
+            notes.append(f"{side.question} declares groups; each can be a crosstab side: {names}")
+    return notes
 
 
 def document(record: SurveyRecord, result: Crosstab) -> dict[str, Any]:

@@ -62,11 +62,22 @@ _CELL = {"type": "object", "required": ["estimate", "std_error", "ci_low", "ci_h
                         "ci_low": {"type": ["number", "null"]},
                         "ci_high": {"type": ["number", "null"]},
                         "variance_bound": {"type": ["number", "null"]},
-                        "too_noisy": {"type": "boolean"}}}
+                        "std_error_method": {
+                            "type": ["string", "null"], "enum": ["sample", "floor", None],
+                            "description": "sample: the sample variance of the per-submission "
+                                           "values; floor: the exact variance at the estimate "
+                                           "projected to the simplex, which was larger"},
+                        "too_noisy": {"type": "boolean",
+                                      "description": "the interval is wider than the range "
+                                                     "of the number, or a ratio's "
+                                                     "denominator includes 0"}}}
 _GRID = {"type": "array", "items": {"type": "array", "items": _CELL}}
 _AXIS = {"type": "object", "required": ["question", "mechanism", "cells"],
          "properties": {"question": {"type": "string"}, "mechanism": {"type": "string"},
-                        "cells": {"type": "array"}}}
+                        "cells": {"type": "array"},
+                        "group": {"type": "string",
+                                  "description": "the side is this declared group of the "
+                                                 "question against the rest"}}}
 _AUTH = (401, 403)
 
 _SCHEMAS: dict[str, Any] = {
@@ -209,9 +220,12 @@ _PATHS: dict[str, Any] = {
         "summary": "Joint and conditional estimates of two questions (docs/crosstabs.md).",
         "security": _BEARER,
         "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE,
-                       _query("rows", "Question id of the rows.", required=True),
-                       _query("cols", "Question id of the columns.", required=True),
-                       _query("bins", "Bin edges, e.g. 0,5,10, for the integer question(s)."),
+                       _query("rows", "Question id of the rows, or question:group for one of "
+                              "its declared groups against the rest.", required=True),
+                       _query("cols", "Question id of the columns, or question:group.",
+                              required=True),
+                       _query("bins", "Bin edges, e.g. 0,5,10, for the integer question(s); "
+                              "refused (422) when neither question is an integer one."),
                        _query("row_bins", "Bin edges for an integer row question."),
                        _query("col_bins", "Bin edges for an integer column question."),
                        {"name": "source", "in": "query", "required": False,

@@ -18,8 +18,8 @@ conditional means are ratios of two such means, with delta-method intervals.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -166,9 +166,18 @@ def _indicator_sums(units: np.ndarray, moments: np.ndarray) -> np.ndarray:
 # --- estimates -------------------------------------------------------------------------------
 
 
+SAMPLE, FLOOR = "sample", "floor"  # which variance a cell's std error is the root of
+
+
 @dataclass
 class Cell:
-    """One number of a crosstab: estimate, std error, interval (and worst-case variance)."""
+    """One number of a crosstab: estimate, std error, interval (and worst-case variance).
+
+    `std_error_method` says which variance the std error is the root of: `sample` (the sample
+    variance of the per-submission values) or `floor` (the exact variance at the estimate
+    projected to the simplex, which was larger: at small n the sample variance can be 0).
+    `too_noisy`: the interval is wider than every value the number can take, or a ratio's
+    denominator cannot be told apart from 0; reports show "too noisy" instead of the number."""
 
     estimate: float | None
     std_error: float | None
@@ -176,12 +185,14 @@ class Cell:
     ci_high: float | None
     variance_bound: float | None = None
     too_noisy: bool = False
+    std_error_method: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {k: finite_or_none(getattr(self, k)) for k in
                              ("estimate", "std_error", "ci_low", "ci_high")}
         if self.variance_bound is not None:
             d["variance_bound"] = finite_or_none(self.variance_bound)
+        d["std_error_method"] = self.std_error_method
         d["too_noisy"] = self.too_noisy
         return d
 
@@ -208,6 +219,8 @@ class Crosstab:
     cols_mean_given_row: list[Cell] | None = None  # mean of the column question given row a
     rows_mean_given_col: list[Cell] | None = None
     notes: list[str] = field(default_factory=list)
+    rows_group: str | None = None  # the side is this declared group vs the rest
+    cols_group: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         def grid(cells: list[list[Cell]]) -> list[list[dict[str, Any]]]:
@@ -219,6 +232,11 @@ class Crosstab:
             "cols": {"question": self.cols_question, "mechanism": self.cols_mechanism,
                      "cells": [_label(v) for v in self.cols]},
             "n": self.n, "confidence": self.confidence, "source": self.source,
+        }
+        for side, group in (("rows", self.rows_group), ("cols", self.cols_group)):
+            if group is not None:
+                d[side]["group"] = group
+        d |= {
             "joint": grid(self.joint), "consistent": self.consistent,
             "row_shares": [c.to_dict() for c in self.row_shares],
             "col_shares": [c.to_dict() for c in self.col_shares],
@@ -240,11 +258,16 @@ def _label(value: Any) -> Any:
 NOTES = (
     "joint: unbiased share of submissions answering (row, col), the mean over submissions of "
     "the product of the two per-report unbiased indicator estimators; it may be negative",
-    "std_error: sample standard deviation of the per-submission products over sqrt(n); "
+    "std_error: the larger of the sample variance of the per-submission values over n "
+    "(std_error_method 'sample') and the exact variance at the estimate projected to the "
+    "simplex (Norm-Sub of the joint table; binned integer answers placed where the variance is "
+    "least) ('floor'): the sample variance alone can be 0 at small n; "
     "variance_bound: worst case over the truth",
     "conditional shares and means are ratios of two unbiased means with delta-method "
-    "intervals; too_noisy: the interval of the share conditioned on includes 0, so the ratio "
-    "is not meaningful",
+    "intervals",
+    "too_noisy: the interval is wider than the whole range the number can take (100 points "
+    "for a share, the answer range for a mean), or for a ratio the interval of the share "
+    "conditioned on includes 0; reports show 'too noisy' and never the number",
     "only submissions that answered both questions are counted",
 )
 
@@ -258,7 +281,8 @@ def estimate_crosstab(rows: Encoder, cols: Encoder, counts: np.ndarray,
     result = Crosstab(rows.question_id, cols.question_id, rows.mechanism, cols.mechanism,
                       list(rows.cells), list(cols.cells), n, confidence, source,
                       notes=list(NOTES) + [f"mean {e.question_id}: {e.mean_note}"
-                                           for e in (rows, cols) if e.mean_note])
+                                           for e in (rows, cols) if e.mean_note],
+                      rows_group=rows.group, cols_group=cols.group)
     m1, m2 = len(rows.cells), len(cols.cells)
     empty = Cell(None, None, None, None)
     if n < 2:
@@ -278,50 +302,91 @@ def estimate_crosstab(rows: Encoder, cols: Encoder, counts: np.ndarray,
     s_row, s_row2 = b1 @ g @ e1, d1 @ g @ e1  # X_a alone, over these submissions
     s_col, s_col2 = e2 @ g @ b2.T, e2 @ g @ d2.T
     bound = joint_variance_bound(rows, cols) / n
-    joint = _means(s_joint, s_joint2, n, z)
-    result.joint = [[Cell(*joint[i][j], variance_bound=float(bound[i, j])) for j in range(m2)]
-                    for i in range(m1)]
-    result.consistent = norm_sub(s_joint.ravel() / n).reshape(m1, m2).tolist()
-    row_cells = _means(s_row, s_row2, n, z)
-    col_cells = _means(s_col, s_col2, n, z)
-    result.row_shares = [Cell(*c) for c in row_cells]
-    result.col_shares = [Cell(*c) for c in col_cells]
-    noisy_row = [c[2] <= 0 <= c[3] for c in row_cells]
-    noisy_col = [c[2] <= 0 <= c[3] for c in col_cells]
+    projected = norm_sub(s_joint.ravel() / n).reshape(m1, m2)
+    result.consistent = projected.tolist()
+    floor = Floor(rows, cols, projected)
+    joint = _means(s_joint, s_joint2, n, z, floor.joint() / n, SHARE_RANGE)
+    result.joint = [[replace(joint[i][j], variance_bound=float(bound[i, j]))
+                     for j in range(m2)] for i in range(m1)]
+    row_cells = _means(s_row, s_row2, n, z, floor.row_shares() / n, SHARE_RANGE)
+    col_cells = _means(s_col, s_col2, n, z, floor.col_shares() / n, SHARE_RANGE)
+    result.row_shares, result.col_shares = row_cells, col_cells
+    noisy_row = [_includes_zero(c) for c in row_cells]
+    noisy_col = [_includes_zero(c) for c in col_cells]
     # P(b | a): numerator X_a W_b, denominator X_a; Σ num·den = Σ X_a² W_b.
     cross_row = d1 @ g @ b2.T
     result.col_given_row = [[_ratio(s_joint[i, j], s_joint2[i, j], s_row[i], s_row2[i],
-                                    cross_row[i, j], n, z, noisy_row[i]) for j in range(m2)]
-                            for i in range(m1)]
+                                    cross_row[i, j], n, z, noisy_row[i],
+                                    lambda r, i=i, j=j: floor.col_given_row(i, j, r),
+                                    SHARE_RANGE) for j in range(m2)] for i in range(m1)]
     cross_col = b1 @ g @ d2.T
     result.row_given_col = [[_ratio(s_joint[i, j], s_joint2[i, j], s_col[j], s_col2[j],
-                                    cross_col[i, j], n, z, noisy_col[j]) for j in range(m2)]
-                            for i in range(m1)]
+                                    cross_col[i, j], n, z, noisy_col[j],
+                                    lambda r, i=i, j=j: floor.row_given_col(i, j, r),
+                                    SHARE_RANGE) for j in range(m2)] for i in range(m1)]
     if cols.mean is not None and cols.mean_square is not None:
         num, num2, cross = b1 @ g @ cols.mean, d1 @ g @ cols.mean_square, d1 @ g @ cols.mean
+        span = _answer_range(cols)
         result.cols_mean_given_row = [_ratio(num[i], num2[i], s_row[i], s_row2[i], cross[i],
-                                             n, z, noisy_row[i]) for i in range(m1)]
+                                             n, z, noisy_row[i],
+                                             lambda r, i=i: floor.cols_mean_given_row(i, r),
+                                             span) for i in range(m1)]
     if rows.mean is not None and rows.mean_square is not None:
         num, num2 = rows.mean @ g @ b2.T, rows.mean_square @ g @ d2.T
         cross = rows.mean @ g @ d2.T
+        span = _answer_range(rows)
         result.rows_mean_given_col = [_ratio(num[j], num2[j], s_col[j], s_col2[j], cross[j],
-                                             n, z, noisy_col[j]) for j in range(m2)]
+                                             n, z, noisy_col[j],
+                                             lambda r, j=j: floor.rows_mean_given_col(j, r),
+                                             span) for j in range(m2)]
     return result
 
 
-def _means(total: np.ndarray, total_sq: np.ndarray, n: int, z: float) -> Any:
-    """(estimate, std error, low, high) of a mean from sums of values and of their squares."""
+SHARE_RANGE = (0.0, 1.0)
+
+
+def _answer_range(encoder: Encoder) -> tuple[float, float]:
+    assert encoder.answers is not None
+    return float(np.min(encoder.answers)), float(np.max(encoder.answers))
+
+
+def _includes_zero(cell: Cell) -> bool:
+    return cell.ci_low is not None and cell.ci_high is not None \
+        and cell.ci_low <= 0 <= cell.ci_high
+
+
+def _too_wide(low: float, high: float, span: tuple[float, float]) -> bool:
+    """An interval wider than every value the number can take says less than the range."""
+    return high - low > span[1] - span[0]
+
+
+def _means(total: np.ndarray, total_sq: np.ndarray, n: int, z: float, floor: np.ndarray,
+           span: tuple[float, float]) -> Any:
+    """Cells of means from sums of values and of their squares: the std error is the root of
+    the larger of the sample variance of the mean and `floor` (same shape)."""
     mean = total / n
-    var = np.maximum((total_sq - n * mean**2) / (n - 1), 0.0) / n
+    sample = np.maximum((total_sq - n * mean**2) / (n - 1), 0.0) / n
+    var = np.maximum(sample, floor)
+    method = np.where(floor > sample, FLOOR, SAMPLE)
     se = np.sqrt(var)
-    out = np.stack([mean, se, mean - z * se, mean + z * se], axis=-1)
-    return out.tolist()
+
+    def cell(index: tuple[int, ...]) -> Cell:
+        est, s = float(mean[index]), float(se[index])
+        low, high = est - z * s, est + z * s
+        return Cell(est, s, low, high, too_noisy=_too_wide(low, high, span),
+                    std_error_method=str(method[index]))
+
+    if mean.ndim == 1:
+        return [cell((i,)) for i in range(mean.shape[0])]
+    return [[cell((i, j)) for j in range(mean.shape[1])] for i in range(mean.shape[0])]
 
 
 def _ratio(num: float, num_sq: float, den: float, den_sq: float, cross: float, n: int,
-           z: float, too_noisy: bool) -> Cell:
+           z: float, too_noisy: bool, floor: Callable[[float], float],
+           span: tuple[float, float]) -> Cell:
     """R = Σnum / Σden with the delta-method std error from the per-report sample moments:
-    Var R ≈ (s_nn - 2R·s_nd + R²·s_dd) / (n·d̄²)."""
+    Var R ≈ (s_nn - 2R·s_nd + R²·s_dd) / (n·d̄²), or from the model when larger:
+    `floor(R)` is a lower bound on E[(num - R·den)²] for one report at the projected table."""
     if den == 0:
         return Cell(None, None, None, None, too_noisy=True)
     r = float(num / den)
@@ -329,9 +394,80 @@ def _ratio(num: float, num_sq: float, den: float, den_sq: float, cross: float, n
     s_nn = (num_sq - n * mean_n**2) / (n - 1)
     s_dd = (den_sq - n * mean_d**2) / (n - 1)
     s_nd = (cross - n * mean_n * mean_d) / (n - 1)
-    var = max(s_nn - 2 * r * s_nd + r * r * s_dd, 0.0) / (n * mean_d**2)
+    sample = max(s_nn - 2 * r * s_nd + r * r * s_dd, 0.0) / (n * mean_d**2)
+    model = max(floor(min(max(r, span[0]), span[1])), 0.0) / (n * mean_d**2)
+    var = max(sample, model)
     se = math.sqrt(var)
-    return Cell(r, se, r - z * se, r + z * se, too_noisy=too_noisy)
+    low, high = r - z * se, r + z * se
+    return Cell(r, se, low, high, too_noisy=too_noisy or _too_wide(low, high, span),
+                std_error_method=FLOOR if model > sample else SAMPLE)
+
+
+class Floor:
+    """Exact one-report second moments at a projected joint table of cells (non-negative,
+    summing to 1): the variance floor of every crosstab number.
+
+    Per report the products factor, E[(X_a·W_b)² | x, w] = V₁[a, x]·V₂[b, w], so with the table
+    f over cells (c, d) the second moment is Σ f_cd·V₁[a, x∈c]·V₂[b, w∈d]. Within a cell of a
+    binned integer question the answers' placement is unknown: each V is taken at the answer of
+    the cell where it is least (`cell_min`), so the floor never exceeds the exact variance of
+    any population with this table. For option questions (a cell is an answer) it is exact.
+    """
+
+    def __init__(self, rows: Encoder, cols: Encoder, table: np.ndarray) -> None:
+        self.rows, self.cols, self.f = rows, cols, np.asarray(table, dtype=float)
+        self.v1 = cell_min(rows.second_moments(), rows.membership)  # [a, c]
+        self.v2 = cell_min(cols.second_moments(), cols.membership)  # [b, d]
+        self.fr, self.fc = self.f.sum(axis=1), self.f.sum(axis=0)
+        self.second = self.v1 @ self.f @ self.v2.T  # Σ f_cd V₁[a,c] V₂[b,d]
+        self.row_in_col = self.v1 @ self.f  # [a, b]: Σ_c V₁[a,c] f_cb
+        self.col_in_row = self.f @ self.v2.T  # [a, b]: Σ_d f_ad V₂[b,d]
+        self.row_all, self.col_all = self.v1 @ self.fr, self.v2 @ self.fc
+
+    def joint(self) -> np.ndarray:
+        """Var(X_a·W_b) per report: E[P²] - f_ab²."""
+        return self.second - self.f**2
+
+    def row_shares(self) -> np.ndarray:
+        return self.row_all - self.fr**2
+
+    def col_shares(self) -> np.ndarray:
+        return self.col_all - self.fc**2
+
+    def col_given_row(self, a: int, b: int, r: float) -> float:
+        """E[(X_a·(W_b - r))²] = Σ f_cd V₁[a,c]·(V₂[b,d] - 2r[d = b] + r²)."""
+        return float(self.second[a, b] - 2 * r * self.row_in_col[a, b]
+                     + r * r * self.row_all[a])
+
+    def row_given_col(self, a: int, b: int, r: float) -> float:
+        return float(self.second[a, b] - 2 * r * self.col_in_row[a, b]
+                     + r * r * self.col_all[b])
+
+    def cols_mean_given_row(self, a: int, r: float) -> float:
+        """E[(X_a·(Y - r))²] = Σ f_cd V₁[a,c]·E[(Y - r)² | w in d] (least over d's answers)."""
+        spread = cell_min(_centred_square(self.cols, r)[None, :], self.cols.membership)[0]
+        return float(self.v1[a] @ self.f @ spread)
+
+    def rows_mean_given_col(self, b: int, r: float) -> float:
+        spread = cell_min(_centred_square(self.rows, r)[None, :], self.rows.membership)[0]
+        return float(spread @ self.f @ self.v2[b])
+
+
+def _centred_square(encoder: Encoder, r: float) -> np.ndarray:
+    """E[(Y - r)² | answer] for each answer column of `expected`."""
+    assert encoder.mean is not None and encoder.mean_square is not None
+    return (encoder.mean_square - 2 * r * encoder.mean) @ encoder.expected + r * r
+
+
+def cell_min(values: np.ndarray, membership: np.ndarray) -> np.ndarray:
+    """out[i, c] = the least values[i, x] over the answers x of cell c."""
+    if membership.shape[0] == membership.shape[1] and np.array_equal(
+            membership, np.eye(membership.shape[0])):
+        return np.asarray(values, dtype=float)  # option questions: a cell is an answer
+    out = np.empty((values.shape[0], membership.shape[0]))
+    for c in range(membership.shape[0]):
+        out[:, c] = values[:, membership[c] > 0].min(axis=1)
+    return out
 
 
 # --- exact variances (fixed population) and worst-case bounds -----------------------------

@@ -61,6 +61,7 @@ class Encoder:
     moment_columns: tuple[int, ...] = ()  # feature columns that are not 0/1 (y, y²)
     mean_note: str | None = None  # what the mean is of, when not the answer itself
     index_reports: bool = False  # one-hot features: every function of a report is linear
+    group: str | None = None  # a declared group of the question vs the rest (`group_encoder`)
 
     @property
     def width(self) -> int:
@@ -186,6 +187,20 @@ def parse_bins(text: str | Sequence[int] | None) -> tuple[int, ...] | None:
     return tuple(values)
 
 
+def bins_for_pair(bins: Sequence[int] | None, questions: tuple[str, str],
+                  integer: tuple[bool, bool]) -> tuple[tuple[int, ...] | None,
+                                                      tuple[int, ...] | None]:
+    """(row bins, column bins) from one `bins` for whichever of two questions is an integer
+    one; refused when neither is, rather than silently ignored."""
+    if bins is None:
+        return None, None
+    if not any(integer):
+        raise CrosstabError(f"bins apply to integer questions; neither {questions[0]!r} nor "
+                            f"{questions[1]!r} is one")
+    edges = tuple(bins)
+    return (edges if integer[0] else None), (edges if integer[1] else None)
+
+
 def bin_edges(low: int, high: int, bins: Sequence[int] | None) -> tuple[int, ...]:
     """The inner edges within (low, high]: edges at or below `low` or above `high` only repeat
     the range's own ends, so they are dropped; at least one must remain."""
@@ -292,3 +307,39 @@ def _answer_grid(low: int, high: int, edges: Sequence[int]) -> np.ndarray:
     for e in edges:
         grid.update(v for v in range(e - 8, e + 8) if low <= v <= high)
     return np.array(sorted(grid), dtype=np.int64)
+
+
+# --- groups: a question's declared group and the rest, as a two-cell side ------------------
+
+
+def group_encoder(encoder: Encoder, name: str, members: Sequence[int]) -> Encoder:
+    """The side "group `name` / the rest" of an option question: X_G = Σ_{a in G} X_a.
+
+    Its square must be linear in the features too. For index reports (one-hot features) every
+    function of the report is, so X_G(y)² = (c + s_y)² with s = Σ_{a in G} B[a] exactly. For
+    support-set reports X_G² has cross terms S_a·S_b that the features do not carry: refused.
+    The features are the question's own, so a declared crosstab of the question serves its
+    groups too.
+    """
+    if not encoder.index_reports:
+        raise CrosstabError(f"group {name!r} of {encoder.question_id!r} cannot be a crosstab "
+                            f"side: {encoder.mechanism} reports support sets of values, whose "
+                            "group sums have no exact per-report square; cross the question "
+                            "itself and read the group's options")
+    k = len(encoder.cells)
+    inside = np.zeros(k, dtype=bool)
+    inside[list(members)] = True
+    if inside.all() or not inside.any():
+        raise CrosstabError(f"group {name!r} of {encoder.question_id!r} must leave out at "
+                            "least one option and hold at least one")
+    sums = np.stack([encoder.estimator[inside].sum(axis=0),
+                     encoder.estimator[~inside].sum(axis=0)])
+    constant = sums[:, :1]  # one-hot features: X(y) = constant + sums[1 + y]
+    square = np.hstack([constant**2, (constant + sums[:, 1:]) ** 2 - constant**2])
+    membership = np.stack([encoder.membership[inside].sum(axis=0),
+                           encoder.membership[~inside].sum(axis=0)])
+    cell_side = np.where(inside, 0, 1)
+    return replace(encoder, cells=(name, f"not {name}"), estimator=sums, square=square,
+                   membership=membership,
+                   cell_of=lambda index: cell_side[encoder.cell_of(np.asarray(index))],
+                   mean=None, mean_square=None, answers=None, mean_note=None, group=name)

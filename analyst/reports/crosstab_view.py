@@ -72,19 +72,53 @@ class CrosstabReport:
     def n(self) -> int:
         return int(self.document["n"])
 
+    def mechanism_of(self, side: str) -> str:
+        """The side's mechanism, with its ε when the survey is known: "grr, ε = 2"."""
+        qid = self.document[side]["question"]
+        mechanism = str(self.document[side].get("mechanism", "?"))
+        for q in (self.survey or {}).get("questions", []):
+            if q.get("id") == qid and q.get("epsilon") is not None:
+                return f"{mechanism}, ε = {float(q['epsilon']):g}"
+        return mechanism
+
     @property
     def confidence(self) -> float:
         return float(self.document.get("confidence", 0.95))
 
     def text_of(self, qid: str) -> str:
+        """The question's text from the survey (its id when the survey is not known), and the
+        group when the side is one of its declared groups against the rest."""
+        text = qid
         for q in (self.survey or {}).get("questions", []):
             if q.get("id") == qid:
-                return str(q.get("text", qid))
-        return qid
+                text = str(q.get("text") or qid)
+        for side in ("rows", "cols"):
+            group = self.document[side].get("group")
+            if self.document[side].get("question") == qid and group is not None:
+                text += f" (group: {group}, against the rest)"
+        return text
+
+    def name_of(self, qid: str) -> str:
+        """How plain-text formats name a question: its text, with the id in brackets."""
+        text = self.text_of(qid)
+        return qid if text == qid else f"{text} [{qid}]"
 
     @property
     def title(self) -> str:
         return (f"{self.text_of(self.rows_question)} x {self.text_of(self.cols_question)}")
+
+    @property
+    def uses_floor(self) -> bool:
+        """Whether any number's std error is the model floor rather than the sample's."""
+        return any(c.get("std_error_method") == FLOOR for c in self.cells())
+
+    def cells(self) -> list[Mapping[str, Any]]:
+        out: list[Mapping[str, Any]] = []
+        for kind in (JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL):
+            out += [c for row in self.grid(kind) for c in row]
+        for kind in (ROW_SHARES, COL_SHARES, COLS_MEAN, ROWS_MEAN):
+            out += self.document.get(kind) or []
+        return out
 
     def grid(self, kind: str) -> list[list[Mapping[str, Any]]]:
         return self.document[kind]
@@ -96,16 +130,22 @@ class CrosstabReport:
 # --- cell text shared by the text formats ------------------------------------------------------
 
 
+FLOOR = "floor"
+FLOOR_MARK = "†"
+TOO_NOISY = "too noisy"
+
+
 def share_cell(cell: Mapping[str, Any], truth: float | None = None) -> str:
-    """"12.3% ±4.5" (the interval's half-width in points), "too noisy" when flagged."""
+    """"12.3% ±4.5" (the interval's half-width in points; "†" when the std error is the model
+    floor), "too noisy" when flagged: a flagged number is never shown as a value."""
     if cell.get("too_noisy"):
-        return "too noisy"
+        return TOO_NOISY
     return _with_half(cell, pct, truth)
 
 
 def mean_cell(cell: Mapping[str, Any], truth: float | None = None) -> str:
     if cell.get("too_noisy"):
-        return "too noisy"
+        return TOO_NOISY
     return _with_half(cell, num, truth)
 
 
@@ -118,6 +158,8 @@ def _with_half(cell: Mapping[str, Any], show: Callable[[float | None], str],
     if low is not None and high is not None:
         half = show((high - low) / 2).rstrip("%")
         text += f" ±{half}"
+        if cell.get("std_error_method") == FLOOR:
+            text += FLOOR_MARK
     if truth is not None:
         text += f" (true {show(truth)})"
     return text
@@ -125,15 +167,21 @@ def _with_half(cell: Mapping[str, Any], show: Callable[[float | None], str],
 
 @dataclass(frozen=True)
 class Table:
-    """One rows x columns table of a crosstab report, as strings."""
+    """One rows x columns table of a crosstab report, as strings. The title is a template in
+    which {rows} and {cols} stand for the two questions, named as each format names them."""
 
-    title: str
+    template: str
     header: list[str]
     body: list[list[str]]
 
+    def title(self, name: Callable[[str], str], report: CrosstabReport) -> str:
+        return self.template.format(rows=name(report.rows_question),
+                                    cols=name(report.cols_question))
+
 
 def tables(report: CrosstabReport) -> list[Table]:
-    """The tables every text format shows, in order."""
+    """The tables every text format shows, in order (the corner cell names the questions by
+    id; the titles by their text)."""
     rows, cols, t = report.rows, report.cols, report.truth
     rq, cq = report.rows_question, report.cols_question
     joint = report.grid(JOINT)
@@ -143,7 +191,7 @@ def tables(report: CrosstabReport) -> list[Table]:
     def truth(kind: str, i: int, j: int | None = None) -> float | None:
         return None if t is None else t.of(kind, i, j)
 
-    out = [Table(f"Joint shares: {rq} (rows) x {cq} (columns), with {rq} alone",
+    out = [Table("Joint shares. Rows: {rows}; columns: {cols} ('all': each alone)",
                  [f"{rq} \\ {cq}", *cols, "all"],
                  [[r, *(share_cell(joint[i][j], truth(JOINT, i, j)) for j in range(len(cols))),
                    share_cell(row_shares[i], truth(ROW_SHARES, i)) if row_shares else ""]
@@ -151,23 +199,23 @@ def tables(report: CrosstabReport) -> list[Table]:
                  + [["all", *(share_cell(c, truth(COL_SHARES, j))
                               for j, c in enumerate(col_shares)), ""]])]
     cond = report.grid(COL_GIVEN_ROW)
-    out.append(Table(f"{cq} among those answering each {rq} (each row sums to 100%)",
+    out.append(Table("{cols} among those answering each {rows} (each row sums to 100%)",
                      [f"{rq} \\ {cq}", *cols],
                      [[r, *(share_cell(cond[i][j], truth(COL_GIVEN_ROW, i, j))
                             for j in range(len(cols)))] for i, r in enumerate(rows)]))
     cond = report.grid(ROW_GIVEN_COL)
-    out.append(Table(f"{rq} among those answering each {cq} (each column sums to 100%)",
+    out.append(Table("{rows} among those answering each {cols} (each column sums to 100%)",
                      [f"{rq} \\ {cq}", *cols],
                      [[r, *(share_cell(cond[i][j], truth(ROW_GIVEN_COL, i, j))
                             for j in range(len(cols)))] for i, r in enumerate(rows)]))
     means = report.means(COLS_MEAN)
     if means is not None:
-        out.append(Table(f"Mean {cq} among those answering each {rq}", [rq, f"mean {cq}"],
+        out.append(Table("Mean {cols} among those answering each {rows}", [rq, f"mean {cq}"],
                          [[r, mean_cell(means[i], truth(COLS_MEAN, i))]
                           for i, r in enumerate(rows)]))
     means = report.means(ROWS_MEAN)
     if means is not None:
-        out.append(Table(f"Mean {rq} among those answering each {cq}", [cq, f"mean {rq}"],
+        out.append(Table("Mean {rows} among those answering each {cols}", [cq, f"mean {rq}"],
                          [[c, mean_cell(means[j], truth(ROWS_MEAN, j))]
                           for j, c in enumerate(cols)]))
     return out
@@ -182,30 +230,43 @@ def summary_line(report: CrosstabReport) -> str:
             + (f"; from {source}" if source else ""))
 
 
+def std_error_line(report: CrosstabReport) -> str:
+    """Which variance the intervals use, said in every human-readable format."""
+    return ("Std errors: the sample variance of the per-submission values, or where marked "
+            f"{FLOOR_MARK} the exact variance at the estimate projected to the simplex (the "
+            "sample variance was smaller; at small n it can be 0 and is not an interval)."
+            if report.uses_floor else
+            "Std errors: the sample variance of the per-submission values (never below the "
+            "exact variance at the estimate projected to the simplex).")
+
+
 EXPLANATION = (
     "A joint share is estimated from each respondent's two randomized reports together: no "
     "extra privacy is spent, but the noise of the two reports multiplies, so a cell's "
     "interval is much wider than a single question's. Shares among a subgroup divide by "
     "the subgroup's own noisy size; 'too noisy' means that subgroup's size cannot be told "
-    "apart from zero, so the ratio says nothing.")
+    "apart from zero, so the ratio says nothing; an interval wider than every value the number "
+    "can take (more than 100 points for a share) is 'too noisy' too: such a number is noise, "
+    "not a finding, and is never shown or coloured as one.")
 
 
 # --- formats -----------------------------------------------------------------------------
 
 
 def render_crosstab_table(report: CrosstabReport) -> str:
-    lines = [report.title, _heading(report), summary_line(report), ""]
+    lines = [report.title, _heading(report), summary_line(report), std_error_line(report), ""]
     for table in tables(report):
-        lines += [table.title, *("  " + line for line in text_grid(table.header, table.body)), ""]
+        lines += [table.title(report.name_of, report),
+                  *("  " + line for line in text_grid(table.header, table.body)), ""]
     lines += _notes(report)
     return "\n".join(lines) + "\n"
 
 
 def render_crosstab_markdown(report: CrosstabReport) -> str:
     lines = [f"# {md_escape(report.title)}", "", md_escape(_heading(report)), "",
-             md_escape(summary_line(report)), ""]
+             md_escape(summary_line(report)), "", md_escape(std_error_line(report)), ""]
     for table in tables(report):
-        lines += [f"## {md_escape(table.title)}", "",
+        lines += [f"## {md_escape(table.title(report.name_of, report))}", "",
                   "| " + " | ".join(md_escape(h) for h in table.header) + " |",
                   "|---" + "|---:" * (len(table.header) - 1) + "|"]
         lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in table.body]
@@ -223,7 +284,8 @@ def render_crosstab_json(report: CrosstabReport) -> str:
 
 
 CSV_COLUMNS = ("survey", "version", "rows_question", "cols_question", "table", "row", "col",
-               "n", "confidence", *FIELDS, "too_noisy", "consistent", "truth")
+               "n", "confidence", *FIELDS, "std_error_method", "too_noisy", "consistent",
+               "truth")
 
 
 def render_crosstab_csv(report: CrosstabReport) -> str:
@@ -240,6 +302,7 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
              consistent: float | None = None) -> None:
         writer.writerow([*base, kind, r, c, report.n, report.confidence,
                          *("" if cell.get(f) is None else repr(cell[f]) for f in FIELDS),
+                         cell.get("std_error_method") or "",
                          str(bool(cell.get("too_noisy"))).lower(),
                          "" if consistent is None else repr(consistent),
                          "" if truth is None else repr(truth)])
@@ -262,8 +325,8 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
 def _heading(report: CrosstabReport) -> str:
     d = report.document
     return (f"survey {d.get('survey', '?')} v{d.get('version', '?')}: rows "
-            f"{report.rows_question} ({d['rows'].get('mechanism', '?')}), columns "
-            f"{report.cols_question} ({d['cols'].get('mechanism', '?')})")
+            f"{report.rows_question} ({report.mechanism_of('rows')}), columns "
+            f"{report.cols_question} ({report.mechanism_of('cols')})")
 
 
 def _notes(report: CrosstabReport) -> list[str]:

@@ -45,6 +45,10 @@ tr.group td{background:#f4f8ee}tr.mean td{background:#fff8e6;font-weight:600}
 .explain h3{font-size:1em;margin:.8em 0 .1em}.explain p{margin:.1em 0 .6em}
 .note{color:#57606a;font-size:.9em}
 details summary{cursor:pointer;color:#3b6ea8}
+.scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}
+h1,h2,p,li,.qid{overflow-wrap:anywhere}
+@media (max-width:600px){main{padding:14px 12px 32px}h1{font-size:1.4em}
+ .card{min-width:0;flex:1 1 40%}th,td{padding:4px 6px}}
 """
 
 
@@ -92,9 +96,9 @@ def _budget(report: Report) -> str:
         f"<td>{escape(str(q.get('mechanism', '')))}</td><td>{float(q['epsilon']):g}</td></tr>"
         for q in report.survey["questions"])
     return ("<h2>Privacy budget</h2>"
-            "<table><tr><th>question</th><th>mechanism</th><th>ε</th></tr>"
+            '<div class="scroll"><table><tr><th>question</th><th>mechanism</th><th>ε</th></tr>'
             f"{rows}<tr class=\"mean\"><td>total per respondent (sum)</td><td></td>"
-            f"<td>{report.total_epsilon:g}</td></tr></table>")
+            f"<td>{report.total_epsilon:g}</td></tr></table></div>")
 
 
 def _explanation() -> str:
@@ -138,7 +142,8 @@ def _question(q: QuestionView, report: Report) -> str:
 def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
     truth = report.truth
     head = ["", *(c.header for c in columns(q, truth))]
-    lines = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
+    lines = ['<div class="scroll"><table><tr>'
+             + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     for r in rows:
         label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
         if r.kind == MEAN:
@@ -149,5 +154,5 @@ def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
                  *(f"<td>{escape(c)}</td>" for c in rest)]
         cls = f' class="{r.kind}"' if r.kind in (GROUP, MEAN) else ""
         lines.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
-    lines.append("</table>")
+    lines.append("</table></div>")
     return "".join(lines)

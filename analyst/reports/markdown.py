@@ -23,7 +23,7 @@ def render_markdown(report: Report) -> str:
              f"{report.n_submissions:,} submissions, {report.confidence:.0%} intervals.", "",
              "## Privacy budget", "",
              "| question | epsilon |", "|---|---:|"]
-    lines += [f"| {md_escape(q['id'])} | {float(q['epsilon']):g} |"
+    lines += [f"| {md_escape(q.get('text') or q['id'])} `{q['id']}` | {float(q['epsilon']):g} |"
               for q in report.survey["questions"]]
     lines += [f"| **total per respondent** | **{report.total_epsilon:g}** |", ""]
     for q in report.questions():
@@ -33,8 +33,8 @@ def render_markdown(report: Report) -> str:
 
 
 def _question(q: QuestionView, report: Report) -> list[str]:
-    out = [f"## {md_escape(q.id)}", "", f"{md_escape(q.text)}", "",
-           f"{q.type}, mechanism `{q.mechanism}`, epsilon {q.epsilon:g}, n = {q.n:,}"
+    out = [f"## {md_escape(q.text or q.id)}", "",
+           f"`{q.id}`: {q.type}, mechanism `{q.mechanism}`, epsilon {q.epsilon:g}, n = {q.n:,}"
            + (" (optional)" if q.optional else ""), ""]
     out += [f"> {md_escape(note)}" for note in q.notes] + ([""] if q.notes else [])
     truth = report.truth

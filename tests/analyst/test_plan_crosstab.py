@@ -57,3 +57,13 @@ def test_cli_says_it_in_plain_words(tmp_path: Path) -> None:
     assert "you need" in text and "times as many" in text and "No extra privacy" in text
     res = CliRunner().invoke(cli, ["plan", "--crosstab", "party", "smoker", "--margin", "0.05"])
     assert res.exit_code != 0 and "SURVEY_FILE" in res.output
+
+
+def test_bins_on_two_option_questions_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(SURVEY), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--crosstab", "party", "smoker",
+                                   "--n", "1000", "--bins", "1,2"])
+    assert res.exit_code != 0
+    assert "bins apply to integer questions" in res.output
+    assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1

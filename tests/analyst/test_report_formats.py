@@ -92,8 +92,8 @@ def test_markdown_tables_are_well_formed(report: Report) -> None:
         assert re.fullmatch(r"\|(:?-+:?\|)+", lines[1]), lines[1]
         cells = [len(re.findall(r"(?<!\\)\|", line)) for line in lines]
         assert len(set(cells)) == 1, lines
-    for q in report.survey["questions"]:
-        assert f"## {q['id']}" in md
+    for q in report.survey["questions"]:  # headings are the question texts, ids beside them
+        assert f"## {q['text']}\n\n`{q['id']}`: " in md
 
 
 def test_table_lists_every_question_with_truth_and_explains_columns(report: Report) -> None:

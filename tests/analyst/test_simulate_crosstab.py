@@ -65,3 +65,16 @@ def test_cli_every_format(tmp_path: Path) -> None:
     res = runner.invoke(cli, ["simulate", str(path), "--crosstab", "party", "x"])
     assert res.exit_code != 0 and "no question 'x'" in res.output
     assert "Traceback" not in res.output
+
+
+def test_bins_on_two_option_questions_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    data = survey(2.0).to_dict()
+    data["questions"].append({"id": "smoker", "text": "Smoke?", "type": "binary",
+                              "epsilon": 1.0})
+    path.write_text(json.dumps(data), encoding="utf-8")
+    res = CliRunner().invoke(cli, ["simulate", str(path), "--crosstab", "party", "smoker",
+                                   "--bins", "1,2", "--n", "100"])
+    assert res.exit_code != 0
+    assert "bins apply to integer questions" in res.output
+    assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1

@@ -20,9 +20,10 @@ BACKENDS = ("sqlite", "postgresql")
 
 def declared_survey() -> dict[str, Any]:
     data = survey_dict("xt")
+    data["questions"][1]["groups"] = {"cool": ["green", "blue"]}
     data["questions"].append({"id": "party", "text": "Party?", "type": "categorical",
                               "epsilon": 2.0, "options": ["a", "b", "c", "d"],
-                              "mechanism": "oue"})
+                              "mechanism": "oue", "groups": {"ab": ["a", "b"]}})
     data["questions"].append({"id": "mood", "text": "Mood?", "type": "ordinal",
                               "epsilon": 2.0, "options": ["1", "2", "3", "4", "5"],
                               "mechanism": "ordinal_exp", "optional": True})
@@ -121,6 +122,25 @@ def test_adhoc_pairs_without_declaration(client, auth, xt) -> None:
     assert len(doc["cols_mean_given_row"]) == 4
 
 
+def test_a_declared_group_is_a_crosstab_side(client, auth, xt) -> None:
+    """color:cool (green + blue) against smoker: from the declared smoker x color aggregate,
+    the same numbers as from the reports, each cell the sum of its options' cells."""
+    submit_random(client, 400, 3)
+    doc = get(client, auth, "rows=smoker&cols=color:cool").get_json()
+    assert doc["source"] == "declared"
+    assert doc["cols"]["cells"] == ["cool", "not cool"] and doc["cols"]["group"] == "cool"
+    plain = get(client, auth, "rows=smoker&cols=color").get_json()
+    for i in range(2):
+        cool = plain["joint"][i][1]["estimate"] + plain["joint"][i][2]["estimate"]
+        assert doc["joint"][i][0]["estimate"] == pytest.approx(cool, abs=1e-12)
+        assert doc["joint"][i][1]["estimate"] == pytest.approx(plain["joint"][i][0]["estimate"],
+                                                               abs=1e-12)
+        assert doc["joint"][i][0]["std_error"] > 0
+    adhoc = get(client, auth, "rows=smoker&cols=color:cool&source=reports").get_json()
+    assert adhoc["source"] == "reports" and adhoc["joint"] == doc["joint"]
+    assert any("'color:cool'" in note for note in plain["notes"])
+
+
 def test_empty_survey_gives_undefined_numbers(client, auth, xt) -> None:
     doc = get(client, auth, "rows=color&cols=party").get_json()
     assert doc["n"] == 0
@@ -139,6 +159,10 @@ def test_empty_survey_gives_undefined_numbers(client, auth, xt) -> None:
     ("rows=party&cols=color&source=declared", 422, "invalid_crosstab"),
     ("rows=color&cols=party&source=magic", 422, "invalid_crosstab"),
     ("rows=color&cols=party&confidence=2", 400, "invalid_parameter"),
+    ("rows=color&cols=party&bins=1,2", 422, "invalid_crosstab"),  # neither is integer
+    ("rows=color:warm&cols=party", 422, "invalid_crosstab"),  # no such group
+    ("rows=color&cols=party:ab", 422, "invalid_crosstab"),  # OUE: support sets
+    ("rows=color:cool&cols=age&row_bins=1,2", 422, "invalid_crosstab"),
 ])
 def test_bad_requests_are_clear_errors(client, auth, xt, db_path, query, status, code) -> None:
     before = snapshot(db_path)
