@@ -155,7 +155,7 @@ def test_an_exported_page_answers_through_cors(deployment, page):
     sid = deployment.new_survey()["id"]
     url = deployment.export(sid)
     answer_and_review(page, url)
-    assert "the key this page trusts" in page.locator("#content").inner_text()
+    assert "the key this page trusts" in page.locator("#content").text_content()
     page.click("#send")
     page.wait_for_selector(SENT)
     assert len(deployment.stored(sid)) == 1
@@ -208,6 +208,9 @@ def test_answering_with_the_keyboard_alone(deployment, page):
     page.goto(deployment.page_url(sid))
     page.wait_for_selector(READY)
     keys = page.keyboard
+    keys.press("Tab")            # the "Details" control (ε and the signing key)...
+    keys.press("Enter")          # ...opens from the keyboard
+    assert page.locator("#fingerprint").is_visible()
     keys.press("Tab")            # question 1: the first radio ("Yes")
     keys.press("Space")
     keys.press("Tab")            # question 2: the radio group, on "awful"

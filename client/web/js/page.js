@@ -9,6 +9,7 @@ import { readAnswers, renderForm } from "./form.js";
 import { DEFAULT_MAX_EPSILON, Refusal, g, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
+import { capitalized, oddsSentence } from "./odds.js";
 import { reviewList, sentList } from "./review.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedTags,
          deviceSecret, getRecord, recordSubmission } from "./store.js";
@@ -110,7 +111,7 @@ async function alreadyAnswered(verified, entry) {
   const record = await getRecord(entry.submission_id);
   replace(contentEl,
     el("p", { class: "notice" }, `You already answered this survey (version ${entry.version})` +
-       ` in this browser on ${entry.time}. Answering again would spend its privacy budget ` +
+       ` in this browser on ${new Date(entry.time).toLocaleString()}. Answering again would spend its privacy budget ` +
        "twice, so this page will not. (Clearing this site's data in the browser forgets " +
        "this, and the signing key this page remembered.)"),
     record ? receipt(verified, record) : null);
@@ -211,8 +212,8 @@ function review(verified, form) {
                   "randomizes each answer once, keeps the result, and sends only that; " +
                   "your true answers never leave this device."),
       reviewList(verified.survey, answers, charges, verified.mechanisms),
-      el("p", { class: "total" }, `Privacy spent by sending: ε = ${total} in total ` +
-                                  `(this page's limit is ε = ${g(where.maxEpsilon)}).`),
+      el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
+                                  `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
       el("div", { class: "actions" }, sendButton, back));
     form.hidden = true;
     contentEl.append(section);
@@ -262,15 +263,21 @@ async function main() {
   const form = renderForm(survey, () => review(verified, form));
   replace(contentEl,
     survey.description ? el("p", { class: "description" }, survey.description) : null,
-    el("p", { class: "budget" }, `Answering every question spends ε = ` +
-       `${g(totalEpsilon(survey))} of privacy (this page refuses more than ` +
-       `ε = ${g(where.maxEpsilon)}). Smaller ε means more noise and more privacy.`),
-    el("p", { class: "key" }, "Signed by the key with fingerprint ",
-       el("code", { id: "fingerprint" }, verified.fingerprint),
-       where.fingerprint ? " (the key this page trusts)."
-         : firstUse ? " (first time this browser sees this survey: key remembered; compare " +
-                      "it with the fingerprint the survey's designer publishes)."
-           : " (the same key as before)."),
+    el("p", { class: "budget", id: "privacy" }, "Your privacy: your device randomizes " +
+       `every answer before sending it. ${capitalized(oddsSentence(totalEpsilon(survey)))}, ` +
+       "even if you answer every question."),
+    el("details", { class: "technical", id: "survey-details" },
+      el("summary", {}, "Details: privacy budget and signing key"),
+      el("p", {}, `In technical terms, answering every question spends ε = ` +
+         `${g(totalEpsilon(survey))} of privacy (local differential privacy: “at most N ` +
+         "times more sure” is N = e^ε). This page refuses surveys above " +
+         `ε = ${g(where.maxEpsilon)}. Smaller ε means more noise and more privacy.`),
+      el("p", { class: "key" }, "The survey is signed by the key with fingerprint ",
+         el("code", { id: "fingerprint" }, verified.fingerprint),
+         where.fingerprint ? " (the key this page trusts)."
+           : firstUse ? " (first time this browser sees this survey: key remembered; compare " +
+                        "it with the fingerprint the survey's designer publishes)."
+             : " (the same key as before).")),
     form);
   document.body.dataset.state = "ready";
   replace(statusEl);
