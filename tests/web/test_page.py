@@ -168,8 +168,10 @@ def test_a_page_on_an_origin_the_server_does_not_allow_cannot_read_the_survey(
     deployment.export(sid)
     with serve_web_root(deployment.site_root) as other:  # same files, another origin
         page.goto(f"{other}{sid}/index.html")
-        page.wait_for_selector("body[data-state=offline]")
-        assert "Cannot load the survey" in page.locator("#status").inner_text()
+        page.wait_for_selector("body[data-state=cors]")
+        status = page.locator("#status").inner_text()
+        assert "is running but does not allow pages served from" in status
+        assert f"--allow-origin {other.rstrip('/')}" in status
 
 
 def test_phone_sized_window(deployment, browser, tmp_path):

@@ -2,7 +2,7 @@
 // only on Send randomize on this device, store (ledger + outbox) and send. Nothing is
 // randomized before every check passed, and nothing is randomized for the review (see send()).
 
-import { Unreachable, fetchSurvey } from "./api.js";
+import { CorsRefused, Unreachable, fetchSurvey } from "./api.js";
 import { config } from "./config.js";
 import { el, replace } from "./dom.js";
 import { readAnswers, renderForm } from "./form.js";
@@ -241,6 +241,16 @@ async function main() {
   try {
     doc = await fetchSurvey(where.server, where.surveyId);
   } catch (err) {
+    if (err instanceof CorsRefused) {
+      document.body.dataset.state = "cors";
+      focusTitle("This page is not allowed to reach its survey server");
+      replace(statusEl, el("div", { class: "refusal", role: "alert" },
+        el("p", {}, `Cannot load the survey: ${err.message}. Nothing was randomized or sent.`),
+        el("p", {}, "What the survey's operator must do: restart the survey server with ",
+           el("code", {}, `ldpsurvey serve … --allow-origin ${window.location.origin}`),
+           " (the address this page is served from), then reload this page.")));
+      return;
+    }
     if (err instanceof Unreachable) {
       document.body.dataset.state = "offline";
       replace(statusEl, el("p", { role: "alert" }, `Cannot load the survey: ${err.message}. `,
