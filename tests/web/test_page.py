@@ -176,7 +176,7 @@ def test_a_page_on_an_origin_the_server_does_not_allow_cannot_read_the_survey(
 
 def test_phone_sized_window(deployment, browser, tmp_path):
     sid = deployment.new_survey()["id"]
-    phone = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+    phone = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,  # <= 390
                                 has_touch=True, device_scale_factor=2)
     try:
         tab = phone.new_page()
@@ -190,6 +190,10 @@ def test_phone_sized_window(deployment, browser, tmp_path):
         tab.screenshot(path=str(tmp_path / "phone-review.png"), full_page=True)
         tab.locator("#send").tap()
         tab.wait_for_selector(SENT)
+        tab.get_by_text("Technical details").tap()  # the raw JSON and receipt id
+        assert tab.locator("pre.wire").is_visible()
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+        tab.screenshot(path=str(tmp_path / "phone-sent.png"), full_page=True)
     finally:
         phone.close()
 

@@ -95,8 +95,9 @@ function keepDelivering(submissionId) {
 function receipt(verified, record) {
   return el("section", { id: "receipt", "aria-labelledby": "receipt-title" },
     el("h2", { id: "receipt-title" }, "What this device sent (randomized)"),
-    el("p", {}, `Randomized and stored on this device on ` +
-                `${new Date(record.created).toLocaleString()}.`),
+    el("p", {}, `Randomized once and stored on this device on ` +
+                `${new Date(record.created).toLocaleString()}. A report may differ from your ` +
+                "answer: that is the randomization protecting you, and it is never redrawn."),
     sentList(verified.survey, record.body.answers, verified.mechanisms),
     el("details", { class: "technical" },
       el("summary", {}, "Technical details"),
