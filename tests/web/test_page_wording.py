@@ -9,7 +9,9 @@ import math
 import re
 from typing import Any
 
+import pytest
 from ldpsurvey.client.review import odds_factor
+from vectors import build_vectors
 
 READY = "body[data-state=ready]"
 SENT = "body[data-delivery=sent]"
@@ -97,3 +99,55 @@ def test_odds_words_match_the_cli_and_round_up(js_page: Any, web_root_url: str):
     assert js == [odds_factor(e) for e in epsilons]
     for epsilon, text in zip(epsilons, js, strict=True):
         assert float(text.replace(",", "")) >= math.exp(epsilon)
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[dict[str, Any]]:
+    """One vector per (mechanism, type, layered or not, ε): a question, an answer, a report."""
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for case in build_vectors()["cases"]:
+        q = case["question"]
+        key = (q["mechanism"], q["type"], q.get("instantaneous_epsilon") is not None,
+               q["epsilon"], len(q.get("options", ())))
+        seen.setdefault(key, case)
+    return list(seen.values())
+
+
+def test_every_mechanism_gets_plain_words_on_the_page(js_page: Any, web_root_url: str, cases):
+    texts = js_page.evaluate("""async ([root, cases]) => {
+        const M = await import(root + "js/mechanisms.js");
+        const R = await import(root + "js/review.js");
+        return cases.map((c) => {
+            const q = c.question;
+            const answer = q.type === "integer" ? Number(c.answer) : c.answer;
+            const mechanisms = new Map([[q.id, M.mechanismFor(q)]]);
+            return [R.chances(q, mechanisms.get(q.id), answer),
+                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms).textContent];
+        });
+    }""", [web_root_url, cases])
+    for case, (before, after) in zip(cases, texts, strict=True):
+        for text in (before, after):
+            assert "NaN" not in text and "undefined" not in text and "[object" not in text
+        assert "%" in before, case["question"]["mechanism"]
+        assert before.startswith("Your"), before
+
+
+def test_every_mechanism_gets_plain_words_on_the_cli(cases):
+    from ldpsurvey.client.review import chances, report_words
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.survey import Survey
+
+    for case in cases:
+        q = case["question"]
+        layered = q.get("instantaneous_epsilon") is not None
+        survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
+                                   **({"series": "s"} if layered else {})})
+        question = survey.questions[0]
+        mechanism = mechanism_for(question)
+        answer = int(case["answer"]) if q["type"] == "integer" else case["answer"]
+        before = chances(question, mechanism, answer)
+        assert before.startswith("your device will send") or before.startswith(
+            "your device will add"), (q["mechanism"], before)
+        assert "%" in before or "times less likely" in before
+        after = report_words(question, mechanism, case["report"])
+        assert not after.startswith(("[", "{")), (q["mechanism"], after)
