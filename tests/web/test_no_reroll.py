@@ -131,15 +131,18 @@ def test_a_second_tab_that_reviewed_before_the_first_sent_draws_nothing_it_shows
     sid = deployment.new_survey()["id"]
     tabs = [context.new_page(), context.new_page()]
     for tab in tabs:
+        tab.bring_to_front()  # a background tab's animation frames (Playwright's waits) crawl
         recorded(tab)
         tab.goto(deployment.page_url(sid))
         tab.wait_for_selector(READY)
         fill(tab)
         review(tab)
         assert draws(tab) == []
+    tabs[0].bring_to_front()
     tabs[0].click("#send")
     tabs[0].wait_for_selector(SENT)
     first = json.loads(tabs[0].locator("pre.wire").text_content())
+    tabs[1].bring_to_front()
     tabs[1].click("#send")
     tabs[1].wait_for_selector("body[data-state=answered]")
     assert json.loads(tabs[1].locator("pre.wire").text_content()) == first
