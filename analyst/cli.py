@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..shared.errors import LdpSurveyError
+from ..shared.errors import ECHO_LIMIT, LdpSurveyError, clip
 
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
@@ -54,7 +54,8 @@ class LazyGroup(click.Group):
 
 
 def one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    """The message on one line, and bounded: it may echo hostile input."""
+    return clip(" ".join(str(message).split()), 3 * ECHO_LIMIT)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
