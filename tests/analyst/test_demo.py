@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.demo import run_demo
 from ldpsurvey.analyst.reports.model import DISTRIBUTION
+from support.timeouts import TEST_TIMEOUT
 
 
 def refuses_connections(url: str) -> bool:
@@ -114,12 +115,12 @@ def test_demo_serve_prints_the_page_and_serves_until_interrupted(tmp_path: Path)
             if line.startswith("Serving until Ctrl-C"):
                 break
         assert url is not None, "the demo prints the page's URL"
-        with urllib.request.urlopen(url, timeout=10) as response:  # still serving
+        with urllib.request.urlopen(url, timeout=TEST_TIMEOUT) as response:  # still serving
             assert response.status == 200
             assert "default-src 'self'" in response.headers["Content-Security-Policy"]
         proc.send_signal(signal.SIGINT)
         rest = proc.stdout.read()
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=TEST_TIMEOUT) == 0
         assert "Server stopped." in rest
         assert refuses_connections(url.split("/s/")[0])
     finally:
