@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from ..shared.errors import ECHO_LIMIT, LdpSurveyError, clip
 
 # name -> "module:attribute" of a click command or group.
@@ -34,7 +35,7 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(FullHelpGroup):
     """A group that imports each subcommand when it is used, and maps library errors once."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -185,3 +185,4 @@ def test_serve_on_a_busy_port_is_a_one_line_error(tmp_path):
                                 timeout=TEST_TIMEOUT)
     assert result.returncode == 1
     assert "cannot listen on" in result.stderr and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []  # the database file was not created
