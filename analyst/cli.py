@@ -52,6 +52,9 @@ class LazyGroup(FullHelpGroup):
             return super().invoke(ctx)
         except LdpSurveyError as exc:
             raise click.ClickException(one_line(exc.message)) from exc
+        except click.ClickException as exc:  # click's own (usage) errors echo arguments too
+            exc.message = clip(exc.message, 3 * ECHO_LIMIT)
+            raise
 
 
 def one_line(message: str) -> str:

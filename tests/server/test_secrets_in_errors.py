@@ -192,3 +192,9 @@ def test_cli_error_echo_is_bounded(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["report", "--db", str(db), "--survey", LONG])
     assert result.exit_code != 0
     assert len(result.output) < 1_000, len(result.output)
+
+
+def test_cli_usage_error_echo_is_bounded() -> None:
+    result = CliRunner().invoke(cli, ["demo", "--n", LONG])
+    assert result.exit_code == 2
+    assert "characters]" in result.output and len(result.output) < 2_000
