@@ -12,7 +12,8 @@ from typing import Any
 
 import click
 
-from ..shared.errors import LdpSurveyError
+from ..shared.cli_help import FullHelpGroup
+from ..shared.errors import ECHO_LIMIT, LdpSurveyError, clip
 
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
@@ -34,7 +35,7 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(FullHelpGroup):
     """A group that imports each subcommand when it is used, and maps library errors once."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -51,10 +52,14 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except LdpSurveyError as exc:
             raise click.ClickException(one_line(exc.message)) from exc
+        except click.ClickException as exc:  # click's own (usage) errors echo arguments too
+            exc.message = clip(exc.message, 3 * ECHO_LIMIT)
+            raise
 
 
 def one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    """The message on one line, and bounded: it may echo hostile input."""
+    return clip(" ".join(str(message).split()), 3 * ECHO_LIMIT)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

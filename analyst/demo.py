@@ -56,6 +56,10 @@ class DemoResult:
     table: str
     report: Report
     token: str = ""
+    public_key: Path | None = None      # the demo's signing key pair (temporary, like the rest)
+    private_key: Path | None = None
+    fingerprint: str = ""
+    allow_origins: tuple[str, ...] = ()
 
     @property
     def page_url(self) -> str:
@@ -76,10 +80,13 @@ def sample_survey() -> Survey:
 
 
 @contextmanager
-def running_server(db_path: Path, threads: int = DEFAULT_WORKERS) -> Iterator[str]:
+def running_server(db_path: Path, threads: int = DEFAULT_WORKERS,
+                   allow_origins: tuple[str, ...] = ()) -> Iterator[str]:
     """`ldpsurvey serve` on a free loopback port; yields its base URL, stops it on exit."""
     args = ["serve", "--db", str(db_path), "--host", "127.0.0.1", "--port", "0",
             "--threads", str(threads)]
+    for origin in allow_origins:
+        args += ["--allow-origin", origin]
     cmd = [sys.executable, "-c", _SERVE, *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # noqa: S603
@@ -168,17 +175,26 @@ def create_token(db_path: Path) -> str:
     return plain
 
 
-def publish(url: str, survey: Survey, token: str, key_dir: Path) -> str:
-    """Generate a signing key, sign the survey and upload it; returns the key's fingerprint."""
+@dataclass(frozen=True)
+class DemoKey:
+    """The demo's signing key pair and the public key's fingerprint."""
+
+    private: Path
+    public: Path
+    fingerprint: str
+
+
+def publish(url: str, survey: Survey, token: str, key_dir: Path) -> DemoKey:
+    """Generate a signing key, sign the survey and upload it."""
     import json
 
     from ..shared.manifest import generate_keypair, load_private_key, sign_survey
     from .remote import request_json
 
-    key_path, _ = generate_keypair(key_dir)
+    key_path, pub_path = generate_keypair(key_dir)
     signed = sign_survey(survey, load_private_key(key_path))
     request_json(f"{url}/api/surveys", body=json.dumps(signed.to_dict()).encode(), token=token)
-    return signed.fingerprint
+    return DemoKey(key_path, pub_path, signed.fingerprint)
 
 
 # --- respondents ---------------------------------------------------------------------------
@@ -251,11 +267,13 @@ def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[st
 def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
              workers: int = DEFAULT_WORKERS, echo: Callable[[str], None] = click.echo,
              show_progress: bool = True,
-             while_serving: Callable[[DemoResult], None] | None = None) -> DemoResult:
+             while_serving: Callable[[DemoResult], None] | None = None,
+             allow_origins: tuple[str, ...] = ()) -> DemoResult:
     """Everything `ldpsurvey demo` does; the temporary files are gone when it returns.
 
     `while_serving(result)`, when given, runs before the server stops (`--serve` waits there
-    for Ctrl-C, so a person can answer in a browser and watch the estimates move).
+    for Ctrl-C, so a person can answer in a browser and watch the estimates move). The
+    progress bar is drawn only on a terminal: in a log it would be a stray line.
     """
     from .reports.html import render_html
     from .reports.simulated import truth_of
@@ -279,15 +297,16 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
         rng = np.random.default_rng(seed)
         answers = draw_answers(survey, n, rng)
         started = time.perf_counter()
-        with running_server(db, threads=workers) as url:
+        with running_server(db, threads=workers, allow_origins=allow_origins) as url:
             echo(f"server: {url}  (database {db})")
             token = create_token(db)
-            fingerprint = publish(url, survey, token, tmp / "keys")
+            key = publish(url, survey, token, tmp / "keys")
+            fingerprint = key.fingerprint
             echo(f"published {survey.id} v{survey.version}, signed by key {fingerprint[:16]}…; "
                  f"total epsilon per respondent {survey.total_epsilon:g}")
             echo(f"{n:,} respondents answer on their own devices "
                  "(randomized locally, sent over HTTP)…")
-            if show_progress:
+            if show_progress and sys.stderr.isatty():
                 with click.progressbar(length=n, label="respondents", file=sys.stderr,
                                        show_pos=True) as bar:
                     sent = run_respondents(url, survey, fingerprint, answers, tmp / "devices",
@@ -305,7 +324,9 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
             except OSError as exc:
                 raise DemoError(f"cannot write {html_path}: {exc.strerror or exc}") from None
             result = DemoResult(url=url, survey=survey, n_sent=sent, seconds=seconds,
-                                html_path=html_path, table=table, report=report, token=token)
+                                html_path=html_path, table=table, report=report, token=token,
+                                public_key=key.public, private_key=key.private,
+                                fingerprint=fingerprint, allow_origins=allow_origins)
             if while_serving is not None:
                 while_serving(result)
         return result
@@ -326,16 +347,23 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
 @click.option("--serve", is_flag=True,
               help="Keep the server running after the report (until Ctrl-C), so you can "
                    "answer the survey yourself in a browser at the printed URL.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
+              help="With --serve: origin (scheme://host[:port]) of an exported copy of the page "
+                   "that may call the demo server (as `serve --allow-origin`). Repeatable.")
 def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers: int,
-         serve: bool) -> None:
+         serve: bool, allow_origins: tuple[str, ...]) -> None:
     """Run a server, publish the sample survey, simulate respondents, print the report.
 
     Starts a real server on a free loopback port, creates a token and a signing key,
     publishes the bundled sample survey signed, lets N simulated respondents answer through
     the real client (each answer randomized on its device, sent over HTTP), then prints the
     estimates next to the true values and writes an HTML report. Nothing keeps running unless
-    --serve is given: then the server stays up with the respondent web page until Ctrl-C.
+    --serve is given: then the server stays up with the respondent web page until Ctrl-C,
+    and the signing key's location is printed so `page export` can be tried against it.
     """
+    if allow_origins and not serve:
+        raise click.UsageError("--allow-origin needs --serve (the demo server stops at the end "
+                               "otherwise)")
 
     def show(result: DemoResult) -> None:
         click.echo(f"\n{result.n_sent:,} submissions acknowledged in {result.seconds:.1f} s.\n")
@@ -344,18 +372,37 @@ def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers:
                    "server never saw it.")
         click.echo(f"HTML report: {result.html_path}")
         if not serve:
-            click.echo(f"Answer in a browser: run `ldpsurvey demo --serve` and open the page it "
-                       f"prints (this run's page, {result.page_url}, stops with the server).")
+            click.echo("To answer in a browser yourself, run `ldpsurvey demo --serve`: the "
+                       "server then keeps running and the demo prints the page's address.")
             return
-        serve_until_interrupted(lambda: click.echo(
-            f"\nAnswer the survey yourself in a browser: {result.page_url}\n"
-            f"Estimates (analyst token {result.token}):\n"
-            f"  ldpsurvey report --server {result.url} --survey {result.survey.id} "
-            f"--token {result.token}\n"
-            "Serving until Ctrl-C."))
+        serve_until_interrupted(lambda: click.echo(serving_notes(result)))
 
-    run_demo(n, db_path, out_dir, seed, workers, while_serving=show)
-    click.echo("Server stopped.")
+    run_demo(n, db_path, out_dir, seed, workers, while_serving=show,
+             allow_origins=allow_origins)
+    if serve:
+        click.echo("Server stopped.")
+
+
+def serving_notes(result: DemoResult) -> str:
+    """What `demo --serve` prints while it serves: the page, the token, the signing key and
+    how to try the exported page against this server."""
+    sid = result.survey.id
+    export = (f"  ldpsurvey page export {sid} --server {result.url} --trust {result.public_key} "
+              f"--out page-copy")
+    if result.allow_origins:
+        hosting = (f"  then host page-copy/ at {' or '.join(result.allow_origins)} (the origins "
+                   f"this server allows) and open its index.html there")
+    else:
+        hosting = ("  then host page-copy/ on a site and restart the demo with "
+                   "--allow-origin http://THAT-SITE:PORT so the page may call this server")
+    return (f"\nAnswer the survey yourself in a browser: {result.page_url}\n"
+            f"Estimates (analyst token {result.token}):\n"
+            f"  ldpsurvey report --server {result.url} --survey {sid} --token {result.token}\n"
+            f"Signing key (temporary, deleted when the demo stops): {result.private_key}\n"
+            f"  public key {result.public_key}, fingerprint {result.fingerprint}\n"
+            f"The exported page (a copy you host yourself, pinned to this key and server):\n"
+            f"{export}\n{hosting}\n"
+            "Serving until Ctrl-C.")
 
 
 def serve_until_interrupted(announce: Callable[[], None]) -> None:

@@ -6,16 +6,19 @@ import json
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from .remote import request_json
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def keys() -> None:
     """Ed25519 survey-signing keys."""
 
 
 @keys.command("generate")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              metavar="DIR", help="Directory for the key pair (created if missing); an existing "
+                                  "private key there is never overwritten.")
 def keys_generate(out_dir: str) -> None:
     """Write DIR/survey-signing.key (mode 0600) and DIR/survey-signing.pub."""
     from ..shared.manifest import fingerprint, generate_keypair, load_public_key
@@ -32,7 +35,9 @@ def keys_generate(out_dir: str) -> None:
               help="Analyst token (or LDPSURVEY_TOKEN).")
 @click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
               help="Private signing key.")
-@click.option("--timeout", default=30.0, show_default=True)
+@click.option("--timeout", default=30.0, show_default=True,
+              type=click.FloatRange(min=0, min_open=True),
+              help="Seconds to wait for the server's answer before giving up.")
 def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
             timeout: float) -> None:
     """Sign a survey file and upload it to a server."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Question, Survey
@@ -235,7 +236,7 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
     click.echo(f"  total: ε = {ledger.total_epsilon():.4g}")
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def outbox() -> None:
     """Submissions stored on this device that are not delivered yet."""
 

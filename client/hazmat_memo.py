@@ -81,6 +81,8 @@ class Memoizer:
             except FileNotFoundError:
                 secret = os.urandom(SECRET_BYTES)
                 atomic_write(path, secret)
+            except OSError as exc:
+                raise StateError(f"cannot read {path}: {exc.strerror or exc}") from exc
         if len(secret) != SECRET_BYTES:
             raise StateError(f"{path} is damaged (expected {SECRET_BYTES} bytes); "
                              f"refusing to memoize with it")

@@ -18,9 +18,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import AlreadyAnsweredError
-from .state import StateDir
+from .state import StateDir, require_object
 
 LEDGER_FILE = "ledger.json"
+ENTRY_KEYS: dict[str, type | tuple[type, ...]] = {
+    "survey": str, "version": int, "question": str, "epsilon": (int, float), "reused": bool}
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,11 @@ class Ledger:
         self.state = state
 
     def _load(self) -> dict[str, Any]:
-        return self.state.read_json(LEDGER_FILE, {"answered": {}, "entries": []})
+        data = self.state.read_object(LEDGER_FILE, {"answered": {}, "entries": []},
+                                      keys={"answered": dict, "entries": list})
+        for entry in data["entries"]:
+            require_object(self.state.path / LEDGER_FILE, entry, ENTRY_KEYS)
+        return data
 
     @staticmethod
     def _key(survey_id: str, version: int) -> str:

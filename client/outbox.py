@@ -23,6 +23,11 @@ from .transport import Refused, Transport, Unavailable
 OUTBOX_DIR = "outbox"
 RECEIPTS_DIR = "receipts"
 PENDING, FAILED, SENT = "pending", "failed", "sent"
+# What every stored record holds (a file without them is damaged, and says so).
+RECORD_KEYS: dict[str, type | tuple[type, ...]] = {
+    "submission_id": str, "survey_id": str, "server": str, "body": dict, "status": str,
+    "attempts": int, "created": str}
+RECEIPT_KEYS = {**RECORD_KEYS, "delivered": str}
 
 
 @dataclass(frozen=True)
@@ -62,14 +67,19 @@ class Outbox:
         return self._records(RECEIPTS_DIR)
 
     def _records(self, folder: str) -> list[dict[str, Any]]:
+        """Every record in `folder`; a file that cannot be read or is damaged is a StateError.
+
+        Listed under the state lock, so a delivery (receipt written, then the outbox file
+        removed, under the same lock) is never seen half done.
+        """
+        keys = RECEIPT_KEYS if folder == RECEIPTS_DIR else RECORD_KEYS
         out = []
-        for path in sorted((self.state.path / folder).glob("*.json")):
-            record = self.state.read_json(path, None)
-            if record is None:
-                continue
-            if folder == OUTBOX_DIR and (self.receipts / path.name).exists():
-                continue  # delivered; a crash came between writing the receipt and unlinking
-            out.append(record)
+        with self.state.lock():
+            receipts = set(self.state.list_json(RECEIPTS_DIR)) if folder == OUTBOX_DIR else set()
+            for name in self.state.list_json(folder):
+                if f"{RECEIPTS_DIR}/{name.rsplit('/', 1)[1]}" in receipts:
+                    continue  # delivered; a crash came between writing the receipt and unlinking
+                out.append(self.state.read_object(name, keys=keys))
         return sorted(out, key=lambda r: (r["created"], r["submission_id"]))
 
     def deliver(self, record: dict[str, Any], transport: Transport) -> Delivery:

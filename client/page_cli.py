@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from .trust import DEFAULT_MAX_EPSILON
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def page() -> None:
     """The respondent web page (the aggregator also serves it at /s/SURVEY_ID)."""
 

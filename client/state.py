@@ -63,11 +63,19 @@ def dumps(value: Any) -> bytes:
                        allow_nan=False) + "\n").encode("utf-8")
 
 
+_REQUIRED = object()
+
+
 class StateDir:
-    """One state directory. `lock()` serializes read-modify-write across processes."""
+    """One state directory. `lock()` serializes read-modify-write across processes.
+
+    The path is made absolute once, here: every file is then named relative to it, so a
+    relative `--state` (or $LDPSURVEY_STATE) behaves exactly like the absolute one.
+    """
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path).expanduser() if path is not None else default_state_dir()
+        chosen = Path(path) if path is not None else default_state_dir()
+        self.path = chosen.expanduser().absolute()
         try:
             self.path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
             mode = stat.S_IMODE(self.path.stat().st_mode)
@@ -84,8 +92,27 @@ class StateDir:
 
     def subdir(self, name: str) -> Path:
         path = self.path / name
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        try:
+            path.mkdir(mode=DIR_MODE, exist_ok=True)
+        except FileExistsError as exc:
+            raise StateError(f"{path} is not a directory; the state directory is "
+                             f"damaged") from exc
+        except OSError as exc:
+            raise StateError(f"cannot use {path}: {exc.strerror or exc}") from exc
         return path
+
+    def list_json(self, folder: str) -> list[str]:
+        """The names, relative to the state directory, of the JSON files in `folder`, sorted.
+
+        A folder that cannot be listed is an error, never an empty list.
+        """
+        path = self.path / folder
+        try:
+            names = sorted(entry.name for entry in os.scandir(path)
+                           if entry.name.endswith(".json") and not entry.name.startswith("."))
+        except OSError as exc:
+            raise StateError(f"cannot list {path}: {exc.strerror or exc}") from exc
+        return [f"{folder}/{name}" for name in names]
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -105,11 +132,20 @@ class StateDir:
                     os.close(self._lock_fd)
                     self._lock_fd = None
 
-    def read_json(self, name: str | Path, default: Any) -> Any:
+    def read_json(self, name: str, default: Any = _REQUIRED) -> Any:
+        """The JSON file `name` (relative to the state directory).
+
+        A missing file gives `default`, or a StateError when no default is given (a file that
+        was listed must be readable). Anything unreadable or unparsable is a StateError.
+        """
+        if Path(name).is_absolute():
+            raise ValueError(f"state files are named relative to the state directory: {name}")
         path = self.path / name
         try:
             raw = path.read_bytes()
-        except FileNotFoundError:
+        except FileNotFoundError as exc:
+            if default is _REQUIRED:
+                raise StateError(f"cannot read {path}: it vanished or was never written") from exc
             return default
         except OSError as exc:
             raise StateError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -119,5 +155,23 @@ class StateDir:
             raise StateError(f"{path} is not valid JSON; it was not written by ldpsurvey "
                              f"or the disk is damaged") from exc
 
-    def write_json(self, name: str | Path, value: Any) -> None:
+    def read_object(self, name: str, default: Any = _REQUIRED, *,
+                    keys: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
+        """Like read_json, for a JSON object that must hold `keys` with values of those types."""
+        value = self.read_json(name, default)
+        return require_object(self.path / name, value, keys)
+
+    def write_json(self, name: str, value: Any) -> None:
         atomic_write(self.path / name, dumps(value))
+
+
+def require_object(path: Path, value: Any, keys: dict[str, type | tuple[type, ...]]
+                   ) -> dict[str, Any]:
+    """`value` if it is a dict with each of `keys` of its type; a StateError naming `path`."""
+    if not isinstance(value, dict):
+        raise StateError(f"{path} is not a JSON object; it was not written by ldpsurvey "
+                         f"or the disk is damaged")
+    for key, kind in keys.items():
+        if not isinstance(value.get(key), kind):
+            raise StateError(f"{path} is damaged: {key!r} is missing or of the wrong type")
+    return value

@@ -104,7 +104,8 @@ class TrustStore:
         key_fp = manifest.fingerprint
         key = f"{origin} {survey_id}"
         with self.state.lock():
-            data = self.state.read_json(TRUST_FILE, {"pins": {}, "seen": {}})
+            data = self.state.read_object(TRUST_FILE, {"pins": {}, "seen": {}},
+                                          keys={"pins": dict, "seen": dict})
             pin = data["pins"].get(key)
             if trust is not None:
                 wanted = trusted_fingerprint(trust)

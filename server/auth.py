@@ -56,8 +56,11 @@ def check_authorization(store: Store, header: str | None) -> None:
                                      "Authorization: Bearer <token>")
     scheme, _, token = header.partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not TOKEN_SHAPE.match(token):
+    if scheme.lower() != "bearer" or not token or any(c.isspace() for c in token):
         raise AuthenticationRequired("malformed Authorization header: expected "
                                      "'Bearer ldp_...'")
-    if store.token_state(_digest(token)) != "active":
-        raise Forbidden("this token is unknown or revoked")
+    # A well-formed header whose token is not one of ours (wrong shape included: no token
+    # ever issued has it) is an unknown token, not a malformed header.
+    if not TOKEN_SHAPE.match(token) or store.token_state(_digest(token)) != "active":
+        raise Forbidden("unknown or revoked token: ask the server operator for a valid one "
+                        "(`ldpsurvey token create`)")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from .store import Store, open_store, redact
 
 DEFAULT_DB = "ldpsurvey.db"
@@ -28,7 +29,8 @@ def _existing_db(target: str) -> Store:
 
 @click.command()
 @_db_option
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 or :: for every interface).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="0 picks a free port (printed).")
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 256),
@@ -54,15 +56,21 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     shown = redact(db_path)
     config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins}
-    app = create_app(config)  # checks the configuration and migrates the schema, once
-    if debug:
-        _serve_debug(app, host, port, shown)
-        return
+    # The port first: a busy port must fail before anything (a database file) is created.
     try:
         sock = listen(host, port)
     except OSError as exc:  # port in use, address not available, ...
         raise click.ClickException(f"cannot listen on {host}:{port}: "
                                    f"{exc.strerror or exc}") from None
+    try:
+        app = create_app(config)  # checks the configuration and migrates the schema, once
+    except BaseException:
+        sock.close()
+        raise
+    if debug:
+        sock.close()  # werkzeug binds the address itself; it was free a moment ago
+        _serve_debug(app, host, port, shown)
+        return
     where = f"http://{host}:{sock.getsockname()[1]}/"
     if workers > 1:
         app.extensions[STORE_EXTENSION].close()  # each worker opens its own after the fork
@@ -104,14 +112,15 @@ def _serve_debug(app: Any, host: str, port: int, shown: str) -> None:
 # --- tokens --------------------------------------------------------------------------------
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def token() -> None:
     """Analyst bearer tokens (only their SHA-256 is stored)."""
 
 
 @token.command("create")
 @_db_option
-@click.option("--name", default="analyst", show_default=True)
+@click.option("--name", default="analyst", show_default=True,
+              help="A label for the token, shown by `token list` (e.g. who holds it).")
 def token_create(db_path: str, name: str) -> None:
     """Create a token and print it once."""
     from .auth import create_token

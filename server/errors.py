@@ -83,6 +83,9 @@ class SubmissionRejected(ValidationFailed):
     code = "invalid_submission"
 
 
+STORE_UNAVAILABLE = "the store is unavailable, try again later"
+
+
 class StoreUnavailable(ServerError):
     """The database server cannot be reached or refused the connection: try again later."""
 

@@ -14,20 +14,36 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..shared.errors import LdpSurveyError
+from ..shared.errors import ECHO_LIMIT, LdpSurveyError, clip
 
 log = logging.getLogger("ldpsurvey.server")
 
 _KEEP_HEADERS = ("Allow", "WWW-Authenticate", "Retry-After")
 
 
+MESSAGE_LIMIT = 3 * ECHO_LIMIT  # a message is a sentence around at most an echo or two
+
+
 def error_response(status: int, code: str, message: str, details: Any = None,
                    headers: dict[str, str] | None = None) -> Response:
-    response = jsonify({"error": {"code": code, "message": message, "details": details}})
+    """The JSON error body; whatever it echoes of the request is clipped (bounded size)."""
+    response = jsonify({"error": {"code": code, "message": clip(message, MESSAGE_LIMIT),
+                                  "details": clipped(details)}})
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def clipped(value: Any) -> Any:
+    """`value` with every string in it (dict keys too) clipped to ECHO_LIMIT characters."""
+    if isinstance(value, str):
+        return clip(value)
+    if isinstance(value, dict):
+        return {clipped(k): clipped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clipped(v) for v in value]
+    return value
 
 
 def _library_error(exc: LdpSurveyError) -> Response:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from .cli import _db_option, _existing_db
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def invites() -> None:
     """One-time invitation codes (only their SHA-256 is stored)."""
 
@@ -29,7 +30,7 @@ def invites_create(db_path: str, survey_id: str, count: int) -> None:
 
 @invites.command("list")
 @_db_option
-@click.option("--survey", "survey_id", required=True)
+@click.option("--survey", "survey_id", required=True, help="Survey id (all its versions).")
 def invites_list(db_path: str, survey_id: str) -> None:
     """How many codes were issued and used (never the codes)."""
     from .invites import counts

@@ -100,3 +100,19 @@ class CompositionError(LdpSurveyError):
     """An ε list or δ' that no composition bound can be stated for."""
 
     code = "invalid_composition"
+
+
+ECHO_LIMIT = 200
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """`text` if it is at most `limit` characters, else its head and tail around a marker.
+
+    Error messages echo what was sent (an id, a key, a value); the edges (HTTP bodies, CLI
+    lines) pass every message through this so hostile input cannot make them unbounded. The
+    tail is kept because a message's explanation usually ends it.
+    """
+    if len(text) <= limit:
+        return text
+    head, tail = (limit * 2) // 3, limit // 3
+    return f"{text[:head]}…[{len(text) - head - tail} characters]…{text[len(text) - tail:]}"

@@ -8,6 +8,7 @@ under CI (CI=true), where they fail.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,52 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import core as hypothesis_core
+from hypothesis import settings
 from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
 from ldpsurvey.server.http_request import STORE_EXTENSION
 from ldpsurvey.server.store import open_store
 from support.postgres import PgServer, shared_server
 from support.server_data import manifest
+
+# Hypothesis: the default run is deterministic (the same examples on every run, chosen from
+# each test's name), so CI gives the same verdict every time and a failure can be reproduced by
+# running the test again. Open-ended exploration lives in the slow run (`-m slow`, whose
+# variants use the "slow" profile): fresh examples from a seed printed in the header and
+# beside every failure. print_blob prints `@reproduce_failure(...)` for the exact example;
+# deadline=None because a per-example time limit fails at random on a loaded machine.
+settings.register_profile("default", derandomize=True, print_blob=True, deadline=None,
+                          database=None)
+settings.register_profile("slow", derandomize=False, print_blob=True, deadline=None,
+                          max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Fix the seed of the non-derandomized (slow) tests for this run, so it can be printed."""
+    if config.getoption("hypothesis_seed", None) is None and \
+            hypothesis_core.global_force_seed is None:
+        hypothesis_core.global_force_seed = int.from_bytes(os.urandom(4), "big")
+
+
+def _seed_note() -> str:
+    seed = hypothesis_core.global_force_seed
+    return (f"hypothesis profile {settings.get_current_profile_name()!r} (derandomized tests "
+            f"draw the same examples every run); exploring tests use seed {seed}: rerun with "
+            f"--hypothesis-seed={seed}")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return _seed_note()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        report.sections.append(("hypothesis", _seed_note()))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -3,6 +3,7 @@ date, every HTTP route listed, and the tutorial's commands working as written.""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 from ldpsurvey.analyst import cli_docs
 from ldpsurvey.analyst.demo import running_server
 from ldpsurvey.server.openapi import openapi_document
+from support.timeouts import TEST_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -76,29 +78,43 @@ def tutorial_lines() -> list[str]:
     return [ln for ln in block.splitlines() if ln.strip() and not ln.startswith("#")]
 
 
+SCRATCH = 'd="$(mktemp -d)" && ln -s "$PWD/.venv" "$PWD/shared" "$d" && cd "$d"'
+
+
 def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
-    (tmp_path / "shared" / "samples").mkdir(parents=True)
-    sample = ROOT / "shared" / "samples" / "sensitive.toml"
-    (tmp_path / "shared" / "samples" / "sensitive.toml").write_bytes(sample.read_bytes())
-    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    # A stand-in for the repository root: this interpreter's environment and the samples.
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".venv").symlink_to(Path(sys.prefix))
+    (root / "shared").symlink_to(ROOT / "shared")
+    lines = tutorial_lines()
+    assert lines[0] == SCRATCH, "the tutorial starts in a scratch directory"
+    # Step 0 as written, then `pwd` says where it went (each line runs in its own shell).
+    done = subprocess.run(["bash", "-c", f"{SCRATCH} && pwd"], cwd=root, capture_output=True,
+                          text=True, timeout=TEST_TIMEOUT, env={**os.environ,
+                                                               "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    scratch = Path(done.stdout.strip())
+    assert scratch.parent == tmp_path and (scratch / "shared" / "samples").is_dir()
     url = None
     outputs: list[str] = []
     with ExitStack() as stack:
-        for line in tutorial_lines():
+        for line in lines[1:]:
             serve = re.fullmatch(r"\.venv/bin/ldpsurvey serve --db (\S+) --port 8000 &", line)
             if serve:  # started the way the demo starts it, so the test knows when it is up
-                url = stack.enter_context(running_server(tmp_path / serve.group(1)))
+                url = stack.enter_context(running_server(scratch / serve.group(1)))
                 continue
             if line == "kill %1":
                 continue
             if url is not None:
                 line = line.replace("http://127.0.0.1:8000", url)
-            done = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True,
-                                  text=True, timeout=120)
+            done = subprocess.run(["bash", "-c", line], cwd=scratch, capture_output=True,
+                                  text=True, timeout=TEST_TIMEOUT)
             assert done.returncode == 0, (line, done.stdout, done.stderr)
             outputs.append(done.stdout)
     assert url is not None, "the tutorial starts a server"
-    assert (tmp_path / "report.html").is_file()
+    assert (scratch / "report.html").is_file()
+    assert not (root / "keys").exists() and not (root / "token.txt").exists()
     assert any("rx_misuse" in out and "1 submission;" in out for out in outputs)
 
 
@@ -107,3 +123,16 @@ def test_docs_link_to_files_that_exist(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
     for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
         assert (ROOT / target).exists(), target
+
+
+@pytest.mark.parametrize("path", ["keys/survey-signing.key", "keys/survey-signing.pub",
+                                  "token.txt", "answers.json", "device-1/ledger.json",
+                                  "report.html", "survey.db", "demo-signing.key"])
+def test_what_the_tutorial_makes_is_ignored_by_git(path: str) -> None:
+    # Should the tutorial be run in the work tree after all, `git add -A` must not pick up a
+    # private key, a token or true answers.
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    done = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT,
+                          timeout=TEST_TIMEOUT, check=False)
+    assert done.returncode == 0, f"{path} is not ignored by .gitignore"

@@ -1,7 +1,8 @@
 """The store layer: every SQL statement of the server, behind one `Store` protocol.
 
 `open_store(target)` picks the backend from the target: a `postgresql://` (or `postgres://`)
-URL opens PostgreSQL (needs the `postgres` extra), anything else is a SQLite file path.
+URL or a libpq `key=value` connection string opens PostgreSQL (needs the `postgres` extra),
+anything else is a SQLite file path.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .base import (
 from .base import (
     compact as compact_json,
 )
+from .redaction import redact
 
 __all__ = [
     "AggregateRules", "Dump", "IngestJob", "IngestResult", "InviteCounts", "PendingSubmission",
@@ -36,18 +38,14 @@ __all__ = [
     "is_postgres", "now_second", "open_store", "redact",
 ]
 
-_PASSWORD_IN_URL = re.compile(r"(://[^:/?#@]*:)[^@/?#]*@")
-_PASSWORD_PARAM = re.compile(r"(password=)[^&\s]*", re.IGNORECASE)
+# A libpq connection string starts with one of its keywords: `host=db password=...`.
+_LIBPQ_DSN = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|"
+                        r"sslmode|connect_timeout|application_name|options)\s*=", re.IGNORECASE)
 
 
 def is_postgres(target: str | Path) -> bool:
-    return str(target).startswith(("postgresql://", "postgres://"))
-
-
-def redact(target: str | Path) -> str:
-    """The target with any password replaced by ***: safe for logs and error messages."""
-    text = _PASSWORD_IN_URL.sub(r"\1***@", str(target))
-    return _PASSWORD_PARAM.sub(r"\1***", text)
+    text = str(target)
+    return text.startswith(("postgresql://", "postgres://")) or bool(_LIBPQ_DSN.match(text))
 
 
 def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = False,
@@ -66,5 +64,5 @@ def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = F
     from .sqlite import SqliteStore
 
     if (must_exist or read_only) and not Path(target).is_file():
-        raise StoreError(f"database {target} does not exist")
+        raise StoreError(f"database {redact(target)} does not exist")
     return SqliteStore(target, migrate=migrate, read_only=read_only)

@@ -18,6 +18,7 @@ PGPASSFILE / ~/.pgpass); messages show the URL with any password replaced by ***
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,7 +29,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import StoreError, StoreUnavailable, SurveyClosed
+from ..errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable, SurveyClosed
 from ..invites import digest, plan_claims
 from .base import (
     Dump,
@@ -47,7 +48,10 @@ from .base import (
     now_second,
     split_fresh,
 )
+from .redaction import redact, scrub
 from .schema import POSTGRES_MIGRATIONS
+
+log = logging.getLogger("ldpsurvey.server.store")
 
 N_SHARDS = 16
 MAX_ATTEMPTS = 8  # a transaction that keeps failing on conflicts is an error after this
@@ -81,15 +85,12 @@ class PgStore:
     backend = "postgresql"
 
     def __init__(self, url: str, *, migrate: bool = True, pool_size: int = 8) -> None:
-        from . import redact
-
         self.url = url
         self._shown = redact(url)
         try:  # one direct attempt first: a wrong URL or password fails at once, in one line
             psycopg.connect(url, connect_timeout=10).close()
         except psycopg.Error as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise StoreError(f"cannot connect to {self._shown}: {first}") from None
+            raise StoreError(f"cannot connect to {self._shown}: {self._detail(exc)}") from None
         self._pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=False,
                                     timeout=10, name="ldpsurvey",
                                     kwargs={"autocommit": True})
@@ -147,9 +148,16 @@ class PgStore:
                 raise self._unavailable(exc) from None
         raise AssertionError("unreachable")
 
-    def _unavailable(self, exc: Exception) -> StoreUnavailable:
+    def _detail(self, exc: Exception) -> str:
+        """The driver's first line about `exc`, without any piece of the password."""
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return StoreUnavailable(f"the database {self._shown} is unavailable: {first}")
+        return scrub(first, self.url)
+
+    def _unavailable(self, exc: Exception) -> StoreUnavailable:
+        # The detail names the database's user, host and port: the operator's log gets it,
+        # a respondent's device does not.
+        log.warning("the database %s is unavailable: %s", self._shown, self._detail(exc))
+        return StoreUnavailable(STORE_UNAVAILABLE)
 
     # --- schema -----------------------------------------------------------------------------
 
@@ -188,7 +196,7 @@ class PgStore:
         try:
             self._write(work)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot migrate {self._shown}: {exc}") from exc
+            raise StoreError(f"cannot migrate {self._shown}: {self._detail(exc)}") from None
 
     # --- surveys ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.demo import run_demo
 from ldpsurvey.analyst.reports.model import DISTRIBUTION
+from support.timeouts import TEST_TIMEOUT
 
 
 def refuses_connections(url: str) -> bool:
@@ -78,6 +79,27 @@ def test_demo_cli_prints_the_table_and_the_report_path(tmp_path: Path) -> None:
     assert "25 submissions acknowledged" in res.output
     path = Path(res.output.split("HTML report: ")[1].split()[0])
     assert path.is_file() and path.parent == tmp_path.resolve()
+    # Without --serve the server is gone when the demo ends: no address to open, and no
+    # "Server stopped." right after one.
+    assert "/s/wellbeing-2026" not in res.output and "Server stopped." not in res.output
+    assert "ldpsurvey demo --serve" in res.output
+
+
+def test_demo_off_a_terminal_writes_nothing_stray_on_stderr(tmp_path: Path) -> None:
+    import subprocess
+
+    from support.clients import ldpsurvey_exe
+
+    done = subprocess.run([*ldpsurvey_exe(), "demo", "--n", "10", "--workers", "2", "--out",
+                           str(tmp_path)], capture_output=True, text=True, timeout=TEST_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # the progress bar is for terminals; a log got "respondents"
+    assert "10 submissions acknowledged" in done.stdout
+
+
+def test_demo_allow_origin_needs_serve(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["demo", "--n", "5", "--allow-origin", "http://x.example"])
+    assert res.exit_code == 2 and "--allow-origin needs --serve" in res.output
 
 
 def test_demo_refuses_an_unusable_output_directory_before_starting_anything(
@@ -98,8 +120,10 @@ def test_demo_serve_prints_the_page_and_serves_until_interrupted(tmp_path: Path)
 
     from support.clients import ldpsurvey_exe
 
+    origin = "http://127.0.0.1:9"
     proc = subprocess.Popen([*ldpsurvey_exe(), "demo", "--n", "10", "--workers", "2", "--serve",
-                             "--out", str(tmp_path)], stdout=subprocess.PIPE,
+                             "--allow-origin", origin, "--out", str(tmp_path)],
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     watchdog = threading.Timer(120, proc.kill)
@@ -107,19 +131,37 @@ def test_demo_serve_prints_the_page_and_serves_until_interrupted(tmp_path: Path)
     try:
         assert proc.stdout is not None
         url = None
+        notes = []
         for line in proc.stdout:
+            notes.append(line)
             found = re.search(r"in a browser: (http://\S+/s/wellbeing-2026)$", line.strip())
             if found:
                 url = found.group(1)
             if line.startswith("Serving until Ctrl-C"):
                 break
         assert url is not None, "the demo prints the page's URL"
-        with urllib.request.urlopen(url, timeout=10) as response:  # still serving
+        with urllib.request.urlopen(url, timeout=TEST_TIMEOUT) as response:  # still serving
             assert response.status == 200
             assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+        # The signing key is where it says, and the exported-page mode works against it: the
+        # printed `page export` command, and CORS for the allowed origin.
+        text = "".join(notes)
+        private = Path(re.search(r"Signing key \(temporary[^)]*\): (\S+)", text).group(1))
+        assert private.is_file()
+        command = re.search(r"  ldpsurvey (page export .*)", text).group(1).split()
+        exported = subprocess.run([*ldpsurvey_exe(), *command], cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=TEST_TIMEOUT)
+        assert exported.returncode == 0, exported.stderr
+        assert (tmp_path / "page-copy" / "index.html").is_file()
+        assert f"at {origin}" in text
+        base = url.split("/s/")[0]
+        request = urllib.request.Request(f"{base}/api/surveys/wellbeing-2026",
+                                         headers={"Origin": origin})
+        with urllib.request.urlopen(request, timeout=TEST_TIMEOUT) as response:
+            assert response.headers["Access-Control-Allow-Origin"] == origin
         proc.send_signal(signal.SIGINT)
         rest = proc.stdout.read()
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=TEST_TIMEOUT) == 0
         assert "Server stopped." in rest
         assert refuses_connections(url.split("/s/")[0])
     finally:

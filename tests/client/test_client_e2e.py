@@ -22,13 +22,14 @@ from ldpsurvey.shared.manifest import fingerprint, load_public_key
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 from support.clients import RealServer, free_port, http_json, ldpsurvey_exe, survey_dict
+from support.timeouts import TEST_TIMEOUT
 
 TRUE_ANSWERS = {"smoker": True, "mood": "great", "drinks": 17}
 
 
 def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*ldpsurvey_exe(), *args], capture_output=True, text=True,
-                          input=input, timeout=120, check=False)
+                          input=input, timeout=TEST_TIMEOUT, check=False)
 
 
 def weekly(version: int) -> dict[str, Any]:
@@ -126,14 +127,14 @@ def test_a_respondent_device_needs_no_server_or_plotting_libraries(
     env = {**os.environ, "PYTHONPATH": str(site)}
     state = tmp_path / "state"
     blocked = subprocess.run([sys.executable, "-c", "import flask"], env=env,
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=TEST_TIMEOUT)
     assert "not on a respondent's device" in blocked.stderr  # the blocker is active
     for args in (("respond", "--server", deployed["server"].url, "--survey", "scripted",
                   "--answers", str(deployed["answers"]), "--trust", str(deployed["pub"]),
                   "--state", str(state), "--yes"),
                  ("receipts", "--state", str(state))):
         result = subprocess.run([sys.executable, "-m", "ldpsurvey.analyst.cli", *args], env=env,
-                                capture_output=True, text=True, timeout=120)
+                                capture_output=True, text=True, timeout=TEST_TIMEOUT)
         assert result.returncode == 0, result.stderr
 
 

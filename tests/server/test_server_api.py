@@ -260,6 +260,21 @@ def test_analyst_routes_need_a_token(client, db_path, token, published, method, 
     assert after == before
 
 
+@pytest.mark.parametrize("header, status, says", [
+    ("Bearer ldp_wrong", 403, "unknown or revoked token"),      # well formed, not ours
+    ("Bearer ldp_" + "A" * 43, 403, "unknown or revoked token"),
+    ("Bearer something-else", 403, "unknown or revoked token"),
+    ("Basic dXNlcjpwdw==", 401, "malformed Authorization header"),
+    ("Bearer ", 401, "malformed Authorization header"),
+    ("Bearer ldp_a ldp_b", 401, "malformed Authorization header"),
+])
+def test_a_well_formed_header_with_a_wrong_token_says_unknown_token(
+        client, published, header, status, says):
+    reply = client.get("/api/surveys/health/estimates", headers={"Authorization": header})
+    assert reply.status_code == status
+    assert says in error_of(reply)["message"]
+
+
 def test_publish_idempotent_conflict_and_new_version(client, auth):
     key = Ed25519PrivateKey.generate()
     body = manifest(key=key)

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from support.clients import free_port
 from support.server_data import sql, submission, survey_dict
+from support.timeouts import TEST_TIMEOUT
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -73,9 +74,11 @@ def test_recompute_cli(tmp_path, client, auth, db_path, published):
     assert missing.exit_code == 1 and "does not exist" in missing.output
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, attempts: int = 200) -> None:
-    """Poll /healthz a bounded number of times (the server needs a moment to bind)."""
-    for _ in range(attempts):
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = TEST_TIMEOUT) -> None:
+    """Poll /healthz until TEST_TIMEOUT (the server needs a moment to bind; a loaded machine
+    needs longer)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise AssertionError(f"server exited: {proc.communicate()}")
         try:
@@ -98,7 +101,7 @@ def http(method: str, url: str, body: object = None, token: str | None = None
         headers["Authorization"] = f"Bearer {token}"
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=TEST_TIMEOUT) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
@@ -118,7 +121,7 @@ def server(db_path):
     finally:
         if proc.poll() is None:
             proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=TEST_TIMEOUT)
 
 
 def test_real_server_publish_submit_estimate(server, tmp_path):
@@ -153,7 +156,7 @@ def test_real_server_publish_submit_estimate(server, tmp_path):
     assert status == 200 and est["n_submissions"] == 20
 
     proc.terminate()
-    out, err = proc.communicate(timeout=20)
+    out, err = proc.communicate(timeout=TEST_TIMEOUT)
     assert f"serving on {url}/" in out
     assert CANARY_AGENT not in out + err
     assert "GET /" not in out + err and "POST /" not in out + err  # no access log
@@ -179,6 +182,7 @@ def test_serve_on_a_busy_port_is_a_one_line_error(tmp_path):
         port = busy.getsockname()[1]
         result = subprocess.run([LDPSURVEY, "serve", "--db", str(tmp_path / "x.db"),
                                  "--port", str(port)], capture_output=True, text=True,
-                                timeout=60)
+                                timeout=TEST_TIMEOUT)
     assert result.returncode == 1
     assert "cannot listen on" in result.stderr and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []  # the database file was not created

@@ -33,7 +33,7 @@ def test_redact_hides_passwords_only():
     assert redact("postgresql://ann:s3cret@db.example/surveys") == \
         "postgresql://ann:***@db.example/surveys"
     assert redact("postgresql://db/x?user=ann&password=s3cret&sslmode=require") == \
-        "postgresql://db/x?user=ann&password=***&sslmode=require"
+        "postgresql://db/x?user=ann&password=***"  # to the end: a raw '&' may be in it
     assert redact("postgresql://ann@db/x") == "postgresql://ann@db/x"
     assert redact("/var/lib/ldp/survey.db") == "/var/lib/ldp/survey.db"
 

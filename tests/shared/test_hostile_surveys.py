@@ -25,6 +25,7 @@ from ldpsurvey.analyst.cli import cli
 from ldpsurvey.shared.errors import SurveyError
 from ldpsurvey.shared.manifest import generate_keypair
 from ldpsurvey.shared.survey import Survey, load_survey
+from support.timeouts import TEST_TIMEOUT
 
 SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -292,7 +293,7 @@ def test_real_process_prints_no_traceback(tmp_path: Path, key_path: str) -> None
     exe = Path(sys.executable).parent / "ldpsurvey"
     proc = subprocess.run([str(exe), "publish", str(path), "--server", "http://127.0.0.1:9",
                            "--token", "ldp_x", "--key", key_path],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=TEST_TIMEOUT)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

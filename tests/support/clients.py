@@ -27,6 +27,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.shared.manifest import sign_survey
 from ldpsurvey.shared.survey import Survey
 
+from support.timeouts import TEST_TIMEOUT
+
 
 def survey_dict(survey_id: str = "checkin", version: int = 1, series: str | None = None,
                 **question_changes: Any) -> dict[str, Any]:
@@ -130,7 +132,7 @@ class RealServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 30.0) -> None:
+    def start(self, timeout: float = TEST_TIMEOUT) -> None:
         self.proc = subprocess.Popen(
             [*ldpsurvey_exe(), "serve", "--db", str(self.db_path), "--port", str(self.port),
              "--threads", "2", *self.extra_args],
@@ -153,7 +155,7 @@ class RealServer:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=TEST_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -179,7 +181,7 @@ class RealServer:
     def export(self, survey_id: str, token: str) -> list[dict[str, Any]]:
         req = urllib.request.Request(f"{self.url}/api/surveys/{survey_id}/submissions.jsonl",
                                      headers={"Authorization": f"Bearer {token}"})
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=TEST_TIMEOUT) as r:
             return [json.loads(line) for line in r.read().decode().splitlines() if line]
 
 
@@ -189,5 +191,5 @@ def http_json(method: str, url: str, body: Any = None, token: str | None = None)
         headers["Authorization"] = f"Bearer {token}"
     req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
                                  method=method, headers=headers)
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=TEST_TIMEOUT) as r:
         return json.loads(r.read())

@@ -17,6 +17,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from support.timeouts import TEST_TIMEOUT
+
 USER = "ldp"
 
 
@@ -77,7 +79,7 @@ class PgServer:
 
     def _run(self, args: list[str]) -> None:
         done = subprocess.run([*self._as, *args], capture_output=True, text=True, check=False,
-                              timeout=120)
+                              timeout=TEST_TIMEOUT)
         if done.returncode != 0:
             raise RuntimeError(f"{Path(args[0]).name} failed: {done.stdout}\n{done.stderr}")
 

@@ -24,6 +24,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from static_server import TEST_PAGE, serve_web_root
 from support.clients import RealServer
+from support.timeouts import TEST_TIMEOUT
 from support.web import Deployment
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -104,7 +105,7 @@ def context(browser: Any) -> Iterator[Any]:
 def page(context: Any) -> Any:
     """A page that records script errors and CSP violations in `page.problems`."""
     tab = context.new_page()
-    tab.set_default_timeout(10_000)  # ms; every wait here is for a local server
+    tab.set_default_timeout(TEST_TIMEOUT * 1000)  # ms; generous for a loaded machine
     tab.problems = []
     tab.on("pageerror", lambda error: tab.problems.append(f"pageerror: {error}"))
     tab.on("console", lambda message: tab.problems.append(message.text)
