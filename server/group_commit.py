@@ -1,9 +1,11 @@
 """Group commit: concurrent requests share one write transaction (and one fsync).
 
 Each request thread queues its job and either becomes the leader, which takes every queued job,
-runs them in one transaction and wakes their threads, or waits. When a leader finishes and jobs
-queued meanwhile, it promotes the first waiting thread to lead the next group. A thread answers
-only after the transaction holding its job has committed, so nothing acknowledged is lost.
+runs them in one transaction and wakes their threads, or waits. When a leader's transaction has
+committed and jobs queued meanwhile, it promotes the first waiting thread to lead the next
+group, and only then makes its own group durable (`sync`): the next transaction runs while this
+one's fsync is in flight. A thread answers only after the transaction holding its job has
+committed and been synced, so nothing acknowledged is lost.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ class GroupCommitter(Generic[J]):
         self._queue: list[_Ticket[J]] = []
         self._leading = False
 
-    def run(self, job: J, commit: Callable[[Sequence[J]], list[Any]]) -> Any:
+    def run(self, job: J, commit: Callable[[Sequence[J]], list[Any]],
+            sync: Callable[[], None] | None = None) -> Any:
         ticket: _Ticket[J] = _Ticket(job)
         with self._lock:
             self._queue.append(ticket)
@@ -48,30 +51,35 @@ class GroupCommitter(Generic[J]):
             ticket.wake.clear()
             if ticket.done:
                 return self._outcome(ticket)
-        self._lead(commit)
+        self._lead(commit, sync)
         return self._outcome(ticket)
 
-    def _lead(self, commit: Callable[[Sequence[J]], list[Any]]) -> None:
+    def _lead(self, commit: Callable[[Sequence[J]], list[Any]],
+              sync: Callable[[], None] | None) -> None:
         with self._lock:
             group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
         try:
             outcomes = commit([t.job for t in group])
         except BaseException as exc:  # the whole transaction failed: every job fails with it
             outcomes = [exc] * len(group)
-        for ticket, outcome in zip(group, outcomes, strict=True):
-            if isinstance(outcome, BaseException):
-                ticket.error = outcome
-            else:
-                ticket.result = outcome
-            ticket.done = True
-        with self._lock:
+        with self._lock:  # hand over before syncing: the next group need not wait for it
             if self._queue:
                 successor = self._queue[0]
                 successor.lead = True
                 successor.wake.set()
             else:
                 self._leading = False
-        for ticket in group:
+        if sync is not None and not all(isinstance(o, BaseException) for o in outcomes):
+            try:
+                sync()
+            except BaseException as exc:  # committed but maybe not on disk: acknowledge none
+                outcomes = [exc] * len(group)
+        for ticket, outcome in zip(group, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                ticket.error = outcome
+            else:
+                ticket.result = outcome
+            ticket.done = True
             ticket.wake.set()
 
     @staticmethod

@@ -18,6 +18,7 @@ from ldpsurvey.server.store import current_hour, open_store
 from ldpsurvey.server.store.schema import SQLITE_MIGRATIONS
 from ldpsurvey.server.store.sqlite import SqliteStore
 from support.server_data import MECHS, manifest, snapshot, sql, submission, survey_dict
+from support.timeouts import TEST_TIMEOUT
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -29,7 +30,9 @@ def test_pragmas_and_schema(tmp_path):
     conn = store._conn()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    # NORMAL: COMMIT writes the WAL unsynced; the store fsyncs the WAL itself before it
+    # acknowledges anything (tests below), off the write lock.
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
     assert store.schema_version() == len(SQLITE_MIGRATIONS)
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -288,3 +291,94 @@ def test_group_committer_results_and_failures():
     with pytest.raises(ValueError, match="bad group"):
         committer.run(-1, commit)
     assert committer.run(3, commit) == 30  # the committer recovers after a failed group
+
+
+def test_the_wal_is_fsynced_after_commit_and_before_any_acknowledgement(
+        tmp_path, monkeypatch):
+    """Every write returns only after an fsync of the WAL file that follows its COMMIT; a WAL
+    file seen for the first time also gets its directory synced (it was just created)."""
+    import os
+
+    events: list[tuple[str, str]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    store = SqliteStore(tmp_path / "s.db")  # the migrations: a write that creates the WAL
+    wal = str((tmp_path / "s.db-wal").resolve())
+    assert events[:2] == [("fsync", wal), ("fsync", str(tmp_path.resolve()))]
+    events.clear()
+    conn = store._conn()
+    conn.set_trace_callback(lambda sql: events.append(("sql", sql)))
+    store.add_token("x", "0" * 64, "2026-01-01T00")
+    assert events[-2:] == [("sql", "COMMIT"), ("fsync", wal)]  # no directory sync again
+    store.close()
+
+
+def test_a_failed_sync_acknowledges_nothing(tmp_path, monkeypatch):
+    import os
+
+    from ldpsurvey.server.errors import StoreError
+
+    store = SqliteStore(tmp_path / "s.db")
+
+    def fsync(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(StoreError, match="cannot sync"):
+        store.add_token("x", "0" * 64, "2026-01-01T00")
+    store.close()
+
+
+def test_the_next_group_commits_while_this_group_syncs():
+    """Group commit hands the write over before syncing: a sync that has not finished holds
+    back only its own group's answers, never the next group's transaction."""
+    import threading
+
+    from ldpsurvey.server.group_commit import GroupCommitter
+
+    committer: GroupCommitter[str] = GroupCommitter()
+    first_syncing, release_first = threading.Event(), threading.Event()
+    second_committed = threading.Event()
+    answered: list[str] = []
+
+    def commit(jobs):
+        if jobs == ["second"]:
+            second_committed.set()
+        return list(jobs)
+
+    def sync_first():
+        first_syncing.set()
+        assert release_first.wait(TEST_TIMEOUT)
+
+    def run(job, sync):
+        answered.append(committer.run(job, commit, sync))
+
+    first = threading.Thread(target=run, args=("first", sync_first))
+    first.start()
+    assert first_syncing.wait(TEST_TIMEOUT)
+    second = threading.Thread(target=run, args=("second", lambda: None))
+    second.start()
+    assert second_committed.wait(TEST_TIMEOUT)  # committed while the first group syncs
+    second.join(TEST_TIMEOUT)
+    assert answered == ["second"]  # the first group is not answered before its sync ends
+    release_first.set()
+    first.join(TEST_TIMEOUT)
+    assert answered == ["second", "first"]
+
+
+def test_a_group_whose_sync_fails_gets_the_error_not_its_results():
+    from ldpsurvey.server.group_commit import GroupCommitter
+
+    committer: GroupCommitter[int] = GroupCommitter()
+
+    def sync():
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError, match="disk gone"):
+        committer.run(1, lambda jobs: [j * 2 for j in jobs], sync)
+    assert committer.run(2, lambda jobs: [j * 2 for j in jobs], lambda: None) == 4
