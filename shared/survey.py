@@ -353,6 +353,7 @@ def _crosstabs(value: Any, questions: Mapping[str, Question]) -> tuple[CrosstabS
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
     from .mechanisms import (
+        DESIGNS,
         MECHANISMS,
         REPORT_SIZE_LIMIT,
         choose_mechanism,
@@ -360,6 +361,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
         mechanism_class,
         mechanism_for,
     )
+    from .mechanisms.channel_design import resolve_design
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
@@ -372,7 +374,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     if not isinstance(qid, str) or not QUESTION_ID.match(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
     text = _text(data, "text", f"{where}.text")
-    epsilon = _epsilon(data.get("epsilon"), f"{where}.epsilon")
+    designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly
+    epsilon = (None if designed and data.get("epsilon") is None
+               else _epsilon(data.get("epsilon"), f"{where}.epsilon"))
     optional = data.get("optional", False)
     if not isinstance(optional, bool):
         raise SurveyError(f"{where}.optional", "must be true or false")
@@ -411,6 +415,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
             fits = ", ".join(sorted(cls.question_types))
             raise SurveyError(f"{where}.mechanism",
                               f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
+    if designed:  # the params are the design's inputs; ε is proven from them
+        question = resolve_design(question, data.get("params"))
+        epsilon = question.epsilon
     cls = mechanism_class(question.mechanism, f"{where}.mechanism")
     for key, eps in (("epsilon", epsilon), ("instantaneous_epsilon", instantaneous)):
         misfit = None if eps is None else cls.misfit(question.k, eps, lo or 0)
@@ -429,7 +436,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     given = data.get("params")
     if given is not None and not isinstance(given, dict):
         raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")
-    if given is not None and given != {} and given != params:
+    if not designed and given is not None and given != {} and given != params:
         raise SurveyError(f"{where}.params",
                           f"do not match mechanism {question.mechanism!r} at epsilon "
                           f"{epsilon!r} for this question: expected {json.dumps(params)}")
