@@ -112,6 +112,11 @@ class Respondent:
                 raise AnswerError(f"question {q.id!r} is required")
             mechanism = self._mechanism(survey, q)
             mechanism.encode(value)  # refuse before randomizing anything
+            if q.disclosed:  # sent as given; the ledger lists it apart from ε
+                reports[q.id] = _plain(mechanism.validate_report(mechanism.perturb(value)))
+                charges.append(Charge(question=q.id, epsilon=0.0, report_epsilon=0.0,
+                                      disclosed=True))
+                continue
             report_epsilon = mechanism.realized_epsilon()
             if survey.series is not None:
                 report = self.memo.report(mechanism, survey.series, q.id, value)

@@ -162,7 +162,12 @@ def domain_field(question_type: str) -> str:
 
 
 def mechanism_for(question: Any) -> Mechanism:
-    """The mechanism object for a question (its ε proven on construction)."""
+    """The mechanism object for a question (its ε proven on construction; a disclosed
+    question gets the identity channel, which claims no ε)."""
+    if getattr(question, "disclosed", False):
+        from .disclosed import Disclosed
+
+        return Disclosed.from_question(question)
     mechanism = mechanism_class(question.mechanism).from_question(question)
     instantaneous = getattr(question, "instantaneous_epsilon", None)
     if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys
