@@ -244,6 +244,21 @@ _PATHS: dict[str, Any] = {
                       **_errors(*_AUTH, 404)}}},
 }
 
+_PATHS["/api/surveys/{survey_id}/subgroups"] = {"get": {
+    "operationId": "subgroups",
+    "summary": "Every randomized question's estimates within each subgroup of a disclosed "
+               "question (docs/disclosed.md).",
+    "security": _BEARER,
+    "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE,
+                   _query("by", "Id of a disclosed yes/no, categorical or ordinal question.",
+                          required=True)],
+    "responses": {"200": {"description": "Subgroup document", "content": _json({
+        "type": "object", "required": ["survey", "version", "by", "subgroups"],
+        "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
+                       "by": {"type": "string"},
+                       "subgroups": {"type": "array", "items": {"type": "object"}}}})},
+                  **_errors(400, *_AUTH, 404, 422)}}}
+
 _PATHS["/s/{survey_id}"] = {"get": {
     "operationId": "respondentPage",
     "summary": "The respondent web page for a survey (HTML; its scripts and styles are under "

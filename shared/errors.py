@@ -100,3 +100,10 @@ class CompositionError(LdpSurveyError):
     """An ε list or δ' that no composition bound can be stated for."""
 
     code = "invalid_composition"
+
+
+class AnalysisError(LdpSurveyError):
+    """A subgroup estimate or a regression cannot be computed as asked: an unknown question, a
+    grouping question that is not disclosed, an outcome or covariate of the wrong kind."""
+
+    code = "invalid_analysis"
