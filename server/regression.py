@@ -20,7 +20,13 @@ import numpy as np
 
 from ..shared.errors import AnalysisError
 from ..shared.mechanisms import Mechanism
-from ..shared.regression import LatentCovariate, RegressionResult, fit_linear, fit_logistic
+from ..shared.regression import (
+    LatentCovariate,
+    RegressionResult,
+    fit_linear,
+    fit_logistic,
+    outcome_channel,
+)
 from ..shared.survey import Question
 from . import surveys
 from .store import Store
@@ -71,27 +77,6 @@ def _level_index(question: Question, level: str | None) -> tuple[int, str]:
         raise AnalysisError(f"level {level!r} is not an option of {question.id!r} "
                             f"({list(question.options)})")
     return question.options.index(level), level
-
-
-def outcome_channel(mechanism: Mechanism, level: int) -> tuple[str, np.ndarray]:
-    """How an outcome report becomes a symbol, and the 2 x S channel P(symbol | Y) with
-    Y = 1[answer = level]: ("index", B) when the symbol is the report index (k = 2) or
-    1[report = level]; ("support", B) when it is the report's support bit of `level`."""
-    if mechanism.joint_reports == "index":
-        a, _ = mechanism.index_channel()
-        if mechanism.k == 2:
-            return "index", np.vstack([a[1 - level], a[level]])
-        column = a[:, level] if a.shape[1] > level else None
-        others = None if column is None else np.delete(column, level)
-        if others is None or not np.allclose(others, others[0], rtol=0, atol=1e-15):
-            raise AnalysisError(f"{mechanism.name}'s reports of other options do not report "
-                                f"{level} equally often: one-vs-rest needs a symmetric channel")
-        a0, a1 = float(others[0]), float(column[level])
-        return "hit", np.array([[1 - a0, a0], [1 - a1, a1]])
-    if mechanism.joint_reports == "support_bits":
-        p, q = float(mechanism.p_star), float(mechanism.q_star)  # type: ignore[attr-defined]
-        return "support", np.array([[1 - q, q], [1 - p, p]])
-    raise AnalysisError(f"no regression through mechanism {mechanism.name!r}")
 
 
 def read_rows(store: Store, survey_id: str, version: int, qids: Sequence[str]

@@ -39,7 +39,7 @@ import numpy as np
 from .errors import AnalysisError
 from .estimates import finite_or_none, z_value
 
-MAX_EM = 25  # a robust start; Newton finishes (EM alone is slow when the channel is noisy)
+MAX_EM = 5  # a robust start; Newton finishes (EM alone crawls when the channel is noisy)
 MAX_NEWTON = 50
 TOLERANCE = 1e-9  # on the Newton decrement (log-likelihood units) and EM's relative change
 # "too noisy to say": the interval of an odds ratio reaches below 1/2 and above 2 (a halving and
@@ -371,3 +371,24 @@ def _coefficient(name: str, estimate: float, variance: float | None, z: float, *
 
 def _exp(x: float) -> float | None:
     return math.exp(x) if x < 700 else None
+
+
+def outcome_channel(mechanism: Any, level: int) -> tuple[str, np.ndarray]:
+    """How an outcome report becomes a symbol, and the 2 x S channel P(symbol | Y) with
+    Y = 1[answer = level]: ("index", B) when the symbol is the report index (k = 2) or
+    1[report = level]; ("support", B) when it is the report's support bit of `level`."""
+    if mechanism.joint_reports == "index":
+        a, _ = mechanism.index_channel()
+        if mechanism.k == 2:
+            return "index", np.vstack([a[1 - level], a[level]])
+        column = a[:, level] if a.shape[1] > level else None
+        others = None if column is None else np.delete(column, level)
+        if others is None or not np.allclose(others, others[0], rtol=0, atol=1e-15):
+            raise AnalysisError(f"{mechanism.name}'s reports of other options do not report "
+                                f"{level} equally often: one-vs-rest needs a symmetric channel")
+        a0, a1 = float(others[0]), float(column[level])
+        return "hit", np.array([[1 - a0, a0], [1 - a1, a1]])
+    if mechanism.joint_reports == "support_bits":
+        p, q = float(mechanism.p_star), float(mechanism.q_star)  # type: ignore[attr-defined]
+        return "support", np.array([[1 - q, q], [1 - p, p]])
+    raise AnalysisError(f"no regression through mechanism {mechanism.name!r}")
