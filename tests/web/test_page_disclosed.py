@@ -1,6 +1,6 @@
 """The respondent page with disclosed questions (said plainly next to the question, sent as
-given, no ε) and with a named randomized-response design (refused clearly: the page has no
-port of the designs yet; `ldpsurvey respond` answers them)."""
+given, no ε) and with a named randomized-response design (its exact chances in the review; the
+draws themselves are proven equal to Python's by tests/web/vectors.py)."""
 
 from __future__ import annotations
 
@@ -47,15 +47,23 @@ def test_disclosed_questions_are_said_plainly_and_sent_as_given(deployment, page
     assert page.problems == []
 
 
-def test_a_named_design_is_refused_clearly(deployment, page):
+def test_a_named_design_is_answered_with_its_exact_chances(deployment, page):
     data = {"id": "web-forced", "title": "Forced", "version": 1, "questions": [
         {"id": "drugs", "text": "Cannabis this year?", "type": "binary",
          "mechanism": "forced_response",
          "params": {"p_truth": "3/4", "forced": {"yes": "1/8", "no": "1/8"}}}]}
     deployment.server.publish(data, deployment.key, deployment.token)
     page.goto(deployment.page_url("web-forced"))
-    page.wait_for_selector("body[data-state=refused]")
-    text = page.locator(".refusal").inner_text()
-    assert "cannot answer question “Cannabis this year?”" in text
-    assert "forced_response" in text and "not supported in the browser" in text
-    assert deployment.stored("web-forced") == []
+    page.wait_for_selector(READY)
+    page.get_by_label("Yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    review = page.locator("#review").inner_text()
+    # P(yes | yes) = 3/4 + 1/8, P(no | yes) = 1/8; exact ε = ln 7
+    assert "if your answer is yes, “no” 12.5%, “yes” 87.5%" in review
+    assert "ε = 1.94591 in total" in review
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    (stored,) = deployment.stored("web-forced")
+    assert isinstance(stored["answers"]["drugs"], bool)
+    assert page.problems == []

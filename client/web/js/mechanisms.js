@@ -39,6 +39,7 @@ import {
   secureSource,
 } from "./randomness.js";
 import { hmacSha256, toHex } from "./sha256.js";
+import { DESIGN_FITS, designCore } from "./designs.js";
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -599,6 +600,8 @@ function coreFor(name, epsilon, question) {
     case "hr": return hrCore(epsilon, k);
     case "ordinal_exp": return ordinalCore(epsilon, k);
     case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
+    case "warner": case "crosswise": case "forced_response": case "unrelated_question":
+    case "matrix": return designCore(question, ManifestMismatch);
     default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
 }
@@ -616,10 +619,10 @@ export function mechanismFor(question) {
   const name = question.mechanism;
   if (typeof name !== "string") throw new ManifestMismatch(`${where}: no mechanism named`);
   if (name === "auto") throw new ManifestMismatch(`${where}: the mechanism was not resolved (auto)`);
-  if (!MECHANISMS.includes(name)) {
+  if (!MECHANISMS.includes(name) && !Object.hasOwn(DESIGN_FITS, name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
-  if (!FITS[name].includes(question.type)) {
+  if (!(FITS[name] ?? DESIGN_FITS[name]).includes(question.type)) {
     throw new ManifestMismatch(`${where}: ${name} does not fit a ${question.type} question`);
   }
   const instantaneousEpsilon = question.instantaneous_epsilon ?? null;
