@@ -20,6 +20,7 @@ from ldpsurvey.shared.regression import expit
 from ldpsurvey.shared.survey import Survey
 from support.server_data import manifest
 
+BACKENDS = ("sqlite", "postgresql")
 Z = 4.5
 N = 4000
 SMOKER_BETA = {"(intercept)": -0.5, "sex=m": 0.8, "sex=x": 0.0, "age": -0.02}

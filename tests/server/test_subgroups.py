@@ -19,6 +19,7 @@ from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 from support.server_data import manifest
 
+BACKENDS = ("sqlite", "postgresql")
 SEXES = ["f", "m", "x"]
 SMOKING = {"f": 0.2, "m": 0.45, "x": 0.3}  # true share of smokers per subgroup
 Z = 4.5  # per-check two-sided false-alarm rate 7e-6

@@ -153,3 +153,21 @@ def test_reports_show_disclosed_questions_in_every_format(client, auth) -> None:
         assert "sex" in text
         if fmt in ("html", "markdown"):
             assert "disclosed (sent as given, no ε)" in text
+
+
+def test_cli_review_words_for_disclosed_questions_and_designs() -> None:
+    from ldpsurvey.client.review import report_words, review_lines
+
+    data = disclosed_survey()
+    data["questions"].append({"id": "drugs", "text": "Cannabis?", "type": "binary",
+                              "mechanism": "forced_response",
+                              "params": {"p_truth": "3/4", "forced": {"yes": "1/8",
+                                                                       "no": "1/8"}}})
+    survey = Survey.from_dict(data)
+    mechs = {q.id: mechanism_for(q) for q in survey.questions}
+    lines = "\n".join(review_lines(survey, {"sex": "m", "adult": True, "smoker": True,
+                                            "drugs": True}, mechs))
+    assert lines.count("disclosed: sent as you answer it, not randomized; no ε") == 2
+    assert "forced response): 'no' 12.5%, 'yes' 87.5%" in lines
+    assert report_words(survey.question("sex"), mechs["sex"], 1) == "the option 'm'"
+    assert report_words(survey.question("drugs"), mechs["drugs"], True) == "yes"
