@@ -80,7 +80,12 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         click.echo(f"survey {survey.id} v{survey.version}: total epsilon per respondent "
                    f"{splan.total_epsilon:g} (the sum over its {len(survey.questions)} "
                    "questions)")
-        for q, qp in zip(survey.questions, splan.questions, strict=True):
+        disclosed = [q.id for q in survey.questions if q.disclosed]
+        if disclosed:
+            click.echo(f"disclosed (sent as given, counted exactly; nothing to plan): "
+                       f"{', '.join(disclosed)}")
+        randomized = [q for q in survey.questions if not q.disclosed]
+        for q, qp in zip(randomized, splan.questions, strict=True):
             click.echo("")
             click.echo(f"{qp.question}: {describe(qp)}")
             click.echo(format_plan(qp))

@@ -180,6 +180,8 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         check_target(mean_margin, None, confidence)
     plans = []
     for q in survey.questions:
+        if q.disclosed:  # counted exactly: no margin of error to plan
+            continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)
         plans.append(plan_question(q, margin=m, n=n, confidence=confidence))

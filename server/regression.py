@@ -174,7 +174,23 @@ def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[st
                                           np.asarray(values, dtype=np.int64), a))
             latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
     x = np.hstack(x_parts)
+    constant = [j for j in range(1, x.shape[1]) if np.all(x[:, j] == x[0, j])]
+    left_out = [names[j] for j in constant]
+    if constant:  # e.g. a disclosed option nobody chose: no information about its coefficient
+        keep = [j for j in range(x.shape[1]) if j not in constant]
+        x, names = x[:, keep], [names[j] for j in keep]
     outcome, mech = questions[spec.outcome], mechanisms[spec.outcome]
+    result = _fit(x, names, columns, n, dropped, spec, outcome, mech, latent, latent_names,
+                  confidence)
+    if left_out:
+        result.notes.append("left out, the same for every respondent used (no information): "
+                            + ", ".join(left_out))
+    return result
+
+
+def _fit(x: np.ndarray, names: list[str], columns: list[Any], n: int, dropped: int, spec: Spec,
+         outcome: Question, mech: Mechanism, latent: list[LatentCovariate],
+         latent_names: list[str], confidence: float) -> RegressionResult:
     if outcome.type == "integer":
         reports = np.asarray(columns[0], dtype=float)
         noise = 0.0 if outcome.disclosed else mech.noise_variance(  # type: ignore[attr-defined]

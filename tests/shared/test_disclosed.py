@@ -171,3 +171,13 @@ def test_cli_review_words_for_disclosed_questions_and_designs() -> None:
     assert "forced response): 'no' 12.5%, 'yes' 87.5%" in lines
     assert report_words(survey.question("sex"), mechs["sex"], 1) == "the option 'm'"
     assert report_words(survey.question("drugs"), mechs["drugs"], True) == "yes"
+
+
+def test_plan_lists_disclosed_questions_apart(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(disclosed_survey()))
+    result = CliRunner().invoke(cli, ["plan", str(path), "--margin", "0.05"])
+    assert result.exit_code == 0, result.output
+    assert "disclosed (sent as given, counted exactly; nothing to plan): sex, kids, adult" \
+        in result.output
+    assert "smoker:" in result.output
