@@ -40,14 +40,29 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
               help="With SURVEY_FILE: respondents a margin on every joint cell of two "
                    "questions needs (or the margin --n gives).")
 @click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+@click.option("--regress", "regress_outcome", metavar="OUTCOME",
+              help="Instead: respondents to detect --odds-ratio for a binary covariate with "
+                   "80%% power in `ldpsurvey regress` of OUTCOME (a yes/no question of "
+                   "SURVEY_FILE; without SURVEY_FILE give 'yes' and --epsilon: binary_rr).")
+@click.option("--odds-ratio", type=float, help="With --regress: the odds ratio to detect.")
+@click.option("--baseline", type=float, default=0.2, show_default=True,
+              help="With --regress: the outcome's share among the unexposed.")
+@click.option("--exposed", type=float, default=0.5, show_default=True,
+              help="With --regress: the share of respondents with the covariate.")
 def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
          margin: float | None, mean_margin: float | None, n: int | None,
-         confidence: float, crosstab: tuple[str, str] | None, bins: str | None) -> None:
+         confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
+         regress_outcome: str | None, odds_ratio: float | None, baseline: float,
+         exposed: float) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
     marked. With SURVEY_FILE, each question is planned with its own ε and mechanism.
     """
+    if regress_outcome is not None:
+        click.echo(_regress_plan(survey_file, regress_outcome, epsilon, odds_ratio, baseline,
+                                 exposed))
+        return
     if crosstab is not None:
         if survey_file is None:
             raise click.UsageError("--crosstab needs SURVEY_FILE (the questions' mechanisms)")
@@ -65,7 +80,12 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         click.echo(f"survey {survey.id} v{survey.version}: total epsilon per respondent "
                    f"{splan.total_epsilon:g} (the sum over its {len(survey.questions)} "
                    "questions)")
-        for q, qp in zip(survey.questions, splan.questions, strict=True):
+        disclosed = [q.id for q in survey.questions if q.disclosed]
+        if disclosed:
+            click.echo(f"disclosed (sent as given, counted exactly; nothing to plan): "
+                       f"{', '.join(disclosed)}")
+        randomized = [q for q in survey.questions if not q.disclosed]
+        for q, qp in zip(randomized, splan.questions, strict=True):
             click.echo("")
             click.echo(f"{qp.question}: {describe(qp)}")
             click.echo(format_plan(qp))
@@ -88,6 +108,35 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
     click.echo(format_plan(qp))
     if qp.question_type in ("binary", "categorical") and len(qp.rows) > 1:
         click.echo(ORDER_NOTE)
+
+
+def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,
+                  odds_ratio: float | None, baseline: float, exposed: float) -> str:
+    from ..shared.mechanisms import mechanism_for
+    from ..shared.mechanisms.binary_rr import BinaryRR
+    from ..shared.regression import outcome_channel
+    from .plan_regress import plan_regress
+
+    if odds_ratio is None:
+        raise click.UsageError("--regress needs --odds-ratio")
+    if survey_file is not None:
+        survey = load_survey(survey_file)
+        try:
+            question = survey.question(outcome)
+        except KeyError:
+            raise click.UsageError(f"--regress: the survey has no question {outcome!r}") from None
+        if question.type != "binary":
+            raise click.UsageError("--regress plans a yes/no outcome")
+        mechanism = mechanism_for(question)
+    else:
+        if epsilon is None:
+            raise click.UsageError("--regress without SURVEY_FILE needs --epsilon")
+        mechanism = BinaryRR(epsilon, (False, True))
+    _, channel = outcome_channel(mechanism, 1)
+    plan_ = plan_regress(float(channel[0, 1]), float(channel[1, 1]), odds_ratio=odds_ratio,
+                         baseline=baseline, exposed=exposed)
+    what = outcome if survey_file is not None else "a yes/no outcome"
+    return f"{what} ({mechanism.name}, ε = {mechanism.epsilon:g}): {plan_.describe()}"
 
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,

@@ -20,11 +20,13 @@ from types import SimpleNamespace
 from ..shared.errors import PlanError
 from ..shared.estimates import z_value
 from ..shared.mechanisms import (
+    DESIGNS,
     MECHANISMS,
     candidates,
     choose_mechanism,
     describe_misfits,
     margin_variance,
+    mechanism_for,
     misfits,
 )
 from ..shared.survey import QUESTION_TYPES, Question, Survey
@@ -155,8 +157,10 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
     rows = [PlanRow(r.mechanism, r.variance_one, r.n, r.margin, r.auto,
                     r.mechanism == question.mechanism) for r in plan.rows]
     if not any(r.configured for r in rows):
-        var = margin_variance(MECHANISMS[question.mechanism], question.type, question.k,
-                              question.epsilon)
+        var = (mechanism_for(question).design_worst_case_variance()  # type: ignore[attr-defined]
+               if question.mechanism in DESIGNS else
+               margin_variance(MECHANISMS[question.mechanism], question.type, question.k,
+                               question.epsilon))
         if var is not None:  # None: no mean-score variance derived for this mechanism
             rows.append(_row(question.mechanism, var, margin, n, confidence, False, True))
     return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
@@ -176,6 +180,8 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         check_target(mean_margin, None, confidence)
     plans = []
     for q in survey.questions:
+        if q.disclosed:  # counted exactly: no margin of error to plan
+            continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)
         plans.append(plan_question(q, margin=m, n=n, confidence=confidence))

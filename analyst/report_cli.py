@@ -32,6 +32,9 @@ from .reports.model import FORMATS, render
               help="Instead: joint and conditional estimates of two questions "
                    "(docs/crosstabs.md); a side may be QUESTION:GROUP, one of the question's "
                    "declared groups against the rest.")
+@click.option("--by", "by", metavar="QUESTION",
+              help="Instead: every randomized question's estimates within each subgroup of a "
+                   "disclosed question (docs/disclosed.md).")
 @click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10 "
                              "(refused when neither question is an integer one).")
 @click.option("--row-bins", help="Crosstab bin edges for an integer ROWS question.")
@@ -43,7 +46,8 @@ from .reports.model import FORMATS, render
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
            timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
-           row_bins: str | None, col_bins: str | None, crosstab_source: str) -> None:
+           row_bins: str | None, col_bins: str | None, crosstab_source: str,
+           by: str | None) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
@@ -58,7 +62,12 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
         raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
     if crosstab is None and (bins or row_bins or col_bins):
         raise click.UsageError("--bins, --row-bins and --col-bins need --crosstab ROWS COLS")
-    if crosstab is not None:
+    if by is not None and crosstab is not None:
+        raise click.UsageError("give --by QUESTION or --crosstab ROWS COLS, not both")
+    if by is not None:
+        text = _subgroup_text(server_url, db_path, survey_id, version, token, fmt, confidence,
+                              timeout, by)
+    elif crosstab is not None:
         text = _crosstab_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                               timeout, crosstab, bins, row_bins, col_bins, crosstab_source)
     elif server_url is not None:
@@ -76,6 +85,22 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     except OSError as exc:
         raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"wrote {fmt} report to {out_path}", err=True)
+
+
+def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,
+                   version: int | None, token: str | None, fmt: str, confidence: float,
+                   timeout: float, by: str) -> str:
+    """The subgroup report of a disclosed question in one format (same function as HTTP)."""
+    from .reports.subgroups import db_subgroups, fetch_subgroups, render_subgroups
+
+    if server_url is not None:
+        assert token is not None
+        document, survey = fetch_subgroups(server_url, survey_id, token, by, confidence,
+                                           version, timeout)
+    else:
+        assert db_path is not None
+        document, survey = db_subgroups(db_path, survey_id, by, confidence, version)
+    return render_subgroups(survey, document, fmt)
 
 
 def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,

@@ -21,7 +21,7 @@ from .respondent import Respondent, flush_outbox
 from .review import report_words, review_lines
 from .state import STATE_ENV, StateDir
 from .transport import RetryPolicy
-from .trust import DEFAULT_MAX_EPSILON
+from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
 
 state_option = click.option(
     "--state", "state_dir", type=click.Path(file_okay=False), default=None,
@@ -50,10 +50,13 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
 @click.option("--yes", "-y", "assume_yes", is_flag=True,
               help="Send without asking to confirm the review (for scripts; needed when stdin "
                    "is not a terminal).")
+@click.option("--refuse-disclosed", is_flag=True,
+              help="Refuse surveys with disclosed questions (answers sent as given, not "
+                   "randomized).")
 @attempts_option
 def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
             state_dir: str | None, max_epsilon: float, invite: str | None, dry_run: bool,
-            assume_yes: bool, attempts: int) -> None:
+            assume_yes: bool, refuse_disclosed: bool, attempts: int) -> None:
     """Answer a survey: verify it, randomize each answer on this device, send the reports.
 
     Before anything is randomized, it shows your answers and, in plain words, the exact chances
@@ -69,6 +72,8 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
                             warn=lambda m: click.secho(m, err=True, fg="yellow", bold=True))
     verified = respondent.fetch_survey(survey_id)
     survey = verified.survey
+    if refuse_disclosed:
+        check_no_disclosed(survey)
     if answers_file is not None:
         answers = _read_answers(Path(answers_file))
     else:
@@ -126,6 +131,10 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
     """Ask each question on the terminal; returns {question_id: true answer}."""
     click.echo(f"{survey.title} (version {survey.version}); total ε = "
                f"{survey.total_epsilon:g}")
+    disclosed = sum(q.disclosed for q in survey.questions)
+    if disclosed:
+        click.echo(f"{disclosed} question(s) marked disclosed are sent as you answer them, not "
+                   f"randomized: they cost no ε but can help identify you.")
     if survey.series:
         click.echo(f"Part of the series {survey.series!r}: the same answer as last time costs "
                    f"no extra privacy; a changed answer costs its ε again.")
@@ -133,7 +142,8 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
     for i, q in enumerate(survey.questions, 1):
         click.echo()
         click.secho(f"{i}. {q.text}", bold=True)
-        click.echo(f"   costs ε = {q.epsilon:g}: {explain(q)}")
+        click.echo(f"   disclosed: {explain(q)}" if q.disclosed else
+                   f"   costs ε = {q.epsilon:g}: {explain(q)}")
         if q.optional:
             click.echo("   optional: leave empty to skip (the server sees that you skipped it)")
         while True:
@@ -210,7 +220,9 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
             "outbox": [{k: r[k] for k in ("submission_id", "survey_id", "status", "body")}
                        for r in waiting],
             "epsilon_by_survey": [asdict(s) for s in spend],
-            "series": series, "total_epsilon": ledger.total_epsilon()}, indent=2))
+            "series": series, "total_epsilon": ledger.total_epsilon(),
+            "disclosed": [{k: e[k] for k in ("survey", "version", "question", "submission_id")}
+                          for e in ledger.disclosed()]}, indent=2))
         return
     if not sent and not waiting and not spend:
         click.echo("nothing sent from this device yet")
@@ -234,6 +246,12 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
             click.echo(f"    {qid}: ε = {info['epsilon']:.4g} for {info['distinct_answers']} "
                        f"distinct answer(s) in {info['rounds']} round(s)")
     click.echo(f"  total: ε = {ledger.total_epsilon():.4g}")
+    disclosed = ledger.disclosed()
+    if disclosed:
+        click.secho("Disclosed answers (sent as you answered them, not randomized; no ε):",
+                    bold=True)
+        for e in disclosed:
+            click.echo(f"  {e['survey']} v{e['version']}  {e['question']}")
 
 
 @click.group(cls=FullHelpGroup)

@@ -34,6 +34,7 @@ class Charge:
     report_epsilon: float          # exact ε of this one report (< epsilon with two layers)
     series: str | None = None
     tag: str | None = None         # keyed hash of (series, question, answer, mechanism)
+    disclosed: bool = False        # asked directly: sent as given, no ε (listed apart)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class Ledger:
                          "submission_id": submission_id, "time": now,
                          "epsilon": 0.0 if reused else c.epsilon, "reused": reused,
                          "report_epsilon": c.report_epsilon, "series": c.series, "tag": c.tag}
+                if c.disclosed:
+                    entry["disclosed"] = True
                 if c.tag is not None:
                     known.add((c.series, c.question, c.tag))
                 new.append(entry)
@@ -103,7 +106,8 @@ class Ledger:
     def spend_by_survey(self) -> list[SurveySpend]:
         by: dict[str, list[dict[str, Any]]] = {}
         for e in self._load()["entries"]:
-            by.setdefault(e["survey"], []).append(e)
+            if not e.get("disclosed"):
+                by.setdefault(e["survey"], []).append(e)
         return [SurveySpend(survey=s, versions=tuple(sorted({e["version"] for e in es})),
                             epsilon=math.fsum(e["epsilon"] for e in es),
                             questions=len({e["question"] for e in es}))
@@ -122,6 +126,10 @@ class Ledger:
                 q["distinct_answers"] += 1
                 q["epsilon"] = math.fsum([q["epsilon"], e["epsilon"]])
         return out
+
+    def disclosed(self) -> list[dict[str, Any]]:
+        """Answers this device sent as given (disclosed questions): no ε, listed apart."""
+        return [e for e in self._load()["entries"] if e.get("disclosed")]
 
     def total_epsilon(self) -> float:
         return math.fsum(e["epsilon"] for e in self._load()["entries"])

@@ -130,6 +130,11 @@ class Respondent:
                 continue
             value = checked[q.id]
             mechanism = self.mechanism(survey, q)
+            if q.disclosed:  # sent as given; the ledger lists it apart from ε
+                reports[q.id] = _plain(mechanism.validate_report(mechanism.perturb(value)))
+                charges.append(Charge(question=q.id, epsilon=0.0, report_epsilon=0.0,
+                                      disclosed=True))
+                continue
             report_epsilon = mechanism.realized_epsilon()
             if survey.series is not None:
                 report = self.memo.report(mechanism, survey.series, q.id, value)

@@ -65,6 +65,17 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     name = mechanism.name
     p = getattr(mechanism, "p_star", None)
     qs = getattr(mechanism, "q_star", None)
+    if q.disclosed:
+        return "disclosed: sent as you answer it, not randomized"
+    if getattr(mechanism, "designed", False):  # a named design: its exact row, listed
+        row = mechanism.channel()[mechanism.encode(answer)]
+        names = (["'no'", "'yes'"] if q.type == "binary" and len(row) == 2 and name != "matrix"
+                 else [repr(o) for o in q.options] if len(row) == len(q.options)
+                 and name != "matrix" else [f"report {y}" for y in range(len(row))])
+        if name == "crosswise":
+            names = ["'differ'", "'same'"]
+        listed = ", ".join(f"{label} {pct(pr)}" for label, pr in zip(names, row, strict=True))
+        return f"your device will send ({mechanism.known_as or name}): {listed}"
     if name in ("binary_rr", "grr") or name.endswith("+instantaneous"):
         if q.type == "binary":
             return (f"your device will send {_yes_no(answer)} (your real answer) with "
@@ -131,6 +142,11 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
             lines.append("   skipped: nothing is sent for it (the server sees that it was "
                          "skipped); ε = 0")
             continue
+        if q.disclosed:
+            lines.append(f"   your answer: {answer_text(q, answer)}")
+            lines.append(f"   {chances(q, mechanisms[q.id], answer)}; no ε (it is not "
+                         "private, and it can help identify you)")
+            continue
         total += q.epsilon
         lines.append(f"   your answer (stays on this device): {answer_text(q, answer)}")
         lines.append(f"   {chances(q, mechanisms[q.id], answer)}; ε = {q.epsilon:g}")
@@ -144,6 +160,10 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
 def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     """A stored report in plain words (what the server receives for this question)."""
     name = mechanism.name
+    if name == "crosswise":
+        return "'same'" if report else "'differ'"
+    if name == "matrix":
+        return f"report {report}"
     if q.type == "binary":  # binary_rr sends true/false, grr the index of [false, true]
         return "yes" if report else "no"
     if q.type == "integer" and isinstance(report, int):
@@ -151,7 +171,8 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
             return f"the number {report}"
         return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, "
                 "as expected; it keeps your real number private and the results allow for it)")
-    if isinstance(report, int) and (name in ("grr", "ordinal_exp")
+    if isinstance(report, int) and (name in ("grr", "ordinal_exp", "disclosed", "forced_response",
+                                             "unrelated_question")
                                     or name.endswith("+instantaneous")):
         return f"the option {q.options[report]!r}"
     if name in ("oue", "sue", "ss") and isinstance(report, list):

@@ -64,6 +64,16 @@ def trusted_fingerprint(trust: str) -> str:
         raise TrustError(f"--trust: {exc.message}") from exc
 
 
+def check_no_disclosed(survey: Survey) -> None:
+    """Refuse a survey that asks any question directly (`respond --refuse-disclosed`)."""
+    disclosed = [q.id for q in survey.questions if q.disclosed]
+    if disclosed:
+        raise PolicyError(f"refusing survey {survey.id!r}: question(s) "
+                          f"{', '.join(map(repr, disclosed))} are disclosed (sent as you answer "
+                          f"them, not randomized) and --refuse-disclosed is set",
+                          {"disclosed": disclosed})
+
+
 def check_policy(survey: Survey, max_epsilon: float) -> None:
     """Refuse a survey whose questions or total ε exceed the respondent's limit."""
     for q in survey.questions:

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, stream_with_context
 
-from . import aggregation, crosstabs, submissions, surveys
+from . import aggregation, crosstabs, regression, subgroups, submissions, surveys
 from .auth import check_authorization
 from .http_request import (
     bins_param,
@@ -51,6 +51,24 @@ def crosstab(survey_id: str) -> dict[str, Any]:
     return crosstabs.crosstab(current_store(), survey_id, version_param(), rows, cols,
                               bins_param("row_bins"), bins_param("col_bins"), confidence_param(),
                               request.args.get("source", "auto"), bins_param("bins"))
+
+
+@bp.get("/api/surveys/<survey_id>/subgroups")
+def subgroup_estimates(survey_id: str) -> dict[str, Any]:
+    """Every randomized question's estimates within each subgroup of a disclosed question
+    (`by`)."""
+    return subgroups.subgroups(current_store(), survey_id, version_param(), required_param("by"),
+                               confidence_param())
+
+
+@bp.get("/api/surveys/<survey_id>/regression")
+def regress(survey_id: str) -> dict[str, Any]:
+    """Logistic (or linear) regression of `outcome` on `covariates` through the channels."""
+    spec = regression.Spec(required_param("outcome"),
+                           regression.parse_covariates(request.args.get("covariates")),
+                           request.args.get("level"))
+    return regression.regression(current_store(), survey_id, version_param(), spec,
+                                 confidence_param())
 
 
 @bp.get("/api/surveys/<survey_id>/submissions.jsonl")

@@ -258,6 +258,38 @@ _PATHS: dict[str, Any] = {
                       **_errors(*_AUTH, 404)}}},
 }
 
+_PATHS["/api/surveys/{survey_id}/subgroups"] = {"get": {
+    "operationId": "subgroups",
+    "summary": "Every randomized question's estimates within each subgroup of a disclosed "
+               "question (docs/disclosed.md).",
+    "security": _BEARER,
+    "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE,
+                   _query("by", "Id of a disclosed yes/no, categorical or ordinal question.",
+                          required=True)],
+    "responses": {"200": {"description": "Subgroup document", "content": _json({
+        "type": "object", "required": ["survey", "version", "by", "subgroups"],
+        "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
+                       "by": {"type": "string"},
+                       "subgroups": {"type": "array", "items": {"type": "object"}}}})},
+                  **_errors(400, *_AUTH, 404, 422)}}}
+
+_PATHS["/api/surveys/{survey_id}/regression"] = {"get": {
+    "operationId": "regression",
+    "summary": "Logistic regression of a randomized yes/no or categorical outcome (linear for "
+               "an integer one) on covariates, through the known channels (docs/regression.md).",
+    "security": _BEARER,
+    "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE,
+                   _query("outcome", "Id of the outcome question.", required=True),
+                   _query("covariates", "Comma-separated covariate question ids."),
+                   _query("level", "The option of a categorical outcome modelled against the "
+                                   "rest.")],
+    "responses": {"200": {"description": "Regression document", "content": _json({
+        "type": "object", "required": ["survey", "version", "kind", "coefficients"],
+        "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
+                       "kind": {"type": "string", "enum": ["logistic", "linear"]},
+                       "coefficients": {"type": "array", "items": {"type": "object"}}}})},
+                  **_errors(400, *_AUTH, 404, 422)}}}
+
 _PATHS["/s/{survey_id}"] = {"get": {
     "operationId": "respondentPage",
     "summary": "The respondent web page for a survey (HTML; its scripts and styles are under "

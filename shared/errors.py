@@ -102,6 +102,13 @@ class CompositionError(LdpSurveyError):
     code = "invalid_composition"
 
 
+class AnalysisError(LdpSurveyError):
+    """A subgroup estimate or a regression cannot be computed as asked: an unknown question, a
+    grouping question that is not disclosed, an outcome or covariate of the wrong kind."""
+
+    code = "invalid_analysis"
+
+
 ECHO_LIMIT = 200
 
 

@@ -42,7 +42,7 @@ _CROSSTAB_KEYS = {"rows", "cols", "row_bins", "col_bins"}
 MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
-                "params", "instantaneous_epsilon"}
+                "params", "instantaneous_epsilon", "disclosed"}
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -71,6 +71,8 @@ class Question:
     # each round (RAPPOR's instantaneous layer). `epsilon` stays the permanent layer's ε, the
     # bound over unboundedly many rounds of one true answer.
     instantaneous_epsilon: float | None = None
+    # Asked directly (shared/mechanisms/disclosed.py): sent as given; no mechanism, no ε.
+    disclosed: bool = False
 
     @property
     def k(self) -> int:
@@ -108,6 +110,9 @@ class Question:
             "optional": self.optional,
             "params": dict(self.params),
         }
+        if self.disclosed:  # no mechanism, no ε, no params
+            d = {"id": self.id, "text": self.text, "type": self.type,
+                 "optional": self.optional, "disclosed": True}
         if self.mechanism_choice is not None:
             d["mechanism_choice"] = self.mechanism_choice
         if self.instantaneous_epsilon is not None:
@@ -353,6 +358,7 @@ def _crosstabs(value: Any, questions: Mapping[str, Question]) -> tuple[CrosstabS
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
     from .mechanisms import (
+        DESIGNS,
         MECHANISMS,
         REPORT_SIZE_LIMIT,
         choose_mechanism,
@@ -360,6 +366,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
         mechanism_class,
         mechanism_for,
     )
+    from .mechanisms.channel_design import resolve_design
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
@@ -372,7 +379,11 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     if not isinstance(qid, str) or not QUESTION_ID.match(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
     text = _text(data, "text", f"{where}.text")
-    epsilon = _epsilon(data.get("epsilon"), f"{where}.epsilon")
+    if data.get("disclosed", False) is not False:
+        return _disclosed_question(data, where, qid, text, qtype)
+    designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly
+    epsilon = (None if designed and data.get("epsilon") is None
+               else _epsilon(data.get("epsilon"), f"{where}.epsilon"))
     optional = data.get("optional", False)
     if not isinstance(optional, bool):
         raise SurveyError(f"{where}.optional", "must be true or false")
@@ -411,6 +422,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
             fits = ", ".join(sorted(cls.question_types))
             raise SurveyError(f"{where}.mechanism",
                               f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
+    if designed:  # the params are the design's inputs; ε is proven from them
+        question = resolve_design(question, data.get("params"))
+        epsilon = question.epsilon
     cls = mechanism_class(question.mechanism, f"{where}.mechanism")
     for key, eps in (("epsilon", epsilon), ("instantaneous_epsilon", instantaneous)):
         misfit = None if eps is None else cls.misfit(question.k, eps, lo or 0)
@@ -429,11 +443,38 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     given = data.get("params")
     if given is not None and not isinstance(given, dict):
         raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")
-    if given is not None and given != {} and given != params:
+    if not designed and given is not None and given != {} and given != params:
         raise SurveyError(f"{where}.params",
                           f"do not match mechanism {question.mechanism!r} at epsilon "
                           f"{epsilon!r} for this question: expected {json.dumps(params)}")
     return _replace(question, params=params)
+
+
+def _disclosed_question(data: Mapping, where: str, qid: str, text: str, qtype: str
+                        ) -> Question:
+    """A question asked directly: `disclosed = true` and none of the randomization keys."""
+    if data["disclosed"] is not True:
+        raise SurveyError(f"{where}.disclosed", "must be true or false")
+    for key in ("epsilon", "mechanism", "mechanism_choice", "params", "instantaneous_epsilon"):
+        if key in data:
+            raise SurveyError(f"{where}.{key}", "a disclosed question has no mechanism and no "
+                              "ε: its answer is sent as given, not randomized")
+    optional = data.get("optional", False)
+    if not isinstance(optional, bool):
+        raise SurveyError(f"{where}.optional", "must be true or false")
+    options: tuple[str, ...] = ()
+    groups: dict[str, tuple[str, ...]] = {}
+    lo = hi = None
+    if qtype in ("categorical", "ordinal"):
+        options = _options(data.get("options"), f"{where}.options")
+        groups = _groups(data.get("groups", {}), options, f"{where}.groups")
+    elif qtype == "integer":
+        lo, hi = _int(data, "min", f"{where}.min"), _int(data, "max", f"{where}.max")
+        if lo >= hi:
+            raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
+    return Question(id=qid, text=text, type=qtype, epsilon=0.0, mechanism="disclosed",
+                    options=options, groups=groups, min=lo, max=hi, optional=optional,
+                    disclosed=True)
 
 
 def _replace(question: Question, **changes: Any) -> Question:

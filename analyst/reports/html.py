@@ -16,6 +16,7 @@ from .model import (
     Report,
     Row,
     columns,
+    epsilon_cell,
     hidden_options_note,
     listed_options,
     value_cells,
@@ -93,7 +94,7 @@ def _budget(report: Report) -> str:
     rows = "".join(
         f"<tr><td>{escape(str(q.get('text', q['id'])))} "
         f"<span class=\"qid\">{escape(q['id'])}</span></td>"
-        f"<td>{escape(str(q.get('mechanism', '')))}</td><td>{float(q['epsilon']):g}</td></tr>"
+        f"<td>{escape(str(q.get('mechanism', '')))}</td><td>{escape(epsilon_cell(q))}</td></tr>"
         for q in report.survey["questions"])
     return ("<h2>Privacy budget</h2>"
             '<div class="scroll"><table><tr><th>question</th><th>mechanism</th><th>ε</th></tr>'

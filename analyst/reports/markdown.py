@@ -10,6 +10,7 @@ from .model import (
     Report,
     Row,
     columns,
+    epsilon_cell,
     hidden_options_note,
     listed_options,
     value_cells,
@@ -23,7 +24,7 @@ def render_markdown(report: Report) -> str:
              f"{report.n_submissions:,} submissions, {report.confidence:.0%} intervals.", "",
              "## Privacy budget", "",
              "| question | epsilon |", "|---|---:|"]
-    lines += [f"| {md_escape(q.get('text') or q['id'])} `{q['id']}` | {float(q['epsilon']):g} |"
+    lines += [f"| {md_escape(q.get('text') or q['id'])} `{q['id']}` | {epsilon_cell(q)} |"
               for q in report.survey["questions"]]
     lines += [f"| **total per respondent** | **{report.total_epsilon:g}** |", ""]
     for q in report.questions():

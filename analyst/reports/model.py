@@ -141,7 +141,7 @@ class Report:
 
     @property
     def total_epsilon(self) -> float:
-        return math.fsum(float(q["epsilon"]) for q in self.survey["questions"])
+        return math.fsum(float(q.get("epsilon", 0.0)) for q in self.survey["questions"])
 
     @property
     def confidence(self) -> float:
@@ -176,12 +176,19 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
     return QuestionView(id=qid, text=str(qdef.get("text", "")), type=str(qdef.get("type")),
-                        epsilon=float(est.get("epsilon", qdef.get("epsilon"))),
+                        epsilon=float(est.get("epsilon", qdef.get("epsilon", 0.0))),
                         mechanism=str(est.get("mechanism", qdef.get("mechanism"))),
                         n=int(est.get("n") or 0), confidence=float(est.get("confidence", 0.95)),
                         optional=bool(qdef.get("optional", False)), rows=rows,
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
                         max=qdef.get("max"))
+
+
+def epsilon_cell(question: Mapping[str, Any]) -> str:
+    """A question's ε for a privacy-budget table; disclosed questions have none."""
+    if question.get("disclosed"):
+        return "disclosed (sent as given, no ε)"
+    return f"{float(question['epsilon']):g}"
 
 
 def _row(qid: str, kind: str, label: str, d: Mapping[str, Any],

@@ -34,6 +34,7 @@ from .grr import GRR
 from .hr import HR
 from .olh import OLH
 from .ordinal_exp import OrdinalExp
+from .rr_designs import DESIGNS, refuse_not_private
 from .ss import SubsetSelection
 from .unary import OUE, SUE
 
@@ -46,11 +47,14 @@ REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
 
 def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
-    """The mechanism class registered under `name`; SurveyError if there is none."""
+    """The mechanism class registered under `name` (or a named design, shared/mechanisms/
+    rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
+    known but not differentially private."""
     try:
-        return MECHANISMS[name]
+        return MECHANISMS.get(name) or DESIGNS[name]
     except KeyError:
-        known = ", ".join(sorted(MECHANISMS))
+        refuse_not_private(name, where)
+        known = ", ".join(sorted(MECHANISMS) + sorted(DESIGNS))
         raise SurveyError(where, f"unknown mechanism {name!r}; expected auto or one of: "
                           f"{known}") from None
 
@@ -158,7 +162,12 @@ def domain_field(question_type: str) -> str:
 
 
 def mechanism_for(question: Any) -> Mechanism:
-    """The mechanism object for a question (its ε proven on construction)."""
+    """The mechanism object for a question (its ε proven on construction; a disclosed
+    question gets the identity channel, which claims no ε)."""
+    if getattr(question, "disclosed", False):
+        from .disclosed import Disclosed
+
+        return Disclosed.from_question(question)
     mechanism = mechanism_class(question.mechanism).from_question(question)
     instantaneous = getattr(question, "instantaneous_epsilon", None)
     if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys
@@ -169,6 +178,7 @@ def mechanism_for(question: Any) -> Mechanism:
 
 
 __all__ = [
+    "DESIGNS",
     "MECHANISMS",
     "Mechanism",
     "Misfit",

@@ -78,6 +78,29 @@ def _specs() -> Iterator[dict[str, Any]]:
            "options": ["ü", "日本", "a\"b", "c\\d"]}
 
 
+def _design_specs() -> Iterator[dict[str, Any]]:
+    """The named designs (shared/mechanisms/rr_designs.py): ε left out (the exact one) or
+    stated."""
+    three = ["never", "once", "often"]
+    yield {"type": "binary", "mechanism": "warner", "params": {"p": "3/4"}}
+    yield {"type": "binary", "mechanism": "crosswise", "params": {"prevalence": "1/5"}}
+    yield {"type": "binary", "mechanism": "forced_response",
+           "params": {"p_truth": "2/3", "forced": {"yes": "1/6", "no": "1/6"}}}
+    yield {"type": "categorical", "mechanism": "forced_response", "options": three,
+           "epsilon": 3.0, "params": {"p_truth": "1/2", "forced": {
+               "never": "1/4", "once": "1/8", "often": "1/8"}}}
+    yield {"type": "binary", "mechanism": "unrelated_question",
+           "params": {"p_truth": "3/5", "prevalence": "1/3"}}
+    yield {"type": "categorical", "mechanism": "unrelated_question", "options": three,
+           "params": {"p_truth": "7/10", "prevalence": {
+               "never": "1/2", "once": "3/10", "often": "1/5"}}}
+    yield {"type": "binary", "mechanism": "matrix",
+           "params": {"matrix": [["1/2", "1/4", "1/4"], ["1/8", "3/8", "1/2"]]}}
+    yield {"type": "categorical", "mechanism": "matrix", "options": three, "epsilon": 2.0,
+           "params": {"matrix": [["3/5", "1/5", "1/5"], ["1/5", "3/5", "1/5"],
+                                 ["1/5", "1/5", "3/5"]]}}
+
+
 def _layered_specs() -> Iterator[dict[str, Any]]:
     for permanent, instantaneous in ((1.0, 0.5), (0.01, 50.0), (50.0, 0.01), (2.0, 2.0)):
         yield {"type": "binary", "mechanism": "binary_rr", "epsilon": permanent,
@@ -180,6 +203,19 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
                      "epsilon": 1.0, "options": [f"o{i}" for i in range(1024)]})
     big["options"].append("o1024")
     yield "ordinal_exp beyond 1024 options", big
+    forced = _question({"id": "q", "text": "q", "type": "binary",
+                        "mechanism": "forced_response",
+                        "params": {"p_truth": "1/2", "forced": {"yes": "1/4", "no": "1/4"}}})
+    never = copy.deepcopy(forced)
+    never["params"]["forced"] = {"yes": "1/2", "no": "0"}
+    yield "a forced response that never forces 'no' (a 'no' proves the answer)", never
+    low = copy.deepcopy(forced)
+    low["epsilon"] = 1.0  # its exact ε is ln 3
+    yield "a design's ε stated below its exact one", low
+    zero = _question({"id": "q", "text": "q", "type": "binary", "mechanism": "matrix",
+                      "params": {"matrix": [["1/2", "1/2"], ["1/4", "3/4"]]}})
+    zero["params"]["matrix"] = [["1", "0"], ["1/4", "3/4"]]
+    yield "a matrix with a report impossible under one answer", zero
     too_much = copy.deepcopy(base)
     too_much["epsilon"] = 51.0
     yield "ε above the schema's maximum", too_much
@@ -223,7 +259,7 @@ def build_vectors() -> dict[str, Any]:
         state = StateDir(tmp)
         (Path(tmp) / SECRET_FILE).write_bytes(MEMO_SECRET)
         memo = Memoizer(state)
-        for spec in _specs():
+        for spec in [*_specs(), *_design_specs()]:
             add(spec, None, None)
         for spec in _layered_specs():
             add(spec, SERIES, None)  # no memo: both layers fresh (perturb_index)

@@ -65,6 +65,7 @@ export function pythonJson(value) {
 const isFloat = (x) => typeof x === "number" && Number.isFinite(x);
 
 function question(q) {
+  if (q.disclosed === true) return disclosedQuestion(q);
   if (!isFloat(q.epsilon)) throw new TypeError("epsilon must be a number");
   const d = { id: q.id, text: q.text, type: q.type, epsilon: new PyFloat(q.epsilon),
               mechanism: q.mechanism, optional: q.optional ?? false, params: q.params ?? {} };
@@ -73,6 +74,21 @@ function question(q) {
     if (!isFloat(q.instantaneous_epsilon)) throw new TypeError("bad instantaneous_epsilon");
     d.instantaneous_epsilon = new PyFloat(q.instantaneous_epsilon);
   }
+  if (q.type === "categorical" || q.type === "ordinal") {
+    d.options = q.options;
+    d.groups = q.groups ?? {};
+  }
+  if (q.type === "integer") {
+    d.min = q.min;
+    d.max = q.max;
+  }
+  return d;
+}
+
+/** A disclosed question (sent as given): no epsilon, mechanism or params. */
+function disclosedQuestion(q) {
+  const d = { id: q.id, text: q.text, type: q.type, optional: q.optional ?? false,
+              disclosed: true };
   if (q.type === "categorical" || q.type === "ordinal") {
     d.options = q.options;
     d.groups = q.groups ?? {};

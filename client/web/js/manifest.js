@@ -103,7 +103,8 @@ function checkShape(survey) {
   for (const q of survey.questions) {
     if (!q || typeof q !== "object" || typeof q.id !== "string" || ids.has(q.id) ||
         !QUESTION_ID.test(q.id) || !isText(q.text) || !QUESTION_TYPES.has(q.type) ||
-        typeof q.epsilon !== "number" || !(q.epsilon > 0) || !Number.isFinite(q.epsilon) ||
+        (q.disclosed !== true && (typeof q.epsilon !== "number" || !(q.epsilon > 0) ||
+                                  !Number.isFinite(q.epsilon))) ||
         typeof q.optional !== "boolean") {
       throw new Refusal("The signed survey has a question this page does not understand.");
     }

@@ -39,6 +39,7 @@ import {
   secureSource,
 } from "./randomness.js";
 import { hmacSha256, toHex } from "./sha256.js";
+import { DESIGN_FITS, designCore } from "./designs.js";
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -550,7 +551,7 @@ function checkQuestion(question) {
   if (!QUESTION_TYPES.includes(question.type)) {
     throw new ManifestMismatch(`${where}: unknown type ${JSON.stringify(question.type)}`);
   }
-  checkEpsilon(question.epsilon, `${where}: epsilon`);
+  if (question.disclosed !== true) checkEpsilon(question.epsilon, `${where}: epsilon`);
   if (question.instantaneous_epsilon != null) {
     checkEpsilon(question.instantaneous_epsilon, `${where}: instantaneous_epsilon`);
   }
@@ -599,6 +600,8 @@ function coreFor(name, epsilon, question) {
     case "hr": return hrCore(epsilon, k);
     case "ordinal_exp": return ordinalCore(epsilon, k);
     case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
+    case "warner": case "crosswise": case "forced_response": case "unrelated_question":
+    case "matrix": return designCore(question, ManifestMismatch);
     default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
 }
@@ -612,13 +615,14 @@ function coreFor(name, epsilon, question) {
  */
 export function mechanismFor(question) {
   const where = checkQuestion(question);
+  if (question.disclosed === true) return disclosedFor(question);
   const name = question.mechanism;
   if (typeof name !== "string") throw new ManifestMismatch(`${where}: no mechanism named`);
   if (name === "auto") throw new ManifestMismatch(`${where}: the mechanism was not resolved (auto)`);
-  if (!MECHANISMS.includes(name)) {
+  if (!MECHANISMS.includes(name) && !Object.hasOwn(DESIGN_FITS, name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
-  if (!FITS[name].includes(question.type)) {
+  if (!(FITS[name] ?? DESIGN_FITS[name]).includes(question.type)) {
     throw new ManifestMismatch(`${where}: ${name} does not fit a ${question.type} question`);
   }
   const instantaneousEpsilon = question.instantaneous_epsilon ?? null;
@@ -692,6 +696,52 @@ export function mechanismFor(question) {
   });
 }
 
+/** The words next to a disclosed question, on the page and in the CLI. */
+export const DISCLOSED_WORDS = "sent as you answer it, not randomized";
+
+/**
+ * A disclosed question (shared/mechanisms/disclosed.py): no mechanism, no ε; the report is the
+ * answer as given (true/false, the option index, the integer).
+ */
+function disclosedFor(question) {
+  const labels = labelsOf(question);
+  function encode(answer) {
+    if (question.type === "integer") {
+      if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
+        throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
+      }
+      const value = BigInt(answer);
+      if (value < BigInt(question.min) || value > BigInt(question.max)) {
+        throw new AnswerError(`${value} is outside [${question.min}, ${question.max}] for ${JSON.stringify(question.id)}; it is refused, not clamped`);
+      }
+      return value - BigInt(question.min);
+    }
+    const index = labels.indexOf(answer);
+    if (index < 0) throw new AnswerError(`${JSON.stringify(answer)} is not one of the possible answers to ${JSON.stringify(question.id)}`);
+    return index;
+  }
+  function report(answer) {
+    const index = encode(answer);
+    if (question.type === "integer") return Number(BigInt(question.min) + index);  // safe
+    return question.type === "binary" ? index === 1 : index;
+  }
+  return Object.freeze({
+    question, name: "disclosed", epsilon: 0, instantaneousEpsilon: null, params: {},
+    k: labels ? labels.length : null, disclosed: true, encode,
+    perturb(answer) { return report(answer); },
+    answerTag() { return null; },
+    describe() {
+      return { text: `Disclosed: ${DISCLOSED_WORDS}. The server sees this answer as you give it.`,
+               truthful: 1, other: 0 };
+    },
+    explainReport(value) {
+      if (question.type === "binary") return value ? "yes" : "no";
+      if (question.type === "integer") return `the number ${value}`;
+      return `the option ${quote(labels[value])}`;
+    },
+  });
+}
+
 // --- the respondent's ε ceiling (client/trust.py check_policy) ---------------------------------
 
 export class PolicyError extends Error {
@@ -701,14 +751,16 @@ export class PolicyError extends Error {
 /** Σ ε over the questions, correctly rounded like math.fsum. */
 export function totalEpsilon(survey) {
   let sum = new Rational(0n);
-  for (const q of survey.questions) sum = sum.add(Rational.fromNumber(q.epsilon));
+  for (const q of survey.questions) {
+    if (q.disclosed !== true) sum = sum.add(Rational.fromNumber(q.epsilon));
+  }
   return sum.toNumber();
 }
 
 /** Refuse a survey whose questions or total ε exceed the respondent's limit. */
 export function checkPolicy(survey, maxEpsilon) {
   for (const q of survey.questions) {
-    if (q.epsilon > maxEpsilon) {
+    if (q.disclosed !== true && q.epsilon > maxEpsilon) {
       throw new PolicyError(`question ${JSON.stringify(q.id)} costs ε = ${q.epsilon}, above your limit of ${maxEpsilon}`);
     }
   }

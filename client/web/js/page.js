@@ -138,7 +138,8 @@ async function chargesFor(verified, answers) {
     if (answer === null || answer === undefined) continue;
     const tag = memo ? mechanisms.get(q.id).answerTag(answer, memo) : null;
     const reused = tag !== null && known.has(`${series} ${q.id} ${tag}`);
-    charges.push({ question: q.id, epsilon: q.epsilon, series, tag, reused });
+    charges.push({ question: q.id, epsilon: q.disclosed === true ? 0 : q.epsilon, series, tag,
+                   reused, ...(q.disclosed === true ? { disclosed: true } : {}) });
   }
   return { charges, memo };
 }

@@ -69,6 +69,10 @@ function outsideNote(q, report) {
 }
 
 function epsilonLine(q, charge) {
+  if (q.disclosed === true) {
+    return el("p", { class: "cost" }, "Disclosed: no ε, because it is not randomized; it " +
+                                      "can help identify you.");
+  }
   return el("p", { class: "cost" }, charge && charge.reused
     ? "Privacy spent: ε = 0 (the same answer as in an earlier round of this series: the " +
       "report this device kept for it is sent again, which reveals nothing new)"

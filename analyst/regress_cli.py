@@ -1,0 +1,102 @@
+"""`ldpsurvey regress`: regression of a randomized outcome on covariates, through the channels,
+from a server (HTTP) or a server database (--db, read-only) with the same function."""
+
+from __future__ import annotations
+
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..shared.errors import ReportRenderError
+from .reports.regression_format import REGRESSION_FORMATS, render_regression
+
+
+@click.command("regress", short_help="Logistic/linear regression through the randomization.")
+@click.option("--server", "server_url", help="Server base URL, e.g. http://127.0.0.1:8000.")
+@click.option("--db", "db_path",
+              help="Read a server database directly instead of --server: a SQLite file "
+                   "(opened read-only) or a postgresql:// URL.")
+@click.option("--survey", "survey_id", required=True, help="Survey id.")
+@click.option("--survey-version", "version", type=click.IntRange(min=1),
+              help="Survey version (default: the latest).")
+@click.option("--token", envvar="LDPSURVEY_TOKEN",
+              help="Analyst token for --server (or LDPSURVEY_TOKEN).")
+@click.option("--outcome", required=True,
+              help="The outcome question: yes/no or categorical (logistic), integer (linear).")
+@click.option("--level", help="For a categorical outcome: the option modelled against the rest.")
+@click.option("--covariates", default="",
+              help="Comma-separated covariate questions: disclosed ones, and at most two "
+                   "randomized yes/no or categorical ones.")
+@click.option("--format", "fmt", type=click.Choice(list(REGRESSION_FORMATS)), default="table",
+              show_default=True, help="Output format (html: a page with a forest plot).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of standard output.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--timeout", type=float, default=120.0, show_default=True,
+              help="HTTP timeout in seconds.")
+def regress(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
+            token: str | None, outcome: str, level: str | None, covariates: str, fmt: str,
+            out_path: Path | None, confidence: float, timeout: float) -> None:
+    """Regress a randomized outcome on covariates by maximum likelihood through the known
+    randomization (docs/regression.md): coefficients, odds ratios, intervals, p-values and
+    what privacy costs each standard error."""
+    if (server_url is None) == (db_path is None):
+        raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
+    if server_url is not None and not token:
+        raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
+    click.echo(f"fitting {outcome} on {covariates or 'an intercept'}...", err=True)
+    if server_url is not None:
+        assert token is not None
+        doc = _fetch(server_url, survey_id, token, outcome, level, covariates, confidence,
+                     version, timeout)
+    else:
+        assert db_path is not None
+        doc = _from_db(db_path, survey_id, outcome, level, covariates, confidence, version)
+    text = render_regression(doc, fmt)
+    if out_path is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        out_path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {fmt} regression to {out_path}", err=True)
+
+
+def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str | None,
+           covariates: str, confidence: float, version: int | None, timeout: float) -> Any:
+    from .reports.sources import get_json
+
+    base = server_url.rstrip("/")
+    if not base.startswith(("http://", "https://")):
+        raise ReportRenderError(f"server URL must start with http:// or https://: {server_url}")
+    params = {"outcome": outcome, "confidence": repr(float(confidence))}
+    if covariates:
+        params["covariates"] = covariates
+    if level is not None:
+        params["level"] = level
+    if version is not None:
+        params["version"] = str(version)
+    sid = urllib.parse.quote(survey_id, safe="")
+    return get_json(f"{base}/api/surveys/{sid}/regression?{urllib.parse.urlencode(params)}",
+                    token, timeout)
+
+
+def _from_db(target: str, survey_id: str, outcome: str, level: str | None, covariates: str,
+             confidence: float, version: int | None) -> Any:
+    from ..server import regression
+    from ..server.errors import StoreError
+    from ..server.store import open_store
+
+    try:
+        store = open_store(target, read_only=True, migrate=False)
+    except StoreError as exc:
+        raise ReportRenderError(exc.message) from None
+    try:
+        spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
+        return regression.regression(store, survey_id, version, spec, confidence)
+    finally:
+        store.close()

@@ -1,0 +1,109 @@
+"""Subgroup reports (`ldpsurvey report --by QUESTION`): per value of a disclosed question, the
+ordinary estimate report of the respondents who gave it, in every report format.
+
+Each subgroup is rendered by the single-survey renderers from an estimate document of the same
+shape as /estimates, so a subgroup reads exactly like a whole-survey report.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ...shared.errors import ReportRenderError
+from .model import Report, answer_label, render
+
+
+def subgroup_reports(survey: Mapping[str, Any], document: Mapping[str, Any]
+                     ) -> list[tuple[str, int, Report]]:
+    """(label, exact size, report) per subgroup of the document."""
+    try:
+        return [(answer_label(g["value"]), int(g["n"]), Report(survey, {
+            "survey": document["survey"], "version": document["version"],
+            "confidence": document["confidence"], "n_submissions": int(g["n"]),
+            "questions": g["questions"]})) for g in document["subgroups"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReportRenderError(f"malformed subgroup document: {exc}") from None
+
+
+def render_subgroups(survey: Mapping[str, Any], document: Mapping[str, Any], fmt: str) -> str:
+    """The subgroup document in one report format."""
+    by = str(document.get("by"))
+    parts = subgroup_reports(survey, document)
+    if fmt == "json":
+        return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return _csv(by, parts)
+    if fmt == "html":
+        return _html(by, parts)
+    heading = "## {}\n\n" if fmt == "md" else "=== {} ===\n"
+    lead = (f"# Subgroups of {by}\n\n" if fmt == "md" else f"Subgroups of {by}\n\n")
+    note = ("Each subgroup: respondents whose disclosed answer to "
+            f"{by!r} is the value shown (exact count); estimates within it use each question's "
+            "own randomized-response estimator.\n\n")
+    return lead + note + "\n".join(
+        heading.format(f"{by} = {label} (n = {n:,})") + render(report, fmt)
+        for label, n, report in parts)
+
+
+def _csv(by: str, parts: list[tuple[str, int, Report]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for i, (label, n, report) in enumerate(parts):
+        rows = list(csv.reader(io.StringIO(render(report, "csv"))))
+        if i == 0:
+            writer.writerow(["by", "subgroup", "subgroup_n", *rows[0]])
+        for row in rows[1:]:
+            writer.writerow([by, label, n, *row])
+    return out.getvalue()
+
+
+def _html(by: str, parts: list[tuple[str, int, Report]]) -> str:
+    from html import escape
+
+    pages = [render(report, "html") for _, _, report in parts]
+    if not pages:
+        raise ReportRenderError(f"{by!r} has no values to group by")
+    head = pages[0].split("<main>", 1)[0] + "<main>"
+    tail = "</main>" + pages[0].rsplit("</main>", 1)[1]
+    body = [f"<h1>Subgroups of {escape(by)}</h1>"]
+    for (label, n, _), page in zip(parts, pages, strict=True):
+        inner = page.split("<main>", 1)[1].rsplit("</main>", 1)[0]
+        body.append(f'<section class="subgroup"><h1>{escape(by)} = {escape(label)} '
+                    f"(n = {n:,})</h1>{inner.replace('<h1>', '<h2>').replace('</h1>', '</h2>')}"
+                    "</section>")
+    return head + "".join(body) + tail
+
+
+def fetch_subgroups(server_url: str, survey_id: str, token: str, by: str,
+                    confidence: float = 0.95, version: int | None = None,
+                    timeout: float = 30.0) -> tuple[Any, Any]:
+    """(subgroup document, survey) from a server."""
+    from .sources import fetch_with_survey
+
+    return fetch_with_survey(server_url, survey_id, "subgroups",
+                             {"by": by, "confidence": repr(float(confidence))}, token, version,
+                             timeout)
+
+
+def db_subgroups(target: str, survey_id: str, by: str, confidence: float = 0.95,
+                 version: int | None = None) -> tuple[Any, Any]:
+    """(subgroup document, survey) from a server database opened read-only: the same function
+    the HTTP endpoint runs."""
+    from ...server import subgroups, surveys
+    from ...server.errors import StoreError
+    from ...server.store import open_store
+
+    try:
+        store = open_store(target, read_only=True, migrate=False)
+    except StoreError as exc:
+        raise ReportRenderError(exc.message) from None
+    try:
+        record = surveys.get(store, survey_id, version)
+        return (subgroups.subgroups(store, survey_id, record.version, by, confidence),
+                record.manifest["survey"])
+    finally:
+        store.close()

@@ -1,0 +1,214 @@
+"""Regressions over the stored reports of one survey version (GET .../regression and
+`ldpsurvey regress --db`): reads the outcome's and covariates' reports of every submission,
+turns them into a design matrix and channels, and fits (shared/regression.py).
+
+Outcome: a yes/no, categorical or ordinal question (logistic; a categorical one is modelled as
+one option, `level`, against the rest), or an integer question (linear). Covariates: disclosed
+questions (categorical/ordinal/yes-no as dummies against their first option, integer as a
+number) and at most two randomized categorical or yes/no questions with one-index reports
+(their channel enters the likelihood). Submissions missing any of them are left out (counted).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..shared.errors import AnalysisError
+from ..shared.mechanisms import Mechanism
+from ..shared.regression import (
+    LatentCovariate,
+    RegressionResult,
+    fit_linear,
+    fit_logistic,
+    outcome_channel,
+)
+from ..shared.survey import Question
+from . import surveys
+from .store import Store
+
+PAGE = 100_000
+MAX_COVARIATES = 20
+MAX_LATENT = 2
+MAX_LATENT_OPTIONS = 10
+MAX_DUMMIES = 50
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to fit: the outcome, its modelled option (logistic), the covariates."""
+
+    outcome: str
+    covariates: tuple[str, ...]
+    level: str | None = None
+
+
+def parse_covariates(text: str | None) -> tuple[str, ...]:
+    """'a,b,c' -> ('a', 'b', 'c')."""
+    if not text:
+        return ()
+    items = tuple(part.strip() for part in text.split(","))
+    if any(not item for item in items):
+        raise AnalysisError("covariates must be question ids separated by commas")
+    return items
+
+
+def _label(question: Question, value: Any) -> str:
+    if question.type == "binary":
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _level_index(question: Question, level: str | None) -> tuple[int, str]:
+    """The modelled option of a logistic outcome: (index, label)."""
+    if question.type == "binary":
+        if level not in (None, "yes", "true", "True"):
+            raise AnalysisError(f"a yes/no outcome is modelled as 'yes'; level {level!r} is "
+                                "not needed")
+        return 1, "yes"
+    if level is None:
+        raise AnalysisError(f"{question.id!r} has {question.k} options: name the one to model "
+                            f"against the rest (level; one of {list(question.options)})")
+    if level not in question.options:
+        raise AnalysisError(f"level {level!r} is not an option of {question.id!r} "
+                            f"({list(question.options)})")
+    return question.options.index(level), level
+
+
+def read_rows(store: Store, survey_id: str, version: int, qids: Sequence[str]
+              ) -> tuple[list[list[Any]], int]:
+    """Per complete submission the reports of `qids` in order, and how many were dropped."""
+    rows: list[list[Any]] = []
+    dropped = 0
+    after = 0
+    while True:
+        page = store.export_rows(survey_id, version, after, PAGE)
+        if not page:
+            return rows, dropped
+        after = page[-1][0]
+        answers = json.loads("[" + ",".join(r[4] for r in page) + "]")
+        for a in answers:
+            try:
+                rows.append([a[q] for q in qids])
+            except KeyError:
+                dropped += 1
+
+
+def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
+               confidence: float = 0.95) -> dict[str, Any]:
+    """The regression document of one survey version."""
+    record = surveys.get(store, survey_id, version)
+    compiled = record.compiled()
+    survey = compiled.survey
+    questions = {q.id: q for q in survey.questions}
+    _check_spec(spec, questions, compiled.mechanisms)
+    qids = [spec.outcome, *spec.covariates]
+    rows, dropped = read_rows(store, record.id, record.version, qids)
+    result = fit_rows(rows, dropped, spec, questions, compiled.mechanisms, confidence)
+    return {"survey": record.id, "version": record.version, "sha256": record.sha256,
+            "covariates": list(spec.covariates), **result.to_dict()}
+
+
+def _check_spec(spec: Spec, questions: dict[str, Question],
+                mechanisms: dict[str, Mechanism]) -> None:
+    for qid in (spec.outcome, *spec.covariates):
+        if qid not in questions:
+            raise AnalysisError(f"the survey has no question {qid!r}", {"question": qid})
+    if spec.outcome in spec.covariates:
+        raise AnalysisError("the outcome cannot also be a covariate")
+    if len(set(spec.covariates)) != len(spec.covariates):
+        raise AnalysisError("a covariate is named twice")
+    if len(spec.covariates) > MAX_COVARIATES:
+        raise AnalysisError(f"at most {MAX_COVARIATES} covariates")
+    latent = [c for c in spec.covariates if not questions[c].disclosed]
+    if len(latent) > MAX_LATENT:
+        raise AnalysisError(f"at most {MAX_LATENT} randomized covariates ({', '.join(latent)}): "
+                            "each multiplies the latent cells the likelihood sums over")
+    for qid in latent:
+        q, m = questions[qid], mechanisms[qid]
+        if q.type == "integer" or m.joint_reports != "index":
+            raise AnalysisError(f"randomized covariate {qid!r} must be a yes/no or categorical "
+                                f"question whose mechanism reports one index (grr, binary_rr or "
+                                f"a named design), not {q.type} with {m.name}")
+        if q.k > MAX_LATENT_OPTIONS:
+            raise AnalysisError(f"randomized covariate {qid!r} has {q.k} options; at most "
+                                f"{MAX_LATENT_OPTIONS}")
+    outcome = questions[spec.outcome]
+    if outcome.type == "integer":
+        if latent:
+            raise AnalysisError("linear regression of an integer outcome takes disclosed "
+                                "covariates only")
+        if not outcome.disclosed and mechanisms[spec.outcome].joint_reports != "integer":
+            raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
+
+
+def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[str, Question],
+             mechanisms: dict[str, Mechanism], confidence: float) -> RegressionResult:
+    """The fit from complete rows [outcome report, covariate reports...]."""
+    n = len(rows)
+    if n == 0:
+        raise AnalysisError("no submission answers the outcome and every covariate yet")
+    columns = list(zip(*rows, strict=True))
+    x_parts, names = [np.ones((n, 1))], ["(intercept)"]
+    latent: list[LatentCovariate] = []
+    latent_names: list[str] = []
+    for j, qid in enumerate(spec.covariates, start=1):
+        q, m = questions[qid], mechanisms[qid]
+        values = columns[j]
+        if q.disclosed and q.type == "integer":
+            x_parts.append(np.asarray(values, dtype=float)[:, None])
+            names.append(qid)
+        elif q.disclosed:
+            index = np.asarray(values, dtype=np.int64)
+            if q.k - 1 > MAX_DUMMIES:
+                raise AnalysisError(f"{qid!r} has {q.k} options: at most {MAX_DUMMIES + 1}")
+            x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
+            names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+        else:
+            a, _ = m.index_channel()
+            latent.append(LatentCovariate(qid, [_label(q, v) for v in q.labels],
+                                          np.asarray(values, dtype=np.int64), a))
+            latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+    x = np.hstack(x_parts)
+    constant = [j for j in range(1, x.shape[1]) if np.all(x[:, j] == x[0, j])]
+    left_out = [names[j] for j in constant]
+    if constant:  # e.g. a disclosed option nobody chose: no information about its coefficient
+        keep = [j for j in range(x.shape[1]) if j not in constant]
+        x, names = x[:, keep], [names[j] for j in keep]
+    outcome, mech = questions[spec.outcome], mechanisms[spec.outcome]
+    result = _fit(x, names, columns, n, dropped, spec, outcome, mech, latent, latent_names,
+                  confidence)
+    if left_out:
+        result.notes.append("left out, the same for every respondent used (no information): "
+                            + ", ".join(left_out))
+    return result
+
+
+def _fit(x: np.ndarray, names: list[str], columns: list[Any], n: int, dropped: int, spec: Spec,
+         outcome: Question, mech: Mechanism, latent: list[LatentCovariate],
+         latent_names: list[str], confidence: float) -> RegressionResult:
+    if outcome.type == "integer":
+        reports = np.asarray(columns[0], dtype=float)
+        noise = 0.0 if outcome.disclosed else mech.noise_variance(  # type: ignore[attr-defined]
+            outcome.k, outcome.epsilon)
+        assert outcome.min is not None and outcome.max is not None
+        return fit_linear(x, names, reports, noise, outcome=spec.outcome,
+                          outcome_range=float(outcome.max - outcome.min),
+                          confidence=confidence, n_dropped=dropped)
+    level, label = _level_index(outcome, spec.level)
+    how, channel = outcome_channel(mech, level)
+    raw = columns[0]
+    if how == "index":
+        symbols = np.asarray(raw, dtype=np.int64)  # B's rows are already ordered by Y
+    elif how == "hit":
+        symbols = (np.asarray(raw, dtype=np.int64) == level).astype(np.int64)
+    else:
+        bits = mech.support_bits(np.asarray(raw).reshape(n, -1))
+        symbols = bits[:, level].astype(np.int64)
+    return fit_logistic(x, names, symbols, channel, outcome=spec.outcome, outcome_level=label,
+                        latent=latent, confidence=confidence, n_dropped=dropped,
+                        latent_names=latent_names)

@@ -1,0 +1,80 @@
+"""Estimates of every randomized question within each subgroup of a disclosed question.
+
+A disclosed answer is exact, so the subgroup of respondents who gave it is known exactly; within
+it, each randomized question's reports are aggregated and estimated by the question's own LDP
+estimator (the same `Mechanism.estimate` as the whole-survey estimates). The reports come from
+one pass per question over the stored reports (`Store.paired_reports`: the grouping answer and
+the question's report of every submission that gave both).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..shared.errors import AnalysisError
+from ..shared.mechanisms import Mechanism
+from . import surveys
+from .store import Store
+
+PAGE = 200_000  # submissions per SQL page
+
+
+def grouping_question(compiled: Any, by: str) -> Any:
+    """The disclosed finite question `by` of a compiled survey; AnalysisError otherwise."""
+    if by not in compiled.mechanisms:
+        raise AnalysisError(f"survey {compiled.id!r} has no question {by!r}", {"question": by})
+    question = compiled.survey.question(by)
+    if not question.disclosed:
+        raise AnalysisError(f"subgroups are of a disclosed question; {by!r} is randomized (its "
+                            "answers are not known one by one)", {"question": by})
+    if question.type == "integer":
+        raise AnalysisError(f"{by!r} is an integer question: subgroups need a disclosed "
+                            "yes/no, categorical or ordinal question", {"question": by})
+    return question
+
+
+def paired(store: Store, survey_id: str, version: int, first: str, second: str
+           ) -> Iterable[list[Any]]:
+    """[answer of `first`, report of `second`] of every submission that holds both."""
+    for text in store.paired_reports(survey_id, version, first, second, PAGE):
+        yield from json.loads(f"[{text}]")
+
+
+def group_reports(store: Store, record: Any, by: str, mechanism: Mechanism, question_id: str,
+                  k: int) -> list[list[Any]]:
+    """Per value index of `by`, the validated reports of `question_id` in that subgroup."""
+    groups: list[list[Any]] = [[] for _ in range(k)]
+    for value, report in paired(store, record.id, record.version, by, question_id):
+        groups[int(value)].append(mechanism.validate_report(report))
+    return groups
+
+
+def subgroups(store: Store, survey_id: str, version: int | None, by: str,
+              confidence: float = 0.95) -> dict[str, Any]:
+    """The subgroup document: per value of `by`, its exact size and every randomized
+    question's estimate among the respondents who gave that value."""
+    record = surveys.get(store, survey_id, version)
+    compiled = record.compiled()
+    question = grouping_question(compiled, by)
+    labels = list(question.labels)
+    sizes = np.zeros(len(labels), dtype=np.int64)
+    for value, _ in paired(store, record.id, record.version, by, by):
+        sizes[int(value)] += 1
+    per_group: list[list[dict[str, Any]]] = [[] for _ in labels]
+    for q in compiled.survey.questions:
+        if q.disclosed:
+            continue
+        mechanism = compiled.mechanisms[q.id]
+        reports = group_reports(store, record, by, mechanism, q.id, len(labels))
+        for g, found in enumerate(reports):
+            aggregate = (mechanism.aggregate_many(np.asarray(found)) if found
+                         else mechanism.new_aggregate())
+            per_group[g].append(mechanism.estimate(aggregate, confidence).to_dict())
+    return {"survey": record.id, "version": record.version, "sha256": record.sha256,
+            "confidence": confidence, "by": by, "n_submissions": record.n_submissions,
+            "subgroups": [{"value": label, "n": int(sizes[g]), "questions": per_group[g]}
+                          for g, label in enumerate(labels)]}

@@ -1,0 +1,190 @@
+"""Disclosed questions: no mechanism, no ε; the device sends the answer as given.
+
+Real randomized-response surveys ask non-sensitive covariates (age band, sex, region) directly.
+A question with `disclosed = true` is one: the respondent is told so next to the question
+("sent as you answer it, not randomized"), the ledger lists it apart from ε, and the server
+counts its answers exactly. It is the identity channel, so it plugs into everything a mechanism
+does (validation, aggregates, crosstabs as an index report with channel I, subgroups) without
+ever claiming a privacy loss: `privacy_loss` is None and `realized_epsilon` is infinite.
+
+Why the randomized answers stay ε-LDP: each randomized report is drawn by its own mechanism from
+the true answer of its own question with fresh randomness, so for any fixed value of everything
+else the respondent sends (disclosed answers included), changing that true answer changes the
+report's probability by at most e^ε. Whatever an observer knows, the likelihood ratio of a report
+is the mechanism's own. What disclosed answers add is identification: a rare combination of
+disclosed answers can single a respondent out, and then every randomized report is known to be
+theirs (still only ε-LDP about its answer).
+
+Wire format: binary -> true/false, categorical/ordinal -> the option index, integer -> the
+integer. Estimates are exact shares of what respondents sent (standard error 0 among them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..aggregates import Aggregate, CountAggregate, HistogramAggregate
+from ..errors import ReportError
+from ..estimates import Estimate, GroupEstimate, MeanEstimate, ValueEstimate, empty_value_estimates
+from ..exact import PrivacyLoss
+from ..randomness import RandomSource
+from .base import Mechanism, check_index, reject_bool
+
+DISCLOSED = "disclosed"
+# Past this many integer values a disclosed integer keeps only its count and exact sum.
+MAX_DISCLOSED_HISTOGRAM = 1 << 16
+NOTE = "disclosed: answers as respondents gave them (not randomized), counted exactly"
+SAYING = "sent as you answer it, not randomized"
+
+
+class Disclosed(Mechanism):
+    """The identity 'mechanism' of a disclosed question (it is never registered for `auto`)."""
+
+    name = DISCLOSED
+    question_types = frozenset({"binary", "categorical", "ordinal", "integer"})
+    summary = "disclosed: the answer is sent as given (no randomization, no ε)."
+
+    def __init__(self, labels: Any, *, question_id: str = "", question_type: str = "categorical",
+                 groups: Mapping[str, Sequence[int]] | None = None) -> None:
+        # No ε to check: Mechanism.__init__'s limits are about ε, so set the fields directly.
+        self.labels = labels if isinstance(labels, range) else tuple(labels)
+        self.k = len(self.labels)
+        self.epsilon = 0.0
+        self.question_id = question_id
+        self.question_type = question_type
+        self.groups = {name: tuple(members) for name, members in (groups or {}).items()}
+        self._index = ({} if isinstance(self.labels, range)
+                       else {label: i for i, label in enumerate(self.labels)})
+        self._loss = None
+        self.joint_reports = "" if question_type == "integer" else "index"
+
+    @classmethod
+    def from_question(cls, question: Any) -> Disclosed:
+        groups = question.group_indices() if question.groups else None
+        return cls(question.labels, question_id=question.id, question_type=question.type,
+                   groups=groups)
+
+    @classmethod
+    def worst_case_variance(cls, k: int, epsilon: float) -> float:
+        return 0.0
+
+    def privacy_loss(self) -> PrivacyLoss | None:
+        return None  # the report is the answer
+
+    def realized_epsilon(self) -> float:
+        return math.inf
+
+    def deniability(self) -> str:
+        return SAYING
+
+    @property
+    def integer(self) -> bool:
+        return self.question_type == "integer"
+
+    def encode(self, answer: Any) -> int:
+        if self.integer:
+            assert isinstance(self.labels, range)
+            reject_bool(answer, "an answer")
+            if not isinstance(answer, int) or answer not in self.labels:
+                from ..errors import AnswerError
+
+                raise AnswerError(f"{answer!r} is not one of the possible answers to "
+                                  f"{self.question_id!r}")
+            return answer - self.labels.start
+        return super().encode(answer)
+
+    def perturb_index(self, index: int, source: RandomSource) -> Any:
+        return self._report(index)
+
+    def _report(self, index: int) -> Any:
+        if self.integer:
+            assert isinstance(self.labels, range)
+            return self.labels.start + index
+        return bool(index) if self.question_type == "binary" else index
+
+    def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        answers = np.asarray(answers, dtype=np.int64)
+        if self.integer:
+            assert isinstance(self.labels, range)
+            return answers + self.labels.start
+        return answers.astype(bool) if self.question_type == "binary" else answers
+
+    def report_index(self, reports: np.ndarray) -> np.ndarray:
+        """Answer indices of validated reports (integers: value - min)."""
+        values = np.asarray(reports).astype(np.int64)
+        if self.integer:
+            assert isinstance(self.labels, range)
+            return values - self.labels.start
+        return values
+
+    def validate_report(self, report: Any) -> Any:
+        if self.question_type == "binary":
+            if not isinstance(report, bool | np.bool_):
+                raise ReportError(f"a yes/no answer must be true or false, got {report!r}")
+            return bool(report)
+        if self.integer:
+            assert isinstance(self.labels, range)
+            reject_bool(report, "an integer answer")
+            if not isinstance(report, int | np.integer) or int(report) not in self.labels:
+                raise ReportError(f"answer {report!r} is not an integer in "
+                                  f"[{self.labels.start}, {self.labels.stop - 1}]")
+            return int(report)
+        return check_index(report, self.k)
+
+    def _histogram(self) -> tuple[int | None, int | None]:
+        assert isinstance(self.labels, range)
+        if self.k > MAX_DISCLOSED_HISTOGRAM:
+            return None, None
+        return self.labels.start, self.labels.stop - 1
+
+    def new_aggregate(self) -> Aggregate:
+        return HistogramAggregate(*self._histogram()) if self.integer else CountAggregate(self.k)
+
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> Aggregate:
+        if self.integer:
+            from ..errors import AggregateError
+
+            agg = HistogramAggregate.from_dict(data)
+            if (agg.low, agg.high) != self._histogram():
+                raise AggregateError("histogram range does not match this question")
+            return agg
+        return CountAggregate.from_dict(data, size=self.k)
+
+    def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.eye(self.k), np.eye(self.k)
+
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        n = aggregate.n
+        result = Estimate(question=self.question_id, mechanism=self.name, epsilon=0.0, n=n,
+                          confidence=confidence, notes=[NOTE])
+        if self.integer:
+            assert isinstance(aggregate, HistogramAggregate)
+            mean = aggregate.total / n if n else None
+            result.mean = MeanEstimate(mean, 0.0 if n else None, 0.0 if n else None, mean, mean)
+            if aggregate.has_histogram:
+                result.distribution = (self._exact_rows(self.labels, aggregate.counts, n) if n
+                                       else empty_value_estimates(self.labels))
+            return result
+        assert isinstance(aggregate, CountAggregate)
+        if n == 0:
+            result.categories = empty_value_estimates(self.labels)
+            result.groups = [GroupEstimate(name, [self.labels[i] for i in members],
+                                           None, None, None, None, None, None)
+                             for name, members in self.groups.items()]
+            return result
+        result.categories = self._exact_rows(self.labels, aggregate.counts, n)
+        for name, members in self.groups.items():
+            share = float(aggregate.counts[list(members)].sum()) / n
+            result.groups.append(GroupEstimate(name, [self.labels[i] for i in members], share,
+                                               0.0, 0.0, share, share, share))
+        return result
+
+    @staticmethod
+    def _exact_rows(labels: Sequence[Any], counts: np.ndarray, n: int) -> list[ValueEstimate]:
+        shares = counts / n
+        return [ValueEstimate(label, float(s), 0.0, 0.0, float(s), float(s), float(s))
+                for label, s in zip(labels, shares, strict=True)]

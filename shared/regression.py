@@ -1,0 +1,394 @@
+"""Regression on randomized answers, by maximum likelihood through the known channel.
+
+Logistic regression of a binary outcome Y (for a categorical outcome, one option against the
+rest) on covariates, where the server holds only a randomized report of Y. Each outcome report
+is reduced to a symbol s with a known 2 x S channel B[y][s] = P(s | Y = y) (the mechanism's
+exact channel; shared/regression_data.py builds it), so
+
+    P(s_i | x_i) = B[0, s_i] + (B[1, s_i] - B[0, s_i]) · σ(x_i β)
+
+(Magder & Hughes 1997; the same model as RRreg's RRlog and rr's rrreg). Up to two covariates may
+themselves be randomized categorical answers V with index reports r and channel A[v][r]: the
+true V is latent, its distribution (over the joint cells of the latent covariates, independent of
+the disclosed covariates: an assumption the docs state) is estimated with the coefficients, and
+
+    P(s_i, r_i | x_i) = Σ_c π_c · Π_j A_j[c_j, r_ij] · P(s_i | x_i, c).
+
+Fitting: EM iterations (the E-step's posterior over (cell, Y), one weighted IRLS step as the
+M-step: a generalized EM) from a neutral start, then Newton steps on the observed log-likelihood
+with step halving. Standard errors come from the observed information (the Hessian: analytic
+without latent covariates, central differences of the analytic gradient with them).
+`se_inflation` is the standard error divided by the one the same fit would have on the true
+answers (the complete-data information at the estimate): the price of privacy per coefficient.
+
+Linear regression of an integer outcome randomized with (two-sided geometric) noise of known
+variance σ²_N: OLS on the reports is unbiased (the noise has mean 0 and is independent of the
+covariates); its residual variance estimates σ²_e + σ²_N, so the usual OLS standard errors
+already carry the noise, and `se_inflation` = sqrt((σ²_e + σ²_N)/σ²_e).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import AnalysisError
+from .estimates import finite_or_none, z_value
+
+MAX_EM = 5  # a robust start; Newton finishes (EM alone crawls when the channel is noisy)
+MAX_NEWTON = 50
+TOLERANCE = 1e-9  # on the Newton decrement (log-likelihood units) and EM's relative change
+# "too noisy to say": the interval of an odds ratio reaches below 1/2 and above 2 (a halving and
+# a doubling of the odds both fit the data); for a linear slope, below -R/10 and above R/10 for
+# an outcome range R.
+NOISY_ODDS = math.log(2.0)
+
+
+@dataclass
+class Coefficient:
+    """One coefficient with its standard error, test, interval and plain-language verdict."""
+
+    name: str
+    estimate: float
+    std_error: float | None
+    z: float | None
+    p_value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    odds_ratio: float | None = None
+    or_low: float | None = None
+    or_high: float | None = None
+    se_inflation: float | None = None
+    verdict: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (v if k in ("name", "verdict") else finite_or_none(v))
+                for k, v in asdict(self).items()}
+
+
+@dataclass
+class RegressionResult:
+    """A fitted regression: what an analyst reads (table, JSON, CSV, forest plot)."""
+
+    kind: str                       # "logistic" or "linear"
+    outcome: str
+    outcome_level: str | None       # the option modelled against the rest (logistic)
+    n: int                          # submissions used (answering outcome and every covariate)
+    n_dropped: int                  # submissions missing the outcome or a covariate
+    confidence: float
+    converged: bool
+    iterations: int
+    log_likelihood: float | None
+    coefficients: list[Coefficient]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "outcome": self.outcome, "outcome_level": self.outcome_level,
+                "n": self.n, "n_dropped": self.n_dropped, "confidence": self.confidence,
+                "converged": self.converged, "iterations": self.iterations,
+                "log_likelihood": finite_or_none(self.log_likelihood),
+                "coefficients": [c.to_dict() for c in self.coefficients],
+                "notes": list(self.notes)}
+
+
+@dataclass
+class LatentCovariate:
+    """A randomized categorical covariate: report indices and its channel A[v][r]."""
+
+    name: str
+    labels: Sequence[str]
+    reports: np.ndarray     # int report index per respondent
+    channel: np.ndarray     # k x m, P(report r | answer v)
+
+
+def expit(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+class _Model:
+    """The observed-data log-likelihood of the logistic model and its derivatives."""
+
+    def __init__(self, x: np.ndarray, symbols: np.ndarray, outcome_channel: np.ndarray,
+                 latent: Sequence[LatentCovariate]) -> None:
+        self.x = np.ascontiguousarray(x, dtype=float)
+        self.n, self.p = self.x.shape
+        b = np.asarray(outcome_channel, dtype=float)
+        self.b0 = b[0, symbols]
+        self.delta = b[1, symbols] - self.b0
+        sizes = [len(c.labels) for c in latent]
+        self.cells = [tuple(int(i) for i in idx) for idx in np.ndindex(*sizes)] if latent \
+            else [()]
+        self.c = len(self.cells)
+        # D: the dummy columns (first option as reference) of each latent cell
+        self.q = sum(s - 1 for s in sizes)
+        self.d = np.zeros((self.c, self.q))
+        for ci, cell in enumerate(self.cells):
+            offset = 0
+            for j, v in enumerate(cell):
+                if v > 0:
+                    self.d[ci, offset + v - 1] = 1.0
+                offset += sizes[j] - 1
+        # R[i, c] = Π_j P(r_ij | v = c_j)
+        self.r = np.ones((self.n, self.c))
+        for ci, cell in enumerate(self.cells):
+            for j, cov in enumerate(latent):
+                self.r[:, ci] *= np.asarray(cov.channel, dtype=float)[cell[j], cov.reports]
+        self.k_params = self.p + self.q + (self.c - 1)
+
+    def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        beta, gamma = theta[:self.p], theta[self.p:self.p + self.q]
+        logits = np.concatenate([[0.0], theta[self.p + self.q:]])
+        pi = np.exp(logits - logits.max())
+        return beta, gamma, pi / pi.sum()
+
+    def _state(self, theta: np.ndarray) -> tuple[np.ndarray, ...]:
+        beta, gamma, pi = self.split(theta)
+        eta = (self.x @ beta)[:, None] + (self.d @ gamma)[None, :]
+        mu = expit(eta)
+        f = self.b0[:, None] + self.delta[:, None] * mu
+        w = pi[None, :] * self.r
+        likelihood = np.maximum((w * f).sum(axis=1), 1e-300)
+        return pi, mu, f, w, likelihood
+
+    def loglik(self, theta: np.ndarray) -> float:
+        return float(np.log(self._state(theta)[-1]).sum())
+
+    def gradient(self, theta: np.ndarray) -> np.ndarray:
+        pi, mu, f, w, likelihood = self._state(theta)
+        g = w * self.delta[:, None] * mu * (1 - mu) / likelihood[:, None]  # n x C
+        grad_beta = self.x.T @ g.sum(axis=1)
+        grad_gamma = self.d.T @ g.sum(axis=0)
+        share = (w * f) / likelihood[:, None]  # posterior of the cell
+        grad_logits = (share - pi[None, :]).sum(axis=0)[1:]
+        return np.concatenate([grad_beta, grad_gamma, grad_logits])
+
+    def hessian(self, theta: np.ndarray) -> np.ndarray:
+        if self.c == 1:  # analytic: ℓ_i = log(b0 + Δ μ)
+            _, mu, _f, _, likelihood = self._state(theta)
+            slope = self.delta * (mu[:, 0] * (1 - mu[:, 0]))
+            second = slope * (1 - 2 * mu[:, 0]) / likelihood - (slope / likelihood) ** 2
+            return (self.x * second[:, None]).T @ self.x
+        h = np.zeros((self.k_params, self.k_params))
+        for j in range(self.k_params):
+            step = 1e-5 * max(1.0, abs(theta[j]))
+            up, down = theta.copy(), theta.copy()
+            up[j] += step
+            down[j] -= step
+            h[:, j] = (self.gradient(up) - self.gradient(down)) / (2 * step)
+        return (h + h.T) / 2
+
+    def em_step(self, theta: np.ndarray) -> np.ndarray:
+        """One generalized EM step: the posterior over (cell, Y), then π's exact M-step and one
+        IRLS step of the weighted logistic regression on (x, cell)."""
+        _pi, mu, _f, w, likelihood = self._state(theta)
+        b1 = self.b0 + self.delta
+        q1 = w * b1[:, None] * mu / likelihood[:, None]
+        q0 = w * self.b0[:, None] * (1 - mu) / likelihood[:, None]
+        weight = q0 + q1
+        new_pi = weight.mean(axis=0)
+        dim = self.p + self.q
+        grad = np.zeros(dim)
+        info = np.zeros((dim, dim))
+        for ci in range(self.c):
+            z = np.hstack([self.x, np.broadcast_to(self.d[ci], (self.n, self.q))])
+            resid = q1[:, ci] - weight[:, ci] * mu[:, ci]
+            grad += z.T @ resid
+            info += (z * (weight[:, ci] * mu[:, ci] * (1 - mu[:, ci]))[:, None]).T @ z
+        step = _solve(info, grad)
+        new = theta.copy()
+        new[:dim] += step if step is not None else 0.0
+        if self.c > 1:
+            logits = np.log(np.maximum(new_pi, 1e-12))
+            new[dim:] = logits[1:] - logits[0]
+        return new
+
+    def complete_information(self, theta: np.ndarray) -> np.ndarray:
+        """Information about (β, γ) had the true answers been reported: Σ μ(1-μ) z zᵀ, averaged
+        over the posterior of the latent cells."""
+        _pi, mu, f, w, likelihood = self._state(theta)
+        share = (w * f) / likelihood[:, None]
+        dim = self.p + self.q
+        info = np.zeros((dim, dim))
+        for ci in range(self.c):
+            z = np.hstack([self.x, np.broadcast_to(self.d[ci], (self.n, self.q))])
+            info += (z * (share[:, ci] * mu[:, ci] * (1 - mu[:, ci]))[:, None]).T @ z
+        return info
+
+
+def _solve(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray | None:
+    try:
+        return np.linalg.solve(matrix, vector)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
+                 outcome_channel: np.ndarray, *, outcome: str, outcome_level: str | None,
+                 latent: Sequence[LatentCovariate] = (), confidence: float = 0.95,
+                 n_dropped: int = 0, latent_names: Sequence[str] = ()) -> RegressionResult:
+    """Maximum likelihood logistic regression through the outcome's (and latent covariates')
+    channel. `x` holds an intercept column; `names` names x's columns."""
+    z = z_value(confidence)
+    model = _Model(x, np.asarray(symbols, dtype=np.int64), outcome_channel, latent)
+    if model.n <= model.k_params:
+        raise AnalysisError(f"{model.n} complete submissions cannot fit {model.k_params} "
+                            "parameters")
+    theta = np.zeros(model.k_params)
+    if model.c > 1:  # start the latent cells at their channel-inverted shares
+        theta[model.p + model.q:] = 0.0
+    previous = model.loglik(theta)
+    iterations = 0
+    for _ in range(MAX_EM):
+        iterations += 1
+        candidate = model.em_step(theta)
+        value = model.loglik(candidate)
+        if not math.isfinite(value):
+            break
+        theta, done = candidate, abs(value - previous) <= TOLERANCE * max(1.0, abs(value)) * 1e3
+        previous = value
+        if done:
+            break
+    converged = False
+    for _ in range(MAX_NEWTON):
+        iterations += 1
+        grad = model.gradient(theta)
+        hess = model.hessian(theta)
+        step = _solve(-hess, grad)
+        if step is None:
+            break
+        decrement = float(grad @ step)
+        if decrement < 0:  # not a concave region: fall back to an EM step
+            theta = model.em_step(theta)
+            continue
+        if decrement / 2 <= TOLERANCE:
+            converged = True
+            break
+        base, t = model.loglik(theta), 1.0
+        while t > 1e-8 and not model.loglik(theta + t * step) >= base:
+            t /= 2
+        theta = theta + t * step
+    info = -model.hessian(theta)
+    covariance = _inverse_pd(info)
+    if covariance is None:
+        converged = False
+    complete = _inverse_pd(model.complete_information(theta))
+    loglik = model.loglik(theta)
+    all_names = [*names, *latent_names]
+    coefficients = []
+    for j, name in enumerate(all_names):
+        var = None if covariance is None else covariance[j, j]
+        full = None if complete is None else complete[j, j]
+        coefficients.append(_coefficient(name, float(theta[j]), var, z, odds=True,
+                                         complete_var=full, noisy=NOISY_ODDS))
+    notes = []
+    if not converged:
+        notes.append("the fit did not converge (or the information matrix is singular): the "
+                     "data cannot separate these coefficients; standard errors are not given")
+    if latent:
+        _, _, pi = model.split(theta)
+        notes.append("randomized covariates: " + ", ".join(c.name for c in latent) + " enter "
+                     "through their channel (their distribution estimated jointly, assumed "
+                     "independent of the disclosed covariates); estimated cell shares "
+                     + ", ".join(f"{'/'.join(str(latent[j].labels[v]) for j, v in enumerate(c))}"
+                                 f" {p:.3f}" for c, p in zip(model.cells, pi, strict=True)))
+    return RegressionResult("logistic", outcome, outcome_level, model.n, n_dropped, confidence,
+                            converged, iterations, loglik, coefficients, notes)
+
+
+def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_variance: float,
+               *, outcome: str, outcome_range: float, confidence: float = 0.95,
+               n_dropped: int = 0) -> RegressionResult:
+    """OLS of the noisy integer reports on x (intercept included): unbiased, its residual
+    variance includes the known noise variance."""
+    z = z_value(confidence)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(reports, dtype=float)
+    n, p = x.shape
+    if n <= p:
+        raise AnalysisError(f"{n} complete submissions cannot fit {p} coefficients")
+    gram = x.T @ x
+    inverse = _inverse_pd(gram)
+    if inverse is None:
+        raise AnalysisError("the covariates are collinear (a disclosed option nobody chose, or "
+                            "two covariates that always agree)")
+    beta = inverse @ (x.T @ y)
+    residual = y - x @ beta
+    s2 = float(residual @ residual) / (n - p)
+    signal = s2 - noise_variance
+    inflation = math.sqrt(s2 / signal) if signal > 0 else None
+    coefficients = [_coefficient(name, float(beta[j]), s2 * inverse[j, j], z, odds=False,
+                                 complete_var=None if inflation is None
+                                 else s2 * inverse[j, j] / inflation ** 2,
+                                 noisy=outcome_range / 10)
+                    for j, name in enumerate(names)]
+    notes = [f"residual variance {s2:.4g}, of which the randomization's noise is "
+             f"{noise_variance:.4g} (known exactly)"
+             + ("" if signal > 0 else "; the residual variance is not above the noise: the "
+                                      "true answers' spread is not measurable at this n")]
+    return RegressionResult("linear", outcome, None, n, n_dropped, confidence, True, 1, None,
+                            coefficients, notes)
+
+
+def _inverse_pd(matrix: np.ndarray) -> np.ndarray | None:
+    """The inverse of a positive definite matrix, or None."""
+    try:
+        np.linalg.cholesky(matrix)
+        return np.linalg.inv(matrix)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def _coefficient(name: str, estimate: float, variance: float | None, z: float, *, odds: bool,
+                 complete_var: float | None, noisy: float) -> Coefficient:
+    if variance is None or not math.isfinite(variance) or variance <= 0:
+        return Coefficient(name, estimate, None, None, None, None, None,
+                           math.exp(estimate) if odds and abs(estimate) < 700 else None,
+                           verdict="too noisy to say")
+    se = math.sqrt(variance)
+    stat = estimate / se
+    p_value = math.erfc(abs(stat) / math.sqrt(2))
+    low, high = estimate - z * se, estimate + z * se
+    if low > 0:
+        verdict = "higher" if odds else "positive"
+    elif high < 0:
+        verdict = "lower" if odds else "negative"
+    elif low < -noisy and high > noisy:
+        verdict = "too noisy to say"
+    else:
+        verdict = "no clear effect"
+    inflation = (se / math.sqrt(complete_var) if complete_var is not None and complete_var > 0
+                 else None)
+    if odds:
+        return Coefficient(name, estimate, se, stat, p_value, low, high, _exp(estimate),
+                           _exp(low), _exp(high), inflation, verdict)
+    return Coefficient(name, estimate, se, stat, p_value, low, high, se_inflation=inflation,
+                       verdict=verdict)
+
+
+def _exp(x: float) -> float | None:
+    return math.exp(x) if x < 700 else None
+
+
+def outcome_channel(mechanism: Any, level: int) -> tuple[str, np.ndarray]:
+    """How an outcome report becomes a symbol, and the 2 x S channel P(symbol | Y) with
+    Y = 1[answer = level]: ("index", B) when the symbol is the report index (k = 2) or
+    1[report = level]; ("support", B) when it is the report's support bit of `level`."""
+    if mechanism.joint_reports == "index":
+        a, _ = mechanism.index_channel()
+        if mechanism.k == 2:
+            return "index", np.vstack([a[1 - level], a[level]])
+        column = a[:, level] if a.shape[1] > level else None
+        others = None if column is None else np.delete(column, level)
+        if others is None or not np.allclose(others, others[0], rtol=0, atol=1e-15):
+            raise AnalysisError(f"{mechanism.name}'s reports of other options do not report "
+                                f"{level} equally often: one-vs-rest needs a symmetric channel")
+        a0, a1 = float(others[0]), float(column[level])
+        return "hit", np.array([[1 - a0, a0], [1 - a1, a1]])
+    if mechanism.joint_reports == "support_bits":
+        p, q = float(mechanism.p_star), float(mechanism.q_star)  # type: ignore[attr-defined]
+        return "support", np.array([[1 - q, q], [1 - p, p]])
+    raise AnalysisError(f"no regression through mechanism {mechanism.name!r}")
