@@ -1,6 +1,7 @@
-"""The two-server (central-DP) collection mode of issue 18: declaration, HPKE, encoding, results.
+"""The two-server (central DP) collection mode of issue 18: Prio3 shares aggregated by a leader
+and a helper, each adding its own geometric noise before release.
 
-Prio3 itself is `ldpsurvey.shared.prio3`; the noise calibration is `noise.py` (see
-TWO_SERVER_CONTRACT in the branch history); the leader and helper servers live in `server/`
-and `helper/`.
+config (declaration), hpke (sealing shares), encoding/vdaf (answers as Prio3 measurements),
+upload, aggregate and results are the protocol's; noise, estimates, guarantees and plans are
+the noise calibration and estimators. Prio3 itself is `ldpsurvey.shared.prio3`.
 """
