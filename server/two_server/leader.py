@@ -162,7 +162,8 @@ def aggregate(leader: Leader, survey_id: str) -> dict[str, Any]:
     """Form batches and run every pending aggregation job of a survey (all versions).
 
     HelperUnavailable propagates (503): the batches stay pending and the next run resumes."""
-    summary = {"batches_formed": 0, "batches_aggregated": 0, "pending": 0}
+    surveys.get(leader.store, survey_id)  # NotFound
+    summary = {"batches_formed": 0, "batches_aggregated": 0}
     for version in sorted(surveys.versions(leader.store, survey_id)):
         record = surveys.get(leader.store, survey_id, version)
         survey = _two_server(leader, record)
