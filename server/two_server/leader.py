@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ...shared.errors import LdpSurveyError
 from ...shared.survey import Survey, canonical_json
 from ...shared.two_server import encoding, vdaf
 from ...shared.two_server.aggregate import BatchAggregate, key_epsilon, noisy_release
@@ -215,7 +216,7 @@ def _leader_prep(leader: Leader, survey: Survey, key: bytes, upload: Upload,
     try:
         halves = open_half(upload.leader_share, leader.private_key, survey.id, survey.version,
                            upload.report_id, "leader", set(upload.public_shares))
-    except (UploadError, Exception):  # checked at upload; a key rotated since: reject it
+    except LdpSurveyError:  # checked at upload; a key rotated since: reject it
         return {}
     out = {}
     for k, public in upload.public_shares.items():
