@@ -125,3 +125,20 @@ def simulate_sums(rng: np.random.Generator, values: Sequence[int], probs: np.nda
         answers = np.clip(noisy, lo, hi)
     sums = (answers - offset).sum(axis=1)
     return sums + geometric_noise(rng, plan, reps) + geometric_noise(rng, plan, reps)
+
+
+def two_server_survey_dict(questions: list[dict[str, Any]],
+                           crosstabs: list[Any] | None = None) -> dict[str, Any]:
+    """A two-server survey as the designer writes it (shared/two_server/config.py's table)."""
+    from ldpsurvey.shared.two_server.config import b64url
+
+    data: dict[str, Any] = {
+        "id": "ts", "title": "Two servers", "version": 1, "collection": "two-server",
+        "two_server": {"helper_url": "https://helper.example",
+                       "helper_hpke_key": b64url(bytes(range(32))),
+                       "leader_hpke_key": b64url(bytes(range(1, 33))),
+                       "min_batch_size": 10, "delta": 1e-6},
+        "questions": questions}
+    if crosstabs:
+        data["crosstabs"] = crosstabs
+    return data
