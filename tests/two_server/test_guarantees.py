@@ -33,7 +33,7 @@ def test_central_total_composes_questions_and_crosstabs() -> None:
     text = " ".join(g.statements)
     assert f"central epsilon {expected.basic:g}" in text
     assert "3 questions and 2 declared crosstabs" in text
-    assert f"{expected.advanced:.3g} with delta 1e-06" in text
+    assert f"at delta 1e-06 gives {expected.advanced:.3g}, no tighter here" in text
     assert "your answers are exposed" in text
     assert "not whether you took part" in text
 
