@@ -95,16 +95,24 @@ def margin_at(per_report: float, noise: float, n: int, confidence: float) -> flo
 # --- per-report worst cases --------------------------------------------------------------------
 
 
-def ldp_share_per_report(name: str, k: int, epsilon: float) -> float:
-    """a for one option's share under LDP mechanism `name`: worst over f of fixed(f) + f(1-f)."""
+def ldp_share_per_report(name: str, k: int, epsilon: float, f: float | None = None) -> float:
+    """a for one option's share under LDP mechanism `name`: fixed(f) + f(1 - f) at the share f,
+    or (f None) its worst case over f."""
     cls = MECHANISMS[name]
     if not issubclass(cls, PureProtocol):
         raise PlanError(f"{name}: no share variance of this form is derived")
     p, q = cls.support_probabilities(k, epsilon)
     low = float(cls.variance_at(p, q, k, 0.0, 1, 1))
     slope = float(cls.variance_at(p, q, k, 1.0, 1, 1)) - low
-    t = min(max((slope + 1) / 2, 0.0), 1.0)
+    t = min(max((slope + 1) / 2, 0.0), 1.0) if f is None else f
     return low + (slope + 1) * t - t * t
+
+
+def best_ldp_share(question_type: str, k: int, epsilon: float,
+                   f: float | None = None) -> tuple[float, str]:
+    """(a, name) of the LDP mechanism with the smallest share variance (at f, or worst case)."""
+    return min((ldp_share_per_report(name, k, epsilon, f), name)
+               for name in _share_mechanisms(question_type, k, epsilon))
 
 
 def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
@@ -162,8 +170,7 @@ def compare_modes(question_type: str, k: int, epsilon: float, *,
     if question_type == "integer":
         pairs += _integer_pairs(k, eps, local_epsilon, low)
     else:
-        ldp = min((ldp_share_per_report(name, k, eps), name)
-                  for name in _share_mechanisms(question_type, k, eps))
+        ldp = best_ldp_share(question_type, k, eps)
         pairs.append((LDP, ldp[1], None, ldp[0], 0.0))
         kind = "count" if question_type == "binary" else "histogram"
         pairs.append((TWO_SERVER, "-", None, 0.25,
@@ -266,6 +273,6 @@ def describe_comparison(c: ModeComparison) -> str:
             "worst case over the truth, sampling included in every mode")
 
 
-__all__ = ["ModeComparison", "ModeRow", "compare_modes", "compare_question",
+__all__ = ["ModeComparison", "ModeRow", "best_ldp_share", "compare_modes", "compare_question",
            "describe_comparison", "format_comparison", "ldp_share_per_report",
            "margin_at", "respondents_for"]
