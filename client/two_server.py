@@ -13,7 +13,6 @@ True answers exist only inside `build_upload`.
 
 from __future__ import annotations
 
-import base64
 import os
 import uuid
 from collections.abc import Mapping
@@ -24,6 +23,7 @@ from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Survey, canonical_json
 from ..shared.two_server import encoding, hpke, vdaf
+from ..shared.two_server.config import b64url
 from .ledger import Charge
 
 UPLOAD_PATH = "two-server/uploads"
@@ -43,10 +43,6 @@ class TwoServerSubmission:
 
     def wire(self) -> dict[str, Any]:
         return dict(self.body)
-
-
-def b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmission:
@@ -77,25 +73,14 @@ def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmiss
                                      "central_epsilon": q.central_epsilon,
                                      "local_epsilon": local if local is not None else "none"}))
     report_id = os.urandom(16)
-    submission_id = str(uuid.UUID(bytes=report_id))
     encodings = encoding.encodings(survey)
-    public: dict[str, str] = {}
-    halves: tuple[dict[str, str], dict[str, str]] = ({}, {})
-    for key, measurement in encoding.measurements(survey, indices).items():
-        shards = vdaf.shard(encodings[key], encoding.ctx(survey, key), measurement, report_id)
-        public[key] = b64(shards.public_share)
-        halves[0][key] = b64(shards.input_shares[0])
-        halves[1][key] = b64(shards.input_shares[1])
-    sealed = {role: b64(hpke.seal(key, canonical_json(half),
-                                  hpke.info(survey.id, survey.version, report_id, role)))
-              for role, key, half in (("leader", servers.leader_hpke_key, halves[0]),
-                                      ("helper", servers.helper_hpke_key, halves[1]))}
-    body = {"submission_id": submission_id, "version": survey.version, "public_shares": public,
-            "leader_share": sealed["leader"], "helper_share": sealed["helper"]}
+    shards = {key: vdaf.shard(encodings[key], encoding.ctx(survey, key), measurement, report_id)
+              for key, measurement in encoding.measurements(survey, indices).items()}
+    body = seal_upload(survey, report_id, shards)
+    submission_id = body["submission_id"]
     return TwoServerSubmission(submission_id=submission_id, survey_id=survey.id,
                                version=survey.version, body=body,
                                server_url=servers.leader_url, charges=tuple(charges))
-
 
 
 def guarantee(question: Any) -> str:
@@ -106,3 +91,19 @@ def guarantee(question: Any) -> str:
         return (f"{central}; if the two servers collude, your answer is still randomized on "
                 f"this device (ε0 = {question.local_epsilon:g})")
     return f"{central}; if the two servers collude, your answer is exposed"
+
+
+def seal_upload(survey: Survey, report_id: bytes,
+                shards: Mapping[str, vdaf.Shards]) -> dict[str, Any]:
+    """The upload body: public shares in the clear, each server's input shares sealed to it."""
+    servers = survey.two_server
+    assert servers is not None
+    public = {key: b64url(s.public_share) for key, s in shards.items()}
+    halves = [{key: b64url(s.input_shares[i]) for key, s in shards.items()} for i in (0, 1)]
+    sealed = {role: b64url(hpke.seal(key, canonical_json(half),
+                                     hpke.info(survey.id, survey.version, report_id, role)))
+              for role, key, half in (("leader", servers.leader_hpke_key, halves[0]),
+                                      ("helper", servers.helper_hpke_key, halves[1]))}
+    return {"submission_id": str(uuid.UUID(bytes=report_id)), "version": survey.version,
+            "public_shares": public, "leader_share": sealed["leader"],
+            "helper_share": sealed["helper"]}

@@ -200,7 +200,7 @@ def _prepare(helper: Helper, task: Task, reports: list[Any]) -> tuple[dict[str, 
                 try:
                     state, own = vdaf.prep_init(enc, task.verify_key, ctx, vdaf.HELPER, rid,
                                                 public_share, halves[key])
-                    raw = vdaf.combine(enc, ctx, state, [leader[key], own])
+                    raw = vdaf.combine(enc, ctx, [leader[key], own])
                     out = vdaf.finish(enc, ctx, state, raw)
                     aggregate.keys[key].add(out, vdaf.modulus(enc))
                     msg = b64url(raw)

@@ -26,6 +26,7 @@ class BatchEntry:
     offset: int = 0            # sum: the answer measured as 0 (min, or the report range's low)
     servers: int = 2           # each adds its own noise
 
+    @property
     def noise_plan(self) -> Any:
         """The NoisePlan each server used (central's shared/two_server/noise.py)."""
         from .noise import noise_plan

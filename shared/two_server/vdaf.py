@@ -10,6 +10,7 @@ output share they add to their aggregate share.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,13 @@ class Shards:
 
 
 def instance(encoding: Encoding) -> Any:
-    return encoding.vdaf()
+    """The Prio3 instance of an encoding (built once per encoding: circuits are not free)."""
+    return _instance(encoding.kind, encoding.length, encoding.max_measurement)
+
+
+@functools.lru_cache(maxsize=1024)
+def _instance(kind: str, length: int, max_measurement: int) -> Any:
+    return Encoding("", kind, length, max_measurement).vdaf()
 
 
 def shard(encoding: Encoding, ctx: bytes, measurement: int, nonce: bytes) -> Shards:
@@ -48,17 +55,17 @@ def prep_init(encoding: Encoding, verify_key: bytes, ctx: bytes, agg_id: int, no
     return state, vdaf.encode_prep_share(prep_share)
 
 
-def combine(encoding: Encoding, ctx: bytes, state: Any, prep_shares: list[bytes]) -> bytes:
+def combine(encoding: Encoding, ctx: bytes, prep_shares: list[bytes]) -> bytes:
     """The encoded prep message; VerifyError if the proof or joint randomness fails."""
     vdaf = instance(encoding)
-    decoded = [vdaf.decode_prep_share(state, s) for s in prep_shares]
+    decoded = [vdaf.decode_prep_share(s) for s in prep_shares]
     return vdaf.encode_prep_msg(vdaf.prep_shares_to_prep(ctx, None, decoded))
 
 
 def finish(encoding: Encoding, ctx: bytes, state: Any, prep_msg: bytes) -> list[int]:
     """The output share (field elements); VerifyError on a joint-randomness mismatch."""
     vdaf = instance(encoding)
-    return list(vdaf.prep_next(ctx, state, vdaf.decode_prep_msg(state, prep_msg)))
+    return list(vdaf.prep_next(ctx, state, vdaf.decode_prep_msg(prep_msg)))
 
 
 def modulus(encoding: Encoding) -> int:
@@ -71,6 +78,6 @@ def verify_key_size(encoding: Encoding) -> int:
 
 def verify_errors() -> tuple[type[Exception], ...]:
     """The library's errors that mean "this report is invalid" (proof or encoding)."""
-    from .. import prio3
+    from ..prio3 import Prio3Error
 
-    return (prio3.Prio3Error,)
+    return (Prio3Error,)
