@@ -154,8 +154,9 @@ def design_worst(design: Design, noise_variance: float) -> tuple[float, float]:
 def compare_modes(question_type: str, k: int, epsilon: float, *,
                   local_epsilon: float | None = None, margin: float | None = None,
                   n: int | None = None, confidence: float = 0.95, low: int = 0,
-                  question: str = "") -> ModeComparison:
-    """LDP (best mechanism) vs two-server at the same ε, and with a local ε0 if given."""
+                  question: str = "", local_mechanism: str | None = None) -> ModeComparison:
+    """LDP (best mechanism) vs two-server at the same ε, and with a local ε0 if given (by
+    `local_mechanism`, else the best index-report mechanism at ε0)."""
     check_target(margin, n, confidence)
     for value, what in ((epsilon, "epsilon"), (local_epsilon, "the local epsilon")):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
@@ -177,10 +178,10 @@ def compare_modes(question_type: str, k: int, epsilon: float, *,
                       SERVERS * noise_plan(kind, eps).variance))
         if local_epsilon is not None:
             plan = noise_plan(kind, eps)
+            names = ([local_mechanism] if local_mechanism is not None else
+                     _share_mechanisms(question_type, k, local_epsilon, index_only=True))
             best = min((design_worst(local_design(name, question_type, k, local_epsilon),
-                                     plan.variance), name)
-                       for name in _share_mechanisms(question_type, k, local_epsilon,
-                                                     index_only=True))
+                                     plan.variance), name) for name in names)
             pairs.append((TWO_SERVER_LOCAL, best[1], float(local_epsilon), *best[0]))
     rows = []
     for mode, mech, local, a, b in pairs:
@@ -237,10 +238,12 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
     """The comparison for a survey question: at its central ε (two-server surveys) or its ε
     (LDP surveys), with its local ε0 if set."""
     eps = getattr(question, "central_epsilon", None) or question.epsilon
-    return compare_modes(question.type, question.k, eps,
-                         local_epsilon=getattr(question, "local_epsilon", None), margin=margin,
+    local = getattr(question, "local_epsilon", None)
+    return compare_modes(question.type, question.k, eps, local_epsilon=local, margin=margin,
                          n=n, confidence=confidence, low=getattr(question, "min", None) or 0,
-                         question=question.id)
+                         question=question.id,
+                         local_mechanism=(question.mechanism if local is not None
+                                          and question.type != "integer" else None))
 
 
 # --- text --------------------------------------------------------------------------------------
@@ -265,6 +268,15 @@ def format_comparison(c: ModeComparison) -> str:
     return "\n".join(lines)
 
 
+def respondents_per_mode(comparisons: list[ModeComparison]) -> dict[str, int]:
+    """Per mode, the respondents every question needs (the largest n over questions)."""
+    needed: dict[str, int] = {}
+    for c in comparisons:
+        for r in c.rows:
+            needed[r.mode] = max(needed.get(r.mode, 0), r.n)
+    return needed
+
+
 def describe_comparison(c: ModeComparison) -> str:
     what = ("the mean, in the answer's units" if c.unit == "answer units"
             else "one option's share, in percentage points")
@@ -275,4 +287,4 @@ def describe_comparison(c: ModeComparison) -> str:
 
 __all__ = ["ModeComparison", "ModeRow", "best_ldp_share", "compare_modes", "compare_question",
            "describe_comparison", "format_comparison", "ldp_share_per_report",
-           "margin_at", "respondents_for"]
+           "margin_at", "respondents_for", "respondents_per_mode"]

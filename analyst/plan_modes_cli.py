@@ -10,7 +10,13 @@ import click
 
 from ..shared.survey import load_survey
 from ..shared.two_server.guarantees import survey_guarantees
-from .plan_modes import compare_modes, compare_question, describe_comparison, format_comparison
+from .plan_modes import (
+    compare_modes,
+    compare_question,
+    describe_comparison,
+    format_comparison,
+    respondents_per_mode,
+)
 from .planner import check_target
 
 NOTE = ("Two servers: each answer is split into two shares with a validity proof; each server "
@@ -41,12 +47,18 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
     click.echo("")
     for line in survey_guarantees(survey).statements:
         click.echo("\n".join(textwrap.wrap(line, 96)))
+    comparisons = []
     for q in survey.questions:
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)
-        comparison = compare_question(q, margin=m, n=n, confidence=confidence)
+        comparisons.append(compare_question(q, margin=m, n=n, confidence=confidence))
         click.echo("")
-        click.echo(describe_comparison(comparison))
-        click.echo(format_comparison(comparison))
+        click.echo(describe_comparison(comparisons[-1]))
+        click.echo(format_comparison(comparisons[-1]))
+    if margin is not None:
+        click.echo("")
+        click.echo("respondents needed so that every question meets its margin: "
+                   + "; ".join(f"{mode} {need:,}"
+                               for mode, need in respondents_per_mode(comparisons).items()))
     click.echo("")
     click.echo("\n".join(textwrap.wrap(NOTE, 96)))

@@ -19,6 +19,7 @@ from ldpsurvey.analyst.plan_modes import (
     ldp_share_per_report,
     margin_at,
     respondents_for,
+    respondents_per_mode,
 )
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import MECHANISMS
@@ -104,3 +105,30 @@ def test_cli_compare_modes() -> None:
     out = runner.invoke(cli, ["plan", "--local-epsilon", "2", "--k", "5", "--epsilon", "1",
                               "--n", "10"])
     assert out.exit_code != 0 and "--compare-modes" in out.output
+
+
+def test_plan_of_a_two_server_survey_file(tmp_path: Path) -> None:
+    import json
+
+    from support.two_server import two_server_survey
+
+    data = two_server_survey("https://helper.example", bytes(range(32)), bytes(range(1, 33)),
+                             local=True)
+    path = tmp_path / "survey.json"
+    path.write_text(json.dumps(data))
+    out = CliRunner().invoke(cli, ["plan", str(path), "--margin", "0.05", "--mean-margin", "1"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert "Against the leader, the helper or the analyst alone" in text
+    assert "central epsilon 4" in text and "your answers to hours are exposed" in text
+    # The hybrid row uses the question's own local mechanism (auto at ε0 for mood).
+    from ldpsurvey.shared.survey import Survey
+
+    mood = Survey.from_dict(data).question("mood")
+    c = compare_question(mood, margin=0.05)
+    assert c.rows[-1].mechanism == mood.mechanism
+    survey = Survey.from_dict(data)
+    needed = respondents_per_mode([compare_question(
+        q, margin=1.0 if q.type == "integer" else 0.05) for q in survey.questions])
+    assert ("respondents needed so that every question meets its margin: "
+            + "; ".join(f"{m} {v:,}" for m, v in needed.items())) in text
