@@ -70,12 +70,12 @@ MAX_CROSSTAB_CELLS = 4096
 
 
 class BatchEntry(Protocol):
-    """One question's (or crosstab's) part of a collected batch (the contract's fields)."""
+    """One question's (or crosstab's) part of a collected batch (the contract's fields;
+    shared/two_server/results.py's `BatchEntry` has them, its `noise_plan` being a method)."""
 
     noisy_sums: Sequence[int]
     n: int
     rejected: int
-    noise_plan: NoisePlan
 
 
 class CollectedBatchLike(Protocol):
@@ -262,7 +262,7 @@ def estimate_two_server(question: Any, entry: BatchEntry,
     question, from one batch entry."""
     z = z_value(confidence)
     n = _entry_n(entry)
-    plan = entry.noise_plan
+    plan = entry_plan(entry)
     local = getattr(question, "local_epsilon", None)
     result = TwoServerEstimate(
         question=question.id, mechanism=_mechanism_label(question), epsilon=plan.epsilon, n=n,
@@ -277,6 +277,7 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         result.notes.append(MEAN_SAMPLING_NOTE)
         return result
     design = design_for(question)
+    _check_kind(question.id, entry, design.kind)
     groups = question.group_indices() if getattr(question, "groups", None) else {}
     if n == 0:
         result.categories = empty_value_estimates(design.labels)
@@ -365,7 +366,11 @@ def _integer_mean(question: Any, entry: BatchEntry, n: int, z: float) -> MeanEst
         raise EstimateError(f"{question.id}: a Prio3 Sum releases 1 total, got {len(sums)}")
     if n == 0:
         return MeanEstimate(None, None, None, None, None)
-    noise = SERVERS * entry.noise_plan.variance / n**2
+    _check_kind(question.id, entry, "sum")
+    if getattr(entry, "offset", design.offset) != design.offset:
+        raise EstimateError(f"{question.id}: the batch measured values from "
+                            f"{entry.offset}, the question's encoding from {design.offset}")
+    noise = SERVERS * entry_plan(entry).variance / n**2
     mean = design.offset + int(sums[0]) / n
     se = math.sqrt(design.per_report(mean) / n + noise)
     return MeanEstimate(estimate=mean, std_error=se,
@@ -377,9 +382,26 @@ def _entry_n(entry: BatchEntry) -> int:
     n = entry.n
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
         raise EstimateError(f"a batch's report count must be an integer >= 0, got {n!r}")
-    if not isinstance(entry.noise_plan, NoisePlan):
-        raise EstimateError("a batch entry needs the NoisePlan its servers used")
+    entry_plan(entry)
     return int(n)
+
+
+def entry_plan(entry: Any) -> NoisePlan:
+    """The NoisePlan the servers used for an entry (an attribute, or a method computing it)."""
+    plan = getattr(entry, "noise_plan", None)
+    if callable(plan) and not isinstance(plan, NoisePlan):
+        plan = plan()
+    if not isinstance(plan, NoisePlan):
+        raise EstimateError("a batch entry needs the NoisePlan its servers used")
+    return plan
+
+
+def _check_kind(key: str, entry: Any, kind: str) -> None:
+    """The entry's Prio3 measurement must be the one this estimator reads."""
+    found = getattr(entry, "kind", None) or entry_plan(entry).kind
+    if found != kind and not (kind == "histogram" and found == "crosstab"):
+        raise EstimateError(f"{key}: the batch holds a {found} where the estimator reads a "
+                            f"{kind}")
 
 
 def _mechanism_label(question: Any) -> str:
@@ -457,10 +479,11 @@ def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry, confidence: float
     z = z_value(confidence)
     n = _entry_n(entry)
     design = crosstab_design(rows, cols, row_bins, col_bins)
+    _check_kind(f"crosstab:{rows.id}:{cols.id}", entry, "histogram")
     k2 = len({b for _, b in design.labels})
     row_labels = list(dict.fromkeys(a for a, _ in design.labels))
     col_labels = list(dict.fromkeys(b for _, b in design.labels))
-    plan = entry.noise_plan
+    plan = entry_plan(entry)
     result = CrosstabEstimate(rows.id, cols.id, row_labels, col_labels, n, confidence,
                               plan.epsilon, int(getattr(entry, "rejected", 0) or 0))
     result.notes.append("joint: share of respondents giving both answers; "

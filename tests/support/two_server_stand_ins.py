@@ -1,5 +1,5 @@
-"""Stand-ins for the two-server survey fields (central_epsilon, local_epsilon, collection,
-two_server) until shared/survey.py parses them, and a vectorized batch simulator.
+"""Two-server surveys for the estimator tests (parsed by shared/survey.py), stand-ins for the
+leader's batch entries, and a vectorized batch simulator.
 
 Simulation only (numpy generators): nothing here can send a report.
 """
@@ -7,74 +7,41 @@ Simulation only (numpy generators): nothing here can send a report.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from ldpsurvey.shared.survey import CrosstabSpec, Question, Survey
+from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.two_server.noise import NoisePlan
 
 
-@dataclass(frozen=True)
-class TwoServerQuestion:
-    """A `Question` with the contract's two-server fields. `base` is built at the local ε0
-    (its mechanism is the local one); without ε0 `mechanism` reads "none"."""
-
-    base: Question
-    central_epsilon: float
-    local_epsilon: float | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.base, name)
-
-    @property
-    def mechanism(self) -> str:
-        return self.base.mechanism if self.local_epsilon is not None else "none"
-
-    @property
-    def epsilon(self) -> float:
-        return self.local_epsilon if self.local_epsilon is not None else self.central_epsilon
+def question_data(qtype: str, central: float, local: float | None = None, *, qid: str = "q",
+                  mechanism: str | None = None, **spec: Any) -> dict[str, Any]:
+    """One two-server question as the designer writes it; with ε0 the local mechanism defaults
+    to binary_rr / grr / geometric."""
+    data: dict[str, Any] = {"id": qid, "text": f"{qid}?", "type": qtype,
+                            "central_epsilon": central, **spec}
+    if local is not None:
+        data["local_epsilon"] = local
+        data["mechanism"] = mechanism or {"binary": "binary_rr",
+                                          "integer": "geometric"}.get(qtype, "grr")
+    return data
 
 
 def question(qtype: str, central: float, local: float | None = None, *, qid: str = "q",
-             mechanism: str | None = None, **spec: Any) -> TwoServerQuestion:
-    data = {"id": qid, "text": f"{qid}?", "type": qtype,
-            "epsilon": local if local is not None else 1.0, **spec}
-    if mechanism is not None:
-        data["mechanism"] = mechanism
-    elif qtype == "binary":
-        data["mechanism"] = "binary_rr"
-    elif qtype != "integer":
-        data["mechanism"] = "grr"
-    base = Survey.from_dict({"id": "s", "title": "s", "version": 1,
-                             "questions": [data]}).questions[0]
-    return TwoServerQuestion(base, central, local)
+             mechanism: str | None = None, **spec: Any) -> Question:
+    """A parsed two-server `Question` (shared/survey.py, the contract's fields)."""
+    data = question_data(qtype, central, local, qid=qid, mechanism=mechanism, **spec)
+    return Survey.from_dict(two_server_survey_dict([data])).questions[0]
 
 
-@dataclass(frozen=True)
-class StandInSurvey:
-    id: str
-    version: int
-    questions: tuple[TwoServerQuestion, ...]
-    crosstabs: tuple[CrosstabSpec, ...] = ()
-    title: str = "A two-server survey"
-    description: str = ""
-    collection: str = "two-server"
-    two_server: Any = field(default_factory=lambda: SimpleNamespace(delta=1e-6))
-
-    def question(self, qid: str) -> TwoServerQuestion:
-        for q in self.questions:
-            if q.id == qid:
-                return q
-        raise KeyError(qid)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "version": self.version,
-                "description": self.description,
-                "questions": [dict(q.base.to_dict(), epsilon=q.central_epsilon,
-                                   mechanism=q.mechanism, central_epsilon=q.central_epsilon,
-                                   local_epsilon=q.local_epsilon) for q in self.questions]}
+def survey_of(questions: Sequence[dict[str, Any]], crosstabs: Sequence[Any] = (),
+              version: int = 1, delta: float = 1e-6, survey_id: str = "s") -> Survey:
+    """A parsed two-server survey of these question dicts (`question_data`)."""
+    data = two_server_survey_dict(list(questions), list(crosstabs))
+    data["two_server"]["delta"] = delta
+    data.update(id=survey_id, version=version)
+    return Survey.from_dict(data)
 
 
 @dataclass(frozen=True)
@@ -125,3 +92,20 @@ def simulate_sums(rng: np.random.Generator, values: Sequence[int], probs: np.nda
         answers = np.clip(noisy, lo, hi)
     sums = (answers - offset).sum(axis=1)
     return sums + geometric_noise(rng, plan, reps) + geometric_noise(rng, plan, reps)
+
+
+def two_server_survey_dict(questions: list[dict[str, Any]],
+                           crosstabs: list[Any] | None = None) -> dict[str, Any]:
+    """A two-server survey as the designer writes it (shared/two_server/config.py's table)."""
+    from ldpsurvey.shared.two_server.config import b64url
+
+    data: dict[str, Any] = {
+        "id": "ts", "title": "Two servers", "version": 1, "collection": "two-server",
+        "two_server": {"helper_url": "https://helper.example",
+                       "helper_hpke_key": b64url(bytes(range(32))),
+                       "leader_hpke_key": b64url(bytes(range(1, 33))),
+                       "min_batch_size": 10, "delta": 1e-6},
+        "questions": questions}
+    if crosstabs:
+        data["crosstabs"] = crosstabs
+    return data

@@ -8,23 +8,22 @@ from types import SimpleNamespace
 import pytest
 from ldpsurvey.shared.composition import compose
 from ldpsurvey.shared.errors import EstimateError
-from ldpsurvey.shared.survey import CrosstabSpec, load_survey
+from ldpsurvey.shared.survey import load_survey
 from ldpsurvey.shared.two_server.guarantees import survey_guarantees
 from ldpsurvey.shared.two_server.plans import crosstab_epsilon
-from support.two_server_stand_ins import StandInSurvey, question
+from support.two_server_stand_ins import question_data, survey_of
 
 FIVE = ["a", "b", "c", "d", "e"]
 
 
 def _survey(local: tuple[float | None, ...], crosstabs=(), delta: float = 1e-6):
-    qs = tuple(question("categorical", eps, loc, qid=f"q{i}", options=FIVE)
-               for i, (eps, loc) in enumerate(zip((1.0, 0.5, 2.0), local, strict=True)))
-    return StandInSurvey("s", 1, qs, tuple(crosstabs),
-                         two_server=SimpleNamespace(delta=delta))
+    qs = [question_data("categorical", eps, loc, qid=f"q{i}", options=FIVE)
+          for i, (eps, loc) in enumerate(zip((1.0, 0.5, 2.0), local, strict=True))]
+    return survey_of(qs, crosstabs, delta=delta)
 
 
 def test_central_total_composes_questions_and_crosstabs() -> None:
-    survey = _survey((None, None, None), [CrosstabSpec("q0", "q2"), CrosstabSpec("q1", "q2")])
+    survey = _survey((None, None, None), [["q0", "q2"], ["q1", "q2"]])
     assert crosstab_epsilon(survey, survey.crosstabs[0]) == 1.0
     assert crosstab_epsilon(survey, survey.crosstabs[1]) == 0.5
     g = survey_guarantees(survey)
@@ -33,14 +32,14 @@ def test_central_total_composes_questions_and_crosstabs() -> None:
     text = " ".join(g.statements)
     assert f"central epsilon {expected.basic:g}" in text
     assert "3 questions and 2 declared crosstabs" in text
-    assert f"{expected.advanced:.3g} with delta 1e-06" in text
+    assert f"at delta 1e-06 gives {expected.advanced:.3g}, no tighter here" in text
     assert "your answers are exposed" in text
     assert "not whether you took part" in text
 
 
 def test_advanced_composition_is_stated_at_the_surveys_delta() -> None:
-    qs = tuple(question("binary", 0.1, qid=f"q{i}") for i in range(50))
-    survey = StandInSurvey("s", 1, qs, two_server=SimpleNamespace(delta=1e-5))
+    survey = survey_of([question_data("binary", 0.1, qid=f"q{i}") for i in range(50)],
+                       delta=1e-5)
     g = survey_guarantees(survey)
     assert g.central.basic == pytest.approx(5.0)
     assert g.central.advanced == pytest.approx(
