@@ -38,13 +38,13 @@ def pair(tmp_path_factory):
     started.stop()
 
 
-def publish(pair, survey_id, min_batch=5, designer=None):
+def publish(pair, survey_id, min_batch=5, designer=None, epsilon=EXACT):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     data = two_server_survey(pair.helper.url, pair.helper_key, pair.leader_key,
                              survey_id=survey_id, min_batch=min_batch)
     for q in data["questions"]:
-        q["central_epsilon"] = EXACT
+        q["central_epsilon"] = epsilon
     body = signed_survey(data, designer or Ed25519PrivateKey.generate())
     http_json("POST", pair.leader.url + "/api/surveys", body, pair.token)
     return Survey.from_dict(data), body
