@@ -39,7 +39,6 @@ entries by question id, and by `CrosstabSpec.key` ("crosstab:<rows>:<cols>") for
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -189,19 +188,12 @@ def local_mechanism(question: Any) -> Any | None:
     return mechanism_for(question)
 
 
-def design_for(question: Any, bins: Sequence[int] | None = None) -> Design:
-    """The design of a binary, categorical or ordinal question (or an integer one cut into
-    `bins`, for crosstabs without a local ε0)."""
+def design_for(question: Any) -> Design:
+    """The design of a binary, categorical or ordinal question (an integer one is a Prio3 Sum:
+    `sum_design`)."""
     if question.type == "integer":
-        if bins is None or local_mechanism(question) is not None:
-            raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its "
-                                "mean is estimated" if bins is None else
-                                f"{question.id}: a crosstab bins an integer question only "
-                                "without a local epsilon")
-        labels = bin_labels(question.min, question.max, bins)
-        k = len(labels)
-        eye = np.eye(k)
-        return Design(labels, eye, eye, eye, "histogram")
+        raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its mean "
+                            "is estimated")
     labels = tuple(question.labels)
     kind = "count" if question.type == "binary" else "histogram"
     mechanism = local_mechanism(question)
@@ -223,14 +215,6 @@ def design_for(question: Any, bins: Sequence[int] | None = None) -> Design:
     else:
         noise_map = np.eye(cells)
     return Design(labels, channel, inverse, noise_map, kind, name)
-
-
-def bin_labels(low: int, high: int, bins: Sequence[int] | None) -> tuple[str, ...]:
-    """'lo-hi' labels of the bins an integer question is cut into (shared/joint_features)."""
-    from ..joint_features import bin_edges
-
-    edges = (low, *bin_edges(low, high, bins), high + 1)
-    return tuple(str(a) if a == b - 1 else f"{a}-{b - 1}" for a, b in itertools.pairwise(edges))
 
 
 # --- one question -----------------------------------------------------------------------------
@@ -456,12 +440,11 @@ class CrosstabEstimate:
                 "cells": [c.to_dict() for c in self.cells], "notes": list(self.notes)}
 
 
-def crosstab_design(rows: Any, cols: Any, row_bins: Sequence[int] | None = None,
-                    col_bins: Sequence[int] | None = None) -> Design:
-    """The joint design: cell index i·K2 + j, channel A1⊗A2, inverse M1⊗M2 (the two local
+def crosstab_design(rows: Any, cols: Any) -> Design:
+    """The joint design of two binary/categorical/ordinal questions (two-server crosstabs join
+    no integer question): cell index i·K2 + j, channel A1⊗A2, inverse M1⊗M2 (the two local
     reports are randomized independently given the true pair)."""
-    d1 = design_for(rows, row_bins if rows.type == "integer" else None)
-    d2 = design_for(cols, col_bins if cols.type == "integer" else None)
+    d1, d2 = design_for(rows), design_for(cols)
     if d1.k * d2.k > MAX_CROSSTAB_CELLS:
         raise EstimateError(f"a crosstab of {d1.k} x {d2.k} cells is over the "
                             f"{MAX_CROSSTAB_CELLS}-cell limit")
@@ -472,13 +455,12 @@ def crosstab_design(rows: Any, cols: Any, row_bins: Sequence[int] | None = None,
                   np.eye(cells), "histogram", local)
 
 
-def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry, confidence: float = 0.95,
-                      row_bins: Sequence[int] | None = None,
-                      col_bins: Sequence[int] | None = None) -> CrosstabEstimate:
+def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
+                      confidence: float = 0.95) -> CrosstabEstimate:
     """Every joint cell's share with sampling + local + noise standard errors."""
     z = z_value(confidence)
     n = _entry_n(entry)
-    design = crosstab_design(rows, cols, row_bins, col_bins)
+    design = crosstab_design(rows, cols)
     _check_kind(f"crosstab:{rows.id}:{cols.id}", entry, "histogram")
     k2 = len({b for _, b in design.labels})
     row_labels = list(dict.fromkeys(a for a, _ in design.labels))
@@ -529,9 +511,9 @@ def estimate_batch(survey: Any, batch: CollectedBatchLike,
         entry = batch.entries.get(spec.key)
         if entry is None:
             raise EstimateError(f"the batch has no totals for the crosstab {spec.key!r}")
-        crosstabs.append(estimate_crosstab(survey.question(spec.rows), survey.question(spec.cols),
-                                           entry, confidence, spec.row_bins,
-                                           spec.col_bins).to_dict())
+        crosstabs.append(estimate_crosstab(survey.question(spec.rows),
+                                           survey.question(spec.cols), entry,
+                                           confidence).to_dict())
     entries = [batch.entries[q.id] for q in survey.questions]
     return {"survey": survey.id, "version": survey.version, "collection": COLLECTION,
             "batch": batch.batch_id, "confidence": confidence,
