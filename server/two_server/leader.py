@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ...shared.errors import LdpSurveyError
 from ...shared.survey import Survey, canonical_json
 from ...shared.two_server import encoding, vdaf
 from ...shared.two_server.aggregate import BatchAggregate, key_epsilon, noisy_release
@@ -162,7 +163,8 @@ def aggregate(leader: Leader, survey_id: str) -> dict[str, Any]:
     """Form batches and run every pending aggregation job of a survey (all versions).
 
     HelperUnavailable propagates (503): the batches stay pending and the next run resumes."""
-    summary = {"batches_formed": 0, "batches_aggregated": 0, "pending": 0}
+    surveys.get(leader.store, survey_id)  # NotFound
+    summary = {"batches_formed": 0, "batches_aggregated": 0}
     for version in sorted(surveys.versions(leader.store, survey_id)):
         record = surveys.get(leader.store, survey_id, version)
         survey = _two_server(leader, record)
@@ -214,7 +216,7 @@ def _leader_prep(leader: Leader, survey: Survey, key: bytes, upload: Upload,
     try:
         halves = open_half(upload.leader_share, leader.private_key, survey.id, survey.version,
                            upload.report_id, "leader", set(upload.public_shares))
-    except (UploadError, Exception):  # checked at upload; a key rotated since: reject it
+    except LdpSurveyError:  # checked at upload; a key rotated since: reject it
         return {}
     out = {}
     for k, public in upload.public_shares.items():

@@ -8,6 +8,22 @@ Pieces: `field` (Field64, Field128: elements are ints in [0, p)), `xof` (XofTurb
 pycryptodome's TurboSHAKE128), `gadgets`/`poly`/`flp` (FlpBBCGGI19 with Lagrange-basis
 polynomials), `circuits` (Count, Sum, SumVec, Histogram, MultihotCountVec) and `vdaf` (Prio3).
 
+One report, both aggregators (each line runs where its comment says)::
+
+    vdaf = prio3_histogram(5, best_chunk_length(5))
+    nonce, public, shares = vdaf.shard_random(ctx, 3)                       # client
+    state0, ps0 = vdaf.prep_init(key, ctx, 0, None, nonce, public, shares[0])  # leader
+    state1, ps1 = vdaf.prep_init(key, ctx, 1, None, nonce, public, shares[1])  # helper
+    msg = vdaf.prep_shares_to_prep(ctx, None, [ps0, ps1])   # VerifyError: invalid report
+    agg0 = vdaf.agg_update(None, vdaf.agg_init(None), vdaf.prep_next(ctx, state0, msg))
+    agg1 = vdaf.agg_update(None, vdaf.agg_init(None), vdaf.prep_next(ctx, state1, msg))
+    vdaf.unshard(None, [agg0, agg1], 1)                                     # [0, 0, 0, 1, 0]
+
+Every message has encode_*/decode_* methods for the wire (decode raises DecodeError).
+prep_init can raise ParameterError (wrong key/nonce size, aggregator id) and, with negligible
+probability, VerifyError; prep_shares_to_prep and prep_next raise VerifyError for an invalid
+report. Catch Prio3Error to treat all of these as "report rejected".
+
 Deviations from the team contract (TWO_SERVER_CONTRACT.md), all additive:
 - Draft-20 renamed preparation to verification; the contract's names prep_init,
   prep_shares_to_prep and prep_next are the methods, and verify_init,
@@ -29,6 +45,7 @@ from ldpsurvey.shared.prio3.errors import (
 )
 from ldpsurvey.shared.prio3.field import Field, Field64, Field128
 from ldpsurvey.shared.prio3.instances import (
+    best_chunk_length,
     prio3_count,
     prio3_histogram,
     prio3_multihot_countvec,
@@ -50,6 +67,7 @@ __all__ = [
     "Prio3Error",
     "VerifyError",
     "XofTurboShake128",
+    "best_chunk_length",
     "prio3_count",
     "prio3_histogram",
     "prio3_multihot_countvec",

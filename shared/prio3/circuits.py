@@ -8,6 +8,7 @@ Measurements are checked here (MeasurementError) before anything is sharded.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -19,9 +20,15 @@ GadgetCall = Callable[[list[int]], int]
 
 
 def _plain_int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise MeasurementError(f"{what} must be an integer, got {type(value).__name__}")
-    return value
+    """An exact integer (numpy integers too); bools, floats and strings are refused."""
+    if isinstance(value, bool):
+        raise MeasurementError(f"{what} must be an integer, got a bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise MeasurementError(
+            f"{what} must be an integer, got {type(value).__name__}"
+        ) from None
 
 
 class Valid:
@@ -99,11 +106,11 @@ class Count(Valid):
         self.GADGET_CALLS = [1]
 
     def encode(self, measurement: Any) -> list[int]:
-        if isinstance(measurement, bool):
-            return [int(measurement)]
-        if not isinstance(measurement, int) or measurement not in (0, 1):
+        value = int(measurement) if isinstance(measurement, bool) else _plain_int(measurement,
+                                                                                  "a count")
+        if value not in (0, 1):
             raise MeasurementError(f"a count is 0 or 1 (or a bool), got {measurement!r}")
-        return [measurement]
+        return [value]
 
     def eval(self, meas, joint_rand, num_shares, gadgets):
         return [(gadgets[0]([meas[0], meas[0]]) - meas[0]) % self.field.MODULUS]
@@ -151,17 +158,16 @@ def _chunked_range_check(
     """sum over chunks of ParallelSum(Mul): r**j * x_j * (x_j - 1/shares), x padded with 0."""
     p = field.MODULUS
     total = 0
-    n = len(meas)
+    padded = list(meas) + [0] * (calls * chunk_length - len(meas))
+    inputs = [0] * (2 * chunk_length)
     for i in range(calls):
         r = joint_rand[i]
-        r_power = r
-        inputs = [0] * (2 * chunk_length)
-        base = i * chunk_length
-        for j in range(chunk_length):
-            x = meas[base + j] if base + j < n else 0
-            inputs[2 * j] = r_power * x % p
-            inputs[2 * j + 1] = (x - shares_inv) % p
-            r_power = r_power * r % p
+        powers = [r] * chunk_length
+        for j in range(1, chunk_length):
+            powers[j] = powers[j - 1] * r % p
+        chunk = padded[i * chunk_length:(i + 1) * chunk_length]
+        inputs[0::2] = [rp * x % p for rp, x in zip(powers, chunk, strict=True)]
+        inputs[1::2] = [(x - shares_inv) % p for x in chunk]
         total += gadget(inputs)
     return total % p
 
@@ -262,9 +268,10 @@ class MultihotCountVec(_ChunkedCircuit):
     def encode(self, measurement: Any) -> list[int]:
         if not isinstance(measurement, list | tuple) or len(measurement) != self.length:
             raise MeasurementError(f"a multi-hot vector is a list of {self.length} booleans")
-        if any(v not in (0, 1) for v in measurement):
+        counts = [int(v) if isinstance(v, bool) else _plain_int(v, "a multi-hot entry")
+                  for v in measurement]
+        if any(v not in (0, 1) for v in counts):
             raise MeasurementError("a multi-hot vector holds only 0/1 (or booleans)")
-        counts = [int(v) for v in measurement]
         return counts + encode_range_checked_int(sum(counts), self.max_weight)
 
     def eval(self, meas, joint_rand, num_shares, gadgets):

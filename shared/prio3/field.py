@@ -7,6 +7,7 @@ that the FLP uses to move polynomials between the Lagrange and the monomial basi
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import ClassVar
 
 from ldpsurvey.shared.prio3.errors import DecodeError
@@ -26,8 +27,8 @@ class Field:
     @classmethod
     def encode_vec(cls, vec: list[int]) -> bytes:
         """Little-endian, ENCODED_SIZE bytes per element."""
-        size = cls.ENCODED_SIZE
-        return b"".join(x.to_bytes(size, "little") for x in vec)
+        n = len(vec)
+        return b"".join(map(int.to_bytes, vec, repeat(cls.ENCODED_SIZE, n), repeat("little", n)))
 
     @classmethod
     def decode_vec(cls, encoded: bytes) -> list[int]:

@@ -126,8 +126,10 @@ class FlpBBCGGI19:
         for rec, t, (p, _, size, _) in zip(recorders, test_points, self._shapes, strict=True):
             if pow(t, p, mod) == 1:
                 raise VerifyError("the query's test point is a root of unity")
-            weights = lagrange_weights(field, p, t)
-            verifier += [eval_with_weights(weights, wire, mod) for wire in rec.wires]
+            # Wire values past the last call are zero padding: skip them.
+            weights = lagrange_weights(field, p, t)[:rec.k + 1]
+            mul = int.__mul__
+            verifier += [sum(map(mul, weights, wire)) % mod for wire in rec.wires]
             assert rec.values is not None
             verifier.append(eval_with_weights(lagrange_weights(field, size, t), rec.values, mod))
         return verifier

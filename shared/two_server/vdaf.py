@@ -77,7 +77,8 @@ def verify_key_size(encoding: Encoding) -> int:
 
 
 def verify_errors() -> tuple[type[Exception], ...]:
-    """The library's errors that mean "this report is invalid" (proof or encoding)."""
+    """The errors that mean "this report is invalid" (proof, encoding, or a share too malformed
+    for the library's decoders: a hostile report must never become a server error)."""
     from ..prio3 import Prio3Error
 
-    return (Prio3Error,)
+    return (Prio3Error, ValueError, IndexError, TypeError)

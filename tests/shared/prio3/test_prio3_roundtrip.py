@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -117,11 +118,12 @@ def test_shares_hold_only_field_ints():
 @pytest.mark.parametrize(
     ("vdaf", "bad"),
     [
-        (prio3_count(), 2), (prio3_count(), -1), (prio3_count(), "1"),
+        (prio3_count(), 2), (prio3_count(), -1), (prio3_count(), "1"), (prio3_count(), 1.0),
         (prio3_sum(30), 31), (prio3_sum(30), -1), (prio3_sum(30), True), (prio3_sum(30), 2.0),
         (prio3_histogram(5, 2), 5), (prio3_histogram(5, 2), -1), (prio3_histogram(5, 2), None),
         (prio3_sumvec(3, 2, 2), [0, 4, 0]), (prio3_sumvec(3, 2, 2), [0, 1]),
         (prio3_multihot_countvec(4, 2, 2), [1, 1, 1, 0]),
+        (prio3_multihot_countvec(4, 2, 2), [0.5, 0, 0, 0]),
     ],
 )
 def test_encoder_refuses(vdaf, bad):
@@ -176,6 +178,18 @@ def test_hostile_histogram_any_non_one_hot(encoded):
 )
 def test_hostile_sum_out_of_range(encoded):
     _hostile(prio3_sum(30), encoded)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=5), min_size=5, max_size=5).filter(
+    lambda v: max(v) >= 2))
+def test_hostile_sum_any_non_bit_encoding(encoded):
+    _hostile(prio3_sum(30), encoded)
+
+
+def test_numpy_integers_are_measurements():
+    assert _run(prio3_histogram(3, 2), [np.int64(2)]) == [0, 0, 1]
+    assert _run(prio3_sum(30), [np.int32(30)]) == 30
 
 
 def test_hostile_sumvec_and_multihot():
