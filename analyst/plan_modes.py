@@ -41,6 +41,7 @@ from ..shared.mechanisms.geometric import Geometric
 from ..shared.mechanisms.pure import PureProtocol
 from ..shared.two_server.config import LOCAL_MECHANISMS
 from ..shared.two_server.estimates import Design, sum_design
+from ..shared.two_server.estimates import local_design as estimates_local_design
 from ..shared.two_server.noise import SERVERS, noise_plan
 from .planner import check_target, respondents_needed
 
@@ -133,22 +134,15 @@ def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
 def local_design(name: str, question_type: str, k: int, epsilon0: float) -> Design:
     """The two-server design of a share question randomized locally by `name` at ε0."""
     labels: Any = (False, True) if question_type == "binary" else tuple(range(k))
-    mechanism = MECHANISMS[name](epsilon0, labels)
-    channel, inverse = mechanism.index_channel()
-    noise_map = (np.array([[-1.0], [1.0]]) if question_type == "binary"
-                 else np.eye(channel.shape[1]))
-    return Design(tuple(labels), channel, inverse, noise_map,
-                  "count" if question_type == "binary" else "histogram", name)
+    return estimates_local_design(MECHANISMS[name](epsilon0, labels), tuple(labels),
+                                  "count" if question_type == "binary" else "histogram")
 
 
 def design_worst(design: Design, noise_variance: float) -> tuple[float, float]:
-    """(a, b) of the worst option of a design."""
-    worst = (0.0, 0.0)
-    for a in range(design.k):
-        fn = design.functional(np.eye(design.k)[a])
-        pair = (fn.worst_per_report(), SERVERS * noise_variance * fn.noise)
-        worst = max(worst, pair)
-    return worst
+    """(a, b) of the worst option of a design (the largest per-report worst case)."""
+    _, worst, noise = design.option_stats(np.full(design.k, 1 / design.k))
+    a = int(np.argmax(worst + 1e-12 * noise))
+    return float(worst[a]), SERVERS * noise_variance * float(noise[a])
 
 
 # --- the comparison ----------------------------------------------------------------------------

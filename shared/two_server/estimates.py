@@ -55,6 +55,7 @@ from ..estimates import (
     empty_value_estimates,
     finite_or_none,
     norm_sub,
+    value_estimates,
     z_value,
 )
 from .noise import SERVERS, NoisePlan
@@ -91,40 +92,175 @@ class CollectedBatchLike(Protocol):
 class Design:
     """How one question's (or crosstab's) report cells relate to its answers.
 
-    `channel[x, y]` = P[report cell y | answer x]; `inverse[a, y]`: the per-report unbiased
-    estimator of 1[answer = a]; `noise_map[y, j]`: how noise coordinate j enters cell y.
+    Three structures, so that a question with thousands of options costs O(k) per estimate,
+    never a k x k matrix: the identity (no local mechanism: the report is the answer), a
+    symmetric channel (`symmetric` = (p, q): GRR / binary RR keep the answer with p, report
+    each other value with q, K = k cells), or a dense channel `channel[x, y]` = P[cell y |
+    answer x] with `inverse[a, y]` the per-report unbiased estimator of 1[answer = a] (ordinal
+    exp., HR). A crosstab's design is the product of its two questions' (`factors`). The noise
+    enters each released coordinate; a Count releases only "yes", and "no" = n - "yes".
     """
 
     labels: tuple[Any, ...]
-    channel: np.ndarray
-    inverse: np.ndarray
-    noise_map: np.ndarray
     kind: str  # the Prio3 measurement: "count" or "histogram"
+    cells: int  # K, report cells
     local: str | None = None  # the local mechanism's name, if any
+    symmetric: tuple[float, float] | None = None
+    channel: np.ndarray | None = None
+    inverse: np.ndarray | None = None
+    factors: tuple[Design, Design] | None = None
 
     @property
     def k(self) -> int:
         return len(self.labels)
 
     @property
-    def cells(self) -> int:
-        return self.channel.shape[1]
+    def identity(self) -> bool:
+        return self.symmetric is None and self.channel is None and self.factors is None
+
+    @property
+    def released(self) -> int:
+        """How many totals the servers release for it."""
+        return 1 if self.kind == "count" else self.cells
 
     def counts(self, noisy_sums: Sequence[int], n: int) -> np.ndarray:
         """C̃ over report cells from the released totals."""
         sums = np.asarray([int(s) for s in noisy_sums], dtype=float)
-        if sums.size != self.noise_map.shape[1]:
+        if sums.size != self.released:
             raise EstimateError(f"the batch holds {sums.size} totals where this question's "
-                                f"{self.kind} has {self.noise_map.shape[1]}")
+                                f"{self.kind} has {self.released}")
         if self.kind == "count":  # cells (no, yes): only "yes" is released
             return np.array([n - sums[0], sums[0]])
         return sums
 
+    def unbiased(self, counts: np.ndarray, n: int) -> np.ndarray:
+        """f̂ = M·C̃/n, unbiased for the answer distribution."""
+        if self.identity:
+            return counts / n
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return (counts / n - q) / (p - q)
+        if self.factors is not None:
+            d1, d2 = self.factors
+            grid = counts.reshape(d1.cells, d2.cells)
+            return (d1.dense_inverse() @ grid @ d2.dense_inverse().T).ravel() / n
+        assert self.inverse is not None
+        return self.inverse @ counts / n
+
+    def cell_probabilities(self, f: np.ndarray) -> np.ndarray:
+        """P[report cell] when answers follow f (simulations)."""
+        if self.identity:
+            return np.asarray(f, dtype=float)
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return q + (p - q) * np.asarray(f, dtype=float)
+        if self.factors is not None:
+            d1, d2 = self.factors
+            grid = np.asarray(f, dtype=float).reshape(d1.k, d2.k)
+            return (d1.dense_channel().T @ grid @ d2.dense_channel()).ravel()
+        assert self.channel is not None
+        return f @ self.channel
+
+    def dense_channel(self) -> np.ndarray:
+        if self.channel is not None:
+            return self.channel
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return np.full((self.k, self.k), q) + (p - q) * np.eye(self.k)
+        if self.factors is not None:
+            return np.kron(self.factors[0].dense_channel(), self.factors[1].dense_channel())
+        return np.eye(self.k)
+
+    def dense_inverse(self) -> np.ndarray:
+        if self.inverse is not None:
+            return self.inverse
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return (np.eye(self.k) - q) / (p - q)
+        if self.factors is not None:
+            return np.kron(self.factors[0].dense_inverse(), self.factors[1].dense_inverse())
+        return np.eye(self.k)
+
+    def _noise(self, c: np.ndarray) -> float:
+        """‖c·B‖²: a Count's single total moves "yes" by +N and "no" by -N."""
+        if self.kind == "count":
+            return float((c[1] - c[0]) ** 2)
+        return float(c @ c)
+
     def functional(self, weights: np.ndarray) -> Functional:
-        """The estimator of weights·f (weights over answers)."""
-        c = weights @ self.inverse
-        return Functional(weights=weights, coef=c, second=self.channel @ (c * c),
-                          noise=float(np.sum((c @ self.noise_map) ** 2)))
+        """The estimator of weights·f (weights over answers): O(k) for the identity and
+        symmetric structures."""
+        w = np.asarray(weights, dtype=float)
+        if self.identity:
+            c, second = w, w * w
+        elif self.symmetric is not None:
+            p, q = self.symmetric
+            c = (w - q * w.sum()) / (p - q)
+            second = q * float(c @ c) + (p - q) * c * c
+        else:
+            c = w @ self.dense_inverse()
+            second = self.dense_channel() @ (c * c)
+        return Functional(weights=w, coef=c, second=second, noise=self._noise(c))
+
+    def option_stats(self, f: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every answer a at once: (per-report variance at f, its worst case over every
+        truth, the noise factor ‖c_a·B‖²) of the share estimate f̂_a."""
+        f = np.asarray(f, dtype=float)
+        if self.identity:
+            return f - f * f, np.full(self.k, 0.25), np.ones(self.k)
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            d = p - q
+            inside = ((1 - q) ** 2 * p + q * q * (1 - p)) / d**2  # E[c_a² | answer a]
+            outside = q * (1 - q) / d**2  # E[c_a² | another answer]
+            noise = (1 / d**2 if self.kind == "count"
+                     else ((1 - q) ** 2 + (self.cells - 1) * q * q) / d**2)
+            return (f * inside + (1 - f) * outside - f * f,
+                    _share_worst(np.full(self.k, inside), np.full(self.k, outside)),
+                    np.full(self.k, noise))
+        if self.factors is not None:
+            d1, d2 = self.factors
+            u1, u2 = d1.second_matrix(), d2.second_matrix()
+            grid = f.reshape(d1.k, d2.k)
+            per = (u1 @ grid @ u2.T).ravel() - f * f
+            diag1, diag2 = np.diag(u1), np.diag(u2)
+            off1, off2 = _off_diagonal_max(u1), _off_diagonal_max(u2)
+            inside = np.outer(diag1, diag2).ravel()
+            outside = np.maximum(np.outer(diag1, off2),
+                                 np.outer(off1, np.maximum(diag2, off2))).ravel()
+            noise = np.outer(d1.row_norms(), d2.row_norms()).ravel()
+            return per, _share_worst(inside, outside), noise
+        u = self.second_matrix()
+        c = self.dense_inverse()
+        noise = (c[:, 1] - c[:, 0]) ** 2 if self.kind == "count" else np.sum(c * c, axis=1)
+        return (u @ f - f * f, _share_worst(np.diag(u), _off_diagonal_max(u)), noise)
+
+    def second_matrix(self) -> np.ndarray:
+        """U[a, x] = E[c_a² | answer x]: (M∘M)·Aᵀ (dense; crosstab factors and dense designs)."""
+        if self.identity:
+            return np.eye(self.k)
+        m = self.dense_inverse()
+        return (m * m) @ self.dense_channel().T
+
+    def row_norms(self) -> np.ndarray:
+        """‖M[a]‖² per answer: the noise factor of each share inside a crosstab's histogram."""
+        if self.identity:
+            return np.ones(self.k)
+        m = self.dense_inverse()
+        return np.sum(m * m, axis=1)
+
+
+def _off_diagonal_max(u: np.ndarray) -> np.ndarray:
+    masked = u.copy()
+    np.fill_diagonal(masked, -np.inf)
+    return masked.max(axis=1)
+
+
+def _share_worst(inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
+    """max over t in [0, 1] of t·inside + (1 - t)·outside - t²: the worst case of a share's
+    per-report variance (t = the share; see `_worst_case`)."""
+    t = np.clip((inside - outside) / 2, 0.0, 1.0)
+    return np.maximum(t * inside + (1 - t) * outside - t * t, 0.0)
 
 
 @dataclass(frozen=True)
@@ -198,23 +334,25 @@ def design_for(question: Any) -> Design:
     kind = "count" if question.type == "binary" else "histogram"
     mechanism = local_mechanism(question)
     if mechanism is None:
-        channel = inverse = np.eye(len(labels))
-        name = None
-    else:
-        if getattr(mechanism, "joint_reports", "") != "index":
-            raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not "
-                                "report one index, so its report cannot be one Prio3 "
-                                "measurement")
-        channel, inverse = mechanism.index_channel()
-        name = mechanism.name
-    cells = channel.shape[1]
-    if kind == "count":
-        if cells != 2:
-            raise EstimateError(f"{question.id}: a yes/no report has 2 cells, got {cells}")
-        noise_map = np.array([[-1.0], [1.0]])
-    else:
-        noise_map = np.eye(cells)
-    return Design(labels, channel, inverse, noise_map, kind, name)
+        return Design(labels, kind, len(labels))
+    if getattr(mechanism, "joint_reports", "") != "index":
+        raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not report "
+                            "one index, so its report cannot be one Prio3 measurement")
+    return local_design(mechanism, labels, kind)
+
+
+def local_design(mechanism: Any, labels: tuple[Any, ...], kind: str) -> Design:
+    """The design of reports randomized on the device by an index-report `mechanism`."""
+    from ..mechanisms.grr import GRR
+
+    if isinstance(mechanism, GRR):  # and binary RR: the symmetric channel, O(k)
+        return Design(labels, kind, len(labels), mechanism.name,
+                      symmetric=(float(mechanism.p_star), float(mechanism.q_star)))
+    channel, inverse = mechanism.index_channel()
+    if kind == "count" and channel.shape[1] != 2:
+        raise EstimateError(f"a yes/no report has 2 cells, got {channel.shape[1]}")
+    return Design(labels, kind, channel.shape[1], mechanism.name, channel=channel,
+                  inverse=inverse)
 
 
 # --- one question -----------------------------------------------------------------------------
@@ -272,16 +410,10 @@ def estimate_two_server(question: Any, entry: BatchEntry,
             result.mean = MeanEstimate(None, None, None, None, None)
         return result
     counts = design.counts(entry.noisy_sums, n)
-    f_hat = (design.inverse @ counts) / n
+    f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
     k = design.k
-    result.categories = []
-    for a in range(k):
-        w = np.zeros(k)
-        w[a] = 1.0
-        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
-        result.categories.append(ValueEstimate(value=design.labels[a], **row,
-                                               consistent=float(consistent[a])))
+    result.categories = _share_rows(design, f_hat, consistent, n, plan.variance, z)
     for name, members in groups.items():
         w = np.zeros(k)
         w[list(members)] = 1.0
@@ -295,6 +427,16 @@ def estimate_two_server(question: Any, entry: BatchEntry,
                                              plan.variance, z))
         result.notes.append(f"mean score: options scored 1..{k} in order")
     return result
+
+
+def _share_rows(design: Design, f_hat: np.ndarray, consistent: np.ndarray, n: int,
+                noise_variance: float, z: float) -> list[ValueEstimate]:
+    """Every answer's share at once (`Design.option_stats`)."""
+    per, worst, noise = design.option_stats(consistent)
+    extra = SERVERS * noise_variance * noise / n**2
+    variance = np.maximum(per, 0.0) / n + extra
+    bound = worst / n + extra
+    return value_estimates(design.labels, f_hat, variance, bound, consistent, z)
 
 
 def _linear(fn: Functional, counts: np.ndarray, n: int, consistent: np.ndarray,
@@ -449,10 +591,10 @@ def crosstab_design(rows: Any, cols: Any) -> Design:
         raise EstimateError(f"a crosstab of {d1.k} x {d2.k} cells is over the "
                             f"{MAX_CROSSTAB_CELLS}-cell limit")
     labels = tuple((a, b) for a in d1.labels for b in d2.labels)
-    cells = d1.cells * d2.cells
     local = "+".join(x for x in (d1.local, d2.local) if x) or None
-    return Design(labels, np.kron(d1.channel, d2.channel), np.kron(d1.inverse, d2.inverse),
-                  np.eye(cells), "histogram", local)
+    if d1.identity and d2.identity:
+        return Design(labels, "histogram", d1.cells * d2.cells)
+    return Design(labels, "histogram", d1.cells * d2.cells, local, factors=(d1, d2))
 
 
 def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
@@ -476,13 +618,12 @@ def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
                         for a, b in design.labels]
         return result
     counts = design.counts(entry.noisy_sums, n)
-    f_hat = (design.inverse @ counts) / n
+    f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
-    for index, (a, b) in enumerate(design.labels):
-        w = np.zeros(design.k)
-        w[index] = 1.0
-        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
-        result.cells.append(CellEstimate(a, b, **row, consistent=float(consistent[index])))
+    rows_ = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    result.cells = [CellEstimate(a, b, r.estimate, r.std_error, r.variance_bound, r.ci_low,
+                                 r.ci_high, r.consistent)
+                    for (a, b), r in zip(design.labels, rows_, strict=True)]
     assert len(result.cells) == len(row_labels) * k2
     return result
 
