@@ -293,8 +293,9 @@ def _worst_case(u: np.ndarray, w: np.ndarray) -> float:
     Concave in f and a function of the point (f·w, f·u) of the convex hull of the answers'
     points (w_x, u_x); its gradient in the u direction is 1, so the maximum lies on the hull's
     boundary, an edge between two answers: max over pairs (i, j) and t in [0, 1] of
-    t·u_i + (1 - t)·u_j - (w_j + t(w_i - w_j))². For 0/1 weights (a share) the best pair is the
-    largest u inside and the largest u outside the set.
+    t·u_i + (1 - t)·u_j - (w_j + t(w_i - w_j))², and only the edges of the upper hull can
+    hold it. For 0/1 weights (a share) the best pair is the largest u inside and the largest u
+    outside the set.
     """
     if np.all((w == 0) | (w == 1)):
         inside, outside = u[w == 1], u[w == 0]
@@ -305,14 +306,26 @@ def _worst_case(u: np.ndarray, w: np.ndarray) -> float:
         a, b = float(inside.max()), float(outside.max())
         t = min(max((a - b) / 2, 0.0), 1.0)
         return max(t * a + (1 - t) * b - t * t, 0.0)
-    ui, uj = u[:, None], u[None, :]
-    wi, wj = w[:, None], w[None, :]
-    d = wi - wj
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(d != 0, ((ui - uj) / (2 * d) - wj) / d, 0.0)
-    t = np.clip(np.nan_to_num(t), 0.0, 1.0)
-    values = np.maximum(t * ui + (1 - t) * uj - (wj + t * d) ** 2, ui - wi**2)
-    return max(float(values.max()), 0.0)
+    # U - W² grows with U, so only the hull's upper boundary matters: its edges join
+    # consecutive vertices of the upper convex hull of the points sorted by w (O(k log k)).
+    order = np.lexsort((u, w))
+    xs, ys = w[order], u[order]
+    hull: list[int] = []
+    for i in range(xs.size):
+        if hull and xs[hull[-1]] == xs[i]:
+            hull.pop()  # the same w: keep the larger u (sorted last)
+        while len(hull) >= 2 and ((xs[hull[-1]] - xs[hull[-2]]) * (ys[i] - ys[hull[-2]])
+                                  - (ys[hull[-1]] - ys[hull[-2]]) * (xs[i] - xs[hull[-2]])) >= 0:
+            hull.pop()
+        hull.append(i)
+    hx, hy = xs[hull], ys[hull]
+    best = float(np.max(hy - hx**2))
+    if len(hull) > 1:
+        wi, wj, ui, uj = hx[1:], hx[:-1], hy[1:], hy[:-1]
+        d = wi - wj  # > 0 on the hull
+        t = np.clip(((ui - uj) / (2 * d) - wj) / d, 0.0, 1.0)
+        best = max(best, float(np.max(t * ui + (1 - t) * uj - (wj + t * d) ** 2)))
+    return max(best, 0.0)
 
 
 def local_mechanism(question: Any) -> Any | None:

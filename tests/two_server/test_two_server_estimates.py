@@ -301,3 +301,16 @@ def test_many_options_cost_no_k_by_k_matrix() -> None:
         est = estimate_two_server(q, Entry([1] * 20_000, 20_000, plan))
         assert len(est.categories) == 20_000
         assert est.categories[0].variance_bound >= est.categories[0].std_error ** 2
+
+
+def test_mean_score_bound_on_a_long_scale() -> None:
+    # 3,000 ordered options without ε0: the worst case of the mean score is Popoviciu's
+    # ((k - 1)/2)², found on the upper hull without a k x k pair search.
+    k = 3000
+    q = question("ordinal", 1.0, options=[f"o{i}" for i in range(k)])
+    plan = question_noise_plan(q)
+    n = 1000
+    est = estimate_two_server(q, Entry([0] * (k - 1) + [n], n, plan))
+    scores_noise = 2 * plan.variance * float(np.sum(np.arange(1, k + 1) ** 2)) / n**2
+    assert est.mean.variance_bound == pytest.approx(((k - 1) / 2) ** 2 / n + scores_noise)
+    assert est.mean.estimate == pytest.approx(k)
