@@ -337,3 +337,14 @@ def test_the_leader_aggregates_by_itself_with_aggregate_every(tmp_path):
         assert states == ["aggregated"]
     finally:
         own.stop()
+
+
+def test_a_crosstab_cell_without_its_questions_is_refused(pair, tmp_path):
+    publish(pair, "cells")
+    r = Respondent(pair.leader.url, state_dir=str(tmp_path / "c"), warn=lambda m: None,
+                   max_epsilon=1e4)
+    body = r.answer(r.fetch_survey("cells"), ANSWERS[0]).wire()
+    body["public_shares"].pop("crosstab:smoker:mood")
+    code, error = status_of(lambda: api(pair, "POST", "/api/surveys/cells/two-server/uploads",
+                                        body))
+    assert code == 422 and "crosstab:smoker:mood" in error["message"]
