@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "report": "ldpsurvey.analyst.report_cli:report",
     "regress": "ldpsurvey.analyst.regress_cli:regress",
     "demo": "ldpsurvey.analyst.demo:demo",
+    "helper": "ldpsurvey.helper.cli:helper",
+    "leader": "ldpsurvey.helper.cli:leader",
 }
 
 

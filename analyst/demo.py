@@ -81,10 +81,13 @@ def sample_survey() -> Survey:
 
 @contextmanager
 def running_server(db_path: Path, threads: int = DEFAULT_WORKERS,
-                   allow_origins: tuple[str, ...] = ()) -> Iterator[str]:
-    """`ldpsurvey serve` on a free loopback port; yields its base URL, stops it on exit."""
-    args = ["serve", "--db", str(db_path), "--host", "127.0.0.1", "--port", "0",
-            "--threads", str(threads)]
+                   allow_origins: tuple[str, ...] = (),
+                   command: tuple[str, ...] = ("serve",),
+                   extra_args: tuple[str, ...] = ()) -> Iterator[str]:
+    """`ldpsurvey serve` (or `command`, e.g. helper serve) on a free loopback port; yields its
+    base URL, stops it on exit."""
+    args = [*command, "--db", str(db_path), "--host", "127.0.0.1", "--port", "0",
+            "--threads", str(threads), *extra_args]
     for origin in allow_origins:
         args += ["--allow-origin", origin]
     cmd = [sys.executable, "-c", _SERVE, *args]
@@ -350,8 +353,12 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
               help="With --serve: origin (scheme://host[:port]) of an exported copy of the page "
                    "that may call the demo server (as `serve --allow-origin`). Repeatable.")
+@click.option("--two-server", "two_server", is_flag=True,
+              help="Run a leader and a helper too and show both modes' estimates (local DP "
+                   "and two-server central DP) next to the truth at the same n and ε "
+                   "(docs/two-server.md).")
 def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers: int,
-         serve: bool, allow_origins: tuple[str, ...]) -> None:
+         serve: bool, allow_origins: tuple[str, ...], two_server: bool) -> None:
     """Run a server, publish the sample survey, simulate respondents, print the report.
 
     Starts a real server on a free loopback port, creates a token and a signing key,
@@ -364,6 +371,12 @@ def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers:
     if allow_origins and not serve:
         raise click.UsageError("--allow-origin needs --serve (the demo server stops at the end "
                                "otherwise)")
+
+    if two_server:
+        from .demo_two_server import run_two_server_demo
+
+        run_two_server_demo(n, seed, workers)
+        return
 
     def show(result: DemoResult) -> None:
         click.echo(f"\n{result.n_sent:,} submissions acknowledged in {result.seconds:.1f} s.\n")

@@ -49,19 +49,36 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
               help="With --regress: the outcome's share among the unexposed.")
 @click.option("--exposed", type=float, default=0.5, show_default=True,
               help="With --regress: the share of respondents with the covariate.")
+@click.option("--compare-modes", is_flag=True,
+              help="Compare collection modes at the same epsilon: local DP (best mechanism) "
+                   "vs two servers (central DP), sampling error included in both.")
+@click.option("--local-epsilon", type=float,
+              help="With --compare-modes and --k/--epsilon: also two servers with this local "
+                   "epsilon0 on the device.")
 def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
          margin: float | None, mean_margin: float | None, n: int | None,
          confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
          regress_outcome: str | None, odds_ratio: float | None, baseline: float,
-         exposed: float) -> None:
+         exposed: float, compare_modes: bool, local_epsilon: float | None) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
-    marked. With SURVEY_FILE, each question is planned with its own ε and mechanism.
+    marked. With SURVEY_FILE, each question is planned with its own ε and mechanism. A
+    two-server survey (or --compare-modes) compares the collection modes and states the
+    guarantees.
     """
     if regress_outcome is not None:
         click.echo(_regress_plan(survey_file, regress_outcome, epsilon, odds_ratio, baseline,
                                  exposed))
+        return
+    if local_epsilon is not None and not compare_modes:
+        raise click.UsageError("--local-epsilon goes with --compare-modes")
+    if compare_modes or (survey_file is not None and crosstab is None
+                         and _is_two_server(survey_file)):
+        from .plan_modes_cli import echo_mode_comparison
+
+        echo_mode_comparison(survey_file, k, epsilon, question_type, margin, mean_margin, n,
+                             confidence, local_epsilon)
         return
     if crosstab is not None:
         if survey_file is None:
@@ -137,6 +154,10 @@ def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,
                          baseline=baseline, exposed=exposed)
     what = outcome if survey_file is not None else "a yes/no outcome"
     return f"{what} ({mechanism.name}, ε = {mechanism.epsilon:g}): {plan_.describe()}"
+
+
+def _is_two_server(survey_file: Path) -> bool:
+    return getattr(load_survey(survey_file), "collection", "ldp") == "two-server"
 
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,

@@ -43,11 +43,15 @@ from .reports.model import FORMATS, render
               default="auto", show_default=True,
               help="declared: the survey's declared crosstab; reports: a pass over the stored "
                    "reports; auto: declared when the survey declares this pair.")
+@click.option("--batch", "batch_id",
+              help="Two-server survey: report this batch from the leader (--server); collects "
+                   "it if it is not yet (a batch is collected once, later calls return the "
+                   "same noisy totals).")
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
            timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
            row_bins: str | None, col_bins: str | None, crosstab_source: str,
-           by: str | None) -> None:
+           by: str | None, batch_id: str | None) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
@@ -64,7 +68,12 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
         raise click.UsageError("--bins, --row-bins and --col-bins need --crosstab ROWS COLS")
     if by is not None and crosstab is not None:
         raise click.UsageError("give --by QUESTION or --crosstab ROWS COLS, not both")
-    if by is not None:
+    if by is not None and batch_id is not None:
+        raise click.UsageError("--batch reports a two-server batch: drop --by")
+    if batch_id is not None:
+        text = _two_server_text(server_url, survey_id, batch_id, token, fmt, confidence,
+                                timeout, crosstab, version)
+    elif by is not None:
         text = _subgroup_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                               timeout, by)
     elif crosstab is not None:
@@ -101,6 +110,22 @@ def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,
         assert db_path is not None
         document, survey = db_subgroups(db_path, survey_id, by, confidence, version)
     return render_subgroups(survey, document, fmt)
+
+
+def _two_server_text(server_url: str | None, survey_id: str, batch_id: str,
+                     token: str | None, fmt: str, confidence: float, timeout: float,
+                     crosstab: tuple[str, str] | None, version: int | None) -> str:
+    from .reports.two_server import render_two_server
+    from .reports.two_server_sources import fetch_two_server_report
+
+    if server_url is None:
+        raise click.UsageError("--batch reads the leader: give --server")
+    if crosstab is not None or version is not None:
+        raise click.UsageError("--batch reports the batch's own survey version and its "
+                               "declared crosstabs: drop --crosstab/--survey-version")
+    assert token is not None
+    return render_two_server(fetch_two_server_report(server_url, survey_id, batch_id, token,
+                                                     confidence, timeout), fmt)
 
 
 def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,
