@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
+from ..shared.composition import DEFAULT_DELTA
 from ..shared.survey import QUESTION_TYPES, load_survey
+from .plan_composition import (
+    DEFAULT_HOUSEHOLD,
+    DEFAULT_REPEATS,
+    format_composition,
+    plan_composition,
+)
 from .planner import (
     describe,
     format_plan,
@@ -40,9 +47,19 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
               help="With SURVEY_FILE: respondents a margin on every joint cell of two "
                    "questions needs (or the margin --n gives).")
 @click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+@click.option("--repeat", "repeats", type=click.IntRange(min=1), default=DEFAULT_REPEATS,
+              show_default=True,
+              help="With SURVEY_FILE: the total ε of answering the survey this many times.")
+@click.option("--household", type=click.IntRange(min=1), default=DEFAULT_HOUSEHOLD,
+              show_default=True,
+              help="With SURVEY_FILE: what a household answering on this many devices reveals.")
+@click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=DEFAULT_DELTA, show_default=True,
+              help="δ of the advanced composition bound.")
 def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
          margin: float | None, mean_margin: float | None, n: int | None,
-         confidence: float, crosstab: tuple[str, str] | None, bins: str | None) -> None:
+         confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
+         repeats: int, household: int, delta: float) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
@@ -65,6 +82,7 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         click.echo(f"survey {survey.id} v{survey.version}: total epsilon per respondent "
                    f"{splan.total_epsilon:g} (the sum over its {len(survey.questions)} "
                    "questions)")
+        click.echo(format_composition(plan_composition(survey, repeats, household, delta)))
         for q, qp in zip(survey.questions, splan.questions, strict=True):
             click.echo("")
             click.echo(f"{qp.question}: {describe(qp)}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..shared.composition import DEFAULT_DELTA, Composition, compose
 from .errors import AlreadyAnsweredError
 from .state import StateDir
 
@@ -119,6 +120,15 @@ class Ledger:
 
     def total_epsilon(self) -> float:
         return math.fsum(e["epsilon"] for e in self._load()["entries"])
+
+    def charged_epsilons(self) -> list[float]:
+        """The ε of every report that cost something (a reused series answer costs 0)."""
+        return [e["epsilon"] for e in self._load()["entries"] if e["epsilon"] > 0]
+
+    def composition(self, delta: float = DEFAULT_DELTA) -> Composition:
+        """Everything this device has answered, totalled both ways: the plain sum and the
+        advanced composition bound at δ' = `delta` (shared/composition.py), the better marked."""
+        return compose(self.charged_epsilons(), delta)
 
 
 def _now() -> str:

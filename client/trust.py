@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,11 +23,11 @@ from urllib.parse import urlsplit
 from ..shared.errors import ManifestError, SigningKeyError
 from ..shared.manifest import SignedManifest, fingerprint, load_public_key, verify_manifest
 from ..shared.survey import Survey
-from .errors import KeyChangedError, PolicyError, ReplayError, TrustError
+from .budget import DEFAULT_MAX_EPSILON, Budget, as_budget
+from .errors import KeyChangedError, ReplayError, TrustError
 from .state import StateDir
 
 TRUST_FILE = "trust.json"
-DEFAULT_MAX_EPSILON = 5.0
 _FINGERPRINT = re.compile(r"^(?:sha256:)?([0-9a-fA-F]{64})$")
 
 
@@ -64,18 +64,12 @@ def trusted_fingerprint(trust: str) -> str:
         raise TrustError(f"--trust: {exc.message}") from exc
 
 
-def check_policy(survey: Survey, max_epsilon: float) -> None:
-    """Refuse a survey whose questions or total ε exceed the respondent's limit."""
-    for q in survey.questions:
-        if q.epsilon > max_epsilon:
-            raise PolicyError(f"refusing survey {survey.id!r}: question {q.id!r} costs ε = "
-                              f"{q.epsilon:g}, above your limit of {max_epsilon:g} "
-                              f"(--max-epsilon)", {"question": q.id, "epsilon": q.epsilon})
-    if survey.total_epsilon > max_epsilon:
-        raise PolicyError(f"refusing survey {survey.id!r}: answering it costs ε = "
-                          f"{survey.total_epsilon:g} in total, above your limit of "
-                          f"{max_epsilon:g} (--max-epsilon)",
-                          {"total_epsilon": survey.total_epsilon})
+def check_policy(survey: Survey, limit: float | Budget,
+                 spent: Sequence[float] = ()) -> None:
+    """Refuse a survey whose questions or total ε exceed the respondent's limit (a bare number:
+    `--max-epsilon` on the plain sum; a `Budget`: its rule and ceilings, client/budget.py).
+    `spent`: the ε this device already charged, for a lifetime ceiling."""
+    as_budget(limit).check(survey, spent)
 
 
 class TrustStore:
@@ -86,7 +80,7 @@ class TrustStore:
         self.warn = warn or (lambda message: print(message, file=sys.stderr))
 
     def check(self, body: Any, *, server_url: str, survey_id: str, trust: str | None = None,
-              max_epsilon: float = DEFAULT_MAX_EPSILON) -> VerifiedSurvey:
+              max_epsilon: float | Budget = DEFAULT_MAX_EPSILON) -> VerifiedSurvey:
         """Verify a fetched manifest; raise TrustError/PolicyError or record it as seen."""
         origin = origin_of(server_url)
         where = f"survey {survey_id!r} from {origin}"
