@@ -7,14 +7,16 @@ from pathlib import Path
 import click
 
 from ..shared.composition import DEFAULT_DELTA
-from ..shared.survey import QUESTION_TYPES, load_survey
+from ..shared.survey import load_survey
 from .plan_composition import (
     DEFAULT_HOUSEHOLD,
     DEFAULT_REPEATS,
     format_composition,
     plan_composition,
 )
+from .plan_location import describe_location
 from .planner import (
+    PLANNED_TYPES,
     describe,
     format_plan,
     plan_k,
@@ -30,7 +32,7 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "k", type=int, help="Number of possible answers (without SURVEY_FILE).")
 @click.option("--epsilon", type=float, help="Privacy budget of the question (without SURVEY_FILE).")
-@click.option("--type", "question_type", type=click.Choice(QUESTION_TYPES),
+@click.option("--type", "question_type", type=click.Choice(PLANNED_TYPES),
               default="categorical", show_default=True,
               help="Question type (without SURVEY_FILE); for integer, k = max - min + 1.")
 @click.option("--margin", type=float,
@@ -85,7 +87,8 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         click.echo(format_composition(plan_composition(survey, repeats, household, delta)))
         for q, qp in zip(survey.questions, splan.questions, strict=True):
             click.echo("")
-            click.echo(f"{qp.question}: {describe(qp)}")
+            click.echo(f"{qp.question}: "
+                       + (describe_location(q) if q.type == "location" else describe(qp)))
             click.echo(format_plan(qp))
             if not any(r.configured for r in qp.rows):
                 click.echo(f"(configured {q.mechanism}: no worst-case variance of this kind is "

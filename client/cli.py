@@ -13,6 +13,7 @@ from ..shared.composition import DEFAULT_DELTA, Composition
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Question, Survey
+from . import location_answer
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError
 from .ledger import Ledger
@@ -137,6 +138,8 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
 
 
 def _hint(q: Question) -> str:
+    if q.type == "location":
+        return location_answer.hint(q)
     if q.type == "binary":
         return "yes/no"
     if q.type == "integer":
@@ -149,6 +152,8 @@ def _hint(q: Question) -> str:
 def parse_answer(q: Question, text: str) -> Any:
     """A typed answer from what was typed; AnswerError if it does not parse."""
     text = text.strip()
+    if q.type == "location":
+        return location_answer.parse(q, text)
     if q.type == "binary":
         yes = {"y", "yes", "true", "1"}
         no = {"n", "no", "false", "0"}
@@ -221,6 +226,9 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
         for qid, info in sorted(questions.items()):
             click.echo(f"    {qid}: ε = {info['epsilon']:.4g} for {info['distinct_answers']} "
                        f"distinct answer(s) in {info['rounds']} round(s)")
+    for e in ledger.location_entries():
+        click.echo(f"  location {e['survey']} v{e['version']} {e['question']}: ε = "
+                   f"{e['epsilon']:.4g} (ε_geo = {e['epsilon_geo']:g} per km)")
     click.echo(format_total(total))
 
 

@@ -33,6 +33,7 @@ class Charge:
     report_epsilon: float          # exact ε of this one report (< epsilon with two layers)
     series: str | None = None
     tag: str | None = None         # keyed hash of (series, question, answer, mechanism)
+    epsilon_geo: float | None = None  # location questions: ε per km, shown beside ε
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ class Ledger:
                          "submission_id": submission_id, "time": now,
                          "epsilon": 0.0 if reused else c.epsilon, "reused": reused,
                          "report_epsilon": c.report_epsilon, "series": c.series, "tag": c.tag}
+                if c.epsilon_geo is not None:
+                    entry["epsilon_geo"] = c.epsilon_geo
                 if c.tag is not None:
                     known.add((c.series, c.question, c.tag))
                 new.append(entry)
@@ -120,6 +123,10 @@ class Ledger:
 
     def total_epsilon(self) -> float:
         return math.fsum(e["epsilon"] for e in self._load()["entries"])
+
+    def location_entries(self) -> list[dict[str, Any]]:
+        """Entries of location questions: their plain ε is booked, ε_geo per km shown beside."""
+        return [e for e in self._load()["entries"] if e.get("epsilon_geo") is not None]
 
     def charged_epsilons(self) -> list[float]:
         """The ε of every report that cost something (a reused series answer costs 0)."""

@@ -124,7 +124,8 @@ class Respondent:
                 report, tag, epsilon = mechanism.perturb(value), None, report_epsilon
             reports[q.id] = _plain(mechanism.validate_report(report))
             charges.append(Charge(question=q.id, epsilon=epsilon, report_epsilon=report_epsilon,
-                                  series=survey.series, tag=tag))
+                                  series=survey.series, tag=tag,
+                                  epsilon_geo=getattr(mechanism, "epsilon_geo", None)))
         return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
                           version=survey.version, reports=reports, charges=tuple(charges),
                           invite=invite)

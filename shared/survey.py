@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SurveyError
+from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
 from .mechanisms.base import MAX_OPTIONS
 
-QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
+QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
@@ -48,6 +49,7 @@ _TYPE_KEYS = {
     "categorical": {"options", "groups"},
     "ordinal": {"options", "groups"},
     "integer": {"min", "max"},
+    "location": {"epsilon_geo", "grid", "regions", "background"},  # location_question.py
 }
 
 
@@ -71,6 +73,9 @@ class Question:
     # each round (RAPPOR's instantaneous layer). `epsilon` stays the permanent layer's ε, the
     # bound over unboundedly many rounds of one true answer.
     instantaneous_epsilon: float | None = None
+    # Location questions only: the grid (shared/location_question.py); `options` are its cells
+    # ("row,col") and `groups` its regions.
+    location: Any = None
 
     @property
     def k(self) -> int:
@@ -112,6 +117,9 @@ class Question:
             d["mechanism_choice"] = self.mechanism_choice
         if self.instantaneous_epsilon is not None:
             d["instantaneous_epsilon"] = self.instantaneous_epsilon
+        if self.location is not None:
+            d.update(self.location.to_dict())
+            d["regions"] = {name: list(members) for name, members in self.groups.items()}
         if self.type in ("categorical", "ordinal"):
             d["options"] = list(self.options)
             d["groups"] = {name: list(members) for name, members in self.groups.items()}
@@ -277,6 +285,9 @@ def _parse_survey(data: Any) -> Survey:
     if total > MAX_TOTAL_OPTIONS:
         raise SurveyError("questions", f"at most {MAX_TOTAL_OPTIONS} options in all questions "
                                        f"together, got {total}")
+    if survey_cells(questions_raw) > MAX_SURVEY_CELLS:
+        raise SurveyError("questions", f"at most {MAX_SURVEY_CELLS} location cells in all "
+                                       f"questions together")
     questions = tuple(_parse_question(q, f"questions[{i}]", size_limit)
                       for i, q in enumerate(questions_raw))
     seen: set[str] = set()
@@ -372,6 +383,8 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
     if not isinstance(qid, str) or not QUESTION_ID.match(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
     text = _text(data, "text", f"{where}.text")
+    if qtype == "location":
+        return parse_location_question(data, where, qid, text)
     epsilon = _epsilon(data.get("epsilon"), f"{where}.epsilon")
     optional = data.get("optional", False)
     if not isinstance(optional, bool):

@@ -32,6 +32,7 @@ from .binary_rr import BinaryRR
 from .geometric import Geometric
 from .grr import GRR
 from .hr import HR
+from .location import GeoExp
 from .olh import OLH
 from .ordinal_exp import OrdinalExp
 from .ss import SubsetSelection
@@ -42,13 +43,17 @@ MECHANISMS: dict[str, type[Mechanism]] = {
                               OrdinalExp)
 }
 
+# Mechanisms over a designer's grid (location questions) are built from the grid, not from
+# (k, ε): they are looked up by name but never offered by `auto` or planned per (k, ε).
+GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
+
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
 
 def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     """The mechanism class registered under `name`; SurveyError if there is none."""
     try:
-        return MECHANISMS[name]
+        return MECHANISMS[name] if name in MECHANISMS else GRID_MECHANISMS[name]
     except KeyError:
         known = ", ".join(sorted(MECHANISMS))
         raise SurveyError(where, f"unknown mechanism {name!r}; expected auto or one of: "

@@ -107,3 +107,20 @@ def test_a_bad_budget_is_refused() -> None:
         Budget(rule="median")
     with pytest.raises(CompositionError):
         Budget(delta=1.5)
+
+
+def test_a_location_answer_books_plain_epsilon_with_epsilon_geo_beside(tmp_path: Path) -> None:
+    from ldpsurvey.client.respondent import Respondent
+
+    survey = Survey.from_dict({"id": "where", "title": "Where", "version": 1, "questions": [
+        {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 1.0,
+         "grid": {"rows": 3, "cols": 3, "cell_km": 1.0}}]})
+    device = Respondent("http://127.0.0.1:9", state_dir=str(tmp_path))
+    submission = device.answer(survey, {"home": "2,2"})
+    assert 0 <= submission.reports["home"] < 9
+    device.ledger.record(survey.id, 1, submission.submission_id, submission.charges)
+    [entry] = device.ledger.location_entries()
+    assert entry["epsilon"] == pytest.approx(survey.questions[0].epsilon, rel=1e-5)
+    assert entry["epsilon_geo"] == 1.0
+    out = CliRunner().invoke(receipts, ["--state", str(tmp_path)])
+    assert "(ε_geo = 1 per km)" in out.output
