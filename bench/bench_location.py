@@ -8,8 +8,8 @@ Run: .venv/bin/python bench/bench_location.py [--quick]. Prints numbers, asserts
   partition of the grid into 16 regions (4 x 4 blocks of 5 x 5 cells), at n in {2,000, 20,000}
   and ε_geo in {0.5, 2} per km (1 km cells), EM against the raw share of reports per region,
   with the coverage of EM's region intervals. Truth: the simulator's two clusters.
-The page's randomization of one answer is timed in real Chromium by bench/bench_web.py
-(`--location`).
+- the page (real Chromium, as bench_web.py): building the 20 x 20 mechanism (re-deriving and
+  certifying it) once, and randomizing one answer with crypto.getRandomValues, target < 10 ms.
 """
 
 from __future__ import annotations
@@ -80,6 +80,46 @@ def accuracy(epsilon_geo: float, n: int, runs: int, seed: int) -> dict[str, floa
             "coverage": covered / total, "plain": mechanism.realized_epsilon()}
 
 
+PAGE = """async ([root, question, repeats]) => {
+  const M = await import(root + "js/mechanisms.js");
+  const t0 = performance.now();
+  const mech = M.mechanismFor(question);
+  const build = performance.now() - t0;
+  const times = [];
+  for (let i = 0; i < repeats; i++) {
+    const start = performance.now();
+    mech.perturb("10,10");
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { build, median: times[times.length >> 1], max: times[times.length - 1] };
+}"""
+
+
+def time_page(epsilon_geo: float, repeats: int) -> dict[str, float] | None:
+    """Build and randomize in real Chromium; None without chromium/playwright."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        return None
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
+    from playwright.sync_api import sync_playwright
+    from static_server import TEST_PAGE, serve_web_root
+
+    question = survey(20, 20, epsilon_geo).to_dict()["questions"][0]
+    with serve_web_root() as root, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(root + TEST_PAGE)
+        result = page.evaluate(PAGE, [root, question, repeats])
+        browser.close()
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and runs")
@@ -94,6 +134,14 @@ def main() -> None:
     for eps in (0.5, 2.0):
         best, median = time_estimation(eps, 100_000, repeats)
         print(f"  ε_geo {eps}/km: best {best:.2f} s, median {median:.2f} s")
+    for eps in (0.5, 2.0):
+        page = time_page(eps, 200)
+        if page is None:
+            print("page: no chromium on PATH, skipped")
+            break
+        print(f"page, 20 x 20, ε_geo {eps}/km: build + certify {page['build']:.0f} ms once; "
+              f"randomize one answer median {page['median']:.2f} ms, max {page['max']:.2f} ms "
+              f"over 200 (target < 10 ms)")
     print(f"accuracy: TV error of 16 region shares, mean ± sd over {runs} runs, 20 x 20 grid "
           f"of 1 km cells")
     print("  ε_geo/km  plain ε        n   EM TV            raw TV           EM 95% coverage")
