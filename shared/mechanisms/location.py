@@ -141,7 +141,7 @@ def describe_spread(mechanism: GeoExp, x: int | None = None) -> str:
     """The randomization in words for true cell x (default: a corner, the least favoured)."""
     x = 0 if x is None else x
     radius, near = spread_km(mechanism, x)
-    return (f"your device reports a cell near yours: within {radius:.3g} km of it with "
+    return (f"your device will send a cell near yours: within {radius:.3g} km of it with "
             f"probability {near:.0%} (your own cell {mechanism.geo.dense[x][x]:.0%}); a report "
             f"is at most e^({mechanism.epsilon_geo:g}·d) times likelier from one place than "
             f"from another d km away (ε_geo = {mechanism.epsilon_geo:g} per km)")

@@ -40,7 +40,7 @@ def test_a_cell_picked_by_keyboard_on_a_phone_is_randomized_and_stored(deploymen
     page.wait_for_selector("#review")
     review = page.locator("#review").inner_text()
     assert "Row 2, column 3" in review
-    assert "reports a cell near yours" in review and "km of it with probability" in review
+    assert "will send a cell near yours" in review and "km of it with probability" in review
     assert page.locator("details.composition summary").inner_text() == \
         "Everything this browser has answered, in total"
     page.click("#send")

@@ -564,7 +564,7 @@ function geoCore(epsilon, question) {
     describe(labels, index = 0) {
       const { radius, within, own } = spread(channel, index);
       return {
-        text: `Your device reports a cell near yours (possibly yours): within ${radius.toPrecision(3)} km of it with probability ${pct(within)} (your own cell with probability ${pct(own)}). A report is at most e^(${question.epsilon_geo}·d) times likelier from one place than from another d km away (ε_geo = ${question.epsilon_geo} per km).`,
+        text: `Your device will send a cell near yours (possibly yours): within ${radius.toPrecision(3)} km of it with probability ${pct(within)} (your own cell with probability ${pct(own)}). A report is at most e^(${question.epsilon_geo}·d) times likelier from one place than from another d km away (ε_geo = ${question.epsilon_geo} per km).`,
         radiusKm: radius, within, own,
       };
     },

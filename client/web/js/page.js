@@ -216,8 +216,8 @@ function review(verified, form) {
       reviewList(verified.survey, answers, charges, verified.mechanisms),
       el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
                                   `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
-      compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))),
-      el("div", { class: "actions" }, sendButton, back));
+      el("div", { class: "actions" }, sendButton, back),
+      compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))));
     form.hidden = true;
     contentEl.append(section);
     status("Check your answers and what sending means, then send.");
