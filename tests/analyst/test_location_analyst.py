@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from click.testing import CliRunner
-from ldpsurvey.analyst.plan_cli import plan
+from ldpsurvey.analyst.cli import (
+    cli,  # the group: a subcommand invoked alone caches a help option without -h
+)
 from ldpsurvey.analyst.plan_location import plan_location
 from ldpsurvey.analyst.reports.html import render_html
 from ldpsurvey.analyst.reports.location_chart import grid_of
@@ -44,7 +46,7 @@ def test_plan_cli_describes_the_grid(tmp_path):
     import json
 
     path.write_text(json.dumps(SURVEY))
-    out = CliRunner().invoke(plan, [str(path), "--n", "3000"])
+    out = CliRunner().invoke(cli, ["plan", str(path), "--n", "3000"])
     assert out.exit_code == 0, out.output
     assert "location, 8 x 10 cells of 0.5 km, epsilon_geo=2/km" in out.output
     assert "region west" in out.output and "one cell (median)" in out.output

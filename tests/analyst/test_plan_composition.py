@@ -6,7 +6,9 @@ import math
 
 import pytest
 from click.testing import CliRunner
-from ldpsurvey.analyst.plan_cli import plan
+from ldpsurvey.analyst.cli import (
+    cli,  # the group: a subcommand invoked alone caches a help option without -h
+)
 from ldpsurvey.analyst.plan_composition import format_composition, plan_composition
 from ldpsurvey.shared.composition import compose
 from ldpsurvey.shared.errors import PlanError
@@ -49,7 +51,7 @@ def test_plan_cli_prints_the_composition(tmp_path) -> None:
     path = tmp_path / "s.json"
     path.write_text('{"id": "s", "title": "S", "version": 1, "questions": ['
                     '{"id": "a", "text": "?", "type": "binary", "epsilon": 0.5}]}')
-    out = CliRunner().invoke(plan, [str(path), "--n", "1000", "--repeat", "24",
+    out = CliRunner().invoke(cli, ["plan", str(path), "--n", "1000", "--repeat", "24",
                                     "--household", "4", "--delta", "1e-9"])
     assert out.exit_code == 0, out.output
     assert "the survey answered 24 times (--repeat)" in out.output

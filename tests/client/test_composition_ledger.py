@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from ldpsurvey.analyst.cli import (
+    cli,  # the group: a subcommand invoked alone caches a help option without -h
+)
 from ldpsurvey.client.budget import Budget
-from ldpsurvey.client.cli import receipts
 from ldpsurvey.client.errors import PolicyError
 from ldpsurvey.client.ledger import Charge, Ledger
 from ldpsurvey.client.state import StateDir
@@ -50,7 +52,7 @@ def test_reused_series_answers_cost_nothing_in_either_total(tmp_path: Path) -> N
 
 def test_receipts_show_both_totals_and_mark_the_better(tmp_path: Path) -> None:
     _panel(StateDir(str(tmp_path)), 200, 0.05)
-    out = CliRunner().invoke(receipts, ["--state", str(tmp_path), "--delta", "1e-5"])
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path), "--delta", "1e-5"])
     assert out.exit_code == 0, out.output
     expected = compose([0.05] * 200, 1e-5)
     assert expected.best == "advanced"
@@ -58,19 +60,19 @@ def test_receipts_show_both_totals_and_mark_the_better(tmp_path: Path) -> None:
     assert (f"advanced bound:  ε = {expected.advanced:.4g} at δ = 1e-05  <- the better bound"
             in out.output)
     data = json.loads(CliRunner().invoke(
-        receipts, ["--state", str(tmp_path), "--json", "--delta", "1e-5"]).output)
+        cli, ["receipts", "--state", str(tmp_path), "--json", "--delta", "1e-5"]).output)
     assert data["composition"] == expected.to_dict()
 
 
 def test_receipts_mark_the_plain_sum_for_few_reports(tmp_path: Path) -> None:
     _panel(StateDir(str(tmp_path)), 1, 1.0)
-    out = CliRunner().invoke(receipts, ["--state", str(tmp_path)])
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path)])
     assert "plain sum:       ε = 1  <- the better bound" in out.output
 
 
 @pytest.mark.parametrize("delta", ["0", "1", "-1", "x"])
 def test_receipts_refuse_a_bad_delta(tmp_path: Path, delta: str) -> None:
-    out = CliRunner().invoke(receipts, ["--state", str(tmp_path), "--delta", delta])
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path), "--delta", delta])
     assert out.exit_code != 0 and "--delta" in out.output
 
 
@@ -122,5 +124,5 @@ def test_a_location_answer_books_plain_epsilon_with_epsilon_geo_beside(tmp_path:
     [entry] = device.ledger.location_entries()
     assert entry["epsilon"] == pytest.approx(survey.questions[0].epsilon, rel=1e-5)
     assert entry["epsilon_geo"] == 1.0
-    out = CliRunner().invoke(receipts, ["--state", str(tmp_path)])
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path)])
     assert "(ε_geo = 1 per km)" in out.output
