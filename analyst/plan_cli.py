@@ -6,8 +6,17 @@ from pathlib import Path
 
 import click
 
-from ..shared.survey import QUESTION_TYPES, load_survey
+from ..shared.composition import DEFAULT_DELTA
+from ..shared.survey import load_survey
+from .plan_composition import (
+    DEFAULT_HOUSEHOLD,
+    DEFAULT_REPEATS,
+    format_composition,
+    plan_composition,
+)
+from .plan_location import describe_location
 from .planner import (
+    PLANNED_TYPES,
     describe,
     format_plan,
     plan_k,
@@ -23,7 +32,7 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "k", type=int, help="Number of possible answers (without SURVEY_FILE).")
 @click.option("--epsilon", type=float, help="Privacy budget of the question (without SURVEY_FILE).")
-@click.option("--type", "question_type", type=click.Choice(QUESTION_TYPES),
+@click.option("--type", "question_type", type=click.Choice(PLANNED_TYPES),
               default="categorical", show_default=True,
               help="Question type (without SURVEY_FILE); for integer, k = max - min + 1.")
 @click.option("--margin", type=float,
@@ -55,11 +64,21 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
 @click.option("--local-epsilon", type=float,
               help="With --compare-modes and --k/--epsilon: also two servers with this local "
                    "epsilon0 on the device.")
+@click.option("--repeat", "repeats", type=click.IntRange(min=1), default=DEFAULT_REPEATS,
+              show_default=True,
+              help="With SURVEY_FILE: the total ε of answering the survey this many times.")
+@click.option("--household", type=click.IntRange(min=1), default=DEFAULT_HOUSEHOLD,
+              show_default=True,
+              help="With SURVEY_FILE: what a household answering on this many devices reveals.")
+@click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=DEFAULT_DELTA, show_default=True,
+              help="δ of the advanced composition bound.")
 def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
          margin: float | None, mean_margin: float | None, n: int | None,
          confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
          regress_outcome: str | None, odds_ratio: float | None, baseline: float,
-         exposed: float, compare_modes: bool, local_epsilon: float | None) -> None:
+         exposed: float, compare_modes: bool, local_epsilon: float | None,
+         repeats: int, household: int, delta: float) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
@@ -97,6 +116,7 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         click.echo(f"survey {survey.id} v{survey.version}: total epsilon per respondent "
                    f"{splan.total_epsilon:g} (the sum over its {len(survey.questions)} "
                    "questions)")
+        click.echo(format_composition(plan_composition(survey, repeats, household, delta)))
         disclosed = [q.id for q in survey.questions if q.disclosed]
         if disclosed:
             click.echo(f"disclosed (sent as given, counted exactly; nothing to plan): "
@@ -104,7 +124,8 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         randomized = [q for q in survey.questions if not q.disclosed]
         for q, qp in zip(randomized, splan.questions, strict=True):
             click.echo("")
-            click.echo(f"{qp.question}: {describe(qp)}")
+            click.echo(f"{qp.question}: "
+                       + (describe_location(q) if q.type == "location" else describe(qp)))
             click.echo(format_plan(qp))
             if not any(r.configured for r in qp.rows):
                 click.echo(f"(configured {q.mechanism}: no worst-case variance of this kind is "

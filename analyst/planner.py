@@ -31,6 +31,10 @@ from ..shared.mechanisms import (
 )
 from ..shared.survey import QUESTION_TYPES, Question, Survey
 
+# `plan --type` and `plan_k`: question types planned from (k, ε) alone (a location question
+# needs its grid: analyst/plan_location.py).
+PLANNED_TYPES = tuple(t for t in QUESTION_TYPES if t != "location")
+
 
 @dataclass(frozen=True)
 class PlanRow:
@@ -128,9 +132,9 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
     if (isinstance(epsilon, bool) or not isinstance(epsilon, float | int)
             or not math.isfinite(epsilon) or epsilon <= 0):
         raise PlanError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    if question_type not in QUESTION_TYPES:
+    if question_type not in PLANNED_TYPES:
         raise PlanError(f"unknown question type {question_type!r}; expected one of "
-                        f"{', '.join(QUESTION_TYPES)}")
+                        f"{', '.join(PLANNED_TYPES)}")
     if question_type == "binary" and k != 2:
         raise PlanError(f"a binary question has k = 2, got {k}")
     check_target(margin, n, confidence)
@@ -181,6 +185,11 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
     plans = []
     for q in survey.questions:
         if q.disclosed:  # counted exactly: no margin of error to plan
+            continue
+        if q.type == "location":
+            from .plan_location import plan_location
+
+            plans.append(plan_location(q, margin=margin, n=n, confidence=confidence))
             continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)

@@ -140,6 +140,11 @@ def default_truth(question: Question) -> Distribution:
         return Truth(np.array([0, 1]), np.array([1 - BINARY_YES, BINARY_YES]))
     if question.type == "integer":
         return TruncatedGeometric(question.k, math.exp(-INTEGER_DECAY / question.k))
+    if question.type == "location":  # clusters on the grid (simulate_location.py)
+        from .simulate_location import location_weights
+
+        grid = question.location
+        return Truth(np.arange(question.k), location_weights(grid.rows, grid.cols))
     weights = 1.0 / np.arange(1, question.k + 1) ** ZIPF_EXPONENT
     return Truth(np.arange(question.k), weights / weights.sum())
 

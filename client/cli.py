@@ -11,9 +11,12 @@ from typing import Any
 import click
 
 from ..shared.cli_help import FullHelpGroup
+from ..shared.composition import DEFAULT_DELTA, Composition
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Question, Survey
+from . import location_answer
+from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
@@ -26,6 +29,26 @@ from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
 state_option = click.option(
     "--state", "state_dir", type=click.Path(file_okay=False), default=None,
     help=f"State directory (default ${STATE_ENV} or ~/.ldpsurvey).")
+delta_option = click.option(
+    "--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=DEFAULT_DELTA, show_default=True,
+    help="δ of the advanced composition bound (the chance that bound fails).")
+
+
+def budget_options(command: Any) -> Any:
+    """--budget-rule, --delta and --max-total-epsilon (client/budget.py)."""
+    command = click.option(
+        "--max-total-epsilon", type=click.FloatRange(min=0, min_open=True), default=None,
+        help="Also refuse a survey if everything this device answered, with it, would cost "
+             "more ε (measured by --budget-rule).")(command)
+    command = delta_option(command)
+    return click.option(
+        "--budget-rule", type=click.Choice(BUDGET_RULES), default="basic", show_default=True,
+        help="How totals are held against the ceilings: basic = plain sum of ε; advanced = "
+             "the better of the plain sum and the advanced composition bound at --delta.")(
+        command)
+
+
 attempts_option = click.option("--attempts", type=click.IntRange(1, 100), default=5,
                                show_default=True, help="Tries per submission.")
 
@@ -42,6 +65,7 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
 @click.option("--max-epsilon", type=click.FloatRange(min=0, min_open=True),
               default=DEFAULT_MAX_EPSILON, show_default=True,
               help="Refuse surveys costing more ε in total (or per question).")
+@budget_options
 @click.option("--invite", default=None, metavar="CODE",
               help="One-time invitation code, for surveys that accept only invited respondents.")
 @click.option("--dry-run", is_flag=True,
@@ -55,7 +79,8 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
                    "randomized).")
 @attempts_option
 def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
-            state_dir: str | None, max_epsilon: float, invite: str | None, dry_run: bool,
+            state_dir: str | None, max_epsilon: float, budget_rule: str, delta: float,
+            max_total_epsilon: float | None, invite: str | None, dry_run: bool,
             assume_yes: bool, refuse_disclosed: bool, attempts: int) -> None:
     """Answer a survey: verify it, randomize each answer on this device, send the reports.
 
@@ -67,7 +92,8 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         raise click.ClickException("stdin is not a terminal, so respond cannot ask you to "
                                    "confirm before randomizing: pass --yes to send without "
                                    "the review")
-    respondent = Respondent(server, state_dir=state_dir, trust=trust, max_epsilon=max_epsilon,
+    budget = Budget(max_epsilon, budget_rule, delta, max_total_epsilon)
+    respondent = Respondent(server, state_dir=state_dir, trust=trust, max_epsilon=budget,
                             retry=RetryPolicy(attempts=attempts),
                             warn=lambda m: click.secho(m, err=True, fg="yellow", bold=True))
     verified = respondent.fetch_survey(survey_id)
@@ -174,6 +200,8 @@ def check_answer(q: Question, value: Any) -> None:
 
 
 def _hint(q: Question) -> str:
+    if q.type == "location":
+        return location_answer.hint(q)
     if q.type == "binary":
         return "yes/no"
     if q.type == "integer":
@@ -186,6 +214,8 @@ def _hint(q: Question) -> str:
 def parse_answer(q: Question, text: str) -> Any:
     """A typed answer from what was typed; AnswerError if it does not parse."""
     text = text.strip()
+    if q.type == "location":
+        return location_answer.parse(q, text)
     if q.type == "binary":
         yes = {"y", "yes", "true", "1"}
         no = {"n", "no", "false", "0"}
@@ -217,7 +247,8 @@ def _report_delivery(delivery: Delivery) -> None:
 @click.command()
 @state_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def receipts(state_dir: str | None, as_json: bool) -> None:
+@delta_option
+def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
     """What this device has sent (randomized reports only) and the ε spent per survey."""
     state = StateDir(state_dir)
     ledger, outbox = Ledger(state), Outbox(state)
@@ -225,6 +256,7 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
     waiting = outbox.all_outbox()
     spend = ledger.spend_by_survey()
     series = ledger.spend_by_series()
+    total = ledger.composition(delta)
     if as_json:
         click.echo(json.dumps({
             "receipts": [{k: r[k] for k in ("submission_id", "survey_id", "server", "delivered",
@@ -234,7 +266,8 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
             "epsilon_by_survey": [asdict(s) for s in spend],
             "series": series, "total_epsilon": ledger.total_epsilon(),
             "disclosed": [{k: e[k] for k in ("survey", "version", "question", "submission_id")}
-                          for e in ledger.disclosed()]}, indent=2))
+                          for e in ledger.disclosed()],
+            "composition": total.to_dict()}, indent=2))
         return
     if not sent and not waiting and not spend:
         click.echo("nothing sent from this device yet")
@@ -257,13 +290,28 @@ def receipts(state_dir: str | None, as_json: bool) -> None:
         for qid, info in sorted(questions.items()):
             click.echo(f"    {qid}: ε = {info['epsilon']:.4g} for {info['distinct_answers']} "
                        f"distinct answer(s) in {info['rounds']} round(s)")
-    click.echo(f"  total: ε = {ledger.total_epsilon():.4g}")
+    for e in ledger.location_entries():
+        click.echo(f"  location {e['survey']} v{e['version']} {e['question']}: ε = "
+                   f"{e['epsilon']:.4g} (ε_geo = {e['epsilon_geo']:g} per km)")
+    click.echo(format_total(total))
     disclosed = ledger.disclosed()
     if disclosed:
         click.secho("Disclosed answers (sent as you answered them, not randomized; no ε):",
                     bold=True)
         for e in disclosed:
             click.echo(f"  {e['survey']} v{e['version']}  {e['question']}")
+
+
+def format_total(total: Composition) -> str:
+    """The device's total both ways, the better one marked (shared/composition.py)."""
+    better = {"basic": "  <- the better bound", "advanced": ""}
+    lines = [f"  total over {total.k} report(s):",
+             f"    plain sum:       ε = {total.basic:.4g}{better[total.best]}",
+             f"    advanced bound:  ε = {total.advanced:.4g} at δ = {total.delta:g}"
+             + ("  <- the better bound" if total.best == "advanced" else "")]
+    if total.best == "basic" and total.k:
+        lines.append("    (the advanced bound only pays off over many small-ε reports)")
+    return "\n".join(lines)
 
 
 @click.group(cls=FullHelpGroup)

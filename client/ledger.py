@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..shared.composition import DEFAULT_DELTA, Composition, compose
 from .errors import AlreadyAnsweredError
 from .state import StateDir, require_object
 
@@ -38,6 +39,7 @@ class Charge:
     # Two-server surveys: {"collection", "central_epsilon", "local_epsilon" (ε0 or "none")},
     # both guarantees written into the entry (`epsilon` is then the central ε).
     extra: Mapping[str, Any] | None = None
+    epsilon_geo: float | None = None  # location questions: ε per km, shown beside ε
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class Ledger:
                          **(c.extra or {})}
                 if c.disclosed:
                     entry["disclosed"] = True
+                if c.epsilon_geo is not None:
+                    entry["epsilon_geo"] = c.epsilon_geo
                 if c.tag is not None:
                     known.add((c.series, c.question, c.tag))
                 new.append(entry)
@@ -137,6 +141,19 @@ class Ledger:
 
     def total_epsilon(self) -> float:
         return math.fsum(e["epsilon"] for e in self._load()["entries"])
+
+    def location_entries(self) -> list[dict[str, Any]]:
+        """Entries of location questions: their plain ε is booked, ε_geo per km shown beside."""
+        return [e for e in self._load()["entries"] if e.get("epsilon_geo") is not None]
+
+    def charged_epsilons(self) -> list[float]:
+        """The ε of every report that cost something (a reused series answer costs 0)."""
+        return [e["epsilon"] for e in self._load()["entries"] if e["epsilon"] > 0]
+
+    def composition(self, delta: float = DEFAULT_DELTA) -> Composition:
+        """Everything this device has answered, totalled both ways: the plain sum and the
+        advanced composition bound at δ' = `delta` (shared/composition.py), the better marked."""
+        return compose(self.charged_epsilons(), delta)
 
 
 def _now() -> str:

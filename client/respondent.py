@@ -21,6 +21,7 @@ from typing import Any
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.survey import Question, Survey
+from .budget import Budget, as_budget
 from .errors import DeliveryError
 from .hazmat_memo import Memoizer
 from .ledger import Charge, Ledger
@@ -58,13 +59,15 @@ class Respondent:
     """One device answering surveys on one server."""
 
     def __init__(self, server_url: str, state_dir: str | None = None, trust: str | None = None,
-                 max_epsilon: float = DEFAULT_MAX_EPSILON, retry: RetryPolicy | None = None,
+                 max_epsilon: float | Budget = DEFAULT_MAX_EPSILON,
+                 retry: RetryPolicy | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  warn: Callable[[str], None] | None = None) -> None:
         self.server_url = server_url.rstrip("/")
         self.state = StateDir(state_dir)
         self.trust = trust
-        self.max_epsilon = max_epsilon
+        self.budget = as_budget(max_epsilon)  # a number: --max-epsilon on the plain sum
+        self.max_epsilon = self.budget.max_epsilon
         self.transport = Transport(self.server_url, retry, sleep)
         self._retry, self._sleep = retry, sleep
         self.trust_store = TrustStore(self.state, warn or _stderr)
@@ -79,7 +82,7 @@ class Respondent:
                                           what=f"fetching survey {survey_id!r}")
         verified = self.trust_store.check(response.body, server_url=self.server_url,
                                           survey_id=survey_id, trust=self.trust,
-                                          max_epsilon=self.max_epsilon)
+                                          max_epsilon=self.budget)
         status = response.body.get("status", "open") if isinstance(response.body, dict) else None
         if status != "open":
             raise DeliveryError(f"survey {survey_id!r} is {status}: it takes no more answers "
@@ -95,7 +98,7 @@ class Respondent:
         refuses a survey version this device already answered, or one above its ε limit.
         """
         survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
-        check_policy(survey, self.max_epsilon)
+        check_policy(survey, self.budget, self.ledger.charged_epsilons())
         self.ledger.check_not_answered(survey.id, survey.version)
         if not isinstance(answers, Mapping):
             raise AnswerError("answers must be an object {question_id: answer}")
@@ -152,7 +155,8 @@ class Respondent:
                 report, tag, epsilon = mechanism.perturb(value), None, report_epsilon
             reports[q.id] = _plain(mechanism.validate_report(report))
             charges.append(Charge(question=q.id, epsilon=epsilon, report_epsilon=report_epsilon,
-                                  series=survey.series, tag=tag))
+                                  series=survey.series, tag=tag,
+                                  epsilon_geo=getattr(mechanism, "epsilon_geo", None)))
         return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
                           version=survey.version, reports=reports, charges=tuple(charges),
                           invite=invite)

@@ -86,6 +86,10 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
                 f"probability {pct(qs)}")
     if name == "geometric":
         return _number_chances(q, mechanism, answer)
+    if name == "geo_exp":  # location: the spread around this very cell (docs/location.md)
+        from ..shared.mechanisms.location import describe_spread
+
+        return describe_spread(mechanism, mechanism.encode(answer))
     if name == "ordinal_exp" and len(q.options) <= LIST_ALL_UP_TO:
         row = mechanism.channel()[mechanism.encode(answer)]
         listed = ", ".join(f"{o!r}{' (yours)' if o == answer else ''} {pct(row[y])}"
@@ -184,4 +188,7 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
         return f"the random code {report[0]} and bucket {report[1]}"
     if name == "hr":
         return f"the number {report}"
+    if name == "geo_exp" and isinstance(report, int):
+        row, col = q.options[report].split(",")
+        return f"the cell in row {row}, column {col}"
     return repr(report)

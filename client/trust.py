@@ -11,10 +11,9 @@ against the respondent's policy. Any refusal raises before anything is answered 
 
 from __future__ import annotations
 
-import math
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,11 +23,11 @@ from urllib.parse import urlsplit
 from ..shared.errors import ManifestError, SigningKeyError
 from ..shared.manifest import SignedManifest, fingerprint, load_public_key, verify_manifest
 from ..shared.survey import Survey
+from .budget import DEFAULT_MAX_EPSILON, Budget, as_budget
 from .errors import KeyChangedError, PolicyError, ReplayError, TrustError
 from .state import StateDir
 
 TRUST_FILE = "trust.json"
-DEFAULT_MAX_EPSILON = 5.0
 _FINGERPRINT = re.compile(r"^(?:sha256:)?([0-9a-fA-F]{64})$")
 
 
@@ -75,25 +74,12 @@ def check_no_disclosed(survey: Survey) -> None:
                           {"disclosed": disclosed})
 
 
-def check_policy(survey: Survey, max_epsilon: float) -> None:
-    """Refuse a survey whose questions or total ε exceed the respondent's limit.
-
-    A two-server question costs the larger of its central ε and its local ε0."""
-    for q in survey.questions:
-        if _cost(q) > max_epsilon:
-            raise PolicyError(f"refusing survey {survey.id!r}: question {q.id!r} costs ε = "
-                              f"{_cost(q):g}, above your limit of {max_epsilon:g} "
-                              f"(--max-epsilon)", {"question": q.id, "epsilon": _cost(q)})
-    total = math.fsum(_cost(q) for q in survey.questions)
-    if total > max_epsilon:
-        raise PolicyError(f"refusing survey {survey.id!r}: answering it costs ε = "
-                          f"{total:g} in total, above your limit of "
-                          f"{max_epsilon:g} (--max-epsilon)",
-                          {"total_epsilon": total})
-
-
-def _cost(question: Any) -> float:
-    return max(question.epsilon, question.central_epsilon or 0.0)
+def check_policy(survey: Survey, limit: float | Budget,
+                 spent: Sequence[float] = ()) -> None:
+    """Refuse a survey whose questions or total ε exceed the respondent's limit (a bare number:
+    `--max-epsilon` on the plain sum; a `Budget`: its rule and ceilings, client/budget.py).
+    `spent`: the ε this device already charged, for a lifetime ceiling."""
+    as_budget(limit).check(survey, spent)
 
 
 class TrustStore:
@@ -104,7 +90,7 @@ class TrustStore:
         self.warn = warn or (lambda message: print(message, file=sys.stderr))
 
     def check(self, body: Any, *, server_url: str, survey_id: str, trust: str | None = None,
-              max_epsilon: float = DEFAULT_MAX_EPSILON) -> VerifiedSurvey:
+              max_epsilon: float | Budget = DEFAULT_MAX_EPSILON) -> VerifiedSurvey:
         """Verify a fetched manifest; raise TrustError/PolicyError or record it as seen."""
         origin = origin_of(server_url)
         where = f"survey {survey_id!r} from {origin}"

@@ -55,6 +55,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     It also serves the respondent web page at /s/SURVEY_ID.
     """
     from .app import create_app
+    from .cors import allowed_origins
     from .http_request import STORE_EXTENSION
     from .serving import body_cap, listen, supervise
 
@@ -64,7 +65,8 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     shown = redact(db_path)
     config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins,
               "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every}
-    # The port first: a busy port must fail before anything (a database file) is created.
+    allowed_origins(allow_origins)  # a bad --allow-origin is a usage error, whatever the port
+    # The port next: a busy port must fail before anything (a database file) is created.
     try:
         sock = listen(host, port)
     except OSError as exc:  # port in use, address not available, ...

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SurveyError
+from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
 from .mechanisms.base import MAX_OPTIONS
 from .two_server.config import TwoServerConfig
 
-QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
+QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
@@ -50,6 +51,7 @@ _TYPE_KEYS = {
     "categorical": {"options", "groups"},
     "ordinal": {"options", "groups"},
     "integer": {"min", "max"},
+    "location": {"epsilon_geo", "grid", "regions", "background"},  # location_question.py
 }
 
 
@@ -79,6 +81,9 @@ class Question:
     # noise, and ε0 of the local mechanism (None: mechanism "none", `epsilon` = central ε).
     central_epsilon: float | None = None
     local_epsilon: float | None = None
+    # Location questions only: the grid (shared/location_question.py); `options` are its cells
+    # ("row,col") and `groups` its regions.
+    location: Any = None
 
     @property
     def k(self) -> int:
@@ -127,6 +132,9 @@ class Question:
             d["central_epsilon"] = self.central_epsilon
         if self.local_epsilon is not None:
             d["local_epsilon"] = self.local_epsilon
+        if self.location is not None:
+            d.update(self.location.to_dict())
+            d["regions"] = {name: list(members) for name, members in self.groups.items()}
         if self.type in ("categorical", "ordinal"):
             d["options"] = list(self.options)
             d["groups"] = {name: list(members) for name, members in self.groups.items()}
@@ -303,6 +311,9 @@ def _parse_survey(data: Any) -> Survey:
     servers = two_server.parse_two_server(data.get("two_server"), collection)
     if servers is not None and series is not None:
         raise SurveyError("series", "a two-server survey is not longitudinal (no series)")
+    if survey_cells(questions_raw) > MAX_SURVEY_CELLS:
+        raise SurveyError("questions", f"at most {MAX_SURVEY_CELLS} location cells in all "
+                                       f"questions together")
     questions = tuple(_parse_question(q, f"questions[{i}]", size_limit, collection)
                       for i, q in enumerate(questions_raw))
     seen: set[str] = set()
@@ -401,6 +412,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if collection == TWO_SERVER and data.get("disclosed", False) is not False:
         raise SurveyError(f"{where}.disclosed", "a two-server survey has no disclosed questions "
                           "(yet): ask them in an LDP survey, or drop disclosed")
+    if collection == TWO_SERVER and data.get("type") == "location":
+        raise SurveyError(f"{where}.type", "a two-server survey has no location questions "
+                          "(yet): ask them in an LDP survey")
     central, local = question_epsilons(data, where, collection)
     if central is not None:
         return _two_server_question(data, where, size_limit, central, local)
@@ -413,6 +427,8 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if not isinstance(qid, str) or not QUESTION_ID.match(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
     text = _text(data, "text", f"{where}.text")
+    if qtype == "location":
+        return parse_location_question(data, where, qid, text)
     if data.get("disclosed", False) is not False:
         return _disclosed_question(data, where, qid, text, qtype)
     designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly

@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from .charts import chart_png
+from .location_chart import location_chart_png
 from .model import (
     GROUP,
     MEAN,
@@ -116,7 +117,7 @@ def _question(q: QuestionView, report: Report) -> str:
            f'<h2>{escape(q.text)}</h2><div class="qid">{escape(q.id)}</div>',
            f'<p class="meta">{meta}</p>']
     out += [f'<p class="note">{escape(n)}</p>' for n in q.notes]
-    chart = chart_png(q, report.truth)
+    chart = location_chart_png(q) if q.type == "location" else chart_png(q, report.truth)
     if chart is None:
         out.append('<p class="note">No reports yet: nothing to estimate.</p>')
     else:

@@ -32,6 +32,7 @@ from .binary_rr import BinaryRR
 from .geometric import Geometric
 from .grr import GRR
 from .hr import HR
+from .location import GeoExp
 from .olh import OLH
 from .ordinal_exp import OrdinalExp
 from .rr_designs import DESIGNS, refuse_not_private
@@ -43,6 +44,10 @@ MECHANISMS: dict[str, type[Mechanism]] = {
                               OrdinalExp)
 }
 
+# Mechanisms over a designer's grid (location questions) are built from the grid, not from
+# (k, ε): they are looked up by name but never offered by `auto` or planned per (k, ε).
+GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
+
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
 
@@ -50,13 +55,12 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     """The mechanism class registered under `name` (or a named design, shared/mechanisms/
     rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
     known but not differentially private."""
-    try:
-        return MECHANISMS.get(name) or DESIGNS[name]
-    except KeyError:
-        refuse_not_private(name, where)
-        known = ", ".join(sorted(MECHANISMS) + sorted(DESIGNS))
-        raise SurveyError(where, f"unknown mechanism {name!r}; expected auto or one of: "
-                          f"{known}") from None
+    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS):
+        if name in registry:
+            return registry[name]
+    refuse_not_private(name, where)
+    known = ", ".join(sorted(MECHANISMS) + sorted(DESIGNS))
+    raise SurveyError(where, f"unknown mechanism {name!r}; expected auto or one of: {known}")
 
 
 def candidates(question_type: str, k: int, epsilon: float,

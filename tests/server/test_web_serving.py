@@ -126,7 +126,7 @@ def test_bad_origins_are_refused(bad):
 
 
 def test_serve_refuses_a_bad_allow_origin_in_one_line(tmp_path):
-    result = CliRunner().invoke(cli, ["serve", "--db", str(tmp_path / "x.db"),
+    result = CliRunner().invoke(cli, ["serve", "--db", str(tmp_path / "x.db"), "--port", "0",
                                       "--allow-origin", "*"])
     assert result.exit_code == 1
     assert result.output.startswith("Error: '*' is not an origin")

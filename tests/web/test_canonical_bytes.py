@@ -40,7 +40,12 @@ def surveys() -> list[dict[str, Any]]:
                               "version": 12}).to_dict(),
             Survey.from_dict({**survey_dict(survey_id="crossed"), "crosstabs": [
                 ["smoker", "mood"], {"rows": "drinks", "cols": "mood", "row_bins": [-3, 5, 10]},
-                {"cols": "drinks", "rows": "smoker", "col_bins": [7]}]}).to_dict()]
+                {"cols": "drinks", "rows": "smoker", "col_bins": [7]}]}).to_dict(),
+            Survey.from_dict({"id": "where", "title": "Where", "version": 1, "questions": [
+                {"id": "home", "type": "location", "text": "Home?", "epsilon_geo": 1,
+                 "grid": {"rows": 3, "cols": 4, "cell_km": 2}, "regions": {"é 😀": ["1-2,3"]}},
+                {"id": "work", "type": "location", "text": "Work?", "epsilon_geo": 0.3,
+                 "grid": {"rows": 2, "cols": 2, "cell_km": 1 / 3}}]}).to_dict()]
 
 
 def js_canonical(js_page: Any, root: str, texts: list[str]) -> list[str]:

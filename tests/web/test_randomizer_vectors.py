@@ -66,10 +66,11 @@ def vectors() -> dict[str, Any]:
 
 
 def test_vectors_cover_every_mechanism_and_edge(vectors: dict[str, Any]) -> None:
-    from ldpsurvey.shared.mechanisms import DESIGNS, MECHANISMS
+    from ldpsurvey.shared.mechanisms import DESIGNS, GRID_MECHANISMS, MECHANISMS
 
     cases = vectors["cases"]
-    assert {c["question"]["mechanism"] for c in cases} == set(MECHANISMS) | set(DESIGNS)
+    assert {c["question"]["mechanism"] for c in cases} == (
+        set(MECHANISMS) | set(DESIGNS) | set(GRID_MECHANISMS))
     assert {c["question"]["epsilon"] for c in cases} >= {0.01, 50.0}
     sizes = {len(c["question"].get("options", ())) for c in cases}
     assert {2, 3, 16, 1024} <= sizes

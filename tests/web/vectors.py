@@ -36,6 +36,8 @@ SIZES = (2, 3, 16, 1024)
 FREQUENCY_MECHANISMS = ("grr", "oue", "sue", "olh", "hr", "ss")
 INTEGER_RANGES = ((0, 1), (0, 30), (-5, 10), (0, 1000), (-2**30, 2**30))
 SEEDS = (1, 2)
+LOCATION_GRIDS = ((2, 3, 1.0, 0.5), (5, 4, 0.5, 2.0), (1, 9, 0.3, 3.0), (20, 20, 1.0, 0.5),
+                  (7, 7, 2.0, 0.05))
 MEMO_SECRET = bytes(range(32))  # a fixed test secret: never a device's
 SERIES = "weekly-check"
 
@@ -71,6 +73,11 @@ def _specs() -> Iterator[dict[str, Any]]:
            "max": 2**50}
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 50.0, "min": -2**51,
            "max": 2**51}
+    # Location questions (geo_exp): small and 20 x 20 grids, a row, regions.
+    for rows, cols, km, eps_geo in LOCATION_GRIDS:
+        yield {"type": "location", "epsilon_geo": eps_geo,
+               "grid": {"rows": rows, "cols": cols, "cell_km": km},
+               "regions": {"first row": [f"1,1-{cols}"]}}
     # The smallest ε a mechanism is built for (Mechanism.misfit): every rational grows long.
     yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-6, "options": ["a", "b"]}
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 1e-6, "min": 0, "max": 10}
@@ -131,6 +138,9 @@ def _answers(question: dict[str, Any], every: bool = False) -> list[Any]:
         return [True, False]
     if question["type"] == "integer":
         return [question["min"], question["max"]]
+    if question["type"] == "location":
+        grid = question["grid"]
+        return ["1,1", f"{(grid['rows'] + 1) // 2},{(grid['cols'] + 1) // 2}"]
     options = question["options"]
     if every and len(options) <= 8:
         return list(options)
@@ -219,6 +229,17 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
     too_much = copy.deepcopy(base)
     too_much["epsilon"] = 51.0
     yield "ε above the schema's maximum", too_much
+    where = _question({"id": "q", "text": "q", "type": "location", "epsilon_geo": 1.0,
+                       "grid": {"rows": 4, "cols": 4, "cell_km": 1.0}})
+    moved = copy.deepcopy(where)
+    moved["params"]["base"] = "3/2"
+    yield "a location base changed", moved
+    cheap = copy.deepcopy(where)
+    cheap["epsilon"] = round(cheap["epsilon"] / 2, 6)
+    yield "a location ε below its grid's exact plain ε", cheap
+    bigger = copy.deepcopy(where)
+    bigger["grid"]["rows"] = 5
+    yield "a larger grid under the old parameters and ε", bigger
     geometric = _question({"id": "q", "text": "q", "type": "integer", "mechanism": "geometric",
                            "epsilon": 1.0, "min": 0, "max": 30})
     geometric["max"] = 31

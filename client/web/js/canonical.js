@@ -82,6 +82,16 @@ function question(q) {
     d.min = q.min;
     d.max = q.max;
   }
+  if (q.type === "location") {  // shared/location_question.py LocationGrid.to_dict
+    const grid = q.grid ?? {};
+    if (!isFloat(q.epsilon_geo) || !isFloat(grid.cell_km)) {
+      throw new TypeError("a location question has epsilon_geo and a grid's cell_km");
+    }
+    d.epsilon_geo = new PyFloat(q.epsilon_geo);
+    d.grid = { rows: grid.rows, cols: grid.cols, cell_km: new PyFloat(grid.cell_km) };
+    if (q.background != null) d.background = q.background;
+    d.regions = q.regions ?? {};
+  }
   return d;
 }
 

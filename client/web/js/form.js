@@ -4,6 +4,7 @@
 import { el } from "./dom.js";
 import { g } from "./manifest.js";
 import { DISCLOSED_WORDS } from "./mechanisms.js";
+import { cellText, gridInputs, readCell } from "./grid_picker.js";
 import { oddsFactor } from "./odds.js";
 
 const SELECT_ABOVE = 12; // more options than this: a <select> instead of radios
@@ -14,6 +15,7 @@ const fieldName = (index) => `q${index}`;
 /** The answer a respondent sees for a domain value of a question. */
 export function answerText(q, value) {
   if (q.type === "binary") return value ? "Yes" : "No";
+  if (q.type === "location") return cellText(q, value);
   return String(value);
 }
 
@@ -42,6 +44,7 @@ function choice(name, position, value, text) {
 }
 
 function inputsFor(q, name, describedBy) {
+  if (q.type === "location") return gridInputs(q, name, describedBy);
   if (q.type === "integer") {
     const id = `${name}-input`;
     return [
@@ -98,6 +101,7 @@ function readOne(form, q, index) {
     return { error: "Please answer this question (it is required)." };
   }
   if (q.type === "binary") return { value: raw === "true" };
+  if (q.type === "location") return readCell(q, raw);
   if (q.type === "integer") {
     const text = raw.trim();
     if (!/^[-+]?[0-9]+$/.test(text)) return { error: "Please enter a whole number." };
@@ -127,7 +131,10 @@ export function readAnswers(form, survey) {
       if (error) control.setAttribute("aria-invalid", "true");
       else control.removeAttribute("aria-invalid");
     }
-    if (error && !firstError) firstError = fieldset.querySelector("input, select");
+    if (error && !firstError) {
+      firstError = fieldset.querySelector(
+        "input:not([type=hidden]), select, [role=gridcell][tabindex='0']");
+    }
     if (!error) answers.set(q.id, value);
   });
   return { answers, firstError };

@@ -10,7 +10,7 @@ import { canonicalSurveyText } from "./canonical.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
-const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal"]);
+const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location"]);
 
 /** A reason not to answer; `message` is written for the respondent. */
 export class Refusal extends Error {
@@ -117,6 +117,11 @@ function checkShape(survey) {
     if (q.type === "integer" && !(Number.isSafeInteger(q.min) && Number.isSafeInteger(q.max) &&
                                   q.min < q.max)) {
       throw new Refusal(`Question “${q.text}” has no valid range of numbers.`);
+    }
+    if (q.type === "location" && !(q.grid && typeof q.grid === "object" &&
+                                   Number.isSafeInteger(q.grid.rows) &&
+                                   Number.isSafeInteger(q.grid.cols))) {
+      throw new Refusal(`Question “${q.text}” has no valid grid (mechanisms.js checks it).`);
     }
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
       throw new Refusal(`Question “${q.text}” has an instantaneous layer outside a series.`);

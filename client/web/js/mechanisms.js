@@ -40,6 +40,7 @@ import {
 } from "./randomness.js";
 import { hmacSha256, toHex } from "./sha256.js";
 import { DESIGN_FITS, designCore } from "./designs.js";
+import { geoChannel, MAX_CELLS, MAX_SIDE, QUANTUM, spread } from "./location.js";
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -57,7 +58,7 @@ export class ReportError extends Error {
 
 // shared/survey.py and the limits mechanisms declare (Mechanism.misfit): below MIN_EPSILON
 // nothing is measurable, beyond MAX_EPSILON a report is the answer in all but name.
-const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal"];
+const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal", "location"];
 const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const MAX_OPTIONS = 65536;
@@ -70,7 +71,7 @@ const ONE = new Rational(1n);
 
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
-  "hr", "ss", "ordinal_exp"]);
+  "hr", "ss", "ordinal_exp", "geo_exp"]);
 
 const FITS = {
   binary_rr: ["binary"],
@@ -82,6 +83,7 @@ const FITS = {
   hr: ["categorical", "ordinal"],
   ss: ["categorical", "ordinal"],
   ordinal_exp: ["ordinal"],
+  geo_exp: ["location"],
 };
 
 // --- helpers --------------------------------------------------------------------------------
@@ -505,6 +507,75 @@ function ordinalCore(epsilon, k) {
   };
 }
 
+// --- location questions (location.js) ----------------------------------------------------------
+
+function cellLabels(grid) {
+  const labels = [];
+  for (let r = 1; r <= grid.rows; r++) for (let c = 1; c <= grid.cols; c++) labels.push(`${r},${c}`);
+  return labels;
+}
+
+function checkLocation(question, where) {
+  const grid = question.grid;
+  if (grid === null || typeof grid !== "object" || !Number.isSafeInteger(grid.rows)
+      || !Number.isSafeInteger(grid.cols) || grid.rows < 1 || grid.cols < 1
+      || grid.rows > MAX_SIDE || grid.cols > MAX_SIDE || grid.rows * grid.cols < 2
+      || grid.rows * grid.cols > MAX_CELLS || typeof grid.cell_km !== "number"
+      || !(grid.cell_km > 0) || !Number.isFinite(grid.cell_km)) {
+    throw new ManifestMismatch(`${where}: grid must be {rows, cols, cell_km} with 2 to ${MAX_CELLS} cells`);
+  }
+  checkEpsilon(question.epsilon_geo, `${where}: epsilon_geo`);
+  const known = new Set(cellLabels(grid));
+  const regions = question.regions ?? {};
+  if (typeof regions !== "object" || Array.isArray(regions)) throw new ManifestMismatch(`${where}: bad regions`);
+  for (const [name, members] of Object.entries(regions)) {
+    if (!Array.isArray(members) || !members.length || new Set(members).size !== members.length
+        || members.some((m) => !known.has(m))) {
+      throw new ManifestMismatch(`${where}: region ${JSON.stringify(name)} must list distinct cells`);
+    }
+  }
+  const bg = question.background;
+  if (bg != null && (typeof bg !== "string"
+      || !/^data:image\/(png|jpeg|webp);base64,[A-Za-z0-9+/=]+$/.test(bg))) {
+    throw new ManifestMismatch(`${where}: the background must be a data: URL of a PNG, JPEG or WebP image`);
+  }
+}
+
+function geoCore(epsilon, question) {
+  const { rows, cols, cell_km: cellKm } = question.grid;
+  let channel;
+  try {
+    channel = geoChannel(rows, cols, cellKm, question.epsilon_geo);
+  } catch (err) {
+    throw new ManifestMismatch(`geo_exp: ${err.message}`);
+  }
+  certifyRatio("geo_exp", channel.ratio, epsilon);
+  return {
+    name: "geo_exp", k: rows * cols, channel,
+    params: { base: channel.base.toString(), quantum: QUANTUM },
+    perturbIndex(index, source) {
+      const w = channel.rowWeights(index);
+      let draw = source.randbelow(channel.totals[index]);
+      for (let z = 0; z < w.length; z++) {
+        if (draw < w[z]) return z;
+        draw -= w[z];
+      }
+      throw new Error("unreachable: the draw is below the total weight");
+    },
+    describe(labels, index = 0) {
+      const { radius, within, own } = spread(channel, index);
+      return {
+        text: `Your device will send a cell near yours (possibly yours): within ${radius.toPrecision(3)} km of it with probability ${pct(within)} (your own cell with probability ${pct(own)}). A report is at most e^(${question.epsilon_geo}·d) times likelier from one place than from another d km away (ε_geo = ${question.epsilon_geo} per km).`,
+        radiusKm: radius, within, own,
+      };
+    },
+    explain(report, labels) {
+      const [r, c] = labels[report].split(",");
+      return `the cell in row ${r}, column ${c}`;
+    },
+  };
+}
+
 function twoLayerCore(permanent, instantaneous, epsilon) {
   const k = permanent.k;
   const p = permanent.p.mul(instantaneous.p).add(permanent.q.mul(instantaneous.q).mul(k - 1));
@@ -572,6 +643,7 @@ function checkQuestion(question) {
       }
     }
   }
+  if (question.type === "location") checkLocation(question, where);
   if (question.type === "integer") {
     const { min, max } = question;
     // The range's own bound is the geometric mechanism's (noise within JSON's exact integers,
@@ -584,13 +656,15 @@ function checkQuestion(question) {
 }
 
 function labelsOf(question) {
+  if (question.type === "location") return cellLabels(question.grid);
   if (question.type === "binary") return [false, true];
   if (question.type === "integer") return null;
   return question.options;
 }
 
 function coreFor(name, epsilon, question) {
-  const k = question.type === "binary" ? 2 : question.type === "integer" ? null : question.options.length;
+  const k = question.type === "binary" ? 2
+    : question.type === "integer" || question.type === "location" ? null : question.options.length;
   switch (name) {
     case "binary_rr": return grrCore(epsilon, 2, true);
     case "grr": return grrCore(epsilon, k);
@@ -599,6 +673,7 @@ function coreFor(name, epsilon, question) {
     case "olh": return olhCore(epsilon, k);
     case "hr": return hrCore(epsilon, k);
     case "ordinal_exp": return ordinalCore(epsilon, k);
+    case "geo_exp": return geoCore(epsilon, question);
     case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "warner": case "crosswise": case "forced_response": case "unrelated_question":
     case "matrix": return designCore(question, ManifestMismatch);
@@ -689,8 +764,14 @@ export function mechanismFor(question) {
       encode(answer);
       return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, answer, memo))).slice(0, 32);
     },
-    /** What the device does to an answer, in plain words, with the probabilities as Numbers. */
-    describe() { return core.describe(labels); },
+    /** What the device does to an answer, in plain words, with the probabilities as Numbers
+     * (location questions: for the given answer's cell, else a corner's). */
+    describe(answer = undefined) {
+      if (question.type === "location" && answer !== undefined) {
+        return core.describe(labels, encode(answer));
+      }
+      return core.describe(labels);
+    },
     /** A report in plain words ("yes", the option “weekly”, the number 7, ...). */
     explainReport(report) { return core.explain(report, labels); },
   });

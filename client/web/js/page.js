@@ -3,6 +3,7 @@
 // randomized before every check passed, and nothing is randomized for the review (see send()).
 
 import { CorsRefused, Unreachable, fetchSurvey } from "./api.js";
+import { compositionDetails } from "./composition.js";
 import { config } from "./config.js";
 import { el, replace } from "./dom.js";
 import { readAnswers, renderForm } from "./form.js";
@@ -11,8 +12,8 @@ import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
 import { capitalized, oddsSentence } from "./odds.js";
 import { reviewList, sentList } from "./review.js";
-import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedTags,
-         deviceSecret, getRecord, recordSubmission } from "./store.js";
+import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
+         chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
 
 const RETRY_SECONDS = 30;
@@ -195,7 +196,7 @@ function review(verified, form) {
     firstError.focus();
     return;
   }
-  chargesFor(verified, answers).then(({ charges }) => {
+  Promise.all([chargesFor(verified, answers), chargedEpsilons()]).then(([{ charges }, before]) => {
     const total = g(totalEpsilon({ questions: charges.map(
       (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) }));
     const sendButton = el("button", { type: "button", class: "primary", id: "send" }, "Send");
@@ -216,7 +217,8 @@ function review(verified, form) {
       reviewList(verified.survey, answers, charges, verified.mechanisms),
       el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
                                   `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
-      el("div", { class: "actions" }, sendButton, back));
+      el("div", { class: "actions" }, sendButton, back),
+      compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))));
     form.hidden = true;
     contentEl.append(section);
     status("Check your answers and what sending means, then send.");

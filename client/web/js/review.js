@@ -22,7 +22,7 @@ const yesNo = (value) => (value ? "‘yes’" : "‘no’");
 
 /** What the device will send for this answer, with the exact chances, in plain words. */
 export function chances(q, mechanism, answer) {
-  const d = mechanism.describe();
+  const d = mechanism.describe(q.type === "location" ? answer : undefined);
   if (mechanism.name === "binary_rr" || mechanism.name === "grr") {
     if (q.type === "binary") {
       return `Your device will send ${yesNo(answer)} (your real answer) with probability ` +

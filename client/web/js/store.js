@@ -138,6 +138,13 @@ export async function recordSubmission({ survey, version, record, charges, sha25
   return entry;
 }
 
+/** The ε of every report this browser's ledger charged (for the composition totals). */
+export async function chargedEpsilons() {
+  const db = await openStore();
+  const entries = await result(db.transaction("ledger").objectStore("ledger").getAll());
+  return entries.flatMap((e) => e.entries.map((c) => c.epsilon)).filter((x) => x > 0);
+}
+
 /** "<series> <question> <tag>" of every answer this browser was charged for in a series. */
 export async function chargedTags() {
   const db = await openStore();
