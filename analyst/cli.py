@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "invites": "ldpsurvey.server.invites_cli:invites",
     "report": "ldpsurvey.analyst.report_cli:report",
     "demo": "ldpsurvey.analyst.demo:demo",
+    "helper": "ldpsurvey.helper.cli:helper",
+    "leader": "ldpsurvey.helper.cli:leader",
 }
 
 

@@ -76,10 +76,13 @@ def sample_survey() -> Survey:
 
 
 @contextmanager
-def running_server(db_path: Path, threads: int = DEFAULT_WORKERS) -> Iterator[str]:
-    """`ldpsurvey serve` on a free loopback port; yields its base URL, stops it on exit."""
-    args = ["serve", "--db", str(db_path), "--host", "127.0.0.1", "--port", "0",
-            "--threads", str(threads)]
+def running_server(db_path: Path, threads: int = DEFAULT_WORKERS,
+                   command: tuple[str, ...] = ("serve",),
+                   extra_args: tuple[str, ...] = ()) -> Iterator[str]:
+    """`ldpsurvey serve` (or `command`, e.g. helper serve) on a free loopback port; yields its
+    base URL, stops it on exit."""
+    args = [*command, "--db", str(db_path), "--host", "127.0.0.1", "--port", "0",
+            "--threads", str(threads), *extra_args]
     cmd = [sys.executable, "-c", _SERVE, *args]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # noqa: S603
@@ -326,8 +329,12 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
 @click.option("--serve", is_flag=True,
               help="Keep the server running after the report (until Ctrl-C), so you can "
                    "answer the survey yourself in a browser at the printed URL.")
+@click.option("--two-server", "two_server", is_flag=True,
+              help="Run a leader and a helper too and show both modes' estimates (local DP "
+                   "and two-server central DP) next to the truth at the same n and ε "
+                   "(docs/two-server.md).")
 def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers: int,
-         serve: bool) -> None:
+         serve: bool, two_server: bool) -> None:
     """Run a server, publish the sample survey, simulate respondents, print the report.
 
     Starts a real server on a free loopback port, creates a token and a signing key,
@@ -336,6 +343,12 @@ def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers:
     estimates next to the true values and writes an HTML report. Nothing keeps running unless
     --serve is given: then the server stays up with the respondent web page until Ctrl-C.
     """
+
+    if two_server:
+        from .demo_two_server import run_two_server_demo
+
+        run_two_server_demo(n, seed, workers)
+        return
 
     def show(result: DemoResult) -> None:
         click.echo(f"\n{result.n_sent:,} submissions acknowledged in {result.seconds:.1f} s.\n")

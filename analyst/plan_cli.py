@@ -40,14 +40,32 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
               help="With SURVEY_FILE: respondents a margin on every joint cell of two "
                    "questions needs (or the margin --n gives).")
 @click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+@click.option("--compare-modes", is_flag=True,
+              help="Compare collection modes at the same epsilon: local DP (best mechanism) "
+                   "vs two servers (central DP), sampling error included in both.")
+@click.option("--local-epsilon", type=float,
+              help="With --compare-modes and --k/--epsilon: also two servers with this local "
+                   "epsilon0 on the device.")
 def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
          margin: float | None, mean_margin: float | None, n: int | None,
-         confidence: float, crosstab: tuple[str, str] | None, bins: str | None) -> None:
+         confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
+         compare_modes: bool, local_epsilon: float | None) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
-    marked. With SURVEY_FILE, each question is planned with its own ε and mechanism.
+    marked. With SURVEY_FILE, each question is planned with its own ε and mechanism. A
+    two-server survey (or --compare-modes) compares the collection modes and states the
+    guarantees.
     """
+    if local_epsilon is not None and not compare_modes:
+        raise click.UsageError("--local-epsilon goes with --compare-modes")
+    if compare_modes or (survey_file is not None and crosstab is None
+                         and _is_two_server(survey_file)):
+        from .plan_modes_cli import echo_mode_comparison
+
+        echo_mode_comparison(survey_file, k, epsilon, question_type, margin, mean_margin, n,
+                             confidence, local_epsilon)
+        return
     if crosstab is not None:
         if survey_file is None:
             raise click.UsageError("--crosstab needs SURVEY_FILE (the questions' mechanisms)")
@@ -88,6 +106,10 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
     click.echo(format_plan(qp))
     if qp.question_type in ("binary", "categorical") and len(qp.rows) > 1:
         click.echo(ORDER_NOTE)
+
+
+def _is_two_server(survey_file: Path) -> bool:
+    return getattr(load_survey(survey_file), "collection", "ldp") == "two-server"
 
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,

@@ -37,10 +37,15 @@ from .reports.model import FORMATS, render
               default="auto", show_default=True,
               help="declared: the survey's declared crosstab; reports: a pass over the stored "
                    "reports; auto: declared when the survey declares this pair.")
+@click.option("--batch", "batch_id",
+              help="Two-server survey: report this batch from the leader (--server); collects "
+                   "it if it is not yet (a batch is collected once, later calls return the "
+                   "same noisy totals).")
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
            timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
-           row_bins: str | None, col_bins: str | None, crosstab_source: str) -> None:
+           row_bins: str | None, col_bins: str | None, crosstab_source: str,
+           batch_id: str | None) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
@@ -55,7 +60,10 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
         raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
     if crosstab is None and (bins or row_bins or col_bins):
         raise click.UsageError("--bins, --row-bins and --col-bins need --crosstab ROWS COLS")
-    if crosstab is not None:
+    if batch_id is not None:
+        text = _two_server_text(server_url, survey_id, batch_id, token, fmt, confidence,
+                                timeout, crosstab, version)
+    elif crosstab is not None:
         text = _crosstab_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                               timeout, crosstab, bins, row_bins, col_bins, crosstab_source)
     elif server_url is not None:
@@ -73,6 +81,22 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     except OSError as exc:
         raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"wrote {fmt} report to {out_path}", err=True)
+
+
+def _two_server_text(server_url: str | None, survey_id: str, batch_id: str,
+                     token: str | None, fmt: str, confidence: float, timeout: float,
+                     crosstab: tuple[str, str] | None, version: int | None) -> str:
+    from .reports.two_server import render_two_server
+    from .reports.two_server_sources import fetch_two_server_report
+
+    if server_url is None:
+        raise click.UsageError("--batch reads the leader: give --server")
+    if crosstab is not None or version is not None:
+        raise click.UsageError("--batch reports the batch's own survey version and its "
+                               "declared crosstabs: drop --crosstab/--survey-version")
+    assert token is not None
+    return render_two_server(fetch_two_server_report(server_url, survey_id, batch_id, token,
+                                                     confidence, timeout), fmt)
 
 
 def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,

@@ -79,6 +79,9 @@ def _read_answers(path: Path) -> dict[str, Any]:
 
 def explain(question: Question) -> str:
     """One line on why a single report cannot be held against the respondent."""
+    if question.central_epsilon is not None:
+        from .two_server import guarantee
+        return guarantee(question)
     return mechanism_for(question).deniability()
 
 
@@ -103,12 +106,21 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
                 break
             try:
                 answers[q.id] = parse_answer(q, text)
-                mechanism_for(q).encode(answers[q.id])
+                check_answer(q, answers[q.id])
                 break
             except AnswerError as exc:
                 answers.pop(q.id, None)
                 click.secho(f"   {exc.message}", fg="red", err=True)
     return answers
+
+
+def check_answer(q: Question, value: Any) -> None:
+    """AnswerError if `value` does not fit the question (nothing is randomized here)."""
+    if q.mechanism == "none":  # a two-server question without a local mechanism
+        from ..shared.two_server.encoding import question_index
+        question_index(q, value)
+    else:
+        mechanism_for(q).encode(value)
 
 
 def _hint(q: Question) -> str:

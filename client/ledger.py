@@ -12,7 +12,7 @@ distinct answers given), at most ε·k.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -32,6 +32,9 @@ class Charge:
     report_epsilon: float          # exact ε of this one report (< epsilon with two layers)
     series: str | None = None
     tag: str | None = None         # keyed hash of (series, question, answer, mechanism)
+    # Two-server surveys: {"collection", "central_epsilon", "local_epsilon" (ε0 or "none")},
+    # both guarantees written into the entry (`epsilon` is then the central ε).
+    extra: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ class Ledger:
                 entry = {"survey": survey_id, "version": version, "question": c.question,
                          "submission_id": submission_id, "time": now,
                          "epsilon": 0.0 if reused else c.epsilon, "reused": reused,
-                         "report_epsilon": c.report_epsilon, "series": c.series, "tag": c.tag}
+                         "report_epsilon": c.report_epsilon, "series": c.series, "tag": c.tag,
+                         **(c.extra or {})}
                 if c.tag is not None:
                     known.add((c.series, c.question, c.tag))
                 new.append(entry)

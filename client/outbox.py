@@ -43,11 +43,15 @@ class Outbox:
         self.outbox = state.subdir(OUTBOX_DIR)
         self.receipts = state.subdir(RECEIPTS_DIR)
 
-    def put(self, server_url: str, survey_id: str, wire: dict[str, Any]) -> dict[str, Any]:
-        """Store a new submission (wire = exactly the JSON body that will be POSTed)."""
+    def put(self, server_url: str, survey_id: str, wire: dict[str, Any],
+            path: str = "submissions") -> dict[str, Any]:
+        """Store a new submission (wire = exactly the JSON body that will be POSTed to the
+        survey's `path`: submissions, or a two-server survey's two-server/uploads)."""
         record = {"submission_id": wire["submission_id"], "survey_id": survey_id,
                   "server": server_url, "body": wire, "status": PENDING, "attempts": 0,
                   "created": _now(), "last_error": None}
+        if path != "submissions":
+            record["path"] = path
         self.state.write_json(f"{OUTBOX_DIR}/{_name(wire['submission_id'])}", record)
         return record
 
@@ -78,8 +82,8 @@ class Outbox:
         name = _name(sid)
         what = f"submission {sid} to survey {survey_id!r}"
         try:
-            response = transport.request("POST", transport.survey_path(survey_id, "submissions"),
-                                         record["body"], what=what)
+            path = transport.survey_path(survey_id, record.get("path", "submissions"))
+            response = transport.request("POST", path, record["body"], what=what)
         except Refused as exc:
             with self.state.lock():
                 record.update(status=FAILED, attempts=record["attempts"] + 1,

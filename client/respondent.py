@@ -28,6 +28,7 @@ from .outbox import Delivery, Outbox
 from .state import StateDir
 from .transport import RetryPolicy, Transport
 from .trust import DEFAULT_MAX_EPSILON, TrustStore, VerifiedSurvey, check_policy
+from .two_server import build_upload
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,10 @@ class Respondent:
         unknown = sorted(str(k) for k in answers if k not in known)
         if unknown:
             raise AnswerError(f"survey {survey.id!r} has no question {unknown[0]!r}")
+        if survey.two_server is not None:
+            if invite is not None:
+                raise AnswerError("a two-server survey takes no invitation codes")
+            return build_upload(survey, answers)  # type: ignore[return-value]
         reports: dict[str, Any] = {}
         charges: list[Charge] = []
         for q in survey.questions:
@@ -142,7 +147,12 @@ class Respondent:
         with self.state.lock():
             self.ledger.record(submission.survey_id, submission.version,
                                submission.submission_id, submission.charges)
-            record = self.outbox.put(self.server_url, submission.survey_id, submission.wire())
+            # A two-server upload goes to the signed leader_url (when set) and its own path.
+            server_url = getattr(submission, "server_url", None) or self.server_url
+            record = self.outbox.put(server_url, submission.survey_id, submission.wire(),
+                                     getattr(submission, "path", "submissions"))
+        if server_url != self.server_url:
+            return self.outbox.deliver(record, self._transport_for(server_url))
         return self.outbox.deliver(record, self.transport)
 
     def flush(self, include_failed: bool = False) -> list[Delivery]:

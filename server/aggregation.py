@@ -11,7 +11,7 @@ from typing import Any
 from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
 from . import crosstabs, surveys
-from .errors import StoreError
+from .errors import Conflict, StoreError
 from .store import Replacement, Store, StoredAggregates, compact_json
 from .surveys import CompiledSurvey
 
@@ -32,6 +32,9 @@ def estimates(store: Store, survey_id: str, version: int | None,
     """The estimate document for one survey version (latest by default)."""
     record = surveys.get(store, survey_id, version)
     compiled = record.compiled()
+    if compiled.survey.two_server is not None:
+        raise Conflict(f"survey {record.id!r} is collected by two servers: its estimates come "
+                       f"from collected batches (/api/surveys/{record.id}/two-server/batches)")
     stored = store.aggregates(record.id, record.version)
     aggregates = merged_aggregates(compiled, stored)
     questions = [compiled.mechanisms[q.id].estimate(aggregates[q.id], confidence).to_dict()

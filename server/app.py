@@ -46,6 +46,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(public_bp)
     app.register_blueprint(analyst_bp)
     app.register_blueprint(page_bp)
+    from .two_server.api import init_leader
+
+    init_leader(app)  # the two-server routes (and HPKE_KEY, AGGREGATE_EVERY)
     app.after_request(add_cors_headers)
     app.after_request(add_security_headers)
     register_error_handlers(app)

@@ -38,9 +38,16 @@ def _existing_db(target: str) -> Store:
 @click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
               help="Origin (scheme://host[:port]) of an exported respondent page that may call "
                    "the survey and submission endpoints (CORS). Repeatable; none by default.")
+@click.option("--hpke-key", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The leader's HPKE private key (`ldpsurvey leader keys generate`): needed "
+                   "for two-server surveys.")
+@click.option("--aggregate-every", type=click.FloatRange(min=0), default=0, show_default=True,
+              metavar="SECONDS", help="Run two-server aggregation with the helper this often "
+                                      "(0: only when the analyst asks).")
 @click.option("--debug", is_flag=True, help="Flask's development server instead of waitress.")
 def serve(db_path: str, host: str, port: int, threads: int, workers: int,
-          allow_origins: tuple[str, ...], debug: bool) -> None:
+          allow_origins: tuple[str, ...], hpke_key: str | None, aggregate_every: float,
+          debug: bool) -> None:
     """Run the aggregator HTTP API (waitress; no access log, no request metadata kept).
 
     It also serves the respondent web page at /s/SURVEY_ID.
@@ -53,7 +60,8 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     shown = redact(db_path)
-    config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins}
+    config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins,
+              "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every}
     app = create_app(config)  # checks the configuration and migrates the schema, once
     if debug:
         _serve_debug(app, host, port, shown)

@@ -34,6 +34,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
             413: "Body larger than the configured limit",
             415: "Body is not application/json",
             422: "Well-formed JSON with invalid content",
+            502: "The two-server helper refused (its message is passed on)",
             503: "The store is unreachable or stayed contended after retries: retry later"}
     # Every endpoint that reads or writes the store can answer 503 (store_unavailable).
     return {str(s): _error(text[s]) for s in (*statuses, 503)}
@@ -252,6 +253,38 @@ _PATHS["/s/{survey_id}"] = {"get": {
     "responses": {"200": {"description": "The page",
                           "content": {"text/html": {"schema": {"type": "string"}}}},
                   **_errors(404)}}}
+_BATCH_ID = {"name": "batch_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_OBJECT = {"type": "object"}
+# The two-server mode's leader routes (server/two_server/api.py, docs/two-server.md).
+_PATHS.update({
+    "/api/surveys/{survey_id}/two-server/uploads": {"post": {
+        "operationId": "twoServerUpload",
+        "summary": "One device's Prio3 upload: public shares and the leader's and helper's "
+                   "HPKE-sealed input shares (stored before the 2xx).",
+        "parameters": [_SURVEY_ID],
+        "requestBody": {"required": True, "content": _json(_OBJECT)},
+        "responses": {"200": {"description": "Already stored (duplicate)",
+                              "content": _json(_OBJECT)},
+                      "201": {"description": "Stored", "content": _json(_OBJECT)},
+                      **_errors(400, 404, 409, 413, 415, 422)}}},
+    "/api/surveys/{survey_id}/two-server/aggregate": {"post": {
+        "operationId": "twoServerAggregate",
+        "summary": "Form batches and run the pending aggregation jobs with the helper now.",
+        "security": _BEARER, "parameters": [_SURVEY_ID],
+        "responses": {"200": {"description": "What was done", "content": _json(_OBJECT)},
+                      **_errors(*_AUTH, 404, 409, 502)}}},
+    "/api/surveys/{survey_id}/two-server/batches": {"get": {
+        "operationId": "twoServerBatches", "summary": "Batches and uploads waiting for one.",
+        "security": _BEARER, "parameters": [_SURVEY_ID],
+        "responses": {"200": {"description": "Batches", "content": _json(_OBJECT)},
+                      **_errors(*_AUTH, 404)}}},
+    "/api/surveys/{survey_id}/two-server/batches/{batch_id}/collect": {"post": {
+        "operationId": "twoServerCollect",
+        "summary": "A batch's noisy sums (each server's own noise added once) and estimates.",
+        "security": _BEARER, "parameters": [_SURVEY_ID, _BATCH_ID],
+        "responses": {"200": {"description": "The collected batch", "content": _json(_OBJECT)},
+                      **_errors(*_AUTH, 404, 409, 502)}}},
+})
 _PATHS["/api/surveys/{survey_id}"]["get"]["description"] = _PATHS[
     "/api/surveys/{survey_id}/submissions"]["post"]["description"] = (
     "Answers CORS requests (and preflights) only from the origins the operator allows with "

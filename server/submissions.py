@@ -18,7 +18,7 @@ import numpy as np
 
 from ..shared.errors import LdpSurveyError
 from . import invites, surveys
-from .errors import SubmissionRejected, SurveyClosed, ValidationFailed
+from .errors import Conflict, SubmissionRejected, SurveyClosed, ValidationFailed
 from .store import IngestJob, IngestResult, PendingSubmission, Store
 from .surveys import CompiledSurvey
 
@@ -54,6 +54,10 @@ def submit(store: Store, survey_id: str, body: Mapping[str, Any],
                            {"id": survey_id, "closed_versions": closed})
     compiled = {v: surveys.compiled_version(store, survey_id, v, stored_versions[v][0])
                 for v in {v for _, _, v, _, _ in parsed}}
+    if any(c.survey.two_server is not None for c in compiled.values()):
+        raise Conflict(f"survey {survey_id!r} is collected by two servers: a device uploads "
+                       f"Prio3 shares to /api/surveys/{survey_id}/two-server/uploads",
+                       {"id": survey_id, "collection": "two-server"})
     items: list[PendingSubmission] = []
     for index, sid, version, answers, code in parsed:
         problems = []

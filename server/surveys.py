@@ -102,7 +102,10 @@ def compile_survey(sha256: str, survey: Survey | Mapping[str, Any]) -> CompiledS
         return found
     if not isinstance(survey, Survey):
         survey = Survey.from_dict(survey)
-    mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
+    # A two-server survey's questions run no mechanism on the server (its crosstabs are Prio3
+    # histograms): nothing to build, nothing to aggregate here (server/two_server/ does).
+    two_server = survey.two_server is not None
+    mechanisms = {q.id: mechanism_for(q) for q in survey.questions if not two_server}
     compiled = CompiledSurvey(
         survey=survey, sha256=sha256, mechanisms=mechanisms,
         required=frozenset(q.id for q in survey.questions if not q.optional),
@@ -110,7 +113,7 @@ def compile_survey(sha256: str, survey: Survey | Mapping[str, Any]) -> CompiledS
                                                          mechanisms[spec.rows], spec.row_bins),
                               encoder_for_question(survey.question(spec.cols),
                                                    mechanisms[spec.cols], spec.col_bins))
-                   for spec in survey.crosstabs})
+                   for spec in survey.crosstabs if not two_server})
     with _compiled_lock:
         if len(_compiled) >= _CACHE_SIZE:
             _compiled.pop(next(iter(_compiled)))

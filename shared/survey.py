@@ -20,6 +20,7 @@ from typing import Any
 
 from .errors import SurveyError
 from .mechanisms.base import MAX_OPTIONS
+from .two_server.config import TwoServerConfig
 
 QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
@@ -35,14 +36,14 @@ MAX_TEXT = 2000
 # option list by the largest domain any mechanism takes.
 
 _SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions",
-                "report_size_limit", "crosstabs"}
+                "report_size_limit", "crosstabs", "collection", "two_server"}
 MAX_CROSSTABS = 50
 _CROSSTAB_KEYS = {"rows", "cols", "row_bins", "col_bins"}
 # Bounds of the survey-level `report_size_limit` (bytes of JSON per report `auto` accepts).
 MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
-                "params", "instantaneous_epsilon"}
+                "params", "instantaneous_epsilon", "central_epsilon", "local_epsilon"}
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -71,6 +72,10 @@ class Question:
     # each round (RAPPOR's instantaneous layer). `epsilon` stays the permanent layer's ε, the
     # bound over unboundedly many rounds of one true answer.
     instantaneous_epsilon: float | None = None
+    # Two-server surveys only (shared/two_server/config.py): the central ε of each server's
+    # noise, and ε0 of the local mechanism (None: mechanism "none", `epsilon` = central ε).
+    central_epsilon: float | None = None
+    local_epsilon: float | None = None
 
     @property
     def k(self) -> int:
@@ -112,6 +117,10 @@ class Question:
             d["mechanism_choice"] = self.mechanism_choice
         if self.instantaneous_epsilon is not None:
             d["instantaneous_epsilon"] = self.instantaneous_epsilon
+        if self.central_epsilon is not None:
+            d["central_epsilon"] = self.central_epsilon
+        if self.local_epsilon is not None:
+            d["local_epsilon"] = self.local_epsilon
         if self.type in ("categorical", "ordinal"):
             d["options"] = list(self.options)
             d["groups"] = {name: list(members) for name, members in self.groups.items()}
@@ -161,6 +170,8 @@ class Survey:
     # Largest report (bytes of JSON) `auto` may choose a mechanism for; None: the default.
     report_size_limit: int | None = None
     crosstabs: tuple[CrosstabSpec, ...] = ()
+    collection: str = "ldp"  # or "two-server" (then `two_server` is set)
+    two_server: TwoServerConfig | None = None
 
     @classmethod
     def from_dict(cls, data: Any) -> Survey:
@@ -191,6 +202,9 @@ class Survey:
             d["report_size_limit"] = self.report_size_limit
         if self.crosstabs:  # absent when none: older surveys keep their canonical bytes
             d["crosstabs"] = [c.to_dict() for c in self.crosstabs]
+        if self.two_server is not None:  # absent in the LDP mode: older bytes unchanged
+            d["collection"] = self.collection
+            d["two_server"] = self.two_server.to_dict()
         return d
 
     def canonical_bytes(self) -> bytes:
@@ -277,7 +291,13 @@ def _parse_survey(data: Any) -> Survey:
     if total > MAX_TOTAL_OPTIONS:
         raise SurveyError("questions", f"at most {MAX_TOTAL_OPTIONS} options in all questions "
                                        f"together, got {total}")
-    questions = tuple(_parse_question(q, f"questions[{i}]", size_limit)
+    from .two_server import config as two_server
+
+    collection = two_server.parse_collection(data)
+    servers = two_server.parse_two_server(data.get("two_server"), collection)
+    if servers is not None and series is not None:
+        raise SurveyError("series", "a two-server survey is not longitudinal (no series)")
+    questions = tuple(_parse_question(q, f"questions[{i}]", size_limit, collection)
                       for i, q in enumerate(questions_raw))
     seen: set[str] = set()
     for i, q in enumerate(questions):
@@ -288,10 +308,10 @@ def _parse_survey(data: Any) -> Survey:
             raise SurveyError(f"questions[{i}].instantaneous_epsilon",
                               "only a longitudinal survey (one with a `series`) has an "
                               "instantaneous layer: it re-randomizes a memoized answer each round")
-    crosstabs = _crosstabs(data.get("crosstabs"), {q.id: q for q in questions})
+    crosstabs = _crosstabs(data.get("crosstabs"), {q.id: q for q in questions}, servers)
     return Survey(id=survey_id, title=title, version=version, questions=questions,
                   description=description, series=series, report_size_limit=size_limit,
-                  crosstabs=crosstabs)
+                  crosstabs=crosstabs, collection=collection, two_server=servers)
 
 
 def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:
@@ -309,7 +329,8 @@ def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where
         raise SurveyError(where, exc.message) from None
 
 
-def _crosstabs(value: Any, questions: Mapping[str, Question]) -> tuple[CrosstabSpec, ...]:
+def _crosstabs(value: Any, questions: Mapping[str, Question],
+               servers: TwoServerConfig | None = None) -> tuple[CrosstabSpec, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or len(value) > MAX_CROSSTABS:
@@ -344,14 +365,19 @@ def _crosstabs(value: Any, questions: Mapping[str, Question]) -> tuple[CrosstabS
                 raise SurveyError(f"{where}.{key}", "must be a non-empty list of integers")
             bins.append(tuple(raw) if raw is not None else None)
         spec = CrosstabSpec(ids[0], ids[1], bins[0], bins[1])
-        _check_crosstab(spec, questions, where)
+        if servers is None:
+            _check_crosstab(spec, questions, where)
+        else:
+            from .two_server.encoding import check_crosstab
+            check_crosstab(spec, questions, where)
         if any(s.key == spec.key for s in specs):
             raise SurveyError(where, f"declares {ids[0]} x {ids[1]} twice")
         specs.append(spec)
     return tuple(specs)
 
 
-def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Question:
+def _parse_question(data: Any, where: str, size_limit: int | None = None,
+                    collection: str = "ldp") -> Question:
     from .mechanisms import (
         MECHANISMS,
         REPORT_SIZE_LIMIT,
@@ -363,6 +389,10 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
+    from .two_server.config import question_epsilons
+    central, local = question_epsilons(data, where, collection)
+    if central is not None:
+        return _two_server_question(data, where, size_limit, central, local)
     qtype = data.get("type")
     if not isinstance(qtype, str) or qtype not in QUESTION_TYPES:
         raise SurveyError(f"{where}.type",
@@ -434,6 +464,33 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None) -> Que
                           f"do not match mechanism {question.mechanism!r} at epsilon "
                           f"{epsilon!r} for this question: expected {json.dumps(params)}")
     return _replace(question, params=params)
+
+
+def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | None,
+                         central: float, local: float | None) -> Question:
+    """A two-server question: with ε0 its local mechanism is parsed as an LDP question at ε0;
+    without, it has mechanism "none" (the question's shape is checked the same way)."""
+    from .two_server.config import check_local_mechanism
+
+    plain = {k: v for k, v in data.items() if k not in ("central_epsilon", "local_epsilon")}
+    if local is not None:
+        if data.get("epsilon", local) != local:
+            raise SurveyError(f"{where}.epsilon", "is the local ε0 here: drop it or make it "
+                              "equal to local_epsilon")
+        question = _parse_question({**plain, "epsilon": local}, where, size_limit)
+        check_local_mechanism(question.mechanism, where)
+        return _replace(question, central_epsilon=central, local_epsilon=local)
+    if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
+            data.get("params") not in (None, {})) or "mechanism_choice" in data:
+        raise SurveyError(f"{where}.mechanism", "a two-server question without local_epsilon "
+                          'runs no local mechanism: drop mechanism, params and epsilon (or set '
+                          "local_epsilon for ε0-LDP against colluding servers)")
+    shape = {k: v for k, v in plain.items() if k not in ("epsilon", "mechanism", "params")}
+    question = _parse_question({**shape, "epsilon": 1.0}, where, size_limit)
+    if question.instantaneous_epsilon is not None:
+        raise SurveyError(f"{where}.instantaneous_epsilon", "a two-server survey has no series")
+    return _replace(question, epsilon=central, mechanism="none", mechanism_choice=None,
+                    params={}, central_epsilon=central)
 
 
 def _replace(question: Question, **changes: Any) -> Question:

@@ -160,6 +160,11 @@ export async function verifyDocument(doc, surveyId) {
     throw new Refusal("The signed survey is not valid JSON text.");
   }
   refuseUnsafeNumbers(survey);
+  if (survey && survey.collection === "two-server") {  // docs/two-server.md; Python only, for now
+    throw new Refusal("This survey is collected by two servers (each sees only a share of " +
+                      "your answers). This page cannot answer such surveys yet: answer it " +
+                      "with the command line, `ldpsurvey respond`.");
+  }
   checkShape(survey);
   let canonical = null;
   try {

@@ -1,0 +1,290 @@
+"""Planning across collection modes: respondents a margin needs with local DP (today's mode)
+and with two servers (central DP), at the same ε, with and without a local ε0.
+
+Both modes are compared with the same accounting: respondents are a random sample of the
+population, so every variance counts sampling as well as the privacy noise (today's `plan`
+rows count only the privacy noise of a fixed group of respondents). For one option's share, or
+an integer question's mean, the worst case over every truth has the form
+
+    Var = a/n + b/n²,
+
+a = the worst-case variance of one respondent's term (sampling + local randomization), b = the
+variance both servers' noise adds to the total, times the estimator's squared weights (0 in
+the LDP mode). A margin m at confidence z needs the smallest n with z·sqrt(a/n + b/n²) <= m:
+n = ceil((a + sqrt(a² + 4·b·v))/(2v)) with v = (m/z)².
+
+- LDP: the best mechanism that fits (type, k, ε), ranked by this worst case. For a pure
+  protocol the fixed-population variance is linear in the share f (A + B·f, endpoints from
+  `variance_at`), and sampling adds f(1 - f): a = max over f of A + (B + 1)f - f².
+- Two-server without ε0: a = max f(1 - f) = 1/4, b = 2σ² (σ² one server's noise variance at
+  the question's sensitivity; a yes/no Count and a Histogram coordinate alike).
+- Two-server with ε0: the device runs the best index-report mechanism at ε0 (its report is one
+  Prio3 measurement); a and b from the same `Design` the estimator uses
+  (shared/two_server/estimates.py), worst case over options.
+- Integer questions, on the mean: a = (max - min)²/4 (+ the local geometric noise's variance),
+  b = 2σ² at the Sum's sensitivity (max - min, or the local report range with ε0).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..shared.errors import PlanError
+from ..shared.estimates import z_value
+from ..shared.mechanisms import MECHANISMS, candidates
+from ..shared.mechanisms.geometric import Geometric
+from ..shared.mechanisms.pure import PureProtocol
+from ..shared.two_server.estimates import Design, sum_design
+from ..shared.two_server.noise import SERVERS, noise_plan
+from .planner import check_target, respondents_needed
+
+LDP, TWO_SERVER, TWO_SERVER_LOCAL = "ldp", "two-server", "two-server + local"
+
+
+@dataclass(frozen=True)
+class ModeRow:
+    """One collection mode for one question: Var = per_report/n + noise/n², worst case."""
+
+    mode: str
+    mechanism: str            # the LDP or local mechanism ("-": none)
+    epsilon: float            # ε of the comparison (the LDP ε, or the central ε)
+    local_epsilon: float | None
+    per_report: float         # a
+    noise: float              # b
+    n: int
+    margin: float
+
+    def variance(self, n: int) -> float:
+        return self.per_report / n + self.noise / n**2
+
+
+@dataclass(frozen=True)
+class ModeComparison:
+    question: str
+    question_type: str
+    k: int
+    epsilon: float
+    confidence: float
+    unit: str  # "proportion" or "answer units"
+    rows: list[ModeRow]
+
+
+def respondents_for(per_report: float, noise: float, margin: float, confidence: float) -> int:
+    """The smallest n with z·sqrt(a/n + b/n²) <= margin."""
+    if noise == 0:
+        return respondents_needed(per_report, margin, confidence)
+    z = z_value(confidence)
+    v = (margin / z) ** 2
+    root = (per_report + math.sqrt(per_report**2 + 4 * noise * v)) / (2 * v)
+    if not root < 1e300:
+        raise PlanError(f"a margin of {margin:g} needs more than 1e300 respondents: widen it")
+    n = math.ceil((per_report + math.sqrt(per_report**2 + 4 * noise * v)) / (2 * v))
+    while z * math.sqrt(per_report / n + noise / n**2) > margin * (1 + 1e-12):
+        n += 1
+    return max(n, 1)
+
+
+def margin_at(per_report: float, noise: float, n: int, confidence: float) -> float:
+    return z_value(confidence) * math.sqrt(per_report / n + noise / n**2)
+
+
+# --- per-report worst cases --------------------------------------------------------------------
+
+
+def ldp_share_per_report(name: str, k: int, epsilon: float, f: float | None = None) -> float:
+    """a for one option's share under LDP mechanism `name`: fixed(f) + f(1 - f) at the share f,
+    or (f None) its worst case over f."""
+    cls = MECHANISMS[name]
+    if not issubclass(cls, PureProtocol):
+        raise PlanError(f"{name}: no share variance of this form is derived")
+    p, q = cls.support_probabilities(k, epsilon)
+    low = float(cls.variance_at(p, q, k, 0.0, 1, 1))
+    slope = float(cls.variance_at(p, q, k, 1.0, 1, 1)) - low
+    t = min(max((slope + 1) / 2, 0.0), 1.0) if f is None else f
+    return low + (slope + 1) * t - t * t
+
+
+def best_ldp_share(question_type: str, k: int, epsilon: float,
+                   f: float | None = None) -> tuple[float, str]:
+    """(a, name) of the LDP mechanism with the smallest share variance (at f, or worst case)."""
+    return min((ldp_share_per_report(name, k, epsilon, f), name)
+               for name in _share_mechanisms(question_type, k, epsilon))
+
+
+def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
+                      index_only: bool = False) -> list[str]:
+    kinds = "categorical" if question_type == "ordinal" else question_type
+    names = [name for _, name in candidates(kinds, k, epsilon, low=low)]
+    names = [n for n in names if issubclass(MECHANISMS[n], PureProtocol)
+             and (not index_only or MECHANISMS[n].joint_reports == "index")]
+    if not names:
+        raise PlanError(f"no mechanism fits a {question_type} question with k={k} at "
+                        f"epsilon={epsilon:g}")
+    return names
+
+
+def local_design(name: str, question_type: str, k: int, epsilon0: float) -> Design:
+    """The two-server design of a share question randomized locally by `name` at ε0."""
+    labels: Any = (False, True) if question_type == "binary" else tuple(range(k))
+    mechanism = MECHANISMS[name](epsilon0, labels)
+    channel, inverse = mechanism.index_channel()
+    noise_map = (np.array([[-1.0], [1.0]]) if question_type == "binary"
+                 else np.eye(channel.shape[1]))
+    return Design(tuple(labels), channel, inverse, noise_map,
+                  "count" if question_type == "binary" else "histogram", name)
+
+
+def design_worst(design: Design, noise_variance: float) -> tuple[float, float]:
+    """(a, b) of the worst option of a design."""
+    worst = (0.0, 0.0)
+    for a in range(design.k):
+        fn = design.functional(np.eye(design.k)[a])
+        pair = (fn.worst_per_report(), SERVERS * noise_variance * fn.noise)
+        worst = max(worst, pair)
+    return worst
+
+
+# --- the comparison ----------------------------------------------------------------------------
+
+
+def compare_modes(question_type: str, k: int, epsilon: float, *,
+                  local_epsilon: float | None = None, margin: float | None = None,
+                  n: int | None = None, confidence: float = 0.95, low: int = 0,
+                  question: str = "", local_mechanism: str | None = None) -> ModeComparison:
+    """LDP (best mechanism) vs two-server at the same ε, and with a local ε0 if given (by
+    `local_mechanism`, else the best index-report mechanism at ε0)."""
+    check_target(margin, n, confidence)
+    for value, what in ((epsilon, "epsilon"), (local_epsilon, "the local epsilon")):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                  or not math.isfinite(value) or value <= 0):
+            raise PlanError(f"{what} must be a finite number > 0, got {value!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise PlanError(f"k (the number of possible answers) must be an integer >= 2, got {k!r}")
+    if question_type == "binary" and k != 2:
+        raise PlanError(f"a binary question has k = 2, got {k}")
+    eps = float(epsilon)
+    pairs: list[tuple[str, str, float | None, float, float]] = []
+    if question_type == "integer":
+        pairs += _integer_pairs(k, eps, local_epsilon, low)
+    else:
+        ldp = best_ldp_share(question_type, k, eps)
+        pairs.append((LDP, ldp[1], None, ldp[0], 0.0))
+        kind = "count" if question_type == "binary" else "histogram"
+        pairs.append((TWO_SERVER, "-", None, 0.25,
+                      SERVERS * noise_plan(kind, eps).variance))
+        if local_epsilon is not None:
+            plan = noise_plan(kind, eps)
+            names = ([local_mechanism] if local_mechanism is not None else
+                     _share_mechanisms(question_type, k, local_epsilon, index_only=True))
+            best = min((design_worst(local_design(name, question_type, k, local_epsilon),
+                                     plan.variance), name) for name in names)
+            pairs.append((TWO_SERVER_LOCAL, best[1], float(local_epsilon), *best[0]))
+    rows = []
+    for mode, mech, local, a, b in pairs:
+        if margin is not None:
+            rows.append(ModeRow(mode, mech, eps, local, a, b,
+                                respondents_for(a, b, margin, confidence), margin))
+        else:
+            assert n is not None
+            rows.append(ModeRow(mode, mech, eps, local, a, b, n,
+                                margin_at(a, b, n, confidence)))
+    return ModeComparison(question, question_type, k, eps, confidence,
+                          "answer units" if question_type == "integer" else "proportion", rows)
+
+
+def _integer_pairs(k: int, eps: float, local_epsilon: float | None,
+                   low: int) -> list[tuple[str, str, float | None, float, float]]:
+    spread = (k - 1) ** 2 / 4
+    probe = _IntegerProbe(low, low + k - 1, local_epsilon)
+    out: list[tuple[str, str, float | None, float, float]] = [
+        (LDP, Geometric.name, None, spread + Geometric.noise_variance(k, eps), 0.0),
+        (TWO_SERVER, "-", None, spread,
+         SERVERS * noise_plan("sum", eps, k - 1).variance)]
+    if local_epsilon is not None:
+        design = sum_design(probe)
+        out.append((TWO_SERVER_LOCAL, Geometric.name, float(local_epsilon),
+                    design.worst_per_report(),
+                    SERVERS * noise_plan("sum", eps, design.sensitivity).variance))
+    return out
+
+
+@dataclass(frozen=True)
+class _IntegerProbe:
+    """The fields `sum_design` reads of an integer question with a local geometric ε0."""
+
+    min: int
+    max: int
+    local_epsilon: float | None
+    id: str = "plan"
+    type: str = "integer"
+    mechanism: str = Geometric.name
+    groups: tuple = ()
+
+    @property
+    def epsilon(self) -> float:
+        return self.local_epsilon or 1.0
+
+    @property
+    def labels(self) -> range:
+        return range(self.min, self.max + 1)
+
+
+def compare_question(question: Any, *, margin: float | None = None, n: int | None = None,
+                     confidence: float = 0.95) -> ModeComparison:
+    """The comparison for a survey question: at its central ε (two-server surveys) or its ε
+    (LDP surveys), with its local ε0 if set."""
+    eps = getattr(question, "central_epsilon", None) or question.epsilon
+    local = getattr(question, "local_epsilon", None)
+    return compare_modes(question.type, question.k, eps, local_epsilon=local, margin=margin,
+                         n=n, confidence=confidence, low=getattr(question, "min", None) or 0,
+                         question=question.id,
+                         local_mechanism=(question.mechanism if local is not None
+                                          and question.type != "integer" else None))
+
+
+# --- text --------------------------------------------------------------------------------------
+
+
+def format_comparison(c: ModeComparison) -> str:
+    """A plain-text table, one row per mode."""
+    from .planner import format_margin
+
+    header = ["mode", "mechanism", "epsilon", "s.e. at n", "respondents", "margin of error"]
+    body = []
+    for r in c.rows:
+        eps = f"{r.epsilon:g}" + (f" (ε0 {r.local_epsilon:g})" if r.local_epsilon else "")
+        se = math.sqrt(r.variance(r.n))
+        body.append([r.mode, r.mechanism, eps,
+                     f"{se * 100:.2f} pp" if c.unit == "proportion" else f"{se:.4g}",
+                     f"{r.n:,}", format_margin(r.margin, c.unit)])
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in [header, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths).rstrip())
+    return "\n".join(lines)
+
+
+def respondents_per_mode(comparisons: list[ModeComparison]) -> dict[str, int]:
+    """Per mode, the respondents every question needs (the largest n over questions)."""
+    needed: dict[str, int] = {}
+    for c in comparisons:
+        for r in c.rows:
+            needed[r.mode] = max(needed.get(r.mode, 0), r.n)
+    return needed
+
+
+def describe_comparison(c: ModeComparison) -> str:
+    what = ("the mean, in the answer's units" if c.unit == "answer units"
+            else "one option's share, in percentage points")
+    return (f"{c.question + ': ' if c.question else ''}{c.question_type}, k={c.k}, "
+            f"epsilon={c.epsilon:g}, {c.confidence:.0%} confidence; margin on {what}, "
+            "worst case over the truth, sampling included in every mode")
+
+
+__all__ = ["ModeComparison", "ModeRow", "best_ldp_share", "compare_modes", "compare_question",
+           "describe_comparison", "format_comparison", "ldp_share_per_report",
+           "margin_at", "respondents_for", "respondents_per_mode"]

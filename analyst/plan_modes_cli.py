@@ -1,0 +1,64 @@
+"""`ldpsurvey plan --compare-modes` (and `plan` of a two-server survey): the mode comparison
+table per question, and the survey's guarantees in plain words."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import click
+
+from ..shared.survey import load_survey
+from ..shared.two_server.guarantees import survey_guarantees
+from .plan_modes import (
+    compare_modes,
+    compare_question,
+    describe_comparison,
+    format_comparison,
+    respondents_per_mode,
+)
+from .planner import check_target
+
+NOTE = ("Two servers: each answer is split into two shares with a validity proof; each server "
+        "adds its own noise to the totals, so estimates carry O(1/epsilon) noise for the whole "
+        "batch instead of per respondent. Margins are worst case over the truth and include "
+        "sampling error (respondents as a random sample) in every mode.")
+
+
+def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float | None,
+                         question_type: str, margin: float | None, mean_margin: float | None,
+                         n: int | None, confidence: float, local_epsilon: float | None) -> None:
+    if survey_file is None:
+        if k is None or epsilon is None:
+            raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
+        comparison = compare_modes(question_type, k, epsilon, local_epsilon=local_epsilon,
+                                   margin=margin, n=n, confidence=confidence)
+        click.echo(describe_comparison(comparison))
+        click.echo(format_comparison(comparison))
+        click.echo("\n".join(textwrap.wrap(NOTE, 96)))
+        return
+    if k is not None or epsilon is not None or local_epsilon is not None:
+        raise click.UsageError("give either SURVEY_FILE or --k/--epsilon/--local-epsilon, "
+                               "not both")
+    check_target(margin, n, confidence)
+    survey = load_survey(survey_file)
+    click.echo(f"survey {survey.id} v{survey.version}: "
+               f"{getattr(survey, 'collection', 'ldp')} collection")
+    click.echo("")
+    for line in survey_guarantees(survey).statements:
+        click.echo("\n".join(textwrap.wrap(line, 96)))
+    comparisons = []
+    for q in survey.questions:
+        m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
+             else margin)
+        comparisons.append(compare_question(q, margin=m, n=n, confidence=confidence))
+        click.echo("")
+        click.echo(describe_comparison(comparisons[-1]))
+        click.echo(format_comparison(comparisons[-1]))
+    if margin is not None:
+        click.echo("")
+        click.echo("respondents needed so that every question meets its margin: "
+                   + "; ".join(f"{mode} {need:,}"
+                               for mode, need in respondents_per_mode(comparisons).items()))
+    click.echo("")
+    click.echo("\n".join(textwrap.wrap(NOTE, 96)))

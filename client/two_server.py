@@ -1,0 +1,109 @@
+"""The device's side of a two-server survey: randomize (optional ε0), encode, shard, seal.
+
+For every answered question (and declared crosstab) the answer, or the report of the local
+mechanism at ε0 when the survey sets one, becomes a Prio3 measurement (shared/two_server/
+encoding.py). It is split into two input shares with a validity proof; the leader's shares are
+sealed to the leader's HPKE key and the helper's to the helper's, both keys taken only from the
+signed manifest. One upload carries both sealed blobs to the leader, which cannot open the
+helper's. The upload is stored in the outbox before it is sent and resent unchanged: it is
+sharded once (fresh shares on a resend would let the two servers difference them).
+
+True answers exist only inside `build_upload`.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..shared.errors import AnswerError
+from ..shared.mechanisms import mechanism_for
+from ..shared.survey import Survey, canonical_json
+from ..shared.two_server import encoding, hpke, vdaf
+from ..shared.two_server.config import b64url
+from .ledger import Charge
+
+UPLOAD_PATH = "two-server/uploads"
+
+
+@dataclass(frozen=True)
+class TwoServerSubmission:
+    """A sealed two-server upload, ready to send to the leader. It holds no true answer."""
+
+    submission_id: str
+    survey_id: str
+    version: int
+    body: Mapping[str, Any]
+    server_url: str | None          # the signed leader_url, or None: the respondent's server
+    charges: tuple[Charge, ...] = field(default=(), repr=False)
+    path: str = UPLOAD_PATH
+
+    def wire(self) -> dict[str, Any]:
+        return dict(self.body)
+
+
+def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmission:
+    """Encode, shard and seal `answers` ({question id: true answer}) for a two-server survey."""
+    servers = survey.two_server
+    assert servers is not None
+    indices: dict[str, int] = {}
+    charges: list[Charge] = []
+    for q in survey.questions:
+        value = answers.get(q.id)
+        if value is None:
+            if q.optional:
+                continue
+            raise AnswerError(f"question {q.id!r} is required")
+        if q.local_epsilon is not None:
+            mechanism = mechanism_for(q)
+            mechanism.encode(value)  # refuse before randomizing anything
+            report = mechanism.validate_report(mechanism.perturb(value))
+            indices[q.id] = encoding.report_measurement(q, report)
+            local = mechanism.realized_epsilon()
+        else:
+            indices[q.id] = encoding.question_index(q, value)
+            local = None
+        assert q.central_epsilon is not None
+        charges.append(Charge(question=q.id, epsilon=q.central_epsilon,
+                              report_epsilon=local if local is not None else q.central_epsilon,
+                              extra={"collection": "two-server",
+                                     "central_epsilon": q.central_epsilon,
+                                     "local_epsilon": local if local is not None else "none"}))
+    report_id = os.urandom(16)
+    encodings = encoding.encodings(survey)
+    shards = {key: vdaf.shard(encodings[key], encoding.ctx(survey, key), measurement, report_id)
+              for key, measurement in encoding.measurements(survey, indices).items()}
+    body = seal_upload(survey, report_id, shards)
+    submission_id = body["submission_id"]
+    return TwoServerSubmission(submission_id=submission_id, survey_id=survey.id,
+                               version=survey.version, body=body,
+                               server_url=servers.leader_url, charges=tuple(charges))
+
+
+def guarantee(question: Any) -> str:
+    """Both guarantees of a two-server question, in plain words."""
+    central = (f"the leader, the helper or the analyst alone learn at most what central "
+               f"ε = {question.central_epsilon:g} allows")
+    if question.local_epsilon is not None:
+        return (f"{central}; if the two servers collude, your answer is still randomized on "
+                f"this device (ε0 = {question.local_epsilon:g})")
+    return f"{central}; if the two servers collude, your answer is exposed"
+
+
+def seal_upload(survey: Survey, report_id: bytes,
+                shards: Mapping[str, vdaf.Shards]) -> dict[str, Any]:
+    """The upload body: public shares in the clear, each server's input shares sealed to it."""
+    servers = survey.two_server
+    assert servers is not None
+    public = {key: b64url(s.public_share) for key, s in shards.items()}
+    halves = [{key: b64url(s.input_shares[i]) for key, s in shards.items()} for i in (0, 1)]
+    sealed = {role: b64url(hpke.seal(key, canonical_json(half),
+                                     hpke.info(survey.id, survey.version, report_id, role)))
+              for role, key, half in (("leader", servers.leader_hpke_key, halves[0]),
+                                      ("helper", servers.helper_hpke_key, halves[1]))}
+    return {"submission_id": str(uuid.UUID(bytes=report_id)), "version": survey.version,
+            "public_shares": public, "leader_share": sealed["leader"],
+            "helper_share": sealed["helper"]}

@@ -1,0 +1,54 @@
+"""The helper's HTTP API (the leader is its only client; DAP is the model, not the wire).
+
+    GET  /healthz
+    GET  /helper/hpke-key                                   the helper's public key
+    POST /helper/surveys/<id>/versions/<v>/jobs/<batch>     aggregate one batch
+    POST /helper/surveys/<id>/versions/<v>/batches/<batch>/collect
+Refusals are typed errors answered as JSON 4xx (server/http_errors.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Blueprint, current_app, request
+
+from ..server.errors import InvalidParameter
+from ..server.jsonbody import json_object
+from ..shared.two_server.config import b64url
+from . import jobs
+
+HELPER_EXTENSION = "ldpsurvey.helper"
+_BATCH_ID = re.compile(r"^[0-9a-f-]{8,64}$")
+bp = Blueprint("helper", __name__)
+
+
+def _helper() -> jobs.Helper:
+    return current_app.extensions[HELPER_EXTENSION]
+
+
+def _batch(batch_id: str) -> str:
+    if not _BATCH_ID.match(batch_id):
+        raise InvalidParameter("a batch id is 8-64 lowercase hex digits or '-'")
+    return batch_id
+
+
+@bp.get("/healthz")
+def healthz() -> dict[str, Any]:
+    return {"status": "ok", "role": "helper"}
+
+
+@bp.get("/helper/hpke-key")
+def hpke_key() -> dict[str, Any]:
+    return {"hpke_key": b64url(_helper().public_key)}
+
+
+@bp.post("/helper/surveys/<survey_id>/versions/<int:version>/jobs/<batch_id>")
+def job(survey_id: str, version: int, batch_id: str) -> dict[str, Any]:
+    return jobs.run_job(_helper(), survey_id, version, _batch(batch_id), json_object(request))
+
+
+@bp.post("/helper/surveys/<survey_id>/versions/<int:version>/batches/<batch_id>/collect")
+def collect(survey_id: str, version: int, batch_id: str) -> dict[str, Any]:
+    return jobs.collect(_helper(), survey_id, version, _batch(batch_id), json_object(request))

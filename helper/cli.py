@@ -1,0 +1,93 @@
+"""`ldpsurvey helper serve` and `ldpsurvey helper keys generate` (registered in analyst/cli.py),
+and `ldpsurvey leader keys generate` for the leader's HPKE key pair."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from ..shared.two_server.config import b64url
+from ..shared.two_server.hpke import generate_keypair
+
+DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL (or LDPSURVEY_HELPER_DB)"
+           "; the helper's own database, never the leader's.")
+
+
+def _keys_group(role: str) -> click.Group:
+    @click.group(name="keys", help=f"The {role}'s HPKE (X25519) key pair.")
+    def keys() -> None:
+        pass
+
+    @keys.command("generate", help=f"Create the {role}'s HPKE key pair; its public key goes "
+                  f"into the survey's [two_server] table.")
+    @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+                  help=f"Directory for {role}-hpke.key (mode 0600) and {role}-hpke.pub.")
+    def generate(out_dir: str) -> None:
+        paths, public = generate_keypair(out_dir, role)
+        click.echo(f"private key: {paths.private} (keep it on the {role} only)")
+        click.echo(f"public key:  {paths.public}")
+        click.echo(f"put this in the survey's [two_server] table:\n"
+                   f"  {role}_hpke_key = \"{b64url(public)}\"")
+
+    return keys
+
+
+@click.group()
+def helper() -> None:
+    """The helper: the second, independently run aggregator of two-server surveys."""
+
+
+helper.add_command(_keys_group("helper"))
+
+
+@click.group()
+def leader() -> None:
+    """The leader's two-server keys (the leader itself is `ldpsurvey serve --hpke-key`)."""
+
+
+leader.add_command(_keys_group("leader"))
+
+
+@helper.command("serve")
+@click.option("--db", "db_path", default="ldpsurvey-helper.db", show_default=True,
+              envvar="LDPSURVEY_HELPER_DB", show_envvar=False, help=DB_HELP)
+@click.option("--hpke-key", required=True, type=click.Path(dir_okay=False, exists=True),
+              help="The helper's private key (helper-hpke.key from `helper keys generate`).")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535),
+              help="0 picks a free port (printed).")
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64))
+@click.option("--trust", "trusted", multiple=True, metavar="KEY",
+              help="Designer public key file or SHA-256 fingerprint whose surveys this helper "
+                   "serves (repeatable). Without it, any signed survey naming this helper's "
+                   "key is served: then the leader could sign its own.")
+def helper_serve(db_path: str, hpke_key: str, host: str, port: int, threads: int,
+                 trusted: tuple[str, ...]) -> None:
+    """Run the helper's HTTP API (waitress; no access log, no request metadata kept)."""
+    import waitress
+
+    from ..client.trust import trusted_fingerprint
+    from ..server.serving import listen
+    from ..server.store import redact
+    from .app import create_app
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    fingerprints = [trusted_fingerprint(t) for t in trusted] or None
+    app = create_app({"DATABASE": db_path, "HPKE_KEY": hpke_key, "TRUSTED": fingerprints})
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: "
+                                   f"{exc.strerror or exc}") from None
+    server = waitress.create_server(app, sockets=[sock], threads=threads,
+                                    max_request_body_size=app.config["MAX_CONTENT_LENGTH"],
+                                    ident="ldpsurvey-helper")
+    click.echo(f"ldpsurvey helper serving on http://{host}:{sock.getsockname()[1]}/ "
+               f"(database {redact(db_path)})")
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

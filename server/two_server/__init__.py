@@ -1,0 +1,1 @@
+"""The leader's side of the two-server mode: uploads, batches, aggregation jobs, collection."""

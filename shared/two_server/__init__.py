@@ -1,0 +1,7 @@
+"""The two-server (central DP) collection mode of issue 18: Prio3 shares aggregated by a leader
+and a helper, each adding its own geometric noise before release.
+
+config (declaration), hpke (sealing shares), encoding/vdaf (answers as Prio3 measurements),
+upload, aggregate and results are the protocol's; noise, estimates, guarantees and plans are
+the noise calibration and estimators. Prio3 itself is `ldpsurvey.shared.prio3`.
+"""

@@ -1,0 +1,146 @@
+"""Answers as Prio3 measurements: one Prio3 report per answered question and declared crosstab.
+
+- binary -> Prio3Count of the answer (0/1);
+- categorical / ordinal -> Prio3Histogram(length=k) of the option index;
+- integer in [min, max] -> Prio3Sum(max_measurement = max - min) of answer - min;
+- a declared crosstab (binary/categorical/ordinal questions only) -> Prio3Histogram over the
+  k1*k2 joint cells, cell index i*k2 + j.
+
+With a local ε0 the local mechanism's report is encoded instead of the answer: binary_rr, grr
+and ordinal_exp report one index of the same domain (Count / Histogram as above); geometric
+reports an integer in its accepted report range [lo, hi] (`Mechanism.report_bounds`), encoded as
+Prio3Sum(max_measurement = hi - lo) of report - lo. A crosstab cell is built from the two local
+reports, so colluding servers see nothing finer than ε0-LDP reports.
+
+Each report is bound to its survey, version and key (question id or crosstab key) through the
+Prio3 application context `ctx`: a share made for another survey fails preparation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AnswerError, SurveyError
+
+if TYPE_CHECKING:
+    from ..survey import CrosstabSpec, Question, Survey
+
+CTX_LABEL = b"ldpsurvey two-server v1"
+MAX_CELLS = 1 << 16
+CROSSTAB_TYPES = ("binary", "categorical", "ordinal")
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """How one key (question or crosstab) is encoded: the Prio3 instance and its domain."""
+
+    key: str
+    kind: str              # "count" | "histogram" | "sum"
+    length: int            # entries of the aggregate (count/sum: 1, histogram: cells)
+    max_measurement: int = 1  # sum: the largest measurement; count: 1
+    offset: int = 0        # sum: the value measured as 0
+
+    @property
+    def sensitivity(self) -> int:
+        """L1 change of the aggregate when one respondent's report is substituted."""
+        return {"count": 1, "histogram": 2, "sum": self.max_measurement}[self.kind]
+
+    def vdaf(self) -> Any:
+        from .. import prio3
+
+        if self.kind == "count":
+            return prio3.prio3_count()
+        if self.kind == "sum":
+            return prio3.prio3_sum(self.max_measurement)
+        return prio3.prio3_histogram(self.length, max(1, math.isqrt(self.length)))
+
+
+def ctx(survey: Survey, key: str) -> bytes:
+    """The Prio3 application context of one key of one survey version."""
+    return b"|".join([CTX_LABEL, survey.id.encode(), str(survey.version).encode(),
+                      key.encode()])
+
+
+def question_encoding(question: Question) -> Encoding:
+    """The encoding of a question's (local report or) answer."""
+    if question.local_epsilon is not None and question.mechanism == "geometric":
+        from ..mechanisms import mechanism_for
+
+        lo, hi = mechanism_for(question).report_bounds
+        return Encoding(question.id, "sum", 1, hi - lo, lo)
+    if question.type == "binary":
+        return Encoding(question.id, "count", 1)
+    if question.type == "integer":
+        assert question.min is not None and question.max is not None
+        return Encoding(question.id, "sum", 1, question.max - question.min, question.min)
+    return Encoding(question.id, "histogram", question.k)
+
+
+def crosstab_encoding(spec: CrosstabSpec, questions: Mapping[str, Question]) -> Encoding:
+    return Encoding(spec.key, "histogram", questions[spec.rows].k * questions[spec.cols].k)
+
+
+def encodings(survey: Survey) -> dict[str, Encoding]:
+    """Every key of a two-server survey in upload order: questions, then crosstabs."""
+    by_id = {q.id: q for q in survey.questions}
+    out = {q.id: question_encoding(q) for q in survey.questions}
+    out.update({c.key: crosstab_encoding(c, by_id) for c in survey.crosstabs})
+    return out
+
+
+def check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:
+    """A two-server crosstab joins two non-integer questions in one Histogram."""
+    for qid in (spec.rows, spec.cols):
+        if questions[qid].type not in CROSSTAB_TYPES:
+            raise SurveyError(where, f"a two-server crosstab joins binary, categorical or "
+                              f"ordinal questions; {qid!r} is {questions[qid].type}")
+    cells = questions[spec.rows].k * questions[spec.cols].k
+    if cells > MAX_CELLS:
+        raise SurveyError(where, f"has {cells} cells; at most {MAX_CELLS} in a two-server "
+                          f"crosstab")
+
+
+def question_index(question: Question, value: Any) -> int:
+    """The measured index (or value) of a question's true answer; AnswerError if invalid."""
+    if question.type == "binary":
+        if not isinstance(value, bool):
+            raise AnswerError(f"the answer to {question.id!r} must be true or false")
+        return int(value)
+    if question.type == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise AnswerError(f"the answer to {question.id!r} must be an integer")
+        assert question.min is not None and question.max is not None
+        if not question.min <= value <= question.max:
+            raise AnswerError(f"{value} is outside [{question.min}, {question.max}] for "
+                              f"{question.id!r}; it is refused, not clamped")
+        return value - question.min
+    if value not in question.options:
+        raise AnswerError(f"{value!r} is not an option of {question.id!r}")
+    return question.options.index(value)
+
+
+def report_measurement(question: Question, report: Any) -> int:
+    """The measurement of a local mechanism's (validated) report."""
+    encoding = question_encoding(question)
+    if isinstance(report, bool):
+        return int(report)
+    if encoding.kind == "sum":
+        return int(report) - encoding.offset
+    return int(report)
+
+
+def measurements(survey: Survey, indices: Mapping[str, int]) -> dict[str, int]:
+    """Per key the Prio3 measurement, from per answered question its measured index.
+
+    For a histogram key the measurement is the index; for count 0/1; for sum the offset value.
+    A crosstab is measured when both its questions were answered.
+    """
+    out = {qid: indices[qid] for qid in (q.id for q in survey.questions) if qid in indices}
+    by_id = {q.id: q for q in survey.questions}
+    for spec in survey.crosstabs:
+        if spec.rows in indices and spec.cols in indices:
+            out[spec.key] = indices[spec.rows] * by_id[spec.cols].k + indices[spec.cols]
+    return out

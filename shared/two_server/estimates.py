@@ -1,0 +1,546 @@
+"""Estimates from a collected two-server batch: noisy totals in, today's estimate documents out.
+
+A batch entry (one question, or one declared crosstab) holds the released aggregate
+`noisy_sums` = true totals + both servers' noise (signed, after `decode_signed`), the number n
+of reports that passed preparation, and the `NoisePlan` each server used. Respondents are
+treated as a random sample of the population the survey is about, so every standard error
+counts three independent sources:
+
+- sampling: which n people answered (f(1 - f)/n for a share, σ²/n for a mean);
+- local randomization, when the question sets a local ε0: the device ran today's mechanism
+  first, and the estimate debiases through its channel exactly as the LDP estimators do;
+- central noise: each of the two servers added independent two-sided geometric noise of
+  variance σ² = 2α/(1 - α)² per coordinate, so the total carries 2σ².
+
+Shares (options, groups, the mean score of an ordinal question, crosstab cells) are linear in
+the report-cell counts C̃ (K cells): f̂ = c·C̃/n for a coefficient vector c over report cells.
+With the local channel A (answers x by report cells y) and its unbiased rows M (M·Aᵀ = I; both
+the identity without a local mechanism), a functional w·f of the answer distribution has
+c = w·M, and one respondent's term c_y is unbiased for w_x. Its variance over a random
+respondent is f·u - (w·f)² with u = A·(c∘c), so
+
+    Var[f̂] = (f·u - (w·f)²)/n + 2σ²·‖c·B‖²/n²,
+
+B mapping the noise coordinates onto report cells (the identity for a Histogram; a Count
+releases only the "yes" total, and "no" = n - "yes" carries the same noise with the opposite
+sign). Standard errors plug in the consistent (Norm-Sub) distribution; the worst case over
+every truth maximizes the concave f·u - (w·f)² over the simplex, which is attained on an edge
+between two answers (`_worst_case`). Without a local mechanism u = w∘w and the first term is
+the familiar f(1 - f).
+
+Integer questions are Prio3 Sums: only the mean is estimated (a Sum carries no squares, so the
+sampling variance plugs in the Bhatia-Davis bound σ² <= (max - μ)(μ - min): a conservative
+interval). With a local ε0 the device's geometric report, clipped to the mechanism's accepted
+report range, is summed; its noise variance is added per respondent.
+
+This module reads the contract's fields duck-typed (`BatchEntry`, `CollectedBatchLike`):
+entries by question id, and by `CrosstabSpec.key` ("crosstab:<rows>:<cols>") for crosstabs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..errors import EstimateError
+from ..estimates import (
+    Estimate,
+    GroupEstimate,
+    MeanEstimate,
+    ValueEstimate,
+    empty_value_estimates,
+    finite_or_none,
+    norm_sub,
+    z_value,
+)
+from .noise import SERVERS, NoisePlan
+
+COLLECTION = "two-server"
+SAMPLING_NOTE = ("standard errors count sampling (respondents as a random sample), "
+                 "both servers' noise{local}")
+MEAN_SAMPLING_NOTE = ("mean: a Prio3 Sum carries no squares, so its sampling variance uses the "
+                      "Bhatia-Davis bound (max - mean)(mean - min): the interval is conservative")
+# A crosstab is refused past this many joint cells (its worst case is O(cells²)).
+MAX_CROSSTAB_CELLS = 4096
+
+
+class BatchEntry(Protocol):
+    """One question's (or crosstab's) part of a collected batch (the contract's fields;
+    shared/two_server/results.py's `BatchEntry` has them, its `noise_plan` being a method)."""
+
+    noisy_sums: Sequence[int]
+    n: int
+    rejected: int
+
+
+class CollectedBatchLike(Protocol):
+    survey_id: str
+    version: int
+    batch_id: str
+    entries: Mapping[str, BatchEntry]
+
+
+# --- the linear design of a question ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Design:
+    """How one question's (or crosstab's) report cells relate to its answers.
+
+    `channel[x, y]` = P[report cell y | answer x]; `inverse[a, y]`: the per-report unbiased
+    estimator of 1[answer = a]; `noise_map[y, j]`: how noise coordinate j enters cell y.
+    """
+
+    labels: tuple[Any, ...]
+    channel: np.ndarray
+    inverse: np.ndarray
+    noise_map: np.ndarray
+    kind: str  # the Prio3 measurement: "count" or "histogram"
+    local: str | None = None  # the local mechanism's name, if any
+
+    @property
+    def k(self) -> int:
+        return len(self.labels)
+
+    @property
+    def cells(self) -> int:
+        return self.channel.shape[1]
+
+    def counts(self, noisy_sums: Sequence[int], n: int) -> np.ndarray:
+        """C̃ over report cells from the released totals."""
+        sums = np.asarray([int(s) for s in noisy_sums], dtype=float)
+        if sums.size != self.noise_map.shape[1]:
+            raise EstimateError(f"the batch holds {sums.size} totals where this question's "
+                                f"{self.kind} has {self.noise_map.shape[1]}")
+        if self.kind == "count":  # cells (no, yes): only "yes" is released
+            return np.array([n - sums[0], sums[0]])
+        return sums
+
+    def functional(self, weights: np.ndarray) -> Functional:
+        """The estimator of weights·f (weights over answers)."""
+        c = weights @ self.inverse
+        return Functional(weights=weights, coef=c, second=self.channel @ (c * c),
+                          noise=float(np.sum((c @ self.noise_map) ** 2)))
+
+
+@dataclass(frozen=True)
+class Functional:
+    """w·f estimated by c·C̃/n: `second` u_x = E[c_y² | x], `noise` = ‖c·B‖²."""
+
+    weights: np.ndarray
+    coef: np.ndarray
+    second: np.ndarray
+    noise: float
+
+    def estimate(self, counts: np.ndarray, n: int) -> float:
+        return float(self.coef @ counts) / n
+
+    def per_report(self, f: np.ndarray) -> float:
+        """Variance of one random respondent's term at the answer distribution f."""
+        return max(float(f @ self.second) - float(f @ self.weights) ** 2, 0.0)
+
+    def worst_per_report(self) -> float:
+        return _worst_case(self.second, self.weights)
+
+    def variance(self, per_report: float, n: int, noise_variance: float) -> float:
+        """Sampling + local randomization (per_report/n) + both servers' noise."""
+        return per_report / n + SERVERS * noise_variance * self.noise / n**2
+
+
+def _worst_case(u: np.ndarray, w: np.ndarray) -> float:
+    """max over distributions f of f·u - (f·w)².
+
+    Concave in f and a function of the point (f·w, f·u) of the convex hull of the answers'
+    points (w_x, u_x); its gradient in the u direction is 1, so the maximum lies on the hull's
+    boundary, an edge between two answers: max over pairs (i, j) and t in [0, 1] of
+    t·u_i + (1 - t)·u_j - (w_j + t(w_i - w_j))². For 0/1 weights (a share) the best pair is the
+    largest u inside and the largest u outside the set.
+    """
+    if np.all((w == 0) | (w == 1)):
+        inside, outside = u[w == 1], u[w == 0]
+        if not outside.size:
+            return max(float(inside.max()) - 1.0, 0.0)
+        if not inside.size:
+            return max(float(outside.max()), 0.0)
+        a, b = float(inside.max()), float(outside.max())
+        t = min(max((a - b) / 2, 0.0), 1.0)
+        return max(t * a + (1 - t) * b - t * t, 0.0)
+    ui, uj = u[:, None], u[None, :]
+    wi, wj = w[:, None], w[None, :]
+    d = wi - wj
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(d != 0, ((ui - uj) / (2 * d) - wj) / d, 0.0)
+    t = np.clip(np.nan_to_num(t), 0.0, 1.0)
+    values = np.maximum(t * ui + (1 - t) * uj - (wj + t * d) ** 2, ui - wi**2)
+    return max(float(values.max()), 0.0)
+
+
+def local_mechanism(question: Any) -> Any | None:
+    """The question's local mechanism at ε0, or None when no local ε0 is set."""
+    if getattr(question, "local_epsilon", None) is None:
+        return None
+    from ..mechanisms import mechanism_for
+
+    return mechanism_for(question)
+
+
+def design_for(question: Any, bins: Sequence[int] | None = None) -> Design:
+    """The design of a binary, categorical or ordinal question (or an integer one cut into
+    `bins`, for crosstabs without a local ε0)."""
+    if question.type == "integer":
+        if bins is None or local_mechanism(question) is not None:
+            raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its "
+                                "mean is estimated" if bins is None else
+                                f"{question.id}: a crosstab bins an integer question only "
+                                "without a local epsilon")
+        labels = bin_labels(question.min, question.max, bins)
+        k = len(labels)
+        eye = np.eye(k)
+        return Design(labels, eye, eye, eye, "histogram")
+    labels = tuple(question.labels)
+    kind = "count" if question.type == "binary" else "histogram"
+    mechanism = local_mechanism(question)
+    if mechanism is None:
+        channel = inverse = np.eye(len(labels))
+        name = None
+    else:
+        if getattr(mechanism, "joint_reports", "") != "index":
+            raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not "
+                                "report one index, so its report cannot be one Prio3 "
+                                "measurement")
+        channel, inverse = mechanism.index_channel()
+        name = mechanism.name
+    cells = channel.shape[1]
+    if kind == "count":
+        if cells != 2:
+            raise EstimateError(f"{question.id}: a yes/no report has 2 cells, got {cells}")
+        noise_map = np.array([[-1.0], [1.0]])
+    else:
+        noise_map = np.eye(cells)
+    return Design(labels, channel, inverse, noise_map, kind, name)
+
+
+def bin_labels(low: int, high: int, bins: Sequence[int] | None) -> tuple[str, ...]:
+    """'lo-hi' labels of the bins an integer question is cut into (shared/joint_features)."""
+    from ..joint_features import bin_edges
+
+    edges = (low, *bin_edges(low, high, bins), high + 1)
+    return tuple(str(a) if a == b - 1 else f"{a}-{b - 1}" for a, b in itertools.pairwise(edges))
+
+
+# --- one question -----------------------------------------------------------------------------
+
+
+@dataclass
+class TwoServerEstimate(Estimate):
+    """An `Estimate` of the two-server mode: the central ε, the local ε0 (if any), the noise
+    each server added and the reports preparation rejected."""
+
+    central_epsilon: float = 0.0
+    local_epsilon: float | None = None
+    local_mechanism: str | None = None
+    rejected: int = 0
+    noise: NoisePlan | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d.update({"collection": COLLECTION, "central_epsilon": self.central_epsilon,
+                  "local_epsilon": self.local_epsilon, "local_mechanism": self.local_mechanism,
+                  "rejected": self.rejected,
+                  "noise": None if self.noise is None else self.noise.to_dict()})
+        return d
+
+
+def estimate_two_server(question: Any, entry: BatchEntry,
+                        confidence: float = 0.95) -> TwoServerEstimate:
+    """Shares (and groups, and the mean score of ordinal questions) or the mean of an integer
+    question, from one batch entry."""
+    z = z_value(confidence)
+    n = _entry_n(entry)
+    plan = entry_plan(entry)
+    local = getattr(question, "local_epsilon", None)
+    result = TwoServerEstimate(
+        question=question.id, mechanism=_mechanism_label(question), epsilon=plan.epsilon, n=n,
+        confidence=confidence, central_epsilon=plan.epsilon, local_epsilon=local,
+        local_mechanism=question.mechanism if local is not None else None,
+        rejected=int(getattr(entry, "rejected", 0) or 0), noise=plan)
+    result.notes.append(SAMPLING_NOTE.format(
+        local=f" and the local {question.mechanism} randomization at ε0 = {local:g}"
+        if local is not None else ""))
+    if question.type == "integer":
+        result.mean = _integer_mean(question, entry, n, z)
+        result.notes.append(MEAN_SAMPLING_NOTE)
+        return result
+    design = design_for(question)
+    _check_kind(question.id, entry, design.kind)
+    groups = question.group_indices() if getattr(question, "groups", None) else {}
+    if n == 0:
+        result.categories = empty_value_estimates(design.labels)
+        result.groups = [GroupEstimate(name, [design.labels[i] for i in members],
+                                       None, None, None, None, None, None)
+                         for name, members in groups.items()]
+        if question.type == "ordinal":
+            result.mean = MeanEstimate(None, None, None, None, None)
+        return result
+    counts = design.counts(entry.noisy_sums, n)
+    f_hat = (design.inverse @ counts) / n
+    consistent = norm_sub(f_hat)
+    k = design.k
+    result.categories = []
+    for a in range(k):
+        w = np.zeros(k)
+        w[a] = 1.0
+        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
+        result.categories.append(ValueEstimate(value=design.labels[a], **row,
+                                               consistent=float(consistent[a])))
+    for name, members in groups.items():
+        w = np.zeros(k)
+        w[list(members)] = 1.0
+        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
+        result.groups.append(GroupEstimate(
+            name=name, options=[design.labels[i] for i in members], **row,
+            consistent=float(consistent[list(members)].sum())))
+    if question.type == "ordinal":
+        scores = np.arange(1, k + 1, dtype=float)
+        result.mean = MeanEstimate(**_linear(design.functional(scores), counts, n, consistent,
+                                             plan.variance, z))
+        result.notes.append(f"mean score: options scored 1..{k} in order")
+    return result
+
+
+def _linear(fn: Functional, counts: np.ndarray, n: int, consistent: np.ndarray,
+            noise_variance: float, z: float) -> dict[str, float]:
+    value = fn.estimate(counts, n)
+    var = fn.variance(fn.per_report(consistent), n, noise_variance)
+    se = math.sqrt(var)
+    return {"estimate": value, "std_error": se,
+            "variance_bound": fn.variance(fn.worst_per_report(), n, noise_variance),
+            "ci_low": value - z * se, "ci_high": value + z * se}
+
+
+@dataclass(frozen=True)
+class SumDesign:
+    """An integer question as a Prio3 Sum: the value summed is (report - offset) in
+    [0, sensitivity]; `local_variance` is the local noise's per-report variance (0 without)."""
+
+    low: int
+    high: int
+    offset: int
+    sensitivity: int
+    local_variance: float
+
+    def worst_per_report(self) -> float:
+        """Popoviciu: a variable in [min, max] has variance <= (max - min)²/4."""
+        return (self.high - self.low) ** 2 / 4 + self.local_variance
+
+    def per_report(self, mean: float) -> float:
+        """Bhatia-Davis at the (clipped) mean, plus the local noise."""
+        mu = min(max(mean, self.low), self.high)
+        return (self.high - mu) * (mu - self.low) + self.local_variance
+
+
+def sum_design(question: Any) -> SumDesign:
+    """How an integer question is summed: the answer offset by min, or (local ε0) the device's
+    geometric report clipped to the mechanism's accepted report range, offset by its low end."""
+    low, high = int(question.min), int(question.max)
+    mechanism = local_mechanism(question)
+    if mechanism is None:
+        return SumDesign(low, high, low, high - low, 0.0)
+    if not hasattr(mechanism, "report_bounds"):
+        raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not report "
+                            "an integer")
+    lo, hi = mechanism.report_bounds
+    return SumDesign(low, high, lo, hi - lo,
+                     mechanism.noise_variance(mechanism.k, mechanism.epsilon))
+
+
+def _integer_mean(question: Any, entry: BatchEntry, n: int, z: float) -> MeanEstimate:
+    design = sum_design(question)
+    sums = list(entry.noisy_sums)
+    if len(sums) != 1:
+        raise EstimateError(f"{question.id}: a Prio3 Sum releases 1 total, got {len(sums)}")
+    if n == 0:
+        return MeanEstimate(None, None, None, None, None)
+    _check_kind(question.id, entry, "sum")
+    if getattr(entry, "offset", design.offset) != design.offset:
+        raise EstimateError(f"{question.id}: the batch measured values from "
+                            f"{entry.offset}, the question's encoding from {design.offset}")
+    noise = SERVERS * entry_plan(entry).variance / n**2
+    mean = design.offset + int(sums[0]) / n
+    se = math.sqrt(design.per_report(mean) / n + noise)
+    return MeanEstimate(estimate=mean, std_error=se,
+                        variance_bound=design.worst_per_report() / n + noise,
+                        ci_low=mean - z * se, ci_high=mean + z * se)
+
+
+def _entry_n(entry: BatchEntry) -> int:
+    n = entry.n
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise EstimateError(f"a batch's report count must be an integer >= 0, got {n!r}")
+    entry_plan(entry)
+    return int(n)
+
+
+def entry_plan(entry: Any) -> NoisePlan:
+    """The NoisePlan the servers used for an entry (an attribute, or a method computing it)."""
+    plan = getattr(entry, "noise_plan", None)
+    if callable(plan) and not isinstance(plan, NoisePlan):
+        plan = plan()
+    if not isinstance(plan, NoisePlan):
+        raise EstimateError("a batch entry needs the NoisePlan its servers used")
+    return plan
+
+
+def _check_kind(key: str, entry: Any, kind: str) -> None:
+    """The entry's Prio3 measurement must be the one this estimator reads."""
+    found = getattr(entry, "kind", None) or entry_plan(entry).kind
+    if found != kind and not (kind == "histogram" and found == "crosstab"):
+        raise EstimateError(f"{key}: the batch holds a {found} where the estimator reads a "
+                            f"{kind}")
+
+
+def _mechanism_label(question: Any) -> str:
+    if getattr(question, "local_epsilon", None) is None:
+        return COLLECTION
+    return f"{COLLECTION}+{question.mechanism}"
+
+
+# --- declared crosstabs -----------------------------------------------------------------------
+
+
+@dataclass
+class CellEstimate:
+    """One joint cell (row answer, column answer): the share of respondents giving both."""
+
+    row: Any
+    col: Any
+    estimate: float | None
+    std_error: float | None
+    variance_bound: float | None
+    ci_low: float | None
+    ci_high: float | None
+    consistent: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"row": self.row, "col": self.col,
+                **{k: finite_or_none(getattr(self, k)) for k in
+                   ("estimate", "std_error", "variance_bound", "ci_low", "ci_high",
+                    "consistent")}}
+
+
+@dataclass
+class CrosstabEstimate:
+    """Joint shares of a declared crosstab, from its noisy k1 x k2 histogram."""
+
+    rows: str
+    cols: str
+    row_labels: list[Any]
+    col_labels: list[Any]
+    n: int
+    confidence: float
+    central_epsilon: float
+    rejected: int
+    cells: list[CellEstimate] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rows": self.rows, "cols": self.cols, "row_labels": list(self.row_labels),
+                "col_labels": list(self.col_labels), "n": self.n,
+                "confidence": self.confidence, "central_epsilon": self.central_epsilon,
+                "rejected": self.rejected, "collection": COLLECTION,
+                "cells": [c.to_dict() for c in self.cells], "notes": list(self.notes)}
+
+
+def crosstab_design(rows: Any, cols: Any, row_bins: Sequence[int] | None = None,
+                    col_bins: Sequence[int] | None = None) -> Design:
+    """The joint design: cell index i·K2 + j, channel A1⊗A2, inverse M1⊗M2 (the two local
+    reports are randomized independently given the true pair)."""
+    d1 = design_for(rows, row_bins if rows.type == "integer" else None)
+    d2 = design_for(cols, col_bins if cols.type == "integer" else None)
+    if d1.k * d2.k > MAX_CROSSTAB_CELLS:
+        raise EstimateError(f"a crosstab of {d1.k} x {d2.k} cells is over the "
+                            f"{MAX_CROSSTAB_CELLS}-cell limit")
+    labels = tuple((a, b) for a in d1.labels for b in d2.labels)
+    cells = d1.cells * d2.cells
+    local = "+".join(x for x in (d1.local, d2.local) if x) or None
+    return Design(labels, np.kron(d1.channel, d2.channel), np.kron(d1.inverse, d2.inverse),
+                  np.eye(cells), "histogram", local)
+
+
+def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry, confidence: float = 0.95,
+                      row_bins: Sequence[int] | None = None,
+                      col_bins: Sequence[int] | None = None) -> CrosstabEstimate:
+    """Every joint cell's share with sampling + local + noise standard errors."""
+    z = z_value(confidence)
+    n = _entry_n(entry)
+    design = crosstab_design(rows, cols, row_bins, col_bins)
+    _check_kind(f"crosstab:{rows.id}:{cols.id}", entry, "histogram")
+    k2 = len({b for _, b in design.labels})
+    row_labels = list(dict.fromkeys(a for a, _ in design.labels))
+    col_labels = list(dict.fromkeys(b for _, b in design.labels))
+    plan = entry_plan(entry)
+    result = CrosstabEstimate(rows.id, cols.id, row_labels, col_labels, n, confidence,
+                              plan.epsilon, int(getattr(entry, "rejected", 0) or 0))
+    result.notes.append("joint: share of respondents giving both answers; "
+                        + SAMPLING_NOTE.format(local=" and local randomization"
+                                               if design.local else ""))
+    if n == 0:
+        result.cells = [CellEstimate(a, b, None, None, None, None, None, None)
+                        for a, b in design.labels]
+        return result
+    counts = design.counts(entry.noisy_sums, n)
+    f_hat = (design.inverse @ counts) / n
+    consistent = norm_sub(f_hat)
+    for index, (a, b) in enumerate(design.labels):
+        w = np.zeros(design.k)
+        w[index] = 1.0
+        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
+        result.cells.append(CellEstimate(a, b, **row, consistent=float(consistent[index])))
+    assert len(result.cells) == len(row_labels) * k2
+    return result
+
+
+# --- a whole batch ----------------------------------------------------------------------------
+
+
+def estimate_batch(survey: Any, batch: CollectedBatchLike,
+                   confidence: float = 0.95) -> dict[str, Any]:
+    """The estimate document of one collected batch: the shape of today's
+    (`GET /api/surveys/<id>/estimates`) plus the mode, the batch, rejected reports, crosstabs
+    and the guarantees in plain words."""
+    from .guarantees import survey_guarantees
+
+    if batch.survey_id != survey.id or int(batch.version) != int(survey.version):
+        raise EstimateError(f"the batch is of survey {batch.survey_id!r} v{batch.version}, "
+                            f"not {survey.id!r} v{survey.version}")
+    questions = []
+    for q in survey.questions:
+        entry = batch.entries.get(q.id)
+        if entry is None:
+            raise EstimateError(f"the batch has no totals for question {q.id!r}")
+        questions.append(estimate_two_server(q, entry, confidence).to_dict())
+    crosstabs = []
+    for spec in getattr(survey, "crosstabs", ()):
+        entry = batch.entries.get(spec.key)
+        if entry is None:
+            raise EstimateError(f"the batch has no totals for the crosstab {spec.key!r}")
+        crosstabs.append(estimate_crosstab(survey.question(spec.rows), survey.question(spec.cols),
+                                           entry, confidence, spec.row_bins,
+                                           spec.col_bins).to_dict())
+    entries = [batch.entries[q.id] for q in survey.questions]
+    return {"survey": survey.id, "version": survey.version, "collection": COLLECTION,
+            "batch": batch.batch_id, "confidence": confidence,
+            "n_submissions": max((int(e.n) for e in entries), default=0),
+            "rejected": sum(int(getattr(e, "rejected", 0) or 0) for e in entries),
+            "questions": questions, "crosstabs": crosstabs,
+            "guarantees": survey_guarantees(survey).to_dict()}
+
+
+__all__ = ["BatchEntry", "CellEstimate", "CollectedBatchLike", "CrosstabEstimate", "Design",
+           "Functional", "SumDesign", "TwoServerEstimate", "crosstab_design", "design_for",
+           "estimate_batch", "estimate_crosstab", "estimate_two_server", "sum_design"]
