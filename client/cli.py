@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from .errors import DeliveryError
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
+from .review import report_words, review_lines
 from .state import STATE_ENV, StateDir
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON
@@ -42,12 +44,25 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
 @click.option("--invite", default=None, metavar="CODE",
               help="One-time invitation code, for surveys that accept only invited respondents.")
 @click.option("--dry-run", is_flag=True,
-              help="Print exactly the randomized submission that would be sent; send nothing.")
+              help="Show the review (answers and the exact chances of what would be sent); "
+                   "randomize, record and send nothing.")
+@click.option("--yes", "-y", "assume_yes", is_flag=True,
+              help="Send without asking to confirm the review (for scripts; needed when stdin "
+                   "is not a terminal).")
 @attempts_option
 def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
             state_dir: str | None, max_epsilon: float, invite: str | None, dry_run: bool,
-            attempts: int) -> None:
-    """Answer a survey: verify it, randomize each answer on this device, send the reports."""
+            assume_yes: bool, attempts: int) -> None:
+    """Answer a survey: verify it, randomize each answer on this device, send the reports.
+
+    Before anything is randomized, it shows your answers and, in plain words, the exact chances
+    of what each will be sent as, and asks you to confirm. Only then does it draw each report
+    once, store it in the outbox and print it; a report, once drawn, is never drawn again.
+    """
+    if not (assume_yes or dry_run or stdin_is_terminal()):
+        raise click.ClickException("stdin is not a terminal, so respond cannot ask you to "
+                                   "confirm before randomizing: pass --yes to send without "
+                                   "the review")
     respondent = Respondent(server, state_dir=state_dir, trust=trust, max_epsilon=max_epsilon,
                             retry=RetryPolicy(attempts=attempts),
                             warn=lambda m: click.secho(m, err=True, fg="yellow", bold=True))
@@ -58,13 +73,46 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     else:
         respondent.ledger.check_not_answered(survey.id, survey.version)
         answers = prompt_answers(survey)
-    submission = respondent.answer(verified, answers, invite=invite)
+    checked = respondent.check_answers(verified, answers)
+    if dry_run or not assume_yes:
+        click.echo()
+        if survey.two_server is not None:  # merge of reroll's review with the two-server mode
+            for q in survey.questions:
+                if q.id in checked:
+                    click.echo(f"  {q.text} -> {checked[q.id]!r}: {explain(q)}")
+        else:
+            mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
+            for line in review_lines(survey, checked, mechanisms):
+                click.echo(line)
+        if invite is not None:
+            click.echo("The invitation code is sent with the reports: it links them to the code.")
     if dry_run:
-        click.echo(json.dumps(submission.wire(), indent=2, sort_keys=True))
-        click.echo("dry run: nothing was sent and nothing was recorded", err=True)
+        click.echo("dry run: nothing was randomized, recorded or sent", err=True)
         return
-    delivery = respondent.submit(submission)
+    if not assume_yes and not click.confirm("Randomize and send now?", default=False):
+        raise click.ClickException("not sent: nothing was randomized, recorded or sent")
+    submission = respondent.answer(verified, checked, invite=invite)
+    delivery = respondent.submit(submission)  # stored in the ledger and outbox first
+    if survey.two_server is not None:
+        click.echo("Split into two halves, sealed and stored on this device; one upload goes "
+                   "to the leader, which can open only its half.")
+    else:
+        _print_sent(survey, respondent, submission.reports)
     _report_delivery(delivery)
+
+
+def stdin_is_terminal() -> bool:
+    """Whether a person can be asked to confirm (tests replace this)."""
+    return sys.stdin.isatty()
+
+
+def _print_sent(survey: Survey, respondent: Respondent, reports: dict[str, Any]) -> None:
+    """The stored reports in plain words: printed only once they are in the outbox."""
+    click.echo("Randomized and stored on this device; it sends:")
+    for q in survey.questions:
+        if q.id in reports:
+            words = report_words(q, respondent.mechanism(survey, q), reports[q.id])
+            click.echo(f"  {q.text} -> {words}")
 
 
 def _read_answers(path: Path) -> dict[str, Any]:

@@ -40,4 +40,5 @@ def export(survey_id: str, server_url: str, trust: str, out_dir: str, max_epsilo
                f"server:      {result.server}\n"
                f"fingerprint: {result.fingerprint}\n"
                f"Host {result.out_dir}/ on your own site (index.html is the page) and run the "
-               f"aggregator with --allow-origin https://YOUR-SITE.")
+               f"aggregator with --allow-origin https://YOUR-SITE. Opened from disk (file://) "
+               f"the page cannot run: browsers do not load its modules from files.")

@@ -21,6 +21,7 @@ from typing import Any
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.survey import Question, Survey
+from ..shared.two_server.encoding import question_index
 from .errors import DeliveryError
 from .hazmat_memo import Memoizer
 from .ledger import Charge, Ledger
@@ -85,14 +86,13 @@ class Respondent:
                                 f"(nothing was answered or spent)")
         return verified
 
-    def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any],
-               invite: str | None = None) -> Submission:
-        """Randomize `answers` ({question id: true answer}) on this device.
-
-        `invite` is the one-time invitation code an invite-only survey requires.
+    def check_answers(self, survey: VerifiedSurvey | Survey,
+                      answers: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers to randomize, {question id: true answer}, checked without drawing.
 
         Invalid answers are refused (AnswerError), never clamped. A required question must be
-        answered; an optional one may be left out (or None), which the server can see.
+        answered; an optional one may be left out (or None), which the server can see. Also
+        refuses a survey version this device already answered, or one above its ε limit.
         """
         survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
         check_policy(survey, self.max_epsilon)
@@ -103,20 +103,42 @@ class Respondent:
         unknown = sorted(str(k) for k in answers if k not in known)
         if unknown:
             raise AnswerError(f"survey {survey.id!r} has no question {unknown[0]!r}")
-        if survey.two_server is not None:
-            if invite is not None:
-                raise AnswerError("a two-server survey takes no invitation codes")
-            return build_upload(survey, answers)  # type: ignore[return-value]
-        reports: dict[str, Any] = {}
-        charges: list[Charge] = []
+        checked: dict[str, Any] = {}
         for q in survey.questions:
             value = answers.get(q.id)
             if value is None:
                 if q.optional:
                     continue
                 raise AnswerError(f"question {q.id!r} is required")
-            mechanism = self._mechanism(survey, q)
-            mechanism.encode(value)  # refuse before randomizing anything
+            if q.mechanism == "none":  # a two-server question without a local mechanism
+                question_index(q, value)
+            else:
+                self.mechanism(survey, q).encode(value)  # refuse before randomizing anything
+            checked[q.id] = value
+        return checked
+
+    def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any],
+               invite: str | None = None) -> Submission:
+        """Randomize `answers` ({question id: true answer}) on this device: one draw per
+        answered question (check_answers first).
+
+        `invite` is the one-time invitation code an invite-only survey requires. Show a
+        respondent the draws only once `submit` stored them: a draw shown and then replaced
+        by another would let the respondent choose the report (docs/web.md).
+        """
+        survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
+        checked = self.check_answers(survey, answers)
+        if survey.two_server is not None:
+            if invite is not None:
+                raise AnswerError("a two-server survey takes no invitation codes")
+            return build_upload(survey, checked)  # type: ignore[return-value]
+        reports: dict[str, Any] = {}
+        charges: list[Charge] = []
+        for q in survey.questions:
+            if q.id not in checked:
+                continue
+            value = checked[q.id]
+            mechanism = self.mechanism(survey, q)
             report_epsilon = mechanism.realized_epsilon()
             if survey.series is not None:
                 report = self.memo.report(mechanism, survey.series, q.id, value)
@@ -131,7 +153,7 @@ class Respondent:
                           version=survey.version, reports=reports, charges=tuple(charges),
                           invite=invite)
 
-    def _mechanism(self, survey: Survey, question: Question) -> Mechanism:
+    def mechanism(self, survey: Survey, question: Question) -> Mechanism:
         """The question's mechanism, built (and its ε proven) once per survey content."""
         key = (survey.sha256, question.id)
         if key not in self._mechanisms:

@@ -314,7 +314,7 @@ def test_interactive_respond_refuses_an_answered_version_before_asking(tmp_path:
     server = FakeServer(lambda m, p, b: (200, manifest) if m == "GET" else accepting(m, p, b))
     try:
         args = ["respond", "--server", server.url, "--survey", "checkin", "--state",
-                str(tmp_path / "state")]
+                str(tmp_path / "state"), "--yes"]
         first = CliRunner().invoke(cli, args, input="no\n2\n5\n")
         assert first.exit_code == 0, first.output
         second = CliRunner().invoke(cli, args, input="no\n2\n5\n")

@@ -71,9 +71,11 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
 def test_scripted_respond_end_to_end(deployed: dict[str, Any], tmp_path: Path) -> None:
     server, state = deployed["server"], tmp_path / "state"
     result = run("respond", "--server", server.url, "--survey", "scripted", "--answers",
-                 str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state", str(state))
+                 str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state", str(state),
+                 "--yes")
     assert result.returncode == 0, result.stderr
     assert "sent submission" in result.stdout
+    assert "nothing has been randomized yet" not in result.stdout  # --yes: no review
     [stored] = server.export("scripted", deployed["token"])
     [receipt] = (state / "receipts").iterdir()
     body = json.loads(receipt.read_text())["body"]
@@ -91,7 +93,8 @@ def test_scripted_respond_end_to_end(deployed: dict[str, Any], tmp_path: Path) -
     assert "great" not in receipts.stdout
 
     again = run("respond", "--server", server.url, "--survey", "scripted", "--answers",
-                str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state", str(state))
+                str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state", str(state),
+                "--yes")
     assert again.returncode == 1
     assert again.stderr.strip().splitlines() == [
         line for line in again.stderr.strip().splitlines() if line.startswith("Error:")]
@@ -125,30 +128,25 @@ def test_a_respondent_device_needs_no_server_or_plotting_libraries(
     assert "not on a respondent's device" in blocked.stderr  # the blocker is active
     for args in (("respond", "--server", deployed["server"].url, "--survey", "scripted",
                   "--answers", str(deployed["answers"]), "--trust", str(deployed["pub"]),
-                  "--state", str(state)),
+                  "--state", str(state), "--yes"),
                  ("receipts", "--state", str(state))):
         result = subprocess.run([sys.executable, "-m", "ldpsurvey.analyst.cli", *args], env=env,
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, result.stderr
 
 
-def test_dry_run_prints_the_submission_without_true_answers_and_sends_nothing(
+def test_dry_run_shows_the_review_and_draws_records_and_sends_nothing(
         deployed: dict[str, Any], tmp_path: Path) -> None:
+    """A dry run never prints a draw: a report shown and not sent could be re-rolled."""
     server, state = deployed["server"], tmp_path / "state"
     trust = fingerprint(load_public_key(deployed["pub"]))
     result = run("respond", "--server", server.url, "--survey", "dry", "--answers",
                  str(deployed["answers"]), "--trust", trust, "--state", str(state), "--dry-run")
     assert result.returncode == 0, result.stderr
-    printed = json.loads(result.stdout)
-    assert set(printed) == {"submission_id", "version", "answers"}
-    assert set(printed["answers"]) == set(TRUE_ANSWERS)
-    # Categorical reports are indices, never labels: no option label appears anywhere.
-    assert isinstance(printed["answers"]["mood"], int)
-    for label in ("great", "awful", "low", "fine", "good"):
-        assert label not in result.stdout
-    survey = Survey.from_dict(survey_dict(survey_id="dry"))
-    for q in survey.questions:
-        mechanism_for(q).validate_report(printed["answers"][q.id])
+    assert "nothing has been randomized yet" in result.stdout
+    assert "'yes' (your real answer) with probability 73.1%" in result.stdout  # ε = 1
+    assert "dry run: nothing was randomized, recorded or sent" in result.stderr
+    assert "submission_id" not in result.stdout and "{" not in result.stdout
     assert server.export("dry", deployed["token"]) == []
     assert not (state / "ledger.json").exists()
     assert list(state.rglob("*.json")) == [tmp_path / "state" / "trust.json"]  # pinned only
@@ -159,7 +157,7 @@ def test_interactive_respond(deployed: dict[str, Any], tmp_path: Path) -> None:
     # yes/no, then an invalid choice (re-asked), then option 4, then skip the optional one.
     result = CliRunner().invoke(
         cli, ["respond", "--server", server.url, "--survey", "prompted", "--state",
-              str(tmp_path / "state")], input="yes\n9\n4\n\n")
+              str(tmp_path / "state"), "--yes"], input="yes\n9\n4\n\n")
     assert result.exit_code == 0, result.output
     assert "costs ε = 1.5" in result.output
     assert "only with probability" in result.output and "deniable" in result.output
@@ -172,7 +170,7 @@ def test_interactive_respond(deployed: dict[str, Any], tmp_path: Path) -> None:
 def test_unreachable_server_is_a_one_line_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["respond", "--server", f"http://127.0.0.1:{free_port()}",
                                       "--survey", "x", "--state", str(tmp_path), "--attempts",
-                                      "1"])
+                                      "1", "--yes"])
     assert result.exit_code == 1
     assert result.output.startswith("Error: fetching survey 'x':")
     assert len(result.output.strip().splitlines()) == 1
@@ -180,7 +178,7 @@ def test_unreachable_server_is_a_one_line_error(tmp_path: Path) -> None:
 
 def test_unknown_survey_is_a_one_line_error(deployed: dict[str, Any], tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["respond", "--server", deployed["server"].url,
-                                      "--survey", "nope", "--state", str(tmp_path)])
+                                      "--survey", "nope", "--state", str(tmp_path), "--yes"])
     assert result.exit_code == 1
     assert "HTTP 404" in result.output and len(result.output.strip().splitlines()) == 1
 
@@ -213,7 +211,7 @@ def test_closed_survey_is_not_answered(deployed: dict[str, Any], tmp_path: Path)
     http_json("POST", f"{server.url}/api/surveys/closing/close", {}, token=deployed["token"])
     result = CliRunner().invoke(cli, ["respond", "--server", server.url, "--survey", "closing",
                                       "--answers", str(deployed["answers"]), "--state",
-                                      str(tmp_path)])
+                                      str(tmp_path), "--yes"])
     assert result.exit_code == 1
     assert "survey 'closing' is closed" in result.output
     assert not (tmp_path / "ledger.json").exists()
@@ -229,7 +227,7 @@ def test_invite_only_survey_needs_the_code_once(deployed: dict[str, Any], tmp_pa
     def respond(state: str, *extra: str) -> subprocess.CompletedProcess[str]:
         return run("respond", "--server", server.url, "--survey", "invited", "--answers",
                    str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state",
-                   str(tmp_path / state), "--attempts", "1", *extra)
+                   str(tmp_path / state), "--attempts", "1", "--yes", *extra)
 
     refused = respond("no-code")
     assert refused.returncode != 0
@@ -237,7 +235,7 @@ def test_invite_only_survey_needs_the_code_once(deployed: dict[str, Any], tmp_pa
     assert server.export("invited", deployed["token"]) == []
 
     dry = respond("dry", "--invite", code, "--dry-run")
-    assert json.loads(dry.stdout)["invite"] == code
+    assert dry.returncode == 0 and "invitation code is sent with the reports" in dry.stdout
 
     sent = respond("with-code", "--invite", code)
     assert sent.returncode == 0, sent.stderr

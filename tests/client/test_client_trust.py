@@ -164,7 +164,7 @@ def test_cli_refuses_tampered_manifest_with_one_line(fake: Scripted, tmp_path: P
     fake.served = [tamper(copy.deepcopy(genuine))]
     result = CliRunner().invoke(cli, ["respond", "--server", fake.server.url, "--survey",
                                       "checkin", "--answers", str(answers), "--trust", str(pub),
-                                      "--state", str(tmp_path / "state")])
+                                      "--state", str(tmp_path / "state"), "--yes"])
     assert result.exit_code == 1, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: refusing survey 'checkin'")

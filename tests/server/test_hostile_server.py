@@ -211,7 +211,7 @@ def respond(server: HostileServer, tmp_path: Path, *extra: str) -> Any:
     answers.write_text(json.dumps(ANSWERS))
     return CliRunner().invoke(cli, ["respond", "--server", server.url, "--survey", "checkin",
                                     "--answers", str(answers), "--state",
-                                    str(tmp_path / "state"), *extra])
+                                    str(tmp_path / "state"), "--yes", *extra])
 
 
 def assert_one_line(result: Any, *needles: str) -> str:

@@ -133,8 +133,8 @@ def test_the_served_page_pins_the_key_on_first_use(deployment, page):
     sid = survey["id"]
     page.goto(deployment.page_url(sid))
     page.wait_for_selector("body[data-state=ready]")
-    assert "key remembered" in page.locator("#content").inner_text()
-    assert page.locator("#fingerprint").inner_text() == deployment.fingerprint
+    assert "key remembered" in page.locator("#content").text_content()
+    assert page.locator("#fingerprint").text_content() == deployment.fingerprint
     serve_instead(page, sid, document(survey, OTHER_KEY))  # the aggregator swaps the key
     page.reload()
     page.wait_for_selector(REFUSED)

@@ -54,7 +54,7 @@ def test_page_answers_and_the_server_stores_a_valid_report(deployment, page):
     page.click("#send")
     page.wait_for_selector(SENT)
 
-    shown = json.loads(page.locator("pre.wire").inner_text())
+    shown = json.loads(page.locator("pre.wire").text_content())
     (stored,) = deployment.stored(sid)
     assert stored["submission_id"] == shown["submission_id"]
     assert stored["answers"] == shown["answers"]
@@ -117,7 +117,7 @@ def test_offline_then_online_delivers_exactly_once(deployment, context, page):
     page.wait_for_selector(PENDING)
     assert "Saved on this device" in page.locator("#delivery").inner_text()
     assert deployment.stored(sid) == []
-    shown = json.loads(page.locator("pre.wire").inner_text())
+    shown = json.loads(page.locator("pre.wire").text_content())
 
     context.set_offline(False)  # the browser's "online" event resends the stored body
     page.wait_for_selector(SENT)
@@ -155,7 +155,7 @@ def test_an_exported_page_answers_through_cors(deployment, page):
     sid = deployment.new_survey()["id"]
     url = deployment.export(sid)
     answer_and_review(page, url)
-    assert "the key this page trusts" in page.locator("#content").inner_text()
+    assert "the key this page trusts" in page.locator("#content").text_content()
     page.click("#send")
     page.wait_for_selector(SENT)
     assert len(deployment.stored(sid)) == 1
@@ -168,13 +168,15 @@ def test_a_page_on_an_origin_the_server_does_not_allow_cannot_read_the_survey(
     deployment.export(sid)
     with serve_web_root(deployment.site_root) as other:  # same files, another origin
         page.goto(f"{other}{sid}/index.html")
-        page.wait_for_selector("body[data-state=offline]")
-        assert "Cannot load the survey" in page.locator("#status").inner_text()
+        page.wait_for_selector("body[data-state=cors]")
+        status = page.locator("#status").inner_text()
+        assert "is running but does not allow pages served from" in status
+        assert f"--allow-origin {other.rstrip('/')}" in status
 
 
 def test_phone_sized_window(deployment, browser, tmp_path):
     sid = deployment.new_survey()["id"]
-    phone = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,
+    phone = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True,  # <= 390
                                 has_touch=True, device_scale_factor=2)
     try:
         tab = phone.new_page()
@@ -188,6 +190,10 @@ def test_phone_sized_window(deployment, browser, tmp_path):
         tab.screenshot(path=str(tmp_path / "phone-review.png"), full_page=True)
         tab.locator("#send").tap()
         tab.wait_for_selector(SENT)
+        tab.get_by_text("Technical details").tap()  # the raw JSON and receipt id
+        assert tab.locator("pre.wire").is_visible()
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+        tab.screenshot(path=str(tmp_path / "phone-sent.png"), full_page=True)
     finally:
         phone.close()
 
@@ -208,6 +214,9 @@ def test_answering_with_the_keyboard_alone(deployment, page):
     page.goto(deployment.page_url(sid))
     page.wait_for_selector(READY)
     keys = page.keyboard
+    keys.press("Tab")            # the "Details" control (ε and the signing key)...
+    keys.press("Enter")          # ...opens from the keyboard
+    assert page.locator("#fingerprint").is_visible()
     keys.press("Tab")            # question 1: the first radio ("Yes")
     keys.press("Space")
     keys.press("Tab")            # question 2: the radio group, on "awful"
@@ -235,7 +244,7 @@ def test_a_series_memoizes_the_permanent_report_and_charges_a_repeat_nothing(dep
     deployment.server.publish({**first, "version": 2}, deployment.key, deployment.token)
     answer_and_review(page, deployment.page_url(sid))  # the same true answers, next round
     assert "ε = 0 in total" in page.locator("#review").inner_text()
-    assert page.locator("#review").inner_text().count("ε spent: 0 (the same answer") == 3
+    assert page.locator("#review").inner_text().count("ε = 0 (the same answer") == 3
     page.click("#send")
     page.wait_for_selector(SENT)
     rounds = {s["version"]: s["answers"] for s in deployment.stored(sid)}

@@ -11,6 +11,20 @@ export class Unreachable extends Error {
   }
 }
 
+/**
+ * The server is up, but the browser would not let this page read its answers: the page is on
+ * an origin the server does not allow (`ldpsurvey serve --allow-origin`). Retrying is useless
+ * until the operator fixes that; a stored submission stays pending meanwhile.
+ */
+export class CorsRefused extends Unreachable {
+  constructor(server) {
+    super(`the survey server at ${server} is running but does not allow pages served from ` +
+          `${window.location.origin}`);
+    this.name = "CorsRefused";
+    this.server = server;
+  }
+}
+
 /** The server answered 4xx: it refused, and resending the same bytes will not help. */
 export class Refused extends Error {
   constructor(message, status) {
@@ -24,12 +38,29 @@ export function surveyUrl(server, surveyId, tail = "") {
   return `${server}/api/surveys/${encodeURIComponent(surveyId)}${tail}`;
 }
 
-async function call(url, init) {
+/**
+ * Why a fetch failed without an answer. The browser reports a CORS refusal and a network
+ * failure alike (a TypeError), so: offline if the browser says so; otherwise a no-cors GET of
+ * the same URL, whose (opaque) answer the page cannot read but which arrives only if the
+ * server is reachable: then the server answered and only CORS stood in the way.
+ */
+async function whyUnreachable(url) {
+  if (navigator.onLine === false) return new Unreachable("this device is offline");
+  try {
+    await fetch(url, { ...OPTIONS, method: "GET", mode: "no-cors" });
+  } catch {
+    return new Unreachable("the survey server cannot be reached (offline, or the server is " +
+                           "down?)");
+  }
+  return new CorsRefused(new URL(url).origin);
+}
+
+async function call(url, init, probe = url) {
   let response;
   try {
     response = await fetch(url, { ...OPTIONS, ...init });
   } catch {
-    throw new Unreachable("the survey server cannot be reached (offline?)");
+    throw await whyUnreachable(probe);
   }
   let body = null;
   try {
@@ -57,5 +88,5 @@ export function postSubmission(server, surveyId, body) {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),
-  });
+  }, surveyUrl(server, surveyId));  // the probe GETs the survey, never re-POSTs the body
 }

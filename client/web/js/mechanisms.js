@@ -186,7 +186,7 @@ function grrCore(epsilon, k, binary = false) {
     describe(labels, truth = "your real answer") {
       const P = p.toNumber();
       const Q = q.toNumber();
-      const choice = binary || typeof labels[0] === "boolean" ? "said ‘yes’ or ‘no’" : "picked an option";
+      const choice = binary || typeof labels[0] === "boolean" ? "says ‘yes’ or ‘no’" : "picks an option";
       const others = k === 2 ? `the other one with probability ${pct(Q)}`
         : `otherwise one of the other ${k - 1} options, each with probability ${pct(Q)}`;
       const text = `Your device ${choice} at random: ${truth} with probability ${pct(P)}, ${others}. The server cannot tell which happened.`;
@@ -231,7 +231,7 @@ function unaryCore(name, epsilon, k) {
       const P = p.toNumber();
       const Q = q.toNumber();
       return {
-        text: `Your device set one yes/no mark for each of the ${k} options at random: the mark of your real answer is ‘yes’ with probability ${pct(P)}, every other mark with probability ${pct(Q)}, each drawn on its own.`,
+        text: `Your device sets one yes/no mark for each of the ${k} options at random: the mark of your real answer is ‘yes’ with probability ${pct(P)}, every other mark with probability ${pct(Q)}, each drawn on its own.`,
         truthful: P, other: Q,
       };
     },
@@ -298,7 +298,7 @@ function ssCore(epsilon, k) {
     describe() {
       const P = p.toNumber();
       return {
-        text: `Your device picked a set of ${d} of the ${k} options at random: your real answer is in it with probability ${pct(P)}, and the rest of the set are other options picked at random.`,
+        text: `Your device picks a set of ${d} of the ${k} options at random: your real answer is in it with probability ${pct(P)}, and the rest of the set are other options picked at random.`,
         truthful: P, other: q.toNumber(),
       };
     },
@@ -348,7 +348,7 @@ function olhCore(epsilon, k) {
     describe() {
       const P = pB.toNumber();
       return {
-        text: `Your device picked a random code that sorts the ${k} options into ${g} buckets, and sends the code with the bucket of your real answer with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random. Many options share each bucket.`,
+        text: `Your device picks a random code that sorts the ${k} options into ${g} buckets, and sends the code with the bucket of your real answer with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random. Many options share each bucket.`,
         truthful: P, other: qB.toNumber(),
       };
     },
@@ -377,7 +377,7 @@ function hrCore(epsilon, k) {
     describe() {
       const P = p.toNumber();
       return {
-        text: `Your device picked a number from 0 to ${size - 1} at random: with probability ${pct(P)} from the half of the numbers that your real answer’s code marks, otherwise from the other half.`,
+        text: `Your device picks a number from 0 to ${size - 1} at random: with probability ${pct(P)} from the half of the numbers that your real answer’s code marks, otherwise from the other half.`,
         truthful: P, other: 0.5,
       };
     },
@@ -437,7 +437,7 @@ function geometricCore(epsilon, low, high) {
       const zero = Math.tanh(rateFloat / 2);
       const factor = Math.exp(rateFloat);
       return {
-        text: `Your device added random noise to your number: it stays unchanged with probability ${pct(zero)}, and a change of ±1, ±2, … is the less likely the larger it is (each step ${factor < 1.0001 ? "very slightly" : `${factor.toPrecision(3)} times`} less likely).`,
+        text: `Your device adds random noise to your number: it stays unchanged with probability ${pct(zero)}; small changes (1 up or down) are likelier than large ones, each further step ${factor < 1.0001 ? "very slightly" : `${factor.toPrecision(3)} times`} less likely than the one before.`,
         unchanged: zero, stepFactor: factor,
       };
     },
@@ -496,7 +496,7 @@ function ordinalCore(epsilon, k) {
       const mid = Math.floor((k - 1) / 2);
       for (let y = 0; y < k; y++) z += b ** -Math.abs(mid - y);
       return {
-        text: `Your device picked your real option or one near it at random: each step further away is ${b.toPrecision(4)} times less likely (for an option in the middle, your real one is sent with probability ${pct(1 / z)}).`,
+        text: `Your device picks your real option or one near it at random: each step further away is ${b.toPrecision(4)} times less likely (for an option in the middle, your real one is sent with probability ${pct(1 / z)}).`,
         stepFactor: b, truthfulMiddle: 1 / z,
       };
     },
@@ -523,7 +523,7 @@ function twoLayerCore(permanent, instantaneous, epsilon) {
       const first = permanent.describe(labels).text.replace(/ The server cannot tell which happened\.$/, "");
       const second = instantaneous.describe(labels, "that kept answer").text;
       return {
-        text: `Your answer was randomized twice. Once, ${first.replace(/^Your/, "your")} This device keeps that result and reuses it whenever you give the same answer again. Then, for this round, ${second.replace(/^Your/, "your")}`,
+        text: `Your answer is randomized twice. Once, ${first.replace(/^Your/, "your")} This device keeps that result and reuses it whenever you give the same answer again. Then, for this round, ${second.replace(/^Your/, "your")}`,
         truthful: p.toNumber(), other: q.toNumber(),
       };
     },

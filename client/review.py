@@ -1,0 +1,166 @@
+"""What `respond` shows a respondent, in plain words: before sending, the exact chances of what
+each answer will be sent as (nothing is drawn yet); after storing, the reports it sent.
+
+The twin of client/web/js/review.js. Nothing here draws randomness: a review can be shown and
+declined without any report existing, so a respondent can never see a draw and ask for another
+(issue 17, docs/web.md "a report, once seen, is never replaced by a fresh draw").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..shared.mechanisms import Mechanism
+from ..shared.survey import Question, Survey
+
+LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every chance listed
+
+
+def pct(p: Any) -> str:
+    """A probability as a percentage, one decimal (more for the very small or large)."""
+    v = 100 * float(p)
+    if v in (0.0, 100.0):
+        return f"{v:g}%"
+    if v < 0.05:
+        return f"{v:.2g}%"
+    if v > 99.95:
+        return f"{v:.4f}".rstrip("0") + "%"
+    return f"{v:.1f}%"
+
+
+def odds_factor(epsilon: float) -> str:
+    """e^ε rounded *up* (so "at most N times" stays true): one decimal below 10, whole numbers
+    below 1000, three significant digits above."""
+    n = math.exp(epsilon)
+    if n < 10:
+        return f"{math.ceil(round(n * 10, 9)) / 10:g}"
+    if n < 1000:
+        return f"{math.ceil(round(n, 9)):d}"
+    unit = 10 ** (math.floor(math.log10(n)) - 2)
+    return f"{math.ceil(n / unit) * unit:,d}"
+
+
+def odds_sentence(epsilon: float) -> str:
+    """The privacy of ε in odds words, for a respondent."""
+    if epsilon == 0:
+        return "what your device sends reveals nothing new about your answers"
+    return (f"anyone who sees what your device sends can be at most {odds_factor(epsilon)} "
+            f"times more sure of your real answers than before (ε = {epsilon:g})")
+
+
+def answer_text(q: Question, answer: Any) -> str:
+    if q.type == "binary":
+        return "yes" if answer else "no"
+    return str(answer)
+
+
+def _yes_no(value: bool) -> str:
+    return "'yes'" if value else "'no'"
+
+
+def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
+    """What the device will send for this answer, with the exact chances, in plain words."""
+    name = mechanism.name
+    p = getattr(mechanism, "p_star", None)
+    qs = getattr(mechanism, "q_star", None)
+    if name in ("binary_rr", "grr") or name.endswith("+instantaneous"):
+        if q.type == "binary":
+            return (f"your device will send {_yes_no(answer)} (your real answer) with "
+                    f"probability {pct(p)}, and {_yes_no(not answer)} with probability "
+                    f"{pct(qs)}")
+        return (f"your device will send {answer!r} (your real answer) with probability "
+                f"{pct(p)}, otherwise one of the other {len(q.options) - 1} options, each with "
+                f"probability {pct(qs)}")
+    if name == "geometric":
+        return _number_chances(q, mechanism, answer)
+    if name == "ordinal_exp" and len(q.options) <= LIST_ALL_UP_TO:
+        row = mechanism.channel()[mechanism.encode(answer)]
+        listed = ", ".join(f"{o!r}{' (yours)' if o == answer else ''} {pct(row[y])}"
+                           for y, o in enumerate(q.options))
+        return f"your device will send one option, the nearer to yours the likelier: {listed}"
+    if name == "ordinal_exp":
+        return (f"your device will send your real option or one near it: each step further "
+                f"away is {float(mechanism.base):.4g} times less likely")
+    if name in ("oue", "sue"):
+        return (f"your device will send one yes/no mark per option: your real answer's mark is "
+                f"'yes' with probability {pct(p)}, every other mark with probability "
+                f"{pct(qs)}, each drawn on its own")
+    if name == "ss":
+        return (f"your device will send a set of {mechanism.subset_size} of the "
+                f"{len(q.options)} options: it holds your real answer with probability "
+                f"{pct(p)}; the rest of the set are other options picked at random")
+    if name == "olh":
+        return (f"your device will send a random code that sorts the {len(q.options)} options "
+                f"into {mechanism.g} buckets, with the bucket of your real answer with "
+                f"probability {pct(mechanism.p_bucket)}, otherwise another bucket at random")
+    if name == "hr":
+        return (f"your device will send a number from 0 to {mechanism.size - 1}: with "
+                f"probability {pct(p)} from the half your real answer's code marks, otherwise "
+                f"from the other half")
+    return mechanism.deniability()
+
+
+def _number_chances(q: Question, mechanism: Any, x: int) -> str:
+    rate = float(mechanism.rate)
+    same = math.tanh(rate / 2)
+    step = math.exp(rate)
+    near = 2 * same / step  # one step up or down, together
+    further = max(0.0, 1 - same - near)
+    factor = "very slightly" if step < 1.0001 else f"{step:.3g} times"
+    return (f"your device will add random noise to your number and send the result: {x} "
+            f"itself with probability {pct(same)}, {x - 1} or {x + 1} with probability "
+            f"{pct(near)}, a number further away with probability {pct(further)} (each further "
+            f"step is {factor} less likely than the one before); the number sent can be below "
+            f"{q.min} or above {q.max}: that is the noise, as expected")
+
+
+def review_lines(survey: Survey, answers: Mapping[str, Any],
+                 mechanisms: Mapping[str, Mechanism]) -> list[str]:
+    """The review before anything is drawn: per question the answer, what sending it means,
+    and its ε; then the total in odds words."""
+    lines = [f"Before sending {survey.title!r} (version {survey.version}): nothing has been "
+             "randomized yet. If you send, your device randomizes each answer once, stores the "
+             "result and sends only that; your true answers never leave this device."]
+    total = 0.0
+    for i, q in enumerate(survey.questions, 1):
+        lines.append(f"{i}. {q.text}")
+        answer = answers.get(q.id)
+        if answer is None:
+            lines.append("   skipped: nothing is sent for it (the server sees that it was "
+                         "skipped); ε = 0")
+            continue
+        total += q.epsilon
+        lines.append(f"   your answer (stays on this device): {answer_text(q, answer)}")
+        lines.append(f"   {chances(q, mechanisms[q.id], answer)}; ε = {q.epsilon:g}")
+    lines.append(f"In total, {odds_sentence(total)}.")
+    if survey.series:
+        lines.append(f"(Series {survey.series!r}: an answer the same as in an earlier round "
+                     "re-sends the report kept for it and costs no more.)")
+    return lines
+
+
+def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
+    """A stored report in plain words (what the server receives for this question)."""
+    name = mechanism.name
+    if q.type == "binary":  # binary_rr sends true/false, grr the index of [false, true]
+        return "yes" if report else "no"
+    if q.type == "integer" and isinstance(report, int):
+        if q.min <= report <= q.max:
+            return f"the number {report}"
+        return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, "
+                "as expected; it keeps your real number private and the results allow for it)")
+    if isinstance(report, int) and (name in ("grr", "ordinal_exp")
+                                    or name.endswith("+instantaneous")):
+        return f"the option {q.options[report]!r}"
+    if name in ("oue", "sue", "ss") and isinstance(report, list):
+        marked = [q.options[v] for v in range(len(q.options))
+                  if (report[v >> 5] >> (v & 31)) & 1]
+        return ("the options marked: " + ", ".join(repr(o) for o in marked)) if marked \
+            else "no option marked"
+    if name == "olh" and isinstance(report, list):
+        return f"the random code {report[0]} and bucket {report[1]}"
+    if name == "hr":
+        return f"the number {report}"
+    return repr(report)

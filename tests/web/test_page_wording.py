@@ -1,0 +1,153 @@
+"""The page speaks to a respondent, not to a cryptographer (issue 17): privacy in odds words
+with ε and the key's fingerprint behind a details control, a review without raw codes, an
+integer report outside the range called expected noise, and after sending the plain-words
+version with a local time (the raw JSON and receipt id in details)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pytest
+from ldpsurvey.client.review import odds_factor
+from vectors import build_vectors
+
+READY = "body[data-state=ready]"
+SENT = "body[data-delivery=sent]"
+
+
+def test_the_first_screen_states_privacy_in_odds_words(deployment, page):
+    sid = deployment.new_survey()["id"]
+    page.goto(deployment.page_url(sid))
+    page.wait_for_selector(READY)
+    privacy = page.locator("#privacy").inner_text()
+    # survey_dict() spends ε = 1 + 1.5 + 1 = 3.5; e^3.5 = 33.1, rounded up
+    assert "at most 34 times more sure of your real answers than before" in privacy
+    assert "ε" not in privacy
+    assert not page.locator("#fingerprint").is_visible()  # behind "Details"
+    visible = page.locator("#content").inner_text()
+    assert not re.search(r"[0-9a-f]{64}", visible)
+    page.get_by_text("Details: privacy budget and signing key").click()
+    assert page.locator("#fingerprint").is_visible()
+    details = page.locator("#survey-details").inner_text()
+    assert "ε = 3.5" in details and deployment.fingerprint in details
+    hint = page.locator("#q0-hint").inner_text()
+    assert "at most 2.8 times more sure of this answer (ε = 1)" in hint  # e^1 = 2.72
+
+
+def test_review_and_receipt_are_plain_words_with_a_local_time(deployment, browser):
+    sid = deployment.new_survey()["id"]
+    ctx = browser.new_context(timezone_id="Pacific/Auckland", locale="en-NZ")
+    try:
+        page = ctx.new_page()
+        page.goto(deployment.page_url(sid))
+        page.wait_for_selector(READY)
+        page.get_by_label("No", exact=True).check()
+        page.get_by_label("fine").check()
+        page.get_by_label("A whole number from 0 to 30").fill("4")
+        page.get_by_role("button", name="Review what will be sent").click()
+        page.wait_for_selector("#review")
+        review = page.locator("#review").inner_text()
+        assert page.locator("#review code, #review pre").count() == 0  # no raw codes
+        assert not re.search(r"\b(true|false)\b(?! answers)", review)  # no JSON values
+        assert "3 or 5 with probability" in review and "below 0 or above 30" in review
+        assert "less likely than the one before" in review
+        assert "is the less likely the larger it is" not in page.content()
+        page.click("#send")
+        page.wait_for_selector(SENT)
+        receipt = page.locator("#receipt")
+        text = receipt.inner_text()
+        assert "Your device sent" in text and "Do you smoke?" in text
+        assert not page.locator("pre.wire").is_visible()  # the JSON is in the details
+        created = page.evaluate("""async (sid) => {
+            const store = await import("./js/store.js");
+            return (await store.answered(sid, 1)).time;
+        }""", sid)
+        local = page.evaluate("(iso) => new Date(iso).toLocaleString()", created)
+        assert local in text and created not in text  # local time shown, not raw UTC
+    finally:
+        ctx.close()
+
+
+def test_an_integer_report_outside_the_range_is_called_expected_noise(js_page: Any,
+                                                                      web_root_url: str):
+    texts = js_page.evaluate("""async (root) => {
+        const M = await import(root + "js/mechanisms.js");
+        const R = await import(root + "js/review.js");
+        const q = { id: "drinks", text: "Drinks?", type: "integer", epsilon: 1.0, min: 0,
+                    max: 30, optional: false, mechanism: "geometric",
+                    params: { epsilon_rational: "1", sensitivity: 30, histogram_low: -277,
+                              histogram_high: 307 } };
+        const mechanisms = new Map([["drinks", M.mechanismFor(q)]]);
+        const survey = { questions: [q] };
+        return [-27, 7, 31].map((r) =>
+            R.sentList(survey, { drinks: r }, mechanisms).textContent);
+    }""", web_root_url)
+    below, inside, above = texts
+    assert "the number -27 (outside 0 to 30: that is the random noise, as expected" in below
+    assert "outside" not in inside
+    assert "the number 31 (outside 0 to 30" in above
+
+
+def test_odds_words_match_the_cli_and_round_up(js_page: Any, web_root_url: str):
+    epsilons = [i / 20 for i in range(0, 301)]
+    js = js_page.evaluate("""async ([root, epsilons]) => {
+        const O = await import(root + "js/odds.js");
+        return epsilons.map((e) => O.oddsFactor(e));
+    }""", [web_root_url, epsilons])
+    assert js == [odds_factor(e) for e in epsilons]
+    for epsilon, text in zip(epsilons, js, strict=True):
+        assert float(text.replace(",", "")) >= math.exp(epsilon)
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[dict[str, Any]]:
+    """One vector per (mechanism, type, layered or not, ε): a question, an answer, a report."""
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for case in build_vectors()["cases"]:
+        q = case["question"]
+        key = (q["mechanism"], q["type"], q.get("instantaneous_epsilon") is not None,
+               q["epsilon"], len(q.get("options", ())))
+        seen.setdefault(key, case)
+    return list(seen.values())
+
+
+def test_every_mechanism_gets_plain_words_on_the_page(js_page: Any, web_root_url: str, cases):
+    texts = js_page.evaluate("""async ([root, cases]) => {
+        const M = await import(root + "js/mechanisms.js");
+        const R = await import(root + "js/review.js");
+        return cases.map((c) => {
+            const q = c.question;
+            const answer = q.type === "integer" ? Number(c.answer) : c.answer;
+            const mechanisms = new Map([[q.id, M.mechanismFor(q)]]);
+            return [R.chances(q, mechanisms.get(q.id), answer),
+                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms).textContent];
+        });
+    }""", [web_root_url, cases])
+    for case, (before, after) in zip(cases, texts, strict=True):
+        for text in (before, after):
+            assert "NaN" not in text and "undefined" not in text and "[object" not in text
+        assert "%" in before, case["question"]["mechanism"]
+        assert before.startswith("Your"), before
+
+
+def test_every_mechanism_gets_plain_words_on_the_cli(cases):
+    from ldpsurvey.client.review import chances, report_words
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.survey import Survey
+
+    for case in cases:
+        q = case["question"]
+        layered = q.get("instantaneous_epsilon") is not None
+        survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
+                                   **({"series": "s"} if layered else {})})
+        question = survey.questions[0]
+        mechanism = mechanism_for(question)
+        answer = int(case["answer"]) if q["type"] == "integer" else case["answer"]
+        before = chances(question, mechanism, answer)
+        assert before.startswith("your device will send") or before.startswith(
+            "your device will add"), (q["mechanism"], before)
+        assert "%" in before or "times less likely" in before
+        after = report_words(question, mechanism, case["report"])
+        assert not after.startswith(("[", "{")), (q["mechanism"], after)
