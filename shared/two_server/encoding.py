@@ -18,7 +18,6 @@ Prio3 application context `ctx`: a share made for another survey fails preparati
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -55,7 +54,7 @@ class Encoding:
             return prio3.prio3_count()
         if self.kind == "sum":
             return prio3.prio3_sum(self.max_measurement)
-        return prio3.prio3_histogram(self.length, max(1, math.isqrt(self.length)))
+        return prio3.prio3_histogram(self.length, prio3.best_chunk_length(self.length))
 
 
 def ctx(survey: Survey, key: str) -> bytes:

@@ -290,3 +290,29 @@ def test_helper_killed_mid_aggregation_counts_every_upload_once(tmp_path):
 def _swallow(fn, *args):
     with contextlib.suppress(urllib.error.HTTPError, urllib.error.URLError):
         fn(*args)
+
+
+def test_an_upload_waits_in_the_outbox_and_is_resent_unchanged(pair, tmp_path):
+    """Leader down at submit: the sealed upload stays pending; `flush` later sends the same
+    bytes to the same path (never resharded), and the leader counts it once."""
+    from ldpsurvey.client.respondent import flush_outbox
+    from ldpsurvey.client.transport import RetryPolicy
+
+    publish(pair, "outbox")
+    r = Respondent(pair.leader.url, state_dir=str(tmp_path / "o"), warn=lambda m: None,
+                   max_epsilon=1e4, retry=RetryPolicy(attempts=1), sleep=lambda s: None)
+    submission = r.answer(r.fetch_survey("outbox"), ANSWERS[0])
+    pair.leader.stop()
+    try:
+        assert r.submit(submission).status == "pending"
+    finally:
+        pair.leader.start()
+    [pending] = r.outbox.pending()
+    assert pending["body"] == submission.wire() and pending["path"] == "two-server/uploads"
+    [delivery] = flush_outbox(str(tmp_path / "o"), retry=RetryPolicy(attempts=1))
+    assert delivery.status == "sent"
+    assert flush_outbox(str(tmp_path / "o")) == []
+    [receipt] = r.outbox.all_receipts()
+    assert receipt["body"] == submission.wire()
+    listing = api(pair, "GET", "/api/surveys/outbox/two-server/batches")
+    assert listing["waiting_uploads"] == 1
