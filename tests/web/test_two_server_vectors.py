@@ -95,6 +95,16 @@ def test_vectors_cover_every_encoding(vectors: dict[str, Any]) -> None:
     assert {c["name"] for c in cases} == {"sample", "pulse", "pulse-local"}
 
 
+def test_chunk_lengths_are_pythons(js_page: Any, web_root_url: str) -> None:
+    from ldpsurvey.shared.prio3 import best_chunk_length
+
+    js = js_page.evaluate("""async (root) => {
+      const U = await import(root + "js/twoserver/upload.js");
+      return Array.from({ length: 300 }, (_, i) => U.bestChunkLength(i + 1));
+    }""", web_root_url)
+    assert js == [best_chunk_length(n) for n in range(1, 301)]
+
+
 def test_js_reproduces_every_python_upload(vectors: dict[str, Any], js_page: Any,
                                            web_root_url: str) -> None:
     assert js_page.evaluate(REPLAY, [web_root_url, vectors["cases"]]) == []

@@ -6,7 +6,7 @@
 //    question's mechanism (mechanisms.js, drawn from `source`) as a measurement;
 // 2. a 16-byte report id (the Prio3 nonce of every key and the submission id as a UUID);
 // 3. per key (questions, then declared crosstabs with cell i*k2 + j): Prio3Count /
-//    Prio3Histogram(k, chunk = max(1, isqrt k)) / Prio3Sum(max - min), sharded with `rand`
+//    Prio3Histogram(k, bestChunkLength(k)) / Prio3Sum(max - min), sharded with `rand`
 //    drawn from `source`, ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
 // 4. the leader's input shares and the helper's, each as canonical JSON {key: base64url}, sealed
 //    (hpke.js) to that server's key from the signed manifest with info
@@ -65,11 +65,25 @@ function uuidOf(bytes) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-function isqrt(n) {
-  let x = Math.floor(Math.sqrt(n));
-  while (x * x > n) x -= 1;
-  while ((x + 1) * (x + 1) <= n) x += 1;
-  return x;
+/**
+ * The ParallelSum chunk length with the shortest proof for `measLen` range checks, ties to the
+ * smaller (shared/prio3 best_chunk_length): proof length 2·chunk + 2·(p − 1) + 1 with p the
+ * next power of two >= 1 + ceil(measLen / chunk).
+ */
+export function bestChunkLength(measLen) {
+  let best = 1;
+  let bestLen = Infinity;
+  for (let chunk = 1; chunk <= measLen; chunk++) {
+    const calls = Math.ceil(measLen / chunk);
+    let p = 1;
+    while (p < 1 + calls) p *= 2;
+    const len = 2 * chunk + 2 * (p - 1) + 1;
+    if (len < bestLen) {
+      best = chunk;
+      bestLen = len;
+    }
+  }
+  return best;
 }
 
 function domainSize(q) {
@@ -112,7 +126,7 @@ export function instanceOf(encoding) {
   if (!instances.has(id)) {
     const vdaf = encoding.kind === "count" ? prio3Count()
       : encoding.kind === "sum" ? prio3Sum(encoding.max)
-        : prio3Histogram(encoding.length, Math.max(1, isqrt(encoding.length)));
+        : prio3Histogram(encoding.length, bestChunkLength(encoding.length));
     instances.set(id, vdaf);
   }
   return instances.get(id);
