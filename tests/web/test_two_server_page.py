@@ -19,15 +19,21 @@ from __future__ import annotations
 import base64
 import json
 import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from ldpsurvey.client.page_export import export_page
 from ldpsurvey.client.respondent import Respondent
+from ldpsurvey.shared.manifest import fingerprint
 from ldpsurvey.shared.survey import canonical_json
-from support.clients import http_json
-from support.two_server import signed_survey, start_pair, two_server_survey
+from ldpsurvey.shared.two_server.hpke import generate_keypair
+from static_server import serve_web_root
+from support.clients import RealServer, http_json
+from support.two_server import HelperProcess, Pair, signed_survey, two_server_survey
 
 READY = "body[data-state=ready]"
 REFUSED = "body[data-state=refused]"
@@ -40,8 +46,25 @@ CLI_ANSWERS = [{"smoker": False, "mood": "low", "hours": 7},
 
 
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory, browser):
-    started = start_pair(tmp_path_factory.mktemp("pair"))
+def site(tmp_path_factory) -> Iterator[tuple[str, Path]]:
+    """A static site (the designer's own) where exported pages are hosted."""
+    root = tmp_path_factory.mktemp("site")
+    with serve_web_root(root) as url:
+        yield url.rstrip("/"), root
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory, browser, site):
+    """start_pair's leader + helper, the leader also allowing the site's origin (CORS)."""
+    tmp = tmp_path_factory.mktemp("pair")
+    hpaths, helper_key = generate_keypair(tmp / "keys", "helper")
+    lpaths, leader_key = generate_keypair(tmp / "keys", "leader")
+    helper = HelperProcess(str(tmp / "helper.db"), hpaths.private)
+    helper.start()
+    leader = RealServer(tmp / "leader.db", extra_args=("--hpke-key", str(lpaths.private),
+                                                       "--allow-origin", site[0]))
+    leader.start()
+    started = Pair(leader, helper, leader_key, helper_key, leader.token())
     yield started
     started.stop()
 
@@ -196,3 +219,21 @@ def test_offline_then_online_delivers_the_same_sealed_upload_once(pair, context,
     page.reload()
     page.wait_for_selector("body[data-state=answered]")
     assert len(uploads(pair, sid)) == 1
+
+
+def test_an_exported_page_answers_a_two_server_survey(pair, site, page):
+    """`page export` (the designer's own site, CORS to the leader) works in this mode too."""
+    sid = "web-2s-exported"
+    key = Ed25519PrivateKey.generate()
+    publish(pair, sid, key)
+    site_url, site_root = site
+    export_page(sid, pair.leader.url, fingerprint(key.public_key()), site_root / sid)
+    assert (site_root / sid / "js" / "prio3" / "vdaf.js").is_file()
+    answer_and_review(page, f"{site_url}/{sid}/index.html")
+    page.click("#send")
+    page.wait_for_selector("#delivery")
+    assert page.locator("body").get_attribute("data-delivery") == "sent", (
+        page.locator("#status").inner_text(), page.problems)
+    shown = json.loads(page.locator("pre.wire").text_content())
+    assert [json.loads(b) for b in uploads(pair, sid)] == [shown]
+    assert page.problems == []
