@@ -141,3 +141,21 @@ def test_a_page_upload_with_os_randomness_verifies_on_the_servers(js_page: Any,
         expected = {"rx_misuse": [1], "cannabis_frequency": [0, 0, 0, 1, 0],
                     "drinks_last_week": [30]}[key]
         assert total == expected, key
+
+
+def test_js_writes_the_bytes_python_signs_for_two_server_surveys(js_page: Any,
+                                                                 web_root_url: str) -> None:
+    """canonical.js also covers the two-server keys (collection, two_server, central/local ε)."""
+    from ldpsurvey.shared.survey import canonical_json
+
+    texts = [canonical_json(s.to_dict()).decode() for _, s in surveys()]
+    with_leader = json.loads(texts[-1])
+    with_leader["id"] = "with-leader"
+    with_leader["two_server"].update(leader_url="https://leader.example", delta=1e-9)
+    texts.append(canonical_json(Survey.from_dict(with_leader).to_dict()).decode())
+    got = js_page.evaluate("""async ([root, texts]) => {
+      const C = await import(root + "js/canonical.js");
+      return texts.map((t) => C.canonicalSurveyText(JSON.parse(t)));
+    }""", [web_root_url, texts])
+    assert got == texts
+    assert '"leader_url":"https://leader.example"' in texts[-1] and '"delta":1e-09' in texts[-1]
