@@ -8,6 +8,7 @@ import { el } from "../dom.js";
 import { answerText } from "../form.js";
 import { g } from "../manifest.js";
 import { oddsFactor } from "../odds.js";
+import { PENDING } from "../store.js";
 import { UPLOAD_PATH, buildUpload } from "./upload.js";
 
 const hostOf = (url) => new URL(url).host;
@@ -118,7 +119,7 @@ export async function record(verified, answers, source, server) {
   const plain = Object.fromEntries([...answers].filter(([, v]) => v !== null && v !== undefined));
   const upload = await buildUpload(survey, plain, { source });
   return { submission_id: upload.submissionId, survey_id: survey.id, server,
-           path: `/${UPLOAD_PATH}`, body: upload.body, status: "pending", attempts: 0,
+           path: `/${UPLOAD_PATH}`, body: upload.body, status: PENDING, attempts: 0,
            created: new Date().toISOString(), last_error: null };
 }
 
