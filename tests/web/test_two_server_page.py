@@ -242,3 +242,44 @@ def test_an_exported_page_answers_a_two_server_survey(pair, site, page):
     shown = json.loads(page.locator("pre.wire").text_content())
     assert [json.loads(b) for b in uploads(pair, sid)] == [shown]
     assert page.problems == []
+
+
+RECORDING_ENTRY = """
+import { start } from "./page.js";
+import { recordingSource, secureSource } from "./randomness.js";
+const source = recordingSource(secureSource);
+window.ldpDraws = () => source.tape.map(([n, value]) => [n.toString(), value.toString()]);
+start(source);
+"""
+
+
+def test_review_draws_nothing_and_send_shards_once_from_the_pages_source(pair, page):
+    """Through the page's injectable source (tests/web/test_no_reroll.py's recording entry):
+    reviewing draws nothing; Send draws the report id and each key's Prio3 randomness once,
+    and replaying that tape through upload.js gives the stored upload's id and public shares."""
+    sid = "web-2s-draws"
+    body = publish(pair, sid)
+    page.route("**/js/app.js", lambda route: route.fulfill(
+        status=200, content_type="text/javascript; charset=utf-8", body=RECORDING_ENTRY))
+    answer_and_review(page, f"{pair.leader.url}/s/{sid}")
+    for _ in range(3):
+        page.click("#edit")
+        page.get_by_role("button", name="Review what will be sent").click()
+        page.wait_for_selector("#review")
+    assert page.evaluate("window.ldpDraws()") == []
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    tape = page.evaluate("window.ldpDraws()")
+    assert len(tape) == 1 + 4  # the report id, then smoker, mood, hours, crosstab
+    [stored] = [json.loads(b) for b in uploads(pair, sid)]
+    replayed = page.evaluate("""async ([survey, tape]) => {
+      const U = await import("/s/js/twoserver/upload.js");
+      const R = await import("/s/js/randomness.js");
+      const source = R.tapeSource(tape);
+      const up = await U.buildUpload(survey, { smoker: true, mood: "great", hours: 5 },
+                                     { source });
+      return [up.body, source.remaining];
+    }""", [body["survey"], tape])
+    assert replayed[1] == 0
+    assert replayed[0]["submission_id"] == stored["submission_id"]
+    assert replayed[0]["public_shares"] == stored["public_shares"]
