@@ -18,9 +18,10 @@ n = ceil((a + sqrt(a² + 4·b·v))/(2v)) with v = (m/z)².
   `variance_at`), and sampling adds f(1 - f): a = max over f of A + (B + 1)f - f².
 - Two-server without ε0: a = max f(1 - f) = 1/4, b = 2σ² (σ² one server's noise variance at
   the question's sensitivity; a yes/no Count and a Histogram coordinate alike).
-- Two-server with ε0: the device runs the best index-report mechanism at ε0 (its report is one
-  Prio3 measurement); a and b from the same `Design` the estimator uses
-  (shared/two_server/estimates.py), worst case over options.
+- Two-server with ε0: the device runs the question's local mechanism, or the best of those a
+  two-server survey allows (`config.LOCAL_MECHANISMS`: one index per report) at ε0; a and b
+  from the same `Design` the estimator uses (shared/two_server/estimates.py), worst case over
+  options.
 - Integer questions, on the mean: a = (max - min)²/4 (+ the local geometric noise's variance),
   b = 2σ² at the Sum's sensitivity (max - min, or the local report range with ε0).
 """
@@ -38,7 +39,9 @@ from ..shared.estimates import z_value
 from ..shared.mechanisms import MECHANISMS, candidates
 from ..shared.mechanisms.geometric import Geometric
 from ..shared.mechanisms.pure import PureProtocol
+from ..shared.two_server.config import LOCAL_MECHANISMS
 from ..shared.two_server.estimates import Design, sum_design
+from ..shared.two_server.estimates import local_design as estimates_local_design
 from ..shared.two_server.noise import SERVERS, noise_plan
 from .planner import check_target, respondents_needed
 
@@ -120,7 +123,8 @@ def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
     kinds = "categorical" if question_type == "ordinal" else question_type
     names = [name for _, name in candidates(kinds, k, epsilon, low=low)]
     names = [n for n in names if issubclass(MECHANISMS[n], PureProtocol)
-             and (not index_only or MECHANISMS[n].joint_reports == "index")]
+             and question_type in MECHANISMS[n].question_types
+             and (not index_only or n in LOCAL_MECHANISMS)]
     if not names:
         raise PlanError(f"no mechanism fits a {question_type} question with k={k} at "
                         f"epsilon={epsilon:g}")
@@ -130,22 +134,15 @@ def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
 def local_design(name: str, question_type: str, k: int, epsilon0: float) -> Design:
     """The two-server design of a share question randomized locally by `name` at ε0."""
     labels: Any = (False, True) if question_type == "binary" else tuple(range(k))
-    mechanism = MECHANISMS[name](epsilon0, labels)
-    channel, inverse = mechanism.index_channel()
-    noise_map = (np.array([[-1.0], [1.0]]) if question_type == "binary"
-                 else np.eye(channel.shape[1]))
-    return Design(tuple(labels), channel, inverse, noise_map,
-                  "count" if question_type == "binary" else "histogram", name)
+    return estimates_local_design(MECHANISMS[name](epsilon0, labels), tuple(labels),
+                                  "count" if question_type == "binary" else "histogram")
 
 
 def design_worst(design: Design, noise_variance: float) -> tuple[float, float]:
-    """(a, b) of the worst option of a design."""
-    worst = (0.0, 0.0)
-    for a in range(design.k):
-        fn = design.functional(np.eye(design.k)[a])
-        pair = (fn.worst_per_report(), SERVERS * noise_variance * fn.noise)
-        worst = max(worst, pair)
-    return worst
+    """(a, b) of the worst option of a design (the largest per-report worst case)."""
+    _, worst, noise = design.option_stats(np.full(design.k, 1 / design.k))
+    a = int(np.argmax(worst + 1e-12 * noise))
+    return float(worst[a]), SERVERS * noise_variance * float(noise[a])
 
 
 # --- the comparison ----------------------------------------------------------------------------

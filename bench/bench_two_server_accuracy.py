@@ -51,8 +51,8 @@ def hybrid_se(qtype: str, k: int, eps: float, n: int, f: float | None) -> float:
     if f is None:
         a, b = design_worst(design, plan.variance)
         return math.sqrt(a / n + b / n**2)
-    fn = design.functional(np.eye(design.k)[-1])
-    return math.sqrt(fn.variance(fn.per_report(_population(k, f)), n, plan.variance))
+    per, _, noise = design.option_stats(_population(k, f))
+    return math.sqrt(per[-1] / n + SERVERS * plan.variance * noise[-1] / n**2)
 
 
 def _hybrid_design(qtype: str, k: int) -> Design:
@@ -86,16 +86,16 @@ def simulate_two_server(qtype: str, k: int, eps: float, n: int, f: float, reps: 
                         rng: np.random.Generator, local: bool = False) -> float:
     """Empirical s.e. of the last option's share over `reps` batches."""
     pi = _population(k, f)
-    design = _hybrid_design(qtype, k) if local else Design(
-        tuple(range(k)), np.eye(k), np.eye(k), np.eye(k), "histogram")
-    plan = noise_plan("count" if qtype == "binary" else "histogram", eps)
-    counts = rng.multinomial(n, pi @ design.channel, size=reps).astype(float)
+    kind = "count" if qtype == "binary" else "histogram"
+    design = _hybrid_design(qtype, k) if local else Design(tuple(range(k)), kind, k)
+    plan = noise_plan(kind, eps)
+    counts = rng.multinomial(n, design.cell_probabilities(pi), size=reps).astype(float)
     if qtype == "binary":  # one released total: "yes"; "no" = n - yes carries its noise
         yes = counts[:, 1] + _noise(rng, plan, reps)
         counts = np.stack([n - yes, yes], axis=1)
     else:
         counts += _noise(rng, plan, counts.size).reshape(counts.shape)
-    estimates = (counts @ design.inverse[-1]) / n
+    estimates = (counts @ design.dense_inverse()[-1]) / n
     return float(estimates.std(ddof=1))
 
 

@@ -11,6 +11,7 @@ against the respondent's policy. Any refusal raises before anything is answered 
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -65,17 +66,24 @@ def trusted_fingerprint(trust: str) -> str:
 
 
 def check_policy(survey: Survey, max_epsilon: float) -> None:
-    """Refuse a survey whose questions or total ε exceed the respondent's limit."""
+    """Refuse a survey whose questions or total ε exceed the respondent's limit.
+
+    A two-server question costs the larger of its central ε and its local ε0."""
     for q in survey.questions:
-        if q.epsilon > max_epsilon:
+        if _cost(q) > max_epsilon:
             raise PolicyError(f"refusing survey {survey.id!r}: question {q.id!r} costs ε = "
-                              f"{q.epsilon:g}, above your limit of {max_epsilon:g} "
-                              f"(--max-epsilon)", {"question": q.id, "epsilon": q.epsilon})
-    if survey.total_epsilon > max_epsilon:
+                              f"{_cost(q):g}, above your limit of {max_epsilon:g} "
+                              f"(--max-epsilon)", {"question": q.id, "epsilon": _cost(q)})
+    total = math.fsum(_cost(q) for q in survey.questions)
+    if total > max_epsilon:
         raise PolicyError(f"refusing survey {survey.id!r}: answering it costs ε = "
-                          f"{survey.total_epsilon:g} in total, above your limit of "
+                          f"{total:g} in total, above your limit of "
                           f"{max_epsilon:g} (--max-epsilon)",
-                          {"total_epsilon": survey.total_epsilon})
+                          {"total_epsilon": total})
+
+
+def _cost(question: Any) -> float:
+    return max(question.epsilon, question.central_epsilon or 0.0)
 
 
 class TrustStore:

@@ -105,6 +105,11 @@ def accept_upload(leader: Leader, survey_id: str, body: Any) -> tuple[dict[str, 
                      if not q.optional and q.id not in upload.public_shares)
     if missing:
         raise UploadError(f"question {missing[0]!r} is required", {"field": missing[0]})
+    for spec in survey.crosstabs:  # a crosstab cell exactly when both its questions answered
+        both = spec.rows in upload.public_shares and spec.cols in upload.public_shares
+        if both != (spec.key in upload.public_shares):
+            raise UploadError(f"{spec.key} must be sent exactly when {spec.rows!r} and "
+                              f"{spec.cols!r} are both answered", {"field": spec.key})
     halves = open_half(upload.leader_share, leader.private_key, survey.id, version,
                        upload.report_id, "leader", set(upload.public_shares))
     del halves  # opening proves the upload was sealed for this survey, version and report

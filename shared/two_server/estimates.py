@@ -39,7 +39,6 @@ entries by question id, and by `CrosstabSpec.key` ("crosstab:<rows>:<cols>") for
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ from ..estimates import (
     empty_value_estimates,
     finite_or_none,
     norm_sub,
+    value_estimates,
     z_value,
 )
 from .noise import SERVERS, NoisePlan
@@ -92,40 +92,175 @@ class CollectedBatchLike(Protocol):
 class Design:
     """How one question's (or crosstab's) report cells relate to its answers.
 
-    `channel[x, y]` = P[report cell y | answer x]; `inverse[a, y]`: the per-report unbiased
-    estimator of 1[answer = a]; `noise_map[y, j]`: how noise coordinate j enters cell y.
+    Three structures, so that a question with thousands of options costs O(k) per estimate,
+    never a k x k matrix: the identity (no local mechanism: the report is the answer), a
+    symmetric channel (`symmetric` = (p, q): GRR / binary RR keep the answer with p, report
+    each other value with q, K = k cells), or a dense channel `channel[x, y]` = P[cell y |
+    answer x] with `inverse[a, y]` the per-report unbiased estimator of 1[answer = a] (ordinal
+    exp., HR). A crosstab's design is the product of its two questions' (`factors`). The noise
+    enters each released coordinate; a Count releases only "yes", and "no" = n - "yes".
     """
 
     labels: tuple[Any, ...]
-    channel: np.ndarray
-    inverse: np.ndarray
-    noise_map: np.ndarray
     kind: str  # the Prio3 measurement: "count" or "histogram"
+    cells: int  # K, report cells
     local: str | None = None  # the local mechanism's name, if any
+    symmetric: tuple[float, float] | None = None
+    channel: np.ndarray | None = None
+    inverse: np.ndarray | None = None
+    factors: tuple[Design, Design] | None = None
 
     @property
     def k(self) -> int:
         return len(self.labels)
 
     @property
-    def cells(self) -> int:
-        return self.channel.shape[1]
+    def identity(self) -> bool:
+        return self.symmetric is None and self.channel is None and self.factors is None
+
+    @property
+    def released(self) -> int:
+        """How many totals the servers release for it."""
+        return 1 if self.kind == "count" else self.cells
 
     def counts(self, noisy_sums: Sequence[int], n: int) -> np.ndarray:
         """C̃ over report cells from the released totals."""
         sums = np.asarray([int(s) for s in noisy_sums], dtype=float)
-        if sums.size != self.noise_map.shape[1]:
+        if sums.size != self.released:
             raise EstimateError(f"the batch holds {sums.size} totals where this question's "
-                                f"{self.kind} has {self.noise_map.shape[1]}")
+                                f"{self.kind} has {self.released}")
         if self.kind == "count":  # cells (no, yes): only "yes" is released
             return np.array([n - sums[0], sums[0]])
         return sums
 
+    def unbiased(self, counts: np.ndarray, n: int) -> np.ndarray:
+        """f̂ = M·C̃/n, unbiased for the answer distribution."""
+        if self.identity:
+            return counts / n
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return (counts / n - q) / (p - q)
+        if self.factors is not None:
+            d1, d2 = self.factors
+            grid = counts.reshape(d1.cells, d2.cells)
+            return (d1.dense_inverse() @ grid @ d2.dense_inverse().T).ravel() / n
+        assert self.inverse is not None
+        return self.inverse @ counts / n
+
+    def cell_probabilities(self, f: np.ndarray) -> np.ndarray:
+        """P[report cell] when answers follow f (simulations)."""
+        if self.identity:
+            return np.asarray(f, dtype=float)
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return q + (p - q) * np.asarray(f, dtype=float)
+        if self.factors is not None:
+            d1, d2 = self.factors
+            grid = np.asarray(f, dtype=float).reshape(d1.k, d2.k)
+            return (d1.dense_channel().T @ grid @ d2.dense_channel()).ravel()
+        assert self.channel is not None
+        return f @ self.channel
+
+    def dense_channel(self) -> np.ndarray:
+        if self.channel is not None:
+            return self.channel
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return np.full((self.k, self.k), q) + (p - q) * np.eye(self.k)
+        if self.factors is not None:
+            return np.kron(self.factors[0].dense_channel(), self.factors[1].dense_channel())
+        return np.eye(self.k)
+
+    def dense_inverse(self) -> np.ndarray:
+        if self.inverse is not None:
+            return self.inverse
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            return (np.eye(self.k) - q) / (p - q)
+        if self.factors is not None:
+            return np.kron(self.factors[0].dense_inverse(), self.factors[1].dense_inverse())
+        return np.eye(self.k)
+
+    def _noise(self, c: np.ndarray) -> float:
+        """‖c·B‖²: a Count's single total moves "yes" by +N and "no" by -N."""
+        if self.kind == "count":
+            return float((c[1] - c[0]) ** 2)
+        return float(c @ c)
+
     def functional(self, weights: np.ndarray) -> Functional:
-        """The estimator of weights·f (weights over answers)."""
-        c = weights @ self.inverse
-        return Functional(weights=weights, coef=c, second=self.channel @ (c * c),
-                          noise=float(np.sum((c @ self.noise_map) ** 2)))
+        """The estimator of weights·f (weights over answers): O(k) for the identity and
+        symmetric structures."""
+        w = np.asarray(weights, dtype=float)
+        if self.identity:
+            c, second = w, w * w
+        elif self.symmetric is not None:
+            p, q = self.symmetric
+            c = (w - q * w.sum()) / (p - q)
+            second = q * float(c @ c) + (p - q) * c * c
+        else:
+            c = w @ self.dense_inverse()
+            second = self.dense_channel() @ (c * c)
+        return Functional(weights=w, coef=c, second=second, noise=self._noise(c))
+
+    def option_stats(self, f: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every answer a at once: (per-report variance at f, its worst case over every
+        truth, the noise factor ‖c_a·B‖²) of the share estimate f̂_a."""
+        f = np.asarray(f, dtype=float)
+        if self.identity:
+            return f - f * f, np.full(self.k, 0.25), np.ones(self.k)
+        if self.symmetric is not None:
+            p, q = self.symmetric
+            d = p - q
+            inside = ((1 - q) ** 2 * p + q * q * (1 - p)) / d**2  # E[c_a² | answer a]
+            outside = q * (1 - q) / d**2  # E[c_a² | another answer]
+            noise = (1 / d**2 if self.kind == "count"
+                     else ((1 - q) ** 2 + (self.cells - 1) * q * q) / d**2)
+            return (f * inside + (1 - f) * outside - f * f,
+                    _share_worst(np.full(self.k, inside), np.full(self.k, outside)),
+                    np.full(self.k, noise))
+        if self.factors is not None:
+            d1, d2 = self.factors
+            u1, u2 = d1.second_matrix(), d2.second_matrix()
+            grid = f.reshape(d1.k, d2.k)
+            per = (u1 @ grid @ u2.T).ravel() - f * f
+            diag1, diag2 = np.diag(u1), np.diag(u2)
+            off1, off2 = _off_diagonal_max(u1), _off_diagonal_max(u2)
+            inside = np.outer(diag1, diag2).ravel()
+            outside = np.maximum(np.outer(diag1, off2),
+                                 np.outer(off1, np.maximum(diag2, off2))).ravel()
+            noise = np.outer(d1.row_norms(), d2.row_norms()).ravel()
+            return per, _share_worst(inside, outside), noise
+        u = self.second_matrix()
+        c = self.dense_inverse()
+        noise = (c[:, 1] - c[:, 0]) ** 2 if self.kind == "count" else np.sum(c * c, axis=1)
+        return (u @ f - f * f, _share_worst(np.diag(u), _off_diagonal_max(u)), noise)
+
+    def second_matrix(self) -> np.ndarray:
+        """U[a, x] = E[c_a² | answer x]: (M∘M)·Aᵀ (dense; crosstab factors and dense designs)."""
+        if self.identity:
+            return np.eye(self.k)
+        m = self.dense_inverse()
+        return (m * m) @ self.dense_channel().T
+
+    def row_norms(self) -> np.ndarray:
+        """‖M[a]‖² per answer: the noise factor of each share inside a crosstab's histogram."""
+        if self.identity:
+            return np.ones(self.k)
+        m = self.dense_inverse()
+        return np.sum(m * m, axis=1)
+
+
+def _off_diagonal_max(u: np.ndarray) -> np.ndarray:
+    masked = u.copy()
+    np.fill_diagonal(masked, -np.inf)
+    return masked.max(axis=1)
+
+
+def _share_worst(inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
+    """max over t in [0, 1] of t·inside + (1 - t)·outside - t²: the worst case of a share's
+    per-report variance (t = the share; see `_worst_case`)."""
+    t = np.clip((inside - outside) / 2, 0.0, 1.0)
+    return np.maximum(t * inside + (1 - t) * outside - t * t, 0.0)
 
 
 @dataclass(frozen=True)
@@ -158,8 +293,9 @@ def _worst_case(u: np.ndarray, w: np.ndarray) -> float:
     Concave in f and a function of the point (f·w, f·u) of the convex hull of the answers'
     points (w_x, u_x); its gradient in the u direction is 1, so the maximum lies on the hull's
     boundary, an edge between two answers: max over pairs (i, j) and t in [0, 1] of
-    t·u_i + (1 - t)·u_j - (w_j + t(w_i - w_j))². For 0/1 weights (a share) the best pair is the
-    largest u inside and the largest u outside the set.
+    t·u_i + (1 - t)·u_j - (w_j + t(w_i - w_j))², and only the edges of the upper hull can
+    hold it. For 0/1 weights (a share) the best pair is the largest u inside and the largest u
+    outside the set.
     """
     if np.all((w == 0) | (w == 1)):
         inside, outside = u[w == 1], u[w == 0]
@@ -170,14 +306,26 @@ def _worst_case(u: np.ndarray, w: np.ndarray) -> float:
         a, b = float(inside.max()), float(outside.max())
         t = min(max((a - b) / 2, 0.0), 1.0)
         return max(t * a + (1 - t) * b - t * t, 0.0)
-    ui, uj = u[:, None], u[None, :]
-    wi, wj = w[:, None], w[None, :]
-    d = wi - wj
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(d != 0, ((ui - uj) / (2 * d) - wj) / d, 0.0)
-    t = np.clip(np.nan_to_num(t), 0.0, 1.0)
-    values = np.maximum(t * ui + (1 - t) * uj - (wj + t * d) ** 2, ui - wi**2)
-    return max(float(values.max()), 0.0)
+    # U - W² grows with U, so only the hull's upper boundary matters: its edges join
+    # consecutive vertices of the upper convex hull of the points sorted by w (O(k log k)).
+    order = np.lexsort((u, w))
+    xs, ys = w[order], u[order]
+    hull: list[int] = []
+    for i in range(xs.size):
+        if hull and xs[hull[-1]] == xs[i]:
+            hull.pop()  # the same w: keep the larger u (sorted last)
+        while len(hull) >= 2 and ((xs[hull[-1]] - xs[hull[-2]]) * (ys[i] - ys[hull[-2]])
+                                  - (ys[hull[-1]] - ys[hull[-2]]) * (xs[i] - xs[hull[-2]])) >= 0:
+            hull.pop()
+        hull.append(i)
+    hx, hy = xs[hull], ys[hull]
+    best = float(np.max(hy - hx**2))
+    if len(hull) > 1:
+        wi, wj, ui, uj = hx[1:], hx[:-1], hy[1:], hy[:-1]
+        d = wi - wj  # > 0 on the hull
+        t = np.clip(((ui - uj) / (2 * d) - wj) / d, 0.0, 1.0)
+        best = max(best, float(np.max(t * ui + (1 - t) * uj - (wj + t * d) ** 2)))
+    return max(best, 0.0)
 
 
 def local_mechanism(question: Any) -> Any | None:
@@ -189,48 +337,35 @@ def local_mechanism(question: Any) -> Any | None:
     return mechanism_for(question)
 
 
-def design_for(question: Any, bins: Sequence[int] | None = None) -> Design:
-    """The design of a binary, categorical or ordinal question (or an integer one cut into
-    `bins`, for crosstabs without a local ε0)."""
+def design_for(question: Any) -> Design:
+    """The design of a binary, categorical or ordinal question (an integer one is a Prio3 Sum:
+    `sum_design`)."""
     if question.type == "integer":
-        if bins is None or local_mechanism(question) is not None:
-            raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its "
-                                "mean is estimated" if bins is None else
-                                f"{question.id}: a crosstab bins an integer question only "
-                                "without a local epsilon")
-        labels = bin_labels(question.min, question.max, bins)
-        k = len(labels)
-        eye = np.eye(k)
-        return Design(labels, eye, eye, eye, "histogram")
+        raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its mean "
+                            "is estimated")
     labels = tuple(question.labels)
     kind = "count" if question.type == "binary" else "histogram"
     mechanism = local_mechanism(question)
     if mechanism is None:
-        channel = inverse = np.eye(len(labels))
-        name = None
-    else:
-        if getattr(mechanism, "joint_reports", "") != "index":
-            raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not "
-                                "report one index, so its report cannot be one Prio3 "
-                                "measurement")
-        channel, inverse = mechanism.index_channel()
-        name = mechanism.name
-    cells = channel.shape[1]
-    if kind == "count":
-        if cells != 2:
-            raise EstimateError(f"{question.id}: a yes/no report has 2 cells, got {cells}")
-        noise_map = np.array([[-1.0], [1.0]])
-    else:
-        noise_map = np.eye(cells)
-    return Design(labels, channel, inverse, noise_map, kind, name)
+        return Design(labels, kind, len(labels))
+    if getattr(mechanism, "joint_reports", "") != "index":
+        raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not report "
+                            "one index, so its report cannot be one Prio3 measurement")
+    return local_design(mechanism, labels, kind)
 
 
-def bin_labels(low: int, high: int, bins: Sequence[int] | None) -> tuple[str, ...]:
-    """'lo-hi' labels of the bins an integer question is cut into (shared/joint_features)."""
-    from ..joint_features import bin_edges
+def local_design(mechanism: Any, labels: tuple[Any, ...], kind: str) -> Design:
+    """The design of reports randomized on the device by an index-report `mechanism`."""
+    from ..mechanisms.grr import GRR
 
-    edges = (low, *bin_edges(low, high, bins), high + 1)
-    return tuple(str(a) if a == b - 1 else f"{a}-{b - 1}" for a, b in itertools.pairwise(edges))
+    if isinstance(mechanism, GRR):  # and binary RR: the symmetric channel, O(k)
+        return Design(labels, kind, len(labels), mechanism.name,
+                      symmetric=(float(mechanism.p_star), float(mechanism.q_star)))
+    channel, inverse = mechanism.index_channel()
+    if kind == "count" and channel.shape[1] != 2:
+        raise EstimateError(f"a yes/no report has 2 cells, got {channel.shape[1]}")
+    return Design(labels, kind, channel.shape[1], mechanism.name, channel=channel,
+                  inverse=inverse)
 
 
 # --- one question -----------------------------------------------------------------------------
@@ -288,16 +423,10 @@ def estimate_two_server(question: Any, entry: BatchEntry,
             result.mean = MeanEstimate(None, None, None, None, None)
         return result
     counts = design.counts(entry.noisy_sums, n)
-    f_hat = (design.inverse @ counts) / n
+    f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
     k = design.k
-    result.categories = []
-    for a in range(k):
-        w = np.zeros(k)
-        w[a] = 1.0
-        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
-        result.categories.append(ValueEstimate(value=design.labels[a], **row,
-                                               consistent=float(consistent[a])))
+    result.categories = _share_rows(design, f_hat, consistent, n, plan.variance, z)
     for name, members in groups.items():
         w = np.zeros(k)
         w[list(members)] = 1.0
@@ -311,6 +440,16 @@ def estimate_two_server(question: Any, entry: BatchEntry,
                                              plan.variance, z))
         result.notes.append(f"mean score: options scored 1..{k} in order")
     return result
+
+
+def _share_rows(design: Design, f_hat: np.ndarray, consistent: np.ndarray, n: int,
+                noise_variance: float, z: float) -> list[ValueEstimate]:
+    """Every answer's share at once (`Design.option_stats`)."""
+    per, worst, noise = design.option_stats(consistent)
+    extra = SERVERS * noise_variance * noise / n**2
+    variance = np.maximum(per, 0.0) / n + extra
+    bound = worst / n + extra
+    return value_estimates(design.labels, f_hat, variance, bound, consistent, z)
 
 
 def _linear(fn: Functional, counts: np.ndarray, n: int, consistent: np.ndarray,
@@ -456,29 +595,27 @@ class CrosstabEstimate:
                 "cells": [c.to_dict() for c in self.cells], "notes": list(self.notes)}
 
 
-def crosstab_design(rows: Any, cols: Any, row_bins: Sequence[int] | None = None,
-                    col_bins: Sequence[int] | None = None) -> Design:
-    """The joint design: cell index i·K2 + j, channel A1⊗A2, inverse M1⊗M2 (the two local
+def crosstab_design(rows: Any, cols: Any) -> Design:
+    """The joint design of two binary/categorical/ordinal questions (two-server crosstabs join
+    no integer question): cell index i·K2 + j, channel A1⊗A2, inverse M1⊗M2 (the two local
     reports are randomized independently given the true pair)."""
-    d1 = design_for(rows, row_bins if rows.type == "integer" else None)
-    d2 = design_for(cols, col_bins if cols.type == "integer" else None)
+    d1, d2 = design_for(rows), design_for(cols)
     if d1.k * d2.k > MAX_CROSSTAB_CELLS:
         raise EstimateError(f"a crosstab of {d1.k} x {d2.k} cells is over the "
                             f"{MAX_CROSSTAB_CELLS}-cell limit")
     labels = tuple((a, b) for a in d1.labels for b in d2.labels)
-    cells = d1.cells * d2.cells
     local = "+".join(x for x in (d1.local, d2.local) if x) or None
-    return Design(labels, np.kron(d1.channel, d2.channel), np.kron(d1.inverse, d2.inverse),
-                  np.eye(cells), "histogram", local)
+    if d1.identity and d2.identity:
+        return Design(labels, "histogram", d1.cells * d2.cells)
+    return Design(labels, "histogram", d1.cells * d2.cells, local, factors=(d1, d2))
 
 
-def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry, confidence: float = 0.95,
-                      row_bins: Sequence[int] | None = None,
-                      col_bins: Sequence[int] | None = None) -> CrosstabEstimate:
+def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
+                      confidence: float = 0.95) -> CrosstabEstimate:
     """Every joint cell's share with sampling + local + noise standard errors."""
     z = z_value(confidence)
     n = _entry_n(entry)
-    design = crosstab_design(rows, cols, row_bins, col_bins)
+    design = crosstab_design(rows, cols)
     _check_kind(f"crosstab:{rows.id}:{cols.id}", entry, "histogram")
     k2 = len({b for _, b in design.labels})
     row_labels = list(dict.fromkeys(a for a, _ in design.labels))
@@ -494,13 +631,12 @@ def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry, confidence: float
                         for a, b in design.labels]
         return result
     counts = design.counts(entry.noisy_sums, n)
-    f_hat = (design.inverse @ counts) / n
+    f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
-    for index, (a, b) in enumerate(design.labels):
-        w = np.zeros(design.k)
-        w[index] = 1.0
-        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
-        result.cells.append(CellEstimate(a, b, **row, consistent=float(consistent[index])))
+    rows_ = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    result.cells = [CellEstimate(a, b, r.estimate, r.std_error, r.variance_bound, r.ci_low,
+                                 r.ci_high, r.consistent)
+                    for (a, b), r in zip(design.labels, rows_, strict=True)]
     assert len(result.cells) == len(row_labels) * k2
     return result
 
@@ -529,9 +665,9 @@ def estimate_batch(survey: Any, batch: CollectedBatchLike,
         entry = batch.entries.get(spec.key)
         if entry is None:
             raise EstimateError(f"the batch has no totals for the crosstab {spec.key!r}")
-        crosstabs.append(estimate_crosstab(survey.question(spec.rows), survey.question(spec.cols),
-                                           entry, confidence, spec.row_bins,
-                                           spec.col_bins).to_dict())
+        crosstabs.append(estimate_crosstab(survey.question(spec.rows),
+                                           survey.question(spec.cols), entry,
+                                           confidence).to_dict())
     entries = [batch.entries[q.id] for q in survey.questions]
     return {"survey": survey.id, "version": survey.version, "collection": COLLECTION,
             "batch": batch.batch_id, "confidence": confidence,

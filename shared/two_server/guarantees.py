@@ -46,6 +46,7 @@ class Guarantees:
     local: Composition | None          # if the servers collude: the local ε0s (None: none set)
     exposed: tuple[str, ...]           # questions without a local ε0 (exposed on collusion)
     delta: float
+    optional: bool = False             # some question may be skipped (its n shows who did)
 
     @property
     def statements(self) -> list[str]:
@@ -80,7 +81,8 @@ def survey_guarantees(survey: Any) -> Guarantees:
     exposed = tuple(q.id for q in survey.questions
                     if getattr(q, "local_epsilon", None) is None)
     return Guarantees(collection, tuple(releases), compose([r.epsilon for r in releases], delta),
-                      compose(local_eps, delta) if local_eps else None, exposed, delta)
+                      compose(local_eps, delta) if local_eps else None, exposed, delta,
+                      any(getattr(q, "optional", False) for q in survey.questions))
 
 
 def guarantee_statement(g: Guarantees) -> list[str]:
@@ -115,7 +117,8 @@ def guarantee_statement(g: Guarantees) -> list[str]:
                      f"other answers keep local differential privacy (epsilon "
                      f"{g.local.basic:g} for them together{_advanced(g.local)}).")
     lines.append("The number of respondents and of rejected reports is published: the "
-                 "guarantee covers what you answered, not whether you took part.")
+                 "guarantee covers what you answered, not whether you took part"
+                 + (" or skipped an optional question." if g.optional else "."))
     return lines
 
 

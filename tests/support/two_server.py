@@ -117,13 +117,14 @@ class Pair:
         self.helper.stop()
 
 
-def start_pair(tmp: Path, leader_db: str | None = None, helper_db: str | None = None) -> Pair:
+def start_pair(tmp: Path, leader_db: str | None = None, helper_db: str | None = None,
+               leader_args: tuple[str, ...] = ()) -> Pair:
     """Keys, a helper and a leader (each its own database), both healthy."""
     (hpaths, helper_key) = generate_keypair(tmp / "keys", "helper")
     (lpaths, leader_key) = generate_keypair(tmp / "keys", "leader")
     helper = HelperProcess(helper_db or str(tmp / "helper.db"), hpaths.private)
     helper.start()
     leader = RealServer(leader_db or tmp / "leader.db",  # type: ignore[arg-type]
-                        extra_args=("--hpke-key", str(lpaths.private)))
+                        extra_args=("--hpke-key", str(lpaths.private), *leader_args))
     leader.start()
     return Pair(leader, helper, leader_key, helper_key, leader.token())

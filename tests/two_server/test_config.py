@@ -112,3 +112,13 @@ def test_the_client_refuses_a_malformed_two_server_manifest(tmp_path):
     store = TrustStore(StateDir(str(tmp_path)), warn=lambda m: None)
     with pytest.raises(TrustError, match="helper_hpke_key"):
         store.check(body, server_url="http://127.0.0.1:1", survey_id="pulse")
+
+
+def test_the_respondent_policy_counts_the_central_epsilon_too():
+    from ldpsurvey.client.errors import PolicyError
+    from ldpsurvey.client.trust import check_policy
+
+    d = two_server_survey("https://h.example", HELPER, LEADER, local=True)
+    d["questions"][0]["central_epsilon"] = 6.0  # ε0 = 2 locally, but 6 against one server
+    with pytest.raises(PolicyError, match="costs ε = 6"):
+        check_policy(Survey.from_dict(d), 5.0)

@@ -74,3 +74,12 @@ def test_a_question_without_central_epsilon_is_refused() -> None:
         SimpleNamespace(id="x", central_epsilon=None, local_epsilon=None),)})
     with pytest.raises(EstimateError, match="central_epsilon"):
         survey_guarantees(broken)
+
+
+def test_optional_questions_are_named_in_the_participation_caveat() -> None:
+    plain = survey_guarantees(_survey((None, None, None))).statements[-1]
+    assert plain.endswith("not whether you took part.")
+    survey = survey_of([question_data("binary", 1.0, qid="a"),
+                        question_data("binary", 1.0, qid="b", optional=True)])
+    assert survey_guarantees(survey).statements[-1].endswith(
+        "not whether you took part or skipped an optional question.")

@@ -38,13 +38,13 @@ def pair(tmp_path_factory):
     started.stop()
 
 
-def publish(pair, survey_id, min_batch=5, designer=None):
+def publish(pair, survey_id, min_batch=5, designer=None, epsilon=EXACT):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     data = two_server_survey(pair.helper.url, pair.helper_key, pair.leader_key,
                              survey_id=survey_id, min_batch=min_batch)
     for q in data["questions"]:
-        q["central_epsilon"] = EXACT
+        q["central_epsilon"] = epsilon
     body = signed_survey(data, designer or Ed25519PrivateKey.generate())
     http_json("POST", pair.leader.url + "/api/surveys", body, pair.token)
     return Survey.from_dict(data), body
@@ -316,3 +316,36 @@ def test_an_upload_waits_in_the_outbox_and_is_resent_unchanged(pair, tmp_path):
     assert receipt["body"] == submission.wire()
     listing = api(pair, "GET", "/api/surveys/outbox/two-server/batches")
     assert listing["waiting_uploads"] == 1
+
+
+def test_the_leader_aggregates_by_itself_with_aggregate_every(tmp_path):
+    """`serve --aggregate-every`: batches are formed and aggregated without the analyst."""
+    import time
+
+    own = start_pair(tmp_path, leader_args=("--aggregate-every", "0.2"))
+    try:
+        publish(own, "auto")
+        for i, answers in enumerate(ANSWERS):
+            answer(own, tmp_path, "auto", answers, f"a{i}")
+        deadline = time.monotonic() + 60
+        states: list[str] = []
+        while time.monotonic() < deadline:
+            states = [b["state"] for b in api(own, "GET",
+                                              "/api/surveys/auto/two-server/batches")["batches"]]
+            if states == ["aggregated"]:
+                break
+            time.sleep(0.1)  # polling interval, bounded by the deadline
+        assert states == ["aggregated"]
+    finally:
+        own.stop()
+
+
+def test_a_crosstab_cell_without_its_questions_is_refused(pair, tmp_path):
+    publish(pair, "cells")
+    r = Respondent(pair.leader.url, state_dir=str(tmp_path / "c"), warn=lambda m: None,
+                   max_epsilon=1e4)
+    body = r.answer(r.fetch_survey("cells"), ANSWERS[0]).wire()
+    body["public_shares"].pop("crosstab:smoker:mood")
+    code, error = status_of(lambda: api(pair, "POST", "/api/surveys/cells/two-server/uploads",
+                                        body))
+    assert code == 422 and "crosstab:smoker:mood" in error["message"]

@@ -70,7 +70,8 @@ def _simulate_question(q, pi: np.ndarray, n: int, seed: int):
     design = design_for(q)
     plan = question_noise_plan(q)
     rng = np.random.default_rng(seed)
-    totals = simulate_cells(rng, n, pi @ design.channel, plan, REPS, count=design.kind == "count")
+    totals = simulate_cells(rng, n, design.cell_probabilities(pi), plan, REPS,
+                            count=design.kind == "count")
     return [estimate_two_server(q, e, CONF) for e in entries(totals, n, plan)]
 
 
@@ -179,7 +180,7 @@ def test_crosstab_cells_with_local_randomization() -> None:
     design = crosstab_design(rows, cols)
     n = 800
     rng = np.random.default_rng(9)
-    totals = simulate_cells(rng, n, joint.ravel() @ design.channel, plan, REPS)
+    totals = simulate_cells(rng, n, design.cell_probabilities(joint.ravel()), plan, REPS)
     ests = [estimate_crosstab(rows, cols, e, CONF) for e in entries(totals, n, plan)]
     for index in (0, 3, 5):
         fn = design.functional(np.eye(6)[index])
@@ -254,3 +255,62 @@ def test_estimate_document_of_a_batch() -> None:
     with pytest.raises(EstimateError, match="crosstab"):
         estimate_batch(survey, Batch("s", 3, "b", {k: v for k, v in batch.entries.items()
                                                    if k != "crosstab:yes:pick"}))
+
+
+@pytest.mark.parametrize(("qtype", "local", "mechanism"),
+                         [("categorical", None, None), ("binary", None, None),
+                          ("categorical", 1.0, "grr"), ("binary", 0.7, "binary_rr"),
+                          ("ordinal", 1.5, "ordinal_exp"), ("categorical", 1.0, "hr")])
+def test_vectorized_share_stats_match_the_functional(qtype, local, mechanism) -> None:
+    options = {} if qtype == "binary" else {"options": FIVE}
+    q = question(qtype, 1.0, local, **options)
+    if mechanism == "hr":
+        q = replace(q, mechanism="hr")
+    design = design_for(q)
+    rng = np.random.default_rng(11)
+    f = rng.dirichlet(np.ones(design.k))
+    per, worst, noise = design.option_stats(f)
+    for a in range(design.k):
+        fn = design.functional(np.eye(design.k)[a])
+        assert per[a] == pytest.approx(fn.per_report(f), rel=1e-9, abs=1e-12)
+        assert worst[a] == pytest.approx(fn.worst_per_report(), rel=1e-9)
+        assert noise[a] == pytest.approx(fn.noise, rel=1e-9)
+    # The crosstab's product structure against the dense Kronecker functional.
+    other = question("binary", 1.0, 2.0, qid="other")
+    joint = crosstab_design(q, other)
+    g = rng.dirichlet(np.ones(joint.k))
+    per, worst, noise = joint.option_stats(g)
+    for cell in range(joint.k):
+        fn = design_of_dense(joint).functional(np.eye(joint.k)[cell])
+        assert per[cell] == pytest.approx(fn.per_report(g), rel=1e-9, abs=1e-12)
+        assert worst[cell] == pytest.approx(fn.worst_per_report(), rel=1e-9)
+        assert noise[cell] == pytest.approx(fn.noise, rel=1e-9)
+
+
+def design_of_dense(design):
+    """The same design with its channel spelled out densely (the slow, obvious form)."""
+    return replace(design, factors=None, symmetric=None, channel=design.dense_channel(),
+                   inverse=design.dense_inverse())
+
+
+def test_many_options_cost_no_k_by_k_matrix() -> None:
+    # 20,000 options with and without a local GRR: a dense k x k channel would be 3.2 GB.
+    for local in (None, 2.0):
+        q = question("categorical", 1.0, local, options=[f"o{i}" for i in range(20_000)])
+        plan = question_noise_plan(q)
+        est = estimate_two_server(q, Entry([1] * 20_000, 20_000, plan))
+        assert len(est.categories) == 20_000
+        assert est.categories[0].variance_bound >= est.categories[0].std_error ** 2
+
+
+def test_mean_score_bound_on_a_long_scale() -> None:
+    # 3,000 ordered options without ε0: the worst case of the mean score is Popoviciu's
+    # ((k - 1)/2)², found on the upper hull without a k x k pair search.
+    k = 3000
+    q = question("ordinal", 1.0, options=[f"o{i}" for i in range(k)])
+    plan = question_noise_plan(q)
+    n = 1000
+    est = estimate_two_server(q, Entry([0] * (k - 1) + [n], n, plan))
+    scores_noise = 2 * plan.variance * float(np.sum(np.arange(1, k + 1) ** 2)) / n**2
+    assert est.mean.variance_bound == pytest.approx(((k - 1) / 2) ** 2 / n + scores_noise)
+    assert est.mean.estimate == pytest.approx(k)
