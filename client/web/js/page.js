@@ -114,9 +114,9 @@ async function alreadyAnswered(verified, entry) {
   const record = await getRecord(entry.submission_id);
   replace(contentEl,
     el("p", { class: "notice" }, `You already answered this survey (version ${entry.version})` +
-       ` in this browser on ${new Date(entry.time).toLocaleString()}. Answering again would spend its privacy budget ` +
-       "twice, so this page will not. (Clearing this site's data in the browser forgets " +
-       "this, and the signing key this page remembered.)"),
+       ` in this browser on ${new Date(entry.time).toLocaleString()}. Answering again would ` +
+       "spend its privacy budget twice, so this page will not. (Clearing this site's data in " +
+       "the browser forgets this, and the signing key this page remembered.)"),
     record ? receipt(verified, record) : null);
   if (record) {
     showDelivery(record.status === PENDING ? await deliver(record) : record);
