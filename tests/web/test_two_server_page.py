@@ -125,6 +125,7 @@ def test_a_phone_respondent_is_split_sealed_and_counted(pair, browser, tmp_path,
         sent = posts(tab)
         tab.goto(f"{pair.leader.url}/s/{sid}")
         tab.wait_for_selector(READY)
+        assert "split on this device into two sealed halves" in tab.locator(".lead").inner_text()
         intro = tab.locator("#privacy").inner_text()
         leader, helper = urlsplit(pair.leader.url).netloc, urlsplit(pair.helper.url).netloc
         assert "two meaningless halves" in intro and leader in intro and helper in intro

@@ -287,6 +287,8 @@ async function main() {
   const { survey } = verified;
   document.title = survey.title;
   titleEl.textContent = survey.title;
+  const lead = document.querySelector("p.lead");
+  if (verified.twoServer && lead) lead.textContent = twoServer.LEAD;  // not "randomized"
   const previous = await answered(survey.id, survey.version);
   if (previous) return alreadyAnswered(verified, previous);
   if (verified.status !== "open") {

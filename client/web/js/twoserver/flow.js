@@ -49,6 +49,10 @@ function collusionWords(survey) {
          "your answers: this survey relies on them not doing so.";
 }
 
+/** The page's lead line (index.html speaks of the LDP mode) for a two-server survey. */
+export const LEAD = "Your answers are split on this device into two sealed halves before " +
+  "anything is sent. Neither organization alone ever sees a true answer.";
+
 /** The explanation shown above the questions, before anything is sent. */
 export function explanation(verified, server) {
   const { survey } = verified;
@@ -92,9 +96,11 @@ export function reviewList(verified, answers, server) {
                     "it was skipped)."));
     }
     const how = q.local_epsilon != null
-      ? `Your device will first randomize it (anyone can be at most ` +
-        `${oddsFactor(q.local_epsilon)} times more sure of it, ε0 = ${g(q.local_epsilon)}), ` +
-        `then split it into two halves, one for ${leader} and one for ${helper}.`
+      ? `Your device will first randomize it, then split it into two halves, one for ` +
+        `${leader} and one for ${helper}. Even if both conspired, they could be at most ` +
+        `${oddsFactor(q.local_epsilon)} times more sure of your answer (ε0 = ` +
+        `${g(q.local_epsilon)}); apart, they see only a noisy total (central ε = ` +
+        `${g(q.central_epsilon)}).`
       : `Your device will split it into two meaningless halves, one for ${leader} and one ` +
         `for ${helper}; only a noisy total over everyone is revealed (central ε = ` +
         `${g(q.central_epsilon)}).`;
