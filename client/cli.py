@@ -107,10 +107,15 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         answers = prompt_answers(survey)
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
-        mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
         click.echo()
-        for line in review_lines(survey, checked, mechanisms):
-            click.echo(line)
+        if survey.two_server is not None:  # merge of reroll's review with the two-server mode
+            for q in survey.questions:
+                if q.id in checked:
+                    click.echo(f"  {q.text} -> {checked[q.id]!r}: {explain(q)}")
+        else:
+            mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
+            for line in review_lines(survey, checked, mechanisms):
+                click.echo(line)
         if invite is not None:
             click.echo("The invitation code is sent with the reports: it links them to the code.")
     if dry_run:
@@ -120,7 +125,11 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         raise click.ClickException("not sent: nothing was randomized, recorded or sent")
     submission = respondent.answer(verified, checked, invite=invite)
     delivery = respondent.submit(submission)  # stored in the ledger and outbox first
-    _print_sent(survey, respondent, submission.reports)
+    if survey.two_server is not None:
+        click.echo("Split into two halves, sealed and stored on this device; one upload goes "
+                   "to the leader, which can open only its half.")
+    else:
+        _print_sent(survey, respondent, submission.reports)
     _report_delivery(delivery)
 
 

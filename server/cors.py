@@ -1,4 +1,4 @@
-"""CORS for the two public endpoints a respondent page on another origin calls.
+"""CORS for the public endpoints a respondent page on another origin calls.
 
 A page exported with `ldpsurvey page export` is hosted on an origin the aggregator does not
 control, so its fetches are cross-origin: the manifest GET needs Access-Control-Allow-Origin to
@@ -17,7 +17,8 @@ from flask import Response, current_app, request
 
 from .errors import ServerError
 
-CORS_ENDPOINTS = frozenset({"public.get_survey", "public.post_submissions"})
+# The two-server upload too: an exported page answers a two-server survey through it.
+CORS_ENDPOINTS = frozenset({"public.get_survey", "public.post_submissions", "two_server.upload"})
 PREFLIGHT_MAX_AGE = 600  # seconds a browser may cache a preflight answer
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 

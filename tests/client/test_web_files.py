@@ -25,7 +25,9 @@ def test_the_page_references_only_its_own_files():
         code = without_comments(path.read_text())
         for spec in re.findall(r'(?:^|\s)(?:import|export)\b[^;]*?from\s+"([^"]+)"', code,
                                flags=re.M):
-            assert spec.startswith("./") and (path.parent / spec).is_file(), (path.name, spec)
+            target = (path.parent / spec).resolve()
+            assert spec.startswith(("./", "../")) and target.is_file(), (path.name, spec)
+            assert target.is_relative_to(WEB), (path.name, spec)
         assert not re.search(r"\bimport\s*\(", code), f"{path.name}: dynamic import"
         assert "http://" not in code and "https://" not in code, path.name
     for path in WEB.rglob("*.css"):

@@ -140,6 +140,8 @@ def test_index_preloads_exactly_the_modules_the_page_ships():
     from ldpsurvey.server.web_page import web_dir
 
     index = (web_dir() / "index.html").read_text()
-    preloaded = set(re.findall(r'rel="modulepreload" href="js/([a-z0-9_]+)\.js"', index))
-    shipped = {p.stem for p in (web_dir() / "js").glob("*.js")} - {"app", "boot"}  # not modules
+    preloaded = set(re.findall(r'rel="modulepreload" href="js/([a-z0-9_/]+)\.js"', index))
+    js = web_dir() / "js"
+    shipped = {p.relative_to(js).with_suffix("").as_posix()
+               for p in js.rglob("*.js")} - {"app", "boot"}  # not modules
     assert preloaded == shipped

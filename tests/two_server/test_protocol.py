@@ -88,7 +88,8 @@ def test_end_to_end_from_the_cli(pair, tmp_path):
         path.write_text(json.dumps(answers))
         result = CliRunner().invoke(cli, ["respond", "--server", pair.leader.url, "--survey",
                                           "e2e", "--answers", str(path), "--state",
-                                          str(tmp_path / f"s{i}"), "--max-epsilon", "10000"])
+                                          str(tmp_path / f"s{i}"), "--max-epsilon", "10000",
+                                          "--yes"])
         assert result.exit_code == 0, result.output
     ledger = json.loads((tmp_path / "s0" / "ledger.json").read_text())["entries"]
     assert {e["local_epsilon"] for e in ledger} == {"none"}

@@ -82,9 +82,10 @@ export function fetchSurvey(server, surveyId) {
   return call(surveyUrl(server, surveyId), { method: "GET" });
 }
 
-/** POST one stored submission body; resolves to the server's {accepted, duplicates}. */
-export function postSubmission(server, surveyId, body) {
-  return call(surveyUrl(server, surveyId, "/submissions"), {
+/** POST one stored submission body (to `path`: a two-server survey's "/two-server/uploads");
+ * resolves to the server's answer ({accepted, duplicates} for LDP submissions). */
+export function postSubmission(server, surveyId, body, path = "/submissions") {
+  return call(surveyUrl(server, surveyId, path), {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),

@@ -74,6 +74,11 @@ function question(q) {
     if (!isFloat(q.instantaneous_epsilon)) throw new TypeError("bad instantaneous_epsilon");
     d.instantaneous_epsilon = new PyFloat(q.instantaneous_epsilon);
   }
+  for (const key of ["central_epsilon", "local_epsilon"]) {  // two-server surveys
+    if (q[key] == null) continue;
+    if (!isFloat(q[key])) throw new TypeError(`bad ${key}`);
+    d[key] = new PyFloat(q[key]);
+  }
   if (q.type === "categorical" || q.type === "ordinal") {
     d.options = q.options;
     d.groups = q.groups ?? {};
@@ -137,5 +142,21 @@ export function canonicalSurveyText(survey) {
   if (Array.isArray(survey.crosstabs) && survey.crosstabs.length) {
     d.crosstabs = survey.crosstabs.map(crosstab);
   }
+  if (survey.collection != null || survey.two_server != null) {  // absent in the LDP mode
+    d.collection = survey.collection;
+    d.two_server = twoServer(survey.two_server);
+  }
   return pythonJson(d);
+}
+
+/** TwoServerConfig.to_dict() (shared/two_server/config.py): delta is a float. */
+function twoServer(t) {
+  if (!t || typeof t !== "object" || Array.isArray(t) || !isFloat(t.delta)) {
+    throw new TypeError("a two-server survey has a two_server table");
+  }
+  const d = { helper_url: t.helper_url, helper_hpke_key: t.helper_hpke_key,
+              leader_hpke_key: t.leader_hpke_key, min_batch_size: t.min_batch_size,
+              delta: new PyFloat(t.delta) };
+  if (t.leader_url != null) d.leader_url = t.leader_url;
+  return d;
 }

@@ -69,8 +69,9 @@ function inputsFor(q, name, describedBy) {
   return [el("div", { class: `choices ${q.type}` }, radios)];
 }
 
-/** The survey's questions as a <form>; `onSubmit` gets no arguments. */
-export function renderForm(survey, onSubmit) {
+/** The survey's questions as a <form>; `onSubmit` gets no arguments; `hint(q)` the text under
+ * each question (the two-server mode passes its own). */
+export function renderForm(survey, onSubmit, hint = hintFor) {
   const form = el("form", { id: "answers", novalidate: true });
   survey.questions.forEach((q, index) => {
     const name = fieldName(index);
@@ -80,7 +81,7 @@ export function renderForm(survey, onSubmit) {
                                  "aria-describedby": `${hintId} ${errorId}` },
       el("legend", {}, `${index + 1}. ${q.text}`,
          q.optional ? el("span", { class: "optional" }, " (optional)") : null),
-      el("p", { class: "hint", id: hintId }, hintFor(q)),
+      el("p", { class: "hint", id: hintId }, hint(q)),
       inputsFor(q, name, `${hintId} ${errorId}`),
       el("p", { class: "error", id: errorId, hidden: true })));
   });

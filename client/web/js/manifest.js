@@ -8,6 +8,7 @@
 
 import { canonicalSurveyText } from "./canonical.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
+import { TwoServerMismatch, checkTwoServer, hasLocalMechanism } from "./twoserver/verify.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
 const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location"]);
@@ -132,7 +133,8 @@ function checkShape(survey) {
 /**
  * Verify a GET /api/surveys/<id> document: the signature over `signed_bytes`, the survey it
  * holds, and each question's mechanism and parameters (re-derived by mechanisms.js).
- * Returns {survey, sha256, fingerprint, publicKey, mechanisms, status}.
+ * Returns {survey, sha256, fingerprint, publicKey, mechanisms, status, twoServer}; twoServer
+ * is null in the LDP mode, else the signed servers and keys (twoserver/verify.js).
  */
 export async function verifyDocument(doc, surveyId) {
   if (!doc || typeof doc !== "object") {
@@ -166,12 +168,16 @@ export async function verifyDocument(doc, surveyId) {
     throw new Refusal("The signed survey is not valid JSON text.");
   }
   refuseUnsafeNumbers(survey);
-  if (survey && survey.collection === "two-server") {  // docs/two-server.md; Python only, for now
-    throw new Refusal("This survey is collected by two servers (each sees only a share of " +
-                      "your answers). This page cannot answer such surveys yet: answer it " +
-                      "with the command line, `ldpsurvey respond`.");
-  }
   checkShape(survey);
+  let twoServer = null;
+  if (survey.collection !== undefined || survey.two_server !== undefined) {
+    try {
+      twoServer = checkTwoServer(survey);  // docs/two-server.md; twoserver/verify.js
+    } catch (err) {
+      if (!(err instanceof TwoServerMismatch)) throw err;
+      throw new Refusal(`This survey is collected by two servers, but ${err.message}.`);
+    }
+  }
   let canonical = null;
   try {
     canonical = canonicalSurveyText(survey);
@@ -191,6 +197,7 @@ export async function verifyDocument(doc, surveyId) {
   }
   const mechanisms = new Map();
   for (const q of survey.questions) {
+    if (!hasLocalMechanism(survey, q)) continue;  // two-server without ε0: nothing to draw
     try {
       mechanisms.set(q.id, mechanismFor(q));
     } catch (err) {
@@ -205,5 +212,5 @@ export async function verifyDocument(doc, surveyId) {
     }
   }
   return { survey, sha256, fingerprint: await sha256Hex(publicKey), publicKey: doc.public_key,
-           mechanisms, status: doc.status };
+           mechanisms, status: doc.status, twoServer };
 }

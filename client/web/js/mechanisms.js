@@ -749,6 +749,8 @@ export function mechanismFor(question) {
     instantaneousEpsilon,
     params: core.params,
     k: core.k,
+    /** geometric: the [low, high] report range the server accepts (BigInts); else undefined. */
+    reportBounds: core.reportBounds,
     encode,
     /** One report for a true answer: the JSON value the Python client sends. */
     perturb(answer, source = secureSource, memo = undefined) {

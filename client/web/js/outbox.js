@@ -11,7 +11,8 @@ import { FAILED, PENDING, SENT, records, updateRecord } from "./store.js";
 export async function deliver(record) {
   const attempts = (record.attempts || 0) + 1;
   try {
-    const reply = await postSubmission(record.server, record.survey_id, record.body);
+    const reply = await postSubmission(record.server, record.survey_id, record.body,
+                                       record.path);
     const duplicate = Boolean(reply && reply.duplicates && reply.duplicates.length);
     return updateRecord(record.submission_id, {
       status: SENT, attempts, delivered: new Date().toISOString(), duplicate, last_error: null,

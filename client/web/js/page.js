@@ -15,6 +15,7 @@ import { reviewList, sentList } from "./review.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
+import * as twoServer from "./twoserver/flow.js";
 
 const RETRY_SECONDS = 30;
 const titleEl = document.getElementById("title");
@@ -94,6 +95,7 @@ function keepDelivering(submissionId) {
 }
 
 function receipt(verified, record) {
+  if (verified.twoServer) return twoServer.receipt(verified, record, where.server);
   return el("section", { id: "receipt", "aria-labelledby": "receipt-title" },
     el("h2", { id: "receipt-title" }, "What this device sent (randomized)"),
     el("p", {}, `Randomized once and stored on this device on ` +
@@ -168,12 +170,20 @@ function draw(verified, answers, memo) {
 async function send(verified, answers, buttons) {
   for (const button of buttons) button.disabled = true;
   const { survey } = verified;
-  const { charges, memo } = await chargesFor(verified, answers);
-  const body = { submission_id: crypto.randomUUID(), version: survey.version,
-                 answers: draw(verified, answers, memo) };
-  const record = { submission_id: body.submission_id, survey_id: survey.id,
-                   server: where.server, body, status: PENDING, attempts: 0,
-                   created: new Date().toISOString(), last_error: null };
+  let charges;
+  let record;
+  if (verified.twoServer) {  // one sealed upload, split on this device (twoserver/flow.js)
+    charges = twoServer.charges(survey, answers);
+    record = await twoServer.record(verified, answers, randomSource, where.server);
+  } else {
+    const { charges: ldpCharges, memo } = await chargesFor(verified, answers);
+    charges = ldpCharges;
+    const body = { submission_id: crypto.randomUUID(), version: survey.version,
+                   answers: draw(verified, answers, memo) };
+    record = { submission_id: body.submission_id, survey_id: survey.id,
+               server: where.server, body, status: PENDING, attempts: 0,
+               created: new Date().toISOString(), last_error: null };
+  }
   try {
     await recordSubmission({ survey: survey.id, version: survey.version, record, charges,
                              sha256: verified.sha256 });
@@ -196,7 +206,9 @@ function review(verified, form) {
     firstError.focus();
     return;
   }
-  Promise.all([chargesFor(verified, answers), chargedEpsilons()]).then(([{ charges }, before]) => {
+  const charged = verified.twoServer ? Promise.resolve({ charges: twoServer.charges(
+    verified.survey, answers) }) : chargesFor(verified, answers);
+  Promise.all([charged, chargedEpsilons()]).then(([{ charges }, before]) => {
     const total = g(totalEpsilon({ questions: charges.map(
       (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) }));
     const sendButton = el("button", { type: "button", class: "primary", id: "send" }, "Send");
@@ -211,12 +223,21 @@ function review(verified, form) {
     });
     const section = el("section", { id: "review", "aria-labelledby": "review-title" },
       el("h2", { id: "review-title", tabindex: "-1" }, "Before you send"),
-      el("p", {}, "Nothing has been randomized yet. When you press Send, your device " +
-                  "randomizes each answer once, keeps the result, and sends only that; " +
-                  "your true answers never leave this device."),
-      reviewList(verified.survey, answers, charges, verified.mechanisms),
-      el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
-                                  `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
+      ...(verified.twoServer ? [
+        el("p", {}, "Nothing has been split or sent yet. When you press Send, your device " +
+                    "splits your answers once into two sealed halves, keeps them, and sends " +
+                    "only those."),
+        twoServer.reviewList(verified, answers, where.server),
+        el("p", { class: "total" }, `Only noisy totals are revealed: central ε = ${total} in ` +
+                                    `total; this page's limit is ε = ${g(where.maxEpsilon)}.`),
+      ] : [
+        el("p", {}, "Nothing has been randomized yet. When you press Send, your device " +
+                    "randomizes each answer once, keeps the result, and sends only that; " +
+                    "your true answers never leave this device."),
+        reviewList(verified.survey, answers, charges, verified.mechanisms),
+        el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
+                                    `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
+      ]),
       el("div", { class: "actions" }, sendButton, back),
       compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))));
     form.hidden = true;
@@ -269,14 +290,34 @@ async function main() {
   const { survey } = verified;
   document.title = survey.title;
   titleEl.textContent = survey.title;
+  const lead = document.querySelector("p.lead");
+  if (verified.twoServer && lead) lead.textContent = twoServer.LEAD;  // not "randomized"
   const previous = await answered(survey.id, survey.version);
   if (previous) return alreadyAnswered(verified, previous);
   if (verified.status !== "open") {
     return refuse(`This survey is ${verified.status}: it takes no more answers.`);
   }
-  const form = renderForm(survey, () => review(verified, form));
+  if (verified.twoServer) {
+    const mismatch = twoServer.leaderMismatch(verified, where.server);
+    if (mismatch) return refuse(mismatch);
+  }
+  const form = renderForm(survey, () => review(verified, form),
+                          verified.twoServer ? twoServer.hint : undefined);
   replace(contentEl,
     survey.description ? el("p", { class: "description" }, survey.description) : null,
+    ...(verified.twoServer
+      ? [...twoServer.explanation(verified, where.server), keyLine(verified, firstUse)]
+      : ldpIntro(verified, firstUse)),
+    form);
+  document.body.dataset.state = "ready";
+  replace(statusEl);
+  performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
+}
+
+/** The LDP mode's privacy paragraph and details, above the questions. */
+function ldpIntro(verified, firstUse) {
+  const { survey } = verified;
+  return [
     el("p", { class: "budget", id: "privacy" }, "Your privacy: your device randomizes " +
        `every answer before sending it. ${capitalized(oddsSentence(totalEpsilon(survey)))}, ` +
        "even if you answer every question."),
@@ -286,16 +327,17 @@ async function main() {
          `${g(totalEpsilon(survey))} of privacy (local differential privacy: “at most N ` +
          "times more sure” is N = e^ε). This page refuses surveys above " +
          `ε = ${g(where.maxEpsilon)}. Smaller ε means more noise and more privacy.`),
-      el("p", { class: "key" }, "The survey is signed by the key with fingerprint ",
-         el("code", { id: "fingerprint" }, verified.fingerprint),
-         where.fingerprint ? " (the key this page trusts)."
-           : firstUse ? " (first time this browser sees this survey: key remembered; compare " +
-                        "it with the fingerprint the survey's designer publishes)."
-             : " (the same key as before).")),
-    form);
-  document.body.dataset.state = "ready";
-  replace(statusEl);
-  performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
+      keyLine(verified, firstUse)),
+  ];
+}
+
+function keyLine(verified, firstUse) {
+  return el("p", { class: "key" }, "The survey is signed by the key with fingerprint ",
+    el("code", { id: "fingerprint" }, verified.fingerprint),
+    where.fingerprint ? " (the key this page trusts)."
+      : firstUse ? " (first time this browser sees this survey: key remembered; compare " +
+                   "it with the fingerprint the survey's designer publishes)."
+        : " (the same key as before).");
 }
 
 /** Run the page; `source` draws every report's noise (app.js: the browser's CSPRNG). */

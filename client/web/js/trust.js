@@ -35,7 +35,7 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
                       `${highest} already seen in this browser (a replayed survey?).`);
   }
   try {
-    checkPolicy(survey, maxEpsilon);
+    checkPolicy(policyView(survey), maxEpsilon);
   } catch (err) {
     if (!(err instanceof PolicyError)) throw err;
     throw new Refusal(`This page will not answer this survey: ${err.message} (the page's ` +
@@ -49,4 +49,11 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
   data.seen[String(survey.version)] = sha256;
   await putTrust(key, data);
   return { firstUse };
+}
+
+/** The survey as the ε limit sees it (client/trust.py _cost): a two-server question costs the
+ * larger of its central ε and its local ε0, so a large central ε cannot hide behind a small ε0. */
+export function policyView(survey) {
+  return { ...survey, questions: survey.questions.map(
+    (q) => ({ ...q, epsilon: Math.max(q.epsilon, q.central_epsilon ?? 0) })) };
 }

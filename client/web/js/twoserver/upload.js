@@ -1,0 +1,239 @@
+// A two-server upload built on the device, exactly as the Python client builds it
+// (client/two_server.py build_upload, shared/two_server/encoding.py and upload.py):
+//
+// 1. per answered question, in survey order: the answer's index (binary -> 0/1, categorical /
+//    ordinal -> option index, integer -> answer - min), or with a local ε0 the report of the
+//    question's mechanism (mechanisms.js, drawn from `source`) as a measurement;
+// 2. a 16-byte report id (the Prio3 nonce of every key and the submission id as a UUID);
+// 3. per key (questions, then declared crosstabs with cell i*k2 + j): Prio3Count /
+//    Prio3Histogram(k, bestChunkLength(k)) / Prio3Sum(max - min), sharded with `rand`
+//    drawn from `source`, ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
+// 4. the leader's input shares and the helper's, each as canonical JSON {key: base64url}, sealed
+//    (hpke.js) to that server's key from the signed manifest with info
+//    "ldpsurvey two-server input share v1|<id>|<version>|<report id hex>|<role>".
+//
+// Every draw comes from `source` (randomness.js): `secureSource` (crypto.getRandomValues) by
+// default; n random bytes are ONE draw randbelow(2^(8n)), big-endian, so a tape recorded by the
+// Python client replays here. Ephemeral HPKE keys come from WebCrypto unless a test passes
+// `ephemeralKeys: { leader, helper }` (32-byte private keys).
+
+import { seal } from "../hpke.js";
+import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
+import { secureSource } from "../randomness.js";
+import { prio3Count, prio3Histogram, prio3Sum } from "../prio3/vdaf.js";
+
+const te = new TextEncoder();
+export const CTX_LABEL = "ldpsurvey two-server v1";
+export const INFO_LABEL = "ldpsurvey two-server input share v1";
+export const UPLOAD_PATH = "two-server/uploads";
+
+/** Unpadded base64url (RFC 4648 §5), as shared/two_server/config.py b64url. */
+export function b64url(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Bytes of (unpadded or padded) base64url text; null when it is not base64url. */
+export function fromB64url(text) {
+  if (typeof text !== "string" || !/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;
+  const b64 = text.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
+  try {
+    return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+/** n uniform bytes as ONE draw below 2^(8n), big-endian (os.urandom's place in the tape). */
+export function randomBytes(source, n) {
+  let value = source.randbelow(1n << BigInt(8 * n));
+  const out = new Uint8Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    out[i] = Number(value & 255n);
+    value >>= 8n;
+  }
+  return out;
+}
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+function uuidOf(bytes) {
+  const h = hex(bytes);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * The ParallelSum chunk length with the shortest proof for `measLen` range checks, ties to the
+ * smaller (shared/prio3 best_chunk_length): proof length 2·chunk + 2·(p − 1) + 1 with p the
+ * next power of two >= 1 + ceil(measLen / chunk).
+ */
+export function bestChunkLength(measLen) {
+  let best = 1;
+  let bestLen = Infinity;
+  for (let chunk = 1; chunk <= measLen; chunk++) {
+    const calls = Math.ceil(measLen / chunk);
+    let p = 1;
+    while (p < 1 + calls) p *= 2;
+    const len = 2 * chunk + 2 * (p - 1) + 1;
+    if (len < bestLen) {
+      best = chunk;
+      bestLen = len;
+    }
+  }
+  return best;
+}
+
+function domainSize(q) {
+  if (q.type === "binary") return 2;
+  if (q.type === "integer") return q.max - q.min + 1;
+  return q.options.length;
+}
+
+/** How one key is encoded: { key, kind: "count" | "histogram" | "sum", length, max, offset }. */
+export function questionEncoding(q) {
+  if (q.local_epsilon != null && q.mechanism === "geometric") {
+    const [lo, hi] = mechanismFor(q).reportBounds.map(Number);
+    return { key: q.id, kind: "sum", length: 1, max: hi - lo, offset: lo };
+  }
+  if (q.type === "binary") return { key: q.id, kind: "count", length: 1, max: 1, offset: 0 };
+  if (q.type === "integer") {
+    return { key: q.id, kind: "sum", length: 1, max: q.max - q.min, offset: q.min };
+  }
+  return { key: q.id, kind: "histogram", length: domainSize(q), max: 1, offset: 0 };
+}
+
+export const crosstabKey = (spec) => `crosstab:${spec.rows}:${spec.cols}`;
+
+/** Every key of a two-server survey in upload order: questions, then crosstabs. */
+export function encodings(survey) {
+  const byId = new Map(survey.questions.map((q) => [q.id, q]));
+  const out = new Map(survey.questions.map((q) => [q.id, questionEncoding(q)]));
+  for (const spec of survey.crosstabs || []) {
+    const length = domainSize(byId.get(spec.rows)) * domainSize(byId.get(spec.cols));
+    out.set(crosstabKey(spec), { key: crosstabKey(spec), kind: "histogram", length, max: 1, offset: 0 });
+  }
+  return out;
+}
+
+const instances = new Map();
+
+/** The Prio3 instance of an encoding (built once: circuits are not free). */
+export function instanceOf(encoding) {
+  const id = `${encoding.kind}:${encoding.length}:${encoding.max}`;
+  if (!instances.has(id)) {
+    const vdaf = encoding.kind === "count" ? prio3Count()
+      : encoding.kind === "sum" ? prio3Sum(encoding.max)
+        : prio3Histogram(encoding.length, bestChunkLength(encoding.length));
+    instances.set(id, vdaf);
+  }
+  return instances.get(id);
+}
+
+/** The measured index (or offset value) of a true answer; AnswerError if it does not fit. */
+export function questionIndex(q, value) {
+  const name = JSON.stringify(q.id);
+  if (q.type === "binary") {
+    if (typeof value !== "boolean") throw new AnswerError(`the answer to ${name} must be true or false`);
+    return value ? 1 : 0;
+  }
+  if (q.type === "integer") {
+    if (!(typeof value === "bigint" || Number.isSafeInteger(value))) {
+      throw new AnswerError(`the answer to ${name} must be an integer`);
+    }
+    const v = Number(value);
+    if (v < q.min || v > q.max) {
+      throw new AnswerError(`${v} is outside [${q.min}, ${q.max}] for ${name}; it is refused, not clamped`);
+    }
+    return v - q.min;
+  }
+  const index = q.options.indexOf(value);
+  if (index < 0) throw new AnswerError(`${JSON.stringify(value)} is not an option of ${name}`);
+  return index;
+}
+
+/** The measurement of a local mechanism's report (encoding.report_measurement). */
+function reportMeasurement(q, report) {
+  if (typeof report === "boolean") return report ? 1 : 0;
+  const encoding = questionEncoding(q);
+  return encoding.kind === "sum" ? Number(report) - encoding.offset : Number(report);
+}
+
+export const ctxOf = (survey, key) => te.encode(`${CTX_LABEL}|${survey.id}|${survey.version}|${key}`);
+
+export const infoOf = (survey, reportId, role) =>
+  te.encode(`${INFO_LABEL}|${survey.id}|${survey.version}|${hex(reportId)}|${role}`);
+
+/** Per answered question its measured index (local report when ε0 is set), and the charges. */
+export function measure(survey, answers, source = secureSource) {
+  const indices = new Map();
+  const charges = [];
+  for (const q of survey.questions) {
+    const value = answers[q.id];
+    if (value === undefined || value === null) {
+      if (q.optional) continue;
+      throw new AnswerError(`question ${JSON.stringify(q.id)} is required`);
+    }
+    let local = null;
+    if (q.local_epsilon != null) {
+      const mech = mechanismFor(q);
+      mech.encode(value);  // refuse before randomizing anything
+      indices.set(q.id, reportMeasurement(q, mech.perturb(value, source)));
+      local = q.local_epsilon;
+    } else {
+      indices.set(q.id, questionIndex(q, value));
+    }
+    charges.push({ question: q.id, central_epsilon: q.central_epsilon, local_epsilon: local });
+  }
+  return { indices, charges };
+}
+
+/** Per key the Prio3 measurement (questions, then crosstabs both of whose questions were answered). */
+export function measurements(survey, indices) {
+  const byId = new Map(survey.questions.map((q) => [q.id, q]));
+  const out = new Map();
+  for (const q of survey.questions) if (indices.has(q.id)) out.set(q.id, indices.get(q.id));
+  for (const spec of survey.crosstabs || []) {
+    if (indices.has(spec.rows) && indices.has(spec.cols)) {
+      out.set(crosstabKey(spec), indices.get(spec.rows) * domainSize(byId.get(spec.cols)) + indices.get(spec.cols));
+    }
+  }
+  return out;
+}
+
+/**
+ * The sealed upload for `answers` ({question id: answer}) of a verified two-server survey:
+ * { submissionId, body, charges }; `body` is the JSON the leader receives. It holds no answer.
+ */
+export async function buildUpload(survey, answers, { source = secureSource, ephemeralKeys } = {}) {
+  const servers = survey.two_server;
+  const { indices, charges } = measure(survey, answers, source);
+  const reportId = randomBytes(source, 16);
+  const encs = encodings(survey);
+  const publicShares = {};
+  const halves = [{}, {}];
+  for (const [key, measurement] of measurements(survey, indices)) {
+    const vdaf = instanceOf(encs.get(key));
+    const [pub, shares] = vdaf.shard(ctxOf(survey, key), measurement, reportId,
+      randomBytes(source, vdaf.RAND_SIZE));
+    publicShares[key] = b64url(pub);
+    halves[0][key] = b64url(shares[0]);
+    halves[1][key] = b64url(shares[1]);
+  }
+  const sealed = {};
+  for (const [i, role] of [[0, "leader"], [1, "helper"]]) {
+    const pk = fromB64url(servers[`${role}_hpke_key`]);
+    const options = ephemeralKeys ? { ephemeralPrivateKey: ephemeralKeys[role] } : {};
+    sealed[role] = b64url(await seal(pk, infoOf(survey, reportId, role),
+      te.encode(canonicalJson(halves[i])), options));
+  }
+  const submissionId = uuidOf(reportId);
+  return {
+    submissionId,
+    body: { submission_id: submissionId, version: survey.version, public_shares: publicShares,
+      leader_share: sealed.leader, helper_share: sealed.helper },
+    charges,
+  };
+}

@@ -1,0 +1,180 @@
+"""Cross-vectors for the page's two-server upload (client/web/js/twoserver/upload.js).
+
+Each case is a two-server survey (its canonical JSON, as a signed manifest carries it), the
+respondent's answers, the tape of (n, value) draws the REAL Python client
+(`ldpsurvey.client.two_server.build_upload`) requested, the Prio3 shares it made per key, the
+fixed HPKE ephemeral keys, and the upload body it built. JS must request the same draws in the
+same order and produce the same body, byte for byte.
+
+How the Python client is made deterministic (tests only, never a report): `os.urandom(n)` in
+client/two_server.py and shared/two_server/vdaf.py becomes ONE draw randbelow(2^(8n)) from a
+seeded recording source, big-endian (the page draws bytes the same way); the local mechanisms'
+default source (`shared.randomness.SECURE`) becomes that source too; `hpke.seal` becomes
+`reference_seal` below with the case's fixed ephemeral key, because cryptography's HPKE draws
+its own. `reference_seal` is RFC 9180 base mode written from the RFC with cryptography's
+primitives; tests/web/test_two_server_vectors.py checks it against RFC 9180 A.1.1 and checks
+that shared/two_server/hpke.py opens what it seals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from ldpsurvey.analyst.demo import sample_survey
+from ldpsurvey.analyst.demo_two_server import two_server_version
+from ldpsurvey.shared.survey import Survey
+from support.sources import RecordingSource
+from support.two_server import two_server_survey
+
+# Fixed TEST keys (never a server's): the servers' key pairs and the ephemeral keys per role.
+LEADER_SK = bytes(range(1, 33))
+HELPER_SK = bytes(range(33, 65))
+EPHEMERAL = {"leader": bytes(range(65, 97)), "helper": bytes(range(97, 129))}
+HELPER_URL = "https://helper.example"
+
+
+def public_key(private: bytes) -> bytes:
+    return X25519PrivateKey.from_private_bytes(private).public_key().public_bytes(
+        serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+# --- RFC 9180 base mode, DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-128-GCM -----------------
+
+_KEM = b"KEM" + (0x20).to_bytes(2, "big")
+_HPKE = b"HPKE" + (0x20).to_bytes(2, "big") + (1).to_bytes(2, "big") + (1).to_bytes(2, "big")
+
+
+def _extract(salt: bytes, ikm: bytes) -> bytes:
+    return hmac.new(salt, ikm, hashlib.sha256).digest()
+
+
+def _expand(prk: bytes, info: bytes, length: int) -> bytes:
+    out, t, i = b"", b"", 1
+    while len(out) < length:
+        t = hmac.new(prk, t + info + bytes([i]), hashlib.sha256).digest()
+        out, i = out + t, i + 1
+    return out[:length]
+
+
+def _labeled_extract(suite: bytes, salt: bytes, label: bytes, ikm: bytes) -> bytes:
+    return _extract(salt, b"HPKE-v1" + suite + label + ikm)
+
+
+def _labeled_expand(suite: bytes, prk: bytes, label: bytes, info: bytes, length: int) -> bytes:
+    return _expand(prk, length.to_bytes(2, "big") + b"HPKE-v1" + suite + label + info, length)
+
+
+def reference_context(pk_r: bytes, info: bytes, sk_e: bytes) -> tuple[bytes, bytes, bytes]:
+    """(enc, key, base_nonce) of SetupBaseS with the ephemeral private key `sk_e`."""
+    eph = X25519PrivateKey.from_private_bytes(sk_e)
+    enc = public_key(sk_e)
+    dh = eph.exchange(X25519PublicKey.from_public_bytes(pk_r))
+    prk = _labeled_extract(_KEM, b"", b"eae_prk", dh)
+    shared = _labeled_expand(_KEM, prk, b"shared_secret", enc + pk_r, 32)
+    context = (b"\x00" + _labeled_extract(_HPKE, b"", b"psk_id_hash", b"")
+               + _labeled_extract(_HPKE, b"", b"info_hash", info))
+    secret = _labeled_extract(_HPKE, shared, b"secret", b"")
+    return (enc, _labeled_expand(_HPKE, secret, b"key", context, 16),
+            _labeled_expand(_HPKE, secret, b"base_nonce", context, 12))
+
+
+def reference_seal(pk_r: bytes, plaintext: bytes, info: bytes, sk_e: bytes,
+                   aad: bytes = b"", seq: int = 0) -> bytes:
+    """enc || AES-128-GCM ciphertext (sequence number `seq`), as hpke.seal lays it out."""
+    enc, key, base_nonce = reference_context(pk_r, info, sk_e)
+    nonce = bytes(a ^ b for a, b in zip(base_nonce, seq.to_bytes(12, "big"), strict=True))
+    return enc + AESGCM(key).encrypt(nonce, plaintext, aad)
+
+
+# --- the cases ---------------------------------------------------------------------------------
+
+def surveys() -> Iterator[tuple[str, Survey]]:
+    leader, helper = public_key(LEADER_SK), public_key(HELPER_SK)
+    yield "sample", two_server_version(sample_survey(), HELPER_URL, helper, leader, 100)
+    yield "pulse", Survey.from_dict(two_server_survey(HELPER_URL, helper, leader))
+    yield "pulse-local", Survey.from_dict(two_server_survey(HELPER_URL, helper, leader,
+                                                            local=True))
+
+
+def answer_sets(survey: Survey) -> Iterator[dict[str, Any]]:
+    """Every option of every question at least once, integer ends, optional ones left out."""
+    rounds = max(q.k if q.type != "integer" else 3 for q in survey.questions)
+    for i in range(rounds):
+        answers: dict[str, Any] = {}
+        for q in survey.questions:
+            if q.type == "binary":
+                answers[q.id] = i % 2 == 1
+            elif q.type == "integer":
+                assert q.min is not None and q.max is not None
+                values = [q.min, q.max, (q.min + q.max) // 2]
+                if q.optional and i == 1:
+                    continue
+                answers[q.id] = values[i % 3]
+            else:
+                answers[q.id] = q.options[i % len(q.options)]
+        yield answers
+
+
+def build_case(name: str, survey: Survey, answers: dict[str, Any], seed: int) -> dict[str, Any]:
+    from ldpsurvey.client import two_server as client
+    from ldpsurvey.shared import randomness
+    from ldpsurvey.shared.two_server import hpke, vdaf
+
+    source = RecordingSource(seed)
+    shim = SimpleNamespace(urandom=lambda n: source.randbelow(1 << (8 * n)).to_bytes(n, "big"))
+    keys = {"leader": public_key(LEADER_SK), "helper": public_key(HELPER_SK)}
+    shards: dict[str, dict[str, str]] = {}
+    real_shard = vdaf.shard
+
+    def fixed_seal(pk: bytes, plaintext: bytes, info: bytes) -> bytes:
+        role = info.rsplit(b"|", 1)[1].decode()
+        assert pk == keys[role]
+        return reference_seal(pk, plaintext, info, EPHEMERAL[role])
+
+    def recording_shard(encoding: Any, ctx: bytes, measurement: int, nonce: bytes) -> Any:
+        out = real_shard(encoding, ctx, measurement, nonce)
+        shards[encoding.key or ctx.rsplit(b"|", 1)[1].decode()] = {
+            "measurement": measurement, "public_share": out.public_share.hex(),
+            "leader_input_share": out.input_shares[0].hex(),
+            "helper_input_share": out.input_shares[1].hex()}
+        return out
+
+    with ExitStack() as stack:
+        stack.enter_context(mock.patch.object(client, "os", shim))
+        stack.enter_context(mock.patch.object(vdaf, "os", shim))
+        stack.enter_context(mock.patch.object(randomness, "SECURE", source))
+        stack.enter_context(mock.patch.object(hpke, "seal", fixed_seal))
+        stack.enter_context(mock.patch.object(vdaf, "shard", recording_shard))
+        submission = client.build_upload(survey, answers)
+    return {"name": name, "survey": survey.to_dict(), "answers": answers,
+            "tape": [[hex(n), hex(v)] for n, v in source.tape],
+            "ephemeral_keys": {k: v.hex() for k, v in EPHEMERAL.items()},
+            "shards": shards, "body": submission.wire()}
+
+
+def cases() -> list[dict[str, Any]]:
+    out = []
+    seed = 0
+    for name, survey in surveys():
+        for answers in answer_sets(survey):
+            seed += 1
+            out.append(build_case(name, survey, answers, seed))
+    return out
+
+
+def write_two_server_vectors(path: Path) -> dict[str, Any]:
+    vectors = {"leader_private_key": LEADER_SK.hex(), "helper_private_key": HELPER_SK.hex(),
+               "cases": cases()}
+    path.write_text(json.dumps(vectors, indent=1) + "\n")
+    return vectors
