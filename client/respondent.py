@@ -115,10 +115,7 @@ class Respondent:
                 if q.optional:
                     continue
                 raise AnswerError(f"question {q.id!r} is required")
-            if q.mechanism == "none":  # a two-server question without a local mechanism
-                question_index(q, value)
-            else:
-                self.mechanism(survey, q).encode(value)  # refuse before randomizing anything
+            self.mechanism(survey, q).encode(value)  # refuse before randomizing anything
             checked[q.id] = value
         return checked
 
