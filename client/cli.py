@@ -18,7 +18,7 @@ from .errors import DeliveryError
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
-from .review import report_words, review_lines
+from .review import question_privacy, report_words, review_lines, survey_privacy
 from .state import STATE_ENV, StateDir
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON
@@ -117,15 +117,10 @@ def _read_answers(path: Path) -> dict[str, Any]:
     return data
 
 
-def explain(question: Question) -> str:
-    """One line on why a single report cannot be held against the respondent."""
-    return mechanism_for(question).deniability()
-
-
 def prompt_answers(survey: Survey) -> dict[str, Any]:
     """Ask each question on the terminal; returns {question_id: true answer}."""
-    click.echo(f"{survey.title} (version {survey.version}); total ε = "
-               f"{survey.total_epsilon:g}")
+    click.echo(f"{survey.title} (version {survey.version})")
+    click.echo(survey_privacy(survey))
     if survey.series:
         click.echo(f"Part of the series {survey.series!r}: the same answer as last time costs "
                    f"no extra privacy; a changed answer costs its ε again.")
@@ -133,7 +128,7 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
     for i, q in enumerate(survey.questions, 1):
         click.echo()
         click.secho(f"{i}. {q.text}", bold=True)
-        click.echo(f"   costs ε = {q.epsilon:g}: {explain(q)}")
+        click.echo(f"   {question_privacy(q)}")
         if q.optional:
             click.echo("   optional: leave empty to skip (the server sees that you skipped it)")
         while True:

@@ -50,6 +50,21 @@ def odds_sentence(epsilon: float) -> str:
             f"times more sure of your real answers than before (ε = {epsilon:g})")
 
 
+def question_privacy(q: Question) -> str:
+    """One question's privacy in odds words, shown with the question before it is answered
+    (the page's hint, client/web/js/form.js)."""
+    return (f"Privacy: anyone who sees what is sent can be at most {odds_factor(q.epsilon)} "
+            f"times more sure of this answer (ε = {q.epsilon:g}).")
+
+
+def survey_privacy(survey: Survey) -> str:
+    """The whole survey's privacy in odds words, before the first question (the page's
+    first screen)."""
+    sentence = odds_sentence(survey.total_epsilon)
+    return (f"Your privacy: your device randomizes every answer before sending it. "
+            f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question.")
+
+
 def answer_text(q: Question, answer: Any) -> str:
     if q.type == "binary":
         return "yes" if answer else "no"
