@@ -43,11 +43,12 @@ def odds_factor(epsilon: float) -> str:
 
 
 def odds_sentence(epsilon: float) -> str:
-    """The privacy of ε in odds words, for a respondent."""
+    """The privacy of ε in odds words, for a respondent (client/web/js/odds.js oddsSentence,
+    the same string; callers add the ε where it is shown)."""
     if epsilon == 0:
         return "what your device sends reveals nothing new about your answers"
     return (f"anyone who sees what your device sends can be at most {odds_factor(epsilon)} "
-            f"times more sure of your real answers than before (ε = {epsilon:g})")
+            f"times more sure of your real answers than before")
 
 
 def question_privacy(q: Question) -> str:
@@ -62,7 +63,8 @@ def survey_privacy(survey: Survey) -> str:
     first screen)."""
     sentence = odds_sentence(survey.total_epsilon)
     return (f"Your privacy: your device randomizes every answer before sending it. "
-            f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question.")
+            f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question "
+            f"(ε = {survey.total_epsilon:g} in total).")
 
 
 def answer_text(q: Question, answer: Any) -> str:
@@ -149,7 +151,7 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
         total += q.epsilon
         lines.append(f"   your answer (stays on this device): {answer_text(q, answer)}")
         lines.append(f"   {chances(q, mechanisms[q.id], answer)}; ε = {q.epsilon:g}")
-    lines.append(f"In total, {odds_sentence(total)}.")
+    lines.append(f"In total, {odds_sentence(total)} (ε = {total:g} in total).")
     if survey.series:
         lines.append(f"(Series {survey.series!r}: an answer the same as in an earlier round "
                      "re-sends the report kept for it and costs no more.)")

@@ -10,7 +10,8 @@ import re
 from typing import Any
 
 import pytest
-from ldpsurvey.client.review import odds_factor
+from ldpsurvey.client.review import odds_factor, odds_sentence, question_privacy
+from ldpsurvey.shared.survey import Survey
 from vectors import build_vectors
 
 READY = "body[data-state=ready]"
@@ -99,6 +100,22 @@ def test_odds_words_match_the_cli_and_round_up(js_page: Any, web_root_url: str):
     assert js == [odds_factor(e) for e in epsilons]
     for epsilon, text in zip(epsilons, js, strict=True):
         assert float(text.replace(",", "")) >= math.exp(epsilon)
+
+
+def test_odds_sentences_are_one_wording_on_the_page_and_the_cli(js_page: Any,
+                                                               web_root_url: str):
+    """The per-question and whole-survey sentences: the page and `respond` say the same."""
+    epsilons = [0, 0.25, 1, 1.5, 3.5, 7]
+    js = js_page.evaluate("""async ([root, epsilons]) => {
+        const O = await import(root + "js/odds.js");
+        return epsilons.map((e) => [O.questionPrivacy(e), O.oddsSentence(e)]);
+    }""", [web_root_url, epsilons])
+    for epsilon, (question, total) in zip(epsilons, js, strict=True):
+        assert total == odds_sentence(epsilon)
+        if epsilon:  # a question spends some ε
+            q = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [
+                {"id": "a", "text": "A?", "type": "binary", "epsilon": epsilon}]}).questions[0]
+            assert question == question_privacy(q)
 
 
 @pytest.fixture(scope="module")
