@@ -103,6 +103,7 @@ class CompositionError(LdpSurveyError):
 
 
 ECHO_LIMIT = 200
+MESSAGE_LIMIT = 3 * ECHO_LIMIT  # a message is a sentence around at most an echo or two
 
 
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
