@@ -75,14 +75,11 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
               dependence: float, confidence: float, bins: str | None, fmt: str,
               seed: int) -> str:
     """The simulated crosstab in a report format, truth beside every number, then coverage."""
-    from ..shared.joint_features import bins_for_pair, parse_bins
+    from ..shared.joint_features import survey_pair_bins
     from .reports.crosstab_view import render_crosstab
     from .simulate_crosstab import simulate_crosstab
 
-    integer = {q.id for q in survey.questions if q.type == "integer"}
-    known = all(any(q.id == qid for q in survey.questions) for qid in pair)
-    row_bins, col_bins = bins_for_pair(parse_bins(bins) if known else None, pair,
-                                       (pair[0] in integer, pair[1] in integer))
+    row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     with terminal_progress(n, "simulating", enabled=2 * n >= _PROGRESS_MIN_ANSWERS) as update:
         result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
                                    confidence, row_bins, col_bins, seed, update)
