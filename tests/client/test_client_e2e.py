@@ -147,7 +147,7 @@ def test_dry_run_shows_the_review_and_draws_records_and_sends_nothing(
                  str(deployed["answers"]), "--trust", trust, "--state", str(state), "--dry-run")
     assert result.returncode == 0, result.stderr
     assert "nothing has been randomized yet" in result.stdout
-    assert "'yes' (your real answer) with probability 73.1%" in result.stdout  # ε = 1
+    assert "‘yes’ (your real answer) with probability 73.1%" in result.stdout  # ε = 1
     assert "dry run: nothing was randomized, recorded or sent" in result.stderr
     assert "submission_id" not in result.stdout and "{" not in result.stdout
     assert server.export("dry", deployed["token"]) == []

@@ -149,12 +149,24 @@ def test_every_mechanism_gets_plain_words_on_the_page(js_page: Any, web_root_url
         assert before.startswith("Your"), before
 
 
-def test_every_mechanism_gets_plain_words_on_the_cli(cases):
+def test_every_mechanism_gets_the_pages_words_on_the_cli(js_page: Any, web_root_url: str,
+                                                          cases):
+    """One review wording: `respond` says what the page says, character for character, for
+    every mechanism, question type and layering of the shared vectors."""
     from ldpsurvey.client.review import chances, report_words
     from ldpsurvey.shared.mechanisms import mechanism_for
     from ldpsurvey.shared.survey import Survey
 
-    for case in cases:
+    on_page = js_page.evaluate("""async ([root, cases]) => {
+        const M = await import(root + "js/mechanisms.js");
+        const R = await import(root + "js/review.js");
+        return cases.map((c) => {
+            const q = c.question;
+            const answer = q.type === "integer" ? Number(c.answer) : c.answer;
+            return R.chances(q, M.mechanismFor(q), answer);
+        });
+    }""", [web_root_url, cases])
+    for case, page_text in zip(cases, on_page, strict=True):
         q = case["question"]
         layered = q.get("instantaneous_epsilon") is not None
         survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
@@ -163,8 +175,7 @@ def test_every_mechanism_gets_plain_words_on_the_cli(cases):
         mechanism = mechanism_for(question)
         answer = int(case["answer"]) if q["type"] == "integer" else case["answer"]
         before = chances(question, mechanism, answer)
-        assert before.startswith("your device will send") or before.startswith(
-            "your device will add"), (q["mechanism"], before)
-        assert "%" in before or "times less likely" in before
+        assert before == page_text, (q["mechanism"], layered)
+        assert before.startswith("Your ") and ("%" in before or "times less likely" in before)
         after = report_words(question, mechanism, case["report"])
         assert not after.startswith(("[", "{")), (q["mechanism"], after)

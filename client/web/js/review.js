@@ -3,18 +3,10 @@
 
 import { el } from "./dom.js";
 import { answerText } from "./form.js";
+import { pct } from "./mechanisms.js";
 import { questionPrivacy } from "./odds.js";
 
 const LIST_ALL_UP_TO = 8;  // an ordinal question with at most this many options: every chance
-
-/** A probability as a percentage with one decimal (more for the very small or large). */
-export function pct(x) {
-  const v = 100 * x;
-  if (v === 0 || v === 100) return `${v}%`;
-  if (v < 0.05) return `${v.toPrecision(2)}%`;
-  if (v > 99.95) return `${v.toFixed(4).replace(/0+$/, "")}%`;
-  return `${v.toFixed(1)}%`;
-}
 
 const quote = (text) => `“${text}”`;
 const yesNo = (value) => (value ? "‘yes’" : "‘no’");
