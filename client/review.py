@@ -209,22 +209,24 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
 
 
 def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
-    """A stored report in plain words (what the server receives for this question)."""
+    """A stored report in plain words (what the server receives for this question): the page's
+    words after "Your device sent: " (mechanisms.js explain and review.js outsideNote)."""
     name = mechanism.name
     if q.type == "binary":  # binary_rr sends true/false, grr the index of [false, true]
         return "yes" if report else "no"
     if q.type == "integer" and isinstance(report, int):
         if q.min <= report <= q.max:
             return f"the number {report}"
-        return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, "
-                "as expected; it keeps your real number private and the results allow for it)")
+        return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, as "
+                "expected; it is what keeps your real number private, and the survey's results "
+                "allow for it)")
     if isinstance(report, int) and (name in ("grr", "ordinal_exp")
                                     or name.endswith("+instantaneous")):
-        return f"the option {q.options[report]!r}"
+        return f"the option {_quote(q.options[report])}"
     if name in ("oue", "sue", "ss") and isinstance(report, list):
         marked = [q.options[v] for v in range(len(q.options))
                   if (report[v >> 5] >> (v & 31)) & 1]
-        return ("the options marked: " + ", ".join(repr(o) for o in marked)) if marked \
+        return ("the options marked: " + ", ".join(_quote(o) for o in marked)) if marked \
             else "no option marked"
     if name == "olh" and isinstance(report, list):
         return f"the random code {report[0]} and bucket {report[1]}"

@@ -163,10 +163,13 @@ def test_every_mechanism_gets_the_pages_words_on_the_cli(js_page: Any, web_root_
         return cases.map((c) => {
             const q = c.question;
             const answer = q.type === "integer" ? Number(c.answer) : c.answer;
-            return R.chances(q, M.mechanismFor(q), answer);
+            const mechanisms = new Map([[q.id, M.mechanismFor(q)]]);
+            return [R.chances(q, mechanisms.get(q.id), answer),
+                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms)
+                      .querySelector(".sent").textContent];
         });
     }""", [web_root_url, cases])
-    for case, page_text in zip(cases, on_page, strict=True):
+    for case, (page_text, page_sent) in zip(cases, on_page, strict=True):
         q = case["question"]
         layered = q.get("instantaneous_epsilon") is not None
         survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
@@ -178,4 +181,5 @@ def test_every_mechanism_gets_the_pages_words_on_the_cli(js_page: Any, web_root_
         assert before == page_text, (q["mechanism"], layered)
         assert before.startswith("Your ") and ("%" in before or "times less likely" in before)
         after = report_words(question, mechanism, case["report"])
+        assert f"Your device sent: {after}" == page_sent, (q["mechanism"], layered)
         assert not after.startswith(("[", "{")), (q["mechanism"], after)
