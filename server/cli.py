@@ -48,8 +48,11 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     It also serves the respondent web page at /s/SURVEY_ID.
     """
     from .app import create_app
+    from .cors import allowed_origins
     from .http_request import STORE_EXTENSION
     from .serving import body_cap, listen, supervise
+
+    allowed_origins(allow_origins)  # bad input is refused first, whatever the port's state
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
