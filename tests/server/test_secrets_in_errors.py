@@ -113,6 +113,8 @@ def test_server_startup_never_shows_or_logs_the_password(
 
 def test_outage_503_tells_clients_nothing_about_the_database(
         pg_server: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """The database server stops under a running app: requests get a JSON 503 (retry later),
+    never a 500 and never a 2xx; the body names nothing of the database, the log does."""
     from ldpsurvey.server.auth import create_token
     from ldpsurvey.server.http_request import STORE_EXTENSION
     from support.postgres import PgServer
@@ -124,6 +126,8 @@ def test_outage_503_tells_clients_nothing_about_the_database(
         auth = {"Authorization": f"Bearer {create_token(store)[1]}"}
         client = app.test_client()
         assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201
+        assert client.post("/api/surveys/health/submissions",
+                           json=submission()).status_code == 200
     finally:
         own.stop()
     caplog.set_level(logging.WARNING)
