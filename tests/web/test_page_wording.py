@@ -130,29 +130,10 @@ def cases() -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def test_every_mechanism_gets_plain_words_on_the_page(js_page: Any, web_root_url: str, cases):
-    texts = js_page.evaluate("""async ([root, cases]) => {
-        const M = await import(root + "js/mechanisms.js");
-        const R = await import(root + "js/review.js");
-        return cases.map((c) => {
-            const q = c.question;
-            const answer = q.type === "integer" ? Number(c.answer) : c.answer;
-            const mechanisms = new Map([[q.id, M.mechanismFor(q)]]);
-            return [R.chances(q, mechanisms.get(q.id), answer),
-                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms).textContent];
-        });
-    }""", [web_root_url, cases])
-    for case, (before, after) in zip(cases, texts, strict=True):
-        for text in (before, after):
-            assert "NaN" not in text and "undefined" not in text and "[object" not in text
-        assert "%" in before, case["question"]["mechanism"]
-        assert before.startswith("Your"), before
-
-
-def test_every_mechanism_gets_the_pages_words_on_the_cli(js_page: Any, web_root_url: str,
-                                                          cases):
-    """One review wording: `respond` says what the page says, character for character, for
-    every mechanism, question type and layering of the shared vectors."""
+def test_every_mechanism_gets_the_same_plain_words_on_the_page_and_the_cli(
+        js_page: Any, web_root_url: str, cases: list[dict[str, Any]]) -> None:
+    """Plain words for every mechanism, question type and layering of the shared vectors, and
+    one wording: `respond` says what the page says, character for character."""
     from ldpsurvey.client.review import chances, report_words
     from ldpsurvey.shared.mechanisms import mechanism_for
     from ldpsurvey.shared.survey import Survey
@@ -170,6 +151,8 @@ def test_every_mechanism_gets_the_pages_words_on_the_cli(js_page: Any, web_root_
         });
     }""", [web_root_url, cases])
     for case, (page_text, page_sent) in zip(cases, on_page, strict=True):
+        for text in (page_text, page_sent):
+            assert "NaN" not in text and "undefined" not in text and "[object" not in text
         q = case["question"]
         layered = q.get("instantaneous_epsilon") is not None
         survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
