@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..shared.cli_help import FullHelpGroup
-from ..shared.errors import ECHO_LIMIT, LdpSurveyError, clip
+from ..shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
@@ -56,13 +56,13 @@ class LazyGroup(FullHelpGroup):
         except LdpSurveyError as exc:
             raise click.ClickException(one_line(exc.message)) from exc
         except click.ClickException as exc:  # click's own (usage) errors echo arguments too
-            exc.message = clip(exc.message, 3 * ECHO_LIMIT)
+            exc.message = clip(exc.message, MESSAGE_LIMIT)
             raise
 
 
 def one_line(message: str) -> str:
     """The message on one line, and bounded: it may echo hostile input."""
-    return clip(" ".join(str(message).split()), 3 * ECHO_LIMIT)
+    return clip(" ".join(str(message).split()), MESSAGE_LIMIT)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

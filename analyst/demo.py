@@ -32,6 +32,7 @@ import numpy as np
 
 from ..shared.errors import LdpSurveyError
 from ..shared.survey import Question, Survey, load_survey
+from .progress import terminal_progress
 from .reports.model import Report
 
 SAMPLE = "sensitive.toml"
@@ -309,14 +310,10 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
                  f"total epsilon per respondent {survey.total_epsilon:g}")
             echo(f"{n:,} respondents answer on their own devices "
                  "(randomized locally, sent over HTTP)…")
-            if show_progress and sys.stderr.isatty():
-                with click.progressbar(length=n, label="respondents", file=sys.stderr,
-                                       show_pos=True) as bar:
-                    sent = run_respondents(url, survey, fingerprint, answers, tmp / "devices",
-                                           workers, bar.update)
-            else:
+            with terminal_progress(n, "respondents", show_pos=True,
+                                   enabled=show_progress) as update:
                 sent = run_respondents(url, survey, fingerprint, answers, tmp / "devices",
-                                       workers)
+                                       workers, update)
             seconds = time.perf_counter() - started
             report = fetch_report(url, survey.id, token)
             report = replace(report, truth=truth_of(survey, answers))

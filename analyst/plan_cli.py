@@ -183,13 +183,10 @@ def _is_two_server(survey_file: Path) -> bool:
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,
                    confidence: float, bins: str | None) -> str:
-    from ..shared.joint_features import bins_for_pair, parse_bins
+    from ..shared.joint_features import survey_pair_bins
     from .plan_crosstab import format_crosstab_plan, plan_crosstab
 
-    integer = {q.id for q in survey.questions if q.type == "integer"}
-    known = all(any(q.id == qid for q in survey.questions) for qid in pair)
-    row_bins, col_bins = bins_for_pair(parse_bins(bins) if known else None, pair,
-                                       (pair[0] in integer, pair[1] in integer))
+    row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     plan_ = plan_crosstab(survey, pair[0], pair[1], margin=margin, n=n, confidence=confidence,
                           row_bins=row_bins, col_bins=col_bins)
     return format_crosstab_plan(plan_, targeted=margin is not None)

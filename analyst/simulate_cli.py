@@ -6,13 +6,13 @@ interval, and whether the interval covered the truth, then a coverage summary.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 import numpy as np
 
 from ..shared.survey import load_survey
+from .progress import terminal_progress
 from .simulate import (
     QuestionResult,
     SimulationResult,
@@ -65,11 +65,9 @@ def simulate(survey_file: Path, n: int, seed: int | None, truth_file: Path | Non
                              seed), nl=False)
         return
     total = n * len(survey.questions)
-    if total >= _PROGRESS_MIN_ANSWERS:
-        with click.progressbar(length=total, label="simulating", file=sys.stderr) as bar:
-            result = simulate_survey(survey, n, rng, truth, confidence, seed, bar.update)
-    else:
-        result = simulate_survey(survey, n, rng, truth, confidence, seed)
+    with terminal_progress(total, "simulating",
+                           enabled=total >= _PROGRESS_MIN_ANSWERS) as update:
+        result = simulate_survey(survey, n, rng, truth, confidence, seed, update)
     click.echo(format_result(result, rows))
 
 
@@ -77,21 +75,14 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
               dependence: float, confidence: float, bins: str | None, fmt: str,
               seed: int) -> str:
     """The simulated crosstab in a report format, truth beside every number, then coverage."""
-    from ..shared.joint_features import bins_for_pair, parse_bins
+    from ..shared.joint_features import survey_pair_bins
     from .reports.crosstab_view import render_crosstab
     from .simulate_crosstab import simulate_crosstab
 
-    integer = {q.id for q in survey.questions if q.type == "integer"}
-    known = all(any(q.id == qid for q in survey.questions) for qid in pair)
-    row_bins, col_bins = bins_for_pair(parse_bins(bins) if known else None, pair,
-                                       (pair[0] in integer, pair[1] in integer))
-    if 2 * n >= _PROGRESS_MIN_ANSWERS:
-        with click.progressbar(length=n, label="simulating", file=sys.stderr) as bar:
-            result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
-                                       confidence, row_bins, col_bins, seed, bar.update)
-    else:
+    row_bins, col_bins = survey_pair_bins(survey, pair, bins)
+    with terminal_progress(n, "simulating", enabled=2 * n >= _PROGRESS_MIN_ANSWERS) as update:
         result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
-                                   confidence, row_bins, col_bins, seed)
+                                   confidence, row_bins, col_bins, seed, update)
     text = render_crosstab(result.report, fmt)
     summary = (f"seed {seed}; coverage: {result.covered} of {result.total} intervals covered "
                f"the truth ({result.covered / max(result.total, 1):.1%}; nominal "

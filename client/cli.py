@@ -21,7 +21,7 @@ from .errors import DeliveryError
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
-from .review import report_words, review_lines
+from .review import question_privacy, report_words, review_lines, survey_privacy
 from .state import STATE_ENV, StateDir
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
@@ -108,10 +108,10 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
-        if survey.two_server is not None:  # merge of reroll's review with the two-server mode
+        if survey.two_server is not None:
             for q in survey.questions:
                 if q.id in checked:
-                    click.echo(f"  {q.text} -> {checked[q.id]!r}: {explain(q)}")
+                    click.echo(f"  {q.text} -> {checked[q.id]!r}: {question_privacy(q)}")
         else:
             mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
             for line in review_lines(survey, checked, mechanisms):
@@ -157,18 +157,10 @@ def _read_answers(path: Path) -> dict[str, Any]:
     return data
 
 
-def explain(question: Question) -> str:
-    """One line on why a single report cannot be held against the respondent."""
-    if question.central_epsilon is not None:
-        from .two_server import guarantee
-        return guarantee(question)
-    return mechanism_for(question).deniability()
-
-
 def prompt_answers(survey: Survey) -> dict[str, Any]:
     """Ask each question on the terminal; returns {question_id: true answer}."""
-    click.echo(f"{survey.title} (version {survey.version}); total ε = "
-               f"{survey.total_epsilon:g}")
+    click.echo(f"{survey.title} (version {survey.version})")
+    click.echo(survey_privacy(survey))
     disclosed = sum(q.disclosed for q in survey.questions)
     if disclosed:
         click.echo(f"{disclosed} question(s) marked disclosed are sent as you answer them, not "
@@ -180,8 +172,7 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
     for i, q in enumerate(survey.questions, 1):
         click.echo()
         click.secho(f"{i}. {q.text}", bold=True)
-        click.echo(f"   disclosed: {explain(q)}" if q.disclosed else
-                   f"   costs ε = {q.epsilon:g}: {explain(q)}")
+        click.echo(f"   {question_privacy(q)}")
         if q.optional:
             click.echo("   optional: leave empty to skip (the server sees that you skipped it)")
         while True:

@@ -19,15 +19,26 @@ LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every 
 
 
 def pct(p: Any) -> str:
-    """A probability as a percentage, one decimal (more for the very small or large)."""
+    """A probability as a percentage, one decimal (more for the very small or large): the
+    page's `pct` (client/web/js/mechanisms.js), the same strings."""
     v = 100 * float(p)
     if v in (0.0, 100.0):
         return f"{v:g}%"
     if v < 0.05:
-        return f"{v:.2g}%"
+        return f"{to_precision(v, 2)}%"
     if v > 99.95:
         return f"{v:.4f}".rstrip("0") + "%"
     return f"{v:.1f}%"
+
+
+def to_precision(x: float, digits: int) -> str:
+    """JavaScript's `x.toPrecision(digits)`: fixed notation unless the exponent is below -6
+    or at least `digits`, trailing zeros kept (the page's numbers, character for character)."""
+    mantissa, _, exp_text = f"{x:.{digits - 1}e}".partition("e")
+    exponent = int(exp_text)
+    if exponent < -6 or exponent >= digits:
+        return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+    return f"{x:.{max(0, digits - 1 - exponent)}f}"
 
 
 def odds_factor(epsilon: float) -> str:
@@ -43,25 +54,58 @@ def odds_factor(epsilon: float) -> str:
 
 
 def odds_sentence(epsilon: float) -> str:
-    """The privacy of ε in odds words, for a respondent."""
+    """The privacy of ε in odds words, for a respondent (client/web/js/odds.js oddsSentence,
+    the same string; callers add the ε where it is shown)."""
     if epsilon == 0:
         return "what your device sends reveals nothing new about your answers"
     return (f"anyone who sees what your device sends can be at most {odds_factor(epsilon)} "
-            f"times more sure of your real answers than before (ε = {epsilon:g})")
+            f"times more sure of your real answers than before")
+
+
+def question_privacy(q: Question) -> str:
+    """One question's privacy in odds words, shown with the question before it is answered
+    (the page's hint, client/web/js/form.js)."""
+    if q.disclosed:
+        return "Disclosed: sent as you answer it, not randomized. It costs no ε, but it can " \
+               "help identify you."
+    if q.central_epsilon is not None:
+        from .two_server import guarantee
+
+        return f"Privacy: {guarantee(q)}."
+    return (f"Privacy: anyone who sees what is sent can be at most {odds_factor(q.epsilon)} "
+            f"times more sure of this answer (ε = {q.epsilon:g}).")
+
+
+def survey_privacy(survey: Survey) -> str:
+    """The whole survey's privacy in odds words, before the first question (the page's
+    first screen)."""
+    if survey.two_server is not None:
+        return ("Your privacy: your answers are split into two sealed halves, one for each of "
+                "two organizations; only noisy totals are ever revealed (docs/two-server.md).")
+    sentence = odds_sentence(survey.total_epsilon)
+    return (f"Your privacy: your device randomizes every answer before sending it. "
+            f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question "
+            f"(ε = {survey.total_epsilon:g} in total).")
 
 
 def answer_text(q: Question, answer: Any) -> str:
+    """A true answer as the respondent chose it (the page's answerText, client/web/js/form.js)."""
     if q.type == "binary":
-        return "yes" if answer else "no"
+        return "Yes" if answer else "No"
     return str(answer)
 
 
 def _yes_no(value: bool) -> str:
-    return "'yes'" if value else "'no'"
+    return "‘yes’" if value else "‘no’"
+
+
+def _quote(text: Any) -> str:
+    return f"“{text}”"
 
 
 def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
-    """What the device will send for this answer, with the exact chances, in plain words."""
+    """What the device will send for this answer, with the exact chances, in plain words: the
+    page's sentence (client/web/js/review.js `chances`), character for character."""
     name = mechanism.name
     p = getattr(mechanism, "p_star", None)
     qs = getattr(mechanism, "q_star", None)
@@ -78,12 +122,12 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
         return f"your device will send ({mechanism.known_as or name}): {listed}"
     if name in ("binary_rr", "grr") or name.endswith("+instantaneous"):
         if q.type == "binary":
-            return (f"your device will send {_yes_no(answer)} (your real answer) with "
+            return (f"Your device will send {_yes_no(answer)} (your real answer) with "
                     f"probability {pct(p)}, and {_yes_no(not answer)} with probability "
-                    f"{pct(qs)}")
-        return (f"your device will send {answer!r} (your real answer) with probability "
+                    f"{pct(qs)}.")
+        return (f"Your device will send {_quote(answer)} (your real answer) with probability "
                 f"{pct(p)}, otherwise one of the other {len(q.options) - 1} options, each with "
-                f"probability {pct(qs)}")
+                f"probability {pct(qs)}.")
     if name == "geometric":
         return _number_chances(q, mechanism, answer)
     if name == "geo_exp":  # location: the spread around this very cell (docs/location.md)
@@ -91,29 +135,62 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
 
         return describe_spread(mechanism, mechanism.encode(answer))
     if name == "ordinal_exp" and len(q.options) <= LIST_ALL_UP_TO:
-        row = mechanism.channel()[mechanism.encode(answer)]
-        listed = ", ".join(f"{o!r}{' (yours)' if o == answer else ''} {pct(row[y])}"
+        at = q.options.index(answer)
+        step = float(mechanism.base)  # type: ignore[attr-defined]
+        weights = [step ** -abs(at - y) for y in range(len(q.options))]
+        total = sum(weights)
+        listed = ", ".join(f"{_quote(o)}{' (yours)' if y == at else ''} {pct(weights[y] / total)}"
                            for y, o in enumerate(q.options))
-        return f"your device will send one option, the nearer to yours the likelier: {listed}"
-    if name == "ordinal_exp":
-        return (f"your device will send your real option or one near it: each step further "
-                f"away is {float(mechanism.base):.4g} times less likely")
+        return ("Your device will send one of the options, the nearer to your real answer the "
+                f"likelier: {listed}.")
+    return describe(q, mechanism)
+
+
+def describe(q: Question, mechanism: Any, truth: str = "your real answer") -> str:
+    """How the mechanism randomizes, in plain words with its exact chances: the page's
+    `describe().text` (client/web/js/mechanisms.js), character for character."""
+    name = mechanism.name
+    if name in ("binary_rr", "grr"):
+        k = len(mechanism.labels)
+        choice = "says ‘yes’ or ‘no’" if q.type == "binary" else "picks an option"
+        others = (f"the other one with probability {pct(mechanism.q_star)}" if k == 2 else
+                  f"otherwise one of the other {k - 1} options, each with probability "
+                  f"{pct(mechanism.q_star)}")
+        return (f"Your device {choice} at random: {truth} with probability "
+                f"{pct(mechanism.p_star)}, {others}. The server cannot tell which happened.")
+    if name.endswith("+instantaneous"):
+        first = describe(q, mechanism.permanent).removesuffix(
+            " The server cannot tell which happened.")
+        second = describe(q, mechanism.instantaneous, "that kept answer")
+        return (f"Your answer is randomized twice. Once, your{first.removeprefix('Your')} This "
+                "device keeps that result and reuses it whenever you give the same answer "
+                f"again. Then, for this round, your{second.removeprefix('Your')}")
+    k = len(q.options) if q.options else 0
     if name in ("oue", "sue"):
-        return (f"your device will send one yes/no mark per option: your real answer's mark is "
-                f"'yes' with probability {pct(p)}, every other mark with probability "
-                f"{pct(qs)}, each drawn on its own")
+        return (f"Your device sets one yes/no mark for each of the {k} options at random: the "
+                f"mark of your real answer is ‘yes’ with probability {pct(mechanism.p_star)}, "
+                f"every other mark with probability {pct(mechanism.q_star)}, each drawn on its "
+                "own.")
     if name == "ss":
-        return (f"your device will send a set of {mechanism.subset_size} of the "
-                f"{len(q.options)} options: it holds your real answer with probability "
-                f"{pct(p)}; the rest of the set are other options picked at random")
+        return (f"Your device picks a set of {mechanism.subset_size} of the {k} options at "
+                f"random: your real answer is in it with probability {pct(mechanism.p_star)}, "
+                "and the rest of the set are other options picked at random.")
     if name == "olh":
-        return (f"your device will send a random code that sorts the {len(q.options)} options "
-                f"into {mechanism.g} buckets, with the bucket of your real answer with "
-                f"probability {pct(mechanism.p_bucket)}, otherwise another bucket at random")
+        return (f"Your device picks a random code that sorts the {k} options into "
+                f"{mechanism.g} buckets, and sends the code with the bucket of your real answer "
+                f"with probability {pct(mechanism.p_bucket)}, otherwise with one of the other "
+                f"{mechanism.g - 1} buckets picked at random. Many options share each bucket.")
     if name == "hr":
-        return (f"your device will send a number from 0 to {mechanism.size - 1}: with "
-                f"probability {pct(p)} from the half your real answer's code marks, otherwise "
-                f"from the other half")
+        return (f"Your device picks a number from 0 to {mechanism.size - 1} at random: with "
+                f"probability {pct(mechanism.p_star)} from the half of the numbers that your "
+                "real answer’s code marks, otherwise from the other half.")
+    if name == "ordinal_exp":
+        b = float(mechanism.base)
+        mid = (k - 1) // 2
+        z = sum(b ** -abs(mid - y) for y in range(k))
+        return (f"Your device picks your real option or one near it at random: each step "
+                f"further away is {to_precision(b, 4)} times less likely (for an option in the "
+                f"middle, your real one is sent with probability {pct(1 / z)}).")
     return mechanism.deniability()
 
 
@@ -123,12 +200,12 @@ def _number_chances(q: Question, mechanism: Any, x: int) -> str:
     step = math.exp(rate)
     near = 2 * same / step  # one step up or down, together
     further = max(0.0, 1 - same - near)
-    factor = "very slightly" if step < 1.0001 else f"{step:.3g} times"
-    return (f"your device will add random noise to your number and send the result: {x} "
+    factor = "very slightly" if step < 1.0001 else f"{to_precision(step, 3)} times"
+    return (f"Your device will add random noise to your number and send the result: {x} "
             f"itself with probability {pct(same)}, {x - 1} or {x + 1} with probability "
             f"{pct(near)}, a number further away with probability {pct(further)} (each further "
-            f"step is {factor} less likely than the one before); the number sent can be below "
-            f"{q.min} or above {q.max}: that is the noise, as expected")
+            f"step is {factor} less likely than the one before). The number sent can be below "
+            f"{q.min} or above {q.max}: that is the noise, as expected.")
 
 
 def review_lines(survey: Survey, answers: Mapping[str, Any],
@@ -152,9 +229,10 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
                          "private, and it can help identify you)")
             continue
         total += q.epsilon
-        lines.append(f"   your answer (stays on this device): {answer_text(q, answer)}")
-        lines.append(f"   {chances(q, mechanisms[q.id], answer)}; ε = {q.epsilon:g}")
-    lines.append(f"In total, {odds_sentence(total)}.")
+        lines.append(f"   Your answer (stays on this device): {answer_text(q, answer)}")
+        lines.append(f"   {chances(q, mechanisms[q.id], answer)}")
+        lines.append(f"   {question_privacy(q)}")
+    lines.append(f"In total, {odds_sentence(total)} (ε = {total:g} in total).")
     if survey.series:
         lines.append(f"(Series {survey.series!r}: an answer the same as in an earlier round "
                      "re-sends the report kept for it and costs no more.)")
@@ -162,7 +240,8 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
 
 
 def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
-    """A stored report in plain words (what the server receives for this question)."""
+    """A stored report in plain words (what the server receives for this question): the page's
+    words after "Your device sent: " (mechanisms.js explain and review.js outsideNote)."""
     name = mechanism.name
     if name == "crosswise":
         return "'same'" if report else "'differ'"
@@ -173,16 +252,17 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     if q.type == "integer" and isinstance(report, int):
         if q.min <= report <= q.max:
             return f"the number {report}"
-        return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, "
-                "as expected; it keeps your real number private and the results allow for it)")
+        return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, as "
+                "expected; it is what keeps your real number private, and the survey's results "
+                "allow for it)")
     if isinstance(report, int) and (name in ("grr", "ordinal_exp", "disclosed", "forced_response",
                                              "unrelated_question")
                                     or name.endswith("+instantaneous")):
-        return f"the option {q.options[report]!r}"
+        return f"the option {_quote(q.options[report])}"
     if name in ("oue", "sue", "ss") and isinstance(report, list):
         marked = [q.options[v] for v in range(len(q.options))
                   if (report[v >> 5] >> (v & 31)) & 1]
-        return ("the options marked: " + ", ".join(repr(o) for o in marked)) if marked \
+        return ("the options marked: " + ", ".join(_quote(o) for o in marked)) if marked \
             else "no option marked"
     if name == "olh" and isinstance(report, list):
         return f"the random code {report[0]} and bucket {report[1]}"

@@ -99,8 +99,9 @@ class Transport:
             if 400 <= response.status < 500 and response.status not in _TRANSIENT_4XX:
                 raise Refused(response.status, response.body, what)
             last = f"HTTP {response.status}"
-        raise Unavailable(f"{what}: {self.server_url} is unavailable after "
-                          f"{self.policy.attempts} attempts ({last})",
+        tries = self.policy.attempts
+        raise Unavailable(f"{what}: {self.server_url} is unavailable after {tries} "
+                          f"attempt{'' if tries == 1 else 's'} ({last})",
                           {"attempts": self.policy.attempts, "last_error": last})
 
     def _once(self, method: str, path: str, body: Any) -> Response:

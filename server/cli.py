@@ -59,6 +59,8 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     from .http_request import STORE_EXTENSION
     from .serving import body_cap, listen, supervise
 
+    allowed_origins(allow_origins)  # bad input is refused first, whatever the port's state
+
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)

@@ -14,14 +14,11 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..shared.errors import ECHO_LIMIT, LdpSurveyError, clip
+from ..shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 
 log = logging.getLogger("ldpsurvey.server")
 
 _KEEP_HEADERS = ("Allow", "WWW-Authenticate", "Retry-After")
-
-
-MESSAGE_LIMIT = 3 * ECHO_LIMIT  # a message is a sentence around at most an echo or two
 
 
 def error_response(status: int, code: str, message: str, details: Any = None,

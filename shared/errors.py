@@ -110,6 +110,7 @@ class AnalysisError(LdpSurveyError):
 
 
 ECHO_LIMIT = 200
+MESSAGE_LIMIT = 3 * ECHO_LIMIT  # a message is a sentence around at most an echo or two
 
 
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:

@@ -201,6 +201,20 @@ def bins_for_pair(bins: Sequence[int] | None, questions: tuple[str, str],
     return (edges if integer[0] else None), (edges if integer[1] else None)
 
 
+def survey_pair_bins(survey: Any, pair: tuple[str, str], bins: str | None
+                     ) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """`--bins` text for a crosstab of two of `survey`'s questions: (row bins, column bins).
+
+    A pair naming a question the survey lacks gets no bins here: the caller (planner,
+    simulation) then refuses the question itself, with its own message.
+    """
+    types = {q.id: q.type for q in survey.questions}
+    if not all(qid in types for qid in pair):
+        return None, None
+    return bins_for_pair(parse_bins(bins), pair,
+                         (types[pair[0]] == "integer", types[pair[1]] == "integer"))
+
+
 def bin_edges(low: int, high: int, bins: Sequence[int] | None) -> tuple[int, ...]:
     """The inner edges within (low, high]: edges at or below `low` or above `high` only repeat
     the range's own ends, so they are dropped; at least one must remain."""

@@ -19,6 +19,11 @@ MODULES = sorted(p for p in TESTS.rglob("test_*.py")
 
 
 def load(path: Path) -> ModuleType:
+    # A test module may import a sibling (`from test_crosstab_statistics import ...`): its
+    # folder must be importable whether or not pytest collected that folder in this run, or
+    # this test's verdict would depend on which other files ran.
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(f"determinism_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -23,6 +23,7 @@ from .crosstab_view import (
     JOINT,
     TOO_NOISY,
     CrosstabReport,
+    small_n_line,
     std_error_line,
     summary_line,
     tables,
@@ -55,6 +56,8 @@ def render_crosstab_html(report: CrosstabReport) -> str:
         _questions(report),
         f'<p class="meta">{escape(summary_line(report))}</p>',
         f'<p class="meta">{escape(std_error_line(report))}</p>',
+        *([] if (small := small_n_line(report)) is None
+          else [f'<p class="small-n"><strong>{escape(small)}</strong></p>']),
         f'<div class="explain"><p>{escape(EXPLANATION)}</p></div>',
     ]
     if report.n >= 2:

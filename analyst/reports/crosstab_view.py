@@ -10,11 +10,12 @@ import csv
 import io
 import json
 import math
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...shared.errors import ReportRenderError
+from ...shared.errors import PlanError, ReportRenderError
 from .markdown import md_escape
 from .model import answer_label, num, pct
 from .table import text_grid
@@ -240,6 +241,36 @@ def std_error_line(report: CrosstabReport) -> str:
             "exact variance at the estimate projected to the simplex).")
 
 
+SMALL_N_MARGIN = 0.10  # the joint-cell margin the small-n sentence says n for
+
+
+def small_n_line(report: CrosstabReport) -> str | None:
+    """At tiny n almost every number is "too noisy": one plain sentence saying so, and the n
+    that would make every joint share readable (the planner's worst case, from the document's
+    own `variance_bound`, which is the one-report worst case over n). None when most numbers
+    can be read."""
+    from ..planner import respondents_needed
+
+    cells = report.cells()
+    noisy = sum(1 for c in cells if c.get("too_noisy"))
+    if not cells or 2 * noisy <= len(cells):
+        return None
+    bounds = [c["variance_bound"] for row in report.grid(JOINT) for c in row
+              if c.get("variance_bound") is not None]
+    needed = ""
+    if bounds:
+        try:
+            n = respondents_needed(max(bounds) * report.n, SMALL_N_MARGIN, report.confidence)
+        except PlanError:
+            n = None
+        if n is not None:
+            needed = (f" Every joint share within ±{SMALL_N_MARGIN * 100:.0f} points needs "
+                      f"about {n:,} respondents (shares within a subgroup need more; "
+                      "`ldpsurvey plan --crosstab` says how many).")
+    return (f"n = {report.n:,} is too small for these cells: {noisy} of {len(cells)} numbers "
+            f"are too noisy to read.{needed}")
+
+
 EXPLANATION = (
     "A joint share is estimated from each respondent's two randomized reports together: no "
     "extra privacy is spent, but the noise of the two reports multiplies, so a cell's "
@@ -254,7 +285,9 @@ EXPLANATION = (
 
 
 def render_crosstab_table(report: CrosstabReport) -> str:
-    lines = [report.title, _heading(report), summary_line(report), std_error_line(report), ""]
+    small = small_n_line(report)
+    lines = [report.title, _heading(report), summary_line(report), std_error_line(report),
+             *([] if small is None else textwrap.wrap(small, 96)), ""]
     for table in tables(report):
         lines += [table.title(report.name_of, report),
                   *("  " + line for line in text_grid(table.header, table.body)), ""]
@@ -265,6 +298,9 @@ def render_crosstab_table(report: CrosstabReport) -> str:
 def render_crosstab_markdown(report: CrosstabReport) -> str:
     lines = [f"# {md_escape(report.title)}", "", md_escape(_heading(report)), "",
              md_escape(summary_line(report)), "", md_escape(std_error_line(report)), ""]
+    small = small_n_line(report)
+    if small is not None:
+        lines += [f"**{md_escape(small)}**", ""]
     for table in tables(report):
         lines += [f"## {md_escape(table.title(report.name_of, report))}", "",
                   "| " + " | ".join(md_escape(h) for h in table.header) + " |",
@@ -330,8 +366,6 @@ def _heading(report: CrosstabReport) -> str:
 
 
 def _notes(report: CrosstabReport) -> list[str]:
-    import textwrap
-
     out = textwrap.wrap(EXPLANATION, 96)
     for note in report.document.get("notes", []):
         out += textwrap.wrap(f"- {note}", 96, subsequent_indent="  ")

@@ -185,7 +185,9 @@ class Mechanism(JointReports, ABC):
         return self.permanent_layer.realized_epsilon()
 
     def deniability(self) -> str:
-        """One line for a respondent on why a single report cannot be held against them."""
+        """One line for a respondent on why a single report cannot be held against them: the
+        fallback of client/review.py `chances`, which words every known mechanism's exact
+        chances itself (a new mechanism should be added there)."""
         return "your device randomizes your answer before sending it, so no single report " \
                "reveals it"
 

@@ -103,10 +103,6 @@ class Geometric(Mechanism):
         self.rate = self.epsilon_rational / self.sensitivity
         self._certify()
 
-    def deniability(self) -> str:
-        return ("your device adds random noise to the number before sending it, so no report "
-                "reveals your exact value")
-
     # --- limits ------------------------------------------------------------------------------
 
     @classmethod

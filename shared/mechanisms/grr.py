@@ -64,11 +64,6 @@ class GRR(IndexReports, PureProtocol):
         outside = g * q
         return inside * (1 - inside), outside * (1 - outside)
 
-    def deniability(self) -> str:
-        return (f"your device reports your true answer only with probability "
-                f"{float(self.p_star):.0%}; otherwise it reports another answer at random, so "
-                f"any single report is deniable")
-
     def channel(self) -> list[list[Fraction]]:
         """P[report y | answer x] as exact fractions."""
         return [[self.p_star if y == x else self.q_star for y in range(self.k)]

@@ -85,11 +85,6 @@ class Longitudinal(PureProtocol):
         index = self.permanent.validate_report(permanent_value)
         return self.instantaneous.perturb(self.labels[int(index)], source=source)
 
-    def deniability(self) -> str:
-        return (f"your device reports your true answer only with probability "
-                f"{float(self.p_star):.0%}; otherwise it reports another answer at random "
-                f"(and it adds fresh noise every round), so any single report is deniable")
-
     @classmethod
     def support_probabilities(cls, k: int, epsilon: float) -> tuple[float, float]:
         raise NotImplementedError("a two-layer channel depends on both epsilons: build one and "

@@ -310,3 +310,21 @@ def test_heatmap_labels_fit_and_the_scale_is_in_percent() -> None:
         assert shown
         vmax = ax.images[0].norm.vmax
         assert vmax == pytest.approx(max(100 * max(shown), 1.0))
+
+
+def test_tiny_n_says_plainly_that_n_is_too_small_and_what_n_would_do() -> None:
+    """At n = 2 the tables are almost all "too noisy": one sentence says why, with the
+    planner's n for every joint share within ±10 points; at n = 400 there is none."""
+    from ldpsurvey.analyst.planner import respondents_needed
+
+    report = sensitive_report("rx_misuse", "cannabis_frequency", [1, 1], [2, 2])
+    worst = max(c["variance_bound"] for row in report.grid("joint") for c in row) * 2
+    needed = f"{respondents_needed(worst, 0.10, 0.95):,}"
+    for fmt in ("table", "md", "html"):
+        text = " ".join(render_crosstab(report, fmt).split())
+        assert "n = 2 is too small for these cells" in text, fmt
+        assert f"within ±10 points needs about {needed} respondents" in text, fmt
+    rng = np.random.default_rng(5)
+    big = sensitive_report("rx_misuse", "cannabis_frequency", list(rng.integers(0, 2, 20_000)),
+                           list(rng.integers(0, 5, 20_000)))
+    assert "too small for these cells" not in render_crosstab(big, "table")

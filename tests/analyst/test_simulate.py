@@ -248,3 +248,14 @@ def test_cli_bad_survey_is_one_line(tmp_path: Path) -> None:
 def test_cli_bad_options(args: list[str]) -> None:
     result = CliRunner().invoke(cli, ["simulate", str(sample_path()), *args])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("extra", [[], ["--crosstab", "rx_misuse", "cannabis_frequency"]])
+def test_cli_off_a_terminal_writes_nothing_stray_on_stderr(extra: list[str]) -> None:
+    """Enough answers for a progress bar, but stderr is no terminal: click would still print
+    its "simulating" label there, a stray line in a log (issue 17)."""
+    result = CliRunner().invoke(cli, ["simulate", str(sample_path()), "--n", "100000",
+                                      "--seed", "3", *extra], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "simulating" not in result.stderr
+    assert "coverage" in result.stdout

@@ -147,7 +147,7 @@ def test_dry_run_shows_the_review_and_draws_records_and_sends_nothing(
                  str(deployed["answers"]), "--trust", trust, "--state", str(state), "--dry-run")
     assert result.returncode == 0, result.stderr
     assert "nothing has been randomized yet" in result.stdout
-    assert "'yes' (your real answer) with probability 73.1%" in result.stdout  # ε = 1
+    assert "‘yes’ (your real answer) with probability 73.1%" in result.stdout  # ε = 1
     assert "dry run: nothing was randomized, recorded or sent" in result.stderr
     assert "submission_id" not in result.stdout and "{" not in result.stdout
     assert server.export("dry", deployed["token"]) == []
@@ -162,8 +162,12 @@ def test_interactive_respond(deployed: dict[str, Any], tmp_path: Path) -> None:
         cli, ["respond", "--server", server.url, "--survey", "prompted", "--state",
               str(tmp_path / "state"), "--yes"], input="yes\n9\n4\n\n")
     assert result.exit_code == 0, result.output
-    assert "costs ε = 1.5" in result.output
-    assert "only with probability" in result.output and "deniable" in result.output
+    # The page's plain words (client/web/js/form.js hintFor), not mechanism jargon.
+    assert ("Privacy: anyone who sees what is sent can be at most 4.5 times more sure of this "
+            "answer (ε = 1.5).") in result.output
+    assert "Your privacy: your device randomizes every answer before sending it." \
+        in result.output
+    assert "costs ε" not in result.output and "only with probability" not in result.output
     assert "the server sees that you skipped it" in result.output
     assert "FIRST USE" in result.output  # no --trust: pinned with a loud warning
     [stored] = server.export("prompted", deployed["token"])

@@ -67,10 +67,11 @@ def test_declining_the_review_draws_records_and_sends_nothing(server, tmp_path, 
     assert result.exit_code == 1
     out = result.output
     assert "nothing has been randomized yet" in out
-    assert "your answer (stays on this device): no" in out
-    assert "'no' (your real answer) with probability 73.1%, and 'yes' with probability 26.9%" \
+    assert "Your answer (stays on this device): No" in out  # the page's words
+    assert "‘no’ (your real answer) with probability 73.1%, and ‘yes’ with probability 26.9%" \
         in out
-    assert "'fine' (your real answer) with probability" in out
+    assert "“fine” (your real answer) with probability" in out
+    assert "Privacy: anyone who sees what is sent can be at most 2.8 times more sure" in out
     assert "3 or 5 with probability" in out and "below 0 or above 30" in out
     assert "at most 34 times more sure of your real answers" in out  # e^3.5 = 33.1, rounded up
     assert "Randomize and send now?" in out

@@ -73,6 +73,7 @@ def test_relative_state_sees_the_outbox_then_the_receipt(
     listing = run(["outbox", "list", *args], env)
     assert listing.exit_code == 0, listing.output
     assert "pending" in listing.output and submission.submission_id in listing.output
+    assert "unavailable after 1 attempt (HTTP 503)" in listing.output  # not "1 attempts"
     waiting = run(["receipts", *args], env)
     assert "Not delivered" in waiting.output and submission.submission_id in waiting.output
 

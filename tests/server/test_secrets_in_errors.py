@@ -86,13 +86,14 @@ def test_redact_keeps_what_is_not_a_password() -> None:
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize("command", [["token", "list"], ["token", "create"], ["serve"],
-                                     ["recompute", "--check"]])
+@pytest.mark.parametrize("command", [["token", "list"], ["token", "create"],
+                                     ["serve", "--port", "0"], ["recompute", "--check"]])
 def test_cli_db_never_prints_the_password(form: str, command: list[str]) -> None:
     target = targets(free_port())[form]  # nothing listens there: every connection fails
     result = CliRunner().invoke(cli, [*command, "--db", target])
     assert result.exit_code == 1, result.output
     assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+    assert "cannot listen" not in result.output  # the database's error, not a busy port's
     assert_no_secret(result.output)
 
 
@@ -112,6 +113,8 @@ def test_server_startup_never_shows_or_logs_the_password(
 
 def test_outage_503_tells_clients_nothing_about_the_database(
         pg_server: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """The database server stops under a running app: requests get a JSON 503 (retry later),
+    never a 500 and never a 2xx; the body names nothing of the database, the log does."""
     from ldpsurvey.server.auth import create_token
     from ldpsurvey.server.http_request import STORE_EXTENSION
     from support.postgres import PgServer
@@ -123,6 +126,8 @@ def test_outage_503_tells_clients_nothing_about_the_database(
         auth = {"Authorization": f"Bearer {create_token(store)[1]}"}
         client = app.test_client()
         assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201
+        assert client.post("/api/surveys/health/submissions",
+                           json=submission()).status_code == 200
     finally:
         own.stop()
     caplog.set_level(logging.WARNING)

@@ -244,28 +244,9 @@ def test_password_from_a_password_file_never_shown(pg_server, pg_url, tmp_path, 
     store.close()
 
 
-def test_a_database_that_goes_away_is_503_not_500(pg_server):
-    """The database server stops under a running app: requests get a JSON 503 (retry later),
-    never a 500 and never a 2xx."""
-    from ldpsurvey.server.app import create_app
-    from ldpsurvey.server.auth import create_token
-    from ldpsurvey.server.http_request import STORE_EXTENSION
-    from support.postgres import PgServer
-
-    own = PgServer()
-    try:
-        app = create_app({"DATABASE": own.url, "TESTING": True})
-        store = app.extensions[STORE_EXTENSION]
-        auth = {"Authorization": f"Bearer {create_token(store)[1]}"}
-        client = app.test_client()
-        assert client.post("/api/surveys", json=manifest(), headers=auth).status_code == 201
-        assert client.post(SUBMIT, json=submission()).status_code == 200
-    finally:
-        own.stop()
-    reply = client.post(SUBMIT, json=submission())
-    assert reply.status_code == 503, reply.get_data()[:300]
-    assert reply.get_json()["error"]["code"] == "store_unavailable"
-    store.close()
+# A database that goes away under a running app: tests/server/test_secrets_in_errors.py
+# (test_outage_503_tells_clients_nothing_about_the_database) checks the JSON 503, never a 500
+# or a 2xx, and that its body names nothing of the database.
 
 
 def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):

@@ -10,7 +10,8 @@ import re
 from typing import Any
 
 import pytest
-from ldpsurvey.client.review import odds_factor
+from ldpsurvey.client.review import odds_factor, odds_sentence, question_privacy
+from ldpsurvey.shared.survey import Survey
 from vectors import build_vectors
 
 READY = "body[data-state=ready]"
@@ -101,6 +102,22 @@ def test_odds_words_match_the_cli_and_round_up(js_page: Any, web_root_url: str):
         assert float(text.replace(",", "")) >= math.exp(epsilon)
 
 
+def test_odds_sentences_are_one_wording_on_the_page_and_the_cli(js_page: Any,
+                                                               web_root_url: str):
+    """The per-question and whole-survey sentences: the page and `respond` say the same."""
+    epsilons = [0, 0.25, 1, 1.5, 3.5, 7]
+    js = js_page.evaluate("""async ([root, epsilons]) => {
+        const O = await import(root + "js/odds.js");
+        return epsilons.map((e) => [O.questionPrivacy(e), O.oddsSentence(e)]);
+    }""", [web_root_url, epsilons])
+    for epsilon, (question, total) in zip(epsilons, js, strict=True):
+        assert total == odds_sentence(epsilon)
+        if epsilon:  # a question spends some ε
+            q = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [
+                {"id": "a", "text": "A?", "type": "binary", "epsilon": epsilon}]}).questions[0]
+            assert question == question_privacy(q)
+
+
 @pytest.fixture(scope="module")
 def cases() -> list[dict[str, Any]]:
     """One vector per (mechanism, type, layered or not, ε): a question, an answer, a report."""
@@ -113,8 +130,15 @@ def cases() -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def test_every_mechanism_gets_plain_words_on_the_page(js_page: Any, web_root_url: str, cases):
-    texts = js_page.evaluate("""async ([root, cases]) => {
+def test_every_mechanism_gets_the_same_plain_words_on_the_page_and_the_cli(
+        js_page: Any, web_root_url: str, cases: list[dict[str, Any]]) -> None:
+    """Plain words for every mechanism, question type and layering of the shared vectors, and
+    one wording: `respond` says what the page says, character for character."""
+    from ldpsurvey.client.review import chances, report_words
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.survey import Survey
+
+    on_page = js_page.evaluate("""async ([root, cases]) => {
         const M = await import(root + "js/mechanisms.js");
         const R = await import(root + "js/review.js");
         return cases.map((c) => {
@@ -122,22 +146,13 @@ def test_every_mechanism_gets_plain_words_on_the_page(js_page: Any, web_root_url
             const answer = q.type === "integer" ? Number(c.answer) : c.answer;
             const mechanisms = new Map([[q.id, M.mechanismFor(q)]]);
             return [R.chances(q, mechanisms.get(q.id), answer),
-                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms).textContent];
+                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms)
+                      .querySelector(".sent").textContent];
         });
     }""", [web_root_url, cases])
-    for case, (before, after) in zip(cases, texts, strict=True):
-        for text in (before, after):
+    for case, (page_text, page_sent) in zip(cases, on_page, strict=True):
+        for text in (page_text, page_sent):
             assert "NaN" not in text and "undefined" not in text and "[object" not in text
-        assert "%" in before, case["question"]["mechanism"]
-        assert before.startswith("Your"), before
-
-
-def test_every_mechanism_gets_plain_words_on_the_cli(cases):
-    from ldpsurvey.client.review import chances, report_words
-    from ldpsurvey.shared.mechanisms import mechanism_for
-    from ldpsurvey.shared.survey import Survey
-
-    for case in cases:
         q = case["question"]
         layered = q.get("instantaneous_epsilon") is not None
         survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
@@ -146,8 +161,8 @@ def test_every_mechanism_gets_plain_words_on_the_cli(cases):
         mechanism = mechanism_for(question)
         answer = int(case["answer"]) if q["type"] == "integer" else case["answer"]
         before = chances(question, mechanism, answer)
-        assert before.startswith("your device will send") or before.startswith(
-            "your device will add"), (q["mechanism"], before)
-        assert "%" in before or "times less likely" in before
+        assert before == page_text, (q["mechanism"], layered)
+        assert before.startswith("Your ") and ("%" in before or "times less likely" in before)
         after = report_words(question, mechanism, case["report"])
+        assert f"Your device sent: {after}" == page_sent, (q["mechanism"], layered)
         assert not after.startswith(("[", "{")), (q["mechanism"], after)

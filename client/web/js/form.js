@@ -2,10 +2,9 @@
 // selects and text inputs, errors tied to their question) and reading the answers back.
 
 import { el } from "./dom.js";
-import { g } from "./manifest.js";
 import { DISCLOSED_WORDS } from "./mechanisms.js";
 import { cellText, gridInputs, readCell } from "./grid_picker.js";
-import { oddsFactor } from "./odds.js";
+import { questionPrivacy } from "./odds.js";
 
 const SELECT_ABOVE = 12; // more options than this: a <select> instead of radios
 const SKIP = "__skip__";
@@ -22,8 +21,7 @@ export function answerText(q, value) {
 function hintFor(q) {
   const parts = [q.disclosed === true
     ? `Disclosed: ${DISCLOSED_WORDS}. It costs no ε, but it can help identify you.`
-    : `Privacy: anyone who sees what is sent can be at most ${oddsFactor(q.epsilon)} ` +
-      `times more sure of this answer (ε = ${g(q.epsilon)}).`];
+    : questionPrivacy(q.epsilon)];
   if (q.optional) {
     parts.push(`Optional: ${q.type === "integer" ? "leave it empty" : "choose “Skip”"} to skip ` +
                "it (the server will see that you did).");

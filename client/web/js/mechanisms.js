@@ -144,12 +144,14 @@ function certifyRatio(name, ratio, epsilon) {
 
 function maxRatio(a, b) { return a.ge(b) ? a : b; }
 
-function pct(x) {
+/** A probability as a percentage with one decimal (more for the very small or large): every
+ * percentage the page shows a respondent (client/review.py pct, the same strings). */
+export function pct(x) {
   const v = 100 * x;
   if (v === 0 || v === 100) return `${v}%`;
-  if (v < 0.01) return `${v.toPrecision(2)}%`;
-  if (v > 99.99) return `${v.toFixed(4)}%`;
-  return `${v.toFixed(v < 1 ? 3 : 1)}%`;
+  if (v < 0.05) return `${v.toPrecision(2)}%`;
+  if (v > 99.95) return `${v.toFixed(4).replace(/0+$/, "")}%`;
+  return `${v.toFixed(1)}%`;
 }
 
 function wordsFromBits(bits, k) {

@@ -2,6 +2,8 @@
 // who sees what the device sends can be at most e^ε times more sure of the real answer than
 // before (posterior odds over prior odds). The ε itself goes in a "details" control.
 
+import { g } from "./manifest.js";
+
 /**
  * e^ε rounded *up*, so "at most N times" stays true: one decimal below 10, whole numbers below
  * 1000, three significant digits above (client/review.py odds_factor, the same strings).
@@ -19,6 +21,13 @@ export function oddsSentence(epsilon) {
   if (epsilon === 0) return "what your device sends reveals nothing new about your answers";
   return `anyone who sees what your device sends can be at most ${oddsFactor(epsilon)} times ` +
          "more sure of your real answers than before";
+}
+
+/** One question's privacy in odds words, with its ε (the form's hint and the review;
+ * client/review.py question_privacy, the same string). */
+export function questionPrivacy(epsilon) {
+  return `Privacy: anyone who sees what is sent can be at most ${oddsFactor(epsilon)} times ` +
+         `more sure of this answer (ε = ${g(epsilon)}).`;
 }
 
 export const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -3,19 +3,10 @@
 
 import { el } from "./dom.js";
 import { answerText } from "./form.js";
-import { g } from "./manifest.js";
-import { oddsFactor } from "./odds.js";
+import { pct } from "./mechanisms.js";
+import { questionPrivacy } from "./odds.js";
 
 const LIST_ALL_UP_TO = 8;  // an ordinal question with at most this many options: every chance
-
-/** A probability as a percentage with one decimal (more for the very small or large). */
-export function pct(x) {
-  const v = 100 * x;
-  if (v === 0 || v === 100) return `${v}%`;
-  if (v < 0.05) return `${v.toPrecision(2)}%`;
-  if (v > 99.95) return `${v.toFixed(4).replace(/0+$/, "")}%`;
-  return `${v.toFixed(1)}%`;
-}
 
 const quote = (text) => `“${text}”`;
 const yesNo = (value) => (value ? "‘yes’" : "‘no’");
@@ -76,8 +67,7 @@ function epsilonLine(q, charge) {
   return el("p", { class: "cost" }, charge && charge.reused
     ? "Privacy spent: ε = 0 (the same answer as in an earlier round of this series: the " +
       "report this device kept for it is sent again, which reveals nothing new)"
-    : `Privacy: anyone who sees what is sent can be at most ${oddsFactor(q.epsilon)} times ` +
-      `more sure of this answer (ε = ${g(q.epsilon)}).`);
+    : questionPrivacy(q.epsilon));
 }
 
 /** The review before sending: per question the true answer (stays here), what sending it
