@@ -81,7 +81,7 @@ def sample_survey() -> Survey:
 
 
 @contextmanager
-def running_server(db_path: Path, threads: int = DEFAULT_WORKERS,
+def running_server(db_path: Path, threads: int = DEFAULT_WORKERS, *,
                    allow_origins: tuple[str, ...] = (),
                    command: tuple[str, ...] = ("serve",),
                    extra_args: tuple[str, ...] = ()) -> Iterator[str]:

@@ -7,6 +7,7 @@ import logging
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from ..shared.two_server.config import b64url
 from ..shared.two_server.hpke import generate_keypair
 
@@ -15,7 +16,7 @@ DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL (or LDP
 
 
 def _keys_group(role: str) -> click.Group:
-    @click.group(name="keys", help=f"The {role}'s HPKE (X25519) key pair.")
+    @click.group(name="keys", cls=FullHelpGroup, help=f"The {role}'s HPKE (X25519) key pair.")
     def keys() -> None:
         pass
 
@@ -33,7 +34,7 @@ def _keys_group(role: str) -> click.Group:
     return keys
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def helper() -> None:
     """The helper: the second, independently run aggregator of two-server surveys."""
 
@@ -41,7 +42,7 @@ def helper() -> None:
 helper.add_command(_keys_group("helper"))
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def leader() -> None:
     """The leader's two-server keys (the leader itself is `ldpsurvey serve --hpke-key`)."""
 
@@ -54,10 +55,12 @@ leader.add_command(_keys_group("leader"))
               envvar="LDPSURVEY_HELPER_DB", show_envvar=False, help=DB_HELP)
 @click.option("--hpke-key", required=True, type=click.Path(dir_okay=False, exists=True),
               help="The helper's private key (helper-hpke.key from `helper keys generate`).")
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 or :: for every interface).")
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535),
               help="0 picks a free port (printed).")
-@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64))
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64),
+              help="Request threads.")
 @click.option("--trust", "trusted", multiple=True, metavar="KEY",
               help="Designer public key file or SHA-256 fingerprint whose surveys this helper "
                    "serves (repeatable). Without it, any signed survey naming this helper's "
@@ -74,12 +77,16 @@ def helper_serve(db_path: str, hpke_key: str, host: str, port: int, threads: int
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     fingerprints = [trusted_fingerprint(t) for t in trusted] or None
-    app = create_app({"DATABASE": db_path, "HPKE_KEY": hpke_key, "TRUSTED": fingerprints})
-    try:
+    try:  # the port first: a busy port must fail before the database file is created
         sock = listen(host, port)
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: "
                                    f"{exc.strerror or exc}") from None
+    try:
+        app = create_app({"DATABASE": db_path, "HPKE_KEY": hpke_key, "TRUSTED": fingerprints})
+    except BaseException:
+        sock.close()
+        raise
     server = waitress.create_server(app, sockets=[sock], threads=threads,
                                     max_request_body_size=app.config["MAX_CONTENT_LENGTH"],
                                     ident="ldpsurvey-helper")
