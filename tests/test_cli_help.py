@@ -28,8 +28,11 @@ def test_command_lists_show_whole_descriptions(path: tuple[str, ...], ctx: click
                                                width: int) -> None:
     group = ctx.command
     assert isinstance(group, click.Group)
-    narrow = click.Context(group, info_name=path[-1], terminal_width=width,
-                           max_content_width=width)
+    # Under the same parent and settings as `ldpsurvey ... --help`: a context without them
+    # would make click cache a help option without -h, and docs/cli.md would then differ.
+    narrow = click.Context(group, info_name=path[-1], parent=ctx.parent,
+                           **{**group.context_settings, "terminal_width": width,
+                              "max_content_width": width})
     # Whitespace folded; a line wrapped after a hyphen ("two-" / "server") rejoined.
     listing = re.sub(r"- (?=\S)", "-",
                      " ".join(group.get_help(narrow).split("Commands:", 1)[1].split()))
