@@ -156,6 +156,7 @@ def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[st
     x_parts, names = [np.ones((n, 1))], ["(intercept)"]
     latent: list[LatentCovariate] = []
     latent_names: list[str] = []
+    references: list[str] = []
     for j, qid in enumerate(spec.covariates, start=1):
         q, m = questions[qid], mechanisms[qid]
         values = columns[j]
@@ -168,11 +169,13 @@ def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[st
                 raise AnalysisError(f"{qid!r} has {q.k} options: at most {MAX_DUMMIES + 1}")
             x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+            references.append(f"{qid}={_label(q, q.labels[0])}")
         else:
             a, _ = m.index_channel()
             latent.append(LatentCovariate(qid, [_label(q, v) for v in q.labels],
                                           np.asarray(values, dtype=np.int64), a))
             latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+            references.append(f"{qid}={_label(q, q.labels[0])}")
     x = np.hstack(x_parts)
     constant = [j for j in range(1, x.shape[1]) if np.all(x[:, j] == x[0, j])]
     left_out = [names[j] for j in constant]
@@ -182,6 +185,9 @@ def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[st
     outcome, mech = questions[spec.outcome], mechanisms[spec.outcome]
     result = _fit(x, names, columns, n, dropped, spec, outcome, mech, latent, latent_names,
                   confidence)
+    if references:
+        result.notes.insert(0, "each option is compared with the first one (the intercept's "
+                            "group): " + ", ".join(references))
     if left_out:
         result.notes.append("left out, the same for every respondent used (no information): "
                             + ", ".join(left_out))
