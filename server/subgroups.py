@@ -3,8 +3,8 @@
 A disclosed answer is exact, so the subgroup of respondents who gave it is known exactly; within
 it, each randomized question's reports are aggregated and estimated by the question's own LDP
 estimator (the same `Mechanism.estimate` as the whole-survey estimates). The reports come from
-one pass per question over the stored reports (`Store.paired_reports`: the grouping answer and
-the question's report of every submission that gave both).
+one pass per question over the stored reports (`Store.question_reports`: the grouping answer
+and the question's report of every submission that gave both).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def grouping_question(compiled: Any, by: str) -> Any:
 def paired(store: Store, survey_id: str, version: int, first: str, second: str
            ) -> Iterable[list[Any]]:
     """[answer of `first`, report of `second`] of every submission that holds both."""
-    for text in store.paired_reports(survey_id, version, first, second, PAGE):
+    for text, _ in store.question_reports(survey_id, version, (first, second), PAGE):
         yield from json.loads(f"[{text}]")
 
 

@@ -412,21 +412,21 @@ class SqliteStore:
             f"WHERE {where} AND seq > ? ORDER BY seq LIMIT ?", (*params, after, limit)
         ).fetchall()
 
-    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
-                       page: int) -> Iterator[str]:
-        p1, p2 = _json_path(q1), _json_path(q2)
+    def question_reports(self, survey_id: str, version: int, qids: Sequence[str],
+                         page: int) -> Iterator[tuple[str, int]]:
+        paths = [_json_path(q) for q in qids]
+        array = "'[' || " + " || ',' || ".join(f"(reports -> '{p}')" for p in paths) + " || ']'"
+        complete = " AND ".join(f"json_type(reports, '{p}') IS NOT NULL" for p in paths)
         last = 0
         while True:
-            text, top = self._conn().execute(
-                f"SELECT group_concat(pair, ','), max(seq) FROM (SELECT seq, "  # noqa: S608
-                f"json_extract(reports, '{p1}', '{p2}') AS pair FROM submissions "
-                f"WHERE survey_id = ? AND version = ? AND seq > ? "
-                f"AND json_type(reports, '{p1}') IS NOT NULL "
-                f"AND json_type(reports, '{p2}') IS NOT NULL ORDER BY seq LIMIT ?)",
+            text, scanned, top = self._conn().execute(
+                f"SELECT group_concat(arr, ','), count(*), max(seq) FROM (SELECT seq, "  # noqa: S608
+                f"CASE WHEN {complete} THEN {array} END AS arr FROM submissions "
+                f"WHERE survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)",
                 (survey_id, version, last, page)).fetchone()
-            if not text:
+            if not scanned:
                 return
-            yield text
+            yield text or "", scanned
             last = top
 
     # --- moving data ------------------------------------------------------------------------

@@ -142,15 +142,17 @@ def test_regress_cli_in_every_format(app, db_path: Path, loaded, fmt: str) -> No
 
 
 def test_an_option_nobody_chose_is_left_out_with_a_note() -> None:
-    from ldpsurvey.server.regression import Spec, fit_rows
+    from ldpsurvey.server.regression import Spec, fit_columns
 
     survey = Survey.from_dict(survey_data())
     questions = {q.id: q for q in survey.questions}
     mechs = {q.id: mechanism_for(q) for q in survey.questions}
     rng = np.random.default_rng(3)
-    rows = [[bool(rng.integers(0, 2)), int(rng.integers(0, 2)), int(rng.integers(18, 91))]
-            for _ in range(500)]  # sex is never "x" (index 2)
-    result = fit_rows(rows, 0, Spec("smoker", ("sex", "age")), questions, mechs, 0.95)
+    columns = [rng.integers(0, 2, 500), rng.integers(0, 2, 500),  # sex is never "x" (index 2)
+               rng.integers(18, 91, 500)]
+    result = fit_columns(columns, 0, Spec("smoker", ("sex", "age")), questions, mechs, 0.95)
     assert [c.name for c in result.coefficients] == ["(intercept)", "sex=m", "age"]
     assert result.converged
     assert "left out, the same for every respondent used (no information): sex=x" in result.notes
+    assert "each option is compared with the first one (the intercept's group): sex=f" \
+        in result.notes
