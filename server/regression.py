@@ -177,8 +177,9 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     return result
 
 
-def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int, dropped: int, spec: Spec,
-         outcome: Question, mech: Mechanism, latent: list[LatentCovariate],
+def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
+         dropped: int, spec: Spec, outcome: Question, mech: Mechanism,
+         latent: list[LatentCovariate],
          latent_names: list[str], confidence: float) -> RegressionResult:
     if outcome.type == "integer":
         reports = np.asarray(columns[0], dtype=float)
