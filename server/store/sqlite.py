@@ -415,15 +415,17 @@ class SqliteStore:
     def question_reports(self, survey_id: str, version: int, qids: Sequence[str],
                          page: int) -> Iterator[tuple[str, int]]:
         paths = [_json_path(q) for q in qids]
-        array = "'[' || " + " || ',' || ".join(f"(reports -> '{p}')" for p in paths) + " || ']'"
-        complete = " AND ".join(f"json_type(reports, '{p}') IS NOT NULL" for p in paths)
+        if len(paths) == 1:  # '->' gives the JSON text, NULL when the question is missing
+            row = f"'[' || (reports -> '{paths[0]}') || ']'"
+        else:  # one JSON parse per row; a missing question is null, which no report ever is
+            row = "json_extract(reports, " + ", ".join(f"'{p}'" for p in paths) + ")"
+        sql = (f"SELECT group_concat(CASE WHEN instr(arr, 'null') = 0 THEN arr END, ','), "  # noqa: S608
+               f"count(*), max(seq) FROM (SELECT seq, {row} AS arr FROM submissions "
+               f"WHERE survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
             text, scanned, top = self._conn().execute(
-                f"SELECT group_concat(arr, ','), count(*), max(seq) FROM (SELECT seq, "  # noqa: S608
-                f"CASE WHEN {complete} THEN {array} END AS arr FROM submissions "
-                f"WHERE survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)",
-                (survey_id, version, last, page)).fetchone()
+                sql, (survey_id, version, last, page)).fetchone()
             if not scanned:
                 return
             yield text or "", scanned
