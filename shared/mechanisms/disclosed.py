@@ -60,7 +60,8 @@ class Disclosed(Mechanism):
         self._index = ({} if isinstance(self.labels, range)
                        else {label: i for i, label in enumerate(self.labels)})
         self._loss = None
-        self.joint_reports = "" if question_type == "integer" else "index"
+        # an integer answer crosses like a noise-free geometric report (binned)
+        self.joint_reports = "integer" if question_type == "integer" else "index"
 
     @classmethod
     def from_question(cls, question: Any) -> Disclosed:
