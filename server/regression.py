@@ -122,8 +122,12 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     outcome = questions[spec.outcome]
     if outcome.type == "integer":
         if latent:
-            raise AnalysisError("linear regression of an integer outcome takes disclosed "
-                                "covariates only")
+            raise AnalysisError(
+                "linear regression of an integer outcome takes disclosed covariates only: least "
+                f"squares on the reports of randomized {', '.join(latent)} would be biased toward "
+                "no effect (the reports are misclassified answers), and the correction (regressing "
+                "on each report's posterior under the estimated shares) needs standard errors "
+                "that carry the shares' own uncertainty, which ldpsurvey does not compute")
         if not outcome.disclosed and mechanisms[spec.outcome].joint_reports != "integer":
             raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 

@@ -113,7 +113,8 @@ def test_linear_regression_of_an_integer_outcome(client, auth, loaded) -> None:
     ("outcome=mood&covariates=sex", "name the one to model"),
     ("outcome=smoker&covariates=mood", "must be a yes/no or categorical question whose"),
     ("outcome=smoker&covariates=smoker", "cannot also be a covariate"),
-    ("outcome=drinks&covariates=drug", "disclosed covariates only"),
+    ("outcome=drinks&covariates=drug",
+     "disclosed covariates only: least squares on the reports of randomized drug would be"),
     ("outcome=smoker&covariates=sex,,age", "separated by commas"),
 ])
 def test_bad_requests_are_clear_422s(client, auth, loaded, query: str, message: str) -> None:
