@@ -8,18 +8,11 @@ import click
 
 from ..shared.errors import ReportRenderError
 from .reports.model import FORMATS, render
+from .source_options import source_options
 
 
 @click.command("report", short_help="Estimates as a table, JSON, CSV, Markdown or HTML.")
-@click.option("--server", "server_url", help="Server base URL, e.g. http://127.0.0.1:8000.")
-@click.option("--db", "db_path",
-              help="Read a server database directly instead of --server: a SQLite file "
-                   "(opened read-only) or a postgresql:// URL.")
-@click.option("--survey", "survey_id", required=True, help="Survey id.")
-@click.option("--survey-version", "version", type=click.IntRange(min=1),
-              help="Survey version (default: the latest).")
-@click.option("--token", envvar="LDPSURVEY_TOKEN",
-              help="Analyst token for --server (or LDPSURVEY_TOKEN).")
+@source_options
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
               show_default=True, help="Output format.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),

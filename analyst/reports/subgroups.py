@@ -98,16 +98,9 @@ def db_subgroups(target: str, survey_id: str, by: str, confidence: float = 0.95,
     """(subgroup document, survey) from a server database opened read-only: the same function
     the HTTP endpoint runs."""
     from ...server import subgroups, surveys
-    from ...server.errors import StoreError
-    from ...server.store import open_store
+    from .sources import read_only_store
 
-    try:
-        store = open_store(target, read_only=True, migrate=False)
-    except StoreError as exc:
-        raise ReportRenderError(exc.message) from None
-    try:
+    with read_only_store(target) as store:
         record = surveys.get(store, survey_id, version)
         return (subgroups.subgroups(store, survey_id, record.version, by, confidence, bins),
                 record.manifest["survey"])
-    finally:
-        store.close()

@@ -30,6 +30,7 @@ from ..errors import ReportError, SurveyError
 from ..estimates import (
     Estimate,
     GroupEstimate,
+    empty_group_estimates,
     empty_value_estimates,
     norm_sub,
     value_estimates,
@@ -300,9 +301,7 @@ class ChannelDesign(Mechanism):
                           n=n, confidence=confidence)
         if n == 0:
             result.categories = empty_value_estimates(self.labels)
-            result.groups = [GroupEstimate(name, [self.labels[i] for i in members],
-                                           None, None, None, None, None, None)
-                             for name, members in self.groups.items()]
+            result.groups = empty_group_estimates(self.labels, self.groups)
             return result
         shares = aggregate.counts.astype(float) / n
         f_hat = self._m_inv @ shares
