@@ -11,18 +11,11 @@ import click
 
 from ..shared.errors import ReportRenderError
 from .reports.regression_format import REGRESSION_FORMATS, render_regression
+from .source_options import source_options
 
 
 @click.command("regress", short_help="Logistic/linear regression through the randomization.")
-@click.option("--server", "server_url", help="Server base URL, e.g. http://127.0.0.1:8000.")
-@click.option("--db", "db_path",
-              help="Read a server database directly instead of --server: a SQLite file "
-                   "(opened read-only) or a postgresql:// URL.")
-@click.option("--survey", "survey_id", required=True, help="Survey id.")
-@click.option("--survey-version", "version", type=click.IntRange(min=1),
-              help="Survey version (default: the latest).")
-@click.option("--token", envvar="LDPSURVEY_TOKEN",
-              help="Analyst token for --server (or LDPSURVEY_TOKEN).")
+@source_options
 @click.option("--outcome", required=True,
               help="The outcome question: yes/no or categorical (logistic), integer (linear).")
 @click.option("--level", help="For a categorical outcome: the option modelled against the rest.")
@@ -88,15 +81,8 @@ def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str
 def _from_db(target: str, survey_id: str, outcome: str, level: str | None, covariates: str,
              confidence: float, version: int | None) -> Any:
     from ..server import regression
-    from ..server.errors import StoreError
-    from ..server.store import open_store
+    from .reports.sources import read_only_store
 
-    try:
-        store = open_store(target, read_only=True, migrate=False)
-    except StoreError as exc:
-        raise ReportRenderError(exc.message) from None
-    try:
+    with read_only_store(target) as store:
         spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
         return regression.regression(store, survey_id, version, spec, confidence)
-    finally:
-        store.close()

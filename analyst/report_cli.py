@@ -8,18 +8,11 @@ import click
 
 from ..shared.errors import ReportRenderError
 from .reports.model import FORMATS, render
+from .source_options import source_options
 
 
 @click.command("report", short_help="Estimates as a table, JSON, CSV, Markdown or HTML.")
-@click.option("--server", "server_url", help="Server base URL, e.g. http://127.0.0.1:8000.")
-@click.option("--db", "db_path",
-              help="Read a server database directly instead of --server: a SQLite file "
-                   "(opened read-only) or a postgresql:// URL.")
-@click.option("--survey", "survey_id", required=True, help="Survey id.")
-@click.option("--survey-version", "version", type=click.IntRange(min=1),
-              help="Survey version (default: the latest).")
-@click.option("--token", envvar="LDPSURVEY_TOKEN",
-              help="Analyst token for --server (or LDPSURVEY_TOKEN).")
+@source_options
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="table",
               show_default=True, help="Output format.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -35,8 +28,8 @@ from .reports.model import FORMATS, render
 @click.option("--by", "by", metavar="QUESTION",
               help="Instead: every randomized question's estimates within each subgroup of a "
                    "disclosed question (docs/disclosed.md).")
-@click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10 "
-                             "(refused when neither question is an integer one).")
+@click.option("--bins", help="Bin edges for the integer question(s) of --crosstab or --by, "
+                             "e.g. 0,5,10 (refused when no question is an integer one).")
 @click.option("--row-bins", help="Crosstab bin edges for an integer ROWS question.")
 @click.option("--col-bins", help="Crosstab bin edges for an integer COLS question.")
 @click.option("--crosstab-source", type=click.Choice(["auto", "declared", "reports"]),
@@ -64,8 +57,12 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
         raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
     if server_url is not None and not token:
         raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
-    if crosstab is None and (bins or row_bins or col_bins):
-        raise click.UsageError("--bins, --row-bins and --col-bins need --crosstab ROWS COLS")
+    if crosstab is None and by is None and (bins or row_bins or col_bins):
+        raise click.UsageError("--bins, --row-bins and --col-bins need --crosstab ROWS COLS "
+                               "(--bins also works with --by QUESTION)")
+    if by is not None and (row_bins or col_bins):
+        raise click.UsageError("--row-bins and --col-bins need --crosstab ROWS COLS; with --by, "
+                               "give --bins")
     if by is not None and crosstab is not None:
         raise click.UsageError("give --by QUESTION or --crosstab ROWS COLS, not both")
     if by is not None and batch_id is not None:
@@ -75,7 +72,7 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
                                 timeout, crosstab, version)
     elif by is not None:
         text = _subgroup_text(server_url, db_path, survey_id, version, token, fmt, confidence,
-                              timeout, by)
+                              timeout, by, bins)
     elif crosstab is not None:
         text = _crosstab_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                               timeout, crosstab, bins, row_bins, col_bins, crosstab_source)
@@ -98,17 +95,19 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
 
 def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,
                    version: int | None, token: str | None, fmt: str, confidence: float,
-                   timeout: float, by: str) -> str:
+                   timeout: float, by: str, bins: str | None) -> str:
     """The subgroup report of a disclosed question in one format (same function as HTTP)."""
+    from ..shared.joint_features import parse_bins
     from .reports.subgroups import db_subgroups, fetch_subgroups, render_subgroups
 
+    edges = parse_bins(bins)
     if server_url is not None:
         assert token is not None
         document, survey = fetch_subgroups(server_url, survey_id, token, by, confidence,
-                                           version, timeout)
+                                           version, timeout, edges)
     else:
         assert db_path is not None
-        document, survey = db_subgroups(db_path, survey_id, by, confidence, version)
+        document, survey = db_subgroups(db_path, survey_id, by, confidence, version, edges)
     return render_subgroups(survey, document, fmt)
 
 

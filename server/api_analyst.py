@@ -56,9 +56,9 @@ def crosstab(survey_id: str) -> dict[str, Any]:
 @bp.get("/api/surveys/<survey_id>/subgroups")
 def subgroup_estimates(survey_id: str) -> dict[str, Any]:
     """Every randomized question's estimates within each subgroup of a disclosed question
-    (`by`)."""
+    (`by`; `bins` bin an integer one)."""
     return subgroups.subgroups(current_store(), survey_id, version_param(), required_param("by"),
-                               confidence_param())
+                               confidence_param(), bins_param("bins"))
 
 
 @bp.get("/api/surveys/<survey_id>/regression")

@@ -25,6 +25,7 @@ from ..shared.joint_features import (
     group_encoder,
 )
 from ..shared.mechanisms import Mechanism
+from .report_columns import report_pages
 
 if TYPE_CHECKING:
     from .store import Store
@@ -230,18 +231,13 @@ PAGE = 500_000  # submissions per SQL page: bounds the memory of one ad-hoc pass
 def adhoc_counts(store: Store, survey_id: str, version: int, m1: Mechanism,
                  rows: Encoder, m2: Mechanism, cols: Encoder) -> np.ndarray:
     """G over the stored reports of one survey version, in one pass: the database extracts both
-    reports of each submission that answered both and joins them into text
-    (`Store.paired_reports`), which numpy parses in C (no Python object per report)."""
-    w1, w2 = m1.report_width, m2.report_width
+    reports of each submission that answered both (`Store.question_reports`), which numpy
+    parses in C (no Python object per report; server/report_columns.py)."""
     total = JointAggregate(rows.width, cols.width).counts
-    for text in store.paired_reports(survey_id, version, rows.question_id, cols.question_id,
-                                     PAGE):
-        plain = (text.replace("[", "").replace("]", "").replace("true", "1")
-                 .replace("false", "0"))
-        table = np.fromstring(plain, dtype=np.int64, sep=",").reshape(-1, w1 + w2)
-        first, second = table[:, :w1], table[:, w1:]
-        total = total + gram(rows, cols, first[:, 0] if w1 == 1 else first,
-                             second[:, 0] if w2 == 1 else second)
+    for (first, second), _ in report_pages(store, survey_id, version,
+                                            (rows.question_id, cols.question_id),
+                                            (m1.report_width, m2.report_width), PAGE):
+        total = total + gram(rows, cols, first, second)
     return total
 
 

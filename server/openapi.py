@@ -265,8 +265,10 @@ _PATHS["/api/surveys/{survey_id}/subgroups"] = {"get": {
                "question (docs/disclosed.md).",
     "security": _BEARER,
     "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE,
-                   _query("by", "Id of a disclosed yes/no, categorical or ordinal question.",
-                          required=True)],
+                   _query("by", "Id of a disclosed question (yes/no, categorical, ordinal, or "
+                          "integer: binned).", required=True),
+                   _query("bins", "Bin edges, e.g. 30,50, for an integer `by` question "
+                          "(default: one bin per value up to 10 values, else four).")],
     "responses": {"200": {"description": "Subgroup document", "content": _json({
         "type": "object", "required": ["survey", "version", "by", "subgroups"],
         "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},

@@ -11,7 +11,6 @@ number) and at most two randomized categorical or yes/no questions with one-inde
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +28,7 @@ from ..shared.regression import (
 )
 from ..shared.survey import Question
 from . import surveys
+from .report_columns import report_columns
 from .store import Store
 
 PAGE = 100_000
@@ -79,25 +79,6 @@ def _level_index(question: Question, level: str | None) -> tuple[int, str]:
     return question.options.index(level), level
 
 
-def read_rows(store: Store, survey_id: str, version: int, qids: Sequence[str]
-              ) -> tuple[list[list[Any]], int]:
-    """Per complete submission the reports of `qids` in order, and how many were dropped."""
-    rows: list[list[Any]] = []
-    dropped = 0
-    after = 0
-    while True:
-        page = store.export_rows(survey_id, version, after, PAGE)
-        if not page:
-            return rows, dropped
-        after = page[-1][0]
-        answers = json.loads("[" + ",".join(r[4] for r in page) + "]")
-        for a in answers:
-            try:
-                rows.append([a[q] for q in qids])
-            except KeyError:
-                dropped += 1
-
-
 def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
                confidence: float = 0.95) -> dict[str, Any]:
     """The regression document of one survey version."""
@@ -107,8 +88,9 @@ def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
     questions = {q.id: q for q in survey.questions}
     _check_spec(spec, questions, compiled.mechanisms)
     qids = [spec.outcome, *spec.covariates]
-    rows, dropped = read_rows(store, record.id, record.version, qids)
-    result = fit_rows(rows, dropped, spec, questions, compiled.mechanisms, confidence)
+    columns, dropped = report_columns(store, record.id, record.version, qids,
+                                      [compiled.mechanisms[q].report_width for q in qids], PAGE)
+    result = fit_columns(columns, dropped, spec, questions, compiled.mechanisms, confidence)
     return {"survey": record.id, "version": record.version, "sha256": record.sha256,
             "covariates": list(spec.covariates), **result.to_dict()}
 
@@ -140,22 +122,28 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     outcome = questions[spec.outcome]
     if outcome.type == "integer":
         if latent:
-            raise AnalysisError("linear regression of an integer outcome takes disclosed "
-                                "covariates only")
+            raise AnalysisError(
+                "linear regression of an integer outcome takes disclosed covariates only: least "
+                f"squares on the reports of randomized {', '.join(latent)} would be biased toward "
+                "no effect (the reports are misclassified answers), and the correction (regressing "
+                "on each report's posterior under the estimated shares) needs standard errors "
+                "that carry the shares' own uncertainty, which ldpsurvey does not compute")
         if not outcome.disclosed and mechanisms[spec.outcome].joint_reports != "integer":
             raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 
 
-def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[str, Question],
-             mechanisms: dict[str, Mechanism], confidence: float) -> RegressionResult:
-    """The fit from complete rows [outcome report, covariate reports...]."""
-    n = len(rows)
+def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
+                questions: dict[str, Question], mechanisms: dict[str, Mechanism],
+                confidence: float) -> RegressionResult:
+    """The fit from the reports of complete submissions: columns[0] the outcome's, then each
+    covariate's (one entry per submission; (n, width) for a report of several integers)."""
+    n = len(columns[0])
     if n == 0:
         raise AnalysisError("no submission answers the outcome and every covariate yet")
-    columns = list(zip(*rows, strict=True))
     x_parts, names = [np.ones((n, 1))], ["(intercept)"]
     latent: list[LatentCovariate] = []
     latent_names: list[str] = []
+    references: list[str] = []
     for j, qid in enumerate(spec.covariates, start=1):
         q, m = questions[qid], mechanisms[qid]
         values = columns[j]
@@ -168,11 +156,13 @@ def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[st
                 raise AnalysisError(f"{qid!r} has {q.k} options: at most {MAX_DUMMIES + 1}")
             x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+            references.append(f"{qid}={_label(q, q.labels[0])}")
         else:
             a, _ = m.index_channel()
             latent.append(LatentCovariate(qid, [_label(q, v) for v in q.labels],
                                           np.asarray(values, dtype=np.int64), a))
             latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+            references.append(f"{qid}={_label(q, q.labels[0])}")
     x = np.hstack(x_parts)
     constant = [j for j in range(1, x.shape[1]) if np.all(x[:, j] == x[0, j])]
     left_out = [names[j] for j in constant]
@@ -182,14 +172,18 @@ def fit_rows(rows: list[list[Any]], dropped: int, spec: Spec, questions: dict[st
     outcome, mech = questions[spec.outcome], mechanisms[spec.outcome]
     result = _fit(x, names, columns, n, dropped, spec, outcome, mech, latent, latent_names,
                   confidence)
+    if references:
+        result.notes.insert(0, "each option is compared with the first one (the intercept's "
+                            "group): " + ", ".join(references))
     if left_out:
         result.notes.append("left out, the same for every respondent used (no information): "
                             + ", ".join(left_out))
     return result
 
 
-def _fit(x: np.ndarray, names: list[str], columns: list[Any], n: int, dropped: int, spec: Spec,
-         outcome: Question, mech: Mechanism, latent: list[LatentCovariate],
+def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
+         dropped: int, spec: Spec, outcome: Question, mech: Mechanism,
+         latent: list[LatentCovariate],
          latent_names: list[str], confidence: float) -> RegressionResult:
     if outcome.type == "integer":
         reports = np.asarray(columns[0], dtype=float)

@@ -3,19 +3,20 @@
 A disclosed answer is exact, so the subgroup of respondents who gave it is known exactly; within
 it, each randomized question's reports are aggregated and estimated by the question's own LDP
 estimator (the same `Mechanism.estimate` as the whole-survey estimates). The reports come from
-one pass per question over the stored reports (`Store.paired_reports`: the grouping answer and
-the question's report of every submission that gave both).
+one pass per question over the stored reports (`Store.question_reports`: the grouping answer
+and the question's report of every submission that gave both).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..shared.errors import AnalysisError
+from ..shared.joint_features import encoder_for
 from ..shared.mechanisms import Mechanism
 from . import surveys
 from .store import Store
@@ -24,52 +25,64 @@ PAGE = 200_000  # submissions per SQL page
 
 
 def grouping_question(compiled: Any, by: str) -> Any:
-    """The disclosed finite question `by` of a compiled survey; AnalysisError otherwise."""
+    """The disclosed question `by` of a compiled survey; AnalysisError otherwise."""
     if by not in compiled.mechanisms:
         raise AnalysisError(f"survey {compiled.id!r} has no question {by!r}", {"question": by})
     question = compiled.survey.question(by)
     if not question.disclosed:
         raise AnalysisError(f"subgroups are of a disclosed question; {by!r} is randomized (its "
                             "answers are not known one by one)", {"question": by})
-    if question.type == "integer":
-        raise AnalysisError(f"{by!r} is an integer question: subgroups need a disclosed "
-                            "yes/no, categorical or ordinal question", {"question": by})
     return question
+
+
+def grouping(question: Any, mechanism: Mechanism, bins: Sequence[int] | None
+             ) -> tuple[list[Any], Callable[[Any], int]]:
+    """The subgroup labels of a disclosed question and the subgroup of one answer: its option,
+    or for an integer question its bin (`bins`: inner edges as in crosstabs; default: one bin
+    per value up to 10 values, else four of equal width)."""
+    if question.type != "integer":
+        if bins is not None:
+            raise AnalysisError(f"bins apply to integer questions; {question.id!r} is not one",
+                                {"question": question.id})
+        return list(question.labels), int
+    encoder = encoder_for(mechanism, bins)  # the crosstab's bins: the same edges, same labels
+    edges = np.asarray(encoder.bins)
+    return list(encoder.cells), lambda value: int(np.searchsorted(edges, value, side="right"))
 
 
 def paired(store: Store, survey_id: str, version: int, first: str, second: str
            ) -> Iterable[list[Any]]:
     """[answer of `first`, report of `second`] of every submission that holds both."""
-    for text in store.paired_reports(survey_id, version, first, second, PAGE):
+    for text, _ in store.question_reports(survey_id, version, (first, second), PAGE):
         yield from json.loads(f"[{text}]")
 
 
-def group_reports(store: Store, record: Any, by: str, mechanism: Mechanism, question_id: str,
-                  k: int) -> list[list[Any]]:
-    """Per value index of `by`, the validated reports of `question_id` in that subgroup."""
+def group_reports(store: Store, record: Any, by: str, group_of: Callable[[Any], int],
+                  mechanism: Mechanism, question_id: str, k: int) -> list[list[Any]]:
+    """Per subgroup of `by`, the validated reports of `question_id` in that subgroup."""
     groups: list[list[Any]] = [[] for _ in range(k)]
     for value, report in paired(store, record.id, record.version, by, question_id):
-        groups[int(value)].append(mechanism.validate_report(report))
+        groups[group_of(value)].append(mechanism.validate_report(report))
     return groups
 
 
 def subgroups(store: Store, survey_id: str, version: int | None, by: str,
-              confidence: float = 0.95) -> dict[str, Any]:
+              confidence: float = 0.95, bins: Sequence[int] | None = None) -> dict[str, Any]:
     """The subgroup document: per value of `by`, its exact size and every randomized
     question's estimate among the respondents who gave that value."""
     record = surveys.get(store, survey_id, version)
     compiled = record.compiled()
     question = grouping_question(compiled, by)
-    labels = list(question.labels)
+    labels, group_of = grouping(question, compiled.mechanisms[by], bins)
     sizes = np.zeros(len(labels), dtype=np.int64)
     for value, _ in paired(store, record.id, record.version, by, by):
-        sizes[int(value)] += 1
+        sizes[group_of(value)] += 1
     per_group: list[list[dict[str, Any]]] = [[] for _ in labels]
     for q in compiled.survey.questions:
         if q.disclosed:
             continue
         mechanism = compiled.mechanisms[q.id]
-        reports = group_reports(store, record, by, mechanism, q.id, len(labels))
+        reports = group_reports(store, record, by, group_of, mechanism, q.id, len(labels))
         for g, found in enumerate(reports):
             aggregate = (mechanism.aggregate_many(np.asarray(found)) if found
                          else mechanism.new_aggregate())

@@ -7,7 +7,7 @@ reports yet) are `None`, never NaN, so the JSON is always valid.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -157,3 +157,10 @@ def value_estimates(values: Sequence[Any], estimate: np.ndarray, variance: np.nd
 def empty_value_estimates(values: Sequence[Any]) -> list[ValueEstimate]:
     """Rows for a question nobody has answered yet: every number undefined."""
     return [ValueEstimate(v, None, None, None, None, None, None) for v in values]
+
+
+def empty_group_estimates(labels: Sequence[Any], groups: Mapping[str, Sequence[int]]
+                          ) -> list[GroupEstimate]:
+    """The declared groups (name -> member indices) of a question nobody has answered yet."""
+    return [GroupEstimate(name, [labels[i] for i in members], None, None, None, None, None,
+                          None) for name, members in groups.items()]

@@ -96,8 +96,9 @@ def with_scores(encoder: Encoder) -> Encoder:
 def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Encoder:
     """The encoder of a question's mechanism (integer questions: `bins` are the inner edges)."""
     if mechanism.joint_reports == "integer":
-        assert isinstance(mechanism, Geometric)
-        return _geometric(mechanism, bins)
+        if isinstance(mechanism, Geometric):
+            return _geometric(mechanism, bins)
+        return _disclosed_integer(mechanism, bins)
     if mechanism.k > MAX_CELLS:
         raise CrosstabError(f"{mechanism.question_id!r} has {mechanism.k} options; a crosstab "
                             f"takes questions of at most {MAX_CELLS}")
@@ -233,7 +234,21 @@ def _bin_label(lo: int, hi: int) -> str:
     return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
+def _disclosed_integer(mechanism: Mechanism, bins: Sequence[int] | None) -> Encoder:
+    """A disclosed integer question: its report is the answer, the geometric encoder with no
+    noise (a = 0: the filter below is the bin's indicator itself, the noise variance 0)."""
+    labels = mechanism.labels
+    assert isinstance(labels, range)
+    return _integer_encoder(mechanism, labels.start, labels.stop - 1, 0.0, bins)
+
+
 def _geometric(mechanism: Geometric, bins: Sequence[int] | None) -> Encoder:
+    return _integer_encoder(mechanism, mechanism.low, mechanism.high,
+                            math.exp(-float(mechanism.rate)), bins)
+
+
+def _integer_encoder(mechanism: Mechanism, low: int, high: int, a: float,
+                     bins: Sequence[int] | None) -> Encoder:
     """Integer reports y = x + Z, Z two-sided geometric with a = e^-rate.
 
     Deconvolution is a 3-tap filter: Z's generating function is (1-a)²/((1-at)(1-a/t)), so for
@@ -242,12 +257,10 @@ def _geometric(mechanism: Geometric, bins: Sequence[int] | None) -> Encoder:
     edge e, so a one-hot over that finite partition of ℤ carries X and X² exactly; y and y²
     carry the mean.
     """
-    low, high = mechanism.low, mechanism.high
     edges = bin_edges(low, high, bins)
     starts = (low, *edges)
     ends = (*(e - 1 for e in edges), high)
     cells = tuple(_bin_label(s, e) for s, e in zip(starts, ends, strict=True))
-    a = math.exp(-float(mechanism.rate))
     scale = (1 - a) ** 2
     points = np.array(sorted({e + d for e in edges for d in (-1, 0, 1)}), dtype=np.int64)
     pieces = points.size + 1  # (-inf, P0), [P0, P1), ..., [P_last, inf)

@@ -10,6 +10,8 @@ import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +54,10 @@ def get_json(url: str, token: str | None, timeout: float) -> Any:
         raise ReportRenderError(exc.message) from None
 
 
-def db_report(target: str | Path, survey_id: str, confidence: float = 0.95,
-              version: int | None = None) -> Report:
-    """The estimate document of a survey in a local database (opened read-only) or a
-    PostgreSQL database (a postgresql:// URL)."""
-    from ...server import aggregation, surveys
+@contextmanager
+def read_only_store(target: str | Path) -> Iterator[Any]:
+    """A server database opened read-only for `--db` (a SQLite file or a postgresql:// URL),
+    closed after; a database that cannot be opened or read is a one-line ReportRenderError."""
     from ...server.errors import StoreError
     from ...server.store import open_store
 
@@ -65,10 +66,20 @@ def db_report(target: str | Path, survey_id: str, confidence: float = 0.95,
     except StoreError as exc:
         raise ReportRenderError(exc.message) from None
     try:
-        record = surveys.get(store, survey_id, version)
-        estimates = aggregation.estimates(store, survey_id, record.version, confidence)
-        return Report(survey=record.manifest["survey"], estimates=estimates)
+        yield store
     except sqlite3.Error as exc:
         raise ReportRenderError(f"cannot read database {target}: {exc}") from None
     finally:
         store.close()
+
+
+def db_report(target: str | Path, survey_id: str, confidence: float = 0.95,
+              version: int | None = None) -> Report:
+    """The estimate document of a survey in a local database (opened read-only) or a
+    PostgreSQL database (a postgresql:// URL)."""
+    from ...server import aggregation, surveys
+
+    with read_only_store(target) as store:
+        record = surveys.get(store, survey_id, version)
+        estimates = aggregation.estimates(store, survey_id, record.version, confidence)
+        return Report(survey=record.manifest["survey"], estimates=estimates)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...shared.errors import ReportRenderError
@@ -80,30 +80,27 @@ def _html(by: str, parts: list[tuple[str, int, Report]]) -> str:
 
 def fetch_subgroups(server_url: str, survey_id: str, token: str, by: str,
                     confidence: float = 0.95, version: int | None = None,
-                    timeout: float = 30.0) -> tuple[Any, Any]:
+                    timeout: float = 30.0, bins: Sequence[int] | None = None
+                    ) -> tuple[Any, Any]:
     """(subgroup document, survey) from a server."""
     from .sources import fetch_with_survey
 
-    return fetch_with_survey(server_url, survey_id, "subgroups",
-                             {"by": by, "confidence": repr(float(confidence))}, token, version,
+    params = {"by": by, "confidence": repr(float(confidence))}
+    if bins is not None:
+        params["bins"] = ",".join(str(b) for b in bins)
+    return fetch_with_survey(server_url, survey_id, "subgroups", params, token, version,
                              timeout)
 
 
 def db_subgroups(target: str, survey_id: str, by: str, confidence: float = 0.95,
-                 version: int | None = None) -> tuple[Any, Any]:
+                 version: int | None = None, bins: Sequence[int] | None = None
+                 ) -> tuple[Any, Any]:
     """(subgroup document, survey) from a server database opened read-only: the same function
     the HTTP endpoint runs."""
     from ...server import subgroups, surveys
-    from ...server.errors import StoreError
-    from ...server.store import open_store
+    from .sources import read_only_store
 
-    try:
-        store = open_store(target, read_only=True, migrate=False)
-    except StoreError as exc:
-        raise ReportRenderError(exc.message) from None
-    try:
+    with read_only_store(target) as store:
         record = surveys.get(store, survey_id, version)
-        return (subgroups.subgroups(store, survey_id, record.version, by, confidence),
+        return (subgroups.subgroups(store, survey_id, record.version, by, confidence, bins),
                 record.manifest["survey"])
-    finally:
-        store.close()

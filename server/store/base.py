@@ -233,12 +233,14 @@ class Store(Protocol):
         """(seq, version, submission id, hour, reports text) with seq > after, by seq."""
         ...
 
-    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
-                       page: int) -> Iterator[str]:
-        """The two questions' reports of every submission that answered both, `page`
-        submissions at a time: per submission the JSON array [report1, report2], arrays joined
-        by ',' (the ad-hoc crosstab pass parses this text in C). Question ids are validated
-        ids of the survey (letters, digits, '_', '.', '-')."""
+    def question_reports(self, survey_id: str, version: int, qids: Sequence[str],
+                         page: int) -> Iterator[tuple[str, int]]:
+        """The reports of `qids` of every submission that answered them all, in one pass over
+        the version's stored submissions, `page` submissions at a time: per page the JSON
+        arrays [report of qids[0], report of qids[1], ...] joined by ',' (extracted by the
+        database, so callers parse only these columns, e.g. numpy in C) and how many
+        submissions the page scanned (complete or not: the rest were missing an answer).
+        Question ids are validated ids of the survey (letters, digits, '_', '.', '-')."""
         ...
 
     # moving data

@@ -447,22 +447,22 @@ class PgStore:
             ).fetchall()
         return [tuple(r) for r in rows]
 
-    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
-                       page: int) -> Iterator[str]:
+    def question_reports(self, survey_id: str, version: int, qids: Sequence[str],
+                         page: int) -> Iterator[tuple[str, int]]:
+        values = ", ".join("r -> %s" for _ in qids)  # placeholders only: ids are parameters
         last = 0
         while True:
             with self._read() as conn:
-                text, top = conn.execute(
-                    "SELECT string_agg(pair, ',' ORDER BY seq), max(seq) FROM (SELECT seq, "
-                    "jsonb_build_array(r -> %(a)s, r -> %(b)s)::text AS pair FROM submissions, "
-                    "LATERAL (SELECT reports::jsonb AS r) AS parsed WHERE survey_id = %(s)s "
-                    "AND version = %(v)s AND seq > %(last)s AND r ? %(a)s AND r ? %(b)s "
-                    "ORDER BY seq LIMIT %(page)s) AS t",
-                    {"a": q1, "b": q2, "s": survey_id, "v": version, "last": last,
-                     "page": page}).fetchone()
-            if not text:
+                text, scanned, top = conn.execute(
+                    f"SELECT string_agg(arr, ',' ORDER BY seq), count(*), max(seq) FROM "  # noqa: S608
+                    f"(SELECT seq, CASE WHEN r ?& %s THEN jsonb_build_array({values})::text "
+                    f"END AS arr FROM submissions, LATERAL (SELECT reports::jsonb AS r) AS "
+                    f"parsed WHERE survey_id = %s AND version = %s AND seq > %s ORDER BY seq "
+                    f"LIMIT %s) AS t",
+                    (list(qids), *qids, survey_id, version, last, page)).fetchone()
+            if not scanned:
                 return
-            yield text
+            yield text or "", scanned
             last = top
 
     # --- moving data ------------------------------------------------------------------------

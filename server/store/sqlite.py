@@ -412,21 +412,23 @@ class SqliteStore:
             f"WHERE {where} AND seq > ? ORDER BY seq LIMIT ?", (*params, after, limit)
         ).fetchall()
 
-    def paired_reports(self, survey_id: str, version: int, q1: str, q2: str,
-                       page: int) -> Iterator[str]:
-        p1, p2 = _json_path(q1), _json_path(q2)
+    def question_reports(self, survey_id: str, version: int, qids: Sequence[str],
+                         page: int) -> Iterator[tuple[str, int]]:
+        paths = [_json_path(q) for q in qids]
+        if len(paths) == 1:  # '->' gives the JSON text, NULL when the question is missing
+            row = f"'[' || (reports -> '{paths[0]}') || ']'"
+        else:  # one JSON parse per row; a missing question is null, which no report ever is
+            row = "json_extract(reports, " + ", ".join(f"'{p}'" for p in paths) + ")"
+        sql = (f"SELECT group_concat(CASE WHEN instr(arr, 'null') = 0 THEN arr END, ','), "  # noqa: S608
+               f"count(*), max(seq) FROM (SELECT seq, {row} AS arr FROM submissions "
+               f"WHERE survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            text, top = self._conn().execute(
-                f"SELECT group_concat(pair, ','), max(seq) FROM (SELECT seq, "  # noqa: S608
-                f"json_extract(reports, '{p1}', '{p2}') AS pair FROM submissions "
-                f"WHERE survey_id = ? AND version = ? AND seq > ? "
-                f"AND json_type(reports, '{p1}') IS NOT NULL "
-                f"AND json_type(reports, '{p2}') IS NOT NULL ORDER BY seq LIMIT ?)",
-                (survey_id, version, last, page)).fetchone()
-            if not text:
+            text, scanned, top = self._conn().execute(
+                sql, (survey_id, version, last, page)).fetchone()
+            if not scanned:
                 return
-            yield text
+            yield text or "", scanned
             last = top
 
     # --- moving data ------------------------------------------------------------------------

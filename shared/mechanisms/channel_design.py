@@ -30,6 +30,7 @@ from ..errors import ReportError, SurveyError
 from ..estimates import (
     Estimate,
     GroupEstimate,
+    empty_group_estimates,
     empty_value_estimates,
     norm_sub,
     value_estimates,
@@ -209,8 +210,19 @@ class ChannelDesign(Mechanism):
                                   "use design_worst_case_variance()")
 
     def design_worst_case_variance(self) -> float:
-        """One report's variance of one option's estimate, worst case over options and truth."""
-        return max(self._worst_variance(self._m_inv[a], [a]) for a in range(self.k))
+        """For planning: one report's variance of one option's estimate given the respondent's
+        answer, worst case over options and answers, Var(m_a(report) | x) = b_x - 1[x = a]².
+        This is the randomization's noise alone, the convention of every other mechanism's
+        `worst_case_variance` (a pure protocol's V_in, V_out), so `plan` compares a design
+        with binary_rr/grr at its ε like for like: Warner with p = e^ε/(1 + e^ε) is binary_rr's
+        channel and plans the same n. (The estimates' `variance_bound` also counts the spread
+        of the answers themselves, f(1 - f).)"""
+        worst = 0.0
+        for a in range(self.k):
+            b = self._a @ (self._m_inv[a] * self._m_inv[a])
+            b[a] -= 1.0
+            worst = max(worst, float(b.max()))
+        return worst
 
     def _worst_variance(self, m: np.ndarray, members: Sequence[int]) -> float:
         """max over the truth of Σ_y m_y² λ_y - f_G², λ = Aᵀ f, G = `members` (docstring)."""
@@ -289,9 +301,7 @@ class ChannelDesign(Mechanism):
                           n=n, confidence=confidence)
         if n == 0:
             result.categories = empty_value_estimates(self.labels)
-            result.groups = [GroupEstimate(name, [self.labels[i] for i in members],
-                                           None, None, None, None, None, None)
-                             for name, members in self.groups.items()]
+            result.groups = empty_group_estimates(self.labels, self.groups)
             return result
         shares = aggregate.counts.astype(float) / n
         f_hat = self._m_inv @ shares

@@ -29,7 +29,14 @@ import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate, HistogramAggregate
 from ..errors import ReportError
-from ..estimates import Estimate, GroupEstimate, MeanEstimate, ValueEstimate, empty_value_estimates
+from ..estimates import (
+    Estimate,
+    GroupEstimate,
+    MeanEstimate,
+    ValueEstimate,
+    empty_group_estimates,
+    empty_value_estimates,
+)
 from ..exact import PrivacyLoss
 from ..randomness import RandomSource
 from .base import Mechanism, check_index, reject_bool
@@ -60,7 +67,8 @@ class Disclosed(Mechanism):
         self._index = ({} if isinstance(self.labels, range)
                        else {label: i for i, label in enumerate(self.labels)})
         self._loss = None
-        self.joint_reports = "" if question_type == "integer" else "index"
+        # an integer answer crosses like a noise-free geometric report (binned)
+        self.joint_reports = "integer" if question_type == "integer" else "index"
 
     @classmethod
     def from_question(cls, question: Any) -> Disclosed:
@@ -172,9 +180,7 @@ class Disclosed(Mechanism):
         assert isinstance(aggregate, CountAggregate)
         if n == 0:
             result.categories = empty_value_estimates(self.labels)
-            result.groups = [GroupEstimate(name, [self.labels[i] for i in members],
-                                           None, None, None, None, None, None)
-                             for name, members in self.groups.items()]
+            result.groups = empty_group_estimates(self.labels, self.groups)
             return result
         result.categories = self._exact_rows(self.labels, aggregate.counts, n)
         for name, members in self.groups.items():

@@ -50,6 +50,7 @@ from ..estimates import (
     Estimate,
     GroupEstimate,
     MeanEstimate,
+    empty_group_estimates,
     empty_value_estimates,
     norm_sub,
     value_estimates,
@@ -347,9 +348,7 @@ class OrdinalExp(IndexReports, Mechanism):
                             "the EM (maximum-likelihood) distribution")
         if n == 0:
             result.categories = empty_value_estimates(self.labels)
-            result.groups = [GroupEstimate(name, [self.labels[i] for i in members],
-                                           None, None, None, None, None, None)
-                             for name, members in self.groups.items()]
+            result.groups = empty_group_estimates(self.labels, self.groups)
             result.mean = MeanEstimate(None, None, None, None, None)
             return result
         chan = channel(self.k, self.epsilon)

@@ -21,6 +21,7 @@ from ..aggregates import Aggregate, SupportAggregate
 from ..estimates import (
     Estimate,
     GroupEstimate,
+    empty_group_estimates,
     empty_value_estimates,
     norm_sub,
     value_estimates,
@@ -90,9 +91,7 @@ class PureProtocol(Mechanism):
                           n=n, confidence=confidence)
         if n == 0:
             result.categories = empty_value_estimates(self.labels)
-            result.groups = [GroupEstimate(name, [self.labels[i] for i in members],
-                                           None, None, None, None, None, None)
-                             for name, members in self.groups.items()]
+            result.groups = empty_group_estimates(self.labels, self.groups)
             return result
         p, q = float(self.p_star), float(self.q_star)
         counts = self.support_counts(aggregate).astype(float)

@@ -113,7 +113,8 @@ def test_linear_regression_of_an_integer_outcome(client, auth, loaded) -> None:
     ("outcome=mood&covariates=sex", "name the one to model"),
     ("outcome=smoker&covariates=mood", "must be a yes/no or categorical question whose"),
     ("outcome=smoker&covariates=smoker", "cannot also be a covariate"),
-    ("outcome=drinks&covariates=drug", "disclosed covariates only"),
+    ("outcome=drinks&covariates=drug",
+     "disclosed covariates only: least squares on the reports of randomized drug would be"),
     ("outcome=smoker&covariates=sex,,age", "separated by commas"),
 ])
 def test_bad_requests_are_clear_422s(client, auth, loaded, query: str, message: str) -> None:
@@ -142,15 +143,47 @@ def test_regress_cli_in_every_format(app, db_path: Path, loaded, fmt: str) -> No
 
 
 def test_an_option_nobody_chose_is_left_out_with_a_note() -> None:
-    from ldpsurvey.server.regression import Spec, fit_rows
+    from ldpsurvey.server.regression import Spec, fit_columns
 
     survey = Survey.from_dict(survey_data())
     questions = {q.id: q for q in survey.questions}
     mechs = {q.id: mechanism_for(q) for q in survey.questions}
     rng = np.random.default_rng(3)
-    rows = [[bool(rng.integers(0, 2)), int(rng.integers(0, 2)), int(rng.integers(18, 91))]
-            for _ in range(500)]  # sex is never "x" (index 2)
-    result = fit_rows(rows, 0, Spec("smoker", ("sex", "age")), questions, mechs, 0.95)
+    columns = [rng.integers(0, 2, 500), rng.integers(0, 2, 500),  # sex is never "x" (index 2)
+               rng.integers(18, 91, 500)]
+    result = fit_columns(columns, 0, Spec("smoker", ("sex", "age")), questions, mechs, 0.95)
     assert [c.name for c in result.coefficients] == ["(intercept)", "sex=m", "age"]
     assert result.converged
     assert "left out, the same for every respondent used (no information): sex=x" in result.notes
+    assert "each option is compared with the first one (the intercept's group): sex=f" \
+        in result.notes
+
+
+def test_a_longitudinal_surveys_outcome_regresses_through_its_two_layers(client, auth) -> None:
+    """A series question with an instantaneous layer: each round (version) holds one report per
+    respondent, drawn through both layers; the fit uses the composite channel (p*, q*)."""
+    data = {"id": "weekly", "title": "Weekly", "version": 1, "series": "weekly-2026",
+            "questions": [
+                {"id": "sex", "text": "Sex?", "type": "binary", "disclosed": True},
+                {"id": "smoker", "text": "Smoked this week?", "type": "binary",
+                 "epsilon": 2.0, "instantaneous_epsilon": 1.5}]}
+    survey = Survey.from_dict(data)
+    mech = mechanism_for(survey.question("smoker"))
+    assert mech.name == "binary_rr+instantaneous"
+    rng = np.random.default_rng(22)
+    n, beta = 6000, (-0.5, 1.0)
+    sex = rng.integers(0, 2, n)
+    smoker = (rng.random(n) < expit(beta[0] + beta[1] * sex)).astype(np.int64)
+    reports = mech.perturb_many(smoker, rng).tolist()  # both layers drawn (simulation)
+    assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    subs = [{"submission_id": str(uuid.uuid4()),
+             "answers": {"sex": bool(sex[i]), "smoker": reports[i]}} for i in range(n)]
+    for start in range(0, n, 100):
+        response = client.post("/api/surveys/weekly/submissions",
+                               json={"submissions": subs[start:start + 100]})
+        assert response.status_code in (200, 201), response.get_json()
+    doc = client.get("/api/surveys/weekly/regression?outcome=smoker&covariates=sex",
+                     headers=auth).get_json()
+    assert doc["converged"] and doc["n"] == n
+    for c, true in zip(doc["coefficients"], beta, strict=True):
+        assert abs(c["estimate"] - true) < Z * c["std_error"], (c["name"], c["estimate"], true)

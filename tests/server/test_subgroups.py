@@ -29,6 +29,8 @@ def survey_data() -> dict[str, Any]:
     return {"id": "habits", "title": "Habits", "version": 1, "questions": [
         {"id": "sex", "text": "Sex?", "type": "categorical", "options": SEXES,
          "disclosed": True},
+        {"id": "age", "text": "Age?", "type": "integer", "min": 18, "max": 90,
+         "disclosed": True},
         {"id": "smoker", "text": "Do you smoke?", "type": "binary", "epsilon": 1.0,
          "mechanism": "binary_rr"},
         {"id": "drinks", "text": "Drinks a week?", "type": "integer", "min": 0, "max": 10,
@@ -49,12 +51,13 @@ def loaded(client, auth) -> dict[str, Any]:
     smoker = (rng.random(n) < np.array([SMOKING[s] for s in SEXES])[sex]).astype(int)
     drinks = rng.integers(0, 11, size=n)
     mood = rng.integers(0, 3, size=n)
+    age = rng.integers(18, 91, size=n)
     reports = {"smoker": mechs["smoker"].perturb_many(smoker, rng).tolist(),
                "drinks": mechs["drinks"].perturb_many(drinks, rng).tolist(),
                "mood": mechs["mood"].perturb_many(mood, rng).tolist()}
     subs = []
     for i in range(n):
-        answers = {"sex": int(sex[i]), "smoker": reports["smoker"][i],
+        answers = {"sex": int(sex[i]), "age": int(age[i]), "smoker": reports["smoker"][i],
                    "mood": reports["mood"][i]}
         if i % 3:
             answers["drinks"] = reports["drinks"][i]
@@ -65,7 +68,7 @@ def loaded(client, auth) -> dict[str, Any]:
         response = client.post("/api/surveys/habits/submissions",
                                json={"submissions": subs[start:start + 100]})
         assert response.status_code in (200, 201), response.get_json()
-    return {"sex": sex, "subs": subs, "mechs": mechs}
+    return {"sex": sex, "age": age, "subs": subs, "mechs": mechs}
 
 
 def test_subgroup_sizes_are_exact_and_estimates_are_each_mechanisms_own(client, auth,
@@ -85,6 +88,43 @@ def test_subgroup_sizes_are_exact_and_estimates_are_each_mechanisms_own(client, 
         smoke = by_q["smoker"]["categories"][1]
         truth = SMOKING[SEXES[g]]
         assert abs(smoke["estimate"] - truth) < Z * smoke["std_error"]
+
+
+def test_a_disclosed_integer_question_groups_by_its_bins(client, auth, loaded) -> None:
+    doc = client.get("/api/surveys/habits/subgroups?by=age&bins=30,50",
+                     headers=auth).get_json()
+    assert [g["value"] for g in doc["subgroups"]] == ["18-29", "30-49", "50-90"]
+    age, subs, mechs = loaded["age"], loaded["subs"], loaded["mechs"]
+    bin_of = np.searchsorted([30, 50], age, side="right")
+    for g, group in enumerate(doc["subgroups"]):
+        members = [s["answers"] for s, b in zip(subs, bin_of, strict=True) if b == g]
+        assert group["n"] == len(members)
+        by_q = {e["question"]: e for e in group["questions"]}
+        given = [m["smoker"] for m in members]
+        assert by_q["smoker"] == mechs["smoker"].estimate(
+            mechs["smoker"].aggregate_many(np.asarray(given))).to_dict()
+    default = client.get("/api/surveys/habits/subgroups?by=age", headers=auth).get_json()
+    assert len(default["subgroups"]) == 4  # 73 values: four bins of equal width
+    assert sum(g["n"] for g in default["subgroups"]) == 3000
+    refused = client.get("/api/surveys/habits/subgroups?by=sex&bins=1", headers=auth)
+    assert refused.status_code == 422 and "integer" in refused.get_json()["error"]["message"]
+
+
+def test_adhoc_crosstab_bins_a_disclosed_integer_question(client, auth, loaded) -> None:
+    doc = client.get("/api/surveys/habits/crosstab?rows=age&cols=smoker&bins=30,50",
+                     headers=auth).get_json()
+    assert doc["n"] == 3000
+    assert doc["rows"]["cells"] == ["18-29", "30-49", "50-90"]
+    sub = client.get("/api/surveys/habits/subgroups?by=age&bins=30,50",
+                     headers=auth).get_json()
+    # a disclosed bin's share is read exactly (its channel is the identity): the subgroup's size
+    for g, group in enumerate(sub["subgroups"]):
+        assert doc["row_shares"][g]["estimate"] == pytest.approx(group["n"] / 3000, abs=1e-9)
+    # and smoking given the bin is the subgroup's own binary_rr estimate
+    for g, group in enumerate(sub["subgroups"]):
+        smoke = next(q for q in group["questions"] if q["question"] == "smoker")
+        assert doc["col_given_row"][g][1]["estimate"] == pytest.approx(
+            smoke["categories"][1]["estimate"], abs=1e-9)
 
 
 def test_bad_grouping_questions_are_refused(client, auth, loaded) -> None:
@@ -130,3 +170,16 @@ def test_report_by_a_randomized_question_is_one_clear_line(app, db_path: Path, l
                                       "--by", "smoker"])
     assert result.exit_code != 0
     assert "subgroups are of a disclosed question" in result.output
+
+
+def test_report_by_an_integer_question_with_bins(app, db_path: Path, loaded) -> None:
+    result = CliRunner().invoke(cli, ["report", "--db", str(db_path), "--survey", "habits",
+                                      "--by", "age", "--bins", "30,50"])
+    assert result.exit_code == 0, result.output
+    age = loaded["age"]
+    for label, n in (("18-29", (age < 30).sum()), ("30-49", ((age >= 30) & (age < 50)).sum()),
+                     ("50-90", (age >= 50).sum())):
+        assert f"age = {label} (n = {int(n):,})" in result.output
+    lone = CliRunner().invoke(cli, ["report", "--db", str(db_path), "--survey", "habits",
+                                    "--bins", "30,50"])
+    assert lone.exit_code != 0 and "(--bins also works with --by QUESTION)" in lone.output

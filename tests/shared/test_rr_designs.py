@@ -264,4 +264,33 @@ def test_plan_uses_the_designs_own_worst_case_variance() -> None:
         "yes": "1/5", "no": "1/20"}})).questions[0]
     row = next(r for r in plan_question(q, margin=0.05).rows if r.configured)
     assert row.mechanism == "forced_response"
-    assert row.variance_one == pytest.approx(0.25 / 0.75 ** 2)  # λ = 1/2 is reachable
+    # the noise given the answer, worst over answers: λ(1 - λ)/p² at λ = q_yes (answer no)
+    # and at λ = p + q_yes (answer yes)
+    assert row.variance_one == pytest.approx(max(0.2 * 0.8, 0.95 * 0.05) / 0.75 ** 2)
+
+
+def test_plan_puts_warner_level_with_binary_rr_at_the_same_epsilon() -> None:
+    """Warner with p = 3/4 is binary_rr's channel at ε = ln 3: the plan must say so."""
+    from ldpsurvey.analyst.planner import plan_question
+
+    q = survey_of(binary_q("warner", {"p": "3/4"})).questions[0]
+    rows = {r.mechanism: r for r in plan_question(q, margin=0.05).rows}
+    assert rows["warner"].variance_one == pytest.approx(rows["binary_rr"].variance_one)
+    assert rows["warner"].n == rows["binary_rr"].n
+
+
+def test_the_sample_design_survey_has_its_designs_exact_epsilons() -> None:
+    """shared/samples/designs.toml (docs/regression.md's walk-through): forced response
+    p = 3/4, q = (1/6, 1/12) is ln 10; Warner p = 3/4 and the unrelated question p = 1/2,
+    π = 1/2 are ln 3; the total ln 90 stays under `respond`'s default limit of 5."""
+    import importlib.resources
+    import tomllib
+
+    resource = importlib.resources.files("ldpsurvey.shared") / "samples" / "designs.toml"
+    survey = Survey.from_dict(tomllib.loads(resource.read_text(encoding="utf-8")))
+    exact = {q.id: mechanism_for(q).privacy_loss() for q in survey.questions if not q.disclosed}
+    assert {qid: loss.ratio for qid, loss in exact.items()} == {
+        "cannabis": 10, "cheated": 3, "shoplift": 3}
+    assert [q.id for q in survey.questions if q.disclosed] == ["age_band", "sex", "region"]
+    assert survey.total_epsilon == pytest.approx(math.log(90), rel=1e-12)
+    assert survey.total_epsilon < 5

@@ -30,6 +30,9 @@ def test_disclosed_questions_are_said_plainly_and_sent_as_given(deployment, page
     page.wait_for_selector(READY)
     form = page.locator("form#answers").inner_text()
     assert form.count(WORDS) == 2
+    # the page never claims that every answer is randomized when some are disclosed
+    assert ("randomizes every answer before sending it, except the 2 disclosed ones, which "
+            "are sent as you give them") in page.locator("#privacy").inner_text()
     page.get_by_label("south").check()
     page.get_by_label("A whole number from 18 to 99").fill("42")
     page.get_by_label("Yes").check()
@@ -38,6 +41,9 @@ def test_disclosed_questions_are_said_plainly_and_sent_as_given(deployment, page
     review = page.locator("#review").inner_text()
     assert "ε = 1 in total" in review
     assert review.count("Disclosed: no ε") == 2
+    assert review.count("Your answer (sent as you give it)") == 2
+    assert review.count("Your answer (stays on this device)") == 1
+    assert "except the disclosed ones, which are sent as you give them" in review
     page.click("#send")
     page.wait_for_selector(SENT)
     shown = json.loads(page.locator("pre.wire").text_content())

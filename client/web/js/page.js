@@ -18,6 +18,9 @@ import { checkTrust } from "./trust.js";
 import * as twoServer from "./twoserver/flow.js";
 
 const RETRY_SECONDS = 30;
+
+/** How many questions of a survey are disclosed (sent as given, not randomized). */
+const disclosedCount = (survey) => survey.questions.filter((q) => q.disclosed === true).length;
 const titleEl = document.getElementById("title");
 const statusEl = document.getElementById("status");
 const contentEl = document.getElementById("content");
@@ -233,7 +236,10 @@ function review(verified, form) {
       ] : [
         el("p", {}, "Nothing has been randomized yet. When you press Send, your device " +
                     "randomizes each answer once, keeps the result, and sends only that; " +
-                    "your true answers never leave this device."),
+                    (disclosedCount(verified.survey) ?
+                      "your true answers never leave this device, except the disclosed ones, " +
+                      "which are sent as you give them." :
+                      "your true answers never leave this device.")),
         reviewList(verified.survey, answers, charges, verified.mechanisms),
         el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
                                     `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
@@ -319,8 +325,12 @@ function ldpIntro(verified, firstUse) {
   const { survey } = verified;
   return [
     el("p", { class: "budget", id: "privacy" }, "Your privacy: your device randomizes " +
-       `every answer before sending it. ${capitalized(oddsSentence(totalEpsilon(survey)))}, ` +
-       "even if you answer every question."),
+       (disclosedCount(survey) ?
+         `every answer before sending it, except the ${disclosedCount(survey)} disclosed ` +
+         "ones, which are sent as you give them. About the others, " +
+         `${oddsSentence(totalEpsilon(survey))}` :
+         `every answer before sending it. ${capitalized(oddsSentence(totalEpsilon(survey)))}`) +
+       ", even if you answer every question."),
     el("details", { class: "technical", id: "survey-details" },
       el("summary", {}, "Details: privacy budget and signing key"),
       el("p", {}, `In technical terms, answering every question spends ε = ` +

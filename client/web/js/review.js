@@ -84,7 +84,8 @@ export function reviewList(survey, answers, charges, mechanisms) {
     }
     return el("li", {},
       el("p", { class: "qtext" }, q.text),
-      el("p", { class: "mine" }, "Your answer (stays on this device): ",
+      el("p", { class: "mine" }, q.disclosed === true ? "Your answer (sent as you give it): "
+                                 : "Your answer (stays on this device): ",
          el("strong", {}, answerText(q, answer))),
       el("p", { class: "how" }, chances(q, mechanisms.get(q.id), answer)),
       epsilonLine(q, charged.get(q.id)));
