@@ -110,7 +110,8 @@ def collect_all(url: str, survey_id: str, token: str) -> dict[str, Any]:
         collected = request_json(
             f"{url}/api/surveys/{survey_id}/two-server/batches/{batch['batch_id']}/collect",
             body=b"{}", token=token, timeout=AGGREGATE_TIMEOUT)[1]
-        out.update(collected.get("estimates") or {})
+        document = collected.get("estimates") or {}
+        out.update({q["question"]: q for q in document.get("questions", ())})
     return out
 
 
