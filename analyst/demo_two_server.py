@@ -68,17 +68,18 @@ def run_two_server_demo(n: int, seed: int | None, workers: int = DEFAULT_WORKERS
         rng = np.random.default_rng(seed)
         answers = draw_answers(ldp, n, rng)
         started = time.perf_counter()
-        with running_server(tmp / "helper.db", 2, ("helper", "serve"),
-                            ("--hpke-key", str(hpaths.private))) as helper_url, \
-                running_server(tmp / "leader.db", workers, ("serve",),
-                               ("--hpke-key", str(lpaths.private))) as leader_url:
+        with running_server(tmp / "helper.db", 2, command=("helper", "serve"),
+                            extra_args=("--hpke-key", str(hpaths.private))) as helper_url, \
+                running_server(tmp / "leader.db", workers, command=("serve",),
+                               extra_args=("--hpke-key", str(lpaths.private))) as leader_url:
             echo(f"leader: {leader_url}   helper: {helper_url}  (each its own database)")
             token = create_token(tmp / "leader.db")
             two = two_server_version(ldp, helper_url, helper_key, leader_key,
                                      min(MAX_BATCH_MIN, n))
             results = {}
             for survey, label in ((ldp, "local DP"), (two, "two-server")):
-                fingerprint = publish(leader_url, survey, token, tmp / f"keys-{survey.id}")
+                fingerprint = publish(leader_url, survey, token,
+                                      tmp / f"keys-{survey.id}").fingerprint
                 echo(f"{label}: {n:,} respondents answer {survey.id}…")
                 with click.progressbar(length=n, label=label, file=sys.stderr,
                                        show_pos=True) as bar:
