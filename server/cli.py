@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..shared.cli_help import FullHelpGroup
+from .errors import StoreError
 from .store import Store, open_store, redact
 
 DEFAULT_DB = "ldpsurvey.db"
@@ -196,8 +197,20 @@ def migrate_store(source: str, target: str) -> None:
     """Copy every survey, report, token and invitation code into an empty database, then
     verify counts and aggregates. Refuses a target that already holds data."""
     from .store_copy import copy_store
+    from .two_server.db import tables_in_use
 
     src = _existing_db(source)
+    try:
+        two_server = tables_in_use(source)
+    except BaseException:
+        src.close()
+        raise
+    if two_server:
+        src.close()
+        raise StoreError(f"{redact(source)} holds two-server data ({', '.join(two_server)}), which "
+                         "migrate-store does not copy yet: copy a two-server leader's or "
+                         "helper's database with the database's own tools (sqlite3 .backup, "
+                         "pg_dump); nothing was copied")
     try:
         dst = open_store(target)
     except BaseException:
