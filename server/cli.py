@@ -57,7 +57,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     """
     from .app import create_app
     from .http_request import STORE_EXTENSION
-    from .serving import body_cap, listen, supervise
+    from .serving import listen_or_exit, serve_forever, supervise
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     # "Task queue depth is N" is routine backpressure under load, not worth a line each time.
@@ -66,11 +66,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins,
               "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every}
     # The port first: a busy port must fail before anything (a database file) is created.
-    try:
-        sock = listen(host, port)
-    except OSError as exc:  # port in use, address not available, ...
-        raise click.ClickException(f"cannot listen on {host}:{port}: "
-                                   f"{exc.strerror or exc}") from None
+    sock = listen_or_exit(host, port)
     try:
         app = create_app(config)  # checks the configuration and migrates the schema, once
     except BaseException:
@@ -87,17 +83,8 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
                    f"{threads} threads)")
         supervise(sock, config, threads, workers, click.echo)
         return
-    import waitress
-
-    server = waitress.create_server(app, sockets=[sock], threads=threads,
-                                    max_request_body_size=body_cap(app), ident="ldpsurvey")
     click.echo(f"ldpsurvey serving on {where} (database {shown}, {threads} threads)")
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    serve_forever(app, sock, threads, "ldpsurvey")
 
 
 def _serve_debug(app: Any, host: str, port: int, shown: str) -> None:
