@@ -27,7 +27,11 @@ AGGREGATE_TIMEOUT = 600.0
               help="First form batches of the waiting uploads and aggregate them with the "
                    "helper (a helper that is down leaves them pending: run it again later).")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
-def batches(server_url: str, survey_id: str, token: str, aggregate: bool, as_json: bool) -> None:
+@click.option("--ids", "ids_only", is_flag=True,
+              help="Print only the ids of the batches ready to report (aggregated or collected), "
+                   "oldest first, one per line.")
+def batches(server_url: str, survey_id: str, token: str, aggregate: bool, as_json: bool,
+            ids_only: bool) -> None:
     """List a two-server survey's batches on the leader (ids for `report --batch`)."""
     base = f"{server_url.rstrip('/')}/api/surveys/{urllib.parse.quote(survey_id, safe='')}"
     if aggregate:
@@ -38,6 +42,11 @@ def batches(server_url: str, survey_id: str, token: str, aggregate: bool, as_jso
     listing = request_json(f"{base}/two-server/batches", token=token)[1]
     if as_json:
         click.echo(json.dumps(listing, indent=2))
+        return
+    if ids_only:
+        for b in listing.get("batches", []):
+            if b["state"] in ("aggregated", "collected"):
+                click.echo(b["batch_id"])
         return
     click.echo(f"{listing.get('waiting_uploads', 0)} upload(s) waiting for a batch")
     for b in listing.get("batches", []):
