@@ -54,10 +54,12 @@ leader.add_command(_keys_group("leader"))
               envvar="LDPSURVEY_HELPER_DB", show_envvar=False, help=DB_HELP)
 @click.option("--hpke-key", required=True, type=click.Path(dir_okay=False, exists=True),
               help="The helper's private key (helper-hpke.key from `helper keys generate`).")
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 or :: for every interface).")
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535),
               help="0 picks a free port (printed).")
-@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64))
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64),
+              help="Request threads.")
 @click.option("--trust", "trusted", multiple=True, metavar="KEY",
               help="Designer public key file or SHA-256 fingerprint whose surveys this helper "
                    "serves (repeatable). Without it, any signed survey naming this helper's "
