@@ -7,6 +7,7 @@ import logging
 
 import click
 
+from ..shared.cli_help import FullHelpGroup
 from ..shared.two_server.config import b64url
 from ..shared.two_server.hpke import generate_keypair
 
@@ -15,7 +16,7 @@ DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL (or LDP
 
 
 def _keys_group(role: str) -> click.Group:
-    @click.group(name="keys", help=f"The {role}'s HPKE (X25519) key pair.")
+    @click.group(name="keys", cls=FullHelpGroup, help=f"The {role}'s HPKE (X25519) key pair.")
     def keys() -> None:
         pass
 
@@ -33,15 +34,16 @@ def _keys_group(role: str) -> click.Group:
     return keys
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def helper() -> None:
-    """The helper: the second, independently run aggregator of two-server surveys."""
+    """The helper: the second aggregator of a survey collected by two servers, run
+    independently."""
 
 
 helper.add_command(_keys_group("helper"))
 
 
-@click.group()
+@click.group(cls=FullHelpGroup)
 def leader() -> None:
     """The leader's two-server keys (the leader itself is `ldpsurvey serve --hpke-key`)."""
 

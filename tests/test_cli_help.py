@@ -26,8 +26,10 @@ def test_command_lists_show_whole_descriptions(path: tuple[str, ...], ctx: click
                                                width: int) -> None:
     group = ctx.command
     assert isinstance(group, click.Group)
+    # The real help option names: click caches a command's help option, so a context with
+    # the default names would change later help output (docs/cli.md, tests/test_readme.py).
     narrow = click.Context(group, info_name=path[-1], terminal_width=width,
-                           max_content_width=width)
+                           max_content_width=width, help_option_names=ctx.help_option_names)
     listing = " ".join(group.get_help(narrow).split("Commands:", 1)[1].split())
     for name in group.list_commands(narrow):
         sub = group.get_command(narrow, name)
