@@ -78,8 +78,8 @@ def run_two_server_demo(n: int, seed: int | None, workers: int = DEFAULT_WORKERS
                                      min(MAX_BATCH_MIN, n))
             results = {}
             for survey, label in ((ldp, "local DP"), (two, "two-server")):
-                key = publish(leader_url, survey, token, tmp / f"keys-{survey.id}")
-                fingerprint = key.fingerprint
+                fingerprint = publish(leader_url, survey, token,
+                                      tmp / f"keys-{survey.id}").fingerprint
                 echo(f"{label}: {n:,} respondents answer {survey.id}…")
                 with terminal_progress(n, label, show_pos=True) as update:
                     run_respondents(leader_url, survey, fingerprint, answers,
@@ -110,7 +110,8 @@ def collect_all(url: str, survey_id: str, token: str) -> dict[str, Any]:
         collected = request_json(
             f"{url}/api/surveys/{survey_id}/two-server/batches/{batch['batch_id']}/collect",
             body=b"{}", token=token, timeout=AGGREGATE_TIMEOUT)[1]
-        out.update(collected.get("estimates") or {})
+        document = collected.get("estimates") or {}
+        out.update({q["question"]: q for q in document.get("questions", ())})
     return out
 
 

@@ -108,14 +108,8 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
-        if survey.two_server is not None:
-            for q in survey.questions:
-                if q.id in checked:
-                    click.echo(f"  {q.text} -> {checked[q.id]!r}: {question_privacy(q)}")
-        else:
-            mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
-            for line in review_lines(survey, checked, mechanisms):
-                click.echo(line)
+        for line in _review(respondent, survey, checked):
+            click.echo(line)
         if invite is not None:
             click.echo("The invitation code is sent with the reports: it links them to the code.")
     if dry_run:
@@ -126,11 +120,28 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     submission = respondent.answer(verified, checked, invite=invite)
     delivery = respondent.submit(submission)  # stored in the ledger and outbox first
     if survey.two_server is not None:
-        click.echo("Split into two halves, sealed and stored on this device; one upload goes "
-                   "to the leader, which can open only its half.")
+        from .two_server import sent_lines
+        click.echo("\n".join(sent_lines(submission)))  # type: ignore[arg-type]
     else:
         _print_sent(survey, respondent, submission.reports)
     _report_delivery(delivery)
+
+
+def _sent_words(body: dict[str, Any]) -> str:
+    """A receipt's content: the randomized reports, or a two-server upload's sealed keys."""
+    if "answers" in body:
+        return json.dumps(body["answers"], sort_keys=True)
+    keys = ", ".join(sorted(body.get("public_shares", {})))
+    return f"two-server upload, sealed shares of: {keys}"
+
+
+def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any]) -> list[str]:
+    """The review before anything is drawn (a two-server survey states both guarantees)."""
+    if survey.two_server is not None:
+        from .two_server import review_lines as two_server_review
+        return two_server_review(survey, checked)
+    mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
+    return review_lines(survey, checked, mechanisms)
 
 
 def stdin_is_terminal() -> bool:
@@ -276,7 +287,7 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
     for r in sent:
         body = r["body"]
         click.echo(f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
-                   f"{r['submission_id']}  {json.dumps(body['answers'], sort_keys=True)}")
+                   f"{r['submission_id']}  {_sent_words(body)}")
     if waiting:
         click.secho("Not delivered (ldpsurvey outbox list):", bold=True)
         for r in waiting:

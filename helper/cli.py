@@ -36,7 +36,8 @@ def _keys_group(role: str) -> click.Group:
 
 @click.group(cls=FullHelpGroup)
 def helper() -> None:
-    """The helper: the second, independently run aggregator of two-server surveys."""
+    """The helper: the second aggregator of a survey collected by two servers, run
+    independently."""
 
 
 helper.add_command(_keys_group("helper"))
@@ -68,33 +69,19 @@ leader.add_command(_keys_group("leader"))
 def helper_serve(db_path: str, hpke_key: str, host: str, port: int, threads: int,
                  trusted: tuple[str, ...]) -> None:
     """Run the helper's HTTP API (waitress; no access log, no request metadata kept)."""
-    import waitress
-
     from ..client.trust import trusted_fingerprint
-    from ..server.serving import listen
+    from ..server.serving import listen_or_exit, serve_forever
     from ..server.store import redact
     from .app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     fingerprints = [trusted_fingerprint(t) for t in trusted] or None
-    try:  # the port first: a busy port must fail before the database file is created
-        sock = listen(host, port)
-    except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: "
-                                   f"{exc.strerror or exc}") from None
+    sock = listen_or_exit(host, port)  # a busy port fails before the database is created
     try:
         app = create_app({"DATABASE": db_path, "HPKE_KEY": hpke_key, "TRUSTED": fingerprints})
     except BaseException:
         sock.close()
         raise
-    server = waitress.create_server(app, sockets=[sock], threads=threads,
-                                    max_request_body_size=app.config["MAX_CONTENT_LENGTH"],
-                                    ident="ldpsurvey-helper")
     click.echo(f"ldpsurvey helper serving on http://{host}:{sock.getsockname()[1]}/ "
                f"(database {redact(db_path)})")
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    serve_forever(app, sock, threads, "ldpsurvey-helper")

@@ -34,7 +34,9 @@ def estimates(store: Store, survey_id: str, version: int | None,
     compiled = record.compiled()
     if compiled.survey.two_server is not None:
         raise Conflict(f"survey {record.id!r} is collected by two servers: its estimates come "
-                       f"from collected batches (/api/surveys/{record.id}/two-server/batches)")
+                       f"from collected batches (/api/surveys/{record.id}/two-server/batches): "
+                       f"list them with `ldpsurvey batches`, report one with `ldpsurvey "
+                       f"report --batch ID`")
     stored = store.aggregates(record.id, record.version)
     aggregates = merged_aggregates(compiled, stored)
     questions = [compiled.mechanisms[q.id].estimate(aggregates[q.id], confidence).to_dict()

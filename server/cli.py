@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..shared.cli_help import FullHelpGroup
+from .errors import StoreError
 from .store import Store, open_store, redact
 
 DEFAULT_DB = "ldpsurvey.db"
@@ -57,7 +58,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     from .app import create_app
     from .cors import allowed_origins
     from .http_request import STORE_EXTENSION
-    from .serving import body_cap, listen, supervise
+    from .serving import listen_or_exit, serve_forever, supervise
 
     allowed_origins(allow_origins)  # bad input is refused first, whatever the port's state
 
@@ -69,11 +70,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
               "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every}
     allowed_origins(allow_origins)  # a bad --allow-origin is a usage error, whatever the port
     # The port next: a busy port must fail before anything (a database file) is created.
-    try:
-        sock = listen(host, port)
-    except OSError as exc:  # port in use, address not available, ...
-        raise click.ClickException(f"cannot listen on {host}:{port}: "
-                                   f"{exc.strerror or exc}") from None
+    sock = listen_or_exit(host, port)
     try:
         app = create_app(config)  # checks the configuration and migrates the schema, once
     except BaseException:
@@ -90,17 +87,8 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
                    f"{threads} threads)")
         supervise(sock, config, threads, workers, click.echo)
         return
-    import waitress
-
-    server = waitress.create_server(app, sockets=[sock], threads=threads,
-                                    max_request_body_size=body_cap(app), ident="ldpsurvey")
     click.echo(f"ldpsurvey serving on {where} (database {shown}, {threads} threads)")
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    serve_forever(app, sock, threads, "ldpsurvey")
 
 
 def _serve_debug(app: Any, host: str, port: int, shown: str) -> None:
@@ -200,8 +188,20 @@ def migrate_store(source: str, target: str) -> None:
     """Copy every survey, report, token and invitation code into an empty database, then
     verify counts and aggregates. Refuses a target that already holds data."""
     from .store_copy import copy_store
+    from .two_server.db import tables_in_use
 
     src = _existing_db(source)
+    try:
+        two_server = tables_in_use(source)
+    except BaseException:
+        src.close()
+        raise
+    if two_server:
+        src.close()
+        raise StoreError(f"{redact(source)} holds two-server data ({', '.join(two_server)}), which "
+                         "migrate-store does not copy yet: copy a two-server leader's or "
+                         "helper's database with the database's own tools (sqlite3 .backup, "
+                         "pg_dump); nothing was copied")
     try:
         dst = open_store(target)
     except BaseException:

@@ -37,6 +37,32 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=BACKLOG)
 
 
+def listen_or_exit(host: str, port: int) -> socket.socket:
+    """The listening socket, or a one-line CLI error: bound before anything (a database file)
+    is created, so a busy port fails first."""
+    import click
+
+    try:
+        return listen(host, port)
+    except OSError as exc:  # port in use, address not available, ...
+        raise click.ClickException(f"cannot listen on {host}:{port}: "
+                                   f"{exc.strerror or exc}") from None
+
+
+def serve_forever(app: Any, sock: socket.socket, threads: int, ident: str) -> None:
+    """One waitress process on `sock` until interrupted (the aggregator's and the helper's)."""
+    import waitress
+
+    server = waitress.create_server(app, sockets=[sock], threads=threads,
+                                    max_request_body_size=body_cap(app), ident=ident)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+
+
 def _worker(sock: socket.socket, config: Mapping[str, Any], threads: int) -> None:
     import waitress
 

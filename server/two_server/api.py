@@ -96,22 +96,11 @@ def collect(survey_id: str, batch_id: str) -> dict[str, Any]:
     return {**batch.to_dict(), "estimates": estimates_of(batch)}
 
 
-def estimates_of(batch: Any) -> Any:
-    """Central's estimates of a collected batch, when its estimator is installed."""
-    try:
-        from ...shared.two_server.estimates import estimate_two_server
-    except ImportError:
-        return None
-    record = leader.survey_of(_record(batch))
-    return {key: _plain(estimate_two_server(record.question(key), entry))
-            for key, entry in batch.entries.items() if key in {q.id for q in record.questions}}
-
-
-def _record(batch: Any) -> Any:
+def estimates_of(batch: Any) -> dict[str, Any]:
+    """The one estimate document of a collected batch (`estimate_batch`): every question, every
+    declared crosstab and the guarantees in plain words, as `report --batch` renders them."""
+    from ...shared.two_server.estimates import estimate_batch
     from .. import surveys
 
-    return surveys.get(current_store(), batch.survey_id, batch.version)
-
-
-def _plain(estimate: Any) -> Any:
-    return estimate.to_dict() if hasattr(estimate, "to_dict") else estimate
+    record = surveys.get(current_store(), batch.survey_id, batch.version)
+    return estimate_batch(leader.survey_of(record), batch)

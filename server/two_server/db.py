@@ -47,6 +47,35 @@ SCHEMA = (
 )
 
 
+TABLES = ("ts_keys", "ts_uploads", "ts_batches", "hs_tasks", "hs_reports", "hs_batches")
+
+
+def tables_in_use(target: str | Path) -> list[str]:
+    """The two-server tables of a database that hold rows (read only: no table is created)."""
+    found: list[str] = []
+    if is_postgres(str(target)):
+        import psycopg
+
+        with psycopg.connect(str(target)) as conn, conn.cursor() as cur:
+            for table in TABLES:
+                cur.execute("SELECT to_regclass(%s)", (table,))
+                if cur.fetchone()[0] is not None:
+                    cur.execute(f"SELECT EXISTS (SELECT 1 FROM {table})")  # noqa: S608
+                    if cur.fetchone()[0]:
+                        found.append(table)
+        return found
+    conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True)
+    try:
+        for table in TABLES:
+            exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = ?", (table,)).fetchone()
+            if exists and conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone():  # noqa: S608
+                found.append(table)
+    finally:
+        conn.close()
+    return found
+
+
 class TwoServerDb:
     """Transactions on the two-server tables of one database (a SQLite path or a PG URL)."""
 

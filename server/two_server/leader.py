@@ -30,8 +30,9 @@ from typing import Any
 from ...shared.errors import LdpSurveyError
 from ...shared.survey import Survey, canonical_json
 from ...shared.two_server import encoding, vdaf
-from ...shared.two_server.aggregate import BatchAggregate, key_epsilon, noisy_release
+from ...shared.two_server.aggregate import BatchAggregate, noisy_release
 from ...shared.two_server.config import b64url, from_b64url
+from ...shared.two_server.plans import key_epsilon
 from ...shared.two_server.results import BatchEntry, CollectedBatch
 from ...shared.two_server.upload import Upload, UploadError, open_half, parse_upload
 from .. import surveys

@@ -5,7 +5,7 @@ preparation (field elements, mod p), the count of those reports and the count re
 collection each server adds its own two-sided geometric noise (central's `add_noise`, over the
 OS CSPRNG) sized for the key's central ε and L1 sensitivity under substitution of one
 respondent (Count 1, Histogram 2, Sum max - min): its noise alone gives central ε.
-A declared crosstab is released at the smaller central ε of its two questions.
+A key's central ε comes from `plans.key_epsilon` (a crosstab: `plans.crosstab_epsilon`).
 """
 
 from __future__ import annotations
@@ -59,22 +59,11 @@ class BatchAggregate:
         return cls({k: KeyAggregate.from_dict(v) for k, v in data.items()})
 
 
-def key_epsilon(survey: Survey, key: str) -> float:
-    """The central ε a key is released at (a crosstab: the smaller of its two questions')."""
-    by_id = {q.id: q for q in survey.questions}
-    if key in by_id:
-        eps = by_id[key].central_epsilon
-    else:
-        spec = next(c for c in survey.crosstabs if c.key == key)
-        eps = min(by_id[spec.rows].central_epsilon or 0.0, by_id[spec.cols].central_epsilon or 0.0)
-    assert eps
-    return eps
-
-
 def noisy_release(survey: Survey, encodings: Mapping[str, Encoding],
                   aggregate: BatchAggregate, source: Any = None) -> dict[str, Any]:
     """This server's noisy aggregate share per key (drawn once per batch, then stored)."""
     from .noise import add_noise, noise_plan
+    from .plans import key_epsilon
 
     out: dict[str, Any] = {}
     for key, agg in aggregate.keys.items():

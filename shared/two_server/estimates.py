@@ -485,7 +485,8 @@ class SumDesign:
 
 def sum_design(question: Any) -> SumDesign:
     """How an integer question is summed: the answer offset by min, or (local ε0) the device's
-    geometric report clipped to the mechanism's accepted report range, offset by its low end."""
+    geometric report clipped to `encoding.clip_bounds`, offset by its low end (the clip's bias,
+    at most `encoding.clip_bias_bound`, is below 0.1% of the standard error up to n = 10^6)."""
     low, high = int(question.min), int(question.max)
     mechanism = local_mechanism(question)
     if mechanism is None:
@@ -493,7 +494,9 @@ def sum_design(question: Any) -> SumDesign:
     if not hasattr(mechanism, "report_bounds"):
         raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not report "
                             "an integer")
-    lo, hi = mechanism.report_bounds
+    from .encoding import clip_bounds
+
+    lo, hi = clip_bounds(mechanism)
     return SumDesign(low, high, lo, hi - lo,
                      mechanism.noise_variance(mechanism.k, mechanism.epsilon))
 

@@ -38,6 +38,18 @@ def crosstab_epsilon(survey: Any, spec: Any) -> float:
                central_epsilon(survey.question(spec.cols)))
 
 
+def key_epsilon(survey: Any, key: str) -> float:
+    """The central ε a release key (a question id or a declared crosstab's key) is noised at:
+    the one place both servers, the leader's collected batch and the guarantees read it from."""
+    for question in survey.questions:
+        if question.id == key:
+            return central_epsilon(question)
+    for spec in getattr(survey, "crosstabs", ()):
+        if spec.key == key:
+            return crosstab_epsilon(survey, spec)
+    raise EstimateError(f"{key!r} is neither a question nor a declared crosstab of the survey")
+
+
 def crosstab_noise_plan(survey: Any, spec: Any) -> NoisePlan:
     return noise_plan("crosstab", crosstab_epsilon(survey, spec))
 
@@ -50,4 +62,5 @@ def central_epsilon(question: Any) -> float:
     return float(eps)
 
 
-__all__ = ["central_epsilon", "crosstab_epsilon", "crosstab_noise_plan", "question_noise_plan"]
+__all__ = ["central_epsilon", "crosstab_epsilon", "crosstab_noise_plan", "key_epsilon",
+           "question_noise_plan"]

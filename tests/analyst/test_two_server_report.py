@@ -17,8 +17,8 @@ from ldpsurvey.analyst.reports.two_server import (
 )
 from ldpsurvey.shared.errors import ReportRenderError
 from ldpsurvey.shared.survey import Survey
-from ldpsurvey.shared.two_server.aggregate import key_epsilon
 from ldpsurvey.shared.two_server.encoding import encodings
+from ldpsurvey.shared.two_server.plans import key_epsilon
 from ldpsurvey.shared.two_server.results import BatchEntry, CollectedBatch
 from support.two_server_stand_ins import two_server_survey_dict
 

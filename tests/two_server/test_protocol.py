@@ -100,7 +100,14 @@ def test_end_to_end_from_the_cli(pair, tmp_path):
     assert e["mood"]["noisy_sums"] == [1, 1, 2, 1]
     assert e["hours"]["noisy_sums"] == [22] and e["hours"]["n"] == 4
     assert e["crosstab:smoker:mood"]["noisy_sums"] == [0, 0, 1, 1, 1, 1, 1, 0]
-    assert batch["estimates"]["mood"]["categories"][2]["estimate"] == pytest.approx(0.4)
+    estimates = batch["estimates"]
+    mood = next(q for q in estimates["questions"] if q["question"] == "mood")
+    assert mood["categories"][2]["estimate"] == pytest.approx(0.4)
+    # the one estimator over the whole batch: crosstabs and guarantees come back too
+    [crosstab] = estimates["crosstabs"]
+    assert (crosstab["rows"], crosstab["cols"]) == ("smoker", "mood")
+    assert len(crosstab["cells"]) == 8 and crosstab["n"] == 5
+    assert estimates["guarantees"]["statements"]
     # collected once: asking again serves the same release, never fresh noise
     again = api(pair, "POST", f"/api/surveys/e2e/two-server/batches/{batch['batch_id']}/collect",
                 {})

@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 from ldpsurvey.shared.errors import EstimateError
 from ldpsurvey.shared.survey import Survey
-from ldpsurvey.shared.two_server.aggregate import key_epsilon
 from ldpsurvey.shared.two_server.encoding import encodings
 from ldpsurvey.shared.two_server.estimates import estimate_batch, estimate_two_server, sum_design
 from ldpsurvey.shared.two_server.noise import noise_plan
-from ldpsurvey.shared.two_server.plans import crosstab_noise_plan, question_noise_plan
+from ldpsurvey.shared.two_server.plans import crosstab_noise_plan, key_epsilon, question_noise_plan
 from ldpsurvey.shared.two_server.results import BatchEntry, CollectedBatch
 from support.two_server_stand_ins import two_server_survey_dict
 
