@@ -91,8 +91,10 @@ def test_vectors_cover_every_encoding(vectors: dict[str, Any]) -> None:
     assert kinds == {"count", "histogram", "sum"}
     assert any(k.startswith("crosstab:") for c in cases for k in c["shards"])
     assert any(q.get("local_epsilon") for c in cases for q in c["survey"]["questions"])
+    assert any(q.get("local_epsilon") and q["type"] == "integer"  # a clipped local report
+               for c in cases for q in c["survey"]["questions"])
     assert any("hours" not in c["answers"] for c in cases)  # an optional question skipped
-    assert {c["name"] for c in cases} == {"sample", "pulse", "pulse-local"}
+    assert {c["name"] for c in cases} == {"sample", "pulse", "pulse-local", "hours-local"}
 
 
 def test_chunk_lengths_are_pythons(js_page: Any, web_root_url: str) -> None:

@@ -105,6 +105,11 @@ def surveys() -> Iterator[tuple[str, Survey]]:
     yield "pulse", Survey.from_dict(two_server_survey(HELPER_URL, helper, leader))
     yield "pulse-local", Survey.from_dict(two_server_survey(HELPER_URL, helper, leader,
                                                             local=True))
+    # An integer answered through a local geometric mechanism: its report is clipped to
+    # encoding.clip_bounds before it is summed (the page must clip the same way).
+    hours_local = two_server_survey(HELPER_URL, helper, leader, survey_id="hours-local")
+    hours_local["questions"][2].update(local_epsilon=2.0, mechanism="geometric")
+    yield "hours-local", Survey.from_dict(hours_local)
 
 
 def answer_sets(survey: Survey) -> Iterator[dict[str, Any]]:

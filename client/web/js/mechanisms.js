@@ -753,6 +753,8 @@ export function mechanismFor(question) {
     k: core.k,
     /** geometric: the [low, high] report range the server accepts (BigInts); else undefined. */
     reportBounds: core.reportBounds,
+    /** geometric: the noise rate λ (a Rational, P[Z = z] ∝ e^(-λ|z|)); else undefined. */
+    rate: core.rate,
     encode,
     /** One report for a true answer: the JSON value the Python client sends. */
     perturb(answer, source = secureSource, memo = undefined) {

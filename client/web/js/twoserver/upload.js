@@ -92,10 +92,22 @@ function domainSize(q) {
   return q.options.length;
 }
 
+// Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
+const CLIP_TAIL = 1e-6;
+
+/** encoding.clip_bounds: [min - c, max + c] with c the smallest integer such that
+ *  P[noise > c] = α^(c+1)/(1 + α) <= CLIP_TAIL, within the mechanism's report range. */
+function clipBounds(q, mechanism) {
+  const alpha = Math.exp(-mechanism.rate.toNumber());
+  const c = Math.max(0, Math.ceil(Math.log(CLIP_TAIL * (1 + alpha)) / Math.log(alpha)) - 1);
+  const [lo, hi] = mechanism.reportBounds.map(Number);
+  return [Math.max(q.min - c, lo), Math.min(q.max + c, hi)];
+}
+
 /** How one key is encoded: { key, kind: "count" | "histogram" | "sum", length, max, offset }. */
 export function questionEncoding(q) {
   if (q.local_epsilon != null && q.mechanism === "geometric") {
-    const [lo, hi] = mechanismFor(q).reportBounds.map(Number);
+    const [lo, hi] = clipBounds(q, mechanismFor(q));
     return { key: q.id, kind: "sum", length: 1, max: hi - lo, offset: lo };
   }
   if (q.type === "binary") return { key: q.id, kind: "count", length: 1, max: 1, offset: 0 };
@@ -158,7 +170,10 @@ export function questionIndex(q, value) {
 function reportMeasurement(q, report) {
   if (typeof report === "boolean") return report ? 1 : 0;
   const encoding = questionEncoding(q);
-  return encoding.kind === "sum" ? Number(report) - encoding.offset : Number(report);
+  if (encoding.kind !== "sum") return Number(report);
+  // Clipped to [offset, offset + max] (encoding.report_measurement).
+  return Math.min(Math.max(Number(report), encoding.offset), encoding.offset + encoding.max) -
+    encoding.offset;
 }
 
 export const ctxOf = (survey, key) => te.encode(`${CTX_LABEL}|${survey.id}|${survey.version}|${key}`);
