@@ -38,6 +38,7 @@ def test_disclosed_questions_are_said_plainly_and_sent_as_given(deployment, page
     review = page.locator("#review").inner_text()
     assert "ε = 1 in total" in review
     assert review.count("Disclosed: no ε") == 2
+    assert review.count("Your answer (sent as you give it)") == 2  # not "stays on this device"
     page.click("#send")
     page.wait_for_selector(SENT)
     shown = json.loads(page.locator("pre.wire").text_content())
@@ -60,7 +61,8 @@ def test_a_named_design_is_answered_with_its_exact_chances(deployment, page):
     page.wait_for_selector("#review")
     review = page.locator("#review").inner_text()
     # P(yes | yes) = 3/4 + 1/8, P(no | yes) = 1/8; exact ε = ln 7
-    assert "if your answer is yes, “no” 12.5%, “yes” 87.5%" in review
+    assert ("Your device will send one of these at random (forced response): ‘no’ 12.5%, "
+            "‘yes’ 87.5%.") in review
     assert "ε = 1.94591 in total" in review
     page.click("#send")
     page.wait_for_selector(SENT)
