@@ -21,7 +21,13 @@ from .errors import DeliveryError
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
-from .review import question_privacy, report_words, review_lines, survey_privacy
+from .review import (
+    question_privacy,
+    report_words,
+    review_lines,
+    survey_privacy,
+    two_server_review_lines,
+)
 from .state import STATE_ENV, StateDir
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
@@ -109,9 +115,8 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     if dry_run or not assume_yes:
         click.echo()
         if survey.two_server is not None:
-            for q in survey.questions:
-                if q.id in checked:
-                    click.echo(f"  {q.text} -> {checked[q.id]!r}: {question_privacy(q)}")
+            for line in two_server_review_lines(survey, checked, respondent.server_url):
+                click.echo(line)
         else:
             mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
             for line in review_lines(survey, checked, mechanisms):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..shared.mechanisms import Mechanism
 from ..shared.survey import Question, Survey
@@ -42,14 +43,15 @@ def odds_sentence(epsilon: float) -> str:
 
 def question_privacy(q: Question) -> str:
     """One question's privacy in odds words, shown with the question before it is answered
-    (the page's hint, client/web/js/form.js)."""
+    (the page's hint, client/web/js/form.js; two-server: client/web/js/twoserver/flow.js)."""
     if q.disclosed:
         return "Disclosed: sent as you answer it, not randomized. It costs no ε, but it can " \
                "help identify you."
     if q.central_epsilon is not None:
-        from .two_server import guarantee
-
-        return f"Privacy: {guarantee(q)}."
+        local = (f" Your device also randomizes it first (local ε0 = {q.local_epsilon:g})."
+                 if q.local_epsilon is not None else "")
+        return ("Only the noisy total of all answers to this question is revealed (central "
+                f"ε = {q.central_epsilon:g}).{local}")
     return (f"Privacy: anyone who sees what is sent can be at most {odds_factor(q.epsilon)} "
             f"times more sure of this answer (ε = {q.epsilon:g}).")
 
@@ -58,8 +60,8 @@ def survey_privacy(survey: Survey) -> str:
     """The whole survey's privacy in odds words, before the first question (the page's
     first screen)."""
     if survey.two_server is not None:
-        return ("Your privacy: your answers are split into two sealed halves, one for each of "
-                "two organizations; only noisy totals are ever revealed (docs/two-server.md).")
+        return ("Your answers are split on this device into two sealed halves before anything "
+                "is sent. Neither organization alone ever sees a true answer.")  # page's LEAD
     sentence = odds_sentence(survey.total_epsilon)
     return (f"Your privacy: your device randomizes every answer before sending it. "
             f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question "
@@ -228,6 +230,47 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
     if survey.series:
         lines.append(f"(Series {survey.series!r}: an answer the same as in an earlier round "
                      "re-sends the report kept for it and costs no more.)")
+    return lines
+
+
+def host(url: str) -> str:
+    """A server as the page names it (`new URL(url).host`: no scheme, no default port)."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    name = parts.hostname or ""
+    if ":" in name:
+        name = f"[{name}]"
+    return name if parts.port in (None, default) else f"{name}:{parts.port}"
+
+
+def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
+                            server_url: str) -> list[str]:
+    """The review of a two-server survey: per question the answer and what happens to it, the
+    page's sentences (client/web/js/twoserver/flow.js reviewList)."""
+    servers = survey.two_server
+    assert servers is not None
+    leader, helper = host(servers.leader_url or server_url), host(servers.helper_url)
+    lines = [f"Before sending {survey.title!r} (version {survey.version}): nothing has been "
+             "split or sealed yet."]
+    for i, q in enumerate(survey.questions, 1):
+        lines.append(f"{i}. {q.text}")
+        answer = answers.get(q.id)
+        if answer is None:
+            lines.append("   Skipped: nothing is sent for this question (the organizations see "
+                         "that it was skipped).")
+            continue
+        lines.append(f"   Your answer: {answer_text(q, answer)}")
+        assert q.central_epsilon is not None
+        if q.local_epsilon is not None:
+            lines.append(f"   Your device will first randomize it, then split it into two "
+                         f"halves, one for {leader} and one for {helper}. Even if both "
+                         f"conspired, they could be at most {odds_factor(q.local_epsilon)} "
+                         f"times more sure of your answer (ε0 = {q.local_epsilon:g}); apart, "
+                         f"they see only a noisy total (central ε = {q.central_epsilon:g}).")
+        else:
+            lines.append(f"   Your device will split it into two meaningless halves, one for "
+                         f"{leader} and one for {helper}; only a noisy total over everyone is "
+                         f"revealed (central ε = {q.central_epsilon:g}).")
     return lines
 
 

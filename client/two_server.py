@@ -99,16 +99,6 @@ def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmiss
                                server_url=servers.leader_url, charges=tuple(charges))
 
 
-def guarantee(question: Any) -> str:
-    """Both guarantees of a two-server question, in plain words."""
-    central = (f"the leader, the helper or the analyst alone learn at most what central "
-               f"ε = {question.central_epsilon:g} allows")
-    if question.local_epsilon is not None:
-        return (f"{central}; if the two servers collude, your answer is still randomized on "
-                f"this device (ε0 = {question.local_epsilon:g})")
-    return f"{central}; if the two servers collude, your answer is exposed"
-
-
 def seal_upload(survey: Survey, report_id: bytes,
                 shards: Mapping[str, vdaf.Shards]) -> dict[str, Any]:
     """The upload body: public shares in the clear, each server's input shares sealed to it."""
