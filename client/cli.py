@@ -21,7 +21,13 @@ from .errors import DeliveryError
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
-from .review import question_privacy, report_words, review_lines, survey_privacy
+from .review import (
+    question_privacy,
+    report_words,
+    review_lines,
+    survey_privacy,
+    two_server_review_lines,
+)
 from .state import STATE_ENV, StateDir
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
@@ -137,9 +143,11 @@ def _sent_words(body: dict[str, Any]) -> str:
 
 def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any]) -> list[str]:
     """The review before anything is drawn (a two-server survey states both guarantees)."""
-    if survey.two_server is not None:
-        from .two_server import review_lines as two_server_review
-        return two_server_review(survey, checked)
+    if survey.two_server is not None:  # the page's sentences, then both guarantees
+        from ..shared.two_server.guarantees import survey_guarantees
+
+        return [*two_server_review_lines(survey, checked, respondent.server_url),
+                *survey_guarantees(survey).statements]
     mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
     return review_lines(survey, checked, mechanisms)
 

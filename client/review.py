@@ -11,34 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..shared.mechanisms import Mechanism
 from ..shared.survey import Question, Survey
+from ..shared.wording import pct, to_precision
 
 LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every chance listed
-
-
-def pct(p: Any) -> str:
-    """A probability as a percentage, one decimal (more for the very small or large): the
-    page's `pct` (client/web/js/mechanisms.js), the same strings."""
-    v = 100 * float(p)
-    if v in (0.0, 100.0):
-        return f"{v:g}%"
-    if v < 0.05:
-        return f"{to_precision(v, 2)}%"
-    if v > 99.95:
-        return f"{v:.4f}".rstrip("0") + "%"
-    return f"{v:.1f}%"
-
-
-def to_precision(x: float, digits: int) -> str:
-    """JavaScript's `x.toPrecision(digits)`: fixed notation unless the exponent is below -6
-    or at least `digits`, trailing zeros kept (the page's numbers, character for character)."""
-    mantissa, _, exp_text = f"{x:.{digits - 1}e}".partition("e")
-    exponent = int(exp_text)
-    if exponent < -6 or exponent >= digits:
-        return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
-    return f"{x:.{max(0, digits - 1 - exponent)}f}"
 
 
 def odds_factor(epsilon: float) -> str:
@@ -64,14 +43,15 @@ def odds_sentence(epsilon: float) -> str:
 
 def question_privacy(q: Question) -> str:
     """One question's privacy in odds words, shown with the question before it is answered
-    (the page's hint, client/web/js/form.js)."""
+    (the page's hint, client/web/js/form.js; two-server: client/web/js/twoserver/flow.js)."""
     if q.disclosed:
         return "Disclosed: sent as you answer it, not randomized. It costs no ε, but it can " \
                "help identify you."
     if q.central_epsilon is not None:
-        from .two_server import guarantee
-
-        return f"Privacy: {guarantee(q)}."
+        local = (f" Your device also randomizes it first (local ε0 = {q.local_epsilon:g})."
+                 if q.local_epsilon is not None else "")
+        return ("Only the noisy total of all answers to this question is revealed (central "
+                f"ε = {q.central_epsilon:g}).{local}")
     return (f"Privacy: anyone who sees what is sent can be at most {odds_factor(q.epsilon)} "
             f"times more sure of this answer (ε = {q.epsilon:g}).")
 
@@ -80,8 +60,8 @@ def survey_privacy(survey: Survey) -> str:
     """The whole survey's privacy in odds words, before the first question (the page's
     first screen)."""
     if survey.two_server is not None:
-        return ("Your privacy: your answers are split into two sealed halves, one for each of "
-                "two organizations; only noisy totals are ever revealed (docs/two-server.md).")
+        return ("Your answers are split on this device into two sealed halves before anything "
+                "is sent. Neither organization alone ever sees a true answer.")  # page's LEAD
     sentence = odds_sentence(survey.total_epsilon)
     return (f"Your privacy: your device randomizes every answer before sending it. "
             f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question "
@@ -103,6 +83,22 @@ def _quote(text: Any) -> str:
     return f"“{text}”"
 
 
+DISCLOSED_CHANCES = ("Disclosed: sent as you answer it, not randomized. The server sees this "
+                     "answer as you give it.")
+DISCLOSED_COST = "Disclosed: no ε, because it is not randomized; it can help identify you."
+
+
+def _design_reports(q: Question, name: str, size: int) -> list[str]:
+    """A named design's reports in words (client/web/js/designs.js, the same words)."""
+    if name == "crosswise":
+        return ["‘differ’", "‘same’"]
+    if name == "matrix":
+        return [f"report {y}" for y in range(size)]
+    if q.type == "binary":
+        return ["‘no’", "‘yes’"]
+    return [_quote(o) for o in q.options]
+
+
 def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     """What the device will send for this answer, with the exact chances, in plain words: the
     page's sentence (client/web/js/review.js `chances`), character for character."""
@@ -110,17 +106,15 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     p = getattr(mechanism, "p_star", None)
     qs = getattr(mechanism, "q_star", None)
     if q.disclosed:
-        return "disclosed: sent as you answer it, not randomized"
+        return DISCLOSED_CHANCES
     if getattr(mechanism, "designed", False):  # a named design: its exact row, listed
         row = mechanism.channel()[mechanism.encode(answer)]
-        names = (["'no'", "'yes'"] if q.type == "binary" and len(row) == 2 and name != "matrix"
-                 else [repr(o) for o in q.options] if len(row) == len(q.options)
-                 and name != "matrix" else [f"report {y}" for y in range(len(row))])
-        if name == "crosswise":
-            names = ["'differ'", "'same'"]
-        listed = ", ".join(f"{label} {pct(pr)}" for label, pr in zip(names, row, strict=True))
-        return f"your device will send ({mechanism.known_as or name}): {listed}"
-    if name in ("binary_rr", "grr") or name.endswith("+instantaneous"):
+        listed = ", ".join(f"{label} {pct(pr)}"
+                           for label, pr in zip(_design_reports(q, name, len(row)), row,
+                                                strict=True))
+        return (f"Your device will send one of these at random "
+                f"({mechanism.known_as or name}): {listed}.")
+    if name in ("binary_rr", "grr"):  # layered (a series): both stages, in describe()
         if q.type == "binary":
             return (f"Your device will send {_yes_no(answer)} (your real answer) with "
                     f"probability {pct(p)}, and {_yes_no(not answer)} with probability "
@@ -220,13 +214,13 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
         lines.append(f"{i}. {q.text}")
         answer = answers.get(q.id)
         if answer is None:
-            lines.append("   skipped: nothing is sent for it (the server sees that it was "
-                         "skipped); ε = 0")
+            lines.append("   Skipped: nothing is sent for this question (the server sees that "
+                         "it was skipped). Privacy spent: ε = 0.")
             continue
         if q.disclosed:
-            lines.append(f"   your answer: {answer_text(q, answer)}")
-            lines.append(f"   {chances(q, mechanisms[q.id], answer)}; no ε (it is not "
-                         "private, and it can help identify you)")
+            lines.append(f"   Your answer (sent as you give it): {answer_text(q, answer)}")
+            lines.append(f"   {chances(q, mechanisms[q.id], answer)}")
+            lines.append(f"   {DISCLOSED_COST}")
             continue
         total += q.epsilon
         lines.append(f"   Your answer (stays on this device): {answer_text(q, answer)}")
@@ -239,12 +233,53 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
     return lines
 
 
+def host(url: str) -> str:
+    """A server as the page names it (`new URL(url).host`: no scheme, no default port)."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    name = parts.hostname or ""
+    if ":" in name:
+        name = f"[{name}]"
+    return name if parts.port in (None, default) else f"{name}:{parts.port}"
+
+
+def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
+                            server_url: str) -> list[str]:
+    """The review of a two-server survey: per question the answer and what happens to it, the
+    page's sentences (client/web/js/twoserver/flow.js reviewList)."""
+    servers = survey.two_server
+    assert servers is not None
+    leader, helper = host(servers.leader_url or server_url), host(servers.helper_url)
+    lines = [f"Before sending {survey.title!r} (version {survey.version}): nothing has been "
+             "split or sealed yet."]
+    for i, q in enumerate(survey.questions, 1):
+        lines.append(f"{i}. {q.text}")
+        answer = answers.get(q.id)
+        if answer is None:
+            lines.append("   Skipped: nothing is sent for this question (the organizations see "
+                         "that it was skipped).")
+            continue
+        lines.append(f"   Your answer: {answer_text(q, answer)}")
+        assert q.central_epsilon is not None
+        if q.local_epsilon is not None:
+            lines.append(f"   Your device will first randomize it, then split it into two "
+                         f"halves, one for {leader} and one for {helper}. Even if both "
+                         f"conspired, they could be at most {odds_factor(q.local_epsilon)} "
+                         f"times more sure of your answer (ε0 = {q.local_epsilon:g}); apart, "
+                         f"they see only a noisy total (central ε = {q.central_epsilon:g}).")
+        else:
+            lines.append(f"   Your device will split it into two meaningless halves, one for "
+                         f"{leader} and one for {helper}; only a noisy total over everyone is "
+                         f"revealed (central ε = {q.central_epsilon:g}).")
+    return lines
+
+
 def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     """A stored report in plain words (what the server receives for this question): the page's
     words after "Your device sent: " (mechanisms.js explain and review.js outsideNote)."""
     name = mechanism.name
     if name == "crosswise":
-        return "'same'" if report else "'differ'"
+        return "‘same’" if report else "‘differ’"
     if name == "matrix":
         return f"report {report}"
     if q.type == "binary":  # binary_rr sends true/false, grr the index of [false, true]

@@ -99,46 +99,6 @@ def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmiss
                                server_url=servers.leader_url, charges=tuple(charges))
 
 
-def guarantee(question: Any) -> str:
-    """Both guarantees of a two-server question, in plain words."""
-    central = (f"the leader, the helper or the analyst alone learn at most what central "
-               f"ε = {question.central_epsilon:g} allows")
-    if question.local_epsilon is not None:
-        return (f"{central}; if the two servers collude, your answer is still randomized on "
-                f"this device (ε0 = {question.local_epsilon:g})")
-    return f"{central}; if the two servers collude, your answer is exposed"
-
-
-def review_lines(survey: Survey, answers: Mapping[str, Any]) -> list[str]:
-    """The review of a two-server survey before anything is drawn: per question the answer and
-    what the device does with it, then both guarantees in plain words (the same sentences as
-    `plan` and the reports, shared/two_server/guarantees.py)."""
-    from ..shared.two_server.guarantees import survey_guarantees
-    from .review import answer_text, chances
-
-    servers = survey.two_server
-    assert servers is not None
-    lines = [f"Before sending {survey.title!r} (version {survey.version}): nothing has been "
-             "drawn yet. If you send, your device splits each answer into two random-looking "
-             f"shares with a validity proof, seals one to the leader and one to the helper "
-             f"({servers.helper_url}), stores the upload and sends it to the leader; neither "
-             "server alone can read it."]
-    for i, q in enumerate(survey.questions, 1):
-        lines.append(f"{i}. {q.text}")
-        if q.id not in answers:
-            lines.append("   skipped: nothing is sent for it (the servers see that it was "
-                         "skipped)")
-            continue
-        answer = answers[q.id]
-        lines.append(f"   your answer: {answer_text(q, answer)}")
-        if q.local_epsilon is not None:
-            lines.append(f"   first randomized on this device (ε0 = {q.local_epsilon:g}): "
-                         f"{chances(q, mechanism_for(q), answer)}")
-        lines.append(f"   {guarantee(q)}")
-    lines.extend(survey_guarantees(survey).statements)
-    return lines
-
-
 def sent_lines(submission: TwoServerSubmission) -> list[str]:
     """What `respond` prints once the upload is stored: never a share or a drawn report."""
     keys = ", ".join(sorted(submission.body.get("public_shares", {})))

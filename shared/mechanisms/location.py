@@ -21,6 +21,7 @@ from ..estimates import Estimate
 from ..exact import PrivacyLoss
 from ..location_channel import QUANTUM, GeoChannel, GridShape, geo_channel
 from ..randomness import RandomSource
+from ..wording import js_number, pct, to_precision
 from .base import IndexReports, Mechanism
 
 MAX_CELLS = 1024  # certification ~0.5 s at 32 x 32 (bench/bench_location.py)
@@ -138,13 +139,16 @@ class GeoExp(IndexReports, Mechanism):
 
 
 def describe_spread(mechanism: GeoExp, x: int | None = None) -> str:
-    """The randomization in words for true cell x (default: a corner, the least favoured)."""
+    """The randomization in words for true cell x (default: a corner, the least favoured): the
+    page's sentence (client/web/js/mechanisms.js geoCore.describe), character for character."""
     x = 0 if x is None else x
     radius, near = spread_km(mechanism, x)
-    return (f"your device will send a cell near yours: within {radius:.3g} km of it with "
-            f"probability {near:.0%} (your own cell {mechanism.geo.dense[x][x]:.0%}); a report "
-            f"is at most e^({mechanism.epsilon_geo:g}·d) times likelier from one place than "
-            f"from another d km away (ε_geo = {mechanism.epsilon_geo:g} per km)")
+    geo = js_number(mechanism.epsilon_geo)
+    return (f"Your device will send a cell near yours (possibly yours): within "
+            f"{to_precision(radius, 3)} km of it with probability {pct(near)} (your own cell "
+            f"with probability {pct(mechanism.geo.dense[x][x])}). A report is at most "
+            f"e^({geo}·d) times likelier from one place than from another d km away "
+            f"(ε_geo = {geo} per km).")
 
 
 def _radius_for(geo: GeoChannel, x: int, mass: float) -> float:

@@ -110,8 +110,9 @@ def test_cli_says_disclosed_next_to_the_question(monkeypatch: Any) -> None:
     monkeypatch.setattr("click.prompt", lambda *a, **kw: next(replies))
     assert prompt_answers(survey) == {"sex": "m", "adult": True, "smoker": False}
     text = "\n".join(lines)
-    assert text.count("disclosed: sent as you answer it, not randomized") == 3
-    assert "costs ε = 1" in text
+    assert text.count("Disclosed: sent as you answer it, not randomized. It costs no ε, but it "
+                      "can help identify you.") == 3
+    assert "at most 2.8 times more sure of this answer (ε = 1)." in text
 
 
 def test_server_counts_disclosed_answers_exactly(client, auth) -> None:
@@ -167,9 +168,15 @@ def test_cli_review_words_for_disclosed_questions_and_designs() -> None:
     mechs = {q.id: mechanism_for(q) for q in survey.questions}
     lines = "\n".join(review_lines(survey, {"sex": "m", "adult": True, "smoker": True,
                                             "drugs": True}, mechs))
-    assert lines.count("disclosed: sent as you answer it, not randomized; no ε") == 2
-    assert "forced response): 'no' 12.5%, 'yes' 87.5%" in lines
-    assert report_words(survey.question("sex"), mechs["sex"], 1) == "the option 'm'"
+    assert lines.count("Disclosed: sent as you answer it, not randomized.") == 2
+    assert lines.count("Disclosed: no ε, because it is not randomized; it can help identify "
+                       "you.") == 2
+    assert lines.count("Your answer (sent as you give it): ") == 2
+    assert "Your answer (sent as you give it): m\n" in lines
+    # P(yes | yes) = 3/4 + 1/8, P(no | yes) = 1/8, exactly
+    assert ("Your device will send one of these at random (forced response): ‘no’ 12.5%, "
+            "‘yes’ 87.5%.") in lines
+    assert report_words(survey.question("sex"), mechs["sex"], 1) == "the option “m”"
     assert report_words(survey.question("drugs"), mechs["drugs"], True) == "yes"
 
 

@@ -166,3 +166,42 @@ def test_every_mechanism_gets_the_same_plain_words_on_the_page_and_the_cli(
         after = report_words(question, mechanism, case["report"])
         assert f"Your device sent: {after}" == page_sent, (q["mechanism"], layered)
         assert not after.startswith(("[", "{")), (q["mechanism"], after)
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_two_server_questions_get_the_same_words_on_the_page_and_the_cli(
+        js_page: Any, web_root_url: str, local: bool) -> None:
+    """A two-server survey (with and without a local ε0): the hint under each question and the
+    review say on the CLI what client/web/js/twoserver/flow.js says on the page."""
+    from ldpsurvey.client.review import two_server_review_lines
+    from support.two_server import two_server_survey
+
+    data = two_server_survey("https://helper.example:8443", b"h" * 32, b"l" * 32, local=local)
+    survey = Survey.from_dict(data)
+    questions = survey.to_dict()["questions"]
+    answers = {"smoker": True, "mood": "mid", "hours": None}
+    hints, items = js_page.evaluate("""async ([root, questions, answers]) => {
+        const F = await import(root + "js/twoserver/flow.js");
+        const verified = { survey: { questions },
+                           twoServer: { helperUrl: "https://helper.example:8443" } };
+        const list = F.reviewList(verified, new Map(Object.entries(answers)),
+                                  "http://127.0.0.1:8000");
+        return [questions.map((q) => F.hint(q)),
+                [...list.children].map((li) => [...li.children].map((p) => p.textContent))];
+    }""", [web_root_url, questions, answers])
+    for q, hint in zip(survey.questions, hints, strict=True):
+        optional = " Optional: skip it if you like (the organizations will see that you did)."
+        assert hint == question_privacy(q) + (optional if q.optional else "")
+        assert ("local ε0" in hint) == (q.local_epsilon is not None)
+    lines = two_server_review_lines(survey, answers, "http://127.0.0.1:8000")
+    assert lines[0].startswith("Before sending 'Pulse' (version 1): nothing has been split")
+    expected: list[list[str]] = []
+    for line in lines[1:]:
+        if line.startswith("   "):
+            expected[-1].append(line[3:])
+        else:
+            expected.append([line.split(". ", 1)[1]])
+    assert items == expected
+    assert "one for 127.0.0.1:8000 and one for helper.example:8443" in "\n".join(lines)
+    if local:
+        assert "at most 7.4 times more sure of your answer (ε0 = 2)" in lines[3]  # e^2 = 7.39

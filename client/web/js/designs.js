@@ -6,6 +6,7 @@
 // stated one), and sampled like ChannelDesign.perturb_index: one draw below the row's common
 // denominator. The params must be in the canonical form Python writes, or the page refuses.
 
+import { pct } from "./mechanisms.js";  // a cycle, safe: used only when describing
 import { expLower, Rational } from "./rational.js";
 
 export const DESIGN_FITS = Object.freeze({
@@ -14,6 +15,15 @@ export const DESIGN_FITS = Object.freeze({
   forced_response: ["binary", "categorical"],
   unrelated_question: ["binary", "categorical"],
   matrix: ["binary", "categorical"],
+});
+
+/** Each design's name in the respondent's words (shared/mechanisms known_as, the same). */
+const KNOWN_AS = Object.freeze({
+  warner: "Warner's randomized response",
+  crosswise: "the crosswise model",
+  forced_response: "forced response",
+  unrelated_question: "the unrelated-question design",
+  matrix: "a randomized-response design",
 });
 
 const ONE = new Rational(1n);
@@ -124,14 +134,20 @@ export function designCore(question, Mismatch) {
       const y = bounds.findIndex((b) => u < b);
       return binaryReports ? y === 1 : y;
     },
-    describe(labels) {
+    /** With an answer's index: what the device will send for it (client/review.py chances,
+     * the same sentence); without: every answer's chances. */
+    describe(labels, index = undefined) {
       const words = name === "crosswise" ? ["‘differ’", "‘same’"]
         : name === "matrix" ? rows[0].map((_, y) => `report ${y}`)
-          : names.map((n) => `“${n}”`);
+          : question.type === "binary" ? ["‘no’", "‘yes’"] : names.map((n) => `“${n}”`);
+      const listed = (x) => rows[x].map((p, y) => `${words[y]} ${pct(p.toNumber())}`).join(", ");
+      if (index !== undefined) {
+        return { text: `Your device will send one of these at random (${KNOWN_AS[name]}): ` +
+                       `${listed(index)}.` };
+      }
       const text = "Your device draws what it sends at random, with chances that depend on your " +
         "answer: " + labels.map((label, x) => `if your answer is ${typeof label === "boolean"
-          ? (label ? "yes" : "no") : `“${label}”`}, ` + rows[x].map(
-          (p, y) => `${words[y]} ${(100 * p.toNumber()).toFixed(1)}%`).join(", ")).join("; ") +
+          ? (label ? "yes" : "no") : `“${label}”`}, ${listed(x)}`).join("; ") +
         ". The server cannot tell which answer gave the report.";
       return { text };
     },

@@ -771,9 +771,10 @@ export function mechanismFor(question) {
       return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, answer, memo))).slice(0, 32);
     },
     /** What the device does to an answer, in plain words, with the probabilities as Numbers
-     * (location questions: for the given answer's cell, else a corner's). */
+     * (location questions: for the given answer's cell, else a corner's; named designs: the
+     * given answer's chances, else every answer's). */
     describe(answer = undefined) {
-      if (question.type === "location" && answer !== undefined) {
+      if ((question.type === "location" || core.rows) && answer !== undefined) {
         return core.describe(labels, encode(answer));
       }
       return core.describe(labels);

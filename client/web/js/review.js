@@ -13,7 +13,7 @@ const yesNo = (value) => (value ? "‘yes’" : "‘no’");
 
 /** What the device will send for this answer, with the exact chances, in plain words. */
 export function chances(q, mechanism, answer) {
-  const d = mechanism.describe(q.type === "location" ? answer : undefined);
+  const d = mechanism.describe(answer);
   if (mechanism.name === "binary_rr" || mechanism.name === "grr") {
     if (q.type === "binary") {
       return `Your device will send ${yesNo(answer)} (your real answer) with probability ` +
@@ -85,7 +85,7 @@ export function reviewList(survey, answers, charges, mechanisms) {
     return el("li", {},
       el("p", { class: "qtext" }, q.text),
       el("p", { class: "mine" }, q.disclosed === true ? "Your answer (sent as you give it): "
-                                 : "Your answer (stays on this device): ",
+        : "Your answer (stays on this device): ",
          el("strong", {}, answerText(q, answer))),
       el("p", { class: "how" }, chances(q, mechanisms.get(q.id), answer)),
       epsilonLine(q, charged.get(q.id)));
