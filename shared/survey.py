@@ -434,21 +434,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly
     epsilon = (None if designed and data.get("epsilon") is None
                else _epsilon(data.get("epsilon"), f"{where}.epsilon"))
-    optional = data.get("optional", False)
-    if not isinstance(optional, bool):
-        raise SurveyError(f"{where}.optional", "must be true or false")
-
-    options: tuple[str, ...] = ()
-    groups: dict[str, tuple[str, ...]] = {}
-    lo = hi = None
-    if qtype in ("categorical", "ordinal"):
-        options = _options(data.get("options"), f"{where}.options")
-        groups = _groups(data.get("groups", {}), options, f"{where}.groups")
-    elif qtype == "integer":
-        lo = _int(data, "min", f"{where}.min")
-        hi = _int(data, "max", f"{where}.max")
-        if lo >= hi:
-            raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
+    optional, options, groups, lo, hi = _answer_domain(data, where, qtype)
 
     requested = data.get("mechanism", "auto")
     if not isinstance(requested, str):
@@ -500,15 +486,10 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     return _replace(question, params=params)
 
 
-def _disclosed_question(data: Mapping, where: str, qid: str, text: str, qtype: str
-                        ) -> Question:
-    """A question asked directly: `disclosed = true` and none of the randomization keys."""
-    if data["disclosed"] is not True:
-        raise SurveyError(f"{where}.disclosed", "must be true or false")
-    for key in ("epsilon", "mechanism", "mechanism_choice", "params", "instantaneous_epsilon"):
-        if key in data:
-            raise SurveyError(f"{where}.{key}", "a disclosed question has no mechanism and no "
-                              "ε: its answer is sent as given, not randomized")
+def _answer_domain(data: Mapping[str, Any], where: str, qtype: str
+                   ) -> tuple[bool, tuple[str, ...], dict[str, tuple[str, ...]],
+                              int | None, int | None]:
+    """(optional, options, groups, min, max) of a question: what a respondent may answer."""
     optional = data.get("optional", False)
     if not isinstance(optional, bool):
         raise SurveyError(f"{where}.optional", "must be true or false")
@@ -522,6 +503,19 @@ def _disclosed_question(data: Mapping, where: str, qid: str, text: str, qtype: s
         lo, hi = _int(data, "min", f"{where}.min"), _int(data, "max", f"{where}.max")
         if lo >= hi:
             raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
+    return optional, options, groups, lo, hi
+
+
+def _disclosed_question(data: Mapping, where: str, qid: str, text: str, qtype: str
+                        ) -> Question:
+    """A question asked directly: `disclosed = true` and none of the randomization keys."""
+    if data["disclosed"] is not True:
+        raise SurveyError(f"{where}.disclosed", "must be true or false")
+    for key in ("epsilon", "mechanism", "mechanism_choice", "params", "instantaneous_epsilon"):
+        if key in data:
+            raise SurveyError(f"{where}.{key}", "a disclosed question has no mechanism and no "
+                              "ε: its answer is sent as given, not randomized")
+    optional, options, groups, lo, hi = _answer_domain(data, where, qtype)
     return Question(id=qid, text=text, type=qtype, epsilon=0.0, mechanism="disclosed",
                     options=options, groups=groups, min=lo, max=hi, optional=optional,
                     disclosed=True)

@@ -66,7 +66,7 @@ def test_the_two_server_tutorial_runs_as_written(tmp_path: Path) -> None:
     text = "\n".join(outputs)
     # plan and the review state both guarantees; the report is of one batch of 5 respondents
     assert text.count("If the leader and the helper collude") >= 3
-    assert "Before sending" in text and "nothing has been drawn yet" in text
+    assert "Before sending" in text and "nothing has been split or sealed yet" in text
     assert "5 respondents; 0 reports rejected" in text
     assert "smoker x mood" in text
     assert (scratch / "report.html").is_file()

@@ -657,6 +657,26 @@ function checkQuestion(question) {
   return where;
 }
 
+/** The index of a true answer among a question's labels (an integer: its offset from min);
+ *  AnswerError for anything else, never clamped (Python: Mechanism.encode). */
+function answerEncoder(question, labels) {
+  return function encode(answer) {
+    if (question.type === "integer") {
+      if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
+        throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
+      }
+      const value = BigInt(answer);
+      if (value < BigInt(question.min) || value > BigInt(question.max)) {
+        throw new AnswerError(`${value} is outside [${question.min}, ${question.max}] for ${JSON.stringify(question.id)}; it is refused, not clamped`);
+      }
+      return value - BigInt(question.min);
+    }
+    const index = labels.indexOf(answer);
+    if (index < 0) throw new AnswerError(`${JSON.stringify(answer)} is not one of the possible answers to ${JSON.stringify(question.id)}`);
+    return index;
+  };
+}
+
 function labelsOf(question) {
   if (question.type === "location") return cellLabels(question.grid);
   if (question.type === "binary") return [false, true];
@@ -717,21 +737,7 @@ export function mechanismFor(question) {
   }
   const labels = labelsOf(question);
 
-  function encode(answer) {
-    if (question.type === "integer") {
-      if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
-        throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
-      }
-      const value = BigInt(answer);
-      if (value < BigInt(question.min) || value > BigInt(question.max)) {
-        throw new AnswerError(`${value} is outside [${question.min}, ${question.max}] for ${JSON.stringify(question.id)}; it is refused, not clamped`);
-      }
-      return value - BigInt(question.min);
-    }
-    const index = labels.indexOf(answer);
-    if (index < 0) throw new AnswerError(`${JSON.stringify(answer)} is not one of the possible answers to ${JSON.stringify(question.id)}`);
-    return index;
-  }
+  const encode = answerEncoder(question, labels);
 
   /** The canonical answer as it enters the HMAC message (Python's JSON of the answer). */
   function memoMessage(domain, answer, memo) {
@@ -793,21 +799,7 @@ export const DISCLOSED_WORDS = "sent as you answer it, not randomized";
  */
 function disclosedFor(question) {
   const labels = labelsOf(question);
-  function encode(answer) {
-    if (question.type === "integer") {
-      if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
-        throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
-      }
-      const value = BigInt(answer);
-      if (value < BigInt(question.min) || value > BigInt(question.max)) {
-        throw new AnswerError(`${value} is outside [${question.min}, ${question.max}] for ${JSON.stringify(question.id)}; it is refused, not clamped`);
-      }
-      return value - BigInt(question.min);
-    }
-    const index = labels.indexOf(answer);
-    if (index < 0) throw new AnswerError(`${JSON.stringify(answer)} is not one of the possible answers to ${JSON.stringify(question.id)}`);
-    return index;
-  }
+  const encode = answerEncoder(question, labels);
   function report(answer) {
     const index = encode(answer);
     if (question.type === "integer") return Number(BigInt(question.min) + index);  // safe
