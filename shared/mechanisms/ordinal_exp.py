@@ -129,7 +129,9 @@ class Channel:
     def linear_variances(self, w: np.ndarray) -> np.ndarray:
         """Per-answer variance (one report) of w·f̂, for each answer x: (k,)."""
         u = self.kms_inverse(self.z * w)
-        return self.kms(u * u) / self.z - w * w
+        # E[X²] - (E X)²: at large ε the two nearly cancel, and rounding must not leave a
+        # variance below 0 (it is a variance: 0 is its exact floor).
+        return np.maximum(self.kms(u * u) / self.z - w * w, 0.0)
 
     @cached_property
     def _option_terms(self) -> np.ndarray:
@@ -147,7 +149,7 @@ class Channel:
         """Σ_x f_x·Var_x[f̂_v] for every option v (one report): the plug-in variance."""
         h = np.pad(self.kms(f / self.z), 1)  # h_j = Σ_x ρ^|x-j| f_x/Z_x, 0 outside
         t = self._option_terms
-        return t[:, 0] * h[:-2] + t[:, 1] * h[1:-1] + t[:, 2] * h[2:] - f
+        return np.maximum(t[:, 0] * h[:-2] + t[:, 1] * h[1:-1] + t[:, 2] * h[2:] - f, 0.0)
 
     @cached_property
     def option_bounds(self) -> np.ndarray:
@@ -163,7 +165,7 @@ class Channel:
                 total += column * self.rho ** abs(shift - j)
             value = total[ok] / self.z[x[ok]] - (shift == 0)
             best[ok] = np.maximum(best[ok], value)
-        return best
+        return np.maximum(best, 0.0)  # a variance; rounding at large ε must not go below 0
 
 
 @lru_cache(maxsize=32)

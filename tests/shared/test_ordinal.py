@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -324,3 +325,31 @@ def test_ordinal_limit_is_declared_and_auto_respects_it() -> None:
              "mechanism": "ordinal_exp", "options": [f"o{i}" for i in range(k)]}]})
     assert "ordinal_exp" not in {name for _, name in candidates("ordinal", k, 1.0)}
     assert candidates("ordinal", 65536, 1.0)[0][1] == "grr"
+
+
+@pytest.mark.parametrize("k", [2, 3, 16])
+@pytest.mark.parametrize("epsilon", [20.0, 37.25, 50.0])
+def test_variances_are_never_below_zero_at_large_epsilon(k: int, epsilon: float) -> None:
+    """E[X²] - (E X)² nearly cancels when the report is almost the answer: the stated variances
+    (worst case, mean score, plug-in) stay >= 0. At k = 2, ε = 37.25 rounding gave -2.2e-16 and
+    `plan` crashed on the square root (found by the slow survey-definition fuzz test)."""
+    chan = channel(k, epsilon)
+    assert OrdinalExp.worst_case_variance(k, epsilon) >= 0
+    assert OrdinalExp.mean_score_variance(k, epsilon) >= 0
+    assert (chan.linear_variances(np.arange(1, k + 1, dtype=float)) >= 0).all()
+    f = np.full(k, 1 / k)
+    assert (chan.option_variances(f) >= 0).all()
+    assert (chan.option_bounds >= 0).all()
+
+
+def test_plan_of_a_near_deterministic_ordinal_question_is_a_result(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from ldpsurvey.analyst.cli import cli
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({
+        "id": "fuzz-0", "title": "Fuzzed", "version": 1, "series": "weekly",
+        "questions": [{"id": "q0", "text": "A question?", "type": "ordinal", "epsilon": 37.25,
+                       "mechanism": "grr", "options": ["o0", "o1"]}]}))
+    result = CliRunner().invoke(cli, ["plan", str(path), "--margin", "1.0"])
+    assert result.exit_code == 0, result.output
