@@ -22,6 +22,7 @@ from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
 from ldpsurvey.server.http_request import STORE_EXTENSION
 from ldpsurvey.server.store import open_store
+from support.exploring_seed import exploring_seed
 from support.postgres import PgServer, shared_server
 from support.server_data import manifest
 
@@ -39,19 +40,11 @@ settings.register_profile("slow", derandomize=False, print_blob=True, deadline=N
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-# Under CI (CI=true) the exploring tests use this fixed seed too: CI's verdict on a commit must
-# not depend on which fresh examples a run happened to draw (a CI run once failed only because
-# exploration found a new crash). Fresh exploration is for `pytest -m slow` outside CI.
-CI_HYPOTHESIS_SEED = 20261124
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Fix the seed of the non-derandomized (slow) tests for this run, so it can be printed."""
     if config.getoption("hypothesis_seed", None) is None and \
             hypothesis_core.global_force_seed is None:
-        hypothesis_core.global_force_seed = (
-            CI_HYPOTHESIS_SEED if os.environ.get("CI", "").lower() in ("1", "true")
-            else int.from_bytes(os.urandom(4), "big"))
+        hypothesis_core.global_force_seed = exploring_seed()
 
 
 def _seed_note() -> str:

@@ -57,17 +57,10 @@ def test_every_default_run_hypothesis_test_is_derandomized(path: Path) -> None:
 
 
 
+
 def test_exploring_tests_use_a_fixed_seed_under_ci(monkeypatch) -> None:
     """Under CI=true even the slow exploring tests draw the same examples on every run."""
-    import conftest
-    from hypothesis import core as hypothesis_core
-
-    class Config:
-        @staticmethod
-        def getoption(name, default=None):
-            return None
+    from support.exploring_seed import CI_HYPOTHESIS_SEED, exploring_seed
 
     monkeypatch.setenv("CI", "true")
-    monkeypatch.setattr(hypothesis_core, "global_force_seed", None)
-    conftest.pytest_configure(Config())
-    assert hypothesis_core.global_force_seed == conftest.CI_HYPOTHESIS_SEED
+    assert exploring_seed() == exploring_seed() == CI_HYPOTHESIS_SEED
