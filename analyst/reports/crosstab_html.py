@@ -28,7 +28,7 @@ from .crosstab_view import (
     summary_line,
     tables,
 )
-from .html import CSS
+from .html import CSS, page_head
 
 DPI = 144
 CSS_DPI = 96
@@ -43,11 +43,7 @@ EXTRA_CSS = ("td.noisy{color:#8c959f;font-style:italic}"
 def render_crosstab_html(report: CrosstabReport) -> str:
     d = report.document
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(report.title)}: crosstab</title>",
-        f"<style>{CSS}{EXTRA_CSS}</style></head><body><main>",
+        *page_head(f"{report.title}: crosstab", CSS + EXTRA_CSS),
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="sub">Survey <span class="qid">{escape(str(d.get("survey", "?")))}</span> '
         f"version {escape(str(d.get('version', '?')))}"

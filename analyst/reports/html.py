@@ -54,17 +54,22 @@ h1,h2,p,li,.qid{overflow-wrap:anywhere}
 """
 
 
+
+def page_head(title: str, css: str = CSS) -> list[str]:
+    """The opening of every self-contained HTML report: doctype, phone viewport, title, style."""
+    return ["<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{escape(title)}</title>",
+            f"<style>{css}</style></head><body><main>"]
+
 def render_html(report: Report) -> str:
     questions = report.questions()
     conf = f"{report.confidence:.0%}"
     version = report.estimates.get("version", "?")
     last = report.estimates.get("last_submission_hour")
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(report.title)}: estimates</title>",
-        f"<style>{CSS}</style></head><body><main>",
+        *page_head(f"{report.title}: estimates"),
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="sub">Survey <span class="qid">{escape(str(report.survey["id"]))}</span> '
         f"version {escape(str(version))}"

@@ -168,16 +168,12 @@ def render_markdown(report: TwoServerReport) -> str:
 
 
 def render_html(report: TwoServerReport) -> str:
-    from .html import CSS, _card, _question
+    from .html import _card, _question, page_head
 
     version = report.estimates.get("version", "?")
     central = report.central_total or {}
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(report.title)}: estimates</title>",
-        f"<style>{CSS}</style></head><body><main>",
+        *page_head(f"{report.title}: estimates"),
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="sub">Survey <span class="qid">{escape(str(report.survey["id"]))}</span> '
         f"version {escape(str(version))} &middot; two-server collection, batch "
