@@ -65,6 +65,13 @@ class SurveyClosed(Conflict):
     code = "survey_closed"
 
 
+class SurveyChanged(Conflict):
+    """A survey version was stored after the request was checked against the survey's
+    versions: the request is checked again (it reaches a client only if that keeps happening)."""
+
+    code = "survey_changed"
+
+
 class UnsupportedMediaType(ServerError):
     code = "unsupported_media_type"
     status = 415

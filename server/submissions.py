@@ -18,36 +18,63 @@ from typing import Any
 from ..shared.errors import LdpSurveyError
 from ..shared.mechanisms.base import plain
 from . import invites, surveys
-from .errors import Conflict, SubmissionRejected, SurveyClosed, ValidationFailed
+from .errors import (
+    Conflict,
+    SubmissionRejected,
+    SurveyChanged,
+    SurveyClosed,
+    ValidationFailed,
+)
 from .store import IngestJob, IngestResult, PendingSubmission, Store
 from .surveys import CompiledSurvey
 
 MAX_BATCH = 10_000
 MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)
 MAX_MESSAGE = 300  # a report echoed in an error message is cut here
+MAX_ATTEMPTS = 3  # checks of one request against its survey's versions (SurveyChanged)
 _ITEM_KEYS = frozenset({"submission_id", "answers", "version", "invite"})
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def submit(store: Store, survey_id: str, body: Mapping[str, Any],
            max_batch: int = MAX_BATCH) -> IngestResult:
-    """Validate and store a submission request for a survey; raises before storing anything."""
+    """Validate and store a submission request for a survey; raises before storing anything.
+
+    The survey's versions come from this process's cache first (no query per request); when
+    the store finds them outdated inside its transaction (SurveyChanged), they are read again
+    and the request is checked again."""
     raw_items = _raw_items(body, max_batch)
-    stored_versions = surveys.versions(store, survey_id)
+    for attempt in range(MAX_ATTEMPTS):
+        fresh = attempt > 0
+        try:
+            return _submit_once(store, survey_id, raw_items,
+                                surveys.versions(store, survey_id, fresh=fresh), fresh)
+        except SurveyChanged:
+            if attempt == MAX_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _submit_once(store: Store, survey_id: str, raw_items: list[Any],
+                 stored_versions: Mapping[int, tuple[str, str]], fresh: bool) -> IngestResult:
     if not stored_versions:
         surveys.get(store, survey_id)  # raises NotFound
     latest = max(stored_versions)
     errors: list[dict[str, Any]] = []
     n_bad = 0
+    defaulted = False
     parsed: list[tuple[int, str, int, Mapping[str, Any], str | None]] = []
     for index, raw in enumerate(raw_items):
         problems: list[dict[str, str]] = []
         sid, version, answers = _shape(raw, latest, stored_versions, problems)
         code = invites.check_shape(raw, problems) if isinstance(raw, dict) else None
         if problems:
+            if not fresh and version not in stored_versions and isinstance(version, int):
+                raise SurveyChanged("a version this process has not seen yet")  # read again
             n_bad += 1
             _note(errors, index, sid, problems)
         else:
+            defaulted = defaulted or "version" not in raw
             parsed.append((index, sid, version, answers, code))
     closed = sorted({v for _, _, v, _, _ in parsed if stored_versions[v][1] != "open"})
     if closed:
@@ -82,7 +109,7 @@ def submit(store: Store, survey_id: str, body: Mapping[str, Any],
             f"{n_bad} of {total} submission(s) invalid; nothing was stored",
             {"invalid": n_bad, "total": total,
              "items": sorted(errors, key=lambda e: e["index"])})
-    return store.ingest(IngestJob(survey_id, items, compiled))
+    return store.ingest(IngestJob(survey_id, items, compiled, latest if defaulted else None))
 
 
 def _raw_items(body: Mapping[str, Any], max_batch: int) -> list[Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,6 +187,7 @@ def publish(store: Store, body: Mapping[str, Any]) -> tuple[SurveyRecord, bool]:
     compile_survey(signed.sha256, survey)  # mechanisms prove their ε (parsed once, above)
     row, created = store.put_survey(survey.id, survey.version, manifest_text, signed.sha256,
                                     current_hour())
+    versions(store, survey.id)  # this process's ingest sees the new version at once
     if not created and row.manifest != manifest_text:
         raise Conflict(f"survey {survey.id!r} version {survey.version} already exists "
                        "with different content; publish a new version",
@@ -206,9 +208,32 @@ def list_all(store: Store) -> list[SurveyRecord]:
     return [SurveyRecord.from_row(r) for r in store.list_surveys()]
 
 
-def versions(store: Store, survey_id: str) -> dict[int, tuple[str, str]]:
-    """version -> (sha256, status) for every stored version of a survey."""
-    return store.survey_versions(survey_id)
+_versions: weakref.WeakKeyDictionary[Any, dict[str, dict[int, tuple[str, str]]]] = (
+    weakref.WeakKeyDictionary())
+_versions_lock = threading.Lock()
+
+
+def versions(store: Store, survey_id: str, *, fresh: bool = True) -> dict[int, tuple[str, str]]:
+    """version -> (sha256, status) for every stored version of a survey.
+
+    `fresh=False` may answer from what this store object read last (the ingest path: one query
+    fewer per request). That can miss what another process (or store object) stored since: a
+    newer version, or a close. Ingest is safe with it because the store checks both inside its
+    write transaction (IngestJob.latest, each version's status), and the caller reads again
+    when a request names a version it does not know."""
+    if not fresh:
+        with _versions_lock:
+            found = _versions.get(store, {}).get(survey_id)
+        if found is not None:
+            return found
+    read = store.survey_versions(survey_id)
+    with _versions_lock:
+        known = _versions.setdefault(store, {})
+        if read:
+            known[survey_id] = read
+        else:
+            known.pop(survey_id, None)
+    return read
 
 
 def compiled_version(store: Store, survey_id: str, version: int,
@@ -225,4 +250,5 @@ def close(store: Store, survey_id: str) -> list[SurveyRecord]:
     """Close every stored version of a survey; later submissions get 409. Idempotent."""
     if store.close_survey(survey_id) == 0:
         raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
+    versions(store, survey_id)
     return [r for r in list_all(store) if r.id == survey_id]

@@ -68,6 +68,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     backends = getattr(metafunc.module, "BACKENDS", None)
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker is not None:
+        backends = marker.args
     if backends and "backend" in metafunc.fixturenames:
         metafunc.parametrize("backend", backends, indirect=True)
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import orjson
 
 from ...shared.aggregates import Aggregate
+from ..errors import SurveyChanged, SurveyClosed
 
 
 def current_hour(now: datetime | None = None) -> str:
@@ -119,6 +120,9 @@ class IngestJob:
     survey_id: str
     items: Sequence[PendingSubmission]
     rules: Mapping[int, AggregateRules]
+    # The survey's newest version when the request was checked, if any item took it by default:
+    # the store refuses the job (SurveyChanged) when a newer version has been stored since.
+    latest: int | None = None
 
 
 @dataclass
@@ -306,6 +310,21 @@ def split_fresh(job: IngestJob, stored: set[str]) -> tuple[IngestResult,
         result.accepted.append(item.submission_id)
         fresh.append(item)
     return result, fresh
+
+
+def refusal(job: IngestJob, statuses: Mapping[int, str]) -> Exception | None:
+    """Why a validated job cannot be stored now, from its survey's version -> status read in
+    the write transaction: a newer version it did not see (SurveyChanged: checked again), or
+    a version closed meanwhile (SurveyClosed)."""
+    sid = job.survey_id
+    if job.latest is not None and statuses and max(statuses) != job.latest:
+        return SurveyChanged(f"survey {sid!r} has a version newer than {job.latest}",
+                             {"id": sid, "latest": max(statuses)})
+    closed = sorted({it.version for it in job.items if statuses.get(it.version) != "open"})
+    if closed:
+        return SurveyClosed(f"survey {sid!r} is closed and takes no more submissions",
+                            {"id": sid, "closed_versions": closed})
+    return None
 
 
 def by_version(items: Iterable[PendingSubmission]) -> dict[int, list[PendingSubmission]]:

@@ -29,7 +29,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable, SurveyClosed
+from ..errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable
 from ..invites import digest, plan_claims
 from .base import (
     Dump,
@@ -46,6 +46,7 @@ from .base import (
     compact,
     current_hour,
     now_second,
+    refusal,
     split_fresh,
 )
 from .redaction import redact, scrub
@@ -312,14 +313,12 @@ class PgStore:
 
     def _ingest(self, conn: psycopg.Connection, job: IngestJob) -> IngestResult:
         sid = job.survey_id
-        versions = sorted({it.version for it in job.items})
-        status = dict(conn.execute(
-            "SELECT version, status FROM surveys WHERE id = %s AND version = ANY(%s) "
-            "ORDER BY version FOR KEY SHARE", (sid, versions)).fetchall())
-        closed = [v for v in versions if status.get(v) != "open"]
-        if closed:  # closed between validation and now
-            raise SurveyClosed(f"survey {sid!r} is closed and takes no more submissions",
-                               {"id": sid, "closed_versions": closed})
+        statuses = dict(conn.execute(
+            "SELECT version, status FROM surveys WHERE id = %s ORDER BY version FOR KEY SHARE",
+            (sid,)).fetchall())
+        refused = refusal(job, statuses)  # closed, or a newer version, since validation
+        if refused is not None:
+            raise refused
         _, candidates = split_fresh(job, set())  # first occurrence of each id in the request
         hour = current_hour()
         inserted = {r[0] for r in conn.execute(

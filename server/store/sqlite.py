@@ -29,7 +29,7 @@ from typing import Any
 import sqlite_utils
 
 from ...shared.survey import QUESTION_ID
-from ..errors import StoreError, SurveyClosed
+from ..errors import StoreError
 from ..group_commit import committer_for
 from ..invites import InviteRefused, digest, plan_claims
 from .base import (
@@ -38,6 +38,7 @@ from .base import (
     IngestResult,
     InviteCounts,
     ParsedCache,
+    PendingSubmission,
     Rebuild,
     Replacement,
     StoredAggregates,
@@ -46,6 +47,7 @@ from .base import (
     compact,
     current_hour,
     now_second,
+    refusal,
     split_fresh,
 )
 from .schema import SQLITE_MIGRATIONS
@@ -292,57 +294,102 @@ class SqliteStore:
         """One transaction for several requests, in order: a result or an error per job.
 
         Later jobs see earlier ones' ids as duplicates; aggregates are read once per survey
-        version, merged in memory and written once."""
-        outcomes: list[Any] = []
+        version, merged in memory and written once. The common group (no invitations, no id
+        stored before) takes the fast path: one insert that skips stored ids, whose row count
+        proves none was skipped. Otherwise that transaction is rolled back and the careful path
+        looks up stored ids first."""
         hour = current_hour()
-        with self._write(durable=False) as conn:  # the committer syncs, off the write lock
-            known: dict[str, set[str]] = {}
-            status: dict[tuple[str, int], str] = {}
-            rows: list[tuple] = []
-            added: dict[tuple[str, int], list[Any]] = {}
-            rules: dict[tuple[str, int], Any] = {}
-            for job in jobs:
-                sid = job.survey_id
-                for version in {it.version for it in job.items}:
-                    if (sid, version) not in status:
-                        row = conn.execute("SELECT status FROM surveys WHERE id = ? AND "
-                                           "version = ?", (sid, version)).fetchone()
-                        status[(sid, version)] = row[0] if row else "missing"
-                closed = sorted({it.version for it in job.items
-                                 if status[(sid, it.version)] != "open"})
-                if closed:  # closed between validation and now
-                    outcomes.append(SurveyClosed(f"survey {sid!r} is closed and takes no more "
-                                                 "submissions",
-                                                 {"id": sid, "closed_versions": closed}))
-                    continue
-                seen = known.setdefault(sid, set())
-                seen |= _existing_ids(conn, sid, [it.submission_id for it in job.items
-                                                  if it.submission_id not in seen])
-                result, fresh = split_fresh(job, seen)
-                new_ids = {it.submission_id for it in fresh}
-                if _invite_only(conn, sid):
-                    try:  # claims the codes, or refuses the whole request claiming none
-                        _claim(conn, sid, job, new_ids)
-                    except InviteRefused as exc:
-                        outcomes.append(exc)
-                        continue
-                seen |= new_ids
-                for it in fresh:
-                    rows.append((sid, it.version, it.submission_id, hour, compact(it.reports)))
-                    added.setdefault((sid, it.version), []).append(it)
-                    rules[(sid, it.version)] = job.rules[it.version]
-                outcomes.append(result)
-            if rows:
-                conn.executemany(
-                    "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
-                    "reports) VALUES (?, ?, ?, ?, ?)", rows)
-            for (sid, version), items in added.items():
-                deltas = rules[(sid, version)].deltas([it.reports for it in items])
-                self._apply_deltas(conn, sid, version, rules[(sid, version)], deltas)
-                conn.execute("UPDATE surveys SET n_submissions = n_submissions + ?, "
-                             "last_submission_hour = ? WHERE id = ? AND version = ?",
-                             (len(items), hour, sid, version))
+        try:
+            with self._write(durable=False) as conn:  # the committer syncs, off the write lock
+                states = {sid: _survey_state(conn, sid) for sid in {j.survey_id for j in jobs}}
+                if any(invite_only for _, invite_only in states.values()):
+                    return self._ingest_careful(conn, jobs, hour, states)
+                return self._ingest_fast(conn, jobs, hour, states)
+        except _StoredBefore:
+            pass
+        with self._write(durable=False) as conn:
+            states = {sid: _survey_state(conn, sid) for sid in {j.survey_id for j in jobs}}
+            return self._ingest_careful(conn, jobs, hour, states)
+
+    def _ingest_fast(self, conn: sqlite3.Connection, jobs: Sequence[IngestJob], hour: str,
+                     states: Mapping[str, tuple[dict[int, str], bool]]) -> list[Any]:
+        outcomes: list[Any] = []
+        seen: dict[str, set[str]] = {}
+        fresh_by_job: list[tuple[IngestJob, list[PendingSubmission]]] = []
+        for job in jobs:
+            refused = refusal(job, states[job.survey_id][0])
+            if refused is not None:
+                outcomes.append(refused)
+                continue
+            known = seen.setdefault(job.survey_id, set())
+            result, fresh = split_fresh(job, known)  # repeated within the group
+            known.update(it.submission_id for it in fresh)
+            fresh_by_job.append((job, fresh))
+            outcomes.append(result)
+        rows = [(job.survey_id, it.version, it.submission_id, hour, compact(it.reports))
+                for job, fresh in fresh_by_job for it in fresh]
+        if rows:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+                "reports) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (survey_id, submission_id) DO NOTHING", rows)
+            if conn.total_changes - before != len(rows):
+                raise _StoredBefore  # rolls the insert back: the careful path sorts them out
+        self._add_up(conn, fresh_by_job, hour)
         return outcomes
+
+    def _ingest_careful(self, conn: sqlite3.Connection, jobs: Sequence[IngestJob], hour: str,
+                        states: Mapping[str, tuple[dict[int, str], bool]]) -> list[Any]:
+        outcomes: list[Any] = []
+        known: dict[str, set[str]] = {}
+        rows: list[tuple] = []
+        fresh_by_job: list[tuple[IngestJob, list[PendingSubmission]]] = []
+        for job in jobs:
+            sid = job.survey_id
+            refused = refusal(job, states[sid][0])
+            if refused is not None:
+                outcomes.append(refused)
+                continue
+            seen = known.setdefault(sid, set())
+            seen |= _existing_ids(conn, sid, [it.submission_id for it in job.items
+                                              if it.submission_id not in seen])
+            result, fresh = split_fresh(job, seen)
+            new_ids = {it.submission_id for it in fresh}
+            if states[sid][1]:  # invite-only
+                try:  # claims the codes, or refuses the whole request claiming none
+                    _claim(conn, sid, job, new_ids)
+                except InviteRefused as exc:
+                    outcomes.append(exc)
+                    continue
+            seen |= new_ids
+            rows.extend((sid, it.version, it.submission_id, hour, compact(it.reports))
+                        for it in fresh)
+            fresh_by_job.append((job, fresh))
+            outcomes.append(result)
+        if rows:
+            conn.executemany(
+                "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+                "reports) VALUES (?, ?, ?, ?, ?)", rows)
+        self._add_up(conn, fresh_by_job, hour)
+        return outcomes
+
+    def _add_up(self, conn: sqlite3.Connection,
+                fresh_by_job: Sequence[tuple[IngestJob, Sequence[PendingSubmission]]],
+                hour: str) -> None:
+        """Stored submissions move their versions' aggregates and counters."""
+        added: dict[tuple[str, int], list[PendingSubmission]] = {}
+        rules: dict[tuple[str, int], Any] = {}
+        for job, fresh in fresh_by_job:
+            for it in fresh:
+                added.setdefault((job.survey_id, it.version), []).append(it)
+                rules[(job.survey_id, it.version)] = job.rules[it.version]
+        for (sid, version), items in added.items():
+            deltas = rules[(sid, version)].deltas([it.reports for it in items])
+            self._apply_deltas(conn, sid, version, rules[(sid, version)], deltas)
+            conn.execute("UPDATE surveys SET n_submissions = n_submissions + ?, "
+                         "last_submission_hour = ? WHERE id = ? AND version = ?",
+                         (len(items), hour, sid, version))
 
     def _apply_deltas(self, conn: sqlite3.Connection, survey_id: str, version: int,
                       rules: Any, deltas: Mapping[str, Any]) -> None:
@@ -500,9 +547,21 @@ def _existing_ids(conn: sqlite3.Connection, survey_id: str, ids: list[str]) -> s
     return found
 
 
-def _invite_only(conn: sqlite3.Connection, survey_id: str) -> bool:
-    return conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
-                        (survey_id,)).fetchone() is not None
+class _StoredBefore(Exception):
+    """The fast path met a submission id stored before: take the careful path."""
+
+
+def _survey_state(conn: sqlite3.Connection, survey_id: str) -> tuple[dict[int, str], bool]:
+    """version -> status of every stored version, and whether the survey is invite-only: one
+    query, read inside the write transaction."""
+    rows = conn.execute("SELECT version, status, EXISTS (SELECT 1 FROM invite_surveys "
+                        "WHERE survey_id = ?1) FROM surveys WHERE id = ?1", (survey_id,))
+    statuses: dict[int, str] = {}
+    invite_only = False
+    for version, status, invited in rows:
+        statuses[version] = status
+        invite_only = bool(invited)
+    return statuses, invite_only
 
 
 def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob, new_ids: set[str]) -> None:
