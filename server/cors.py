@@ -57,7 +57,10 @@ def add_cors_headers(response: Response) -> Response:
     """after_request: CORS headers on the public respondent endpoints for allowed origins."""
     if request.endpoint not in CORS_ENDPOINTS:
         return response
-    response.vary.add("Origin")
+    if "Vary" in response.headers:
+        response.vary.add("Origin")
+    else:  # the usual case, without parsing an empty header set
+        response.headers["Vary"] = "Origin"
     origin = request.headers.get("Origin")
     if origin is None or origin not in current_app.config["ALLOWED_ORIGINS"]:
         return response

@@ -19,15 +19,26 @@ MAX_GROUP = 64  # jobs per transaction: bounds how long one group holds the writ
 
 
 class _Ticket(Generic[J]):
-    __slots__ = ("done", "error", "job", "lead", "result", "wake")
+    """A queued job. A ticket is woken at most once (to lead a group, or because its group is
+    done), so a lock taken at creation and released by the waker serves as its signal: a C
+    call, where an Event's wait and set run Python code with the GIL held."""
+
+    __slots__ = ("done", "error", "job", "lead", "result", "_signal")
 
     def __init__(self, job: J) -> None:
         self.job = job
-        self.wake = threading.Event()
+        self._signal = threading.Lock()
+        self._signal.acquire()
         self.lead = False
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
+
+    def wait(self) -> None:
+        self._signal.acquire()
+
+    def wake(self) -> None:
+        self._signal.release()
 
 
 class GroupCommitter(Generic[J]):
@@ -46,9 +57,8 @@ class GroupCommitter(Generic[J]):
             self._queue.append(ticket)
             if not self._leading:
                 self._leading = ticket.lead = True
-        while not ticket.lead:
-            ticket.wake.wait()
-            ticket.wake.clear()
+        if not ticket.lead:
+            ticket.wait()
             if ticket.done:
                 return self._outcome(ticket)
         self._lead(commit, sync)
@@ -66,7 +76,7 @@ class GroupCommitter(Generic[J]):
             if self._queue:
                 successor = self._queue[0]
                 successor.lead = True
-                successor.wake.set()
+                successor.wake()
             else:
                 self._leading = False
         if sync is not None and not all(isinstance(o, BaseException) for o in outcomes):
@@ -80,7 +90,8 @@ class GroupCommitter(Generic[J]):
             else:
                 ticket.result = outcome
             ticket.done = True
-            ticket.wake.set()
+        for ticket in group[1:]:  # group[0] is the leader's own: it is not waiting
+            ticket.wake()
 
     @staticmethod
     def _outcome(ticket: _Ticket[J]) -> Any:

@@ -91,6 +91,8 @@ class SqliteStore:
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
         self._synced_wal_inode: int | None = None
+        self._writer: sqlite3.Connection | None = None
+        self._writer_lock = threading.Lock()
         if read_only and not Path(self.path).is_file():
             raise StoreError(f"database {self.path} does not exist")
         conn = self._conn()
@@ -103,29 +105,40 @@ class SqliteStore:
     # --- connections ------------------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
+        """This thread's connection for reads."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            try:
-                conn = _connect(self.path, self.read_only)
-            except sqlite3.DatabaseError as exc:  # unwritable directory, not SQLite, ...
-                raise StoreError(f"cannot open database {self.path}: {exc}") from exc
-            self._local.conn = conn
-            with self._all_lock:
-                self._all.append(conn)
+            conn = self._local.conn = self._open()
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = _connect(self.path, self.read_only)
+        except sqlite3.DatabaseError as exc:  # unwritable directory, not SQLite, ...
+            raise StoreError(f"cannot open database {self.path}: {exc}") from exc
+        with self._all_lock:
+            self._all.append(conn)
         return conn
 
     @contextmanager
     def _write(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
         """One write transaction: BEGIN IMMEDIATE ... COMMIT, rolled back on any exception,
-        then made durable (`_sync_wal`) unless the caller does that itself (group commit)."""
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        then made durable (`_sync_wal`) unless the caller does that itself (group commit).
+
+        Every write of this store runs on one connection, one at a time (SQLite has one writer
+        anyway): a connection must drop its page cache when another connection has written, so
+        writers taking turns on their own connections would each read their pages again."""
+        with self._writer_lock:
+            conn = self._writer
+            if conn is None:
+                conn = self._writer = self._open()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
         if durable:
             self._sync_wal()
 
@@ -160,6 +173,7 @@ class SqliteStore:
         for conn in conns:
             conn.close()
         self._local = threading.local()
+        self._writer = None
 
     def ping(self) -> None:
         self._conn().execute("SELECT 1").fetchone()

@@ -311,7 +311,8 @@ def test_the_wal_is_fsynced_after_commit_and_before_any_acknowledgement(
     wal = str((tmp_path / "s.db-wal").resolve())
     assert events[:2] == [("fsync", wal), ("fsync", str(tmp_path.resolve()))]
     events.clear()
-    conn = store._conn()
+    conn = store._writer  # every write of the store runs on this one connection
+    assert conn is not None
     conn.set_trace_callback(lambda sql: events.append(("sql", sql)))
     store.add_token("x", "0" * 64, "2026-01-01T00")
     assert events[-2:] == [("sql", "COMMIT"), ("fsync", wal)]  # no directory sync again
