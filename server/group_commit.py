@@ -23,7 +23,7 @@ class _Ticket(Generic[J]):
     done), so a lock taken at creation and released by the waker serves as its signal: a C
     call, where an Event's wait and set run Python code with the GIL held."""
 
-    __slots__ = ("done", "error", "job", "lead", "result", "_signal")
+    __slots__ = ("_signal", "done", "error", "job", "lead", "result")
 
     def __init__(self, job: J) -> None:
         self.job = job
