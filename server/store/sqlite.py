@@ -90,7 +90,8 @@ class SqliteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
-        self._synced_wal_inode: int | None = None
+        self._wal_fd: int | None = None
+        self._wal_lock = threading.Lock()
         self._writer: sqlite3.Connection | None = None
         self._writer_lock = threading.Lock()
         if read_only and not Path(self.path).is_file():
@@ -144,25 +145,32 @@ class SqliteStore:
 
     def _sync_wal(self) -> None:
         """fsync the WAL file: every transaction committed before this call is then on disk.
-        A WAL file this store has not synced before (just created) also gets its directory
-        entry synced."""
+
+        The file is opened once (its directory entry synced then: it may have just been
+        created) and kept open: SQLite deletes a WAL only when the last connection to the
+        database closes, and this store's writer connection stays open until `close`, so the
+        file this descriptor names is the WAL for as long as there are writes to sync. One
+        fsync instead of open, fsync, fstat and close: each system call releases and retakes
+        the GIL, which costs a group of requests dearly under concurrency."""
         wal = self.path + "-wal"
-        try:
-            fd = os.open(wal, os.O_RDONLY)
-        except FileNotFoundError:  # checkpointed away by a closing process: all in the db file
-            return
-        except OSError as exc:
-            raise StoreError(f"cannot sync {wal}: {exc}") from exc
-        try:
-            os.fsync(fd)
-            inode = os.fstat(fd).st_ino
-        except OSError as exc:
-            raise StoreError(f"cannot sync {wal}: {exc}") from exc
-        finally:
-            os.close(fd)
-        if inode != self._synced_wal_inode:
-            _sync_directory(os.path.dirname(os.path.abspath(wal)))
-            self._synced_wal_inode = inode
+        with self._wal_lock:
+            fd = self._wal_fd
+            if fd is None:
+                try:
+                    fd = os.open(wal, os.O_RDONLY)
+                except FileNotFoundError:  # checkpointed away: all in the database file
+                    return
+                except OSError as exc:
+                    raise StoreError(f"cannot sync {wal}: {exc}") from exc
+            try:
+                os.fsync(fd)
+                if self._wal_fd is None:
+                    _sync_directory(os.path.dirname(os.path.abspath(wal)))
+                    self._wal_fd = fd
+            except OSError as exc:
+                if self._wal_fd is None:
+                    os.close(fd)
+                raise StoreError(f"cannot sync {wal}: {exc}") from exc
 
     def describe(self) -> str:
         return self.path
@@ -174,6 +182,10 @@ class SqliteStore:
             conn.close()
         self._local = threading.local()
         self._writer = None
+        with self._wal_lock:
+            if self._wal_fd is not None:
+                os.close(self._wal_fd)
+                self._wal_fd = None
 
     def ping(self) -> None:
         self._conn().execute("SELECT 1").fetchone()

@@ -319,6 +319,27 @@ def test_the_wal_is_fsynced_after_commit_and_before_any_acknowledgement(
     store.close()
 
 
+def test_the_kept_wal_descriptor_names_the_wal_while_the_store_is_open(tmp_path):
+    """The store keeps the WAL open between syncs. Another process opening and closing the
+    database (the last close of a database deletes its WAL) cannot swap the file under it."""
+    import os
+    import sqlite3
+
+    store = SqliteStore(tmp_path / "s.db")
+    store.add_token("a", "0" * 64, "2026-01-01T00")
+    wal = tmp_path / "s.db-wal"
+    other = sqlite3.connect(tmp_path / "s.db")
+    other.execute("INSERT INTO tokens (name, token_sha256, created) VALUES ('b', ?, 'x')",
+                  ("1" * 64,))
+    other.commit()
+    other.close()  # not the last connection: the store's writer keeps the WAL in place
+    store.add_token("c", "2" * 64, "2026-01-01T00")
+    assert store._wal_fd is not None
+    assert os.fstat(store._wal_fd).st_ino == os.stat(wal).st_ino
+    store.close()
+    assert store._wal_fd is None
+
+
 def test_a_failed_sync_acknowledges_nothing(tmp_path, monkeypatch):
     import os
 
