@@ -151,15 +151,32 @@ class Rates:
     batched: float
 
 
-def drive(port: int, loads: dict[str, list[bytes]]) -> Rates:
+def drive(port: int, loads: dict[str, list[bytes]], pid: int | None = None,
+          label: str = "") -> Rates:
     """The three loads against a server: 8 clients with one keep-alive connection each, 8
-    clients with a new connection per request, 4 clients sending batches of 1,000."""
+    clients with a new connection per request, 4 clients sending batches of 1,000. With the
+    server's `pid`, prints its CPU time per submission under each load."""
+    cpu: list[float] = []
+
+    def mark() -> None:
+        if pid is not None:
+            cpu.append(cpu_seconds(pid))
+
+    mark()
     seconds, failed = run_clients(port, loads["keepalive"], 8)
     keepalive = len(loads["keepalive"]) / seconds
+    mark()
     fresh = len(loads["fresh"]) / fresh_connection_clients(port, loads["fresh"], 8)
+    mark()
     seconds, failed2 = run_clients(port, loads["batches"], 4)
+    mark()
     if failed or failed2:
         print(f"  {failed + failed2} non-2xx answers")
+    if pid is not None:
+        counts = [len(loads["keepalive"]), len(loads["fresh"]), 1000 * len(loads["batches"])]
+        per = [(b - a) / n * 1e6 for a, b, n in zip(cpu[:-1], cpu[1:], counts, strict=True)]
+        print(f"  {label} server CPU per submission: single {per[0]:.0f} µs keep-alive, "
+              f"{per[1]:.0f} µs new connections; batched {per[2]:.1f} µs")
     return Rates(keepalive, fresh, len(loads["batches"]) * 1000 / seconds)
 
 
@@ -169,7 +186,7 @@ def http_floor(loads: dict[str, list[bytes]]) -> Rates:
                             stderr=subprocess.DEVNULL)
     try:
         wait_ready(port, "/api/surveys/bench/submissions")
-        return drive(port, loads)
+        return drive(port, loads, proc.pid, "HTTP floor")
     finally:
         stop(proc)
 
@@ -194,11 +211,7 @@ def ldpsurvey_rates(tmp: Path, loads: dict[str, list[bytes]], threads: int
                       {"Authorization": f"Bearer {token}"})
         assert status == 201, status
         conn.close()
-        cpu = cpu_seconds(proc.pid)
-        rates = drive(port, loads)
-        cpu = cpu_seconds(proc.pid) - cpu
-        n = sum(len(v) for k, v in loads.items() if k != "batches") + 1000 * len(loads["batches"])
-        print(f"  ldpsurvey server CPU: {cpu / n * 1e6:.0f} µs per submission over all loads")
+        rates = drive(port, loads, proc.pid, "ldpsurvey")
     finally:
         stop(proc)
     check = subprocess.run([exe, "recompute", "--db", str(db_path), "--check"],

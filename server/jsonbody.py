@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+import orjson
 from flask import Request
 
 from .errors import MalformedRequest, UnsupportedMediaType, ValidationFailed
@@ -39,7 +40,43 @@ def _no_constant(name: str) -> Any:
 
 
 def parse_json(data: bytes) -> Any:
-    """Any strict JSON value from UTF-8 bytes; MalformedRequest (400) says what is wrong."""
+    """Any strict JSON value from UTF-8 bytes; MalformedRequest (400) says what is wrong.
+
+    orjson parses first (issue 22's profile: the standard parser with its duplicate-key hook
+    took 1.1-2.2 ms of the GIL per batch of 1,000 submissions, the largest Python cost of a
+    batch; orjson with the check below takes 0.56 ms). Its value is kept only when it is
+    certainly what the strict parser gives: no float anywhere (orjson turns integers beyond
+    64 bits into floats) and as many object members as the body has colons (a colon inside a
+    string only sends the body to the strict parser; a duplicate key leaves fewer members
+    than colons). Anything else, errors included, goes to the strict parser, which decides."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        if _members_unless_float(value) == data.count(b":"):
+            return value
+    return _strict(data)
+
+
+def _members_unless_float(value: Any) -> int:
+    """How many members the objects in `value` hold, or -1 if it holds a float."""
+    members = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            members += len(item)
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            return -1
+    return members
+
+
+def _strict(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
