@@ -313,9 +313,12 @@ class PgStore:
 
     def _ingest(self, conn: psycopg.Connection, job: IngestJob) -> IngestResult:
         sid = job.survey_id
-        statuses = dict(conn.execute(
-            "SELECT version, status FROM surveys WHERE id = %s ORDER BY version FOR KEY SHARE",
-            (sid,)).fetchall())
+        rows = conn.execute(  # every version's status, and whether invitations are needed
+            "SELECT version, status, EXISTS (SELECT 1 FROM invite_surveys WHERE survey_id = %s) "
+            "FROM surveys WHERE id = %s ORDER BY version FOR KEY SHARE OF surveys",
+            (sid, sid)).fetchall()
+        statuses = {version: status for version, status, _ in rows}
+        invite_only = any(invited for _, _, invited in rows)
         refused = refusal(job, statuses)  # closed, or a newer version, since validation
         if refused is not None:
             raise refused
@@ -330,8 +333,7 @@ class PgStore:
              [it.submission_id for it in candidates],
              [compact(it.reports) for it in candidates])).fetchall()}
         result, fresh = split_fresh(job, {it.submission_id for it in candidates} - inserted)
-        if conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = %s",
-                        (sid,)).fetchone() is not None:
+        if invite_only:
             self._claim(conn, job, inserted)  # raises InviteRefused: the transaction rolls back
         shard = random.randrange(N_SHARDS)  # noqa: S311 (spreads writers; not a secret)
         for version, items in sorted(by_version(fresh).items()):
