@@ -40,6 +40,7 @@ MEASURE = """async ([root, survey, runs]) => {
   const F = await import(root + "js/prio3/field.js");
   const H = await import(root + "js/hpke.js");
   const U = await import(root + "js/twoserver/upload.js");
+  const B = await import(root + "js/bytes.js");
   const R = await import(root + "js/randomness.js");
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1;
                            return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
@@ -53,7 +54,7 @@ MEASURE = """async ([root, survey, runs]) => {
     }
     return { median: median(ts), max: Math.max(...ts) };
   }
-  const key = U.fromB64url(survey.two_server.leader_hpke_key);
+  const key = B.fromB64url(survey.two_server.leader_hpke_key);
   const te = new TextEncoder();
   const ctx = te.encode("bench");
   const instances = { "Count": [V.prio3Count(), 1], "Histogram k=16":

@@ -8,6 +8,8 @@
 // vectors and the Python cross-vectors fix it) through `setupBaseS`'s or `seal`'s options.
 // Proven by RFC 9180 appendix A.1.1 (tests/data/hpke/) and by Python opening what JS sealed.
 
+import { concat, fromB64url } from "./bytes.js";
+
 const te = new TextEncoder();
 const subtle = () => crypto.subtle;
 
@@ -19,16 +21,6 @@ const N_K = 16;
 const N_N = 12;
 const N_H = 32;
 const KEY_SIZE = 32;
-
-function concat(...parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 const i2osp = (n, w) => Uint8Array.from({ length: w }, (_, i) => (n / 256 ** (w - 1 - i)) & 255);
 const KEM_SUITE = concat(te.encode("KEM"), i2osp(KEM_ID, 2));
@@ -64,11 +56,6 @@ const labeledExpand = (suite, prk, label, info, length) =>
 // private keys.
 const PKCS8_X25519 = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03,
   0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]);
-
-function fromB64url(text) {
-  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
-  return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
-}
 
 /** An ephemeral X25519 pair: fresh from WebCrypto, or (tests) from fixed private bytes. */
 async function ephemeralPair(fixed) {

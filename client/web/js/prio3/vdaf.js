@@ -8,7 +8,8 @@
 
 import { Field64, Field128 } from "./field.js";
 import { circuits, FlpBBCGGI19 } from "./flp.js";
-import { concat, formatDst, SEED_SIZE, XofTurboShake128 } from "./xof.js";
+import { concat } from "../bytes.js";
+import { formatDst, SEED_SIZE, XofTurboShake128 } from "./xof.js";
 
 const USAGE_MEAS_SHARE = 1;
 const USAGE_PROOF_SHARE = 2;

@@ -1,21 +1,11 @@
 // XofTurboShake128 of draft-irtf-cfrg-vdaf-20 (port of shared/prio3/xof.py): TurboSHAKE128 with
 // domain byte 1 over len(dst) (2 bytes LE) || dst || len(seed) (1 byte) || seed || binder.
 
+import { concat } from "../bytes.js";
 import { TurboShake128 } from "./turboshake.js";
 
 export const VERSION = 18;  // the draft's VERSION constant, as shared/prio3/xof.py
 export const SEED_SIZE = 32;
-
-/** Byte concatenation of Uint8Arrays (or arrays of byte values). */
-export function concat(...parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** The draft's domain separation tag prefix: version, class, algorithm id, usage. */
 export function formatDst(algoClass, algo, usage) {

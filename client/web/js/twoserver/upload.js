@@ -17,6 +17,7 @@
 // Python client replays here. Ephemeral HPKE keys come from WebCrypto unless a test passes
 // `ephemeralKeys: { leader, helper }` (32-byte private keys).
 
+import { b64url, fromB64url } from "../bytes.js";
 import { seal } from "../hpke.js";
 import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
@@ -26,26 +27,6 @@ const te = new TextEncoder();
 export const CTX_LABEL = "ldpsurvey two-server v1";
 export const INFO_LABEL = "ldpsurvey two-server input share v1";
 export const UPLOAD_PATH = "two-server/uploads";
-
-/** Unpadded base64url (RFC 4648 §5), as shared/two_server/config.py b64url. */
-export function b64url(bytes) {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/** Bytes of (unpadded or padded) base64url text; null when it is not base64url. */
-export function fromB64url(text) {
-  if (typeof text !== "string" || !/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;
-  const b64 = text.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
-  try {
-    return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
 
 /** n uniform bytes as ONE draw below 2^(8n), big-endian (os.urandom's place in the tape). */
 export function randomBytes(source, n) {

@@ -4,7 +4,7 @@
 // leader's key given as the helper's, a question without its central ε, or a local mechanism
 // that cannot run before encoding is refused before anything is asked or drawn.
 
-import { fromB64url } from "./upload.js";
+import { fromB64url } from "../bytes.js";
 
 export const TWO_SERVER = "two-server";
 const LOCAL_MECHANISMS = ["binary_rr", "grr", "ordinal_exp", "geometric"];
