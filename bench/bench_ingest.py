@@ -191,10 +191,8 @@ def http_floor(loads: dict[str, list[bytes]]) -> Rates:
         stop(proc)
 
 
-def ldpsurvey_rates(tmp: Path, loads: dict[str, list[bytes]], threads: int
-                    ) -> tuple[Rates, str]:
-    """The rates of a real `ldpsurvey serve`, and what `recompute --check` says after."""
-    db_path = tmp / "ldpsurvey.db"
+def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int]:
+    """A real `ldpsurvey serve` on a fresh SQLite database with the bench survey published."""
     db = open_store(str(db_path))
     token = create_token(db, "bench")[1]
     db.close()
@@ -211,9 +209,22 @@ def ldpsurvey_rates(tmp: Path, loads: dict[str, list[bytes]], threads: int
                       {"Authorization": f"Bearer {token}"})
         assert status == 201, status
         conn.close()
+    except BaseException:
+        stop(proc)
+        raise
+    return proc, port
+
+
+def ldpsurvey_rates(tmp: Path, loads: dict[str, list[bytes]], threads: int
+                    ) -> tuple[Rates, str]:
+    """The rates of a real `ldpsurvey serve`, and what `recompute --check` says after."""
+    db_path = tmp / "ldpsurvey.db"
+    proc, port = start_server(db_path, threads)
+    try:
         rates = drive(port, loads, proc.pid, "ldpsurvey")
     finally:
         stop(proc)
+    exe = str(Path(sys.executable).with_name("ldpsurvey"))
     check = subprocess.run([exe, "recompute", "--db", str(db_path), "--check"],
                            capture_output=True, text=True, check=False)
     return rates, (check.stdout + check.stderr).strip() + f" (exit {check.returncode})"

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import http.client
 import json
 import os
 import resource
@@ -31,13 +30,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_ingest import SURVEY, fresh_connection_clients, simulated, stop, wait_ready
-from bench_server import free_port, post, run_clients
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ldpsurvey.server.auth import create_token
-from ldpsurvey.server.store import open_store
-from ldpsurvey.shared.manifest import sign_survey
-from ldpsurvey.shared.survey import Survey
+from bench_ingest import fresh_connection_clients, simulated, start_server, stop
+from bench_server import run_clients
 
 
 def cpu_split(pid: int) -> tuple[float, float]:
@@ -50,25 +44,6 @@ def cpu_split(pid: int) -> tuple[float, float]:
 def own_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def start_server(tmp: Path) -> tuple[subprocess.Popen, int]:
-    db_path = tmp / "profile.db"
-    store = open_store(str(db_path))
-    token = create_token(store, "profile")[1]
-    store.close()
-    port = free_port()
-    exe = str(Path(sys.executable).with_name("ldpsurvey"))
-    proc = subprocess.Popen([exe, "serve", "--db", str(db_path), "--port", str(port),
-                             "--threads", "8"], stdout=subprocess.DEVNULL)
-    wait_ready(port, "/healthz")
-    conn = http.client.HTTPConnection("127.0.0.1", port)
-    signed = sign_survey(Survey.from_dict(SURVEY), Ed25519PrivateKey.generate())
-    status = post(conn, "/api/surveys", json.dumps(signed.to_dict()).encode(),
-                  {"Authorization": f"Bearer {token}"})
-    assert status == 201, status
-    conn.close()
-    return proc, port
 
 
 def attach(tool: list[str]) -> subprocess.Popen:
@@ -116,7 +91,7 @@ def main() -> None:
         bodies = [json.dumps(s).encode() for s in simulated(args.n, rng)]
         n = args.n
     tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-profile-"))
-    proc, port = start_server(tmp)
+    proc, port = start_server(tmp / "profile.db")
     tools = []
     try:
         if args.py_spy:
