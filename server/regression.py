@@ -6,7 +6,8 @@ Outcome: a yes/no, categorical or ordinal question (logistic; a categorical one 
 one option, `level`, against the rest), or an integer question (linear). Covariates: disclosed
 questions (categorical/ordinal/yes-no as dummies against their first option, integer as a
 number) and at most two randomized categorical or yes/no questions with one-index reports
-(their channel enters the likelihood). Submissions missing any of them are left out (counted).
+(their channel enters the logistic likelihood, or the linear fit's corrected moments).
+Submissions missing any of them are left out (counted).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from ..shared.mechanisms import Mechanism
 from ..shared.regression import (
     LatentCovariate,
     RegressionResult,
-    fit_linear,
     fit_logistic,
     outcome_channel,
 )
+from ..shared.regression_linear import fit_linear
 from ..shared.survey import Question
 from . import surveys
 from .report_columns import report_columns
@@ -120,16 +121,9 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
             raise AnalysisError(f"randomized covariate {qid!r} has {q.k} options; at most "
                                 f"{MAX_LATENT_OPTIONS}")
     outcome = questions[spec.outcome]
-    if outcome.type == "integer":
-        if latent:
-            raise AnalysisError(
-                "linear regression of an integer outcome takes disclosed covariates only: least "
-                f"squares on the reports of randomized {', '.join(latent)} would be biased toward "
-                "no effect (the reports are misclassified answers), and the correction (regressing "
-                "on each report's posterior under the estimated shares) needs standard errors "
-                "that carry the shares' own uncertainty, which ldpsurvey does not compute")
-        if not outcome.disclosed and mechanisms[spec.outcome].joint_reports != "integer":
-            raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
+    if (outcome.type == "integer" and not outcome.disclosed
+            and mechanisms[spec.outcome].joint_reports != "integer"):
+        raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 
 
 def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
@@ -158,9 +152,9 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
         else:
-            a, _ = m.index_channel()
+            a, estimator = m.index_channel()
             latent.append(LatentCovariate(qid, [_label(q, v) for v in q.labels],
-                                          np.asarray(values, dtype=np.int64), a))
+                                          np.asarray(values, dtype=np.int64), a, estimator))
             latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
     x = np.hstack(x_parts)
@@ -192,7 +186,8 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
         assert outcome.min is not None and outcome.max is not None
         return fit_linear(x, names, reports, noise, outcome=spec.outcome,
                           outcome_range=float(outcome.max - outcome.min),
-                          confidence=confidence, n_dropped=dropped)
+                          confidence=confidence, n_dropped=dropped, latent=latent,
+                          latent_names=latent_names)
     level, label = _level_index(outcome, spec.level)
     how, channel = outcome_channel(mech, level)
     raw = columns[0]

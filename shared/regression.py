@@ -21,17 +21,15 @@ without latent covariates, central differences of the analytic gradient with the
 `se_inflation` is the standard error divided by the one the same fit would have on the true
 answers (the complete-data information at the estimate): the price of privacy per coefficient.
 
-Linear regression of an integer outcome randomized with (two-sided geometric) noise of known
-variance σ²_N: OLS on the reports is unbiased (the noise has mean 0 and is independent of the
-covariates); its residual variance estimates σ²_e + σ²_N, so the usual OLS standard errors
-already carry the noise, and `se_inflation` = sqrt((σ²_e + σ²_N)/σ²_e).
+Linear regression of an integer outcome (with disclosed and randomized covariates) is in
+shared/regression_linear.py.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -103,6 +101,7 @@ class LatentCovariate:
     labels: Sequence[str]
     reports: np.ndarray     # int report index per respondent
     channel: np.ndarray     # k x m, P(report r | answer v)
+    indicator: np.ndarray | None = None  # k x m, the mechanism's unbiased estimator rows M[v][r]
 
 
 def expit(x: np.ndarray) -> np.ndarray:
@@ -243,7 +242,7 @@ def collapse(x: np.ndarray, symbols: np.ndarray, latent: Sequence[LatentCovariat
     if len(first) * 2 > n:
         return x, symbols, list(latent), np.ones(n)
     return (x[first], symbols[first],
-            [LatentCovariate(c.name, c.labels, c.reports[first], c.channel) for c in latent],
+            [replace(c, reports=c.reports[first]) for c in latent],
             counts.astype(float))
 
 
@@ -328,40 +327,6 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
                                  f" {p:.3f}" for c, p in zip(model.cells, pi, strict=True)))
     return RegressionResult("logistic", outcome, outcome_level, n, n_dropped, confidence,
                             converged, iterations, loglik, coefficients, notes)
-
-
-def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_variance: float,
-               *, outcome: str, outcome_range: float, confidence: float = 0.95,
-               n_dropped: int = 0) -> RegressionResult:
-    """OLS of the noisy integer reports on x (intercept included): unbiased, its residual
-    variance includes the known noise variance."""
-    z = z_value(confidence)
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(reports, dtype=float)
-    n, p = x.shape
-    if n <= p:
-        raise AnalysisError(f"{n} complete submissions cannot fit {p} coefficients")
-    gram = x.T @ x
-    inverse = _inverse_pd(gram)
-    if inverse is None:
-        raise AnalysisError("the covariates are collinear (a disclosed option nobody chose, or "
-                            "two covariates that always agree)")
-    beta = inverse @ (x.T @ y)
-    residual = y - x @ beta
-    s2 = float(residual @ residual) / (n - p)
-    signal = s2 - noise_variance
-    inflation = math.sqrt(s2 / signal) if signal > 0 else None
-    coefficients = [_coefficient(name, float(beta[j]), s2 * inverse[j, j], z, odds=False,
-                                 complete_var=None if inflation is None
-                                 else s2 * inverse[j, j] / inflation ** 2,
-                                 noisy=outcome_range / 10)
-                    for j, name in enumerate(names)]
-    notes = [f"residual variance {s2:.4g}, of which the randomization's noise is "
-             f"{noise_variance:.4g} (known exactly)"
-             + ("" if signal > 0 else "; the residual variance is not above the noise: the "
-                                      "true answers' spread is not measurable at this n")]
-    return RegressionResult("linear", outcome, None, n, n_dropped, confidence, True, 1, None,
-                            coefficients, notes)
 
 
 def _inverse_pd(matrix: np.ndarray) -> np.ndarray | None:

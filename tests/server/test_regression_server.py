@@ -108,13 +108,28 @@ def test_linear_regression_of_an_integer_outcome(client, auth, loaded) -> None:
     assert abs(by["sex=m"]["estimate"] - 3.0) < Z * by["sex=m"]["std_error"]
 
 
+def test_linear_regression_on_a_randomized_covariate(client, auth, loaded) -> None:
+    """drinks = 2 + 3·[sex = m] + uniform noise, independent of the randomized drug answer:
+    the corrected-moments fit finds the sex effect and no drug effect, and says what the
+    channels cost."""
+    doc = client.get("/api/surveys/habits/regression?outcome=drinks&covariates=sex,drug",
+                     headers=auth).get_json()
+    assert doc["kind"] == "linear" and doc["n"] == N  # drinks is never missing
+    by = {c["name"]: c for c in doc["coefficients"]}
+    assert list(by) == ["(intercept)", "sex=m", "sex=x", "drug=cannabis", "drug=other"]
+    assert abs(by["sex=m"]["estimate"] - 3.0) < Z * by["sex=m"]["std_error"]
+    for name in ("drug=cannabis", "drug=other"):
+        assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
+        assert by[name]["se_inflation"] > by["sex=m"]["se_inflation"] > 1
+    assert any("corrected moments" in note for note in doc["notes"])
+
+
 @pytest.mark.parametrize(("query", "message"), [
     ("outcome=nope", "no question 'nope'"),
     ("outcome=mood&covariates=sex", "name the one to model"),
     ("outcome=smoker&covariates=mood", "must be a yes/no or categorical question whose"),
     ("outcome=smoker&covariates=smoker", "cannot also be a covariate"),
-    ("outcome=drinks&covariates=drug",
-     "disclosed covariates only: least squares on the reports of randomized drug would be"),
+    ("outcome=drinks&covariates=mood", "must be a yes/no or categorical question whose"),
     ("outcome=smoker&covariates=sex,,age", "separated by commas"),
 ])
 def test_bad_requests_are_clear_422s(client, auth, loaded, query: str, message: str) -> None:
@@ -140,6 +155,28 @@ def test_regress_cli_in_every_format(app, db_path: Path, loaded, fmt: str) -> No
         assert "data:image/png;base64," in out and out.count("<html") == 1
     else:
         assert "odds ratio" in out and "Logistic regression of smoker = yes" in out
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "html"])
+def test_regress_cli_linear_on_a_randomized_covariate_in_every_format(
+        app, db_path: Path, loaded, fmt: str) -> None:
+    result = CliRunner().invoke(cli, ["regress", "--db", str(db_path), "--survey", "habits",
+                                      "--outcome", "drinks", "--covariates", "sex,drug",
+                                      "--format", fmt])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    names = ["(intercept)", "sex=m", "sex=x", "drug=cannabis", "drug=other"]
+    if fmt == "json":
+        doc = json.loads(out[out.index("{"):])
+        assert doc["kind"] == "linear" and [c["name"] for c in doc["coefficients"]] == names
+    elif fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(out[out.index("survey,"):])))
+        assert [r["coefficient"] for r in rows] == names
+        assert all(float(r["se_inflation"]) > 1 for r in rows)
+    elif fmt == "html":
+        assert "data:image/png;base64," in out and "drug=cannabis" in out
+    else:
+        assert "Linear regression of drinks" in out and "corrected moments" in out
 
 
 def test_an_option_nobody_chose_is_left_out_with_a_note() -> None:
@@ -187,3 +224,30 @@ def test_a_longitudinal_surveys_outcome_regresses_through_its_two_layers(client,
     assert doc["converged"] and doc["n"] == n
     for c, true in zip(doc["coefficients"], beta, strict=True):
         assert abs(c["estimate"] - true) < Z * c["std_error"], (c["name"], c["estimate"], true)
+
+
+def test_linear_fit_refused_when_the_corrected_moments_are_not_positive_definite(
+        client, auth, app, db_path: Path) -> None:
+    """Every stored drug report is "none": the corrected share of "cannabis" is negative, so no
+    distribution of true answers has these moments. HTTP: a 422 naming why; CLI: one line and
+    a non-zero exit."""
+    data = {**survey_data(), "id": "tiny"}
+    assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    survey, rng = Survey.from_dict(data), np.random.default_rng(5)
+    reports = {q: mechanism_for(survey.question(q)).perturb_many(np.zeros(40, dtype=np.int64),
+                                                                 rng).tolist()
+               for q in ("smoker", "mood", "drinks")}
+    subs = [{"submission_id": str(uuid.uuid4()),
+             "answers": {"sex": i % 2, "age": 30, "drug": 0,
+                         **{q: r[i] for q, r in reports.items()}}} for i in range(40)]
+    response = client.post("/api/surveys/tiny/submissions", json={"submissions": subs})
+    assert response.status_code in (200, 201), response.get_json()
+    response = client.get("/api/surveys/tiny/regression?outcome=drinks&covariates=sex,drug",
+                          headers=auth)
+    assert response.status_code == 422
+    assert "not positive definite" in response.get_json()["error"]["message"]
+    result = CliRunner().invoke(cli, ["regress", "--db", str(db_path), "--survey", "tiny",
+                                      "--outcome", "drinks", "--covariates", "sex,drug"])
+    assert result.exit_code != 0
+    error_lines = [line for line in result.output.splitlines() if "not positive definite" in line]
+    assert len(error_lines) == 1 and "Traceback" not in result.output

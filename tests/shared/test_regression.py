@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from ldpsurvey.shared.errors import AnalysisError
 from ldpsurvey.shared.mechanisms.geometric import Geometric
-from ldpsurvey.shared.regression import LatentCovariate, expit, fit_linear, fit_logistic
+from ldpsurvey.shared.regression import LatentCovariate, expit, fit_logistic
+from ldpsurvey.shared.regression_linear import fit_linear
 
 Z = 4.5
 NAMES = ["(intercept)", "male", "age10"]
