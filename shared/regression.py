@@ -320,8 +320,9 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
                      "data cannot separate these coefficients; standard errors are not given")
     if latent:
         _, _, pi = model.split(theta)
-        notes.append("randomized covariates: " + ", ".join(c.name for c in latent) + " enter "
-                     "through their channel (their distribution estimated jointly, assumed "
+        notes.append("randomized covariates: " + ", ".join(c.name for c in latent)
+                     + (" enter " if len(latent) > 1 else " enters ")
+                     + "through their channel (their distribution estimated jointly, assumed "
                      "independent of the disclosed covariates); estimated cell shares "
                      + ", ".join(f"{'/'.join(str(latent[j].labels[v]) for j, v in enumerate(c))}"
                                  f" {p:.3f}" for c, p in zip(model.cells, pi, strict=True)))

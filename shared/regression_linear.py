@@ -9,8 +9,9 @@ standard errors already carry the noise, and `se_inflation` = sqrt((σ²_e + σ�
 
 With randomized categorical covariates (at most two; server/regression.py limits them), least
 squares on their reports would be biased toward no effect (attenuation: a report is a
-misclassified answer). ldpsurvey fits by corrected moments instead (deconvolution; the
-measurement-error estimator of Fuller 1987 §3.1 for a known misclassification channel).
+misclassified answer). ldpsurvey fits by corrected moments instead (deconvolution: the
+method-of-moments correction for measurement error whose distribution, here the channel, is
+known).
 The regression on the true values solves E[z zᵀ] β = E[z Y] for z = (x, d(V₁), d(V₂)), d the
 dummies of V against its first option. With V's channel A[v][r] = P(r | v), the unbiased
 indicator estimate h(r) (E[h(r) | V = v] = e_v; the mechanism's estimator rows, or A's
@@ -153,10 +154,11 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
                                  for label, share in zip(c.labels, f.mean(axis=0), strict=True))
         for c, f in zip(latent, full, strict=True))
     notes = [
-        "randomized covariates: " + ", ".join(c.name for c in latent) + " enter by corrected "
-        "moments (each report replaced by the unbiased estimate of its answer's indicator, "
-        "through its channel); sandwich standard errors carry the outcome's noise and the "
-        "covariates' channel; se × privacy compares with least squares on the true answers "
+        "randomized covariates: " + ", ".join(c.name for c in latent)
+        + (" enter" if len(latent) > 1 else " enters")
+        + " by corrected moments (each report replaced by the unbiased estimate of its answer's "
+        "indicator, through its channel); sandwich standard errors carry the outcome's noise "
+        "and the covariates' channel; se × privacy compares with least squares on the true answers "
         f"(homoskedastic); estimated shares {shares}",
         f"the true answers' residual variance is estimated at {sigma2:.4g}; the outcome "
         f"randomization's noise variance is {noise_variance:.4g} (known exactly)"
