@@ -52,8 +52,11 @@ def headline(doc: Mapping[str, Any]) -> str:
         what = f"Logistic regression of {doc['outcome']} = {doc['outcome_level']}"
     else:
         what = f"Linear regression of {doc['outcome']}"
-    status = (f"converged in {doc['iterations']} iterations" if doc["converged"]
-              else "DID NOT CONVERGE")
+    if doc["kind"] == "linear":
+        status = "solved in closed form"
+    else:
+        status = (f"converged in {doc['iterations']} iterations" if doc["converged"]
+                  else "DID NOT CONVERGE")
     return (f"{what} on {covs}: n = {doc['n']:,} submissions ({doc['n_dropped']:,} left out "
             f"for a missing answer), {doc['confidence']:.0%} intervals, {status}.")
 
