@@ -5,8 +5,9 @@ turns them into a design matrix and channels, and fits (shared/regression.py).
 Outcome: a yes/no, categorical or ordinal question (logistic; a categorical one is modelled as
 one option, `level`, against the rest), or an integer question (linear). Covariates: disclosed
 questions (categorical/ordinal/yes-no as dummies against their first option, integer as a
-number) and at most two randomized categorical or yes/no questions with one-index reports
-(their channel enters the logistic likelihood, or the linear fit's corrected moments).
+number) and at most two randomized categorical or yes/no questions: with one-index reports
+their channel enters the logistic likelihood; one-index or support-bit reports enter the linear
+fit's corrected moments.
 Submissions missing any of them are left out (counted).
 """
 
@@ -26,7 +27,7 @@ from ..shared.regression import (
     fit_logistic,
     outcome_channel,
 )
-from ..shared.regression_linear import fit_linear
+from ..shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
 from ..shared.survey import Question
 from . import surveys
 from .report_columns import report_columns
@@ -111,12 +112,19 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     if len(latent) > MAX_LATENT:
         raise AnalysisError(f"at most {MAX_LATENT} randomized covariates ({', '.join(latent)}): "
                             "each multiplies the latent cells the likelihood sums over")
+    linear = questions[spec.outcome].type == "integer"
     for qid in latent:
         q, m = questions[qid], mechanisms[qid]
-        if q.type == "integer" or m.joint_reports != "index":
+        if q.type == "integer" or m.joint_reports not in ("index", "support_bits"):
             raise AnalysisError(f"randomized covariate {qid!r} must be a yes/no or categorical "
-                                f"question whose mechanism reports one index (grr, binary_rr or "
-                                f"a named design), not {q.type} with {m.name}")
+                                f"question, not {q.type} with {m.name}")
+        if m.joint_reports == "support_bits" and not linear:
+            raise AnalysisError(
+                f"randomized covariate {qid!r} reports support bits ({m.name}): a logistic "
+                "regression sums its likelihood over the covariate's true answer and needs the "
+                "probability of each whole report, which ldpsurvey has for mechanisms that "
+                "report one index (grr, binary_rr, hr, the named designs); linear regression "
+                "(an integer outcome) takes it")
         if q.k > MAX_LATENT_OPTIONS:
             raise AnalysisError(f"randomized covariate {qid!r} has {q.k} options; at most "
                                 f"{MAX_LATENT_OPTIONS}")
@@ -135,7 +143,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     if n == 0:
         raise AnalysisError("no submission answers the outcome and every covariate yet")
     x_parts, names = [np.ones((n, 1))], ["(intercept)"]
-    latent: list[LatentCovariate] = []
+    latent: list[LatentCovariate | IndicatorEstimates] = []
     latent_names: list[str] = []
     references: list[str] = []
     for j, qid in enumerate(spec.covariates, start=1):
@@ -150,6 +158,13 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
                 raise AnalysisError(f"{qid!r} has {q.k} options: at most {MAX_DUMMIES + 1}")
             x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+            references.append(f"{qid}={_label(q, q.labels[0])}")
+        elif m.joint_reports == "support_bits":  # linear only (_check_spec)
+            bits = m.support_bits(np.asarray(values).reshape(n, -1))
+            p_star, q_star = float(m.p_star), float(m.q_star)  # type: ignore[attr-defined]
+            latent.append(IndicatorEstimates(qid, [_label(q, v) for v in q.labels],
+                                             support_estimates(bits, p_star, q_star)))
+            latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
         else:
             a, estimator = m.index_channel()
@@ -177,7 +192,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
 
 def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
          dropped: int, spec: Spec, outcome: Question, mech: Mechanism,
-         latent: list[LatentCovariate],
+         latent: list[LatentCovariate | IndicatorEstimates],
          latent_names: list[str], confidence: float) -> RegressionResult:
     if outcome.type == "integer":
         reports = np.asarray(columns[0], dtype=float)
@@ -198,6 +213,7 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
     else:
         bits = mech.support_bits(np.asarray(raw).reshape(n, -1))
         symbols = bits[:, level].astype(np.int64)
+    index_latent = [c for c in latent if isinstance(c, LatentCovariate)]  # all (_check_spec)
     return fit_logistic(x, names, symbols, channel, outcome=spec.outcome, outcome_level=label,
-                        latent=latent, confidence=confidence, n_dropped=dropped,
+                        latent=index_latent, confidence=confidence, n_dropped=dropped,
                         latent_names=latent_names)

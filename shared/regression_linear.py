@@ -11,12 +11,12 @@ With randomized categorical covariates (at most two; server/regression.py limits
 squares on their reports would be biased toward no effect (attenuation: a report is a
 misclassified answer). ldpsurvey fits by corrected moments instead (deconvolution: the
 method-of-moments correction for measurement error whose distribution, here the channel, is
-known).
-The regression on the true values solves E[z zᵀ] β = E[z Y] for z = (x, d(V₁), d(V₂)), d the
+known). The regression on the true values solves E[z zᵀ] β = E[z Y] for z = (x, d(V₁), d(V₂)), d the
 dummies of V against its first option. With V's channel A[v][r] = P(r | v), the unbiased
 indicator estimate h(r) (E[h(r) | V = v] = e_v; the mechanism's estimator rows, or A's
-pseudo-inverse) gives, per respondent, an unbiased estimate of each moment because the device
-draws r independently of Y, of the outcome's noise and of the other covariate's report:
+pseudo-inverse; for support-bit reports (bit_v - q*)/(p* - q*)) gives, per respondent, an
+unbiased estimate of each moment, because the device draws r independently of Y, of the
+outcome's noise and of the other covariate's report:
 
     E[x d(V)ᵀ]  ← x h̃(r)ᵀ           E[d(V) d(V)ᵀ] = diag(E d(V))  ← diag(h̃(r))
     E[d(V₁) d(V₂)ᵀ] ← h̃₁(r₁) h̃₂(r₂)ᵀ     E[d(V) Y] ← h̃(r) Ỹ        (h̃ = h without its first entry)
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -49,9 +50,27 @@ from .regression import (
 )
 
 
+@dataclass
+class IndicatorEstimates:
+    """A randomized covariate given as each respondent's unbiased indicator estimate h(r)
+    (n x k, E[h(r) | V = v] = e_v) instead of a report index and a channel: how support-bit
+    reports (oue, sue, ss, olh) enter, h_v(r) = (bit_v(r) - q*)/(p* - q*)."""
+
+    name: str
+    labels: Sequence[str]
+    estimates: np.ndarray
+
+
+def support_estimates(bits: np.ndarray, p_star: float, q_star: float) -> np.ndarray:
+    """h(r) of support-bit reports: the pure protocol's P(bit_v = 1 | V = v) = p*, q* for any
+    other answer, so (bit_v - q*)/(p* - q*) has expectation 1[V = v]."""
+    return (np.asarray(bits, dtype=float) - q_star) / (p_star - q_star)
+
+
 def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_variance: float,
                *, outcome: str, outcome_range: float, confidence: float = 0.95,
-               n_dropped: int = 0, latent: Sequence[LatentCovariate] = (),
+               n_dropped: int = 0,
+               latent: Sequence[LatentCovariate | IndicatorEstimates] = (),
                latent_names: Sequence[str] = ()) -> RegressionResult:
     """Linear regression of the noisy integer reports on x (an intercept column included) and
     on the dummies of the randomized covariates in `latent` (named `latent_names`)."""
@@ -106,14 +125,16 @@ def indicator_rows(covariate: LatentCovariate) -> np.ndarray:
 
 def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
                    noise_variance: float, *, outcome: str, outcome_range: float,
-                   confidence: float, n_dropped: int, latent: Sequence[LatentCovariate],
+                   confidence: float, n_dropped: int,
+                   latent: Sequence[LatentCovariate | IndicatorEstimates],
                    latent_names: Sequence[str]) -> RegressionResult:
     """The corrected-moments fit (module docstring)."""
     z = z_value(confidence)
     x = np.asarray(x, dtype=float)
     y = np.asarray(reports, dtype=float)
     n = len(y)
-    full = [indicator_rows(c)[np.asarray(c.reports, dtype=np.int64)] for c in latent]  # n x k
+    full = [np.asarray(c.estimates, dtype=float) if isinstance(c, IndicatorEstimates)
+            else indicator_rows(c)[np.asarray(c.reports, dtype=np.int64)] for c in latent]  # n x k
     blocks = [f[:, 1:] for f in full]  # the dummies' estimates, first option as reference
     w = np.hstack([x, *blocks])
     p = w.shape[1]

@@ -122,14 +122,20 @@ def test_linear_regression_on_a_randomized_covariate(client, auth, loaded) -> No
         assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
         assert by[name]["se_inflation"] > by["sex=m"]["se_inflation"] > 1
     assert any("corrected moments" in note for note in doc["notes"])
+    # a support-bit covariate (mood: oue) enters the linear fit too; mood is independent here
+    mood = client.get("/api/surveys/habits/regression?outcome=drinks&covariates=sex,mood",
+                      headers=auth).get_json()
+    assert [c["name"] for c in mood["coefficients"]][3:] == ["mood=ok", "mood=good"]
+    for c in mood["coefficients"][3:]:
+        assert abs(c["estimate"]) < Z * c["std_error"], c
 
 
 @pytest.mark.parametrize(("query", "message"), [
     ("outcome=nope", "no question 'nope'"),
     ("outcome=mood&covariates=sex", "name the one to model"),
-    ("outcome=smoker&covariates=mood", "must be a yes/no or categorical question whose"),
+    ("outcome=smoker&covariates=mood", "reports support bits (oue): a logistic regression"),
+    ("outcome=smoker&covariates=drinks", "must be a yes/no or categorical question, not"),
     ("outcome=smoker&covariates=smoker", "cannot also be a covariate"),
-    ("outcome=drinks&covariates=mood", "must be a yes/no or categorical question whose"),
     ("outcome=smoker&covariates=sex,,age", "separated by commas"),
 ])
 def test_bad_requests_are_clear_422s(client, auth, loaded, query: str, message: str) -> None:

@@ -167,3 +167,35 @@ def test_indicator_rows_are_unbiased_for_a_non_square_matrix_design() -> None:
     a = np.array([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]])
     h = indicator_rows(LatentCovariate("v", ["a", "b"], np.zeros(1, dtype=np.int64), a))
     assert a @ h == pytest.approx(np.eye(2))
+
+
+@pytest.mark.parametrize("mechanism", ["ss", "oue", "olh"])
+def test_support_bit_covariate_converges_to_known_coefficients(mechanism: str) -> None:
+    """A categorical covariate whose reports are support bits (what `auto` picks for 5+ options
+    at small ε) enters through h_v = (bit_v - q*)/(p* - q*)."""
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.regression_linear import IndicatorEstimates, support_estimates
+    from ldpsurvey.shared.survey import Survey
+
+    labels = ["a", "b", "c", "d", "e"]
+    survey = Survey.from_dict({"id": "s", "title": "t", "version": 1, "questions": [
+        {"id": "region", "text": "Region?", "type": "categorical", "options": labels,
+         "epsilon": 2.0, "mechanism": mechanism}]})
+    mech = mechanism_for(survey.question("region"))
+    assert mech.joint_reports == "support_bits"
+    rng = np.random.default_rng(37)
+    n = 60_000
+    male = rng.integers(0, 2, n)
+    region = rng.choice(5, n, p=[0.3, 0.25, 0.2, 0.15, 0.1])
+    effects = np.array([0.0, 2.0, -1.0, 3.0, 1.0])
+    y = (10 + 2 * male + effects[region] + rng.integers(-3, 4, n)).astype(np.int64)
+    reports = OUTCOME.perturb_many(y, rng)
+    bits = mech.support_bits(np.asarray(mech.perturb_many(region, rng)).reshape(n, -1))
+    cov = IndicatorEstimates("region", labels,
+                             support_estimates(bits, float(mech.p_star), float(mech.q_star)))
+    result = fit_linear(np.column_stack([np.ones(n), male]), NAMES, reports,
+                        Geometric.noise_variance(31, 6.0), outcome="drinks",
+                        outcome_range=30.0, latent=[cov],
+                        latent_names=[f"region={v}" for v in labels[1:]])
+    for c, t in zip(result.coefficients, [10.0, 2.0, *effects[1:]], strict=True):
+        assert abs(c.estimate - t) < Z * c.std_error, (c.name, c.estimate, t, c.std_error)
