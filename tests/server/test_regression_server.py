@@ -128,6 +128,15 @@ def test_linear_regression_on_a_randomized_covariate(client, auth, loaded) -> No
     assert [c["name"] for c in mood["coefficients"]][3:] == ["mood=ok", "mood=good"]
     for c in mood["coefficients"][3:]:
         assert abs(c["estimate"]) < Z * c["std_error"], c
+    # two randomized covariates at once (one-index grr and support-bit oue)
+    both = client.get("/api/surveys/habits/regression?outcome=drinks&covariates=sex,drug,mood",
+                      headers=auth).get_json()
+    by = {c["name"]: c for c in both["coefficients"]}
+    assert list(by)[3:] == ["drug=cannabis", "drug=other", "mood=ok", "mood=good"]
+    assert abs(by["sex=m"]["estimate"] - 3.0) < Z * by["sex=m"]["std_error"]
+    for name in list(by)[3:]:
+        assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
+    assert "drug, mood enter by corrected moments" in both["notes"][1]
 
 
 @pytest.mark.parametrize(("query", "message"), [
