@@ -5,9 +5,9 @@ turns them into a design matrix and channels, and fits (shared/regression.py).
 Outcome: a yes/no, categorical or ordinal question (logistic; a categorical one is modelled as
 one option, `level`, against the rest), or an integer question (linear). Covariates: disclosed
 questions (categorical/ordinal/yes-no as dummies against their first option, integer as a
-number) and at most two randomized categorical or yes/no questions: with one-index reports
-their channel enters the logistic likelihood; one-index or support-bit reports enter the linear
-fit's corrected moments.
+number) and at most two randomized categorical or yes/no questions: their channel (for support
+bits, the reports' relative likelihood) enters the logistic likelihood, their unbiased
+indicator estimates the linear fit's corrected moments.
 Submissions missing any of them are left out (counted).
 """
 
@@ -26,6 +26,7 @@ from ..shared.regression import (
     RegressionResult,
     fit_logistic,
     outcome_channel,
+    support_bit_covariate,
 )
 from ..shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
 from ..shared.survey import Question
@@ -38,6 +39,9 @@ MAX_COVARIATES = 20
 MAX_LATENT = 2
 MAX_LATENT_OPTIONS = 10
 MAX_DUMMIES = 50
+# support-bit mechanisms whose report likelihood is ratio^[supports v] up to a factor of the
+# report (shared/regression.support_bit_covariate)
+TWO_VALUED_LIKELIHOOD = frozenset({"oue", "sue", "ss", "olh"})
 
 
 @dataclass(frozen=True)
@@ -118,13 +122,12 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
         if q.type == "integer" or m.joint_reports not in ("index", "support_bits"):
             raise AnalysisError(f"randomized covariate {qid!r} must be a yes/no or categorical "
                                 f"question, not {q.type} with {m.name}")
-        if m.joint_reports == "support_bits" and not linear:
+        if (m.joint_reports == "support_bits" and not linear
+                and m.name not in TWO_VALUED_LIKELIHOOD):
             raise AnalysisError(
-                f"randomized covariate {qid!r} reports support bits ({m.name}): a logistic "
-                "regression sums its likelihood over the covariate's true answer and needs the "
-                "probability of each whole report, which ldpsurvey has for mechanisms that "
-                "report one index (grr, binary_rr, hr, the named designs); linear regression "
-                "(an integer outcome) takes it")
+                f"randomized covariate {qid!r} reports support bits ({m.name}) whose likelihood "
+                "ldpsurvey does not have in closed form: a logistic regression sums it over the "
+                "covariate's true answer; linear regression (an integer outcome) takes it")
         if q.k > MAX_LATENT_OPTIONS:
             raise AnalysisError(f"randomized covariate {qid!r} has {q.k} options; at most "
                                 f"{MAX_LATENT_OPTIONS}")
@@ -159,11 +162,17 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
             x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
-        elif m.joint_reports == "support_bits":  # linear only (_check_spec)
+        elif m.joint_reports == "support_bits":
             bits = m.support_bits(np.asarray(values).reshape(n, -1))
-            p_star, q_star = float(m.p_star), float(m.q_star)  # type: ignore[attr-defined]
-            latent.append(IndicatorEstimates(qid, [_label(q, v) for v in q.labels],
-                                             support_estimates(bits, p_star, q_star)))
+            labels = [_label(q, v) for v in q.labels]
+            if questions[spec.outcome].type == "integer":  # corrected moments
+                p_star, q_star = float(m.p_star), float(m.q_star)  # type: ignore[attr-defined]
+                latent.append(IndicatorEstimates(qid, labels,
+                                                 support_estimates(bits, p_star, q_star)))
+            else:  # latent cells through the reports' relative likelihood
+                loss = m.privacy_loss()
+                assert loss is not None  # _check_spec
+                latent.append(support_bit_covariate(qid, labels, bits, float(loss.ratio)))
             latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
         else:

@@ -106,8 +106,24 @@ class LatentCovariate:
     name: str
     labels: Sequence[str]
     reports: np.ndarray     # int report index per respondent
-    channel: np.ndarray     # k x m, P(report r | answer v)
+    channel: np.ndarray     # k x m, P(report r | answer v) (or proportional to it in each column)
     indicator: np.ndarray | None = None  # k x m, the mechanism's unbiased estimator rows M[v][r]
+
+
+def support_bit_covariate(name: str, labels: Sequence[str], bits: np.ndarray,
+                          ratio: float) -> LatentCovariate:
+    """A randomized covariate whose reports are support bits (oue, sue, ss, olh), as report
+    indices and a relative channel. For these mechanisms a report's likelihood is, up to a
+    factor of the report alone, ratio^[report supports v], with ratio the mechanism's exact
+    worst-case ratio: oue and sue are products over independent bits (bit v is 1 with p, the
+    others with q: ratio p(1 - q)/(q(1 - p))); ss draws its set Z with P(Z | v) = r/D or 1/D;
+    olh puts the hashed bucket through GRR (p'/q' = r). The likelihood sums over the latent
+    value only through ratios between values, so the report's own factor cancels (it shifts the
+    log-likelihood by a constant). Each distinct bit pattern becomes one report index whose
+    channel column holds those relative likelihoods."""
+    patterns, index = np.unique(np.asarray(bits, dtype=np.int8), axis=0, return_inverse=True)
+    channel = np.power(float(ratio), patterns.T.astype(float))  # k x (distinct patterns)
+    return LatentCovariate(name, labels, index.reshape(-1), channel)
 
 
 def expit(x: np.ndarray) -> np.ndarray:

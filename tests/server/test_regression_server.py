@@ -98,6 +98,14 @@ def test_categorical_outcome_one_vs_rest_and_latent_covariate(client, auth, load
     assert names == ["(intercept)", "sex=m", "sex=x", "drug=cannabis", "drug=other"]
     for c in latent["coefficients"][3:]:  # smoking does not depend on drug here
         assert abs(c["estimate"]) < Z * c["std_error"]
+    # a support-bit covariate (mood: oue) enters through its reports' relative likelihood
+    bits = client.get("/api/surveys/habits/regression?outcome=smoker&covariates=sex,age,mood",
+                      headers=auth).get_json()
+    assert bits["converged"], bits
+    by = {c["name"]: c for c in bits["coefficients"]}
+    assert abs(by["sex=m"]["estimate"] - SMOKER_BETA["sex=m"]) < Z * by["sex=m"]["std_error"]
+    for name in ("mood=ok", "mood=good"):  # smoking does not depend on mood here
+        assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
 
 
 def test_linear_regression_of_an_integer_outcome(client, auth, loaded) -> None:
@@ -142,7 +150,9 @@ def test_linear_regression_on_a_randomized_covariate(client, auth, loaded) -> No
 @pytest.mark.parametrize(("query", "message"), [
     ("outcome=nope", "no question 'nope'"),
     ("outcome=mood&covariates=sex", "name the one to model"),
-    ("outcome=smoker&covariates=mood", "reports support bits (oue): a logistic regression"),
+    ("outcome=smoker&covariates=sex,drug,mood,age,smoker", "cannot also be a covariate"),
+    ("outcome=smoker&covariates=drug,mood,sex,drug", "named twice"),
+    ("outcome=sex&covariates=drug,mood,drinks", "at most 2 randomized covariates"),
     ("outcome=smoker&covariates=drinks", "must be a yes/no or categorical question, not"),
     ("outcome=smoker&covariates=smoker", "cannot also be a covariate"),
     ("outcome=smoker&covariates=sex,,age", "separated by commas"),
