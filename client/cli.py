@@ -291,7 +291,11 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
     if not sent and not waiting and not spend:
         click.echo("nothing sent from this device yet")
         return
-    click.secho("Sent (randomized reports; your true answers never left this device):", bold=True)
+    disclosed = ledger.disclosed()
+    click.secho("Sent (randomized reports, and the disclosed answers listed at the end as you "
+                "gave them; your true answers to randomized questions never left this device):"
+                if disclosed else
+                "Sent (randomized reports; your true answers never left this device):", bold=True)
     for r in sent:
         body = r["body"]
         click.echo(f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
@@ -313,7 +317,6 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
         click.echo(f"  location {e['survey']} v{e['version']} {e['question']}: ε = "
                    f"{e['epsilon']:.4g} (ε_geo = {e['epsilon_geo']:g} per km)")
     click.echo(format_total(total))
-    disclosed = ledger.disclosed()
     if disclosed:
         click.secho("Disclosed answers (sent as you answered them, not randomized; no ε):",
                     bold=True)

@@ -41,6 +41,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config["ALLOWED_ORIGINS"] = allowed_origins(app.config["ALLOWED_ORIGINS"])
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.compact = True  # type: ignore[attr-defined]
+    # a survey id may hold an encoded '/': werkzeug would merge the '//' it decodes to and
+    # answer a 308 HTML redirect instead of the JSON 404 (found by tests/server/test_hostile_http)
+    app.url_map.merge_slashes = False
     app.extensions[STORE_EXTENSION] = open_store(app.config["DATABASE"],
                                                  pool_size=int(app.config["POOL_SIZE"]))
     app.register_blueprint(public_bp)

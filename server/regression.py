@@ -5,8 +5,10 @@ turns them into a design matrix and channels, and fits (shared/regression.py).
 Outcome: a yes/no, categorical or ordinal question (logistic; a categorical one is modelled as
 one option, `level`, against the rest), or an integer question (linear). Covariates: disclosed
 questions (categorical/ordinal/yes-no as dummies against their first option, integer as a
-number) and at most two randomized categorical or yes/no questions with one-index reports
-(their channel enters the likelihood). Submissions missing any of them are left out (counted).
+number) and at most two randomized categorical or yes/no questions: their channel (for support
+bits, the reports' relative likelihood) enters the logistic likelihood, their unbiased
+indicator estimates the linear fit's corrected moments.
+Submissions missing any of them are left out (counted).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from ..shared.mechanisms import Mechanism
 from ..shared.regression import (
     LatentCovariate,
     RegressionResult,
-    fit_linear,
     fit_logistic,
     outcome_channel,
+    support_bit_covariate,
 )
+from ..shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
 from ..shared.survey import Question
 from . import surveys
 from .report_columns import report_columns
@@ -36,6 +39,9 @@ MAX_COVARIATES = 20
 MAX_LATENT = 2
 MAX_LATENT_OPTIONS = 10
 MAX_DUMMIES = 50
+# support-bit mechanisms whose report likelihood is ratio^[supports v] up to a factor of the
+# report (shared/regression.support_bit_covariate)
+TWO_VALUED_LIKELIHOOD = frozenset({"oue", "sue", "ss", "olh"})
 
 
 @dataclass(frozen=True)
@@ -110,26 +116,25 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     if len(latent) > MAX_LATENT:
         raise AnalysisError(f"at most {MAX_LATENT} randomized covariates ({', '.join(latent)}): "
                             "each multiplies the latent cells the likelihood sums over")
+    linear = questions[spec.outcome].type == "integer"
     for qid in latent:
         q, m = questions[qid], mechanisms[qid]
-        if q.type == "integer" or m.joint_reports != "index":
+        if q.type == "integer" or m.joint_reports not in ("index", "support_bits"):
             raise AnalysisError(f"randomized covariate {qid!r} must be a yes/no or categorical "
-                                f"question whose mechanism reports one index (grr, binary_rr or "
-                                f"a named design), not {q.type} with {m.name}")
+                                f"question, not {q.type} with {m.name}")
+        if (m.joint_reports == "support_bits" and not linear
+                and m.name not in TWO_VALUED_LIKELIHOOD):
+            raise AnalysisError(
+                f"randomized covariate {qid!r} reports support bits ({m.name}) whose likelihood "
+                "ldpsurvey does not have in closed form: a logistic regression sums it over the "
+                "covariate's true answer; linear regression (an integer outcome) takes it")
         if q.k > MAX_LATENT_OPTIONS:
             raise AnalysisError(f"randomized covariate {qid!r} has {q.k} options; at most "
                                 f"{MAX_LATENT_OPTIONS}")
     outcome = questions[spec.outcome]
-    if outcome.type == "integer":
-        if latent:
-            raise AnalysisError(
-                "linear regression of an integer outcome takes disclosed covariates only: least "
-                f"squares on the reports of randomized {', '.join(latent)} would be biased toward "
-                "no effect (the reports are misclassified answers), and the correction (regressing "
-                "on each report's posterior under the estimated shares) needs standard errors "
-                "that carry the shares' own uncertainty, which ldpsurvey does not compute")
-        if not outcome.disclosed and mechanisms[spec.outcome].joint_reports != "integer":
-            raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
+    if (outcome.type == "integer" and not outcome.disclosed
+            and mechanisms[spec.outcome].joint_reports != "integer"):
+        raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 
 
 def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
@@ -141,7 +146,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     if n == 0:
         raise AnalysisError("no submission answers the outcome and every covariate yet")
     x_parts, names = [np.ones((n, 1))], ["(intercept)"]
-    latent: list[LatentCovariate] = []
+    latent: list[LatentCovariate | IndicatorEstimates] = []
     latent_names: list[str] = []
     references: list[str] = []
     for j, qid in enumerate(spec.covariates, start=1):
@@ -157,10 +162,23 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
             x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
+        elif m.joint_reports == "support_bits":
+            bits = m.support_bits(np.asarray(values).reshape(n, -1))
+            labels = [_label(q, v) for v in q.labels]
+            if questions[spec.outcome].type == "integer":  # corrected moments
+                p_star, q_star = float(m.p_star), float(m.q_star)  # type: ignore[attr-defined]
+                latent.append(IndicatorEstimates(qid, labels,
+                                                 support_estimates(bits, p_star, q_star)))
+            else:  # latent cells through the reports' relative likelihood
+                loss = m.privacy_loss()
+                assert loss is not None  # _check_spec
+                latent.append(support_bit_covariate(qid, labels, bits, float(loss.ratio)))
+            latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
+            references.append(f"{qid}={_label(q, q.labels[0])}")
         else:
-            a, _ = m.index_channel()
+            a, estimator = m.index_channel()
             latent.append(LatentCovariate(qid, [_label(q, v) for v in q.labels],
-                                          np.asarray(values, dtype=np.int64), a))
+                                          np.asarray(values, dtype=np.int64), a, estimator))
             latent_names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
     x = np.hstack(x_parts)
@@ -183,7 +201,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
 
 def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
          dropped: int, spec: Spec, outcome: Question, mech: Mechanism,
-         latent: list[LatentCovariate],
+         latent: list[LatentCovariate | IndicatorEstimates],
          latent_names: list[str], confidence: float) -> RegressionResult:
     if outcome.type == "integer":
         reports = np.asarray(columns[0], dtype=float)
@@ -192,7 +210,8 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
         assert outcome.min is not None and outcome.max is not None
         return fit_linear(x, names, reports, noise, outcome=spec.outcome,
                           outcome_range=float(outcome.max - outcome.min),
-                          confidence=confidence, n_dropped=dropped)
+                          confidence=confidence, n_dropped=dropped, latent=latent,
+                          latent_names=latent_names)
     level, label = _level_index(outcome, spec.level)
     how, channel = outcome_channel(mech, level)
     raw = columns[0]
@@ -203,6 +222,7 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
     else:
         bits = mech.support_bits(np.asarray(raw).reshape(n, -1))
         symbols = bits[:, level].astype(np.int64)
+    index_latent = [c for c in latent if isinstance(c, LatentCovariate)]  # all (_check_spec)
     return fit_logistic(x, names, symbols, channel, outcome=spec.outcome, outcome_level=label,
-                        latent=latent, confidence=confidence, n_dropped=dropped,
+                        latent=index_latent, confidence=confidence, n_dropped=dropped,
                         latent_names=latent_names)

@@ -9,29 +9,29 @@ exact channel; shared/regression_data.py builds it), so
 
 (Magder & Hughes 1997; the same model as RRreg's RRlog and rr's rrreg). Up to two covariates may
 themselves be randomized categorical answers V with index reports r and channel A[v][r]: the
-true V is latent, its distribution (over the joint cells of the latent covariates, independent of
-the disclosed covariates: an assumption the docs state) is estimated with the coefficients, and
+true V is latent, its distribution over the joint cells of the latent covariates given the
+disclosed ones, π_c(x) (a multinomial logit on x: the randomized covariates may depend on the
+disclosed ones, as drug use depends on age), is estimated with the coefficients, and
 
-    P(s_i, r_i | x_i) = Σ_c π_c · Π_j A_j[c_j, r_ij] · P(s_i | x_i, c).
+    P(s_i, r_i | x_i) = Σ_c π_c(x_i) · Π_j A_j[c_j, r_ij] · P(s_i | x_i, c).
 
-Fitting: EM iterations (the E-step's posterior over (cell, Y), one weighted IRLS step as the
-M-step: a generalized EM) from a neutral start, then Newton steps on the observed log-likelihood
-with step halving. Standard errors come from the observed information (the Hessian: analytic
-without latent covariates, central differences of the analytic gradient with them).
+Fitting: EM iterations (the E-step's posterior over (cell, Y); as the M-step one weighted IRLS
+step and one Newton step of the cells' multinomial logit: a generalized EM) from a neutral
+start, then Newton steps on the observed log-likelihood with step halving. Standard errors come
+from the observed information (the analytic Hessian; with latent covariates by Louis's
+identity, checked against central differences of the analytic gradient in the tests).
 `se_inflation` is the standard error divided by the one the same fit would have on the true
 answers (the complete-data information at the estimate): the price of privacy per coefficient.
 
-Linear regression of an integer outcome randomized with (two-sided geometric) noise of known
-variance σ²_N: OLS on the reports is unbiased (the noise has mean 0 and is independent of the
-covariates); its residual variance estimates σ²_e + σ²_N, so the usual OLS standard errors
-already carry the noise, and `se_inflation` = sqrt((σ²_e + σ²_N)/σ²_e).
+Linear regression of an integer outcome (with disclosed and randomized covariates) is in
+shared/regression_linear.py.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,10 @@ from .estimates import finite_or_none, z_value
 
 MAX_EM = 5  # a robust start; Newton finishes (EM alone crawls when the channel is noisy)
 MAX_NEWTON = 50
+# with latent covariates a Newton step costs (cells)² products over the rows plus a solve in the
+# parameters: this keeps a fit on 10^5 submissions to seconds (one 10-option covariate with 9
+# disclosed columns: 99 parameters, ~10 s)
+MAX_LATENT_PARAMETERS = 150
 TOLERANCE = 1e-9  # on the Newton decrement (log-likelihood units) and EM's relative change
 # "too noisy to say": the interval of an odds ratio reaches below 1/2 and above 2 (a halving and
 # a doubling of the odds both fit the data); for a linear slope, below -R/10 and above R/10 for
@@ -102,7 +106,24 @@ class LatentCovariate:
     name: str
     labels: Sequence[str]
     reports: np.ndarray     # int report index per respondent
-    channel: np.ndarray     # k x m, P(report r | answer v)
+    channel: np.ndarray     # k x m, P(report r | answer v) (or proportional to it in each column)
+    indicator: np.ndarray | None = None  # k x m, the mechanism's unbiased estimator rows M[v][r]
+
+
+def support_bit_covariate(name: str, labels: Sequence[str], bits: np.ndarray,
+                          ratio: float) -> LatentCovariate:
+    """A randomized covariate whose reports are support bits (oue, sue, ss, olh), as report
+    indices and a relative channel. For these mechanisms a report's likelihood is, up to a
+    factor of the report alone, ratio^[report supports v], with ratio the mechanism's exact
+    worst-case ratio: oue and sue are products over independent bits (bit v is 1 with p, the
+    others with q: ratio p(1 - q)/(q(1 - p))); ss draws its set Z with P(Z | v) = r/D or 1/D;
+    olh puts the hashed bucket through GRR (p'/q' = r). The likelihood sums over the latent
+    value only through ratios between values, so the report's own factor cancels (it shifts the
+    log-likelihood by a constant). Each distinct bit pattern becomes one report index whose
+    channel column holds those relative likelihoods."""
+    patterns, index = np.unique(np.asarray(bits, dtype=np.int8), axis=0, return_inverse=True)
+    channel = np.power(float(ratio), patterns.T.astype(float))  # k x (distinct patterns)
+    return LatentCovariate(name, labels, index.reshape(-1), channel)
 
 
 def expit(x: np.ndarray) -> np.ndarray:
@@ -140,20 +161,26 @@ class _Model:
         for ci, cell in enumerate(self.cells):
             for j, cov in enumerate(latent):
                 self.r[:, ci] *= np.asarray(cov.channel, dtype=float)[cell[j], cov.reports]
-        self.k_params = self.p + self.q + (self.c - 1)
+        # the latent cells' distribution given x: a multinomial logit on all of x's columns
+        # (cell 0 the reference), α of shape (C - 1) x p
+        self.k_params = self.p + self.q + (self.c - 1) * self.p
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(β, γ, π) with π[i, c] = P(latent cell c | x_i)."""
         beta, gamma = theta[:self.p], theta[self.p:self.p + self.q]
-        logits = np.concatenate([[0.0], theta[self.p + self.q:]])
-        pi = np.exp(logits - logits.max())
-        return beta, gamma, pi / pi.sum()
+        if self.c == 1:
+            return beta, gamma, np.ones((self.n, 1))
+        alpha = theta[self.p + self.q:].reshape(self.c - 1, self.p)
+        logits = np.hstack([np.zeros((self.n, 1)), self.x @ alpha.T])
+        pi = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return beta, gamma, pi / pi.sum(axis=1, keepdims=True)
 
     def _state(self, theta: np.ndarray) -> tuple[np.ndarray, ...]:
         beta, gamma, pi = self.split(theta)
         eta = (self.x @ beta)[:, None] + (self.d @ gamma)[None, :]
         mu = expit(eta)
         f = self.b0[:, None] + self.delta[:, None] * mu
-        w = pi[None, :] * self.r
+        w = pi * self.r
         likelihood = np.maximum((w * f).sum(axis=1), 1e-300)
         return pi, mu, f, w, likelihood
 
@@ -166,8 +193,8 @@ class _Model:
         grad_beta = self.x.T @ g.sum(axis=1)
         grad_gamma = self.d.T @ g.sum(axis=0)
         share = (w * f) / likelihood[:, None]  # posterior of the cell
-        grad_logits = (self.count @ (share - pi[None, :]))[1:]
-        return np.concatenate([grad_beta, grad_gamma, grad_logits])
+        grad_alpha = ((share - pi)[:, 1:] * self.count[:, None]).T @ self.x
+        return np.concatenate([grad_beta, grad_gamma, grad_alpha.reshape(-1)])
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         if self.c == 1:  # analytic: ℓ_i = log(b0 + Δ μ)
@@ -175,6 +202,10 @@ class _Model:
             slope = self.delta * (mu[:, 0] * (1 - mu[:, 0]))
             second = slope * (1 - 2 * mu[:, 0]) / likelihood - (slope / likelihood) ** 2
             return (self.x * (self.count * second)[:, None]).T @ self.x
+        return -self._louis_information(theta)
+
+    def difference_hessian(self, theta: np.ndarray) -> np.ndarray:
+        """Central differences of the analytic gradient (a check on the analytic Hessian)."""
         h = np.zeros((self.k_params, self.k_params))
         for j in range(self.k_params):
             step = 1e-5 * max(1.0, abs(theta[j]))
@@ -184,16 +215,67 @@ class _Model:
             h[:, j] = (self.gradient(up) - self.gradient(down)) / (2 * step)
         return (h + h.T) / 2
 
+    def _louis_information(self, theta: np.ndarray) -> np.ndarray:
+        """The observed information with latent cells, by Louis's identity (1982): the
+        posterior mean of the complete-data information minus the posterior covariance of the
+        complete-data score, over the states (cell c, true outcome y) of each row.
+
+        The complete-data score is (h ⊗ x, u·d_c) with u = y - μ_c and h = (u, e_c - π) (cells
+        1..C-1 of e_c - π), in the order (β, α, γ); so every block is a per-row C x C (or C x q)
+        matrix of posterior moments times x xᵀ (or x d_cᵀ), summed with one product per block.
+        """
+        pi, mu, _f, w, likelihood = self._state(theta)
+        n, c, p, q = self.n, self.c, self.p, self.q
+        scale = (self.count / likelihood)[:, None]
+        p1 = w * (self.b0 + self.delta)[:, None] * mu * scale  # count · P(c, y = 1 | report)
+        p0 = w * self.b0[:, None] * (1 - mu) * scale
+        weight = self.count[:, None]
+        t = (p0 + p1) / weight                                  # P(c | report)
+        u1 = (p1 * (1 - mu) - p0 * mu) / weight                 # Σ_y P(c, y) u
+        u2 = (p1 * (1 - mu) ** 2 + p0 * mu ** 2) / weight       # Σ_y P(c, y) u²
+        var_mu = mu * (1 - mu)
+        su1 = u1.sum(axis=1)
+        # K_i = complete information - score covariance, on the h ⊗ x block
+        k = np.zeros((n, c, c))
+        k[:, 0, 0] = (t * var_mu).sum(axis=1) - u2.sum(axis=1) + su1 ** 2
+        k[:, 0, 1:] = -(u1[:, 1:] - su1[:, None] * t[:, 1:])
+        k[:, 1:, 0] = k[:, 0, 1:]
+        tail_pi, tail_t = pi[:, 1:], t[:, 1:]
+        k[:, 1:, 1:] = (np.einsum("na,ab->nab", tail_pi - tail_t, np.eye(c - 1))
+                        - tail_pi[:, :, None] * tail_pi[:, None, :]
+                        + tail_t[:, :, None] * tail_t[:, None, :])
+        size = c * p + q
+        info = np.zeros((size, size))
+        for a in range(c):
+            for b in range(a, c):
+                block = (self.x * (self.count * k[:, a, b])[:, None]).T @ self.x
+                info[a * p:(a + 1) * p, b * p:(b + 1) * p] = block
+                info[b * p:(b + 1) * p, a * p:(a + 1) * p] = block.T
+        if q:
+            m_d = u1 @ self.d                                    # n x q
+            cross = np.zeros((n, c, q))
+            cross[:, 0, :] = (t * var_mu) @ self.d - (u2 @ self.d - su1[:, None] * m_d)
+            cross[:, 1:, :] = -(u1[:, 1:, None] * self.d[None, 1:, :]
+                                - t[:, 1:, None] * m_d[:, None, :])
+            for a in range(c):
+                block = self.x.T @ (cross[:, a, :] * self.count[:, None])
+                info[a * p:(a + 1) * p, c * p:] = block
+                info[c * p:, a * p:(a + 1) * p] = block.T
+            diag = self.count @ (t * var_mu - u2)
+            info[c * p:, c * p:] = (self.d.T * diag) @ self.d + (m_d.T * self.count) @ m_d
+        order = [*range(p), *range(c * p, size), *range(p, c * p)]  # (β, α, γ) -> (β, γ, α)
+        return info[np.ix_(order, order)]
+
     def em_step(self, theta: np.ndarray) -> np.ndarray:
-        """One generalized EM step: the posterior over (cell, Y), then π's exact M-step and one
-        IRLS step of the weighted logistic regression on (x, cell)."""
-        _pi, mu, _f, w, likelihood = self._state(theta)
+        """One generalized EM step: the posterior over (cell, Y), then one Newton step of the
+        weighted multinomial logit of the cells on x, and one IRLS step of the weighted logistic
+        regression on (x, cell)."""
+        pi, mu, _f, w, likelihood = self._state(theta)
         b1 = self.b0 + self.delta
         scale = (self.count / likelihood)[:, None]
         q1 = w * b1[:, None] * mu * scale
         q0 = w * self.b0[:, None] * (1 - mu) * scale
         weight = q0 + q1
-        new_pi = weight.sum(axis=0) / self.count.sum()
         dim = self.p + self.q
         grad = np.zeros(dim)
         info = np.zeros((dim, dim))
@@ -206,9 +288,24 @@ class _Model:
         new = theta.copy()
         new[:dim] += step if step is not None else 0.0
         if self.c > 1:
-            logits = np.log(np.maximum(new_pi, 1e-12))
-            new[dim:] = logits[1:] - logits[0]
+            alpha_step = self._cells_step(pi, weight)
+            if alpha_step is not None:
+                new[dim:] += alpha_step
         return new
+
+    def _cells_step(self, pi: np.ndarray, weight: np.ndarray) -> np.ndarray | None:
+        """The Newton step of Σ_i Σ_c weight_ic log π_c(x_i; α) (concave in α): gradient
+        (weight - count·π)ᵀx, information Σ_i count_i (diag π_i - π_i π_iᵀ) ⊗ x_i x_iᵀ."""
+        k, p = self.c - 1, self.p
+        grad = (weight[:, 1:] - self.count[:, None] * pi[:, 1:]).T @ self.x  # k x p
+        info = np.zeros((k * p, k * p))
+        for a in range(k):  # block by block: memory stays O(n p)
+            for b in range(a, k):
+                w = self.count * ((a == b) * pi[:, a + 1] - pi[:, a + 1] * pi[:, b + 1])
+                block = (self.x * w[:, None]).T @ self.x
+                info[a * p:(a + 1) * p, b * p:(b + 1) * p] = block
+                info[b * p:(b + 1) * p, a * p:(a + 1) * p] = block.T
+        return _solve(info, grad.reshape(-1))
 
     def complete_information(self, theta: np.ndarray) -> np.ndarray:
         """Information about (β, γ) had the true answers been reported: Σ μ(1-μ) z zᵀ, averaged
@@ -243,7 +340,7 @@ def collapse(x: np.ndarray, symbols: np.ndarray, latent: Sequence[LatentCovariat
     if len(first) * 2 > n:
         return x, symbols, list(latent), np.ones(n)
     return (x[first], symbols[first],
-            [LatentCovariate(c.name, c.labels, c.reports[first], c.channel) for c in latent],
+            [replace(c, reports=c.reports[first]) for c in latent],
             counts.astype(float))
 
 
@@ -263,9 +360,16 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
     z = z_value(confidence)
     n = len(symbols)
     k_params = (len(names) + sum(len(c.labels) - 1 for c in latent)
-                + math.prod(len(c.labels) for c in latent) - 1)
+                + (math.prod(len(c.labels) for c in latent) - 1) * len(names))
     if n <= k_params:
         raise AnalysisError(f"{n} complete submissions cannot fit {k_params} parameters")
+    if latent and k_params > MAX_LATENT_PARAMETERS:
+        cells = math.prod(len(c.labels) for c in latent)
+        raise AnalysisError(
+            f"with randomized covariates this model has {k_params} parameters, of which "
+            f"{(cells - 1) * len(names)} describe how the {cells} combinations of their answers "
+            f"depend on the {len(names)} disclosed columns; at most {MAX_LATENT_PARAMETERS} "
+            "(the fit's cost grows fast with them): use fewer options or covariates")
     x, symbols, latent, counts = collapse(x, np.asarray(symbols, dtype=np.int64), latent)
     model = _Model(x, symbols, outcome_channel, latent, counts)
     theta = np.zeros(model.k_params)
@@ -321,47 +425,16 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
                      "data cannot separate these coefficients; standard errors are not given")
     if latent:
         _, _, pi = model.split(theta)
-        notes.append("randomized covariates: " + ", ".join(c.name for c in latent) + " enter "
-                     "through their channel (their distribution estimated jointly, assumed "
-                     "independent of the disclosed covariates); estimated cell shares "
+        shares = model.count @ pi / model.count.sum()  # averaged over the respondents
+        notes.append("randomized covariates: " + ", ".join(c.name for c in latent)
+                     + (" enter " if len(latent) > 1 else " enters ")
+                     + "through their channel (their true answers' distribution estimated "
+                     "jointly, as a multinomial logit on the disclosed covariates); estimated "
+                     "cell shares "
                      + ", ".join(f"{'/'.join(str(latent[j].labels[v]) for j, v in enumerate(c))}"
-                                 f" {p:.3f}" for c, p in zip(model.cells, pi, strict=True)))
+                                 f" {p:.3f}" for c, p in zip(model.cells, shares, strict=True)))
     return RegressionResult("logistic", outcome, outcome_level, n, n_dropped, confidence,
                             converged, iterations, loglik, coefficients, notes)
-
-
-def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_variance: float,
-               *, outcome: str, outcome_range: float, confidence: float = 0.95,
-               n_dropped: int = 0) -> RegressionResult:
-    """OLS of the noisy integer reports on x (intercept included): unbiased, its residual
-    variance includes the known noise variance."""
-    z = z_value(confidence)
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(reports, dtype=float)
-    n, p = x.shape
-    if n <= p:
-        raise AnalysisError(f"{n} complete submissions cannot fit {p} coefficients")
-    gram = x.T @ x
-    inverse = _inverse_pd(gram)
-    if inverse is None:
-        raise AnalysisError("the covariates are collinear (a disclosed option nobody chose, or "
-                            "two covariates that always agree)")
-    beta = inverse @ (x.T @ y)
-    residual = y - x @ beta
-    s2 = float(residual @ residual) / (n - p)
-    signal = s2 - noise_variance
-    inflation = math.sqrt(s2 / signal) if signal > 0 else None
-    coefficients = [_coefficient(name, float(beta[j]), s2 * inverse[j, j], z, odds=False,
-                                 complete_var=None if inflation is None
-                                 else s2 * inverse[j, j] / inflation ** 2,
-                                 noisy=outcome_range / 10)
-                    for j, name in enumerate(names)]
-    notes = [f"residual variance {s2:.4g}, of which the randomization's noise is "
-             f"{noise_variance:.4g} (known exactly)"
-             + ("" if signal > 0 else "; the residual variance is not above the noise: the "
-                                      "true answers' spread is not measurable at this n")]
-    return RegressionResult("linear", outcome, None, n, n_dropped, confidence, True, 1, None,
-                            coefficients, notes)
 
 
 def _inverse_pd(matrix: np.ndarray) -> np.ndarray | None:

@@ -405,6 +405,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
         mechanism_for,
     )
     from .mechanisms.channel_design import resolve_design
+    from .mechanisms.rr_designs import refuse_not_private
 
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
@@ -431,6 +432,8 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
         return parse_location_question(data, where, qid, text)
     if data.get("disclosed", False) is not False:
         return _disclosed_question(data, where, qid, text, qtype)
+    # a design refused by name (Mangat, ...) says why before anything asks for its ε
+    refuse_not_private(str(data.get("mechanism")), f"{where}.mechanism")
     designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly
     epsilon = (None if designed and data.get("epsilon") is None
                else _epsilon(data.get("epsilon"), f"{where}.epsilon"))

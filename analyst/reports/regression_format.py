@@ -12,11 +12,17 @@ from html import escape
 from typing import Any
 
 from ...shared.errors import ReportRenderError
+from .html import page_head
 
 REGRESSION_FORMATS = ("table", "json", "csv", "html")
 CSV_COLUMNS = ("survey", "version", "kind", "outcome", "outcome_level", "n", "n_dropped",
                "converged", "coefficient", "estimate", "std_error", "z", "p_value", "ci_low",
                "ci_high", "odds_ratio", "or_low", "or_high", "se_inflation", "verdict")
+CSS = ("body{font-family:system-ui,sans-serif;max-width:960px;margin:24px auto;padding:0 12px;"
+       "color:#1f2328}table{border-collapse:collapse}td,th{padding:4px 10px;"
+       "border-bottom:1px solid #e5e7eb;text-align:right}td:first-child,th:first-child"
+       "{text-align:left}.note{color:#57606a}img{max-width:100%}"
+       ".scroll{overflow-x:auto}")
 READING = ("se × privacy: the standard error divided by the one the same fit would have on the "
            "true answers (what randomization costs). 'too noisy to say': the interval reaches "
            "both a halving and a doubling of the odds (linear: ±10% of the outcome's range).")
@@ -46,8 +52,11 @@ def headline(doc: Mapping[str, Any]) -> str:
         what = f"Logistic regression of {doc['outcome']} = {doc['outcome_level']}"
     else:
         what = f"Linear regression of {doc['outcome']}"
-    status = (f"converged in {doc['iterations']} iterations" if doc["converged"]
-              else "DID NOT CONVERGE")
+    if doc["kind"] == "linear":
+        status = "solved in closed form"
+    else:
+        status = (f"converged in {doc['iterations']} iterations" if doc["converged"]
+                  else "DID NOT CONVERGE")
     return (f"{what} on {covs}: n = {doc['n']:,} submissions ({doc['n_dropped']:,} left out "
             f"for a missing answer), {doc['confidence']:.0%} intervals, {status}.")
 
@@ -147,17 +156,14 @@ def forest_png(doc: Mapping[str, Any]) -> str:
 
 def _html(doc: Mapping[str, Any]) -> str:
     header, rows = _header(doc), _rows(doc)
-    table = ("<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"
+    table = ("<div class=\"scroll\"><table><tr>"
+             + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"
              + "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in r) + "</tr>"
-                       for r in rows) + "</table>")
+                       for r in rows) + "</table></div>")
     notes = "".join(f"<p class=\"note\">{escape(n)}</p>" for n in doc.get("notes") or [])
-    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>Regression: {escape(str(doc['outcome']))}</title><style>"
-            "body{font-family:system-ui,sans-serif;max-width:960px;margin:24px auto;"
-            "color:#1f2328}table{border-collapse:collapse}td,th{padding:4px 10px;"
-            "border-bottom:1px solid #e5e7eb;text-align:right}td:first-child,th:first-child"
-            "{text-align:left}.note{color:#57606a}img{max-width:100%}</style></head><body>"
-            f"<h1>{escape(str(doc['survey']))} v{escape(str(doc['version']))}</h1>"
+    head = "".join(page_head(f"Regression: {doc['outcome']}", CSS))
+    return (f"{head}<h1>{escape(str(doc['survey']))} v{escape(str(doc['version']))}</h1>"
             f"<p>{escape(headline(doc))}</p>"
-            f"<img alt=\"forest plot\" src=\"data:image/png;base64,{forest_png(doc)}\">"
-            f"{table}{notes}<p class=\"note\">{escape(READING)}</p></body></html>\n")
+            "<img class=\"chart\" alt=\"forest plot\" "
+            f"src=\"data:image/png;base64,{forest_png(doc)}\">"
+            f"{table}{notes}<p class=\"note\">{escape(READING)}</p></main></body></html>\n")

@@ -98,6 +98,14 @@ def test_categorical_outcome_one_vs_rest_and_latent_covariate(client, auth, load
     assert names == ["(intercept)", "sex=m", "sex=x", "drug=cannabis", "drug=other"]
     for c in latent["coefficients"][3:]:  # smoking does not depend on drug here
         assert abs(c["estimate"]) < Z * c["std_error"]
+    # a support-bit covariate (mood: oue) enters through its reports' relative likelihood
+    bits = client.get("/api/surveys/habits/regression?outcome=smoker&covariates=sex,age,mood",
+                      headers=auth).get_json()
+    assert bits["converged"], bits
+    by = {c["name"]: c for c in bits["coefficients"]}
+    assert abs(by["sex=m"]["estimate"] - SMOKER_BETA["sex=m"]) < Z * by["sex=m"]["std_error"]
+    for name in ("mood=ok", "mood=good"):  # smoking does not depend on mood here
+        assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
 
 
 def test_linear_regression_of_an_integer_outcome(client, auth, loaded) -> None:
@@ -108,13 +116,45 @@ def test_linear_regression_of_an_integer_outcome(client, auth, loaded) -> None:
     assert abs(by["sex=m"]["estimate"] - 3.0) < Z * by["sex=m"]["std_error"]
 
 
+def test_linear_regression_on_a_randomized_covariate(client, auth, loaded) -> None:
+    """drinks = 2 + 3·[sex = m] + uniform noise, independent of the randomized drug answer:
+    the corrected-moments fit finds the sex effect and no drug effect, and says what the
+    channels cost."""
+    doc = client.get("/api/surveys/habits/regression?outcome=drinks&covariates=sex,drug",
+                     headers=auth).get_json()
+    assert doc["kind"] == "linear" and doc["n"] == N  # drinks is never missing
+    by = {c["name"]: c for c in doc["coefficients"]}
+    assert list(by) == ["(intercept)", "sex=m", "sex=x", "drug=cannabis", "drug=other"]
+    assert abs(by["sex=m"]["estimate"] - 3.0) < Z * by["sex=m"]["std_error"]
+    for name in ("drug=cannabis", "drug=other"):
+        assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
+        assert by[name]["se_inflation"] > by["sex=m"]["se_inflation"] > 1
+    assert any("corrected moments" in note for note in doc["notes"])
+    # a support-bit covariate (mood: oue) enters the linear fit too; mood is independent here
+    mood = client.get("/api/surveys/habits/regression?outcome=drinks&covariates=sex,mood",
+                      headers=auth).get_json()
+    assert [c["name"] for c in mood["coefficients"]][3:] == ["mood=ok", "mood=good"]
+    for c in mood["coefficients"][3:]:
+        assert abs(c["estimate"]) < Z * c["std_error"], c
+    # two randomized covariates at once (one-index grr and support-bit oue)
+    both = client.get("/api/surveys/habits/regression?outcome=drinks&covariates=sex,drug,mood",
+                      headers=auth).get_json()
+    by = {c["name"]: c for c in both["coefficients"]}
+    assert list(by)[3:] == ["drug=cannabis", "drug=other", "mood=ok", "mood=good"]
+    assert abs(by["sex=m"]["estimate"] - 3.0) < Z * by["sex=m"]["std_error"]
+    for name in list(by)[3:]:
+        assert abs(by[name]["estimate"]) < Z * by[name]["std_error"], by[name]
+    assert "drug, mood enter by corrected moments" in both["notes"][1]
+
+
 @pytest.mark.parametrize(("query", "message"), [
     ("outcome=nope", "no question 'nope'"),
     ("outcome=mood&covariates=sex", "name the one to model"),
-    ("outcome=smoker&covariates=mood", "must be a yes/no or categorical question whose"),
+    ("outcome=smoker&covariates=sex,drug,mood,age,smoker", "cannot also be a covariate"),
+    ("outcome=smoker&covariates=drug,mood,sex,drug", "named twice"),
+    ("outcome=sex&covariates=drug,mood,drinks", "at most 2 randomized covariates"),
+    ("outcome=smoker&covariates=drinks", "must be a yes/no or categorical question, not"),
     ("outcome=smoker&covariates=smoker", "cannot also be a covariate"),
-    ("outcome=drinks&covariates=drug",
-     "disclosed covariates only: least squares on the reports of randomized drug would be"),
     ("outcome=smoker&covariates=sex,,age", "separated by commas"),
 ])
 def test_bad_requests_are_clear_422s(client, auth, loaded, query: str, message: str) -> None:
@@ -140,6 +180,28 @@ def test_regress_cli_in_every_format(app, db_path: Path, loaded, fmt: str) -> No
         assert "data:image/png;base64," in out and out.count("<html") == 1
     else:
         assert "odds ratio" in out and "Logistic regression of smoker = yes" in out
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "html"])
+def test_regress_cli_linear_on_a_randomized_covariate_in_every_format(
+        app, db_path: Path, loaded, fmt: str) -> None:
+    result = CliRunner().invoke(cli, ["regress", "--db", str(db_path), "--survey", "habits",
+                                      "--outcome", "drinks", "--covariates", "sex,drug",
+                                      "--format", fmt])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    names = ["(intercept)", "sex=m", "sex=x", "drug=cannabis", "drug=other"]
+    if fmt == "json":
+        doc = json.loads(out[out.index("{"):])
+        assert doc["kind"] == "linear" and [c["name"] for c in doc["coefficients"]] == names
+    elif fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(out[out.index("survey,"):])))
+        assert [r["coefficient"] for r in rows] == names
+        assert all(float(r["se_inflation"]) > 1 for r in rows)
+    elif fmt == "html":
+        assert "data:image/png;base64," in out and "drug=cannabis" in out
+    else:
+        assert "Linear regression of drinks" in out and "corrected moments" in out
 
 
 def test_an_option_nobody_chose_is_left_out_with_a_note() -> None:
@@ -187,3 +249,30 @@ def test_a_longitudinal_surveys_outcome_regresses_through_its_two_layers(client,
     assert doc["converged"] and doc["n"] == n
     for c, true in zip(doc["coefficients"], beta, strict=True):
         assert abs(c["estimate"] - true) < Z * c["std_error"], (c["name"], c["estimate"], true)
+
+
+def test_linear_fit_refused_when_the_corrected_moments_are_not_positive_definite(
+        client, auth, app, db_path: Path) -> None:
+    """Every stored drug report is "none": the corrected share of "cannabis" is negative, so no
+    distribution of true answers has these moments. HTTP: a 422 naming why; CLI: one line and
+    a non-zero exit."""
+    data = {**survey_data(), "id": "tiny"}
+    assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    survey, rng = Survey.from_dict(data), np.random.default_rng(5)
+    reports = {q: mechanism_for(survey.question(q)).perturb_many(np.zeros(40, dtype=np.int64),
+                                                                 rng).tolist()
+               for q in ("smoker", "mood", "drinks")}
+    subs = [{"submission_id": str(uuid.uuid4()),
+             "answers": {"sex": i % 2, "age": 30, "drug": 0,
+                         **{q: r[i] for q, r in reports.items()}}} for i in range(40)]
+    response = client.post("/api/surveys/tiny/submissions", json={"submissions": subs})
+    assert response.status_code in (200, 201), response.get_json()
+    response = client.get("/api/surveys/tiny/regression?outcome=drinks&covariates=sex,drug",
+                          headers=auth)
+    assert response.status_code == 422
+    assert "not positive definite" in response.get_json()["error"]["message"]
+    result = CliRunner().invoke(cli, ["regress", "--db", str(db_path), "--survey", "tiny",
+                                      "--outcome", "drinks", "--covariates", "sex,drug"])
+    assert result.exit_code != 0
+    error_lines = [line for line in result.output.splitlines() if "not positive definite" in line]
+    assert len(error_lines) == 1 and "Traceback" not in result.output

@@ -90,6 +90,9 @@ def test_ledger_lists_disclosed_answers_apart_from_epsilon(tmp_path: Path) -> No
     assert sorted(d["question"] for d in data["disclosed"]) == ["adult", "kids", "sex"]
     text = CliRunner().invoke(cli, ["receipts", "--state", str(state)]).output
     assert "Disclosed answers (sent as you answered them, not randomized; no ε)" in text
+    # the header must not claim that no true answer left the device
+    assert "your true answers to randomized questions never left this device" in text
+    assert "your true answers never left this device" not in text
 
 
 def test_refuse_disclosed_policy() -> None:

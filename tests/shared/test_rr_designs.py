@@ -216,9 +216,12 @@ def test_stated_epsilon_below_the_exact_one_is_refused() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(NOT_PRIVATE))
-def test_designs_that_are_not_private_are_refused_by_name(name: str) -> None:
+@pytest.mark.parametrize("extra", [{"epsilon": 1.0}, {}], ids=["with epsilon", "by name only"])
+def test_designs_that_are_not_private_are_refused_by_name(name: str, extra: dict) -> None:
+    """Also when published like the private designs, by name and parameters without an ε (it
+    once failed on the missing ε instead of saying why the design is refused)."""
     with pytest.raises(SurveyError, match=f"{name}.*not differentially private") as info:
-        survey_of(binary_q(name, {}, epsilon=1.0))
+        survey_of(binary_q(name, {"p": "3/4"}, **extra))
     assert info.value.field == "questions[0].mechanism"
 
 
