@@ -274,8 +274,10 @@ def small_n_line(report: CrosstabReport) -> str | None:
 EXPLANATION = (
     "A joint share is estimated from each respondent's two randomized reports together: no "
     "extra privacy is spent, but the noise of the two reports multiplies, so a cell's "
-    "interval is much wider than a single question's. Shares among a subgroup divide by "
-    "the subgroup's own noisy size; 'too noisy' means that subgroup's size cannot be told "
+    "interval is much wider than a single question's (a disclosed question adds no noise of "
+    "its own). Shares among a subgroup divide by the subgroup's size: estimated, and so "
+    "noisy, when its question is randomized, exact when it is disclosed; 'too noisy' means "
+    "that subgroup's size cannot be told "
     "apart from zero, so the ratio says nothing; an interval wider than every value the number "
     "can take (more than 100 points for a share) is 'too noisy' too: such a number is noise, "
     "not a finding, and is never shown or coloured as one.")
