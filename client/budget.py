@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..shared.composition import DEFAULT_DELTA, Composition, compose
-from ..shared.survey import Question, Survey
+from ..shared.survey import Survey
+from ..shared.two_server.guarantees import crosstabs_sent
 from .errors import PolicyError
 
 DEFAULT_MAX_EPSILON = 5.0
@@ -50,13 +51,19 @@ class Budget:
                 else "plain sum (smaller than the advanced bound here)")
 
     def check(self, survey: Survey, spent: Sequence[float] = ()) -> None:
-        """Refuse a survey whose questions, total, or total with `spent` pass a ceiling."""
-        epsilons = [question_cost(q) for q in survey.questions]
-        for q, cost in zip(survey.questions, epsilons, strict=True):
+        """Refuse a survey whose releases, total, or total with `spent` pass a ceiling, under
+        each view of what answering it costs (`cost_views`)."""
+        for costs in cost_views(survey):
+            self._check_view(survey, costs, spent)
+
+    def _check_view(self, survey: Survey, costs: Sequence[tuple[str, float]],
+                    spent: Sequence[float]) -> None:
+        for name, cost in costs:
             if cost > self.max_epsilon:
-                raise PolicyError(f"refusing survey {survey.id!r}: question {q.id!r} costs ε = "
+                raise PolicyError(f"refusing survey {survey.id!r}: question {name!r} costs ε = "
                                   f"{cost:g}, above your limit of {self.max_epsilon:g} "
-                                  f"(--max-epsilon)", {"question": q.id, "epsilon": cost})
+                                  f"(--max-epsilon)", {"question": name, "epsilon": cost})
+        epsilons = [cost for _, cost in costs]
         total, both = self.total(epsilons)
         if total > self.max_epsilon:
             raise PolicyError(f"refusing survey {survey.id!r}: answering it costs ε = "
@@ -74,10 +81,23 @@ class Budget:
                     {"lifetime_epsilon": lifetime, "rule": self.rule})
 
 
-def question_cost(question: Question) -> float:
-    """The ε one question charges: a two-server question the larger of its central ε and its
-    local ε0 (the guarantee against one server, or against both colluding)."""
-    return max(question.epsilon, question.central_epsilon or 0.0)
+def cost_views(survey: Survey) -> list[list[tuple[str, float]]]:
+    """What answering every question costs, release by release, under each view of who looks.
+
+    The LDP mode: each question's ε (a crosstab is computed from the same reports and costs
+    nothing more). The two-server mode, two views, each held to the ceilings: against one
+    party, the central ε of every release: each question, and each declared crosstab (a noisy
+    release of its own); if the servers collude, the local ε0 of each question randomized on the
+    device (one without ε0 is exposed then, as the survey states). A large central ε cannot
+    hide behind a small ε0, nor the other way round."""
+    if survey.two_server is None:
+        return [[(q.id, q.epsilon) for q in survey.questions]]
+    central = [(q.id, float(q.central_epsilon or 0.0)) for q in survey.questions]
+    central += [(spec.key, eps) for spec, eps in
+                crosstabs_sent(survey, [q.id for q in survey.questions])]
+    local = [(q.id, float(q.local_epsilon)) for q in survey.questions
+             if q.local_epsilon is not None]
+    return [central, local] if local else [central]
 
 
 def as_budget(limit: float | Budget) -> Budget:

@@ -24,6 +24,7 @@ from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Survey, canonical_json
 from ..shared.two_server import encoding, hpke, vdaf
 from ..shared.two_server.config import b64url
+from ..shared.two_server.guarantees import crosstabs_sent
 from .ledger import Charge
 
 UPLOAD_PATH = "two-server/uploads"
@@ -88,6 +89,15 @@ def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmiss
                               extra={"collection": "two-server",
                                      "central_epsilon": q.central_epsilon,
                                      "local_epsilon": local if local is not None else "none"}))
+    for spec, epsilon in crosstabs_sent(survey, indices):  # its own noisy release
+        # On collusion a crosstab shows the pair its two questions showed: nothing more (0.0)
+        # if both were randomized on the device, the answers ("none") if one was not.
+        exposed = any(survey.question(qid).local_epsilon is None
+                      for qid in (spec.rows, spec.cols))
+        charges.append(Charge(question=spec.key, epsilon=epsilon, report_epsilon=epsilon,
+                              extra={"collection": "two-server", "central_epsilon": epsilon,
+                                     "local_epsilon": "none" if exposed else 0.0,
+                                     "crosstab": [spec.rows, spec.cols]}))
     report_id = os.urandom(16)
     encodings = encoding.encodings(survey)
     shards = {key: vdaf.shard(encodings[key], encoding.ctx(survey, key), measurement, report_id)

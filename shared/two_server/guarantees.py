@@ -17,7 +17,7 @@ respondent answered (substitution of one respondent), not whether they took part
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +83,14 @@ def survey_guarantees(survey: Any) -> Guarantees:
     return Guarantees(collection, tuple(releases), compose([r.epsilon for r in releases], delta),
                       compose(local_eps, delta) if local_eps else None, exposed, delta,
                       any(getattr(q, "optional", False) for q in survey.questions))
+
+
+def crosstabs_sent(survey: Any, answered: Collection[str]) -> list[tuple[Any, float]]:
+    """The declared crosstabs a device's upload measures (both questions answered), each with
+    its central ε: releases that carry the respondent's answers like the questions' own, so the
+    device's ledger and ceilings count them too (the guarantee above does)."""
+    return [(spec, crosstab_epsilon(survey, spec)) for spec in getattr(survey, "crosstabs", ())
+            if spec.rows in answered and spec.cols in answered]
 
 
 def guarantee_statement(g: Guarantees) -> list[str]:

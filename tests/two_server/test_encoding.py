@@ -110,3 +110,53 @@ def test_upload_opens_only_for_its_server(keys):
     assert ledger["smoker"]["central_epsilon"] == 1.0
     with pytest.raises(UploadError, match="not a question"):
         parse_upload({**sub.wire(), "public_shares": {"other": ""}}, {"smoker"})
+
+
+def test_the_device_is_charged_for_every_release_its_answers_enter(keys):
+    """A declared crosstab is a noisy release of its own in the two-server mode: the ledger's
+    charges for a fully answered survey add up to the guarantee's central total, and a crosstab
+    one of whose questions was skipped is neither measured nor charged."""
+    from ldpsurvey.shared.two_server.guarantees import survey_guarantees
+
+    _helper_key, hpub, _leader_key, lpub = keys
+    data = two_server_survey("https://h.example", hpub, lpub)
+    data["questions"][1]["optional"] = True  # mood, in the crosstab
+    survey = Survey.from_dict(data)
+    full = build_upload(survey, {"smoker": True, "mood": "low", "hours": 7})
+    charged = {c.question: c.epsilon for c in full.charges}
+    assert charged == {"smoker": 1.0, "mood": 1.0, "hours": 1.0, "crosstab:smoker:mood": 1.0}
+    assert math.fsum(charged.values()) == survey_guarantees(survey).central.basic == 4.0
+    assert set(charged) == set(full.body["public_shares"])  # charged = what was sent
+    skipped = build_upload(survey, {"smoker": True, "hours": 7})
+    assert {c.question for c in skipped.charges} == {"smoker", "hours"}
+    assert set(skipped.body["public_shares"]) == {"smoker", "hours"}
+
+
+def test_the_ceiling_counts_declared_crosstabs_in_the_two_server_mode(keys):
+    from ldpsurvey.client.budget import Budget
+    from ldpsurvey.client.errors import PolicyError
+
+    _helper_key, hpub, _leader_key, lpub = keys
+    survey = Survey.from_dict(two_server_survey("https://h.example", hpub, lpub))
+    Budget(max_epsilon=4.0).check(survey)  # 3 questions + 1 crosstab at ε 1 each
+    with pytest.raises(PolicyError, match="costs ε = 4 in total"):
+        Budget(max_epsilon=3.5).check(survey)
+
+
+def test_the_ceiling_holds_each_threat_apart(keys):
+    """Against one party the central ε of every release; if the servers collude the ε0s: a
+    small total of one cannot hide a large total of the other."""
+    from ldpsurvey.client.budget import Budget, cost_views
+    from ldpsurvey.client.errors import PolicyError
+
+    _helper_key, hpub, _leader_key, lpub = keys
+    data = two_server_survey("https://h.example", hpub, lpub, local=True)
+    for q in data["questions"][:2]:
+        q.update(central_epsilon=0.5, local_epsilon=2.5)
+    survey = Survey.from_dict(data)
+    central, local = cost_views(survey)
+    assert math.fsum(e for _, e in central) == 0.5 + 0.5 + 1.0 + 0.5
+    assert [e for _, e in local] == [2.5, 2.5]
+    with pytest.raises(PolicyError, match="costs ε = 5 in total"):
+        Budget(max_epsilon=4.9).check(survey)
+    Budget(max_epsilon=5.0).check(survey)

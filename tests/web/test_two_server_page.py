@@ -287,16 +287,18 @@ def test_review_draws_nothing_and_send_shards_once_from_the_pages_source(pair, p
 
 
 def test_a_large_central_epsilon_cannot_hide_behind_a_small_local_one(pair, page):
-    """The page's ε limit (5) counts max(central ε, ε0) per question, as client/trust.py."""
+    """The page's ε limit (5) holds against one party (the central ε of every release: the
+    questions and the declared crosstab) and, apart, against colluding servers (the ε0s), as
+    client/budget.py cost_views."""
     sid = "web-2s-policy"
     data = two_server_survey(pair.helper.url, pair.helper_key, pair.leader_key,
                              survey_id=sid, min_batch=5, local=True)
     for q in data["questions"][:2]:
-        q.update(central_epsilon=3.0, local_epsilon=1.0)  # ε0 sum 3, central sum 7
+        q.update(central_epsilon=3.0, local_epsilon=1.0)  # ε0 sum 2, central 3+3+1+3 = 10
     http_json("POST", pair.leader.url + "/api/surveys",
               signed_survey(data, Ed25519PrivateKey.generate()), pair.token)
     sent = posts(page)
     page.goto(f"{pair.leader.url}/s/{sid}")
     page.wait_for_selector(REFUSED)
-    assert "costs ε = 7 in total" in page.locator("#status").inner_text()
+    assert "costs ε = 10 in total" in page.locator("#status").inner_text()
     assert sent == []

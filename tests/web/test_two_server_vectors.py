@@ -161,3 +161,37 @@ def test_js_writes_the_bytes_python_signs_for_two_server_surveys(js_page: Any,
     }""", [web_root_url, texts])
     assert got == texts
     assert '"leader_url":"https://leader.example"' in texts[-1] and '"delta":1e-09' in texts[-1]
+
+
+ACCOUNTING = """async ([root, cases]) => {
+  const F = await import(root + "js/twoserver/flow.js");
+  const T = await import(root + "js/trust.js");
+  return cases.map((c) => ({
+    charges: F.charges(c.survey, new Map(Object.entries(c.answers))).map(
+      (x) => [x.question, x.epsilon, x.local_epsilon]),
+    views: T.policyViews(c.survey).map((v) => v.questions.map((q) => [q.id, q.epsilon])),
+  }));
+}"""
+
+
+def test_the_page_charges_and_limits_as_the_python_client(vectors: dict[str, Any],
+                                                          js_page: Any,
+                                                          web_root_url: str) -> None:
+    """Every release an upload enters is charged (a declared crosstab is one of its own), and
+    the ε limit sees the survey the same way (client/budget.py cost_views), on both sides."""
+    from ldpsurvey.client.budget import cost_views
+    from ldpsurvey.client.two_server import build_upload
+
+    cases = vectors["cases"]
+    js = js_page.evaluate(ACCOUNTING, [web_root_url, cases])
+    assert any(c["survey"].get("crosstabs") for c in cases)
+    for case, page in zip(cases, js, strict=True):
+        survey = Survey.from_dict(case["survey"])
+        charges = build_upload(survey, case["answers"]).charges
+        # local ε0: Python books the mechanism's exact realized ε, the page the declared one
+        # (at most 1e-6 above it: shared/mechanisms realize ε from below)
+        assert page["charges"] == [[c.question, c.epsilon, pytest.approx(
+            c.extra["local_epsilon"], abs=1e-6) if isinstance(c.extra["local_epsilon"], float)
+            else c.extra["local_epsilon"]] for c in charges], case["name"]
+        assert page["views"] == [[list(item) for item in view]
+                                 for view in cost_views(survey)], case["name"]

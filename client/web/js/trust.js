@@ -6,6 +6,7 @@
 import { Refusal } from "./manifest.js";
 import { PolicyError, checkPolicy } from "./mechanisms.js";
 import { getTrust, putTrust, trustKey } from "./store.js";
+import { crosstabKey, crosstabsSent } from "./twoserver/upload.js";
 
 /** Apply the device's checks to a verified survey, then remember its key and version. */
 export async function checkTrust(verified, { origin, surveyId, fingerprint, maxEpsilon }) {
@@ -35,7 +36,7 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
                       `${highest} already seen in this browser (a replayed survey?).`);
   }
   try {
-    checkPolicy(policyView(survey), maxEpsilon);
+    for (const view of policyViews(survey)) checkPolicy(view, maxEpsilon);
   } catch (err) {
     if (!(err instanceof PolicyError)) throw err;
     throw new Refusal(`This page will not answer this survey: ${err.message} (the page's ` +
@@ -51,9 +52,17 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
   return { firstUse };
 }
 
-/** The survey as the ε limit sees it (client/trust.py _cost): a two-server question costs the
- * larger of its central ε and its local ε0, so a large central ε cannot hide behind a small ε0. */
-export function policyView(survey) {
-  return { ...survey, questions: survey.questions.map(
-    (q) => ({ ...q, epsilon: Math.max(q.epsilon, q.central_epsilon ?? 0) })) };
+/** The survey as the ε limit sees it, one view per threat (client/budget.py cost_views): the
+ * LDP mode as it is; the two-server mode against one party (the central ε of every question
+ * and of every declared crosstab, a noisy release of its own) and, if the servers collude, the
+ * local ε0 of each question randomized on the device. Each view must fit the limit, so a large
+ * central ε cannot hide behind a small ε0, nor the other way round. */
+export function policyViews(survey) {
+  if (survey.collection !== "two-server") return [survey];
+  const all = new Set(survey.questions.map((q) => q.id));
+  const central = [...survey.questions.map((q) => ({ id: q.id, epsilon: q.central_epsilon })),
+    ...crosstabsSent(survey, all).map(([spec, epsilon]) => ({ id: crosstabKey(spec), epsilon }))];
+  const local = survey.questions.filter((q) => q.local_epsilon != null)
+    .map((q) => ({ id: q.id, epsilon: q.local_epsilon }));
+  return [{ questions: central }, ...(local.length ? [{ questions: local }] : [])];
 }

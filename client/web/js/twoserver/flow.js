@@ -9,7 +9,7 @@ import { answerText } from "../form.js";
 import { g } from "../manifest.js";
 import { oddsFactor } from "../odds.js";
 import { PENDING } from "../store.js";
-import { UPLOAD_PATH, buildUpload } from "./upload.js";
+import { UPLOAD_PATH, buildUpload, crosstabKey, crosstabsSent, questionOf } from "./upload.js";
 
 const hostOf = (url) => new URL(url).host;
 
@@ -57,7 +57,9 @@ export const LEAD = "Your answers are split on this device into two sealed halve
 export function explanation(verified, server) {
   const { survey } = verified;
   const { leader, helper } = organizations(verified, server);
-  const total = sum(survey.questions.map((q) => q.central_epsilon));
+  const all = new Set(survey.questions.map((q) => q.id));
+  const total = sum([...survey.questions.map((q) => q.central_epsilon),
+                     ...crosstabsSent(survey, all).map(([, epsilon]) => epsilon)]);
   return [
     el("div", { class: "budget", id: "privacy" },
       el("p", {}, "Your answers are split on this device into two meaningless halves, one for " +
@@ -70,7 +72,8 @@ export function explanation(verified, server) {
       el("summary", {}, "Details: two-server privacy"),
       el("p", {}, `Against ${leader}, ${helper} or the analyst alone, each question is ` +
          `protected by central differential privacy (ε per question shown with it; ` +
-         `ε = ${g(total)} for the whole survey). The halves are encrypted to each ` +
+         `ε = ${g(total)} for the whole survey${(survey.crosstabs || []).length
+           ? ", its declared crosstabs included" : ""}). The halves are encrypted to each ` +
          "organization's key as signed by the survey's designer; a proof sent with them " +
          "lets the two check that your answers are valid without seeing them.")),
   ];
@@ -111,12 +114,23 @@ export function reviewList(verified, answers, server) {
   }));
 }
 
-/** The ledger's charges: central ε, with both guarantees written in the entry. */
+/** The ledger's charges: central ε, with both guarantees written in the entry; a declared
+ * crosstab both of whose questions are answered is a noisy release of its own (client/
+ * two_server.py build_upload). */
 export function charges(survey, answers) {
-  return survey.questions.filter((q) => answers.get(q.id) != null).map((q) => ({
+  const answered = new Set(survey.questions.filter((q) => answers.get(q.id) != null)
+    .map((q) => q.id));
+  const out = survey.questions.filter((q) => answered.has(q.id)).map((q) => ({
     question: q.id, epsilon: q.central_epsilon, series: null, tag: null, reused: false,
     collection: "two-server", central_epsilon: q.central_epsilon,
     local_epsilon: q.local_epsilon ?? "none" }));
+  for (const [spec, epsilon] of crosstabsSent(survey, answered)) {
+    const exposed = [spec.rows, spec.cols].some((id) => questionOf(survey, id).local_epsilon == null);
+    out.push({ question: crosstabKey(spec), epsilon, series: null, tag: null, reused: false,
+               collection: "two-server", central_epsilon: epsilon,
+               local_epsilon: exposed ? "none" : 0, crosstab: [spec.rows, spec.cols] });
+  }
+  return out;
 }
 
 /** The outbox record of ONE sealed upload (drawn here, on Send, from `source`). */

@@ -100,6 +100,16 @@ export function questionEncoding(q) {
 
 export const crosstabKey = (spec) => `crosstab:${spec.rows}:${spec.cols}`;
 
+export const questionOf = (survey, id) => survey.questions.find((q) => q.id === id);
+
+/** The declared crosstabs an upload measures (both questions answered), each with its central
+ * ε: the smaller of its two questions' (shared/two_server/plans.py crosstab_epsilon). */
+export function crosstabsSent(survey, answered) {
+  return (survey.crosstabs || []).filter((spec) => answered.has(spec.rows) && answered.has(spec.cols))
+    .map((spec) => [spec, Math.min(questionOf(survey, spec.rows).central_epsilon,
+                                   questionOf(survey, spec.cols).central_epsilon)]);
+}
+
 /** Every key of a two-server survey in upload order: questions, then crosstabs. */
 export function encodings(survey) {
   const byId = new Map(survey.questions.map((q) => [q.id, q]));
