@@ -21,6 +21,7 @@ from typing import Any
 import click
 import numpy as np
 
+from ..server.two_server.helper_token import generate as generate_helper_token
 from ..shared.survey import Survey
 from ..shared.two_server.config import b64url
 from ..shared.two_server.hpke import generate_keypair
@@ -64,14 +65,17 @@ def run_two_server_demo(n: int, seed: int | None, workers: int = DEFAULT_WORKERS
     try:
         (hpaths, helper_key) = generate_keypair(tmp / "keys", "helper")
         (lpaths, leader_key) = generate_keypair(tmp / "keys", "leader")
+        helper_token = generate_helper_token(tmp / "keys" / "helper-token.txt")
         ldp = sample_survey()
         rng = np.random.default_rng(seed)
         answers = draw_answers(ldp, n, rng)
         started = time.perf_counter()
         with running_server(tmp / "helper.db", 2, command=("helper", "serve"),
-                            extra_args=("--hpke-key", str(hpaths.private))) as helper_url, \
+                            extra_args=("--hpke-key", str(hpaths.private),
+                                        "--leader-token", str(helper_token))) as helper_url, \
                 running_server(tmp / "leader.db", workers,
-                               extra_args=("--hpke-key", str(lpaths.private))) as leader_url:
+                               extra_args=("--hpke-key", str(lpaths.private),
+                                           "--helper-token", str(helper_token))) as leader_url:
             echo(f"leader: {leader_url}   helper: {helper_url}  (each its own database)")
             token = create_token(tmp / "leader.db")
             two = two_server_version(ldp, helper_url, helper_key, leader_key,

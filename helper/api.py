@@ -4,7 +4,9 @@
     GET  /helper/hpke-key                                   the helper's public key
     POST /helper/surveys/<id>/versions/<v>/jobs/<batch>     aggregate one batch
     POST /helper/surveys/<id>/versions/<v>/batches/<batch>/collect
-Refusals are typed errors answered as JSON 4xx (server/http_errors.py).
+Refusals are typed errors answered as JSON 4xx (server/http_errors.py). Started with a leader
+token, the helper runs and collects batches only for a caller presenting it (the leader):
+server/two_server/helper_token.py.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from flask import Blueprint, current_app, request
 
 from ..server.errors import InvalidParameter
 from ..server.jsonbody import json_object
+from ..server.two_server import helper_token
 from ..shared.two_server.config import b64url
 from . import jobs
 
@@ -44,11 +47,19 @@ def hpke_key() -> dict[str, Any]:
     return {"hpke_key": b64url(_helper().public_key)}
 
 
+def _leader_only() -> None:
+    expected = current_app.config.get("LEADER_TOKEN_SHA256")
+    if expected is not None:
+        helper_token.check(expected, request.headers.get("Authorization"))
+
+
 @bp.post("/helper/surveys/<survey_id>/versions/<int:version>/jobs/<batch_id>")
 def job(survey_id: str, version: int, batch_id: str) -> dict[str, Any]:
+    _leader_only()
     return jobs.run_job(_helper(), survey_id, version, _batch(batch_id), json_object(request))
 
 
 @bp.post("/helper/surveys/<survey_id>/versions/<int:version>/batches/<batch_id>/collect")
 def collect(survey_id: str, version: int, batch_id: str) -> dict[str, Any]:
+    _leader_only()
     return jobs.collect(_helper(), survey_id, version, _batch(batch_id), json_object(request))

@@ -11,6 +11,7 @@ from flask import Flask
 
 from ..server.http_errors import register_error_handlers
 from ..server.two_server.db import TwoServerDb
+from ..server.two_server.helper_token import digest
 from ..shared.two_server.hpke import load_private_key, public_bytes
 from .api import HELPER_EXTENSION, bp
 from .jobs import Helper
@@ -19,6 +20,7 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE": "ldpsurvey-helper.db",
     "HPKE_KEY": None,              # path of the helper's private key (required)
     "TRUSTED": None,               # designer key fingerprints accepted; None: any signer
+    "LEADER_TOKEN": None,          # the token the leader must present (None: anyone may call)
     "MAX_CONTENT_LENGTH": 256 * 1024 * 1024,
 }
 
@@ -36,6 +38,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[HELPER_EXTENSION] = Helper(
         db=TwoServerDb(app.config["DATABASE"]), private_key=key, public_key=public_bytes(key),
         trusted=frozenset(trusted) if trusted else None)
+    token = app.config["LEADER_TOKEN"]
+    app.config["LEADER_TOKEN_SHA256"] = digest(token) if token else None
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(bp)
     register_error_handlers(app)

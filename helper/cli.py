@@ -1,5 +1,5 @@
-"""`ldpsurvey helper serve` and `ldpsurvey helper keys generate` (registered in analyst/cli.py),
-and `ldpsurvey leader keys generate` for the leader's HPKE key pair."""
+"""`ldpsurvey helper serve`, `helper token` and `helper keys generate` (registered in
+analyst/cli.py), and `ldpsurvey leader keys generate` for the leader's HPKE key pair."""
 
 from __future__ import annotations
 
@@ -43,6 +43,18 @@ def helper() -> None:
 helper.add_command(_keys_group("helper"))
 
 
+@helper.command("token")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
+              help="New file for the token (mode 0600; never overwritten).")
+def helper_token_command(out_file: str) -> None:
+    """Create the token the leader presents to the helper. Give the same file to `helper serve
+    --leader-token` and to the leader's `serve --helper-token`: then only the leader can run
+    and collect the helper's batches."""
+    from ..server.two_server.helper_token import generate
+
+    click.echo(f"helper token: {generate(out_file)} (copy it to the leader; keep it secret)")
+
+
 @click.group(cls=FullHelpGroup)
 def leader() -> None:
     """The leader's two-server keys (the leader itself is `ldpsurvey serve --hpke-key`)."""
@@ -66,19 +78,29 @@ leader.add_command(_keys_group("leader"))
               help="Designer public key file or SHA-256 fingerprint whose surveys this helper "
                    "serves (repeatable). Without it, any signed survey naming this helper's "
                    "key is served: then the leader could sign its own.")
+@click.option("--leader-token", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The file holding the token the leader presents (`ldpsurvey helper token`). "
+                   "Without it anyone who can reach this helper can run or collect batches "
+                   "(nothing leaks, but a batch can be lost).")
 def helper_serve(db_path: str, hpke_key: str, host: str, port: int, threads: int,
-                 trusted: tuple[str, ...]) -> None:
+                 trusted: tuple[str, ...], leader_token: str | None) -> None:
     """Run the helper's HTTP API (waitress; no access log, no request metadata kept)."""
     from ..client.trust import trusted_fingerprint
     from ..server.serving import listen_or_exit, serve_forever
     from ..server.store import redact
+    from ..server.two_server.helper_token import read as read_helper_token
     from .app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     fingerprints = [trusted_fingerprint(t) for t in trusted] or None
+    token = None if leader_token is None else read_helper_token(leader_token)
+    if token is None:
+        click.echo("warning: no --leader-token: anyone who can reach this helper can run or "
+                   "collect batches (`ldpsurvey helper token` makes one)", err=True)
     sock = listen_or_exit(host, port)  # a busy port fails before the database is created
     try:
-        app = create_app({"DATABASE": db_path, "HPKE_KEY": hpke_key, "TRUSTED": fingerprints})
+        app = create_app({"DATABASE": db_path, "HPKE_KEY": hpke_key, "TRUSTED": fingerprints,
+                          "LEADER_TOKEN": token})
     except BaseException:
         sock.close()
         raise

@@ -47,10 +47,13 @@ def _existing_db(target: str) -> Store:
 @click.option("--aggregate-every", type=click.FloatRange(min=0), default=0, show_default=True,
               metavar="SECONDS", help="Run two-server aggregation with the helper this often "
                                       "(0: only when the analyst asks).")
+@click.option("--helper-token", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The file holding the token this leader presents to the helper (`ldpsurvey "
+                   "helper token`; the helper's operator starts it with the same file).")
 @click.option("--debug", is_flag=True, help="Flask's development server instead of waitress.")
 def serve(db_path: str, host: str, port: int, threads: int, workers: int,
           allow_origins: tuple[str, ...], hpke_key: str | None, aggregate_every: float,
-          debug: bool) -> None:
+          helper_token: str | None, debug: bool) -> None:
     """Run the aggregator HTTP API (waitress; no access log, no request metadata kept).
 
     It also serves the respondent web page at /s/SURVEY_ID.
@@ -59,6 +62,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     from .cors import allowed_origins
     from .http_request import STORE_EXTENSION
     from .serving import listen_or_exit, serve_forever, supervise
+    from .two_server.helper_token import read as read_helper_token
 
     allowed_origins(allow_origins)  # bad input is refused first, whatever the port's state
 
@@ -67,7 +71,8 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     shown = redact(db_path)
     config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins,
-              "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every}
+              "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every,
+              "HELPER_TOKEN": None if helper_token is None else read_helper_token(helper_token)}
     allowed_origins(allow_origins)  # a bad --allow-origin is a usage error, whatever the port
     # The port next: a busy port must fail before anything (a database file) is created.
     sock = listen_or_exit(host, port)

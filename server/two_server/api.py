@@ -40,7 +40,8 @@ def init_leader(app: Flask) -> None:
     key = load_private_key(path) if path else None
     app.extensions[LEADER_EXTENSION] = leader.Leader(
         db=TwoServerDb(app.config["DATABASE"]), store=current_store_of(app), private_key=key,
-        public_key=public_bytes(key) if key is not None else None)
+        public_key=public_bytes(key) if key is not None else None,
+        helper_token=app.config.get("HELPER_TOKEN"))
     app.register_blueprint(bp)
     every = float(app.config.get("AGGREGATE_EVERY") or 0)
     if every > 0:

@@ -13,11 +13,16 @@ from .errors import HelperRefused, HelperUnavailable
 TIMEOUT_S = 120.0
 
 
-def post(helper_url: str, path: str, body: Any, timeout: float = TIMEOUT_S) -> dict[str, Any]:
-    """POST JSON to the helper; HelperUnavailable (no answer, 5xx) or HelperRefused (4xx)."""
+def post(helper_url: str, path: str, body: Any, token: str | None = None,
+         timeout: float = TIMEOUT_S) -> dict[str, Any]:
+    """POST JSON to the helper (with the helper token, if the leader has one); HelperUnavailable
+    (no answer, 5xx) or HelperRefused (4xx)."""
     url = helper_url.rstrip("/") + path
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",  # noqa: S310
-                                     headers={"Content-Type": "application/json"})
+                                     headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             return json.loads(response.read())

@@ -59,6 +59,7 @@ class Leader:
     store: Store
     private_key: Any | None
     public_key: bytes | None
+    helper_token: str | None = None  # presented to the helper (server/two_server/helper_token)
 
 
 def _now() -> str:
@@ -208,7 +209,7 @@ def run_job(leader: Leader, record: surveys.SurveyRecord, survey: Survey, batch_
                "verify_key": b64url(key), "reports": reports}
     response = helper_client.post(survey.two_server.helper_url,
                                   helper_client.job_path(survey.id, survey.version, batch_id),
-                                  request)
+                                  request, leader.helper_token)
     result = _finish(survey, encodings, states, reports, response)
     with leader.db.transaction() as cur:
         cur.execute("UPDATE ts_batches SET state = 'aggregated', result = ? WHERE survey_id = ? "
@@ -306,7 +307,8 @@ def collect(leader: Leader, survey_id: str, batch_id: str) -> CollectedBatch:
     own = json.loads(noisy)
     theirs = helper_client.post(survey.two_server.helper_url,
                                 helper_client.collect_path(survey_id, version, batch_id),
-                                {"collection_id": batch_id}).get("entries", {})
+                                {"collection_id": batch_id},
+                                leader.helper_token).get("entries", {})
     batch = _combine(survey, encodings, batch_id, own, theirs)
     with leader.db.transaction() as cur:
         cur.execute("UPDATE ts_batches SET collected = ? WHERE survey_id = ? AND batch_id = ? "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from ldpsurvey.server.two_server import helper_token
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server.config import b64url
 from ldpsurvey.shared.two_server.hpke import generate_keypair
@@ -53,8 +54,9 @@ def signed_survey(data: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any
 class HelperProcess:
     """`ldpsurvey helper serve` in a subprocess (start/stop may repeat, same port)."""
 
-    def __init__(self, db: str, key_path: Path, port: int | None = None) -> None:
-        self.db, self.key_path = db, key_path
+    def __init__(self, db: str, key_path: Path, port: int | None = None,
+                 leader_token: Path | None = None) -> None:
+        self.db, self.key_path, self.leader_token = db, key_path, leader_token
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -62,7 +64,8 @@ class HelperProcess:
     def start(self, timeout: float = 30.0) -> None:
         self.proc = subprocess.Popen(
             [*ldpsurvey_exe(), "helper", "serve", "--db", self.db, "--port", str(self.port),
-             "--hpke-key", str(self.key_path), "--threads", "2"],
+             "--hpke-key", str(self.key_path), "--threads", "2",
+             *(["--leader-token", str(self.leader_token)] if self.leader_token else [])],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
         wait_healthy(self.url, self.proc, timeout)
@@ -110,7 +113,8 @@ class Pair:
     helper: HelperProcess
     leader_key: bytes
     helper_key: bytes
-    token: str
+    token: str              # an analyst token of the leader
+    helper_token: str = ""  # what the leader presents to the helper (helper token)
 
     def stop(self) -> None:
         self.leader.stop()
@@ -122,9 +126,14 @@ def start_pair(tmp: Path, leader_db: str | None = None, helper_db: str | None = 
     """Keys, a helper and a leader (each its own database), both healthy."""
     (hpaths, helper_key) = generate_keypair(tmp / "keys", "helper")
     (lpaths, leader_key) = generate_keypair(tmp / "keys", "leader")
-    helper = HelperProcess(helper_db or str(tmp / "helper.db"), hpaths.private)
+    token = tmp / "keys" / "helper-token.txt"  # only the leader may run the helper's batches
+    if not token.exists():
+        helper_token.generate(token)
+    helper = HelperProcess(helper_db or str(tmp / "helper.db"), hpaths.private,
+                           leader_token=token)
     helper.start()
     leader = RealServer(leader_db or tmp / "leader.db",  # type: ignore[arg-type]
-                        extra_args=("--hpke-key", str(lpaths.private), *leader_args))
+                        extra_args=("--hpke-key", str(lpaths.private),
+                                    "--helper-token", str(token), *leader_args))
     leader.start()
-    return Pair(leader, helper, leader_key, helper_key, leader.token())
+    return Pair(leader, helper, leader_key, helper_key, leader.token(), helper_token.read(token))

@@ -109,3 +109,60 @@ def test_sealed_garbage_shares_are_rejected_not_errors(helper):
     assert response.status_code == 200, response.get_json()
     msgs = response.get_json()["prep_msgs"]
     assert all(v is None for per in msgs.values() for v in per.values())
+
+
+def test_a_helper_with_a_leader_token_serves_only_the_leader(tmp_path):
+    """Jobs and collects need the helper token: 401 without one, 403 with another, and the
+    refusal happens before anything is read or stored; the public key stays public."""
+    from ldpsurvey.server.two_server import helper_token
+
+    paths, public = hpke.generate_keypair(tmp_path, "helper")
+    token = helper_token.read(helper_token.generate(tmp_path / "token.txt"))
+    app = create_app({"DATABASE": str(tmp_path / "helper.db"), "HPKE_KEY": str(paths.private),
+                      "TRUSTED": [fingerprint(DESIGNER.public_key())], "LEADER_TOKEN": token})
+    client = app.test_client()
+    body = {"manifest": manifest(public), "verify_key": b64url(os.urandom(32)),
+            "reports": junk_reports(5)}
+    batch = str(uuid.uuid4())
+    collect = f"/helper/surveys/pulse/versions/1/batches/{batch}/collect"
+    for headers, status, code in (({}, 401, "authentication_required"),
+                                  ({"Authorization": "Bearer " + "x" * 40}, 403, "forbidden"),
+                                  ({"Authorization": "Basic " + token}, 401,
+                                   "authentication_required")):
+        for path, payload in ((f"/helper/surveys/pulse/versions/1/jobs/{batch}", body),
+                              (collect, {"collection_id": batch})):
+            response = client.post(path, json=payload, headers=headers)
+            assert response.status_code == status, response.get_json()
+            assert response.get_json()["error"]["code"] == code
+    assert client.get("/helper/hpke-key").status_code == 200
+    leader = {"Authorization": f"Bearer {token}"}
+    assert client.post(f"/helper/surveys/pulse/versions/1/jobs/{batch}", json=body,
+                       headers=leader).status_code == 200
+
+
+def test_a_helper_token_file_is_new_private_and_read_back(tmp_path):
+    from ldpsurvey.server.errors import StoreError
+    from ldpsurvey.server.two_server import helper_token
+
+    path = helper_token.generate(tmp_path / "t.txt")
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    token = helper_token.read(path)
+    assert token.startswith(helper_token.PREFIX) and len(token) > 40
+    assert helper_token.read(helper_token.generate(tmp_path / "u.txt")) != token
+    with pytest.raises(StoreError, match="never overwritten"):
+        helper_token.generate(path)
+    (tmp_path / "bad.txt").write_text("short\n")
+    with pytest.raises(StoreError, match="does not hold a helper token"):
+        helper_token.read(tmp_path / "bad.txt")
+
+
+def test_helper_token_command(tmp_path):
+    from click.testing import CliRunner
+    from ldpsurvey.analyst.cli import cli
+
+    out = tmp_path / "leader-token.txt"
+    first = CliRunner().invoke(cli, ["helper", "token", "--out", str(out)])
+    assert first.exit_code == 0 and out.exists(), first.output
+    again = CliRunner().invoke(cli, ["helper", "token", "--out", str(out)])
+    assert again.exit_code != 0 and "never overwritten" in again.output
+    assert len(again.output.strip().splitlines()) == 1

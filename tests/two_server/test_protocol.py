@@ -194,7 +194,7 @@ def _helper_job(pair, survey_id, batch_id, reports, body_manifest):
     db.close()
     return http_json("POST", f"{pair.helper.url}/helper/surveys/{survey_id}/versions/1/jobs/"
                              f"{batch_id}", {"manifest": body_manifest, "verify_key": vk,
-                                             "reports": reports})
+                                             "reports": reports}, pair.helper_token)
 
 
 def test_the_helper_refuses_a_lying_leader(pair, tmp_path):
@@ -221,10 +221,17 @@ def test_the_helper_refuses_a_lying_leader(pair, tmp_path):
                                                 manifest))
     assert code == 409
     # a second collection of a collected batch
-    code, error = status_of(lambda: http_json(
-        "POST", f"{pair.helper.url}/helper/surveys/lies/versions/1/batches/"
-                f"{batch['batch_id']}/collect", {"collection_id": "someone-else"}))
+    collect = (f"{pair.helper.url}/helper/surveys/lies/versions/1/batches/"
+               f"{batch['batch_id']}/collect")
+    code, error = status_of(lambda: http_json("POST", collect, {"collection_id": "someone-else"},
+                                              pair.helper_token))
     assert (code, error["code"]) == (409, "batch_already_collected")
+    # anyone else: refused before the helper looks at the batch
+    code, error = status_of(lambda: http_json("POST", collect, {"collection_id": "x"}))
+    assert (code, error["code"]) == (401, "authentication_required")
+    code, error = status_of(lambda: http_json("POST", collect, {"collection_id": "x"},
+                                              "ldph_" + "A" * 43))
+    assert (code, error["code"]) == (403, "forbidden")
     # another manifest than the one provisioned (e.g. smaller central ε, re-signed)
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 

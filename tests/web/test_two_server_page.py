@@ -30,10 +30,9 @@ from ldpsurvey.client.page_export import export_page
 from ldpsurvey.client.respondent import Respondent
 from ldpsurvey.shared.manifest import fingerprint
 from ldpsurvey.shared.survey import canonical_json
-from ldpsurvey.shared.two_server.hpke import generate_keypair
 from static_server import serve_web_root
-from support.clients import RealServer, http_json
-from support.two_server import HelperProcess, Pair, signed_survey, two_server_survey
+from support.clients import http_json
+from support.two_server import signed_survey, start_pair, two_server_survey
 
 READY = "body[data-state=ready]"
 REFUSED = "body[data-state=refused]"
@@ -56,15 +55,7 @@ def site(tmp_path_factory) -> Iterator[tuple[str, Path]]:
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory, browser, site):
     """start_pair's leader + helper, the leader also allowing the site's origin (CORS)."""
-    tmp = tmp_path_factory.mktemp("pair")
-    hpaths, helper_key = generate_keypair(tmp / "keys", "helper")
-    lpaths, leader_key = generate_keypair(tmp / "keys", "leader")
-    helper = HelperProcess(str(tmp / "helper.db"), hpaths.private)
-    helper.start()
-    leader = RealServer(tmp / "leader.db", extra_args=("--hpke-key", str(lpaths.private),
-                                                       "--allow-origin", site[0]))
-    leader.start()
-    started = Pair(leader, helper, leader_key, helper_key, leader.token())
+    started = start_pair(tmp_path_factory.mktemp("pair"), leader_args=("--allow-origin", site[0]))
     yield started
     started.stop()
 
