@@ -212,8 +212,11 @@ function review(verified, form) {
   const charged = verified.twoServer ? Promise.resolve({ charges: twoServer.charges(
     verified.survey, answers) }) : chargesFor(verified, answers);
   Promise.all([charged, chargedEpsilons()]).then(([{ charges }, before]) => {
-    const total = g(totalEpsilon({ questions: charges.map(
-      (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) }));
+    // the odds come from the exact total, never from its rounded display (4.49998 shown as
+    // "4.5" would say "91 times" where the top of the page says 90)
+    const exact = totalEpsilon({ questions: charges.map(
+      (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) });
+    const total = g(exact);
     const sendButton = el("button", { type: "button", class: "primary", id: "send" }, "Send");
     const back = el("button", { type: "button", id: "edit" }, "Change my answers");
     sendButton.addEventListener("click", () =>
@@ -241,7 +244,7 @@ function review(verified, form) {
                       "which are sent as you give them." :
                       "your true answers never leave this device.")),
         reviewList(verified.survey, answers, charges, verified.mechanisms),
-        el("p", { class: "total" }, `In total, ${oddsSentence(Number(total))} (ε = ${total} ` +
+        el("p", { class: "total" }, `In total, ${oddsSentence(exact)} (ε = ${total} ` +
                                     `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
       ]),
       el("div", { class: "actions" }, sendButton, back),
