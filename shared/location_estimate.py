@@ -218,6 +218,9 @@ def estimate_location(mechanism: Any, counts: np.ndarray, confidence: float) -> 
     fitted = fit(operator(mechanism.geo), counts)
     lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
     cell_lo, cell_hi = np.quantile(fitted.replicates, [lo_q, hi_q], axis=0)
+    # A percentile interval can miss its own estimate when the bootstrap distribution of a
+    # biased fit lies to one side of it (small n); the interval is widened to reach it.
+    cell_lo, cell_hi = np.minimum(cell_lo, fitted.f), np.maximum(cell_hi, fitted.f)
     cell_se = fitted.replicates.std(axis=0, ddof=1)
     result.categories = [
         ValueEstimate(value=label, estimate=float(e), std_error=float(s), variance_bound=None,
@@ -229,6 +232,7 @@ def estimate_location(mechanism: Any, counts: np.ndarray, confidence: float) -> 
         value = float(fitted.f[idx].sum())
         boot = fitted.replicates[:, idx].sum(axis=1)
         lo, hi = np.quantile(boot, [lo_q, hi_q])
+        lo, hi = min(lo, value), max(hi, value)
         result.groups.append(GroupEstimate(
             name=name, options=[labels[i] for i in idx], estimate=value,
             std_error=float(boot.std(ddof=1)), variance_bound=None, ci_low=float(lo),
