@@ -159,8 +159,11 @@ def empty_value_estimates(values: Sequence[Any]) -> list[ValueEstimate]:
     return [ValueEstimate(v, None, None, None, None, None, None) for v in values]
 
 
-def empty_group_estimates(labels: Sequence[Any], groups: Mapping[str, Sequence[int]]
-                          ) -> list[GroupEstimate]:
-    """The declared groups (name -> member indices) of a question nobody has answered yet."""
-    return [GroupEstimate(name, [labels[i] for i in members], None, None, None, None, None,
-                          None) for name, members in groups.items()]
+def fill_unanswered(result: Estimate, labels: Sequence[Any],
+                    groups: Mapping[str, Sequence[int]]) -> Estimate:
+    """`result` for a categorical question nobody has answered yet: every option and every
+    declared group (name -> member indices) present, every number undefined."""
+    result.categories = empty_value_estimates(labels)
+    result.groups = [GroupEstimate(name, [labels[i] for i in members], None, None, None, None,
+                                   None, None) for name, members in groups.items()]
+    return result

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .estimates import Estimate, GroupEstimate, ValueEstimate, empty_value_estimates, z_value
+from .estimates import Estimate, GroupEstimate, ValueEstimate, fill_unanswered, z_value
 
 TOLERANCE = 1e-6
 MAX_PASSES = 600
@@ -210,11 +210,7 @@ def estimate_location(mechanism: Any, counts: np.ndarray, confidence: float) -> 
     result.raw_shares = {}
     labels = mechanism.labels
     if n == 0:
-        result.categories = empty_value_estimates(labels)
-        result.groups = [GroupEstimate(name, [labels[i] for i in members],
-                                       None, None, None, None, None, None)
-                         for name, members in mechanism.groups.items()]
-        return result
+        return fill_unanswered(result, labels, mechanism.groups)
     fitted = fit(operator(mechanism.geo), counts)
     lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
     cell_lo, cell_hi = np.quantile(fitted.replicates, [lo_q, hi_q], axis=0)

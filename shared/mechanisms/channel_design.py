@@ -30,8 +30,7 @@ from ..errors import ReportError, SurveyError
 from ..estimates import (
     Estimate,
     GroupEstimate,
-    empty_group_estimates,
-    empty_value_estimates,
+    fill_unanswered,
     norm_sub,
     value_estimates,
     z_value,
@@ -300,8 +299,7 @@ class ChannelDesign(Mechanism):
         result = Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
                           n=n, confidence=confidence)
         if n == 0:
-            result.categories = empty_value_estimates(self.labels)
-            result.groups = empty_group_estimates(self.labels, self.groups)
+            fill_unanswered(result, self.labels, self.groups)
             return result
         shares = aggregate.counts.astype(float) / n
         f_hat = self._m_inv @ shares

@@ -34,8 +34,8 @@ from ..estimates import (
     GroupEstimate,
     MeanEstimate,
     ValueEstimate,
-    empty_group_estimates,
     empty_value_estimates,
+    fill_unanswered,
 )
 from ..exact import PrivacyLoss
 from ..randomness import RandomSource
@@ -179,8 +179,7 @@ class Disclosed(Mechanism):
             return result
         assert isinstance(aggregate, CountAggregate)
         if n == 0:
-            result.categories = empty_value_estimates(self.labels)
-            result.groups = empty_group_estimates(self.labels, self.groups)
+            fill_unanswered(result, self.labels, self.groups)
             return result
         result.categories = self._exact_rows(self.labels, aggregate.counts, n)
         for name, members in self.groups.items():

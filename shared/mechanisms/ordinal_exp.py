@@ -50,8 +50,7 @@ from ..estimates import (
     Estimate,
     GroupEstimate,
     MeanEstimate,
-    empty_group_estimates,
-    empty_value_estimates,
+    fill_unanswered,
     norm_sub,
     value_estimates,
     z_value,
@@ -349,8 +348,7 @@ class OrdinalExp(IndexReports, Mechanism):
         result.notes.append(f"mean score: options scored 1..{self.k} in order; 'consistent' is "
                             "the EM (maximum-likelihood) distribution")
         if n == 0:
-            result.categories = empty_value_estimates(self.labels)
-            result.groups = empty_group_estimates(self.labels, self.groups)
+            fill_unanswered(result, self.labels, self.groups)
             result.mean = MeanEstimate(None, None, None, None, None)
             return result
         chan = channel(self.k, self.epsilon)

@@ -21,8 +21,7 @@ from ..aggregates import Aggregate, SupportAggregate
 from ..estimates import (
     Estimate,
     GroupEstimate,
-    empty_group_estimates,
-    empty_value_estimates,
+    fill_unanswered,
     norm_sub,
     value_estimates,
     z_value,
@@ -90,8 +89,7 @@ class PureProtocol(Mechanism):
         result = Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
                           n=n, confidence=confidence)
         if n == 0:
-            result.categories = empty_value_estimates(self.labels)
-            result.groups = empty_group_estimates(self.labels, self.groups)
+            fill_unanswered(result, self.labels, self.groups)
             return result
         p, q = float(self.p_star), float(self.q_star)
         counts = self.support_counts(aggregate).astype(float)
