@@ -54,8 +54,11 @@ def chart_png(q: QuestionView, truth: Truth | None = None) -> Chart | None:
     if q.n == 0:
         return None
     fig = integer_chart(q, truth) if q.is_numeric else frequency_chart(q, truth)
-    if fig is None:
-        return None
+    return None if fig is None else chart_of(fig)
+
+
+def chart_of(fig: Figure) -> Chart:
+    """A figure as an embeddable PNG, with the CSS width at which its fonts have their size."""
     buf = io.BytesIO()
     FigureCanvasAgg(fig)
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})

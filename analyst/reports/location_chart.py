@@ -4,14 +4,10 @@ is noise. Region rows (groups) are the numbers to read; the map shows where peop
 
 from __future__ import annotations
 
-import base64
-import io
-
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .charts import CSS_DPI, DPI, FONT, Chart
+from .charts import FONT, Chart, chart_of
 from .model import OPTION, QuestionView
 
 
@@ -55,9 +51,4 @@ def location_chart_png(q: QuestionView) -> Chart | None:
         bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         bar.set_label("percent of respondents", fontsize=FONT - 3)
     fig.tight_layout()
-    buf = io.BytesIO()
-    FigureCanvasAgg(fig)
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    width_px = round(fig.get_figwidth() * DPI)
-    return Chart(base64.b64encode(buf.getvalue()).decode("ascii"),
-                 css_width=round(width_px * CSS_DPI / DPI))
+    return chart_of(fig)
