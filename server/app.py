@@ -16,6 +16,7 @@ from .http_errors import register_error_handlers
 from .http_request import STORE_EXTENSION
 from .store import open_store
 from .submissions import MAX_BATCH
+from .surveys import compiled_version
 from .web_page import STATIC_URL_PATH, add_security_headers, web_dir
 from .web_page import bp as page_bp
 
@@ -25,6 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_BATCH": MAX_BATCH,
     "POOL_SIZE": 8,  # PostgreSQL connections per process (serve sets it to its thread count)
     "ALLOWED_ORIGINS": frozenset(),  # origins whose pages may call the public API (CORS)
+    "INGEST_PROCESS": False,  # SQLite ingest in a child process (serve sets it; issue 22)
 }
 
 
@@ -44,8 +46,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # a survey id may hold an encoded '/': werkzeug would merge the '//' it decodes to and
     # answer a 308 HTML redirect instead of the JSON 404 (found by tests/server/test_hostile_http)
     app.url_map.merge_slashes = False
-    app.extensions[STORE_EXTENSION] = open_store(app.config["DATABASE"],
-                                                 pool_size=int(app.config["POOL_SIZE"]))
+    app.extensions[STORE_EXTENSION] = open_store(
+        app.config["DATABASE"], pool_size=int(app.config["POOL_SIZE"]),
+        ingest_process=compiled_version if app.config["INGEST_PROCESS"] else None)
     app.register_blueprint(public_bp)
     app.register_blueprint(analyst_bp)
     app.register_blueprint(page_bp)

@@ -71,6 +71,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     shown = redact(db_path)
     config = {"DATABASE": db_path, "POOL_SIZE": threads, "ALLOWED_ORIGINS": allow_origins,
+              "INGEST_PROCESS": True,
               "HPKE_KEY": hpke_key, "AGGREGATE_EVERY": aggregate_every,
               "HELPER_TOKEN": None if helper_token is None else read_helper_token(helper_token)}
     allowed_origins(allow_origins)  # a bad --allow-origin is a usage error, whatever the port

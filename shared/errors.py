@@ -15,6 +15,19 @@ class LdpSurveyError(Exception):
         self.message = message
         self.details = details
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled whole, whatever a subclass's constructor takes: the SQLite writer process
+        hands ingest outcomes back to the request threads (server/store/ingest_process.py)."""
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(cls: type[LdpSurveyError], args: tuple[Any, ...],
+             state: dict[str, Any]) -> LdpSurveyError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class SurveyError(LdpSurveyError):
     """A survey definition is invalid; the message names the field and the problem."""

@@ -3,7 +3,8 @@
 `db_path` is the database target: a SQLite file, or, in modules that set
 `BACKENDS = ("sqlite", "postgresql")`, also a fresh database on a throwaway PostgreSQL server
 that the session starts itself. Without PostgreSQL those cases skip with the reason, except
-under CI (CI=true), where they fail.
+under CI (CI=true), where they fail. The backend "sqlite-process" is a SQLite file whose app
+runs ingest in a child process, as `ldpsurvey serve` does (server/store/ingest_process.py).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture()
 def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A SQLite path, or a PostgreSQL URL of a fresh database (dropped afterwards)."""
-    if backend == "sqlite":
+    if backend.startswith("sqlite"):
         yield tmp_path / "server.db"
         return
     server: PgServer = request.getfixturevalue("pg_server")
@@ -101,9 +102,10 @@ def db_path(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Ite
 
 
 @pytest.fixture()
-def app(db_path: Any) -> Iterator[Flask]:
+def app(db_path: Any, backend: str) -> Iterator[Flask]:
     app = create_app({"DATABASE": str(db_path), "MAX_CONTENT_LENGTH": 1 << 20,
-                      "MAX_BATCH": 100, "TESTING": True})
+                      "MAX_BATCH": 100, "TESTING": True,
+                      "INGEST_PROCESS": backend == "sqlite-process"})
     yield app
     app.extensions[STORE_EXTENSION].close()
 

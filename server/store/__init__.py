@@ -29,6 +29,7 @@ from .base import (
 from .base import (
     compact as compact_json,
 )
+from .ingest_process import RulesFor
 from .redaction import redact
 
 __all__ = [
@@ -49,10 +50,13 @@ def is_postgres(target: str | Path) -> bool:
 
 
 def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = False,
-               read_only: bool = False, pool_size: int = 8) -> Store:
+               read_only: bool = False, pool_size: int = 8,
+               ingest_process: RulesFor | None = None) -> Store:
     """A store for a SQLite path or a PostgreSQL URL; the schema is migrated unless `migrate`
     is False. `must_exist` refuses a SQLite file that does not exist yet (CLI commands that
-    read); `read_only` opens SQLite read-only."""
+    read); `read_only` opens SQLite read-only. `ingest_process` runs SQLite's ingest
+    transactions in a child process that rebuilds aggregate rules with it (`ldpsurvey serve`;
+    PostgreSQL runs them in its own server anyway)."""
     if is_postgres(target):
         try:
             from .postgres import PgStore
@@ -65,4 +69,5 @@ def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = F
 
     if (must_exist or read_only) and not Path(target).is_file():
         raise StoreError(f"database {redact(target)} does not exist")
-    return SqliteStore(target, migrate=migrate, read_only=read_only)
+    return SqliteStore(target, migrate=migrate, read_only=read_only,
+                       ingest_process=ingest_process)

@@ -97,6 +97,9 @@ class PendingSubmission:
 class AggregateRules(Protocol):
     """What the store needs to maintain the aggregates of one survey version."""
 
+    # The version's manifest hash: the SQLite writer process rebuilds the rules from it.
+    sha256: str
+
     def aggregate_keys(self) -> Sequence[str]:
         """Every key this version keeps an aggregate under."""
         ...

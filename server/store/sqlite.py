@@ -11,9 +11,10 @@ fsync covers every frame written before it, so nothing is acknowledged that is n
 Writers open `BEGIN IMMEDIATE`, so they take the write lock before reading.
 
 Concurrent ingest requests share one transaction and one fsync (group_commit.py); the next
-group's transaction runs while this group's fsync is in flight. Each thread keeps its own
-connection: opening SQLite and setting its pragmas costs about as much as storing a small
-submission.
+group's transaction runs while this group's fsync is in flight. `ldpsurvey serve` runs those
+transactions in a child process instead (ingest_process.py): the same code on its own GIL.
+Each thread keeps its own connection: opening SQLite and setting its pragmas costs about as
+much as storing a small submission.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .base import (
     refusal,
     split_fresh,
 )
+from .ingest_process import IngestProcess, RulesFor
 from .schema import SQLITE_MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
@@ -84,7 +86,7 @@ class SqliteStore:
     backend = "sqlite"
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
-                 migrate: bool = True) -> None:
+                 migrate: bool = True, ingest_process: RulesFor | None = None) -> None:
         self.path = str(path)
         self.read_only = read_only
         self._local = threading.local()
@@ -102,6 +104,10 @@ class SqliteStore:
         elif self._check_version(conn) < len(SQLITE_MIGRATIONS):
             raise StoreError(f"database {self.path} has an older schema: open it once with "
                              "`ldpsurvey serve` or `ldpsurvey recompute` to migrate it")
+        # With `ingest_process` (the rules a child rebuilds each job's aggregate rules with),
+        # ingest transactions run in a child process (ingest_process.py).
+        self._ingest_process = (None if ingest_process is None or read_only
+                                else IngestProcess(self.path, ingest_process))
 
     # --- connections ------------------------------------------------------------------------
 
@@ -176,6 +182,8 @@ class SqliteStore:
         return self.path
 
     def close(self) -> None:
+        if self._ingest_process is not None:
+            self._ingest_process.close()
         with self._all_lock:
             conns, self._all = self._all, []
         for conn in conns:
@@ -312,9 +320,12 @@ class SqliteStore:
     # --- ingest -----------------------------------------------------------------------------
 
     def ingest(self, job: IngestJob) -> IngestResult:
-        """Concurrent requests share one transaction (group commit)."""
-        return committer_for(os.path.abspath(self.path)).run(job, self._ingest_group,
-                                                              self._sync_wal)
+        """Concurrent requests share one transaction (group commit), run here or in the
+        ingest process (which syncs before it answers)."""
+        committer = committer_for(os.path.abspath(self.path))
+        if self._ingest_process is not None:
+            return committer.run(job, self._ingest_process.run_group)
+        return committer.run(job, self._ingest_group, self._sync_wal)
 
     def _ingest_group(self, jobs: Sequence[IngestJob]) -> list[Any]:
         """One transaction for several requests, in order: a result or an error per job.

@@ -15,7 +15,7 @@ from ldpsurvey.shared.errors import SurveyError
 from ldpsurvey.shared.survey import Survey
 from support.server_data import manifest, mechanisms, snapshot, sql, survey_dict
 
-BACKENDS = ("sqlite", "postgresql")
+BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 
 
 def declared_survey() -> dict[str, Any]:

@@ -19,7 +19,7 @@ from ldpsurvey.server.errors import SurveyChanged, SurveyClosed
 from ldpsurvey.server.store import IngestJob, PendingSubmission, open_store
 from support.server_data import manifest, sql, submission, survey_dict
 
-BACKENDS = ("sqlite", "postgresql")
+BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 SUBMIT = "/api/surveys/health/submissions"
 
 
@@ -75,8 +75,10 @@ def _item(sid: str | None = None) -> PendingSubmission:
                               "color": int(raw["answers"]["color"])})
 
 
-def test_the_store_refuses_a_job_checked_against_an_older_newest_version(published, db_path):
-    store = open_store(db_path)
+def test_the_store_refuses_a_job_checked_against_an_older_newest_version(published, db_path,
+                                                                         backend):
+    process = surveys.compiled_version if backend == "sqlite-process" else None
+    store = open_store(db_path, ingest_process=process)
     try:
         surveys.publish(store, manifest(survey_dict(version=2)))
         with pytest.raises(SurveyChanged):

@@ -14,7 +14,7 @@ from ldpsurvey.server.store import open_store
 from support.server_data import snapshot, sql, submission
 
 pytestmark = pytest.mark.usefixtures("published")
-BACKENDS = ("sqlite", "postgresql")
+BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 URL = "/api/surveys/health/submissions"
 
 

@@ -12,7 +12,7 @@ from ldpsurvey.server.auth import revoke_token
 from ldpsurvey.server.store import open_store
 from support.server_data import manifest, snapshot, submission, survey_dict
 
-BACKENDS = ("sqlite", "postgresql")
+BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 
 ANALYST_ROUTES = [
     ("GET", "/api/surveys"),

@@ -14,7 +14,7 @@ from ldpsurvey.shared.mechanisms import MECHANISMS, mechanism_for
 from ldpsurvey.shared.survey import Survey
 from support.server_data import manifest
 
-BACKENDS = ("sqlite", "postgresql")
+BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 
 
 def question_for(name: str) -> dict:

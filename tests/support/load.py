@@ -130,6 +130,16 @@ class ServerProcess:
         path = self.log_path
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
+    def ingest_child(self) -> int:
+        """The pid of this server's SQLite ingest process (server/store/ingest_process.py)."""
+        assert self.proc is not None
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            for pid in (task / "children").read_text().split():
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if b"spawn_main" in cmdline:
+                    return int(pid)
+        raise RuntimeError("the server has no ingest process")
+
     def kill9(self) -> None:
         assert self.proc is not None
         os.kill(self.proc.pid, signal.SIGKILL)
@@ -274,13 +284,13 @@ class ClientLog:
 
 
 def run_clients(url: str, plans: Sequence[Sequence[Request]], *, retries: int = 2,
-                stop_on_error: bool = False,
+                stop_on_error: bool = False, retry_statuses: frozenset[int] = frozenset(),
                 on_ack: Callable[[int], None] | None = None) -> tuple[list[ClientLog], float]:
     """Every client on its own thread; returns the logs and the wall time in seconds.
 
-    A connection error is retried `retries` times with the same body (the server dedupes by
-    submission id); with `stop_on_error` the client records the request as unknown and stops
-    (the crash test)."""
+    A connection error, or an answer whose status is in `retry_statuses`, is retried `retries`
+    times with the same body (the server dedupes by submission id); with `stop_on_error` the
+    client records a request without an answer as unknown and stops (the crash test)."""
     logs = [ClientLog() for _ in plans]
     path = f"/api/surveys/{SURVEY_ID}/submissions"
 
@@ -300,6 +310,8 @@ def run_clients(url: str, plans: Sequence[Sequence[Request]], *, retries: int = 
                             break
                         continue
                     log.statuses[status] += 1
+                    if status in retry_statuses and attempt < retries:
+                        continue
                     (log.single_latency if request.single else log.batch_latency).append(seconds)
                     if 200 <= status < 300:
                         log.accepted.extend(body["accepted"])

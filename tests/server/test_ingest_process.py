@@ -1,0 +1,168 @@
+"""SQLite ingest in a child process (`ldpsurvey serve`): the same outcomes as in process, and
+nothing acknowledged that is not committed when the child dies.
+
+The API-level behaviour through the child (accepted and duplicate ids, refusals of a closed or
+changed survey, invitation codes, crosstabs, every mechanism's aggregates) is covered by the
+modules whose BACKENDS include "sqlite-process"; the load test kills the child mid-load
+(tests/server/test_load_crash.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from ldpsurvey.server import surveys
+from ldpsurvey.server.aggregation import recompute
+from ldpsurvey.server.store import open_store
+from support.ingest_crash import CRASH_MARKER, rules_or_die
+from support.server_data import manifest, sql, submission, survey_dict
+
+SUBMIT = "/api/surveys/health/submissions"
+EXIT_WAIT_S = 60.0  # bounded polling for a process to end (not a timing assumption)
+
+
+def child_of(store) -> int:
+    return store._ingest_process._process.pid
+
+
+def gone(pid: int) -> bool:
+    """The process has exited (a zombie counts: it runs nothing and holds no lock)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + EXIT_WAIT_S
+    while time.monotonic() < deadline:
+        if gone(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def crash_app(db_path):
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+
+    app = create_app({"DATABASE": str(db_path), "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    store.close()
+    store = open_store(db_path, ingest_process=rules_or_die)
+    app.extensions[STORE_EXTENSION] = store
+    return app, store
+
+
+def test_a_child_dead_while_idle_is_replaced_without_an_error(db_path, published):
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+
+    app = create_app({"DATABASE": str(db_path), "TESTING": True, "INGEST_PROCESS": True})
+    store = app.extensions[STORE_EXTENSION]
+    try:
+        client = app.test_client()
+        assert client.post(SUBMIT, json=submission()).status_code == 200
+        first = child_of(store)
+        os.kill(first, signal.SIGKILL)
+        assert wait_gone(first)
+        again = submission()
+        response = client.post(SUBMIT, json=again)  # the group never reached the dead child
+        assert response.status_code == 200, response.get_json()
+        assert response.get_json()["accepted"] == [again["submission_id"]]
+        assert child_of(store) != first
+        assert sql(db_path, "SELECT n_submissions FROM surveys") == [(2,)]
+    finally:
+        store.close()
+
+
+def test_a_child_dying_mid_group_acknowledges_nothing_and_the_next_child_stores(
+        db_path, published):
+    app, store = crash_app(db_path)
+    try:
+        client = app.test_client()
+        assert client.post(SUBMIT, json=submission()).status_code == 200
+        first = child_of(store)
+        Path(db_path).with_name(CRASH_MARKER).touch()
+        lost = submission()
+        response = client.post(SUBMIT, json=lost)
+        assert response.status_code == 503
+        assert response.get_json()["error"]["code"] == "store_unavailable"
+        assert wait_gone(first)
+        assert sql(db_path, "SELECT count(*) FROM submissions") == [(1,)]  # nothing committed
+        response = client.post(SUBMIT, json=lost)  # the device sends it again
+        assert response.status_code == 200
+        assert response.get_json()["accepted"] == [lost["submission_id"]]
+        assert sql(db_path, "SELECT n_submissions FROM surveys") == [(2,)]
+        assert recompute(store, fix=False) == []
+    finally:
+        store.close()
+
+
+def test_refusals_come_back_as_what_they_are(db_path, published):
+    """A closed survey and a newer version, found in the child's transaction, reach the
+    request as SurveyClosed (409) and SurveyChanged (checked again, then stored)."""
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+
+    app = create_app({"DATABASE": str(db_path), "TESTING": True, "INGEST_PROCESS": True})
+    store = app.extensions[STORE_EXTENSION]
+    try:
+        client = app.test_client()
+        assert client.post(SUBMIT, json=submission()).status_code == 200
+        other = open_store(db_path)  # another process publishes version 2
+        try:
+            surveys.publish(other, manifest(survey_dict(version=2)))
+        finally:
+            other.close()
+        implicit = submission()
+        assert client.post(SUBMIT, json=implicit).status_code == 200
+        assert sql(db_path, "SELECT version FROM submissions WHERE submission_id = ?",
+                   (implicit["submission_id"],)) == [(2,)]
+        other = open_store(db_path)
+        try:
+            surveys.close(other, "health")
+        finally:
+            other.close()
+        response = client.post(SUBMIT, json=submission())
+        assert response.status_code == 409
+        assert response.get_json()["error"]["code"] == "survey_closed"
+    finally:
+        store.close()
+
+
+def test_the_child_ends_with_its_server(tmp_path):
+    """kill -9 of the server process: its ingest child reads EOF and exits."""
+    db = tmp_path / "orphan.db"
+    script = textwrap.dedent(f"""
+        import sys, time
+        from ldpsurvey.server.store import open_store
+        from ldpsurvey.server.surveys import compiled_version
+        store = open_store({str(db)!r}, ingest_process=compiled_version)
+        print(store._ingest_process._process.pid, flush=True)
+        time.sleep(600)
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        assert not gone(child)
+        parent.kill()
+        parent.wait(timeout=30)
+        assert wait_gone(child)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def test_closing_the_store_ends_the_child(db_path):
+    store = open_store(db_path, ingest_process=surveys.compiled_version)
+    child = child_of(store)
+    store.close()
+    assert wait_gone(child)
