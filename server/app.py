@@ -16,6 +16,7 @@ from .http_errors import register_error_handlers
 from .http_request import STORE_EXTENSION
 from .store import open_store
 from .submissions import MAX_BATCH
+from .submissions_wsgi import SubmissionsEndpoint
 from .surveys import compiled_version
 from .web_page import STATIC_URL_PATH, add_security_headers, web_dir
 from .web_page import bp as page_bp
@@ -58,6 +59,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(add_cors_headers)
     app.after_request(add_security_headers)
     register_error_handlers(app)
+    # the hot ingest route without Flask's per-request machinery (issue 22), same answers
+    app.wsgi_app = SubmissionsEndpoint(app, app.wsgi_app)  # type: ignore[method-assign]
     # werkzeug's request log line starts with the client address: never emit it.
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     return app

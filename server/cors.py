@@ -10,7 +10,7 @@ never logged or stored.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from urllib.parse import urlsplit
 
 from flask import Response, current_app, request
@@ -53,20 +53,30 @@ def allowed_origins(values: Iterable[str]) -> frozenset[str]:
     return frozenset(normalize_origin(v) for v in values)
 
 
+def cors_headers(origin: str | None, method: str, allowed: Container[str]
+                 ) -> list[tuple[str, str]]:
+    """The CORS headers of a public respondent endpoint's answer, in order: Vary: Origin
+    always (the answer depends on it), and for an allowed `origin` its echo, plus the allowed
+    methods, headers and cache time when the request is a preflight (OPTIONS)."""
+    headers = [("Vary", "Origin")]
+    if origin is None or origin not in allowed:
+        return headers
+    headers.append(("Access-Control-Allow-Origin", origin))
+    if method == "OPTIONS":
+        headers += [("Access-Control-Allow-Methods", "GET, POST"),
+                    ("Access-Control-Allow-Headers", "Content-Type"),
+                    ("Access-Control-Max-Age", str(PREFLIGHT_MAX_AGE))]
+    return headers
+
+
 def add_cors_headers(response: Response) -> Response:
-    """after_request: CORS headers on the public respondent endpoints for allowed origins."""
+    """after_request: `cors_headers` on the public respondent endpoints."""
     if request.endpoint not in CORS_ENDPOINTS:
         return response
-    if "Vary" in response.headers:
-        response.vary.add("Origin")
-    else:  # the usual case, without parsing an empty header set
-        response.headers["Vary"] = "Origin"
-    origin = request.headers.get("Origin")
-    if origin is None or origin not in current_app.config["ALLOWED_ORIGINS"]:
-        return response
-    response.headers["Access-Control-Allow-Origin"] = origin
-    if request.method == "OPTIONS":
-        response.headers["Access-Control-Allow-Methods"] = "GET, POST"
-        response.headers["Access-Control-Allow-Headers"] = "Content-Type"
-        response.headers["Access-Control-Max-Age"] = str(PREFLIGHT_MAX_AGE)
+    for name, value in cors_headers(request.headers.get("Origin"), request.method,
+                                    current_app.config["ALLOWED_ORIGINS"]):
+        if name == "Vary" and "Vary" in response.headers:
+            response.vary.add(value)
+        else:  # the usual case, without parsing an empty header set
+            response.headers[name] = value
     return response
