@@ -76,6 +76,17 @@ def simulated(n: int, rng: np.random.Generator) -> list[dict]:
             for s, c in zip(smoker.tolist(), color.tolist(), strict=True)]
 
 
+def children(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux /proc), e.g. the SQLite ingest process."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
 def fresh_connection_clients(port: int, bodies: list[bytes], clients: int) -> float:
     """Seconds to send `bodies` from `clients` threads, each request on a new connection, as
     respondents' devices do (one submission each); non-2xx answers abort the run."""
@@ -158,9 +169,13 @@ def drive(port: int, loads: dict[str, list[bytes]], pid: int | None = None,
     server's `pid`, prints its CPU time per submission under each load."""
     cpu: list[float] = []
 
+    helpers = children(pid) if pid is not None else []
+    helper_cpu: list[float] = []
+
     def mark() -> None:
         if pid is not None:
             cpu.append(cpu_seconds(pid))
+            helper_cpu.append(sum(cpu_seconds(c) for c in helpers))
 
     mark()
     seconds, failed = run_clients(port, loads["keepalive"], 8)
@@ -177,6 +192,11 @@ def drive(port: int, loads: dict[str, list[bytes]], pid: int | None = None,
         per = [(b - a) / n * 1e6 for a, b, n in zip(cpu[:-1], cpu[1:], counts, strict=True)]
         print(f"  {label} server CPU per submission: single {per[0]:.0f} µs keep-alive, "
               f"{per[1]:.0f} µs new connections; batched {per[2]:.1f} µs")
+        if helpers:  # the SQLite ingest process: the rest of the server's cost
+            per = [(b - a) / n * 1e6
+                   for a, b, n in zip(helper_cpu[:-1], helper_cpu[1:], counts, strict=True)]
+            print(f"  {label} ingest process CPU per submission: single {per[0]:.0f} µs "
+                  f"keep-alive, {per[1]:.0f} µs new connections; batched {per[2]:.1f} µs")
     return Rates(keepalive, fresh, len(loads["batches"]) * 1000 / seconds)
 
 
