@@ -67,6 +67,9 @@ serve(app, host="127.0.0.1", port=int(sys.argv[1]), threads=8, _quiet=True)
 """
 
 
+WARMUP = 300  # single submissions sent to each server before anything is measured
+
+
 def simulated(n: int, rng: np.random.Generator) -> list[dict]:
     survey = Survey.from_dict(SURVEY)
     mech = {q.id: mechanism_for(q) for q in survey.questions}
@@ -177,6 +180,7 @@ def drive(port: int, loads: dict[str, list[bytes]], pid: int | None = None,
             cpu.append(cpu_seconds(pid))
             helper_cpu.append(sum(cpu_seconds(c) for c in helpers))
 
+    run_clients(port, loads["warmup"], 8)  # steady state: a child process started, caches
     mark()
     seconds, failed = run_clients(port, loads["keepalive"], 8)
     keepalive = len(loads["keepalive"]) / seconds
@@ -278,6 +282,7 @@ def main() -> None:
         tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-ingest-"))
         batch_items = [simulated(1000, rng) for _ in range(args.batches)]
         loads = {"batches": [json.dumps({"submissions": b}).encode() for b in batch_items],
+                 "warmup": [json.dumps(s).encode() for s in simulated(WARMUP, rng)],
                  "keepalive": [json.dumps(s).encode() for s in simulated(args.singles, rng)],
                  "fresh": [json.dumps(s).encode() for s in simulated(args.singles, rng)]}
         rows = [s for b in batch_items for s in b]

@@ -321,7 +321,7 @@ class SqliteStore:
 
     def ingest(self, job: IngestJob) -> IngestResult:
         """Concurrent requests share one transaction (group commit), run here or in the
-        ingest process (which syncs before it answers)."""
+        ingest process (which fsyncs before it answers)."""
         committer = committer_for(os.path.abspath(self.path))
         if self._ingest_process is not None:
             return committer.run(job, self._ingest_process.run_group)
