@@ -7,14 +7,15 @@ group's transaction took 1 ms under load against 70 µs alone, and the server pr
 by one core. In a child process the same transaction runs on its own interpreter and GIL, on
 the core the request threads leave free.
 
-The request side is unchanged: the group committer still makes concurrent requests one group;
-its leader sends the group (each job's survey id, the versions' manifest hashes and the
-validated items) to the child and waits. The child runs the in-process path's very transaction
-(`SqliteStore._ingest_group`) on its own store, fsyncs the WAL, and answers one outcome per
-job. A request is answered only after that answer, so what is acknowledged is committed and on
-disk, exactly as in process. (Letting the parent fsync while the child runs the next group,
-as the in-process path pipelines, measured no faster: it moved thread handoffs into the
-request process.)
+Concurrent requests still form groups (`group_commit.PipelinedCommitter`): a group (each job's
+survey id, the versions' manifest hashes and the validated items) goes to the child, which
+runs the in-process path's very transaction (`SqliteStore._ingest_group`) on its own store,
+fsyncs the WAL, and answers one outcome per job. The thread that receives an answer sends the
+next group before handing the answer out, so the child is never idle while request threads
+are woken. A request is answered only after its group's answer, so what is acknowledged is
+committed and on disk, exactly as in process. (Letting the parent fsync while the child runs
+the next group, as the in-process path pipelines, measured no faster: it moved thread
+handoffs into the request process.)
 
 If the child dies (killed, out of memory), the groups in flight fail with StoreUnavailable
 (503): nothing of them was acknowledged; a device that sends again gets its submission stored,
@@ -40,6 +41,7 @@ from typing import Any
 
 from ...shared.errors import LdpSurveyError
 from ..errors import StoreError, StoreUnavailable
+from ..group_commit import PipelinedCommitter
 from .base import AggregateRules, IngestJob, PendingSubmission
 
 # (store, survey id, version, manifest sha256) -> that version's aggregate rules: how the child
@@ -51,17 +53,22 @@ STOP_TIMEOUT_S = 10.0
 
 
 class IngestProcess:
-    """The parent's handle on the child: `run_group(jobs)` -> one outcome per job (a result or
-    an exception), as `SqliteStore._ingest_group` answers in process."""
+    """The parent's handle on the child: `ingest(job)` -> the job's IngestResult (or raises
+    its refusal), as `SqliteStore.ingest` answers in process."""
 
     def __init__(self, path: str, rules_for: RulesFor) -> None:
         self._path = path
         self._rules_for = rules_for
-        self._lock = threading.Lock()  # one group in flight: the committer's leader
+        self._committer: PipelinedCommitter[IngestJob] = PipelinedCommitter()
+        self._lock = threading.Lock()  # the pipe and the child (one group in flight anyway)
         self._process: Any = None
         self._conn: Connection | None = None
+        self._sent: bytes | None = None  # the group in flight, resent to a new child if needed
         with self._lock:
             self._start()
+
+    def ingest(self, job: IngestJob) -> Any:
+        return self._committer.run(job, self._send, self._receive)
 
     def _start(self) -> None:
         # spawn, not fork: the server has threads (and SQLite connections) by now
@@ -73,27 +80,49 @@ class IngestProcess:
         child.close()
         self._process, self._conn = process, parent
 
-    def run_group(self, jobs: Sequence[IngestJob]) -> list[Any]:
+    def _send(self, jobs: Sequence[IngestJob]) -> None:
         message = pickle.dumps([_wire(job) for job in jobs], pickle.HIGHEST_PROTOCOL)
         with self._lock:
-            for attempt in range(2):
-                if self._conn is None:
-                    self._start()
-                assert self._conn is not None
-                try:
-                    self._conn.send_bytes(message)
-                    return pickle.loads(self._conn.recv_bytes())  # noqa: S301 (own child)
-                except (BrokenPipeError, ConnectionResetError):
-                    # The child was gone before it read this group (a closed peer refuses
-                    # the write, or drops it unread and resets the socket): none of it ran,
-                    # so a new child takes it.
-                    self._reap()
-                    if attempt == 1:
-                        raise self._stopped() from None
-                except (EOFError, OSError):  # gone after reading it: committed or not
-                    self._reap()
+            self._sent = message
+            self._deliver()
+
+    def _deliver(self) -> None:
+        """The group in flight to the child; a child found gone (the socket refuses the write)
+        never read it, so a new child takes it."""
+        assert self._sent is not None
+        for attempt in range(2):
+            if self._conn is None:
+                self._start()
+            assert self._conn is not None
+            try:
+                self._conn.send_bytes(self._sent)
+                return
+            except (BrokenPipeError, ConnectionResetError):
+                self._reap()
+                if attempt == 1:
                     raise self._stopped() from None
-        raise AssertionError("unreachable")
+
+    def _receive(self) -> list[Any]:
+        with self._lock:
+            try:
+                for attempt in range(2):
+                    if self._conn is None:
+                        raise self._stopped()
+                    try:
+                        return pickle.loads(self._conn.recv_bytes())  # noqa: S301 (own child)
+                    except ConnectionResetError:
+                        # The child was gone before it read the group (the socket dropped it
+                        # unread): none of it ran, so a new child takes it.
+                        self._reap()
+                        if attempt == 1:
+                            raise self._stopped() from None
+                        self._deliver()
+                    except (EOFError, OSError):  # gone after reading it: committed or not
+                        self._reap()
+                        raise self._stopped() from None
+                raise AssertionError("unreachable")
+            finally:
+                self._sent = None
 
     @staticmethod
     def _stopped() -> StoreUnavailable:

@@ -322,10 +322,10 @@ class SqliteStore:
     def ingest(self, job: IngestJob) -> IngestResult:
         """Concurrent requests share one transaction (group commit), run here or in the
         ingest process (which fsyncs before it answers)."""
-        committer = committer_for(os.path.abspath(self.path))
         if self._ingest_process is not None:
-            return committer.run(job, self._ingest_process.run_group)
-        return committer.run(job, self._ingest_group, self._sync_wal)
+            return self._ingest_process.ingest(job)
+        return committer_for(os.path.abspath(self.path)).run(job, self._ingest_group,
+                                                              self._sync_wal)
 
     def _ingest_group(self, jobs: Sequence[IngestJob]) -> list[Any]:
         """One transaction for several requests, in order: a result or an error per job.
