@@ -2,9 +2,9 @@
 nothing acknowledged that is not committed when the child dies.
 
 The API-level behaviour through the child (accepted and duplicate ids, refusals of a closed or
-changed survey, invitation codes, crosstabs, every mechanism's aggregates) is covered by the
-modules whose BACKENDS include "sqlite-process"; the load test kills the child mid-load
-(tests/server/test_load_crash.py)."""
+changed survey found in the child's transaction, invitation codes, crosstabs, every
+mechanism's aggregates) is covered by the modules whose BACKENDS include "sqlite-process";
+the load test kills the child mid-load (tests/server/test_load_crash.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ldpsurvey.server import surveys
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.store import open_store
 from support.ingest_crash import CRASH_MARKER, rules_or_die
-from support.server_data import manifest, sql, submission, survey_dict
+from support.server_data import sql, submission
 
 SUBMIT = "/api/surveys/health/submissions"
 EXIT_WAIT_S = 60.0  # bounded polling for a process to end (not a timing assumption)
@@ -101,38 +101,6 @@ def test_a_child_dying_mid_group_acknowledges_nothing_and_the_next_child_stores(
         assert response.get_json()["accepted"] == [lost["submission_id"]]
         assert sql(db_path, "SELECT n_submissions FROM surveys") == [(2,)]
         assert recompute(store, fix=False) == []
-    finally:
-        store.close()
-
-
-def test_refusals_come_back_as_what_they_are(db_path, published):
-    """A closed survey and a newer version, found in the child's transaction, reach the
-    request as SurveyClosed (409) and SurveyChanged (checked again, then stored)."""
-    from ldpsurvey.server.app import create_app
-    from ldpsurvey.server.http_request import STORE_EXTENSION
-
-    app = create_app({"DATABASE": str(db_path), "TESTING": True, "INGEST_PROCESS": True})
-    store = app.extensions[STORE_EXTENSION]
-    try:
-        client = app.test_client()
-        assert client.post(SUBMIT, json=submission()).status_code == 200
-        other = open_store(db_path)  # another process publishes version 2
-        try:
-            surveys.publish(other, manifest(survey_dict(version=2)))
-        finally:
-            other.close()
-        implicit = submission()
-        assert client.post(SUBMIT, json=implicit).status_code == 200
-        assert sql(db_path, "SELECT version FROM submissions WHERE submission_id = ?",
-                   (implicit["submission_id"],)) == [(2,)]
-        other = open_store(db_path)
-        try:
-            surveys.close(other, "health")
-        finally:
-            other.close()
-        response = client.post(SUBMIT, json=submission())
-        assert response.status_code == 409
-        assert response.get_json()["error"]["code"] == "survey_closed"
     finally:
         store.close()
 
