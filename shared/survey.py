@@ -425,7 +425,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
                           f"unknown type {qtype!r}; expected one of {', '.join(QUESTION_TYPES)}")
     _reject_unknown(data, _COMMON_KEYS | _TYPE_KEYS[qtype], where, qtype)
     qid = data.get("id")
-    if not isinstance(qid, str) or not QUESTION_ID.match(qid):
+    if not isinstance(qid, str) or not QUESTION_ID.fullmatch(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
     text = _text(data, "text", f"{where}.text")
     if qtype == "location":
@@ -567,7 +567,7 @@ def _reject_unknown(data: Mapping, allowed: set[str], where: str, qtype: str | N
 
 def _slug(data: Mapping, key: str, where: str) -> str:
     value = data.get(key)
-    if not isinstance(value, str) or not SLUG.match(value):
+    if not isinstance(value, str) or not SLUG.fullmatch(value):
         raise SurveyError(where, "must be a slug: 1-64 lowercase letters, digits, '-' or '_'")
     return value
 

@@ -558,7 +558,7 @@ class SqliteStore:
 
 
 def _json_path(qid: str) -> str:
-    if not QUESTION_ID.match(qid):  # the only text put into SQL: checked, never trusted
+    if not QUESTION_ID.fullmatch(qid):  # the only text put into SQL: checked, never trusted
         raise StoreError(f"not a question id: {qid!r}")
     return '$."' + qid + '"'
 

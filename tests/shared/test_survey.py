@@ -160,6 +160,19 @@ def test_bad_survey_id_and_version() -> None:
     expect_error(d, "version", "integer")
 
 
+@pytest.mark.parametrize("bad", ["habits\n", "\nhabits", "hab its"])
+def test_an_id_with_a_newline_is_no_slug(bad: str) -> None:
+    """Python's `$` also matches before a final newline; the page's JavaScript `$` does not.
+    Ids are matched whole, so both sides refuse the same ids."""
+    d = base()
+    d["id"] = bad
+    expect_error(d, "id", "slug")
+    d = base()
+    d["questions"][0]["id"] = bad
+    with pytest.raises(SurveyError):
+        Survey.from_dict(d)
+
+
 def test_no_questions() -> None:
     d = base()
     d["questions"] = []
