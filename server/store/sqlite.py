@@ -107,7 +107,7 @@ class SqliteStore:
         # With `ingest_process` (the rules a child rebuilds each job's aggregate rules with),
         # ingest transactions run in a child process (ingest_process.py).
         self._ingest_process = (None if ingest_process is None or read_only
-                                else IngestProcess(self.path, ingest_process))
+                                else IngestProcess(os.path.abspath(self.path), ingest_process))
 
     # --- connections ------------------------------------------------------------------------
 
