@@ -61,9 +61,9 @@ class GroupCommitter(Generic[J]):
         if not ticket.lead:
             ticket.wait()
             if ticket.done:
-                return self._outcome(ticket)
+                return _outcome(ticket)
         self._lead(commit, sync)
-        return self._outcome(ticket)
+        return _outcome(ticket)
 
     def _lead(self, commit: Callable[[Sequence[J]], list[Any]],
               sync: Callable[[], None] | None) -> None:
@@ -87,11 +87,6 @@ class GroupCommitter(Generic[J]):
                 outcomes = [exc] * len(group)
         _finish(group, outcomes, group[0])  # group[0] is the leader's own: it is not waiting
 
-    @staticmethod
-    def _outcome(ticket: _Ticket[J]) -> Any:
-        if ticket.error is not None:
-            raise ticket.error
-        return ticket.result
 
 
 class PipelinedCommitter(Generic[J]):
@@ -128,7 +123,7 @@ class PipelinedCommitter(Generic[J]):
                 outcomes = [exc] * len(group)
             self._send_next(send, ticket)
             _finish(group, outcomes, ticket)
-        return GroupCommitter._outcome(ticket)
+        return _outcome(ticket)
 
     def _send_next(self, send: Callable[[Sequence[J]], None], me: _Ticket[J]) -> None:
         """Send what is queued as the next group and make its first ticket the receiver
@@ -151,6 +146,12 @@ class PipelinedCommitter(Generic[J]):
             if receiver is not me:
                 receiver.wake()
             return
+
+
+def _outcome(ticket: _Ticket[Any]) -> Any:
+    if ticket.error is not None:
+        raise ticket.error
+    return ticket.result
 
 
 def _finish(group: Sequence[_Ticket[Any]], outcomes: Sequence[Any], me: _Ticket[Any]) -> None:

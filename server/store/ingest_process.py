@@ -106,21 +106,19 @@ class IngestProcess:
         with self._lock:
             try:
                 for attempt in range(2):
-                    if self._conn is None:
-                        raise self._stopped()
+                    if self._conn is None:  # closed meanwhile
+                        break
                     try:
                         return pickle.loads(self._conn.recv_bytes())  # noqa: S301 (own child)
-                    except ConnectionResetError:
-                        # The child was gone before it read the group (the socket dropped it
-                        # unread): none of it ran, so a new child takes it.
-                        self._reap()
-                        if attempt == 1:
-                            raise self._stopped() from None
-                        self._deliver()
+                    except ConnectionResetError:  # dropped unread: none of the group ran
+                        unread = True
                     except (EOFError, OSError):  # gone after reading it: committed or not
-                        self._reap()
-                        raise self._stopped() from None
-                raise AssertionError("unreachable")
+                        unread = False
+                    self._reap()
+                    if not unread or attempt == 1:
+                        break
+                    self._deliver()  # a new child takes the group
+                raise self._stopped()
             finally:
                 self._sent = None
 
