@@ -1,16 +1,22 @@
 """Ingest against the hardware's limits, in one run (prints, asserts nothing).
 
-    .venv/bin/python bench/bench_ingest.py [--batches 60] [--singles 3000] [--rounds 1]
+    .venv/bin/python bench/bench_ingest.py [--batches 60] [--singles 1500] [--segments 6]
+                                           [--rounds 1]
 
 Four rates, each next to its limit measured on the same machine in the same run:
 1. raw SQLite: rows of the stored shape (the submissions table with its two indexes: survey id,
    version, a UUID, an hour, a small JSON payload) inserted in transactions of 1,000 with
-   WAL and synchronous=NORMAL: what the disk and SQLite allow;
+   WAL and synchronous=NORMAL: what the disk and SQLite allow (before and after the servers);
 2. HTTP floor: a trivial waitress + Flask endpoint that parses the same JSON bodies and answers
    200, driven by the same client code (single submissions, 8 clients);
 3. ldpsurvey batched: `ldpsurvey serve`, 4 clients sending batches of 1,000 submissions of 2
    reports; ratio to (1);
-4. ldpsurvey single: 8 clients, one submission per request; ratio to (2).
+4. ldpsurvey single: 8 clients, one submission per request, with one keep-alive connection
+   each and with a new connection per request; ratio to (2).
+The floor and ldpsurvey run side by side and take the single loads in alternating segments
+(the order reversed every other segment), each ratio taken between neighbouring segments and
+its median printed with its range: measured one after the other, a minute apart, the two
+rates met different states of a shared machine, and the ratio moved by 0.1 between runs.
 Then `recompute --check` must be clean: the incremental aggregates equal the stored reports.
 Reports are simulated with seeded numpy generators (benchmark only, never a device path).
 Goals (issue 22): batched >= 0.5 of raw SQLite, single >= 0.9 of the HTTP floor.
@@ -23,6 +29,7 @@ import http.client
 import json
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -157,62 +164,71 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @dataclass
-class Rates:
-    """Submissions per second of one server under the three loads."""
+class Server:
+    """A server under measurement: its process and port, and its child processes (the SQLite
+    ingest process), whose CPU is its cost too."""
 
-    single_keepalive: float
-    single_fresh: float
-    batched: float
+    name: str
+    proc: subprocess.Popen
+    port: int
 
-
-def drive(port: int, loads: dict[str, list[bytes]], pid: int | None = None,
-          label: str = "") -> Rates:
-    """The three loads against a server: 8 clients with one keep-alive connection each, 8
-    clients with a new connection per request, 4 clients sending batches of 1,000. With the
-    server's `pid`, prints its CPU time per submission under each load."""
-    cpu: list[float] = []
-
-    helpers = children(pid) if pid is not None else []
-    helper_cpu: list[float] = []
-
-    def mark() -> None:
-        if pid is not None:
-            cpu.append(cpu_seconds(pid))
-            helper_cpu.append(sum(cpu_seconds(c) for c in helpers))
-
-    run_clients(port, loads["warmup"], 8)  # steady state: a child process started, caches
-    mark()
-    seconds, failed = run_clients(port, loads["keepalive"], 8)
-    keepalive = len(loads["keepalive"]) / seconds
-    mark()
-    fresh = len(loads["fresh"]) / fresh_connection_clients(port, loads["fresh"], 8)
-    mark()
-    seconds, failed2 = run_clients(port, loads["batches"], 4)
-    mark()
-    if failed or failed2:
-        print(f"  {failed + failed2} non-2xx answers")
-    if pid is not None:
-        counts = [len(loads["keepalive"]), len(loads["fresh"]), 1000 * len(loads["batches"])]
-        per = [(b - a) / n * 1e6 for a, b, n in zip(cpu[:-1], cpu[1:], counts, strict=True)]
-        print(f"  {label} server CPU per submission: single {per[0]:.0f} µs keep-alive, "
-              f"{per[1]:.0f} µs new connections; batched {per[2]:.1f} µs")
-        if helpers:  # the SQLite ingest process: the rest of the server's cost
-            per = [(b - a) / n * 1e6
-                   for a, b, n in zip(helper_cpu[:-1], helper_cpu[1:], counts, strict=True)]
-            print(f"  {label} ingest process CPU per submission: single {per[0]:.0f} µs "
-                  f"keep-alive, {per[1]:.0f} µs new connections; batched {per[2]:.1f} µs")
-    return Rates(keepalive, fresh, len(loads["batches"]) * 1000 / seconds)
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds of the server process and of its children so far."""
+        return (cpu_seconds(self.proc.pid),
+                sum(cpu_seconds(c) for c in children(self.proc.pid)))
 
 
-def http_floor(loads: dict[str, list[bytes]]) -> Rates:
+@dataclass
+class Segment:
+    """One stretch of single submissions against one server."""
+
+    rate: float  # submissions/s
+    cpu_us: float  # server process CPU per submission
+    child_us: float  # its children's CPU per submission
+
+
+LOADS = ("keep-alive", "new connections")
+
+
+def send_singles(server: Server, bodies: list[bytes], load: str) -> Segment:
+    """8 clients send `bodies` one submission per request; non-2xx answers are reported."""
+    before = server.cpu()
+    if load == "keep-alive":
+        seconds, failed = run_clients(server.port, bodies, 8)
+        if failed:
+            print(f"  {server.name}: {failed} non-2xx answers")
+    else:
+        seconds = fresh_connection_clients(server.port, bodies, 8)
+    after = server.cpu()
+    per = [(b - a) / len(bodies) * 1e6 for a, b in zip(before, after, strict=True)]
+    return Segment(len(bodies) / seconds, per[0], per[1])
+
+
+def interleaved_singles(servers: list[Server], segments: list[dict[str, list[bytes]]]
+                        ) -> dict[tuple[str, str], list[Segment]]:
+    """Every segment's bodies sent to each server in turn, the order reversed every other
+    segment (ABBA): the floor and ldpsurvey meet the same machine state, seconds apart, and
+    the same request bytes (each body reaches ldpsurvey once: its ids stay unique)."""
+    found: dict[tuple[str, str], list[Segment]] = {}
+    for i, bodies in enumerate(segments):
+        order = servers if i % 2 == 0 else servers[::-1]
+        for load in LOADS:
+            for server in order:
+                found.setdefault((server.name, load), []).append(
+                    send_singles(server, bodies[load], load))
+    return found
+
+
+def start_floor() -> Server:
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-c", FLOOR_APP, str(port)],
                             stderr=subprocess.DEVNULL)
     try:
         wait_ready(port, "/api/surveys/bench/submissions")
-        return drive(port, loads, proc.pid, "HTTP floor")
-    finally:
+    except BaseException:
         stop(proc)
+        raise
+    return Server("HTTP floor", proc, port)
 
 
 def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int]:
@@ -239,19 +255,23 @@ def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int
     return proc, port
 
 
-def ldpsurvey_rates(tmp: Path, loads: dict[str, list[bytes]], threads: int
-                    ) -> tuple[Rates, str]:
-    """The rates of a real `ldpsurvey serve`, and what `recompute --check` says after."""
-    db_path = tmp / "ldpsurvey.db"
-    proc, port = start_server(db_path, threads)
-    try:
-        rates = drive(port, loads, proc.pid, "ldpsurvey")
-    finally:
-        stop(proc)
+def batched(server: Server, batches: list[bytes]) -> Segment:
+    """4 clients sending batches of 1,000 submissions."""
+    before = server.cpu()
+    seconds, failed = run_clients(server.port, batches, 4)
+    after = server.cpu()
+    if failed:
+        print(f"  {server.name}: {failed} non-2xx answers to batches")
+    n = 1000 * len(batches)
+    per = [(b - a) / n * 1e6 for a, b in zip(before, after, strict=True)]
+    return Segment(n / seconds, per[0], per[1])
+
+
+def recompute_check(db_path: Path) -> str:
     exe = str(Path(sys.executable).with_name("ldpsurvey"))
     check = subprocess.run([exe, "recompute", "--db", str(db_path), "--check"],
                            capture_output=True, text=True, check=False)
-    return rates, (check.stdout + check.stderr).strip() + f" (exit {check.returncode})"
+    return (check.stdout + check.stderr).strip() + f" (exit {check.returncode})"
 
 
 def fsync_ms(path: Path, commits: int = 200) -> float:
@@ -270,10 +290,19 @@ def fsync_ms(path: Path, commits: int = 200) -> float:
     return (time.perf_counter() - start) / commits * 1000
 
 
+def median_ratio(ours: list[Segment], floor: list[Segment]) -> tuple[float, float, float]:
+    """Median, lowest and highest of ldpsurvey's rate over the floor's, segment by segment."""
+    ratios = [o.rate / f.rate for o, f in zip(ours, floor, strict=True)]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--batches", type=int, default=60, help="batches of 1,000 per run")
-    parser.add_argument("--singles", type=int, default=3000, help="per single-submission load")
+    parser.add_argument("--singles", type=int, default=1500,
+                        help="single submissions per segment (each load, each server)")
+    parser.add_argument("--segments", type=int, default=6,
+                        help="alternating segments of single submissions per round")
     parser.add_argument("--threads", type=int, default=8, help="server threads")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole measurement")
     args = parser.parse_args()
@@ -281,28 +310,46 @@ def main() -> None:
     for round_ in range(args.rounds):
         tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-ingest-"))
         batch_items = [simulated(1000, rng) for _ in range(args.batches)]
-        loads = {"batches": [json.dumps({"submissions": b}).encode() for b in batch_items],
-                 "warmup": [json.dumps(s).encode() for s in simulated(WARMUP, rng)],
-                 "keepalive": [json.dumps(s).encode() for s in simulated(args.singles, rng)],
-                 "fresh": [json.dumps(s).encode() for s in simulated(args.singles, rng)]}
+        batches = [json.dumps({"submissions": b}).encode() for b in batch_items]
+        warmup = [json.dumps(s).encode() for s in simulated(WARMUP, rng)]
+        segments = [{load: [json.dumps(s).encode() for s in simulated(args.singles, rng)]
+                     for load in LOADS} for _ in range(args.segments)]
         rows = [s for b in batch_items for s in b]
         raw_before = raw_sqlite_rows_per_s(tmp / "raw1.db", rows)
-        floor = http_floor(loads)
-        ours, check = ldpsurvey_rates(tmp, loads, args.threads)
+        db_path = tmp / "ldpsurvey.db"
+        floor = start_floor()
+        try:
+            proc, port = start_server(db_path, args.threads)
+            ours = Server("ldpsurvey", proc, port)
+            try:
+                for server in (floor, ours):  # steady state: the ingest process started, caches
+                    run_clients(server.port, warmup, 8)
+                singles = interleaved_singles([floor, ours], segments)
+                batch = batched(ours, batches)
+            finally:
+                stop(ours.proc)
+        finally:
+            stop(floor.proc)
+        check = recompute_check(db_path)
         raw = (raw_before + raw_sqlite_rows_per_s(tmp / "raw2.db", rows)) / 2
         sync = fsync_ms(tmp / "fsync.db")
         print(f"round {round_ + 1}: raw SQLite {raw:,.0f} rows/s (before {raw_before:,.0f}); "
               f"a synchronous=FULL commit takes {sync:.2f} ms")
-        print(f"  HTTP floor: single {floor.single_keepalive:,.0f}/s keep-alive, "
-              f"{floor.single_fresh:,.0f}/s new connections; batched "
-              f"{floor.batched:,.0f} submissions/s")
-        print(f"  ldpsurvey: single {ours.single_keepalive:,.0f}/s keep-alive, "
-              f"{ours.single_fresh:,.0f}/s new connections; batched "
-              f"{ours.batched:,.0f} submissions/s")
-        print(f"  batched / raw SQLite = {ours.batched / raw:.2f} (goal >= 0.5)")
-        print(f"  single / HTTP floor = {ours.single_fresh / floor.single_fresh:.2f} with new "
-              f"connections (goal >= 0.9), {ours.single_keepalive / floor.single_keepalive:.2f} "
-              "keep-alive")
+        print(f"  ldpsurvey batched: {batch.rate:,.0f} submissions/s; / raw SQLite = "
+              f"{batch.rate / raw:.2f} (goal >= 0.5); CPU per submission {batch.cpu_us:.1f} µs "
+              f"server + {batch.child_us:.1f} µs ingest process")
+        for load in LOADS:
+            f, o = singles[(floor.name, load)], singles[(ours.name, load)]
+            middle, low, high = median_ratio(o, f)
+            print(f"  single, {load}: HTTP floor "
+                  f"{statistics.median(s.rate for s in f):,.0f}/s, ldpsurvey "
+                  f"{statistics.median(s.rate for s in o):,.0f}/s (medians of {len(f)} "
+                  f"segments); / floor = {middle:.2f} (segments {low:.2f}-{high:.2f}; "
+                  "goal >= 0.9)")
+            print(f"    CPU per submission (medians): floor "
+                  f"{statistics.median(s.cpu_us for s in f):.0f} µs; ldpsurvey "
+                  f"{statistics.median(s.cpu_us for s in o):.0f} µs server + "
+                  f"{statistics.median(s.child_us for s in o):.0f} µs ingest process")
         print(f"  recompute --check: {check}")
 
 
