@@ -37,6 +37,7 @@ import threading
 import time
 import urllib.request
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -190,18 +191,26 @@ class Segment:
 LOADS = ("keep-alive", "new connections")
 
 
+def measured(server: Server, n: int, send: Callable[[], float]) -> Segment:
+    """`send()` (its seconds) moving `n` submissions, with the server's CPU per submission."""
+    before = server.cpu()
+    seconds = send()
+    after = server.cpu()
+    per = [(b - a) / n * 1e6 for a, b in zip(before, after, strict=True)]
+    return Segment(n / seconds, per[0], per[1])
+
+
 def send_singles(server: Server, bodies: list[bytes], load: str) -> Segment:
     """8 clients send `bodies` one submission per request; non-2xx answers are reported."""
-    before = server.cpu()
-    if load == "keep-alive":
+    def send() -> float:
+        if load != "keep-alive":
+            return fresh_connection_clients(server.port, bodies, 8)
         seconds, failed = run_clients(server.port, bodies, 8)
         if failed:
             print(f"  {server.name}: {failed} non-2xx answers")
-    else:
-        seconds = fresh_connection_clients(server.port, bodies, 8)
-    after = server.cpu()
-    per = [(b - a) / len(bodies) * 1e6 for a, b in zip(before, after, strict=True)]
-    return Segment(len(bodies) / seconds, per[0], per[1])
+        return seconds
+
+    return measured(server, len(bodies), send)
 
 
 def interleaved_singles(servers: list[Server], segments: list[dict[str, list[bytes]]]
@@ -257,14 +266,13 @@ def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int
 
 def batched(server: Server, batches: list[bytes]) -> Segment:
     """4 clients sending batches of 1,000 submissions."""
-    before = server.cpu()
-    seconds, failed = run_clients(server.port, batches, 4)
-    after = server.cpu()
-    if failed:
-        print(f"  {server.name}: {failed} non-2xx answers to batches")
-    n = 1000 * len(batches)
-    per = [(b - a) / n * 1e6 for a, b in zip(before, after, strict=True)]
-    return Segment(n / seconds, per[0], per[1])
+    def send() -> float:
+        seconds, failed = run_clients(server.port, batches, 4)
+        if failed:
+            print(f"  {server.name}: {failed} non-2xx answers to batches")
+        return seconds
+
+    return measured(server, 1000 * len(batches), send)
 
 
 def recompute_check(db_path: Path) -> str:
