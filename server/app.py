@@ -15,9 +15,8 @@ from .cors import add_cors_headers, allowed_origins
 from .http_errors import register_error_handlers
 from .http_request import STORE_EXTENSION
 from .store import open_store
-from .submissions import MAX_BATCH
+from .submissions import CHILD_PLAN, MAX_BATCH
 from .submissions_wsgi import SubmissionsEndpoint
-from .surveys import compiled_version
 from .web_page import STATIC_URL_PATH, add_security_headers, web_dir
 from .web_page import bp as page_bp
 
@@ -49,7 +48,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.merge_slashes = False
     app.extensions[STORE_EXTENSION] = open_store(
         app.config["DATABASE"], pool_size=int(app.config["POOL_SIZE"]),
-        ingest_process=compiled_version if app.config["INGEST_PROCESS"] else None)
+        ingest_process=CHILD_PLAN if app.config["INGEST_PROCESS"] else None)
     app.register_blueprint(public_bp)
     app.register_blueprint(analyst_bp)
     app.register_blueprint(page_bp)

@@ -15,7 +15,8 @@ Content-Type Flask accepts and a plain Content-Length within MAX_CONTENT_LENGTH.
 else (other methods, OPTIONS preflights included, other paths and ids, a body Flask refuses
 before reading it) goes to Flask untouched, and so does a body whose length is not its
 Content-Length (with the bytes that came). Its answers are Flask's byte for byte, because they
-are made by the same parts: `jsonbody.object_of` parses the body, the app's JSON provider
+are made by the same parts: `submissions.submit_body` parses (`jsonbody.object_of`), checks and
+stores the body (in the SQLite ingest process under `ldpsurvey serve`), the app's JSON provider
 writes the answer (the 200's two headers are written here: building a werkzeug Request and
 Response cost ~75 µs of server CPU per request under load), `http_errors.error_response` maps
 errors and `cors.cors_headers` decides the CORS headers (tests/server/test_submissions_wsgi.py
@@ -36,7 +37,6 @@ from . import submissions
 from .cors import CORS_ENDPOINTS, cors_headers
 from .http_errors import error_response
 from .http_request import STORE_EXTENSION
-from .jsonbody import object_of
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -78,8 +78,8 @@ class SubmissionsEndpoint:
         app = self.app
         config = app.config
         try:
-            result = submissions.submit(app.extensions[STORE_EXTENSION], survey_id,
-                                        object_of(data), max_batch=config["MAX_BATCH"])
+            result = submissions.submit_body(app.extensions[STORE_EXTENSION], survey_id, data,
+                                             max_batch=config["MAX_BATCH"])
             # what app.json.response writes (create_app makes it compact), without building a
             # Response; the equivalence test compares the bytes
             body = f"{app.json.dumps(result.to_dict(), separators=_COMPACT)}\n".encode()

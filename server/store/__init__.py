@@ -29,14 +29,13 @@ from .base import (
 from .base import (
     compact as compact_json,
 )
-from .ingest_process import RulesFor
+from .ingest_process import ChildPlan
 from .redaction import redact
 
 __all__ = [
-    "AggregateRules", "Dump", "IngestJob", "IngestResult", "InviteCounts", "PendingSubmission",
-    "Replacement", "Store", "StoredAggregates", "SurveyRow", "TokenRow", "compact_json",
-    "current_hour",
-    "is_postgres", "now_second", "open_store", "redact",
+    "AggregateRules", "ChildPlan", "Dump", "IngestJob", "IngestResult", "InviteCounts",
+    "PendingSubmission", "Replacement", "Store", "StoredAggregates", "SurveyRow", "TokenRow",
+    "compact_json", "current_hour", "is_postgres", "now_second", "open_store", "redact",
 ]
 
 # A libpq connection string starts with one of its keywords: `host=db password=...`.
@@ -51,12 +50,12 @@ def is_postgres(target: str | Path) -> bool:
 
 def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = False,
                read_only: bool = False, pool_size: int = 8,
-               ingest_process: RulesFor | None = None) -> Store:
+               ingest_process: ChildPlan | None = None) -> Store:
     """A store for a SQLite path or a PostgreSQL URL; the schema is migrated unless `migrate`
     is False. `must_exist` refuses a SQLite file that does not exist yet (CLI commands that
     read); `read_only` opens SQLite read-only. `ingest_process` runs SQLite's ingest
-    transactions in a child process that rebuilds aggregate rules with it (`ldpsurvey serve`;
-    PostgreSQL runs them in its own server anyway)."""
+    transactions, and the checking of request bodies sent there, in a child process that uses
+    its functions (`ldpsurvey serve`; PostgreSQL runs them in its own server anyway)."""
     if is_postgres(target):
         try:
             from .postgres import PgStore

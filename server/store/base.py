@@ -173,10 +173,20 @@ class Dump:
     invites: list[tuple[str, str, str | None]]
 
 
+class BodyIngest(Protocol):
+    """Ingest that runs in another process and takes request bodies there as they came."""
+
+    def ingest_body(self, survey_id: str, data: bytes, max_batch: int) -> IngestResult:
+        """What `submissions.submit` answers for the body: its result, or its refusal."""
+        ...
+
+
 class Store(Protocol):
     """The persistence of the aggregator. Writes are acknowledged only after their commit."""
 
     backend: str  # "sqlite" or "postgresql"
+    # where ingest runs in another process that parses and checks bodies itself, else None
+    ingest_process: BodyIngest | None
 
     def describe(self) -> str:
         """Where the data lives, safe to print (no password)."""

@@ -84,6 +84,7 @@ class PgStore:
     """A store in a PostgreSQL database; thread-safe (a pooled connection per operation)."""
 
     backend = "postgresql"
+    ingest_process = None  # ingest runs in the PostgreSQL server's own processes
 
     def __init__(self, url: str, *, migrate: bool = True, pool_size: int = 8) -> None:
         self.url = url

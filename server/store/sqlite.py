@@ -51,7 +51,7 @@ from .base import (
     refusal,
     split_fresh,
 )
-from .ingest_process import IngestProcess, RulesFor
+from .ingest_process import ChildPlan, IngestProcess
 from .schema import SQLITE_MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
@@ -86,7 +86,7 @@ class SqliteStore:
     backend = "sqlite"
 
     def __init__(self, path: str | Path, *, read_only: bool = False,
-                 migrate: bool = True, ingest_process: RulesFor | None = None) -> None:
+                 migrate: bool = True, ingest_process: ChildPlan | None = None) -> None:
         self.path = str(path)
         self.read_only = read_only
         self._local = threading.local()
@@ -104,10 +104,10 @@ class SqliteStore:
         elif self._check_version(conn) < len(SQLITE_MIGRATIONS):
             raise StoreError(f"database {self.path} has an older schema: open it once with "
                              "`ldpsurvey serve` or `ldpsurvey recompute` to migrate it")
-        # With `ingest_process` (the rules a child rebuilds each job's aggregate rules with),
-        # ingest transactions run in a child process (ingest_process.py).
-        self._ingest_process = (None if ingest_process is None or read_only
-                                else IngestProcess(os.path.abspath(self.path), ingest_process))
+        # With `ingest_process` (the functions a child checks and stores with), ingest
+        # transactions run in a child process (ingest_process.py).
+        self.ingest_process = (None if ingest_process is None or read_only
+                               else IngestProcess(os.path.abspath(self.path), ingest_process))
 
     # --- connections ------------------------------------------------------------------------
 
@@ -182,8 +182,8 @@ class SqliteStore:
         return self.path
 
     def close(self) -> None:
-        if self._ingest_process is not None:
-            self._ingest_process.close()
+        if self.ingest_process is not None:
+            self.ingest_process.close()
         with self._all_lock:
             conns, self._all = self._all, []
         for conn in conns:
@@ -322,8 +322,8 @@ class SqliteStore:
     def ingest(self, job: IngestJob) -> IngestResult:
         """Concurrent requests share one transaction (group commit), run here or in the
         ingest process (which fsyncs before it answers)."""
-        if self._ingest_process is not None:
-            return self._ingest_process.ingest(job)
+        if self.ingest_process is not None:
+            return self.ingest_process.ingest(job)
         return committer_for(os.path.abspath(self.path)).run(job, self._ingest_group,
                                                               self._sync_wal)
 

@@ -3,6 +3,8 @@
 - A request is checked against the survey's versions as this process last read them; what
   another process stored since (a newer version, a close) is still honoured, because the store
   checks inside its write transaction and the request is checked again.
+- The SQLite ingest process, which checks request bodies itself, checks a body again when its
+  transaction finds the versions it was checked against outdated.
 - SQLite's fast path (one insert that skips stored ids) gives way to the careful path whenever
   a group holds an id stored before: every job still learns exactly which of its ids were new,
   and the aggregates equal a recompute.
@@ -10,13 +12,16 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 import uuid
 
 import pytest
-from ldpsurvey.server import surveys
+from ldpsurvey.server import submissions, surveys
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.errors import SurveyChanged, SurveyClosed
-from ldpsurvey.server.store import IngestJob, PendingSubmission, open_store
+from ldpsurvey.server.errors import SurveyChanged, SurveyClosed, ValidationFailed
+from ldpsurvey.server.store import IngestJob, PendingSubmission, ingest_process, open_store
+from ldpsurvey.server.submissions import CHILD_PLAN
 from support.server_data import manifest, sql, submission, survey_dict
 
 BACKENDS = ("sqlite", "sqlite-process", "postgresql")
@@ -77,7 +82,7 @@ def _item(sid: str | None = None) -> PendingSubmission:
 
 def test_the_store_refuses_a_job_checked_against_an_older_newest_version(published, db_path,
                                                                          backend):
-    process = surveys.compiled_version if backend == "sqlite-process" else None
+    process = CHILD_PLAN if backend == "sqlite-process" else None
     store = open_store(db_path, ingest_process=process)
     try:
         surveys.publish(store, manifest(survey_dict(version=2)))
@@ -133,6 +138,39 @@ def test_a_fresh_group_takes_the_fast_path(published, db_path, monkeypatch):
         outcomes = store._ingest_group([_job(store, [_item(i) for i in ids[:3]]),
                                         _job(store, [_item(i) for i in ids[3:]])])
         assert [o.accepted for o in outcomes] == [ids[:3], ids[3:]]
+        assert recompute(store, fix=False) == []
+    finally:
+        store.close()
+
+
+@pytest.mark.backends("sqlite")
+def test_an_ingest_process_group_of_jobs_and_bodies_answers_each(published, db_path):
+    """What the ingest process runs for one group (here in the test's process, on a store that
+    read version 1 before another process stored version 2): a job checked against version 1
+    comes back refused (its server checks it again), a body defaulting to the newest version is
+    checked again here and stored as version 2, a body naming version 2 is stored, and a body
+    that is not an object is refused alone."""
+    store = open_store(db_path)
+    try:
+        stale = submissions.prepare(store, "health", [submission()], fresh=False)
+        other = open_store(db_path)
+        try:
+            surveys.publish(other, manifest(survey_dict(version=2)))
+        finally:
+            other.close()
+        implicit, explicit = submission(), submission(version=2)
+        wire = [ingest_process._wire(stale),
+                *(("body", "health", json.dumps(body).encode(), 10)
+                  for body in (implicit, explicit)),
+                ("body", "health", b"[1]", 10)]
+        outcomes = pickle.loads(ingest_process._run(store, wire, CHILD_PLAN))
+        assert isinstance(outcomes[0], SurveyChanged)
+        assert [o.accepted for o in outcomes[1:3]] == [[implicit["submission_id"]],
+                                                        [explicit["submission_id"]]]
+        assert isinstance(outcomes[3], ValidationFailed)
+        assert stored_version(db_path, implicit["submission_id"]) == 2
+        assert stored_version(db_path, explicit["submission_id"]) == 2
+        assert sql(db_path, "SELECT count(*) FROM submissions") == [(2,)]
         assert recompute(store, fix=False) == []
     finally:
         store.close()

@@ -8,6 +8,7 @@ the load test kills the child mid-load (tests/server/test_load_crash.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,11 +16,15 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
-from ldpsurvey.server import surveys
+import pytest
+from ldpsurvey.server import submissions
 from ldpsurvey.server.aggregation import recompute
+from ldpsurvey.server.errors import NotFound, SubmissionRejected, ValidationFailed
 from ldpsurvey.server.store import open_store
-from support.ingest_crash import CRASH_MARKER, rules_or_die
+from ldpsurvey.server.submissions import CHILD_PLAN
+from support.ingest_crash import CRASH_MARKER, CRASH_PLAN
 from support.server_data import sql, submission
 
 SUBMIT = "/api/surveys/health/submissions"
@@ -27,7 +32,7 @@ EXIT_WAIT_S = 60.0  # bounded polling for a process to end (not a timing assumpt
 
 
 def child_of(store) -> int:
-    return store._ingest_process._process.pid
+    return store.ingest_process._process.pid
 
 
 def gone(pid: int) -> bool:
@@ -55,7 +60,7 @@ def crash_app(db_path):
     app = create_app({"DATABASE": str(db_path), "TESTING": True})
     store = app.extensions[STORE_EXTENSION]
     store.close()
-    store = open_store(db_path, ingest_process=rules_or_die)
+    store = open_store(db_path, ingest_process=CRASH_PLAN)
     app.extensions[STORE_EXTENSION] = store
     return app, store
 
@@ -111,9 +116,9 @@ def test_the_child_ends_with_its_server(tmp_path):
     script = textwrap.dedent(f"""
         import sys, time
         from ldpsurvey.server.store import open_store
-        from ldpsurvey.server.surveys import compiled_version
-        store = open_store({str(db)!r}, ingest_process=compiled_version)
-        print(store._ingest_process._process.pid, flush=True)
+        from ldpsurvey.server.submissions import CHILD_PLAN
+        store = open_store({str(db)!r}, ingest_process=CHILD_PLAN)
+        print(store.ingest_process._process.pid, flush=True)
         time.sleep(600)
     """)
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
@@ -130,7 +135,40 @@ def test_the_child_ends_with_its_server(tmp_path):
 
 
 def test_closing_the_store_ends_the_child(db_path):
-    store = open_store(db_path, ingest_process=surveys.compiled_version)
+    store = open_store(db_path, ingest_process=CHILD_PLAN)
     child = child_of(store)
     store.close()
     assert wait_gone(child)
+
+
+def test_a_body_is_parsed_checked_and_stored_in_the_child(db_path, published, monkeypatch):
+    """`submit_body` hands the bytes to the child: the server process's parser and checks never
+    run (they fail here if called; the spawned child has its own), and refusals come back
+    whole, nothing of a refused request stored."""
+    def not_here(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a body was parsed or checked in the server process")
+
+    monkeypatch.setattr(submissions, "object_of", not_here)
+    monkeypatch.setattr(submissions, "prepare", not_here)
+    store = open_store(db_path, ingest_process=CHILD_PLAN)
+    try:
+        good = submission()
+        result = submissions.submit_body(store, "health", json.dumps(good).encode(), 10)
+        assert result.accepted == [good["submission_id"]] and result.duplicates == []
+        bad = submission()
+        bad["answers"]["smoker"] = 7
+        with pytest.raises(SubmissionRejected) as refused:
+            submissions.submit_body(store, "health",
+                                    json.dumps({"submissions": [submission(), bad]}).encode(), 10)
+        assert refused.value.details["invalid"] == 1
+        assert [item["index"] for item in refused.value.details["items"]] == [1]
+        with pytest.raises(ValidationFailed, match="must be an object"):
+            submissions.submit_body(store, "health", b"[1]", 10)
+        with pytest.raises(ValidationFailed, match="at most 1 submissions"):
+            submissions.submit_body(store, "health",
+                                    json.dumps({"submissions": [good, good]}).encode(), 1)
+        with pytest.raises(NotFound):
+            submissions.submit_body(store, "nosuch", json.dumps(good).encode(), 10)
+        assert sql(db_path, "SELECT submission_id FROM submissions") == [(good["submission_id"],)]
+    finally:
+        store.close()

@@ -3,10 +3,12 @@
 Each request of a battery goes to two apps on two fresh stores holding the same surveys: once
 through the app (its wsgi_app is the lean endpoint in front of Flask) and once through Flask
 alone (the original wsgi_app it wraps). Status, headers (but Date), body bytes and, at the
-end, the stored rows must be equal. The battery holds what the lean endpoint answers itself
-and what it must hand to Flask. Further tests show that it really answers (the Flask view is
-not called for a valid submission) and that a bug inside it is Flask's JSON 500 with a log
-line that names the endpoint and nothing of the request.
+end, the stored rows must be equal. The lean side runs both ways it is served: ingest in
+process, and as `ldpsurvey serve` runs it, where the body is parsed, checked and stored in the
+SQLite ingest process and its refusals come back from there. The battery holds what the lean
+endpoint answers itself and what it must hand to Flask. Further tests show that it really
+answers (the Flask view is not called for a valid submission) and that a bug inside it is
+Flask's JSON 500 with a log line that names the endpoint and nothing of the request.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,8 +49,8 @@ class Side:
     client: Client
 
 
-def _published_app(db: Path, manifests: list[dict[str, Any]]) -> Flask:
-    app = create_app({"DATABASE": str(db), **CONFIG})
+def _published_app(db: Path, manifests: list[dict[str, Any]], in_child: bool = False) -> Flask:
+    app = create_app({"DATABASE": str(db), **CONFIG, "INGEST_PROCESS": in_child})
     auth = {"Authorization": f"Bearer {create_token(app.extensions[STORE_EXTENSION], 't')[1]}"}
     client = app.test_client()
     for body in manifests:
@@ -56,21 +59,31 @@ def _published_app(db: Path, manifests: list[dict[str, Any]]) -> Flask:
     return app
 
 
-@pytest.fixture()
-def sides(tmp_path: Path) -> Iterator[tuple[Side, Side]]:
+@contextmanager
+def two_sides(tmp_path: Path, in_child: bool = False) -> Iterator[tuple[Side, Side]]:
     """(the app as served, Flask alone), each on its own fresh store with the same surveys:
-    'health' open, 'shut' closed, 'pulse' collected by two servers."""
+    'health' open, 'shut' closed, 'pulse' collected by two servers. `in_child`: the app's
+    ingest runs in the SQLite ingest process (Flask alone runs it in process)."""
     manifests = [manifest(), manifest(survey_dict("shut")),
                  manifest(two_server_survey("https://helper.example", b"h" * 32, b"l" * 32))]
-    lean = _published_app(tmp_path / "lean.db", manifests)
+    lean = _published_app(tmp_path / "lean.db", manifests, in_child)
     alone = _published_app(tmp_path / "flask.db", manifests)
     endpoint = alone.wsgi_app
     assert isinstance(endpoint, SubmissionsEndpoint) and isinstance(lean.wsgi_app,
                                                                     SubmissionsEndpoint)
-    yield (Side(lean, tmp_path / "lean.db", Client(lean)),
-           Side(alone, tmp_path / "flask.db", Client(endpoint.flask_wsgi)))
-    for app in (lean, alone):
-        app.extensions[STORE_EXTENSION].close()
+    assert (lean.extensions[STORE_EXTENSION].ingest_process is not None) == in_child
+    try:
+        yield (Side(lean, tmp_path / "lean.db", Client(lean)),
+               Side(alone, tmp_path / "flask.db", Client(endpoint.flask_wsgi)))
+    finally:
+        for app in (lean, alone):
+            app.extensions[STORE_EXTENSION].close()
+
+
+@pytest.fixture()
+def sides(tmp_path: Path) -> Iterator[tuple[Side, Side]]:
+    with two_sides(tmp_path) as both:
+        yield both
 
 
 def _post(path: str = SUBMIT, body: Any = None, raw: bytes | None = None,
@@ -164,8 +177,13 @@ def stored(db: Path) -> dict[str, list[tuple]]:
     }
 
 
-def test_the_lean_endpoint_answers_and_stores_exactly_as_flask(sides, monkeypatch):
-    lean, alone = sides
+@pytest.mark.parametrize("in_child", [False, True], ids=["in process", "ingest process"])
+def test_the_lean_endpoint_answers_and_stores_exactly_as_flask(tmp_path, monkeypatch, in_child):
+    with two_sides(tmp_path, in_child) as (lean, alone):
+        compare_battery(lean, alone, monkeypatch)
+
+
+def compare_battery(lean: Side, alone: Side, monkeypatch: pytest.MonkeyPatch) -> None:
     endpoint = lean.app.wsgi_app
     behind = endpoint.flask_wsgi  # the lean side's own Flask, counted
     handed = []
