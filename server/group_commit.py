@@ -23,14 +23,13 @@ class _Ticket(Generic[J]):
     done), so a lock taken at creation and released by the waker serves as its signal: a C
     call, where an Event's wait and set run Python code with the GIL held."""
 
-    __slots__ = ("_signal", "done", "error", "group", "job", "lead", "result")
+    __slots__ = ("_signal", "done", "error", "job", "lead", "result")
 
     def __init__(self, job: J) -> None:
         self.job = job
         self._signal = threading.Lock()
         self._signal.acquire()
         self.lead = False
-        self.group: list[_Ticket[J]] = []  # PipelinedCommitter: the group its receiver holds
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
@@ -87,65 +86,6 @@ class GroupCommitter(Generic[J]):
                 outcomes = [exc] * len(group)
         _finish(group, outcomes, group[0])  # group[0] is the leader's own: it is not waiting
 
-
-
-class PipelinedCommitter(Generic[J]):
-    """Group commit through a worker that runs one group at a time and answers each in turn
-    (the SQLite ingest process: `send(jobs)`, then `receive() -> [result or exception per job]`).
-
-    The thread that receives a group's outcomes sends the next queued group before it hands
-    them out, so the worker starts on it at once instead of waiting for a request thread to be
-    woken and scheduled (issue 22: that handover left the worker idle for a tenth of the time).
-    The next group's first thread, woken, receives for it. A group that cannot be sent, or
-    whose answer does not come, fails with that error; the groups after it go on."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._queue: list[_Ticket[J]] = []
-        self._in_flight = False  # a group is with the worker (or being sent)
-
-    def run(self, job: J, send: Callable[[Sequence[J]], None],
-            receive: Callable[[], list[Any]]) -> Any:
-        ticket: _Ticket[J] = _Ticket(job)
-        with self._lock:
-            self._queue.append(ticket)  # nothing in flight: the queue was empty
-            starts = not self._in_flight
-            self._in_flight = True
-        if starts:
-            self._send_next(send, ticket)
-        if not ticket.done and not ticket.lead:
-            ticket.wait()
-        if not ticket.done:  # this thread receives for its group
-            group = ticket.group
-            try:
-                outcomes = receive()
-            except BaseException as exc:  # no answer: the whole group fails with it
-                outcomes = [exc] * len(group)
-            self._send_next(send, ticket)
-            _finish(group, outcomes, ticket)
-        return _outcome(ticket)
-
-    def _send_next(self, send: Callable[[Sequence[J]], None], me: _Ticket[J]) -> None:
-        """Send what is queued as the next group and make its first ticket the receiver
-        (woken unless it is `me`); a group that cannot be sent fails at once. An empty queue
-        leaves nothing in flight."""
-        while True:
-            with self._lock:
-                group, self._queue = self._queue[:MAX_GROUP], self._queue[MAX_GROUP:]
-                if not group:
-                    self._in_flight = False
-                    return
-            try:
-                send([t.job for t in group])
-            except BaseException as exc:
-                _finish(group, [exc] * len(group), me)
-                continue
-            receiver = group[0]
-            receiver.group = group
-            receiver.lead = True
-            if receiver is not me:
-                receiver.wake()
-            return
 
 
 def _outcome(ticket: _Ticket[Any]) -> Any:

@@ -13,19 +13,33 @@
 from __future__ import annotations
 
 import json
-import pickle
+import socket
 import uuid
 
 import pytest
 from ldpsurvey.server import submissions, surveys
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.errors import SurveyChanged, SurveyClosed, ValidationFailed
-from ldpsurvey.server.store import IngestJob, PendingSubmission, ingest_process, open_store
+from ldpsurvey.server.store import (
+    IngestJob,
+    PendingSubmission,
+    ingest_process,
+    ingest_wire,
+    open_store,
+)
 from ldpsurvey.server.submissions import CHILD_PLAN
 from support.server_data import manifest, sql, submission, survey_dict
 
 BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 SUBMIT = "/api/surveys/health/submissions"
+
+
+def through_a_channel(frame: bytes) -> bytes | None:
+    """The payload of `frame` as the other end of a channel reads it."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        ours.sendall(frame)
+        return ingest_wire.read_frame(theirs)
 
 
 def stored_version(db_path, sid: str) -> int:
@@ -159,11 +173,13 @@ def test_an_ingest_process_group_of_jobs_and_bodies_answers_each(published, db_p
         finally:
             other.close()
         implicit, explicit = submission(), submission(version=2)
-        wire = [ingest_process._wire(stale),
-                *(("body", "health", json.dumps(body).encode(), 10)
-                  for body in (implicit, explicit)),
-                ("body", "health", b"[1]", 10)]
-        outcomes = pickle.loads(ingest_process._run(store, wire, CHILD_PLAN))
+        frames = [ingest_wire.job_frame(stale),
+                  *(ingest_wire.body_frame("health", json.dumps(body).encode(), 10)
+                    for body in (implicit, explicit)),
+                  ingest_wire.body_frame("health", b"[1]", 10)]
+        entries = [ingest_wire.entry_of(through_a_channel(frame)) for frame in frames]
+        outcomes = [ingest_wire.answer_of(through_a_channel(ingest_wire.answer_frame(outcome)))
+                    for outcome in ingest_process._run(store, entries, CHILD_PLAN)]
         assert isinstance(outcomes[0], SurveyChanged)
         assert [o.accepted for o in outcomes[1:3]] == [[implicit["submission_id"]],
                                                         [explicit["submission_id"]]]

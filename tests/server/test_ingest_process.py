@@ -22,7 +22,7 @@ import pytest
 from ldpsurvey.server import submissions
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.errors import NotFound, SubmissionRejected, ValidationFailed
-from ldpsurvey.server.store import open_store
+from ldpsurvey.server.store import ingest_wire, open_store
 from ldpsurvey.server.submissions import CHILD_PLAN
 from support.ingest_crash import CRASH_MARKER, CRASH_PLAN
 from support.server_data import sql, submission
@@ -87,6 +87,41 @@ def test_a_child_dead_while_idle_is_replaced_without_an_error(db_path, published
         store.close()
 
 
+def test_a_request_the_dead_child_never_read_goes_to_a_new_child(db_path, published,
+                                                                 monkeypatch):
+    """The child is stopped, so the request sits unread on the thread's channel when the
+    child is killed: the channel reports it unread (reset, not a clean end), so no child can
+    have stored it, and a new child takes it."""
+    store = open_store(db_path, ingest_process=CHILD_PLAN)
+    try:
+        first = submission()
+        submissions.submit_body(store, "health", json.dumps(first).encode(), 10)
+        child = child_of(store)
+        os.kill(child, signal.SIGSTOP)
+        read_frame = ingest_wire.read_frame
+        resets: list[str] = []
+
+        def kill_before_reading(sock: Any) -> bytes | None:
+            if not resets:
+                os.kill(child, signal.SIGKILL)
+                assert wait_gone(child)
+            try:
+                return read_frame(sock)
+            except ConnectionResetError:
+                resets.append("unread")
+                raise
+
+        monkeypatch.setattr(ingest_wire, "read_frame", kill_before_reading)
+        again = submission()
+        result = submissions.submit_body(store, "health", json.dumps(again).encode(), 10)
+        assert resets == ["unread"]
+        assert result.accepted == [again["submission_id"]]
+        assert child_of(store) != child
+        assert sql(db_path, "SELECT n_submissions FROM surveys") == [(2,)]
+    finally:
+        store.close()
+
+
 def test_a_child_dying_mid_group_acknowledges_nothing_and_the_next_child_stores(
         db_path, published):
     app, store = crash_app(db_path)
@@ -115,7 +150,7 @@ def test_the_child_ends_with_its_server(tmp_path):
     db = tmp_path / "orphan.db"
     script = textwrap.dedent(f"""
         import sys, time
-        from ldpsurvey.server.store import open_store
+        from ldpsurvey.server.store import ingest_wire, open_store
         from ldpsurvey.server.submissions import CHILD_PLAN
         store = open_store({str(db)!r}, ingest_process=CHILD_PLAN)
         print(store.ingest_process._process.pid, flush=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import time
 import uuid
 from datetime import UTC, datetime
 
@@ -223,10 +222,12 @@ def test_no_ip_or_user_agent_in_database_or_logs(app, auth, db_path, caplog, mon
         assert canary not in caplog.text
 
 
+@pytest.mark.backends("sqlite", "sqlite-process", "postgresql")
 def test_concurrent_submissions_share_transactions_correctly(app, client, auth, db_path,
                                                              published):
-    """8 threads submit at once (group commit merges their transactions); ids repeated
-    across threads are stored once, and every thread learns the fate of its own ids."""
+    """8 threads submit at once (group commit merges their transactions; through the ingest
+    process, each thread on its own channel); ids repeated across threads are stored once, and
+    every thread learns the fate of its own ids."""
     import threading
 
     shared = [str(uuid.uuid4()) for _ in range(20)]
@@ -292,116 +293,6 @@ def test_group_committer_results_and_failures():
     with pytest.raises(ValueError, match="bad group"):
         committer.run(-1, commit)
     assert committer.run(3, commit) == 30  # the committer recovers after a failed group
-
-
-class FakeWorker:
-    """A worker that runs one group at a time, as the SQLite ingest process does: `send`
-    hands it a group, `receive` answers the group in flight. It refuses a group holding job
-    13 (cannot be sent) and fails a group holding a negative job (no answer)."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.lock = threading.Lock()
-        self.groups: list[list[int]] = []
-        self.in_flight: list[int] | None = None
-
-    def send(self, jobs):
-        with self.lock:
-            assert self.in_flight is None, "a group was sent while another was in flight"
-            if 13 in jobs:
-                raise OSError("cannot send")
-            self.in_flight = list(jobs)
-            self.groups.append(list(jobs))
-
-    def receive(self):
-        with self.lock:
-            jobs, self.in_flight = self.in_flight, None
-        assert jobs is not None, "received with no group in flight"
-        if any(j < 0 for j in jobs):
-            raise ValueError("bad group")
-        return [j * 10 if j % 7 else KeyError(j) for j in jobs]
-
-
-def test_pipelined_committer_results_and_failures():
-    """Each job gets its own outcome, one group is in flight at a time, and a group that
-    cannot be sent or gets no answer fails alone; the committer goes on after either."""
-    import threading
-
-    from ldpsurvey.server.group_commit import PipelinedCommitter
-
-    committer: PipelinedCommitter[int] = PipelinedCommitter()
-    worker = FakeWorker()
-    results: dict[int, object] = {}
-
-    def run(job: int) -> None:
-        try:
-            results[job] = committer.run(job, worker.send, worker.receive)
-        except (ValueError, KeyError, OSError) as exc:
-            results[job] = type(exc)
-
-    threads = [threading.Thread(target=run, args=(j,)) for j in range(1, 61)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(TEST_TIMEOUT)
-    assert not any(t.is_alive() for t in threads)
-    sent = sorted(j for g in worker.groups for j in g)
-    unsent = set(range(1, 61)) - set(sent)
-    assert 13 in unsent and len(sent) == len(set(sent)) == 60 - len(unsent)
-    for j in range(1, 61):
-        if j in sent:
-            assert results[j] == (KeyError if j % 7 == 0 else j * 10)
-        else:  # sent with 13 in one group: refused together
-            assert results[j] is OSError
-    assert results[13] is OSError
-    with pytest.raises(ValueError, match="bad group"):
-        committer.run(-1, worker.send, worker.receive)
-    assert committer.run(3, worker.send, worker.receive) == 30  # on after a failed group
-
-
-def test_the_next_group_is_sent_before_this_group_is_answered():
-    """The thread that receives a group's outcomes sends the next group first: the worker
-    starts on it while the outcomes are handed out."""
-    import threading
-
-    from ldpsurvey.server.group_commit import PipelinedCommitter
-
-    committer: PipelinedCommitter[str] = PipelinedCommitter()
-    first_sent, release_first = threading.Event(), threading.Event()
-    answered: list[str] = []
-    answered_when_second_sent: list[list[str]] = []
-    in_flight: list[list[str]] = []
-
-    def send(jobs):
-        in_flight.append(list(jobs))
-        if jobs == ["first"]:
-            first_sent.set()
-        else:
-            answered_when_second_sent.append(list(answered))
-
-    def receive():
-        if in_flight[0] == ["first"]:
-            assert release_first.wait(TEST_TIMEOUT)
-        return in_flight.pop(0)
-
-    def run(job):
-        answered.append(committer.run(job, send, receive))
-
-    first = threading.Thread(target=run, args=("first",))
-    first.start()
-    assert first_sent.wait(TEST_TIMEOUT)
-    second = threading.Thread(target=run, args=("second",))
-    second.start()
-    deadline = time.monotonic() + TEST_TIMEOUT
-    while not committer._queue:  # "second" queues behind "first" (bounded polling)
-        assert time.monotonic() < deadline, "the second job never queued"
-        second.join(0.01)
-    release_first.set()
-    first.join(TEST_TIMEOUT)
-    second.join(TEST_TIMEOUT)
-    assert answered_when_second_sent == [[]]  # sent before "first" was answered
-    assert sorted(answered) == ["first", "second"]
 
 
 def test_the_wal_is_fsynced_after_commit_and_before_any_acknowledgement(
