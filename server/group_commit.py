@@ -87,7 +87,6 @@ class GroupCommitter(Generic[J]):
         _finish(group, outcomes, group[0])  # group[0] is the leader's own: it is not waiting
 
 
-
 def _outcome(ticket: _Ticket[Any]) -> Any:
     if ticket.error is not None:
         raise ticket.error

@@ -93,7 +93,7 @@ class IngestProcess:
     def __init__(self, path: str, plan: ChildPlan) -> None:
         self._path = path
         self._plan = plan
-        self._lock = threading.Lock()  # the child, its control socket and generation
+        self._lock = threading.Lock()  # the child, its control socket, generation, channels
         self._local = threading.local()  # this thread's _Channel
         self._channels: weakref.WeakSet[socket.socket] = weakref.WeakSet()
         self._generation = 0
@@ -160,12 +160,12 @@ class IngestProcess:
                 with contextlib.suppress(OSError):
                     socket.send_fds(self._control, [b"c"], [theirs.fileno()])
                 channel = _Channel(self._generation, mine)
+                self._channels.add(mine)
         except BaseException:
             mine.close()
             raise
         finally:
             theirs.close()
-        self._channels.add(channel.sock)
         self._local.channel = channel
         return channel
 
@@ -214,7 +214,8 @@ class IngestProcess:
         starting needs a moment. A request still in flight fails with StoreUnavailable."""
         with self._lock:
             self._disconnect()
-        for sock in list(self._channels):
+            channels = list(self._channels)
+        for sock in channels:
             with contextlib.suppress(OSError):  # already closed
                 sock.shutdown(socket.SHUT_RDWR)
 
