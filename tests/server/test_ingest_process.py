@@ -150,7 +150,7 @@ def test_the_child_ends_with_its_server(tmp_path):
     db = tmp_path / "orphan.db"
     script = textwrap.dedent(f"""
         import sys, time
-        from ldpsurvey.server.store import ingest_wire, open_store
+        from ldpsurvey.server.store import open_store
         from ldpsurvey.server.submissions import CHILD_PLAN
         store = open_store({str(db)!r}, ingest_process=CHILD_PLAN)
         print(store.ingest_process._process.pid, flush=True)
