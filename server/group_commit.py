@@ -60,9 +60,9 @@ class GroupCommitter(Generic[J]):
         if not ticket.lead:
             ticket.wait()
             if ticket.done:
-                return _outcome(ticket)
+                return self._outcome(ticket)
         self._lead(commit, sync)
-        return _outcome(ticket)
+        return self._outcome(ticket)
 
     def _lead(self, commit: Callable[[Sequence[J]], list[Any]],
               sync: Callable[[], None] | None) -> None:
@@ -84,26 +84,20 @@ class GroupCommitter(Generic[J]):
                 sync()
             except BaseException as exc:  # committed but maybe not on disk: acknowledge none
                 outcomes = [exc] * len(group)
-        _finish(group, outcomes, group[0])  # group[0] is the leader's own: it is not waiting
-
-
-def _outcome(ticket: _Ticket[Any]) -> Any:
-    if ticket.error is not None:
-        raise ticket.error
-    return ticket.result
-
-
-def _finish(group: Sequence[_Ticket[Any]], outcomes: Sequence[Any], me: _Ticket[Any]) -> None:
-    """Hand each ticket its outcome and wake every one but `me` (the caller's own)."""
-    for ticket, outcome in zip(group, outcomes, strict=True):
-        if isinstance(outcome, BaseException):
-            ticket.error = outcome
-        else:
-            ticket.result = outcome
-        ticket.done = True
-    for ticket in group:
-        if ticket is not me:
+        for ticket, outcome in zip(group, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                ticket.error = outcome
+            else:
+                ticket.result = outcome
+            ticket.done = True
+        for ticket in group[1:]:  # group[0] is the leader's own: it is not waiting
             ticket.wake()
+
+    @staticmethod
+    def _outcome(ticket: _Ticket[J]) -> Any:
+        if ticket.error is not None:
+            raise ticket.error
+        return ticket.result
 
 
 _committers: dict[str, GroupCommitter[Any]] = {}

@@ -36,10 +36,10 @@ def body_frame(survey_id: str, data: bytes, max_batch: int) -> bytes:
 
 
 def job_frame(job: IngestJob) -> bytes:
-    return _framed(b"J" + pickle.dumps(job_entry(job), pickle.HIGHEST_PROTOCOL))
+    return _framed(b"J" + pickle.dumps(_job_entry(job), pickle.HIGHEST_PROTOCOL))
 
 
-def job_entry(job: IngestJob) -> Entry:
+def _job_entry(job: IngestJob) -> Entry:
     """A job checked in the server, as the child rebuilds it: its rules by manifest hash."""
     versions = {it.version for it in job.items}
     return ("job", job.survey_id, job.latest,
@@ -58,14 +58,14 @@ def entry_of(payload: bytes) -> Entry:
 
 
 def answer_frame(outcome: Any) -> bytes:
-    return _framed(pickle.dumps(portable(outcome), pickle.HIGHEST_PROTOCOL))
+    return _framed(pickle.dumps(_portable(outcome), pickle.HIGHEST_PROTOCOL))
 
 
 def answer_of(payload: bytes) -> Any:
     return pickle.loads(payload)  # noqa: S301 (pickled by the server's own child)
 
 
-def portable(outcome: Any) -> Any:
+def _portable(outcome: Any) -> Any:
     """An outcome that unpickles in the parent as what it is (library errors pickle whole; an
     exception that would not is replaced by a StoreError naming it)."""
     if not isinstance(outcome, BaseException) or isinstance(outcome, LdpSurveyError):
