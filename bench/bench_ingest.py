@@ -1,24 +1,30 @@
 """Ingest against the hardware's limits, in one run (prints, asserts nothing).
 
-    .venv/bin/python bench/bench_ingest.py [--batches 60] [--singles 1500] [--segments 6]
-                                           [--rounds 1]
+    .venv/bin/python bench/bench_ingest.py [--batches 60] [--batch-segments 3]
+                                           [--singles 1500] [--segments 6] [--rounds 1]
 
 Four rates, each next to its limit measured on the same machine in the same run:
 1. raw SQLite: rows of the stored shape (the submissions table with its two indexes: survey id,
    version, a UUID, an hour, a small JSON payload) inserted in transactions of 1,000 with
-   WAL and synchronous=NORMAL: what the disk and SQLite allow (before and after the servers);
+   WAL and synchronous=NORMAL: what the disk and SQLite allow;
 2. HTTP floor: a trivial waitress + Flask endpoint that parses the same JSON bodies and answers
    200, driven by the same client code (single submissions, 8 clients);
 3. ldpsurvey batched: `ldpsurvey serve`, 4 clients sending batches of 1,000 submissions of 2
    reports; ratio to (1);
 4. ldpsurvey single: 8 clients, one submission per request, with one keep-alive connection
    each and with a new connection per request; ratio to (2).
-The floor and ldpsurvey run side by side and take the single loads in alternating segments
-(the order reversed every other segment), each ratio taken between neighbouring segments and
-its median printed with its range: measured one after the other, a minute apart, the two
-rates met different states of a shared machine, and the ratio moved by 0.1 between runs.
+Each pair takes its load in alternating segments (the order reversed every other segment),
+each ratio taken between neighbouring segments and its median printed with its range: measured
+one after the other, a minute apart, two rates met different states of a shared machine, and
+the ratio moved by 0.1 between runs. The batches and raw SQLite's rows are the same
+submissions, and raw SQLite's database first takes the rows ldpsurvey's holds by then (the
+single submissions): an insert's cost grows with the UUID index, so both sides grow alike
+from the same size. For the single loads the bench also prints the clients' CPU and the cores
+busy in all: on two cores, three busy processes (clients, server, ingest process) kept ~1.55
+of them busy in issue 22's measurements.
 Then `recompute --check` must be clean: the incremental aggregates equal the stored reports.
-Reports are simulated with seeded numpy generators (benchmark only, never a device path).
+With --rounds N a last block lists each ratio per round, its median and how often it met its
+goal. Reports are simulated with seeded numpy generators (benchmark only, never a device path).
 Goals (issue 22): batched >= 0.5 of raw SQLite, single >= 0.9 of the HTTP floor.
 """
 
@@ -27,6 +33,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
+import resource
 import signal
 import sqlite3
 import statistics
@@ -122,26 +130,35 @@ def fresh_connection_clients(port: int, bodies: list[bytes], clients: int) -> fl
     return time.perf_counter() - start
 
 
-def raw_sqlite_rows_per_s(path: Path, submissions: list[dict]) -> float:
-    """Rows of the stored shape, in transactions of 1,000 (WAL, synchronous=NORMAL)."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    for statement in SQLITE_MIGRATIONS[0][:4]:  # surveys, submissions and its two indexes
-        conn.execute(statement)
-    conn.execute("INSERT INTO surveys VALUES ('bench', 1, '{}', '', 'open', '', 0, NULL)")
-    hour = datetime.now(UTC).strftime("%Y-%m-%dT%H")
-    rows = [("bench", 1, s["submission_id"], hour,
-             json.dumps(s["answers"], separators=(",", ":"))) for s in submissions]
-    start = time.perf_counter()
-    for i in range(0, len(rows), 1000):
-        conn.execute("BEGIN")
-        conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
-                         "received_hour, reports) VALUES (?, ?, ?, ?, ?)", rows[i:i + 1000])
-        conn.execute("COMMIT")
-    seconds = time.perf_counter() - start
-    conn.close()
-    return len(rows) / seconds
+class RawSqlite:
+    """Raw SQLite on the same disk: rows of the stored shape (the submissions table with its
+    two indexes) inserted in transactions of 1,000 (WAL, synchronous=NORMAL) into a database
+    that grows segment by segment, as ldpsurvey's does under the batched load."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        for statement in SQLITE_MIGRATIONS[0][:4]:  # surveys, submissions and its two indexes
+            self.conn.execute(statement)
+        self.conn.execute("INSERT INTO surveys VALUES ('bench', 1, '{}', '', 'open', '', 0, "
+                          "NULL)")
+
+    def rows_per_s(self, submissions: list[dict]) -> float:
+        hour = datetime.now(UTC).strftime("%Y-%m-%dT%H")
+        rows = [("bench", 1, s["submission_id"], hour,
+                 json.dumps(s["answers"], separators=(",", ":"))) for s in submissions]
+        start = time.perf_counter()
+        for i in range(0, len(rows), 1000):
+            self.conn.execute("BEGIN")
+            self.conn.executemany("INSERT INTO submissions (survey_id, version, "
+                                  "submission_id, received_hour, reports) "
+                                  "VALUES (?, ?, ?, ?, ?)", rows[i:i + 1000])
+            self.conn.execute("COMMIT")
+        return len(rows) / (time.perf_counter() - start)
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 def wait_ready(port: int, path: str) -> None:
@@ -181,23 +198,36 @@ class Server:
 
 @dataclass
 class Segment:
-    """One stretch of single submissions against one server."""
+    """One stretch of load against one server."""
 
     rate: float  # submissions/s
     cpu_us: float  # server process CPU per submission
     child_us: float  # its children's CPU per submission
+    driver_us: float  # the clients' (this process's) CPU per submission
+
+    @property
+    def cores(self) -> float:
+        """Cores busy on average: server, its children and the clients (of 2 on the issue's
+        machine; what is left is lost to waits and wake-ups between them)."""
+        return (self.cpu_us + self.child_us + self.driver_us) * self.rate / 1e6
 
 
 LOADS = ("keep-alive", "new connections")
 
 
+def own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measured(server: Server, n: int, send: Callable[[], float]) -> Segment:
-    """`send()` (its seconds) moving `n` submissions, with the server's CPU per submission."""
-    before = server.cpu()
+    """`send()` (its seconds) moving `n` submissions, with the CPU per submission of the
+    server, of its children and of the clients."""
+    before, driver = server.cpu(), own_cpu()
     seconds = send()
-    after = server.cpu()
+    after, driver = server.cpu(), own_cpu() - driver
     per = [(b - a) / n * 1e6 for a, b in zip(before, after, strict=True)]
-    return Segment(n / seconds, per[0], per[1])
+    return Segment(n / seconds, per[0], per[1], driver / n * 1e6)
 
 
 def send_singles(server: Server, bodies: list[bytes], load: str) -> Segment:
@@ -264,15 +294,30 @@ def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int
     return proc, port
 
 
-def batched(server: Server, batches: list[bytes]) -> Segment:
-    """4 clients sending batches of 1,000 submissions."""
-    def send() -> float:
-        seconds, failed = run_clients(server.port, batches, 4)
-        if failed:
-            print(f"  {server.name}: {failed} non-2xx answers to batches")
-        return seconds
+def interleaved_batches(server: Server, raw: RawSqlite, segments: list[list[list[dict]]]
+                        ) -> list[tuple[Segment, float]]:
+    """Each segment's batches sent by 4 clients, next to raw SQLite inserting the same rows
+    (the order reversed every other segment): (ldpsurvey's segment, raw rows/s) per segment.
+    Both databases grow alike, and neighbours meet the same state of the machine."""
+    found: list[tuple[Segment, float]] = []
+    for i, batches in enumerate(segments):
+        bodies = [json.dumps({"submissions": b}).encode() for b in batches]
+        rows = [s for b in batches for s in b]
 
-    return measured(server, 1000 * len(batches), send)
+        def send(bodies: list[bytes] = bodies) -> float:
+            seconds, failed = run_clients(server.port, bodies, 4)
+            if failed:
+                print(f"  {server.name}: {failed} non-2xx answers to batches")
+            return seconds
+
+        if i % 2:
+            raw_rate = raw.rows_per_s(rows)
+            ours = measured(server, len(rows), send)
+        else:
+            ours = measured(server, len(rows), send)
+            raw_rate = raw.rows_per_s(rows)
+        found.append((ours, raw_rate))
+    return found
 
 
 def recompute_check(db_path: Path) -> str:
@@ -298,15 +343,86 @@ def fsync_ms(path: Path, commits: int = 200) -> float:
     return (time.perf_counter() - start) / commits * 1000
 
 
-def median_ratio(ours: list[Segment], floor: list[Segment]) -> tuple[float, float, float]:
-    """Median, lowest and highest of ldpsurvey's rate over the floor's, segment by segment."""
-    ratios = [o.rate / f.rate for o, f in zip(ours, floor, strict=True)]
+def median_range(ratios: list[float]) -> tuple[float, float, float]:
     return statistics.median(ratios), min(ratios), max(ratios)
+
+
+GOALS = {"batched / raw SQLite": 0.5, "single keep-alive / floor": 0.9,
+         "single new connections / floor": 0.9}
+
+
+def one_round(args: argparse.Namespace, rng: np.random.Generator) -> dict[str, float]:
+    """One round: the singles against the floor, then the batches against raw SQLite, printed;
+    returns the three ratios (medians over segments)."""
+    tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-ingest-"))
+    per_segment = max(1, args.batches // args.batch_segments)
+    batch_segments = [[simulated(1000, rng) for _ in range(per_segment)]
+                      for _ in range(args.batch_segments)]
+    warm_items = simulated(WARMUP, rng)
+    single_items = [{load: simulated(args.singles, rng) for load in LOADS}
+                    for _ in range(args.segments)]
+    warmup = [json.dumps(s).encode() for s in warm_items]
+    segments = [{load: [json.dumps(s).encode() for s in items[load]] for load in LOADS}
+                for items in single_items]
+    db_path = tmp / "ldpsurvey.db"
+    raw = RawSqlite(tmp / "raw.db")
+    floor = start_floor()
+    try:
+        proc, port = start_server(db_path, args.threads)
+        ours = Server("ldpsurvey", proc, port)
+        try:
+            for server in (floor, ours):  # steady state: the ingest process started, caches
+                run_clients(server.port, warmup, 8)
+            singles = interleaved_singles([floor, ours], segments)
+            # raw SQLite starts the batches holding as many rows as ldpsurvey then holds: a
+            # transaction's cost grows with the UUID index it inserts into
+            raw.rows_per_s(warm_items + [s for items in single_items for load in LOADS
+                                         for s in items[load]])
+            batches = interleaved_batches(ours, raw, batch_segments)
+        finally:
+            stop(ours.proc)
+    finally:
+        stop(floor.proc)
+        raw.close()
+    check = recompute_check(db_path)
+    sync = fsync_ms(tmp / "fsync.db")
+    ratios: dict[str, float] = {}
+    print(f"round: a synchronous=FULL commit takes {sync:.2f} ms")
+    middle, low, high = median_range([o.rate / r for o, r in batches])
+    ratios["batched / raw SQLite"] = middle
+    print(f"  batched: raw SQLite {statistics.median(r for _, r in batches):,.0f} rows/s, "
+          f"ldpsurvey {statistics.median(o.rate for o, _ in batches):,.0f} submissions/s "
+          f"(medians of {len(batches)} segments of {per_segment:,} batches); / raw SQLite = "
+          f"{middle:.2f} (segments {low:.2f}-{high:.2f}; goal >= 0.5)")
+    print(f"    CPU per submission (medians): "
+          f"{statistics.median(o.cpu_us for o, _ in batches):.1f} µs server + "
+          f"{statistics.median(o.child_us for o, _ in batches):.1f} µs ingest process")
+    for load in LOADS:
+        f, o = singles[(floor.name, load)], singles[(ours.name, load)]
+        middle, low, high = median_range([a.rate / b.rate for a, b in zip(o, f, strict=True)])
+        ratios[f"single {load} / floor"] = middle
+        print(f"  single, {load}: HTTP floor "
+              f"{statistics.median(s.rate for s in f):,.0f}/s, ldpsurvey "
+              f"{statistics.median(s.rate for s in o):,.0f}/s (medians of {len(f)} "
+              f"segments); / floor = {middle:.2f} (segments {low:.2f}-{high:.2f}; "
+              "goal >= 0.9)")
+        print(f"    CPU per submission (medians): floor "
+              f"{statistics.median(s.cpu_us for s in f):.0f} µs; ldpsurvey "
+              f"{statistics.median(s.cpu_us for s in o):.0f} µs server + "
+              f"{statistics.median(s.child_us for s in o):.0f} µs ingest process; clients "
+              f"{statistics.median(s.driver_us for s in o):.0f} µs")
+        print(f"    cores busy (medians, of {os.cpu_count()}): floor and clients "
+              f"{statistics.median(s.cores for s in f):.2f}; ldpsurvey, its ingest process "
+              f"and clients {statistics.median(s.cores for s in o):.2f}")
+    print(f"  recompute --check: {check}")
+    return ratios
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batches", type=int, default=60, help="batches of 1,000 per run")
+    parser.add_argument("--batches", type=int, default=60, help="batches of 1,000 per round")
+    parser.add_argument("--batch-segments", type=int, default=3,
+                        help="alternating segments the batches are sent in, next to raw SQLite")
     parser.add_argument("--singles", type=int, default=1500,
                         help="single submissions per segment (each load, each server)")
     parser.add_argument("--segments", type=int, default=6,
@@ -315,50 +431,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole measurement")
     args = parser.parse_args()
     rng = np.random.default_rng(2026)
+    rounds = []
     for round_ in range(args.rounds):
-        tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-ingest-"))
-        batch_items = [simulated(1000, rng) for _ in range(args.batches)]
-        batches = [json.dumps({"submissions": b}).encode() for b in batch_items]
-        warmup = [json.dumps(s).encode() for s in simulated(WARMUP, rng)]
-        segments = [{load: [json.dumps(s).encode() for s in simulated(args.singles, rng)]
-                     for load in LOADS} for _ in range(args.segments)]
-        rows = [s for b in batch_items for s in b]
-        raw_before = raw_sqlite_rows_per_s(tmp / "raw1.db", rows)
-        db_path = tmp / "ldpsurvey.db"
-        floor = start_floor()
-        try:
-            proc, port = start_server(db_path, args.threads)
-            ours = Server("ldpsurvey", proc, port)
-            try:
-                for server in (floor, ours):  # steady state: the ingest process started, caches
-                    run_clients(server.port, warmup, 8)
-                singles = interleaved_singles([floor, ours], segments)
-                batch = batched(ours, batches)
-            finally:
-                stop(ours.proc)
-        finally:
-            stop(floor.proc)
-        check = recompute_check(db_path)
-        raw = (raw_before + raw_sqlite_rows_per_s(tmp / "raw2.db", rows)) / 2
-        sync = fsync_ms(tmp / "fsync.db")
-        print(f"round {round_ + 1}: raw SQLite {raw:,.0f} rows/s (before {raw_before:,.0f}); "
-              f"a synchronous=FULL commit takes {sync:.2f} ms")
-        print(f"  ldpsurvey batched: {batch.rate:,.0f} submissions/s; / raw SQLite = "
-              f"{batch.rate / raw:.2f} (goal >= 0.5); CPU per submission {batch.cpu_us:.1f} µs "
-              f"server + {batch.child_us:.1f} µs ingest process")
-        for load in LOADS:
-            f, o = singles[(floor.name, load)], singles[(ours.name, load)]
-            middle, low, high = median_ratio(o, f)
-            print(f"  single, {load}: HTTP floor "
-                  f"{statistics.median(s.rate for s in f):,.0f}/s, ldpsurvey "
-                  f"{statistics.median(s.rate for s in o):,.0f}/s (medians of {len(f)} "
-                  f"segments); / floor = {middle:.2f} (segments {low:.2f}-{high:.2f}; "
-                  "goal >= 0.9)")
-            print(f"    CPU per submission (medians): floor "
-                  f"{statistics.median(s.cpu_us for s in f):.0f} µs; ldpsurvey "
-                  f"{statistics.median(s.cpu_us for s in o):.0f} µs server + "
-                  f"{statistics.median(s.child_us for s in o):.0f} µs ingest process")
-        print(f"  recompute --check: {check}")
+        print(f"{round_ + 1}. ", end="")
+        rounds.append(one_round(args, rng))
+    if args.rounds > 1:
+        print(f"over {args.rounds} rounds:")
+        for name, goal in GOALS.items():
+            values = [r[name] for r in rounds]
+            met = sum(v >= goal for v in values)
+            print(f"  {name}: {', '.join(f'{v:.2f}' for v in values)}; median "
+                  f"{statistics.median(values):.2f}; goal >= {goal} met in {met} of "
+                  f"{len(values)}")
 
 
 if __name__ == "__main__":
