@@ -99,6 +99,7 @@ class IngestProcess:
         self._generation = 0
         self._process: Any = None
         self._control: socket.socket | None = None
+        self._closed = False  # by close(): no child is started again
         with self._lock:
             self._start()
 
@@ -153,6 +154,8 @@ class IngestProcess:
         mine, theirs = socket.socketpair()
         try:
             with self._lock:
+                if self._closed:
+                    raise StoreUnavailable("the store is closed: the server is stopping")
                 if self._control is None:
                     self._start()
                 assert self._control is not None
@@ -211,8 +214,10 @@ class IngestProcess:
 
     def close(self) -> None:
         """Let the child end. Not waited for: a store closes quickly, and a child still
-        starting needs a moment. A request still in flight fails with StoreUnavailable."""
+        starting needs a moment. A request still in flight, or sent later, fails with
+        StoreUnavailable (a closed store starts no child)."""
         with self._lock:
+            self._closed = True
             self._disconnect()
             channels = list(self._channels)
         for sock in channels:

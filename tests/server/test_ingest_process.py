@@ -9,6 +9,7 @@ the load test kills the child mid-load (tests/server/test_load_crash.py)."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -21,7 +22,12 @@ from typing import Any
 import pytest
 from ldpsurvey.server import submissions
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.errors import NotFound, SubmissionRejected, ValidationFailed
+from ldpsurvey.server.errors import (
+    NotFound,
+    StoreUnavailable,
+    SubmissionRejected,
+    ValidationFailed,
+)
 from ldpsurvey.server.store import ingest_wire, open_store
 from ldpsurvey.server.submissions import CHILD_PLAN
 from support.ingest_crash import CRASH_MARKER, CRASH_PLAN
@@ -174,6 +180,17 @@ def test_closing_the_store_ends_the_child(db_path):
     child = child_of(store)
     store.close()
     assert wait_gone(child)
+
+
+def test_a_closed_store_refuses_a_request_and_starts_no_child(db_path, published):
+    store = open_store(db_path, ingest_process=CHILD_PLAN)
+    child = child_of(store)
+    store.close()
+    with pytest.raises(StoreUnavailable, match="closed"):
+        submissions.submit_body(store, "health", json.dumps(submission()).encode(), 10)
+    assert wait_gone(child)
+    assert multiprocessing.active_children() == []
+    assert sql(db_path, "SELECT count(*) FROM submissions") == [(0,)]
 
 
 def test_a_body_is_parsed_checked_and_stored_in_the_child(db_path, published, monkeypatch):
