@@ -32,7 +32,10 @@ If the child dies (killed, out of memory), a request it had read fails with Stor
 (503): nothing of it was acknowledged; a device that sends again gets its submission stored,
 or acknowledged as a duplicate if the child had committed it. A request the child never read
 (the channel refuses the write, or the child closed it unread) goes to a new child, started
-for it (once). The child ends when the server closes its store, or on its own when the server
+for it (once). A child that takes in no part of a request, or answers none, within
+ANSWER_TIMEOUT_S (the channels' kernel send and receive timeouts) is hung: it is killed, that
+request fails with StoreUnavailable, and the next request starts a new child. A closed store
+starts no child. The child ends when the server closes its store, or on its own when the server
 process is gone (its control socket reads EOF). Starting it also starts multiprocessing's
 resource tracker, a small process of its own that ends with the server too.
 """
@@ -44,6 +47,7 @@ import multiprocessing
 import selectors
 import signal
 import socket
+import struct
 import threading
 import weakref
 from collections.abc import Callable
@@ -57,6 +61,10 @@ from .base import AggregateRules, IngestJob, IngestResult, PendingSubmission
 from .ingest_wire import Entry
 
 STOP_TIMEOUT_S = 10.0
+# A child that takes in no part of a request, or answers none, for this long is hung (a stalled
+# disk, a stopped process): it is killed and the request fails with StoreUnavailable. Far past
+# any group a working child runs (SQLite waits at most BUSY_TIMEOUT_MS, 30 s, for a lock).
+ANSWER_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,10 @@ class _Channel:
 
 class _Unread(Exception):
     """The child is gone and never read the request: a new child may take it."""
+
+
+class _Hung(Exception):
+    """The child neither took the request nor answered it within ANSWER_TIMEOUT_S."""
 
 
 class IngestProcess:
@@ -121,6 +133,12 @@ class IngestProcess:
                 if attempt == 1:
                     raise self._stopped() from None
                 continue
+            except _Hung:
+                self._lost(channel, hung=True)
+                raise StoreUnavailable(
+                    f"the database writer process did not answer within {ANSWER_TIMEOUT_S:g} s "
+                    "and was stopped; nothing in this request was acknowledged: send it "
+                    "again") from None
             except (EOFError, OSError):  # gone after reading it: committed or not
                 self._lost(channel)
                 raise self._stopped() from None
@@ -136,10 +154,14 @@ class IngestProcess:
             channel.sock.sendall(frame)
         except (BrokenPipeError, ConnectionResetError):  # refused: never read
             raise _Unread from None
+        except BlockingIOError:  # the channel's send timeout
+            raise _Hung from None
         try:
             answer = ingest_wire.read_frame(channel.sock)
         except ConnectionResetError:  # closed with the request unread
             raise _Unread from None
+        except BlockingIOError:  # the channel's receive timeout
+            raise _Hung from None
         if answer is None:
             raise EOFError("the ingest process closed the channel")
         return answer
@@ -153,6 +175,7 @@ class IngestProcess:
             channel.sock.close()
         mine, theirs = socket.socketpair()
         try:
+            _bound(mine, ANSWER_TIMEOUT_S)
             with self._lock:
                 if self._closed:
                     raise StoreUnavailable("the store is closed: the server is stopping")
@@ -183,17 +206,19 @@ class IngestProcess:
         self._process, self._control = process, control
         self._generation += 1
 
-    def _lost(self, channel: _Channel) -> None:
-        """The child behind `channel` is gone (or stuck): reap it, unless a newer child
-        already replaced it; the next request starts another."""
+    def _lost(self, channel: _Channel, hung: bool = False) -> None:
+        """The child behind `channel` is gone (or `hung`: killed first): reap it, unless a
+        newer child already replaced it; the next request starts another."""
         with self._lock:
             if channel.generation == self._generation and self._control is not None:
-                self._reap()
+                self._reap(kill=hung)
 
-    def _reap(self) -> None:
+    def _reap(self, kill: bool = False) -> None:
         process = self._process
         self._disconnect()
         if process is not None:
+            if kill:
+                process.kill()
             process.join(STOP_TIMEOUT_S)
             if process.is_alive():
                 process.kill()
@@ -223,6 +248,16 @@ class IngestProcess:
         for sock in channels:
             with contextlib.suppress(OSError):  # already closed
                 sock.shutdown(socket.SHUT_RDWR)
+
+
+def _bound(sock: socket.socket, seconds: float) -> None:
+    """Kernel timeouts on the socket's sends and receives (SO_SNDTIMEO, SO_RCVTIMEO): a call
+    blocked that long fails with BlockingIOError. Nothing is added to each call, as a Python
+    socket timeout would (a poll before every send and receive)."""
+    whole = int(seconds)
+    value = struct.pack("@ll", whole, int((seconds - whole) * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
 
 
 def _child_main(control: socket.socket, path: str, plan: ChildPlan) -> None:

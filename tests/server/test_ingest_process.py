@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from ldpsurvey.server.errors import (
     SubmissionRejected,
     ValidationFailed,
 )
-from ldpsurvey.server.store import ingest_wire, open_store
+from ldpsurvey.server.store import ingest_process, ingest_wire, open_store
 from ldpsurvey.server.submissions import CHILD_PLAN
 from support.ingest_crash import CRASH_MARKER, CRASH_PLAN
 from support.server_data import sql, submission
@@ -124,6 +125,46 @@ def test_a_request_the_dead_child_never_read_goes_to_a_new_child(db_path, publis
         assert result.accepted == [again["submission_id"]]
         assert child_of(store) != child
         assert sql(db_path, "SELECT n_submissions FROM surveys") == [(2,)]
+    finally:
+        store.close()
+
+
+def test_a_hung_child_is_killed_and_the_request_fails_with_503(db_path, published,
+                                                               monkeypatch):
+    """A stopped child never answers: past its channel's timeout the request fails with
+    StoreUnavailable, the child is killed, and the next request goes to a new child. (The
+    child is stopped, not slow: the timeout fires whatever the machine's speed. A channel
+    takes the timeout when a thread opens it, so the short one is given only to a thread
+    that opens its channel after the child is stopped.)"""
+    store = open_store(db_path, ingest_process=CHILD_PLAN)
+    try:
+        first = submission()
+        submissions.submit_body(store, "health", json.dumps(first).encode(), 10)
+        child = child_of(store)
+        os.kill(child, signal.SIGSTOP)
+        monkeypatch.setattr(ingest_process, "ANSWER_TIMEOUT_S", 0.5)
+        failures: list[Exception] = []
+
+        def send() -> None:
+            try:
+                submissions.submit_body(store, "health", json.dumps(submission()).encode(), 10)
+            except Exception as exc:
+                failures.append(exc)
+
+        thread = threading.Thread(target=send)
+        thread.start()
+        thread.join(EXIT_WAIT_S)  # bounds a hang: the request must fail, not wait forever
+        monkeypatch.undo()
+        assert not thread.is_alive()
+        assert [type(f) for f in failures] == [StoreUnavailable]
+        assert "did not answer within 0.5 s" in str(failures[0])
+        assert wait_gone(child)
+        again = submission()
+        result = submissions.submit_body(store, "health", json.dumps(again).encode(), 10)
+        assert result.accepted == [again["submission_id"]]
+        assert child_of(store) != child
+        stored = {sid for (sid,) in sql(db_path, "SELECT submission_id FROM submissions")}
+        assert stored == {first["submission_id"], again["submission_id"]}
     finally:
         store.close()
 
