@@ -72,6 +72,17 @@ def crash_app(db_path):
     return app, store
 
 
+def stop_a_working_child(store) -> tuple[dict[str, Any], int]:
+    """Store one submission (the child is then up, and this thread has its channel), then
+    stop the child (SIGSTOP): it holds its state but reads and answers nothing. Returns the
+    stored submission and the child's pid."""
+    first = submission()
+    submissions.submit_body(store, "health", json.dumps(first).encode(), 10)
+    child = child_of(store)
+    os.kill(child, signal.SIGSTOP)
+    return first, child
+
+
 def test_a_child_dead_while_idle_is_replaced_without_an_error(db_path, published):
     from ldpsurvey.server.app import create_app
     from ldpsurvey.server.http_request import STORE_EXTENSION
@@ -101,10 +112,7 @@ def test_a_request_the_dead_child_never_read_goes_to_a_new_child(db_path, publis
     have stored it, and a new child takes it."""
     store = open_store(db_path, ingest_process=CHILD_PLAN)
     try:
-        first = submission()
-        submissions.submit_body(store, "health", json.dumps(first).encode(), 10)
-        child = child_of(store)
-        os.kill(child, signal.SIGSTOP)
+        _, child = stop_a_working_child(store)
         read_frame = ingest_wire.read_frame
         resets: list[str] = []
 
@@ -138,10 +146,7 @@ def test_a_hung_child_is_killed_and_the_request_fails_with_503(db_path, publishe
     that opens its channel after the child is stopped.)"""
     store = open_store(db_path, ingest_process=CHILD_PLAN)
     try:
-        first = submission()
-        submissions.submit_body(store, "health", json.dumps(first).encode(), 10)
-        child = child_of(store)
-        os.kill(child, signal.SIGSTOP)
+        first, child = stop_a_working_child(store)
         monkeypatch.setattr(ingest_process, "ANSWER_TIMEOUT_S", 0.5)
         failures: list[Exception] = []
 
