@@ -137,7 +137,7 @@ class IngestProcess:
                 self._lost(channel, hung=True)
                 raise StoreUnavailable(
                     f"the database writer process did not answer within {ANSWER_TIMEOUT_S:g} s "
-                    "and was stopped; nothing in this request was acknowledged: send it "
+                    "and was ended; nothing in this request was acknowledged: send it "
                     "again") from None
             except (EOFError, OSError):  # gone after reading it: committed or not
                 self._lost(channel)
@@ -178,7 +178,8 @@ class IngestProcess:
             _bound(mine, ANSWER_TIMEOUT_S)
             with self._lock:
                 if self._closed:
-                    raise StoreUnavailable("the store is closed: the server is stopping")
+                    raise StoreUnavailable("the store is closed (its server is stopping); nothing "
+                                           "in this request was stored")
                 if self._control is None:
                     self._start()
                 assert self._control is not None
