@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_ingest.py [--batches 60] [--batch-segments 3]
                                            [--singles 1500] [--segments 6] [--rounds 1]
+                                           [--against CHECKOUT]
 
 Four rates, each next to its limit measured on the same machine in the same run:
 1. raw SQLite: rows of the stored shape (the submissions table with its two indexes: survey id,
@@ -24,7 +25,14 @@ busy in all: on two cores, three busy processes (clients, server, ingest process
 of them busy in issue 22's measurements.
 Then `recompute --check` must be clean: the incremental aggregates equal the stored reports.
 With --rounds N a last block lists each ratio per round, its median and how often it met its
-goal. Reports are simulated with seeded numpy generators (benchmark only, never a device path).
+goal. With --against CHECKOUT (another checkout, e.g. `git worktree add /tmp/before HEAD~1`)
+that checkout's server runs beside this one's, on its own database, taking every load in the
+same alternating segments: the bench then also prints this server's rate over that one's,
+segment by segment, so that a change shows its cost on the same machine in the same run. Two
+checkouts with the same ingest code gave 0.87-1.14 in single segments of single submissions,
+0.85-1.26 in segments of batches, and medians of 0.95-1.06 (two rounds on 2026-11-26): read
+the medians, over several rounds. Reports are simulated with seeded numpy generators
+(benchmark only, never a device path).
 Goals (issue 22): batched >= 0.5 of raw SQLite, single >= 0.9 of the HTTP floor.
 """
 
@@ -43,6 +51,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 import urllib.request
 import uuid
 from collections.abc import Callable
@@ -53,8 +62,6 @@ from pathlib import Path
 import numpy as np
 from bench_server import cpu_seconds, free_port, post, run_clients
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ldpsurvey.server.auth import create_token
-from ldpsurvey.server.store import open_store
 from ldpsurvey.server.store.schema import SQLITE_MIGRATIONS
 from ldpsurvey.shared.manifest import sign_survey
 from ldpsurvey.shared.mechanisms import mechanism_for
@@ -270,16 +277,40 @@ def start_floor() -> Server:
     return Server("HTTP floor", proc, port)
 
 
-def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int]:
-    """A real `ldpsurvey serve` on a fresh SQLite database with the bench survey published."""
-    db = open_store(str(db_path))
-    token = create_token(db, "bench")[1]
-    db.close()
+def checkout_env(tree: Path, links: Path) -> dict[str, str]:
+    """An environment in which Python imports ldpsurvey from another checkout `tree`: `links`
+    gets a folder ldpsurvey/ of links to the tree's package folders (its pyproject's
+    package-dir), put first on PYTHONPATH, ahead of this checkout's editable install."""
+    package_dir = tomllib.loads((tree / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["package-dir"]
+    (links / "ldpsurvey").mkdir(parents=True, exist_ok=True)
+    for package, folder in package_dir.items():
+        link = links / "ldpsurvey" / package.removeprefix("ldpsurvey.")
+        if not link.exists():
+            link.symlink_to((tree / folder).resolve(), target_is_directory=True)
+    return {**os.environ, "PYTHONPATH": str(links)}
+
+
+def cli(env: dict[str, str] | None) -> list[str]:
+    """The `ldpsurvey` command of this checkout (env None) or of the one `env` imports."""
+    if env is None:
+        return [str(Path(sys.executable).with_name("ldpsurvey"))]
+    return [sys.executable, "-c", "from ldpsurvey.analyst.cli import main; main()"]
+
+
+def start_server(db_path: Path, threads: int = 8, env: dict[str, str] | None = None
+                 ) -> tuple[subprocess.Popen, int]:
+    """A real `ldpsurvey serve` (of this checkout, or of the one `env` imports) on a fresh
+    SQLite database with the bench survey published; its stderr goes to a file beside the
+    database."""
+    token = subprocess.run([*cli(env), "token", "create", "--db", str(db_path), "--name",
+                            "bench"], env=env, capture_output=True, text=True,
+                           check=True).stdout.strip()
     port = free_port()
-    exe = str(Path(sys.executable).with_name("ldpsurvey"))
-    proc = subprocess.Popen([exe, "serve", "--db", str(db_path), "--port", str(port),
-                             "--threads", str(threads)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with db_path.with_suffix(".log").open("wb") as log:
+        proc = subprocess.Popen([*cli(env), "serve", "--db", str(db_path), "--port",
+                                 str(port), "--threads", str(threads)],
+                                env=env, stdout=subprocess.DEVNULL, stderr=log)
     try:
         wait_ready(port, "/healthz")
         conn = http.client.HTTPConnection("127.0.0.1", port)
@@ -294,36 +325,40 @@ def start_server(db_path: Path, threads: int = 8) -> tuple[subprocess.Popen, int
     return proc, port
 
 
-def interleaved_batches(server: Server, raw: RawSqlite, segments: list[list[list[dict]]]
-                        ) -> list[tuple[Segment, float]]:
-    """Each segment's batches sent by 4 clients, next to raw SQLite inserting the same rows
-    (the order reversed every other segment): (ldpsurvey's segment, raw rows/s) per segment.
-    Both databases grow alike, and neighbours meet the same state of the machine."""
-    found: list[tuple[Segment, float]] = []
+def interleaved_batches(servers: list[Server], raw: RawSqlite,
+                        segments: list[list[list[dict]]]
+                        ) -> dict[str, list[tuple[Segment, float]]]:
+    """Each segment's batches sent by 4 clients to each server, next to raw SQLite inserting
+    the same rows (the order reversed every other segment): per server, (its segment, raw
+    SQLite's rows/s in that segment). All databases grow alike, and neighbours meet the same
+    state of the machine."""
+    found: dict[str, list[tuple[Segment, float]]] = {s.name: [] for s in servers}
     for i, batches in enumerate(segments):
         bodies = [json.dumps({"submissions": b}).encode() for b in batches]
         rows = [s for b in batches for s in b]
-
-        def send(bodies: list[bytes] = bodies) -> float:
-            seconds, failed = run_clients(server.port, bodies, 4)
-            if failed:
-                print(f"  {server.name}: {failed} non-2xx answers to batches")
-            return seconds
-
-        if i % 2:
-            raw_rate = raw.rows_per_s(rows)
-            ours = measured(server, len(rows), send)
-        else:
-            ours = measured(server, len(rows), send)
-            raw_rate = raw.rows_per_s(rows)
-        found.append((ours, raw_rate))
+        ours: dict[str, Segment] = {}
+        raw_rate = 0.0
+        for side in ([*servers, raw] if i % 2 == 0 else [raw, *servers[::-1]]):
+            if isinstance(side, RawSqlite):
+                raw_rate = side.rows_per_s(rows)
+            else:
+                ours[side.name] = measured(side, len(rows),
+                                           lambda s=side, b=bodies: send_batches(s, b))
+        for name, segment in ours.items():
+            found[name].append((segment, raw_rate))
     return found
 
 
-def recompute_check(db_path: Path) -> str:
-    exe = str(Path(sys.executable).with_name("ldpsurvey"))
-    check = subprocess.run([exe, "recompute", "--db", str(db_path), "--check"],
-                           capture_output=True, text=True, check=False)
+def send_batches(server: Server, bodies: list[bytes]) -> float:
+    seconds, failed = run_clients(server.port, bodies, 4)
+    if failed:
+        print(f"  {server.name}: {failed} non-2xx answers to batches")
+    return seconds
+
+
+def recompute_check(db_path: Path, env: dict[str, str] | None = None) -> str:
+    check = subprocess.run([*cli(env), "recompute", "--db", str(db_path), "--check"],
+                           env=env, capture_output=True, text=True, check=False)
     return (check.stdout + check.stderr).strip() + f" (exit {check.returncode})"
 
 
@@ -347,13 +382,16 @@ def median_range(ratios: list[float]) -> tuple[float, float, float]:
     return statistics.median(ratios), min(ratios), max(ratios)
 
 
+AGAINST = "against"  # the name of --against's server
 GOALS = {"batched / raw SQLite": 0.5, "single keep-alive / floor": 0.9,
          "single new connections / floor": 0.9}
 
 
-def one_round(args: argparse.Namespace, rng: np.random.Generator) -> dict[str, float]:
-    """One round: the singles against the floor, then the batches against raw SQLite, printed;
-    returns the three ratios (medians over segments)."""
+def one_round(args: argparse.Namespace, rng: np.random.Generator, tree: Path | None
+              ) -> dict[str, dict[str, float]]:
+    """One round: the singles against the floor, then the batches against raw SQLite, for this
+    checkout's server (and another checkout's, `tree`, side by side), printed; returns each
+    server's three ratios (medians over segments)."""
     tmp = Path(tempfile.mkdtemp(prefix="ldpsurvey-ingest-"))
     per_segment = max(1, args.batches // args.batch_segments)
     batch_segments = [[simulated(1000, rng) for _ in range(per_segment)]
@@ -364,57 +402,80 @@ def one_round(args: argparse.Namespace, rng: np.random.Generator) -> dict[str, f
     warmup = [json.dumps(s).encode() for s in warm_items]
     segments = [{load: [json.dumps(s).encode() for s in items[load]] for load in LOADS}
                 for items in single_items]
-    db_path = tmp / "ldpsurvey.db"
+    checkouts: dict[str, dict[str, str] | None] = {"ldpsurvey": None}
+    if tree is not None:
+        checkouts[AGAINST] = checkout_env(tree, tmp / "against")
     raw = RawSqlite(tmp / "raw.db")
+    servers: list[Server] = []
     floor = start_floor()
     try:
-        proc, port = start_server(db_path, args.threads)
-        ours = Server("ldpsurvey", proc, port)
-        try:
-            for server in (floor, ours):  # steady state: the ingest process started, caches
-                run_clients(server.port, warmup, 8)
-            singles = interleaved_singles([floor, ours], segments)
-            # raw SQLite starts the batches holding as many rows as ldpsurvey then holds: a
-            # transaction's cost grows with the UUID index it inserts into
-            raw.rows_per_s(warm_items + [s for items in single_items for load in LOADS
-                                         for s in items[load]])
-            batches = interleaved_batches(ours, raw, batch_segments)
-        finally:
-            stop(ours.proc)
+        for name, env in checkouts.items():
+            proc, port = start_server(tmp / f"{name}.db", args.threads, env)
+            servers.append(Server(name, proc, port))
+        for server in (floor, *servers):  # steady state: ingest process started, caches
+            run_clients(server.port, warmup, 8)
+        singles = interleaved_singles([floor, *servers], segments)
+        # raw SQLite starts the batches holding as many rows as ldpsurvey then holds: a
+        # transaction's cost grows with the UUID index it inserts into
+        raw.rows_per_s(warm_items + [s for items in single_items for load in LOADS
+                                     for s in items[load]])
+        batches = interleaved_batches(servers, raw, batch_segments)
     finally:
+        for server in servers:
+            stop(server.proc)
         stop(floor.proc)
         raw.close()
-    check = recompute_check(db_path)
-    sync = fsync_ms(tmp / "fsync.db")
+    print(f"round: a synchronous=FULL commit takes {fsync_ms(tmp / 'fsync.db'):.2f} ms")
+    found = {s.name: print_server(s.name, batches[s.name], singles, floor, per_segment)
+             for s in servers}
+    for name, env in checkouts.items():
+        print(f"  recompute --check ({name}): {recompute_check(tmp / f'{name}.db', env)}")
+    if tree is not None:
+        print(f"  ldpsurvey / {AGAINST}, segment by segment (median):")
+        for load in ("batched", *LOADS):
+            if load == "batched":
+                ours = [o.rate for o, _ in batches["ldpsurvey"]]
+                theirs = [o.rate for o, _ in batches[AGAINST]]
+            else:
+                ours = [o.rate for o in singles[("ldpsurvey", load)]]
+                theirs = [o.rate for o in singles[(AGAINST, load)]]
+            ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+            print(f"    {load}: {', '.join(f'{r:.2f}' for r in ratios)} "
+                  f"({statistics.median(ratios):.2f})")
+    return found
+
+
+def print_server(name: str, batches: list[tuple[Segment, float]],
+                 singles: dict[tuple[str, str], list[Segment]], floor: Server,
+                 per_segment: int) -> dict[str, float]:
+    """One server's lines of a round; its three ratios."""
     ratios: dict[str, float] = {}
-    print(f"round: a synchronous=FULL commit takes {sync:.2f} ms")
     middle, low, high = median_range([o.rate / r for o, r in batches])
     ratios["batched / raw SQLite"] = middle
-    print(f"  batched: raw SQLite {statistics.median(r for _, r in batches):,.0f} rows/s, "
-          f"ldpsurvey {statistics.median(o.rate for o, _ in batches):,.0f} submissions/s "
-          f"(medians of {len(batches)} segments of {per_segment:,} batches); / raw SQLite = "
-          f"{middle:.2f} (segments {low:.2f}-{high:.2f}; goal >= 0.5)")
+    print(f"  {name} batched: raw SQLite {statistics.median(r for _, r in batches):,.0f} "
+          f"rows/s, {name} {statistics.median(o.rate for o, _ in batches):,.0f} "
+          f"submissions/s (medians of {len(batches)} segments of {per_segment:,} batches); "
+          f"/ raw SQLite = {middle:.2f} (segments {low:.2f}-{high:.2f}; goal >= 0.5)")
     print(f"    CPU per submission (medians): "
           f"{statistics.median(o.cpu_us for o, _ in batches):.1f} µs server + "
           f"{statistics.median(o.child_us for o, _ in batches):.1f} µs ingest process")
     for load in LOADS:
-        f, o = singles[(floor.name, load)], singles[(ours.name, load)]
+        f, o = singles[(floor.name, load)], singles[(name, load)]
         middle, low, high = median_range([a.rate / b.rate for a, b in zip(o, f, strict=True)])
         ratios[f"single {load} / floor"] = middle
-        print(f"  single, {load}: HTTP floor "
-              f"{statistics.median(s.rate for s in f):,.0f}/s, ldpsurvey "
+        print(f"  {name} single, {load}: HTTP floor "
+              f"{statistics.median(s.rate for s in f):,.0f}/s, {name} "
               f"{statistics.median(s.rate for s in o):,.0f}/s (medians of {len(f)} "
               f"segments); / floor = {middle:.2f} (segments {low:.2f}-{high:.2f}; "
               "goal >= 0.9)")
         print(f"    CPU per submission (medians): floor "
-              f"{statistics.median(s.cpu_us for s in f):.0f} µs; ldpsurvey "
+              f"{statistics.median(s.cpu_us for s in f):.0f} µs; {name} "
               f"{statistics.median(s.cpu_us for s in o):.0f} µs server + "
               f"{statistics.median(s.child_us for s in o):.0f} µs ingest process; clients "
               f"{statistics.median(s.driver_us for s in o):.0f} µs")
         print(f"    cores busy (medians, of {os.cpu_count()}): floor and clients "
-              f"{statistics.median(s.cores for s in f):.2f}; ldpsurvey, its ingest process "
+              f"{statistics.median(s.cores for s in f):.2f}; {name}, its ingest process "
               f"and clients {statistics.median(s.cores for s in o):.2f}")
-    print(f"  recompute --check: {check}")
     return ratios
 
 
@@ -429,20 +490,26 @@ def main() -> None:
                         help="alternating segments of single submissions per round")
     parser.add_argument("--threads", type=int, default=8, help="server threads")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole measurement")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="another checkout of ldpsurvey (e.g. a `git worktree` of an "
+                             "earlier commit): its server takes the same loads side by side")
     args = parser.parse_args()
+    if args.against is not None and not (args.against / "pyproject.toml").is_file():
+        parser.error(f"--against {args.against}: no pyproject.toml there")
     rng = np.random.default_rng(2026)
     rounds = []
     for round_ in range(args.rounds):
         print(f"{round_ + 1}. ", end="")
-        rounds.append(one_round(args, rng))
+        rounds.append(one_round(args, rng, args.against))
     if args.rounds > 1:
         print(f"over {args.rounds} rounds:")
-        for name, goal in GOALS.items():
-            values = [r[name] for r in rounds]
-            met = sum(v >= goal for v in values)
-            print(f"  {name}: {', '.join(f'{v:.2f}' for v in values)}; median "
-                  f"{statistics.median(values):.2f}; goal >= {goal} met in {met} of "
-                  f"{len(values)}")
+        for server in rounds[0]:
+            for name, goal in GOALS.items():
+                values = [r[server][name] for r in rounds]
+                met = sum(v >= goal for v in values)
+                print(f"  {server} {name}: {', '.join(f'{v:.2f}' for v in values)}; median "
+                      f"{statistics.median(values):.2f}; goal >= {goal} met in {met} of "
+                      f"{len(values)}")
 
 
 if __name__ == "__main__":
