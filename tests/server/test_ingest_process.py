@@ -147,7 +147,6 @@ def test_a_hung_child_is_killed_and_the_request_fails_with_503(db_path, publishe
     store = open_store(db_path, ingest_process=CHILD_PLAN)
     try:
         first, child = stop_a_working_child(store)
-        monkeypatch.setattr(ingest_process, "ANSWER_TIMEOUT_S", 0.5)
         failures: list[Exception] = []
 
         def send() -> None:
@@ -156,10 +155,11 @@ def test_a_hung_child_is_killed_and_the_request_fails_with_503(db_path, publishe
             except Exception as exc:
                 failures.append(exc)
 
-        thread = threading.Thread(target=send)
-        thread.start()
-        thread.join(EXIT_WAIT_S)  # bounds a hang: the request must fail, not wait forever
-        monkeypatch.undo()
+        with monkeypatch.context() as patch:
+            patch.setattr(ingest_process, "ANSWER_TIMEOUT_S", 0.5)
+            thread = threading.Thread(target=send)
+            thread.start()
+            thread.join(EXIT_WAIT_S)  # bounds a hang: the request must fail, not wait forever
         assert not thread.is_alive()
         assert [type(f) for f in failures] == [StoreUnavailable]
         assert "did not answer within 0.5 s" in str(failures[0])
