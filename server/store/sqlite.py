@@ -12,7 +12,9 @@ Writers open `BEGIN IMMEDIATE`, so they take the write lock before reading.
 
 Concurrent ingest requests share one transaction and one fsync (group_commit.py); the next
 group's transaction runs while this group's fsync is in flight. `ldpsurvey serve` runs those
-transactions in a child process instead (ingest_process.py): the same code on its own GIL.
+transactions in a child process instead (ingest_process.py): the same code on its own GIL, one
+group after another, each synced before the next starts (an fsync thread there was measured
+slower: bench/RESULTS.md, issue 22's sixth pass).
 Each thread keeps its own connection: opening SQLite and setting its pragmas costs about as
 much as storing a small submission.
 """
