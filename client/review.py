@@ -20,6 +20,31 @@ from ..shared.wording import pct, to_precision
 LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every chance listed
 
 
+def _decimal_text(units: int, exponent: int) -> str:
+    """Digits `units` times 10^exponent, written out without trailing zeros (the page's
+    decimalText, client/web/js/odds.js)."""
+    digits = str(units)
+    if exponent >= 0:
+        return digits + "0" * exponent
+    padded = digits.rjust(1 - exponent, "0")
+    whole, fraction = padded[:exponent], padded[exponent:].rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _settle(x: float) -> float:
+    """x with float noise below 1e-9 removed, so a ceiling does not step up on it."""
+    return round(x, 9)
+
+
+def epsilon_text(epsilon: float) -> str:
+    """ε for people: three significant digits, rounded *up* so that a bound stays a bound
+    (3.13585 -> "3.14", 1 -> "1", 0.25 -> "0.25"; the page's epsilonText, the same strings)."""
+    if not epsilon > 0:
+        return "0"
+    exponent = math.floor(math.log10(epsilon)) - 2
+    return _decimal_text(math.ceil(_settle(epsilon / 10.0 ** exponent)), exponent)
+
+
 def odds_factor(epsilon: float) -> str:
     """e^ε rounded *up* (so "at most N times" stays true): one decimal below 10, whole numbers
     below 1000, three significant digits above."""
@@ -32,28 +57,54 @@ def odds_factor(epsilon: float) -> str:
     return f"{math.ceil(n / unit) * unit:,d}"
 
 
+MAX_PERCENT_DECIMALS = 4
+
+
+def percent_sure(epsilon: float) -> str | None:
+    """How sure, at most, someone who thought something 50/50 can become after seeing a report
+    of this ε: e^ε/(1 + e^ε) as a percentage rounded *up*, whole below 99%, with as many
+    decimals as it takes to stay below 100%; None when even four decimals would say 100% (the
+    page's percentSure, the same strings)."""
+    percent = 100 / (1 + math.exp(-epsilon))
+    for decimals in range(MAX_PERCENT_DECIMALS + 1):
+        units = math.ceil(_settle(percent * 10.0 ** decimals))
+        if units < 100 * 10 ** decimals:
+            return f"{_decimal_text(units, -decimals)}%"
+    return None
+
+
 def odds_sentence(epsilon: float) -> str:
-    """The privacy of ε in odds words, for a respondent (client/web/js/odds.js oddsSentence,
-    the same string; callers add the ε where it is shown)."""
+    """The privacy of ε in odds words anchored in a probability, for a respondent
+    (client/web/js/odds.js oddsSentence, the same string; callers add the ε where it is shown)."""
     if epsilon == 0:
         return "what your device sends reveals nothing new about your answers"
-    return (f"anyone who sees what your device sends can be at most {odds_factor(epsilon)} "
-            f"times more sure of your real answers than before")
+    factor, sure = odds_factor(epsilon), percent_sure(epsilon)
+    if sure is None:
+        return (f"anyone who sees what your device sends can be at most {factor} times more "
+                "sure of your real answers than before, for example from 50% to almost certain")
+    return (f"anyone who sees what your device sends can be at most {factor} times more sure "
+            f"of your real answers than before, for example from 50% to at most {sure} sure")
 
 
 def question_privacy(q: Question) -> str:
     """One question's privacy in odds words, shown with the question before it is answered
-    (the page's hint, client/web/js/form.js; two-server: client/web/js/twoserver/flow.js)."""
+    (the page's hint, client/web/js/form.js and odds.js; two-server: twoserver/flow.js)."""
     if q.disclosed:
         return "Disclosed: sent as you answer it, not randomized. It costs no ε, but it can " \
                "help identify you."
     if q.central_epsilon is not None:
-        local = (f" Your device also randomizes it first (local ε0 = {q.local_epsilon:g})."
-                 if q.local_epsilon is not None else "")
+        local = (f" Your device also randomizes it first (local ε0 = "
+                 f"{epsilon_text(q.local_epsilon)})." if q.local_epsilon is not None else "")
         return ("Only the noisy total of all answers to this question is revealed (central "
-                f"ε = {q.central_epsilon:g}).{local}")
-    return (f"Privacy: anyone who sees what is sent can be at most {odds_factor(q.epsilon)} "
-            f"times more sure of this answer (ε = {q.epsilon:g}).")
+                f"ε = {epsilon_text(q.central_epsilon)}).{local}")
+    factor, sure, shown = odds_factor(q.epsilon), percent_sure(q.epsilon), epsilon_text(q.epsilon)
+    if sure is None:
+        return (f"Privacy: anyone who sees what is sent can be at most {factor} times more sure "
+                f"of this answer than before, for example from 50% to almost certain "
+                f"(ε = {shown}).")
+    return (f"Privacy: anyone who sees what is sent can be at most {factor} times more sure of "
+            f"this answer than before, for example from 50% to at most {sure} sure "
+            f"(ε = {shown}).")
 
 
 def survey_privacy(survey: Survey) -> str:
@@ -65,7 +116,7 @@ def survey_privacy(survey: Survey) -> str:
     sentence = odds_sentence(survey.total_epsilon)
     return (f"Your privacy: your device randomizes every answer before sending it. "
             f"{sentence[0].upper()}{sentence[1:]}, even if you answer every question "
-            f"(ε = {survey.total_epsilon:g} in total).")
+            f"(ε = {epsilon_text(survey.total_epsilon)} in total).")
 
 
 def answer_text(q: Question, answer: Any) -> str:
@@ -226,7 +277,7 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
         lines.append(f"   Your answer (stays on this device): {answer_text(q, answer)}")
         lines.append(f"   {chances(q, mechanisms[q.id], answer)}")
         lines.append(f"   {question_privacy(q)}")
-    lines.append(f"In total, {odds_sentence(total)} (ε = {total:g} in total).")
+    lines.append(f"In total, {odds_sentence(total)} (ε = {epsilon_text(total)} in total).")
     if survey.series:
         lines.append(f"(Series {survey.series!r}: an answer the same as in an earlier round "
                      "re-sends the report kept for it and costs no more.)")
@@ -265,12 +316,13 @@ def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
             lines.append(f"   Your device will first randomize it, then split it into two "
                          f"halves, one for {leader} and one for {helper}. Even if both "
                          f"conspired, they could be at most {odds_factor(q.local_epsilon)} "
-                         f"times more sure of your answer (ε0 = {q.local_epsilon:g}); apart, "
-                         f"they see only a noisy total (central ε = {q.central_epsilon:g}).")
+                         f"times more sure of your answer (ε0 = {epsilon_text(q.local_epsilon)}); "
+                         f"apart, they see only a noisy total (central ε = "
+                         f"{epsilon_text(q.central_epsilon)}).")
         else:
             lines.append(f"   Your device will split it into two meaningless halves, one for "
                          f"{leader} and one for {helper}; only a noisy total over everyone is "
-                         f"revealed (central ε = {q.central_epsilon:g}).")
+                         f"revealed (central ε = {epsilon_text(q.central_epsilon)}).")
     return lines
 
 

@@ -16,7 +16,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client import cli as client_cli
 from ldpsurvey.client.respondent import Respondent
-from ldpsurvey.client.review import chances, odds_factor, report_words, review_lines
+from ldpsurvey.client.review import (
+    chances,
+    epsilon_text,
+    odds_factor,
+    percent_sure,
+    question_privacy,
+    report_words,
+    review_lines,
+)
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 from support.clients import FakeServer, signed, survey_dict
@@ -113,6 +121,38 @@ def test_odds_factor_rounds_up_so_at_most_stays_true():
         factor, n = float(odds_factor(epsilon).replace(",", "")), math.exp(epsilon)
         slack = 0.1 if n < 10 else 1 if n < 1000 else n / 100  # the last digit shown
         assert n <= factor <= n + slack
+
+
+def test_epsilon_is_shown_with_three_significant_digits_rounded_up():
+    """Issue 32: the page showed `ε = 3.13585`; a person reads three digits, and a bound
+    rounded up stays a bound."""
+    assert [epsilon_text(e) for e in (3.13585, 1, 0.25, 1.94591, 4.4998095, 33.87, 0.1, 13.2,
+                                      9.996, 1234.5, 0.001, 0)] == \
+        ["3.14", "1", "0.25", "1.95", "4.5", "33.9", "0.1", "13.2", "10", "1240", "0.001", "0"]
+    for i in range(1, 2000):
+        epsilon = i / 137
+        shown = float(epsilon_text(epsilon))
+        assert epsilon <= shown <= epsilon * (1 + 1e-2)  # up, by less than the third digit
+        assert len(epsilon_text(epsilon).replace(".", "").lstrip("0")) <= 3
+
+
+def test_the_odds_are_anchored_in_a_probability_from_fifty_fifty():
+    """"at most 91 times more sure" means, from 50%, at most e^ε/(1 + e^ε): rounded up, whole
+    below 99%, with the decimals it takes to stay below 100%."""
+    assert [percent_sure(e) for e in (0.1, 1, 3.5, 4.5, 5, 7, 10, 20)] == \
+        ["53%", "74%", "98%", "99%", "99.4%", "99.91%", "99.996%", None]
+    for i in range(1, 400):
+        epsilon = i / 40
+        text = percent_sure(epsilon)
+        exact = 100 / (1 + math.exp(-epsilon))
+        if text is None:
+            assert exact > 99.9999
+            continue
+        shown = float(text.rstrip("%"))
+        decimals = len(text.rstrip("%").partition(".")[2])
+        assert exact <= shown < 100 and shown - exact < 10 ** -decimals
+    assert "for example from 50% to at most 74% sure (ε = 1)." in question_privacy(
+        SURVEY.question("smoker"))
 
 
 def test_chances_state_the_mechanisms_exact_probabilities():

@@ -115,7 +115,8 @@ def test_cli_says_disclosed_next_to_the_question(monkeypatch: Any) -> None:
     text = "\n".join(lines)
     assert text.count("Disclosed: sent as you answer it, not randomized. It costs no ε, but it "
                       "can help identify you.") == 3
-    assert "at most 2.8 times more sure of this answer (ε = 1)." in text
+    assert ("at most 2.8 times more sure of this answer than before, for example from 50% to at "
+            "most 74% sure (ε = 1).") in text
 
 
 def test_server_counts_disclosed_answers_exactly(client, auth) -> None:

@@ -10,7 +10,13 @@ import re
 from typing import Any
 
 import pytest
-from ldpsurvey.client.review import odds_factor, odds_sentence, question_privacy
+from ldpsurvey.client.review import (
+    epsilon_text,
+    odds_factor,
+    odds_sentence,
+    percent_sure,
+    question_privacy,
+)
 from ldpsurvey.shared.survey import Survey
 from vectors import build_vectors
 
@@ -24,7 +30,8 @@ def test_the_first_screen_states_privacy_in_odds_words(deployment, page):
     page.wait_for_selector(READY)
     privacy = page.locator("#privacy").inner_text()
     # survey_dict() spends ε = 1 + 1.5 + 1 = 3.5; e^3.5 = 33.1, rounded up
-    assert "at most 34 times more sure of your real answers than before" in privacy
+    assert ("at most 34 times more sure of your real answers than before, for example from "
+            "50% to at most 98% sure, even if you answer every question") in privacy
     assert "ε" not in privacy
     assert not page.locator("#fingerprint").is_visible()  # behind "Details"
     visible = page.locator("#content").inner_text()
@@ -34,7 +41,9 @@ def test_the_first_screen_states_privacy_in_odds_words(deployment, page):
     details = page.locator("#survey-details").inner_text()
     assert "ε = 3.5" in details and deployment.fingerprint in details
     hint = page.locator("#q0-hint").inner_text()
-    assert "at most 2.8 times more sure of this answer (ε = 1)" in hint  # e^1 = 2.72
+    # e^1 = 2.72; from 50/50: e/(1 + e) = 73.1%, rounded up
+    assert ("at most 2.8 times more sure of this answer than before, for example from 50% to at "
+            "most 74% sure (ε = 1)") in hint
 
 
 def test_review_and_receipt_are_plain_words_with_a_local_time(deployment, browser):
@@ -92,14 +101,46 @@ def test_an_integer_report_outside_the_range_is_called_expected_noise(js_page: A
 
 
 def test_odds_words_match_the_cli_and_round_up(js_page: Any, web_root_url: str):
-    epsilons = [i / 20 for i in range(0, 301)]
+    """The odds factor, the 50/50 anchor and the rounded ε: the same strings on the page and
+    in `respond` (client/review.py, whose own tests pin their values), all rounded up."""
+    epsilons = [i / 20 for i in range(0, 301)] + [i / 137 for i in range(1, 700)] + [
+        3.13585, 1.94591, 4.4998095, 9.996, 0.001, 1e-6, 12.345, 13.2, 16.5, 20]
     js = js_page.evaluate("""async ([root, epsilons]) => {
         const O = await import(root + "js/odds.js");
-        return epsilons.map((e) => O.oddsFactor(e));
+        return epsilons.map((e) => [O.oddsFactor(e), O.percentSure(e), O.epsilonText(e)]);
     }""", [web_root_url, epsilons])
-    assert js == [odds_factor(e) for e in epsilons]
-    for epsilon, text in zip(epsilons, js, strict=True):
-        assert float(text.replace(",", "")) >= math.exp(epsilon)
+    assert js == [[odds_factor(e), percent_sure(e), epsilon_text(e)] for e in epsilons]
+    for epsilon, (factor, _, shown) in zip(epsilons, js, strict=True):
+        assert float(factor.replace(",", "")) >= math.exp(epsilon)
+        assert float(shown) >= epsilon
+
+
+def test_epsilon_is_rounded_and_delta_kept_out_of_the_respondents_view(deployment, page):
+    """Issue 32: ε = 1.04528 + 1.09057 + 1 = 3.13585 was shown with six digits, and the review's
+    details showed the advanced composition bound at δ = 1e-6. Every ε on the page now has
+    three significant digits (rounded up), and neither δ nor the advanced bound is shown."""
+    sid = deployment.new_survey(smoker={"epsilon": 1.04528}, mood={"epsilon": 1.09057})["id"]
+    page.goto(deployment.page_url(sid))
+    page.wait_for_selector(READY)
+    page.get_by_text("Details: privacy budget and signing key").click()
+    assert "answering every question spends ε = 3.14 of privacy" in \
+        page.locator("#survey-details").inner_text()
+    assert "(ε = 1.05)." in page.locator("#q0-hint").inner_text()
+    assert "(ε = 1.1)." in page.locator("#q1-hint").inner_text()
+    page.get_by_label("Yes").check()
+    page.get_by_label("fine").check()
+    page.get_by_label("A whole number from 0 to 30").fill("4")
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    assert "(ε = 3.14 in total; this page's limit is ε = 5)" in \
+        page.locator("#review .total").inner_text()
+    page.locator("details.composition summary").click()
+    composition = page.locator("details.composition").inner_text()
+    assert "With this survey: 3 reports, ε = 3.14 in total." in composition, composition
+    text = page.locator("body").inner_text()
+    assert not re.search(r"\d\.\d{4,}", text), re.findall(r"\S*\d\.\d{4,}\S*", text)
+    for hidden in ("δ", "advanced", "1e-6", "1e-06"):
+        assert hidden not in text, hidden
 
 
 def test_odds_sentences_are_one_wording_on_the_page_and_the_cli(js_page: Any,

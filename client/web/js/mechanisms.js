@@ -41,6 +41,7 @@ import {
 import { hmacSha256, toHex } from "./sha256.js";
 import { DESIGN_FITS, designCore } from "./designs.js";
 import { geoChannel, MAX_CELLS, MAX_SIDE, QUANTUM, spread } from "./location.js";
+import { epsilonText } from "./odds.js";
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -841,11 +842,11 @@ export function totalEpsilon(survey) {
 export function checkPolicy(survey, maxEpsilon) {
   for (const q of survey.questions) {
     if (q.disclosed !== true && q.epsilon > maxEpsilon) {
-      throw new PolicyError(`question ${JSON.stringify(q.id)} costs ε = ${q.epsilon}, above your limit of ${maxEpsilon}`);
+      throw new PolicyError(`question ${JSON.stringify(q.id)} costs ε = ${epsilonText(q.epsilon)}, above your limit of ${epsilonText(maxEpsilon)}`);
     }
   }
   const total = totalEpsilon(survey);
   if (total > maxEpsilon) {
-    throw new PolicyError(`answering this survey costs ε = ${total} in total, above your limit of ${maxEpsilon}`);
+    throw new PolicyError(`answering this survey costs ε = ${epsilonText(total)} in total, above your limit of ${epsilonText(maxEpsilon)}`);
   }
 }

@@ -1,8 +1,34 @@
 // Privacy in words a respondent understands: ε-local differential privacy means that anyone
 // who sees what the device sends can be at most e^ε times more sure of the real answer than
-// before (posterior odds over prior odds). The ε itself goes in a "details" control.
+// before (posterior odds over prior odds), which from 50/50 is at most e^ε/(1 + e^ε). The ε
+// itself is shown rounded (epsilonText), the same everywhere on the page.
+//
+// The numbers are formatted here and nowhere else (client/review.py has the twins, the same
+// strings), and every sentence is whole, with its numbers as placeholders.
 
-import { g } from "./manifest.js";
+/** Digits `units` times 10^exponent, written out without trailing zeros ("314", -2 -> "3.14"). */
+function decimalText(units, exponent) {
+  const digits = String(units);
+  if (exponent >= 0) return digits + "0".repeat(exponent);
+  const padded = digits.padStart(1 - exponent, "0");
+  const whole = padded.slice(0, exponent);
+  const fraction = padded.slice(exponent).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** x with float noise below 1e-9 removed, so a ceiling does not step up on it. */
+const settle = (x) => Number(x.toFixed(9));
+
+/**
+ * ε for people: three significant digits, rounded *up* so that a bound stays a bound
+ * (3.13585 -> "3.14", 1 -> "1", 0.25 -> "0.25", 33.87 -> "33.9"; client/review.py
+ * epsilon_text, the same strings).
+ */
+export function epsilonText(epsilon) {
+  if (!(epsilon > 0)) return "0";
+  const exponent = Math.floor(Math.log10(epsilon)) - 2;
+  return decimalText(Math.ceil(settle(epsilon / 10 ** exponent)), exponent);
+}
 
 /**
  * e^ε rounded *up*, so "at most N times" stays true: one decimal below 10, whole numbers below
@@ -16,19 +42,47 @@ export function oddsFactor(epsilon) {
   return (Math.ceil(n / unit) * unit).toLocaleString("en-US");
 }
 
-/** The privacy of ε in odds words, for a respondent. */
-export function oddsSentence(epsilon) {
-  if (epsilon === 0) return "what your device sends reveals nothing new about your answers";
-  return `anyone who sees what your device sends can be at most ${oddsFactor(epsilon)} times ` +
-         "more sure of your real answers than before";
+const MAX_PERCENT_DECIMALS = 4;
+
+/**
+ * How sure, at most, someone who thought something 50/50 can become after seeing a report of
+ * this ε: e^ε/(1 + e^ε) as a percentage rounded *up*, whole below 99%, with as many decimals
+ * as it takes to stay below 100% (73.1% -> "74%", 99.33% -> "99.4%"); null when even four
+ * decimals would say 100% (client/review.py percent_sure, the same strings).
+ */
+export function percentSure(epsilon) {
+  const percent = 100 / (1 + Math.exp(-epsilon));
+  for (let decimals = 0; decimals <= MAX_PERCENT_DECIMALS; decimals++) {
+    const units = Math.ceil(settle(percent * 10 ** decimals));
+    if (units < 100 * 10 ** decimals) return `${decimalText(units, -decimals)}%`;
+  }
+  return null;
 }
 
-/** One question's privacy in odds words, with its ε (the form's hint and the review;
- * client/review.py question_privacy, the same string). */
+/** The privacy of ε in odds words anchored in a probability, for a respondent (client/review.py
+ * odds_sentence, the same string; callers add the ε where it is shown). */
+export function oddsSentence(epsilon) {
+  if (epsilon === 0) return "what your device sends reveals nothing new about your answers";
+  const factor = oddsFactor(epsilon);
+  const sure = percentSure(epsilon);
+  return sure === null
+    ? `anyone who sees what your device sends can be at most ${factor} times more sure of ` +
+      "your real answers than before, for example from 50% to almost certain"
+    : `anyone who sees what your device sends can be at most ${factor} times more sure of ` +
+      `your real answers than before, for example from 50% to at most ${sure} sure`;
+}
+
+/** One question's privacy in odds words anchored in a probability, with its ε (the form's hint
+ * and the review; client/review.py question_privacy, the same string). */
 export function questionPrivacy(epsilon) {
-  return `Privacy: anyone who sees what is sent can be at most ${oddsFactor(epsilon)} times ` +
-         `more sure of this answer (ε = ${g(epsilon)}).`;
+  const factor = oddsFactor(epsilon);
+  const sure = percentSure(epsilon);
+  const shown = epsilonText(epsilon);
+  return sure === null
+    ? `Privacy: anyone who sees what is sent can be at most ${factor} times more sure of this ` +
+      `answer than before, for example from 50% to almost certain (ε = ${shown}).`
+    : `Privacy: anyone who sees what is sent can be at most ${factor} times more sure of this ` +
+      `answer than before, for example from 50% to at most ${sure} sure (ε = ${shown}).`;
 }
 
 export const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-

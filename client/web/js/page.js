@@ -7,10 +7,10 @@ import { compositionDetails } from "./composition.js";
 import { config } from "./config.js";
 import { el, replace } from "./dom.js";
 import { readAnswers, renderForm } from "./form.js";
-import { DEFAULT_MAX_EPSILON, Refusal, g, verifyDocument } from "./manifest.js";
+import { DEFAULT_MAX_EPSILON, Refusal, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
-import { capitalized, oddsSentence } from "./odds.js";
+import { capitalized, epsilonText, oddsSentence } from "./odds.js";
 import { reviewList, sentList } from "./review.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
@@ -216,7 +216,7 @@ function review(verified, form) {
     // "4.5" would say "91 times" where the top of the page says 90)
     const exact = totalEpsilon({ questions: charges.map(
       (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) });
-    const total = g(exact);
+    const total = epsilonText(exact);
     const sendButton = el("button", { type: "button", class: "primary", id: "send" }, "Send");
     const back = el("button", { type: "button", id: "edit" }, "Change my answers");
     sendButton.addEventListener("click", () =>
@@ -235,7 +235,7 @@ function review(verified, form) {
                     "only those."),
         twoServer.reviewList(verified, answers, where.server),
         el("p", { class: "total" }, `Only noisy totals are revealed: central ε = ${total} in ` +
-                                    `total; this page's limit is ε = ${g(where.maxEpsilon)}.`),
+                                    `total; this page's limit is ε = ${epsilonText(where.maxEpsilon)}.`),
       ] : [
         el("p", {}, "Nothing has been randomized yet. When you press Send, your device " +
                     "randomizes each answer once, keeps the result, and sends only that; " +
@@ -245,7 +245,7 @@ function review(verified, form) {
                       "your true answers never leave this device.")),
         reviewList(verified.survey, answers, charges, verified.mechanisms),
         el("p", { class: "total" }, `In total, ${oddsSentence(exact)} (ε = ${total} ` +
-                                    `in total; this page's limit is ε = ${g(where.maxEpsilon)}).`),
+                                    `in total; this page's limit is ε = ${epsilonText(where.maxEpsilon)}).`),
       ]),
       el("div", { class: "actions" }, sendButton, back),
       compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))));
@@ -337,9 +337,10 @@ function ldpIntro(verified, firstUse) {
     el("details", { class: "technical", id: "survey-details" },
       el("summary", {}, "Details: privacy budget and signing key"),
       el("p", {}, `In technical terms, answering every question spends ε = ` +
-         `${g(totalEpsilon(survey))} of privacy (local differential privacy: “at most N ` +
-         "times more sure” is N = e^ε). This page refuses surveys above " +
-         `ε = ${g(where.maxEpsilon)}. Smaller ε means more noise and more privacy.`),
+         `${epsilonText(totalEpsilon(survey))} of privacy (local differential privacy: “at ` +
+         "most N times more sure” means odds at most N = e^ε times the odds before, so from " +
+         "50% to at most e^ε/(1 + e^ε)). This page refuses surveys above " +
+         `ε = ${epsilonText(where.maxEpsilon)}. Smaller ε means more noise and more privacy.`),
       keyLine(verified, firstUse)),
   ];
 }

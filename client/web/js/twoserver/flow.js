@@ -6,8 +6,7 @@
 
 import { el } from "../dom.js";
 import { answerText } from "../form.js";
-import { g } from "../manifest.js";
-import { oddsFactor } from "../odds.js";
+import { epsilonText, oddsFactor } from "../odds.js";
 import { PENDING } from "../store.js";
 import { UPLOAD_PATH, buildUpload, crosstabKey, crosstabsSent, questionOf } from "./upload.js";
 
@@ -38,7 +37,7 @@ function collusionWords(survey) {
     return "If both organizations conspired, they could put your two halves together, but " +
            "your device randomizes every answer before splitting it: even then they could be " +
            `at most ${oddsFactor(worst)} times more sure of any one answer (local ε0 up to ` +
-           `${g(worst)} per question).`;
+           `${epsilonText(worst)} per question).`;
   }
   if (local.length) {
     return "If both organizations conspired, they could put your two halves together and " +
@@ -72,7 +71,7 @@ export function explanation(verified, server) {
       el("summary", {}, "Details: two-server privacy"),
       el("p", {}, `Against ${leader}, ${helper} or the analyst alone, each question is ` +
          `protected by central differential privacy (ε per question shown with it; ` +
-         `ε = ${g(total)} for the whole survey${(survey.crosstabs || []).length
+         `ε = ${epsilonText(total)} for the whole survey${(survey.crosstabs || []).length
            ? ", its declared crosstabs included" : ""}). The halves are encrypted to each ` +
          "organization's key as signed by the survey's designer; a proof sent with them " +
          "lets the two check that your answers are valid without seeing them.")),
@@ -82,9 +81,9 @@ export function explanation(verified, server) {
 /** The hint under each question (form.js) in the two-server mode. */
 export function hint(q) {
   const local = q.local_epsilon != null
-    ? ` Your device also randomizes it first (local ε0 = ${g(q.local_epsilon)}).` : "";
+    ? ` Your device also randomizes it first (local ε0 = ${epsilonText(q.local_epsilon)}).` : "";
   return `Only the noisy total of all answers to this question is revealed (central ε = ` +
-         `${g(q.central_epsilon)}).${local}` +
+         `${epsilonText(q.central_epsilon)}).${local}` +
          (q.optional ? " Optional: skip it if you like (the organizations will see that you did)." : "");
 }
 
@@ -102,11 +101,11 @@ export function reviewList(verified, answers, server) {
       ? `Your device will first randomize it, then split it into two halves, one for ` +
         `${leader} and one for ${helper}. Even if both conspired, they could be at most ` +
         `${oddsFactor(q.local_epsilon)} times more sure of your answer (ε0 = ` +
-        `${g(q.local_epsilon)}); apart, they see only a noisy total (central ε = ` +
-        `${g(q.central_epsilon)}).`
+        `${epsilonText(q.local_epsilon)}); apart, they see only a noisy total (central ε = ` +
+        `${epsilonText(q.central_epsilon)}).`
       : `Your device will split it into two meaningless halves, one for ${leader} and one ` +
         `for ${helper}; only a noisy total over everyone is revealed (central ε = ` +
-        `${g(q.central_epsilon)}).`;
+        `${epsilonText(q.central_epsilon)}).`;
     return el("li", {},
       el("p", { class: "qtext" }, q.text),
       el("p", { class: "mine" }, "Your answer: ", el("strong", {}, answerText(q, answer))),
