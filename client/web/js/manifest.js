@@ -41,18 +41,6 @@ export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest("SHA-256", bytes));
 }
 
-/** A number as Python's `{:g}` prints it (6 significant digits, no trailing zeros). */
-export function g(x) {
-  const text = Number(x).toPrecision(6);
-  if (text.includes("e")) {
-    const [mantissa, exp] = text.split("e");
-    const m = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
-    const e = Number(exp);
-    return `${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
-  }
-  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
-}
-
 async function verifySignature(publicKey, signature, bytes) {
   let key;
   try {
