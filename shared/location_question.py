@@ -19,14 +19,13 @@ log-ratio of the certified channel (rounded up to a float); a given one must cov
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .background_image import check_background
 from .errors import PrivacyCheckError, SurveyError
 
 MAX_SIDE = 64
@@ -36,10 +35,6 @@ MAX_CELLS = 1024
 MAX_SURVEY_CELLS = 4096
 MAX_REGIONS = 64
 MAX_CELL_KM = 1000.0
-MAX_BACKGROUND_BYTES = 512 * 1024
-_IMAGE_MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff",
-                "image/webp": b"RIFF"}
-_DATA_URL = re.compile(r"^data:(image/(?:png|jpeg|webp));base64,([A-Za-z0-9+/=]+)$")
 _CELL = re.compile(r"^(\d+)(?:-(\d+))?,(\d+)(?:-(\d+))?$")
 LOCATION_KEYS = {"epsilon_geo", "grid", "regions", "background"}
 
@@ -180,24 +175,7 @@ def _grid(data: Mapping[str, Any], where: str) -> LocationGrid:
 
 
 def _background(value: Any, where: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or len(value) > MAX_BACKGROUND_BYTES * 4 // 3 + 64:
-        raise SurveyError(where, f"must be a data: URL of a PNG, JPEG or WebP image of at most "
-                          f"{MAX_BACKGROUND_BYTES // 1024} KiB (images from other origins are "
-                          f"never loaded)")
-    match = _DATA_URL.match(value)
-    if not match:
-        raise SurveyError(where, "must be data:image/png|jpeg|webp;base64,... (the image "
-                          "travels inside the signed survey)")
-    try:
-        raw = base64.b64decode(match.group(2), validate=True)
-    except (binascii.Error, ValueError):
-        raise SurveyError(where, "is not valid base64") from None
-    if not raw.startswith(_IMAGE_MAGIC[match.group(1)]) or len(raw) > MAX_BACKGROUND_BYTES:
-        raise SurveyError(where, f"is not a {match.group(1)} image of at most "
-                          f"{MAX_BACKGROUND_BYTES // 1024} KiB")
-    return value
+    return None if value is None else check_background(value, where)
 
 
 def _regions(value: Any, grid: LocationGrid, where: str) -> dict[str, tuple[str, ...]]:

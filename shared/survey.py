@@ -314,15 +314,18 @@ def _parse_survey(data: Any) -> Survey:
     if survey_cells(questions_raw) > MAX_SURVEY_CELLS:
         raise SurveyError("questions", f"at most {MAX_SURVEY_CELLS} location cells in all "
                                        f"questions together")
-    questions = tuple(_parse_question(q, f"questions[{i}]", size_limit, collection)
+    places = [_question_where(q, i) for i, q in enumerate(questions_raw)]
+    first: dict[str, int] = {}
+    for i, q in enumerate(questions_raw):
+        if q["id"] in first:
+            raise SurveyError(f"{places[i]}.id", f"duplicate question id: questions"
+                              f"[{first[q['id']]}] and questions[{i}] both use it")
+        first[q["id"]] = i
+    questions = tuple(_parse_question(q, places[i], size_limit, collection)
                       for i, q in enumerate(questions_raw))
-    seen: set[str] = set()
-    for i, q in enumerate(questions):
-        if q.id in seen:
-            raise SurveyError(f"questions[{i}].id", f"duplicate question id {q.id!r}")
-        seen.add(q.id)
+    for where, q in zip(places, questions, strict=True):
         if q.instantaneous_epsilon is not None and series is None:
-            raise SurveyError(f"questions[{i}].instantaneous_epsilon",
+            raise SurveyError(f"{where}.instantaneous_epsilon",
                               "only a longitudinal survey (one with a `series`) has an "
                               "instantaneous layer: it re-randomizes a memoized answer each round")
     crosstabs = _crosstabs(data.get("crosstabs"), {q.id: q for q in questions}, servers)
@@ -391,6 +394,18 @@ def _crosstabs(value: Any, questions: Mapping[str, Question],
             raise SurveyError(where, f"declares {ids[0]} x {ids[1]} twice")
         specs.append(spec)
     return tuple(specs)
+
+
+def _question_where(data: Any, index: int) -> str:
+    """Where a question's errors point: `questions.<id>` once its id parses (contract 1 of the
+    brief: designers know their questions by id); `questions[<index>]` for the id itself."""
+    if not isinstance(data, Mapping):
+        raise SurveyError(f"questions[{index}]", "must be a table/object")
+    qid = data.get("id")
+    if not isinstance(qid, str) or not QUESTION_ID.fullmatch(qid):
+        raise SurveyError(f"questions[{index}].id",
+                          "must be 1-63 letters, digits, '_', '.' or '-'")
+    return f"questions.{qid}"
 
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None,

@@ -57,7 +57,7 @@ def test_disclosed_question_refuses_randomization_keys(extra: dict, field: str) 
     data["questions"][0].update(extra)
     with pytest.raises(SurveyError) as info:
         Survey.from_dict(data)
-    assert info.value.field == f"questions[0].{field}"
+    assert info.value.field == f"questions.sex.{field}"
 
 
 def test_sent_as_given_and_validated_exactly() -> None:

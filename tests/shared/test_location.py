@@ -76,19 +76,19 @@ def test_survey_round_trip_and_regions():
 
 
 @pytest.mark.parametrize("changes,field", [
-    ({"epsilon": 0.1}, "questions[0].epsilon"),
-    ({"grid": {"rows": 1, "cols": 1, "cell_km": 1}}, "questions[0].grid"),
-    ({"grid": {"rows": 4, "cols": 5, "cell_km": 0}}, "questions[0].grid.cell_km"),
-    ({"grid": {"rows": 65, "cols": 1, "cell_km": 1}}, "questions[0].grid.rows"),
+    ({"epsilon": 0.1}, "questions.home.epsilon"),
+    ({"grid": {"rows": 1, "cols": 1, "cell_km": 1}}, "questions.home.grid"),
+    ({"grid": {"rows": 4, "cols": 5, "cell_km": 0}}, "questions.home.grid.cell_km"),
+    ({"grid": {"rows": 65, "cols": 1, "cell_km": 1}}, "questions.home.grid.rows"),
     ({"epsilon_geo": 50, "grid": {"rows": 20, "cols": 20, "cell_km": 10}},
-     "questions[0].epsilon_geo"),
-    ({"regions": {"x": ["5,1"]}}, "questions[0].regions.x"),
-    ({"regions": {"x": ["a"]}}, "questions[0].regions.x"),
-    ({"background": "https://tiles.example/1.png"}, "questions[0].background"),
-    ({"background": "data:image/png;base64,AAAA"}, "questions[0].background"),
-    ({"mechanism": "grr"}, "questions[0].mechanism"),
-    ({"params": {"base": "2"}}, "questions[0].params"),
-    ({"options": ["a", "b"]}, "questions[0].options"),
+     "questions.home.epsilon_geo"),
+    ({"regions": {"x": ["5,1"]}}, "questions.home.regions.x"),
+    ({"regions": {"x": ["a"]}}, "questions.home.regions.x"),
+    ({"background": "https://tiles.example/1.png"}, "questions.home.background"),
+    ({"background": "data:image/png;base64,AAAA"}, "questions.home.background"),
+    ({"mechanism": "grr"}, "questions.home.mechanism"),
+    ({"params": {"base": "2"}}, "questions.home.params"),
+    ({"options": ["a", "b"]}, "questions.home.options"),
 ])
 def test_bad_location_questions_name_the_field(changes, field):
     with pytest.raises(SurveyError) as err:

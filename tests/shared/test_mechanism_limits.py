@@ -93,7 +93,7 @@ def survey(**question: Any) -> dict[str, Any]:
 def test_a_choice_beyond_a_limit_names_the_field(question: dict[str, Any], field: str) -> None:
     with pytest.raises(SurveyError) as info:
         Survey.from_dict(survey(**question))
-    assert info.value.field == f"questions[0].{field}", info.value.message
+    assert info.value.field == f"questions.q.{field}", info.value.message
 
 
 def test_instantaneous_epsilon_is_held_to_the_same_limits() -> None:
@@ -102,7 +102,7 @@ def test_instantaneous_epsilon_is_held_to_the_same_limits() -> None:
     data["series"] = "weekly"
     with pytest.raises(SurveyError) as info:
         Survey.from_dict(data)
-    assert info.value.field == "questions[0].instantaneous_epsilon"
+    assert info.value.field == "questions.q.instantaneous_epsilon"
 
 
 @pytest.mark.parametrize("epsilon", [MIN_EPSILON, 0.1, 1.0, MAX_EPSILON])
@@ -158,4 +158,4 @@ def test_auto_with_an_instantaneous_layer_picks_a_mechanism_that_carries_it() ->
     del data["questions"][0]["options"]
     with pytest.raises(SurveyError) as info:
         Survey.from_dict(data)
-    assert info.value.field == "questions[0].instantaneous_epsilon"
+    assert info.value.field == "questions.q.instantaneous_epsilon"

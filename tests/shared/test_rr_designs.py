@@ -222,7 +222,7 @@ def test_designs_that_are_not_private_are_refused_by_name(name: str, extra: dict
     once failed on the missing ε instead of saying why the design is refused)."""
     with pytest.raises(SurveyError, match=f"{name}.*not differentially private") as info:
         survey_of(binary_q(name, {"p": "3/4"}, **extra))
-    assert info.value.field == "questions[0].mechanism"
+    assert info.value.field == "questions.q.mechanism"
 
 
 @pytest.mark.parametrize(("mechanism", "params", "message"), [

@@ -6,6 +6,7 @@ import copy
 import importlib.resources
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -64,53 +65,71 @@ def test_base_is_valid() -> None:
 
 
 def test_unknown_type() -> None:
-    expect_error(with_question(0, type="yesno"), "questions[0].type", "unknown type")
+    expect_error(with_question(0, type="yesno"), "questions.smoke.type", "unknown type")
 
 
 def test_fewer_than_two_options() -> None:
-    expect_error(with_question(1, options=["only"], groups={}), "questions[1].options",
+    expect_error(with_question(1, options=["only"], groups={}), "questions.freq.options",
                  "at least 2")
 
 
 def test_duplicate_question_ids() -> None:
     d = base()
     d["questions"][2]["id"] = "smoke"
-    expect_error(d, "questions[2].id", "duplicate question id")
+    expect_error(d, "questions.smoke.id", "questions[0] and questions[2] both use it")
+
+
+@pytest.mark.parametrize("bad", [None, 7, "", "has space"])
+def test_an_invalid_id_is_named_by_position(bad: Any) -> None:
+    """Before its id parses, a question can only be named by its place in the list."""
+    expect_error(with_question(1, id=bad), "questions[1].id", "letters, digits")
+
+
+def test_errors_name_the_question_by_id_everywhere() -> None:
+    """Contract 1: once the id is known, every error of the question says `questions.<id>`
+    (the survey parser, the mechanisms, location and two-server keys alike)."""
+    cases = [with_question(0, type="yesno"), with_question(1, epsilon=0),
+             with_question(1, mechanism="geometric"), with_question(2, epsilon=60.0),
+             with_question(0, central_epsilon=1.0)]
+    for data in cases:
+        with pytest.raises(SurveyError) as info:
+            Survey.from_dict(data)
+        assert re.match(r"questions\.(smoke|freq|hours)\.", info.value.field), info.value.message
 
 
 def test_duplicate_labels() -> None:
     expect_error(with_question(1, options=["never", "daily", "never"], groups={}),
-                 "questions[1].options[2]", "duplicate label")
+                 "questions.freq.options[2]", "duplicate label")
 
 
 @pytest.mark.parametrize("epsilon", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, True, "1.0",
                                      None, 10**7, 51.0])
 def test_bad_epsilon(epsilon: Any) -> None:
-    expect_error(with_question(0, epsilon=epsilon), "questions[0].epsilon")
+    expect_error(with_question(0, epsilon=epsilon), "questions.smoke.epsilon")
 
 
 def test_missing_epsilon() -> None:
-    expect_error(with_question(0, epsilon=_DELETE), "questions[0].epsilon")
+    expect_error(with_question(0, epsilon=_DELETE), "questions.smoke.epsilon")
 
 
 @pytest.mark.parametrize("lo, hi", [(5, 5), (6, 5)])
 def test_min_not_below_max(lo: int, hi: int) -> None:
-    expect_error(with_question(2, min=lo, max=hi), "questions[2].min", "must be <")
+    expect_error(with_question(2, min=lo, max=hi), "questions.hours.min", "must be <")
 
 
 @pytest.mark.parametrize("key, value", [("min", 1.5), ("max", True), ("max", "16")])
 def test_non_integer_bounds(key: str, value: Any) -> None:
-    expect_error(with_question(2, **{key: value}), f"questions[2].{key}", "integer")
+    expect_error(with_question(2, **{key: value}), f"questions.hours.{key}", "integer")
 
 
 def test_mechanism_that_does_not_fit_the_type() -> None:
-    expect_error(with_question(2, mechanism="grr"), "questions[2].mechanism", "does not fit")
-    expect_error(with_question(1, mechanism="geometric"), "questions[1].mechanism",
+    expect_error(with_question(2, mechanism="grr"), "questions.hours.mechanism", "does not fit")
+    expect_error(with_question(1, mechanism="geometric"), "questions.freq.mechanism",
                  "does not fit")
 
 
 def test_unknown_mechanism() -> None:
-    expect_error(with_question(0, mechanism="magic"), "questions[0].mechanism",
+    expect_error(with_question(0, mechanism="magic"), "questions.smoke.mechanism",
                  "unknown mechanism")
 
 
@@ -121,31 +140,31 @@ def test_unknown_key_at_survey_level() -> None:
 
 
 def test_unknown_key_at_question_level() -> None:
-    expect_error(with_question(0, colour="red"), "questions[0].colour", "unknown key")
+    expect_error(with_question(0, colour="red"), "questions.smoke.colour", "unknown key")
 
 
 def test_key_of_another_type_is_unknown() -> None:
-    expect_error(with_question(0, options=["yes", "no"]), "questions[0].options",
+    expect_error(with_question(0, options=["yes", "no"]), "questions.smoke.options",
                  "binary question")
 
 
 def test_group_naming_an_unknown_option() -> None:
     expect_error(with_question(1, groups={"often": ["weekly", "hourly"]}),
-                 "questions[1].groups.often", "not one of the options")
+                 "questions.freq.groups.often", "not one of the options")
 
 
 def test_empty_group() -> None:
-    expect_error(with_question(1, groups={"often": []}), "questions[1].groups.often")
+    expect_error(with_question(1, groups={"often": []}), "questions.freq.groups.often")
 
 
 def test_params_that_do_not_match() -> None:
     d = with_question(1, params={"p": "1/2", "q": "1/6"})
-    expect_error(d, "questions[1].params", "do not match")
+    expect_error(d, "questions.freq.params", "do not match")
 
 
 @pytest.mark.parametrize("params", [True, 1, "p=1/2", ["p"]])
 def test_params_that_are_not_a_table(params: Any) -> None:
-    expect_error(with_question(1, params=params), "questions[1].params", "must be a table")
+    expect_error(with_question(1, params=params), "questions.freq.params", "must be a table")
 
 
 def test_bad_survey_id_and_version() -> None:
@@ -187,7 +206,7 @@ def test_not_a_mapping() -> None:
 
 
 def test_missing_text() -> None:
-    expect_error(with_question(0, text=_DELETE), "questions[0].text", "non-empty")
+    expect_error(with_question(0, text=_DELETE), "questions.smoke.text", "non-empty")
 
 
 # --- canonical form ----------------------------------------------------------------------------

@@ -66,10 +66,10 @@ def test_ldp_surveys_keep_their_canonical_bytes():
     (lambda d: d["two_server"].update(helper_url="ftp://x"), "two_server.helper_url"),
     (lambda d: d["two_server"].update(delta=2), "two_server.delta"),
     (lambda d: d["two_server"].update(extra=1), "two_server.extra"),
-    (lambda d: d["questions"][0].pop("central_epsilon"), "questions[0].central_epsilon"),
-    (lambda d: d["questions"][0].update(mechanism="grr"), "questions[0].mechanism"),
+    (lambda d: d["questions"][0].pop("central_epsilon"), "questions.smoker.central_epsilon"),
+    (lambda d: d["questions"][0].update(mechanism="grr"), "questions.smoker.mechanism"),
     (lambda d: d["questions"][1].update(local_epsilon=1.0, mechanism="olh"),
-     "questions[1].mechanism"),
+     "questions.mood.mechanism"),
     (lambda d: d.update(series="weekly"), "series"),
     (lambda d: d.update(crosstabs=[["smoker", "hours"]]), "crosstabs[0]"),
 ])
