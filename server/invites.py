@@ -14,10 +14,11 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
 from .errors import Forbidden, NotFound
 
 if TYPE_CHECKING:
-    from .store import InviteCounts, Store
+    from .store import InviteCounts, Store, StoredDesigns
 
 PREFIX = "inv_"
 MAX_CODE_LENGTH = 64
@@ -39,9 +40,79 @@ def create(store: Store, survey_id: str, count: int) -> list[str]:
     if not 1 <= count <= MAX_COUNT:
         raise ValueError(f"count must be between 1 and {MAX_COUNT}")
     codes = [PREFIX + secrets.token_urlsafe(16) for _ in range(count)]
-    if not store.add_invites(survey_id, [digest(c) for c in codes]):
+    if not store.add_invites(survey_id, [digest(c) for c in codes], None, _no_design):
         raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
     return codes
+
+
+def _no_design(stored: StoredDesigns) -> None:
+    if stored.designed:
+        raise FrameError("the survey's invitation codes carry a design (weight, stratum, PSU): "
+                         "every respondent needs one, so new codes need --design too")
+
+
+def create_designed(store: Store, survey_id: str, frame: Frame, groups: int | None = None,
+                    allow_lonely_psu: bool = False) -> list[tuple[str, str]]:
+    """One new code per unit of a checked sampling frame, each stored with its unit's design
+    (weight, stratum, PSU, fpc; with `groups`, a random group drawn per PSU); returns (unit
+    id, code) pairs once, in frame order. The unit ids are not stored. Refused (FrameError,
+    nothing stored) when the survey's codes made before carry no design, or another one
+    (other columns, another fpc for a stratum), or the union has a single-PSU stratum."""
+    from .store import InviteDesign
+
+    if len(frame.rows) > MAX_COUNT:
+        raise FrameError(f"{frame.source}: more than {MAX_COUNT:,} units")
+    group_of = random_groups(frame, groups) if groups is not None else {}
+    designs = [InviteDesign(r.weight, r.stratum, r.psu, r.fpc,
+                            group_of.get((r.stratum, r.psu if r.psu is not None else r.id)))
+               for r in frame.rows]
+    codes = [PREFIX + secrets.token_urlsafe(16) for _ in frame.rows]
+
+    def check(stored: StoredDesigns) -> None:
+        check_stored(frame, stored, groups is not None, allow_lonely_psu)
+
+    if not store.add_invites(survey_id, [digest(c) for c in codes], designs, check):
+        raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
+    return [(r.id, c) for r, c in zip(frame.rows, codes, strict=True)]
+
+
+def check_stored(frame: Frame, stored: StoredDesigns, grouped: bool,
+                 allow_lonely_psu: bool) -> None:
+    """The frame's designs fit the codes the survey has already (inside the storing
+    transaction): all codes carry a design or none does, with the same columns, one fpc per
+    stratum, and no single-PSU stratum in the union unless allowed."""
+    if stored.plain:
+        raise FrameError(f"{frame.source}: the survey already has {stored.plain:,} invitation "
+                         "code(s) without a design; a design-based estimate needs every "
+                         "respondent's design (make the design codes for a new survey id)")
+    if stored.designed and (grouped or stored.grouped):
+        raise FrameError(f"{frame.source}: the survey already has invitation codes with a "
+                         "design; random groups are dealt once over the whole sample: create "
+                         "every code of a design with --groups in one call")
+    if stored.designed:
+        before = {STRATUM: any(s is not None for s, _, _, _ in stored.designed),
+                  PSU: any(p is not None for _, p, _, _ in stored.designed),
+                  FPC: any(f is not None for _, _, f, _ in stored.designed)}
+        for column, had in before.items():
+            if had != (column in frame.columns):
+                raise FrameError(f"{frame.source}: the survey's invitation codes made before "
+                                 f"{'have' if had else 'have no'} {column!r}; every code of a "
+                                 "survey carries the same design columns")
+    check_design(frame.rows, frame.source, allow_lonely_psu=allow_lonely_psu,
+                 stored=stored.designed)
+
+
+def random_groups(frame: Frame, groups: int) -> dict[tuple[str | None, str], int]:
+    """(stratum, PSU) -> random group in 1..groups: the PSUs shuffled with the OS CSPRNG and
+    dealt in turn, so group sizes differ by at most one PSU and a whole PSU (a cluster) falls
+    in one group, as the random-group variance estimator needs (Wolter 2007, ch. 2)."""
+    psus = list(dict.fromkeys((r.stratum, r.psu if r.psu is not None else r.id)
+                              for r in frame.rows))
+    if not 2 <= groups <= len(psus):
+        raise FrameError(f"{frame.source}: --groups must be between 2 and the number of PSUs "
+                         f"({len(psus):,}), got {groups}")
+    secrets.SystemRandom().shuffle(psus)
+    return {psu: 1 + i % groups for i, psu in enumerate(psus)}
 
 
 def counts(store: Store, survey_id: str) -> InviteCounts:

@@ -16,16 +16,59 @@ def invites() -> None:
 @invites.command("create")
 @_db_option
 @click.option("--survey", "survey_id", required=True, help="Survey id (all its versions).")
-@click.option("--count", required=True, type=click.IntRange(1, 1_000_000),
-              help="How many codes to create.")
-def invites_create(db_path: str, survey_id: str, count: int) -> None:
-    """Create COUNT codes, print them once (one a line), and make the survey invite-only."""
+@click.option("--count", type=click.IntRange(1, 1_000_000),
+              help="How many codes to create (or --design).")
+@click.option("--design", "design_path", type=click.Path(dir_okay=False),
+              help="Instead of --count: a sampling frame CSV (id, weight, optional stratum, psu, "
+                   "fpc; docs/weights.md), one code per unit, stored with the unit's design for "
+                   "design-based estimates; prints 'id,code' lines. The ids are not stored.")
+@click.option("--groups", type=click.IntRange(2, 1000),
+              help="With --design: deal the PSUs at random into this many groups (variance by "
+                   "random groups).")
+@click.option("--allow-lonely-psu", is_flag=True,
+              help="With --design: accept a stratum with a single PSU (choose at analysis what "
+                   "it contributes: --lonely-psu).")
+def invites_create(db_path: str, survey_id: str, count: int | None, design_path: str | None,
+                   groups: int | None, allow_lonely_psu: bool) -> None:
+    """Create codes (COUNT, or one per unit of a --design frame), print them once, and make
+    the survey invite-only."""
+    if (count is None) == (design_path is None):
+        raise click.UsageError("give exactly one of --count N or --design FRAME.csv")
+    if design_path is None and (groups is not None or allow_lonely_psu):
+        raise click.UsageError("--groups and --allow-lonely-psu go with --design")
+    if design_path is not None:
+        _create_designed(db_path, survey_id, design_path, groups, allow_lonely_psu)
+        return
     from .invites import create
 
+    assert count is not None
     codes = create(_existing_db(db_path), survey_id, count)
     click.echo("\n".join(codes))
     click.echo(f"{count} invitation code(s) for survey {survey_id!r} created; they are shown "
                "only this once. The survey now accepts only submissions with a code.", err=True)
+
+
+def _create_designed(db_path: str, survey_id: str, design_path: str, groups: int | None,
+                     allow_lonely_psu: bool) -> None:
+    import csv
+    import io
+
+    from ..shared.design_frame import read_frame
+    from .invites import create_designed
+
+    # single-PSU strata are checked on the union with the codes made before (create_designed)
+    frame = read_frame(design_path, allow_lonely_psu=True)
+    pairs = create_designed(_existing_db(db_path), survey_id, frame, groups, allow_lonely_psu)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "code"])
+    writer.writerows(pairs)
+    click.echo(out.getvalue(), nl=False)
+    click.echo(f"{len(pairs):,} invitation code(s) for survey {survey_id!r} created, each stored "
+               f"with its unit's design ({frame.describe()}"
+               + (f", {groups} random groups" if groups else "") + "); they are shown only this "
+               "once, next to the ids of the frame (which are not stored). The survey now "
+               "accepts only submissions with a code.", err=True)
 
 
 @invites.command("list")

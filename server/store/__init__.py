@@ -17,10 +17,12 @@ from .base import (
     IngestJob,
     IngestResult,
     InviteCounts,
+    InviteDesign,
     PendingSubmission,
     Replacement,
     Store,
     StoredAggregates,
+    StoredDesigns,
     SurveyRow,
     TokenRow,
     current_hour,
@@ -34,7 +36,8 @@ from .redaction import redact
 
 __all__ = [
     "AggregateRules", "ChildPlan", "Dump", "IngestJob", "IngestResult", "InviteCounts",
-    "PendingSubmission", "Replacement", "Store", "StoredAggregates", "SurveyRow", "TokenRow",
+    "InviteDesign", "PendingSubmission", "Replacement", "Store", "StoredAggregates",
+    "StoredDesigns", "SurveyRow", "TokenRow",
     "compact_json", "current_hour", "is_postgres", "now_second", "open_store", "redact",
 ]
 

@@ -85,6 +85,29 @@ class InviteCounts:
 
 
 @dataclass(frozen=True)
+class InviteDesign:
+    """The design of the sampled unit an invitation code was made for (`invites create
+    --design`): operator knowledge kept with the code's hash, never sent by a device, joined to
+    the submission made with the code at analysis. None: the frame had no such column."""
+
+    weight: float
+    stratum: str | None = None
+    psu: str | None = None
+    fpc: float | None = None
+    group: int | None = None  # the random group (two-server variance by random groups)
+
+
+@dataclass(frozen=True)
+class StoredDesigns:
+    """What a survey's stored codes carry, read inside the transaction that adds more: how many
+    codes have no design, and the designed ones as (stratum, PSU, fpc, number of codes)."""
+
+    plain: int
+    designed: list[tuple[str | None, str | None, float | None, int]]
+    grouped: bool = False  # whether the designed codes carry random groups
+
+
+@dataclass(frozen=True)
 class PendingSubmission:
     """One validated submission waiting to be stored: reports already normalized."""
 
@@ -170,7 +193,8 @@ class Dump:
     surveys: list[SurveyRow]
     tokens: list[tuple[int, str, str, str, str | None]]  # id, name, sha256, created, revoked
     invite_surveys: list[tuple[str, str]]
-    invites: list[tuple[str, str, str | None]]
+    # code_sha256, survey_id, submission_id, weight, stratum, psu, fpc, random_group
+    invites: list[tuple[Any, ...]]
 
 
 class BodyIngest(Protocol):
@@ -226,8 +250,16 @@ class Store(Protocol):
         ...
 
     # invitations
-    def add_invites(self, survey_id: str, code_hashes: Sequence[str]) -> bool:
-        """Make a survey invite-only and store code hashes; False if the survey is unknown."""
+    def add_invites(self, survey_id: str, code_hashes: Sequence[str],
+                    designs: Sequence[InviteDesign] | None = None,
+                    check: Callable[[StoredDesigns], None] | None = None) -> bool:
+        """Make a survey invite-only and store code hashes (with `designs`, one per code);
+        False if the survey is unknown. `check` runs inside the transaction on what the
+        survey's codes carry already; whatever it raises stores nothing."""
+        ...
+
+    def invite_designs(self, survey_id: str) -> list[tuple[str, InviteDesign]]:
+        """(submission id, design) of every used code of the survey that carries a design."""
         ...
 
     def invite_counts(self, survey_id: str) -> InviteCounts: ...

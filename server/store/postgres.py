@@ -36,10 +36,12 @@ from .base import (
     IngestJob,
     IngestResult,
     InviteCounts,
+    InviteDesign,
     ParsedCache,
     Rebuild,
     Replacement,
     StoredAggregates,
+    StoredDesigns,
     SurveyRow,
     TokenRow,
     by_version,
@@ -281,7 +283,9 @@ class PgStore:
 
     # --- invitations ------------------------------------------------------------------------
 
-    def add_invites(self, survey_id: str, code_hashes: Sequence[str]) -> bool:
+    def add_invites(self, survey_id: str, code_hashes: Sequence[str],
+                    designs: Sequence[InviteDesign] | None = None,
+                    check: Callable[[StoredDesigns], None] | None = None) -> bool:
         if not _fits(survey_id):
             return False
         def work(conn: psycopg.Connection) -> bool:
@@ -290,12 +294,44 @@ class PgStore:
                 return False
             conn.execute("INSERT INTO invite_surveys (survey_id, created) VALUES (%s, %s) "
                          "ON CONFLICT DO NOTHING", (survey_id, now_second()))
+            if check is not None:  # under the invite_surveys row's lock: one adder at a time
+                conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = %s FOR UPDATE",
+                             (survey_id,))
+                check(self._stored_designs(conn, survey_id))
             with conn.cursor() as cur:
-                cur.executemany("INSERT INTO invites (survey_id, code_sha256) VALUES (%s, %s)",
-                                [(survey_id, h) for h in code_hashes])
+                if designs is None:
+                    cur.executemany("INSERT INTO invites (survey_id, code_sha256) "
+                                    "VALUES (%s, %s)", [(survey_id, h) for h in code_hashes])
+                else:
+                    cur.executemany(
+                        "INSERT INTO invites (survey_id, code_sha256, weight, stratum, psu, "
+                        "fpc, random_group) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                        [(survey_id, h, d.weight, d.stratum, d.psu, d.fpc, d.group)
+                         for h, d in zip(code_hashes, designs, strict=True)])
             return True
 
         return self._write(work)
+
+    @staticmethod
+    def _stored_designs(conn: psycopg.Connection, survey_id: str) -> StoredDesigns:
+        plain = conn.execute("SELECT count(*) FROM invites WHERE survey_id = %s AND weight IS "
+                             "NULL", (survey_id,)).fetchone()[0]
+        designed = conn.execute("SELECT stratum, psu, fpc, count(*) FROM invites WHERE "
+                                "survey_id = %s AND weight IS NOT NULL GROUP BY stratum, psu, "
+                                "fpc", (survey_id,)).fetchall()
+        grouped = conn.execute("SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = %s "
+                               "AND random_group IS NOT NULL)", (survey_id,)).fetchone()[0]
+        return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped))
+
+    def invite_designs(self, survey_id: str) -> list[tuple[str, InviteDesign]]:
+        if not _fits(survey_id):
+            return []
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT submission_id, weight, stratum, psu, fpc, random_group FROM invites "
+                "WHERE survey_id = %s AND submission_id IS NOT NULL AND weight IS NOT NULL "
+                "ORDER BY submission_id", (survey_id,)).fetchall()
+        return [(sid, InviteDesign(*design)) for sid, *design in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:
         if not _fits(survey_id):
@@ -481,7 +517,8 @@ class PgStore:
                                   "ORDER BY id").fetchall()
             invite_surveys = conn.execute("SELECT survey_id, created FROM invite_surveys "
                                           "ORDER BY survey_id").fetchall()
-            invites = conn.execute("SELECT code_sha256, survey_id, submission_id FROM invites "
+            invites = conn.execute("SELECT code_sha256, survey_id, submission_id, weight, "
+                                   "stratum, psu, fpc, random_group FROM invites "
                                    "ORDER BY code_sha256").fetchall()
         return Dump(self.list_surveys(), [tuple(t) for t in tokens],
                     [tuple(r) for r in invite_surveys], [tuple(r) for r in invites])
@@ -507,8 +544,9 @@ class PgStore:
                         "greatest((SELECT max(id) FROM tokens), 1))")
             cur.executemany("INSERT INTO invite_surveys (survey_id, created) VALUES (%s, %s)",
                             dump.invite_surveys)
-            cur.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id) "
-                            "VALUES (%s, %s, %s)", dump.invites)
+            cur.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
+                            "weight, stratum, psu, fpc, random_group) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", dump.invites)
             with cur.copy("COPY submissions (survey_id, version, submission_id, "
                           "received_hour, reports) FROM STDIN") as copy:
                 for row in reports:

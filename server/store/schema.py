@@ -40,6 +40,13 @@ SQLITE_MIGRATIONS: list[list[str]] = [
     [  # 3: aggregates are keyed by an opaque key (a question id, or a joint key)
         "ALTER TABLE aggregates RENAME COLUMN question_id TO key",
     ],
+    [  # 4: an invitation code may carry its sampled unit's design (NULL: none)
+        "ALTER TABLE invites ADD COLUMN weight REAL",
+        "ALTER TABLE invites ADD COLUMN stratum TEXT",
+        "ALTER TABLE invites ADD COLUMN psu TEXT",
+        "ALTER TABLE invites ADD COLUMN fpc REAL",
+        "ALTER TABLE invites ADD COLUMN random_group INTEGER",
+    ],
 ]
 
 POSTGRES_MIGRATIONS: list[list[str]] = [
@@ -68,5 +75,10 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
         """CREATE TABLE invites (survey_id text NOT NULL, code_sha256 text NOT NULL,
             submission_id text, PRIMARY KEY (survey_id, code_sha256))""",
         "CREATE INDEX invites_used ON invites (survey_id, submission_id)",
+    ],
+    [  # 2: an invitation code may carry its sampled unit's design (NULL: none)
+        """ALTER TABLE invites ADD COLUMN weight double precision, ADD COLUMN stratum text,
+            ADD COLUMN psu text, ADD COLUMN fpc double precision,
+            ADD COLUMN random_group integer""",
     ],
 ]

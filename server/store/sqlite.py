@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,11 +40,13 @@ from .base import (
     IngestJob,
     IngestResult,
     InviteCounts,
+    InviteDesign,
     ParsedCache,
     PendingSubmission,
     Rebuild,
     Replacement,
     StoredAggregates,
+    StoredDesigns,
     SurveyRow,
     TokenRow,
     compact,
@@ -300,16 +302,34 @@ class SqliteStore:
 
     # --- invitations ------------------------------------------------------------------------
 
-    def add_invites(self, survey_id: str, code_hashes: Sequence[str]) -> bool:
+    def add_invites(self, survey_id: str, code_hashes: Sequence[str],
+                    designs: Sequence[InviteDesign] | None = None,
+                    check: Callable[[StoredDesigns], None] | None = None) -> bool:
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM surveys WHERE id = ?", (survey_id,)).fetchone() \
                     is None:
                 return False
+            if check is not None:
+                check(_stored_designs(conn, survey_id))
             conn.execute("INSERT OR IGNORE INTO invite_surveys (survey_id, created) "
                          "VALUES (?, ?)", (survey_id, now_second()))
-            conn.executemany("INSERT INTO invites (code_sha256, survey_id) VALUES (?, ?)",
-                             [(h, survey_id) for h in code_hashes])
+            if designs is None:
+                conn.executemany("INSERT INTO invites (code_sha256, survey_id) VALUES (?, ?)",
+                                 [(h, survey_id) for h in code_hashes])
+            else:
+                conn.executemany(
+                    "INSERT INTO invites (code_sha256, survey_id, weight, stratum, psu, fpc, "
+                    "random_group) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(h, survey_id, d.weight, d.stratum, d.psu, d.fpc, d.group)
+                     for h, d in zip(code_hashes, designs, strict=True)])
         return True
+
+    def invite_designs(self, survey_id: str) -> list[tuple[str, InviteDesign]]:
+        rows = self._conn().execute(
+            "SELECT submission_id, weight, stratum, psu, fpc, random_group FROM invites "
+            "WHERE survey_id = ? AND submission_id IS NOT NULL AND weight IS NOT NULL "
+            "ORDER BY submission_id", (survey_id,))
+        return [(sid, InviteDesign(*design)) for sid, *design in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:
         conn = self._conn()
@@ -532,7 +552,8 @@ class SqliteStore:
                                 "ORDER BY id").fetchall(),
             invite_surveys=conn.execute("SELECT survey_id, created FROM invite_surveys "
                                         "ORDER BY survey_id").fetchall(),
-            invites=conn.execute("SELECT code_sha256, survey_id, submission_id FROM invites "
+            invites=conn.execute("SELECT code_sha256, survey_id, submission_id, weight, "
+                                 "stratum, psu, fpc, random_group FROM invites "
                                  "ORDER BY code_sha256").fetchall())
 
     def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]:
@@ -551,8 +572,9 @@ class SqliteStore:
                              "VALUES (?, ?, ?, ?, ?)", dump.tokens)
             conn.executemany("INSERT INTO invite_surveys (survey_id, created) VALUES (?, ?)",
                              dump.invite_surveys)
-            conn.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id) "
-                             "VALUES (?, ?, ?)", dump.invites)
+            conn.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
+                             "weight, stratum, psu, fpc, random_group) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", dump.invites)
             conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
                              "received_hour, reports) VALUES (?, ?, ?, ?, ?)", reports)
             for (sid, version), replacement in texts.items():
@@ -601,6 +623,17 @@ def _survey_state(conn: sqlite3.Connection, survey_id: str) -> tuple[dict[int, s
         statuses[version] = status
         invite_only = bool(invited)
     return statuses, invite_only
+
+
+def _stored_designs(conn: sqlite3.Connection, survey_id: str) -> StoredDesigns:
+    plain = conn.execute("SELECT count(*) FROM invites WHERE survey_id = ? AND weight IS NULL",
+                         (survey_id,)).fetchone()[0]
+    designed = conn.execute("SELECT stratum, psu, fpc, count(*) FROM invites WHERE "
+                            "survey_id = ? AND weight IS NOT NULL GROUP BY stratum, psu, fpc",
+                            (survey_id,)).fetchall()
+    grouped = conn.execute("SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? "
+                           "AND random_group IS NOT NULL)", (survey_id,)).fetchone()[0]
+    return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped))
 
 
 def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob, new_ids: set[str]) -> None:

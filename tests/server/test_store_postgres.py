@@ -19,7 +19,7 @@ from ldpsurvey.server.errors import StoreError
 from ldpsurvey.server.store import open_store, redact
 from ldpsurvey.server.store.postgres import N_SHARDS
 from support.clients import free_port
-from support.server_data import manifest, snapshot, sql, submission
+from support.server_data import manifest, snapshot, sql, submission, survey_dict
 
 SUBMIT = "/api/surveys/health/submissions"
 LDPSURVEY = str(Path(sys.executable).with_name("ldpsurvey"))
@@ -121,6 +121,17 @@ def _fill(target, n: int = 30, codes: int = 3) -> None:
     if codes:
         code = create(store, "health", codes)[0]
         assert client.post(SUBMIT, json=submission(invite=code)).status_code == 200
+        # a second survey whose codes carry their units' designs (invites create --design)
+        from ldpsurvey.server.invites import create_designed
+        from ldpsurvey.shared.design_frame import parse_frame
+
+        assert client.post("/api/surveys", json=manifest(survey_dict("designed")),
+                           headers=auth).status_code == 201
+        frame = parse_frame("id,weight,stratum,psu,fpc\na,2.5,n,p1,10\nb,2.5,n,p2,10\n"
+                            "c,1.25,s,p1,0.5\nd,1.25,s,p3,0.5\n")
+        (_, designed), *_ = create_designed(store, "designed", frame, groups=2)
+        assert client.post("/api/surveys/designed/submissions",
+                           json=submission(invite=designed)).status_code == 200
     store.close()
 
 
@@ -132,12 +143,13 @@ def test_migrate_store_copies_everything_and_verifies(tmp_path, pg_url, directio
     _fill(source)
     result = run("migrate-store", "--from", source, "--to", target)
     assert result.exit_code == 0, result.output
-    assert "31 report(s), 1 token(s), 3 invitation code(s)" in result.output
+    assert "32 report(s), 1 token(s), 7 invitation code(s)" in result.output
     src, dst = open_store(source), open_store(target)
     try:
         assert dst.dump() == src.dump()
         for s in (src, dst):
             assert recompute(s, fix=False) == []
+        assert dst.invite_designs("designed") == src.invite_designs("designed") != []
         assert dst.aggregates("health", 1).n_submissions == 31
     finally:
         src.close()
