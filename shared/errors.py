@@ -122,6 +122,22 @@ class AnalysisError(LdpSurveyError):
     code = "invalid_analysis"
 
 
+class DesignError(LdpSurveyError):
+    """A design-based estimate cannot be made as asked: a frame value that is not a usable
+    weight, stratum, PSU or fpc, a stratum with one PSU under lonely_psu="fail", replicate
+    weights that do not fit, or a mechanism without a linear debias (no pseudo-values)."""
+
+    code = "invalid_design"
+
+
+class CalibrationError(DesignError):
+    """Weights cannot be calibrated as asked: an empty post-stratum, margins whose totals
+    disagree, raking or bounded calibration that does not converge (with its iteration count),
+    or a covariate that is a randomized answer (calibration takes disclosed ones only)."""
+
+    code = "calibration_failed"
+
+
 ECHO_LIMIT = 200
 MESSAGE_LIMIT = 3 * ECHO_LIMIT  # a message is a sentence around at most an echo or two
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate
-from ..errors import AnswerError, ReportError, SurveyError
+from ..errors import AnswerError, DesignError, ReportError, SurveyError
 from ..estimates import Estimate
 from ..exact import PrivacyLoss, certify
 from ..randomness import RandomSource, resolve
@@ -259,6 +259,30 @@ class Mechanism(JointReports, ABC):
     @abstractmethod
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         """Unbiased estimates with plug-in std errors, worst-case bounds and intervals."""
+
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """Each respondent's unbiased estimate of their answer's indicators (contract 5):
+        an (n, k) float array z with E[z_i | answer a] = e_a, from n reports as stored columns
+        or `perturb_many` returns them ((n,) or (n, report_width)). Integer questions return
+        (n, 1): an unbiased estimate of the value. Their mean is the mechanism's own unbiased
+        estimate; design-based estimators weight them (shared/design/).
+
+        Default, from how a crosstab reads a report: an index report y gives row y of the
+        channel inverse's transpose (GRR: (1[y = a] - q)/(p - q)); support bits give
+        (bit_a - q*)/(p* - q*). DesignError where the mechanism has no linear debias."""
+        if self.joint_reports == "index":
+            _, inverse = self.index_channel()  # (k, m): M[a][y]
+            index = np.asarray(reports).astype(np.int64).reshape(-1)
+            return np.ascontiguousarray(inverse.T)[index]
+        if self.joint_reports == "support_bits":
+            p, q = float(self.p_star), float(self.q_star)  # type: ignore[attr-defined]
+            bits = self.support_bits(np.asarray(reports).reshape(-1, self.report_width))
+            bits -= q
+            bits /= p - q
+            return bits
+        raise DesignError(f"{self.name} has no linear debias, so no per-respondent "
+                          f"pseudo-values" + (f" for {self.question_id!r}"
+                                              if self.question_id else ""))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} k={self.k} epsilon={self.epsilon!r}>"

@@ -165,6 +165,16 @@ class Disclosed(Mechanism):
     def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
         return np.eye(self.k), np.eye(self.k)
 
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """The answer itself (contract 5): its indicators (n, k), or for an integer question
+        the value (n, 1). Nothing to debias, no randomization variance."""
+        if self.integer:
+            return np.asarray(reports, dtype=np.float64).reshape(-1, 1)
+        index = self.report_index(np.asarray(reports).reshape(-1))
+        out = np.zeros((index.size, self.k))
+        out[np.arange(index.size), index] = 1.0
+        return out
+
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         n = aggregate.n
         result = Estimate(question=self.question_id, mechanism=self.name, epsilon=0.0, n=n,

@@ -212,6 +212,11 @@ class Geometric(Mechanism):
         tail = self.report_tail(self.k, self.epsilon)
         return max(self.low - tail, -MAX_ABS_REPORT), min(self.high + tail, MAX_ABS_REPORT)
 
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """The report itself, (n, 1): y = x + Z with E[Z] = 0 is unbiased for the value x
+        (contract 5; its randomization variance is `noise_variance`, the same for everyone)."""
+        return np.asarray(reports, dtype=np.float64).reshape(-1, 1)
+
     @cached_property
     def histogram_range(self) -> tuple[int, int] | None:
         """[min - T, max + T] for the distribution histogram, or None for wide ranges."""

@@ -1,0 +1,132 @@
+"""A question's pseudo-values: per respondent, unbiased estimates of what design-based
+estimators weight (contract 5, `Mechanism.pseudo_values`), with an unbiased estimate of each
+one's randomization variance (what a finite-population correction must add back, and the
+privacy part of the design effect; docs/design-based.md).
+
+Columns: one indicator per option (binary questions: "no", "yes"); ordinal questions also the
+mean score (options scored 1..k); integer questions the value ("mean"). A respondent who did
+not answer the question (optional, skipped) has a row of zeros and `present` False: estimates
+are then over those who answered, a domain (ratio) estimate on the whole design, as R's
+`subset()` does.
+
+Randomization variance, one respondent, for a column c·z (c: the column's coefficients on the
+k indicators; an indicator has c = e_a, the mean score c = (1..k)): V = E[(c·z)² | x] − (c_x)².
+Because the answer's indicators y are one-hot, (c·y)² = Σ_a c_a² y_a, whose unbiased estimate
+is Σ_a c_a² z_a; so V̂ = (c·z)² − Σ_a c_a² z_a is unbiased for V (an indicator: z_a² − z_a).
+Integer questions under geometric noise: V = Var[Z] = 2α/(α − 1)², known. Disclosed: V = 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import DesignError
+from ..mechanisms.base import Mechanism
+
+
+@dataclass(frozen=True, eq=False)
+class PseudoValues:
+    """Pseudo-values of one question over all n respondents of a design.
+
+    `values` (n, m): the columns named by `labels`; `noise` (n, m): each entry's unbiased
+    randomization-variance estimate V̂ (zeros for a disclosed question); `present` (n,): who
+    answered. `kind` is "shares" (indicators, plus "mean score" for ordinal questions) or
+    "mean" (one column, the value of an integer question).
+    """
+
+    question: str
+    mechanism: str
+    labels: tuple[str, ...]
+    values: np.ndarray
+    noise: np.ndarray
+    present: np.ndarray
+    kind: str
+    disclosed: bool
+
+    @property
+    def n(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def answered(self) -> int:
+        return int(self.present.sum())
+
+
+def option_label(value: Any) -> str:
+    """How a column names an option: "no"/"yes" for binary answers, else the label."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
+                  present: Sequence[bool] | np.ndarray | None = None) -> PseudoValues:
+    """The pseudo-values of `question` from its reports.
+
+    `reports`: the reports of the respondents who answered, in row order (a stored column:
+    (a,) or (a, report_width)); `present`: (n,) which of the design's n rows answered (None:
+    all did). Rows that did not answer get zeros and are left out of the question's estimates.
+    DesignError for a mechanism without a linear debias (the reason is in the message).
+    """
+    z = mechanism.pseudo_values(reports)
+    answered = z.shape[0]
+    if present is None:
+        mask = np.ones(answered, dtype=bool)
+    else:
+        mask = np.asarray(present, dtype=bool).reshape(-1)
+        if int(mask.sum()) != answered:
+            raise DesignError(f"{question.id!r}: {answered} reports for {int(mask.sum())} "
+                              "respondents marked as answering")
+    disclosed = bool(getattr(question, "disclosed", False))
+    if question.type == "integer":
+        labels: tuple[str, ...] = ("mean",)
+        kind = "mean"
+        if disclosed:
+            noise = np.zeros_like(z)
+        else:
+            variance = getattr(mechanism, "noise_variance", None)
+            if variance is None:
+                raise DesignError(f"{question.id!r}: {mechanism.name} states no noise "
+                                  "variance for its integer reports")
+            noise = np.full_like(z, variance(mechanism.k, mechanism.epsilon))
+    else:
+        labels = tuple(option_label(v) for v in question.labels)
+        kind = "shares"
+        noise = np.zeros_like(z) if disclosed else z * z - z
+        if question.type == "ordinal":
+            scores = np.arange(1, z.shape[1] + 1, dtype=float)
+            score = z @ scores
+            score_noise = (np.zeros_like(score) if disclosed
+                           else score * score - z @ (scores * scores))
+            z = np.column_stack([z, score])
+            noise = np.column_stack([noise, score_noise])
+            labels = (*labels, "mean score")
+    if present is not None and not mask.all():
+        full = np.zeros((mask.size, z.shape[1]))
+        full[mask] = z
+        full_noise = np.zeros_like(full)
+        full_noise[mask] = noise
+        z, noise = full, full_noise
+    return PseudoValues(question=question.id, mechanism=mechanism.name, labels=labels,
+                        values=z, noise=noise, present=mask, kind=kind, disclosed=disclosed)
+
+
+def from_values(name: str, values: np.ndarray, *, labels: Sequence[str] | None = None,
+                noise: np.ndarray | None = None, present: np.ndarray | None = None,
+                kind: str = "mean") -> PseudoValues:
+    """Pseudo-values from arrays already at hand (tests, benches, a disclosed covariate):
+    `values` (n,) or (n, m); `noise` its randomization-variance estimates (None: 0)."""
+    z = np.asarray(values, dtype=np.float64)
+    if z.ndim == 1:
+        z = z[:, None]
+    m = z.shape[1]
+    names = tuple(labels) if labels is not None else (
+        (name,) if m == 1 else tuple(f"{name}[{j}]" for j in range(m)))
+    v = np.zeros_like(z) if noise is None else np.asarray(noise, dtype=np.float64).reshape(z.shape)
+    mask = np.ones(z.shape[0], dtype=bool) if present is None else np.asarray(present, bool)
+    return PseudoValues(question=name, mechanism="given", labels=names, values=z, noise=v,
+                        present=mask, kind=kind, disclosed=noise is None)
