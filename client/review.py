@@ -159,10 +159,12 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     if q.disclosed:
         return DISCLOSED_CHANCES
     if getattr(mechanism, "designed", False):  # a named design: its exact row, listed
-        row = mechanism.channel()[mechanism.encode(answer)]
-        listed = ", ".join(f"{label} {pct(pr)}"
-                           for label, pr in zip(_design_reports(q, name, len(row)), row,
-                                                strict=True))
+        index = mechanism.encode(answer)
+        row = mechanism.channel()[index]
+        mine = -1 if name in ("crosswise", "matrix") else index  # their reports name no answer
+        listed = ", ".join(f"{label}{' (your real answer)' if y == mine else ''} {pct(pr)}"
+                           for y, (label, pr) in enumerate(zip(
+                               _design_reports(q, name, len(row)), row, strict=True)))
         return (f"Your device will send one of these at random "
                 f"({mechanism.known_as or name}): {listed}.")
     if name in ("binary_rr", "grr"):  # layered (a series): both stages, in describe()

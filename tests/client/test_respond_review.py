@@ -155,6 +155,29 @@ def test_the_odds_are_anchored_in_a_probability_from_fifty_fifty():
         SURVEY.question("smoker"))
 
 
+@pytest.mark.parametrize(("mechanism", "params", "marked"), [
+    ("forced_response", {"p_truth": "1/2", "forced": {"never": "1/4", "once": "1/8",
+                                                      "often": "1/8"}}, True),
+    ("unrelated_question", {"p_truth": "7/10", "prevalence": {"never": "1/2", "once": "3/10",
+                                                              "often": "1/5"}}, True),
+    ("matrix", {"matrix": [["3/5", "1/5", "1/5"], ["1/5", "3/5", "1/5"],
+                           ["1/5", "1/5", "3/5"]]}, False),
+])
+def test_a_designs_review_marks_the_real_answer_among_its_reports(mechanism, params, marked):
+    """Issue 32: a forced-response review listed ‘no’ 12.5%, ‘yes’ 87.5% without saying which
+    is the respondent's own answer, as binary_rr's does. Marked once, on the answer's report;
+    a matrix report names no answer, so nothing is marked there."""
+    survey = Survey.from_dict({"id": "d", "title": "D", "version": 1, "questions": [
+        {"id": "q", "text": "Q?", "type": "categorical", "options": ["never", "once", "often"],
+         "mechanism": mechanism, "params": params, "epsilon": 3.0}]})
+    q = survey.questions[0]
+    for answer in q.options:
+        text = chances(q, mechanism_for(q), answer)
+        assert text.count("(your real answer)") == (1 if marked else 0), text
+        if marked:
+            assert f"“{answer}” (your real answer) " in text
+
+
 def test_chances_state_the_mechanisms_exact_probabilities():
     _, mood, drinks = SURVEY.questions
     grr = mechanism_for(mood)

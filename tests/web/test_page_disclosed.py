@@ -66,8 +66,9 @@ def test_a_named_design_is_answered_with_its_exact_chances(deployment, page):
     page.wait_for_selector("#review")
     review = page.locator("#review").inner_text()
     # P(yes | yes) = 3/4 + 1/8, P(no | yes) = 1/8; exact ε = ln 7
+    # the report that is the real answer is marked, as for binary_rr (issue 32)
     assert ("Your device will send one of these at random (forced response): ‘no’ 12.5%, "
-            "‘yes’ 87.5%.") in review
+            "‘yes’ (your real answer) 87.5%.") in review
     assert "ε = 1.95 in total" in review
     page.click("#send")
     page.wait_for_selector(SENT)

@@ -142,8 +142,14 @@ export function designCore(question, Mismatch) {
           : question.type === "binary" ? ["‘no’", "‘yes’"] : names.map((n) => `“${n}”`);
       const listed = (x) => rows[x].map((p, y) => `${words[y]} ${pct(p.toNumber())}`).join(", ");
       if (index !== undefined) {
+        // the report that names the real answer is marked, as binary_rr and grr do (a
+        // crosswise or matrix report names no answer)
+        const mine = name === "crosswise" || name === "matrix" ? -1 : index;
+        const chances = rows[index].map((p, y) => (y === mine
+          ? `${words[y]} (your real answer) ${pct(p.toNumber())}`
+          : `${words[y]} ${pct(p.toNumber())}`)).join(", ");
         return { text: `Your device will send one of these at random (${KNOWN_AS[name]}): ` +
-                       `${listed(index)}.` };
+                       `${chances}.` };
       }
       const text = "Your device draws what it sends at random, with chances that depend on your " +
         "answer: " + labels.map((label, x) => `if your answer is ${typeof label === "boolean"
