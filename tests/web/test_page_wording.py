@@ -246,3 +246,31 @@ def test_two_server_questions_get_the_same_words_on_the_page_and_the_cli(
     assert "one for 127.0.0.1:8000 and one for helper.example:8443" in "\n".join(lines)
     if local:
         assert "at most 7.4 times more sure of your answer (ε0 = 2)" in lines[3]  # e^2 = 7.39
+
+
+def test_a_two_server_receipt_counts_answers_and_combinations_apart(js_page: Any,
+                                                                    web_root_url: str) -> None:
+    """Issue 32: after three questions the receipt said "4 answers were included", the fourth
+    being a declared crosstab: it says "3 answers and 1 combination", with plurals right."""
+    from support.two_server import two_server_survey
+
+    data = two_server_survey("https://helper.example:8443", b"h" * 32, b"l" * 32)
+    survey = Survey.from_dict(data).to_dict()
+    assert survey["crosstabs"], "the support survey declares a crosstab"
+    text, sentences = js_page.evaluate("""async ([root, survey]) => {
+        const F = await import(root + "js/twoserver/flow.js");
+        const verified = { survey, twoServer: { helperUrl: "https://helper.example:8443" } };
+        const shares = Object.fromEntries([...survey.questions.map((q) => q.id),
+          ...survey.crosstabs.map((c) => `crosstab:${c.rows}:${c.cols}`)].map((k) => [k, ""]));
+        const rec = { submission_id: "r", survey_id: survey.id, created: "2026-01-01T00:00:00Z",
+                      body: { version: 1, public_shares: shares } };
+        return [F.receipt(verified, rec, "http://127.0.0.1:8000").textContent,
+                [[1, 0], [2, 0], [1, 1], [1, 2], [3, 1], [3, 2]].map(
+                  ([a, c]) => F.includedSentence(a, c))];
+    }""", [web_root_url, survey])
+    assert "3 answers and 1 combination were included; a resend" in text, text
+    assert sentences == ["1 answer was included", "2 answers were included",
+                         "1 answer and 1 combination were included",
+                         "1 answer and 2 combinations were included",
+                         "3 answers and 1 combination were included",
+                         "3 answers and 2 combinations were included"]

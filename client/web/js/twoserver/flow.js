@@ -142,16 +142,32 @@ export async function record(verified, answers, source, server) {
            created: new Date().toISOString(), last_error: null };
 }
 
+/** How many answers and declared crosstabs (a "combination" of two answers, a noisy release of
+ * its own) an upload holds, counted apart, each with its own singular or plural. */
+export function includedSentence(answers, combinations) {
+  if (combinations === 0) {
+    return answers === 1 ? "1 answer was included" : `${answers} answers were included`;
+  }
+  if (answers === 1) {
+    return combinations === 1 ? "1 answer and 1 combination were included"
+      : `1 answer and ${combinations} combinations were included`;
+  }
+  return combinations === 1 ? `${answers} answers and 1 combination were included`
+    : `${answers} answers and ${combinations} combinations were included`;
+}
+
 /** After Send: what left (or will leave) this device. */
 export function receipt(verified, rec, server) {
   const { leader, helper } = organizations(verified, server);
   const keys = Object.keys(rec.body.public_shares);
+  const crosstabs = new Set((verified.survey.crosstabs || []).map(crosstabKey));
+  const combinations = keys.filter((key) => crosstabs.has(key)).length;
   return el("section", { id: "receipt", "aria-labelledby": "receipt-title" },
     el("h2", { id: "receipt-title" }, "What this device sent (split and sealed)"),
     el("p", {}, `Split and sealed once on this device on ${new Date(rec.created).toLocaleString()}: ` +
        `one half for ${leader}, one for ${helper}, both sent to ${leader}, which cannot open ` +
-       `${helper}'s half. ${keys.length} ${keys.length === 1 ? "answer was" : "answers were"} ` +
-       "included; a resend sends exactly these bytes again."),
+       `${helper}'s half. ${includedSentence(keys.length - combinations, combinations)}; ` +
+       "a resend sends exactly these bytes again."),
     el("details", { class: "technical" },
       el("summary", {}, "Technical details"),
       el("p", {}, `Receipt ${rec.submission_id} (survey ${rec.survey_id}, version ` +
