@@ -22,6 +22,7 @@ import numpy as np
 from ..shared.errors import AnalysisError
 from ..shared.mechanisms import Mechanism
 from ..shared.regression import (
+    INTERCEPT,
     LatentCovariate,
     RegressionResult,
     fit_logistic,
@@ -145,7 +146,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     n = len(columns[0])
     if n == 0:
         raise AnalysisError("no submission answers the outcome and every covariate yet")
-    x_parts, names = [np.ones((n, 1))], ["(intercept)"]
+    x_parts, names = [np.ones((n, 1))], [INTERCEPT]
     latent: list[LatentCovariate | IndicatorEstimates] = []
     latent_names: list[str] = []
     references: list[str] = []

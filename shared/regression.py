@@ -46,10 +46,14 @@ MAX_NEWTON = 50
 # disclosed columns: 99 parameters, ~10 s)
 MAX_LATENT_PARAMETERS = 150
 TOLERANCE = 1e-9  # on the Newton decrement (log-likelihood units) and EM's relative change
-# "too noisy to say": the interval of an odds ratio reaches below 1/2 and above 2 (a halving and
-# a doubling of the odds both fit the data); for a linear slope, below -R/10 and above R/10 for
-# an outcome range R.
+# "too noisy to say": an interval that includes no effect and reaches past a halving or a
+# doubling of the odds (odds ratio below 1/2 or above 2: an effect that large in either
+# direction still fits the data); for a linear slope, past -R/10 or R/10 for an outcome range R.
+# "no clear effect" is what remains: the interval includes no effect and stays within them.
 NOISY_ODDS = math.log(2.0)
+# The name of the intercept column: it gets no verdict (it is the reference group's level, not
+# an effect, so "higher" or "no clear effect" would say nothing an analyst asked).
+INTERCEPT = "(intercept)"
 
 
 @dataclass
@@ -446,31 +450,38 @@ def _inverse_pd(matrix: np.ndarray) -> np.ndarray | None:
         return None
 
 
+def verdict(low: float, high: float, noisy: float, *, odds: bool) -> str:
+    """The plain-language reading of an interval [low, high] of a log odds ratio (`odds`) or a
+    slope: its direction when it excludes 0; "too noisy to say" when it includes 0 and reaches
+    past ±`noisy` (for odds ln 2: below a halving or above a doubling); else "no clear effect"
+    (it includes 0 and is narrow)."""
+    if low > 0:
+        return "higher" if odds else "positive"
+    if high < 0:
+        return "lower" if odds else "negative"
+    if low < -noisy or high > noisy:
+        return "too noisy to say"
+    return "no clear effect"
+
+
 def _coefficient(name: str, estimate: float, variance: float | None, z: float, *, odds: bool,
                  complete_var: float | None, noisy: float) -> Coefficient:
     if variance is None or not math.isfinite(variance) or variance <= 0:
         return Coefficient(name, estimate, None, None, None, None, None,
                            math.exp(estimate) if odds and abs(estimate) < 700 else None,
-                           verdict="too noisy to say")
+                           verdict="" if name == INTERCEPT else "too noisy to say")
     se = math.sqrt(variance)
     stat = estimate / se
     p_value = math.erfc(abs(stat) / math.sqrt(2))
     low, high = estimate - z * se, estimate + z * se
-    if low > 0:
-        verdict = "higher" if odds else "positive"
-    elif high < 0:
-        verdict = "lower" if odds else "negative"
-    elif low < -noisy and high > noisy:
-        verdict = "too noisy to say"
-    else:
-        verdict = "no clear effect"
+    reading = "" if name == INTERCEPT else verdict(low, high, noisy, odds=odds)
     inflation = (se / math.sqrt(complete_var) if complete_var is not None and complete_var > 0
                  else None)
     if odds:
         return Coefficient(name, estimate, se, stat, p_value, low, high, _exp(estimate),
-                           _exp(low), _exp(high), inflation, verdict)
+                           _exp(low), _exp(high), inflation, reading)
     return Coefficient(name, estimate, se, stat, p_value, low, high, se_inflation=inflation,
-                       verdict=verdict)
+                       verdict=reading)
 
 
 def _exp(x: float) -> float | None:

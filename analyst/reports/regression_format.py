@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from ...shared.errors import ReportRenderError
+from ...shared.regression import INTERCEPT
 from .html import page_head
 
 REGRESSION_FORMATS = ("table", "json", "csv", "html")
@@ -24,8 +25,12 @@ CSS = ("body{font-family:system-ui,sans-serif;max-width:960px;margin:24px auto;p
        "{text-align:left}.note{color:#57606a}img{max-width:100%}"
        ".scroll{overflow-x:auto}")
 READING = ("se × privacy: the standard error divided by the one the same fit would have on the "
-           "true answers (what randomization costs). 'too noisy to say': the interval reaches "
-           "both a halving and a doubling of the odds (linear: ±10% of the outcome's range).")
+           "true answers (what randomization costs). 'no clear effect': the interval includes "
+           "no effect and stays between a halving and a doubling of the odds (linear: within "
+           "±10% of the outcome's range); 'too noisy to say': it includes no effect but reaches "
+           "past a halving or a doubling (linear: past ±10% of the range), so an effect that "
+           "large still fits the data. The intercept (the reference group's level) gets no "
+           "verdict.")
 
 
 def render_regression(doc: Mapping[str, Any], fmt: str) -> str:
@@ -124,7 +129,7 @@ def forest_png(doc: Mapping[str, Any]) -> str:
     from matplotlib.figure import Figure
 
     logistic = doc["kind"] == "logistic"
-    coefs = [c for c in doc["coefficients"] if c["name"] != "(intercept)"]
+    coefs = [c for c in doc["coefficients"] if c["name"] != INTERCEPT]
     fig = Figure(figsize=(8, 0.5 * max(len(coefs), 1) + 1.2), dpi=120)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)

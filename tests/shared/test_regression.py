@@ -19,7 +19,14 @@ import numpy as np
 import pytest
 from ldpsurvey.shared.errors import AnalysisError
 from ldpsurvey.shared.mechanisms.geometric import Geometric
-from ldpsurvey.shared.regression import LatentCovariate, expit, fit_logistic
+from ldpsurvey.shared.regression import (
+    INTERCEPT,
+    NOISY_ODDS,
+    LatentCovariate,
+    expit,
+    fit_logistic,
+    verdict,
+)
 from ldpsurvey.shared.regression_linear import fit_linear
 
 Z = 4.5
@@ -128,6 +135,39 @@ def test_too_noisy_to_say_when_the_interval_spans_both_directions_widely() -> No
     x, _, reports = simulate(rng, 300, 0.3)
     fit = fit_logistic(x, NAMES, reports, warner_channel(0.3), outcome="y", outcome_level="yes")
     assert any(c.verdict == "too noisy to say" for c in fit.coefficients)
+
+
+@pytest.mark.parametrize("or_low, or_high, expected", [
+    (0.728, 8.13, "too noisy to say"),   # issue 32: was "no clear effect"
+    (0.4, 1.5, "too noisy to say"),      # past a halving only
+    (0.9, 2.1, "too noisy to say"),      # past a doubling only
+    (0.6, 1.8, "no clear effect"),       # includes 1, within a halving and a doubling
+    (0.5, 2.0, "no clear effect"),       # the edges themselves are not past them
+    (1.1, 40.0, "higher"),
+    (0.01, 0.9, "lower"),
+])
+def test_verdict_of_an_odds_ratio_interval(or_low: float, or_high: float,
+                                           expected: str) -> None:
+    assert verdict(math.log(or_low), math.log(or_high), NOISY_ODDS, odds=True) == expected
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    (-0.5, 3.0, "too noisy to say"), (-2.5, 0.5, "too noisy to say"),
+    (-1.5, 1.9, "no clear effect"), (0.1, 9.0, "positive"), (-9.0, -0.1, "negative")])
+def test_verdict_of_a_slope_interval(low: float, high: float, expected: str) -> None:
+    """For an outcome range R = 20 the linear equivalent of a halving/doubling is ±R/10 = ±2."""
+    assert verdict(low, high, 20 / 10, odds=False) == expected
+
+
+def test_the_intercept_gets_no_verdict() -> None:
+    rng = np.random.default_rng(11)
+    x, _, reports = simulate(rng, 4_000, 1.0)
+    fit = fit_logistic(x, NAMES, reports, warner_channel(1.0), outcome="y", outcome_level="yes")
+    assert fit.coefficients[0].name == INTERCEPT and fit.coefficients[0].verdict == ""
+    assert all(c.verdict for c in fit.coefficients[1:])
+    linear = fit_linear(x, NAMES, x @ [3.0, 1.0, -0.5] + rng.normal(0, 1, len(x)), 0.0,
+                        outcome="z", outcome_range=10)
+    assert linear.coefficients[0].verdict == "" and all(c.verdict for c in linear.coefficients[1:])
 
 
 def test_linear_regression_of_geometric_reports() -> None:
