@@ -102,6 +102,9 @@ class Estimate:
     mean: MeanEstimate | None = None
     distribution: list[ValueEstimate] | None = None
     notes: list[str] = field(default_factory=list)
+    # How `consistent` was made: Norm-Sub (a distribution), or "clip" for multiselect shares,
+    # which need not sum to 1 (shared/mechanisms/set_base.py).
+    consistent_method: str = CONSISTENT_METHOD
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -110,7 +113,7 @@ class Estimate:
             "epsilon": self.epsilon,
             "n": self.n,
             "confidence": self.confidence,
-            "consistent_method": CONSISTENT_METHOD,
+            "consistent_method": self.consistent_method,
         }
         if self.categories is not None:
             d["categories"] = [c.to_dict() for c in self.categories]

@@ -99,6 +99,10 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
         if isinstance(mechanism, Geometric):
             return _geometric(mechanism, bins)
         return _disclosed_integer(mechanism, bins)
+    if "multiselect" in mechanism.question_types:
+        raise CrosstabError(f"{mechanism.question_id!r} is a multiselect question: its options "
+                            "overlap (a respondent may select several), so it has no table of "
+                            "cells to cross; crosstabs of its options are not supported yet")
     if mechanism.k > MAX_CELLS:
         raise CrosstabError(f"{mechanism.question_id!r} has {mechanism.k} options; a crosstab "
                             f"takes questions of at most {MAX_CELLS}")

@@ -21,9 +21,10 @@ from typing import Any
 from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
 from .mechanisms.base import MAX_OPTIONS
+from .multiselect_question import MULTISELECT_KEYS, parse_multiselect_question
 from .two_server.config import TwoServerConfig
 
-QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location")
+QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location", "multiselect")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
@@ -52,6 +53,8 @@ _TYPE_KEYS = {
     "ordinal": {"options", "groups"},
     "integer": {"min", "max"},
     "location": {"epsilon_geo", "grid", "regions", "background"},  # location_question.py
+    # multiselect_question.py (which says why `groups` does not apply)
+    "multiselect": MULTISELECT_KEYS | {"groups"},
 }
 
 
@@ -84,6 +87,9 @@ class Question:
     # Location questions only: the grid (shared/location_question.py); `options` are its cells
     # ("row,col") and `groups` its regions.
     location: Any = None
+    # Multiselect questions only: which sets may be answered (mechanisms/set_base.SetShape:
+    # max_selected, required_min); `options` are the options that may be checked.
+    multiselect: Any = None
 
     @property
     def k(self) -> int:
@@ -135,6 +141,9 @@ class Question:
         if self.location is not None:
             d.update(self.location.to_dict())
             d["regions"] = {name: list(members) for name, members in self.groups.items()}
+        if self.multiselect is not None:
+            d["options"] = list(self.options)
+            d.update(self.multiselect.to_dict())
         if self.type in ("categorical", "ordinal"):
             d["options"] = list(self.options)
             d["groups"] = {name: list(members) for name, members in self.groups.items()}
@@ -428,6 +437,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if collection == TWO_SERVER and data.get("disclosed", False) is not False:
         raise SurveyError(f"{where}.disclosed", "a two-server survey has no disclosed questions "
                           "(yet): ask them in an LDP survey, or drop disclosed")
+    if collection == TWO_SERVER and data.get("type") == "multiselect":
+        raise SurveyError(f"{where}.type", "a two-server survey has no multiselect questions "
+                          "(yet): ask them in an LDP survey")
     if collection == TWO_SERVER and data.get("type") == "location":
         raise SurveyError(f"{where}.type", "a two-server survey has no location questions "
                           "(yet): ask them in an LDP survey")
@@ -445,6 +457,8 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     text = _text(data, "text", f"{where}.text")
     if qtype == "location":
         return parse_location_question(data, where, qid, text)
+    if qtype == "multiselect":
+        return parse_multiselect_question(data, qid, text, size_limit)
     if data.get("disclosed", False) is not False:
         return _disclosed_question(data, where, qid, text, qtype)
     # a design refused by name (Mangat, ...) says why before anything asks for its ε

@@ -36,6 +36,7 @@ from .location import GeoExp
 from .olh import OLH
 from .ordinal_exp import OrdinalExp
 from .rr_designs import DESIGNS, refuse_not_private
+from .set_choice import SET_MECHANISMS, choose_set_mechanism
 from .ss import SubsetSelection
 from .unary import OUE, SUE
 
@@ -47,6 +48,8 @@ MECHANISMS: dict[str, type[Mechanism]] = {
 # Mechanisms over a designer's grid (location questions) are built from the grid, not from
 # (k, ε): they are looked up by name but never offered by `auto` or planned per (k, ε).
 GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
+# SET_MECHANISMS (multiselect questions: sets of at most m options) are looked up by name too,
+# and built and ranked per (k, m, ε) in set_choice.py, never for a single-answer question.
 
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
@@ -55,11 +58,11 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     """The mechanism class registered under `name` (or a named design, shared/mechanisms/
     rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
     known but not differentially private."""
-    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS):
+    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS):
         if name in registry:
             return registry[name]
     refuse_not_private(name, where)
-    known = ", ".join(sorted(MECHANISMS) + sorted(DESIGNS))
+    known = ", ".join(sorted(MECHANISMS) + sorted(DESIGNS) + sorted(SET_MECHANISMS))
     raise SurveyError(where, f"unknown mechanism {name!r}; expected auto or one of: {known}")
 
 
@@ -120,6 +123,8 @@ def choose_mechanism(question: Any, size_limit: int = REPORT_SIZE_LIMIT,
     """(name, reason) of the mechanism `auto` picks for a question; SurveyError naming the
     field (`where`.epsilon, .options, .min/max or .mechanism) when none fits."""
     where = where or f"questions.{question.id}"
+    if question.type == "multiselect":
+        return choose_set_mechanism(question, size_limit, where)
     low = getattr(question, "min", None) or 0
     layered = getattr(question, "instantaneous_epsilon", None) is not None
     ranked = candidates(question.type, question.k, question.epsilon, size_limit, low, layered)
@@ -184,6 +189,7 @@ def mechanism_for(question: Any) -> Mechanism:
 __all__ = [
     "DESIGNS",
     "MECHANISMS",
+    "SET_MECHANISMS",
     "Mechanism",
     "Misfit",
     "candidates",

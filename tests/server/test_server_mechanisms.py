@@ -10,8 +10,9 @@ import uuid
 import pytest
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.store import open_store
-from ldpsurvey.shared.mechanisms import MECHANISMS, mechanism_for
+from ldpsurvey.shared.mechanisms import MECHANISMS, SET_MECHANISMS, mechanism_for
 from ldpsurvey.shared.survey import Survey
+from support.mechanisms import set_answer
 from support.server_data import manifest
 
 BACKENDS = ("sqlite", "sqlite-process", "postgresql")
@@ -56,3 +57,50 @@ def test_mechanism_end_to_end(client, auth, db_path, name):
     db = open_store(db_path)
     assert recompute(db, fix=False) == []
     db.close()
+
+
+# --- multiselect mechanisms (sets of options) ------------------------------------------------
+
+
+def multiselect_survey(name: str) -> dict:
+    return {"id": "mech", "title": name, "version": 1, "questions": [
+        {"id": "q", "text": name, "type": "multiselect", "epsilon": 2.0, "mechanism": name,
+         "options": [f"option-{i}" for i in range(8)], "max_selected": 3,
+         "required_min": 1}]}
+
+
+@pytest.mark.parametrize("name", sorted(SET_MECHANISMS))
+def test_multiselect_mechanism_end_to_end(client, auth, db_path, name):
+    data = multiselect_survey(name)
+    assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    mechanism = mechanism_for(Survey.from_dict(data).questions[0])
+    items = [{"submission_id": str(uuid.uuid4()),
+              "answers": {"q": json.loads(json.dumps(mechanism.perturb(set_answer(mechanism, i))))}}
+             for i in range(30)]
+    response = client.post("/api/surveys/mech/submissions", json={"submissions": items})
+    assert response.status_code == 200, response.get_json()
+    est = client.get("/api/surveys/mech/estimates", headers=auth).get_json()["questions"][0]
+    assert est["n"] == 30 and est["consistent_method"] == "clip"
+    assert [c["value"] for c in est["categories"]] == [f"option-{i}" for i in range(8)]
+    assert est["mean"]["estimate"] is not None  # the mean number selected
+    db = open_store(db_path)
+    assert recompute(db, fix=False) == []
+    db.close()
+
+
+@pytest.mark.parametrize("name", sorted(SET_MECHANISMS))
+def test_hostile_multiselect_report_is_refused_and_nothing_is_stored(client, auth, name):
+    data = multiselect_survey(name)
+    assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    mechanism = mechanism_for(Survey.from_dict(data).questions[0])
+    good = json.loads(json.dumps(mechanism.perturb(["option-0"])))
+    hostile = [["option-0"], "option-0", [True], None, -1, [2**40], [1, 2, 3], 10**6, [0.5, 1]]
+    for bad in hostile:
+        if bad == good:
+            continue
+        response = client.post("/api/surveys/mech/submissions",
+                               json={"submission_id": str(uuid.uuid4()), "answers": {"q": bad}})
+        assert 400 <= response.status_code < 500, (bad, response.get_json())
+        assert "error" in response.get_json()
+    est = client.get("/api/surveys/mech/estimates", headers=auth).get_json()["questions"][0]
+    assert est["n"] == 0

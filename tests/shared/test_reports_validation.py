@@ -17,13 +17,19 @@ import pytest
 from ldpsurvey.shared.errors import AnswerError, ReportError
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
 from ldpsurvey.shared.mechanisms.base import plain
-from support.mechanisms import MECHANISM_NAMES, build, kind_of
+from ldpsurvey.shared.mechanisms.set_base import SetMechanism
+from support.mechanisms import MECHANISM_NAMES, SET_NAMES, build, build_set, kind_of, set_answer
 from support.sources import SeededSource
 
 Path = tuple[Any, ...]
 
 
+ALL_NAMES = MECHANISM_NAMES + SET_NAMES  # multiselect mechanisms too
+
+
 def mechanisms(name: str) -> list[Mechanism]:
+    if name in SET_NAMES:
+        return [build_set(name, 5, 1.0, 2), build_set(name, 40, 3.0, 3, 1)]
     cls = MECHANISMS[name]
     if kind_of(cls) == "binary":
         return [build(cls, 2, 1.0)]
@@ -35,7 +41,9 @@ def wire_reports(mech: Mechanism, count: int = 8) -> list[Any]:
     source = SeededSource(3)
     out = []
     for i in range(count):
-        report = mech.perturb(mech.labels[i % mech.k], source)
+        answer = (set_answer(mech, i) if isinstance(mech, SetMechanism)
+                  else mech.labels[i % mech.k])
+        report = mech.perturb(answer, source)
         wire = json.loads(json.dumps(report, allow_nan=False))
         out.append(wire)
     return out
@@ -74,7 +82,8 @@ def mutate_leaves(report: Any, pick: Callable[[Any], bool],
 
 
 def out_of_range(mech: Mechanism, report: Any) -> list[Any]:
-    if kind_of(type(mech)) == "integer" and is_int(report):
+    if not isinstance(mech, SetMechanism) and kind_of(type(mech)) == "integer" \
+            and is_int(report):
         return [2**53, -(2**53)]  # beyond what JSON carries exactly
     return mutate_leaves(report, is_int, lambda v: [-1, 2**64])
 
@@ -101,7 +110,7 @@ KINDS: dict[str, Callable[[Mechanism, Any], list[Any]]] = {
 }
 
 
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
+@pytest.mark.parametrize("name", ALL_NAMES)
 def test_valid_reports_survive_json(name: str) -> None:
     for mech in mechanisms(name):
         for wire in wire_reports(mech):
@@ -112,7 +121,7 @@ def test_valid_reports_survive_json(name: str) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
+@pytest.mark.parametrize("name", ALL_NAMES)
 def test_bad_report_is_refused(name: str, kind: str) -> None:
     tried = 0
     for mech in mechanisms(name):
@@ -125,7 +134,7 @@ def test_bad_report_is_refused(name: str, kind: str) -> None:
         pytest.skip(f"{name}'s reports have no part a {kind!r} mutation applies to")
 
 
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
+@pytest.mark.parametrize("name", ALL_NAMES)
 def test_a_column_of_reports_validates_as_each_report_does(name: str) -> None:
     """The server validates a batch a question at a time: a valid column normalizes to the
     plain JSON values each report normalizes to, and one bad report anywhere refuses it."""
@@ -159,6 +168,12 @@ def test_integer_reports_within_json_range_are_valid() -> None:
 
 
 def bad_answers(mech: Mechanism) -> list[Any]:
+    if isinstance(mech, SetMechanism):
+        first, second = mech.labels[0], mech.labels[1]
+        too_many = list(mech.labels[:mech.max_selected + 1])
+        bad = [first, None, 0, True, {first: True}, [first, first], ["not an option"],
+               [first.upper()], [0], [True], [None], [[first]], too_many]
+        return bad + ([[]] if mech.required_min else []) + [(first, second, second)]
     kind = kind_of(type(mech))
     if kind == "integer":
         lo, hi = mech.labels[0], mech.labels[-1]
@@ -169,7 +184,7 @@ def bad_answers(mech: Mechanism) -> list[Any]:
             {mech.labels[0]: 1}]
 
 
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
+@pytest.mark.parametrize("name", ALL_NAMES)
 def test_bad_answers_are_refused(name: str) -> None:
     for mech in mechanisms(name):
         for answer in bad_answers(mech):

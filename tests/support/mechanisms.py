@@ -10,7 +10,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
+from ldpsurvey.shared.mechanisms import MECHANISMS, SET_MECHANISMS, Mechanism
+from ldpsurvey.shared.mechanisms.set_base import SetMechanism
 
 FREQUENCY_TYPES = frozenset({"categorical", "ordinal"})
 
@@ -60,3 +61,22 @@ MECHANISM_NAMES = sorted(MECHANISMS)
 EPSILONS = (0.1, 0.5, math.log(3), 1.0, 2.0, 4.0, 8.0)
 DOMAIN_SIZES = (2, 3, 5, 16, 100)
 
+
+
+# --- multiselect mechanisms (sets of options; shared/mechanisms/set_choice.py) -------------
+
+SET_NAMES = sorted(SET_MECHANISMS)
+
+
+def build_set(name: str, k: int, epsilon: float, max_selected: int | None = None,
+              required_min: int = 0) -> SetMechanism:
+    """A multiselect mechanism over options option-0..option-(k-1)."""
+    cls = SET_MECHANISMS[name]
+    return cls(epsilon, tuple(f"option-{i}" for i in range(k)), question_id="q",
+               max_selected=max_selected, required_min=required_min)
+
+
+def set_answer(mech: SetMechanism, i: int) -> list[str]:
+    """An allowed answer that varies with i: about i % (m + 1) options starting at i % k."""
+    size = max(mech.required_min, i % (mech.max_selected + 1))
+    return [mech.labels[(i + j) % mech.k] for j in range(size)]

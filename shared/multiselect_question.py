@@ -1,0 +1,96 @@
+"""The `multiselect` question type (check all that apply), and parsing it.
+
+    [[questions]]
+    id = "substances"
+    type = "multiselect"
+    text = "Which of these have you used in the past 12 months? (check all that apply)"
+    options = ["cannabis", "cocaine", "ecstasy", "opioids"]
+    max_selected = 3     # optional, default = the number of options
+    required_min = 1     # optional: 0 (default: nothing selected is an answer) or 1
+    epsilon = 2.0
+    mechanism = "auto"   # or option_rr, set_ue, psfo_grr, psfo_olh
+
+The answer is a list of distinct option labels in any order ([] = none selected); its
+canonical order is the options' order. `optional = true` keeps its meaning (the whole question
+may be left out, which the server sees). The mechanisms (shared/mechanisms/set_choice.py) are
+proven ε-LDP for any two allowed answer sets. Errors name the question by id
+(`questions.<id>.<field>`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from .errors import SurveyError
+from .mechanisms.set_base import MAX_SET_OPTIONS, SetShape
+
+MULTISELECT_KEYS = {"options", "max_selected", "required_min"}
+_REFUSED = {
+    "groups": "a multiselect question has no groups: its options' shares overlap",
+    "instantaneous_epsilon": "a multiselect question has no instantaneous layer",
+    "disclosed": "a multiselect question is always randomized (it cannot be disclosed, yet)",
+}
+
+
+def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
+                               size_limit: int | None = None) -> Any:
+    """The Question for a multiselect question's table (id and text already checked)."""
+    from .mechanisms import REPORT_SIZE_LIMIT, mechanism_for
+    from .mechanisms.set_choice import SET_MECHANISMS, choose_set_mechanism
+    from .survey import Question, _epsilon, _options
+
+    at = f"questions.{qid}"
+    for key, why in _REFUSED.items():
+        if key in data and data[key] not in (None, False):
+            raise SurveyError(f"{at}.{key}", why)
+    optional = data.get("optional", False)
+    if not isinstance(optional, bool):
+        raise SurveyError(f"{at}.optional", "must be true or false")
+    options = _options(data.get("options"), f"{at}.options")
+    if len(options) > MAX_SET_OPTIONS:
+        raise SurveyError(f"{at}.options", f"a multiselect question has at most "
+                          f"{MAX_SET_OPTIONS} options")
+    shape = SetShape(len(options), _integer(data, "max_selected", len(options), at),
+                     _integer(data, "required_min", 0, at))
+    problem = shape.problem()
+    if problem is not None:
+        raise SurveyError(f"{at}.{problem[0]}", problem[1])
+    epsilon = _epsilon(data.get("epsilon"), f"{at}.epsilon")
+    requested = data.get("mechanism", "auto")
+    if not isinstance(requested, str) or (requested != "auto"
+                                          and requested not in SET_MECHANISMS):
+        known = ", ".join(sorted(SET_MECHANISMS))
+        raise SurveyError(f"{at}.mechanism", f"a multiselect question uses auto or one of: "
+                          f"{known}; not {requested!r}")
+    choice = data.get("mechanism_choice")
+    if choice is not None and (not isinstance(choice, str) or requested == "auto"):
+        raise SurveyError(f"{at}.mechanism_choice",
+                          "is written by auto selection next to a concrete mechanism")
+    question = Question(id=qid, text=text, type="multiselect", epsilon=epsilon,
+                        mechanism=requested, options=options, optional=optional,
+                        mechanism_choice=choice, multiselect=shape)
+    if requested == "auto":
+        name, choice = choose_set_mechanism(question, size_limit or REPORT_SIZE_LIMIT, at)
+        question = replace(question, mechanism=name, mechanism_choice=choice)
+    cls = SET_MECHANISMS[question.mechanism]
+    misfit = cls.misfit(shape.k, epsilon) or None
+    if misfit is not None:
+        field = "epsilon" if misfit.field == "epsilon" else "options"
+        raise SurveyError(f"{at}.{field}", f"{misfit.problem} (mechanism {question.mechanism!r})")
+    params = mechanism_for(question).params()  # proves its ε; SurveyError for a misfit shape
+    given = data.get("params")
+    if given is not None and not isinstance(given, dict):
+        raise SurveyError(f"{at}.params", "must be a table (an object of parameters)")
+    if given is not None and given != {} and given != params:
+        raise SurveyError(f"{at}.params", f"do not match mechanism {question.mechanism!r} at "
+                          f"epsilon {epsilon!r} for this question: expected {params}")
+    return replace(question, params=params)
+
+
+def _integer(data: Mapping[str, Any], key: str, default: int, at: str) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SurveyError(f"{at}.{key}", "must be an integer")
+    return value
