@@ -107,8 +107,8 @@ class DesignEstimates:
         if self.privacy_variance is None or self.srs_variance is None:
             return [None] * len(self.labels)
         out: list[DesignEffect | None] = []
-        for v, vp, vs in zip(np.diag(self.covariance), self.privacy_variance,
-                             self.srs_variance, strict=True):
+        for v, vp, vs in zip(np.diag(self.covariance).tolist(), self.privacy_variance.tolist(),
+                             self.srs_variance.tolist(), strict=True):
             total = v / vs if vs > 0 else None
             sampling_var = v - vp
             sampling = sampling_var / vs if vs > 0 and sampling_var > 0 else None

@@ -5,6 +5,8 @@ with unequal weights, with and without an fpc, to 1e-8 (relative for totals).
 With an fpc, ldpsurvey adds the randomization term R does not know about (docs/design-based.md):
 Σ_h f_h Σ_{i in h} a_i² V̂_i, V̂_i = z_i² − z_i for an indicator's pseudo-value. The R script
 computes that term itself from the same data, so both sides of the sum are R's.
+Also: the lonely-PSU options (R's survey.lonely.psu) on a stratum left with one PSU, and the
+design effect of disclosed answers against svymean(deff = TRUE).
 One Rscript run serves the whole module.
 """
 
@@ -50,6 +52,33 @@ for (with_fpc in c(FALSE, TRUE)) {
   out[[paste0(tag, "domain_var")]] <- diag(vcov(md)) + apply(z, 2, function(v) term(a_dom, v))
   out[[paste0(tag, "ratio")]] <- coef(r)
   out[[paste0(tag, "ratio_var")]] <- as.vector(r$var) + apply(z, 2, function(v) term(a_ratio, v))
+}
+# a stratum with a single PSU (s0 keeps only PSU 1): the lonely-PSU options
+lone <- d[!(d$stratum == "s0" & d$psu == 2), ]
+a_lone <- lone$weight / sum(lone$weight)
+in_s0 <- lone$stratum == "s0"
+zl <- as.matrix(lone[, c("z1", "z2", "z3")])
+for (opt in c("remove", "certainty", "adjust", "average")) {
+  options(survey.lonely.psu = opt)
+  des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~weight, data = lone, nest = TRUE)
+  v <- diag(vcov(svymean(~z1 + z2 + z3, des)))
+  if (opt == "certainty") {  # the certain PSU's answers are still randomized
+    v <- v + apply(zl, 2, function(z) sum(in_s0 * a_lone^2 * (z^2 - z)))
+  }
+  out[[paste0("lonely_", opt)]] <- v
+}
+options(survey.lonely.psu = "fail")
+# design effects of disclosed answers (true answers as indicators)
+d$truth_f <- factor(d$truth)
+for (with_fpc in c(FALSE, TRUE)) {
+  des <- if (with_fpc) {
+    svydesign(ids = ~psu, strata = ~stratum, weights = ~weight, fpc = ~fpc, data = d, nest = TRUE)
+  } else {
+    svydesign(ids = ~psu, strata = ~stratum, weights = ~weight, data = d, nest = TRUE)
+  }
+  m <- svymean(~truth_f, des, deff = TRUE)
+  out[[paste0("deff_", with_fpc)]] <- deff(m)
+  out[[paste0("deff_se_", with_fpc)]] <- SE(m)
 }
 emit(out)
 """
@@ -102,3 +131,64 @@ def test_a_census_keeps_the_randomization_variance(data) -> None:
     expected = (a[:, None] ** 2 * (pv.values**2 - pv.values)).sum(axis=0)
     np.testing.assert_allclose(np.diag(result.covariance), expected, rtol=1e-12)
     assert np.all(expected > 0)
+
+
+@pytest.mark.parametrize("option", ["remove", "certainty", "adjust", "average"])
+def test_lonely_psu_options_equal_r(data, r_results, option: str) -> None:
+    from ldpsurvey.shared.design import Design, pseudo_values
+
+    keep = ~((data.stratum == "s0") & (data.psu == 2))
+    design = Design.build(data.weight[keep], data.stratum[keep], data.psu[keep],
+                          lonely_psu=option)
+    pv = pseudo_values(data.question, data.grr, data.reports[keep])
+    result = mean(design, pv)
+    np.testing.assert_allclose(np.diag(result.covariance), r_results["lonely_" + option],
+                               rtol=1e-9, atol=1e-14)
+
+
+def test_lonely_psu_fail_refuses_naming_the_stratum(data) -> None:
+    from ldpsurvey.shared.design import Design
+    from ldpsurvey.shared.errors import DesignError
+
+    keep = ~((data.stratum == "s0") & (data.psu == 2))
+    with pytest.raises(DesignError, match=r"'s0'.*lonely_psu"):
+        Design.build(data.weight[keep], data.stratum[keep], data.psu[keep])
+
+
+@pytest.mark.parametrize("fpc", [False, True], ids=["no-fpc", "fpc"])
+def test_design_effect_of_disclosed_answers_equals_r(data, r_results, fpc: bool) -> None:
+    """On answers that are not randomized the privacy part is 1 and the design effect is R's
+    svymean(deff = TRUE), to 1e-8."""
+    from ldpsurvey.shared.design import pseudo_values
+    from ldpsurvey.shared.mechanisms.disclosed import Disclosed
+    from support.design_data import question
+
+    q = question("use")
+    pv = pseudo_values(q, Disclosed(q.labels, question_id="use"), data.truth)
+    result = mean(data.design(fpc=fpc), pv)
+    np.testing.assert_allclose(result.std_errors, r_results[f"deff_se_{str(fpc).upper()}"],
+                               rtol=1e-9)
+    for effect, expected in zip(result.effects(), r_results[f"deff_{str(fpc).upper()}"],
+                                strict=True):
+        assert effect.total == pytest.approx(expected, rel=1e-8)
+        assert effect.sampling == pytest.approx(expected, rel=1e-8)
+        assert effect.privacy == pytest.approx(1.0, abs=1e-12)
+        assert effect.effective_n == pytest.approx(data.n / expected, rel=1e-8)
+
+
+def test_randomized_answers_split_their_design_effect(data) -> None:
+    """deff = deff_sampling × deff_privacy and effective n = n/deff; privacy > 1 for
+    randomized answers (GRR at ε = 4 here, so that the design's part is estimable at n ~ 250:
+    at ε = 1 the randomization can swamp it and the split is then None)."""
+    from ldpsurvey.shared.design import pseudo_values
+    from ldpsurvey.shared.mechanisms.grr import GRR
+
+    grr = GRR(4.0, data.question.labels, question_id="use")
+    reports = grr.perturb_many(data.truth, np.random.default_rng(4))
+    result = mean(data.design(fpc=False), pseudo_values(data.question, grr, reports))
+    for effect in result.effects():
+        assert effect.privacy > 1
+        assert effect.total == pytest.approx(effect.sampling * effect.privacy, rel=1e-12)
+        assert effect.effective_n == pytest.approx(data.n / effect.total, rel=1e-12)
+    noisy = mean(data.design(fpc=False), data.pseudo())  # ε = 1: not always estimable
+    assert all((e.sampling is None) == (e.privacy is None) for e in noisy.effects())
