@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from ..client.review import epsilon_text
 from ..shared.composition import DEFAULT_DELTA
 from ..shared.survey import load_survey
 from .plan_composition import (
@@ -22,6 +24,7 @@ from .planner import (
     plan_k,
     plan_survey,
 )
+from .survey_warnings import survey_warnings
 
 ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents and margins use "
               "the worst case over options and truth")
@@ -64,21 +67,17 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
 @click.option("--local-epsilon", type=float,
               help="With --compare-modes and --k/--epsilon: also two servers with this local "
                    "epsilon0 on the device.")
-@click.option("--repeat", "repeats", type=click.IntRange(min=1), default=DEFAULT_REPEATS,
-              show_default=True,
-              help="With SURVEY_FILE: the total ε of answering the survey this many times.")
-@click.option("--household", type=click.IntRange(min=1), default=DEFAULT_HOUSEHOLD,
-              show_default=True,
-              help="With SURVEY_FILE: what a household answering on this many devices reveals.")
+@click.option("--repeat", "repeats", type=click.IntRange(min=1),
+              help=f"With SURVEY_FILE: also the total ε of answering the survey this many times "
+                   f"(a monthly panel for a year: {DEFAULT_REPEATS}).")
+@click.option("--household", type=click.IntRange(min=1),
+              help=f"With SURVEY_FILE: also what a household answering on this many devices "
+                   f"reveals (e.g. {DEFAULT_HOUSEHOLD}).")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=DEFAULT_DELTA, show_default=True,
-              help="δ of the advanced composition bound.")
-def plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
-         margin: float | None, mean_margin: float | None, n: int | None,
-         confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
-         regress_outcome: str | None, odds_ratio: float | None, baseline: float,
-         exposed: float, compare_modes: bool, local_epsilon: float | None,
-         repeats: int, household: int, delta: float) -> None:
+              help=f"With SURVEY_FILE: also the advanced composition bound at this δ (without "
+                   f"it, shown at δ = {DEFAULT_DELTA:g} only where it is smaller than the plain "
+                   f"sum).")
+def plan(survey_file: Path | None, **options: Any) -> None:
     """Plan a survey: respondents needed for a margin of error, or the margin for --n.
 
     Worst case over the true answers, for every mechanism that fits; the one `auto` picks is
@@ -86,6 +85,20 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
     two-server survey (or --compare-modes) compares the collection modes and states the
     guarantees.
     """
+    _plan(survey_file, **options)
+    if survey_file is not None:  # after the plan, where a designer reads last
+        for line in survey_warnings(load_survey(survey_file)):
+            click.echo(line, err=True)
+
+
+def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
+          margin: float | None, mean_margin: float | None, n: int | None,
+          confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
+          regress_outcome: str | None, odds_ratio: float | None, baseline: float,
+          exposed: float, compare_modes: bool, local_epsilon: float | None,
+          repeats: int | None, household: int | None, delta: float | None) -> None:
+    if survey_file is None and (repeats, household, delta) != (None, None, None):
+        raise click.UsageError("--repeat, --household and --delta go with SURVEY_FILE")
     if regress_outcome is not None:
         click.echo(_regress_plan(survey_file, regress_outcome, epsilon, odds_ratio, baseline,
                                  exposed))
@@ -113,10 +126,15 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
         survey = load_survey(survey_file)
         splan = plan_survey(survey, margin=margin, n=n, confidence=confidence,
                             mean_margin=mean_margin)
-        click.echo(f"survey {survey.id} v{survey.version}: total epsilon per respondent "
-                   f"{splan.total_epsilon:g} (the sum over its {len(survey.questions)} "
-                   "questions)")
-        click.echo(format_composition(plan_composition(survey, repeats, household, delta)))
+        click.echo(f"survey {survey.id} v{survey.version} ({survey.title}): total ε per "
+                   f"respondent {epsilon_text(splan.total_epsilon)} ({_summed(survey)})")
+        composition = format_composition(
+            plan_composition(survey, repeats or DEFAULT_REPEATS, household or DEFAULT_HOUSEHOLD,
+                             DEFAULT_DELTA if delta is None else delta),
+            repeat=repeats is not None, household=household is not None,
+            advanced=delta is not None)
+        if composition:
+            click.echo(composition)
         disclosed = [q.id for q in survey.questions if q.disclosed]
         if disclosed:
             click.echo(f"disclosed (sent as given, counted exactly; nothing to plan): "
@@ -146,6 +164,21 @@ def plan(survey_file: Path | None, k: int | None, epsilon: float | None, questio
     click.echo(format_plan(qp))
     if qp.question_type in ("binary", "categorical") and len(qp.rows) > 1:
         click.echo(ORDER_NOTE)
+
+
+def _summed(survey) -> str:
+    """What the total is the sum of, in words: 'the sum over its 3 questions', 'the ε of its
+    one question', disclosed questions (no ε) named as such."""
+    randomized = sum(1 for q in survey.questions if not q.disclosed)
+    disclosed = len(survey.questions) - randomized
+    what = ("the ε of its one randomized question" if randomized == 1 and disclosed
+            else "the ε of its one question" if randomized == 1
+            else f"the sum over its {randomized} randomized questions" if disclosed
+            else f"the sum over its {randomized} questions")
+    if disclosed:
+        what += (f"; {disclosed} disclosed question{'s' if disclosed > 1 else ''} "
+                 f"{'cost' if disclosed > 1 else 'costs'} no ε")
+    return what
 
 
 def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,

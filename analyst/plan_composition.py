@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..client.review import epsilon_text
 from ..shared.composition import DEFAULT_DELTA, Composition, compose, group_epsilon
 from ..shared.errors import PlanError
 from ..shared.survey import Survey
@@ -40,7 +41,7 @@ def plan_composition(survey: Survey, repeats: int = DEFAULT_REPEATS,
         raise PlanError(f"--repeat must be a whole number >= 1, got {repeats!r}")
     if isinstance(household, bool) or not isinstance(household, int) or household < 1:
         raise PlanError(f"--household must be a whole number >= 1, got {household!r}")
-    epsilons = [q.epsilon for q in survey.questions]
+    epsilons = [q.epsilon for q in survey.questions if not q.disclosed]  # disclosed: no ε
     once = compose(epsilons, delta)
     many = compose(epsilons * repeats, delta)
     return CompositionPlan(survey.id, once, many, repeats, household,
@@ -48,22 +49,46 @@ def plan_composition(survey: Survey, repeats: int = DEFAULT_REPEATS,
                            group_epsilon(many.best_epsilon, household))
 
 
-def _both(c: Composition) -> str:
-    mark = {"basic": ("  <- better", ""), "advanced": ("", "  <- better")}[c.best]
-    return (f"plain sum ε = {c.basic:.4g}{mark[0]}; advanced bound ε = {c.advanced:.4g} "
-            f"at δ = {c.delta:g}{mark[1]}")
+def _total(c: Composition, advanced: bool) -> str:
+    """The plain sum; the advanced bound beside it when asked (`advanced`) or when it is the
+    smaller, i.e. when it changes the answer."""
+    text = f"ε = {epsilon_text(c.basic)} (plain sum)"
+    if c.best == "advanced":
+        return (f"{text}; smaller by the advanced composition bound: ε = "
+                f"{epsilon_text(c.advanced)} at δ = {c.delta:g}")
+    if advanced:
+        return f"{text}; the advanced bound at δ = {c.delta:g} is larger here: ε = " \
+               f"{epsilon_text(c.advanced)}"
+    return text
 
 
-def format_composition(p: CompositionPlan) -> str:
-    """Plain-text lines for `plan`."""
+def format_composition(p: CompositionPlan, *, repeat: bool = False, household: bool = False,
+                       advanced: bool = False) -> str:
+    """Plain-text lines for `plan`: only what was asked (`repeat`: --repeat, `household`:
+    --household, `advanced`: --delta), and the advanced bound of one answering where it is
+    smaller than the plain sum. Empty when there is nothing to add to the total."""
     once, many = p.questions, p.repeated
-    delta_note = (f" (with probability 1 - {once.delta:g} that the bound holds)"
-                  if many.best == "advanced" or once.best == "advanced" else "")
-    return "\n".join([
-        "privacy per respondent (composition):",
-        f"  all {once.k} questions once: {_both(once)}",
-        f"  the survey answered {p.repeats} times (--repeat): {_both(many)}",
-        f"  a household answering on {p.household} devices (--household), about what they "
-        f"share: ε = {p.household_epsilon:.4g} per answering, {p.household_repeated:.4g} over "
-        f"{p.repeats} (group privacy: {p.household} x one device's total){delta_note}",
-    ])
+    if not (repeat or household or advanced):
+        if once.best != "advanced":
+            return ""
+        return (f"  (over its {once.k} reports the advanced composition bound is smaller: "
+                f"ε = {epsilon_text(once.advanced)} at δ = {once.delta:g}, a bound that holds "
+                f"with probability 1 - δ; devices count it under --budget-rule advanced)")
+    lines = ["privacy per respondent (composition):",
+             f"  {_questions(once.k)} once: {_total(once, advanced)}"]
+    if repeat:
+        lines.append(f"  the survey answered {p.repeats} times: {_total(many, advanced)}")
+    if household:
+        over = (f", {epsilon_text(p.household_repeated)} over {p.repeats} answerings"
+                if repeat else "")
+        lines.append(f"  a household answering on {p.household} devices, about what they "
+                     f"share: ε = {epsilon_text(p.household_epsilon)} per answering{over} "
+                     f"(group privacy: {p.household} x one device's total)")
+    if once.best == "advanced" or (repeat and many.best == "advanced"):
+        lines.append(f"  (an advanced bound holds with probability 1 - {once.delta:g})")
+    return "\n".join(lines)
+
+
+def _questions(k: int) -> str:
+    return {0: "no randomized question", 1: "its one randomized question"}.get(
+        k, f"all {k} randomized questions")

@@ -29,6 +29,7 @@ from ..shared.mechanisms import (
     mechanism_for,
     misfits,
 )
+from ..shared.readable import readable_number
 from ..shared.survey import QUESTION_TYPES, Question, Survey
 
 # `plan --type` and `plan_k`: question types planned from (k, ε) alone (a location question
@@ -208,21 +209,26 @@ def _unit(question_type: str) -> str:
 def format_margin(margin: float, unit: str) -> str:
     if unit == "proportion":
         return f"±{margin * 100:.2f} pp"
-    return f"±{margin:.4g}"
+    return f"±{readable_number(margin)}"
+
+
+PICKED_BY = "picked by"  # the column that says which row auto picks and which the survey uses
 
 
 def format_plan(plan: QuestionPlan) -> str:
-    """A plain-text table, one row per mechanism."""
-    header = ["mechanism", "worst-case var (1 report)", "respondents", "margin of error", ""]
+    """A plain-text table, one row per mechanism (per region and one cell for a location
+    question); every column has a header, every number is written out (no exponents)."""
+    first = "estimate" if plan.question_type == "location" else "mechanism"
+    header = [first, "worst-case var (1 report)", "respondents", "margin of error", PICKED_BY]
     body = []
     for r in plan.rows:
         marks = []
         if r.auto:
-            marks.append("<- auto")
+            marks.append("auto")
         if r.configured:
-            marks.append("(configured)")
-        body.append([r.mechanism, f"{r.variance_one:.6g}", f"{r.n:,}",
-                     format_margin(r.margin, plan.margin_unit), " ".join(marks)])
+            marks.append("this survey")
+        body.append([r.mechanism, readable_number(r.variance_one), f"{r.n:,}",
+                     format_margin(r.margin, plan.margin_unit), ", ".join(marks)])
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
              for row in [header, *body]]

@@ -43,8 +43,12 @@ def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
     """Sign a survey file and upload it to a server."""
     from ..shared.manifest import load_private_key, sign_survey
     from ..shared.survey import load_survey
+    from .survey_warnings import survey_warnings
 
-    signed = sign_survey(load_survey(survey_file), load_private_key(key_path))
+    survey = load_survey(survey_file)
+    for line in survey_warnings(survey):  # published all the same: the designer decides
+        click.echo(line, err=True)
+    signed = sign_survey(survey, load_private_key(key_path))
     body = json.dumps(signed.to_dict()).encode()
     status, reply = request_json(server_url.rstrip("/") + "/api/surveys", body=body,
                                  token=token_value, timeout=timeout)

@@ -132,7 +132,27 @@ def test_cli_prints_every_mechanism_and_marks_auto():
     plan = plan_k(16, 1.0, margin=0.02)
     for row in plan.rows:
         assert row.mechanism in res.output and f"{row.n:,}" in res.output
-    assert res.output.count("<- auto") == 1
+    header, _rule, *rows = res.output.splitlines()[1:]
+    picked = header.index("picked by")
+    assert [r[picked:].strip() for r in rows].count("auto") == 1
+
+
+def test_every_column_has_a_header_and_numbers_are_written_out(tmp_path):
+    """Issue 32: the marks column had no header and a variance printed as 2e+08."""
+    path = tmp_path / "s.json"
+    path.write_text('{"id": "s", "title": "S", "version": 1, "questions": [{"id": "income", '
+                    '"text": "?", "type": "integer", "min": 0, "max": 10000, "epsilon": 1}]}')
+    res = CliRunner().invoke(cli, ["plan", str(path), "--n", "1000"])
+    assert res.exit_code == 0, res.output
+    assert "e+" not in res.output and "e-" not in res.output
+    assert "200,000,000" in res.output  # the geometric mechanism's one-report variance
+    lines = res.output.splitlines()
+    rule = next(i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line)
+    header, dashes = lines[rule - 1], lines[rule]
+    # one header word group above every dashed column
+    starts = [i for i, c in enumerate(dashes) if c == "-" and (i == 0 or dashes[i - 1] == " ")]
+    assert len(starts) == 5
+    assert all(header[i] != " " for i in starts), header
 
 
 def test_cli_survey_file_and_errors():
@@ -141,7 +161,7 @@ def test_cli_survey_file_and_errors():
     assert res.exit_code == 0, res.output
     for q in load_survey(SAMPLE).questions:
         assert q.id in res.output
-    assert "total epsilon per respondent 4.5" in res.output
+    assert "total ε per respondent 4.5 (the sum over its 3 questions)" in res.output
     for args in (["--k", "1", "--epsilon", "1", "--n", "5"],
                  ["--k", "3", "--epsilon", "1"],
                  ["--k", "3", "--epsilon", "-2", "--n", "5"]):
