@@ -19,6 +19,7 @@ from flask import Blueprint, current_app, request
 from ..server.errors import InvalidParameter
 from ..server.jsonbody import json_object
 from ..server.two_server import helper_token
+from ..server.wire_ints import VERSION_RANGE, param_int
 from ..shared.two_server.config import b64url
 from . import jobs
 
@@ -53,13 +54,19 @@ def _leader_only() -> None:
         helper_token.check(expected, request.headers.get("Authorization"))
 
 
-@bp.post("/helper/surveys/<survey_id>/versions/<int:version>/jobs/<batch_id>")
-def job(survey_id: str, version: int, batch_id: str) -> dict[str, Any]:
-    _leader_only()
-    return jobs.run_job(_helper(), survey_id, version, _batch(batch_id), json_object(request))
+def _version(text: str) -> int:
+    return param_int(text, "version", *VERSION_RANGE)
 
 
-@bp.post("/helper/surveys/<survey_id>/versions/<int:version>/batches/<batch_id>/collect")
-def collect(survey_id: str, version: int, batch_id: str) -> dict[str, Any]:
+@bp.post("/helper/surveys/<survey_id>/versions/<version>/jobs/<batch_id>")
+def job(survey_id: str, version: str, batch_id: str) -> dict[str, Any]:
     _leader_only()
-    return jobs.collect(_helper(), survey_id, version, _batch(batch_id), json_object(request))
+    return jobs.run_job(_helper(), survey_id, _version(version), _batch(batch_id),
+                        json_object(request))
+
+
+@bp.post("/helper/surveys/<survey_id>/versions/<version>/batches/<batch_id>/collect")
+def collect(survey_id: str, version: str, batch_id: str) -> dict[str, Any]:
+    _leader_only()
+    return jobs.collect(_helper(), survey_id, _version(version), _batch(batch_id),
+                        json_object(request))

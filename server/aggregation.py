@@ -27,16 +27,24 @@ def merged_aggregates(compiled: CompiledSurvey, stored: StoredAggregates) -> dic
     return merged
 
 
-def estimates(store: Store, survey_id: str, version: int | None,
-              confidence: float) -> dict[str, Any]:
-    """The estimate document for one survey version (latest by default)."""
-    record = surveys.get(store, survey_id, version)
+def randomized_reports(record: surveys.SurveyRecord) -> surveys.CompiledSurvey:
+    """The compiled survey of a version whose devices send randomized reports here; Conflict
+    (409) for a two-server survey, whose server holds shares, not reports (estimates,
+    crosstabs, subgroups and regressions of it come from its collected batches)."""
     compiled = record.compiled()
     if compiled.survey.two_server is not None:
         raise Conflict(f"survey {record.id!r} is collected by two servers: its estimates come "
                        f"from collected batches (/api/surveys/{record.id}/two-server/batches): "
                        f"list them with `ldpsurvey batches`, report one with `ldpsurvey "
                        f"report --batch ID`")
+    return compiled
+
+
+def estimates(store: Store, survey_id: str, version: int | None,
+              confidence: float) -> dict[str, Any]:
+    """The estimate document for one survey version (latest by default)."""
+    record = surveys.get(store, survey_id, version)
+    compiled = randomized_reports(record)
     stored = store.aggregates(record.id, record.version)
     aggregates = merged_aggregates(compiled, stored)
     questions = [compiled.mechanisms[q.id].estimate(aggregates[q.id], confidence).to_dict()

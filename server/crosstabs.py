@@ -146,11 +146,12 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
     whichever of the two is an integer question without its own bins; it is refused when
     neither is one."""
     from . import surveys
+    from .aggregation import randomized_reports
 
     if source not in ("auto", "declared", "reports"):
         raise CrosstabError("source must be auto, declared or reports")
     record = surveys.get(store, survey_id, version)
-    compiled = record.compiled()
+    compiled = randomized_reports(record)
     sides = Side.parse(rows_q), Side.parse(cols_q)
     for side in sides:
         if side.question not in compiled.mechanisms:

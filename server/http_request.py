@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 from flask import current_app, request
 
@@ -12,10 +11,9 @@ from ..shared.errors import EstimateError
 from ..shared.estimates import z_value
 from .errors import InvalidParameter
 from .store import Store
+from .wire_ints import VERSION_RANGE, param_int
 
 STORE_EXTENSION = "ldpsurvey.store"
-
-_POSITIVE_INT = re.compile(r"^[0-9]{1,9}$")
 
 
 def current_store() -> Store:
@@ -26,11 +24,7 @@ def current_store() -> Store:
 def version_param() -> int | None:
     """`?version=N` (N >= 1), or None for the latest version."""
     raw = request.args.get("version")
-    if raw is None:
-        return None
-    if not _POSITIVE_INT.match(raw) or int(raw) < 1:
-        raise InvalidParameter("version must be an integer >= 1", {"parameter": "version"})
-    return int(raw)
+    return None if raw is None else param_int(raw, "version", *VERSION_RANGE)
 
 
 def confidence_param(default: float = 0.95) -> float:
@@ -66,11 +60,16 @@ def bins_param(name: str) -> tuple[int, ...] | None:
     from ..shared.joint_features import parse_bins
 
     raw = request.args.get(name)
-    if raw is None:
+    if not raw:
         return None
+    if len(raw) > 2000:
+        raise InvalidParameter(f"{name}: too many bins", {"parameter": name})
     try:
-        if len(raw) > 2000:
-            raise CrosstabError("too many bins")
-        return parse_bins(raw)
+        edges = [param_int(edge.strip(), name) for edge in raw.split(",")]
+    except InvalidParameter:
+        raise InvalidParameter(f"{name} must be comma-separated 64-bit signed integers, got "
+                               f"{raw!r}", {"parameter": name}) from None
+    try:
+        return parse_bins(edges)
     except CrosstabError as exc:
         raise InvalidParameter(f"{name}: {exc.message}", {"parameter": name}) from None

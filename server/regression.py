@@ -32,6 +32,7 @@ from ..shared.regression import (
 from ..shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
 from ..shared.survey import Question
 from . import surveys
+from .aggregation import randomized_reports
 from .report_columns import report_columns
 from .store import Store
 
@@ -90,7 +91,7 @@ def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
                confidence: float = 0.95) -> dict[str, Any]:
     """The regression document of one survey version."""
     record = surveys.get(store, survey_id, version)
-    compiled = record.compiled()
+    compiled = randomized_reports(record)
     survey = compiled.survey
     questions = {q.id: q for q in survey.questions}
     _check_spec(spec, questions, compiled.mechanisms)

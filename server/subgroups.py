@@ -19,6 +19,7 @@ from ..shared.errors import AnalysisError
 from ..shared.joint_features import encoder_for
 from ..shared.mechanisms import Mechanism
 from . import surveys
+from .aggregation import randomized_reports
 from .store import Store
 
 PAGE = 200_000  # submissions per SQL page
@@ -71,7 +72,7 @@ def subgroups(store: Store, survey_id: str, version: int | None, by: str,
     """The subgroup document: per value of `by`, its exact size and every randomized
     question's estimate among the respondents who gave that value."""
     record = surveys.get(store, survey_id, version)
-    compiled = record.compiled()
+    compiled = randomized_reports(record)
     question = grouping_question(compiled, by)
     labels, group_of = grouping(question, compiled.mechanisms[by], bins)
     sizes = np.zeros(len(labels), dtype=np.int64)

@@ -28,6 +28,7 @@ from .errors import (
 from .jsonbody import object_of
 from .store import ChildPlan, IngestJob, IngestResult, PendingSubmission, Store
 from .surveys import CompiledSurvey
+from .wire_ints import VERSION_RANGE, IntegerOutOfRange, in_range, wire_int
 
 MAX_BATCH = 10_000
 MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)
@@ -93,7 +94,8 @@ def prepare(store: Store, survey_id: str, raw_items: list[Any], fresh: bool) -> 
         sid, version, answers = _shape(raw, latest, stored_versions, problems)
         code = invites.check_shape(raw, problems) if isinstance(raw, dict) else None
         if problems:
-            if not fresh and version not in stored_versions and isinstance(version, int):
+            if not fresh and version not in stored_versions and in_range(version,
+                                                                          *VERSION_RANGE):
                 raise SurveyChanged("a version this process has not seen yet")  # read again
             n_bad += 1
             _note(errors, index, sid, problems)
@@ -176,12 +178,15 @@ def _shape(raw: Any, latest: int, stored: Mapping[int, tuple[str, str]],
     if sid is None:
         problems.append({"field": "submission_id", "message": "must be a UUID string"})
     version = raw.get("version", latest)
-    if isinstance(version, bool) or not isinstance(version, int):
-        problems.append({"field": "version", "message": "must be an integer"})
-    elif version not in stored:
-        known = ", ".join(str(v) for v in sorted(stored))
-        problems.append({"field": "version",
-                         "message": f"this survey has no version {version} (stored: {known})"})
+    try:
+        wire_int(version, "version", *VERSION_RANGE)
+    except IntegerOutOfRange as exc:
+        problems.append({"field": "version", "message": exc.message})
+    else:
+        if version not in stored:
+            known = ", ".join(str(v) for v in sorted(stored))
+            problems.append({"field": "version", "message": f"this survey has no version "
+                             f"{version} (stored: {known})"})
     answers = raw.get("answers")
     if not isinstance(answers, dict) or not answers:
         problems.append({"field": "answers",

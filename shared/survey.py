@@ -28,6 +28,7 @@ QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location", "mu
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
+MAX_VERSION = 999_999_999  # a survey version fits every store's version column (32 bits)
 # Options in all questions together: with MAX_QUESTIONS it bounds the work one survey can cause
 # on a device or the server (parsing, building and proving every mechanism): ~2 µs per option.
 MAX_TOTAL_OPTIONS = 1 << 20
@@ -292,8 +293,8 @@ def _parse_survey(data: Any) -> Survey:
     survey_id = _slug(data, "id", "id")
     title = _text(data, "title", "title")
     version = _int(data, "version", "version")
-    if version < 1:
-        raise SurveyError("version", "must be >= 1")
+    if not 1 <= version <= MAX_VERSION:
+        raise SurveyError("version", f"must be between 1 and {MAX_VERSION}")
     description = _text(data, "description", "description", required=False, empty_ok=True) or ""
     series = None
     if data.get("series") is not None:

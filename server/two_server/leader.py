@@ -38,6 +38,7 @@ from ...shared.two_server.upload import Upload, UploadError, open_half, parse_up
 from .. import surveys
 from ..errors import SurveyClosed, ValidationFailed
 from ..store import Store
+from ..wire_ints import VERSION_RANGE, wire_int
 from . import helper_client
 from .db import TwoServerDb
 from .errors import (
@@ -94,9 +95,7 @@ def accept_upload(leader: Leader, survey_id: str, body: Any) -> tuple[dict[str, 
     """Store one upload; ({submission_id, duplicate}, created?). Raises before storing."""
     if not isinstance(body, Mapping):
         raise UploadError("an upload is a JSON object")
-    version = body.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise UploadError("version must be an integer >= 1", {"field": "version"})
+    version = wire_int(body.get("version"), "version", *VERSION_RANGE)
     record = surveys.get(leader.store, survey_id, version)
     survey = _two_server(leader, record)
     if record.status != "open":

@@ -22,8 +22,8 @@ helper's URL and key: a client never encrypts to a key the signed manifest does 
 from __future__ import annotations
 
 import base64
-import binascii
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +40,7 @@ DEFAULT_DELTA = 1e-6
 # Local mechanisms whose report is a single index in [0, k) (or a bool): Prio3 encodes them as
 # a Count or a Histogram over the same domain; `geometric` reports an integer (clipped).
 LOCAL_MECHANISMS = ("binary_rr", "grr", "ordinal_exp", "geometric")
+_B64URL = re.compile(r"^[A-Za-z0-9_-]*={0,2}$")
 _KEYS = {"leader_url", "leader_hpke_key", "helper_url", "helper_hpke_key", "min_batch_size",
          "delta"}
 
@@ -71,13 +72,21 @@ def b64url(raw: bytes) -> str:
 
 
 def from_b64url(text: str) -> bytes:
-    """Bytes of unpadded or padded base64url text; ValueError if it is not."""
-    if not isinstance(text, str) or any(c in text for c in "+/ \n"):
+    """Bytes of unpadded or padded base64url text (RFC 4648 §5); ValueError if it is not.
+
+    Strict: a character outside the alphabet, a length no encoding has, incomplete padding
+    or bits set past the last byte are refused, so every byte string has one accepted text
+    (its `b64url`, or that padded). The standard library's decoder skips characters outside
+    the alphabet: it read "%%%" as no bytes at all (issue 32)."""
+    if not isinstance(text, str) or not _B64URL.match(text):
         raise ValueError("not base64url")
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError("not base64url") from exc
+    body = text.rstrip("=")
+    if (body != text and len(text) % 4) or len(body) % 4 == 1:
+        raise ValueError("not base64url")
+    raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    if b64url(raw) != body:
+        raise ValueError("not base64url (bits set past the last byte)")
+    return raw
 
 
 def parse_collection(data: Mapping[str, Any]) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import LdpSurveyError
+from ..survey import MAX_VERSION
 from . import hpke
 from .config import b64url as b64
 from .config import from_b64url
@@ -68,8 +69,10 @@ def parse_upload(body: Any, keys: set[str]) -> Upload:
         raise UploadError(f"unknown key {unknown[0]!r} in the upload", {"field": unknown[0]})
     report_id = report_id_of(body.get("submission_id"))
     version = body.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise UploadError("version must be an integer >= 1", {"field": "version"})
+    if isinstance(version, bool) or not isinstance(version, int) or not (
+            1 <= version <= MAX_VERSION):
+        raise UploadError(f"version must be an integer between 1 and {MAX_VERSION}",
+                          {"field": "version"})
     public = body.get("public_shares")
     if not isinstance(public, Mapping) or not public:
         raise UploadError("public_shares must be a non-empty object", {"field": "public_shares"})

@@ -3,7 +3,8 @@
 The shortcut keeps orjson's value only when it cannot differ from the strict parser's (no
 float, no duplicate key); everything else goes to the strict parser. Checked against the strict
 parser itself on generated JSON texts: values of every kind, any spacing, colons inside
-strings, duplicate keys, integers beyond 64 bits, non-finite and malformed numbers.
+strings, duplicate keys, integers beyond 64 bits, non-finite and malformed numbers. Both
+refuse an integer beyond the signed 64-bit range (server/wire_ints.py), naming where it is.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ldpsurvey.server.errors import MalformedRequest
+from ldpsurvey.server.errors import ServerError
 from ldpsurvey.server.jsonbody import _strict, parse_json
+from ldpsurvey.server.wire_ints import IntegerOutOfRange
 
 SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
            | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
@@ -25,7 +27,7 @@ VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
 def outcome(parse, data: bytes):
     try:
         return ("value", parse(data))
-    except MalformedRequest as exc:
+    except ServerError as exc:  # malformed (400) or an integer out of range (422)
         return ("refused", exc.message)
 
 
@@ -74,6 +76,12 @@ def test_edge_texts_parse_as_the_strict_parser_says(data):
     assert same(outcome(parse_json, data), outcome(_strict, data))
 
 
-def test_integers_beyond_64_bits_stay_exact():
-    assert parse_json(b'{"a":123456789012345678901234567890}') == \
-        {"a": 123456789012345678901234567890}
+def test_integers_beyond_64_bits_are_refused_naming_where():
+    for data, where in ((b'{"a":123456789012345678901234567890}', "a"),
+                        (b'{"a":[0,{"b":9223372036854775808}]}', "a[1].b"),
+                        (b'{"a":-9223372036854775809}', "a"), (b'18446744073709551615', None)):
+        with pytest.raises(IntegerOutOfRange) as refused:
+            parse_json(data)
+        assert refused.value.details == {"field": where}
+    edges = b'{"a":9223372036854775807,"b":-9223372036854775808}'
+    assert parse_json(edges) == {"a": 2**63 - 1, "b": -(2**63)}
