@@ -9,7 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..shared.survey import QUESTION_ID
+from ..shared.survey import MAX_VERSION, QUESTION_ID
+from ..shared.two_server.upload import MAX_SEALED
 from .submissions import MAX_BATCH
 
 
@@ -215,7 +216,7 @@ _PATHS: dict[str, Any] = {
         "parameters": [_SURVEY_ID, _VERSION, _CONFIDENCE],
         "responses": {"200": {"description": "Estimate document",
                               "content": _json(_ref("Estimates"))},
-                      **_errors(400, *_AUTH, 404)}}},
+                      **_errors(400, *_AUTH, 404, 409)}}},
     "/api/surveys/{survey_id}/crosstab": {"get": {
         "operationId": "crosstab",
         "summary": "Joint and conditional estimates of two questions (docs/crosstabs.md).",
@@ -237,7 +238,7 @@ _PATHS: dict[str, Any] = {
                                    "default": "auto"}}],
         "responses": {"200": {"description": "Crosstab document",
                               "content": _json(_ref("Crosstab"))},
-                      **_errors(400, *_AUTH, 404, 422)}}},
+                      **_errors(400, *_AUTH, 404, 409, 422)}}},
     "/api/surveys/{survey_id}/submissions.jsonl": {"get": {
         "operationId": "exportSubmissions",
         "summary": "Stored perturbed reports, one JSON object per line.",
@@ -274,7 +275,7 @@ _PATHS["/api/surveys/{survey_id}/subgroups"] = {"get": {
         "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
                        "by": {"type": "string"},
                        "subgroups": {"type": "array", "items": {"type": "object"}}}})},
-                  **_errors(400, *_AUTH, 404, 422)}}}
+                  **_errors(400, *_AUTH, 404, 409, 422)}}}
 
 _PATHS["/api/surveys/{survey_id}/regression"] = {"get": {
     "operationId": "regression",
@@ -291,7 +292,7 @@ _PATHS["/api/surveys/{survey_id}/regression"] = {"get": {
         "properties": {"survey": {"type": "string"}, "version": {"type": "integer"},
                        "kind": {"type": "string", "enum": ["logistic", "linear"]},
                        "coefficients": {"type": "array", "items": {"type": "object"}}}})},
-                  **_errors(400, *_AUTH, 404, 422)}}}
+                  **_errors(400, *_AUTH, 404, 409, 422)}}}
 
 _PATHS["/s/{survey_id}"] = {"get": {
     "operationId": "respondentPage",
@@ -303,6 +304,33 @@ _PATHS["/s/{survey_id}"] = {"get": {
                   **_errors(404)}}}
 _BATCH_ID = {"name": "batch_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _OBJECT = {"type": "object"}
+_QID = QUESTION_ID.pattern.strip("^$")
+_B64URL = {"type": "string", "pattern": "^[A-Za-z0-9_-]*={0,2}$"}
+_SEALED = {**_B64URL, "minLength": 64, "maxLength": -(-MAX_SEALED * 4 // 3),
+           "description": "base64url of HPKE enc (32 bytes) || AES-128-GCM ciphertext of the "
+                          "canonical JSON {key: base64url(input share)} (docs/two-server.md)"}
+_SCHEMAS["TwoServerUpload"] = {
+    "type": "object", "additionalProperties": False,
+    "description": "One device's two-server upload; every byte is specified in "
+                   "docs/two-server.md (the upload on the wire).",
+    "required": ["submission_id", "version", "public_shares", "leader_share", "helper_share"],
+    "properties": {
+        "submission_id": {"type": "string", "format": "uuid",
+                          "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                                     "[0-9a-f]{12}$",
+                          "description": "the 16-byte report id (also the Prio3 nonce), "
+                                         "lowercase"},
+        "version": {"type": "integer", "minimum": 1, "maximum": MAX_VERSION},
+        "public_shares": {
+            "type": "object", "minProperties": 1,
+            "description": "per answered question id (and crosstab:<rows>:<cols> key): "
+                           "base64url of its Prio3 public share",
+            "propertyNames": {"pattern": f"^(?:{_QID}|crosstab:{_QID}:{_QID})$"},
+            "additionalProperties": {**_B64URL, "maxLength": -(-MAX_SEALED * 4 // 3)}},
+        "leader_share": _SEALED, "helper_share": _SEALED}}
+_SCHEMAS["TwoServerUploadResult"] = {
+    "type": "object", "required": ["submission_id", "duplicate"],
+    "properties": {"submission_id": {"type": "string"}, "duplicate": {"type": "boolean"}}}
 # The two-server mode's leader routes (server/two_server/api.py, docs/two-server.md).
 _PATHS.update({
     "/api/surveys/{survey_id}/two-server/uploads": {"post": {
@@ -310,10 +338,11 @@ _PATHS.update({
         "summary": "One device's Prio3 upload: public shares and the leader's and helper's "
                    "HPKE-sealed input shares (stored before the 2xx).",
         "parameters": [_SURVEY_ID],
-        "requestBody": {"required": True, "content": _json(_OBJECT)},
+        "requestBody": {"required": True, "content": _json(_ref("TwoServerUpload"))},
         "responses": {"200": {"description": "Already stored (duplicate)",
-                              "content": _json(_OBJECT)},
-                      "201": {"description": "Stored", "content": _json(_OBJECT)},
+                              "content": _json(_ref("TwoServerUploadResult"))},
+                      "201": {"description": "Stored",
+                              "content": _json(_ref("TwoServerUploadResult"))},
                       **_errors(400, 404, 409, 413, 415, 422)}}},
     "/api/surveys/{survey_id}/two-server/aggregate": {"post": {
         "operationId": "twoServerAggregate",

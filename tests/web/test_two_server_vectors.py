@@ -19,13 +19,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server import encoding, hpke, upload, vdaf
+from support.hpke_reference import public_key, reference_context, reference_seal
 from two_server_vectors import (
     EPHEMERAL,
     HELPER_SK,
     LEADER_SK,
-    public_key,
-    reference_context,
-    reference_seal,
     surveys,
     write_two_server_vectors,
 )
