@@ -153,6 +153,18 @@ def integer_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
     return _mean_chart(q, mean, truth)
 
 
+def mean_axis_label(q: QuestionView, lo: float, hi: float) -> str:
+    """What the mean chart's axis spans: the answers one could give, and, when the interval
+    reaches past them (noise at a small n), that the axis is widened to show it."""
+    if q.min is None or q.max is None:
+        return "answer"
+    could = f"answers one could give: {q.min:g} to {q.max:g}"
+    if (lo, hi) == (q.min, q.max):
+        return f"answer (the {could})"
+    return (f"answer (the {could}, shaded; the axis runs {lo:.4g} to {hi:.4g} "
+            f"to show the whole interval)")
+
+
 def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None) -> Figure:
     fig = Figure(figsize=(WIDTH_IN, 1.7), layout="constrained")
     ax = fig.add_subplot()
@@ -178,7 +190,9 @@ def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None) -> Figure:
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(-1, 1)
     ax.set_yticks([])
-    ax.set_xlabel("answer (the whole range a respondent could give)", fontsize=FONT)
+    ax.set_xlabel(mean_axis_label(q, lo, hi), fontsize=FONT)
+    if q.min is not None and q.max is not None and (lo, hi) != (q.min, q.max):
+        ax.axvspan(q.min, q.max, color="#eeeeee", zorder=0)  # the answers one could give
     ax.tick_params(labelsize=FONT - 1)
     ax.grid(axis="x", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)

@@ -29,9 +29,12 @@ between two answers (`_worst_case`). Without a local mechanism u = w∘w and the
 the familiar f(1 - f).
 
 Integer questions are Prio3 Sums: only the mean is estimated (a Sum carries no squares, so the
-sampling variance plugs in the Bhatia-Davis bound σ² <= (max - μ)(μ - min): a conservative
-interval). With a local ε0 the device's geometric report, clipped to the mechanism's accepted
-report range, is summed; its noise variance is added per respondent.
+sampling variance plugs in the Bhatia-Davis bound σ² <= (max - μ)(μ - min), the variance of
+answers all at min or max with mean μ: a conservative interval). When the servers' noise alone
+spreads an interval over more than every value the estimate can take, a note says the estimate
+is too noisy to read (`too_noisy_notes`). With a local ε0 the device's geometric report,
+clipped to the mechanism's accepted report range, is summed; its noise variance is added per
+respondent.
 
 This module reads the contract's fields duck-typed (`BatchEntry`, `CollectedBatchLike`):
 entries by question id, and by `CrosstabSpec.key` ("crosstab:<rows>:<cols>") for crosstabs.
@@ -63,8 +66,16 @@ from .noise import SERVERS, NoisePlan
 COLLECTION = "two-server"
 SAMPLING_NOTE = ("standard errors count sampling (respondents as a random sample), "
                  "both servers' noise{local}")
-MEAN_SAMPLING_NOTE = ("mean: a Prio3 Sum carries no squares, so its sampling variance uses the "
-                      "Bhatia-Davis bound (max - mean)(mean - min): the interval is conservative")
+MEAN_SAMPLING_NOTE = ("mean: the servers add up the answers but not their squares, so how "
+                      "much the answers differ from person to person is not known; the "
+                      "interval assumes the widest spread this mean allows, as if every answer "
+                      "were the lowest or the highest possible (the Bhatia-Davis bound on the "
+                      "variance, (max - mean)(mean - min)): it may be wider than needed, never "
+                      "narrower")
+TOO_NOISY_NOTE = ("too noisy: at n = {n:,} the two servers' noise alone spreads the "
+                  "{confidence:.0%} interval {what} over more than {span}, so this estimate "
+                  "says almost nothing yet; the noise's part shrinks in proportion to 1/n "
+                  "(about {needed:,} respondents would make it a tenth of that)")
 # A crosstab is refused past this many joint cells (its worst case is O(cells²)).
 MAX_CROSSTAB_CELLS = 4096
 
@@ -410,6 +421,11 @@ def estimate_two_server(question: Any, entry: BatchEntry,
     if question.type == "integer":
         result.mean = _integer_mean(question, entry, n, z)
         result.notes.append(MEAN_SAMPLING_NOTE)
+        if n:
+            result.notes += too_noisy_notes(
+                math.sqrt(SERVERS * plan.variance) / n, question.max - question.min, n, z,
+                confidence, "of the mean", f"the whole range a respondent could give "
+                f"({question.min} to {question.max})")
         return result
     design = design_for(question)
     _check_kind(question.id, entry, design.kind)
@@ -426,7 +442,9 @@ def estimate_two_server(question: Any, entry: BatchEntry,
     f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
     k = design.k
-    result.categories = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    result.categories, noise_se = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    result.notes += too_noisy_notes(noise_se, 1.0, n, z, confidence, "of a share",
+                                    "100 percentage points (every share there is)")
     for name, members in groups.items():
         w = np.zeros(k)
         w[list(members)] = 1.0
@@ -443,13 +461,28 @@ def estimate_two_server(question: Any, entry: BatchEntry,
 
 
 def _share_rows(design: Design, f_hat: np.ndarray, consistent: np.ndarray, n: int,
-                noise_variance: float, z: float) -> list[ValueEstimate]:
-    """Every answer's share at once (`Design.option_stats`)."""
+                noise_variance: float, z: float) -> tuple[list[ValueEstimate], float]:
+    """Every answer's share at once (`Design.option_stats`), and the largest part of a share's
+    standard error that is the servers' noise."""
     per, worst, noise = design.option_stats(consistent)
     extra = SERVERS * noise_variance * noise / n**2
     variance = np.maximum(per, 0.0) / n + extra
     bound = worst / n + extra
-    return value_estimates(design.labels, f_hat, variance, bound, consistent, z)
+    return (value_estimates(design.labels, f_hat, variance, bound, consistent, z),
+            math.sqrt(float(np.max(extra))))
+
+
+def too_noisy_notes(noise_se: float, span: float, n: int, z: float, confidence: float,
+                    what: str, span_words: str) -> list[str]:
+    """The too-noisy note when the servers' noise dominates: its part of the interval alone,
+    ±z times the noise's standard error, is wider than every value the estimate can take
+    (`span`: 1 for a share, max - min for a mean). Then no two possible truths can be told
+    apart from the noise, whatever the sampling. The noise's standard error falls as 1/n, so
+    n·20·z·se/span respondents bring its part to a tenth of the span. ([] otherwise.)"""
+    if n == 0 or span <= 0 or 2 * z * noise_se < span:
+        return []
+    return [TOO_NOISY_NOTE.format(n=n, confidence=confidence, what=what, span=span_words,
+                                  needed=math.ceil(n * 20 * z * noise_se / span))]
 
 
 def _linear(fn: Functional, counts: np.ndarray, n: int, consistent: np.ndarray,
@@ -636,7 +669,9 @@ def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
     counts = design.counts(entry.noisy_sums, n)
     f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
-    rows_ = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    rows_, noise_se = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    result.notes += too_noisy_notes(noise_se, 1.0, n, z, confidence, "of a joint share",
+                                    "100 percentage points (every share there is)")
     result.cells = [CellEstimate(a, b, r.estimate, r.std_error, r.variance_bound, r.ci_low,
                                  r.ci_high, r.consistent)
                     for (a, b), r in zip(design.labels, rows_, strict=True)]
