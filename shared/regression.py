@@ -30,7 +30,7 @@ shared/regression_linear.py.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -200,6 +200,16 @@ class _Model:
         grad_alpha = ((share - pi)[:, 1:] * self.count[:, None]).T @ self.x
         return np.concatenate([grad_beta, grad_gamma, grad_alpha.reshape(-1)])
 
+    def row_scores(self, theta: np.ndarray) -> np.ndarray:
+        """(n, parameters): each row's term of `gradient` (its count included); they sum to the
+        gradient. A design-based sandwich takes them per PSU (shared/design/regression.py)."""
+        pi, mu, f, w, likelihood = self._state(theta)
+        g = w * (self.count * self.delta / likelihood)[:, None] * mu * (1 - mu)  # n x C
+        share = (w * f) / likelihood[:, None]
+        alpha = ((share - pi)[:, 1:] * self.count[:, None])[:, :, None] * self.x[:, None, :]
+        return np.hstack([self.x * g.sum(axis=1)[:, None], g @ self.d,
+                          alpha.reshape(self.n, -1)])
+
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         if self.c == 1:  # analytic: ℓ_i = log(b0 + Δ μ)
             _, mu, _f, _, likelihood = self._state(theta)
@@ -358,9 +368,17 @@ def _solve(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray | None:
 def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
                  outcome_channel: np.ndarray, *, outcome: str, outcome_level: str | None,
                  latent: Sequence[LatentCovariate] = (), confidence: float = 0.95,
-                 n_dropped: int = 0, latent_names: Sequence[str] = ()) -> RegressionResult:
+                 n_dropped: int = 0, latent_names: Sequence[str] = (),
+                 weights: np.ndarray | None = None,
+                 variance: Callable[[np.ndarray], np.ndarray] | None = None
+                 ) -> RegressionResult:
     """Maximum likelihood logistic regression through the outcome's (and latent covariates')
-    channel. `x` holds an intercept column; `names` names x's columns."""
+    channel. `x` holds an intercept column; `names` names x's columns.
+
+    Survey weights (shared/design/regression.py): `weights` (one per row) make it a
+    pseudo-likelihood fit (each row's log-likelihood weighted, rescaled to mean 1 as R's
+    svyglm does), and `variance` maps the rows' influence values (n, parameters) to their
+    design-based covariance: the sandwich replaces the model-based standard errors."""
     z = z_value(confidence)
     n = len(symbols)
     k_params = (len(names) + sum(len(c.labels) - 1 for c in latent)
@@ -374,7 +392,11 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
             f"{(cells - 1) * len(names)} describe how the {cells} combinations of their answers "
             f"depend on the {len(names)} disclosed columns; at most {MAX_LATENT_PARAMETERS} "
             "(the fit's cost grows fast with them): use fewer options or covariates")
-    x, symbols, latent, counts = collapse(x, np.asarray(symbols, dtype=np.int64), latent)
+    if weights is None:
+        x, symbols, latent, counts = collapse(x, np.asarray(symbols, dtype=np.int64), latent)
+    else:  # rows stay apart: each belongs to its own PSU in the sandwich
+        counts = np.asarray(weights, dtype=float) / float(np.mean(weights))
+        symbols = np.asarray(symbols, dtype=np.int64)
     model = _Model(x, symbols, outcome_channel, latent, counts)
     theta = np.zeros(model.k_params)
     if model.c > 1:  # start the latent cells at their channel-inverted shares
@@ -404,6 +426,7 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
             theta = model.em_step(theta)
             continue
         if decrement / 2 <= TOLERANCE:
+            theta = theta + step  # near the maximum a full step squares the error, for free
             converged = True
             break
         base, t = model.loglik(theta), 1.0
@@ -415,6 +438,12 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
     if covariance is None:
         converged = False
     complete = _inverse_pd(model.complete_information(theta))
+    if variance is not None and covariance is not None:
+        # the sandwich; se_inflation keeps comparing the model-based variances (privacy alone)
+        model_based = covariance
+        covariance = variance(model.row_scores(theta) @ model_based)
+        if complete is not None:
+            complete = complete * (np.diag(covariance) / np.diag(model_based))[None, :]
     loglik = model.loglik(theta)
     all_names = [*names, *latent_names]
     coefficients = []

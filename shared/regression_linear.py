@@ -34,7 +34,7 @@ errors on the true answers, the classical model.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,32 +71,44 @@ def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_v
                *, outcome: str, outcome_range: float, confidence: float = 0.95,
                n_dropped: int = 0,
                latent: Sequence[LatentCovariate | IndicatorEstimates] = (),
-               latent_names: Sequence[str] = ()) -> RegressionResult:
+               latent_names: Sequence[str] = (), weights: np.ndarray | None = None,
+               variance: Callable[[np.ndarray], np.ndarray] | None = None
+               ) -> RegressionResult:
     """Linear regression of the noisy integer reports on x (an intercept column included) and
-    on the dummies of the randomized covariates in `latent` (named `latent_names`)."""
+    on the dummies of the randomized covariates in `latent` (named `latent_names`).
+
+    Survey weights (shared/design/regression.py): `weights` weight each row's estimating
+    equation (rescaled to mean 1, as R's svyglm does) and `variance` maps the rows' influence
+    values (n, coefficients) to their design-based covariance, which replaces the model-based
+    (OLS) or HC1 sandwich standard errors."""
     if latent:
         return _fit_corrected(x, names, reports, noise_variance, outcome=outcome,
                               outcome_range=outcome_range, confidence=confidence,
-                              n_dropped=n_dropped, latent=latent, latent_names=latent_names)
+                              n_dropped=n_dropped, latent=latent, latent_names=latent_names,
+                              weights=weights, variance=variance)
     z = z_value(confidence)
     x = np.asarray(x, dtype=float)
     y = np.asarray(reports, dtype=float)
     n, p = x.shape
     if n <= p:
         raise AnalysisError(f"{n} complete submissions cannot fit {p} coefficients")
-    gram = x.T @ x
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float) / np.mean(weights)
+    gram = x.T @ (x * w[:, None])
     inverse = _inverse_pd(gram)
     if inverse is None:
         raise AnalysisError("the covariates are collinear (a disclosed option nobody chose, or "
                             "two covariates that always agree)")
-    beta = inverse @ (x.T @ y)
+    beta = inverse @ (x.T @ (w * y))
     residual = y - x @ beta
-    s2 = float(residual @ residual) / (n - p)
+    s2 = float(w @ (residual * residual)) / (n - p)
     signal = s2 - noise_variance
     inflation = math.sqrt(s2 / signal) if signal > 0 else None
-    coefficients = [_coefficient(name, float(beta[j]), s2 * inverse[j, j], z, odds=False,
+    covariance = s2 * inverse
+    if variance is not None:  # design-based: R's svyglm(family = gaussian()) sandwich
+        covariance = variance((x * (w * residual)[:, None]) @ inverse)
+    coefficients = [_coefficient(name, float(beta[j]), float(covariance[j, j]), z, odds=False,
                                  complete_var=None if inflation is None
-                                 else s2 * inverse[j, j] / inflation ** 2,
+                                 else float(covariance[j, j]) / inflation ** 2,
                                  noisy=outcome_range / 10)
                     for j, name in enumerate(names)]
     notes = [f"residual variance {s2:.4g}, of which the randomization's noise is "
@@ -127,8 +139,11 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
                    noise_variance: float, *, outcome: str, outcome_range: float,
                    confidence: float, n_dropped: int,
                    latent: Sequence[LatentCovariate | IndicatorEstimates],
-                   latent_names: Sequence[str]) -> RegressionResult:
-    """The corrected-moments fit (module docstring)."""
+                   latent_names: Sequence[str], weights: np.ndarray | None = None,
+                   variance: Callable[[np.ndarray], np.ndarray] | None = None
+                   ) -> RegressionResult:
+    """The corrected-moments fit (module docstring); with `weights`, each respondent's moment
+    terms are weighted (rescaled to mean 1) and `variance` gives the design-based sandwich."""
     z = z_value(confidence)
     x = np.asarray(x, dtype=float)
     y = np.asarray(reports, dtype=float)
@@ -144,10 +159,11 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
     for block in blocks:
         spans.append(slice(start, start + block.shape[1]))
         start += block.shape[1]
-    a = w.T @ w / n
+    rw = np.ones(n) if weights is None else np.asarray(weights, dtype=float) / np.mean(weights)
+    a = w.T @ (w * rw[:, None]) / n
     for span, block in zip(spans, blocks, strict=True):  # d(V)d(V)ᵀ = diag(d(V))
-        a[span, span] = np.diag(block.mean(axis=0))
-    b = w.T @ y / n
+        a[span, span] = np.diag(rw @ block / n)
+    b = w.T @ (rw * y) / n
     a_inv = _inverse_pd(a)
     if a_inv is None:
         raise AnalysisError(
@@ -161,9 +177,12 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
     for span in spans:
         h, g = w[:, span], beta[span]
         psi[:, span] += h * (h @ g)[:, None] - h * g[None, :]
-    meat = psi.T @ psi / n
-    covariance = a_inv @ meat @ a_inv / (n - p)  # HC1: n/(n - p) · A⁻¹ meat A⁻¹ / n
-    sigma2 = (float(y @ y) / n - float(beta @ b) - noise_variance) * n / (n - p)
+    if variance is None:
+        meat = psi.T @ (psi * (rw * rw)[:, None]) / n
+        covariance = a_inv @ meat @ a_inv / (n - p)  # HC1: n/(n - p) · A⁻¹ meat A⁻¹ / n
+    else:  # design-based: each row's influence A⁻¹ψ_i w_i/n, summed over PSUs
+        covariance = variance((psi * rw[:, None]) @ a_inv / n)
+    sigma2 = (float(rw @ (y * y)) / n - float(beta @ b) - noise_variance) * n / (n - p)
     all_names = [*names, *latent_names]
     coefficients: list[Coefficient] = [
         _coefficient(name, float(beta[j]), float(covariance[j, j]), z, odds=False,
