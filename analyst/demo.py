@@ -340,7 +340,9 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Keep the server's SQLite database here (default: a temporary one).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("."), show_default=True, help="Directory for the HTML report.")
+              help="Directory for the HTML report (and, with --serve, the exported page's "
+                   "copy). Default: a new directory ldpsurvey-demo-* in the system's temporary "
+                   "directory, printed at the end: nothing is written where you run it.")
 @click.option("--seed", type=int, help="Seed for the simulated true answers.")
 @click.option("--workers", type=click.IntRange(1, 64), default=DEFAULT_WORKERS,
               show_default=True, help="Devices submitting at the same time.")
@@ -354,7 +356,7 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
               help="Run a leader and a helper too and show both modes' estimates (local DP "
                    "and two-server central DP) next to the truth at the same n and ε "
                    "(docs/two-server.md).")
-def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers: int,
+def demo(n: int, db_path: Path | None, out_dir: Path | None, seed: int | None, workers: int,
          serve: bool, allow_origins: tuple[str, ...], two_server: bool) -> None:
     """Run a server, publish the sample survey, simulate respondents, print the report.
 
@@ -387,6 +389,8 @@ def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers:
             return
         serve_until_interrupted(lambda: click.echo(serving_notes(result)))
 
+    if out_dir is None:  # a private new directory: never the checkout the demo runs in
+        out_dir = Path(tempfile.mkdtemp(prefix="ldpsurvey-demo-"))
     run_demo(n, db_path, out_dir, seed, workers, while_serving=show,
              allow_origins=allow_origins)
     if serve:
@@ -395,24 +399,49 @@ def demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None, workers:
 
 def serving_notes(result: DemoResult) -> str:
     """What `demo --serve` prints while it serves: the page, the token, the signing key and
-    how to try the exported page against this server."""
+    how to try the exported page against this server.
+
+    An exported copy is pinned to this run's signing key and server address, and may call the
+    server only from an origin it allows (--allow-origin). Both change with every run, so
+    without --allow-origin the only advice that can work is: stop, rerun with the origin, then
+    export; the export command is printed only when the copy can reach this server."""
     sid = result.survey.id
-    export = (f"  ldpsurvey page export {sid} --server {result.url} --trust {result.public_key} "
-              f"--out page-copy")
+    lines = [f"\nAnswer the survey yourself in a browser: {result.page_url}",
+             f"Estimates (analyst token {result.token}):",
+             f"  ldpsurvey report --server {result.url} --survey {sid} --token {result.token}"]
     if result.allow_origins:
-        hosting = (f"  then host page-copy/ at {' or '.join(result.allow_origins)} (the origins "
-                   f"this server allows) and open its index.html there")
+        copy = result.html_path.parent / "page-copy"
+        lines += [f"Signing key (temporary, deleted when the demo stops): {result.private_key}",
+                  f"  public key {result.public_key}, fingerprint {result.fingerprint}",
+                  "The exported page (a copy you host yourself, pinned to this key and server): "
+                  "while this demo runs,",
+                  f"  ldpsurvey page export {sid} --server {result.url} --trust "
+                  f"{result.public_key} --out {copy}",
+                  *_hosting(result.allow_origins, copy)]
     else:
-        hosting = ("  then host page-copy/ on a site and restart the demo with "
-                   "--allow-origin http://THAT-SITE:PORT so the page may call this server")
-    return (f"\nAnswer the survey yourself in a browser: {result.page_url}\n"
-            f"Estimates (analyst token {result.token}):\n"
-            f"  ldpsurvey report --server {result.url} --survey {sid} --token {result.token}\n"
-            f"Signing key (temporary, deleted when the demo stops): {result.private_key}\n"
-            f"  public key {result.public_key}, fingerprint {result.fingerprint}\n"
-            f"The exported page (a copy you host yourself, pinned to this key and server):\n"
-            f"{export}\n{hosting}\n"
-            "Serving until Ctrl-C.")
+        lines += ["To try the exported page (a copy you host yourself, pinned to a signing key "
+                  "and a server): stop this demo (Ctrl-C), rerun it with the origin you will "
+                  "host the copy on,",
+                  "  ldpsurvey demo --serve --allow-origin http://127.0.0.1:8081",
+                  "then export with the `page export` command that run prints. A copy exported "
+                  "from this run could never work: this server allows no other origin, and "
+                  "every run makes a new signing key and port."]
+    return "\n".join([*lines, "Serving until Ctrl-C."])
+
+
+def _hosting(origins: tuple[str, ...], copy: Path) -> list[str]:
+    """How to host the copy at the allowed origin: a command for a loopback one."""
+    from urllib.parse import urlsplit
+
+    for origin in origins:
+        parts = urlsplit(origin)
+        if parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost") and parts.port:
+            return [f"  then host it at {origin} (the origin this server allows):",
+                    f"  python3 -m http.server {parts.port} --bind {parts.hostname} "
+                    f"--directory {copy}",
+                    f"  and open {origin}/ in a browser"]
+    return [f"  then host {copy}/ at {' or '.join(origins)} (the origins this server allows) "
+            f"and open its index.html there"]
 
 
 def serve_until_interrupted(announce: Callable[[], None]) -> None:

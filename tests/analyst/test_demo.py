@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -83,6 +84,44 @@ def test_demo_cli_prints_the_table_and_the_report_path(tmp_path: Path) -> None:
     # "Server stopped." right after one.
     assert "/s/wellbeing-2026" not in res.output and "Server stopped." not in res.output
     assert "ldpsurvey demo --serve" in res.output
+
+
+def test_demo_writes_nothing_where_it_runs_and_prints_where_the_report_is(
+        tmp_path: Path, monkeypatch) -> None:
+    """Issue 32: `demo` left wellbeing-2026-v1-report.html untracked in the checkout."""
+    import tempfile
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    here = tmp_path / "checkout"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    res = CliRunner().invoke(cli, ["demo", "--n", "5", "--workers", "2", "--seed", "3"])
+    assert res.exit_code == 0, res.output
+    assert list(here.iterdir()) == []
+    path = Path(res.output.split("HTML report: ")[1].split()[0])
+    assert path.is_file() and path.parent.parent == temp
+    assert path.parent.name.startswith("ldpsurvey-demo-")
+
+
+def test_without_allow_origin_the_demo_says_stop_rerun_then_export() -> None:
+    """The export command is printed only when its copy can reach this server: without
+    --allow-origin a copy could never call it, and a restart makes a new key and port."""
+    from ldpsurvey.analyst.demo import DemoResult, sample_survey, serving_notes
+
+    result = DemoResult(url="http://127.0.0.1:4321", survey=sample_survey(), n_sent=1,
+                        seconds=1.0, html_path=Path("/tmp/x/report.html"), table="",
+                        report=None, token="ldp_t", public_key=Path("/tmp/k/s.pub"),
+                        private_key=Path("/tmp/k/s.key"), fingerprint="ab" * 32)
+    notes = serving_notes(result)
+    assert "page export" not in notes.replace("`page export` command", "")
+    assert "stop this demo (Ctrl-C), rerun it" in notes
+    assert "ldpsurvey demo --serve --allow-origin http://127.0.0.1:8081" in notes
+    assert "then export" in notes
+    allowed = serving_notes(replace(result, allow_origins=("http://127.0.0.1:8081",)))
+    assert "--out /tmp/x/page-copy" in allowed
+    assert "python3 -m http.server 8081 --bind 127.0.0.1 --directory /tmp/x/page-copy" in allowed
 
 
 def test_demo_off_a_terminal_writes_nothing_stray_on_stderr(tmp_path: Path) -> None:
