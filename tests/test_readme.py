@@ -118,6 +118,17 @@ def test_the_tutorial_runs_as_written(tmp_path: Path) -> None:
     assert any("rx_misuse" in out and "1 submission;" in out for out in outputs)
 
 
+def test_the_development_table_has_a_row_per_top_level_package() -> None:
+    """Every role pyproject.toml installs (package-dir) has its row: the helper was missing."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    folders = set(project["tool"]["setuptools"]["package-dir"].values())
+    section = README.split("## Development", 1)[1].split("\n\n", 3)[2]
+    rows = set(re.findall(r"^\| `([a-z_]+)/` \|", section, re.M))
+    assert rows == folders, f"README's Development table: {sorted(rows)} vs {sorted(folders)}"
+
+
 @pytest.mark.parametrize("doc", ["docs/cli.md", "README.md"])
 def test_docs_link_to_files_that_exist(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
