@@ -96,7 +96,8 @@ def question_privacy(q: Question) -> str:
         local = (f" Your device also randomizes it first (local ε0 = "
                  f"{epsilon_text(q.local_epsilon)})." if q.local_epsilon is not None else "")
         return ("Only the noisy total of all answers to this question is revealed (central "
-                f"ε = {epsilon_text(q.central_epsilon)}).{local}")
+                f"ε = {epsilon_text(q.central_epsilon)}).{local} "
+                + two_server_collusion(q, "both organizations together"))
     factor, sure, shown = odds_factor(q.epsilon), percent_sure(q.epsilon), epsilon_text(q.epsilon)
     if sure is None:
         return (f"Privacy: anyone who sees what is sent can be at most {factor} times more sure "
@@ -296,6 +297,16 @@ def host(url: str) -> str:
     return name if parts.port in (None, default) else f"{name}:{parts.port}"
 
 
+def two_server_collusion(q: Question, together: str) -> str:
+    """What the two organizations could learn of this one answer if they worked together:
+    read it, when the device does not randomize it first (the page's collusion,
+    client/web/js/twoserver/flow.js, the same words)."""
+    if q.local_epsilon is not None:
+        return (f"Even {together} could be at most {odds_factor(q.local_epsilon)} times more "
+                "sure of this answer.")
+    return f"But {together} could put the two halves back together and read this answer."
+
+
 def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
                             server_url: str) -> list[str]:
     """The review of a two-server survey: per question the answer and what happens to it, the
@@ -324,7 +335,8 @@ def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
         else:
             lines.append(f"   Your device will split it into two meaningless halves, one for "
                          f"{leader} and one for {helper}; only a noisy total over everyone is "
-                         f"revealed (central ε = {epsilon_text(q.central_epsilon)}).")
+                         f"revealed (central ε = {epsilon_text(q.central_epsilon)}). "
+                         + two_server_collusion(q, f"{leader} and {helper} together"))
     return lines
 
 

@@ -117,11 +117,12 @@ def guarantee_statement(g: Guarantees) -> list[str]:
                      f"survey{_advanced(g.local)}).")
     elif g.local is None:
         lines.append("If the leader and the helper collude: your answers are exposed. No local "
-                     "epsilon is set, so the two servers together can put your answers back "
-                     "together; you rely on them not to.")
+                     "epsilon is set, so the two servers together could put the halves back "
+                     "together and read every answer; you rely on them not to.")
     else:
         lines.append(f"If the leader and the helper collude: your answers to "
-                     f"{_names(g.exposed)} are exposed (no local epsilon is set for them); the "
+                     f"{_names(g.exposed)} are exposed: the two together could read them (no "
+                     f"local epsilon is set for them); the "
                      f"other answers keep local differential privacy (epsilon "
                      f"{g.local.basic:g} for them together{_advanced(g.local)}).")
     lines.append("The number of respondents and of rejected reports is published: the "

@@ -78,12 +78,23 @@ export function explanation(verified, server) {
   ];
 }
 
+/** What the two organizations could learn of this one answer if they worked together:
+ * read it, when the device does not randomize it first (client/review.py
+ * two_server_collusion, the same words). */
+export function collusion(q, together) {
+  return q.local_epsilon != null
+    ? `Even ${together} could be at most ${oddsFactor(q.local_epsilon)} times more sure of ` +
+      "this answer."
+    : `But ${together} could put the two halves back together and read this answer.`;
+}
+
 /** The hint under each question (form.js) in the two-server mode. */
 export function hint(q) {
   const local = q.local_epsilon != null
     ? ` Your device also randomizes it first (local ε0 = ${epsilonText(q.local_epsilon)}).` : "";
   return `Only the noisy total of all answers to this question is revealed (central ε = ` +
-         `${epsilonText(q.central_epsilon)}).${local}` +
+         `${epsilonText(q.central_epsilon)}).${local} ` +
+         collusion(q, "both organizations together") +
          (q.optional ? " Optional: skip it if you like (the organizations will see that you did)." : "");
 }
 
@@ -105,7 +116,7 @@ export function reviewList(verified, answers, server) {
         `${epsilonText(q.central_epsilon)}).`
       : `Your device will split it into two meaningless halves, one for ${leader} and one ` +
         `for ${helper}; only a noisy total over everyone is revealed (central ε = ` +
-        `${epsilonText(q.central_epsilon)}).`;
+        `${epsilonText(q.central_epsilon)}). ${collusion(q, `${leader} and ${helper} together`)}`;
     return el("li", {},
       el("p", { class: "qtext" }, q.text),
       el("p", { class: "mine" }, "Your answer: ", el("strong", {}, answerText(q, answer))),
