@@ -207,6 +207,7 @@ class PostStratification:
 
     name: str
     model: _CellModel
+    labels: tuple[Any, ...]
     totals: np.ndarray
     before: np.ndarray
     after: np.ndarray
@@ -229,12 +230,12 @@ def poststratify(design: Design, margin: Margin) -> Design:
     cell the weights are scaled so they sum to the cell's population total (R's
     `postStratify`). CalibrationError for a cell with respondents but no total, a total > 0
     with no respondent (empty cell), or a missing value."""
-    codes, _labels, totals = _codes(margin, design.n)
+    codes, labels, totals = _codes(margin, design.n)
     weights = design.weights
     sums = np.bincount(codes, weights=weights, minlength=totals.size)
     after = weights * (totals / sums)[codes]
-    step = PostStratification(margin.name, _CellModel(codes, np.eye(totals.size)), totals,
-                              weights, after)
+    step = PostStratification(margin.name, _CellModel(codes, np.eye(totals.size)),
+                              tuple(labels), totals, weights, after)
     return design.with_weights(after, step)
 
 
@@ -248,6 +249,7 @@ class Raking:
 
     names: tuple[str, ...]
     model: _CellModel
+    labels: tuple[tuple[Any, ...], ...]  # per margin: its categories
     levels: tuple[np.ndarray, ...]   # per margin: each joint cell's category
     totals: tuple[np.ndarray, ...]   # per margin: population totals per category
     before: np.ndarray
@@ -339,8 +341,9 @@ def rake(design: Design, margins: Sequence[Margin], *, tolerance: float = RAKE_T
     table = np.bincount(joint, weights=design.weights, minlength=cells.size)
     factors, iterations = _ipf(table, levels, totals, names, tolerance, max_iterations)
     after = design.weights * factors[joint]
-    step = Raking(names, _CellModel(joint, indicators), tuple(levels), totals, design.weights,
-                  after, iterations, tolerance, max_iterations)
+    step = Raking(names, _CellModel(joint, indicators), tuple(tuple(c[1]) for c in coded),
+                  tuple(levels), totals, design.weights, after, iterations, tolerance,
+                  max_iterations)
     return design.with_weights(after, step)
 
 

@@ -74,13 +74,17 @@ def write_csv(path: Path, table: Mapping[str, Sequence[Any] | np.ndarray]) -> No
 
 
 def run_r(script: str, tables: Mapping[str, Mapping[str, Sequence[Any] | np.ndarray]],
-          timeout: float = 300) -> dict[str, list[float | None]]:
-    """Run `script` (after PRELUDE) with the tables as CSV files; the emitted JSON object."""
+          timeout: float = 300, files: Mapping[str, str] | None = None
+          ) -> dict[str, list[float | None]]:
+    """Run `script` (after PRELUDE) with the tables as CSV files (and `files`: name -> text,
+    written as they are); the emitted JSON object."""
     require_r()
     with tempfile.TemporaryDirectory(prefix="ldp-r-") as tmp:
         folder = Path(tmp)
         for name, table in tables.items():
             write_csv(folder / f"{name}.csv", table)
+        for name, text in (files or {}).items():
+            (folder / name).write_text(text)
         (folder / "script.R").write_text(PRELUDE + script)
         done = subprocess.run(["Rscript", "--vanilla", "script.R"], cwd=folder,
                               capture_output=True, text=True, timeout=timeout, check=False)

@@ -1,0 +1,323 @@
+"""Export for the analysts' own tools (`ldpsurvey export --format survey-csv`): one CSV row per
+submission with its pseudo-values, design and disclosed covariates, plus an R script
+(svydesign or svrepdesign, the calibration, svymean) and Stata `svyset` lines.
+
+The pseudo-values are post-processing of the reports the server already holds: exporting
+them spends no ε. Columns, in order:
+
+- `submission_id`; `weight` (the design weight, before calibration), `stratum`, `psu`, `fpc`
+  (when the design has them);
+- each disclosed covariate as given (option labels; integers);
+- each calibration variable as `cal_<name>` (categories, or a linear calibration's model
+  columns), so that the script redoes the calibration with the same population totals;
+- the pseudo-values, `<question>_<option>` (and `_mean_score`, `_mean`); empty where the
+  respondent did not answer (R's na.rm = TRUE then estimates over those who did, a domain);
+- with an fpc (or a lonely PSU taken with certainty): `ldp_noise_<column>`, each value's
+  randomization-variance estimate V̂, and `ldp_fraction`, the share c_h of it the linearized
+  formula leaves out (docs/design-based.md), which the script adds back;
+- with replicate weights: `rep_1`..`rep_R`, each replicate's final (recalibrated) weight.
+
+The R script reproduces ldpsurvey's estimates and standard errors (a test runs it: to 1e-8);
+its column map says which column is which answer.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+
+from ..errors import DesignError
+from .calibration import LinearCalibration, PostStratification, Raking
+from .linearization import randomization_fractions
+from .pseudo import PseudoValues
+from .replicates import Replicates
+from .sample import Design
+
+STATA_SINGLE_UNIT = {"fail": "missing", "remove": "certainty", "certainty": "certainty",
+                     "adjust": "centered", "average": "scaled"}
+
+
+def column_name(*parts: str) -> str:
+    """An R- and Stata-safe column name: letters, digits and '_', starting with a letter."""
+    text = "_".join(re.sub(r"[^0-9A-Za-z]+", "_", p).strip("_") for p in parts)
+    text = re.sub(r"_+", "_", text) or "x"
+    return text if text[0].isalpha() else f"x_{text}"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which CSV column holds what (built once by `layout`)."""
+
+    questions: tuple[tuple[PseudoValues, tuple[str, ...]], ...]  # each question's columns
+    covariates: tuple[tuple[str, str], ...]  # (covariate name, column)
+    calibration: tuple[tuple[Any, tuple[str, ...]], ...]  # (step, its columns)
+    noise: bool
+    replicate_columns: tuple[str, ...]
+
+
+def layout(design: Design, questions: Sequence[PseudoValues],
+           covariates: Mapping[str, Sequence[Any]], replicates: Replicates | None) -> Layout:
+    taken = {"submission_id", "weight", "stratum", "psu", "fpc", "ldp_fraction"}
+
+    def unique(name: str) -> str:
+        candidate, i = name, 2
+        while candidate in taken:
+            candidate, i = f"{name}_{i}", i + 1
+        taken.add(candidate)
+        return candidate
+
+    cov = tuple((name, unique(column_name(name))) for name in covariates)
+    steps = []
+    for step in design.calibration:
+        if isinstance(step, PostStratification | Raking):
+            names = (step.name,) if isinstance(step, PostStratification) else step.names
+            steps.append((step, tuple(unique(column_name("cal", n)) for n in names)))
+        elif isinstance(step, LinearCalibration):
+            steps.append((step, tuple(unique(column_name("cal", n)) for n in step.names)))
+        else:
+            raise DesignError(f"cannot export a calibration step of type {type(step).__name__}")
+    cols = tuple((pv, tuple(unique(column_name(pv.question, label)) for label in pv.labels))
+                 for pv in questions)
+    noise = bool(randomization_fractions(design).any())
+    reps = tuple(f"rep_{r + 1}" for r in range(replicates.count)) if replicates else ()
+    return Layout(cols, cov, tuple(steps), noise, reps)
+
+
+def _number(value: float) -> str:
+    return repr(float(value)) if math.isfinite(value) else ""
+
+
+def write_csv(handle: IO[str], design: Design, ids: Sequence[str],
+              questions: Sequence[PseudoValues], covariates: Mapping[str, Sequence[Any]],
+              replicates: Replicates | None = None) -> Layout:
+    """The survey CSV (module docstring) to `handle`; returns its layout for the scripts."""
+    if len(ids) != design.n:
+        raise DesignError(f"{len(ids)} submission ids for a design of {design.n}")
+    plan = layout(design, questions, covariates, replicates)
+    header = ["submission_id", "weight"]
+    if design.stratum_count > 1:
+        header.append("stratum")
+    header.append("psu")
+    if design.has_fpc:
+        header.append("fpc")
+    header += [c for _, c in plan.covariates]
+    for _, columns in plan.calibration:
+        header += list(columns)
+    for _, columns in plan.questions:
+        header += list(columns)
+    if plan.noise:
+        for _, columns in plan.questions:
+            header += [f"ldp_noise_{c}" for c in columns]
+        header.append("ldp_fraction")
+    header += list(plan.replicate_columns)
+
+    base = design.base_weights
+    assert base is not None
+    fields: list[list[str]] = [list(ids), [_number(w) for w in base]]
+    if design.stratum_count > 1:
+        fields.append([design.stratum_labels[s] for s in design.strata.tolist()])
+    fields.append([f"{design.psu_labels[p][0]}/{design.psu_labels[p][1]}"
+                   if design.stratum_count > 1 else design.psu_labels[p][1]
+                   for p in design.psus.tolist()])
+    if design.has_fpc:
+        fields.append([_number(design.population_psus[s]) for s in design.strata.tolist()])
+    for name, _ in plan.covariates:
+        values = covariates[name]
+        if len(values) != design.n:
+            raise DesignError(f"covariate {name!r} has {len(values)} values for {design.n}")
+        fields.append(["" if v is None else _label(v) for v in values])
+    for step, _ in plan.calibration:
+        fields += _calibration_fields(step)
+    for pv, _ in plan.questions:
+        for j in range(pv.values.shape[1]):
+            fields.append([_number(v) if present else "" for v, present
+                           in zip(pv.values[:, j].tolist(), pv.present.tolist(), strict=True)])
+    if plan.noise:
+        for pv, _ in plan.questions:
+            for j in range(pv.noise.shape[1]):
+                fields.append([_number(v) if present else "" for v, present
+                               in zip(pv.noise[:, j].tolist(), pv.present.tolist(),
+                                      strict=True)])
+        fractions = randomization_fractions(design)[design.strata]
+        fields.append([_number(v) for v in fractions.tolist()])
+    if replicates is not None:
+        for weights in _replicate_weights(design, replicates):
+            fields.append([_number(v) for v in weights.tolist()])
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(zip(*fields, strict=True))
+    return plan
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _calibration_fields(step: Any) -> list[list[str]]:
+    if isinstance(step, PostStratification):
+        return [[str(label) for label in np.asarray(step.labels, dtype=object)[
+            step.model.joint].tolist()]]
+    if isinstance(step, Raking):
+        return [[str(v) for v in np.asarray(labels, dtype=object)[level[step.model.joint]]]
+                for labels, level in zip(step.labels, step.levels, strict=True)]
+    assert isinstance(step, LinearCalibration)
+    return [[_number(v) for v in column.tolist()] for column in step.model.rows.T]
+
+
+def _replicate_weights(design: Design, replicates: Replicates) -> list[np.ndarray]:
+    base = design.base_weights
+    assert base is not None
+    out = []
+    for r in range(replicates.count):
+        weights = base * replicates.factors[r][design.psus]
+        for step in design.calibration:
+            weights = step.recalibrate(weights)
+        out.append(weights)
+    return out
+
+
+# --- the R script ------------------------------------------------------------------------------
+
+
+def _r_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _r_numbers(values: Sequence[float] | np.ndarray) -> str:
+    return "c(" + ", ".join(repr(float(v)) for v in np.asarray(values).tolist()) + ")"
+
+
+def r_script(csv_file: str, design: Design, plan: Layout, replicates: Replicates | None,
+             confidence: float = 0.95) -> str:
+    """An R script that reads the CSV and prints every question's estimates with ldpsurvey's
+    standard errors (module docstring)."""
+    lines = [
+        "# Generated by `ldpsurvey export --format survey-csv`: design-based estimates from",
+        "# the pseudo-values (each respondent's unbiased estimate of their answer;",
+        "# docs/design-based.md).",
+        "suppressPackageStartupMessages(library(survey))",
+        f"options(survey.lonely.psu = {_r_string(design.lonely_psu)})",
+        f"d <- read.csv({_r_string(csv_file)}, colClasses = c(submission_id = \"character\"))",
+        "# columns: " + "; ".join(f"{pv.question}: {', '.join(cols)}"
+                                  for pv, cols in plan.questions),
+    ]
+    for step, columns in plan.calibration:
+        lines += _r_categories(step, columns)
+    strata = ", strata = ~stratum" if design.stratum_count > 1 else ""
+    fpc = ", fpc = ~fpc" if design.has_fpc else ""
+    lines.append(f"des <- svydesign(ids = ~psu{strata}, weights = ~weight{fpc}, data = d, "
+                 "nest = TRUE)")
+    for step, columns in plan.calibration:
+        lines += _r_calibration(step, columns)
+    if replicates is not None:
+        lines.append("# replicate weights: each replicate's final (recalibrated) weight")
+        kind = {"jk1": "JK1", "jkn": "JKn", "bootstrap": "bootstrap"}[replicates.kind]
+        lines.append(
+            f"des <- svrepdesign(data = d, repweights = \"^rep_[0-9]+$\", "
+            f"weights = weights(des), type = \"{kind}\", combined.weights = TRUE, "
+            f"scale = {replicates.scale!r}, rscales = {_r_numbers(replicates.rscales)}, "
+            "mse = FALSE)")
+    z = f"qnorm({0.5 + confidence / 2!r})"
+    lines += [
+        "# with an fpc, the share of the randomization's variance the design formula leaves out",
+        "ldp_added <- function(columns, w) {",
+        "  if (is.null(d$ldp_fraction)) return(0 * seq_along(columns))",
+        "  sapply(columns, function(col) {",
+        "    present <- !is.na(d[[col]])",
+        "    a <- ifelse(present, w, 0) / sum(w[present])",
+        "    sum(d$ldp_fraction * a^2 * ifelse(present, d[[paste0(\"ldp_noise_\", col)]], 0))",
+        "  })",
+        "}",
+        "ldp_estimates <- function(columns) {",
+        "  est <- svymean(reformulate(columns), des, na.rm = TRUE)",
+        "  se <- sqrt(diag(vcov(est)) + ldp_added(columns, weights(des, \"sampling\")))",
+        f"  data.frame(estimate = coef(est), std_error = se, ci_low = coef(est) - {z} * se,",
+        f"             ci_high = coef(est) + {z} * se)",
+        "}",
+    ]
+    lines.append("ldp_results <- list()")
+    for pv, columns in plan.questions:
+        cols = "c(" + ", ".join(_r_string(c) for c in columns) + ")"
+        lines.append(f"ldp_results[[{_r_string(pv.question)}]] <- ldp_estimates({cols})")
+    lines.append("for (q in names(ldp_results)) { cat(\"\\n\", q, \"\\n\"); "
+                 "print(ldp_results[[q]]) }")
+    return "\n".join(lines) + "\n"
+
+
+def _r_categories(step: Any, columns: tuple[str, ...]) -> list[str]:
+    """Calibration categories as factors whose first level is ldpsurvey's reference."""
+    if isinstance(step, LinearCalibration):
+        return []
+    groups = (step.labels,) if isinstance(step, PostStratification) else step.labels
+    return [f"d${column} <- factor(d${column}, levels = "
+            f"c({', '.join(_r_string(str(label)) for label in labels)}))"
+            for column, labels in zip(columns, groups, strict=True)]
+
+
+def _r_calibration(step: Any, columns: tuple[str, ...]) -> list[str]:
+    if isinstance(step, PostStratification):
+        labels = ", ".join(_r_string(str(label)) for label in step.labels)
+        return [f"des <- postStratify(des, ~{columns[0]}, data.frame({columns[0]} = c({labels}),"
+                f" Freq = {_r_numbers(step.totals)}))"]
+    if isinstance(step, Raking):
+        # calibrate(calfun = "raking") reaches rake()'s weights and linearizes exactly (rake()
+        # itself approximates the linearization: docs/design-based.md)
+        totals = [float(step.totals[0].sum())]
+        for total in step.totals:
+            totals += [float(t) for t in total[1:]]
+        return [f"des <- calibrate(des, ~{' + '.join(columns)}, {_r_numbers(totals)}, "
+                f"calfun = \"raking\", epsilon = {max(step.tolerance, 1e-13)!r}, "
+                f"maxit = {max(step.max_iterations, 50)})"]
+    assert isinstance(step, LinearCalibration)
+    lower, upper = step.bounds
+    bounds = ("" if (lower, upper) == (-math.inf, math.inf)
+              else f", bounds = c({lower!r}, {upper!r}), epsilon = {step.tolerance!r}, "
+                   f"maxit = {step.max_iterations}")
+    return [f"des <- calibrate(des, ~0 + {' + '.join(columns)}, {_r_numbers(step.totals)}, "
+            f"calfun = \"linear\"{bounds})"]
+
+
+# --- Stata ---------------------------------------------------------------------------------
+
+
+def stata_script(csv_file: str, design: Design, plan: Layout,
+                 replicates: Replicates | None) -> str:
+    """Stata lines: import, svyset, svy: mean. Calibration is in the weights only when
+    replicates carry it (Stata's svyset has no raking); the comments say what differs."""
+    lines = [f"* Generated by `ldpsurvey export --format survey-csv` ({csv_file})",
+             f"import delimited using \"{csv_file}\", clear varnames(1) stringcols(1)"]
+    strata = " strata(stratum)" if design.stratum_count > 1 else ""
+    fpc = " fpc(fpc)" if design.has_fpc else ""
+    single = f" singleunit({STATA_SINGLE_UNIT[design.lonely_psu]})"
+    if replicates is None:
+        if design.calibration:
+            lines.append("* calibration: Stata's svyset does not rake or calibrate; use "
+                         "replicate weights (export --replicates) or R's script for it")
+        lines.append(f"svyset psu [pweight=weight],{strata}{fpc}{single} vce(linearized)")
+    else:
+        first, last = plan.replicate_columns[0], plan.replicate_columns[-1]
+        if replicates.kind == "bootstrap":
+            lines.append(f"svyset [pweight=weight], bsrweight({first}-{last}) "
+                         f"bsn(1) vce(bootstrap) mse")
+            lines.append(f"* R's scale for these replicates is {replicates.scale!r}; Stata's "
+                         "bootstrap uses 1/R: multiply Stata's variances by "
+                         f"{replicates.scale * replicates.count!r}")
+        else:
+            lines.append(f"svyset [pweight=weight], jkrweight({first}-{last}) vce(jackknife) "
+                         "mse")
+            lines.append("* JKn multipliers: each replicate's (n_h - 1)/n_h (times 1 - f_h) is "
+                         "R's rscales; see the R script")
+    if plan.noise:
+        lines.append("* with an fpc, add the randomization term: sum of ldp_fraction * a_i^2 * "
+                     "ldp_noise_<column> (a_i = weight / sum of weights), as the R script does")
+    for pv, columns in plan.questions:
+        lines.append(f"svy: mean {' '.join(columns)}  // {pv.question}")
+    return "\n".join(lines) + "\n"
