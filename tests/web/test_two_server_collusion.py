@@ -72,3 +72,4 @@ def test_plan_names_the_same_questions_as_readable(local: bool) -> None:
         assert "could put the halves back together and read every answer" in statement
     on_cli = [question_privacy(q) for q in survey.questions]
     assert [READ in text for text in on_cli] == [q.id in readable for q in survey.questions]
+

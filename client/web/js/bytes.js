@@ -20,13 +20,19 @@ export function b64url(bytes) {
   return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** Bytes of (unpadded or padded) base64url text; null when it is not base64url. */
+/** Bytes of (unpadded or padded) base64url text; null when it is not base64url. Strict, as
+ * shared/two_server/config.py from_b64url: incomplete padding, a length of 4n + 1 or bits set
+ * past the last byte are refused (atob would ignore the bits). */
 export function fromB64url(text) {
   if (typeof text !== "string" || !/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return null;
-  const b64 = text.replace(/=+$/, "").replace(/-/g, "+").replace(/_/g, "/");
+  const body = text.replace(/=+$/, "");
+  if ((body !== text && text.length % 4) || body.length % 4 === 1) return null;
+  const b64 = body.replace(/-/g, "+").replace(/_/g, "/");
+  let bytes;
   try {
-    return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+    bytes = Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
   } catch {
     return null;
   }
+  return b64url(bytes) === body ? bytes : null;
 }
