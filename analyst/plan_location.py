@@ -1,25 +1,21 @@
 """Planning a location question: the margin n respondents buy on its regions (and on a cell).
 
-A location question's estimate is EM over the grid's channel (shared/location_estimate.py), not
-a linear estimator with a closed-form variance, so its plan is simulated: n reports from a
-uniform truth over the grid (seeded), estimated as the server would, and the bootstrap spread
-of each region's share (and the median cell's) turned into a one-report variance V1 = SD²·n.
-As for other questions a margin m then needs n = z²·V1/m² respondents: for EM this √n scaling
-is an approximation (its spread depends on the truth and shrinks a little faster than 1/√n
-while the fit is smoothing), so `simulate` is the check for a given design.
+A location question's numbers are the unbiased linear estimates through the grid's channel
+(shared/location_linear.py), whose worst-case variance over every truth is exact and known
+before any report arrives: one report's V1 per region (and for the median cell), and, as for
+every other question, a margin m needs n = z²·V1/m² respondents. The report uses the same
+variance, so a plan's margin is the half-width the report will show. EM's map has no margin;
+`simulate` shows it against a clustered truth.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..shared.location_estimate import fit, operator
+from ..shared.location_linear import indicators, unbiased_weights, worst_variance_one
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Question
 from .planner import PlanRow, QuestionPlan, _row
-
-PILOT_N = 20_000
-_SEED = 21
 
 
 def plan_location(question: Question, *, margin: float | None = None, n: int | None = None,
@@ -27,18 +23,18 @@ def plan_location(question: Question, *, margin: float | None = None, n: int | N
     """Rows per region (configured: they decide n) and one for a single cell (not planned:
     at survey sizes it is noise)."""
     mechanism = mechanism_for(question)
-    pilot = n if n is not None else PILOT_N
-    rng = np.random.default_rng(_SEED)  # simulation only
-    answers = rng.integers(0, mechanism.k, size=pilot)
-    counts = np.bincount(mechanism.perturb_many(answers, rng), minlength=mechanism.k)
-    fitted = fit(operator(mechanism.geo), counts)
-    rows: list[PlanRow] = []
-    for name, members in mechanism.groups.items():
-        spread = fitted.replicates[:, list(members)].sum(axis=1).std(ddof=1)
-        rows.append(_row(f"region {name}", float(spread) ** 2 * pilot, margin, n, confidence,
-                         False, True))
-    cell = float(np.median(fitted.replicates.std(axis=0, ddof=1)))
-    rows.append(_row("one cell (median)", cell**2 * pilot, margin, n, confidence, False, False))
+    k = mechanism.k
+    regions = [list(members) for members in mechanism.groups.values()]
+    targets = np.concatenate([indicators(k, regions), np.eye(k)], axis=1)
+    channel = mechanism.geo.dense
+    weights = unbiased_weights(channel, targets)
+    one = (worst_variance_one(channel, weights, targets) if weights is not None
+           else np.full(targets.shape[1], np.inf))
+    rows: list[PlanRow] = [_row(f"region {name}", float(v), margin, n, confidence, False, True)
+                           for name, v in zip(mechanism.groups, one[:len(regions)],
+                                              strict=True)]
+    rows.append(_row("one cell (median)", float(np.median(one[len(regions):])), margin, n,
+                     confidence, False, False))
     return QuestionPlan(question=question.id, question_type="location", k=question.k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
                         margin_unit="proportion")
@@ -48,5 +44,5 @@ def describe_location(question: Question) -> str:
     grid = question.location
     return (f"location, {grid.rows} x {grid.cols} cells of {grid.cell_km:g} km, epsilon_geo="
             f"{grid.epsilon_geo:g}/km (plain epsilon {question.epsilon:g}), "
-            f"{len(question.groups)} region(s); EM shares simulated at a uniform truth "
-            f"(bootstrap spread of a {PILOT_N:,}-report pilot, or of --n reports)")
+            f"{len(question.groups)} region(s); unbiased shares, worst-case variance over "
+            f"every truth")

@@ -3,11 +3,15 @@
 Run: .venv/bin/python bench/bench_location.py [--quick]. Prints numbers, asserts nothing.
 - certification at build of a 20 x 20 grid (a fresh channel: exact weights, totals, the exact
   plain ε and the geo-indistinguishability check), target < 1 s; 32 x 32 for scale;
-- estimation from 10^5 reports (EM + bootstrap intervals), target < 2 s;
+- estimation from 10^5 reports (EM + the linear estimates of cells, regions and the map's
+  resolution), target < 2 s;
+- EM's convergence (issue 32): passes, time and the certified gap at the end, at n = 20,000
+  and ε_geo in {0.5, 2}, under the old cap of 600 passes and the current `MAX_PASSES`;
 - accuracy (seeded simulation, not a report path): total-variation error of the shares of a
   partition of the grid into 16 regions (4 x 4 blocks of 5 x 5 cells), at n in {2,000, 20,000}
   and ε_geo in {0.5, 2} per km (1 km cells), EM against the raw share of reports per region,
-  with the coverage of EM's region intervals. Truth: the simulator's two clusters.
+  with the coverage and mean half-width of the report's (linear) 95% region intervals. Truth:
+  the simulator's two clusters.
 - the page (real Chromium, as bench_web.py): building the 20 x 20 mechanism (re-deriving and
   certifying it) once, and randomizing one answer with crypto.getRandomValues, target < 10 ms.
 """
@@ -20,7 +24,8 @@ import time
 import numpy as np
 from ldpsurvey.analyst.simulate_location import location_weights
 from ldpsurvey.shared.location_channel import GeoChannel, GridShape
-from ldpsurvey.shared.location_estimate import fit, operator
+from ldpsurvey.shared.location_estimate import MAX_PASSES, em, fit, operator
+from ldpsurvey.shared.location_linear import indicators, linear_shares
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 
@@ -59,25 +64,42 @@ def accuracy(epsilon_geo: float, n: int, runs: int, seed: int) -> dict[str, floa
     mechanism = mechanism_for(survey(20, 20, epsilon_geo).questions[0])
     op = operator(mechanism.geo)
     regions = [list(m) for m in mechanism.groups.values()]
+    targets = indicators(400, regions)
     truth_cells = location_weights(20, 20)
     rng = np.random.default_rng(seed)
-    tv_em, tv_raw, covered, total = [], [], 0, 0
+    tv_em, tv_raw, covered, total, half = [], [], 0, 0, []
     for _ in range(runs):
         answers = rng.choice(400, size=n, p=truth_cells)
         truth = np.array([np.bincount(answers, minlength=400)[r].sum() / n for r in regions])
         counts = np.bincount(mechanism.perturb_many(answers, rng), minlength=400)
         fitted = fit(op, counts)
-        em = np.array([fitted.f[r].sum() for r in regions])
+        em_shares = np.array([fitted.f[r].sum() for r in regions])
         raw = np.array([counts[r].sum() / n for r in regions])
-        boot = np.stack([fitted.replicates[:, r].sum(axis=1) for r in regions], axis=1)
-        lo, hi = np.quantile(boot, [0.025, 0.975], axis=0)
+        lo, hi = linear_shares(mechanism.geo.dense, targets, counts).interval(0.95)
         covered += int(((lo <= truth) & (truth <= hi)).sum())
         total += len(regions)
-        tv_em.append(0.5 * np.abs(em - truth).sum())
+        half.append(float(np.mean(hi - lo) / 2))
+        tv_em.append(0.5 * np.abs(em_shares - truth).sum())
         tv_raw.append(0.5 * np.abs(raw - truth).sum())
     return {"em": float(np.mean(tv_em)), "em_sd": float(np.std(tv_em, ddof=1)),
             "raw": float(np.mean(tv_raw)), "raw_sd": float(np.std(tv_raw, ddof=1)),
-            "coverage": covered / total, "plain": mechanism.realized_epsilon()}
+            "coverage": covered / total, "half": float(np.mean(half)),
+            "plain": mechanism.realized_epsilon()}
+
+
+def convergence(epsilon_geo: float, n: int, runs: int, cap: int) -> list[tuple[int, float, float]]:
+    """(passes, seconds, certified gap) of EM per run, seeds 0..runs-1, at a pass cap."""
+    mechanism = mechanism_for(survey(20, 20, epsilon_geo).questions[0])
+    op = operator(mechanism.geo)
+    out = []
+    for seed in range(runs):
+        rng = np.random.default_rng(seed)
+        answers = rng.choice(400, size=n, p=location_weights(20, 20))
+        counts = np.bincount(mechanism.perturb_many(answers, rng), minlength=400)
+        start = time.perf_counter()
+        result = em(op, counts / n, max_passes=cap)
+        out.append((result.passes, time.perf_counter() - start, float(result.gap[0])))
+    return out
 
 
 PAGE = """async ([root, question, repeats]) => {
@@ -130,10 +152,21 @@ def main() -> None:
     for rows, eps in ((20, 0.5), (20, 2.0), (32, 0.5)):
         print(f"  {rows} x {rows}, ε_geo {eps}/km, 1 km cells: "
               f"{time_certification(rows, rows, eps, repeats) * 1000:.0f} ms")
-    print("estimation from 10^5 reports (EM + bootstrap), 20 x 20:")
+    print("estimation from 10^5 reports (EM + linear estimates), 20 x 20:")
     for eps in (0.5, 2.0):
         best, median = time_estimation(eps, 100_000, repeats)
         print(f"  ε_geo {eps}/km: best {best:.2f} s, median {median:.2f} s")
+    print(f"EM convergence at n = 20,000, 20 x 20, {runs} runs (rule: gap <= 1e-6 nats per "
+          f"report): passes, seconds, gap (min / median / max)")
+    for eps in (0.5, 2.0):
+        for cap in (600, MAX_PASSES):
+            r = np.array(convergence(eps, 20_000, runs, cap))
+            capped = int((r[:, 2] > 1e-6).sum())
+            print(f"  ε_geo {eps}/km, cap {cap:>6,}: passes {r[:, 0].min():.0f} / "
+                  f"{np.median(r[:, 0]):.0f} / {r[:, 0].max():.0f}; s {r[:, 1].min():.2f} / "
+                  f"{np.median(r[:, 1]):.2f} / {r[:, 1].max():.2f}; gap {r[:, 2].min():.1e} / "
+                  f"{np.median(r[:, 2]):.1e} / {r[:, 2].max():.1e}; not converged in "
+                  f"{capped} of {runs}")
     for eps in (0.5, 2.0):
         page = time_page(eps, 200)
         if page is None:
@@ -144,12 +177,14 @@ def main() -> None:
               f"over 200 (target < 10 ms)")
     print(f"accuracy: TV error of 16 region shares, mean ± sd over {runs} runs, 20 x 20 grid "
           f"of 1 km cells")
-    print("  ε_geo/km  plain ε        n   EM TV            raw TV           EM 95% coverage")
+    print("  ε_geo/km  plain ε        n   EM TV            raw TV           95% coverage, "
+          "mean half-width (linear)")
     for eps in (0.5, 2.0):
         for n in (2_000, 20_000):
             r = accuracy(eps, n, runs, seed=int(eps * 10) + n)
             print(f"  {eps:<8}  {r['plain']:7.3f}  {n:7,}   {r['em']:.4f} ± {r['em_sd']:.4f}"
-                  f"  {r['raw']:.4f} ± {r['raw_sd']:.4f}  {r['coverage']:.0%}")
+                  f"  {r['raw']:.4f} ± {r['raw_sd']:.4f}  {r['coverage']:.0%}, "
+                  f"±{r['half']:.3f}")
 
 
 if __name__ == "__main__":

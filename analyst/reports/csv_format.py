@@ -1,5 +1,6 @@
 """CSV: one row per (question, option); groups, means and distribution values are rows too,
-told apart by the `kind` column. Numbers are raw (shares in [0, 1], means in answer units)."""
+told apart by the `kind` column; a question's warnings (kind `warning`, the text in `option`)
+come first. Numbers are raw (shares in [0, 1], means in answer units)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def render_csv(report: Report) -> str:
     writer.writerow(COLUMNS)
     version = report.estimates.get("version", "")
     for q in report.questions():
+        for warning in q.warnings:  # e.g. a location map that cannot be read at this n
+            writer.writerow([report.survey["id"], version, q.id, "warning", warning, "",
+                             q.mechanism, repr(q.epsilon), q.n, q.confidence,
+                             *("" for _ in NUMBER_FIELDS)])
         for r in q.rows:
             writer.writerow([report.survey["id"], version, q.id, r.kind, r.label,
                              "|".join(r.members), q.mechanism, repr(q.epsilon), q.n,

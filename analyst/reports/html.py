@@ -20,9 +20,10 @@ from .model import (
     epsilon_cell,
     hidden_options_note,
     listed_options,
+    shows_negative,
     value_cells,
 )
-from .text import EXPLANATION
+from .text import explanation
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
@@ -46,6 +47,7 @@ tr.group td{background:#f4f8ee}tr.mean td{background:#fff8e6;font-weight:600}
 .explain{background:#f3f6fb;border-left:4px solid #3b6ea8;padding:6px 18px;margin:18px 0}
 .explain h3{font-size:1em;margin:.8em 0 .1em}.explain p{margin:.1em 0 .6em}
 .note{color:#57606a;font-size:.9em}
+.warn{background:#fff4e5;border-left:4px solid #c2410c;padding:6px 12px;margin:8px 0}
 details summary{cursor:pointer;color:#3b6ea8}
 .scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}
 h1,h2,p,li,.qid{overflow-wrap:anywhere}
@@ -84,7 +86,7 @@ def render_html(report: Report) -> str:
         _card("confidence level", conf),
         "</div>",
         _budget(report),
-        _explanation(),
+        _explanation(shows_negative(questions)),
     ]
     for q in questions:
         parts.append(_question(q, report))
@@ -108,9 +110,9 @@ def _budget(report: Report) -> str:
             f"<td>{report.total_epsilon:g}</td></tr></table></div>")
 
 
-def _explanation() -> str:
+def _explanation(negative: bool) -> str:
     body = "".join(f"<h3>{escape(title)}</h3><p>{escape(text)}</p>"
-                   for title, text in EXPLANATION)
+                   for title, text in explanation(negative))
     return f'<div class="explain"><h2>How to read this report</h2>{body}</div>'
 
 
@@ -121,6 +123,7 @@ def _question(q: QuestionView, report: Report) -> str:
     out = [f'<section class="q" id="q-{escape(q.id)}">',
            f'<h2>{escape(q.text)}</h2><div class="qid">{escape(q.id)}</div>',
            f'<p class="meta">{meta}</p>']
+    out += [f'<p class="warn" role="note"><b>Warning:</b> {escape(w)}</p>' for w in q.warnings]
     out += [f'<p class="note">{escape(n)}</p>' for n in q.notes]
     chart = location_chart_png(q) if q.type == "location" else chart_png(q, report.truth)
     if chart is None:

@@ -13,9 +13,10 @@ from .model import (
     epsilon_cell,
     hidden_options_note,
     listed_options,
+    shows_negative,
     value_cells,
 )
-from .text import EXPLANATION_MD
+from .text import explanation_md
 
 
 def render_markdown(report: Report) -> str:
@@ -27,9 +28,10 @@ def render_markdown(report: Report) -> str:
     lines += [f"| {md_escape(q.get('text') or q['id'])} `{q['id']}` | {epsilon_cell(q)} |"
               for q in report.survey["questions"]]
     lines += [f"| **total per respondent** | **{report.total_epsilon:g}** |", ""]
-    for q in report.questions():
+    questions = report.questions()
+    for q in questions:
         lines += _question(q, report)
-    lines += ["## Reading these numbers", "", EXPLANATION_MD, ""]
+    lines += ["## Reading these numbers", "", explanation_md(shows_negative(questions)), ""]
     return "\n".join(lines)
 
 
@@ -37,6 +39,7 @@ def _question(q: QuestionView, report: Report) -> list[str]:
     out = [f"## {md_escape(q.text or q.id)}", "",
            f"`{q.id}`: {q.type}, mechanism `{q.mechanism}`, epsilon {q.epsilon:g}, n = {q.n:,}"
            + (" (optional)" if q.optional else ""), ""]
+    out += [f"> **Warning:** {md_escape(w)}" for w in q.warnings] + ([""] if q.warnings else [])
     out += [f"> {md_escape(note)}" for note in q.notes] + ([""] if q.notes else [])
     truth = report.truth
     header = ["kind", "option", *(c.header for c in columns(q, truth))]

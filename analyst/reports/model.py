@@ -74,6 +74,7 @@ class QuestionView:
     notes: list[str]
     min: int | None = None
     max: int | None = None
+    warnings: list[str] = field(default_factory=list)  # said first, in every format
 
     @property
     def is_numeric(self) -> bool:
@@ -181,7 +182,21 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         n=int(est.get("n") or 0), confidence=float(est.get("confidence", 0.95)),
                         optional=bool(qdef.get("optional", False)), rows=rows,
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
-                        max=qdef.get("max"))
+                        max=qdef.get("max"), warnings=list(est.get("warnings") or []))
+
+
+def shows_negative(questions: list[QuestionView]) -> bool:
+    """Whether a shown share estimate or interval reaches below zero: only then does a report
+    explain why an estimate can be negative (a table of shares that are all positive, e.g. a
+    location question's EM map, needs no such box)."""
+    for q in questions:
+        listed, _ = listed_options(q)
+        shown = listed + q.of_kind(GROUP) + (
+            q.of_kind(DISTRIBUTION) if q.distribution_is_informative() else [])
+        if any((r.estimate is not None and r.estimate < 0)
+               or (r.ci_low is not None and r.ci_low < 0) for r in shown):
+            return True
+    return False
 
 
 def epsilon_cell(question: Mapping[str, Any]) -> str:

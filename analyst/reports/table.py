@@ -38,6 +38,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
     head = [f"{q.id}: {q.text}",
             f"  {q.type}, {q.mechanism}, epsilon {q.epsilon:g}, n = {q.n:,}"
             + (" (optional)" if q.optional else "")]
+    head += [f"  WARNING: {warning}" for warning in q.warnings]
     head += [f"  note: {note}" for note in q.notes]
     truth = report.truth
     header = ["", *(c.header for c in columns(q, truth))]

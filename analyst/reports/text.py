@@ -28,4 +28,13 @@ EXPLANATION: tuple[tuple[str, str], ...] = (
      "the survey's total."),
 )
 
-EXPLANATION_MD = "\n\n".join(f"**{title}.** {body}" for title, body in EXPLANATION)
+NEGATIVE_TITLE = "Why an estimate can be negative"
+
+
+def explanation(negative: bool) -> tuple[tuple[str, str], ...]:
+    """The explanation, with the box on negative estimates only where one is shown."""
+    return tuple(item for item in EXPLANATION if negative or item[0] != NEGATIVE_TITLE)
+
+
+def explanation_md(negative: bool) -> str:
+    return "\n\n".join(f"**{title}.** {body}" for title, body in explanation(negative))

@@ -4,8 +4,9 @@ The true answer is a cell of the grid; the report is a cell index in [0, rows·c
 the exact channel P(z | x) = W_D(x,z)/Z_x (exponential mechanism with rounded-up distances).
 Two privacy numbers: ε_geo per km (cells d km apart are e^(ε_geo·d)-indistinguishable) and the
 plain LDP ε, the exact largest log-ratio between any two cells, which the ledger books and
-which the question's `epsilon` must cover. Estimation: EM over the exact channel with parametric
-bootstrap intervals (shared/location_estimate.py).
+which the question's `epsilon` must cover. Estimation: the unbiased linear estimate through the
+channel with its exact worst-case variance for the numbers, EM for the map
+(shared/location_estimate.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate
-from ..errors import PrivacyCheckError
+from ..errors import DesignError, PrivacyCheckError
 from ..estimates import Estimate
 from ..exact import PrivacyLoss
 from ..location_channel import QUANTUM, GeoChannel, GridShape, geo_channel
@@ -133,6 +134,18 @@ class GeoExp(IndexReports, Mechanism):
 
         assert isinstance(aggregate, CountAggregate)
         return estimate_location(self, aggregate.counts, confidence)
+
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """Row z of the channel's inverse for each report z (contract 5): the per-respondent
+        terms of the unbiased linear estimate the report's intervals stand on
+        (shared/location_linear.py); E[row | true cell x] = e_x."""
+        from ..location_linear import unbiased_weights
+
+        weights = unbiased_weights(self.geo.dense, np.eye(self.k))
+        if weights is None:
+            raise DesignError(f"{self.name}: this grid's channel cannot be inverted in floating "
+                              f"point (ε_geo·cell size too small), so no pseudo-values")
+        return weights[np.asarray(reports).astype(np.int64).reshape(-1)]
 
     def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
         return CountAggregate.from_dict(data, size=self.k)

@@ -112,11 +112,26 @@ def test_pseudo_values_are_unbiased_given_each_answer(make) -> None:
         assert np.all(np.abs(z.mean(axis=0) - target) < 5 * se + 1e-12)
 
 
-def test_a_mechanism_without_a_linear_debias_is_refused_with_the_reason() -> None:
+def test_location_pseudo_values_are_unbiased_and_average_to_the_estimate() -> None:
+    """The location estimate is linear through the channel's inverse (issue 32): its
+    pseudo-values are rows of that inverse, unbiased for every true cell, averaging to the
+    report's estimate."""
     from ldpsurvey.shared.mechanisms.location import GeoExp, cell_label
 
     labels = [cell_label(r, c) for r in range(1, 4) for c in range(1, 4)]
     geo = GeoExp(10.0, labels, rows=3, cols=3, cell_km=1.0, epsilon_geo=1.0,
                  question_id="where")
+    z = geo.pseudo_values(np.arange(9))
+    np.testing.assert_allclose(geo.geo.dense @ z, np.eye(9), atol=1e-9)
+    reports = np.array([0, 4, 8, 4, 4, 1])
+    estimate = geo.estimate(geo.aggregate_many(reports))
+    np.testing.assert_allclose(geo.pseudo_values(reports).mean(axis=0),
+                               [c.estimate for c in estimate.categories], atol=1e-12)
+
+
+def test_a_mechanism_without_a_linear_debias_is_refused_with_the_reason() -> None:
+    class Nonlinear(GRR):
+        joint_reports = ""
+
     with pytest.raises(DesignError, match="no linear debias"):
-        geo.pseudo_values(np.array([0, 4, 8]))
+        Nonlinear(1.0, ("a", "b", "c"), question_id="where").pseudo_values(np.array([0, 1]))
