@@ -103,6 +103,7 @@ def convergence(epsilon_geo: float, n: int, runs: int, cap: int) -> list[tuple[i
 
 
 PAGE = """async ([root, question, repeats]) => {
+  await (await import(root + "js/optional.js")).loadFor({ questions: [question] });
   const M = await import(root + "js/mechanisms.js");
   const t0 = performance.now();
   const mech = M.mechanismFor(question);

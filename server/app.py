@@ -17,7 +17,7 @@ from .http_request import STORE_EXTENSION
 from .store import open_store
 from .submissions import CHILD_PLAN, MAX_BATCH
 from .submissions_wsgi import SubmissionsEndpoint
-from .web_page import STATIC_URL_PATH, add_security_headers, web_dir
+from .web_page import STATIC_URL_PATH, add_security_headers, static_file, web_dir
 from .web_page import bp as page_bp
 
 DEFAULTS: dict[str, Any] = {
@@ -52,6 +52,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(public_bp)
     app.register_blueprint(analyst_bp)
     app.register_blueprint(page_bp)
+    app.view_functions["static"] = static_file  # the page's files, gzip-compressed once
     from .two_server.api import init_leader
 
     init_leader(app)  # the two-server routes (and HPKE_KEY, AGGREGATE_EVERY)

@@ -4,6 +4,9 @@ and CORS for the origins an operator allows (never reflecting any other)."""
 from __future__ import annotations
 
 import base64
+import posixpath
+import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -142,14 +145,42 @@ def test_serve_refuses_a_bad_allow_origin_in_one_line(tmp_path):
 
 
 
-def test_index_preloads_exactly_the_modules_the_page_ships():
-    import re
+STATIC_IMPORT = re.compile(r'^\s*(?:import|export)\b[^;"\']*?\bfrom\s+"([^"]+)"'
+                           r'|^\s*import\s+"([^"]+)"', re.M)
+DYNAMIC_IMPORT = re.compile(r'\bimport\("\./([^"]+)\.js"\)')
+OPTIONAL = {"location", "grid_picker", "hpke", "twoserver/flow", "twoserver/upload",
+            "twoserver/verify", "prio3/vdaf"}
 
+
+def static_imports(js: Path, start: str) -> set[str]:
+    """The modules `start` (a path under js/ without .js) imports statically, transitively."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for found in STATIC_IMPORT.findall((js / f"{module}.js").read_text(encoding="utf-8")):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(module),
+                                                       found[0] or found[1]))
+            todo.append(target.removesuffix(".js"))
+    return seen
+
+
+def test_index_preloads_exactly_the_modules_a_single_server_survey_loads():
+    """Every module app.js imports statically is preloaded; the location and two-server modules
+    are neither imported statically nor preloaded: optional.js imports them only for surveys
+    that use them (issue 32)."""
     from ldpsurvey.server.web_page import web_dir
 
     index = (web_dir() / "index.html").read_text()
     preloaded = set(re.findall(r'rel="modulepreload" href="js/([a-z0-9_/]+)\.js"', index))
     js = web_dir() / "js"
-    shipped = {p.relative_to(js).with_suffix("").as_posix()
-               for p in js.rglob("*.js")} - {"app", "boot"}  # not modules
-    assert preloaded == shipped
+    shipped = {p.relative_to(js).with_suffix("").as_posix() for p in js.rglob("*.js")}
+    static = static_imports(js, "app") - {"app"}
+    optional = set().union(*(static_imports(js, module) for module in DYNAMIC_IMPORT.findall(
+        (js / "optional.js").read_text(encoding="utf-8")))) - static
+    assert preloaded == static
+    assert optional >= OPTIONAL
+    assert shipped == static | optional | {"app", "boot"}  # boot.js: a classic script

@@ -5,8 +5,9 @@
   reason, except under CI (env CI=true), where it fails.
 - `web_root_url`: http://127.0.0.1:PORT/ serving client/web/ read-only (static_server.py).
 - `js_page`: one page per test module on an empty same-origin page, for
-  `page.evaluate` with `await import(web_root_url + "js/<module>.js")`. Tests must not
-  navigate it away; open your own `browser.new_page()` for that.
+  `page.evaluate` with `await import(web_root_url + "js/<module>.js")`, with every optional
+  module (location, two-server: js/optional.js) already loaded. Tests must not navigate it
+  away; open your own `browser.new_page()` for that.
 - `deployment`: a real `ldpsurvey serve` (allowing CORS from a second loopback origin, the
   designer's "own site" where exported pages are hosted); `context` and `page`: a fresh
   browser profile per test (its own IndexedDB) and a tab that records script errors and CSP
@@ -66,6 +67,8 @@ def js_page(browser: Any, web_root_url: str) -> Iterator[Any]:
     page = browser.new_page()
     try:
         page.goto(web_root_url + TEST_PAGE)
+        page.evaluate("async (root) => (await import(root + 'js/optional.js')).loadAll()",
+                      web_root_url)
         yield page
     finally:
         page.close()

@@ -29,3 +29,97 @@ def test_no_request_of_the_page_fails_not_even_the_favicon(deployment, page):
     assert page.evaluate("document.querySelector('link[rel=icon]')?.href ?? ''").startswith(
         "data:image/svg+xml,")
     assert errors == []
+
+
+BUDGET_RAW = 200_000  # bytes a single-server survey's page loads (issue 10's target)
+BUDGET_GZIP = 64_000
+LOCATION_MODULES = ("js/location.js", "js/grid_picker.js")
+TWO_SERVER_MODULES = ("js/twoserver/flow.js", "js/twoserver/upload.js", "js/twoserver/verify.js",
+                      "js/hpke.js", "js/prio3/vdaf.js")
+
+
+def loaded_files(page: Any, url: str) -> dict[str, Any]:
+    """Open `url` and wait until the page is ready; every page file it loaded (the survey API
+    left out), by path under /s/: its headers, its bytes and its size on the wire."""
+    responses: list[Any] = []
+    page.on("response", lambda response: responses.append(response))
+    page.goto(url)
+    page.wait_for_selector(READY)
+    page.wait_for_function("document.readyState === 'complete'")
+    files = {}
+    for response in responses:
+        path = response.url.split("/s/", 1)[-1]
+        if "/api/" in response.url:
+            continue
+        assert response.status == 200, (response.status, response.url)
+        files[path] = {"headers": response.headers, "body": response.body(),
+                       "wire": response.request.sizes()["responseBodySize"]}
+    return files
+
+
+def test_a_single_server_surveys_page_is_within_budget_and_served_compressed(deployment, page):
+    """Issue 32: 209 kB with its modules (budget 200 kB raw, 64 kB gzipped), served
+    uncompressed. Counted in Chromium: every file the page of a plain survey loads."""
+    sid = deployment.new_survey()["id"]
+    files = loaded_files(page, deployment.page_url(sid))
+    raw = sum(len(f["body"]) for f in files.values())
+    wire = sum(f["wire"] for f in files.values())
+    assert sid in files and "js/app.js" in files and "js/mechanisms.js" in files
+    assert raw <= BUDGET_RAW, f"{raw:,} bytes raw"
+    assert wire <= BUDGET_GZIP, f"{wire:,} bytes on the wire"
+    for path, f in files.items():
+        assert f["headers"].get("content-encoding") == "gzip", path
+        assert "accept-encoding" in f["headers"].get("vary", "").lower(), path
+    assert not set(files) & {*LOCATION_MODULES, *TWO_SERVER_MODULES}, sorted(files)
+    assert page.problems == []
+
+
+def test_the_location_modules_load_only_for_a_location_survey(deployment, page):
+    from test_location_page import location_survey
+
+    sid = location_survey(deployment)["id"]
+    files = loaded_files(page, deployment.page_url(sid))
+    assert set(LOCATION_MODULES) <= set(files)
+    assert not set(files) & set(TWO_SERVER_MODULES), sorted(files)
+    assert page.locator(".grid-picker").count() == 1
+    assert page.problems == []
+
+
+def test_an_exported_location_page_loads_its_modules_and_answers_offline(deployment, context,
+                                                                          page):
+    """An exported copy (on the designer's static site) imports the location modules from that
+    site; once the page is ready it needs nothing more from the network: answered offline, the
+    report is kept and delivered when the browser is back online."""
+    from test_location_page import location_survey
+
+    sid = location_survey(deployment)["id"]
+    url = deployment.export(sid)
+    files = loaded_files(page, url)
+    assert {f"{sid}/{m}" for m in LOCATION_MODULES} <= {p.split("/", 3)[-1] for p in files}, \
+        sorted(files)
+    context.set_offline(True)
+    page.locator("[role=gridcell][tabindex='0']").focus()
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    page.click("#send")
+    page.wait_for_selector("body[data-delivery=pending]")
+    assert deployment.stored(sid) == []
+    context.set_offline(False)
+    page.click("#retry")
+    page.wait_for_selector("body[data-delivery=sent]")
+    (stored,) = deployment.stored(sid)
+    assert isinstance(stored["answers"]["home"], int)
+    assert page.problems == []
+
+
+def test_a_module_that_fails_to_load_is_said_plainly(deployment, page):
+    from test_location_page import location_survey
+
+    sid = location_survey(deployment)["id"]
+    page.route("**/js/location.js", lambda route: route.fulfill(status=404, body="missing"))
+    page.goto(deployment.page_url(sid))
+    page.wait_for_selector("body[data-state=refused]")
+    status = page.locator("#status").inner_text()
+    assert "could not load the code this survey needs" in status
+    assert "Nothing was randomized or sent" in status

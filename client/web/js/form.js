@@ -3,7 +3,7 @@
 
 import { el } from "./dom.js";
 import { DISCLOSED_WORDS } from "./mechanisms.js";
-import { cellText, gridInputs, readCell } from "./grid_picker.js";
+import { loaded } from "./optional.js";  // grid_picker.js, for location questions only
 import { questionPrivacy } from "./odds.js";
 
 const SELECT_ABOVE = 12; // more options than this: a <select> instead of radios
@@ -14,7 +14,7 @@ const fieldName = (index) => `q${index}`;
 /** The answer a respondent sees for a domain value of a question. */
 export function answerText(q, value) {
   if (q.type === "binary") return value ? "Yes" : "No";
-  if (q.type === "location") return cellText(q, value);
+  if (q.type === "location") return loaded("gridPicker").cellText(q, value);
   return String(value);
 }
 
@@ -42,7 +42,7 @@ function choice(name, position, value, text) {
 }
 
 function inputsFor(q, name, describedBy) {
-  if (q.type === "location") return gridInputs(q, name, describedBy);
+  if (q.type === "location") return loaded("gridPicker").gridInputs(q, name, describedBy);
   if (q.type === "integer") {
     const id = `${name}-input`;
     return [
@@ -100,7 +100,7 @@ function readOne(form, q, index) {
     return { error: "Please answer this question (it is required)." };
   }
   if (q.type === "binary") return { value: raw === "true" };
-  if (q.type === "location") return readCell(q, raw);
+  if (q.type === "location") return loaded("gridPicker").readCell(q, raw);
   if (q.type === "integer") {
     const text = raw.trim();
     if (!/^[-+]?[0-9]+$/.test(text)) return { error: "Please enter a whole number." };

@@ -8,7 +8,7 @@
 
 import { canonicalSurveyText } from "./canonical.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
-import { TwoServerMismatch, checkTwoServer, hasLocalMechanism } from "./twoserver/verify.js";
+import { loadFor, loaded } from "./optional.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
 const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location"]);
@@ -157,8 +157,16 @@ export async function verifyDocument(doc, surveyId) {
   }
   refuseUnsafeNumbers(survey);
   checkShape(survey);
+  try {
+    await loadFor(survey);  // the location and two-server modules, only if it has them
+  } catch {
+    throw new Refusal("This page could not load the code this survey needs (the connection " +
+                      "dropped, or a file is missing from this copy of the page). Reload the " +
+                      "page to try again.");
+  }
   let twoServer = null;
   if (survey.collection !== undefined || survey.two_server !== undefined) {
+    const { TwoServerMismatch, checkTwoServer } = loaded("twoServerVerify");
     try {
       twoServer = checkTwoServer(survey);  // docs/two-server.md; twoserver/verify.js
     } catch (err) {
@@ -185,7 +193,8 @@ export async function verifyDocument(doc, surveyId) {
   }
   const mechanisms = new Map();
   for (const q of survey.questions) {
-    if (!hasLocalMechanism(survey, q)) continue;  // two-server without ε0: nothing to draw
+    // two-server without ε0: nothing to draw (twoserver/verify.js, loaded for such surveys)
+    if (twoServer && !loaded("twoServerVerify").hasLocalMechanism(survey, q)) continue;
     try {
       mechanisms.set(q.id, mechanismFor(q));
     } catch (err) {

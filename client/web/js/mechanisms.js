@@ -40,7 +40,7 @@ import {
 } from "./randomness.js";
 import { hmacSha256, toHex } from "./sha256.js";
 import { DESIGN_FITS, designCore } from "./designs.js";
-import { geoChannel, MAX_CELLS, MAX_SIDE, QUANTUM, spread } from "./location.js";
+import { loaded } from "./optional.js";  // location.js, for location questions only
 import { epsilonText } from "./odds.js";
 
 export class UnsupportedMechanism extends Error {
@@ -519,6 +519,7 @@ function cellLabels(grid) {
 }
 
 function checkLocation(question, where) {
+  const { MAX_CELLS, MAX_SIDE } = loaded("location");
   const grid = question.grid;
   if (grid === null || typeof grid !== "object" || !Number.isSafeInteger(grid.rows)
       || !Number.isSafeInteger(grid.cols) || grid.rows < 1 || grid.cols < 1
@@ -545,6 +546,7 @@ function checkLocation(question, where) {
 }
 
 function geoCore(epsilon, question) {
+  const { geoChannel, QUANTUM, spread } = loaded("location");
   const { rows, cols, cell_km: cellKm } = question.grid;
   let channel;
   try {

@@ -15,7 +15,7 @@ import { reviewList, sentList } from "./review.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
-import * as twoServer from "./twoserver/flow.js";
+import { loaded } from "./optional.js";
 
 const RETRY_SECONDS = 30;
 
@@ -39,6 +39,7 @@ export function target(cfg, loc) {
 
 const where = target(config, window.location);
 let randomSource = null;  // start() sets it: every report's noise comes from it
+let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-server survey only
 
 function status(...children) {
   replace(statusEl, el("p", {}, ...children));
@@ -295,6 +296,7 @@ async function main() {
     return refuse(`The server did not give the survey: ${err.message}.`);
   }
   const verified = await verifyDocument(doc, where.surveyId);
+  if (verified.twoServer) twoServer = loaded("twoServer");
   const { firstUse } = await checkTrust(verified, { origin: where.server, ...where });
   const { survey } = verified;
   document.title = survey.title;

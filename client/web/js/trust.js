@@ -6,7 +6,7 @@
 import { Refusal } from "./manifest.js";
 import { PolicyError, checkPolicy } from "./mechanisms.js";
 import { getTrust, putTrust, trustKey } from "./store.js";
-import { crosstabKey, crosstabsSent } from "./twoserver/upload.js";
+import { crosstabKey, crosstabsSent } from "./twoserver/crosstabs.js";
 
 /** Apply the device's checks to a verified survey, then remember its key and version. */
 export async function checkTrust(verified, { origin, surveyId, fingerprint, maxEpsilon }) {

@@ -22,6 +22,7 @@ import { seal } from "../hpke.js";
 import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
 import { prio3Count, prio3Histogram, prio3Sum } from "../prio3/vdaf.js";
+import { crosstabKey, crosstabsSent, questionOf } from "./crosstabs.js";
 
 const te = new TextEncoder();
 export const CTX_LABEL = "ldpsurvey two-server v1";
@@ -98,17 +99,7 @@ export function questionEncoding(q) {
   return { key: q.id, kind: "histogram", length: domainSize(q), max: 1, offset: 0 };
 }
 
-export const crosstabKey = (spec) => `crosstab:${spec.rows}:${spec.cols}`;
-
-export const questionOf = (survey, id) => survey.questions.find((q) => q.id === id);
-
-/** The declared crosstabs an upload measures (both questions answered), each with its central
- * ε: the smaller of its two questions' (shared/two_server/plans.py crosstab_epsilon). */
-export function crosstabsSent(survey, answered) {
-  return (survey.crosstabs || []).filter((spec) => answered.has(spec.rows) && answered.has(spec.cols))
-    .map((spec) => [spec, Math.min(questionOf(survey, spec.rows).central_epsilon,
-                                   questionOf(survey, spec.cols).central_epsilon)]);
-}
+export { crosstabKey, crosstabsSent, questionOf };  // crosstabs.js, re-exported for callers
 
 /** Every key of a two-server survey in upload order: questions, then crosstabs. */
 export function encodings(survey) {

@@ -1,0 +1,78 @@
+"""The page's files are served gzip-compressed when the browser accepts it (issue 32: 209 kB
+served uncompressed), with the headers a cache needs, compressed once rather than per request.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+from ldpsurvey.server import page_files as page_files_module
+from ldpsurvey.server.page_files import PageFiles
+from ldpsurvey.server.web_page import web_dir
+
+GZIP = {"Accept-Encoding": "gzip, deflate, br"}
+
+
+@pytest.mark.parametrize("path", ["/s/js/mechanisms.js", "/s/css/page.css", "/s/health"])
+def test_a_page_file_is_gzipped_for_a_browser_that_accepts_it(client, published, path):
+    name = {"/s/health": "index.html"}.get(path, path.removeprefix("/s/"))
+    raw = (web_dir() / name).read_bytes()
+    response = client.get(path, headers=GZIP)
+    assert response.status_code == 200
+    assert response.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response.headers["Vary"]
+    assert int(response.headers["Content-Length"]) == len(response.data) < len(raw) / 2
+    assert gzip.decompress(response.data) == raw
+    assert response.headers["Cache-Control"] == "no-cache"
+    assert "Content-Security-Policy" in response.headers  # still the page's headers
+
+
+@pytest.mark.parametrize("accept", [None, "identity", "gzip;q=0, *", "br"])
+def test_a_client_that_does_not_accept_gzip_gets_the_raw_bytes(client, accept):
+    raw = (web_dir() / "js" / "page.js").read_bytes()
+    response = client.get("/s/js/page.js", headers={"Accept-Encoding": accept} if accept else {})
+    assert response.status_code == 200 and response.data == raw
+    assert "Content-Encoding" not in response.headers
+    assert "Accept-Encoding" in response.headers["Vary"]  # a cache must not reuse it for gzip
+
+
+def test_each_form_has_its_own_etag_and_revalidates_with_a_304(client):
+    plain = client.get("/s/js/page.js")
+    packed = client.get("/s/js/page.js", headers=GZIP)
+    assert plain.headers["ETag"] != packed.headers["ETag"]
+    again = client.get("/s/js/page.js", headers={**GZIP, "If-None-Match": packed.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    other = client.get("/s/js/page.js", headers={**GZIP, "If-None-Match": plain.headers["ETag"]})
+    assert other.status_code == 200 and other.headers["Content-Encoding"] == "gzip"
+
+
+def test_files_outside_the_page_are_not_served(client):
+    for path in ("/s/js/nothing.js", "/s/../app.py", "/s/js/../../../server/app.py", "/s/js"):
+        assert client.get(path, headers=GZIP).status_code == 404, path
+
+
+def test_a_file_is_compressed_once_and_again_only_when_it_changes(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    root = tmp_path / "web"
+    shutil.copytree(web_dir(), root)
+    calls: list[int] = []
+    real = gzip.compress
+
+    def counting(data: bytes, *args, **kwargs) -> bytes:
+        calls.append(len(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(page_files_module.gzip, "compress", counting)
+    files = PageFiles(root)
+    first = files.get("js/page.js")
+    for _ in range(5):
+        assert files.get("js/page.js") is first
+    assert len(calls) == 1
+    target = root / "js" / "page.js"
+    target.write_bytes(target.read_bytes() + b"\n// changed\n")
+    changed = files.get("js/page.js")
+    assert len(calls) == 2 and gzip.decompress(changed.gzipped or b"") == target.read_bytes()
+    assert changed.digest != first.digest
