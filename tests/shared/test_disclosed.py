@@ -179,7 +179,7 @@ def test_cli_review_words_for_disclosed_questions_and_designs() -> None:
     assert "Your answer (sent as you give it): m\n" in lines
     # P(yes | yes) = 3/4 + 1/8, P(no | yes) = 1/8, exactly
     assert ("Your device will send one of these at random (forced response): ‘no’ 12.5%, "
-            "‘yes’ 87.5%.") in lines
+            "‘yes’ (your real answer) 87.5%.") in lines
     assert report_words(survey.question("sex"), mechs["sex"], 1) == "the option “m”"
     assert report_words(survey.question("drugs"), mechs["drugs"], True) == "yes"
 
