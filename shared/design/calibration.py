@@ -218,11 +218,14 @@ class PostStratification:
     def residuals(self, x: np.ndarray) -> np.ndarray:
         return _residuals(self.model, self.before, self.after, x)
 
-    def recalibrate(self, weights: np.ndarray) -> np.ndarray:
-        sums = np.bincount(self.model.joint, weights=weights, minlength=self.totals.size)
+    def cell_factors(self, table: np.ndarray) -> np.ndarray:
+        """Each cell's factor for weights summing to `table` per cell."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            factor = np.where(sums > 0, self.totals / sums, 0.0)
-        return weights * factor[self.model.joint]
+            return np.where(table > 0, self.totals / table, 0.0)
+
+    def recalibrate(self, weights: np.ndarray) -> np.ndarray:
+        table = np.bincount(self.model.joint, weights=weights, minlength=self.totals.size)
+        return weights * self.cell_factors(table)[self.model.joint]
 
 
 def poststratify(design: Design, margin: Margin) -> Design:
@@ -264,12 +267,16 @@ class Raking:
     def residuals(self, x: np.ndarray) -> np.ndarray:
         return _residuals(self.model, self.before, self.after, x)
 
+    def cell_factors(self, table: np.ndarray) -> np.ndarray:
+        """Each joint cell's raking factor for weights summing to `table` per joint cell."""
+        factors, _ = _ipf(table, self.levels, self.totals, self.names, self.tolerance,
+                          self.max_iterations)
+        return factors
+
     def recalibrate(self, weights: np.ndarray) -> np.ndarray:
         table = np.bincount(self.model.joint, weights=weights,
                             minlength=self.model.indicators.shape[0])
-        factors, _ = _ipf(table, self.levels, self.totals, self.names, self.tolerance,
-                          self.max_iterations)
-        return weights * factors[self.model.joint]
+        return weights * self.cell_factors(table)[self.model.joint]
 
 
 def _ipf(table: np.ndarray, levels: Sequence[np.ndarray], totals: Sequence[np.ndarray],

@@ -35,7 +35,8 @@ import numpy as np
 
 from ..errors import DesignError
 from ..estimates import finite_or_none, z_value
-from .linearization import covariance, randomization_terms
+from .groups import cell_based, groups_of, replicate_factors, residualize
+from .linearization import covariance, covariance_of_totals, randomization_terms, sums_by
 from .pseudo import PseudoValues
 from .replicates import Replicates
 from .sample import Design
@@ -169,17 +170,22 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
              ) -> list[DesignEstimates]:
     """Means (or totals) of the columns of one or more questions' pseudo-values, over the
     respondents in `domain` (a disclosed subgroup, (n,) bool; None: everyone) who answered.
-    Several questions at once share the replicate loop (one pass of replicate weights)."""
+    Several questions at once share the replicate loop (one pass of replicate weights).
+
+    Designs without calibration, or post-stratified or raked, take the group path (groups.py:
+    one pass over the rows, then sums over (PSU, cell) groups); linear calibration the row
+    path. Both compute the same formulas."""
     many = [values] if isinstance(values, PseudoValues) else list(values)
     if statistic not in STATISTICS:
         raise DesignError(f"statistic must be one of {', '.join(STATISTICS)}")
     z_value(confidence)
     method = _method(variance)
+    replicated = isinstance(variance, Replicates)
+    groups = groups_of(design) if cell_based(design) else None
     w = design.weights
-    masks = [_mask(design, pv, domain) for pv in many]
-    results = []
-    point = []
-    for pv, d in zip(many, masks, strict=True):
+    results, group_sums = [], []
+    for pv in many:
+        d = _mask(design, pv, domain)
         wd = w * d
         weight_sum = float(wd.sum())
         count = int(d.sum())
@@ -187,27 +193,37 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
             raise DesignError(f"{pv.question!r}: no respondent in the domain answered it")
         totals = wd @ pv.values
         est = totals / weight_sum if statistic == "mean" else totals
-        point.append(est)
         coefficients = wd / weight_sum if statistic == "mean" else wd
         added, privacy = randomization_terms(design, coefficients, pv.noise)
-        if isinstance(variance, Replicates):
-            cov = np.zeros((est.size, est.size))  # filled below
-        else:
-            if statistic == "mean":
-                x = (pv.values - est) * coefficients[:, None]
-            else:
-                x = pv.values * wd[:, None]
+        cov = np.zeros((est.size, est.size))
+        if groups is not None:
+            t = sums_by(groups.of_row, pv.values, groups.count, wd)
+            n_g = np.bincount(groups.of_row, weights=wd, minlength=groups.count)
+            group_sums.append((t, n_g))
+            if not replicated:
+                x = (t - np.outer(n_g, est)) / weight_sum if statistic == "mean" else t
+                x = residualize(design, groups, x)
+                cov = covariance_of_totals(design, sums_by(groups.psu, x, design.psu_count))
+        elif not replicated:
+            x = ((pv.values - est) * coefficients[:, None] if statistic == "mean"
+                 else pv.values * wd[:, None])
             cov = covariance(design, _residualized(design, x))
         cov = cov + np.diag(added)
-        srs = _srs_variance(pv, wd, weight_sum, count, est if statistic == "mean"
-                            else totals / weight_sum, statistic)
+        srs = _srs_variance(pv, wd, weight_sum, count, totals, statistic)
         results.append(DesignEstimates(statistic, pv.question, pv.labels, est, cov, count,
                                        weight_sum, method, design.describe(), confidence,
                                        privacy, srs))
     if isinstance(variance, Replicates):
-        replicate_values = _replicate_estimates(design, many, masks, variance, statistic)
-        for result, est, reps in zip(results, point, replicate_values, strict=True):
-            result.covariance[...] += variance.variance(est, reps)
+        if groups is not None:
+            factors = replicate_factors(design, groups, variance.factors)  # (R, G)
+            replicate_values = [
+                (factors @ t) / (factors @ n_g)[:, None] if statistic == "mean"
+                else factors @ t for t, n_g in group_sums]
+        else:
+            masks = [_mask(design, pv, domain) for pv in many]
+            replicate_values = _replicate_estimates(design, many, masks, variance, statistic)
+        for result, reps in zip(results, replicate_values, strict=True):
+            result.covariance[...] += variance.variance(result.estimates, reps)
     return results
 
 
@@ -261,12 +277,13 @@ def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
 
 
 def _srs_variance(pv: PseudoValues, wd: np.ndarray, weight_sum: float, count: int,
-                  centre: np.ndarray, statistic: str) -> np.ndarray:
+                  totals: np.ndarray, statistic: str) -> np.ndarray:
     """Variance of the same estimate from a simple random sample of `count` TRUE answers
     (R's deff convention: (1 − n/N̂) when N̂ = Σ w > n), the answers' variance estimated as
     the pseudo-values' minus the mean randomization variance (module docstring)."""
-    deviations = pv.values - centre
-    spread = (wd @ (deviations * deviations)) / weight_sum
+    centre = totals / weight_sum
+    squares = np.einsum("i,ij,ij->j", wd, pv.values, pv.values)
+    spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
     if count > 1:
         spread = spread * count / (count - 1)
     answers = spread - (wd @ pv.noise) / weight_sum

@@ -27,16 +27,24 @@ from .sample import Design
 CENSUS = 1e-7
 
 
+def sums_by(codes: np.ndarray, values: np.ndarray, size: int,
+            weights: np.ndarray | None = None) -> np.ndarray:
+    """(size, m): the sums of the columns of `values` (n, m) (times `weights` (n,), if given)
+    over the rows of each code: one bincount per column of a contiguous (m, n) copy (five
+    times faster at 10^6 rows than one bincount over a flattened (n, m) index)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    columns = values.T * weights if weights is not None else np.ascontiguousarray(values.T)
+    out = np.empty((size, values.shape[1]))
+    for j in range(values.shape[1]):
+        out[:, j] = np.bincount(codes, weights=columns[j], minlength=size)
+    return out
+
+
 def psu_totals(design: Design, x: np.ndarray) -> np.ndarray:
     """(P, m): the sum of each column of x over each PSU's rows."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim == 1:
-        x = x[:, None]
-    p = design.psu_count
-    out = np.empty((p, x.shape[1]))
-    for j in range(x.shape[1]):
-        out[:, j] = np.bincount(design.psus, weights=x[:, j], minlength=p)
-    return out
+    return sums_by(design.psus, x, design.psu_count)
 
 
 def stratum_factors(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -79,7 +87,11 @@ def stratum_factors(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarray,
 def covariance(design: Design, x: np.ndarray) -> np.ndarray:
     """(m, m) ultimate-cluster covariance of the totals of the columns of x (influence values
     already residualized for calibration)."""
-    t = psu_totals(design, x)
+    return covariance_of_totals(design, psu_totals(design, x))
+
+
+def covariance_of_totals(design: Design, t: np.ndarray) -> np.ndarray:
+    """(m, m) ultimate-cluster covariance from the PSU totals t (P, m) of influence values."""
     strata = design.psu_stratum
     h = design.stratum_count
     scale, centred, _, multiplier = stratum_factors(design)
@@ -117,10 +129,8 @@ def randomization_terms(design: Design, coefficients: np.ndarray,
     Σ_i a_i² V̂_i, all of the randomization's variance (the privacy part of the design
     effect). a_i = `coefficients` (n,), the estimator's weight on z_i; V̂ = `noise` (n, m)."""
     a2 = np.asarray(coefficients, dtype=np.float64) ** 2
-    weighted = noise * a2[:, None]
-    privacy = weighted.sum(axis=0)
+    privacy = a2 @ noise
     c = randomization_fractions(design)
     if not c.any():
         return np.zeros_like(privacy), privacy
-    added = (weighted * c[design.strata][:, None]).sum(axis=0)
-    return added, privacy
+    return (a2 * c[design.strata]) @ noise, privacy
