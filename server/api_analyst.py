@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request, stream_with_context
 
-from . import aggregation, crosstabs, regression, subgroups, submissions, surveys
+from . import aggregation, crosstabs, designs, regression, subgroups, submissions, surveys
 from .auth import check_authorization
 from .http_request import (
     bins_param,
@@ -77,6 +77,14 @@ def export(survey_id: str) -> Response:
     surveys.get(current_store(), survey_id, version)  # 404 before streaming starts
     lines = submissions.export_lines(current_store(), survey_id, version)
     return Response(stream_with_context(lines), mimetype="application/x-ndjson")
+
+
+@bp.get("/api/surveys/<survey_id>/designs.jsonl")
+def export_designs(survey_id: str) -> Response:
+    """The design joined to each submission through its invitation code (docs/weights.md)."""
+    surveys.get(current_store(), survey_id)  # 404 before streaming starts
+    return Response(designs.design_lines(current_store(), survey_id),
+                    mimetype="application/x-ndjson")
 
 
 @bp.post("/api/surveys/<survey_id>/close")

@@ -248,6 +248,18 @@ _PATHS: dict[str, Any] = {
                               "content": {"application/x-ndjson": {
                                   "schema": {"type": "string"}}}},
                       **_errors(400, *_AUTH, 404)}}},
+    "/api/surveys/{survey_id}/designs.jsonl": {"get": {
+        "operationId": "exportDesigns",
+        "summary": "The sampling design of each submission made with an invitation code that "
+                   "carries one (`invites create --design`; docs/weights.md): one JSON object "
+                   "per line with submission_id, weight, stratum, psu, fpc and group (null "
+                   "where the frame had no such column). Empty for other surveys.",
+        "security": _BEARER,
+        "parameters": [_SURVEY_ID],
+        "responses": {"200": {"description": "JSON lines",
+                              "content": {"application/x-ndjson": {
+                                  "schema": {"type": "string"}}}},
+                      **_errors(*_AUTH, 404)}}},
     "/api/surveys/{survey_id}/close": {"post": {
         "operationId": "closeSurvey", "summary": "Refuse further submissions (all versions).",
         "security": _BEARER,

@@ -220,3 +220,24 @@ def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, clien
         [(None, None, None, None, None)]
     assert client.post(URL, json=submission(invite=code)).status_code == 200
     assert designs(db_path) == {}
+
+
+def test_the_designs_route_serves_each_submissions_design_to_an_analyst(
+        db_path: Any, tmp_path: Path, client: Any, auth: dict[str, str]) -> None:
+    import json
+
+    codes = printed_codes(create(db_path, write(tmp_path, FRAME)))
+    bodies = [submission(invite=codes[unit]) for unit in ("a3", "b2")]
+    for body in bodies:
+        assert client.post(URL, json=body).status_code == 200
+    response = client.get("/api/surveys/health/designs.jsonl", headers=auth)
+    assert response.status_code == 200 and response.mimetype == "application/x-ndjson"
+    lines = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
+    assert sorted(lines, key=lambda d: d["weight"]) == [
+        {"submission_id": bodies[0]["submission_id"], "weight": 12.0, "stratum": "north",
+         "psu": "school-2", "fpc": 40.0, "group": None},
+        {"submission_id": bodies[1]["submission_id"], "weight": 30.0, "stratum": "south",
+         "psu": "school-9", "fpc": 0.25, "group": None}]
+    assert client.get("/api/surveys/health/designs.jsonl").status_code == 401
+    missing = client.get("/api/surveys/nope/designs.jsonl", headers=auth)
+    assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
