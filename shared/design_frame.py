@@ -18,12 +18,14 @@ is a CSV with a header and one row per unit:
   `psu` every unit is its own PSU. PSU labels are nested in strata: school-17 of "north" and
   school-17 of "south" are two PSUs (R: `svydesign(..., nest = TRUE)`).
 - `fpc` (optional): per stratum, the same on every row of it: the number of PSUs in the
-  stratum's population (a value > 1, at least the PSUs sampled), or the fraction of them that
-  was sampled (a value in (0, 1]); R's `svydesign(fpc = ...)` reads it the same way.
+  stratum's population (at least the PSUs sampled), or, when every fpc of the frame is at most
+  1, the fraction of the stratum's PSUs that was sampled: R's `svydesign(fpc = ...)` reads it
+  the same way (all sizes, or all fractions).
 
 Anything else is refused with one line naming the file, the line and the problem: another
 column, a missing, non-numeric, zero, negative or infinite weight, a duplicate id, an fpc that
-differs within a stratum or is smaller than the PSUs sampled, and a stratum with one PSU (its
+differs within a stratum, mixes sizes and fractions, or counts fewer PSUs than were sampled,
+and a stratum with one PSU (its
 variance cannot be estimated: see `LONELY_PSU` for what R's `survey.lonely.psu` offers instead).
 """
 
@@ -261,13 +263,21 @@ def check_design(rows: Sequence[FrameRow], source: str, *, allow_lonely_psu: boo
             own[row.stratum] = own.get(row.stratum, 0) + 1
         else:
             named.setdefault(row.stratum, set()).add(row.psu)
+    given = [(s, f) for s, (f, _) in fpcs.items() if f is not None]
+    sizes = any(f > 1 for _, f in given)  # R: all at most 1 are fractions, else sizes
+    fraction = next(((s, f) for s, f in given if f < 1), None) if sizes else None
+    if fraction is not None:
+        raise FrameError(f"{source}: the fpc of stratum {_stratum(fraction[0])} is a fraction "
+                         f"({fraction[1]:g}) where other strata give population sizes: give "
+                         "all as the number of PSUs in the stratum's population, or all as "
+                         "sampled fractions (at most 1)")
     for stratum, (fpc, _) in fpcs.items():
         n_psus = len(named.get(stratum, ())) + own.get(stratum, 0)
-        if fpc is not None and fpc > 1 and fpc < n_psus:
+        if sizes and fpc is not None and fpc < n_psus:
             raise FrameError(f"{source}: stratum {_stratum(stratum)} has {n_psus:,} PSUs "
-                             f"sampled but an fpc of {fpc:g} PSUs in its population; an fpc "
-                             "> 1 counts the population's PSUs, one in (0, 1] is the sampled "
-                             "fraction")
+                             f"sampled but an fpc of {fpc:g} PSUs in its population; the fpc "
+                             "counts the population's PSUs (or, when every fpc is at most 1, "
+                             "gives the sampled fractions)")
         if n_psus == 1 and not allow_lonely_psu:
             raise FrameError(f"{source}: stratum {_stratum(stratum)} has a single PSU, whose "
                              "variance cannot be estimated; if that is the design, pass "

@@ -24,8 +24,8 @@ FRAME = """id,weight,stratum,psu,fpc
 a1,10.5,north,school-1,40
 a2,10.5,north,school-1,40
 a3,12,north,school-2,40
-b1,30,south,school-1,0.25
-b2,30,south,school-9,0.25
+b1,30,south,school-1,8
+b2,30,south,school-9,8
 """
 
 
@@ -73,7 +73,7 @@ def test_each_unit_gets_a_code_stored_with_its_design_and_joined_to_its_submissi
     assert set(body) == {"submission_id", "answers", "invite"}
     assert client.post(URL, json=body).status_code == 200
     assert designs(db_path) == {body["submission_id"]: InviteDesign(30.0, "south", "school-1",
-                                                                     0.25, None)}
+                                                                     8.0, None)}
     listed = CliRunner().invoke(cli, ["invites", "list", "--db", str(db_path), "--survey",
                                       "health"])
     assert "invite-only; 5 code(s) issued, 1 used" in listed.output
@@ -108,6 +108,8 @@ BAD_FRAMES = {
     "fpc below psus": ("id,weight,fpc\nx,1,2\ny,1,2\nz,1,2\n",
                        "has 3 PSUs sampled but an fpc of 2"),
     "fpc not positive": ("id,weight,fpc\nx,1,0\ny,1,0\n", "line 2: fpc must be > 0"),
+    "fpc sizes and fractions": ("id,weight,stratum,fpc\nx,1,n,10\ny,1,n,10\nz,1,s,0.5\n"
+                                "w,1,s,0.5\n", "the fpc of stratum 's' is a fraction (0.5)"),
     "missing stratum": ("id,weight,stratum\nx,1,n\ny,1,\n", "line 3: stratum is missing"),
 }
 
@@ -237,7 +239,7 @@ def test_the_designs_route_serves_each_submissions_design_to_an_analyst(
         {"submission_id": bodies[0]["submission_id"], "weight": 12.0, "stratum": "north",
          "psu": "school-2", "fpc": 40.0, "group": None},
         {"submission_id": bodies[1]["submission_id"], "weight": 30.0, "stratum": "south",
-         "psu": "school-9", "fpc": 0.25, "group": None}]
+         "psu": "school-9", "fpc": 8.0, "group": None}]
     assert client.get("/api/surveys/health/designs.jsonl").status_code == 401
     missing = client.get("/api/surveys/nope/designs.jsonl", headers=auth)
     assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
