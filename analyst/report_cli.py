@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..shared.errors import ReportRenderError
+from .design_cli import design_options, options_from
 from .reports.model import FORMATS, render
 from .source_options import source_options
 
@@ -40,16 +42,21 @@ from .source_options import source_options
               help="Two-server survey: report this batch from the leader (--server); collects "
                    "it if it is not yet (a batch is collected once, later calls return the "
                    "same noisy totals).")
+@design_options
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
            timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
            row_bins: str | None, col_bins: str | None, crosstab_source: str,
-           by: str | None, batch_id: str | None) -> None:
+           by: str | None, batch_id: str | None, **design: Any) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
     interval, worst-case variance bound and the consistent (non-negative) view; groups; for
     integer questions the mean and the estimated distribution.
+
+    With a design (--weighted, --frame, a calibration, --variance or --lonely-psu; see
+    docs/weights.md): design-based estimates with their design effect split into sampling and
+    privacy and the effective n; the HTML page shows them beside the unweighted ones.
     """
     from .reports.sources import db_report, fetch_report
 
@@ -67,7 +74,11 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
         raise click.UsageError("give --by QUESTION or --crosstab ROWS COLS, not both")
     if by is not None and batch_id is not None:
         raise click.UsageError("--batch reports a two-server batch: drop --by")
-    if batch_id is not None:
+    options = options_from(design)
+    if options is not None:
+        text = _design_text(server_url, db_path, survey_id, version, token, fmt, confidence,
+                            timeout, options, by, bins, crosstab, batch_id)
+    elif batch_id is not None:
         text = _two_server_text(server_url, survey_id, batch_id, token, fmt, confidence,
                                 timeout, crosstab, version)
     elif by is not None:
@@ -91,6 +102,26 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     except OSError as exc:
         raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"wrote {fmt} report to {out_path}", err=True)
+
+
+def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
+                 version: int | None, token: str | None, fmt: str, confidence: float,
+                 timeout: float, options: Any, by: str | None, bins: str | None,
+                 crosstab: tuple[str, str] | None, batch_id: str | None) -> str:
+    """A design-based report (docs/weights.md)."""
+    from ..shared.joint_features import parse_bins
+    from .design_report import design_report_text, design_source, design_subgroup_text
+
+    if batch_id is not None:
+        raise click.UsageError("a two-server batch has no design-based estimates (docs/"
+                               "weights.md, \"Two-server surveys\"): drop the design options")
+    if crosstab is not None:
+        raise click.UsageError("design-based crosstabs are not offered: use --by QUESTION "
+                               "(a disclosed question's subgroups) or drop the design options")
+    with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
+        if by is not None:
+            return design_subgroup_text(source, options, fmt, confidence, by, parse_bins(bins))
+        return design_report_text(source, options, fmt, confidence)
 
 
 def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
+from typing import Any
 
 from .model import NUMBER_FIELDS, Report
 
@@ -13,10 +15,15 @@ COLUMNS = ("survey", "version", "question", "kind", "option", "members", "mechan
            "n", "confidence", *NUMBER_FIELDS)
 
 
+# Design-based reports add these (docs/weights.md); without a design the CSV is unchanged.
+DESIGN_COLUMNS = ("population", "deff", "deff_sampling", "deff_privacy", "effective_n")
+
+
 def render_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    design = bool(report.estimates.get("design"))
+    writer.writerow(COLUMNS + (DESIGN_COLUMNS if design else ()))
     version = report.estimates.get("version", "")
     for q in report.questions():
         for warning in q.warnings:  # e.g. a location map that cannot be read at this n
@@ -28,5 +35,13 @@ def render_csv(report: Report) -> str:
                              "|".join(r.members), q.mechanism, repr(q.epsilon), q.n,
                              q.confidence,
                              *("" if getattr(r, f) is None else repr(getattr(r, f))
-                               for f in NUMBER_FIELDS)])
+                               for f in NUMBER_FIELDS),
+                             *(_design_cells(q.population, r.deff) if design else ())])
     return out.getvalue()
+
+
+def _design_cells(population: float | None, deff: Mapping[str, Any] | None) -> list[str]:
+    d = deff or {}
+    return ["" if x is None else repr(float(x))
+            for x in (population, d.get("total"), d.get("sampling"), d.get("privacy"),
+                      d.get("effective_n"))]

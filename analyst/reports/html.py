@@ -8,6 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from .charts import chart_png
+from .design_view import design_css, html_design, html_side_by_side
 from .location_chart import location_chart_png
 from .model import (
     GROUP,
@@ -71,7 +72,7 @@ def render_html(report: Report) -> str:
     version = report.estimates.get("version", "?")
     last = report.estimates.get("last_submission_hour")
     parts = [
-        *page_head(f"{report.title}: estimates"),
+        *page_head(f"{report.title}: estimates", CSS + design_css(report)),
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="sub">Survey <span class="qid">{escape(str(report.survey["id"]))}</span> '
         f"version {escape(str(version))}"
@@ -86,6 +87,7 @@ def render_html(report: Report) -> str:
         _card("confidence level", conf),
         "</div>",
         _budget(report),
+        *([html_design(report)] if report.estimates.get("design") else []),
         _explanation(shows_negative(questions)),
     ]
     for q in questions:
@@ -134,7 +136,7 @@ def _question(q: QuestionView, report: Report) -> str:
                    f'src="data:image/png;base64,{chart.png_base64}">')
     listed, hidden = listed_options(q)
     main_rows = listed + [r for r in q.rows if r.kind not in (OPTION, "distribution")]
-    out.append(_table(q, main_rows, report))
+    out.append(html_side_by_side(q, report) if q.design_based else _table(q, main_rows, report))
     if hidden:
         out.append(f'<p class="note">{escape(hidden_options_note(hidden))}</p>')
     dist = q.of_kind("distribution")

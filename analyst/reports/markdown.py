@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .design_view import design_lines
 from .model import (
     DISTRIBUTION,
     GROUP,
@@ -23,6 +24,8 @@ def render_markdown(report: Report) -> str:
     lines = [f"# {md_escape(report.title)}", "",
              f"Survey `{report.survey['id']}` version {report.estimates.get('version', '?')}: "
              f"{report.n_submissions:,} submissions, {report.confidence:.0%} intervals.", "",
+             *(f"{md_escape(line.strip())}  " for line in design_lines(report)),
+             *([""] if design_lines(report) else []),
              "## Privacy budget", "",
              "| question | epsilon |", "|---|---:|"]
     lines += [f"| {md_escape(q.get('text') or q['id'])} `{q['id']}` | {epsilon_cell(q)} |"

@@ -51,6 +51,8 @@ class Row:
     variance_bound: float | None
     consistent: float | None
     members: tuple[str, ...] = ()
+    # design-based estimates only: {sampling, privacy, total, effective_n} (design_view.py)
+    deff: Mapping[str, Any] | None = None
 
     @property
     def std_error_bound(self) -> float | None:
@@ -75,6 +77,12 @@ class QuestionView:
     min: int | None = None
     max: int | None = None
     warnings: list[str] = field(default_factory=list)  # said first, in every format
+    # design-based estimates only: Σ w of those who answered (None: not design-based)
+    population: float | None = None
+
+    @property
+    def design_based(self) -> bool:
+        return self.population is not None
 
     @property
     def is_numeric(self) -> bool:
@@ -128,6 +136,9 @@ class Report:
     survey: Mapping[str, Any]
     estimates: Mapping[str, Any]
     truth: Truth | None = None
+    # design-based reports: today's (simple random sample) estimates of the same version,
+    # shown beside the weighted ones (design_view.py)
+    unweighted: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.estimates.get("questions"), list):
@@ -182,7 +193,8 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         n=int(est.get("n") or 0), confidence=float(est.get("confidence", 0.95)),
                         optional=bool(qdef.get("optional", False)), rows=rows,
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
-                        max=qdef.get("max"), warnings=list(est.get("warnings") or []))
+                        max=qdef.get("max"), warnings=list(est.get("warnings") or []),
+                        population=_number(est.get("population")))
 
 
 def shows_negative(questions: list[QuestionView]) -> bool:
@@ -208,7 +220,7 @@ def epsilon_cell(question: Mapping[str, Any]) -> str:
 
 def _row(qid: str, kind: str, label: str, d: Mapping[str, Any],
          members: tuple[str, ...] = ()) -> Row:
-    return Row(question=qid, kind=kind, label=label, members=members,
+    return Row(question=qid, kind=kind, label=label, members=members, deff=d.get("deff"),
                **{f: _number(d.get(f)) for f in NUMBER_FIELDS})
 
 
@@ -294,6 +306,10 @@ def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
             Column(f"{q.confidence:.0%} interval", lambda q, r, t: interval(q, r)),
             Column("s.e. bound", lambda q, r, t: fmt(q, r, r.std_error_bound)),
             Column("consistent", lambda q, r, t: "" if r.kind == MEAN else pct(r.consistent))]
+    if q.design_based:
+        from .design_view import design_columns
+
+        cols = [c for c in cols if c.header != "s.e. bound"] + design_columns()
     if truth is not None:
         cols.append(Column("true", lambda q, r, t: fmt(q, r, t.of(q.id, r.kind, r.label))))
     return cols

@@ -24,7 +24,9 @@ def subgroup_reports(survey: Mapping[str, Any], document: Mapping[str, Any]
         return [(answer_label(g["value"]), int(g["n"]), Report(survey, {
             "survey": document["survey"], "version": document["version"],
             "confidence": document["confidence"], "n_submissions": int(g["n"]),
-            "questions": g["questions"]})) for g in document["subgroups"]]
+            "questions": g["questions"],
+            **({"design": document["design"]} if document.get("design") else {})}))
+            for g in document["subgroups"]]
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportRenderError(f"malformed subgroup document: {exc}") from None
 

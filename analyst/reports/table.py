@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from .design_view import DESIGN_COLUMN_NOTES, design_lines
 from .model import (
     COLUMN_NOTES,
     DISTRIBUTION,
@@ -26,11 +27,13 @@ def render_table(report: Report) -> str:
              f"{report.n_submissions:,} submission{'' if report.n_submissions == 1 else 's'}; "
              f"total epsilon per respondent "
              f"{report.total_epsilon:g}; {conf} intervals",
+             *design_lines(report),
              ""]
     for q in report.questions():
         lines += question_block(q, report)
         lines.append("")
-    lines += textwrap.wrap(COLUMN_NOTES, 96)
+    lines += textwrap.wrap(DESIGN_COLUMN_NOTES if report.estimates.get("design")
+                           else COLUMN_NOTES, 96)
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,329 @@
+"""What a design-based analysis reads: every submission of one survey version with its design.
+
+A design-based estimate weights each respondent, so it needs the stored reports one submission
+at a time (not the aggregates) and each submission's design. Both come from one of two sources,
+with the same result:
+
+- `--db` (`DbSource`): the server database, read-only: the stored submissions and the designs
+  joined to them through their invitation codes (`Store.invite_designs`).
+- `--server` (`RemoteSource`): the analyst API: GET .../submissions.jsonl and
+  GET .../designs.jsonl (analyst token), read as they stream.
+
+The design is joined one of two ways (`join_invitations`, `join_frame`): from the invitation
+codes (`invites create --design`), or from a frame file by the answer to a disclosed key
+question (`--frame FILE --key QUESTION`). Any submission without a design is refused with the
+count and the reason: a design-based estimate needs every respondent's design.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..shared.design_frame import Frame
+from ..shared.errors import AnalysisError
+
+PAGE = 5000  # submissions per read of the database
+
+
+@dataclass(frozen=True)
+class SurveyVersion:
+    """The survey version analysed: its id, version, manifest hash, survey dict and the
+    compiled mechanisms (server/surveys.py `CompiledSurvey`)."""
+
+    id: str
+    version: int
+    sha256: str
+    survey: Mapping[str, Any]
+    compiled: Any
+
+
+@dataclass(frozen=True)
+class Respondents:
+    """Every stored submission of one survey version, in arrival order: ids and reports."""
+
+    ids: tuple[str, ...]
+    answers: tuple[Mapping[str, Any], ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    def column(self, qid: str) -> tuple[np.ndarray, list[Any]]:
+        """(present (n,) bool, the reports of those who answered, in order)."""
+        present = np.fromiter((qid in a for a in self.answers), dtype=bool, count=self.n)
+        return present, [a[qid] for a in self.answers if qid in a]
+
+
+@dataclass(frozen=True)
+class JoinedDesign:
+    """Each respondent's design columns, aligned with `Respondents` (None: no such column),
+    and where the design came from, in words."""
+
+    weights: np.ndarray
+    strata: list[str] | None
+    psus: list[str] | None
+    fpc: np.ndarray | None
+    groups: np.ndarray | None
+    source: str
+
+
+class DesignSource(Protocol):
+    """Where a design-based analysis reads a survey version's submissions and designs."""
+
+    def version(self) -> SurveyVersion: ...
+
+    def respondents(self) -> Respondents: ...
+
+    def invite_designs(self) -> dict[str, Any]:
+        """submission id -> its invitation code's design (server/store `InviteDesign`)."""
+        ...
+
+    def invited(self) -> int | None:
+        """How many invitation codes were issued (None: not known here)."""
+        ...
+
+    def estimates(self, confidence: float) -> dict[str, Any]:
+        """Today's (simple random sample) estimate document, for the side by side."""
+        ...
+
+
+class DbSource:
+    """A server database opened read-only (`--db`)."""
+
+    def __init__(self, store: Any, survey_id: str, version: int | None) -> None:
+        from ..server import surveys
+
+        self.store = store
+        self.record = surveys.get(store, survey_id, version)
+
+    def version(self) -> SurveyVersion:
+        r = self.record
+        return SurveyVersion(r.id, r.version, r.sha256, r.manifest["survey"], r.compiled())
+
+    def respondents(self) -> Respondents:
+        ids: list[str] = []
+        answers: list[Mapping[str, Any]] = []
+        last = 0
+        while True:
+            rows = self.store.export_rows(self.record.id, self.record.version, last, PAGE)
+            if not rows:
+                return Respondents(tuple(ids), tuple(answers))
+            for seq, _version, sid, _hour, reports in rows:
+                last = seq
+                ids.append(sid)
+                answers.append(json.loads(reports))
+
+    def invite_designs(self) -> dict[str, Any]:
+        return dict(self.store.invite_designs(self.record.id))
+
+    def invited(self) -> int | None:
+        return self.store.invite_counts(self.record.id).issued or None
+
+    def estimates(self, confidence: float) -> dict[str, Any]:
+        from ..server import aggregation
+
+        return aggregation.estimates(self.store, self.record.id, self.record.version, confidence)
+
+
+@contextmanager
+def db_source(target: str, survey_id: str, version: int | None) -> Iterator[DbSource]:
+    """A `DbSource` on a database opened read-only, closed after."""
+    from .reports.sources import read_only_store
+
+    with read_only_store(target) as store:
+        yield DbSource(store, survey_id, version)
+
+
+class RemoteSource:
+    """A server's analyst API (`--server` with a token)."""
+
+    def __init__(self, server_url: str, survey_id: str, token: str, version: int | None,
+                 timeout: float) -> None:
+        from ..server.surveys import compile_survey
+        from .reports.sources import get_json
+
+        base = server_url.rstrip("/")
+        if not base.startswith(("http://", "https://")):
+            raise AnalysisError(f"server URL must start with http:// or https://: {server_url}")
+        self.base, self.token, self.timeout = base, token, timeout
+        self.sid = urllib.parse.quote(survey_id, safe="")
+        query = "" if version is None else f"?version={int(version)}"
+        doc = get_json(f"{base}/api/surveys/{self.sid}{query}", None, timeout)
+        try:
+            survey, sha256 = doc["survey"], str(doc["sha256"])
+            self._version = SurveyVersion(str(survey["id"]), int(survey["version"]), sha256,
+                                          survey, compile_survey(sha256, survey))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnalysisError(f"the server's survey document is malformed: {exc}") from None
+
+    def version(self) -> SurveyVersion:
+        return self._version
+
+    def _lines(self, path: str) -> Iterator[Any]:
+        from .remote import RemoteError, request_lines
+
+        try:
+            yield from request_lines(f"{self.base}/api/surveys/{self.sid}/{path}",
+                                     token=self.token, timeout=self.timeout)
+        except RemoteError as exc:
+            raise AnalysisError(exc.message) from None
+
+    def respondents(self) -> Respondents:
+        ids: list[str] = []
+        answers: list[Mapping[str, Any]] = []
+        for line in self._lines(f"submissions.jsonl?version={self._version.version}"):
+            try:
+                sid, reports = str(line["submission_id"]), line["answers"]
+            except (KeyError, TypeError) as exc:
+                raise AnalysisError(f"the server's export has a malformed line: {exc}") from None
+            if not isinstance(reports, dict):
+                raise AnalysisError("the server's export has a line whose answers are not an "
+                                    "object")
+            ids.append(sid)
+            answers.append(reports)
+        return Respondents(tuple(ids), tuple(answers))
+
+    def invite_designs(self) -> dict[str, Any]:
+        from ..server.store import InviteDesign
+
+        found: dict[str, Any] = {}
+        for line in self._lines("designs.jsonl"):
+            try:
+                found[str(line["submission_id"])] = InviteDesign(
+                    float(line["weight"]), line.get("stratum"), line.get("psu"),
+                    None if line.get("fpc") is None else float(line["fpc"]), line.get("group"))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise AnalysisError(f"the server's designs have a malformed line: {exc}") \
+                    from None
+        return found
+
+    def invited(self) -> int | None:
+        return None  # the analyst API does not count codes
+
+    def estimates(self, confidence: float) -> dict[str, Any]:
+        from .reports.sources import get_json
+
+        return get_json(f"{self.base}/api/surveys/{self.sid}/estimates?confidence="
+                        f"{confidence!r}&version={self._version.version}", self.token,
+                        self.timeout)
+
+
+# --- joining the design ----------------------------------------------------------------------
+
+
+def join_invitations(respondents: Respondents, designs: Mapping[str, Any],
+                     issued: int | None = None) -> JoinedDesign:
+    """Each respondent's design from the invitation code their submission was made with."""
+    if not designs:
+        raise AnalysisError("this survey's invitation codes carry no design: create them with "
+                            "`ldpsurvey invites create --design FRAME.csv`, or join a frame at "
+                            "analysis with --frame FILE --key QUESTION (docs/weights.md)")
+    rows = [designs.get(sid) for sid in respondents.ids]
+    missing = sum(1 for r in rows if r is None)
+    if missing:
+        raise AnalysisError(f"{missing:,} of {respondents.n:,} submissions have no design: they "
+                            "were made without an invitation code that carries one (before the "
+                            "survey became invite-only, or with codes made by --count); a "
+                            "design-based estimate needs every respondent's design")
+    source = "the invitation codes' designs" + (
+        f" ({respondents.n:,} of {issued:,} invited units responded)" if issued else "")
+    return _columns(rows, source)
+
+
+def equal_weights(respondents: Respondents) -> JoinedDesign:
+    """No design: every respondent weight 1, one stratum, each their own PSU (a simple random
+    sample), for calibration alone (e.g. raking an opt-in sample to census margins)."""
+    return JoinedDesign(np.ones(respondents.n), None, None, None, None,
+                        "no design: every respondent weight 1 (a simple random sample), "
+                        "then calibrated")
+
+
+def join_frame(respondents: Respondents, version: SurveyVersion, frame: Frame,
+               key: str) -> JoinedDesign:
+    """Each respondent's design from the frame row whose id is their answer to the disclosed
+    question `key`."""
+    question = _key_question(version, key)
+    mechanism = version.compiled.mechanisms[key]
+    by_id = frame.by_id()
+    rows: list[Any] = []
+    seen: dict[str, int] = {}
+    unanswered = unknown = 0
+    example = None
+    for i, answers in enumerate(respondents.answers):
+        if key not in answers:
+            unanswered += 1
+            rows.append(None)
+            continue
+        value = key_text(question, mechanism.validate_report(answers[key]))
+        if value in seen:
+            raise AnalysisError(f"two submissions give {key} = {value!r} (submissions "
+                                f"{seen[value] + 1} and {i + 1}): a frame row weights one "
+                                "respondent, so the key must identify each one")
+        seen[value] = i
+        row = by_id.get(value)
+        if row is None:
+            unknown += 1
+            example = example or value
+        rows.append(row)
+    if unanswered:
+        raise AnalysisError(f"{unanswered:,} of {respondents.n:,} submissions did not answer "
+                            f"the key question {key!r}; each respondent needs their frame row")
+    if unknown:
+        raise AnalysisError(f"{unknown:,} of {respondents.n:,} submissions give a {key} that "
+                            f"is not an id of {frame.source} (e.g. {example!r})")
+    source = (f"frame {frame.source} joined by {key} ({respondents.n:,} of "
+              f"{len(frame.rows):,} units responded)")
+    return _columns(rows, source)
+
+
+def _key_question(version: SurveyVersion, key: str) -> Any:
+    survey = version.compiled.survey
+    if key not in version.compiled.mechanisms:
+        raise AnalysisError(f"survey {version.id!r} has no question {key!r}", {"question": key})
+    question = survey.question(key)
+    if not question.disclosed:
+        raise AnalysisError(f"the key {key!r} must be a disclosed question: the server holds "
+                            "only a randomized report of a randomized answer, not the "
+                            "respondent's own value, so it cannot find their frame row",
+                            {"question": key})
+    return question
+
+
+def key_text(question: Any, report: Any) -> str:
+    """A disclosed answer as the text of a frame id: the option label (yes/no for a yes/no
+    question) or the integer."""
+    if question.type == "integer":
+        return str(int(report))
+    if question.type == "binary":
+        return "yes" if report else "no"
+    return str(question.labels[int(report)])
+
+
+def _columns(rows: Sequence[Any], source: str) -> JoinedDesign:
+    first = rows[0]
+    strata = None if first.stratum is None else [r.stratum for r in rows]
+    psus = None if first.psu is None else [r.psu for r in rows]
+    fpc = None if first.fpc is None else np.array([r.fpc for r in rows], dtype=float)
+    group_of = getattr(first, "group", None)
+    groups = None if group_of is None else np.array([r.group for r in rows], dtype=np.int64)
+    return JoinedDesign(np.array([r.weight for r in rows], dtype=float), strata, psus, fpc,
+                        groups, source)
+
+
+def refuse_two_server(version: SurveyVersion) -> None:
+    """AnalysisError for a two-server survey (docs/weights.md, "Two-server surveys")."""
+    if version.compiled.survey.two_server is not None:
+        raise AnalysisError(
+            f"survey {version.id!r} is collected by two servers, which release only noisy "
+            "batch totals: neither server holds a report per respondent to weight, the "
+            "uploads carry no invitation code (so no design reaches them) and two-server "
+            "surveys have no disclosed questions to calibrate on; design-based estimates need "
+            "an LDP survey (docs/weights.md, \"Two-server surveys\")")
+

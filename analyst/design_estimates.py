@@ -1,0 +1,261 @@
+"""Design-based estimate documents (`ldpsurvey report` with a design): every question of a survey
+version weighted by the respondents' design, optionally calibrated, with its variance and the
+design effect split into sampling and privacy (docs/weights.md, docs/design-based.md).
+
+The document has the shape of the server's estimate document (GET .../estimates), so every
+report format renders it, plus:
+- `design`: where the design came from, what it is (strata, PSUs, weights, calibration), the
+  variance method and the lonely-PSU rule;
+- per estimate `deff`: {sampling, privacy, total, effective_n} (None where not estimable);
+- per question `population`: the estimated population size Σ w of those who answered.
+Worst-case variance bounds are left out (None): they bound a simple random sample's variance.
+
+The numbers come from the design library (shared/design/): pseudo-values of each question,
+Hájek means with linearized or replicate variances, calibration on disclosed questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..shared.design import Design, DesignEstimates, PseudoValues, build_replicates, estimate
+from ..shared.design import pseudo_values as question_pseudo_values
+from ..shared.design_frame import LONELY_PSU, read_frame
+from ..shared.errors import AnalysisError, DesignError
+from ..shared.estimates import CONSISTENT_METHOD, finite_or_none, norm_sub
+from .design_data import (
+    DesignSource,
+    JoinedDesign,
+    Respondents,
+    SurveyVersion,
+    equal_weights,
+    join_frame,
+    join_invitations,
+    refuse_two_server,
+)
+from .margins import Calibration, calibrated
+
+VARIANCES = ("linearized", "jk1", "jkn", "bootstrap")
+NOTE = ("design-based: the respondents weighted by their sampling design; 'deff' is the "
+        "variance over that of a simple random sample of as many true answers, split into "
+        "sampling (the design) × privacy (the randomization)")
+
+
+@dataclass(frozen=True)
+class DesignOptions:
+    """How to weight: the design's source (invitation codes, or `frame` joined by `key`), an
+    optional calibration, the variance method and the single-PSU rule."""
+
+    frame: Path | None = None
+    key: str | None = None
+    calibration: Calibration | None = None
+    variance: str = "linearized"
+    lonely_psu: str = "fail"
+    replicates: int = 80  # bootstrap replicates
+
+    def __post_init__(self) -> None:
+        if self.variance not in VARIANCES:
+            raise AnalysisError(f"variance must be one of {', '.join(VARIANCES)}")
+        if self.lonely_psu not in LONELY_PSU:
+            raise AnalysisError(f"lonely-psu must be one of {', '.join(LONELY_PSU)}")
+        if (self.frame is None) != (self.key is None):
+            raise AnalysisError("--frame FILE and --key QUESTION go together")
+
+
+@dataclass(frozen=True)
+class Weighted:
+    """A survey version's respondents with their (calibrated) design, ready to estimate."""
+
+    version: SurveyVersion
+    respondents: Respondents
+    design: Design
+    joined: JoinedDesign
+    options: DesignOptions
+
+    def variance(self) -> Any:
+        if self.options.variance == "linearized":
+            return "linearized"
+        return build_replicates(self.design, self.options.variance,
+                                replicates=self.options.replicates)
+
+    def describe(self) -> dict[str, Any]:
+        """The document's `design` block."""
+        d = self.design
+        return {"source": self.joined.source, "description": d.describe(), "note": NOTE,
+                "respondents": d.n, "strata": d.stratum_count, "psus": d.psu_count,
+                "population": finite_or_none(float(d.weights.sum())),
+                "fpc": d.has_fpc, "lonely_psu": d.lonely_psu,
+                "calibration": [step.describe() for step in d.calibration],
+                "variance": self.options.variance}
+
+
+def weighted(source: DesignSource, options: DesignOptions,
+             progress: Callable[[str], None] | None = None) -> Weighted:
+    """Read a survey version's submissions and designs, join, build and calibrate the design."""
+    say = progress or (lambda _: None)
+    version = source.version()
+    refuse_two_server(version)
+    frame = read_frame(options.frame, allow_lonely_psu=True) if options.frame else None
+    say(f"reading the submissions of {version.id} v{version.version}...")
+    respondents = source.respondents()
+    if respondents.n == 0:
+        raise AnalysisError(f"survey {version.id!r} version {version.version} has no "
+                            "submissions yet: nothing to weight")
+    if frame is not None:
+        assert options.key is not None
+        joined = join_frame(respondents, version, frame, options.key)
+    else:
+        designs = source.invite_designs()
+        joined = (equal_weights(respondents) if not designs and options.calibration
+                  else join_invitations(respondents, designs, source.invited()))
+    design = Design.build(joined.weights, joined.strata, joined.psus, joined.fpc,
+                          lonely_psu=options.lonely_psu, row_names=[
+                              f"submission {sid}" for sid in respondents.ids])
+    if options.calibration is not None:
+        say(f"calibrating: {options.calibration.describe()}...")
+        design = calibrated(design, options.calibration, version, respondents)
+    return Weighted(version, respondents, design, joined, options)
+
+
+def pseudo_values(w: Weighted, qid: str) -> PseudoValues:
+    """A question's pseudo-values over every respondent, with a column per declared group
+    (the sum of its options' indicators; its randomization variance estimate g² − g)."""
+    question = w.version.compiled.survey.question(qid)
+    mechanism = w.version.compiled.mechanisms[qid]
+    present, reports = w.respondents.column(qid)
+    reports = mechanism.validate_reports(reports)
+    pv = question_pseudo_values(question, mechanism, np.asarray(reports), present)
+    groups = getattr(mechanism, "groups", {}) if pv.kind == "shares" else {}
+    if not groups:
+        return pv
+    sums = np.column_stack([pv.values[:, list(m)].sum(axis=1) for m in groups.values()])
+    noise = np.zeros_like(sums) if pv.disclosed else sums * sums - sums
+    noise[~pv.present] = 0.0
+    return replace(pv, labels=(*pv.labels, *groups), values=np.hstack([pv.values, sums]),
+                   noise=np.hstack([pv.noise, noise]), kind="shares")
+
+
+def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None = None,
+                       variance: Any = None) -> list[dict[str, Any]]:
+    """Per question, its design-based estimate in the estimate document's shape. A question
+    with no answer in the domain, or whose mechanism has no pseudo-values, gets a note."""
+    variance = w.variance() if variance is None else variance
+    survey = w.version.compiled.survey
+    usable: list[tuple[Any, PseudoValues]] = []
+    skipped: dict[str, str] = {}
+    for question in survey.questions:
+        try:
+            pv = pseudo_values(w, question.id)
+        except DesignError as exc:
+            skipped[question.id] = exc.message
+            continue
+        answered = pv.present if domain is None else pv.present & domain
+        if not answered.any():
+            skipped[question.id] = "no respondent answered it" + (
+                "" if domain is None else " in this subgroup")
+            continue
+        usable.append((question, pv))
+    results = estimate(w.design, [pv for _, pv in usable], domain=domain, variance=variance,
+                       confidence=confidence) if usable else []
+    found = {q.id: _question_document(w, q, pv, r)
+             for (q, pv), r in zip(usable, results, strict=True)}
+    return [found.get(q.id) or _empty_document(w, q, skipped[q.id], confidence)
+            for q in survey.questions]
+
+
+def _question_document(w: Weighted, question: Any, pv: PseudoValues,
+                       result: DesignEstimates) -> dict[str, Any]:
+    mechanism = w.version.compiled.mechanisms[question.id]
+    rows = result.rows()
+    doc: dict[str, Any] = {
+        "question": question.id, "mechanism": mechanism.name,
+        "epsilon": 0.0 if question.disclosed else float(question.epsilon),
+        "n": result.n, "population": finite_or_none(result.population),
+        "confidence": result.confidence, "consistent_method": CONSISTENT_METHOD,
+        "notes": list(result.notes)}
+    if pv.kind == "mean":
+        doc["mean"] = _mean(rows[0])
+        return doc
+    k = question.k
+    shares = np.array([r.estimate for r in rows[:k]])
+    consistent = norm_sub(shares)
+    doc["categories"] = [_value(question.labels[i], rows[i], float(consistent[i]))
+                         for i in range(k)]
+    ordinal = question.type == "ordinal"  # pseudo.py: the mean score follows the options
+    first_group = k + 1 if ordinal else k
+    groups = getattr(mechanism, "groups", {})
+    doc["groups"] = [
+        {"name": name, "options": [question.labels[i] for i in members],
+         **_numbers(rows[first_group + g]), "consistent": float(consistent[list(members)].sum())}
+        for g, (name, members) in enumerate(groups.items())]
+    if ordinal:
+        doc["mean"] = _mean(rows[k])
+        doc["notes"].append(f"mean score: options scored 1..{k} in order")
+    return doc
+
+
+def _empty_document(w: Weighted, question: Any, why: str, confidence: float) -> dict[str, Any]:
+    mechanism = w.version.compiled.mechanisms[question.id]
+    return {"question": question.id, "mechanism": mechanism.name,
+            "epsilon": 0.0 if question.disclosed else float(question.epsilon), "n": 0,
+            "population": None, "confidence": confidence,
+            "consistent_method": CONSISTENT_METHOD,
+            "notes": [f"no design-based estimate: {why}"]}
+
+
+def _numbers(row: Any) -> dict[str, Any]:
+    return {"estimate": finite_or_none(row.estimate), "std_error": finite_or_none(row.std_error),
+            "ci_low": finite_or_none(row.ci_low), "ci_high": finite_or_none(row.ci_high),
+            "variance_bound": None,
+            "deff": row.deff.to_dict() if row.deff is not None else None}
+
+
+def _value(value: Any, row: Any, consistent: float) -> dict[str, Any]:
+    return {"value": value, **_numbers(row), "consistent": consistent}
+
+
+def _mean(row: Any) -> dict[str, Any]:
+    return _numbers(row)
+
+
+def estimate_document(w: Weighted, confidence: float,
+                      unweighted: dict[str, Any]) -> dict[str, Any]:
+    """The design-based estimate document of the whole survey version; `unweighted` is
+    today's document of the same version (its counters are reused)."""
+    return {"survey": w.version.id, "version": w.version.version, "sha256": w.version.sha256,
+            "confidence": confidence, "n_submissions": w.respondents.n,
+            "last_submission_hour": unweighted.get("last_submission_hour"),
+            "design": w.describe(), "questions": question_documents(w, confidence)}
+
+
+def subgroup_document(w: Weighted, by: str, confidence: float,
+                      bins: Sequence[int] | None) -> dict[str, Any]:
+    """Per subgroup of the disclosed question `by`, every randomized question's design-based
+    estimate within it (a domain estimate on the whole design, as R's `subset`)."""
+    from ..server.subgroups import grouping, grouping_question
+
+    compiled = w.version.compiled
+    question = grouping_question(compiled, by)
+    labels, group_of = grouping(question, compiled.mechanisms[by], bins)
+    present, reports = w.respondents.column(by)
+    reports = compiled.mechanisms[by].validate_reports(reports)
+    codes = np.full(w.respondents.n, -1, dtype=np.int64)
+    codes[present] = [group_of(r) for r in reports]
+    variance = w.variance()
+    randomized = {q.id for q in compiled.survey.questions if not q.disclosed}
+    parts = []
+    for g, label in enumerate(labels):
+        domain = codes == g
+        docs = [d for d in question_documents(w, confidence, domain, variance)
+                if d["question"] in randomized]
+        parts.append({"value": label, "n": int(domain.sum()),
+                      "population": finite_or_none(float(w.design.weights[domain].sum())),
+                      "questions": docs})
+    return {"survey": w.version.id, "version": w.version.version, "sha256": w.version.sha256,
+            "confidence": confidence, "by": by, "n_submissions": w.respondents.n,
+            "design": w.describe(), "subgroups": parts}

@@ -1,0 +1,53 @@
+"""`ldpsurvey report` with a design (docs/weights.md): read the submissions and their designs
+from `--db` or `--server`, weight (and calibrate) them, and render the design-based document in
+any report format, with today's unweighted estimates beside them where a format shows both."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from .design_data import DesignSource, RemoteSource, db_source
+from .design_estimates import DesignOptions, estimate_document, subgroup_document, weighted
+
+
+@contextmanager
+def design_source(server_url: str | None, db_path: str | None, survey_id: str,
+                  version: int | None, token: str | None,
+                  timeout: float) -> Iterator[DesignSource]:
+    """The source of a design-based analysis: the database read-only, or the analyst API."""
+    if server_url is not None:
+        assert token is not None
+        yield RemoteSource(server_url, survey_id, token, version, timeout)
+        return
+    assert db_path is not None
+    with db_source(db_path, survey_id, version) as source:
+        yield source
+
+
+def progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def design_report_text(source: DesignSource, options: DesignOptions, fmt: str,
+                       confidence: float) -> str:
+    """The design-based report of a survey version in one format."""
+    from .reports.model import Report, render
+
+    w = weighted(source, options, progress)
+    unweighted = source.estimates(confidence)
+    document = estimate_document(w, confidence, unweighted)
+    return render(Report(w.version.survey, document, unweighted=unweighted), fmt)
+
+
+def design_subgroup_text(source: DesignSource, options: DesignOptions, fmt: str,
+                         confidence: float, by: str, bins: Sequence[int] | None) -> str:
+    """The design-based subgroup report of a disclosed question in one format."""
+    from .reports.subgroups import render_subgroups
+
+    w = weighted(source, options, progress)
+    document: dict[str, Any] = subgroup_document(w, by, confidence, bins)
+    return render_subgroups(w.version.survey, document, fmt)

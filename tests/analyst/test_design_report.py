@@ -1,0 +1,278 @@
+"""`ldpsurvey report` with a design (docs/weights.md): the invitation codes' designs joined to
+the stored submissions, calibrated on disclosed questions, estimated by the design library, in
+every format; the numbers equal R's survey on the same respondents' pseudo-values; bad input is
+one line and changes nothing stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from ldpsurvey.analyst.cli import cli
+from ldpsurvey.analyst.reports.model import answer_label
+from support import designed
+from support.r_oracle import r_numbers, r_strings, run_r
+from support.server_data import snapshot
+
+MARGINS = ("question,value,total\nregion,north,3000\nregion,south,5000\nregion,east,7000\n"
+           "region,west,9000\nsex,female,12500\nsex,male,11500\n")
+SURVEY = designed.SURVEY["id"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> designed.Built:
+    folder = tmp_path_factory.mktemp("designed")
+    return designed.build(folder / "survey.db", fpc=False)
+
+
+@pytest.fixture(scope="module")
+def margins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return designed.write(tmp_path_factory.mktemp("margins") / "margins.csv", MARGINS)
+
+
+def run(*args: Any) -> Any:
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def error_line(result: Any) -> str:
+    """The one error line of a failed command (progress lines may precede it on stderr)."""
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and result.output.endswith(errors[0] + "\n"), result.output
+    return errors[0]
+
+
+def report(built: designed.Built, *args: Any) -> Any:
+    return run("report", "--db", built.path, "--survey", built.survey_id, *args)
+
+
+def document(built: designed.Built, *args: Any) -> dict[str, Any]:
+    result = report(built, "--format", "json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def rows(doc: dict[str, Any], qid: str) -> dict[str, dict[str, Any]]:
+    q = next(q for q in doc["questions"] if q["question"] == qid)
+    out = {answer_label(c["value"]): c for c in q.get("categories") or []}
+    out.update({g["name"]: g for g in q.get("groups") or []})
+    if q.get("mean"):
+        out["mean"] = q["mean"]
+    return out
+
+
+def stored_answers(built: designed.Built) -> list[dict[str, Any]]:
+    """Each stored submission's reports, in arrival order."""
+    from ldpsurvey.server.store import open_store
+
+    store = open_store(built.path)
+    try:
+        return [json.loads(r[4]) for r in store.export_rows(built.survey_id, 1, 0, 10**6)]
+    finally:
+        store.close()
+
+
+def library_smoker(built: designed.Built) -> tuple[Any, Any]:
+    """(the design of the responding units, smoker's pseudo-values): the library's inputs,
+    built here from the frame and the stored reports, not by the command under test."""
+    from ldpsurvey.shared.design import Design, pseudo_values
+    from ldpsurvey.shared.survey import Survey
+
+    units = built.responded
+    design = Design.build([u.weight for u in units], [u.stratum for u in units],
+                          [u.psu for u in units])
+    question = Survey.from_dict(designed.SURVEY).question("smoker")
+    reports = np.array([a["smoker"] for a in stored_answers(built)])
+    return design, pseudo_values(question, designed.mechanisms()["smoker"], reports)
+
+
+def pseudo(built: designed.Built) -> dict[str, np.ndarray]:
+    """The respondents' pseudo-values, straight from the mechanisms and the stored reports."""
+    stored = stored_answers(built)
+    mechs = designed.mechanisms()
+    out: dict[str, np.ndarray] = {}
+    for qid in ("smoker", "mood"):
+        z = mechs[qid].pseudo_values(np.array([a[qid] for a in stored]))
+        for j, label in enumerate(mechs[qid].labels):
+            out[f"{qid}_{answer_label(label)}"] = z[:, j]
+    out["mood_score"] = out["mood_low"] + 2 * out["mood_mid"] + 3 * out["mood_high"]
+    out["drinks"] = np.array([float(a.get("drinks", 0)) for a in stored])
+    out["answered"] = np.array([int("drinks" in a) for a in stored])
+    return out
+
+
+def test_rake_equals_r_survey_on_the_respondents_pseudo_values(
+        built: designed.Built, margins: Path) -> None:
+    doc = document(built, "--rake", margins)
+    assert doc["design"]["calibration"][0].startswith("raked to region, sex")
+    assert doc["n_submissions"] == len(built.responded)
+    z = pseudo(built)
+    units = built.responded
+    table = {"w": [u.weight for u in units], "stratum": [u.stratum for u in units],
+             "psu": [u.psu for u in units], "region": [u.answers["region"] for u in units],
+             "sex": [u.answers["sex"] for u in units], **z}
+    # R orders factor levels alphabetically (east, north, south, west; female, male) and
+    # builds treatment contrasts against the first, as ldpsurvey's model_matrix does.
+    region = dict(north=3000, south=5000, east=7000, west=9000)
+    population = [24000.0, region["north"], region["south"], region["west"], 11500.0]
+    names = ["(Intercept)", "regionnorth", "regionsouth", "regionwest", "sexmale"]
+    script = f"""
+d <- read.csv("d.csv")
+d$region <- factor(d$region); d$sex <- factor(d$sex)
+des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
+pop <- {r_numbers(population)}; names(pop) <- {r_strings(names)}
+cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
+                 maxit = 200)
+m <- svymean(~smoker_yes + mood_low + mood_mid + mood_high + mood_score, cal)
+dr <- svymean(~drinks, subset(cal, answered == 1))
+emit(list(est = c(coef(m), coef(dr)), se = c(SE(m), SE(dr))))
+"""
+    r = run_r(script, {"d": table})
+    ours = [rows(doc, "smoker")["yes"], *(rows(doc, "mood")[k] for k in ("low", "mid", "high")),
+            rows(doc, "mood")["mean"], rows(doc, "drinks")["mean"]]
+    assert np.allclose([o["estimate"] for o in ours], r["est"], rtol=0, atol=1e-8)
+    assert np.allclose([o["std_error"] for o in ours], r["se"], rtol=0, atol=1e-8)
+    # The declared group is the sum of its options, with its own standard error.
+    group = rows(doc, "mood")["not low"]
+    assert group["estimate"] == pytest.approx(ours[2]["estimate"] + ours[3]["estimate"], abs=1e-12)
+    # The weighted shares of a raking variable are its margins (their variance is 0).
+    assert rows(doc, "region")["south"]["estimate"] == pytest.approx(5000 / 24000, abs=1e-9)
+
+
+def test_each_format_names_the_design_and_splits_the_deff(built: designed.Built,
+                                                          margins: Path) -> None:
+    table = report(built, "--rake", margins)
+    assert table.exit_code == 0, table.output
+    assert "design: stratified cluster sample: 4 strata, 24 PSUs" in table.stdout
+    assert "deff = sampling × privacy" in table.stdout and "effective n" in table.stdout
+    md = report(built, "--rake", margins, "--format", "md").stdout
+    assert "design: stratified cluster sample" in md and "| deff = sampling × privacy |" in md
+    csv_text = report(built, "--rake", margins, "--format", "csv").stdout
+    header = csv_text.splitlines()[0].split(",")
+    assert header[-5:] == ["population", "deff", "deff_sampling", "deff_privacy",
+                           "effective_n"]
+    html = report(built, "--rake", margins, "--format", "html").stdout
+    for text in ("Sampling design", "Where the variance comes from", "unweighted",
+                 "The design effect in plain words", "the privacy adds"):
+        assert text in html
+    doc = document(built, "--rake", margins)
+    deff = rows(doc, "smoker")["yes"]["deff"]
+    # deff = sampling × privacy, effective n = n / deff (shared/design/estimators.py).
+    assert deff["total"] == pytest.approx(deff["sampling"] * deff["privacy"], rel=1e-12)
+    assert deff["effective_n"] == pytest.approx(doc["n_submissions"] / deff["total"], rel=1e-12)
+    assert deff["privacy"] > 1  # a randomized answer costs variance
+    assert rows(doc, "sex")["male"]["deff"]["privacy"] == pytest.approx(1.0)  # disclosed
+
+
+def test_the_html_puts_weighted_and_unweighted_side_by_side(built: designed.Built,
+                                                            margins: Path) -> None:
+    from ldpsurvey.analyst.reports.sources import db_report
+
+    html = report(built, "--rake", margins, "--format", "html").stdout
+    plain = db_report(built.path, SURVEY)
+    smoker = next(q for q in plain.estimates["questions"] if q["question"] == "smoker")
+    unweighted_yes = f"{smoker['categories'][1]['estimate'] * 100:.1f}%"
+    weighted = rows(document(built, "--rake", margins), "smoker")["yes"]["estimate"]
+    weighted_yes = f"{weighted * 100:.1f}%"
+    section = html.split('id="q-smoker"', 1)[1].split("</section>", 1)[0]
+    row = section.split("<td>yes</td>", 1)[1].split("</tr>", 1)[0]
+    assert weighted_yes in row and unweighted_yes in row
+
+
+@pytest.mark.parametrize("variance", ["jkn", "bootstrap"])
+def test_replicate_variances_are_the_librarys(built: designed.Built, variance: str) -> None:
+    from ldpsurvey.shared.design import build_replicates, mean
+
+    doc = document(built, "--weighted", "--variance", variance)
+    assert doc["design"]["variance"] == variance
+    design, pv = library_smoker(built)
+    expected = mean(design, pv, variance=build_replicates(design, variance)).rows()[1]
+    got = rows(doc, "smoker")["yes"]
+    assert got["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
+    assert got["std_error"] == pytest.approx(expected.std_error, abs=1e-12)
+
+
+def test_jk1_on_a_stratified_design_is_refused_in_one_line(built: designed.Built) -> None:
+    assert "JK1 ignores strata" in error_line(report(built, "--weighted", "--variance", "jk1"))
+
+
+BAD_MARGINS = {
+    "empty cell": (["--rake"], MARGINS + "region,central,100\n",
+                   "empty cell: no respondent has 'region' = 'central'"),
+    "margins disagree": (["--rake"], MARGINS.replace("sex,male,11500", "sex,male,11000"),
+                         "the margins' totals disagree"),
+    "randomized covariate": (["--rake"], MARGINS + "smoker,yes,100\nsmoker,no,23900\n",
+                             "cannot calibrate on 'smoker': it is a randomized answer"),
+    "no convergence": (["--rake", "--max-iterations", "1"], MARGINS,
+                       "raking did not converge in 1 iterations"),
+    "unknown question": (["--rake"], MARGINS + "income,high,1\n",
+                         "has no question 'income'"),
+    "bad header": (["--rake"], "q,v,t\nregion,north,1\n", "the header must be question,value"),
+    "not a number": (["--rake"], MARGINS.replace("3000", "lots"), "total 'lots' is not a number"),
+    "category without total": (["--rake"], MARGINS.replace("region,west,9000\n", ""),
+                               "'region' = 'west' has respondents but no positive population"),
+    "bounds too tight": (["--calibrate", "--bounds", "0.999,1.001"], MARGINS,
+                         "bounded calibration did not converge in 50 iterations"),
+    "cell missing": (["--poststratify"], "region,total\nnorth,1\nsouth,2\neast,3\n",
+                     "'region' = 'west' has respondents but no positive population"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_MARGINS))
+def test_bad_calibration_input_is_one_line_and_changes_nothing(
+        built: designed.Built, tmp_path: Path, case: str) -> None:
+    flags, text, message = BAD_MARGINS[case]
+    path = designed.write(tmp_path / "m.csv", text)
+    before = snapshot(built.path)
+    assert message in error_line(report(built, *flags[:1], path, *flags[1:]))
+    assert snapshot(built.path) == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--rake", "a.csv", "--calibrate", "b.csv"], "give one of --poststratify, --rake"),
+    (["--bounds", "0.5,2", "--weighted"], "--bounds goes with --calibrate"),
+    (["--frame", "f.csv"], "--frame FILE and --key QUESTION go together"),
+    (["--weighted", "--batch", "b1"], "a two-server batch has no design-based estimates"),
+    (["--weighted", "--crosstab", "smoker", "mood"], "design-based crosstabs"),
+])
+def test_usage_errors(built: designed.Built, args: list[str], message: str) -> None:
+    result = report(built, *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_a_survey_without_designs_is_refused_unless_calibrated(tmp_path: Path,
+                                                              margins: Path) -> None:
+    plain = designed.build(tmp_path / "plain.db", invites=False)
+    assert "invitation codes carry no design" in error_line(report(plain, "--weighted"))
+    raked = document(plain, "--rake", margins)  # an equal-weight sample raked to the margins
+    assert raked["design"]["source"].startswith("no design: every respondent weight 1")
+    assert rows(raked, "region")["west"]["estimate"] == pytest.approx(9000 / 24000, abs=1e-9)
+
+
+def test_subgroups_are_domain_estimates_of_the_design(built: designed.Built,
+                                                     margins: Path) -> None:
+    from ldpsurvey.shared.design import Margin, mean, rake
+
+    result = report(built, "--rake", margins, "--by", "sex", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    units = built.responded
+    design, pv = library_smoker(built)
+    design = rake(design, [Margin("region", [u.answers["region"] for u in units],
+                                  dict(north=3000, south=5000, east=7000, west=9000)),
+                           Margin("sex", [u.answers["sex"] for u in units],
+                                  dict(female=12500, male=11500))])
+    male = np.array([u.answers["sex"] == "male" for u in units])
+    expected = mean(design, pv, domain=male).rows()[1]
+    group = next(g for g in doc["subgroups"] if g["value"] == "male")
+    assert group["n"] == int(male.sum())
+    got = next(q for q in group["questions"] if q["question"] == "smoker")["categories"][1]
+    assert got["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
+    assert got["std_error"] == pytest.approx(expected.std_error, abs=1e-12)
+    assert {q["question"] for q in group["questions"]} == {"smoker", "mood", "drinks"}
+    table = report(built, "--rake", margins, "--by", "sex")
+    assert table.exit_code == 0 and "deff = sampling × privacy" in table.stdout

@@ -1,0 +1,101 @@
+"""Without a design, `ldpsurvey report` gives today's simple-random-sample estimates byte for
+byte: the design-based options (docs/weights.md) add to the report formats only when asked.
+
+The expected outputs in tests/data/srs_reports/ were written by the report code as it was
+before design-based estimation existed (main at 22e3952), from the deterministic
+database `build` makes (reports drawn by numpy with a fixed seed, the hour fixed). The HTML's
+chart images are compared by presence only (their PNG bytes depend on matplotlib's version).
+Regenerate them only for an intended change of today's reports:
+    python tests/analyst/test_srs_reports_unchanged.py --write
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+EXPECTED = Path(__file__).resolve().parent.parent / "data" / "srs_reports"
+FORMATS = ("table", "json", "csv", "md", "html")
+HOUR = "2026-01-01T10:00:00Z"
+CASES = {f"report.{fmt}": ("--format", fmt) for fmt in FORMATS} | {
+    f"by-region.{fmt}": ("--by", "region", "--format", fmt) for fmt in ("table", "csv")}
+
+
+def build(path: Path) -> None:
+    """The survey of tests/support/designed.py with 300 submissions drawn from a fixed seed."""
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+    from ldpsurvey.shared.mechanisms.base import plain
+    from support import designed
+    from support.server_data import manifest, sql
+
+    app = create_app({"DATABASE": str(path), "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    auth = {"Authorization": f"Bearer {create_token(store, 'golden')[1]}"}
+    client = app.test_client()
+    assert client.post("/api/surveys", json=manifest(designed.SURVEY),
+                       headers=auth).status_code == 201
+    rng = np.random.default_rng(20260101)
+    mechs = designed.mechanisms()
+    n = 300
+    columns = {}
+    for qid, mech in mechs.items():
+        answers = rng.integers(0, mech.k, size=n) if qid != "drinks" else rng.poisson(4, n)
+        columns[qid] = plain(mech.perturb_many(np.minimum(answers, mech.k - 1), rng))
+    skipped = rng.random(n) < 0.1
+    submissions = [{"submission_id": f"00000000-0000-4000-8000-{i:012d}",
+                    "answers": {q: c[i] for q, c in columns.items()
+                                if not (q == "drinks" and skipped[i])}} for i in range(n)]
+    response = client.post("/api/surveys/wave-2026/submissions",
+                           json={"submissions": submissions})
+    assert response.status_code == 200, response.get_json()
+    store.close()
+    sql(path, "UPDATE surveys SET last_submission_hour = ?", (HOUR,))
+
+
+def render(db: Path, args: tuple[str, ...]) -> str:
+    from ldpsurvey.analyst.cli import cli
+
+    result = CliRunner().invoke(cli, ["report", "--db", str(db), "--survey", "wave-2026",
+                                      *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def comparable(name: str, text: str) -> str:
+    if name.endswith(".html"):
+        return re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,...",
+                      text)
+    return text
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("golden") / "srs.db"
+    build(path)
+    return path
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_reports_without_a_design_are_byte_identical(database: Path, name: str) -> None:
+    expected = (EXPECTED / name).read_text(encoding="utf-8")
+    assert comparable(name, render(database, CASES[name])) == comparable(name, expected)
+
+
+if __name__ == "__main__" and "--write" in sys.argv:
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    EXPECTED.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "srs.db"
+        build(db)
+        for case, args in CASES.items():
+            (EXPECTED / case).write_text(render(db, args), encoding="utf-8")
+    print(f"wrote {len(CASES)} expected reports to {EXPECTED}")
