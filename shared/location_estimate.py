@@ -100,13 +100,15 @@ def _fft_size(n: int) -> int:
 
 
 def em(channel: GridOperator, observed: np.ndarray, start: np.ndarray | None = None,
-       tolerance: float = TOLERANCE, max_passes: int = MAX_PASSES) -> EMResult:
+       tolerance: float = TOLERANCE, max_passes: int | None = None) -> EMResult:
     """Maximum-likelihood distributions for B rows of observed report frequencies at once.
 
     `channel` applies A (`GridOperator`), `observed` (B, k) rows summing to 1, `start` (B, k)
     positive rows (default uniform). Stops when every row's certified gap is <= `tolerance`
-    or after `max_passes` passes (each pass is one f·A and one A·r for all rows).
+    or after `max_passes` (default `MAX_PASSES`) passes, give or take the rest of a SQUAREM
+    cycle (each pass is one f·A and one A·r for all rows).
     """
+    max_passes = MAX_PASSES if max_passes is None else max_passes
     observed = np.atleast_2d(np.asarray(observed, dtype=float))
     rows, k = observed.shape
     f = np.full((rows, k), 1.0 / k) if start is None else np.atleast_2d(start).astype(float)

@@ -125,3 +125,17 @@ def test_the_negative_estimate_box_only_beside_a_negative_number():
     for fmt in ("html", "md"):
         assert "Why an estimate can be negative" not in render(positive, fmt)
         assert "What the interval means" in render(positive, fmt)
+
+
+def test_em_that_stops_at_its_cap_is_said_in_every_format(monkeypatch):
+    """Issue 32: EM stopped short of its own rule while the docs called the result the
+    maximum-likelihood distribution. A capped EM is now a warning in every format."""
+    from ldpsurvey.analyst.reports.model import render
+    from ldpsurvey.shared import location_estimate
+
+    monkeypatch.setattr(location_estimate, "MAX_PASSES", 20)
+    report = simulated_report(Survey.from_dict(SURVEY), 3000, seed=4)
+    em = report.estimates["questions"][0]["location"]["em"]
+    assert em["converged"] is False and 20 <= em["passes"] <= 22 and em["gap"] > 1e-6
+    for fmt in ("table", "md", "html", "csv", "json"):
+        assert "EM did not converge: it stopped at its cap of 20 passes" in render(report, fmt)

@@ -231,3 +231,21 @@ def test_the_docs_example_fits_the_respondents_default_limit_and_its_margins():
         assert stated in " ".join(text.split())
         low, high = (int(v) for v in re.findall(r"±(\d+)", stated))
         assert round(min(margins) * 100) == low and round(max(margins) * 100) == high
+
+
+@pytest.mark.parametrize("epsilon_geo", [0.5, 2.0])
+def test_em_converges_at_n_20000_within_its_cap(epsilon_geo):
+    """Issue 32: at ε_geo = 0.5/km and n = 20,000 EM hit its 600-pass cap in every run,
+    6e-5 to 4.6e-4 nats per report short of its 1e-6 rule. Now it meets the rule (the bench
+    measured 2,500-5,700 passes)."""
+    from ldpsurvey.analyst.simulate_location import location_weights
+    from ldpsurvey.shared.location_estimate import MAX_PASSES, TOLERANCE
+
+    m = mechanism_for(Survey.from_dict({"id": "g", "title": "g", "version": 1, "questions": [
+        {"id": "home", "type": "location", "text": "W", "epsilon_geo": epsilon_geo,
+         "grid": {"rows": 20, "cols": 20, "cell_km": 1.0}}]}).questions[0])
+    rng = np.random.default_rng(1)
+    answers = rng.choice(400, size=20_000, p=location_weights(20, 20))
+    counts = np.bincount(m.perturb_many(answers, rng), minlength=400)
+    result = em(operator(m.geo), counts / counts.sum())
+    assert result.converged and result.gap[0] <= TOLERANCE and result.passes < MAX_PASSES
