@@ -14,6 +14,7 @@ from ..shared.cli_help import FullHelpGroup
 from ..shared.composition import DEFAULT_DELTA, Composition
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
+from ..shared.skip_logic import applies
 from ..shared.survey import Question, Survey
 from . import location_answer
 from .budget import BUDGET_RULES, Budget
@@ -189,6 +190,8 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
                    f"no extra privacy; a changed answer costs its ε again.")
     answers: dict[str, Any] = {}
     for i, q in enumerate(survey.questions, 1):
+        if not applies(q, answers):  # skip logic: asked only when its condition holds
+            continue
         click.echo()
         click.secho(f"{i}. {q.text}", bold=True)
         click.echo(f"   {question_privacy(q)}")

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import Mechanism, mechanism_for
+from ..shared.skip_logic import resolve_answers
 from ..shared.survey import Question, Survey
 from .budget import Budget, as_budget
 from .errors import DeliveryError
@@ -94,8 +95,10 @@ class Respondent:
         """The answers to randomize, {question id: true answer}, checked without drawing.
 
         Invalid answers are refused (AnswerError), never clamped. A required question must be
-        answered; an optional one may be left out (or None), which the server can see. Also
-        refuses a survey version this device already answered, or one above its ε limit.
+        answered; an optional one may be left out (or None), which the server can see. A
+        question whose `relevant` condition does not hold must be left out: it is then sent as
+        a randomized "not asked" when its condition reads randomized answers, else not at all.
+        Also refuses a survey version this device already answered, or one above its ε limit.
         """
         survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
         check_policy(survey, self.budget, self.ledger.charged_epsilons())
@@ -108,15 +111,12 @@ class Respondent:
             raise AnswerError(f"survey {survey.id!r} has no question {unknown[0]!r}")
         if survey.two_server is not None:
             return check_two_server_answers(survey, answers)
-        checked: dict[str, Any] = {}
+        # Skip logic: only questions that apply are answered; one that does not and depends
+        # on randomized answers is sent as a randomized "not asked" (shared/skip_logic.py).
+        checked = resolve_answers(survey.questions, answers)
         for q in survey.questions:
-            value = answers.get(q.id)
-            if value is None:
-                if q.optional:
-                    continue
-                raise AnswerError(f"question {q.id!r} is required")
-            self.mechanism(survey, q).encode(value)  # refuse before randomizing anything
-            checked[q.id] = value
+            if q.id in checked:  # refuse before randomizing anything
+                self.mechanism(survey, q).encode(checked[q.id])
         return checked
 
     def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any],

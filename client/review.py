@@ -16,6 +16,12 @@ from urllib.parse import urlsplit
 from ..shared.mechanisms import Mechanism
 from ..shared.survey import Question, Survey
 from ..shared.wording import pct, to_precision
+from .skip_review import (
+    not_applying,
+    not_asked_chances,
+    not_asked_report_words,
+    skipped_lines,
+)
 
 LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every chance listed
 
@@ -159,6 +165,11 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     qs = getattr(mechanism, "q_star", None)
     if q.disclosed:
         return DISCLOSED_CHANCES
+    if q.not_asked:  # skip logic: options + "not asked" (skip_review.py)
+        said = not_asked_chances(q, mechanism, answer)
+        if said is not None:
+            return said
+        return describe(q, mechanism)
     if getattr(mechanism, "designed", False):  # a named design: its exact row, listed
         index = mechanism.encode(answer)
         row = mechanism.channel()[index]
@@ -200,7 +211,7 @@ def describe(q: Question, mechanism: Any, truth: str = "your real answer") -> st
     name = mechanism.name
     if name in ("binary_rr", "grr"):
         k = len(mechanism.labels)
-        choice = "says ‘yes’ or ‘no’" if q.type == "binary" else "picks an option"
+        choice = "says ‘yes’ or ‘no’" if q.type == "binary" and k == 2 else "picks an option"
         others = (f"the other one with probability {pct(mechanism.q_star)}" if k == 2 else
                   f"otherwise one of the other {k - 1} options, each with probability "
                   f"{pct(mechanism.q_star)}")
@@ -213,7 +224,7 @@ def describe(q: Question, mechanism: Any, truth: str = "your real answer") -> st
         return (f"Your answer is randomized twice. Once, your{first.removeprefix('Your')} This "
                 "device keeps that result and reuses it whenever you give the same answer "
                 f"again. Then, for this round, your{second.removeprefix('Your')}")
-    k = len(q.options) if q.options else 0
+    k = mechanism.k if q.not_asked else (len(q.options) if q.options else 0)
     if name in ("oue", "sue"):
         return (f"Your device sets one yes/no mark for each of the {k} options at random: the "
                 f"mark of your real answer is ‘yes’ with probability {pct(mechanism.p_star)}, "
@@ -265,6 +276,9 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
              "result and sends only that; your true answers never leave this device."]
     total = 0.0
     for i, q in enumerate(survey.questions, 1):
+        if not_applying(q, answers):  # skip logic: said after the list (skip_review.py)
+            total += q.epsilon if answers.get(q.id) is not None else 0.0
+            continue
         lines.append(f"{i}. {q.text}")
         answer = answers.get(q.id)
         if answer is None:
@@ -280,6 +294,7 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
         lines.append(f"   Your answer (stays on this device): {answer_text(q, answer)}")
         lines.append(f"   {chances(q, mechanisms[q.id], answer)}")
         lines.append(f"   {question_privacy(q)}")
+    lines.extend(skipped_lines(survey.questions, answers))
     lines.append(f"In total, {odds_sentence(total)} (ε = {epsilon_text(total)} in total).")
     if survey.series:
         lines.append(f"(Series {survey.series!r}: an answer the same as in an earlier round "
@@ -344,6 +359,10 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     """A stored report in plain words (what the server receives for this question): the page's
     words after "Your device sent: " (mechanisms.js explain and review.js outsideNote)."""
     name = mechanism.name
+    if q.not_asked:
+        said = not_asked_report_words(q, mechanism, report)
+        if said is not None:
+            return said
     if name == "crosswise":
         return "‘same’" if report else "‘differ’"
     if name == "matrix":

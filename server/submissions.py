@@ -17,6 +17,7 @@ from typing import Any
 
 from ..shared.errors import LdpSurveyError
 from ..shared.mechanisms.base import plain
+from ..shared.skip_logic import presence_problems
 from . import invites, surveys
 from .errors import (
     Conflict,
@@ -228,7 +229,11 @@ def _validate_columns(compiled: CompiledSurvey, answer_sets: list[Mapping[str, A
             normalized[qid] = iter(mechanisms[qid].validate_reports(column))
         except (LdpSurveyError, TypeError, ValueError, OverflowError):
             return None
-    return [{qid: next(normalized[qid]) for qid in answers} for answers in answer_sets]
+    rows = [{qid: next(normalized[qid]) for qid in answers} for answers in answer_sets]
+    if compiled.skips and any(presence_problems(compiled.survey, compiled.skips, row)
+                              for row in rows):
+        return None
+    return rows
 
 
 def _validate_answers(compiled: CompiledSurvey, answers: Mapping[str, Any],
@@ -247,6 +252,8 @@ def _validate_answers(compiled: CompiledSurvey, answers: Mapping[str, Any],
             problems.append({"field": f"answers.{qid}", "message": message[:MAX_MESSAGE]})
     for qid in sorted(compiled.required - answers.keys()):
         problems.append({"field": f"answers.{qid}", "message": "required question missing"})
+    if not problems:  # skip logic on disclosed answers (shared/skip_logic.py)
+        problems.extend(presence_problems(compiled.survey, compiled.skips, reports))
     return reports
 
 

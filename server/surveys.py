@@ -27,6 +27,7 @@ from ..shared.crosstab import JointAggregate
 from ..shared.joint_features import Encoder, encoder_for_question
 from ..shared.manifest import verify_manifest
 from ..shared.mechanisms import Mechanism, mechanism_for
+from ..shared.skip_logic import public_skips
 from ..shared.survey import CrosstabSpec, Survey, canonical_json
 from .errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour
@@ -51,6 +52,9 @@ class CompiledSurvey:
     required: frozenset[str]
     # Declared crosstabs by aggregate key ("crosstab:rows:cols"): spec, row and column encoders.
     crosstabs: Mapping[str, tuple[CrosstabSpec, Encoder, Encoder]] = field(default_factory=dict)
+    # Questions whose condition reads disclosed answers only (shared/skip_logic.py): present
+    # in a submission exactly when the condition holds on its disclosed reports.
+    skips: tuple[Any, ...] = ()
 
     @property
     def id(self) -> str:
@@ -109,7 +113,9 @@ def compile_survey(sha256: str, survey: Survey | Mapping[str, Any]) -> CompiledS
     mechanisms = {q.id: mechanism_for(q) for q in survey.questions if not two_server}
     compiled = CompiledSurvey(
         survey=survey, sha256=sha256, mechanisms=mechanisms,
-        required=frozenset(q.id for q in survey.questions if not q.optional),
+        required=frozenset(q.id for q in survey.questions
+                           if not q.optional and (q.condition is None or q.not_asked)),
+        skips=public_skips(survey),
         crosstabs={spec.key: (spec, encoder_for_question(survey.question(spec.rows),
                                                          mechanisms[spec.rows], spec.row_bins),
                               encoder_for_question(survey.question(spec.cols),

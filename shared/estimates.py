@@ -88,9 +88,32 @@ class MeanEstimate:
 
 
 @dataclass
+class AmongAsked:
+    """A conditional question's estimates among the respondents it was asked (skip logic,
+    shared/among_asked.py): each option's (and group's) share, or the mean, as a ratio of
+    estimates over the estimated share asked, with a delta-method standard error that counts
+    the covariance of numerator and denominator. `variance_bound` is None: a ratio has no
+    worst case (it grows without bound as the share asked goes to 0)."""
+
+    categories: list[ValueEstimate] | None = None
+    groups: list[GroupEstimate] = field(default_factory=list)
+    mean: MeanEstimate | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {}
+        if self.categories is not None:
+            d["categories"] = [c.to_dict() for c in self.categories]
+            d["groups"] = [g.to_dict() for g in self.groups]
+        if self.mean is not None:
+            d["mean"] = self.mean.to_dict()
+        return d
+
+
+@dataclass
 class Estimate:
     """The estimate of one question; `categories` for frequency questions, `mean` and
-    `distribution` for numeric ones."""
+    `distribution` for numeric ones. A question with a "not asked" value (skip logic) also has
+    `not_asked`, the share of respondents it did not apply to, and `among_asked`."""
 
     question: str
     mechanism: str
@@ -105,6 +128,8 @@ class Estimate:
     # How `consistent` was made: Norm-Sub (a distribution), or "clip" for multiselect shares,
     # which need not sum to 1 (shared/mechanisms/set_base.py).
     consistent_method: str = CONSISTENT_METHOD
+    not_asked: ValueEstimate | None = None
+    among_asked: AmongAsked | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -124,6 +149,10 @@ class Estimate:
             d["distribution"] = [v.to_dict() for v in self.distribution]
         if self.notes:
             d["notes"] = list(self.notes)
+        if self.not_asked is not None:  # absent unless the question has a "not asked" value
+            d["not_asked"] = self.not_asked.to_dict()
+        if self.among_asked is not None:
+            d["among_asked"] = self.among_asked.to_dict()
         return d
 
 

@@ -137,7 +137,8 @@ def channel_ratio(channel: Sequence[Sequence[Fraction]]) -> Fraction | None:
     return worst
 
 
-def certify(loss: PrivacyLoss | None, epsilon: float, name: str) -> PrivacyLoss:
+def certify(loss: PrivacyLoss | WorstOfLosses | None, epsilon: float,
+            name: str) -> PrivacyLoss | WorstOfLosses:
     """Raise PrivacyCheckError unless `loss` is finite and within the claimed ε."""
     if loss is None:
         raise PrivacyCheckError(f"{name}: some report is impossible under one answer and possible "
@@ -149,3 +150,38 @@ def certify(loss: PrivacyLoss | None, epsilon: float, name: str) -> PrivacyLoss:
             {"claimed": epsilon, "realized": float(loss)},
         )
     return loss
+
+
+@dataclass(frozen=True)
+class WorstOfLosses:
+    """The exact worst-case privacy loss of a channel stated as the largest of several terms,
+    each a rational ratio times e^(a rational log): ratio·e^log. A report pair whose parts are
+    randomized independently has, for each pair of answers, the product of its parts' ratios;
+    the worst case over pairs of answers is the largest such product (asked_geometric.py).
+
+    `within(ε)` decides exactly (never with floats) that every term is <= e^ε: log <= ε and
+    ratio <= a certified lower bound of e^(ε - log)."""
+
+    terms: tuple[tuple[Fraction, Fraction], ...]  # (ratio, log)
+
+    def within(self, epsilon: float) -> bool:
+        eps = Fraction(epsilon)
+        for ratio, log in self.terms:
+            if log > eps:
+                return False
+            if ratio > 1 and ratio > exp_lower(eps - log):
+                return False
+        return True
+
+    def __float__(self) -> float:
+        return max(math.log(r.numerator) - math.log(r.denominator) + float(log)
+                   for r, log in self.terms)
+
+    def describe(self) -> str:
+        return "max(" + ", ".join(f"ln({r}) + {log}" for r, log in self.terms) + ")"
+
+
+def rational_exp_floor_of(x: Fraction) -> Fraction:
+    """`rational_exp_floor` of an exact rational x >= 0: a short rational r <= e^x."""
+    bound = exp_lower(x)
+    return simplest_between(bound * (1 - _ROUNDING), bound)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import skip_logic
 from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
 from .mechanisms.base import MAX_OPTIONS
@@ -47,7 +48,7 @@ MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
-                "local_epsilon"}
+                "local_epsilon", "relevant"}
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -91,26 +92,30 @@ class Question:
     # Multiselect questions only: which sets may be answered (mechanisms/set_base.SetShape:
     # max_selected, required_min); `options` are the options that may be checked.
     multiselect: Any = None
+    # Skip logic (shared/skip_logic.py): the condition under which the question is asked, and
+    # whether it reads a randomized answer, so that the question has a "not asked" value
+    # (NOT_ASKED, the last of its `labels`) and is always sent.
+    relevant: str | None = None
+    condition: Any = field(default=None, compare=False, repr=False)
+    not_asked: bool = False
 
     @property
     def k(self) -> int:
-        """Size of the answer domain."""
-        if self.type == "binary":
-            return 2
+        """Size of the answer domain ("not asked" included; an integer question's range)."""
         if self.type == "integer":
             assert self.min is not None and self.max is not None
             return self.max - self.min + 1
-        return len(self.options)
+        return len(self.labels)
 
     @property
     def labels(self) -> Sequence[Any]:
-        """The answer values in domain order, as estimates name them."""
-        if self.type == "binary":
-            return (False, True)
+        """The answer values in domain order, as estimates name them (a question with a "not
+        asked" value ends with NOT_ASKED; an integer one keeps its range, asked_geometric.py)."""
         if self.type == "integer":
             assert self.min is not None and self.max is not None
             return range(self.min, self.max + 1)
-        return self.options
+        values = (False, True) if self.type == "binary" else self.options
+        return (*values, skip_logic.NOT_ASKED) if self.not_asked else values
 
     def group_indices(self) -> dict[str, tuple[int, ...]]:
         index = {label: i for i, label in enumerate(self.options)}
@@ -151,6 +156,8 @@ class Question:
         if self.type == "integer":
             d["min"] = self.min
             d["max"] = self.max
+        if self.relevant is not None:  # absent without skip logic: older bytes unchanged
+            d["relevant"] = self.relevant
         return d
 
 
@@ -331,8 +338,12 @@ def _parse_survey(data: Any) -> Survey:
             raise SurveyError(f"{places[i]}.id", f"duplicate question id: questions"
                               f"[{first[q['id']]}] and questions[{i}] both use it")
         first[q["id"]] = i
-    questions = tuple(_parse_question(q, places[i], size_limit, collection)
-                      for i, q in enumerate(questions_raw))
+    ids = [q["id"] for q in questions_raw]
+    parsed: list[Question] = []
+    for i, q in enumerate(questions_raw):  # in order: a condition reads earlier questions
+        parsed.append(_parse_question(q, places[i], size_limit, collection, tuple(parsed),
+                                      ids[i + 1:]))
+    questions = tuple(parsed)
     for where, q in zip(places, questions, strict=True):
         if q.instantaneous_epsilon is not None and series is None:
             raise SurveyError(f"{where}.instantaneous_epsilon",
@@ -419,7 +430,8 @@ def _question_where(data: Any, index: int) -> str:
 
 
 def _parse_question(data: Any, where: str, size_limit: int | None = None,
-                    collection: str = "ldp") -> Question:
+                    collection: str = "ldp", earlier: Sequence[Question] = (),
+                    later: Sequence[str] = ()) -> Question:
     from .mechanisms import (
         DESIGNS,
         MECHANISMS,
@@ -446,7 +458,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
                           "(yet): ask them in an LDP survey")
     central, local = question_epsilons(data, where, collection)
     if central is not None:
-        return _two_server_question(data, where, size_limit, central, local)
+        return _two_server_question(data, where, size_limit, central, local, earlier, later)
     qtype = data.get("type")
     if not isinstance(qtype, str) or qtype not in QUESTION_TYPES:
         raise SurveyError(f"{where}.type",
@@ -456,12 +468,19 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if not isinstance(qid, str) or not QUESTION_ID.fullmatch(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
     text = _text(data, "text", f"{where}.text")
+    relevance = skip_logic.parse_relevance(data, where, qid, qtype, earlier, later)
+    skip: dict[str, Any] = {} if relevance is None else {
+        "relevant": relevance.text, "condition": relevance.condition}
     if qtype == "location":
-        return parse_location_question(data, where, qid, text)
+        return _replace(parse_location_question(data, where, qid, text), **skip)
     if qtype == "multiselect":
-        return parse_multiselect_question(data, qid, text, size_limit)
+        if relevance is not None and relevance.hidden:
+            raise SurveyError(f"{where}.relevant", "a multiselect question cannot depend on "
+                              "randomized answers yet")
+        return _replace(parse_multiselect_question(data, qid, text, size_limit), **skip)
     if data.get("disclosed", False) is not False:
-        return _disclosed_question(data, where, qid, text, qtype)
+        return _replace(_disclosed_question(data, where, qid, text, qtype), **skip)
+    not_asked = relevance is not None and relevance.hidden
     # a design refused by name (Mangat, ...) says why before anything asks for its ε
     refuse_not_private(str(data.get("mechanism")), f"{where}.mechanism")
     designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly
@@ -479,15 +498,22 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     instantaneous = data.get("instantaneous_epsilon")
     if instantaneous is not None:
         instantaneous = _epsilon(instantaneous, f"{where}.instantaneous_epsilon")
+    if not_asked:
+        skip_logic.check_not_asked_domain(options, f"questions.{qid}")
     question = Question(id=qid, text=text, type=qtype, epsilon=epsilon, mechanism=requested,
                         options=options, groups=groups, min=lo, max=hi, optional=optional,
-                        mechanism_choice=choice, instantaneous_epsilon=instantaneous)
+                        mechanism_choice=choice, instantaneous_epsilon=instantaneous,
+                        not_asked=not_asked, **skip)
     if requested == "auto":
-        name, choice = choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT, where)
+        name, choice = (skip_logic.choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT,
+                                                    f"questions.{qid}") if not_asked else
+                        choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT, where))
         question = _replace(question, mechanism=name, mechanism_choice=choice)
     else:
         cls = mechanism_class(requested, f"{where}.mechanism")
-        if qtype not in cls.question_types:
+        if not_asked:
+            skip_logic.check_mechanism(question, requested, f"questions.{qid}")
+        elif qtype not in cls.question_types:
             fits = ", ".join(sorted(cls.question_types))
             raise SurveyError(f"{where}.mechanism",
                               f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
@@ -556,7 +582,9 @@ def _disclosed_question(data: Mapping, where: str, qid: str, text: str, qtype: s
 
 
 def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | None,
-                         central: float, local: float | None) -> Question:
+                         central: float, local: float | None,
+                         earlier: Sequence[Question] = (), later: Sequence[str] = ()
+                         ) -> Question:
     """A two-server question: with ε0 its local mechanism is parsed as an LDP question at ε0;
     without, it has mechanism "none" (the question's shape is checked the same way)."""
     from .two_server.config import check_local_mechanism
@@ -566,7 +594,8 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
         if data.get("epsilon", local) != local:
             raise SurveyError(f"{where}.epsilon", "is the local ε0 here: drop it or make it "
                               "equal to local_epsilon")
-        question = _parse_question({**plain, "epsilon": local}, where, size_limit)
+        question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
+                                   earlier, later)
         check_local_mechanism(question.mechanism, where)
         return _replace(question, central_epsilon=central, local_epsilon=local)
     if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
@@ -575,7 +604,8 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                           'runs no local mechanism: drop mechanism, params and epsilon (or set '
                           "local_epsilon for ε0-LDP against colluding servers)")
     shape = {k: v for k, v in plain.items() if k not in ("epsilon", "mechanism", "params")}
-    question = _parse_question({**shape, "epsilon": 1.0}, where, size_limit)
+    question = _parse_question({**shape, "epsilon": 1.0}, where, size_limit, "ldp", earlier,
+                               later)
     if question.instantaneous_epsilon is not None:
         raise SurveyError(f"{where}.instantaneous_epsilon", "a two-server survey has no series")
     return _replace(question, epsilon=central, mechanism="none", mechanism_choice=None,

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import SurveyError
+from .asked_geometric import AskedGeometric
 from .base import Mechanism, Misfit
 from .binary_rr import BinaryRR
 from .geometric import Geometric
@@ -50,6 +51,9 @@ MECHANISMS: dict[str, type[Mechanism]] = {
 GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
 # SET_MECHANISMS (multiselect questions: sets of at most m options) are looked up by name too,
 # and built and ranked per (k, m, ε) in set_choice.py, never for a single-answer question.
+# Mechanisms only for questions with a "not asked" value (skip logic, shared/skip_logic.py):
+# looked up by name, chosen by skip_logic.choose_mechanism, never by `auto` for a plain question.
+SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometric}
 
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
@@ -58,7 +62,7 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     """The mechanism class registered under `name` (or a named design, shared/mechanisms/
     rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
     known but not differentially private."""
-    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS):
+    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS, SKIP_MECHANISMS):
         if name in registry:
             return registry[name]
     refuse_not_private(name, where)
@@ -177,6 +181,10 @@ def mechanism_for(question: Any) -> Mechanism:
         from .disclosed import Disclosed
 
         return Disclosed.from_question(question)
+    if getattr(question, "not_asked", False):  # skip logic: options + "not asked"
+        from ..among_asked import not_asked_mechanism
+
+        return not_asked_mechanism(question)
     mechanism = mechanism_class(question.mechanism).from_question(question)
     instantaneous = getattr(question, "instantaneous_epsilon", None)
     if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys

@@ -97,6 +97,7 @@ function question(q) {
     if (q.background != null) d.background = q.background;
     d.regions = q.regions ?? {};
   }
+  if (q.relevant != null) d.relevant = q.relevant;  // skip logic: absent without it
   return d;
 }
 
@@ -112,6 +113,7 @@ function disclosedQuestion(q) {
     d.min = q.min;
     d.max = q.max;
   }
+  if (q.relevant != null) d.relevant = q.relevant;
   return d;
 }
 

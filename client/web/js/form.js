@@ -5,6 +5,8 @@ import { el } from "./dom.js";
 import { DISCLOSED_WORDS } from "./mechanisms.js";
 import { loaded } from "./optional.js";  // grid_picker.js, for location questions only
 import { questionPrivacy } from "./odds.js";
+import { attachSkipLogic } from "./skip_form.js";
+import { applies } from "./skip_logic.js";
 
 const SELECT_ABOVE = 12; // more options than this: a <select> instead of radios
 const SKIP = "__skip__";
@@ -68,8 +70,9 @@ function inputsFor(q, name, describedBy) {
 }
 
 /** The survey's questions as a <form>; `onSubmit` gets no arguments; `hint(q)` the text under
- * each question (the two-server mode passes its own). */
-export function renderForm(survey, onSubmit, hint = hintFor) {
+ * each question (the two-server mode passes its own); `plan` the survey's skip logic
+ * (skip_logic.js skipPlan): a question shows only while its condition holds. */
+export function renderForm(survey, onSubmit, hint = hintFor, plan = null) {
   const form = el("form", { id: "answers", novalidate: true });
   survey.questions.forEach((q, index) => {
     const name = fieldName(index);
@@ -83,6 +86,12 @@ export function renderForm(survey, onSubmit, hint = hintFor) {
       inputsFor(q, name, `${hintId} ${errorId}`),
       el("p", { class: "error", id: errorId, hidden: true })));
   });
+  if (plan) {
+    const live = attachSkipLogic(form, survey, plan,
+      (index) => form.querySelector(`#${fieldName(index)}-fieldset`),
+      (q, index) => readOne(form, q, index).value);
+    if (live) form.append(live);
+  }
   form.append(el("button", { type: "submit", class: "primary" }, "Review what will be sent"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -114,13 +123,15 @@ function readOne(form, q, index) {
 }
 
 /** {answers: Map(question id -> value or null when skipped), firstError: element or null};
- * shows or clears each question's error message. */
-export function readAnswers(form, survey) {
+ * shows or clears each question's error message. With a skip `plan`, a question that does not
+ * apply is left out (no value, no error). */
+export function readAnswers(form, survey, plan = null) {
   const answers = new Map();
   let firstError = null;
   survey.questions.forEach((q, index) => {
     const name = fieldName(index);
-    const { value, error } = readOne(form, q, index);
+    const on = !plan || applies(plan, q, answers);
+    const { value, error } = on ? readOne(form, q, index) : { value: undefined, error: null };
     const message = form.querySelector(`#${name}-error`);
     const fieldset = form.querySelector(`#${name}-fieldset`);
     message.textContent = error || "";
@@ -134,7 +145,7 @@ export function readAnswers(form, survey) {
       firstError = fieldset.querySelector(
         "input:not([type=hidden]), select, [role=gridcell][tabindex='0']");
     }
-    if (!error) answers.set(q.id, value);
+    if (!error && on) answers.set(q.id, value);
   });
   return { answers, firstError };
 }

@@ -9,6 +9,7 @@
 import { canonicalSurveyText } from "./canonical.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 import { loadFor, loaded } from "./optional.js";
+import { SkipMismatch, skipPlan } from "./skip_logic.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
 const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location"]);
@@ -121,8 +122,9 @@ function checkShape(survey) {
 /**
  * Verify a GET /api/surveys/<id> document: the signature over `signed_bytes`, the survey it
  * holds, and each question's mechanism and parameters (re-derived by mechanisms.js).
- * Returns {survey, sha256, fingerprint, publicKey, mechanisms, status, twoServer}; twoServer
- * is null in the LDP mode, else the signed servers and keys (twoserver/verify.js).
+ * Returns {survey, sha256, fingerprint, publicKey, mechanisms, status, twoServer, skip};
+ * twoServer is null in the LDP mode, else the signed servers and keys (twoserver/verify.js);
+ * skip is each question's skip logic (skip_logic.js skipPlan).
  */
 export async function verifyDocument(doc, surveyId) {
   if (!doc || typeof doc !== "object") {
@@ -191,12 +193,19 @@ export async function verifyDocument(doc, surveyId) {
   if (doc.sha256 !== undefined && doc.sha256 !== sha256) {
     throw new Refusal("The survey's claimed hash does not match its signed content.");
   }
+  let skip;
+  try {
+    skip = skipPlan(survey);  // skip logic: conditions parsed, "not asked" values known
+  } catch (err) {
+    if (!(err instanceof SkipMismatch)) throw err;
+    throw new Refusal(`This survey's skip logic is not one this page can follow: ${err.message}.`);
+  }
   const mechanisms = new Map();
   for (const q of survey.questions) {
     // two-server without ε0: nothing to draw (twoserver/verify.js, loaded for such surveys)
     if (twoServer && !loaded("twoServerVerify").hasLocalMechanism(survey, q)) continue;
     try {
-      mechanisms.set(q.id, mechanismFor(q));
+      mechanisms.set(q.id, mechanismFor(q, { notAsked: skip.get(q.id).notAsked }));
     } catch (err) {
       if (err instanceof UnsupportedMechanism) {
         throw new Refusal(`This page cannot answer question “${q.text}”: ${err.message}`);
@@ -209,5 +218,5 @@ export async function verifyDocument(doc, surveyId) {
     }
   }
   return { survey, sha256, fingerprint: await sha256Hex(publicKey), publicKey: doc.public_key,
-           mechanisms, status: doc.status, twoServer };
+           mechanisms, status: doc.status, twoServer, skip };
 }

@@ -32,7 +32,8 @@
 // holds per secret only. Without a memo, both layers are drawn fresh (shared's perturb_index).
 
 import {
-  bitLength, expLower, Rational, rationalExpFloor, rationalFloor, roundHalfEven, simplestBetween,
+  bitLength, expLower, Rational, rationalExpFloor, rationalExpFloorOf, rationalFloor,
+  roundHalfEven, simplestBetween,
 } from "./rational.js";
 import {
   bernoulli, bernoulliBits, choiceExcept, discreteLaplace, hmacSource, randbelowEach,
@@ -42,6 +43,8 @@ import { hmacSha256, toHex } from "./sha256.js";
 import { DESIGN_FITS, designCore } from "./designs.js";
 import { loaded } from "./optional.js";  // location.js, for location questions only
 import { epsilonText } from "./odds.js";
+import { MAX_NOT_ASKED_OPTIONS, NAMED_NOT_ASKED, NOT_ASKED } from "./skip_logic.js";
+import { notAskedReportWords } from "./skip_review.js";
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -72,7 +75,7 @@ const ONE = new Rational(1n);
 
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
-  "hr", "ss", "ordinal_exp", "geo_exp"]);
+  "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric"]);
 
 const FITS = {
   binary_rr: ["binary"],
@@ -85,6 +88,7 @@ const FITS = {
   ss: ["categorical", "ordinal"],
   ordinal_exp: ["ordinal"],
   geo_exp: ["location"],
+  asked_geometric: [],  // only for a question with a "not asked" value (NAMED_NOT_ASKED)
 };
 
 // --- helpers --------------------------------------------------------------------------------
@@ -192,7 +196,8 @@ function grrCore(epsilon, k, binary = false) {
     describe(labels, truth = "your real answer") {
       const P = p.toNumber();
       const Q = q.toNumber();
-      const choice = binary || typeof labels[0] === "boolean" ? "says ‘yes’ or ‘no’" : "picks an option";
+      const choice = binary || (typeof labels[0] === "boolean" && k === 2)
+        ? "says ‘yes’ or ‘no’" : "picks an option";
       const others = k === 2 ? `the other one with probability ${pct(Q)}`
         : `otherwise one of the other ${k - 1} options, each with probability ${pct(Q)}`;
       const text = `Your device ${choice} at random: ${truth} with probability ${pct(P)}, ${others}. The server cannot tell which happened.`;
@@ -451,6 +456,61 @@ function geometricCore(epsilon, low, high) {
   };
 }
 
+/**
+ * An integer question with a "not asked" value (shared/mechanisms/asked_geometric.py): an asked
+ * bit by randomized response and two-sided geometric noise on the number, or on the middle of
+ * the range when not asked. Indices are BigInts; index k is "not asked".
+ */
+function askedGeometricCore(epsilon, low, high) {
+  const span = high - low;
+  const half = span - span / 2n;
+  const middle = low + span / 2n;
+  const share5 = new Rational(5n * span, 9n * half);
+  const share = share5.lt(ONE) ? share5 : ONE;
+  const rate = rationalFloor(epsilon).mul(share).div(span);
+  const eps = Rational.fromNumber(epsilon);
+  const askedEpsilon = eps.sub(rate.mul(half));
+  if (askedEpsilon.num <= 0n) certifyRatio("asked_geometric", null, epsilon);
+  const e1 = rationalExpFloorOf(askedEpsilon);
+  const p = e1.div(e1.add(1));
+  const q = ONE.div(e1.add(1));
+  // WorstOfLosses: two asked answers (rate·Δ), asked against "not asked" (e1·e^(rate·h)).
+  if (rate.mul(span).gt(eps) || (e1.gt(ONE) && e1.gt(expLower(eps.sub(rate.mul(half)))))) {
+    throw new ManifestMismatch(`asked_geometric: the exact privacy loss exceeds ε = ${epsilon}`);
+  }
+  const rateFloat = rate.toNumber();
+  const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
+  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
+    throw new ManifestMismatch(`asked_geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
+  }
+  const lowBound = low - tail;
+  const highBound = high + tail;
+  const k = span + 1n;
+  return {
+    name: "asked_geometric", k, rate, p, q, middle,
+    params: { default: Number(middle), rate: rate.toString(), p: p.toString(), q: q.toString() },
+    reportBounds: [lowBound, highBound],
+    perturbIndex(index, source) {
+      const asked = index < k;
+      const bit = bernoulli(asked ? p : q, source);
+      const y = (asked ? low + index : middle) + discreteLaplace(rate, source);
+      if (y < lowBound || y > highBound) {
+        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports`);
+      }
+      return [bit ? 1 : 0, Number(y)];
+    },
+    describe() {
+      const zero = Math.tanh(rateFloat / 2);
+      const factor = Math.exp(rateFloat);
+      return {
+        text: `Your device sends ‘asked’ or ‘not asked’ at random (the truth with probability ${pct(p.toNumber())}), and your number, or the middle of the range when the question does not apply, with random noise added.`,
+        unchanged: zero, stepFactor: factor, truthful: p.toNumber(), other: q.toNumber(),
+      };
+    },
+    explain(report) { return `${report[0] === 1 ? "‘asked’" : "‘not asked’"} and the number ${report[1]}`; },
+  };
+}
+
 const ORDINAL_MAX_OPTIONS = 1024;
 
 function bestBase(epsilon, k) {
@@ -662,8 +722,11 @@ function checkQuestion(question) {
 
 /** The index of a true answer among a question's labels (an integer: its offset from min);
  *  AnswerError for anything else, never clamped (Python: Mechanism.encode). */
-function answerEncoder(question, labels) {
+function answerEncoder(question, labels, notAskedIndex = null) {
   return function encode(answer) {
+    if (question.type === "integer" && notAskedIndex !== null && answer === NOT_ASKED) {
+      return notAskedIndex;  // asked_geometric: index k is "not asked"
+    }
     if (question.type === "integer") {
       if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
         throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
@@ -680,16 +743,17 @@ function answerEncoder(question, labels) {
   };
 }
 
-function labelsOf(question) {
+function labelsOf(question, notAsked = false) {
   if (question.type === "location") return cellLabels(question.grid);
-  if (question.type === "binary") return [false, true];
   if (question.type === "integer") return null;
-  return question.options;
+  const values = question.type === "binary" ? [false, true] : question.options;
+  return notAsked ? [...values, NOT_ASKED] : values;
 }
 
-function coreFor(name, epsilon, question) {
-  const k = question.type === "binary" ? 2
-    : question.type === "integer" || question.type === "location" ? null : question.options.length;
+function coreFor(name, epsilon, question, notAsked = false) {
+  const k = question.type === "binary" ? 2 + (notAsked ? 1 : 0)
+    : question.type === "integer" || question.type === "location" ? null
+      : question.options.length + (notAsked ? 1 : 0);
   switch (name) {
     case "binary_rr": return grrCore(epsilon, 2, true);
     case "grr": return grrCore(epsilon, k);
@@ -700,6 +764,8 @@ function coreFor(name, epsilon, question) {
     case "ordinal_exp": return ordinalCore(epsilon, k);
     case "geo_exp": return geoCore(epsilon, question);
     case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
+    case "asked_geometric":
+      return askedGeometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "warner": case "crosswise": case "forced_response": case "unrelated_question":
     case "matrix": return designCore(question, ManifestMismatch);
     default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
@@ -711,9 +777,10 @@ function coreFor(name, epsilon, question) {
 /**
  * The randomizer for one question of a verified survey. Throws ManifestMismatch when the
  * question, its mechanism or its parameters are not what shared/ derives, UnsupportedMechanism
- * for an unknown mechanism.
+ * for an unknown mechanism. `notAsked`: the question depends on randomized answers (skip
+ * logic, skip_logic.js skipPlan), so its domain ends with NOT_ASKED.
  */
-export function mechanismFor(question) {
+export function mechanismFor(question, { notAsked = false } = {}) {
   const where = checkQuestion(question);
   if (question.disclosed === true) return disclosedFor(question);
   const name = question.mechanism;
@@ -722,7 +789,15 @@ export function mechanismFor(question) {
   if (!MECHANISMS.includes(name) && !Object.hasOwn(DESIGN_FITS, name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
-  if (!(FITS[name] ?? DESIGN_FITS[name]).includes(question.type)) {
+  if (notAsked) {
+    if (!(NAMED_NOT_ASKED[question.type] ?? []).includes(name)) {
+      throw new ManifestMismatch(`${where}: ${name} cannot carry the ‘not asked’ value this question has`);
+    }
+    if (Array.isArray(question.options) && (question.options.includes(NOT_ASKED) ||
+                                            question.options.length + 1 > MAX_NOT_ASKED_OPTIONS)) {
+      throw new ManifestMismatch(`${where}: its options cannot take a ‘not asked’ value`);
+    }
+  } else if (!(FITS[name] ?? DESIGN_FITS[name]).includes(question.type)) {
     throw new ManifestMismatch(`${where}: ${name} does not fit a ${question.type} question`);
   }
   const instantaneousEpsilon = question.instantaneous_epsilon ?? null;
@@ -730,17 +805,18 @@ export function mechanismFor(question) {
     throw new ManifestMismatch(`${where}: an instantaneous layer needs grr or binary_rr, not ${name}`);
   }
   const epsilon = question.epsilon;
-  let core = coreFor(name, epsilon, question);
+  let core = coreFor(name, epsilon, question, notAsked);
   const permanent = core;
   if (instantaneousEpsilon !== null) {
-    core = twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question), epsilon);
+    core = twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question, notAsked),
+                        epsilon);
   }
   if (!sameJson(question.params, core.params)) {
     throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params)})`);
   }
-  const labels = labelsOf(question);
+  const labels = labelsOf(question, notAsked);
 
-  const encode = answerEncoder(question, labels);
+  const encode = answerEncoder(question, labels, notAsked ? core.k : null);
 
   /** The canonical answer as it enters the HMAC message (Python's JSON of the answer). */
   function memoMessage(domain, answer, memo) {
@@ -748,7 +824,7 @@ export function mechanismFor(question) {
         || typeof memo.series !== "string") {
       throw new TypeError("memo must be {secret: Uint8Array(32), series: string}");
     }
-    const value = question.type === "integer" ? BigInt(answer) : answer;
+    const value = question.type === "integer" && answer !== NOT_ASKED ? BigInt(answer) : answer;
     const json = canonicalJson([memo.series, question.id, value, permanent.name, permanent.params]);
     return new TextEncoder().encode(domain + json);
   }
@@ -756,6 +832,8 @@ export function mechanismFor(question) {
   return Object.freeze({
     question,
     name: core.name,
+    notAsked,
+    labels,
     epsilon,
     instantaneousEpsilon,
     params: core.params,
@@ -789,7 +867,10 @@ export function mechanismFor(question) {
       return core.describe(labels);
     },
     /** A report in plain words ("yes", the option “weekly”, the number 7, ...). */
-    explainReport(report) { return core.explain(report, labels); },
+    explainReport(report) {
+      const said = notAsked ? notAskedReportWords({ name: core.name, labels, question }, report) : null;
+      return said ?? core.explain(report, labels);
+    },
   });
 }
 

@@ -11,7 +11,8 @@ import { DEFAULT_MAX_EPSILON, Refusal, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
 import { capitalized, epsilonText, oddsSentence } from "./odds.js";
-import { reviewList, sentList } from "./review.js";
+import { reviewList, sentList, skippedNotes } from "./review.js";
+import { resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
@@ -204,12 +205,15 @@ async function send(verified, answers, buttons) {
 }
 
 function review(verified, form) {
-  const { answers, firstError } = readAnswers(form, verified.survey);
-  if (firstError) {
+  const read = readAnswers(form, verified.survey, verified.skip);
+  if (read.firstError) {
     status("Some answers need attention.");
-    firstError.focus();
+    read.firstError.focus();
     return;
   }
+  // Skip logic: what the device randomizes, a randomized "not asked" for each question that
+  // does not apply and depends on randomized answers (skip_logic.js).
+  const answers = resolveAnswers(verified.survey, verified.skip, read.answers);
   const charged = verified.twoServer ? Promise.resolve({ charges: twoServer.charges(
     verified.survey, answers) }) : chargesFor(verified, answers);
   Promise.all([charged, chargedEpsilons()]).then(([{ charges }, before]) => {
@@ -244,7 +248,8 @@ function review(verified, form) {
                       "your true answers never leave this device, except the disclosed ones, " +
                       "which are sent as you give them." :
                       "your true answers never leave this device.")),
-        reviewList(verified.survey, answers, charges, verified.mechanisms),
+        reviewList(verified.survey, answers, charges, verified.mechanisms, verified.skip),
+        ...skippedNotes(verified.survey, answers, verified.skip),
         el("p", { class: "total" }, `In total, ${oddsSentence(exact)} (ε = ${total} ` +
                                     `in total; this page's limit is ε = ${epsilonText(where.maxEpsilon)}).`),
       ]),
@@ -313,7 +318,7 @@ async function main() {
     if (mismatch) return refuse(mismatch);
   }
   const form = renderForm(survey, () => review(verified, form),
-                          verified.twoServer ? twoServer.hint : undefined);
+                          verified.twoServer ? twoServer.hint : undefined, verified.skip);
   replace(contentEl,
     survey.description ? el("p", { class: "description" }, survey.description) : null,
     ...(verified.twoServer

@@ -182,6 +182,12 @@ export function rationalExpFloor(epsilon) {
   return r;
 }
 
+/** A short rational r <= e^x for an exact rational x >= 0 (exact.rational_exp_floor_of). */
+export function rationalExpFloorOf(x) {
+  const bound = expLower(x);
+  return simplestBetween(bound.mul(new Rational(ONE).sub(ROUNDING)), bound);
+}
+
 /** A short rational <= value, within 2^-32 relative (exact.rational_floor). */
 export function rationalFloor(value) {
   const exact = Rational.fromNumber(value);

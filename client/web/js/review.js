@@ -3,8 +3,10 @@
 
 import { el } from "./dom.js";
 import { answerText } from "./form.js";
-import { pct } from "./mechanisms.js";
-import { questionPrivacy } from "./odds.js";
+import { pct, totalEpsilon } from "./mechanisms.js";
+import { epsilonText, questionPrivacy } from "./odds.js";
+import { notApplying } from "./skip_logic.js";
+import { notAskedChances, skippedLines } from "./skip_review.js";
 
 const LIST_ALL_UP_TO = 8;  // an ordinal question with at most this many options: every chance
 
@@ -13,6 +15,9 @@ const yesNo = (value) => (value ? "‘yes’" : "‘no’");
 
 /** What the device will send for this answer, with the exact chances, in plain words. */
 export function chances(q, mechanism, answer) {
+  if (mechanism.notAsked) {  // skip logic: options + "not asked" (skip_review.js)
+    return notAskedChances(q, mechanism, answer) ?? mechanism.describe().text;
+  }
   const d = mechanism.describe(answer);
   if (mechanism.name === "binary_rr" || mechanism.name === "grr") {
     if (q.type === "binary") {
@@ -54,7 +59,9 @@ function stepWords(factor) {
 
 /** The integer report's note when the noise took it outside the question's range. */
 function outsideNote(q, report) {
-  if (q.type !== "integer" || (report >= q.min && report <= q.max)) return null;
+  if (q.type !== "integer" || Array.isArray(report) || (report >= q.min && report <= q.max)) {
+    return null;  // a pair (a question with a "not asked" value) says it in its own words
+  }
   return ` (outside ${q.min} to ${q.max}: that is the random noise, as expected; it is what ` +
          "keeps your real number private, and the survey's results allow for it)";
 }
@@ -72,17 +79,21 @@ function epsilonLine(q, charge) {
 
 /** The review before sending: per question the true answer (stays here), what sending it
  * means with the exact chances, and the ε charged (0 for an answer a series already
- * charged). No report exists yet. */
-export function reviewList(survey, answers, charges, mechanisms) {
+ * charged). No report exists yet. With a skip `plan`, `answers` are what the device
+ * randomizes (skip_logic.js resolveAnswers) and only the questions that apply are listed
+ * (numbered as in the form); `skippedNotes` says what happens to the others. */
+export function reviewList(survey, answers, charges, mechanisms, plan = null) {
   const charged = new Map(charges.map((c) => [c.question, c]));
-  return el("ol", { class: "review" }, survey.questions.map((q) => {
+  const listed = survey.questions.map((q, index) => [q, index])
+    .filter(([q]) => plan === null || !notApplying(plan, q, answers));
+  return el("ol", { class: "review" }, listed.map(([q, index]) => {
     const answer = answers.get(q.id);
     if (answer === null || answer === undefined) {
       return el("li", {}, el("p", { class: "qtext" }, q.text),
         el("p", {}, "Skipped: nothing is sent for this question (the server sees that it " +
                     "was skipped). Privacy spent: ε = 0."));
     }
-    return el("li", {},
+    return el("li", { value: index + 1 },
       el("p", { class: "qtext" }, q.text),
       el("p", { class: "mine" }, q.disclosed === true ? "Your answer (sent as you give it): "
         : "Your answer (stays on this device): ",
@@ -90,6 +101,13 @@ export function reviewList(survey, answers, charges, mechanisms) {
       el("p", { class: "how" }, chances(q, mechanisms.get(q.id), answer)),
       epsilonLine(q, charged.get(q.id)));
   }));
+}
+
+/** The review's words on the questions that do not apply (none: an empty list). */
+export function skippedNotes(survey, values, plan) {
+  const total = (questions) => epsilonText(totalEpsilon({ questions }));
+  return skippedLines(survey.questions, values, (q) => notApplying(plan, q, values), total)
+    .map((text) => el("p", { class: "skipped" }, text));
 }
 
 /** After sending: per question the randomized report the device stored and sent. */

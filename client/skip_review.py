@@ -1,0 +1,129 @@
+"""The review's words for skip logic: the chances of a question with a "not asked" value, and
+the paragraph on the questions that do not apply (the twin of client/web/js/skip_review.js,
+character for character).
+
+A question that does not apply is not listed as if it were answered. When it depends on
+randomized answers the device still sends a randomized "not asked" for it, and the review says
+so and why: sending nothing would tell whoever receives the reports which way those answers
+went.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..shared.skip_logic import NOT_ASKED
+from ..shared.wording import pct, to_precision
+
+NOT_ASKED_WORDS = "‘not asked’"
+OUTSIDE = (" (outside {low} to {high}: that is the random noise, as expected; it is what keeps "
+           "your real number private, and the survey's results allow for it)")
+
+
+def value_words(value: Any) -> str:
+    """One value of a question with a "not asked" value, as the review names it."""
+    if isinstance(value, bool):
+        return "‘yes’" if value else "‘no’"
+    if value == NOT_ASKED:
+        return NOT_ASKED_WORDS
+    return f"“{value}”"
+
+
+def not_asked_chances(q: Any, mechanism: Any, answer: Any) -> str | None:
+    """The exact chances of what the device sends for a question with a "not asked" value (the
+    answer may be NOT_ASKED); None: the mechanism's general description says it."""
+    name = mechanism.name
+    if name == "grr":
+        k = len(mechanism.labels)
+        truth = ("(the question does not apply to you)" if answer == NOT_ASKED
+                 else "(your real answer)")
+        others = "values" if answer == NOT_ASKED else f"values ({NOT_ASKED_WORDS} among them)"
+        return (f"Your device will send {value_words(answer)} {truth} with probability "
+                f"{pct(mechanism.p_star)}, otherwise one of the other {k - 1} {others}, each "
+                f"with probability {pct(mechanism.q_star)}.")
+    if name == "asked_geometric":
+        if answer == NOT_ASKED:
+            return (f"Your device will send {NOT_ASKED_WORDS} with probability "
+                    f"{pct(mechanism.p_star)} (‘asked’ with probability {pct(mechanism.q_star)}), "
+                    f"and the number {mechanism.default} (the middle of {q.min} to {q.max}, "
+                    f"standing in for an answer) with random noise added, as for any answer.")
+        return (f"Your device will send ‘asked’ with probability {pct(mechanism.p_star)} "
+                f"({NOT_ASKED_WORDS} with probability {pct(mechanism.q_star)}), and your number "
+                f"with random noise added: {number_noise(q, mechanism, answer)}")
+    return None
+
+
+def number_noise(q: Any, mechanism: Any, x: int) -> str:
+    """The noise on a number in words (client/review.py `_number_chances`, its second part)."""
+    rate = float(mechanism.rate)
+    same = math.tanh(rate / 2)
+    step = math.exp(rate)
+    near = 2 * same / step
+    further = max(0.0, 1 - same - near)
+    factor = "very slightly" if step < 1.0001 else f"{to_precision(step, 3)} times"
+    return (f"{x} itself with probability {pct(same)}, {x - 1} or {x + 1} with probability "
+            f"{pct(near)}, a number further away with probability {pct(further)} (each further "
+            f"step is {factor} less likely than the one before). The number sent can be below "
+            f"{q.min} or above {q.max}: that is the noise, as expected.")
+
+
+def not_asked_report_words(q: Any, mechanism: Any, report: Any) -> str | None:
+    """A stored report of a question with a "not asked" value in plain words (None: the
+    general wording fits)."""
+    if mechanism.name == "asked_geometric":
+        said = "‘asked’" if report[0] == 1 else NOT_ASKED_WORDS
+        return f"{said} and the number {report[1]}" + (
+            "" if q.min <= report[1] <= q.max else OUTSIDE.format(low=q.min, high=q.max))
+    name = mechanism.name.removesuffix("+instantaneous")  # a layered report is one index too
+    if name == "hr":
+        return f"the number {report}"
+    if name in ("grr", "ordinal_exp") and isinstance(report, int):
+        value = mechanism.labels[report]
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return "not asked" if value == NOT_ASKED else f"the option “{value}”"
+    return None
+
+
+def skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[str]:
+    """What the review says of the questions that do not apply (none: no lines). `values` are
+    what the device randomizes: NOT_ASKED for a question sent as "not asked"."""
+    hidden = [q for q in questions if values.get(q.id) == NOT_ASKED]
+    public = [q for q in questions if q.id not in values and not q.not_asked
+              and getattr(q, "condition", None) is not None
+              and not q.condition.evaluate(_asked(values))]
+    from .review import epsilon_text
+
+    lines = []
+    if hidden:
+        total = math.fsum(q.epsilon for q in hidden)
+        lines.append(f"Not asked, because they do not apply to your answers: "
+                     f"{_texts(hidden)}. Your device still sends a randomized "
+                     f"{NOT_ASKED_WORDS} for each, drawn like any answer "
+                     f"(ε = {epsilon_text(total)} in total, counted above): whether they apply "
+                     "depends on answers that are randomized, and sending nothing for them "
+                     "would reveal those answers.")
+    if public:
+        lines.append(f"Not asked, because they do not apply to your answers: {_texts(public)}. "
+                     "Nothing is sent for them: whether they apply depends only on answers "
+                     "sent as you give them, which the server sees anyway.")
+    return lines
+
+
+def _asked(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if not (isinstance(v, str) and v == NOT_ASKED)}
+
+
+def not_applying(q: Any, values: Mapping[str, Any]) -> bool:
+    """Whether the review leaves a question out of its list: it does not apply."""
+    if values.get(q.id) == NOT_ASKED:
+        return True
+    condition = getattr(q, "condition", None)
+    return q.id not in values and condition is not None and not condition.evaluate(
+        _asked(values))
+
+
+def _texts(questions: Sequence[Any]) -> str:
+    return "; ".join(f"“{q.text}”" for q in questions)

@@ -1,0 +1,142 @@
+"""Mechanisms of questions with a "not asked" value, and their estimates among those asked.
+
+A question that depends on randomized answers (shared/skip_logic.py) runs its mechanism over
+its options plus NOT_ASKED (the last index). Its ordinary estimate gives every value's share of
+all respondents, "not asked" included. What an analyst reads next is each option's share
+AMONG THOSE ASKED: the ratio R_a = f_a / (1 - f_na) of two estimates.
+
+Every mechanism such a question may use reports one index (GRR, Hadamard response, the ordinal
+exponential mechanism, GRR's two layers in a series): `index_channel()` gives the matrix M
+whose entry M[a, y] is a per-report unbiased estimator of the indicator [answer = a] for
+report y, so f̂ = M·c/n for the report counts c. The linearized ratio per report is
+
+    u_a(y) = (w·M[:k, y] - R̂ (1 - M[na, y])) / (1 - f̂_na)          (w: an option, a group,
+                                                                     or the scores 1..k)
+
+whose mean is exactly 0 at R̂, so Var R̂ = Σ_y c_y u_a(y)² / (n(n - 1)): the delta-method
+variance with the covariance of numerator and denominator counted, read from the aggregate
+alone (no stored report is touched).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .aggregates import Aggregate, CountAggregate
+from .estimates import (
+    AmongAsked,
+    Estimate,
+    GroupEstimate,
+    MeanEstimate,
+    ValueEstimate,
+    empty_value_estimates,
+    norm_sub,
+    z_value,
+)
+from .skip_logic import NOT_ASKED
+
+NOTE = ("'not asked' is a value of this question: the device sends a randomized report whether "
+        "or not the question applied; 'among_asked' divides by the estimated share asked "
+        "(delta-method standard errors; no worst-case bound)")
+
+
+class NotAskedEstimates:
+    """Mixin for an index mechanism over options + NOT_ASKED: its estimate gains `not_asked`
+    and `among_asked` (module docstring). `scored`: an ordinal question (the mean score among
+    those asked, options scored 1..k)."""
+
+    scored: bool = False
+
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        result = super().estimate(aggregate, confidence)  # type: ignore[misc]
+        return add_among_asked(self, result, aggregate, confidence)
+
+
+@lru_cache(maxsize=64)
+def with_not_asked(cls: type) -> type:
+    """`cls` with NotAskedEstimates mixed in (one class per mechanism class)."""
+    return type(cls.__name__ + "NotAsked", (NotAskedEstimates, cls), {})
+
+
+def not_asked_mechanism(question: Any) -> Any:
+    """The mechanism of a question with a "not asked" value (its domain already holds it)."""
+    from .mechanisms import mechanism_class
+
+    cls = mechanism_class(question.mechanism)
+    if question.type == "integer":  # asked_geometric: its own estimates
+        return cls.from_question(question)
+    instantaneous = getattr(question, "instantaneous_epsilon", None)
+    if instantaneous is not None:
+        from .mechanisms.longitudinal import Longitudinal
+
+        mechanism = with_not_asked(Longitudinal)(cls.from_question(question), instantaneous)
+    else:
+        mechanism = with_not_asked(cls).from_question(question)
+    mechanism.scored = question.type == "ordinal"
+    return mechanism
+
+
+def add_among_asked(mechanism: Any, result: Estimate, aggregate: Aggregate,
+                    confidence: float) -> Estimate:
+    """`result` (over options + NOT_ASKED) with `not_asked` and `among_asked` filled in."""
+    labels = list(mechanism.labels)
+    k = len(labels) - 1  # options; index k is NOT_ASKED
+    groups = dict(mechanism.groups)
+    result.mean = None  # a mean score over options + "not asked" means nothing
+    result.notes.append(NOTE)
+    if result.categories:
+        result.not_asked = result.categories[-1]
+    n = aggregate.n
+    if n == 0:
+        result.not_asked = ValueEstimate(NOT_ASKED, None, None, None, None, None, None)
+        result.among_asked = AmongAsked(
+            categories=empty_value_estimates(labels[:k]),
+            groups=[GroupEstimate(name, [labels[i] for i in members], None, None, None, None,
+                                  None, None) for name, members in groups.items()],
+            mean=MeanEstimate(None, None, None, None, None) if mechanism.scored else None)
+        return result
+    assert isinstance(aggregate, CountAggregate)
+    _, inverse = mechanism.index_channel()  # (k + 1, K)
+    counts = aggregate.counts.astype(float)
+    f_hat = inverse @ counts / n
+    asked = 1.0 - f_hat[k]
+    # The functionals: each option, each group, and (ordinal) the scores 1..k.
+    weights = [np.eye(k)]
+    for members in groups.values():
+        row = np.zeros((1, k))
+        row[0, list(members)] = 1.0
+        weights.append(row)
+    if mechanism.scored:
+        weights.append(np.arange(1, k + 1, dtype=float)[None, :])
+    w = np.vstack(weights)
+    z = z_value(confidence)
+    if asked <= 0:
+        result.notes.append("the estimated share asked is not positive: too few respondents to "
+                            "estimate shares among those asked")
+        ratios = np.full(w.shape[0], math.nan)
+        se = np.full(w.shape[0], math.nan)
+    else:
+        numerators = w @ f_hat[:k]
+        ratios = numerators / asked
+        per_report = (w @ inverse[:k] - ratios[:, None] * (1.0 - inverse[k])[None, :]) / asked
+        se = np.sqrt(np.maximum((per_report**2) @ counts, 0.0) / (n * max(n - 1, 1)))
+    consistent = norm_sub(ratios[:k]) if asked > 0 else np.full(k, math.nan)
+    rows = [ValueEstimate(labels[a], float(ratios[a]), float(se[a]), None,
+                          float(ratios[a] - z * se[a]), float(ratios[a] + z * se[a]),
+                          float(consistent[a])) for a in range(k)]
+    group_rows = []
+    for i, (name, members) in enumerate(groups.items(), start=k):
+        group_rows.append(GroupEstimate(
+            name, [labels[j] for j in members], float(ratios[i]), float(se[i]), None,
+            float(ratios[i] - z * se[i]), float(ratios[i] + z * se[i]),
+            float(consistent[list(members)].sum())))
+    mean = None
+    if mechanism.scored:
+        r, s = float(ratios[-1]), float(se[-1])
+        mean = MeanEstimate(r, s, None, r - z * s, r + z * s)
+    result.among_asked = AmongAsked(categories=rows, groups=group_rows, mean=mean)
+    return result
