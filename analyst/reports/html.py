@@ -127,7 +127,8 @@ def _question(q: QuestionView, report: Report) -> str:
            f'<p class="meta">{meta}</p>']
     out += [f'<p class="warn" role="note"><b>Warning:</b> {escape(w)}</p>' for w in q.warnings]
     out += [f'<p class="note">{escape(n)}</p>' for n in q.notes]
-    chart = location_chart_png(q) if q.type == "location" else chart_png(q, report.truth)
+    chart = (location_chart_png(q, report.question(q.id)) if q.type == "location"
+             else chart_png(q, report.truth))
     if chart is None:
         out.append('<p class="note">No reports yet: nothing to estimate.</p>')
     else:

@@ -1,54 +1,147 @@
-"""The heatmap of a location question for the HTML report: EM shares per cell, and beside it
-each cell's interval half-width, so a reader sees at once where the map is signal and where it
-is noise. Region rows (groups) are the numbers to read; the map shows where people are."""
+"""The heatmap of a location question for the HTML report: EM's share per cell over the
+survey's own background image, with the designer's regions outlined and named, and beside it
+each cell's interval half-width, so a reader sees at once where people are, which region is
+which, and where the map is signal and where noise. Region rows (groups) are the numbers to
+read; when the map cannot be read at this n its title says so (the question's warning)."""
 
 from __future__ import annotations
 
+import base64
+import io
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
+from matplotlib import patheffects
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from .charts import FONT, Chart, chart_of
-from .model import OPTION, QuestionView
+from .model import GROUP, OPTION, QuestionView
+
+OVERLAY_ALPHA = 0.6  # the shares over a background: the map stays legible beneath
 
 
 def grid_of(q: QuestionView) -> tuple[np.ndarray, np.ndarray] | None:
-    """(shares, half-widths) as rows x cols arrays from the cell rows ("row,col" labels)."""
+    """(EM shares, interval half-widths) as rows x cols arrays from the cell rows ("row,col"
+    labels): the map is the consistent view, the half-width the report's own interval's."""
     cells = [r for r in q.rows if r.kind == OPTION]
-    try:
-        at = [tuple(int(v) for v in r.label.split(",")) for r in cells]
-    except ValueError:
+    at = [_cell(r.label) for r in cells]
+    if not at or any(a is None for a in at) or any(r.consistent is None for r in cells):
         return None
-    if not at or any(r.estimate is None for r in cells):
-        return None
-    rows, cols = max(r for r, _ in at), max(c for _, c in at)
+    rows, cols = max(a[0] for a in at if a), max(a[1] for a in at if a)
     share = np.zeros((rows, cols))
     half = np.zeros((rows, cols))
-    for (r, c), row in zip(at, cells, strict=True):
-        share[r - 1, c - 1] = row.estimate or 0.0
+    for a, row in zip(at, cells, strict=True):
+        assert a is not None
+        share[a[0] - 1, a[1] - 1] = row.consistent or 0.0
         if row.ci_low is not None and row.ci_high is not None:
-            half[r - 1, c - 1] = (row.ci_high - row.ci_low) / 2
+            half[a[0] - 1, a[1] - 1] = (row.ci_high - row.ci_low) / 2
     return share, half
 
 
-def location_chart_png(q: QuestionView) -> Chart | None:
-    """Two heatmaps side by side, or None when there is nothing to draw."""
+def _cell(label: str) -> tuple[int, int] | None:
+    try:
+        r, c = (int(v) for v in label.split(","))
+    except ValueError:
+        return None
+    return r, c
+
+
+def region_edges(members: tuple[str, ...]) -> list[tuple[tuple[float, float],
+                                                         tuple[float, float]]]:
+    """The outline of a set of cells as unit segments in plot coordinates (x = column,
+    y = row, cell centres at integers): every cell side whose neighbour is not a member."""
+    cells = {c for c in (_cell(m) for m in members) if c is not None}
+    out = []
+    for r, c in cells:
+        for dr, dc, seg in ((-1, 0, ((c - .5, r - .5), (c + .5, r - .5))),
+                            (1, 0, ((c - .5, r + .5), (c + .5, r + .5))),
+                            (0, -1, ((c - .5, r - .5), (c - .5, r + .5))),
+                            (0, 1, ((c + .5, r - .5), (c + .5, r + .5)))):
+            if (r + dr, c + dc) not in cells:
+                out.append(seg)
+    return out
+
+
+def label_cell(members: tuple[str, ...]) -> tuple[int, int]:
+    """Where a region's name goes: its member nearest the centroid (first in row order on a
+    tie), as the respondent's page and shared/mechanisms/location.py central_cell choose."""
+    cells = sorted(c for c in (_cell(m) for m in members) if c is not None)
+    rs, cs = np.array([c[0] for c in cells]), np.array([c[1] for c in cells])
+    far = (rs - rs.mean()) ** 2 + (cs - cs.mean()) ** 2
+    return cells[int(np.argmin(far))]
+
+
+def background_image(question: Mapping[str, Any] | None) -> np.ndarray | None:
+    """The survey's background (a data: URL inside the signed survey) as an RGB(A) array, or
+    None (no background, or one matplotlib cannot read)."""
+    url = (question or {}).get("background")
+    if not isinstance(url, str) or "," not in url:
+        return None
+    from PIL import Image  # matplotlib's own dependency
+
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as image:
+            return np.asarray(image.convert("RGBA"))
+    except (OSError, ValueError):
+        return None
+
+
+def location_chart_png(q: QuestionView, question: Mapping[str, Any] | None = None
+                       ) -> Chart | None:
+    """Two heatmaps side by side as a PNG, or None when there is nothing to draw. `question`
+    is the survey's definition (its background)."""
+    fig = location_figure(q, question)
+    return None if fig is None else chart_of(fig)
+
+
+def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None
+                    ) -> Figure | None:
+    """The figure of `location_chart_png`."""
     if q.n == 0:
         return None
     grids = grid_of(q)
     if grids is None:
         return None
     share, half = grids
-    fig = Figure(figsize=(9.0, 4.4))
+    background = background_image(question)
+    extent = (0.5, share.shape[1] + 0.5, share.shape[0] + 0.5, 0.5)
+    fig = Figure(figsize=(9.0, 4.8))
+    unreadable = any("cannot be read" in w for w in q.warnings)
+    left = ("EM's map (cannot be read at this n: see the warning)" if unreadable
+            else "estimated share per cell (EM)")
     for ax, data, title, cmap in (
-            (fig.add_subplot(1, 2, 1), share, "estimated share per cell (EM)", "viridis"),
+            (fig.add_subplot(1, 2, 1), share, left, "viridis"),
             (fig.add_subplot(1, 2, 2), half, f"{q.confidence:.0%} interval half-width",
              "magma")):
-        image = ax.imshow(data * 100, cmap=cmap, interpolation="nearest",
-                          extent=(0.5, data.shape[1] + 0.5, data.shape[0] + 0.5, 0.5))
-        ax.set_title(title, fontsize=FONT)
+        alpha = 1.0
+        if background is not None:
+            ax.imshow(background, extent=extent, interpolation="bilinear")
+            alpha = OVERLAY_ALPHA
+        image = ax.imshow(data * 100, cmap=cmap, interpolation="nearest", extent=extent,
+                          alpha=alpha)
+        _regions(ax, q)
+        ax.set_xlim(extent[0], extent[1])
+        ax.set_ylim(extent[2], extent[3])
+        ax.set_title(title, fontsize=FONT - (2 if unreadable and ax is fig.axes[0] else 0))
         ax.set_xlabel("column", fontsize=FONT - 2)
         ax.set_ylabel("row", fontsize=FONT - 2)
         bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         bar.set_label("percent of respondents", fontsize=FONT - 3)
     fig.tight_layout()
-    return chart_of(fig)
+    return fig
+
+
+def _regions(ax: Any, q: QuestionView) -> None:
+    """Outline and name every region (white under black, legible on any colour)."""
+    for r in q.rows:
+        if r.kind != GROUP or not r.members:
+            continue
+        edges = region_edges(r.members)
+        ax.add_collection(LineCollection(edges, colors="white", linewidths=3.2))
+        ax.add_collection(LineCollection(edges, colors="black", linewidths=1.4))
+        row, col = label_cell(r.members)
+        text = ax.text(col, row, r.label, ha="center", va="center", fontsize=FONT - 3,
+                       color="black")
+        text.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])

@@ -164,6 +164,10 @@ class Report:
     def n_submissions(self) -> int:
         return int(self.estimates.get("n_submissions") or 0)
 
+    def question(self, qid: str) -> Mapping[str, Any] | None:
+        """The survey's definition of a question (e.g. a location question's background)."""
+        return next((q for q in self.survey["questions"] if q.get("id") == qid), None)
+
     def questions(self) -> list[QuestionView]:
         defs = {q["id"]: q for q in self.survey["questions"]}
         views = []

@@ -139,3 +139,73 @@ def test_em_that_stops_at_its_cap_is_said_in_every_format(monkeypatch):
     assert em["converged"] is False and 20 <= em["passes"] <= 22 and em["gap"] > 1e-6
     for fmt in ("table", "md", "html", "csv", "json"):
         assert "EM did not converge: it stopped at its cap of 20 passes" in render(report, fmt)
+
+
+def _png_data_url(rgb: tuple[int, int, int], size: int = 40) -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (size, size), rgb).save(out, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def test_the_heatmap_draws_the_background_and_outlines_and_names_the_regions():
+    """Issue 32: the heatmap was drawn without the survey's background or its regions."""
+    from ldpsurvey.analyst.reports.location_chart import location_figure, region_edges
+
+    data = {**SURVEY, "questions": [{**SURVEY["questions"][0],
+                                     "background": _png_data_url((200, 30, 30))}]}
+    survey = Survey.from_dict(data)
+    report = simulated_report(survey, 3000, seed=4)
+    view = report.questions()[0]
+    fig = location_figure(view, report.question("home"))
+    for ax in fig.axes[:2]:
+        images = ax.get_images()
+        assert len(images) == 2  # the background, then the shares over it
+        background = images[0].get_array()
+        assert background.shape[:2] == (40, 40) and tuple(background[0, 0][:3]) == (200, 30, 30)
+        assert images[1].get_alpha() < 1
+        names = {t.get_text() for t in ax.texts}
+        assert names == {"west", "east"}
+        outlines = [c for c in ax.collections if c.__class__.__name__ == "LineCollection"]
+        assert len(outlines) == 4  # two regions, each white under black
+    # the outline of the west half (rows 1-8, cols 1-5): its perimeter, 2·(8 + 5) unit sides
+    assert len(region_edges(tuple(f"{r},{c}" for r in range(1, 9) for c in range(1, 6)))) == 26
+    plain = location_figure(view, None)
+    assert len(plain.axes[0].get_images()) == 1  # no background: the shares alone, opaque
+    html = render_html(report)
+    assert 'alt="chart of the estimates for home"' in html
+
+
+def test_an_unreadable_map_says_so_in_its_title():
+    from ldpsurvey.analyst.reports.location_chart import location_figure
+
+    survey = Survey.from_dict({"id": "town", "title": "Town", "version": 1, "questions": [
+        {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 0.5,
+         "grid": {"rows": 10, "cols": 10, "cell_km": 1.0}, "regions": {"town": ["3-5,3-5"]}}]})
+    report = simulated_report(survey, 200, seed=5)
+    fig = location_figure(report.questions()[0], report.question("home"))
+    assert "cannot be read" in fig.axes[0].get_title()
+
+
+def test_location_words_print_numbers_for_people():
+    """Issue 32: the notes printed `4.29e-19`. Shares read as percentages, tiny ones as
+    "< 0.01%", and no note or warning carries an exponent."""
+    import re
+
+    from ldpsurvey.shared.location_estimate import plain_number, share_text
+
+    assert share_text(4.29e-19) == "< 0.01%"
+    assert share_text(0.0043) == "0.43%" and share_text(0.123) == "12.3%"
+    assert share_text(0.0) == "0%" and share_text(-0.05) == "-5.0%"
+    assert plain_number(4.6e-4) == "0.00046" and plain_number(1e-6) == "0.0000010"
+    for n in (200, 20_000):
+        survey = Survey.from_dict({**SURVEY, "questions": [{**SURVEY["questions"][0],
+                                                            "epsilon_geo": 0.5}]})
+        report = simulated_report(survey, n, seed=1)
+        q = report.estimates["questions"][0]
+        for text in [*q["notes"], *q.get("warnings", [])]:
+            assert not re.search(r"\de[-+]?\d", text), text
