@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
 from .review import (
+    location_cell_words,
     question_privacy,
     report_words,
     review_lines,
@@ -134,10 +136,17 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     _report_delivery(delivery)
 
 
-def _sent_words(body: dict[str, Any]) -> str:
-    """A receipt's content: the randomized reports, or a two-server upload's sealed keys."""
+def _sent_words(body: dict[str, Any], cells: Mapping[str, int] | None = None) -> str:
+    """A receipt's content: the randomized reports, or a two-server upload's sealed keys.
+    `cells` maps a location question to its grid's columns: its report, a cell index, is said
+    as the page and `respond` say it ("the cell in row 3, column 2"), not as 21."""
     if "answers" in body:
-        return json.dumps(body["answers"], sort_keys=True)
+        answers = dict(body["answers"])
+        for qid, cols in (cells or {}).items():
+            report = answers.get(qid)
+            if isinstance(report, int) and not isinstance(report, bool) and report >= 0:
+                answers[qid] = location_cell_words(report, cols)
+        return json.dumps(answers, sort_keys=True, ensure_ascii=False)
     keys = ", ".join(sorted(body.get("public_shares", {})))
     return f"two-server upload, sealed shares of: {keys}"
 
@@ -299,10 +308,15 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
                 "gave them; your true answers to randomized questions never left this device):"
                 if disclosed else
                 "Sent (randomized reports; your true answers never left this device):", bold=True)
+    cells: dict[tuple[str, int], dict[str, int]] = {}
+    for e in ledger.location_entries():
+        if isinstance(e.get("grid_cols"), int):
+            cells.setdefault((e["survey"], e["version"]), {})[e["question"]] = e["grid_cols"]
     for r in sent:
         body = r["body"]
         click.echo(f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
-                   f"{r['submission_id']}  {_sent_words(body)}")
+                   f"{r['submission_id']}  "
+                   f"{_sent_words(body, cells.get((r['survey_id'], body['version'])))}")
     if waiting:
         click.secho("Not delivered (ldpsurvey outbox list):", bold=True)
         for r in waiting:

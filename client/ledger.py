@@ -40,6 +40,7 @@ class Charge:
     # both guarantees written into the entry (`epsilon` is then the central ε).
     extra: Mapping[str, Any] | None = None
     epsilon_geo: float | None = None  # location questions: ε per km, shown beside ε
+    grid_cols: int | None = None      # location questions: a report's cell in words (receipts)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class Ledger:
                     entry["disclosed"] = True
                 if c.epsilon_geo is not None:
                     entry["epsilon_geo"] = c.epsilon_geo
+                if c.grid_cols is not None:
+                    entry["grid_cols"] = c.grid_cols
                 if c.tag is not None:
                     known.add((c.series, c.question, c.tag))
                 new.append(entry)

@@ -156,7 +156,9 @@ class Respondent:
             reports[q.id] = _plain(mechanism.validate_report(report))
             charges.append(Charge(question=q.id, epsilon=epsilon, report_epsilon=report_epsilon,
                                   series=survey.series, tag=tag,
-                                  epsilon_geo=getattr(mechanism, "epsilon_geo", None)))
+                                  epsilon_geo=getattr(mechanism, "epsilon_geo", None),
+                                  grid_cols=getattr(mechanism, "cols", None)
+                                  if q.type == "location" else None))
         return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
                           version=survey.version, reports=reports, charges=tuple(charges),
                           invite=invite)

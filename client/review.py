@@ -389,6 +389,12 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     if name == "hr":
         return f"the number {report}"
     if name == "geo_exp" and isinstance(report, int):
-        row, col = q.options[report].split(",")
-        return f"the cell in row {row}, column {col}"
+        return location_cell_words(report, q.location.cols)
     return repr(report)
+
+
+def location_cell_words(report: int, cols: int) -> str:
+    """A location report (a cell index, row-major) in the words of the page's receipt
+    (mechanisms.js geoCore.explain): "the cell in row 3, column 2"."""
+    row, col = divmod(report, cols)
+    return f"the cell in row {row + 1}, column {col + 1}"

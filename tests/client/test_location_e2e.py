@@ -44,6 +44,12 @@ def test_location_survey_from_publish_to_heatmap(tmp_path: Path) -> None:
         assert len(stored) == 3 and all(0 <= s["answers"]["home"] < 16 for s in stored)
         receipts = run("receipts", "--state", str(state))
         assert "(ε_geo = 1 per km)" in receipts.stdout and "advanced bound" in receipts.stdout
+        # the report as the page and `respond` say it (issue 32: receipts showed `21`)
+        sent = json.loads(run("receipts", "--state", str(state), "--json").stdout)
+        index = sent["receipts"][0]["body"]["answers"]["home"]
+        row, col = divmod(index, 4)
+        assert f'"home": "the cell in row {row + 1}, column {col + 1}"' in receipts.stdout
+        assert f'"home": {index}' not in receipts.stdout
         report = run("report", "--server", server.url, "--survey", "where", "--token", token,
                      "--format", "json")
         assert report.returncode == 0, report.stderr
