@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "migrate-store": "ldpsurvey.server.cli:migrate_store",
     "invites": "ldpsurvey.server.invites_cli:invites",
     "report": "ldpsurvey.analyst.report_cli:report",
+    "export": "ldpsurvey.analyst.export_cli:export",
     "batches": "ldpsurvey.analyst.batches_cli:batches",
     "regress": "ldpsurvey.analyst.regress_cli:regress",
     "demo": "ldpsurvey.analyst.demo:demo",

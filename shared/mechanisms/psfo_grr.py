@@ -184,6 +184,13 @@ class PSFOGRR(SetMechanism):
         assert isinstance(aggregate, CountAggregate)
         return aggregate.counts[:self.k]
 
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """Contract 5: (1[y = j] − q*)/(p* − q*) for each option j, unbiased for 1[j in S]."""
+        y = np.asarray(reports).astype(np.int64).reshape(-1)
+        p, q = float(self.p_star), float(self.q_star)
+        bits = (y[:, None] == np.arange(self.k)[None, :]).astype(np.float64)
+        return (bits - q) / (p - q)
+
     def count_variance(self, selected: float, n: int) -> float:
         p, q = float(self.p_star), float(self.q_star)
         on_option = selected * p + (self.k - selected) * q

@@ -149,6 +149,19 @@ class PSFOOLH(SupportCounted, SetMechanism):
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         return SupportCounted.support_counts(self, aggregate)
 
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """Contract 5: (1[y supports j] − q*)/(p* − q*) per option j, unbiased for 1[j in S]."""
+        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+        bits = np.empty((reports.shape[0], self.k))
+        start = 0
+        for hits in self._hit_blocks(reports):
+            bits[start:start + hits.shape[0]] = hits
+            start += hits.shape[0]
+        p, q = float(self.p_star), float(self.q_star)
+        bits -= q
+        bits /= p - q
+        return bits
+
     @property
     def report_width(self) -> int:
         return 2

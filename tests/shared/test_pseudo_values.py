@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ldpsurvey.shared.errors import DesignError
-from ldpsurvey.shared.mechanisms import DESIGNS, MECHANISMS
+from ldpsurvey.shared.mechanisms import DESIGNS, MECHANISMS, SET_MECHANISMS
 from ldpsurvey.shared.mechanisms.channel_design import ChannelDesign
 from ldpsurvey.shared.mechanisms.disclosed import Disclosed
 from ldpsurvey.shared.mechanisms.geometric import Geometric
@@ -135,3 +135,25 @@ def test_a_mechanism_without_a_linear_debias_is_refused_with_the_reason() -> Non
 
     with pytest.raises(DesignError, match="no linear debias"):
         Nonlinear(1.0, ("a", "b", "c"), question_id="where").pseudo_values(np.array([0, 1]))
+
+
+@pytest.mark.parametrize("name", sorted(SET_MECHANISMS))
+def test_multiselect_pseudo_values_are_todays_estimate_and_unbiased(name: str) -> None:
+    """Multiselect mechanisms are pure per option: z_j = (1[report supports j] − q*)/(p* − q*)
+    has expectation 1[j selected]; its mean is today's share estimate."""
+    mechanism = SET_MECHANISMS[name](2.0, ["a", "b", "c", "d", "e"], max_selected=2)
+    rng = np.random.default_rng(3)
+    sets = np.zeros((N, 5), dtype=bool)
+    sets[:, 0] = True
+    sets[::2, 1] = True
+    reports = mechanism.perturb_many(sets, rng)
+    z = mechanism.pseudo_values(reports)
+    today = mechanism.estimate(mechanism.aggregate_many(reports))
+    np.testing.assert_allclose(z.mean(axis=0), [c.estimate for c in today.categories],
+                               rtol=1e-9, atol=1e-9)
+    many = 40_000
+    one = np.zeros((many, 5), dtype=bool)
+    one[:, [1, 3]] = True
+    z = mechanism.pseudo_values(mechanism.perturb_many(one, rng))
+    se = z.std(axis=0) / np.sqrt(many)
+    assert np.all(np.abs(z.mean(axis=0) - [0, 1, 0, 1, 0]) < 5 * se)
