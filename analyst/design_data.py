@@ -81,12 +81,9 @@ class DesignSource(Protocol):
 
     def respondents(self) -> Respondents: ...
 
-    def invite_designs(self) -> dict[str, Any]:
-        """submission id -> its invitation code's design (server/store `InviteDesign`)."""
-        ...
-
-    def invited(self) -> int | None:
-        """How many invitation codes were issued (None: not known here)."""
+    def invite_designs(self) -> list[tuple[str | None, Any]]:
+        """(submission id, design) of every invitation code carrying a design (server/store
+        `InviteDesign`); the id is None for a unit that has not responded."""
         ...
 
     def estimates(self, confidence: float) -> dict[str, Any]:
@@ -120,11 +117,8 @@ class DbSource:
                 ids.append(sid)
                 answers.append(json.loads(reports))
 
-    def invite_designs(self) -> dict[str, Any]:
-        return dict(self.store.invite_designs(self.record.id))
-
-    def invited(self) -> int | None:
-        return self.store.invite_counts(self.record.id).issued or None
+    def invite_designs(self) -> list[tuple[str | None, Any]]:
+        return self.store.invite_designs(self.record.id)
 
     def estimates(self, confidence: float) -> dict[str, Any]:
         from ..server import aggregation
@@ -190,22 +184,21 @@ class RemoteSource:
             answers.append(reports)
         return Respondents(tuple(ids), tuple(answers))
 
-    def invite_designs(self) -> dict[str, Any]:
+    def invite_designs(self) -> list[tuple[str | None, Any]]:
         from ..server.store import InviteDesign
 
-        found: dict[str, Any] = {}
+        found: list[tuple[str | None, Any]] = []
         for line in self._lines("designs.jsonl"):
             try:
-                found[str(line["submission_id"])] = InviteDesign(
+                sid = line["submission_id"]
+                found.append((None if sid is None else str(sid), InviteDesign(
                     float(line["weight"]), line.get("stratum"), line.get("psu"),
-                    None if line.get("fpc") is None else float(line["fpc"]), line.get("group"))
+                    None if line.get("fpc") is None else float(line["fpc"]),
+                    line.get("group"))))
             except (KeyError, TypeError, ValueError) as exc:
                 raise AnalysisError(f"the server's designs have a malformed line: {exc}") \
                     from None
         return found
-
-    def invited(self) -> int | None:
-        return None  # the analyst API does not count codes
 
     def estimates(self, confidence: float) -> dict[str, Any]:
         from .reports.sources import get_json
@@ -218,10 +211,13 @@ class RemoteSource:
 # --- joining the design ----------------------------------------------------------------------
 
 
-def join_invitations(respondents: Respondents, designs: Mapping[str, Any],
-                     issued: int | None = None) -> JoinedDesign:
-    """Each respondent's design from the invitation code their submission was made with."""
-    if not designs:
+def join_invitations(respondents: Respondents,
+                     codes: Sequence[tuple[str | None, Any]]) -> JoinedDesign:
+    """Each respondent's design from the invitation code their submission was made with
+    (`codes`: every designed code's submission id, None where unused, and design)."""
+    designs = {sid: design for sid, design in codes if sid is not None}
+    issued = len(codes)
+    if not codes:
         raise AnalysisError("this survey's invitation codes carry no design: create them with "
                             "`ldpsurvey invites create --design FRAME.csv`, or join a frame at "
                             "analysis with --frame FILE --key QUESTION (docs/weights.md)")

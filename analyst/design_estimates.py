@@ -112,7 +112,7 @@ def weighted(source: DesignSource, options: DesignOptions,
     else:
         designs = source.invite_designs()
         joined = (equal_weights(respondents) if not designs and options.calibration
-                  else join_invitations(respondents, designs, source.invited()))
+                  else join_invitations(respondents, designs))
     design = Design.build(joined.weights, joined.strata, joined.psus, joined.fpc,
                           lonely_psu=options.lonely_psu, row_names=[
                               f"submission {sid}" for sid in respondents.ids])

@@ -18,8 +18,9 @@ from .store import Store
 
 
 def design_lines(store: Store, survey_id: str) -> Iterator[str]:
-    """One JSON line per submission whose invitation code carries a design: its id, weight,
-    stratum, PSU, fpc and random group (null where the frame had no such column)."""
+    """One JSON line per invitation code that carries a design: the id of the submission it
+    admitted (null: the unit has not responded), its weight, stratum, PSU, fpc and random
+    group (null where the frame had no such column). The codes themselves are not served."""
     for submission_id, d in store.invite_designs(survey_id):
         yield orjson.dumps({"submission_id": submission_id, "weight": d.weight,
                             "stratum": d.stratum, "psu": d.psu, "fpc": d.fpc,

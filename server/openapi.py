@@ -250,10 +250,11 @@ _PATHS: dict[str, Any] = {
                       **_errors(400, *_AUTH, 404)}}},
     "/api/surveys/{survey_id}/designs.jsonl": {"get": {
         "operationId": "exportDesigns",
-        "summary": "The sampling design of each submission made with an invitation code that "
-                   "carries one (`invites create --design`; docs/weights.md): one JSON object "
-                   "per line with submission_id, weight, stratum, psu, fpc and group (null "
-                   "where the frame had no such column). Empty for other surveys.",
+        "summary": "The sampling design of each invitation code that carries one (`invites "
+                   "create --design`; docs/weights.md): one JSON object per line with the "
+                   "submission_id it admitted (null: not used yet), weight, stratum, psu, fpc "
+                   "and group (null where the frame had no such column). Empty for other "
+                   "surveys.",
         "security": _BEARER,
         "parameters": [_SURVEY_ID],
         "responses": {"200": {"description": "JSON lines",

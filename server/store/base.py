@@ -258,8 +258,9 @@ class Store(Protocol):
         survey's codes carry already; whatever it raises stores nothing."""
         ...
 
-    def invite_designs(self, survey_id: str) -> list[tuple[str, InviteDesign]]:
-        """(submission id, design) of every used code of the survey that carries a design."""
+    def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:
+        """(submission id, design) of every code of the survey that carries a design; the id
+        is None for a code not used yet (a unit that has not responded)."""
         ...
 
     def invite_counts(self, survey_id: str) -> InviteCounts: ...

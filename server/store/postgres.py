@@ -323,14 +323,14 @@ class PgStore:
                                "AND random_group IS NOT NULL)", (survey_id,)).fetchone()[0]
         return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped))
 
-    def invite_designs(self, survey_id: str) -> list[tuple[str, InviteDesign]]:
+    def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:
         if not _fits(survey_id):
             return []
         with self._read() as conn:
             rows = conn.execute(
                 "SELECT submission_id, weight, stratum, psu, fpc, random_group FROM invites "
-                "WHERE survey_id = %s AND submission_id IS NOT NULL AND weight IS NOT NULL "
-                "ORDER BY submission_id", (survey_id,)).fetchall()
+                "WHERE survey_id = %s AND weight IS NOT NULL ORDER BY code_sha256",
+                (survey_id,)).fetchall()
         return [(sid, InviteDesign(*design)) for sid, *design in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:

@@ -324,11 +324,10 @@ class SqliteStore:
                      for h, d in zip(code_hashes, designs, strict=True)])
         return True
 
-    def invite_designs(self, survey_id: str) -> list[tuple[str, InviteDesign]]:
+    def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:
         rows = self._conn().execute(
             "SELECT submission_id, weight, stratum, psu, fpc, random_group FROM invites "
-            "WHERE survey_id = ? AND submission_id IS NOT NULL AND weight IS NOT NULL "
-            "ORDER BY submission_id", (survey_id,))
+            "WHERE survey_id = ? AND weight IS NOT NULL ORDER BY code_sha256", (survey_id,))
         return [(sid, InviteDesign(*design)) for sid, *design in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:

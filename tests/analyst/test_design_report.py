@@ -276,3 +276,109 @@ def test_subgroups_are_domain_estimates_of_the_design(built: designed.Built,
     assert {q["question"] for q in group["questions"]} == {"smoker", "mood", "drinks"}
     table = report(built, "--rake", margins, "--by", "sex")
     assert table.exit_code == 0 and "deff = sampling × privacy" in table.stdout
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> tuple[designed.Built, Path]:
+    """The keyed survey: no design on the codes; each respondent sends their unit number."""
+    folder = tmp_path_factory.mktemp("keyed")
+    built = designed.build(folder / "keyed.db", survey=designed.KEYED, invites=False)
+    frame = designed.write(folder / "frame.csv", designed.keyed_frame_csv(built.units))
+    return built, frame
+
+
+def test_a_frame_joined_by_a_disclosed_key_gives_the_invitations_numbers(
+        keyed: tuple[designed.Built, Path], built: designed.Built, margins: Path,
+        tmp_path: Path) -> None:
+    """Same units, same answers, same reports: the frame joined by resp_no weights exactly as
+    the invitation codes' designs do (the fixtures draw both from one seed)."""
+    survey, frame = keyed
+    with_fpc = designed.build(tmp_path / "fpc.db")  # the invitation fixture, with its fpc
+    by_key = document(survey, "--frame", frame, "--key", "resp_no", "--rake", margins)
+    by_codes = document(with_fpc, "--rake", margins)
+    assert by_key["design"]["source"].startswith(f"frame {frame} joined by resp_no")
+    assert "with fpc" in by_key["design"]["description"]
+    assert by_key["n_submissions"] == by_codes["n_submissions"]
+    for qid in ("smoker", "mood", "region"):
+        for label, row in rows(by_codes, qid).items():
+            assert rows(by_key, qid)[label]["estimate"] == pytest.approx(row["estimate"],
+                                                                         abs=1e-12)
+            assert rows(by_key, qid)[label]["std_error"] == pytest.approx(row["std_error"],
+                                                                          abs=1e-12)
+
+
+def test_frame_join_errors_name_the_reason(keyed: tuple[designed.Built, Path],
+                                           tmp_path: Path) -> None:
+    survey, frame = keyed
+    lines = frame.read_text().splitlines()
+    before = snapshot(survey.path)
+    randomized = report(survey, "--frame", frame, "--key", "smoker")
+    assert "the key 'smoker' must be a disclosed question" in error_line(randomized)
+    short = designed.write(tmp_path / "short.csv", "\n".join(lines[:-40]) + "\n")
+    assert "is not an id of" in error_line(report(survey, "--frame", short, "--key", "resp_no"))
+    bad = designed.write(tmp_path / "bad.csv", lines[0] + "\n" + lines[1].replace(
+        ",20.0,", ",-20.0,") + "\n" + "\n".join(lines[2:]) + "\n")
+    assert "line 2: weight -20.0 is negative" in error_line(
+        report(survey, "--frame", bad, "--key", "resp_no"))
+    unknown = report(survey, "--frame", frame, "--key", "nope")
+    assert "has no question 'nope'" in error_line(unknown)
+    assert snapshot(survey.path) == before
+
+
+def test_a_stratum_with_one_psu_follows_lonely_psu(tmp_path: Path) -> None:
+    """Only one PSU of 'west' was sampled (codes made with --allow-lonely-psu): refused by
+    default (R's "fail"), naming the stratum; each of R's other options gives an estimate, and
+    "certainty" and "remove" differ only by the lonely stratum's randomization variance."""
+    units = [u for u in designed.population_frame() if u.stratum != "west" or u.psu == "psu0"]
+    lonely = designed.build(tmp_path / "lonely.db", units=units, fpc=False,
+                            allow_lonely_psu=True)
+    assert "('west')" in error_line(report(lonely, "--weighted"))
+    errors = {}
+    for option in ("remove", "certainty", "adjust", "average"):
+        doc = document(lonely, "--weighted", "--lonely-psu", option)
+        assert doc["design"]["lonely_psu"] == option
+        errors[option] = rows(doc, "smoker")["yes"]["std_error"]
+    assert errors["certainty"] > errors["remove"]
+    assert len(set(errors.values())) == 4
+
+
+def test_server_and_db_give_the_same_design_based_document(built: designed.Built,
+                                                          margins: Path) -> None:
+    """--server reads submissions.jsonl and designs.jsonl (analyst token) and computes with
+    the same functions as --db: the same document, and the same subgroups."""
+    from support.clients import RealServer
+
+    server = RealServer(built.path)
+    server.start()
+    try:
+        for extra in ((), ("--by", "sex")):
+            remote = run("report", "--server", server.url, "--token", built.token, "--survey",
+                         SURVEY, "--rake", margins, "--format", "json", *extra)
+            assert remote.exit_code == 0, remote.output
+            assert json.loads(remote.stdout) == document(built, "--rake", margins, *extra)
+        refused = run("report", "--server", server.url, "--token", "ldp_" + "x" * 43,
+                      "--survey", SURVEY, "--weighted")
+        assert "server refused (403)" in error_line(refused)
+    finally:
+        server.stop()
+
+
+def test_a_two_server_survey_is_refused_with_the_reason(tmp_path: Path) -> None:
+    """Two-server surveys release only noisy batch totals, take no invitation code and have
+    no disclosed question: design-based options say so (docs/weights.md)."""
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+    from support.server_data import manifest
+    from support.two_server import two_server_survey
+
+    db = tmp_path / "leader.db"
+    app = create_app({"DATABASE": str(db), "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    auth = {"Authorization": f"Bearer {create_token(store, 't')[1]}"}
+    survey = two_server_survey("https://helper.example", b"h" * 32, b"l" * 32)
+    assert app.test_client().post("/api/surveys", json=manifest(survey),
+                                  headers=auth).status_code == 201
+    store.close()
+    message = error_line(run("report", "--db", db, "--survey", "pulse", "--weighted"))
+    assert "collected by two servers" in message and "no disclosed questions" in message

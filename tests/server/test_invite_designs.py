@@ -45,9 +45,10 @@ def printed_codes(result: Any) -> dict[str, str]:
 
 
 def designs(db_path: Any) -> dict[str, InviteDesign]:
+    """submission id -> design of the used codes (unused ones are listed with None)."""
     store = open_store(db_path)
     try:
-        return dict(store.invite_designs("health"))
+        return {sid: d for sid, d in store.invite_designs("health") if sid is not None}
     finally:
         store.close()
 
@@ -235,11 +236,16 @@ def test_the_designs_route_serves_each_submissions_design_to_an_analyst(
     response = client.get("/api/surveys/health/designs.jsonl", headers=auth)
     assert response.status_code == 200 and response.mimetype == "application/x-ndjson"
     lines = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
-    assert sorted(lines, key=lambda d: d["weight"]) == [
+    used = sorted((d for d in lines if d["submission_id"] is not None),
+                  key=lambda d: d["weight"])
+    assert used == [
         {"submission_id": bodies[0]["submission_id"], "weight": 12.0, "stratum": "north",
          "psu": "school-2", "fpc": 40.0, "group": None},
         {"submission_id": bodies[1]["submission_id"], "weight": 30.0, "stratum": "south",
          "psu": "school-9", "fpc": 8.0, "group": None}]
+    # The units that have not responded are listed too (their design, no code, no id).
+    assert len(lines) == 5 and sum(d["submission_id"] is None for d in lines) == 3
+    assert not any(code in response.get_data(as_text=True) for code in codes.values())
     assert client.get("/api/surveys/health/designs.jsonl").status_code == 401
     missing = client.get("/api/surveys/nope/designs.jsonl", headers=auth)
     assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"

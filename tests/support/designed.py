@@ -104,7 +104,7 @@ class Built:
 
 def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = True,
           seed: int = 11, response_rate: float = 0.85, units: list[Unit] | None = None,
-          fpc: bool = True) -> Built:
+          fpc: bool = True, allow_lonely_psu: bool = False) -> Built:
     """Publish the survey, make one invitation code per unit carrying its design (`invites`;
     else the keyed survey's respondents send their unit number as `resp_no`), and store the
     submissions of the units that respond: reports drawn by `perturb_many` from a fixed seed
@@ -126,8 +126,9 @@ def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = T
     client = app.test_client()
     assert client.post("/api/surveys", json=manifest(survey),
                        headers={"Authorization": f"Bearer {token}"}).status_code == 201
-    codes = dict(create_designed(store, survey["id"], parse_frame(frame_csv(units, fpc=fpc)))
-                 ) if invites else {}
+    frame = parse_frame(frame_csv(units, fpc=fpc), allow_lonely_psu=allow_lonely_psu)
+    codes = dict(create_designed(store, survey["id"], frame,
+                                 allow_lonely_psu=allow_lonely_psu)) if invites else {}
     rng = np.random.default_rng(seed)
     responded = [u for u in units if rng.random() < response_rate]
     mechs = mechanisms(survey)
