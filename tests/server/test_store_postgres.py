@@ -128,7 +128,7 @@ def _fill(target, n: int = 30, codes: int = 3) -> None:
         assert client.post("/api/surveys", json=manifest(survey_dict("designed")),
                            headers=auth).status_code == 201
         frame = parse_frame("id,weight,stratum,psu,fpc\na,2.5,n,p1,10\nb,2.5,n,p2,10\n"
-                            "c,1.25,s,p1,0.5\nd,1.25,s,p3,0.5\n")
+                            "c,1.25,s,p1,4\nd,1.25,s,p3,4\n")
         (_, designed), *_ = create_designed(store, "designed", frame, groups=2)
         assert client.post("/api/surveys/designed/submissions",
                            json=submission(invite=designed)).status_code == 200
