@@ -17,6 +17,7 @@ from .plan_composition import (
     plan_composition,
 )
 from .plan_location import describe_location
+from .plan_multiselect import describe_multiselect, plan_set
 from .planner import (
     PLANNED_TYPES,
     describe,
@@ -35,9 +36,12 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "k", type=int, help="Number of possible answers (without SURVEY_FILE).")
 @click.option("--epsilon", type=float, help="Privacy budget of the question (without SURVEY_FILE).")
-@click.option("--type", "question_type", type=click.Choice(PLANNED_TYPES),
+@click.option("--type", "question_type", type=click.Choice((*PLANNED_TYPES, "multiselect")),
               default="categorical", show_default=True,
               help="Question type (without SURVEY_FILE); for integer, k = max - min + 1.")
+@click.option("--max-selected", type=click.IntRange(min=1), default=None,
+              help="With --type multiselect: at most this many of the k options selected "
+                   "(default k).")
 @click.option("--margin", type=float,
               help="Target margin of error (interval half-width): a proportion, e.g. 0.02; for "
                    "integer questions on the mean in the answer's units, for ordinal ones on "
@@ -92,7 +96,7 @@ def plan(survey_file: Path | None, **options: Any) -> None:
 
 
 def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
-          margin: float | None, mean_margin: float | None, n: int | None,
+          max_selected: int | None, margin: float | None, mean_margin: float | None, n: int | None,
           confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
           regress_outcome: str | None, odds_ratio: float | None, baseline: float,
           exposed: float, compare_modes: bool, local_epsilon: float | None,
@@ -143,7 +147,9 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
         for q, qp in zip(randomized, splan.questions, strict=True):
             click.echo("")
             click.echo(f"{qp.question}: "
-                       + (describe_location(q) if q.type == "location" else describe(qp)))
+                       + (describe_location(q) if q.type == "location" else
+                          describe_multiselect(q.multiselect, q.epsilon, confidence)
+                          if q.type == "multiselect" else describe(qp)))
             click.echo(format_plan(qp))
             if not any(r.configured for r in qp.rows):
                 click.echo(f"(configured {q.mechanism}: no worst-case variance of this kind is "
@@ -158,6 +164,17 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
                                "--margin for one integer question")
     if k is None or epsilon is None:
         raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
+    if max_selected is not None and question_type != "multiselect":
+        raise click.UsageError("--max-selected goes with --type multiselect")
+    if question_type == "multiselect":
+        from ..shared.mechanisms.set_base import SetShape
+
+        shape = SetShape(k, k if max_selected is None else max_selected)
+        qp = plan_set(shape, epsilon, margin=margin, n=n, confidence=confidence)
+        click.echo(describe_multiselect(shape, epsilon, confidence))
+        click.echo(format_plan(qp))
+        click.echo(ORDER_NOTE)
+        return
     qp = plan_k(k, epsilon, margin=margin, n=n, confidence=confidence,
                 question_type=question_type)
     click.echo(describe(qp))

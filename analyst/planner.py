@@ -33,8 +33,9 @@ from ..shared.readable import readable_number
 from ..shared.survey import QUESTION_TYPES, Question, Survey
 
 # `plan --type` and `plan_k`: question types planned from (k, ε) alone (a location question
-# needs its grid: analyst/plan_location.py).
-PLANNED_TYPES = tuple(t for t in QUESTION_TYPES if t != "location")
+# needs its grid: analyst/plan_location.py; a multiselect one its max_selected:
+# analyst/plan_multiselect.py, `plan --type multiselect --max-selected M`).
+PLANNED_TYPES = tuple(t for t in QUESTION_TYPES if t not in ("location", "multiselect"))
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,11 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
             from .plan_location import plan_location
 
             plans.append(plan_location(q, margin=margin, n=n, confidence=confidence))
+            continue
+        if q.type == "multiselect":
+            from .plan_multiselect import plan_multiselect
+
+            plans.append(plan_multiselect(q, margin=margin, n=n, confidence=confidence))
             continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)

@@ -140,6 +140,10 @@ def default_truth(question: Question) -> Distribution:
         return Truth(np.array([0, 1]), np.array([1 - BINARY_YES, BINARY_YES]))
     if question.type == "integer":
         return TruncatedGeometric(question.k, math.exp(-INTEGER_DECAY / question.k))
+    if question.type == "multiselect":  # sets of options (simulate_multiselect.py)
+        from .simulate_multiselect import default_set_truth
+
+        return default_set_truth(question)  # type: ignore[return-value]
     if question.type == "location":  # clusters on the grid (simulate_location.py)
         from .simulate_location import location_weights
 
@@ -153,7 +157,8 @@ def parse_truth(data: Any, survey: Survey) -> dict[str, Truth]:
     """Truth distributions from {question_id: {label_or_value: probability}}.
 
     Binary questions take yes/no (or true/false) keys, integer questions their values as
-    strings ("3"), categorical and ordinal questions their option labels.
+    strings ("3"), categorical and ordinal questions their option labels, multiselect
+    questions each option's probability of being selected (simulate_multiselect.py).
     """
     if not isinstance(data, Mapping):
         raise SimulationError("truth: must be an object {question_id: {label: probability}}")
@@ -185,6 +190,10 @@ def _reject_constant(name: str) -> Any:
 
 
 def _parse_distribution(dist: Any, question: Question, where: str) -> Truth:
+    if question.type == "multiselect":
+        from .simulate_multiselect import parse_set_truth
+
+        return parse_set_truth(dist, question, where)  # type: ignore[return-value]
     if not isinstance(dist, Mapping) or not dist:
         raise SimulationError(f"{where}: must be a non-empty object {{label: probability}}")
     indices: list[int] = []
@@ -266,6 +275,10 @@ def simulate_question(question: Question, n: int, rng: np.random.Generator,
                       truth: Distribution | None = None, confidence: float = 0.95,
                       progress: Callable[[int], None] | None = None) -> QuestionResult:
     """Draw n true answers, randomize and aggregate them chunk by chunk, then estimate."""
+    if question.type == "multiselect":
+        from .simulate_multiselect import simulate_multiselect
+
+        return simulate_multiselect(question, n, rng, truth, confidence, progress)
     mechanism = mechanism_for(question)
     dist = truth if truth is not None else default_truth(question)
     aggregate = mechanism.new_aggregate()

@@ -17,7 +17,7 @@ from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.skip_logic import applies
 from ..shared.survey import Question, Survey
-from . import location_answer
+from . import location_answer, multiselect_answer
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError
 from .ledger import Ledger
@@ -239,6 +239,8 @@ def _hint(q: Question) -> str:
         return f"a whole number from {q.min} to {q.max}"
     for n, label in enumerate(q.options, 1):
         click.echo(f"   [{n}] {label}")
+    if q.type == "multiselect":
+        return multiselect_answer.hint(q)
     return f"choice 1-{len(q.options)}"
 
 
@@ -247,6 +249,8 @@ def parse_answer(q: Question, text: str) -> Any:
     text = text.strip()
     if q.type == "location":
         return location_answer.parse(q, text)
+    if q.type == "multiselect":
+        return multiselect_answer.parse(q, text)
     if q.type == "binary":
         yes = {"y", "yes", "true", "1"}
         no = {"n", "no", "false", "0"}

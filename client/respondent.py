@@ -116,7 +116,12 @@ class Respondent:
         checked = resolve_answers(survey.questions, answers)
         for q in survey.questions:
             if q.id in checked:  # refuse before randomizing anything
-                self.mechanism(survey, q).encode(checked[q.id])
+                mechanism = self.mechanism(survey, q)
+                mechanism.encode(checked[q.id])
+                if q.type == "multiselect" and isinstance(checked[q.id], list | tuple):
+                    # a set in the options' order: the same answer, however listed, is one
+                    # answer (a series memoizes and the ledger charges per distinct answer)
+                    checked[q.id] = mechanism.canonical(checked[q.id])
         return checked
 
     def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any],

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from ..shared.mechanisms import Mechanism
 from ..shared.survey import Question, Survey
 from ..shared.wording import pct, to_precision
+from . import multiselect_words
 from .skip_review import (
     not_applying,
     not_asked_chances,
@@ -130,6 +131,8 @@ def answer_text(q: Question, answer: Any) -> str:
     """A true answer as the respondent chose it (the page's answerText, client/web/js/form.js)."""
     if q.type == "binary":
         return "Yes" if answer else "No"
+    if q.type == "multiselect":
+        return multiselect_words.answer_text(answer)
     return str(answer)
 
 
@@ -170,6 +173,8 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
         if said is not None:
             return said
         return describe(q, mechanism)
+    if q.type == "multiselect":
+        return multiselect_words.chances(q, mechanism, answer)
     if getattr(mechanism, "designed", False):  # a named design: its exact row, listed
         index = mechanism.encode(answer)
         row = mechanism.channel()[index]
@@ -209,6 +214,8 @@ def describe(q: Question, mechanism: Any, truth: str = "your real answer") -> st
     """How the mechanism randomizes, in plain words with its exact chances: the page's
     `describe().text` (client/web/js/mechanisms.js), character for character."""
     name = mechanism.name
+    if q.type == "multiselect":
+        return multiselect_words.describe(q, mechanism)
     if name in ("binary_rr", "grr"):
         k = len(mechanism.labels)
         choice = "says ‘yes’ or ‘no’" if q.type == "binary" and k == 2 else "picks an option"
@@ -363,6 +370,8 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
         said = not_asked_report_words(q, mechanism, report)
         if said is not None:
             return said
+    if q.type == "multiselect":
+        return multiselect_words.report_words(q, mechanism, report)
     if name == "crosswise":
         return "‘same’" if report else "‘differ’"
     if name == "matrix":

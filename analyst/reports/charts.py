@@ -119,11 +119,15 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
         ax.axvspan(lo - pad, 0, color=NEGATIVE_SHADE, zorder=0)
         handles.append(Patch(facecolor=NEGATIVE_SHADE, edgecolor="#bbbbbb",
                              label="below 0%: noise around a small share"))
-    for mean in q.of_kind(MEAN):  # ordinal questions: the mean score
+    what = "mean number selected" if q.type == "multiselect" else "mean score"
+    for mean in q.of_kind(MEAN):  # ordinal: the mean score; multiselect: options selected
         if mean.estimate is not None:
             handles.append(Line2D([], [], linestyle="none",
-                                  label=f"mean score {mean.estimate:.2f} "
+                                  label=f"{what} {mean.estimate:.2f} "
                                         f"[{mean.ci_low:.2f}, {mean.ci_high:.2f}]"))
+    if q.type == "multiselect":  # several options per respondent: shares overlap
+        handles.append(Line2D([], [], linestyle="none",
+                              label="several may be selected: shares need not add up to 100%"))
     ax.axvline(0, color="#222222", linewidth=1, zorder=1)
     ax.set_yticks(ys, labels, fontsize=FONT)
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows

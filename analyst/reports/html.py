@@ -160,7 +160,7 @@ def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
     for r in rows:
         label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
         if r.kind == MEAN:
-            label = "mean"
+            label = r.label  # "mean", or "mean number selected" (multiselect)
         neg = ' class="neg"' if r.estimate is not None and r.estimate < 0 else ""
         estimate, *rest = value_cells(q, r, truth)
         cells = [f"<td>{escape(label)}</td>", f"<td{neg}>{escape(estimate)}</td>",

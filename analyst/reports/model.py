@@ -188,7 +188,8 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
         rows.append(_row(qid, GROUP, str(g["name"]), g,
                          tuple(answer_label(o) for o in g.get("options", []))))
     if est.get("mean") is not None:
-        rows.append(_row(qid, MEAN, "mean", est["mean"]))
+        label = "mean number selected" if qdef.get("type") == "multiselect" else "mean"
+        rows.append(_row(qid, MEAN, label, est["mean"]))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
     return QuestionView(id=qid, text=str(qdef.get("text", "")), type=str(qdef.get("type")),

@@ -43,7 +43,12 @@ def truth_of(survey: Survey, answers: dict[str, np.ndarray]) -> Truth:
 
 
 def true_shares(question: Any, answers: np.ndarray) -> tuple[dict[str, float], float | None]:
-    """Label -> share of `answers` (indices), group shares, and the mean for integer questions."""
+    """Label -> share of `answers` (indices), group shares, and the mean for integer questions
+    (multiselect: answers are sets, the mean is the number selected)."""
+    if question.type == "multiselect":
+        from ..simulate_multiselect import set_shares
+
+        return set_shares(answers, question)
     n = max(len(answers), 1)
     counts = np.bincount(np.asarray(answers, dtype=np.int64), minlength=question.k) / n
     labels = list(question.labels)

@@ -158,6 +158,11 @@ class SetMechanism(Mechanism):
         return worst, (shape.k * v_out + selected * (v_in - v_out)) / (shape.k * scale)
 
     @classmethod
+    def describe_limits(cls) -> str:
+        return (f"ε {cls.min_epsilon:g} to {cls.max_epsilon:g}; 2 to {MAX_SET_OPTIONS} options, "
+                "sets of required_min..max_selected of them")
+
+    @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:
         """With every option allowed (m = k): see `set_variances` for any shape."""
         return cls.set_variances(SetShape(k, k), epsilon)[0]

@@ -29,6 +29,10 @@ class SetUE(SetBits):
                "1/2 if selected, 1/(e^(ε/m)+1) if not.")
 
     @classmethod
+    def describe_limits(cls) -> str:
+        return super().describe_limits() + ", max_selected at most half the options"
+
+    @classmethod
     def shape_misfit(cls, shape: SetShape) -> tuple[str, str] | None:
         if 2 * shape.max_selected > shape.k:
             return ("max_selected", f"set_ue is tuned for at most half the options "

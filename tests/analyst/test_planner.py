@@ -84,7 +84,7 @@ def test_a_newly_registered_mechanism_is_planned_without_planner_changes(monkeyp
 
 def test_integer_margin_is_on_the_mean_in_answer_units():
     # Geometric noise: Var[mean] = Var[Z]/n; the estimator's mean std_error is that square root.
-    plan = plan_k(31, 1.5, n=5000, question_type="integer")
+    plan = plan_k(31, 1.0, n=5000, question_type="integer")  # the sample's drinks_last_week
     (row,) = plan.rows
     assert row.mechanism == "geometric"
     survey = load_survey(SAMPLE)
@@ -161,7 +161,7 @@ def test_cli_survey_file_and_errors():
     assert res.exit_code == 0, res.output
     for q in load_survey(SAMPLE).questions:
         assert q.id in res.output
-    assert "total ε per respondent 4.5 (the sum over its 3 questions)" in res.output
+    assert "total ε per respondent 5 (the sum over its 4 questions)" in res.output
     for args in (["--k", "1", "--epsilon", "1", "--n", "5"],
                  ["--k", "3", "--epsilon", "1"],
                  ["--k", "3", "--epsilon", "-2", "--n", "5"]):

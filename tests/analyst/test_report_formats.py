@@ -101,7 +101,7 @@ def test_table_lists_every_question_with_truth_and_explains_columns(report: Repo
     for q in report.survey["questions"]:
         assert q["id"] in text and q["text"] in text
     assert "true" in text and "consistent" in text
-    assert "total epsilon per respondent 4.5" in text
+    assert "total epsilon per respondent 5;" in text
     # The 31-value distribution at n=3000, ε=1.5 is noise: summarized, not listed.
     assert "too noisy to read" in text
 
@@ -145,7 +145,7 @@ def test_html_has_every_question_a_chart_each_and_the_budget(report: Report, htm
     import base64
 
     assert all(base64.b64decode(c)[:8] == b"\x89PNG\r\n\x1a\n" for c in charts)
-    assert "Privacy budget" in html and ">4.5<" in html
+    assert "Privacy budget" in html and ">5<" in html
     assert "What the interval means" in html
     from ldpsurvey.analyst.reports.model import shows_negative
 

@@ -1,0 +1,110 @@
+"""Planning a multiselect question: respondents a margin on every option's share needs.
+
+Each option's share (of respondents who selected it) is estimated like one option of a
+categorical question: with one report its variance is at most V1 whatever the truth
+(`SetMechanism.set_variances`, worst case: an option nobody or everybody selects), so a margin
+m needs n = z²·V1/m² respondents (analyst/planner.py). Rows come in `auto`'s order (the
+variance averaged over options, worst case over the truth), which need not be the order of
+the worst case: padding and sampling pays most for options almost everyone selects.
+
+`multiselect_table()` is the table of docs/multiselect.md (a test keeps it current):
+    python -m ldpsurvey.analyst.plan_multiselect           # prints it
+    python -m ldpsurvey.analyst.plan_multiselect --write   # writes it into the doc
+"""
+
+from __future__ import annotations
+
+from ..shared.errors import PlanError
+from ..shared.mechanisms import REPORT_SIZE_LIMIT
+from ..shared.mechanisms.set_base import SetShape
+from ..shared.mechanisms.set_choice import SET_MECHANISMS, set_candidates
+from ..shared.survey import Question
+from .planner import QuestionPlan, _row, check_target
+
+DOC_KS = (5, 10, 20)
+DOC_EPSILONS = (1.0, 2.0, 4.0)
+DOC_MARGIN = 0.05
+
+
+def plan_set(shape: SetShape, epsilon: float, *, margin: float | None = None,
+             n: int | None = None, confidence: float = 0.95, configured: str | None = None,
+             question_id: str = "") -> QuestionPlan:
+    """A row per multiselect mechanism that serves the shape, in auto's order, auto marked."""
+    check_target(margin, n, confidence)
+    problem = shape.problem()
+    if problem is not None:
+        raise PlanError(f"{problem[0]}: {problem[1]}")
+    ranked = set_candidates(shape, float(epsilon), REPORT_SIZE_LIMIT)
+    if not ranked:
+        raise PlanError(f"no multiselect mechanism fits k={shape.k} at epsilon={epsilon:g}")
+    rows = [_row(name, worst, margin, n, confidence, i == 0, name == configured)
+            for i, (_, worst, name) in enumerate(ranked)]
+    if configured is not None and not any(r.configured for r in rows):
+        worst, _ = SET_MECHANISMS[configured].set_variances(shape, epsilon)
+        rows.append(_row(configured, worst, margin, n, confidence, False, True))
+    return QuestionPlan(question=question_id, question_type="multiselect", k=shape.k,
+                        epsilon=float(epsilon), confidence=confidence, rows=rows,
+                        margin_unit="proportion")
+
+
+def plan_multiselect(question: Question, *, margin: float | None = None, n: int | None = None,
+                     confidence: float = 0.95) -> QuestionPlan:
+    return plan_set(question.multiselect, question.epsilon, margin=margin, n=n,
+                    confidence=confidence, configured=question.mechanism,
+                    question_id=question.id)
+
+
+def describe_multiselect(shape: SetShape, epsilon: float, confidence: float) -> str:
+    least = " (at least one)" if shape.required_min else ""
+    return (f"multiselect, k={shape.k} options, at most {shape.max_selected} selected{least}, "
+            f"epsilon={epsilon:g}, {confidence:.0%} confidence; margin on each option's share "
+            f"of respondents who selected it, in percentage points")
+
+
+def multiselect_table(ks: tuple[int, ...] = DOC_KS, epsilons: tuple[float, ...] = DOC_EPSILONS,
+                      margin: float = DOC_MARGIN) -> str:
+    """Markdown: respondents for ±margin on every option's share (worst case), per mechanism,
+    for k options and at most m = 1, 3 or k selected; **bold** is auto's pick."""
+    lines = ["| k | max_selected | mechanism | " + " | ".join(f"ε = {e:g}" for e in epsilons)
+             + " |", "|---:|---:|---|" + "---:|" * len(epsilons)]
+    for k in ks:
+        for m in sorted({1, 3, k}):
+            shape = SetShape(k, m)
+            plans = [plan_set(shape, e, margin=margin) for e in epsilons]
+            names = [name for name in SET_MECHANISMS
+                     if any(r.mechanism == name for p in plans for r in p.rows)]
+            for name in names:
+                cells = []
+                for p in plans:
+                    row = next((r for r in p.rows if r.mechanism == name), None)
+                    cell = "–" if row is None else f"{row.n:,}"
+                    cells.append(f"**{cell}**" if row is not None and row.auto else cell)
+                lines.append(f"| {k} | {m} | `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+DOC = "docs/multiselect.md"
+SECTION = "multiselect-plan"
+
+
+def updated_doc(text: str) -> str:
+    """docs/multiselect.md with its generated table replaced by the current one."""
+    import re
+
+    pattern = re.compile(rf"(<!-- generated:{SECTION} -->\n)(.*?)(<!-- /generated:{SECTION} -->)",
+                         re.S)
+    if not pattern.search(text):
+        raise PlanError(f"{DOC} has no <!-- generated:{SECTION} --> section")
+    table = multiselect_table()
+    return pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(3), text)
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    if sys.argv[1:] == ["--write"]:
+        path = Path(__file__).resolve().parents[1] / DOC
+        path.write_text(updated_doc(path.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        print(multiselect_table())
