@@ -138,10 +138,15 @@ def render(survey: Survey, answers: dict[str, np.ndarray], results: dict[str, An
             continue
         by_value = {json.dumps(c["value"]): c for c in ldp.get("categories") or []}
         two_by = {json.dumps(c["value"]): c for c in two.get("categories") or []}
+        sets = q.type == "multiselect"  # truth: a row of 0/1 per respondent, options overlap
         for i, value in enumerate(q.labels):
             key = json.dumps(value)
-            rows.append((q.id if i == 0 else "", str(value), f"{(truth == i).mean():.3f}",
+            share = truth[:, i].mean() if sets else (truth == i).mean()
+            rows.append((q.id if i == 0 else "", str(value), f"{share:.3f}",
                          _cell(by_value.get(key)), _cell(two_by.get(key))))
+        if sets:
+            rows.append(("", "mean number selected", f"{truth.sum(axis=1).mean():.3f}",
+                         _cell(ldp.get("mean")), _cell(two.get("mean"))))
     widths = [max(len(r[c]) for r in rows) for c in range(5)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
              for r in rows]

@@ -236,6 +236,13 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
     (LDP surveys), with its local ε0 if set."""
     eps = getattr(question, "central_epsilon", None) or question.epsilon
     local = getattr(question, "local_epsilon", None)
+    if question.type == "multiselect":
+        from .plan_multiselect import compare_set_modes
+
+        return compare_set_modes(question.multiselect, eps, local_epsilon=local, margin=margin,
+                                 n=n, confidence=confidence, question=question.id,
+                                 local_mechanism=question.mechanism if local is not None
+                                 else None)  # type: ignore[no-any-return]
     return compare_modes(question.type, question.k, eps, local_epsilon=local, margin=margin,
                          n=n, confidence=confidence, low=getattr(question, "min", None) or 0,
                          question=question.id,

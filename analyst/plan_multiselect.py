@@ -14,6 +14,8 @@ the worst case: padding and sampling pays most for options almost everyone selec
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..shared.errors import PlanError
 from ..shared.mechanisms import REPORT_SIZE_LIMIT
 from ..shared.mechanisms.set_base import SetShape
@@ -81,6 +83,67 @@ def multiselect_table(ks: tuple[int, ...] = DOC_KS, epsilons: tuple[float, ...] 
                     cells.append(f"**{cell}**" if row is not None and row.auto else cell)
                 lines.append(f"| {k} | {m} | `{name}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+# --- collection modes (plan --compare-modes, plan of a two-server survey) -------------------
+
+
+def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float | None = None,
+                      margin: float | None = None, n: int | None = None,
+                      confidence: float = 0.95, question: str = "",
+                      local_mechanism: str | None = None) -> Any:
+    """LDP (the set mechanism with the least worst case) vs two servers at the same ε, and
+    with a local ε0 (analyst/plan_modes.py): Var = a/n + b/n² per option's share, sampling
+    included. a is one random respondent's worst-case term (shared/two_server/multiselect.py
+    `option_worst`, with p = 1, q = 0 without a local mechanism), b both servers' noise at the
+    measurement's sensitivity: min(2m, k) for the answer's bits, 2 for psfo_grr's index, k for
+    a local report's bits."""
+    from ..shared.two_server.multiselect import LOCAL_SET_MECHANISMS, option_worst
+    from ..shared.two_server.noise import SERVERS, noise_plan
+    from .plan_modes import (
+        LDP,
+        TWO_SERVER,
+        TWO_SERVER_LOCAL,
+        ModeComparison,
+        ModeRow,
+        margin_at,
+        respondents_for,
+    )
+
+    check_target(margin, n, confidence)
+    eps = float(epsilon)
+    ranked = set_candidates(shape, eps, REPORT_SIZE_LIMIT)
+    if not ranked:
+        raise PlanError(f"no multiselect mechanism fits k={shape.k} at epsilon={eps:g}")
+    ldp = min((option_worst(*(float(x) for x in SET_MECHANISMS[name].probabilities(shape, eps))),
+               name) for _, _, name in ranked)
+    pairs: list[tuple[str, str, float | None, float, float]] = [
+        (LDP, ldp[1], None, ldp[0], 0.0),
+        (TWO_SERVER, "-", None, option_worst(1.0, 0.0),
+         SERVERS * noise_plan("multihot", eps, shape.max_difference()).variance)]
+    if local_epsilon is not None:
+        names = [local_mechanism] if local_mechanism else [
+            name for name in LOCAL_SET_MECHANISMS
+            if SET_MECHANISMS[name].misfit(shape.k, local_epsilon) is None
+            and SET_MECHANISMS[name].shape_misfit(shape) is None]
+        options = []
+        for name in names:
+            p, q = (float(x) for x in SET_MECHANISMS[name].probabilities(shape, local_epsilon))
+            kind, delta = ("histogram", 2) if name == "psfo_grr" else ("multihot", shape.k)
+            noise = SERVERS * noise_plan(kind, eps, delta).variance / (p - q) ** 2
+            options.append((option_worst(p, q), noise, name))
+        a, b, name = min(options)
+        pairs.append((TWO_SERVER_LOCAL, name, float(local_epsilon), a, b))
+    rows = []
+    for mode, mech, local, a, b in pairs:
+        if margin is not None:
+            rows.append(ModeRow(mode, mech, eps, local, a, b,
+                                respondents_for(a, b, margin, confidence), margin))
+        else:
+            assert n is not None
+            rows.append(ModeRow(mode, mech, eps, local, a, b, n,
+                                margin_at(a, b, n, confidence)))
+    return ModeComparison(question, "multiselect", shape.k, eps, confidence, "proportion", rows)
 
 
 DOC = "docs/multiselect.md"

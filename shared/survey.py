@@ -450,9 +450,6 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if collection == TWO_SERVER and data.get("disclosed", False) is not False:
         raise SurveyError(f"{where}.disclosed", "a two-server survey has no disclosed questions "
                           "(yet): ask them in an LDP survey, or drop disclosed")
-    if collection == TWO_SERVER and data.get("type") == "multiselect":
-        raise SurveyError(f"{where}.type", "a two-server survey has no multiselect questions "
-                          "(yet): ask them in an LDP survey")
     if collection == TWO_SERVER and data.get("type") == "location":
         raise SurveyError(f"{where}.type", "a two-server survey has no location questions "
                           "(yet): ask them in an LDP survey")
@@ -596,7 +593,7 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                               "equal to local_epsilon")
         question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
                                    earlier, later)
-        check_local_mechanism(question.mechanism, where)
+        check_local_mechanism(question.mechanism, where, question.type)
         return _replace(question, central_epsilon=central, local_epsilon=local)
     if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
             data.get("params") not in (None, {})) or "mechanism_choice" in data:

@@ -155,7 +155,15 @@ def question_epsilons(data: Mapping[str, Any], where: str,
     return central, local
 
 
-def check_local_mechanism(mechanism: str, where: str) -> None:
+def check_local_mechanism(mechanism: str, where: str, question_type: str = "") -> None:
+    if question_type == "multiselect":
+        from .multiselect import LOCAL_SET_MECHANISMS
+
+        if mechanism not in LOCAL_SET_MECHANISMS:
+            raise SurveyError(f"{where}.mechanism", f"{mechanism!r} cannot run before a "
+                              f"two-server upload: its report is not one vector of counts; use "
+                              f"one of {', '.join(LOCAL_SET_MECHANISMS)}")
+        return
     if mechanism not in LOCAL_MECHANISMS:
         raise SurveyError(f"{where}.mechanism", f"{mechanism!r} cannot run before a two-server "
                           f"upload: its report is not one value; use one of "

@@ -3,6 +3,8 @@
 - binary -> Prio3Count of the answer (0/1);
 - categorical / ordinal -> Prio3Histogram(length=k) of the option index;
 - integer in [min, max] -> Prio3Sum(max_measurement = max - min) of answer - min;
+- multiselect -> Prio3MultihotCountVec(length = k, max weight = m) of the answer's bits, or the
+  local report's measurement (shared/two_server/multiselect.py);
 - a declared crosstab (binary/categorical/ordinal questions only) -> Prio3Histogram over the
   k1*k2 joint cells, cell index i*k2 + j.
 
@@ -44,15 +46,17 @@ class Encoding:
     """How one key (question or crosstab) is encoded: the Prio3 instance and its domain."""
 
     key: str
-    kind: str              # "count" | "histogram" | "sum"
+    kind: str              # "count" | "histogram" | "sum" | "multihot"
     length: int            # entries of the aggregate (count/sum: 1, histogram: cells)
-    max_measurement: int = 1  # sum: the largest measurement; count: 1
+    max_measurement: int = 1  # sum: the largest measurement; count: 1; multihot: max weight
     offset: int = 0        # sum: the value measured as 0
+    delta: int = 0         # multihot: the L1 sensitivity (the most entries two answers change)
 
     @property
     def sensitivity(self) -> int:
         """L1 change of the aggregate when one respondent's report is substituted."""
-        return {"count": 1, "histogram": 2, "sum": self.max_measurement}[self.kind]
+        return {"count": 1, "histogram": 2, "sum": self.max_measurement,
+                "multihot": self.delta}[self.kind]
 
     def vdaf(self) -> Any:
         from .. import prio3
@@ -61,6 +65,10 @@ class Encoding:
             return prio3.prio3_count()
         if self.kind == "sum":
             return prio3.prio3_sum(self.max_measurement)
+        if self.kind == "multihot":
+            checked = self.length + self.max_measurement.bit_length()  # entries and weight bits
+            return prio3.prio3_multihot_countvec(self.length, self.max_measurement,
+                                                 prio3.best_chunk_length(checked))
         return prio3.prio3_histogram(self.length, prio3.best_chunk_length(self.length))
 
 
@@ -96,6 +104,10 @@ def clip_bias_bound(mechanism: Any) -> float:
 
 def question_encoding(question: Question) -> Encoding:
     """The encoding of a question's (local report or) answer."""
+    if question.type == "multiselect":
+        from .multiselect import set_encoding
+
+        return set_encoding(question)
     if question.local_epsilon is not None and question.mechanism == "geometric":
         from ..mechanisms import mechanism_for
 
@@ -134,7 +146,12 @@ def check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where:
 
 
 def question_index(question: Question, value: Any) -> int:
-    """The measured index (or value) of a question's true answer; AnswerError if invalid."""
+    """The measured index (or value) of a question's true answer; AnswerError if invalid
+    (a multiselect answer: its k bits)."""
+    if question.type == "multiselect":
+        from .multiselect import answer_measurement
+
+        return answer_measurement(question, value)  # type: ignore[return-value]
     if question.type == "binary":
         if not isinstance(value, bool):
             raise AnswerError(f"the answer to {question.id!r} must be true or false")
@@ -154,6 +171,10 @@ def question_index(question: Question, value: Any) -> int:
 
 def report_measurement(question: Question, report: Any) -> int:
     """The measurement of a local mechanism's (validated) report."""
+    if question.type == "multiselect":
+        from .multiselect import report_measurement as set_report
+
+        return set_report(question, report)  # type: ignore[no-any-return]
     encoding = question_encoding(question)
     if isinstance(report, bool):
         return int(report)

@@ -406,6 +406,10 @@ def estimate_two_server(question: Any, entry: BatchEntry,
                         confidence: float = 0.95) -> TwoServerEstimate:
     """Shares (and groups, and the mean score of ordinal questions) or the mean of an integer
     question, from one batch entry."""
+    if question.type == "multiselect":  # shares that overlap: shared/two_server/multiselect.py
+        from .multiselect import estimate_set_two_server
+
+        return estimate_set_two_server(question, entry, confidence)  # type: ignore[no-any-return]
     z = z_value(confidence)
     n = _entry_n(entry)
     plan = entry_plan(entry)

@@ -6,7 +6,10 @@ sensitivity of what one question's aggregate releases, under substitution:
 - Count (yes/no, 0/1 per report): one report moves the total by at most 1;
 - Histogram (one-hot over k cells, also a declared crosstab over k1·k2 joint cells): one
   report leaves one cell and enters another, 2 in L1;
-- Sum of an integer offset to [0, R]: at most R (R = max - min, or the local report range).
+- Sum of an integer offset to [0, R]: at most R (R = max - min, or the local report range);
+- MultihotCountVec (a multiselect question's 0/1 per option): at most the number of entries two
+  allowed answers differ in, min(2m, k) for sets of at most m of k options (k for a local
+  report's k free bits): the caller gives it, as for a Sum.
 
 Each server adds, to every coordinate of its aggregate share, an independent two-sided geometric
 (discrete Laplace) draw Z with P[Z = z] ∝ α^|z|, α = e^-λ, where λ = ε'/Δ is an exact rational
@@ -43,7 +46,8 @@ from ..randomness import RandomSource, discrete_laplace, resolve
 
 SERVERS = 2  # leader and helper: each adds its own noise
 # Least L1 sensitivity under substitution of one respondent, per Prio3 measurement kind.
-MIN_SENSITIVITY: dict[str, int] = {"count": 1, "histogram": 2, "crosstab": 2, "sum": 1}
+MIN_SENSITIVITY: dict[str, int] = {"count": 1, "histogram": 2, "crosstab": 2, "sum": 1,
+                                   "multihot": 1}
 KINDS = tuple(MIN_SENSITIVITY)
 
 
@@ -135,8 +139,8 @@ def noise_plan(question_kind: str, central_epsilon: float,
         raise NoiseError(f"unknown measurement kind {question_kind!r}; expected one of "
                          f"{', '.join(KINDS)}")
     if sensitivity is None:
-        if question_kind == "sum":
-            raise NoiseError("a sum's sensitivity is its range (max - min): give it")
+        if question_kind in ("sum", "multihot"):
+            raise NoiseError(f"a {question_kind}'s sensitivity depends on its range: give it")
         sensitivity = MIN_SENSITIVITY[question_kind]
     _check_epsilon(central_epsilon)
     if isinstance(sensitivity, bool) or not isinstance(sensitivity, int) or sensitivity < 1:

@@ -22,6 +22,11 @@ def question_noise_plan(question: Any) -> NoisePlan:
     from .estimates import sum_design
 
     epsilon = central_epsilon(question)
+    if question.type == "multiselect":
+        from .encoding import question_encoding
+
+        encoding = question_encoding(question)
+        return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
     if question.type == "integer":
         return noise_plan("sum", epsilon, sum_design(question).sensitivity)
     return noise_plan("count" if question.type == "binary" else "histogram", epsilon)

@@ -273,7 +273,7 @@ def test_headings_use_question_texts_and_html_names_survey_version_mechanisms() 
     html = render_crosstab(report, "html")
     assert f'{rx} <span class="qid">rx_misuse</span>' in html
     assert '<span class="qid">wellbeing-2026</span> version 1' in html
-    assert "binary_rr, ε = 1" in html and "grr, ε = 2" in html
+    assert "binary_rr, ε = 1" in html and "grr, ε = 1.5" in html
 
 
 def test_a_declared_group_as_rows(answered: str, db_path: Path) -> None:

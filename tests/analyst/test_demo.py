@@ -46,7 +46,8 @@ def test_demo_end_to_end_matches_the_truth_and_cleans_up(tmp_path: Path) -> None
             assert true is not None and row.estimate is not None and row.variance_bound
             assert abs(row.estimate - true) <= 5 * math.sqrt(row.variance_bound), (q.id, row)
             checked += 1
-    assert checked == 2 + 6 + 1  # yes/no, 5 options + 1 group, the mean
+    # yes/no, 5 options + 1 group, the mean; 5 checkboxes and the mean number selected
+    assert checked == 2 + 6 + 1 + 6
     html = result.html_path.read_text(encoding="utf-8")
     assert result.html_path.parent == tmp_path.resolve()
     assert all(q.text in html for q in result.survey.questions)

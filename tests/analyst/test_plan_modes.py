@@ -101,7 +101,8 @@ def test_cli_compare_modes() -> None:
     out = runner.invoke(cli, ["plan", "--compare-modes", str(SAMPLE), "--margin", "0.05",
                               "--mean-margin", "2"])
     assert out.exit_code == 0, out.output
-    assert "epsilon 4.5" in out.output and "drinks_last_week" in out.output
+    assert "epsilon 5 (the sum over 4 questions)" in " ".join(out.output.split())
+    assert "drinks_last_week" in out.output and "substances: multiselect" in out.output
     out = runner.invoke(cli, ["plan", "--local-epsilon", "2", "--k", "5", "--epsilon", "1",
                               "--n", "10"])
     assert out.exit_code != 0 and "--compare-modes" in out.output

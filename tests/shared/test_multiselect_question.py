@@ -3,7 +3,6 @@ question by id (contract 2 of the slices: shared/multiselect_question.py)."""
 
 from __future__ import annotations
 
-import copy
 import itertools
 from typing import Any
 
@@ -99,18 +98,6 @@ def test_errors_name_the_question_by_id(change: dict[str, Any], field: str,
         survey(raw)
     assert caught.value.field in (f"questions.substances.{field}", f"questions[0].{field}")
     assert words in caught.value.problem
-
-
-def test_two_server_surveys_refuse_multiselect_for_now() -> None:
-    from ldpsurvey.shared.two_server.config import b64url
-
-    keys = [bytes([i]) * 32 for i in (1, 2)]
-    data = {"id": "drugs", "title": "Drugs", "version": 1, "collection": "two-server",
-            "two_server": {"helper_url": "http://h.example", "helper_hpke_key": b64url(keys[0]),
-                           "leader_hpke_key": b64url(keys[1]), "min_batch_size": 2},
-            "questions": [{**SUBSTANCES, "central_epsilon": 1.0}]}
-    with pytest.raises(SurveyError, match="multiselect"):
-        Survey.from_dict(copy.deepcopy(data))
 
 
 def test_declared_crosstab_of_a_multiselect_question_is_refused_with_the_reason() -> None:

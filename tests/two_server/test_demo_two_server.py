@@ -11,7 +11,8 @@ def test_demo_two_server_prints_both_modes_next_to_the_truth():
     header = table.splitlines()[0].split()
     assert header == ["question", "value", "true", "local", "DP", "two-server"]
     rows = [r for r in table.splitlines()[2:]]
-    assert len(rows) == 2 + 5 + 1  # yes/no, five options, the mean
+    assert len(rows) == 2 + 5 + 1 + 5 + 1  # yes/no, five options, a mean, five checkboxes and
+    # the mean number selected
     for row in rows:
         assert row.count("±") == 2, row  # an estimate in each mode
     assert any("leader:" in line and "helper:" in line for line in lines)

@@ -65,7 +65,7 @@ def test_ldp_survey_states_the_local_guarantee() -> None:
     survey = load_survey("shared/samples/sensitive.toml")
     g = survey_guarantees(survey)
     assert g.collection == "ldp" and g.central is None
-    assert "epsilon 4.5 (the sum over 3 questions)" in g.statements[0]
+    assert "epsilon 5 (the sum over 4 questions)" in g.statements[0]
 
 
 def test_a_question_without_central_epsilon_is_refused() -> None:
