@@ -80,17 +80,22 @@ def percent_sure(epsilon: float) -> str | None:
     return None
 
 
+def reach_text(epsilon: float) -> str:
+    """Where someone who thought something 50/50 can end up after seeing a report of this ε,
+    for the sentences that say "from 50% to …": "at most 74% sure", or "almost certain" past
+    99.9999% (the page's reachText, the same strings)."""
+    sure = percent_sure(epsilon)
+    return "almost certain" if sure is None else f"at most {sure} sure"
+
+
 def odds_sentence(epsilon: float) -> str:
     """The privacy of ε in odds words anchored in a probability, for a respondent
     (client/web/js/odds.js oddsSentence, the same string; callers add the ε where it is shown)."""
     if epsilon == 0:
         return "what your device sends reveals nothing new about your answers"
-    factor, sure = odds_factor(epsilon), percent_sure(epsilon)
-    if sure is None:
-        return (f"anyone who sees what your device sends can be at most {factor} times more "
-                "sure of your real answers than before, for example from 50% to almost certain")
-    return (f"anyone who sees what your device sends can be at most {factor} times more sure "
-            f"of your real answers than before, for example from 50% to at most {sure} sure")
+    return (f"anyone who sees what your device sends can be at most {odds_factor(epsilon)} "
+            f"times more sure of your real answers than before, for example from 50% to "
+            f"{reach_text(epsilon)}")
 
 
 def question_privacy(q: Question) -> str:
@@ -105,14 +110,9 @@ def question_privacy(q: Question) -> str:
         return ("Only the noisy total of all answers to this question is revealed (central "
                 f"ε = {epsilon_text(q.central_epsilon)}).{local} "
                 + two_server_collusion(q, "both organizations together"))
-    factor, sure, shown = odds_factor(q.epsilon), percent_sure(q.epsilon), epsilon_text(q.epsilon)
-    if sure is None:
-        return (f"Privacy: anyone who sees what is sent can be at most {factor} times more sure "
-                f"of this answer than before, for example from 50% to almost certain "
-                f"(ε = {shown}).")
-    return (f"Privacy: anyone who sees what is sent can be at most {factor} times more sure of "
-            f"this answer than before, for example from 50% to at most {sure} sure "
-            f"(ε = {shown}).")
+    return (f"Privacy: anyone who sees what is sent can be at most {odds_factor(q.epsilon)} "
+            f"times more sure of this answer than before, for example from 50% to "
+            f"{reach_text(q.epsilon)} (ε = {epsilon_text(q.epsilon)}).")
 
 
 def survey_privacy(survey: Survey) -> str:
@@ -325,7 +325,7 @@ def two_server_collusion(q: Question, together: str) -> str:
     client/web/js/twoserver/flow.js, the same words)."""
     if q.local_epsilon is not None:
         return (f"Even {together} could be at most {odds_factor(q.local_epsilon)} times more "
-                "sure of this answer.")
+                f"sure of this answer, for example from 50% to {reach_text(q.local_epsilon)}.")
     return f"But {together} could put the two halves back together and read this answer."
 
 
@@ -351,7 +351,8 @@ def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
             lines.append(f"   Your device will first randomize it, then split it into two "
                          f"halves, one for {leader} and one for {helper}. Even if both "
                          f"conspired, they could be at most {odds_factor(q.local_epsilon)} "
-                         f"times more sure of your answer (ε0 = {epsilon_text(q.local_epsilon)}); "
+                         f"times more sure of your answer, for example from 50% to "
+                         f"{reach_text(q.local_epsilon)} (ε0 = {epsilon_text(q.local_epsilon)}); "
                          f"apart, they see only a noisy total (central ε = "
                          f"{epsilon_text(q.central_epsilon)}).")
         else:

@@ -164,7 +164,8 @@ def test_interactive_respond(deployed: dict[str, Any], tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     # The page's plain words (client/web/js/form.js hintFor), not mechanism jargon.
     assert ("Privacy: anyone who sees what is sent can be at most 4.5 times more sure of this "
-            "answer (ε = 1.5).") in result.output
+            "answer than before, for example from 50% to at most 82% sure (ε = 1.5).") \
+        in result.output
     assert "Your privacy: your device randomizes every answer before sending it." \
         in result.output
     assert "costs ε" not in result.output and "only with probability" not in result.output

@@ -16,6 +16,7 @@ from ldpsurvey.client.review import (
     odds_sentence,
     percent_sure,
     question_privacy,
+    reach_text,
 )
 from ldpsurvey.shared.survey import Survey
 from vectors import build_vectors
@@ -107,10 +108,12 @@ def test_odds_words_match_the_cli_and_round_up(js_page: Any, web_root_url: str):
         3.13585, 1.94591, 4.4998095, 9.996, 0.001, 1e-6, 12.345, 13.2, 16.5, 20]
     js = js_page.evaluate("""async ([root, epsilons]) => {
         const O = await import(root + "js/odds.js");
-        return epsilons.map((e) => [O.oddsFactor(e), O.percentSure(e), O.epsilonText(e)]);
+        return epsilons.map((e) => [O.oddsFactor(e), O.percentSure(e), O.epsilonText(e),
+                                    O.reachText(e)]);
     }""", [web_root_url, epsilons])
-    assert js == [[odds_factor(e), percent_sure(e), epsilon_text(e)] for e in epsilons]
-    for epsilon, (factor, _, shown) in zip(epsilons, js, strict=True):
+    assert js == [[odds_factor(e), percent_sure(e), epsilon_text(e), reach_text(e)]
+                  for e in epsilons]
+    for epsilon, (factor, _, shown, _) in zip(epsilons, js, strict=True):
         assert float(factor.replace(",", "")) >= math.exp(epsilon)
         assert float(shown) >= epsilon
 
@@ -245,7 +248,9 @@ def test_two_server_questions_get_the_same_words_on_the_page_and_the_cli(
     assert items == expected
     assert "one for 127.0.0.1:8000 and one for helper.example:8443" in "\n".join(lines)
     if local:
-        assert "at most 7.4 times more sure of your answer (ε0 = 2)" in lines[3]  # e^2 = 7.39
+        # e^2 = 7.39; from 50%: e²/(1 + e²) = 88.1%
+        assert ("at most 7.4 times more sure of your answer, for example from 50% to at most "
+                "89% sure (ε0 = 2)") in lines[3]
 
 
 def test_a_two_server_receipt_counts_answers_and_combinations_apart(js_page: Any,

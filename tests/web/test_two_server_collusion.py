@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ldpsurvey.client.review import odds_factor, question_privacy, two_server_review_lines
+from ldpsurvey.client.review import (
+    odds_factor,
+    question_privacy,
+    reach_text,
+    two_server_review_lines,
+)
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server.guarantees import survey_guarantees
 from support.two_server import two_server_survey
@@ -54,8 +59,10 @@ def test_each_question_says_what_both_organizations_together_could_learn(
         else:
             assert READ not in hint and READ not in how
             sure = f"at most {odds_factor(q.local_epsilon)} times more sure of"
-            assert f"Even both organizations together could be {sure} this answer." in hint
-            assert sure in how
+            reach = f"for example from 50% to {reach_text(q.local_epsilon)}"
+            assert f"Even both organizations together could be {sure} this answer, {reach}." \
+                in hint
+            assert sure in how and reach in how
     assert [READ in h for h in hints] == [False, True, True]
 
 

@@ -59,30 +59,29 @@ export function percentSure(epsilon) {
   return null;
 }
 
+/** Where someone who thought something 50/50 can end up after seeing a report of this ε, for
+ * the sentences that say "from 50% to …": "at most 74% sure", or "almost certain" past
+ * 99.9999% (client/review.py reach_text, the same strings). */
+export function reachText(epsilon) {
+  const sure = percentSure(epsilon);
+  return sure === null ? "almost certain" : `at most ${sure} sure`;
+}
+
 /** The privacy of ε in odds words anchored in a probability, for a respondent (client/review.py
  * odds_sentence, the same string; callers add the ε where it is shown). */
 export function oddsSentence(epsilon) {
   if (epsilon === 0) return "what your device sends reveals nothing new about your answers";
-  const factor = oddsFactor(epsilon);
-  const sure = percentSure(epsilon);
-  return sure === null
-    ? `anyone who sees what your device sends can be at most ${factor} times more sure of ` +
-      "your real answers than before, for example from 50% to almost certain"
-    : `anyone who sees what your device sends can be at most ${factor} times more sure of ` +
-      `your real answers than before, for example from 50% to at most ${sure} sure`;
+  return `anyone who sees what your device sends can be at most ${oddsFactor(epsilon)} times ` +
+         `more sure of your real answers than before, for example from 50% to ` +
+         `${reachText(epsilon)}`;
 }
 
 /** One question's privacy in odds words anchored in a probability, with its ε (the form's hint
  * and the review; client/review.py question_privacy, the same string). */
 export function questionPrivacy(epsilon) {
-  const factor = oddsFactor(epsilon);
-  const sure = percentSure(epsilon);
-  const shown = epsilonText(epsilon);
-  return sure === null
-    ? `Privacy: anyone who sees what is sent can be at most ${factor} times more sure of this ` +
-      `answer than before, for example from 50% to almost certain (ε = ${shown}).`
-    : `Privacy: anyone who sees what is sent can be at most ${factor} times more sure of this ` +
-      `answer than before, for example from 50% to at most ${sure} sure (ε = ${shown}).`;
+  return `Privacy: anyone who sees what is sent can be at most ${oddsFactor(epsilon)} times ` +
+         `more sure of this answer than before, for example from 50% to ${reachText(epsilon)} ` +
+         `(ε = ${epsilonText(epsilon)}).`;
 }
 
 export const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -6,7 +6,7 @@
 
 import { el } from "../dom.js";
 import { answerText } from "../form.js";
-import { epsilonText, oddsFactor } from "../odds.js";
+import { epsilonText, oddsFactor, reachText } from "../odds.js";
 import { PENDING } from "../store.js";
 import { UPLOAD_PATH, buildUpload, crosstabKey, crosstabsSent, questionOf } from "./upload.js";
 
@@ -36,8 +36,8 @@ function collusionWords(survey) {
     const worst = Math.max(...local.map((q) => q.local_epsilon));
     return "If both organizations conspired, they could put your two halves together, but " +
            "your device randomizes every answer before splitting it: even then they could be " +
-           `at most ${oddsFactor(worst)} times more sure of any one answer (local ε0 up to ` +
-           `${epsilonText(worst)} per question).`;
+           `at most ${oddsFactor(worst)} times more sure of any one answer, for example from ` +
+           `50% to ${reachText(worst)} (local ε0 up to ${epsilonText(worst)} per question).`;
   }
   if (local.length) {
     return "If both organizations conspired, they could put your two halves together and " +
@@ -84,7 +84,7 @@ export function explanation(verified, server) {
 export function collusion(q, together) {
   return q.local_epsilon != null
     ? `Even ${together} could be at most ${oddsFactor(q.local_epsilon)} times more sure of ` +
-      "this answer."
+      `this answer, for example from 50% to ${reachText(q.local_epsilon)}.`
     : `But ${together} could put the two halves back together and read this answer.`;
 }
 
@@ -111,8 +111,9 @@ export function reviewList(verified, answers, server) {
     const how = q.local_epsilon != null
       ? `Your device will first randomize it, then split it into two halves, one for ` +
         `${leader} and one for ${helper}. Even if both conspired, they could be at most ` +
-        `${oddsFactor(q.local_epsilon)} times more sure of your answer (ε0 = ` +
-        `${epsilonText(q.local_epsilon)}); apart, they see only a noisy total (central ε = ` +
+        `${oddsFactor(q.local_epsilon)} times more sure of your answer, for example from 50% ` +
+        `to ${reachText(q.local_epsilon)} (ε0 = ${epsilonText(q.local_epsilon)}); apart, they ` +
+        `see only a noisy total (central ε = ` +
         `${epsilonText(q.central_epsilon)}).`
       : `Your device will split it into two meaningless halves, one for ${leader} and one ` +
         `for ${helper}; only a noisy total over everyone is revealed (central ε = ` +
