@@ -12,8 +12,10 @@
 2. A stratified cluster sample of n = 5,000 (10 strata, 10 PSUs each, 50 respondents per PSU)
    from a finite population with cluster effects, a yes/no and a 3-option question
    randomized at ε = 1 (binary_rr, grr): ldpsurvey's deff sampling, deff privacy and effective
-   n from the randomized answers, next to R's deff (svymean(deff = TRUE)) on the TRUE answers
-   of the same respondents (the sampling part ldpsurvey estimates without seeing them).
+   n from the randomized answers (mean and sd over 200 randomizations of the same respondents'
+   answers: one survey's figure is as noisy as the sd says), next to R's deff
+   (svymean(deff = TRUE)) on the TRUE answers of the same respondents (the sampling part
+   ldpsurvey estimates without seeing them).
 
 Simulation only: numpy generators draw the data here; nothing is a device's report.
 """
@@ -45,6 +47,7 @@ from ldpsurvey.shared.survey import Question
 
 GOAL_LINEARIZED = 3.0
 GOAL_REPLICATES = 10.0
+RANDOMIZATIONS = 200
 
 
 def questions() -> list[tuple[Question, object]]:
@@ -171,13 +174,14 @@ def deff_table(skip_r: bool) -> dict:
     binary = Question(id="yes", text="yes", type="binary", epsilon=1.0, mechanism="binary_rr")
     three = Question(id="kind", text="kind", type="categorical", epsilon=1.0, mechanism="grr",
                      options=("a", "b", "c"))
-    out: dict = {"n": n}
-    ours = []
+    out: dict = {"n": n, "randomizations": RANDOMIZATIONS}
+    ours: dict[str, list] = {}
     for q, truth in ((binary, yes), (three, kind)):
         m = mechanism_class(q.mechanism).from_question(q)
-        result = mean(design, pseudo_values(q, m, m.perturb_many(truth, rng)))
-        for label, e in zip(result.labels, result.effects(), strict=True):
-            ours.append((f"{q.id}={label}", e))
+        for _ in range(RANDOMIZATIONS):  # the same respondents, their answers randomized anew
+            result = mean(design, pseudo_values(q, m, m.perturb_many(truth, rng)))
+            for label, e in zip(result.labels, result.effects(), strict=True):
+                ours.setdefault(f"{q.id}={label}", []).append(e)
     r_deff = None
     if not skip_r and shutil.which("Rscript"):
         with tempfile.TemporaryDirectory() as tmp:
@@ -193,21 +197,33 @@ def deff_table(skip_r: bool) -> dict:
                 r_deff = [float(v) for v in done.stdout.split()]
             else:
                 print(done.stderr[-500:], file=sys.stderr)
-    print(f"\nstratified cluster sample, n = {n:,}, ε = 1 (binary_rr; grr k = 3):")
-    print(f"  {'estimate':<10} {'deff sampling':>14} {'R deff (true)':>14} "
-          f"{'deff privacy':>13} {'deff':>8} {'effective n':>12}")
+    print(f"\nstratified cluster sample, n = {n:,}, ε = 1 (binary_rr; grr k = 3); ldpsurvey's "
+          f"figures from the randomized answers: mean (sd) over {RANDOMIZATIONS} "
+          "randomizations of the same respondents' answers")
+    print(f"  {'estimate':<10} {'deff sampling':>16} {'R deff (true)':>14} "
+          f"{'deff privacy':>14} {'deff':>14} {'effective n':>14}")
     rows_out = []
-    for j, (label, e) in enumerate(ours):
+
+    def stat(values: list) -> tuple[float, float, int]:
+        found = [v for v in values if v is not None]
+        return (float(np.mean(found)), float(np.std(found)), len(found)) if found else (
+            float("nan"), float("nan"), 0)
+
+    for j, (label, effects) in enumerate(ours.items()):
         r_value = r_deff[j] if r_deff else None
+        columns = {name: stat([getattr(e, name) for e in effects])
+                   for name in ("sampling", "privacy", "total", "effective_n")}
 
-        def show(x: float | None, width: int, digits: int = 2) -> str:
-            return f"{x:>{width}.{digits}f}" if x is not None else f"{'n/a':>{width}}"
-
-        print(f"  {label:<10} {show(e.sampling, 14)} {show(r_value, 14)} "
-              f"{show(e.privacy, 13)} {show(e.total, 8)} {show(e.effective_n, 12, 0)}")
-        rows_out.append({"estimate": label, "deff_sampling": e.sampling, "r_deff_true": r_value,
-                         "deff_privacy": e.privacy, "deff": e.total,
-                         "effective_n": e.effective_n})
+        shown = {name: f"{c[0]:.{0 if name == 'effective_n' else 2}f} "
+                       f"({c[1]:.{0 if name == 'effective_n' else 2}f})"
+                 for name, c in columns.items()}
+        r_text = f"{r_value:.2f}" if r_value is not None else "n/a"
+        print(f"  {label:<10} {shown['sampling']:>16} {r_text:>14} {shown['privacy']:>14} "
+              f"{shown['total']:>14} {shown['effective_n']:>14}")
+        rows_out.append({"estimate": label, "r_deff_true": r_value,
+                         **{f"{name}_mean": c[0] for name, c in columns.items()},
+                         **{f"{name}_sd": c[1] for name, c in columns.items()},
+                         "sampling_estimable": columns["sampling"][2]})
     out["rows"] = rows_out
     return out
 
