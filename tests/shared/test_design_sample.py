@@ -1,0 +1,83 @@
+"""`Design.build`: frame values that cannot be a design are refused naming the row and the
+problem (missing, non-numeric, negative, zero, infinite weights; fpc values that disagree within
+a stratum, are smaller than the PSUs sampled, or mix sizes with fractions); labels are nested in
+strata; an fpc as a sampling fraction is R's second convention."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from ldpsurvey.shared.design import Design
+from ldpsurvey.shared.errors import DesignError
+
+STRATA = ["a", "a", "a", "b", "b", "b"]
+PSUS = ["1", "1", "2", "1", "2", "2"]
+
+
+@pytest.mark.parametrize(("weight", "message"), [
+    (None, "row 3: weight is missing"),
+    ("", "row 3: weight is missing"),
+    ("abc", "row 3: weight 'abc' is not a number"),
+    (-2.0, "row 3: weight -2.0 must be positive"),
+    (0, "row 3: weight 0 must be positive"),
+    (math.inf, "row 3: weight must be finite"),
+    (math.nan, "row 3: weight is missing"),
+    (True, "row 3: weight must be a number, not a boolean"),
+])
+def test_bad_weights_are_refused_naming_the_row(weight, message) -> None:
+    weights = [1.0, 2.0, weight, 1.0, 1.0, 1.0]
+    with pytest.raises(DesignError) as caught:
+        Design.build(weights, STRATA, PSUS)
+    assert caught.value.message.startswith(message), caught.value.message
+    assert caught.value.details["row"] == 2
+
+
+def test_rows_can_be_named_by_the_caller() -> None:
+    with pytest.raises(DesignError, match=r"^submission s3: weight"):
+        Design.build([1, 1, -1, 1, 1, 1], STRATA, PSUS,
+                     row_names=[f"submission s{i + 1}" for i in range(6)])
+
+
+@pytest.mark.parametrize(("fpc", "message"), [
+    ([10, 10, 12, 20, 20, 20], "row 3: fpc 12 differs from 10 given for other rows of "
+                               "stratum 'a'"),
+    ([1, 1, 1, 20, 20, 20], "stratum 'a': the fpc says 1 PSUs in the population, fewer than "
+                            "the 2 sampled"),
+    ([10, 10, 10, 0.5, 0.5, 0.5], "row 4: fpc 0.5 is a fraction where other rows give "
+                                  "population sizes"),
+    ([10, 10, 10, 20, 0, 20], "row 5: fpc 0 must be positive"),
+    ([10, 10, None, 20, 20, 20], "row 3: fpc is missing"),
+])
+def test_bad_fpc_values_are_refused(fpc, message) -> None:
+    with pytest.raises(DesignError) as caught:
+        Design.build([1.0] * 6, STRATA, PSUS, fpc)
+    assert caught.value.message.startswith(message), caught.value.message
+
+
+def test_a_missing_stratum_or_psu_label_is_refused() -> None:
+    with pytest.raises(DesignError, match=r"^row 2: stratum is missing"):
+        Design.build([1.0] * 6, ["a", "", "a", "b", "b", "b"], PSUS)
+    with pytest.raises(DesignError, match=r"^row 6: PSU is missing"):
+        Design.build([1.0] * 6, STRATA, [*PSUS[:5], None])
+
+
+def test_psus_are_nested_in_strata_and_fractions_are_r_convention() -> None:
+    design = Design.build([1.0] * 6, STRATA, PSUS, [0.5] * 6)
+    assert design.psu_count == 4  # PSU "1" of a and of b are two clusters
+    assert design.stratum_count == 2
+    np.testing.assert_allclose(design.population_psus, [4.0, 4.0])  # 2 sampled / 0.5
+    np.testing.assert_allclose(design.sampling_fractions, [0.5, 0.5])
+    assert "stratified cluster sample: 2 strata, 4 PSUs, 6 respondents" in design.describe()
+
+
+def test_lonely_psu_option_must_be_known() -> None:
+    with pytest.raises(DesignError, match="lonely_psu must be one of fail, remove"):
+        Design.build([1.0] * 6, STRATA, PSUS, lonely_psu="drop")
+
+
+def test_without_strata_and_psus_it_is_an_element_sample() -> None:
+    design = Design.build(np.full(5, 2.0))
+    assert (design.stratum_count, design.psu_count, design.n) == (1, 5, 5)
+    assert not design.has_fpc
