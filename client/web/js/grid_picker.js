@@ -6,8 +6,19 @@
 // designer's background image comes from the signed survey as a data: URL: nothing is loaded
 // from another origin. The picked cell's "row,col" label is the value of a hidden input named
 // like every other question's field, so form.js reads it the same way.
+//
+// On a phone every cell stays a target of at least 44 x 44 CSS pixels (the size guidelines
+// for touch give): a grid wider than the screen scrolls inside its own frame (the page itself
+// never scrolls sideways), a line under it says so, and a button per region brings that region
+// into view with its central cell focused. The designer's regions are drawn over the cells
+// (an SVG outline and name per region, not in the way of taps), so even a grid without a
+// background image reads as a map.
 
 import { el } from "./dom.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+/** The smallest tap target, in CSS pixels. */
+export const MIN_CELL_PX = 44;
 
 /** "Row 3, column 5" (and the regions that hold it). */
 export function cellText(q, label) {
@@ -28,7 +39,8 @@ export function gridInputs(q, name, describedBy) {
     "aria-label": `Map of ${rows} rows by ${cols} columns, each cell ${km} km across. ` +
                   "Arrow keys move, Enter or Space picks.",
   });
-  board.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
+  board.style.gridTemplateColumns = `repeat(${cols}, minmax(${MIN_CELL_PX}px, 1fr))`;
+  board.style.setProperty("--cols", String(cols));
   if (q.background) board.style.backgroundImage = `url("${q.background}")`;
   const buttons = [];
   for (let r = 1; r <= rows; r++) {
@@ -77,12 +89,106 @@ export function gridInputs(q, name, describedBy) {
     focusAt(target);
   });
 
-  const regions = Object.keys(q.regions || {});
-  const legend = regions.length
-    ? el("p", { class: "hint" }, `Regions on this map: ${regions.join(", ")} (each cell's ` +
-         "name says which regions hold it).")
+  board.append(regionLayer(q));
+  const frame = el("div", { class: "grid-scroll" }, board);
+  const scrollNote = el("p", { class: "hint grid-scroll-note", hidden: "" },
+    "The map is larger than the screen: scroll it sideways and down to see all of it.");
+  // Shown only when the map does overflow its frame (measured once it is laid out).
+  const overflow = () => {
+    scrollNote.hidden = !(frame.scrollWidth > frame.clientWidth + 1 ||
+                          frame.scrollHeight > frame.clientHeight + 1);
+  };
+  if (typeof ResizeObserver === "function") new ResizeObserver(overflow).observe(frame);
+
+  const names = Object.keys(q.regions || {});
+  const legend = names.length
+    ? el("div", { class: "region-jump" },
+        el("span", { class: "hint" }, "Regions on this map (each cell's name says which hold " +
+           "it); go to:"),
+        ...names.map((region) => {
+          const go = el("button", { type: "button", class: "region-go" }, region);
+          go.addEventListener("click", () => {
+            const at = buttons[centralIndex(q.regions[region], cols)];
+            focusAt(buttons.indexOf(at));
+            at.scrollIntoView({ block: "center", inline: "center" });
+          });
+          return go;
+        }))
     : null;
-  return [legend, board, chosen, hidden];
+  return [legend, frame, scrollNote, chosen, hidden];
+}
+
+/** The cell index (row-major) of a region's member nearest its centroid, the first in row
+ * order on a tie: shared/mechanisms/location.py central_cell. */
+export function centralIndex(members, cols) {
+  const at = members.map((label) => label.split(",").map(Number));
+  const mr = at.reduce((s, [r]) => s + r, 0) / at.length;
+  const mc = at.reduce((s, [, c]) => s + c, 0) / at.length;
+  let best = 0;
+  let far = Infinity;
+  at.forEach(([r, c], i) => {
+    const d = (r - mr) ** 2 + (c - mc) ** 2;
+    if (d < far) { far = d; best = i; }
+  });
+  const [r, c] = at[best];
+  return (r - 1) * cols + (c - 1);
+}
+
+/** Unit segments "x1 y1 x2 y2" (x = column − 1, y = row − 1) of a region's outline: every
+ * member side whose neighbour is not a member. */
+export function outline(members) {
+  const inside = new Set(members);
+  const d = [];
+  for (const label of members) {
+    const [r, c] = label.split(",").map(Number);
+    const [x, y] = [c - 1, r - 1];
+    if (!inside.has(`${r - 1},${c}`)) d.push(`M${x} ${y}H${x + 1}`);
+    if (!inside.has(`${r + 1},${c}`)) d.push(`M${x} ${y + 1}H${x + 1}`);
+    if (!inside.has(`${r},${c - 1}`)) d.push(`M${x} ${y}V${y + 1}`);
+    if (!inside.has(`${r},${c + 1}`)) d.push(`M${x + 1} ${y}V${y + 1}`);
+  }
+  return d.join("");
+}
+
+function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  node.append(...children);
+  return node;
+}
+
+/** The regions drawn over the grid: a light fill, a dark outline on a white one, the name at
+ * the central cell. Decoration for sight (the cells' names say the same to screen readers). */
+function regionLayer(q) {
+  const { rows, cols } = q.grid;
+  const layer = svg("svg", { class: "region-layer", viewBox: `0 0 ${cols} ${rows}`,
+                             preserveAspectRatio: "none", "aria-hidden": "true",
+                             focusable: "false" });
+  const labels = svg("svg", { class: "region-layer", viewBox: `0 0 ${cols} ${rows}`,
+                              "aria-hidden": "true", focusable: "false" });
+  Object.entries(q.regions || {}).forEach(([name, members], i) => {
+    const d = outline(members);
+    const hue = (i * 137) % 360;  // distinct neighbouring colours
+    const fill = members.map((label) => {
+      const [r, c] = label.split(",").map(Number);
+      return `M${c - 1} ${r - 1}h1v1h-1z`;
+    }).join("");
+    layer.append(
+      svg("path", { d: fill, fill: `hsl(${hue} 70% 55%)`, "fill-opacity": 0.14,
+                    class: "region-fill" }),
+      svg("path", { d, fill: "none", stroke: "#fff", "stroke-width": 5,
+                    "vector-effect": "non-scaling-stroke" }),
+      svg("path", { d, fill: "none", stroke: `hsl(${hue} 80% 25%)`, "stroke-width": 2.5,
+                    "vector-effect": "non-scaling-stroke", class: "region-outline",
+                    "data-region": name }));
+    const at = centralIndex(members, cols);
+    const [r, c] = [Math.floor(at / cols), at % cols];
+    labels.append(svg("text", { x: c + 0.5, y: r + 0.5, class: "region-name",
+                                "text-anchor": "middle", "dominant-baseline": "central",
+                                "font-size": 0.42, "data-region": name }, name));
+  });
+  const both = el("div", { class: "region-layers", "aria-hidden": "true" }, layer, labels);
+  return both;
 }
 
 /** {value} for a picked cell, or {error}. */
