@@ -131,6 +131,8 @@ def format_question(q: QuestionResult, rows: int) -> list[str]:
         out.extend(_table(q.groups, "group", level))
     elif q.estimate is not None and q.estimate.notes:
         out.extend(f"  note: {note}" for note in q.estimate.notes)
+    # e.g. a location map that cannot be read at this n (shared/location_estimate.py)
+    out.extend(f"  WARNING: {w}" for w in getattr(q.estimate, "warnings", None) or [])
     flags = q.intervals
     if flags:
         out.append(f"  covered {sum(flags)} of {len(flags)}")

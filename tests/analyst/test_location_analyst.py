@@ -209,3 +209,15 @@ def test_location_words_print_numbers_for_people():
         q = report.estimates["questions"][0]
         for text in [*q["notes"], *q.get("warnings", [])]:
             assert not re.search(r"\de[-+]?\d", text), text
+
+
+def test_simulate_prints_the_maps_warning(tmp_path):
+    import json
+
+    path = tmp_path / "town.json"
+    path.write_text(json.dumps({"id": "town", "title": "Town", "version": 1, "questions": [
+        {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 0.5,
+         "grid": {"rows": 10, "cols": 10, "cell_km": 1.0}, "regions": {"town": ["3-5,3-5"]}}]}))
+    out = CliRunner().invoke(cli, ["simulate", str(path), "--n", "200", "--seed", "1"])
+    assert out.exit_code == 0, out.output
+    assert "WARNING: the map cannot be read at n = 200" in out.output
