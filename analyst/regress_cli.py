@@ -3,7 +3,6 @@ from a server (HTTP) or a server database (--db, read-only) with the same functi
 
 from __future__ import annotations
 
-import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +42,13 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
     click.echo(f"fitting {outcome} on {covariates or 'an intercept'}...", err=True)
     if server_url is not None:
         assert token is not None
-        doc = _fetch(server_url, survey_id, token, outcome, level, covariates, confidence,
-                     version, timeout)
+        doc, survey = _fetch(server_url, survey_id, token, outcome, level, covariates,
+                             confidence, version, timeout)
     else:
         assert db_path is not None
-        doc = _from_db(db_path, survey_id, outcome, level, covariates, confidence, version)
-    text = render_regression(doc, fmt)
+        doc, survey = _from_db(db_path, survey_id, outcome, level, covariates, confidence,
+                               version)
+    text = render_regression(doc, fmt, survey)
     if out_path is None:
         click.echo(text, nl=False)
         return
@@ -60,29 +60,26 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
 
 
 def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str | None,
-           covariates: str, confidence: float, version: int | None, timeout: float) -> Any:
-    from .reports.sources import get_json
+           covariates: str, confidence: float, version: int | None, timeout: float
+           ) -> tuple[Any, Any]:
+    """(regression document, the survey of its version) from the server."""
+    from .reports.sources import fetch_with_survey
 
-    base = server_url.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        raise ReportRenderError(f"server URL must start with http:// or https://: {server_url}")
     params = {"outcome": outcome, "confidence": repr(float(confidence))}
     if covariates:
         params["covariates"] = covariates
     if level is not None:
         params["level"] = level
-    if version is not None:
-        params["version"] = str(version)
-    sid = urllib.parse.quote(survey_id, safe="")
-    return get_json(f"{base}/api/surveys/{sid}/regression?{urllib.parse.urlencode(params)}",
-                    token, timeout)
+    return fetch_with_survey(server_url, survey_id, "regression", params, token, version,
+                             timeout)
 
 
 def _from_db(target: str, survey_id: str, outcome: str, level: str | None, covariates: str,
-             confidence: float, version: int | None) -> Any:
-    from ..server import regression
+             confidence: float, version: int | None) -> tuple[Any, Any]:
+    from ..server import regression, surveys
     from .reports.sources import read_only_store
 
     with read_only_store(target) as store:
         spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
-        return regression.regression(store, survey_id, version, spec, confidence)
+        doc = regression.regression(store, survey_id, version, spec, confidence)
+        return doc, surveys.get(store, survey_id, doc["version"]).manifest["survey"]

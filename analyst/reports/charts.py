@@ -3,6 +3,12 @@
 Figures are built with the object API on the Agg canvas (no pyplot global state, no display),
 so rendering is safe in a server thread. PNG rather than SVG: the page then holds no XML
 namespace URLs at all and looks the same in every viewer.
+
+Every chart is drawn twice, for the width it is shown at (`responsive`): a 9-inch figure for a
+desktop column, and a PHONE one drawn for a ~340 CSS px column with its own fonts, label
+wrapping and legend columns. A desktop figure scaled into a phone's column showed its 13 pt
+text at ~6 px; the page's <picture> picks the phone drawing below PHONE_MAX_CSS px, where it is
+shown at (about) its natural size, so its text has its point size (11 pt: 14.7 CSS px).
 """
 
 from __future__ import annotations
@@ -10,13 +16,14 @@ from __future__ import annotations
 import base64
 import io
 import textwrap
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 
 from .model import (
     DISTRIBUTION,
@@ -34,6 +41,7 @@ WIDTH_IN = 9.0
 DPI = 144
 CSS_DPI = 96  # CSS pixels per inch: a chart shown at this scale has true point sizes
 FONT = 13
+PHONE_MAX_CSS = 600  # viewport width (CSS px) at and below which the phone drawing is shown
 BAR = "#3b6ea8"
 GROUP_BAR = "#7a9e4a"
 TRUTH = "#c23b22"
@@ -42,36 +50,73 @@ LEGEND_ROW_IN = 0.28
 
 
 @dataclass(frozen=True)
+class ChartSize:
+    """What a chart is drawn for: its width, its largest font (others a point or two less), the
+    characters per label line and across the legend."""
+
+    width_in: float
+    font: float
+    wrap: int
+    legend_chars: int
+
+    @property
+    def scale(self) -> float:
+        """Heights and marker sizes relative to the desktop drawing."""
+        return self.font / FONT
+
+
+DESKTOP = ChartSize(WIDTH_IN, FONT, 26, 85)
+# 340 CSS px: a 360 px phone's column less the page's padding; 11 pt is 14.7 CSS px there.
+PHONE = ChartSize(340 / CSS_DPI, 11, 16, 36)
+
+
+@dataclass(frozen=True)
 class Chart:
-    """A PNG as base64 and the width in CSS pixels at which its fonts have their point size."""
+    """A PNG as base64, the width in CSS pixels at which its fonts have their point size, its
+    smallest font (points), and the drawing for a phone's width when there is one."""
 
     png_base64: str
     css_width: int
+    min_font_pt: float = 0.0
+    phone: Chart | None = None
 
 
 def chart_png(q: QuestionView, truth: Truth | None = None) -> Chart | None:
     """The chart of one question, or None when nobody has answered it yet."""
     if q.n == 0:
         return None
-    fig = integer_chart(q, truth) if q.is_numeric else frequency_chart(q, truth)
-    return None if fig is None else chart_of(fig)
+    return responsive(lambda size: integer_chart(q, truth, size) if q.is_numeric
+                      else frequency_chart(q, truth, size))
+
+
+def responsive(build: Callable[[ChartSize], Figure | None]) -> Chart | None:
+    """The figure `build` draws for the desktop, with the one it draws for a phone."""
+    desktop = build(DESKTOP)
+    if desktop is None:
+        return None
+    phone = build(PHONE)
+    return replace(chart_of(desktop), phone=None if phone is None else chart_of(phone))
 
 
 def chart_of(fig: Figure) -> Chart:
-    """A figure as an embeddable PNG, with the CSS width at which its fonts have their size."""
+    """A figure as an embeddable PNG, with the CSS width at which its fonts have their size
+    and the smallest font of any text drawn (measured on the drawn figure)."""
     buf = io.BytesIO()
     FigureCanvasAgg(fig)
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     width_px = round(fig.get_figwidth() * DPI)
+    fonts = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
     return Chart(base64.b64encode(buf.getvalue()).decode("ascii"),
-                 css_width=round(width_px * CSS_DPI / DPI))
+                 css_width=round(width_px * CSS_DPI / DPI), min_font_pt=min(fonts, default=0.0))
 
 
-def _wrap(label: str, width: int = 26) -> str:
+def wrap(label: str, width: int = 26) -> str:
     return "\n".join(textwrap.wrap(label, width)) or label
 
 
-def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
+def frequency_chart(q: QuestionView, truth: Truth | None,
+                    size: ChartSize = DESKTOP) -> Figure | None:
     """Horizontal bars, one per option then one per group, with the interval as error bar.
 
     Questions with many options chart the options `listed_options` picks, the same ones the
@@ -82,9 +127,10 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
     rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
     if not rows:
         return None
-    labels = [_wrap(r.label if r.kind == OPTION else f"{r.label} (group)") for r in rows]
-    height = 1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels)
-    fig = Figure(figsize=(WIDTH_IN, max(2.0, height)), layout="constrained")
+    labels = [wrap(r.label if r.kind == OPTION else f"{r.label} (group)", size.wrap)
+              for r in rows]
+    height = size.scale * (1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels))
+    fig = Figure(figsize=(size.width_in, max(2.0 * size.scale, height)), layout="constrained")
     ax = fig.add_subplot()
     ys = list(range(len(rows)))
     est = [r.estimate * 100 for r in rows]
@@ -94,8 +140,8 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
     ax.barh(ys, est, color=colors, height=0.62, zorder=2)
     ax.errorbar(est, ys, xerr=[low, high], fmt="none", ecolor="#222222", elinewidth=1.4,
                 capsize=5, zorder=3)
-    ax.scatter([r.consistent * 100 for r in rows], ys, marker="D", s=34, facecolor="white",
-               edgecolor="#222222", zorder=4)
+    ax.scatter([r.consistent * 100 for r in rows], ys, marker="D", s=34 * size.scale ** 2,
+               facecolor="white", edgecolor="#222222", zorder=4)
     handles = [Patch(color=BAR, label="estimate (option)"),
                Line2D([], [], color="#222222", marker="|", markersize=10, linewidth=1.4,
                       label=f"{q.confidence:.0%} interval"),
@@ -107,8 +153,8 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
         tv = [truth.of(q.id, r.kind, r.label) for r in rows]
         pts = [(t * 100, y) for t, y in zip(tv, ys, strict=True) if t is not None]
         if pts:
-            ax.scatter(*zip(*pts, strict=True), marker="|", s=420, linewidths=2.6,
-                       color=TRUTH, zorder=5)
+            ax.scatter(*zip(*pts, strict=True), marker="|", s=420 * size.scale ** 2,
+                       linewidths=2.6, color=TRUTH, zorder=5)
             handles.append(Line2D([], [], linestyle="none", marker="|", markersize=14,
                                   markeredgewidth=2.6, color=TRUTH, label="true value"))
     lo = min(0.0, *(r.ci_low * 100 for r in rows))
@@ -129,32 +175,34 @@ def frequency_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
         handles.append(Line2D([], [], linestyle="none",
                               label="several may be selected: shares need not add up to 100%"))
     ax.axvline(0, color="#222222", linewidth=1, zorder=1)
-    ax.set_yticks(ys, labels, fontsize=FONT)
+    ax.set_yticks(ys, labels, fontsize=size.font)
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows
-    ax.set_xlabel("share of respondents (%)", fontsize=FONT)
+    ax.set_xlabel("share of respondents (%)", fontsize=size.font)
     if hidden:
-        ax.set_title(f"the {MAX_LISTED_OPTIONS} largest of {MAX_LISTED_OPTIONS + hidden} "
-                     "options, as in the table; CSV and JSON list all",
-                     fontsize=FONT - 1, color="#555555")
-    ax.tick_params(axis="x", labelsize=FONT - 1)
+        ax.set_title(wrap(f"the {MAX_LISTED_OPTIONS} largest of {MAX_LISTED_OPTIONS + hidden} "
+                           "options, as in the table; CSV and JSON list all",
+                           size.legend_chars),
+                     fontsize=size.font - 1, color="#555555")
+    ax.tick_params(axis="x", labelsize=size.font - 1)
     ax.grid(axis="x", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    _legend(fig, handles)
+    _legend(fig, handles, size)
     return fig
 
 
-def integer_chart(q: QuestionView, truth: Truth | None) -> Figure | None:
+def integer_chart(q: QuestionView, truth: Truth | None,
+                  size: ChartSize = DESKTOP) -> Figure | None:
     """The estimated distribution as bars with error bars (when it is precise enough to read)
     and the mean with its interval; otherwise the mean alone on the answer's range."""
     dist = [r for r in q.of_kind(DISTRIBUTION) if r.estimate is not None]
     mean = next((r for r in q.of_kind(MEAN) if r.estimate is not None), None)
     if dist and q.distribution_is_informative():
-        return _distribution_chart(q, dist, mean, truth)
+        return _distribution_chart(q, dist, mean, truth, size)
     if mean is None:
         return None
-    return _mean_chart(q, mean, truth)
+    return _mean_chart(q, mean, truth, size)
 
 
 def mean_axis_label(q: QuestionView, lo: float, hi: float) -> str:
@@ -169,8 +217,9 @@ def mean_axis_label(q: QuestionView, lo: float, hi: float) -> str:
             f"to show the whole interval)")
 
 
-def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None) -> Figure:
-    fig = Figure(figsize=(WIDTH_IN, 1.7), layout="constrained")
+def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None,
+                size: ChartSize) -> Figure:
+    fig = Figure(figsize=(size.width_in, 1.7 * size.scale), layout="constrained")
     ax = fig.add_subplot()
     ax.errorbar([mean.estimate], [0], xerr=[[mean.estimate - mean.ci_low],
                                             [mean.ci_high - mean.estimate]],
@@ -183,7 +232,8 @@ def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None) -> Figure:
                             f"{mean.ci_high:.2f}]")]
     true_mean = truth.of(q.id, MEAN, "mean") if truth is not None else None
     if true_mean is not None:
-        ax.scatter([true_mean], [0], marker="|", s=700, linewidths=2.6, color=TRUTH, zorder=4)
+        ax.scatter([true_mean], [0], marker="|", s=700 * size.scale ** 2, linewidths=2.6,
+                   color=TRUTH, zorder=4)
         handles.append(Line2D([], [], linestyle="none", marker="|", markersize=14,
                               markeredgewidth=2.6, color=TRUTH,
                               label=f"true mean {true_mean:.2f}"))
@@ -194,21 +244,21 @@ def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None) -> Figure:
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(-1, 1)
     ax.set_yticks([])
-    ax.set_xlabel(mean_axis_label(q, lo, hi), fontsize=FONT)
+    ax.set_xlabel(wrap(mean_axis_label(q, lo, hi), size.legend_chars), fontsize=size.font)
     if q.min is not None and q.max is not None and (lo, hi) != (q.min, q.max):
         ax.axvspan(q.min, q.max, color="#eeeeee", zorder=0)  # the answers one could give
-    ax.tick_params(labelsize=FONT - 1)
+    ax.tick_params(labelsize=size.font - 1)
     ax.grid(axis="x", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
-    _legend(fig, handles)
+    _legend(fig, handles, size)
     return fig
 
 
 def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
-                        truth: Truth | None) -> Figure:
-    fig = Figure(figsize=(WIDTH_IN, 3.8), layout="constrained")
+                        truth: Truth | None, size: ChartSize) -> Figure:
+    fig = Figure(figsize=(size.width_in, 3.8 * size.scale), layout="constrained")
     ax = fig.add_subplot()
     xs = [int(r.label) for r in dist]
     est = [r.estimate * 100 for r in dist]
@@ -217,7 +267,7 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
                                [(r.ci_high - r.estimate) * 100 for r in dist]],
                 fmt="none", ecolor="#222222", elinewidth=1, capsize=2, zorder=3)
     ax.axhline(0, color="#222222", linewidth=1, zorder=1)
-    ax.set_ylabel("share of respondents (%)", fontsize=FONT)
+    ax.set_ylabel("share of respondents (%)", fontsize=size.font)
     handles: list = [Patch(color=BAR, label="estimated share of each answer"),
                      Line2D([], [], color="#222222", linewidth=1,
                             label=f"{q.confidence:.0%} interval")]
@@ -241,22 +291,26 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
             ax.axvline(true_mean, color=TRUTH, linestyle="--", linewidth=1.6, zorder=5)
             handles.append(Line2D([], [], color=TRUTH, linestyle="--",
                                   label=f"true mean {true_mean:.2f}"))
-    ax.set_xlabel("answer", fontsize=FONT)
-    ax.tick_params(labelsize=FONT - 1)
+    ax.set_xlabel("answer", fontsize=size.font)
+    ax.tick_params(labelsize=size.font - 1)
     ax.grid(axis="y", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    _legend(fig, handles)
+    _legend(fig, handles, size)
     return fig
 
 
-def _legend(fig: Figure, handles: Sequence) -> None:
-    # About 85 characters fit across the figure: as many columns as the longest label allows,
-    # and the figure grows by the legend's rows so the plot keeps its height.
+def _legend(fig: Figure, handles: Sequence, size: ChartSize = DESKTOP) -> None:
+    # About size.legend_chars characters fit across the figure: as many columns as the longest
+    # label allows, and the figure grows by the legend's rows so the plot keeps its height.
     longest = max(len(h.get_label()) for h in handles)
-    ncol = min(len(handles), 3 if longest <= 24 else 2 if longest <= 40 else 1)
+    across = size.legend_chars
+    ncol = min(len(handles), 3 if longest <= across * 0.28 else 2 if longest <= across * 0.47
+               else 1)
+    for h in handles:  # a label longer than a line wraps
+        h.set_label(wrap(h.get_label(), across))
     fig.legend(handles=list(handles), loc="outside upper center", ncol=ncol,
-               fontsize=FONT - 1, frameon=False)
-    rows = -(-len(handles) // ncol)
-    fig.set_figheight(fig.get_figheight() + LEGEND_ROW_IN * rows)
+               fontsize=size.font - 1, frameon=False)
+    lines = sum(1 + h.get_label().count("\n") for h in handles[::ncol])
+    fig.set_figheight(fig.get_figheight() + LEGEND_ROW_IN * size.scale * lines)

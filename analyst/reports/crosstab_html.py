@@ -4,8 +4,6 @@ interval, then the tables every format shows. Too-noisy numbers are never colour
 
 from __future__ import annotations
 
-import base64
-import io
 import textwrap
 from collections.abc import Mapping
 from html import escape
@@ -15,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from .charts import DESKTOP, DPI, Chart, ChartSize, responsive
 from .crosstab_view import (
     COL_GIVEN_ROW,
     EXPLANATION,
@@ -28,15 +27,13 @@ from .crosstab_view import (
     summary_line,
     tables,
 )
-from .html import CSS, page_head
+from .html import CSS, chart_img, page_head
 
-DPI = 144
-CSS_DPI = 96
 CELL_IN = 1.1
 MAX_ANNOTATED = 400  # cells; larger maps are colour only
 NOISY_FACE = "#eeeeee"
 NOISY_EDGE = "#9a9a9a"
-EXTRA_CSS = ("td.noisy{color:#8c959f;font-style:italic}"
+EXTRA_CSS = ("td.noisy{color:#8c959f;font-style:italic}.heatmap img.chart{max-width:none}"
              "h2 .qid{font-size:.65em;font-weight:normal}h2{font-size:1.15em}")
 
 
@@ -59,9 +56,10 @@ def render_crosstab_html(report: CrosstabReport) -> str:
     if report.n >= 2:
         for kind, title in ((JOINT, "Joint shares (% of those who answered both)"),
                             (COL_GIVEN_ROW, "Shares within each row (each row sums to 100%)")):
-            png, width = heatmap_png(report, kind, title)
-            parts.append(f'<img class="chart" alt="{escape(title)}: heatmap" width="{width}" '
-                         f'src="data:image/png;base64,{png}">')
+            chart = heatmap_chart(report, kind, title)
+            # shown at its drawn width (its text at its point size), scrolling when wider
+            parts.append(f'<div class="scroll heatmap">{chart_img(chart, title + ": heatmap")}'
+                         "</div>")
     else:
         parts.append('<p class="note">Fewer than 2 submissions answered both questions: '
                      "nothing to estimate.</p>")
@@ -91,20 +89,33 @@ def _questions(report: CrosstabReport) -> str:
     return f'<ul class="meta">{items}</ul>'
 
 
-def heatmap_png(report: CrosstabReport, kind: str, title: str) -> tuple[str, int]:
-    """The heatmap as a base64 PNG and the CSS width at which its fonts have their size."""
-    fig = heatmap_figure(report, kind, title)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    css_width = round(fig.get_figwidth() * CSS_DPI)
-    return base64.b64encode(buf.getvalue()).decode("ascii"), css_width
+def heatmap_chart(report: CrosstabReport, kind: str, title: str) -> Chart:
+    """The heatmap drawn for a desktop and for a phone (smaller cells, the same fonts)."""
+    chart = responsive(lambda size: heatmap_figure(report, kind, title, size))
+    assert chart is not None
+    return chart
 
 
-def heatmap_figure(report: CrosstabReport, kind: str, title: str) -> Figure:
-    """The grid of `kind`: colour = estimate in % clipped to [0, 100], text = estimate and
-    interval half-width; too-noisy cells are grey and hatched, never coloured, and the legend
-    says so. Constrained layout keeps every title and label inside the figure."""
+def precision(half_width: float | None, top: float) -> float:
+    """How much of a cell's colour to keep: 1 - (its interval's width / the colour scale's
+    range), at least 0. A cell whose interval spans the whole scale (51% ±36 on a 0-51% scale)
+    is white: its colour would say nothing; a precise one keeps almost all of it."""
+    if half_width is None or not top > 0:
+        return 1.0
+    return min(1.0, max(0.0, 1.0 - 2.0 * half_width / top))
+
+
+def heatmap_figure(report: CrosstabReport, kind: str, title: str,
+                   size: ChartSize = DESKTOP) -> Figure:
+    """The grid of `kind`: colour = estimate in % clipped to [0, 100], faded toward white by
+    the interval's width (`precision`: colour encodes the estimate only where it is precise),
+    text = estimate and interval half-width; too-noisy cells are grey and hatched, never
+    coloured, and the legend says so. Constrained layout keeps every title and label inside
+    the figure; no text is below 9 pt (12 CSS px at the drawn width)."""
     import numpy as np
+    from matplotlib import colormaps
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
 
     grid: list[list[Mapping[str, Any]]] = report.grid(kind)
     rows, cols = report.rows, report.cols
@@ -114,35 +125,59 @@ def heatmap_figure(report: CrosstabReport, kind: str, title: str) -> Figure:
                         for c in row] for row in grid], dtype=float).reshape(noisy.shape)
     shown = np.where(noisy, np.nan, np.clip(values, 0.0, 1.0) * 100)
     top = max(float(np.nanmax(shown)), 1.0) if np.isfinite(shown).any() else 100.0
-    width = max(5.0, 2.4 + CELL_IN * len(cols))
-    fig = Figure(figsize=(width, max(3.2, 2.2 + 0.6 * len(rows))), dpi=DPI,
+    keep = np.array([[precision(_half_width(c), top) for c in row] for row in grid],
+                    dtype=float).reshape(noisy.shape)
+    phone = size.width_in < 6
+    cell = CELL_IN * (0.55 if phone else 1.0)
+    small = max(9.0, size.font - 4)  # annotations, legend: 9 pt at least
+    width = max(size.width_in if phone else 5.0, (1.9 if phone else 2.4) + cell * len(cols))
+    fig = Figure(figsize=(width, max(3.2, 2.2 + (0.5 if phone else 0.6) * len(rows))), dpi=DPI,
                  layout="constrained")
     FigureCanvasAgg(fig)
+    fig.patch.set_alpha(0.0)  # its scroll wrapper's edge shadows show through (html.py .scroll)
     ax = fig.add_subplot()
-    image = ax.imshow(np.ma.masked_invalid(shown), cmap="Blues", vmin=0.0, vmax=top,
-                      aspect="auto")
+    norm, cmap = Normalize(vmin=0.0, vmax=top), colormaps["Blues"]
+    rgba = cmap(norm(np.nan_to_num(shown)))
+    rgba[..., :3] = 1.0 - keep[..., None] * (1.0 - rgba[..., :3])  # fade toward white
+    rgba[noisy] = (1.0, 1.0, 1.0, 0.0)
+    ax.imshow(rgba, aspect="auto", interpolation="nearest")
     for i, j in zip(*np.nonzero(noisy), strict=True):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=NOISY_FACE,
                                edgecolor=NOISY_EDGE, hatch="///", linewidth=0))
-    ax.set_xticks(range(len(cols)), labels=[_short(c) for c in cols], rotation=30, ha="right")
-    ax.set_yticks(range(len(rows)), labels=[_short(r) for r in rows])
-    chars = int(width * 9)
-    ax.set_xlabel(_wrap(report.text_of(report.cols_question), chars))
-    ax.set_ylabel(_wrap(report.text_of(report.rows_question), 40))
-    ax.set_title(_wrap(title, chars), fontsize=11)
-    bar = fig.colorbar(image, ax=ax)
-    bar.set_label("estimated share (%),\nclipped to 0–100")
+    ticks = max(9.0, size.font - 3)
+    limit = 12 if phone else 18
+    ax.set_xticks(range(len(cols)), labels=[_short(c, limit) for c in cols], rotation=30,
+                  ha="right", fontsize=ticks)
+    ax.set_yticks(range(len(rows)), labels=[_short(r, limit) for r in rows], fontsize=ticks)
+    chars = int(width * (8 if phone else 9))
+    ax.set_xlabel(_wrap(report.text_of(report.cols_question), chars), fontsize=ticks)
+    ax.set_ylabel(_wrap(report.text_of(report.rows_question), 24 if phone else 40),
+                  fontsize=ticks)
+    ax.set_title(_wrap(title, chars), fontsize=size.font - 2)
+    bar = fig.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax)
+    bar.set_label("estimated share (%),\nclipped to 0–100", fontsize=small)
+    bar.ax.tick_params(labelsize=small)
+    legend = [Patch(facecolor="white", edgecolor="#9a9a9a",
+                    label="paler: a wider interval (white: as wide as the colour scale)")]
     if noisy.any():
-        fig.legend(handles=[Patch(facecolor=NOISY_FACE, edgecolor=NOISY_EDGE, hatch="///",
-                                  label="too noisy: not a value, not coloured")],
-                   loc="outside lower center", frameon=False, fontsize=9)
+        legend.append(Patch(facecolor=NOISY_FACE, edgecolor=NOISY_EDGE, hatch="///",
+                            label="too noisy: not a value, not coloured"))
+    fig.legend(handles=legend, loc="outside lower center", frameon=False, fontsize=small,
+               ncol=1 if phone else len(legend))
     if len(rows) * len(cols) <= MAX_ANNOTATED:
         for i, row in enumerate(grid):
-            for j, cell in enumerate(row):
-                light = noisy[i, j] or shown[i, j] <= 0.6 * top
-                ax.text(j, i, _annotation(cell), ha="center", va="center", fontsize=8,
+            for j, cell_doc in enumerate(row):
+                r, g, b = rgba[i, j, :3]
+                light = noisy[i, j] or 0.299 * r + 0.587 * g + 0.114 * b > 0.55
+                ax.text(j, i, _annotation(cell_doc), ha="center", va="center", fontsize=small,
                         color="#1f2328" if light else "white")
     return fig
+
+
+def _half_width(cell: Mapping[str, Any]) -> float | None:
+    """A cell's interval half-width in percentage points (None without an interval)."""
+    low, high = cell.get("ci_low"), cell.get("ci_high")
+    return None if low is None or high is None else (high - low) * 50
 
 
 def _annotation(cell: Mapping[str, Any]) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .charts import chart_png
+from .charts import PHONE_MAX_CSS, Chart, chart_png
 from .design_view import design_css, html_design, html_side_by_side
 from .location_chart import location_chart_png
 from .model import (
@@ -50,12 +50,38 @@ tr.group td{background:#f4f8ee}tr.mean td{background:#fff8e6;font-weight:600}
 .note{color:#57606a;font-size:.9em}
 .warn{background:#fff4e5;border-left:4px solid #c2410c;padding:6px 12px;margin:8px 0}
 details summary{cursor:pointer;color:#3b6ea8}
-.scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}
+.scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch;background:
+ linear-gradient(to right,#fff 40%,rgba(255,255,255,0)) left/28px 100% no-repeat local,
+ linear-gradient(to left,#fff 40%,rgba(255,255,255,0)) right/28px 100% no-repeat local,
+ radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.35),rgba(0,0,0,0)) left/14px 100% no-repeat,
+ radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.35),rgba(0,0,0,0)) right/14px 100%
+ no-repeat;background-color:#fff}
+.scroll table{margin-bottom:0}.scroll{margin-bottom:14px}
+picture{display:block}
 h1,h2,p,li,.qid{overflow-wrap:anywhere}
 @media (max-width:600px){main{padding:14px 12px 32px}h1{font-size:1.4em}
  .card{min-width:0;flex:1 1 40%}th,td{padding:4px 6px}}
 """
 
+
+
+# .scroll: a table wider than the screen scrolls inside its wrapper, and a shadow at the edge
+# it can scroll towards says so (no script: the wrapper's "local" white covers fade in and out
+# over fixed shadows as it scrolls; a table that fits shows none).
+
+
+def chart_img(chart: Chart, alt: str) -> str:
+    """A chart as an <img>, in a <picture> with its phone drawing for narrow screens (so its
+    text keeps its size there instead of shrinking with a wide drawing)."""
+    img = (f'<img class="chart" alt="{escape(alt)}" width="{chart.css_width}" '
+           f'data-font-pt="{chart.min_font_pt:g}" '
+           f'src="data:image/png;base64,{chart.png_base64}">')
+    if chart.phone is None:
+        return img
+    phone = chart.phone
+    return (f'<picture><source media="(max-width: {PHONE_MAX_CSS}px)" width="{phone.css_width}" '
+            f'data-font-pt="{phone.min_font_pt:g}" '
+            f'srcset="data:image/png;base64,{phone.png_base64}">{img}</picture>')
 
 
 def page_head(title: str, css: str = CSS) -> list[str]:
@@ -132,9 +158,7 @@ def _question(q: QuestionView, report: Report) -> str:
     if chart is None:
         out.append('<p class="note">No reports yet: nothing to estimate.</p>')
     else:
-        out.append(f'<img class="chart" alt="chart of the estimates for {escape(q.id)}" '
-                   f'width="{chart.css_width}" '
-                   f'src="data:image/png;base64,{chart.png_base64}">')
+        out.append(chart_img(chart, f"chart of the estimates for {q.id}"))
     listed, hidden = listed_options(q)
     main_rows = listed + [r for r in q.rows if r.kind not in (OPTION, "distribution")]
     out.append(html_side_by_side(q, report) if q.design_based else _table(q, main_rows, report))

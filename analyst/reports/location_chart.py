@@ -16,7 +16,7 @@ from matplotlib import patheffects
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from .charts import FONT, Chart, chart_of
+from .charts import DESKTOP, Chart, ChartSize, responsive, wrap
 from .model import GROUP, OPTION, QuestionView
 
 OVERLAY_ALPHA = 0.6  # the shares over a background: the map stays legible beneath
@@ -92,13 +92,13 @@ def location_chart_png(q: QuestionView, question: Mapping[str, Any] | None = Non
                        ) -> Chart | None:
     """Two heatmaps side by side as a PNG, or None when there is nothing to draw. `question`
     is the survey's definition (its background)."""
-    fig = location_figure(q, question)
-    return None if fig is None else chart_of(fig)
+    return responsive(lambda size: location_figure(q, question, size))
 
 
-def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None
-                    ) -> Figure | None:
-    """The figure of `location_chart_png`."""
+def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None,
+                    size: ChartSize = DESKTOP) -> Figure | None:
+    """The figure of `location_chart_png`, drawn for `size` (on a phone the two maps are one
+    above the other)."""
     if q.n == 0:
         return None
     grids = grid_of(q)
@@ -107,13 +107,16 @@ def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None
     share, half = grids
     background = background_image(question)
     extent = (0.5, share.shape[1] + 0.5, share.shape[0] + 0.5, 0.5)
-    fig = Figure(figsize=(9.0, 4.8))
+    side_by_side = size.width_in >= 6
+    fig = Figure(figsize=(size.width_in, 4.8 if side_by_side else 1.8 * size.width_in + 1.2))
+    shape = (1, 2) if side_by_side else (2, 1)
+    font = size.font
     unreadable = any("cannot be read" in w for w in q.warnings)
     left = ("EM's map (cannot be read at this n: see the warning)" if unreadable
             else "estimated share per cell (EM)")
     for ax, data, title, cmap in (
-            (fig.add_subplot(1, 2, 1), share, left, "viridis"),
-            (fig.add_subplot(1, 2, 2), half, f"{q.confidence:.0%} interval half-width",
+            (fig.add_subplot(*shape, 1), share, wrap(left, size.legend_chars), "viridis"),
+            (fig.add_subplot(*shape, 2), half, f"{q.confidence:.0%} interval half-width",
              "magma")):
         alpha = 1.0
         if background is not None:
@@ -121,19 +124,22 @@ def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None
             alpha = OVERLAY_ALPHA
         image = ax.imshow(data * 100, cmap=cmap, interpolation="nearest", extent=extent,
                           alpha=alpha)
-        _regions(ax, q)
+        _regions(ax, q, max(9.0, font - 3))
         ax.set_xlim(extent[0], extent[1])
         ax.set_ylim(extent[2], extent[3])
-        ax.set_title(title, fontsize=FONT - (2 if unreadable and ax is fig.axes[0] else 0))
-        ax.set_xlabel("column", fontsize=FONT - 2)
-        ax.set_ylabel("row", fontsize=FONT - 2)
+        small = side_by_side and unreadable and ax is fig.axes[0]
+        ax.set_title(title, fontsize=font - (2 if small else 0))
+        ax.set_xlabel("column", fontsize=max(9.0, font - 2))
+        ax.set_ylabel("row", fontsize=max(9.0, font - 2))
+        ax.tick_params(labelsize=max(9.0, font - 2))
         bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-        bar.set_label("percent of respondents", fontsize=FONT - 3)
+        bar.set_label("percent of respondents", fontsize=max(9.0, font - 3))
+        bar.ax.tick_params(labelsize=max(9.0, font - 3))
     fig.tight_layout()
     return fig
 
 
-def _regions(ax: Any, q: QuestionView) -> None:
+def _regions(ax: Any, q: QuestionView, fontsize: float) -> None:
     """Outline and name every region (white under black, legible on any colour)."""
     for r in q.rows:
         if r.kind != GROUP or not r.members:
@@ -142,6 +148,6 @@ def _regions(ax: Any, q: QuestionView) -> None:
         ax.add_collection(LineCollection(edges, colors="white", linewidths=3.2))
         ax.add_collection(LineCollection(edges, colors="black", linewidths=1.4))
         row, col = label_cell(r.members)
-        text = ax.text(col, row, r.label, ha="center", va="center", fontsize=FONT - 3,
+        text = ax.text(col, row, r.label, ha="center", va="center", fontsize=fontsize,
                        color="black")
         text.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])

@@ -1,29 +1,33 @@
 """A regression document (GET .../regression) as a table, JSON, CSV or one self-contained HTML
-page with a forest plot (odds ratios with their intervals on a log scale; slopes for linear)."""
+page with a forest plot (odds ratios with their intervals on a log scale; slopes for linear).
+The HTML page is the estimates report's page (phone layout, scroll cues, a phone drawing of
+the plot) and names the survey by its title and coefficients by question text and option
+label, ids in small print."""
 
 from __future__ import annotations
 
-import base64
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from matplotlib.figure import Figure
+
 from ...shared.errors import ReportRenderError
 from ...shared.regression import INTERCEPT
-from .html import page_head
+from .charts import DESKTOP, Chart, ChartSize, responsive, wrap
+from .html import CSS as REPORT_CSS
+from .html import chart_img, page_head
 
 REGRESSION_FORMATS = ("table", "json", "csv", "html")
 CSV_COLUMNS = ("survey", "version", "kind", "outcome", "outcome_level", "n", "n_dropped",
                "converged", "coefficient", "estimate", "std_error", "z", "p_value", "ci_low",
                "ci_high", "odds_ratio", "or_low", "or_high", "se_inflation", "verdict")
-CSS = ("body{font-family:system-ui,sans-serif;max-width:960px;margin:24px auto;padding:0 12px;"
-       "color:#1f2328}table{border-collapse:collapse}td,th{padding:4px 10px;"
-       "border-bottom:1px solid #e5e7eb;text-align:right}td:first-child,th:first-child"
-       "{text-align:left}.note{color:#57606a}img{max-width:100%}"
-       ".scroll{overflow-x:auto}")
+CSS = REPORT_CSS + "td:first-child{min-width:12em}"  # the estimates report's page, phone rules
 READING = ("se × privacy: the standard error divided by the one the same fit would have on the "
            "true answers (what randomization costs). 'no clear effect': the interval includes "
            "no effect and stays between a halving and a doubling of the odds (linear: within "
@@ -33,8 +37,11 @@ READING = ("se × privacy: the standard error divided by the one the same fit wo
            "verdict.")
 
 
-def render_regression(doc: Mapping[str, Any], fmt: str) -> str:
-    """The regression document in one format."""
+def render_regression(doc: Mapping[str, Any], fmt: str,
+                      survey: Mapping[str, Any] | None = None) -> str:
+    """The regression document in one format; `survey` (the definition of the version the
+    document is of) gives the HTML page its title and the questions' texts and option labels
+    (ids in small print), where the text formats keep the ids."""
     if fmt == "json":
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     try:
@@ -43,20 +50,51 @@ def render_regression(doc: Mapping[str, Any], fmt: str) -> str:
         if fmt == "table":
             return _table(doc)
         if fmt == "html":
-            return _html(doc)
+            return _html(doc, Names(survey))
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportRenderError(f"malformed regression document: {exc}") from None
     raise ReportRenderError(f"unknown format {fmt!r}; expected one of "
                             f"{', '.join(REGRESSION_FORMATS)}")
 
 
-def headline(doc: Mapping[str, Any]) -> str:
-    """One sentence: what was regressed on what, n, convergence."""
-    covs = ", ".join(doc.get("covariates") or []) or "nothing (intercept only)"
+@dataclass(frozen=True)
+class Names:
+    """Questions and coefficients in words, from the survey definition when there is one:
+    'sex=m' is 'Sex?: m', with the id kept for the small print (ids never contain '=')."""
+
+    survey: Mapping[str, Any] | None = None
+
+    def text(self, qid: str) -> str:
+        for q in (self.survey or {}).get("questions", []):
+            if q.get("id") == qid:
+                return str(q.get("text") or qid)
+        return qid
+
+    def coefficient(self, name: str) -> str:
+        if name == INTERCEPT:
+            return "intercept (the reference group)"
+        qid, eq, label = name.partition("=")
+        return f"{self.text(qid)}: {label}" if eq else self.text(qid)
+
+    def short(self, name: str, width: int) -> str:
+        """A coefficient for a chart's axis: the question's text shortened, then the label."""
+        if name == INTERCEPT or self.survey is None:
+            return name
+        qid, eq, label = name.partition("=")
+        text = textwrap.shorten(self.text(qid), 2 * width, placeholder="…")
+        return f"{text}: {label}" if eq else text
+
+
+def headline(doc: Mapping[str, Any], names: Names | None = None) -> str:
+    """One sentence: what was regressed on what, n, convergence (questions by their text
+    when `names` knows the survey)."""
+    names = names or Names()
+    covs = "; ".join(names.text(c) for c in doc.get("covariates") or []) or (
+        "nothing (intercept only)")
     if doc["kind"] == "logistic":
-        what = f"Logistic regression of {doc['outcome']} = {doc['outcome_level']}"
+        what = f"Logistic regression of {names.text(doc['outcome'])} = {doc['outcome_level']}"
     else:
-        what = f"Linear regression of {doc['outcome']}"
+        what = f"Linear regression of {names.text(doc['outcome'])}"
     if doc["kind"] == "linear":
         status = "solved in closed form"
     else:
@@ -122,16 +160,26 @@ def _csv(doc: Mapping[str, Any]) -> str:
     return out.getvalue()
 
 
-def forest_png(doc: Mapping[str, Any]) -> str:
-    """The forest plot as base64 PNG: one row per coefficient (not the intercept), point and
-    interval; odds ratios on a log axis with a line at 1, slopes with a line at 0."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def forest_chart(doc: Mapping[str, Any], names: Names | None = None) -> Chart | None:
+    """The forest plot, drawn for a desktop and a phone (`charts.responsive`); None without a
+    coefficient besides the intercept."""
+    names = names or Names()
+    if not any(c["name"] != INTERCEPT for c in doc["coefficients"]):
+        return None
+    return responsive(lambda size: forest_figure(doc, names, size))
+
+
+def forest_figure(doc: Mapping[str, Any], names: Names, size: ChartSize = DESKTOP) -> Figure:
+    """One row per coefficient (not the intercept), point and interval; odds ratios on a log
+    axis with a line at 1, slopes with a line at 0."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     logistic = doc["kind"] == "logistic"
     coefs = [c for c in doc["coefficients"] if c["name"] != INTERCEPT]
-    fig = Figure(figsize=(8, 0.5 * max(len(coefs), 1) + 1.2), dpi=120)
-    FigureCanvasAgg(fig)
+    labels = [wrap(names.short(c["name"], size.wrap), size.wrap) for c in reversed(coefs)]
+    lines = sum(1 + label.count("\n") for label in labels)
+    fig = Figure(figsize=(size.width_in, size.scale * (0.2 * lines + 0.15 * len(coefs) + 1.1)),
+                 layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     for i, c in enumerate(reversed(coefs)):
         point = c["odds_ratio"] if logistic else c["estimate"]
@@ -144,31 +192,37 @@ def forest_png(doc: Mapping[str, Any]) -> str:
             ax.plot([point], [i], "o", color=colour)
     ax.axvline(1.0 if logistic else 0.0, color="#c23b22", linewidth=1)
     if logistic:  # plain ticks (0.2, 0.5, 1, 2, 5) a reader takes in at a glance
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
         ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_yticks(range(len(coefs)), [c["name"] for c in reversed(coefs)])
-    ax.set_xlabel(f"odds ratio ({doc['confidence']:.0%} interval; grey: too noisy to say)"
-                  if logistic else f"slope ({doc['confidence']:.0%} interval)")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    ax.set_yticks(range(len(coefs)), labels, fontsize=size.font - 1)
+    ax.tick_params(axis="x", labelsize=size.font - 1)
+    ax.set_xlabel(wrap(f"odds ratio ({doc['confidence']:.0%} interval; grey: too noisy to say)"
+                       if logistic else f"slope ({doc['confidence']:.0%} interval)",
+                       int(size.legend_chars * 0.7)), fontsize=size.font)
+    return fig
 
 
-def _html(doc: Mapping[str, Any]) -> str:
+def _html(doc: Mapping[str, Any], names: Names) -> str:
     header, rows = _header(doc), _rows(doc)
+    body = []
+    for c, r in zip(doc["coefficients"], rows, strict=True):
+        words = names.coefficient(c["name"])
+        first = escape(words) + ("" if words == c["name"] else
+                                 f' <span class="qid">{escape(c["name"])}</span>')
+        body.append(f"<tr><td>{first}</td>"
+                    + "".join(f"<td>{escape(cell)}</td>" for cell in r[1:]) + "</tr>")
     table = ("<div class=\"scroll\"><table><tr>"
              + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"
-             + "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in r) + "</tr>"
-                       for r in rows) + "</table></div>")
+             + "".join(body) + "</table></div>")
     notes = "".join(f"<p class=\"note\">{escape(n)}</p>" for n in doc.get("notes") or [])
-    head = "".join(page_head(f"Regression: {doc['outcome']}", CSS))
-    return (f"{head}<h1>{escape(str(doc['survey']))} v{escape(str(doc['version']))}</h1>"
-            f"<p>{escape(headline(doc))}</p>"
-            "<img class=\"chart\" alt=\"forest plot\" "
-            f"src=\"data:image/png;base64,{forest_png(doc)}\">"
-            f"{table}{notes}<p class=\"note\">{escape(READING)}</p></main></body></html>\n")
+    title = str((names.survey or {}).get("title") or doc["survey"])
+    head = "".join(page_head(f"{title}: regression of {names.text(doc['outcome'])}", CSS))
+    chart = forest_chart(doc, names)
+    plot = "" if chart is None else chart_img(chart, "forest plot of the coefficients")
+    return (f"{head}<h1>{escape(title)}</h1>"
+            f'<p class="sub">Survey <span class="qid">{escape(str(doc["survey"]))}</span> '
+            f"version {escape(str(doc['version']))}</p>"
+            f"<p>{escape(headline(doc, names))}</p>"
+            f"{plot}{table}{notes}<p class=\"note\">{escape(READING)}</p></main></body></html>\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import threading
 import uuid
@@ -248,19 +249,41 @@ def test_the_heatmap_never_colours_a_too_noisy_cell() -> None:
     grey (the legend says too noisy)."""
     import base64
 
-    from ldpsurvey.analyst.reports.crosstab_html import NOISY_FACE, heatmap_png
+    from ldpsurvey.analyst.reports.crosstab_html import NOISY_FACE, heatmap_chart, precision
     from matplotlib import colormaps
     from matplotlib.colors import to_rgb
     from matplotlib.image import imread
 
-    png, _ = heatmap_png(CrosstabReport(_noisy_doc()), "joint", "Joint shares")
+    png = heatmap_chart(CrosstabReport(_noisy_doc()), "joint", "Joint shares").png_base64
     pixels = imread(io.BytesIO(base64.b64decode(png)))[:, :, :3]
-    darkest = np.array(colormaps["Blues"](1.0)[:3])
+    keep = precision(2.0, 20.0)  # 20% ±2 on a 0-20% scale: a little paler than full colour
+    darkest = 1 - keep * (1 - np.array(colormaps["Blues"](1.0)[:3]))
     grey = np.array(to_rgb(NOISY_FACE))
     dark_x = np.nonzero(np.abs(pixels - darkest).max(axis=2) < 0.02)[1]
     grey_x = np.nonzero(np.abs(pixels - grey).max(axis=2) < 0.02)[1]
     assert dark_x.size > 1000 and grey_x.size > 1000
     assert dark_x.mean() < grey_x.mean()
+
+
+def test_the_heatmap_fades_a_cell_by_its_interval_width() -> None:
+    """Issue 32: a row heatmap coloured a '51% ±36' cell darkest. Colour encodes the estimate
+    only where it is precise: 51% ±36 on a 0-51% scale is white, 30% ±3 keeps its colour, and
+    the legend says what paler means."""
+    from ldpsurvey.analyst.reports.crosstab_html import heatmap_figure, precision
+
+    wide = {"estimate": 0.51, "std_error": 0.18, "ci_low": 0.15, "ci_high": 0.87,
+            "std_error_method": "sample", "too_noisy": False}
+    tight = {"estimate": 0.30, "std_error": 0.015, "ci_low": 0.27, "ci_high": 0.33,
+             "std_error_method": "sample", "too_noisy": False}
+    doc = {**_noisy_doc(), "joint": [[wide, tight]], "col_given_row": [[wide, tight]]}
+    fig = heatmap_figure(CrosstabReport(doc), "col_given_row", "Shares within each row")
+    rgba = fig.axes[0].images[0].get_array()
+    lightness = rgba[0, :, :3].mean(axis=1)
+    assert lightness[0] > lightness[1]  # the 51% cell is paler than the 30% one
+    assert np.allclose(rgba[0, 0, :3], 1.0)  # its interval spans the whole 0-51% scale
+    assert precision(36.0, 51.0) == 0.0 and precision(3.0, 51.0) > 0.85
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any(label.startswith("paler: a wider interval") for label in labels)
 
 
 def test_headings_use_question_texts_and_html_names_survey_version_mechanisms() -> None:
@@ -287,13 +310,15 @@ def test_heatmap_labels_fit_and_the_scale_is_in_percent() -> None:
     """Title, axis labels and the colorbar label lie inside the figure (they were cut off:
     "estimated share (clipped at", a title without its last letter), and the colour scale is
     in % like the cells (it was in fractions)."""
+    from ldpsurvey.analyst.reports.charts import DESKTOP, PHONE
     from ldpsurvey.analyst.reports.crosstab_html import heatmap_figure
 
     report = sensitive_report("cannabis_frequency", "rx_misuse",
                               [int(v) for v in np.arange(4000) % 5],
                               [int(v) for v in np.arange(4000) % 2])
-    for kind in ("joint", "col_given_row"):
-        fig = heatmap_figure(report, kind, "Shares within each row (each row sums to 100%)")
+    for kind, size in itertools.product(("joint", "col_given_row"), (DESKTOP, PHONE)):
+        fig = heatmap_figure(report, kind, "Shares within each row (each row sums to 100%)",
+                             size)
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
         box = fig.bbox
@@ -308,7 +333,7 @@ def test_heatmap_labels_fit_and_the_scale_is_in_percent() -> None:
         assert "%" in bar_ax.yaxis.label.get_text()
         shown = [c["estimate"] for row in report.grid(kind) for c in row if not c["too_noisy"]]
         assert shown
-        vmax = ax.images[0].norm.vmax
+        vmax = bar_ax.get_ylim()[1]  # the colour scale's top, as the colorbar shows it
         assert vmax == pytest.approx(max(100 * max(shown), 1.0))
 
 

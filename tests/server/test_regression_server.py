@@ -178,8 +178,33 @@ def test_regress_cli_in_every_format(app, db_path: Path, loaded, fmt: str) -> No
         assert [r["coefficient"] for r in rows] == ["(intercept)", "sex=m", "sex=x", "age"]
     elif fmt == "html":
         assert "data:image/png;base64," in out and out.count("<html") == 1
+        # issue 32: titled by the survey's title, coefficients by question text and label
+        assert "<title>Habits: regression of Do you smoke?</title>" in out
+        assert "<h1>Habits</h1>" in out and '<span class="qid">habits</span>' in out
+        assert 'Sex?: m <span class="qid">sex=m</span>' in out
+        assert "Logistic regression of Do you smoke? = yes on Sex?; Age?" in out
     else:
         assert "odds ratio" in out and "Logistic regression of smoker = yes" in out
+
+
+def test_regress_cli_from_a_server_names_the_survey_by_its_title(app, loaded, token) -> None:
+    """Over HTTP the survey of the document's version comes with it (as for report and
+    crosstab), so the HTML page has its title and question texts too."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = CliRunner().invoke(cli, [
+            "regress", "--server", f"http://127.0.0.1:{server.server_port}", "--token", token,
+            "--survey", "habits", "--outcome", "smoker", "--covariates", "sex", "--format",
+            "html"])
+    finally:
+        server.shutdown()
+    assert result.exit_code == 0, result.output
+    assert "<h1>Habits</h1>" in result.output and "Sex?: x" in result.output
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv", "html"])
