@@ -53,7 +53,8 @@ def test_plan_cli(tmp_path: Path) -> None:
                                    "--max-selected", "2", "--epsilon", "1", "--n", "4000"])
     assert out.exit_code == 0, out.output
     assert "multiselect, k=6 options, at most 2 selected, epsilon=1" in out.output
-    assert "<- auto" in out.output and "set_ue" in out.output
+    [auto_row] = [line for line in out.output.splitlines() if line.endswith(" auto")]
+    assert auto_row.startswith("psfo_grr") and "set_ue" in out.output
     bad = CliRunner().invoke(cli, ["plan", "--k", "6", "--max-selected", "2", "--epsilon", "1",
                                    "--n", "10"])
     assert bad.exit_code != 0 and "--max-selected goes with --type multiselect" in bad.output
