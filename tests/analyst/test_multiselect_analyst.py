@@ -63,7 +63,7 @@ def test_plan_cli(tmp_path: Path) -> None:
     out = CliRunner().invoke(cli, ["plan", str(path), "--margin", "0.05"])
     assert out.exit_code == 0, out.output
     assert "substances: multiselect, k=6 options, at most 3 selected" in out.output
-    assert "(configured)" in out.output
+    assert "auto, this survey" in out.output
 
 
 def test_simulation_covers_the_shares_and_the_mean() -> None:
