@@ -18,6 +18,7 @@ from .plan_composition import (
 )
 from .plan_location import describe_location
 from .plan_multiselect import describe_multiselect, plan_set
+from .plan_skip import PUBLIC, describe_not_asked
 from .planner import (
     PLANNED_TYPES,
     describe,
@@ -50,6 +51,11 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
               help="With SURVEY_FILE and --margin: the margin on integer and ordinal questions' "
                    "means, in their units (default: --margin).")
 @click.option("--n", "n", type=int, help="Number of respondents: print the margin they give.")
+@click.option("--asked", type=click.FloatRange(0, 1, min_open=True), default=0.5,
+              show_default=True,
+              help="With SURVEY_FILE: the share of respondents a follow-up question (one with "
+                   "`relevant`) is expected to apply to; its shares among those asked are "
+                   "planned at it.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="Confidence level of the interval.")
 @click.option("--crosstab", nargs=2, metavar="ROWS COLS",
@@ -97,6 +103,7 @@ def plan(survey_file: Path | None, **options: Any) -> None:
 
 def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
           max_selected: int | None, margin: float | None, mean_margin: float | None, n: int | None,
+          asked: float,
           confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
           regress_outcome: str | None, odds_ratio: float | None, baseline: float,
           exposed: float, compare_modes: bool, local_epsilon: float | None,
@@ -129,7 +136,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             raise click.UsageError("give either SURVEY_FILE or --k/--epsilon, not both")
         survey = load_survey(survey_file)
         splan = plan_survey(survey, margin=margin, n=n, confidence=confidence,
-                            mean_margin=mean_margin)
+                            mean_margin=mean_margin, asked=asked)
         click.echo(f"survey {survey.id} v{survey.version} ({survey.title}): total ε per "
                    f"respondent {epsilon_text(splan.total_epsilon)} ({_summed(survey)})")
         composition = format_composition(
@@ -149,8 +156,14 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             click.echo(f"{qp.question}: "
                        + (describe_location(q) if q.type == "location" else
                           describe_multiselect(q.multiselect, q.epsilon, confidence)
-                          if q.type == "multiselect" else describe(qp)))
+                          if q.type == "multiselect" else
+                          describe_not_asked(qp, asked) if q.not_asked else describe(qp)))
             click.echo(format_plan(qp))
+            if q.not_asked:
+                click.echo(f"(the 'not asked' value: every respondent sends this question, "
+                           f"so its estimates among those asked carry everyone's noise; the last "
+                           f"row is the same question {PUBLIC}, where only those asked would "
+                           f"report)")
             if not any(r.configured for r in qp.rows):
                 click.echo(f"(configured {q.mechanism}: no worst-case variance of this kind is "
                            "derived for it, so it is not planned)")

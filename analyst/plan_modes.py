@@ -243,6 +243,11 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
                                  n=n, confidence=confidence, question=question.id,
                                  local_mechanism=question.mechanism if local is not None
                                  else None)  # type: ignore[no-any-return]
+    if getattr(question, "not_asked", False):  # skip logic: shares of its values + not asked
+        k = question.k + (1 if question.type == "integer" else 0)
+        return compare_modes("categorical", k, eps, local_epsilon=local, margin=margin, n=n,
+                             confidence=confidence, question=question.id,
+                             local_mechanism=question.mechanism if local is not None else None)
     return compare_modes(question.type, question.k, eps, local_epsilon=local, margin=margin,
                          n=n, confidence=confidence, low=getattr(question, "min", None) or 0,
                          question=question.id,

@@ -175,10 +175,12 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
 
 
 def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,
-                confidence: float = 0.95, mean_margin: float | None = None) -> SurveyPlan:
+                confidence: float = 0.95, mean_margin: float | None = None,
+                asked: float = 0.5) -> SurveyPlan:
     """Per question, with the survey's own ε per question; the total ε is what one respondent
     spends on all of them. `mean_margin` (default: `margin`) is the margin on the means of
-    integer questions (answer units) and ordinal ones (score)."""
+    integer questions (answer units) and ordinal ones (score). A question with a "not asked"
+    value is planned among those asked, a share `asked` of respondents (plan_skip.py)."""
     check_target(margin, n, confidence)
     if mean_margin is not None:
         if margin is None:
@@ -200,6 +202,12 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
             continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)
+        if q.not_asked:  # skip logic: shares among those asked (plan_skip.py)
+            from .plan_skip import plan_not_asked
+
+            m = mean_margin if q.type == "integer" and mean_margin is not None else margin
+            plans.append(plan_not_asked(q, margin=m, n=n, confidence=confidence, asked=asked))
+            continue
         plans.append(plan_question(q, margin=m, n=n, confidence=confidence))
     return SurveyPlan(survey=survey.id, total_epsilon=survey.total_epsilon,
                       confidence=confidence, questions=plans)

@@ -104,13 +104,21 @@ class QuestionResult:
     groups: list[ValueResult] = field(default_factory=list)
     mean: MeanResult | None = None
     estimate: Estimate | None = None
+    # Skip logic (simulate_skip.py): the share not asked of an integer question (the other
+    # types list it among `values`), and each option's share and the mean among those asked.
+    not_asked: ValueResult | None = None
+    asked_values: list[ValueResult] = field(default_factory=list)
+    asked_groups: list[ValueResult] = field(default_factory=list)
+    asked_mean: MeanResult | None = None
 
     @property
     def intervals(self) -> list[bool]:
-        """Whether each interval (values, groups, mean) covered its truth."""
-        flags = [r.covered for r in self.values] + [r.covered for r in self.groups]
-        if self.mean is not None:
-            flags.append(self.mean.covered)
+        """Whether each interval (values, groups, means, shares among those asked) covered its
+        truth."""
+        flags = [r.covered for r in (*self.values, *self.groups, *self.asked_values,
+                                     *self.asked_groups)]
+        flags += [r.covered for r in (self.mean, self.asked_mean, self.not_asked)
+                  if r is not None]
         return flags
 
 
@@ -263,6 +271,10 @@ def simulate_survey(survey: Survey, n: int, rng: np.random.Generator,
     unknown = set(truth) - {q.id for q in survey.questions}
     if unknown:
         raise SimulationError(f"truth: unknown question {sorted(unknown)[0]!r}")
+    from .simulate_skip import has_skip_logic, simulate_with_skips
+
+    if has_skip_logic(survey):  # respondents drawn whole: conditions read earlier answers
+        return simulate_with_skips(survey, n, rng, truth, confidence, seed, progress)
     results = []
     for question in survey.questions:
         dist = truth.get(question.id) or default_truth(question)

@@ -129,13 +129,32 @@ def format_question(q: QuestionResult, rows: int) -> list[str]:
             out.append(f"  ... {len(q.values) - len(shown)} more not shown (coverage counts all)")
     if q.groups:
         out.extend(_table(q.groups, "group", level))
-    elif q.estimate is not None and q.estimate.notes:
+    out.extend(_among_asked(q, level))
+    if not q.groups and q.estimate is not None and q.estimate.notes:
         out.extend(f"  note: {note}" for note in q.estimate.notes)
     # e.g. a location map that cannot be read at this n (shared/location_estimate.py)
     out.extend(f"  WARNING: {w}" for w in getattr(q.estimate, "warnings", None) or [])
     flags = q.intervals
     if flags:
         out.append(f"  covered {sum(flags)} of {len(flags)}")
+    return out
+
+
+def _among_asked(q: QuestionResult, level: str) -> list[str]:
+    """Skip logic: the share not asked (integer questions), then among those asked."""
+    out = []
+    if q.not_asked is not None:
+        out.extend(_table([q.not_asked], "share", level))
+    if q.asked_values:
+        out.append("  among those asked:")
+        out.extend(_table(q.asked_values, "option", level))
+    if q.asked_groups:
+        out.extend(_table(q.asked_groups, "group", level))
+    if q.asked_mean is not None:
+        m = q.asked_mean
+        out.append(f"  mean among those asked: truth {m.truth:.4f}, estimate {m.estimate:.4f} "
+                   f"± {m.std_error:.4f}, {level} CI [{m.ci_low:.4f}, {m.ci_high:.4f}], "
+                   f"covered {_yes_no(m.covered)}")
     return out
 
 

@@ -22,6 +22,7 @@ from .skip_review import (
     not_asked_chances,
     not_asked_report_words,
     skipped_lines,
+    two_server_skipped_lines,
 )
 
 LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every chance listed
@@ -339,6 +340,8 @@ def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
     lines = [f"Before sending {survey.title!r} (version {survey.version}): nothing has been "
              "split or sealed yet."]
     for i, q in enumerate(survey.questions, 1):
+        if not_applying(q, answers):  # skip logic: said after the list (skip_review.py)
+            continue
         lines.append(f"{i}. {q.text}")
         answer = answers.get(q.id)
         if answer is None:
@@ -360,7 +363,7 @@ def two_server_review_lines(survey: Survey, answers: Mapping[str, Any],
                          f"{leader} and one for {helper}; only a noisy total over everyone is "
                          f"revealed (central ε = {epsilon_text(q.central_epsilon)}). "
                          + two_server_collusion(q, f"{leader} and {helper} together"))
-    return lines
+    return lines + two_server_skipped_lines(survey.questions, answers)
 
 
 def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:

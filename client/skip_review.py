@@ -112,6 +112,18 @@ def skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[s
     return lines
 
 
+def two_server_skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[str]:
+    """The two-server review's words on the questions that do not apply (every condition of a
+    two-server survey reads answers the organizations must not learn)."""
+    hidden = [q for q in questions if values.get(q.id) == NOT_ASKED]
+    if not hidden:
+        return []
+    return [f"Not asked, because they do not apply to your answers: {_texts(hidden)}. Your "
+            f"device still sends {NOT_ASKED_WORDS} for each, split into two halves like any "
+            "answer: whether they apply depends on your other answers, and sending nothing "
+            "for them would tell the organizations those answers."]
+
+
 def _asked(values: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if not (isinstance(v, str) and v == NOT_ASKED)}
 

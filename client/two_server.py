@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
+from ..shared.skip_logic import resolve_answers
 from ..shared.survey import Survey, canonical_json
 from ..shared.two_server import encoding, hpke, vdaf
 from ..shared.two_server.config import b64url
@@ -50,12 +50,13 @@ def check_answers(survey: Survey, answers: Mapping[str, Any]) -> dict[str, Any]:
     """The answers to encode, {question id: true answer}, checked without drawing anything:
     AnswerError for a missing required answer or one outside its question's domain."""
     checked: dict[str, Any] = {}
+    # Skip logic: a question that does not apply is measured as "not asked" (every condition
+    # of a two-server survey reads randomized answers: shared/skip_logic.py).
+    values = resolve_answers(survey.questions, answers)
     for q in survey.questions:
-        value = answers.get(q.id)
+        value = values.get(q.id)
         if value is None:
-            if q.optional:
-                continue
-            raise AnswerError(f"question {q.id!r} is required")
+            continue
         if q.local_epsilon is not None:
             mechanism_for(q).encode(value)
         else:

@@ -40,7 +40,7 @@ from .estimates import (
 from .skip_logic import NOT_ASKED
 
 NOTE = ("'not asked' is a value of this question: the device sends a randomized report whether "
-        "or not the question applied; 'among_asked' divides by the estimated share asked "
+        "or not the question applied; 'among those asked' divides by the estimated share asked "
         "(delta-method standard errors; no worst-case bound)")
 
 

@@ -593,6 +593,11 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                               "equal to local_epsilon")
         question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
                                    earlier, later)
+        if question.not_asked:  # skip logic: a local report that is one index, with "not asked"
+            question = skip_logic.local_not_asked(question, plain, where, local,
+                                                  lambda d: _parse_question(
+                                                      d, where, size_limit, "ldp", earlier,
+                                                      later))
         check_local_mechanism(question.mechanism, where, question.type)
         return _replace(question, central_epsilon=central, local_epsilon=local)
     if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
@@ -605,6 +610,11 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                                later)
     if question.instantaneous_epsilon is not None:
         raise SurveyError(f"{where}.instantaneous_epsilon", "a two-server survey has no series")
+    if question.not_asked and question.type == "integer" and (
+            question.k + 1 > skip_logic.MAX_TWO_SERVER_INTEGER):
+        raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "
+                          f"answers is measured over its values and 'not asked' in a two-server "
+                          f"survey: at most {skip_logic.MAX_TWO_SERVER_INTEGER - 1} values")
     return _replace(question, epsilon=central, mechanism="none", mechanism_choice=None,
                     params={}, central_epsilon=central)
 

@@ -26,6 +26,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from .model import (
+    ASKED_MEAN,
     DISTRIBUTION,
     GROUP,
     MAX_LISTED_OPTIONS,
@@ -197,7 +198,8 @@ def integer_chart(q: QuestionView, truth: Truth | None,
     """The estimated distribution as bars with error bars (when it is precise enough to read)
     and the mean with its interval; otherwise the mean alone on the answer's range."""
     dist = [r for r in q.of_kind(DISTRIBUTION) if r.estimate is not None]
-    mean = next((r for r in q.of_kind(MEAN) if r.estimate is not None), None)
+    mean = next((r for r in q.of_kind(MEAN) + q.of_kind(ASKED_MEAN)  # skip logic: asked
+                 if r.estimate is not None), None)
     if dist and q.distribution_is_informative():
         return _distribution_chart(q, dist, mean, truth, size)
     if mean is None:

@@ -11,6 +11,10 @@ from .charts import PHONE_MAX_CSS, Chart, chart_png
 from .design_view import design_css, html_design, html_side_by_side
 from .location_chart import location_chart_png
 from .model import (
+    AMONG_ASKED,
+    AMONG_ASKED_TITLE,
+    ASKED_GROUP,
+    ASKED_MEAN,
     GROUP,
     MEAN,
     OPTION,
@@ -160,8 +164,12 @@ def _question(q: QuestionView, report: Report) -> str:
     else:
         out.append(chart_img(chart, f"chart of the estimates for {q.id}"))
     listed, hidden = listed_options(q)
-    main_rows = listed + [r for r in q.rows if r.kind not in (OPTION, "distribution")]
+    main_rows = listed + [r for r in q.rows
+                          if r.kind not in (OPTION, "distribution", *AMONG_ASKED)]
     out.append(html_side_by_side(q, report) if q.design_based else _table(q, main_rows, report))
+    asked = [r for r in q.rows if r.kind in AMONG_ASKED]
+    if asked:  # skip logic: the shares (or mean) among the respondents it was asked
+        out.append(f"<h3>{escape(AMONG_ASKED_TITLE.capitalize())}</h3>{_table(q, asked, report)}")
     if hidden:
         out.append(f'<p class="note">{escape(hidden_options_note(hidden))}</p>')
     dist = q.of_kind("distribution")
@@ -182,14 +190,16 @@ def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
     lines = ['<div class="scroll"><table><tr>'
              + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     for r in rows:
-        label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
-        if r.kind == MEAN:
+        label = r.label if r.kind not in (GROUP, ASKED_GROUP) else \
+            f"{r.label} ({' + '.join(r.members)})"
+        if r.kind in (MEAN, ASKED_MEAN):
             label = r.label  # "mean", or "mean number selected" (multiselect)
         neg = ' class="neg"' if r.estimate is not None and r.estimate < 0 else ""
         estimate, *rest = value_cells(q, r, truth)
         cells = [f"<td>{escape(label)}</td>", f"<td{neg}>{escape(estimate)}</td>",
                  *(f"<td>{escape(c)}</td>" for c in rest)]
-        cls = f' class="{r.kind}"' if r.kind in (GROUP, MEAN) else ""
+        cls = {GROUP: ' class="group"', ASKED_GROUP: ' class="group"', MEAN: ' class="mean"',
+               ASKED_MEAN: ' class="mean"'}.get(r.kind, "")
         lines.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
     lines.append("</table></div>")
     return "".join(lines)

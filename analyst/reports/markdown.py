@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .design_view import design_lines
 from .model import (
+    ASKED_GROUP,
     DISTRIBUTION,
     GROUP,
     OPTION,
@@ -63,7 +64,8 @@ def _question(q: QuestionView, report: Report) -> list[str]:
 
 
 def _cells(q: QuestionView, r: Row, report: Report) -> list[str]:
-    label = r.label if r.kind != GROUP else f"{r.label} ({' + '.join(r.members)})"
+    label = r.label if r.kind not in (GROUP, ASKED_GROUP) else \
+        f"{r.label} ({' + '.join(r.members)})"
     return [r.kind, md_escape(label), *value_cells(q, r, report.truth)]
 
 

@@ -17,6 +17,10 @@ from ..planner import respondents_needed
 
 # Row kinds, in the order a question shows them.
 OPTION, GROUP, MEAN, DISTRIBUTION = "option", "group", "mean", "distribution"
+# Skip logic (docs/skip-logic.md): shares and means among the respondents a question was asked.
+ASKED_OPTION, ASKED_GROUP, ASKED_MEAN = "asked_option", "asked_group", "asked_mean"
+AMONG_ASKED = (ASKED_OPTION, ASKED_GROUP, ASKED_MEAN)
+MEANS = (MEAN, ASKED_MEAN)
 # A distribution is listed in tables and charts when its typical interval is within ±10 points.
 INFORMATIVE_HALF_WIDTH = 0.10
 TARGET_HALF_WIDTH = 0.05
@@ -30,10 +34,15 @@ class Truth:
 
     shares: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     means: Mapping[str, float] = field(default_factory=dict)
+    # skip logic: per question, label -> true share among those asked (the mean among those
+    # asked of a question with a "not asked" value is its entry in `means`)
+    asked_shares: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     def of(self, question: str, kind: str, label: str) -> float | None:
-        if kind == MEAN:
+        if kind in MEANS:
             return self.means.get(question)
+        if kind in (ASKED_OPTION, ASKED_GROUP):
+            return self.asked_shares.get(question, {}).get(label)
         return self.shares.get(question, {}).get(label)
 
 
@@ -192,6 +201,7 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
         rows.append(_row(qid, MEAN, label, est["mean"]))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
+    rows += _among_asked(qid, est)
     return QuestionView(id=qid, text=str(qdef.get("text", "")), type=str(qdef.get("type")),
                         epsilon=float(est.get("epsilon", qdef.get("epsilon", 0.0))),
                         mechanism=str(est.get("mechanism", qdef.get("mechanism"))),
@@ -200,6 +210,28 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
                         max=qdef.get("max"), warnings=list(est.get("warnings") or []),
                         population=_number(est.get("population")))
+
+
+def _among_asked(qid: str, est: Mapping[str, Any]) -> list[Row]:
+    """A question with a "not asked" value (skip logic): the share not asked (an option row
+    of its own when the question has no options: an integer one), then the rows among those
+    asked."""
+    rows = []
+    not_asked = est.get("not_asked")
+    if not_asked is not None and not est.get("categories"):
+        rows.append(_row(qid, OPTION, answer_label(not_asked["value"]), not_asked))
+    asked = est.get("among_asked") or {}
+    for c in asked.get("categories") or []:
+        rows.append(_row(qid, ASKED_OPTION, answer_label(c["value"]), c))
+    for g in asked.get("groups") or []:
+        rows.append(_row(qid, ASKED_GROUP, str(g["name"]), g,
+                         tuple(answer_label(o) for o in g.get("options", []))))
+    if asked.get("mean") is not None:
+        rows.append(_row(qid, ASKED_MEAN, "mean", asked["mean"]))
+    return rows
+
+
+AMONG_ASKED_TITLE = "among those asked"
 
 
 def shows_negative(questions: list[QuestionView]) -> bool:
@@ -262,7 +294,7 @@ def num(x: float | None, digits: int = 2) -> str:
 
 def fmt(question: QuestionView, row: Row, x: float | None) -> str:
     """A value in the row's unit: shares as percentages, means in the answer's units."""
-    return num(x) if row.kind == MEAN else pct(x)
+    return num(x) if row.kind in MEANS else pct(x)
 
 
 def interval(question: QuestionView, row: Row) -> str:
@@ -310,7 +342,7 @@ def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
             Column("std error", lambda q, r, t: fmt(q, r, r.std_error)),
             Column(f"{q.confidence:.0%} interval", lambda q, r, t: interval(q, r)),
             Column("s.e. bound", lambda q, r, t: fmt(q, r, r.std_error_bound)),
-            Column("consistent", lambda q, r, t: "" if r.kind == MEAN else pct(r.consistent))]
+            Column("consistent", lambda q, r, t: "" if r.kind in MEANS else pct(r.consistent))]
     if q.design_based:
         from .design_view import design_columns
 

@@ -103,7 +103,14 @@ def clip_bias_bound(mechanism: Any) -> float:
 
 
 def question_encoding(question: Question) -> Encoding:
-    """The encoding of a question's (local report or) answer."""
+    """The encoding of a question's (local report or) answer. A question with a "not asked"
+    value (skip logic) is a Histogram over its values and "not asked", the last cell: a yes/no
+    one over 3 cells, an integer one over its range's values and one (at most
+    MAX_TWO_SERVER_INTEGER in all)."""
+    if getattr(question, "not_asked", False) and question.type != "multiselect":
+        if question.type == "integer":
+            return Encoding(question.id, "histogram", question.k + 1)
+        return Encoding(question.id, "histogram", question.k)
     if question.type == "multiselect":
         from .multiselect import set_encoding
 
@@ -147,11 +154,21 @@ def check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where:
 
 def question_index(question: Question, value: Any) -> int:
     """The measured index (or value) of a question's true answer; AnswerError if invalid
-    (a multiselect answer: its k bits)."""
+    (a multiselect answer: its k bits). A question's "not asked" value is its last cell."""
+    from ..skip_logic import NOT_ASKED
+
     if question.type == "multiselect":
         from .multiselect import answer_measurement
 
         return answer_measurement(question, value)  # type: ignore[return-value]
+    if getattr(question, "not_asked", False):
+        if isinstance(value, str) and value == NOT_ASKED:
+            return question_encoding(question).length - 1
+        if question.type == "integer":
+            if isinstance(value, bool) or not isinstance(value, int) or not (
+                    question.min <= value <= question.max):
+                raise AnswerError(f"{value!r} is not an answer to {question.id!r}")
+            return value - question.min
     if question.type == "binary":
         if not isinstance(value, bool):
             raise AnswerError(f"the answer to {question.id!r} must be true or false")

@@ -351,11 +351,16 @@ def local_mechanism(question: Any) -> Any | None:
 def design_for(question: Any) -> Design:
     """The design of a binary, categorical or ordinal question (an integer one is a Prio3 Sum:
     `sum_design`)."""
-    if question.type == "integer":
+    not_asked = getattr(question, "not_asked", False)  # skip logic: a Histogram ending NA
+    if question.type == "integer" and not not_asked:
         raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its mean "
                             "is estimated")
     labels = tuple(question.labels)
-    kind = "count" if question.type == "binary" else "histogram"
+    if question.type == "integer":
+        from ..skip_logic import NOT_ASKED
+
+        labels = (*labels, NOT_ASKED)
+    kind = "count" if question.type == "binary" and not not_asked else "histogram"
     mechanism = local_mechanism(question)
     if mechanism is None:
         return Design(labels, kind, len(labels))
@@ -422,7 +427,7 @@ def estimate_two_server(question: Any, entry: BatchEntry,
     result.notes.append(SAMPLING_NOTE.format(
         local=f" and the local {question.mechanism} randomization at ε0 = {local:g}"
         if local is not None else ""))
-    if question.type == "integer":
+    if question.type == "integer" and not getattr(question, "not_asked", False):
         result.mean = _integer_mean(question, entry, n, z)
         result.notes.append(MEAN_SAMPLING_NOTE)
         if n:
@@ -456,11 +461,16 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         result.groups.append(GroupEstimate(
             name=name, options=[design.labels[i] for i in members], **row,
             consistent=float(consistent[list(members)].sum())))
-    if question.type == "ordinal":
+    if question.type == "ordinal" and not getattr(question, "not_asked", False):
         scores = np.arange(1, k + 1, dtype=float)
         result.mean = MeanEstimate(**_linear(design.functional(scores), counts, n, consistent,
                                              plan.variance, z))
         result.notes.append(f"mean score: options scored 1..{k} in order")
+    if getattr(question, "not_asked", False):  # skip logic: among those asked
+        from .among_asked import add_among_asked
+
+        add_among_asked(question, design, counts, n, f_hat, consistent, plan.variance, z,
+                        result)
     return result
 
 

@@ -27,6 +27,8 @@ def question_noise_plan(question: Any) -> NoisePlan:
 
         encoding = question_encoding(question)
         return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
+    if getattr(question, "not_asked", False):  # skip logic: a Histogram ending "not asked"
+        return noise_plan("histogram", epsilon)
     if question.type == "integer":
         return noise_plan("sum", epsilon, sum_design(question).sensitivity)
     return noise_plan("count" if question.type == "binary" else "histogram", epsilon)

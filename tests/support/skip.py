@@ -31,3 +31,24 @@ def report_shape(report: Any) -> Any:
     if isinstance(report, list):
         return ["list", *(report_shape(r) for r in report)]
     return type(report).__name__
+
+
+def skip_two_server(helper_url: str, helper_key: bytes, leader_key: bytes,
+                    survey_id: str) -> dict[str, Any]:
+    """A two-server survey: a yes/no gate, a yes/no follow-up, a categorical one with a local
+    ε0 and a declared crosstab with the gate, and an integer follow-up of a follow-up."""
+    from support.two_server import two_server_survey
+
+    data = two_server_survey(helper_url, helper_key, leader_key, survey_id=survey_id,
+                             min_batch=4)
+    data["questions"] = [
+        data["questions"][0],  # smoker: yes/no
+        {"id": "daily", "text": "Daily?", "type": "binary", "central_epsilon": 1.0,
+         "relevant": "smoker"},
+        {"id": "brand", "text": "Brand?", "type": "categorical", "central_epsilon": 1.0,
+         "local_epsilon": 2.0, "options": ["a", "b", "c"], "relevant": "smoker"},
+        {"id": "packs", "text": "Packs a week?", "type": "integer", "central_epsilon": 1.0,
+         "min": 0, "max": 10, "relevant": "daily"},
+    ]
+    data["crosstabs"] = [["smoker", "brand"]]
+    return data

@@ -13,6 +13,7 @@ import { deliver, flush } from "./outbox.js";
 import { capitalized, epsilonText, oddsSentence } from "./odds.js";
 import { reviewList, sentList, skippedNotes } from "./review.js";
 import { resolveAnswers } from "./skip_logic.js";
+import { twoServerSkippedLines } from "./skip_review.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
@@ -239,6 +240,8 @@ function review(verified, form) {
                     "splits your answers once into two sealed halves, keeps them, and sends " +
                     "only those."),
         twoServer.reviewList(verified, answers, where.server),
+        ...twoServerSkippedLines(verified.survey.questions, answers)
+          .map((text) => el("p", { class: "skipped" }, text)),
         el("p", { class: "total" }, `Only noisy totals are revealed: central ε = ${total} in ` +
                                     `total; this page's limit is ε = ${epsilonText(where.maxEpsilon)}.`),
       ] : [

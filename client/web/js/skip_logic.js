@@ -90,3 +90,15 @@ export function notApplying(plan, q, values) {
   return !values.has(q.id) && entry !== undefined && entry.condition !== null &&
     !entry.condition.evaluate(askedValues(values));
 }
+
+const notAskedCache = new WeakMap();
+
+/** The ids of a verified survey's questions with a "not asked" value (cached per survey). */
+export function notAskedIds(survey) {
+  let ids = notAskedCache.get(survey);
+  if (ids === undefined) {
+    ids = new Set([...skipPlan(survey)].filter(([, e]) => e.notAsked).map(([id]) => id));
+    notAskedCache.set(survey, ids);
+  }
+  return ids;
+}

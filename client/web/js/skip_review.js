@@ -74,6 +74,17 @@ export function notAskedReportWords(mechanism, report) {
   return null;
 }
 
+/** The two-server review's words on the questions that do not apply
+ * (skip_review.two_server_skipped_lines). */
+export function twoServerSkippedLines(questions, values) {
+  const hidden = questions.filter((q) => values.get(q.id) === NOT_ASKED);
+  if (!hidden.length) return [];
+  return [`Not asked, because they do not apply to your answers: ${texts(hidden)}. Your ` +
+          `device still sends ${NOT_ASKED_WORDS} for each, split into two halves like any ` +
+          "answer: whether they apply depends on your other answers, and sending nothing " +
+          "for them would tell the organizations those answers."];
+}
+
 const texts = (questions) => questions.map((q) => `“${q.text}”`).join("; ");
 
 /**

@@ -7,6 +7,7 @@
 import { el } from "../dom.js";
 import { answerText } from "../form.js";
 import { epsilonText, oddsFactor, reachText } from "../odds.js";
+import { NOT_ASKED } from "../skip_logic.js";
 import { PENDING } from "../store.js";
 import { UPLOAD_PATH, buildUpload, crosstabKey, crosstabsSent, questionOf } from "./upload.js";
 
@@ -101,7 +102,9 @@ export function hint(q) {
 /** The review: each answer (stays here until split) and what happens to it. */
 export function reviewList(verified, answers, server) {
   const { leader, helper } = organizations(verified, server);
-  return el("ol", { class: "review" }, verified.survey.questions.map((q) => {
+  const listed = verified.survey.questions.map((q, index) => [q, index])
+    .filter(([q]) => answers.get(q.id) !== NOT_ASKED);  // said after the list (skip logic)
+  return el("ol", { class: "review" }, listed.map(([q, index]) => {
     const answer = answers.get(q.id);
     if (answer === null || answer === undefined) {
       return el("li", {}, el("p", { class: "qtext" }, q.text),
@@ -118,7 +121,7 @@ export function reviewList(verified, answers, server) {
       : `Your device will split it into two meaningless halves, one for ${leader} and one ` +
         `for ${helper}; only a noisy total over everyone is revealed (central ε = ` +
         `${epsilonText(q.central_epsilon)}). ${collusion(q, `${leader} and ${helper} together`)}`;
-    return el("li", {},
+    return el("li", { value: index + 1 },
       el("p", { class: "qtext" }, q.text),
       el("p", { class: "mine" }, "Your answer: ", el("strong", {}, answerText(q, answer))),
       el("p", { class: "how" }, how));

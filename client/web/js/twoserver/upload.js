@@ -23,6 +23,7 @@ import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
 import { prio3Count, prio3Histogram, prio3Sum } from "../prio3/vdaf.js";
 import { crosstabKey, crosstabsSent, questionOf } from "./crosstabs.js";
+import { NOT_ASKED, notAskedIds } from "../skip_logic.js";
 
 const te = new TextEncoder();
 export const CTX_LABEL = "ldpsurvey two-server v1";
@@ -68,10 +69,12 @@ export function bestChunkLength(measLen) {
   return best;
 }
 
-function domainSize(q) {
-  if (q.type === "binary") return 2;
-  if (q.type === "integer") return q.max - q.min + 1;
-  return q.options.length;
+/** A question's values; one more with a "not asked" value (skip logic: its last cell). */
+function domainSize(q, notAsked = false) {
+  const extra = notAsked ? 1 : 0;
+  if (q.type === "binary") return 2 + extra;
+  if (q.type === "integer") return q.max - q.min + 1 + extra;
+  return q.options.length + extra;
 }
 
 // Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
@@ -87,7 +90,10 @@ function clipBounds(q, mechanism) {
 }
 
 /** How one key is encoded: { key, kind: "count" | "histogram" | "sum", length, max, offset }. */
-export function questionEncoding(q) {
+export function questionEncoding(q, notAsked = false) {
+  if (notAsked) {  // a Histogram ending with "not asked" (encoding.question_encoding)
+    return { key: q.id, kind: "histogram", length: domainSize(q, true), max: 1, offset: 0 };
+  }
   if (q.local_epsilon != null && q.mechanism === "geometric") {
     const [lo, hi] = clipBounds(q, mechanismFor(q));
     return { key: q.id, kind: "sum", length: 1, max: hi - lo, offset: lo };
@@ -104,9 +110,11 @@ export { crosstabKey, crosstabsSent, questionOf };  // crosstabs.js, re-exported
 /** Every key of a two-server survey in upload order: questions, then crosstabs. */
 export function encodings(survey) {
   const byId = new Map(survey.questions.map((q) => [q.id, q]));
-  const out = new Map(survey.questions.map((q) => [q.id, questionEncoding(q)]));
+  const na = notAskedIds(survey);
+  const out = new Map(survey.questions.map((q) => [q.id, questionEncoding(q, na.has(q.id))]));
   for (const spec of survey.crosstabs || []) {
-    const length = domainSize(byId.get(spec.rows)) * domainSize(byId.get(spec.cols));
+    const length = domainSize(byId.get(spec.rows), na.has(spec.rows)) *
+      domainSize(byId.get(spec.cols), na.has(spec.cols));
     out.set(crosstabKey(spec), { key: crosstabKey(spec), kind: "histogram", length, max: 1, offset: 0 });
   }
   return out;
@@ -127,8 +135,9 @@ export function instanceOf(encoding) {
 }
 
 /** The measured index (or offset value) of a true answer; AnswerError if it does not fit. */
-export function questionIndex(q, value) {
+export function questionIndex(q, value, notAsked = false) {
   const name = JSON.stringify(q.id);
+  if (notAsked && value === NOT_ASKED) return domainSize(q, true) - 1;
   if (q.type === "binary") {
     if (typeof value !== "boolean") throw new AnswerError(`the answer to ${name} must be true or false`);
     return value ? 1 : 0;
@@ -149,9 +158,9 @@ export function questionIndex(q, value) {
 }
 
 /** The measurement of a local mechanism's report (encoding.report_measurement). */
-function reportMeasurement(q, report) {
+function reportMeasurement(q, report, notAsked = false) {
   if (typeof report === "boolean") return report ? 1 : 0;
-  const encoding = questionEncoding(q);
+  const encoding = questionEncoding(q, notAsked);
   if (encoding.kind !== "sum") return Number(report);
   // Clipped to [offset, offset + max] (encoding.report_measurement).
   return Math.min(Math.max(Number(report), encoding.offset), encoding.offset + encoding.max) -
@@ -167,6 +176,7 @@ export const infoOf = (survey, reportId, role) =>
 export function measure(survey, answers, source = secureSource) {
   const indices = new Map();
   const charges = [];
+  const na = notAskedIds(survey);  // skip logic: `answers` hold NOT_ASKED where due
   for (const q of survey.questions) {
     const value = answers[q.id];
     if (value === undefined || value === null) {
@@ -175,12 +185,12 @@ export function measure(survey, answers, source = secureSource) {
     }
     let local = null;
     if (q.local_epsilon != null) {
-      const mech = mechanismFor(q);
+      const mech = mechanismFor(q, { notAsked: na.has(q.id) });
       mech.encode(value);  // refuse before randomizing anything
-      indices.set(q.id, reportMeasurement(q, mech.perturb(value, source)));
+      indices.set(q.id, reportMeasurement(q, mech.perturb(value, source), na.has(q.id)));
       local = q.local_epsilon;
     } else {
-      indices.set(q.id, questionIndex(q, value));
+      indices.set(q.id, questionIndex(q, value, na.has(q.id)));
     }
     charges.push({ question: q.id, central_epsilon: q.central_epsilon, local_epsilon: local });
   }
@@ -190,11 +200,13 @@ export function measure(survey, answers, source = secureSource) {
 /** Per key the Prio3 measurement (questions, then crosstabs both of whose questions were answered). */
 export function measurements(survey, indices) {
   const byId = new Map(survey.questions.map((q) => [q.id, q]));
+  const na = notAskedIds(survey);
   const out = new Map();
   for (const q of survey.questions) if (indices.has(q.id)) out.set(q.id, indices.get(q.id));
   for (const spec of survey.crosstabs || []) {
     if (indices.has(spec.rows) && indices.has(spec.cols)) {
-      out.set(crosstabKey(spec), indices.get(spec.rows) * domainSize(byId.get(spec.cols)) + indices.get(spec.cols));
+      out.set(crosstabKey(spec), indices.get(spec.rows) *
+        domainSize(byId.get(spec.cols), na.has(spec.cols)) + indices.get(spec.cols));
     }
   }
   return out;

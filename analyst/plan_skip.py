@@ -1,0 +1,103 @@
+"""Planning a question with a "not asked" value (skip logic, docs/skip-logic.md): what the
+extra value costs in respondents.
+
+A follow-up whose condition reads a randomized answer is sent by everyone, as "not asked" when
+it does not apply, and what an analyst reads is each option's share (or the mean) AMONG THOSE
+ASKED, a ratio over the estimated share asked π. Its one-report variance (times n) is that of
+the linearized ratio u = (X_j − R·(1 − X_na))/π, respondents as a random sample:
+    V = Σ_y P[y]·u(y)²   (index reports: P[y] from the channel at the truth, u from its inverse)
+worst case over the share R among those asked (a grid of R in [0, 1]: the rest of those asked
+on one other option; the channel of every mechanism offered is symmetric enough that spreading
+it differs little), at the share asked π the designer expects (`--asked`). An integer
+follow-up plans its mean among those asked (asked_geometric.mean_variance).
+
+Each plan also shows the same question had its condition read disclosed answers only (those
+not asked send nothing): the ordinary mechanism over the k options with π·n reports, V/π. The
+ratio of the two is what hiding the skip pattern costs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..shared.errors import PlanError
+from ..shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
+from ..shared.mechanisms.asked_geometric import AskedGeometric
+from ..shared.mechanisms.geometric import Geometric
+from ..shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
+from ..shared.survey import Question
+from .planner import PlanRow, QuestionPlan, _row
+
+DEFAULT_ASKED = 0.5
+_GRID = np.linspace(0.0, 1.0, 51)
+PUBLIC = "if its condition read disclosed answers only"
+
+
+def among_asked_variance(name: str, k: int, epsilon: float, asked: float) -> float:
+    """Worst-case one-report variance of an option's share among those asked (k options plus
+    "not asked", a share `asked` of respondents asked)."""
+    cls = MECHANISMS[name]
+    mechanism = cls(epsilon, (*(f"o{i}" for i in range(k)), NOT_ASKED))
+    channel, inverse = mechanism.index_channel()
+    worst = 0.0
+    for share in _GRID:
+        f = np.zeros(k + 1)
+        f[0], f[1], f[k] = asked * share, asked * (1 - share), 1 - asked
+        reports = f @ channel
+        u = (inverse[0] - share * (1.0 - inverse[k])) / asked
+        worst = max(worst, float(reports @ (u * u)))
+    return worst
+
+
+def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
+                   confidence: float, asked: float = DEFAULT_ASKED) -> QuestionPlan:
+    """A row per mechanism a question with a "not asked" value may use (the configured one
+    marked), and the same question with a condition on disclosed answers (PUBLIC)."""
+    if not 0 < asked <= 1:
+        raise PlanError(f"the share asked must lie in (0, 1], got {asked!r}")
+    k = question.k - (0 if question.type == "integer" else 1)  # without "not asked"
+    if question.type == "integer":
+        name = AskedGeometric.name
+        rows = [_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
+                     confidence, True, question.mechanism == name),
+                _row(f"geometric {PUBLIC}", Geometric.noise_variance(k, question.epsilon)
+                     / asked, margin, n, confidence, False)]
+        return QuestionPlan(question=question.id, question_type="integer", k=k,
+                            epsilon=question.epsilon, confidence=confidence, rows=rows,
+                            margin_unit="answer units")
+    names = [name for name in NAMED_NOT_ASKED[question.type]
+             if name in AUTO_NOT_ASKED[question.type] or name == question.mechanism]
+    rows: list[PlanRow] = []
+    for name in names:
+        if MECHANISMS[name].misfit(k + 1, question.epsilon) is not None:
+            continue
+        rows.append(_row(name, among_asked_variance(name, k, question.epsilon, asked), margin,
+                         n, confidence, name in AUTO_NOT_ASKED[question.type]
+                         and name == _auto(question), question.mechanism == name))
+    plain_type = "categorical" if question.type == "binary" and k != 2 else question.type
+    probe = Question(id=question.id, text=question.text, type=question.type,
+                     epsilon=question.epsilon, mechanism="auto", options=question.options)
+    plain, _ = choose_mechanism(probe)
+    variance = margin_variance(MECHANISMS[plain], "categorical" if plain_type == "ordinal"
+                               else plain_type, k, question.epsilon)
+    assert variance is not None
+    rows.append(_row(f"{plain} {PUBLIC}", variance / asked, margin, n, confidence, False))
+    return QuestionPlan(question=question.id, question_type=question.type, k=k,
+                        epsilon=question.epsilon, confidence=confidence, rows=rows,
+                        margin_unit="proportion")
+
+
+def _auto(question: Question) -> str:
+    from ..shared import skip_logic
+
+    name, _ = skip_logic.choose_mechanism(question, 1 << 30, f"questions.{question.id}")
+    return name
+
+
+def describe_not_asked(plan: QuestionPlan, asked: float) -> str:
+    """The plan's one-line description."""
+    what = ("the mean among those asked, in the answer's units" if plan.margin_unit ==
+            "answer units" else "each option's share among those asked, in percentage points")
+    return (f"{plan.question_type}, k={plan.k} + 'not asked', epsilon={plan.epsilon:g}, "
+            f"{plan.confidence:.0%} confidence, {asked:.0%} of respondents asked (--asked); "
+            f"margin on {what}")

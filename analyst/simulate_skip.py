@@ -1,0 +1,222 @@
+"""Simulated surveys with skip logic: respondents drawn question by question in order, each
+condition evaluated on the answers already drawn, and the estimates among those asked compared
+with the truth (docs/skip-logic.md).
+
+A question's truth distribution is the distribution of its answers AMONG THOSE ASKED (a truth
+file gives that, or the built-in skewed one is used). A respondent a question does not apply to
+answers "not asked" when the question has that value (its report is still drawn and
+aggregated), and sends nothing otherwise (a condition on disclosed answers). Conditions are
+evaluated on whole chunks of respondents with numpy (`condition_mask`), with the same
+missing-value rules as shared/conditions.py; a test checks both agree respondent by respondent.
+Simulation only: a seeded numpy generator, never the path that sends a report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..shared.conditions import Node, Operand
+from ..shared.errors import SimulationError
+from ..shared.mechanisms import mechanism_for
+from ..shared.survey import Question, Survey
+from .simulate import (
+    Distribution,
+    MeanResult,
+    QuestionResult,
+    SimulationResult,
+    _compare,
+    _row,
+    chunk_size,
+    default_truth,
+)
+
+
+@dataclass
+class Column:
+    """One question's drawn answers in a chunk: answer indices (a boolean matrix for a
+    multiselect question) and who was asked and answered."""
+
+    question: Question
+    values: np.ndarray
+    present: np.ndarray
+
+
+def has_skip_logic(survey: Survey) -> bool:
+    return any(q.condition is not None for q in survey.questions)
+
+
+def condition_mask(node: Node, columns: Mapping[str, Column], n: int) -> np.ndarray:
+    """Whether a condition holds for each of n respondents (contract 3's missing-value rules:
+    a comparison, `in` or selected() on a missing answer is false, `!=` and `not in` true)."""
+    if node.form == "or":
+        out = np.zeros(n, dtype=bool)
+        for item in node.items:
+            out |= condition_mask(item, columns, n)
+        return out
+    if node.form == "and":
+        out = np.ones(n, dtype=bool)
+        for item in node.items:
+            out &= condition_mask(item, columns, n)
+        return out
+    if node.form == "not":
+        return ~condition_mask(node.items[0], columns, n)
+    assert node.left is not None
+    left, present = _operand(node.left, columns, n)
+    if node.form == "bare":
+        return present & left.astype(bool)
+    if node.form == "in":
+        values = [_literal_as(node.left, v.literal) for v in node.values]
+        hit = np.isin(left, np.asarray(values, dtype=left.dtype)) if values else np.zeros(n, bool)
+        return np.where(present, hit != node.negated, node.negated)
+    assert node.right is not None
+    right, right_present = _operand(node.right, columns, n)
+    if node.left.form == "literal" and node.right.form != "literal":
+        left = np.full(n, _literal_as(node.right, node.left.literal), dtype=right.dtype)
+    if node.right.form == "literal" and node.left.form != "literal":
+        right = np.full(n, _literal_as(node.left, node.right.literal), dtype=left.dtype)
+    both = present & right_present
+    compared = {"==": left == right, "!=": left != right, "<": left < right,
+                "<=": left <= right, ">": left > right, ">=": left >= right}[node.op]
+    return np.where(both, compared, node.op == "!=")
+
+
+def _literal_as(side: Operand, literal: Any) -> Any:
+    """A literal in the units of the other side's array: an option's position for an ordinal
+    question, its label for a categorical one, itself otherwise."""
+    if side.kind == "ordinal" and side.question is not None and isinstance(literal, str):
+        return side.question.options.index(literal)
+    return literal
+
+
+def _operand(operand: Operand, columns: Mapping[str, Column], n: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(values, present) of an operand over n respondents."""
+    everyone = np.ones(n, dtype=bool)
+    if operand.form == "literal":
+        value = operand.literal
+        return np.full(n, value, dtype=object if isinstance(value, str) else None), everyone
+    if operand.form == "group":
+        assert operand.inner is not None
+        return condition_mask(operand.inner, columns, n), everyone
+    assert operand.question is not None
+    column = columns[operand.question.id]
+    present = column.present
+    if operand.form == "count":
+        return np.where(present, column.values.sum(axis=1), 0), everyone
+    if operand.form == "selected":
+        j = column.question.options.index(operand.option)
+        return column.values[:, j], present
+    q = column.question
+    index = np.where(present, column.values, 0)
+    if q.type == "binary":
+        return index == 1, present
+    if q.type == "integer":
+        assert q.min is not None
+        return q.min + index, present
+    if q.type == "ordinal":
+        return index, present
+    return np.asarray(q.options, dtype=object)[index], present
+
+
+def asked_truth(question: Question) -> Distribution:
+    """The built-in truth of a question among those asked (over its own options)."""
+    return default_truth(replace(question, not_asked=False))
+
+
+@dataclass
+class _Tally:
+    """Per question: the true answers drawn (indices, NA last) and the aggregate."""
+
+    counts: np.ndarray  # over the mechanism's domain: options (+ "not asked")
+    index_sum: int = 0  # sum of answer indices among those asked
+    asked: int = 0
+
+
+def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
+                        truth: Mapping[str, Distribution] | None = None,
+                        confidence: float = 0.95, seed: int | None = None,
+                        progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """`simulate_survey` for a survey with conditions (module docstring)."""
+    truth = dict(truth or {})
+    if any(q.type in ("location", "multiselect") for q in survey.questions):
+        raise SimulationError("simulating skip logic takes binary, categorical, ordinal and "
+                              "integer questions")
+    mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
+    aggregates = {q.id: m.new_aggregate() for q, m in zip(survey.questions,
+                                                           mechanisms.values(), strict=True)}
+    tallies = {q.id: _Tally(np.zeros(q.k + (1 if q.not_asked and q.type == "integer" else 0),
+                                     dtype=np.int64)) for q in survey.questions}
+    step = min(chunk_size(q.k) for q in survey.questions)
+    done = 0
+    while done < n:
+        size = min(step, n - done)
+        columns: dict[str, Column] = {}
+        for q in survey.questions:
+            answers = (truth.get(q.id) or asked_truth(q)).draw(size, rng)
+            asked = (np.ones(size, dtype=bool) if q.condition is None
+                     else condition_mask(q.condition.tree, columns, size))
+            columns[q.id] = Column(q, answers, asked)
+            tally = tallies[q.id]
+            tally.asked += int(asked.sum())
+            tally.index_sum += int(answers[asked].sum(dtype=np.int64))
+            if q.not_asked:
+                not_asked = len(tally.counts) - 1
+                sent = np.where(asked, answers, not_asked)
+            else:
+                sent = answers[asked]
+            tally.counts += np.bincount(sent, minlength=len(tally.counts))
+            mechanism = mechanisms[q.id]
+            if sent.size:
+                aggregates[q.id].merge(mechanism.aggregate_many(mechanism.perturb_many(sent,
+                                                                                       rng)))
+        done += size
+        if progress is not None:
+            progress(size * len(survey.questions))
+    results = [_result(q, mechanisms[q.id], aggregates[q.id], tallies[q.id], n, confidence)
+               for q in survey.questions]
+    return SimulationResult(survey=survey, n=n, seed=seed, confidence=confidence,
+                            questions=results)
+
+
+def _result(q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
+            confidence: float) -> QuestionResult:
+    estimate = mechanism.estimate(aggregate, confidence)
+    sent = int(tally.counts.sum())
+    if not q.not_asked:  # every report is an answer: compared as any question's
+        freq = tally.counts / max(sent, 1)
+        return _compare(q, mechanism, estimate, freq if q.type != "integer" else None,
+                        tally.index_sum, max(sent, 1), confidence)
+    if q.type == "integer":
+        result = _compare(q, mechanism, estimate, None, 0, n, confidence)
+    else:
+        result = _compare(q, mechanism, estimate, tally.counts / n, 0, n, confidence)
+    result.mean = None
+    asked_counts = tally.counts[:-1] / max(tally.asked, 1)
+    if q.type == "integer" and estimate.not_asked is not None \
+            and estimate.not_asked.estimate is not None:  # the others list it among values
+        result.not_asked = _row(estimate.not_asked, float(tally.counts[-1] / n))
+    among = estimate.among_asked
+    if among is None:
+        return result
+    if among.categories and among.categories[0].estimate is not None:
+        result.asked_values = [_row(row, float(f)) for row, f in
+                               zip(among.categories, asked_counts, strict=True)]
+        index = {label: i for i, label in enumerate(q.labels)}
+        for group in among.groups:
+            members = [index[label] for label in group.options]
+            result.asked_groups.append(_row(group, float(asked_counts[members].sum()),
+                                            group.name))
+    m = among.mean
+    if m is not None and m.estimate is not None and m.std_error is not None:
+        first = q.min if q.type == "integer" else 1
+        assert first is not None
+        true_mean = first + tally.index_sum / max(tally.asked, 1)
+        result.asked_mean = MeanResult(truth=true_mean, estimate=m.estimate,
+                                       std_error=m.std_error, ci_low=m.ci_low,
+                                       ci_high=m.ci_high,
+                                       covered=m.ci_low <= true_mean <= m.ci_high)
+    return result

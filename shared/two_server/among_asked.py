@@ -1,0 +1,85 @@
+"""Two-server estimates of a question with a "not asked" value (skip logic, docs/skip-logic.md):
+the share not asked and each option's share (an integer question's mean) among those asked.
+
+The question is measured as a Histogram over its values and "not asked" (the last cell), so
+f̂ = (shares of everyone) comes from the released noisy totals as for any question. A share
+among those asked is R = w·f[:k] / (1 − f_na) (w: an option, a group, the scores 1..k of an
+ordinal question or the values of an integer one), and to first order
+
+    R̂ − R ≈ (w, R)·(f̂ − f) / (1 − f_na)
+
+(the weights w on the values and R on "not asked"): a linear functional of f̂, whose variance
+(`Functional.variance`: sampling, the local randomization when ε0 is set, and both servers'
+noise) over (1 − f_na)² is the delta-method variance, numerator and denominator covariance
+included. Plug-in at the consistent (Norm-Sub) distribution, as every two-server share is.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..estimates import AmongAsked, GroupEstimate, MeanEstimate, ValueEstimate, norm_sub
+
+NOTE = ("'not asked' is a value of this question: every device sends it whether or not the "
+        "question applied; 'among those asked' divides by the estimated share asked "
+        "(delta-method standard errors)")
+
+
+def add_among_asked(question: Any, design: Any, counts: np.ndarray, n: int,
+                    f_hat: np.ndarray, consistent: np.ndarray, noise_variance: float,
+                    z: float, result: Any) -> None:
+    """Fill `result.not_asked` and `result.among_asked` (module docstring)."""
+    k = design.k - 1
+    rows = result.categories or []
+    result.notes.append(NOTE)
+    result.mean = None
+    if rows:
+        result.not_asked = rows[-1]
+    if question.type == "integer":  # its values' shares are a distribution; NA said apart
+        result.distribution, result.categories = rows[:-1], None
+    asked = 1.0 - float(f_hat[k])
+    functionals: list[tuple[str, Any, np.ndarray]] = []
+    labels = design.labels
+    if question.type == "integer":
+        values = np.arange(question.min, question.max + 1, dtype=float)
+        functionals.append(("mean", None, values))
+    else:
+        for j in range(k):
+            w = np.zeros(k)
+            w[j] = 1.0
+            functionals.append(("option", labels[j], w))
+        for name, members in (question.group_indices() if question.groups else {}).items():
+            w = np.zeros(k)
+            w[list(members)] = 1.0
+            functionals.append(("group", name, w))
+        if question.type == "ordinal":
+            functionals.append(("mean", None, np.arange(1, k + 1, dtype=float)))
+    options: list[ValueEstimate] = []
+    groups: list[GroupEstimate] = []
+    mean = None
+    clipped = norm_sub(f_hat[:k] / asked) if asked > 0 else np.full(k, math.nan)
+    for what, name, w in functionals:
+        if asked <= 0:
+            value = se = math.nan
+        else:
+            value = float(w @ f_hat[:k]) / asked
+            fn = design.functional(np.append(w, value))
+            se = math.sqrt(fn.variance(fn.per_report(consistent), n, noise_variance)) / asked
+        low, high = value - z * se, value + z * se
+        if what == "option":
+            options.append(ValueEstimate(name, value, se, None, low, high,
+                                         float(w @ clipped)))
+        elif what == "group":
+            members = [labels[i] for i in np.flatnonzero(w)]
+            groups.append(GroupEstimate(name, members, value, se, None, low, high,
+                                        float(w @ clipped)))
+        else:
+            mean = MeanEstimate(value, se, None, low, high)
+    if asked <= 0:
+        result.notes.append("the estimated share asked is not positive: too few respondents "
+                            "to estimate among those asked")
+    result.among_asked = AmongAsked(categories=options if question.type != "integer" else None,
+                                    groups=groups, mean=mean)
