@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..shared.errors import ReportRenderError
+from .design_cli import design_options, options_from
 from .reports.regression_format import REGRESSION_FORMATS, render_regression
 from .source_options import source_options
 
@@ -29,18 +30,26 @@ from .source_options import source_options
               default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option("--timeout", type=float, default=120.0, show_default=True,
               help="HTTP timeout in seconds.")
+@design_options
 def regress(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
             token: str | None, outcome: str, level: str | None, covariates: str, fmt: str,
-            out_path: Path | None, confidence: float, timeout: float) -> None:
+            out_path: Path | None, confidence: float, timeout: float, **design: Any) -> None:
     """Regress a randomized outcome on covariates by maximum likelihood through the known
     randomization (docs/regression.md): coefficients, odds ratios, intervals, p-values and
-    what privacy costs each standard error."""
+    what privacy costs each standard error.
+
+    With a design (--weighted, --frame, a calibration; docs/weights.md): pseudo-likelihood
+    weights and design-based (sandwich) standard errors over PSUs within strata."""
     if (server_url is None) == (db_path is None):
         raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
     if server_url is not None and not token:
         raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
+    options = options_from(design)
     click.echo(f"fitting {outcome} on {covariates or 'an intercept'}...", err=True)
-    if server_url is not None:
+    if options is not None:
+        doc = _design_based(server_url, db_path, survey_id, version, token, outcome, level,
+                            covariates, confidence, timeout, options)
+    elif server_url is not None:
         assert token is not None
         doc, survey = _fetch(server_url, survey_id, token, outcome, level, covariates,
                              confidence, version, timeout)
@@ -57,6 +66,19 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
     except OSError as exc:
         raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
     click.echo(f"wrote {fmt} regression to {out_path}", err=True)
+
+
+def _design_based(server_url: str | None, db_path: str | None, survey_id: str,
+                  version: int | None, token: str | None, outcome: str, level: str | None,
+                  covariates: str, confidence: float, timeout: float, options: Any) -> Any:
+    from ..server import regression
+    from .design_estimates import weighted
+    from .design_regress import design_regression
+    from .design_report import design_source, progress
+
+    spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
+    with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
+        return design_regression(weighted(source, options, progress), spec, confidence)
 
 
 def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str | None,

@@ -139,11 +139,20 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
         raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 
 
+def check_spec(spec: Spec, questions: dict[str, Question],
+               mechanisms: dict[str, Mechanism]) -> None:
+    """AnalysisError when the spec cannot be fitted (unknown questions, too many or unfit
+    randomized covariates, an outcome without a linear model)."""
+    _check_spec(spec, questions, mechanisms)
+
+
 def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
                 questions: dict[str, Question], mechanisms: dict[str, Mechanism],
-                confidence: float) -> RegressionResult:
+                confidence: float, **survey_weights: Any) -> RegressionResult:
     """The fit from the reports of complete submissions: columns[0] the outcome's, then each
-    covariate's (one entry per submission; (n, width) for a report of several integers)."""
+    covariate's (one entry per submission; (n, width) for a report of several integers).
+    `survey_weights`: design-based fits take `weights` and `variance` (one weight per row,
+    the sandwich over PSUs: shared/design/regression.py `fit_options`)."""
     n = len(columns[0])
     if n == 0:
         raise AnalysisError("no submission answers the outcome and every covariate yet")
@@ -191,7 +200,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
         x, names = x[:, keep], [names[j] for j in keep]
     outcome, mech = questions[spec.outcome], mechanisms[spec.outcome]
     result = _fit(x, names, columns, n, dropped, spec, outcome, mech, latent, latent_names,
-                  confidence)
+                  confidence, survey_weights)
     if references:
         result.notes.insert(0, "each option is compared with the first one (the intercept's "
                             "group): " + ", ".join(references))
@@ -204,7 +213,8 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
 def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
          dropped: int, spec: Spec, outcome: Question, mech: Mechanism,
          latent: list[LatentCovariate | IndicatorEstimates],
-         latent_names: list[str], confidence: float) -> RegressionResult:
+         latent_names: list[str], confidence: float,
+         survey_weights: dict[str, Any]) -> RegressionResult:
     if outcome.type == "integer":
         reports = np.asarray(columns[0], dtype=float)
         noise = 0.0 if outcome.disclosed else mech.noise_variance(  # type: ignore[attr-defined]
@@ -213,7 +223,7 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
         return fit_linear(x, names, reports, noise, outcome=spec.outcome,
                           outcome_range=float(outcome.max - outcome.min),
                           confidence=confidence, n_dropped=dropped, latent=latent,
-                          latent_names=latent_names)
+                          latent_names=latent_names, **survey_weights)
     level, label = _level_index(outcome, spec.level)
     how, channel = outcome_channel(mech, level)
     raw = columns[0]
@@ -227,4 +237,4 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
     index_latent = [c for c in latent if isinstance(c, LatentCovariate)]  # all (_check_spec)
     return fit_logistic(x, names, symbols, channel, outcome=spec.outcome, outcome_level=label,
                         latent=index_latent, confidence=confidence, n_dropped=dropped,
-                        latent_names=latent_names)
+                        latent_names=latent_names, **survey_weights)

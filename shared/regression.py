@@ -442,8 +442,9 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
         # the sandwich; se_inflation keeps comparing the model-based variances (privacy alone)
         model_based = covariance
         covariance = variance(model.row_scores(theta) @ model_based)
-        if complete is not None:
-            complete = complete * (np.diag(covariance) / np.diag(model_based))[None, :]
+        if complete is not None:  # (β, γ) only: the latent cells' logit has no complete-data twin
+            m = complete.shape[0]
+            complete = complete * (np.diag(covariance)[:m] / np.diag(model_based)[:m])[None, :]
     loglik = model.loglik(theta)
     all_names = [*names, *latent_names]
     coefficients = []

@@ -382,3 +382,80 @@ def test_a_two_server_survey_is_refused_with_the_reason(tmp_path: Path) -> None:
     store.close()
     message = error_line(run("report", "--db", db, "--survey", "pulse", "--weighted"))
     assert "collected by two servers" in message and "no disclosed questions" in message
+
+
+def test_regress_with_a_design_equals_r_svyglm(built: designed.Built, margins: Path) -> None:
+    """Linear regression of the noisy integer outcome on disclosed covariates, raked: the
+    coefficients and their design-based standard errors equal R's svyglm on the calibrated
+    design (the respondents who skipped the outcome stay in the design, as subset() keeps
+    them)."""
+    result = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "drinks",
+                 "--covariates", "region,sex", "--rake", margins, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["design"]["calibration"][0].startswith("raked to region, sex")
+    z = pseudo(built)
+    units = built.responded
+    table = {"w": [u.weight for u in units], "stratum": [u.stratum for u in units],
+             "psu": [u.psu for u in units], "region": [u.answers["region"] for u in units],
+             "sex": [u.answers["sex"] for u in units], "drinks": z["drinks"],
+             "answered": z["answered"]}
+    script = f"""
+d <- read.csv("d.csv")
+d$region <- factor(d$region, levels = c("north", "south", "east", "west"))
+d$sex <- factor(d$sex, levels = c("female", "male"))
+des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
+pop <- {r_numbers([24000.0, 5000, 7000, 9000, 11500])}
+names(pop) <- {r_strings(["(Intercept)", "regionsouth", "regioneast", "regionwest", "sexmale"])}
+cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
+                 maxit = 200)
+fit <- svyglm(drinks ~ region + sex, design = subset(cal, answered == 1))
+emit(list(coef = coef(fit), se = SE(fit)))
+"""
+    r = run_r(script, {"d": table})
+    coefficients = doc["coefficients"]
+    assert [c["name"] for c in coefficients] == ["(intercept)", "region=south", "region=east",
+                                                 "region=west", "sex=male"]
+    assert np.allclose([c["estimate"] for c in coefficients], r["coef"], rtol=0, atol=1e-8)
+    assert np.allclose([c["std_error"] for c in coefficients], r["se"], rtol=1e-7, atol=0)
+    assert doc["n"] == int(z["answered"].sum())
+
+
+def test_regress_refuses_replicate_variances(built: designed.Built) -> None:
+    result = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "smoker",
+                 "--covariates", "sex", "--weighted", "--variance", "jkn")
+    assert "regress takes the linearized (sandwich) variance" in error_line(result)
+
+
+def test_a_logistic_fit_through_the_channels_takes_the_design(built: designed.Built,
+                                                             margins: Path) -> None:
+    """The outcome and a covariate randomized: the same fit through the channels, weighted,
+    with the sandwich over PSUs; the table names the design."""
+    from ldpsurvey.server.regression import Spec, fit_columns
+    from ldpsurvey.shared.design import Margin, rake
+    from ldpsurvey.shared.design.regression import fit_options
+    from ldpsurvey.shared.survey import Survey
+
+    result = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "smoker",
+                 "--covariates", "sex,mood", "--rake", margins, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    units = built.responded
+    design, _ = library_smoker(built)
+    design = rake(design, [Margin("region", [u.answers["region"] for u in units],
+                                  dict(north=3000, south=5000, east=7000, west=9000)),
+                           Margin("sex", [u.answers["sex"] for u in units],
+                                  dict(female=12500, male=11500))])
+    survey = Survey.from_dict(designed.SURVEY)
+    answers = stored_answers(built)
+    columns = [np.array([a[q] for a in answers]) for q in ("smoker", "sex", "mood")]
+    expected = fit_columns(columns, 0, Spec("smoker", ("sex", "mood")),
+                           {q.id: q for q in survey.questions}, designed.mechanisms(), 0.95,
+                           **fit_options(design)).to_dict()
+    assert [c["estimate"] for c in doc["coefficients"]] == pytest.approx(
+        [c["estimate"] for c in expected["coefficients"]], abs=1e-10)
+    assert [c["std_error"] for c in doc["coefficients"]] == pytest.approx(
+        [c["std_error"] for c in expected["coefficients"]], rel=1e-9)
+    table = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "smoker",
+                "--covariates", "sex,mood", "--rake", margins)
+    assert "note: design-based: stratified cluster sample" in table.stdout
