@@ -47,7 +47,7 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
     options = options_from(design)
     click.echo(f"fitting {outcome} on {covariates or 'an intercept'}...", err=True)
     if options is not None:
-        doc = _design_based(server_url, db_path, survey_id, version, token, outcome, level,
+        doc, survey = _design_based(server_url, db_path, survey_id, version, token, outcome, level,
                             covariates, confidence, timeout, options)
     elif server_url is not None:
         assert token is not None
@@ -70,7 +70,9 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
 
 def _design_based(server_url: str | None, db_path: str | None, survey_id: str,
                   version: int | None, token: str | None, outcome: str, level: str | None,
-                  covariates: str, confidence: float, timeout: float, options: Any) -> Any:
+                  covariates: str, confidence: float, timeout: float, options: Any
+                  ) -> tuple[Any, Any]:
+    """(design-based regression document, the survey of its version)."""
     from ..server import regression
     from .design_estimates import weighted
     from .design_regress import design_regression
@@ -78,7 +80,8 @@ def _design_based(server_url: str | None, db_path: str | None, survey_id: str,
 
     spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
-        return design_regression(weighted(source, options, progress), spec, confidence)
+        w = weighted(source, options, progress)
+        return design_regression(w, spec, confidence), w.version.survey
 
 
 def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str | None,
