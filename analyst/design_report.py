@@ -51,3 +51,14 @@ def design_subgroup_text(source: DesignSource, options: DesignOptions, fmt: str,
     w = weighted(source, options, progress)
     document: dict[str, Any] = subgroup_document(w, by, confidence, bins)
     return render_subgroups(w.version.survey, document, fmt)
+
+
+def design_crosstab_text(source: DesignSource, options: DesignOptions, fmt: str,
+                         confidence: float, pair: tuple[str, str]) -> str:
+    """The design-based crosstab of two questions in one format."""
+    from .design_crosstab import crosstab_document
+    from .reports.crosstab_view import CrosstabReport, render_crosstab
+
+    w = weighted(source, options, progress)
+    document = crosstab_document(w, pair[0], pair[1], confidence)
+    return render_crosstab(CrosstabReport(document, w.version.survey), fmt)

@@ -110,15 +110,19 @@ def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
                  crosstab: tuple[str, str] | None, batch_id: str | None) -> str:
     """A design-based report (docs/weights.md)."""
     from ..shared.joint_features import parse_bins
-    from .design_report import design_report_text, design_source, design_subgroup_text
+    from .design_report import (
+        design_crosstab_text,
+        design_report_text,
+        design_source,
+        design_subgroup_text,
+    )
 
     if batch_id is not None:
         raise click.UsageError("a two-server batch has no design-based estimates (docs/"
                                "weights.md, \"Two-server surveys\"): drop the design options")
-    if crosstab is not None:
-        raise click.UsageError("design-based crosstabs are not offered: use --by QUESTION "
-                               "(a disclosed question's subgroups) or drop the design options")
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
+        if crosstab is not None:
+            return design_crosstab_text(source, options, fmt, confidence, crosstab)
         if by is not None:
             return design_subgroup_text(source, options, fmt, confidence, by, parse_bins(bins))
         return design_report_text(source, options, fmt, confidence)

@@ -225,7 +225,9 @@ def tables(report: CrosstabReport) -> list[Table]:
 def summary_line(report: CrosstabReport) -> str:
     d = report.document
     source = {"declared": "the survey's declared crosstab aggregate",
-              "reports": "one pass over the stored reports"}.get(str(d.get("source")), "")
+              "reports": "one pass over the stored reports",
+              "design": "the stored reports, weighted by their sampling design"
+              }.get(str(d.get("source")), "")
     return (f"n = {report.n:,} submissions answered both questions; "
             f"{report.confidence:.0%} intervals (±half-width, in points for shares)"
             + (f"; from {source}" if source else ""))
@@ -233,6 +235,9 @@ def summary_line(report: CrosstabReport) -> str:
 
 def std_error_line(report: CrosstabReport) -> str:
     """Which variance the intervals use, said in every human-readable format."""
+    if report.document.get("design"):
+        return ("Std errors: design-based (" + str(report.document["design"].get("variance"))
+                + "), over the PSUs within strata of the sampling design.")
     return ("Std errors: the sample variance of the per-submission values, or where marked "
             f"{FLOOR_MARK} the exact variance at the estimate projected to the simplex (the "
             "sample variance was smaller; at small n it can be 0 and is not an interval)."

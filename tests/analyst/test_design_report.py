@@ -237,7 +237,6 @@ def test_bad_calibration_input_is_one_line_and_changes_nothing(
     (["--bounds", "0.5,2", "--weighted"], "--bounds goes with --calibrate"),
     (["--frame", "f.csv"], "--frame FILE and --key QUESTION go together"),
     (["--weighted", "--batch", "b1"], "a two-server batch has no design-based estimates"),
-    (["--weighted", "--crosstab", "smoker", "mood"], "design-based crosstabs"),
 ])
 def test_usage_errors(built: designed.Built, args: list[str], message: str) -> None:
     result = report(built, *args)
@@ -459,3 +458,75 @@ def test_a_logistic_fit_through_the_channels_takes_the_design(built: designed.Bu
     table = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "smoker",
                 "--covariates", "sex,mood", "--rake", margins)
     assert "note: design-based: stratified cluster sample" in table.stdout
+
+
+def test_a_design_based_crosstab_equals_r(built: designed.Built, margins: Path) -> None:
+    """Joint shares (weighted means of the products of the two reports' pseudo-values) and
+    conditional shares (ratios) equal R's svymean and svyratio on the raked design."""
+    result = report(built, "--rake", margins, "--crosstab", "smoker", "mood", "--format",
+                    "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["source"] == "design" and doc["design"]["calibration"]
+    z = pseudo(built)
+    units = built.responded
+    joint = {f"p_{a}_{b}": z[f"smoker_{a}"] * z[f"mood_{b}"]
+             for a in ("no", "yes") for b in ("low", "mid", "high")}
+    table = {"w": [u.weight for u in units], "stratum": [u.stratum for u in units],
+             "psu": [u.psu for u in units], "region": [u.answers["region"] for u in units],
+             "sex": [u.answers["sex"] for u in units], "smoker_yes": z["smoker_yes"],
+             "mood_low": z["mood_low"], **joint}
+    script = f"""
+d <- read.csv("d.csv")
+d$region <- factor(d$region, levels = c("north", "south", "east", "west"))
+d$sex <- factor(d$sex, levels = c("female", "male"))
+des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
+pop <- {r_numbers([24000.0, 5000, 7000, 9000, 11500])}
+names(pop) <- {r_strings(["(Intercept)", "regionsouth", "regioneast", "regionwest", "sexmale"])}
+cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
+                 maxit = 200)
+j <- svymean(~p_yes_mid + p_no_high, cal)
+given_yes <- svyratio(~p_yes_low + p_yes_mid + p_yes_high, ~smoker_yes, cal)
+given_low <- svyratio(~p_no_low, ~mood_low, cal)
+emit(list(joint = coef(j), joint_se = SE(j), cond = coef(given_yes),
+          cond_se = SE(given_yes), low = coef(given_low), low_se = SE(given_low)))
+"""
+    r = run_r(script, {"d": table})
+    got = [doc["joint"][1][1], doc["joint"][0][2]]
+    assert np.allclose([c["estimate"] for c in got], r["joint"], atol=1e-8, rtol=0)
+    assert np.allclose([c["std_error"] for c in got], r["joint_se"], rtol=1e-7, atol=0)
+    cond = doc["col_given_row"][1]
+    assert np.allclose([c["estimate"] for c in cond], r["cond"], atol=1e-8, rtol=0)
+    assert np.allclose([c["std_error"] for c in cond], r["cond_se"], rtol=1e-7, atol=0)
+    low = doc["row_given_col"][0][0]
+    assert low["estimate"] == pytest.approx(r["low"][0], abs=1e-8)
+    assert low["std_error"] == pytest.approx(r["low_se"][0], rel=1e-7)
+    table_text = report(built, "--rake", margins, "--crosstab", "smoker", "mood").stdout
+    assert "weighted by their sampling design" in table_text
+    assert "Std errors: design-based (linearized)" in table_text
+    refused = report(built, "--weighted", "--crosstab", "drinks", "smoker")
+    assert "'drinks' is integer" in error_line(refused)
+
+
+def test_the_conditional_share_residual_noise_estimate_is_unbiased() -> None:
+    """E[estimate] = Var[X(W - r)] exactly, for every pair of true answers, computed over
+    every pair of reports with their exact probabilities (binary RR rows, GRR columns)."""
+    from ldpsurvey.analyst.design_crosstab import residual_noise_estimate
+
+    mechs = designed.mechanisms()
+    rows, cols = mechs["smoker"], mechs["mood"]
+    a_rows, _ = rows.index_channel()
+    a_cols, _ = cols.index_channel()
+    z_rows = rows.pseudo_values(np.arange(a_rows.shape[1]))  # per report index
+    z_cols = cols.pseudo_values(np.arange(a_cols.shape[1]))
+    r = np.array([0.2, 0.5, 0.3])
+    for x in range(rows.k):
+        for w in range(cols.k):
+            p = np.outer(a_rows[x], a_cols[w]).reshape(-1)  # P(report pair)
+            for a in range(rows.k):
+                given = np.repeat(z_rows[:, a], z_cols.shape[0])
+                other = np.tile(z_cols, (z_rows.shape[0], 1))
+                residual = given[:, None] * (other - r)
+                variance = p @ residual**2 - (p @ residual) ** 2
+                expected = p @ residual_noise_estimate(given, other, r)
+                assert np.allclose(expected, variance, atol=1e-12, rtol=0)
