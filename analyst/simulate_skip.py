@@ -142,14 +142,13 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
                         progress: Callable[[int], None] | None = None) -> SimulationResult:
     """`simulate_survey` for a survey with conditions (module docstring)."""
     truth = dict(truth or {})
-    if any(q.type in ("location", "multiselect") for q in survey.questions):
-        raise SimulationError("simulating skip logic takes binary, categorical, ordinal and "
-                              "integer questions")
+    if any(q.type == "location" for q in survey.questions):
+        raise SimulationError("simulating skip logic takes binary, categorical, ordinal, "
+                              "integer and multiselect questions")
     mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
     aggregates = {q.id: m.new_aggregate() for q, m in zip(survey.questions,
                                                            mechanisms.values(), strict=True)}
-    tallies = {q.id: _Tally(np.zeros(q.k + (1 if q.not_asked and q.type == "integer" else 0),
-                                     dtype=np.int64)) for q in survey.questions}
+    tallies = {q.id: _Tally(np.zeros(_cells(q), dtype=np.int64)) for q in survey.questions}
     step = min(chunk_size(q.k) for q in survey.questions)
     done = 0
     while done < n:
@@ -163,12 +162,15 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
             tally = tallies[q.id]
             tally.asked += int(asked.sum())
             tally.index_sum += int(answers[asked].sum(dtype=np.int64))
-            if q.not_asked:
+            if q.type == "multiselect":  # sets: the count of each option, "not asked" last
+                sent = _sets_sent(q, answers, asked, tally)
+            elif q.not_asked:
                 not_asked = len(tally.counts) - 1
                 sent = np.where(asked, answers, not_asked)
+                tally.counts += np.bincount(sent, minlength=len(tally.counts))
             else:
                 sent = answers[asked]
-            tally.counts += np.bincount(sent, minlength=len(tally.counts))
+                tally.counts += np.bincount(sent, minlength=len(tally.counts))
             mechanism = mechanisms[q.id]
             if sent.size:
                 aggregates[q.id].merge(mechanism.aggregate_many(mechanism.perturb_many(sent,
@@ -182,9 +184,31 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
                             questions=results)
 
 
+def _cells(q: Question) -> int:
+    """The true-answer tally's cells: the domain's values ("not asked" included)."""
+    if q.type == "multiselect":
+        return len(q.options) + 1
+    return q.k + (1 if q.not_asked and q.type == "integer" else 0)
+
+
+def _sets_sent(q: Question, sets: np.ndarray, asked: np.ndarray, tally: _Tally) -> np.ndarray:
+    """A multiselect question's sets as its mechanism takes them: with a "not asked" value,
+    an extra last column that alone is set for those not asked; else only those asked."""
+    tally.counts[:-1] += sets[asked].sum(axis=0)
+    tally.counts[-1] += int((~asked).sum())
+    if not q.not_asked:
+        return sets[asked]
+    out = np.zeros((sets.shape[0], sets.shape[1] + 1), dtype=bool)
+    out[:, :-1] = sets & asked[:, None]
+    out[:, -1] = ~asked
+    return out
+
+
 def _result(q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
             confidence: float) -> QuestionResult:
     estimate = mechanism.estimate(aggregate, confidence)
+    if q.type == "multiselect":
+        return _set_result(q, mechanism, estimate, tally, n, confidence)
     sent = int(tally.counts.sum())
     if not q.not_asked:  # every report is an answer: compared as any question's
         freq = tally.counts / max(sent, 1)
@@ -210,13 +234,51 @@ def _result(q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
             members = [index[label] for label in group.options]
             result.asked_groups.append(_row(group, float(asked_counts[members].sum()),
                                             group.name))
-    m = among.mean
+    _asked_mean(result, among.mean, q, tally)
+    return result
+
+
+def _set_result(q: Question, mechanism: Any, estimate: Any, tally: _Tally, n: int,
+                confidence: float) -> QuestionResult:
+    """A multiselect question: each option's share (of those who sent it, or with "not
+    asked" of everyone) and the mean number selected, or among those asked."""
+    result = QuestionResult(question=q, mechanism=mechanism.name, epsilon=mechanism.epsilon,
+                            realized_epsilon=mechanism.realized_epsilon(), n=n,
+                            confidence=confidence, estimate=estimate)
+    rows = estimate.categories or []
+    if not rows or rows[0].estimate is None:
+        return result
+    sent = n if q.not_asked else max(tally.asked, 1)
+    truths = tally.counts[:len(rows)] / sent
+    if q.not_asked:
+        truths = np.append(tally.counts[:-1], tally.counts[-1]) / n
+    result.values = [_row(row, float(t)) for row, t in zip(rows, truths, strict=True)]
+    if not q.not_asked:
+        m = estimate.mean
+        if m is not None and m.estimate is not None and m.std_error is not None:
+            true_mean = tally.index_sum / sent
+            result.mean = MeanResult(truth=true_mean, estimate=m.estimate,
+                                     std_error=m.std_error, ci_low=m.ci_low,
+                                     ci_high=m.ci_high,
+                                     covered=m.ci_low <= true_mean <= m.ci_high)
+        return result
+    among = estimate.among_asked
+    if among is not None and among.categories and among.categories[0].estimate is not None:
+        shares = tally.counts[:-1] / max(tally.asked, 1)
+        result.asked_values = [_row(row, float(s)) for row, s in
+                               zip(among.categories, shares, strict=True)]
+        _asked_mean(result, among.mean, q, tally)
+    return result
+
+
+def _asked_mean(result: QuestionResult, m: Any, q: Question, tally: _Tally) -> None:
+    """The mean among those asked against the truth: an integer's values, an ordinal's
+    scores 1..k, a multiselect's number selected."""
     if m is not None and m.estimate is not None and m.std_error is not None:
-        first = q.min if q.type == "integer" else 1
+        first = {"integer": q.min, "multiselect": 0}.get(q.type, 1)
         assert first is not None
         true_mean = first + tally.index_sum / max(tally.asked, 1)
         result.asked_mean = MeanResult(truth=true_mean, estimate=m.estimate,
                                        std_error=m.std_error, ci_low=m.ci_low,
                                        ci_high=m.ci_high,
                                        covered=m.ci_low <= true_mean <= m.ci_high)
-    return result

@@ -66,6 +66,10 @@ def not_asked_mechanism(question: Any) -> Any:
     """The mechanism of a question with a "not asked" value (its domain already holds it)."""
     from .mechanisms import mechanism_class
 
+    if question.type == "multiselect":
+        from .multiselect_not_asked import not_asked_set_mechanism
+
+        return not_asked_set_mechanism(question)
     cls = mechanism_class(question.mechanism)
     if question.type == "integer":  # asked_geometric: its own estimates
         return cls.from_question(question)

@@ -35,8 +35,12 @@ _REFUSED = {
 
 
 def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
-                               size_limit: int | None = None) -> Any:
-    """The Question for a multiselect question's table (id and text already checked)."""
+                               size_limit: int | None = None, not_asked: bool = False,
+                               skip: Mapping[str, Any] | None = None) -> Any:
+    """The Question for a multiselect question's table (id and text already checked).
+    `not_asked`: it depends on randomized answers (skip logic; `skip` holds its `relevant`
+    and parsed condition), so its mechanism also carries a "not asked" value
+    (shared/multiselect_not_asked.py)."""
     from .mechanisms import REPORT_SIZE_LIMIT, mechanism_for
     from .mechanisms.set_choice import SET_MECHANISMS, choose_set_mechanism
     from .survey import Question, _epsilon, _options
@@ -70,8 +74,13 @@ def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
                           "is written by auto selection next to a concrete mechanism")
     question = Question(id=qid, text=text, type="multiselect", epsilon=epsilon,
                         mechanism=requested, options=options, optional=optional,
-                        mechanism_choice=choice, multiselect=shape)
-    if requested == "auto":
+                        mechanism_choice=choice, multiselect=shape, not_asked=not_asked,
+                        **(skip or {}))
+    if not_asked:
+        from .skip_logic import choose_set_mechanism as choose_not_asked
+
+        question = choose_not_asked(question, requested, size_limit or REPORT_SIZE_LIMIT, at)
+    elif requested == "auto":
         name, choice = choose_set_mechanism(question, size_limit or REPORT_SIZE_LIMIT, at)
         question = replace(question, mechanism=name, mechanism_choice=choice)
     cls = SET_MECHANISMS[question.mechanism]

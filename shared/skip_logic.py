@@ -134,6 +134,34 @@ def choose_mechanism(question: Any, size_limit: int, where: str) -> tuple[str, s
                   + (f" (vs {others})" if others else ""))
 
 
+def choose_set_mechanism(question: Any, requested: str, size_limit: int, where: str) -> Any:
+    """A multiselect question with a "not asked" value: its set mechanism runs over the
+    options + "not asked" (shared/multiselect_not_asked.py); `auto` ranks those that carry it
+    by the average variance per option over that shape."""
+    from dataclasses import replace
+
+    from .mechanisms.set_base import SetShape
+    from .mechanisms.set_choice import set_candidates
+    from .multiselect_not_asked import NOT_ASKED_SET_MECHANISMS, check_set_mechanism
+
+    shape = question.multiselect
+    check_set_mechanism(requested if requested != "auto" else "option_rr", shape.k, where)
+    if requested != "auto":
+        return question
+    wider = SetShape(shape.k + 1, shape.max_selected, shape.required_min)
+    ranked = [(var, name) for var, _, name in set_candidates(wider, question.epsilon,
+                                                             size_limit)
+              if name in NOT_ASKED_SET_MECHANISMS]
+    if not ranked:
+        raise SurveyError(f"{where}.mechanism", "no multiselect mechanism that carries a "
+                          f"'not asked' value fits k={shape.k} at epsilon={question.epsilon:g}")
+    best_var, best = min(ranked)
+    return replace(question, mechanism=best, mechanism_choice=(
+        f"auto: a question that depends on randomized answers has a 'not asked' value; lowest "
+        f"variance averaged over options at k={shape.k}+1, max_selected={shape.max_selected}, "
+        f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"))
+
+
 def check_mechanism(question: Any, name: str, where: str) -> None:
     """A named mechanism must carry a "not asked" value (NAMED_NOT_ASKED)."""
     fits = NAMED_NOT_ASKED[question.type]
@@ -155,6 +183,14 @@ def local_not_asked(question: Any, plain: Mapping[str, Any], where: str, local: 
     if plain.get("mechanism", "auto") == "auto" and question.mechanism != "grr":
         return parse({**plain, "epsilon": local, "mechanism": "grr"})
     return question
+
+
+def refuse_two_server_set(question: Any, where: str) -> None:
+    """A multiselect question with a "not asked" value has no two-server measurement yet."""
+    if question.type == "multiselect" and question.not_asked:
+        raise SurveyError(f"{where}.relevant", "a multiselect question that depends on "
+                          "randomized answers is not measured in a two-server survey yet: ask "
+                          "it of everyone (drop relevant), or collect it with local DP")
 
 
 MAX_TWO_SERVER_INTEGER = 256  # values of an integer follow-up measured as a Histogram

@@ -471,10 +471,9 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if qtype == "location":
         return _replace(parse_location_question(data, where, qid, text), **skip)
     if qtype == "multiselect":
-        if relevance is not None and relevance.hidden:
-            raise SurveyError(f"{where}.relevant", "a multiselect question cannot depend on "
-                              "randomized answers yet")
-        return _replace(parse_multiselect_question(data, qid, text, size_limit), **skip)
+        hidden = relevance is not None and relevance.hidden  # skip logic: a "not asked" value
+        return parse_multiselect_question(data, qid, text, size_limit, not_asked=hidden,
+                                          skip=skip)
     if data.get("disclosed", False) is not False:
         return _replace(_disclosed_question(data, where, qid, text, qtype), **skip)
     not_asked = relevance is not None and relevance.hidden
@@ -593,6 +592,7 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                               "equal to local_epsilon")
         question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
                                    earlier, later)
+        skip_logic.refuse_two_server_set(question, where)
         if question.not_asked:  # skip logic: a local report that is one index, with "not asked"
             question = skip_logic.local_not_asked(question, plain, where, local,
                                                   lambda d: _parse_question(
@@ -610,6 +610,7 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                                later)
     if question.instantaneous_epsilon is not None:
         raise SurveyError(f"{where}.instantaneous_epsilon", "a two-server survey has no series")
+    skip_logic.refuse_two_server_set(question, where)
     if question.not_asked and question.type == "integer" and (
             question.k + 1 > skip_logic.MAX_TWO_SERVER_INTEGER):
         raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "

@@ -199,3 +199,67 @@ def test_the_aggregate_of_pairs_round_trips_and_merges_exactly() -> None:
         one_by_one.add(mech.validate_report(report))
     assert whole == halves == one_by_one
     assert mech.aggregate_from_dict(whole.to_dict()) == whole
+
+
+# --- multiselect questions with a "not asked" value ------------------------------------------
+
+def set_follow_up(mechanism: str, **spec: Any) -> Any:
+    data = {"id": "s", "title": "S", "version": 1, "questions": [
+        GATE, {"id": "q", "text": "Q?", "type": "multiselect", "epsilon": 2.0,
+               "options": ["a", "b", "c", "d"], "max_selected": 2, "relevant": "gate",
+               "mechanism": mechanism, **spec}]}
+    return Survey.from_dict(data).questions[1]
+
+
+@pytest.mark.parametrize("name", ["option_rr", "set_ue", "psfo_grr", "auto"])
+def test_a_multiselect_follow_up_proves_epsilon_over_its_options_and_not_asked(
+        name: str) -> None:
+    q = set_follow_up(name)
+    mech = mechanism_for(q)
+    assert q.not_asked and mech.k == 5 and mech.labels[-1] == NOT_ASKED
+    loss = mech.privacy_loss()
+    assert loss.within(q.epsilon) and not loss.within(float(loss) * (1 - 1e-9))
+    assert mech.encode(NOT_ASKED) == 1 << 4
+    with pytest.raises(Exception, match="not an option"):
+        mech.encode(["a", NOT_ASKED])
+
+
+def test_psfo_olh_cannot_carry_not_asked() -> None:
+    from ldpsurvey.shared.errors import SurveyError
+
+    with pytest.raises(SurveyError, match="cannot carry the 'not asked' value"):
+        set_follow_up("psfo_olh")
+
+
+@pytest.mark.parametrize("name", ["option_rr", "set_ue", "psfo_grr"])
+def test_multiselect_shares_among_those_asked_are_unbiased_with_honest_intervals(
+        name: str) -> None:
+    q = set_follow_up(name)
+    mech = mechanism_for(q)
+    rng = np.random.default_rng(17)
+    asked, chances = 0.6, np.array([0.5, 0.3, 0.15, 0.05])
+    rows: dict[str, list[list[float]]] = {}
+    truths: dict[str, list[float]] = {}
+    for _ in range(RUNS):
+        who = rng.random(N) < asked
+        sets = rng.random((N, 4)) < chances
+        sets[sets.sum(axis=1) > 2] = False  # at most 2: too many selected -> none
+        matrix = np.zeros((N, 5), dtype=bool)
+        matrix[:, :4] = sets & who[:, None]
+        matrix[~who, 4] = True
+        estimate = mech.estimate(mech.aggregate_many(mech.perturb_many(matrix, rng)))
+        among = estimate.among_asked
+        for label, row, truth in [*((c.value, c, sets[who, i].mean())
+                                    for i, c in enumerate(among.categories)),
+                                  ("count", among.mean, sets[who].sum(axis=1).mean())]:
+            rows.setdefault(label, []).append([row.estimate, row.std_error, row.ci_low,
+                                               row.ci_high])
+            truths.setdefault(label, []).append(truth)
+    for label, values in rows.items():
+        e, s, lo, hi = np.array(values).T
+        truth = float(np.mean(truths[label]))  # the population's (fixed across runs)
+        if label == "count":  # Bhatia-Davis: a bound, so only unbiasedness and >= coverage
+            assert abs(e.mean() - truth) <= Z * e.std(ddof=1) / math.sqrt(RUNS)
+            assert s.mean() >= e.std(ddof=1) * 0.95
+            continue
+        _check(e, s, lo, hi, truth, f"{name} {label}")
