@@ -23,6 +23,13 @@ from static_server import TEST_PAGE, serve_web_root
 
 SAMPLE = Path(__file__).resolve().parent.parent / "shared" / "samples" / "sensitive.toml"
 SAMPLE_ANSWERS = {"rx_misuse": False, "cannabis_frequency": "monthly", "drinks_last_week": 4}
+# Skip logic (docs/skip-logic.md): the drug-use sample, for a respondent every follow-up applies
+# to and one none does (each follow-up then a randomized "not asked").
+DRUG_USE = SAMPLE.with_name("drug-use.toml")
+DRUG_USE_ANSWERS = [
+    {"substances": ["cannabis", "ecstasy"], "cannabis_frequency": "weekly", "days_used": 6},
+    {"substances": []},
+]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -57,6 +64,48 @@ SURVEY = """async ([root, questions, answers, repeats]) => {
 }"""
 
 
+SKIP_SURVEY = """async ([root, survey, answerSets, repeats]) => {
+  const M = await import(root + "js/mechanisms.js");
+  const K = await import(root + "js/skip_logic.js");
+  // the whole survey on the page: conditions parsed and checked, every mechanism built (its ε
+  // proven), the answers resolved ("not asked" where due) and every report drawn
+  const once = (answers) => {
+    const start = performance.now();
+    const plan = K.skipPlan(survey);
+    const values = K.resolveAnswers(survey, plan, new Map(Object.entries(answers)));
+    const reports = {};
+    for (const q of survey.questions) {
+      const mech = M.mechanismFor(q, { notAsked: plan.get(q.id).notAsked });
+      if (values.has(q.id)) reports[q.id] = mech.perturb(values.get(q.id));
+    }
+    return performance.now() - start;
+  };
+  try {
+    return answerSets.map((answers) => {
+      const first = once(answers);
+      const times = [];
+      for (let i = 0; i < repeats; i++) times.push(once(answers));
+      times.sort((a, b) => a - b);
+      return { first, median: times[times.length >> 1], max: times[times.length - 1] };
+    });
+  } catch (err) {
+    return { error: `${err.name}: ${err.message}` };
+  }
+}"""
+
+
+def skip_surveys() -> list[tuple[str, dict, list[dict]]]:
+    """The drug-use sample, and tests/support/skip.py's survey (no multiselect question)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from support.skip import skip_survey
+
+    used = {"used": True, "freq": "weekly", "days": 12, "region": "north", "clinic": False}
+    other = {"used": False, "region": "north", "clinic": True}
+    return [(DRUG_USE.name, load_survey(DRUG_USE).to_dict(), DRUG_USE_ANSWERS),
+            ("tests/support/skip.py", Survey.from_dict(skip_survey("bench")).to_dict(),
+             [used, other])]
+
+
 def question(mechanism: str, k: int, epsilon: float = 1.0) -> dict:
     qtype = {"ordinal_exp": "ordinal", "geometric": "integer"}.get(mechanism, "categorical")
     spec = {"id": "q", "text": "q", "type": qtype, "mechanism": mechanism, "epsilon": epsilon}
@@ -81,6 +130,17 @@ def main() -> None:
                                              args=ARGS)
         page = browser.new_page()
         page.goto(root + TEST_PAGE)
+        for name, skip_survey, answer_sets in skip_surveys():
+            timings = page.evaluate(SKIP_SURVEY, [root, skip_survey, answer_sets, 200])
+            if isinstance(timings, dict):
+                print(f"skip-logic survey ({name}): not run: {timings['error']}")
+                continue
+            for who, t in zip(("every follow-up applies", "no follow-up applies"), timings,
+                              strict=True):
+                print(f"skip-logic survey ({name}, {who}): first {t['first']:.2f} ms, median "
+                      f"{t['median']:.2f} ms, max {t['max']:.2f} ms over 200 (conditions "
+                      f"parsed, mechanisms built and proven, reports drawn; target < 50 ms)",
+                      flush=True)
         timing = page.evaluate(SURVEY, [root, survey["questions"], SAMPLE_ANSWERS, 200])
         print(f"sample survey ({SAMPLE.name}, {len(survey['questions'])} questions): "
               f"first {timing['first']:.2f} ms (cold caches), median {timing['median']:.2f} ms, "
