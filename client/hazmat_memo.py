@@ -92,6 +92,8 @@ class Memoizer:
     def _message(domain: bytes, mechanism: Mechanism, series: str, question_id: str,
                  answer: Any) -> bytes:
         layer = mechanism.permanent_layer
+        if hasattr(layer, "canonical"):  # a set (multiselect): its labels in the options' order
+            answer = layer.canonical(answer)
         return domain + canonical_json([series, question_id, answer, layer.name, layer.params()])
 
     def permanent_value(self, mechanism: Mechanism, series: str, question_id: str,

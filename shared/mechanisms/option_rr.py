@@ -75,7 +75,8 @@ class SetBits(BitmapReports, SetMechanism):
     def perturb_index(self, index: int, source: RandomSource) -> list[int]:
         draws = randbelow_many(source, self.denominator, self.k)
         selected = np.array([index >> j & 1 for j in range(self.k)], dtype=bool)
-        bits = draws < np.where(selected, self.p_threshold, self.q_threshold).astype(np.uint64)
+        # Compared with each threshold as a Python int: at large ε the denominator passes 2^64.
+        bits = np.where(selected, draws < self.p_threshold, draws < self.q_threshold)
         return self._encode_bits(np.asarray(bits, dtype=bool))
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:

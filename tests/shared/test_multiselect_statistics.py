@@ -212,3 +212,12 @@ def test_simulation_sampler_matches_the_channel(name: str) -> None:
     sets[:, [1, 2]] = True
     reports = mech.perturb_many(sets, np.random.default_rng(3))
     secure_check(mech, [mech.validate_report(r) for r in reports.tolist()])
+
+
+@pytest.mark.parametrize("name", SET_NAMES)
+def test_the_largest_epsilon_draws_a_valid_report(name: str) -> None:
+    """At ε = 50 the bits' common denominator passes 2^64: the secure sampler still compares
+    exactly (a regression: numpy refused the thresholds as C longs)."""
+    mech = build_set(name, 2, 50.0, 1)  # set_ue: q = 1/(e^50 + 1), a 73-bit denominator
+    for answer in ([], ["option-1"]):
+        mech.validate_report(mech.perturb(answer))

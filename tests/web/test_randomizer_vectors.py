@@ -66,11 +66,14 @@ def vectors() -> dict[str, Any]:
 
 
 def test_vectors_cover_every_mechanism_and_edge(vectors: dict[str, Any]) -> None:
-    from ldpsurvey.shared.mechanisms import DESIGNS, GRID_MECHANISMS, MECHANISMS
+    from ldpsurvey.shared.mechanisms import DESIGNS, GRID_MECHANISMS, MECHANISMS, SET_MECHANISMS
 
     cases = vectors["cases"]
     assert {c["question"]["mechanism"] for c in cases} == (
-        set(MECHANISMS) | set(DESIGNS) | set(GRID_MECHANISMS))
+        set(MECHANISMS) | set(DESIGNS) | set(GRID_MECHANISMS) | set(SET_MECHANISMS))
+    sets = [c for c in cases if c["question"]["type"] == "multiselect"]
+    assert {len(c["question"]["options"]) for c in sets} >= {2, 64}
+    assert any(c["answer"] == [] for c in sets) and any(c.get("memo") for c in sets)
     assert {c["question"]["epsilon"] for c in cases} >= {0.01, 50.0}
     sizes = {len(c["question"].get("options", ())) for c in cases}
     assert {2, 3, 16, 1024} <= sizes

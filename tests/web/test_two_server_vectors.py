@@ -86,13 +86,14 @@ def test_vectors_cover_every_encoding(vectors: dict[str, Any]) -> None:
     for c in cases:
         survey = Survey.from_dict(c["survey"])
         kinds |= {e.kind for k, e in encoding.encodings(survey).items() if k in c["shards"]}
-    assert kinds == {"count", "histogram", "sum"}
+    assert kinds == {"count", "histogram", "sum", "multihot"}
     assert any(k.startswith("crosstab:") for c in cases for k in c["shards"])
     assert any(q.get("local_epsilon") for c in cases for q in c["survey"]["questions"])
     assert any(q.get("local_epsilon") and q["type"] == "integer"  # a clipped local report
                for c in cases for q in c["survey"]["questions"])
     assert any("hours" not in c["answers"] for c in cases)  # an optional question skipped
-    assert {c["name"] for c in cases} == {"sample", "pulse", "pulse-local", "hours-local"}
+    assert {c["name"] for c in cases} == {"sample", "pulse", "pulse-local", "hours-local",
+                                          "checks-local"}
 
 
 def test_chunk_lengths_are_pythons(js_page: Any, web_root_url: str) -> None:
@@ -114,7 +115,8 @@ def test_a_page_upload_with_os_randomness_verifies_on_the_servers(js_page: Any,
                                                                   web_root_url: str) -> None:
     name, survey = next(surveys())
     assert name == "sample"
-    answers = {"rx_misuse": True, "cannabis_frequency": "weekly", "drinks_last_week": 30}
+    answers = {"rx_misuse": True, "cannabis_frequency": "weekly", "drinks_last_week": 30,
+               "substances": ["stimulants", "cocaine"]}
     body = js_page.evaluate("""async ([root, survey, answers]) => {
       const U = await import(root + "js/twoserver/upload.js");
       return (await U.buildUpload(survey, answers)).body;
@@ -139,7 +141,7 @@ def test_a_page_upload_with_os_randomness_verifies_on_the_servers(js_page: Any,
         outs = [vdaf.finish(enc, ctx, s, msg) for s in states]
         total = [(a + b) % vdaf.modulus(enc) for a, b in zip(*outs, strict=True)]
         expected = {"rx_misuse": [1], "cannabis_frequency": [0, 0, 0, 1, 0],
-                    "drinks_last_week": [30]}[key]
+                    "drinks_last_week": [30], "substances": [1, 0, 0, 0, 1]}[key]
         assert total == expected, key
 
 

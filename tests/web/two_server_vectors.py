@@ -53,6 +53,19 @@ def surveys() -> Iterator[tuple[str, Survey]]:
     hours_local = two_server_survey(HELPER_URL, helper, leader, survey_id="hours-local")
     hours_local["questions"][2].update(local_epsilon=2.0, mechanism="geometric")
     yield "hours-local", Survey.from_dict(hours_local)
+    # Multiselect with a local ε0: psfo_grr's index (a Histogram) and option_rr's bits (a
+    # MultihotCountVec of any weight); the sample above has one without (its own bits).
+    checks = two_server_survey(HELPER_URL, helper, leader, survey_id="checks")
+    options = ["cannabis", "cocaine", "ecstasy", "opioids", "sedatives"]
+    checks["questions"] = [
+        {"id": "used", "text": "Used?", "type": "multiselect", "options": options,
+         "max_selected": 3, "required_min": 1, "central_epsilon": 1.0, "local_epsilon": 2.0,
+         "mechanism": "psfo_grr"},
+        {"id": "bits", "text": "Tried?", "type": "multiselect", "options": options,
+         "max_selected": 2, "central_epsilon": 1.0, "local_epsilon": 2.0,
+         "mechanism": "option_rr", "optional": True}]
+    checks.pop("crosstabs", None)
+    yield "checks-local", Survey.from_dict(checks)
 
 
 def answer_sets(survey: Survey) -> Iterator[dict[str, Any]]:
@@ -69,6 +82,10 @@ def answer_sets(survey: Survey) -> Iterator[dict[str, Any]]:
                 if q.optional and i == 1:
                     continue
                 answers[q.id] = values[i % 3]
+            elif q.type == "multiselect":  # sets of every allowed size, listed out of order
+                shape = q.multiselect
+                size = max(shape.required_min, i % (shape.max_selected + 1))
+                answers[q.id] = [q.options[(i + j) % q.k] for j in range(size)][::-1]
             else:
                 answers[q.id] = q.options[i % len(q.options)]
         yield answers

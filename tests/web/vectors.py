@@ -38,6 +38,10 @@ INTEGER_RANGES = ((0, 1), (0, 30), (-5, 10), (0, 1000), (-2**30, 2**30))
 SEEDS = (1, 2)
 LOCATION_GRIDS = ((2, 3, 1.0, 0.5), (5, 4, 0.5, 2.0), (1, 9, 0.3, 3.0), (20, 20, 1.0, 0.5),
                   (7, 7, 2.0, 0.05))
+# Multiselect (options, max_selected, required_min) per mechanism: small and 64 options, the
+# empty set allowed or not, m = 1, a few, all.
+SET_SHAPES = ((2, 1, 0), (5, 3, 1), (5, 5, 0), (10, 2, 0), (64, 3, 1), (64, 64, 0))
+SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr", "psfo_olh")
 MEMO_SECRET = bytes(range(32))  # a fixed test secret: never a device's
 SERIES = "weekly-check"
 
@@ -73,6 +77,7 @@ def _specs() -> Iterator[dict[str, Any]]:
            "max": 2**50}
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 50.0, "min": -2**51,
            "max": 2**51}
+    yield from _set_specs()
     # Location questions (geo_exp): small and 20 x 20 grids, a row, regions.
     for rows, cols, km, eps_geo in LOCATION_GRIDS:
         yield {"type": "location", "epsilon_geo": eps_geo,
@@ -83,6 +88,19 @@ def _specs() -> Iterator[dict[str, Any]]:
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 1e-6, "min": 0, "max": 10}
     yield {"type": "categorical", "mechanism": "oue", "epsilon": math.log(3),
            "options": ["ü", "日本", "a\"b", "c\\d"]}
+
+
+def _set_specs() -> Iterator[dict[str, Any]]:
+    """Multiselect questions (shared/mechanisms/set_choice.py), every shape a mechanism
+    serves (set_ue: at most half the options)."""
+    for epsilon in EPSILONS:
+        for k, m, least in SET_SHAPES:
+            for name in SET_MECHANISMS:
+                if name == "set_ue" and 2 * m > k:
+                    continue
+                yield {"type": "multiselect", "mechanism": name, "epsilon": epsilon,
+                       "options": [f"option {i}" for i in range(k)], "max_selected": m,
+                       "required_min": least}
 
 
 def _design_specs() -> Iterator[dict[str, Any]]:
@@ -125,6 +143,9 @@ def _memo_only_specs() -> Iterator[dict[str, Any]]:
     yield {"type": "integer", "mechanism": "geometric", "epsilon": 0.5, "min": -3, "max": 40}
     yield {"type": "ordinal", "mechanism": "ordinal_exp", "epsilon": 2.0,
            "options": ["low", "mid", "high"]}
+    # A set enters the HMAC message as its labels in the options' order.
+    yield {"type": "multiselect", "mechanism": "psfo_grr", "epsilon": 2.0,
+           "options": ["ü", "b", "日本語", "d"], "max_selected": 3}
     # Labels enter the HMAC message as JSON: escapes and non-ASCII must match Python's.
     yield {"type": "categorical", "mechanism": "grr", "epsilon": 1.0, "instantaneous_epsilon": 1.0,
            "options": ["ü", "日本語", "a\"b\\c", "tab\there", "emoji 😀", "line\u2028sep",
@@ -141,6 +162,13 @@ def _answers(question: dict[str, Any], every: bool = False) -> list[Any]:
     if question["type"] == "location":
         grid = question["grid"]
         return ["1,1", f"{(grid['rows'] + 1) // 2},{(grid['cols'] + 1) // 2}"]
+    if question["type"] == "multiselect":  # the smallest and largest sets, listed out of order
+        options, m = question["options"], question["max_selected"]
+        largest = [options[(3 * j) % len(options)] for j in range(m)]
+        if len(set(largest)) < m:
+            largest = list(reversed(options[:m]))
+        smallest = [] if not question["required_min"] else [options[-1]]
+        return [smallest, largest] if not every else [smallest, largest, largest[::-1]]
     options = question["options"]
     if every and len(options) <= 8:
         return list(options)
@@ -240,6 +268,23 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
     bigger = copy.deepcopy(where)
     bigger["grid"]["rows"] = 5
     yield "a larger grid under the old parameters and ε", bigger
+    chosen = _question({"id": "q", "text": "q", "type": "multiselect", "mechanism": "psfo_grr",
+                        "epsilon": 1.0, "options": ["a", "b", "c", "d"], "max_selected": 2})
+    more = copy.deepcopy(chosen)
+    more["max_selected"] = 3
+    yield "larger sets under the old parameters", more
+    blank = copy.deepcopy(chosen)
+    blank["params"]["pad"] = 1
+    yield "padding shorter than the largest set", blank
+    bits = _question({"id": "q", "text": "q", "type": "multiselect", "mechanism": "option_rr",
+                      "epsilon": 1.0, "options": ["a", "b", "c", "d"], "max_selected": 2})
+    keen = copy.deepcopy(bits)
+    keen["params"]["p"], keen["params"]["q"] = "3/4", "1/4"
+    yield "per-option bits kept more often than ε/Δ allows", keen
+    half = copy.deepcopy(bits)
+    half["mechanism"] = "set_ue"
+    half["max_selected"] = 3
+    yield "set_ue for more than half the options", half
     geometric = _question({"id": "q", "text": "q", "type": "integer", "mechanism": "geometric",
                            "epsilon": 1.0, "min": 0, "max": 30})
     geometric["max"] = 31

@@ -87,6 +87,11 @@ function question(q) {
     d.min = q.min;
     d.max = q.max;
   }
+  if (q.type === "multiselect") {  // shared/multiselect_question.py: every field spelled out
+    d.options = q.options;
+    d.max_selected = q.max_selected;
+    d.required_min = q.required_min;
+  }
   if (q.type === "location") {  // shared/location_question.py LocationGrid.to_dict
     const grid = q.grid ?? {};
     if (!isFloat(q.epsilon_geo) || !isFloat(grid.cell_km)) {

@@ -3,7 +3,7 @@
 
 import { el } from "./dom.js";
 import { DISCLOSED_WORDS } from "./mechanisms.js";
-import { loaded } from "./optional.js";  // grid_picker.js, for location questions only
+import { loaded } from "./optional.js";  // grid_picker.js (location), multiselect.js (checkboxes)
 import { questionPrivacy } from "./odds.js";
 import { attachSkipLogic } from "./skip_form.js";
 import { applies } from "./skip_logic.js";
@@ -17,6 +17,7 @@ const fieldName = (index) => `q${index}`;
 export function answerText(q, value) {
   if (q.type === "binary") return value ? "Yes" : "No";
   if (q.type === "location") return loaded("gridPicker").cellText(q, value);
+  if (q.type === "multiselect") return loaded("multiselect").answerText(value);
   return String(value);
 }
 
@@ -25,7 +26,9 @@ function hintFor(q) {
     ? `Disclosed: ${DISCLOSED_WORDS}. It costs no ε, but it can help identify you.`
     : questionPrivacy(q.epsilon)];
   if (q.optional) {
-    parts.push(`Optional: ${q.type === "integer" ? "leave it empty" : "choose “Skip”"} to skip ` +
+    const how = q.type === "integer" ? "leave it empty"
+      : q.type === "multiselect" ? "check “Skip this question”" : "choose “Skip”";
+    parts.push(`Optional: ${how} to skip ` +
                "it (the server will see that you did).");
   }
   const groups = Object.entries(q.groups || {});
@@ -45,6 +48,7 @@ function choice(name, position, value, text) {
 
 function inputsFor(q, name, describedBy) {
   if (q.type === "location") return loaded("gridPicker").gridInputs(q, name, describedBy);
+  if (q.type === "multiselect") return loaded("multiselect").checkboxInputs(q, name, describedBy);
   if (q.type === "integer") {
     const id = `${name}-input`;
     return [
@@ -102,6 +106,7 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null) {
 
 function readOne(form, q, index) {
   const name = fieldName(index);
+  if (q.type === "multiselect") return loaded("multiselect").readChecked(form, q, name);
   const field = form.elements[name];
   const raw = field ? (field.value ?? "") : "";
   if (raw === "" || raw === SKIP) {

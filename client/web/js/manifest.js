@@ -12,7 +12,8 @@ import { loadFor, loaded } from "./optional.js";
 import { SkipMismatch, skipPlan } from "./skip_logic.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
-const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location"]);
+const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location",
+  "multiselect"]);
 
 /** A reason not to answer; `message` is written for the respondent. */
 export class Refusal extends Error {
@@ -99,7 +100,7 @@ function checkShape(survey) {
       throw new Refusal("The signed survey has a question this page does not understand.");
     }
     ids.add(q.id);
-    if ((q.type === "categorical" || q.type === "ordinal") &&
+    if ((q.type === "categorical" || q.type === "ordinal" || q.type === "multiselect") &&
         (!Array.isArray(q.options) || q.options.length < 2 ||
          !q.options.every((o) => isText(o, MAX_LABEL)))) {
       throw new Refusal(`Question “${q.text}” has no valid list of options.`);

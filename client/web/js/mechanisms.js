@@ -62,7 +62,8 @@ export class ReportError extends Error {
 
 // shared/survey.py and the limits mechanisms declare (Mechanism.misfit): below MIN_EPSILON
 // nothing is measurable, beyond MAX_EPSILON a report is the answer in all but name.
-const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal", "location"];
+const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal", "location",
+  "multiselect"];
 const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const MAX_OPTIONS = 65536;
@@ -75,7 +76,8 @@ const ONE = new Rational(1n);
 
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
-  "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric"]);
+  "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric", "option_rr", "set_ue", "psfo_grr",
+  "psfo_olh"]);
 
 const FITS = {
   binary_rr: ["binary"],
@@ -89,6 +91,9 @@ const FITS = {
   ordinal_exp: ["ordinal"],
   geo_exp: ["location"],
   asked_geometric: [],  // only for a question with a "not asked" value (NAMED_NOT_ASKED)
+  // multiselect.js: sets of options, built per (options, max_selected, required_min, ε)
+  option_rr: ["multiselect"], set_ue: ["multiselect"], psfo_grr: ["multiselect"],
+  psfo_olh: ["multiselect"],
 };
 
 // --- helpers --------------------------------------------------------------------------------
@@ -709,6 +714,7 @@ function checkQuestion(question) {
     }
   }
   if (question.type === "location") checkLocation(question, where);
+  if (question.type === "multiselect") loaded("multiselect").shapeOf(question, where);
   if (question.type === "integer") {
     const { min, max } = question;
     // The range's own bound is the geometric mechanism's (noise within JSON's exact integers,
@@ -723,6 +729,7 @@ function checkQuestion(question) {
 /** The index of a true answer among a question's labels (an integer: its offset from min);
  *  AnswerError for anything else, never clamped (Python: Mechanism.encode). */
 function answerEncoder(question, labels, notAskedIndex = null) {
+  if (question.type === "multiselect") return loaded("multiselect").setEncoder(question);
   return function encode(answer) {
     if (question.type === "integer" && notAskedIndex !== null && answer === NOT_ASKED) {
       return notAskedIndex;  // asked_geometric: index k is "not asked"
@@ -763,6 +770,8 @@ function coreFor(name, epsilon, question, notAsked = false) {
     case "hr": return hrCore(epsilon, k);
     case "ordinal_exp": return ordinalCore(epsilon, k);
     case "geo_exp": return geoCore(epsilon, question);
+    case "option_rr": case "set_ue": case "psfo_grr": case "psfo_olh":
+      return loaded("multiselect").setCore(name, epsilon, question);
     case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "asked_geometric":
       return askedGeometricCore(epsilon, BigInt(question.min), BigInt(question.max));
@@ -824,7 +833,9 @@ export function mechanismFor(question, { notAsked = false } = {}) {
         || typeof memo.series !== "string") {
       throw new TypeError("memo must be {secret: Uint8Array(32), series: string}");
     }
-    const value = question.type === "integer" && answer !== NOT_ASKED ? BigInt(answer) : answer;
+    const value = question.type === "integer" && answer !== NOT_ASKED ? BigInt(answer)
+      : question.type === "multiselect" ? encode(answer).map((i) => labels[i])  // options' order
+        : answer;
     const json = canonicalJson([memo.series, question.id, value, permanent.name, permanent.params]);
     return new TextEncoder().encode(domain + json);
   }
@@ -861,7 +872,8 @@ export function mechanismFor(question, { notAsked = false } = {}) {
      * (location questions: for the given answer's cell, else a corner's; named designs: the
      * given answer's chances, else every answer's). */
     describe(answer = undefined) {
-      if ((question.type === "location" || core.rows) && answer !== undefined) {
+      if ((question.type === "location" || question.type === "multiselect" || core.rows)
+          && answer !== undefined) {
         return core.describe(labels, encode(answer));
       }
       return core.describe(labels);

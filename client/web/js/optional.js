@@ -13,6 +13,7 @@ const IMPORTS = Object.freeze({
   gridPicker: () => import("./grid_picker.js"),
   twoServerVerify: () => import("./twoserver/verify.js"),
   twoServer: () => import("./twoserver/flow.js"),
+  multiselect: () => import("./multiselect.js"),
 });
 
 const modules = {};
@@ -21,6 +22,7 @@ const modules = {};
 export function needed(survey) {
   const names = [];
   if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker");
+  if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
   }

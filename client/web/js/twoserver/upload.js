@@ -6,7 +6,9 @@
 //    question's mechanism (mechanisms.js, drawn from `source`) as a measurement;
 // 2. a 16-byte report id (the Prio3 nonce of every key and the submission id as a UUID);
 // 3. per key (questions, then declared crosstabs with cell i*k2 + j): Prio3Count /
-//    Prio3Histogram(k, bestChunkLength(k)) / Prio3Sum(max - min), sharded with `rand`
+//    Prio3Histogram(k, bestChunkLength(k)) / Prio3Sum(max - min) / for a multiselect question
+//    Prio3MultihotCountVec(k, max weight, bestChunkLength(k + bits of the weight)) of its bits
+//    (multiselect.js setEncoding: a local psfo_grr report is a Histogram), sharded with `rand`
 //    drawn from `source`, ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
 // 4. the leader's input shares and the helper's, each as canonical JSON {key: base64url}, sealed
 //    (hpke.js) to that server's key from the signed manifest with info
@@ -21,7 +23,8 @@ import { b64url, fromB64url } from "../bytes.js";
 import { seal } from "../hpke.js";
 import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
-import { prio3Count, prio3Histogram, prio3Sum } from "../prio3/vdaf.js";
+import { prio3Count, prio3Histogram, prio3MultihotCountVec, prio3Sum } from "../prio3/vdaf.js";
+import { loaded } from "../optional.js";  // multiselect.js, for multiselect questions only
 import { crosstabKey, crosstabsSent, questionOf } from "./crosstabs.js";
 import { NOT_ASKED, notAskedIds } from "../skip_logic.js";
 
@@ -94,6 +97,9 @@ export function questionEncoding(q, notAsked = false) {
   if (notAsked) {  // a Histogram ending with "not asked" (encoding.question_encoding)
     return { key: q.id, kind: "histogram", length: domainSize(q, true), max: 1, offset: 0 };
   }
+  if (q.type === "multiselect") {
+    return { key: q.id, offset: 0, ...loaded("multiselect").setEncoding(q) };
+  }
   if (q.local_epsilon != null && q.mechanism === "geometric") {
     const [lo, hi] = clipBounds(q, mechanismFor(q));
     return { key: q.id, kind: "sum", length: 1, max: hi - lo, offset: lo };
@@ -128,7 +134,10 @@ export function instanceOf(encoding) {
   if (!instances.has(id)) {
     const vdaf = encoding.kind === "count" ? prio3Count()
       : encoding.kind === "sum" ? prio3Sum(encoding.max)
-        : prio3Histogram(encoding.length, bestChunkLength(encoding.length));
+        : encoding.kind === "multihot"
+          ? prio3MultihotCountVec(encoding.length, encoding.max,
+            bestChunkLength(encoding.length + encoding.max.toString(2).length))
+          : prio3Histogram(encoding.length, bestChunkLength(encoding.length));
     instances.set(id, vdaf);
   }
   return instances.get(id);
@@ -138,6 +147,7 @@ export function instanceOf(encoding) {
 export function questionIndex(q, value, notAsked = false) {
   const name = JSON.stringify(q.id);
   if (notAsked && value === NOT_ASKED) return domainSize(q, true) - 1;
+  if (q.type === "multiselect") return loaded("multiselect").answerBits(q, value);
   if (q.type === "binary") {
     if (typeof value !== "boolean") throw new AnswerError(`the answer to ${name} must be true or false`);
     return value ? 1 : 0;
@@ -159,6 +169,7 @@ export function questionIndex(q, value, notAsked = false) {
 
 /** The measurement of a local mechanism's report (encoding.report_measurement). */
 function reportMeasurement(q, report, notAsked = false) {
+  if (q.type === "multiselect") return loaded("multiselect").reportMeasurement(q, report);
   if (typeof report === "boolean") return report ? 1 : 0;
   const encoding = questionEncoding(q, notAsked);
   if (encoding.kind !== "sum") return Number(report);

@@ -1,0 +1,197 @@
+"""Check-all-that-apply questions on the page, in real Chromium against real servers: native
+checkboxes in a fieldset answered from the keyboard on a phone-sized window, max_selected
+enforced with a message the screen reader hears, the review's words equal to `respond`'s, a
+valid report stored by the LDP server, and a two-server upload counted by a real leader and
+helper."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from ldpsurvey.client.multiselect_words import chances
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Survey
+from test_page import READY, SENT
+
+OPTIONS = ["cannabis", "cocaine", "ecstasy", "opioids", "sedatives"]
+
+
+def survey(deployment: Any, mechanism: str = "psfo_grr", **changes: Any) -> dict[str, Any]:
+    data = {"id": f"checks-{next(deployment.ids)}", "title": "Checks", "version": 1,
+            "questions": [
+                {"id": "smoker", "text": "Do you smoke?", "type": "binary", "epsilon": 1.0},
+                {"id": "used", "type": "multiselect", "epsilon": 2.0, "mechanism": mechanism,
+                 "text": "Which of these have you used? (check all that apply)",
+                 "options": OPTIONS, "max_selected": 2, **changes}]}
+    deployment.server.publish(data, deployment.key, deployment.token)
+    return data
+
+
+def test_keyboard_only_on_a_phone_with_the_limit_announced(deployment, page):
+    page.set_viewport_size({"width": 360, "height": 740})
+    data = survey(deployment)
+    page.goto(deployment.page_url(data["id"]))
+    page.wait_for_selector(READY)
+    fieldset = page.locator("#q1-fieldset")
+    assert "Which of these have you used?" in fieldset.locator("legend").inner_text()
+    assert fieldset.locator("input[type=checkbox]").count() == 5
+    assert "Check all that apply, at most 2." in fieldset.inner_text()
+    keys = page.keyboard
+    page.locator("#q0-0").focus()  # question 1: "Yes"
+    keys.press("Space")
+    keys.press("Tab")              # question 2: the first checkbox (cannabis)
+    keys.press("Space")
+    keys.press("Tab")              # cocaine: left unchecked
+    keys.press("Tab")              # ecstasy
+    keys.press("Space")
+    keys.press("Tab")              # opioids: a third one is refused, and said so
+    keys.press("Space")
+    assert page.evaluate("document.activeElement.value") == "opioids"
+    assert not page.locator("#q1-3").is_checked()
+    limit = page.locator("#q1-limit")
+    assert limit.get_attribute("aria-live") == "polite"
+    assert limit.inner_text() == "You can check at most 2 of these options: uncheck one first."
+    keys.press("Shift+Tab")        # back to ecstasy: unchecking it makes room
+    keys.press("Space")
+    keys.press("Tab")
+    keys.press("Space")            # opioids now
+    assert limit.inner_text() == ""
+    assert [page.locator(f"#q1-{i}").is_checked() for i in range(5)] == \
+        [True, False, False, True, False]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.get_by_role("button", name="Review what will be sent").focus()
+    keys.press("Enter")
+    page.wait_for_selector("#review")
+    review = page.locator("#review").inner_text()
+    assert "cannabis, opioids" in review
+    mechanism = mechanism_for(Survey.from_dict(data).question("used"))
+    said = chances(Survey.from_dict(data).question("used"), mechanism, ["cannabis", "opioids"])
+    assert said in review  # the CLI's sentence, character for character
+    keys.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "send"
+    keys.press("Enter")
+    page.wait_for_selector(SENT)
+    (stored,) = deployment.stored(data["id"])
+    assert isinstance(stored["answers"]["used"], int) and 0 <= stored["answers"]["used"] < 7
+    assert page.problems == []
+
+
+def test_every_checkbox_has_its_label(deployment, page):
+    data = survey(deployment, "option_rr")
+    page.goto(deployment.page_url(data["id"]))
+    page.wait_for_selector(READY)
+    for option in OPTIONS:
+        box = page.get_by_label(option, exact=True)
+        assert box.get_attribute("type") == "checkbox"
+    described = page.locator("#q1-0").get_attribute("aria-describedby").split()
+    assert {"q1-hint", "q1-error", "q1-limit"} <= set(described)
+
+
+@pytest.mark.parametrize("mechanism", ["option_rr", "set_ue", "psfo_olh"])
+def test_each_mechanism_sends_a_report_the_server_takes(deployment, page, mechanism):
+    data = survey(deployment, mechanism)
+    page.goto(deployment.page_url(data["id"]))
+    page.wait_for_selector(READY)
+    page.get_by_label("No").check()
+    page.get_by_label("ecstasy", exact=True).check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    assert "Your answer (stays on this device)" in page.locator("#review").inner_text()
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    shown = json.loads(page.locator("pre.wire").text_content())
+    (stored,) = deployment.stored(data["id"])
+    assert stored["answers"] == shown["answers"]
+    assert page.problems == []
+
+
+def test_nothing_checked_is_an_answer_unless_one_is_required(deployment, page):
+    data = survey(deployment)
+    page.goto(deployment.page_url(data["id"]))
+    page.wait_for_selector(READY)
+    page.get_by_label("Yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    assert "None of the options" in page.locator("#review").inner_text()
+    strict = survey(deployment, required_min=1)
+    page.goto(deployment.page_url(strict["id"]))
+    page.wait_for_selector(READY)
+    page.get_by_label("Yes").check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    error = page.locator("#q1-error")
+    assert error.inner_text() == "Please check at least one option."
+    assert page.evaluate("document.activeElement.id") == "q1-0"
+    assert page.locator("#review").count() == 0
+
+
+def test_an_optional_question_is_skipped_with_its_own_checkbox(deployment, page):
+    data = survey(deployment, optional=True)
+    page.goto(deployment.page_url(data["id"]))
+    page.wait_for_selector(READY)
+    page.get_by_label("Yes").check()
+    page.get_by_label("cocaine", exact=True).check()
+    page.get_by_label("Skip this question").check()  # clears the options it would contradict
+    assert not page.get_by_label("cocaine", exact=True).is_checked()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    (stored,) = deployment.stored(data["id"])
+    assert set(stored["answers"]) == {"smoker"}
+
+
+# --- two servers: the page's upload counted by a real leader and helper ------------------------
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory, browser):
+    from support.two_server import start_pair
+
+    started = start_pair(tmp_path_factory.mktemp("pair"))
+    yield started
+    started.stop()
+
+
+@pytest.mark.parametrize("local", [None, "psfo_grr", "option_rr"])
+def test_a_two_server_multiselect_upload_is_counted(pair, page, tmp_path, local):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from ldpsurvey.client.respondent import Respondent
+    from support.clients import http_json
+    from support.two_server import signed_survey, two_server_survey
+
+    sid = f"checks-2s-{local or 'central'}".replace("_", "-")
+    data = two_server_survey(pair.helper.url, pair.helper_key, pair.leader_key, survey_id=sid,
+                             min_batch=3)
+    question = {"id": "used", "type": "multiselect", "text": "Which have you used?",
+                "options": OPTIONS, "max_selected": 2, "central_epsilon": 1.0}
+    if local:
+        question.update(local_epsilon=2.0, mechanism=local)
+    data["questions"] = [question]
+    data.pop("crosstabs", None)
+    http_json("POST", pair.leader.url + "/api/surveys",
+              signed_survey(data, Ed25519PrivateKey.generate()), pair.token)
+    for i, chosen in enumerate((["cannabis"], [], ["cocaine", "opioids"])):
+        r = Respondent(pair.leader.url, state_dir=str(tmp_path / f"s{i}"), warn=lambda m: None,
+                       max_epsilon=1e4)
+        assert r.submit(r.answer(r.fetch_survey(sid), {"used": chosen})).status == "sent"
+    page.goto(f"{pair.leader.url}/s/{sid}")
+    page.wait_for_selector(READY)
+    page.get_by_label("sedatives", exact=True).check()
+    page.get_by_label("cannabis", exact=True).check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    assert "cannabis, sedatives" in page.locator("#review").inner_text()
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    api = lambda method, path: http_json(method, pair.leader.url + path,  # noqa: E731
+                                         {} if method == "POST" else None, pair.token)
+    api("POST", f"/api/surveys/{sid}/two-server/aggregate")
+    [batch] = api("GET", f"/api/surveys/{sid}/two-server/batches")["batches"]
+    collected = api("POST", f"/api/surveys/{sid}/two-server/batches/{batch['batch_id']}/collect")
+    entry = collected["entries"]["used"]
+    assert entry["n"] == 4 and entry["rejected"] == 0  # the page's upload passed the proofs
+    [q] = collected["estimates"]["questions"]
+    assert [c["value"] for c in q["categories"]] == OPTIONS
+    assert page.problems == []
