@@ -87,7 +87,7 @@ function question(q) {
     d.min = q.min;
     d.max = q.max;
   }
-  if (q.type === "multiselect") {  // shared/multiselect_question.py: every field spelled out
+  if (q.type === "multiselect") {
     d.options = q.options;
     d.max_selected = q.max_selected;
     d.required_min = q.required_min;

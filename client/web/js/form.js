@@ -3,7 +3,7 @@
 
 import { el } from "./dom.js";
 import { DISCLOSED_WORDS } from "./mechanisms.js";
-import { loaded } from "./optional.js";  // grid_picker.js (location), multiselect.js (checkboxes)
+import { loaded } from "./optional.js";  // grid_picker.js, multiselect.js: only if needed
 import { questionPrivacy } from "./odds.js";
 import { attachSkipLogic } from "./skip_form.js";
 import { applies } from "./skip_logic.js";

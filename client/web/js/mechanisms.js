@@ -91,7 +91,6 @@ const FITS = {
   ordinal_exp: ["ordinal"],
   geo_exp: ["location"],
   asked_geometric: [],  // only for a question with a "not asked" value (NAMED_NOT_ASKED)
-  // multiselect.js: sets of options, built per (options, max_selected, required_min, ε)
   option_rr: ["multiselect"], set_ue: ["multiselect"], psfo_grr: ["multiselect"],
   psfo_olh: ["multiselect"],
 };
@@ -834,7 +833,7 @@ export function mechanismFor(question, { notAsked = false } = {}) {
       throw new TypeError("memo must be {secret: Uint8Array(32), series: string}");
     }
     const value = question.type === "integer" && answer !== NOT_ASKED ? BigInt(answer)
-      : question.type === "multiselect" ? encode(answer).map((i) => labels[i])  // options' order
+      : question.type === "multiselect" ? encode(answer).map((i) => labels[i])
         : answer;
     const json = canonicalJson([memo.series, question.id, value, permanent.name, permanent.params]);
     return new TextEncoder().encode(domain + json);

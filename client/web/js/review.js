@@ -19,7 +19,7 @@ export function chances(q, mechanism, answer) {
     return notAskedChances(q, mechanism, answer) ?? mechanism.describe().text;
   }
   const d = mechanism.describe(answer);
-  if (q.type === "multiselect") return d.text;  // multiselect.js: this set's chances
+  if (q.type === "multiselect") return d.text;
   if (mechanism.name === "binary_rr" || mechanism.name === "grr") {
     if (q.type === "binary") {
       return `Your device will send ${yesNo(answer)} (your real answer) with probability ` +
