@@ -23,6 +23,7 @@ from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
 from .mechanisms.base import MAX_OPTIONS
 from .multiselect_question import MULTISELECT_KEYS, parse_multiselect_question
+from .translations import Translation, parse_hint, parse_language, parse_translations
 from .two_server.config import TwoServerConfig
 
 QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location", "multiselect")
@@ -40,7 +41,8 @@ MAX_TEXT = 2000
 # option list by the largest domain any mechanism takes.
 
 _SURVEY_KEYS = {"id", "title", "version", "description", "series", "questions",
-                "report_size_limit", "crosstabs", "collection", "two_server"}
+                "report_size_limit", "crosstabs", "collection", "two_server", "language",
+                "translations"}
 MAX_CROSSTABS = 50
 _CROSSTAB_KEYS = {"rows", "cols", "row_bins", "col_bins"}
 # Bounds of the survey-level `report_size_limit` (bytes of JSON per report `auto` accepts).
@@ -48,7 +50,7 @@ MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
-                "local_epsilon", "relevant"}
+                "local_epsilon", "relevant", "hint"}
 _TYPE_KEYS = {
     "binary": set(),
     "categorical": {"options", "groups"},
@@ -98,6 +100,8 @@ class Question:
     relevant: str | None = None
     condition: Any = field(default=None, compare=False, repr=False)
     not_asked: bool = False
+    # Text shown under the question, in the survey's base language (shared/translations.py).
+    hint: str | None = None
 
     @property
     def k(self) -> int:
@@ -158,6 +162,8 @@ class Question:
             d["max"] = self.max
         if self.relevant is not None:  # absent without skip logic: older bytes unchanged
             d["relevant"] = self.relevant
+        if self.hint is not None:  # absent without a hint: older bytes unchanged
+            d["hint"] = self.hint
         return d
 
 
@@ -203,6 +209,10 @@ class Survey:
     crosstabs: tuple[CrosstabSpec, ...] = ()
     collection: str = "ldp"  # or "two-server" (then `two_server` is set)
     two_server: TwoServerConfig | None = None
+    # Several languages (shared/translations.py, contract 4): the base text's BCP 47 tag (None:
+    # not given, "en") and the text in other languages, tag -> Translation.
+    language: str | None = None
+    translations: Mapping[str, Translation] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: Any) -> Survey:
@@ -236,6 +246,10 @@ class Survey:
         if self.two_server is not None:  # absent in the LDP mode: older bytes unchanged
             d["collection"] = self.collection
             d["two_server"] = self.two_server.to_dict()
+        if self.language is not None:  # absent when not given: older bytes unchanged
+            d["language"] = self.language
+        if self.translations:
+            d["translations"] = {tag: t.to_dict() for tag, t in self.translations.items()}
         return d
 
     def canonical_bytes(self) -> bytes:
@@ -341,9 +355,13 @@ def _parse_survey(data: Any) -> Survey:
     ids = [q["id"] for q in questions_raw]
     parsed: list[Question] = []
     for i, q in enumerate(questions_raw):  # in order: a condition reads earlier questions
-        parsed.append(_parse_question(q, places[i], size_limit, collection, tuple(parsed),
-                                      ids[i + 1:]))
+        question = _parse_question(q, places[i], size_limit, collection, tuple(parsed),
+                                   ids[i + 1:])
+        hint = parse_hint(q, places[i])
+        parsed.append(question if hint is None else _replace(question, hint=hint))
     questions = tuple(parsed)
+    language = parse_language(data)
+    translations = parse_translations(data.get("translations"), language or "en", questions)
     for where, q in zip(places, questions, strict=True):
         if q.instantaneous_epsilon is not None and series is None:
             raise SurveyError(f"{where}.instantaneous_epsilon",
@@ -352,7 +370,8 @@ def _parse_survey(data: Any) -> Survey:
     crosstabs = _crosstabs(data.get("crosstabs"), {q.id: q for q in questions}, servers)
     return Survey(id=survey_id, title=title, version=version, questions=questions,
                   description=description, series=series, report_size_limit=size_limit,
-                  crosstabs=crosstabs, collection=collection, two_server=servers)
+                  crosstabs=crosstabs, collection=collection, two_server=servers,
+                  language=language, translations=translations)
 
 
 def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:

@@ -45,7 +45,25 @@ def surveys() -> list[dict[str, Any]]:
                 {"id": "home", "type": "location", "text": "Home?", "epsilon_geo": 1,
                  "grid": {"rows": 3, "cols": 4, "cell_km": 2}, "regions": {"é 😀": ["1-2,3"]}},
                 {"id": "work", "type": "location", "text": "Work?", "epsilon_geo": 0.3,
-                 "grid": {"rows": 2, "cols": 2, "cell_km": 1 / 3}}]}).to_dict()]
+                 "grid": {"rows": 2, "cols": 2, "cell_km": 1 / 3}}]}).to_dict(),
+            translated_survey()]
+
+
+def translated_survey() -> dict[str, Any]:
+    """Contract 4: a base language, hints and several translations (the signature covers
+    every language, so the page must rebuild them byte for byte)."""
+    d = survey_dict(survey_id="multilingual")
+    d["language"] = "en"
+    d["questions"][0]["hint"] = "Cigarettes, cigars or pipes; 😀 \u2028"
+    d["questions"][2]["hint"] = "Zero if none"
+    d["translations"] = {
+        "es": {"title": "Control", "description": "Una encuesta \" breve",
+               "questions": {"smoker": {"text": "¿Fuma?", "hint": "Cigarrillos"},
+                             "mood": {"options": {"low": "bajo", "great": "genial",
+                                                  "awful": "fatal"}}}},
+        "zh-Hant": {"questions": {"drinks": {"hint": "沒有就填零"}}},
+        "ar": {"title": "تسجيل", "questions": {"mood": {"text": "كيف مزاجك؟"}}}}
+    return Survey.from_dict(d).to_dict()
 
 
 def js_canonical(js_page: Any, root: str, texts: list[str]) -> list[str]:
@@ -59,6 +77,12 @@ def js_canonical(js_page: Any, root: str, texts: list[str]) -> list[str]:
 def test_js_writes_the_bytes_python_signs(js_page: Any, web_root_url: str) -> None:
     texts = [canonical_json(s).decode() for s in surveys()]
     assert js_canonical(js_page, web_root_url, texts) == texts
+
+
+def test_js_writes_every_language_python_signs(js_page: Any, web_root_url: str) -> None:
+    """The signature verifies on the page with every language present (contract 4)."""
+    text = canonical_json(translated_survey()).decode()
+    assert js_canonical(js_page, web_root_url, [text]) == [text]
 
 
 def test_js_writes_floats_as_python_repr(js_page: Any, web_root_url: str) -> None:
@@ -94,6 +118,11 @@ def test_js_rewrites_what_is_not_canonical(js_page: Any, web_root_url: str) -> N
         canonical_json(canonical).decode().replace('"epsilon":1.0', '"epsilon":1'),
         canonical_json({**canonical, "note": "x"}).decode(),  # a key Python refuses
         canonical_json({k: v for k, v in canonical.items() if k != "description"}).decode(),
+        # a translation's key Python refuses, and one a question's translation does not have
+        canonical_json({**translated_survey(), "translations": {
+            "es": {"title": "x", "note": "y"}}}).decode(),
+        canonical_json({**translated_survey(), "translations": {
+            "es": {"questions": {"smoker": {"text": "x", "label": "y"}}}}}).decode(),
     ]
     rewritten = js_canonical(js_page, web_root_url, texts)
     assert all(a != b for a, b in zip(rewritten, texts, strict=True))

@@ -103,6 +103,7 @@ function question(q) {
     d.regions = q.regions ?? {};
   }
   if (q.relevant != null) d.relevant = q.relevant;  // skip logic: absent without it
+  if (q.hint != null) d.hint = q.hint;  // shared/translations.py: absent without a hint
   return d;
 }
 
@@ -119,6 +120,7 @@ function disclosedQuestion(q) {
     d.max = q.max;
   }
   if (q.relevant != null) d.relevant = q.relevant;
+  if (q.hint != null) d.hint = q.hint;
   return d;
 }
 
@@ -153,7 +155,49 @@ export function canonicalSurveyText(survey) {
     d.collection = survey.collection;
     d.two_server = twoServer(survey.two_server);
   }
+  // Several languages (contract 4, shared/translations.py): absent when not given.
+  if (survey.language != null) d.language = survey.language;
+  if (survey.translations != null) d.translations = translations(survey.translations);
   return pythonJson(d);
+}
+
+const isTable = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+
+/** Only the given keys of a table, each a string (Translation.to_dict keeps what is set). */
+function picked(table, keys) {
+  const d = {};
+  for (const key of keys) {
+    if (table[key] == null) continue;
+    if (typeof table[key] !== "string") throw new TypeError(`a translation's ${key} is text`);
+    d[key] = table[key];
+  }
+  return d;
+}
+
+/** Translation.to_dict() of every language: title, description, questions' text, hint and
+ * option texts, each only when given. */
+function translations(all) {
+  if (!isTable(all)) throw new TypeError("translations is a table of languages");
+  const out = {};
+  for (const [tag, t] of Object.entries(all)) {
+    if (!isTable(t)) throw new TypeError("a translation is a table");
+    const d = picked(t, ["title", "description"]);
+    if (t.questions != null) {
+      if (!isTable(t.questions)) throw new TypeError("a translation's questions is a table");
+      d.questions = {};
+      for (const [id, q] of Object.entries(t.questions)) {
+        if (!isTable(q)) throw new TypeError("a question's translation is a table");
+        const e = picked(q, ["text", "hint"]);
+        if (q.options != null) {
+          if (!isTable(q.options)) throw new TypeError("translated options are a table");
+          e.options = picked(q.options, Object.keys(q.options));
+        }
+        d.questions[id] = e;
+      }
+    }
+    out[tag] = d;
+  }
+  return out;
 }
 
 /** TwoServerConfig.to_dict() (shared/two_server/config.py): delta is a float. */
