@@ -17,14 +17,14 @@ count and the reason: a design-based estimate needs every respondent's design.
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+import orjson
 
 from ..shared.design_frame import Frame
 from ..shared.errors import AnalysisError
@@ -44,21 +44,38 @@ class SurveyVersion:
     compiled: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Respondents:
-    """Every stored submission of one survey version, in arrival order: ids and reports."""
+    """Every stored submission of one survey version, in arrival order: ids and reports.
+
+    `validated`: the reports were checked by the server when stored (read from its database);
+    reports that came over HTTP are checked again by their mechanisms before use."""
 
     ids: tuple[str, ...]
     answers: tuple[Mapping[str, Any], ...]
+    validated: bool = False
+    _columns: dict[str, tuple[np.ndarray, list[Any]]] = field(default_factory=dict,
+                                                               repr=False)
 
     @property
     def n(self) -> int:
         return len(self.ids)
 
     def column(self, qid: str) -> tuple[np.ndarray, list[Any]]:
-        """(present (n,) bool, the reports of those who answered, in order)."""
-        present = np.fromiter((qid in a for a in self.answers), dtype=bool, count=self.n)
-        return present, [a[qid] for a in self.answers if qid in a]
+        """(present (n,) bool, the reports of those who answered, in order); read once."""
+        found = self._columns.get(qid)
+        if found is None:
+            present = np.fromiter((qid in a for a in self.answers), dtype=bool, count=self.n)
+            found = self._columns[qid] = (present, [a[qid] for a in self.answers if qid in a])
+        return found
+
+    def reports(self, qid: str, mechanism: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(present, the reports of those who answered as an array: (a,) or (a, width)),
+        checked by the mechanism unless the server checked them when it stored them."""
+        present, reports = self.column(qid)
+        if not self.validated:
+            reports = mechanism.validate_reports(reports)
+        return present, np.asarray(reports)
 
 
 @dataclass(frozen=True)
@@ -67,8 +84,8 @@ class JoinedDesign:
     and where the design came from, in words."""
 
     weights: np.ndarray
-    strata: list[str] | None
-    psus: list[str] | None
+    strata: np.ndarray | None  # text labels
+    psus: np.ndarray | None
     fpc: np.ndarray | None
     groups: np.ndarray | None
     source: str
@@ -110,12 +127,12 @@ class DbSource:
         last = 0
         while True:
             rows = self.store.export_rows(self.record.id, self.record.version, last, PAGE)
-            if not rows:
-                return Respondents(tuple(ids), tuple(answers))
+            if not rows:  # stored reports were checked on the way in (ingest)
+                return Respondents(tuple(ids), tuple(answers), validated=True)
             for seq, _version, sid, _hour, reports in rows:
                 last = seq
                 ids.append(sid)
-                answers.append(json.loads(reports))
+                answers.append(orjson.loads(reports))
 
     def invite_designs(self) -> list[tuple[str | None, Any]]:
         return self.store.invite_designs(self.record.id)
@@ -214,23 +231,33 @@ class RemoteSource:
 def join_invitations(respondents: Respondents,
                      codes: Sequence[tuple[str | None, Any]]) -> JoinedDesign:
     """Each respondent's design from the invitation code their submission was made with
-    (`codes`: every designed code's submission id, None where unused, and design)."""
-    designs = {sid: design for sid, design in codes if sid is not None}
-    issued = len(codes)
+    (`codes`: every designed code's submission id, None where unused, and design). Joined
+    column by column: 10^6 respondents in about a second."""
     if not codes:
         raise AnalysisError("this survey's invitation codes carry no design: create them with "
                             "`ldpsurvey invites create --design FRAME.csv`, or join a frame at "
                             "analysis with --frame FILE --key QUESTION (docs/weights.md)")
-    rows = [designs.get(sid) for sid in respondents.ids]
-    missing = sum(1 for r in rows if r is None)
+    sids, designs = zip(*codes, strict=True)
+    weight, stratum, psu, fpc, group = zip(*designs, strict=True)
+    where = {sid: i for i, sid in enumerate(sids) if sid is not None}
+    order = np.fromiter((where.get(sid, -1) for sid in respondents.ids), dtype=np.int64,
+                        count=respondents.n)
+    missing = int((order < 0).sum())
     if missing:
         raise AnalysisError(f"{missing:,} of {respondents.n:,} submissions have no design: they "
                             "were made without an invitation code that carries one (before the "
                             "survey became invite-only, or with codes made by --count); a "
                             "design-based estimate needs every respondent's design")
-    source = "the invitation codes' designs" + (
-        f" ({respondents.n:,} of {issued:,} invited units responded)" if issued else "")
-    return _columns(rows, source)
+
+    def column(values: tuple[Any, ...], dtype: Any) -> np.ndarray | None:
+        return None if values[0] is None else np.asarray(values, dtype=dtype)[order]
+
+    source = (f"the invitation codes' designs ({respondents.n:,} of {len(codes):,} invited "
+              "units responded)")
+    weights = column(weight, float)
+    assert weights is not None
+    return JoinedDesign(weights, column(stratum, str), column(psu, str), column(fpc, float),
+                        column(group, np.int64), source)
 
 
 def equal_weights(respondents: Respondents) -> JoinedDesign:
@@ -292,6 +319,17 @@ def _key_question(version: SurveyVersion, key: str) -> Any:
     return question
 
 
+def answer_texts(question: Any, reports: np.ndarray) -> np.ndarray:
+    """Disclosed answers (checked reports, an array) as text, vectorized: option labels, yes/no,
+    integers (`key_text` for one)."""
+    if question.type == "integer":
+        return np.asarray(reports).astype(np.int64).astype(str)
+    if question.type == "binary":
+        return np.where(np.asarray(reports).astype(bool), "yes", "no")
+    labels = np.asarray([str(label) for label in question.labels])
+    return labels[np.asarray(reports).astype(np.int64)]
+
+
 def key_text(question: Any, report: Any) -> str:
     """A disclosed answer as the text of a frame id: the option label (yes/no for a yes/no
     question) or the integer."""
@@ -304,8 +342,8 @@ def key_text(question: Any, report: Any) -> str:
 
 def _columns(rows: Sequence[Any], source: str) -> JoinedDesign:
     first = rows[0]
-    strata = None if first.stratum is None else [r.stratum for r in rows]
-    psus = None if first.psu is None else [r.psu for r in rows]
+    strata = None if first.stratum is None else np.array([r.stratum for r in rows], dtype=str)
+    psus = None if first.psu is None else np.array([r.psu for r in rows], dtype=str)
     fpc = None if first.fpc is None else np.array([r.fpc for r in rows], dtype=float)
     group_of = getattr(first, "group", None)
     groups = None if group_of is None else np.array([r.group for r in rows], dtype=np.int64)

@@ -67,6 +67,19 @@ class DesignOptions:
             raise AnalysisError("--frame FILE and --key QUESTION go together")
 
 
+class RowNames(Sequence[str]):
+    """"submission <id>" for the design's error messages, made only for the row named."""
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i: Any) -> Any:
+        return f"submission {self.ids[i]}"
+
+
 @dataclass(frozen=True)
 class Weighted:
     """A survey version's respondents with their (calibrated) design, ready to estimate."""
@@ -114,8 +127,7 @@ def weighted(source: DesignSource, options: DesignOptions,
         joined = (equal_weights(respondents) if not designs and options.calibration
                   else join_invitations(respondents, designs))
     design = Design.build(joined.weights, joined.strata, joined.psus, joined.fpc,
-                          lonely_psu=options.lonely_psu, row_names=[
-                              f"submission {sid}" for sid in respondents.ids])
+                          lonely_psu=options.lonely_psu, row_names=RowNames(respondents.ids))
     if options.calibration is not None:
         say(f"calibrating: {options.calibration.describe()}...")
         design = calibrated(design, options.calibration, version, respondents)
@@ -127,9 +139,8 @@ def pseudo_values(w: Weighted, qid: str) -> PseudoValues:
     (the sum of its options' indicators; its randomization variance estimate g² − g)."""
     question = w.version.compiled.survey.question(qid)
     mechanism = w.version.compiled.mechanisms[qid]
-    present, reports = w.respondents.column(qid)
-    reports = mechanism.validate_reports(reports)
-    pv = question_pseudo_values(question, mechanism, np.asarray(reports), present)
+    present, reports = w.respondents.reports(qid, mechanism)
+    pv = question_pseudo_values(question, mechanism, reports, present)
     groups = getattr(mechanism, "groups", {}) if pv.kind == "shares" else {}
     if not groups:
         return pv
@@ -242,10 +253,9 @@ def subgroup_document(w: Weighted, by: str, confidence: float,
     compiled = w.version.compiled
     question = grouping_question(compiled, by)
     labels, group_of = grouping(question, compiled.mechanisms[by], bins)
-    present, reports = w.respondents.column(by)
-    reports = compiled.mechanisms[by].validate_reports(reports)
+    present, reports = w.respondents.reports(by, compiled.mechanisms[by])
     codes = np.full(w.respondents.n, -1, dtype=np.int64)
-    codes[present] = [group_of(r) for r in reports]
+    codes[present] = [group_of(r) for r in reports.tolist()]
     variance = w.variance()
     randomized = {q.id for q in compiled.survey.questions if not q.disclosed}
     parts = []

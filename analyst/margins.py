@@ -48,7 +48,7 @@ from ..shared.design import (
     require_disclosed,
 )
 from ..shared.errors import CalibrationError
-from .design_data import Respondents, SurveyVersion, key_text
+from .design_data import Respondents, SurveyVersion, answer_texts
 
 POPULATION = "(population)"
 TOTAL = "total"
@@ -97,7 +97,8 @@ def calibrated(design: Design, calibration: Calibration, version: SurveyVersion,
     if calibration.method == "poststratify":
         questions, totals = _cells(text, name)
         cells = _answers(version, respondents, questions, name)
-        labels = [_cell_label(questions, row) for row in zip(*cells, strict=True)]
+        labels = cells[0] if len(cells) == 1 else [
+            _cell_label(questions, row) for row in zip(*cells, strict=True)]
         margin = Margin(" × ".join(questions), labels,
                         {_cell_label(questions, key): total for key, total in totals.items()})
         return poststratify(design, margin)
@@ -140,11 +141,11 @@ def _linear(design: Design, calibration: Calibration, version: SurveyVersion,
         if question.type != "integer":
             raise CalibrationError(f"{name}: {qid!r} is {question.type}: give its categories' "
                                    "totals (an empty value is the total of an integer answer)")
-        present, reports = respondents.column(qid)
+        present, reports = respondents.reports(qid, version.compiled.mechanisms[qid])
         if not present.all():
             raise CalibrationError(f"{int((~present).sum()):,} respondent(s) did not answer "
                                    f"{qid!r}: a calibration variable must be known for everyone")
-        columns.append(np.asarray(reports, dtype=float)[:, None])
+        columns.append(reports.astype(float)[:, None])
         extra.append(t[""])
         names.append(qid)
     bounds = calibration.bounds or (-math.inf, math.inf)
@@ -170,14 +171,15 @@ def _disclosed(version: SurveyVersion, qid: str, name: str) -> Any:
 
 
 def _answers(version: SurveyVersion, respondents: Respondents, questions: Sequence[str],
-             name: str) -> list[list[str | None]]:
-    """Per question, each respondent's answer as text (None: not answered)."""
+             name: str) -> list[np.ndarray]:
+    """Per question, each respondent's answer as text (None: not answered), an object array."""
     out = []
     for qid in questions:
         question = _disclosed(version, qid, name)
-        mechanism = version.compiled.mechanisms[qid]
-        out.append([None if qid not in a else key_text(question, mechanism.validate_report(a[qid]))
-                    for a in respondents.answers])
+        present, reports = respondents.reports(qid, version.compiled.mechanisms[qid])
+        texts = np.full(respondents.n, None, dtype=object)
+        texts[present] = answer_texts(question, reports)
+        out.append(texts)
     return out
 
 

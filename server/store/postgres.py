@@ -329,9 +329,9 @@ class PgStore:
         with self._read() as conn:
             rows = conn.execute(
                 "SELECT submission_id, weight, stratum, psu, fpc, random_group FROM invites "
-                "WHERE survey_id = %s AND weight IS NOT NULL ORDER BY code_sha256",
-                (survey_id,)).fetchall()
-        return [(sid, InviteDesign(*design)) for sid, *design in rows]
+                "WHERE survey_id = %s AND weight IS NOT NULL", (survey_id,)).fetchall()
+        make = InviteDesign._make
+        return [(row[0], make(row[1:])) for row in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:
         if not _fits(survey_id):

@@ -327,8 +327,9 @@ class SqliteStore:
     def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:
         rows = self._conn().execute(
             "SELECT submission_id, weight, stratum, psu, fpc, random_group FROM invites "
-            "WHERE survey_id = ? AND weight IS NOT NULL ORDER BY code_sha256", (survey_id,))
-        return [(sid, InviteDesign(*design)) for sid, *design in rows]
+            "WHERE survey_id = ? AND weight IS NOT NULL", (survey_id,))
+        make = InviteDesign._make
+        return [(row[0], make(row[1:])) for row in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:
         conn = self._conn()

@@ -1,0 +1,175 @@
+"""`ldpsurvey report --db ... --rake margins.csv` on a large stored survey: the whole analyst
+path of design-based estimates, from the database to the estimate document.
+
+    .venv/bin/python bench/bench_design_report.py [--n 1000000] [--keep DIR]
+
+A SQLite database with N stored submissions of a 10-question survey (3 disclosed covariates:
+sex 2, age band 6, region 5; 7 randomized: binary_rr, grr k = 3 and 5, oue k = 8,
+ordinal_exp k = 5, geometric 0..30, forced_response), each made with an invitation code that
+carries its unit's design (20 strata, 2,000 PSUs, unequal weights, an fpc). The rows are
+written with SQL (setup, not timed; aggregates rebuilt by `recompute`). Timed, wall and CPU:
+reading the submissions and designs (`DbSource`), joining and building the design, raking to
+the 3 margins, the estimate document of every question (linearized), and the whole
+`ldpsurvey report --format json` command. bench/bench_design.py times the library alone on
+arrays (goal < 3 s at 10^6); this one says what reading the store adds.
+
+Simulation only: numpy generators draw the data here; nothing is a device's report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+SURVEY = {
+    "id": "bench-design", "title": "Design bench", "version": 1,
+    "questions": [
+        {"id": "sex", "text": "sex", "type": "categorical", "options": ["f", "m"],
+         "disclosed": True},
+        {"id": "age_band", "text": "age", "type": "categorical",
+         "options": ["18-24", "25-34", "35-44", "45-54", "55-64", "65+"], "disclosed": True},
+        {"id": "region", "text": "region", "type": "categorical",
+         "options": ["n", "s", "e", "w", "c"], "disclosed": True},
+        {"id": "smoker", "text": "q1", "type": "binary", "epsilon": 1.0,
+         "mechanism": "binary_rr"},
+        {"id": "mood", "text": "q2", "type": "categorical", "epsilon": 1.0,
+         "options": ["a", "b", "c"], "mechanism": "grr"},
+        {"id": "sport", "text": "q3", "type": "categorical", "epsilon": 1.0,
+         "options": ["a", "b", "c", "d", "e"], "mechanism": "grr"},
+        {"id": "media", "text": "q4", "type": "categorical", "epsilon": 1.0,
+         "options": list("abcdefgh"), "mechanism": "oue"},
+        {"id": "health", "text": "q5", "type": "ordinal", "epsilon": 1.0,
+         "options": list("abcde"), "mechanism": "ordinal_exp"},
+        {"id": "drinks", "text": "q6", "type": "integer", "epsilon": 1.0, "min": 0,
+         "max": 30, "mechanism": "geometric"},
+        {"id": "cannabis", "text": "q7", "type": "binary", "mechanism": "forced_response",
+         "params": {"p_truth": "3/4", "forced": {"yes": "1/6", "no": "1/12"}}},
+    ],
+}
+MARGINS = {"sex": [0.49, 0.51], "age_band": [0.12, 0.18, 0.17, 0.17, 0.16, 0.20],
+           "region": [0.2, 0.25, 0.15, 0.3, 0.1]}
+POPULATION = 50_000_000
+
+
+def build(folder: Path, n: int, rng: np.random.Generator) -> Path:
+    """The database (and margins.csv) for n submissions; returns the database path."""
+    from ldpsurvey.server.aggregation import recompute
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.surveys import publish
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.mechanisms.base import plain
+    from ldpsurvey.shared.survey import Survey
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from support.server_data import manifest
+
+    db = folder / "bench.db"
+    store = open_store(db)
+    create_token(store, "bench")
+    record, _ = publish(store, manifest(SURVEY))
+    survey = Survey.from_dict(SURVEY)
+    columns = {}
+    for q in survey.questions:
+        m = mechanism_for(q)
+        if q.id in MARGINS:
+            truth = rng.choice(m.k, size=n, p=MARGINS[q.id])
+        else:
+            truth = rng.integers(0, min(m.k, 12), size=n)
+        columns[q.id] = plain(m.perturb_many(truth, rng))
+    qids = [q.id for q in survey.questions]
+    strata = rng.integers(0, 20, size=n)
+    psus = strata * 100 + rng.integers(0, 100, size=n)
+    weights = 500.0 + 100.0 * strata + rng.random(n) * 50.0
+    ids = [f"00000000-0000-4000-8000-{i:012d}" for i in range(n)]
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO invite_surveys (survey_id, created) VALUES (?, 'bench')",
+                 (SURVEY["id"],))
+    conn.executemany(
+        "INSERT INTO submissions (survey_id, version, submission_id, received_hour, reports) "
+        "VALUES (?, 1, ?, '2026-01-01T00:00:00Z', ?)",
+        ((SURVEY["id"], ids[i], orjson.dumps({q: columns[q][i] for q in qids}).decode())
+         for i in range(n)))
+    conn.executemany(
+        "INSERT INTO invites (code_sha256, survey_id, submission_id, weight, stratum, psu, "
+        "fpc) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ((hashlib.sha256(ids[i].encode()).hexdigest(), SURVEY["id"], ids[i],
+          float(weights[i]), f"s{strata[i]}", f"p{psus[i]}", 1000.0) for i in range(n)))
+    conn.commit()
+    conn.close()
+    del record
+    recompute(store, SURVEY["id"], fix=True)
+    store.close()
+    lines = ["question,value,total"]
+    for qid, shares in MARGINS.items():
+        labels = next(q["options"] for q in SURVEY["questions"] if q["id"] == qid)
+        lines += [f"{qid},{label},{POPULATION * s!r}" for label, s in zip(labels, shares,
+                                                                           strict=True)]
+    (folder / "margins.csv").write_text("\n".join(lines) + "\n")
+    return db
+
+
+def timed(label: str, work):
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    print(f"  {label:<48} {time.perf_counter() - wall:7.2f} s wall "
+          f"{time.process_time() - cpu:7.2f} s CPU", flush=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the database here")
+    args = parser.parse_args()
+    from ldpsurvey.analyst.design_data import db_source
+    from ldpsurvey.analyst.design_estimates import (
+        DesignOptions,
+        estimate_document,
+        weighted,
+    )
+    from ldpsurvey.analyst.margins import Calibration
+
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="ldp-bench-design-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "bench.db"
+    print(f"design-based report on {args.n:,} stored submissions (10 questions, 20 strata, "
+          f"2,000 PSUs, raked to 3 margins)", flush=True)
+    if not db.exists():
+        timed("setup: writing the database (not the path)",
+              lambda: build(folder, args.n, np.random.default_rng(2026)))
+    options = DesignOptions(calibration=Calibration("rake", folder / "margins.csv"))
+    with db_source(str(db), SURVEY["id"], None) as source:
+        respondents = timed("read the submissions (DbSource.respondents)",
+                            source.respondents)
+        designs = timed("read the designs (Store.invite_designs)", source.invite_designs)
+        del respondents, designs
+        w = timed("read + join + Design.build + rake (weighted)",
+                  lambda: weighted(source, options))
+        unweighted = source.estimates(0.95)
+        timed("estimate document, 10 questions, linearized",
+              lambda: estimate_document(w, 0.95, unweighted))
+    exe = shutil.which("ldpsurvey", path=str(Path(sys.executable).parent))
+    command = [exe or sys.executable, "report", "--db", str(db), "--survey", SURVEY["id"],
+               "--rake", str(folder / "margins.csv"), "--format", "json"]
+    out = timed("ldpsurvey report --rake --format json (whole command)",
+                lambda: subprocess.run(command, capture_output=True, check=True))
+    doc = json.loads(out.stdout)
+    print(f"  ({doc['n_submissions']:,} respondents; {doc['design']['description']})")
+    if args.keep is None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
