@@ -108,6 +108,10 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     for qid in (spec.outcome, *spec.covariates):
         if qid not in questions:
             raise AnalysisError(f"the survey has no question {qid!r}", {"question": qid})
+        if questions[qid].type == "multiselect":  # shares that overlap: no one answer per person
+            raise AnalysisError(f"{qid!r} is a multiselect question: a respondent may select "
+                                "several options, so it is neither an outcome nor a covariate "
+                                "of this regression", {"question": qid})
     if spec.outcome in spec.covariates:
         raise AnalysisError("the outcome cannot also be a covariate")
     if len(set(spec.covariates)) != len(spec.covariates):

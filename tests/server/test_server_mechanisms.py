@@ -104,3 +104,19 @@ def test_hostile_multiselect_report_is_refused_and_nothing_is_stored(client, aut
         assert "error" in response.get_json()
     est = client.get("/api/surveys/mech/estimates", headers=auth).get_json()["questions"][0]
     assert est["n"] == 0
+
+
+def test_a_multiselect_question_is_refused_by_regression_and_ad_hoc_crosstabs(client, auth):
+    """Its options overlap: no regression outcome or covariate, no crosstab side (422 with the
+    reason, never a wrong fit)."""
+    data = multiselect_survey("option_rr")
+    data["questions"].append({"id": "smoker", "text": "Smoke?", "type": "binary",
+                              "epsilon": 1.0})
+    assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    for query in ("outcome=smoker&covariates=q", "outcome=q&covariates=smoker"):
+        response = client.get(f"/api/surveys/mech/regression?{query}", headers=auth)
+        assert response.status_code == 422, response.get_json()
+        assert "multiselect question" in response.get_json()["error"]["message"]
+    response = client.get("/api/surveys/mech/crosstab?rows=q&cols=smoker", headers=auth)
+    assert response.status_code == 422, response.get_json()
+    assert "its options overlap" in response.get_json()["error"]["message"]
