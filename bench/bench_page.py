@@ -10,7 +10,9 @@ from the start of navigation. Size is every byte the page loads (HTML, CSS, JS m
 manifest is data and reported apart): raw, gzip -9 of each file, and on the wire (the server
 sends them gzip-compressed, server/page_files.py). A survey with a location question is
 measured too: its page also loads the location modules (js/optional.js), which a plain
-survey's page does not (nor the two-server ones, loaded only for two-server surveys).
+survey's page does not (nor the two-server ones, loaded only for two-server surveys). The
+sample survey has a check-all-that-apply question, so its page loads js/multiselect.js (the
+multiselect randomizers and checkboxes), which a survey without one does not.
 Targets (issue 10, issue 32): interactive < 1 s on a local server; a plain survey's page
 < 200 kB raw and < 64 kB gzipped.
 """
