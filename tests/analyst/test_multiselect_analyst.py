@@ -132,3 +132,14 @@ def test_every_format_shows_shares_and_the_mean_number_selected(report) -> None:
     html = render(report, "html")
     assert 'alt="chart of the estimates for substances"' in html
     assert "mean number selected" in html
+
+
+def test_the_doc_quotes_the_reviews_own_words() -> None:
+    from ldpsurvey.client.multiselect_words import chances
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.survey import load_survey
+
+    q = load_survey(ROOT / "shared" / "samples" / "sensitive.toml").question("substances")
+    said = chances(q, mechanism_for(q), ["opioids"])
+    doc = " ".join((ROOT / DOC).read_text(encoding="utf-8").split())
+    assert f'"{said}"' in doc

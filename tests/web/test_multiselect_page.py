@@ -195,3 +195,34 @@ def test_a_two_server_multiselect_upload_is_counted(pair, page, tmp_path, local)
     [q] = collected["estimates"]["questions"]
     assert [c["value"] for c in q["categories"]] == OPTIONS
     assert page.problems == []
+
+
+def test_the_pages_words_are_respond_s_for_every_mechanism(js_page, web_root_url):
+    """describe(), the chances for an answer and a report's words: the same strings as
+    client/multiselect_words.py for each mechanism, sizes of sets and shapes."""
+    from ldpsurvey.client.multiselect_words import describe, report_words
+    from support.sources import SeededSource
+
+    cases, expected = [], []
+    for name, m, least in (("option_rr", 3, 0), ("set_ue", 2, 1), ("psfo_grr", 1, 0),
+                           ("psfo_grr", 5, 1), ("psfo_olh", 3, 0)):
+        data = {"id": "w", "title": "w", "version": 1, "questions": [
+            {"id": "q", "text": "q", "type": "multiselect", "mechanism": name, "epsilon": 1.5,
+             "options": OPTIONS, "max_selected": m, "required_min": least}]}
+        q = Survey.from_dict(data).questions[0]
+        mech = mechanism_for(q)
+        for answer in ([], OPTIONS[:1], OPTIONS[:m]):
+            if len(answer) < least:
+                continue
+            report = json.loads(json.dumps(mech.perturb(answer, SeededSource(len(cases)))))
+            cases.append([q.to_dict(), answer, report])
+            expected.append([describe(q, mech), chances(q, mech, answer),
+                             report_words(q, mech, report)])
+    got = js_page.evaluate("""async ([root, cases]) => {
+      const M = await import(root + "js/mechanisms.js");
+      return cases.map(([q, answer, report]) => {
+        const mech = M.mechanismFor(q);
+        return [mech.describe().text, mech.describe(answer).text, mech.explainReport(report)];
+      });
+    }""", [web_root_url, cases])
+    assert got == expected
