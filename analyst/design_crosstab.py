@@ -107,7 +107,7 @@ def crosstab_document(w: Weighted, rows_qid: str, cols_qid: str,
         "row_shares": row_cells, "col_shares": col_cells,
         "col_given_row": col_given_row,
         "row_given_col": [[row_given_col_t[b][a] for b in range(k2)] for a in range(k1)],
-        "notes": [NOTE.format(design=d["description"], variance=d["variance"])],
+        "notes": [NOTE.format(design=d["description"], variance=d["variance_description"])],
         "design": d,
     }
 

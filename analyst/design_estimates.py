@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from .design_data import (
 from .margins import Calibration, calibrated
 
 VARIANCES = ("linearized", "jk1", "jkn", "bootstrap")
+LINEARIZED = "linearized (ultimate cluster, with replacement; Taylor series)"
 NOTE = ("design-based: the respondents weighted by their sampling design; 'deff' is the "
         "variance over that of a simple random sample of as many true answers, split into "
         "sampling (the design) × privacy (the randomization)")
@@ -91,10 +93,19 @@ class Weighted:
     options: DesignOptions
 
     def variance(self) -> Any:
+        """"linearized", or the replicate weights (built once)."""
+        return self._replicates
+
+    @cached_property
+    def _replicates(self) -> Any:
         if self.options.variance == "linearized":
             return "linearized"
         return build_replicates(self.design, self.options.variance,
                                 replicates=self.options.replicates)
+
+    def variance_description(self) -> str:
+        variance = self.variance()
+        return (LINEARIZED if isinstance(variance, str) else variance.describe())
 
     def describe(self) -> dict[str, Any]:
         """The document's `design` block."""
@@ -104,7 +115,8 @@ class Weighted:
                 "population": finite_or_none(float(d.weights.sum())),
                 "fpc": d.has_fpc, "lonely_psu": d.lonely_psu,
                 "calibration": [step.describe() for step in d.calibration],
-                "variance": self.options.variance}
+                "variance": self.options.variance,
+                "variance_description": self.variance_description()}
 
 
 def weighted(source: DesignSource, options: DesignOptions,

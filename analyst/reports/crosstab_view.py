@@ -236,7 +236,9 @@ def summary_line(report: CrosstabReport) -> str:
 def std_error_line(report: CrosstabReport) -> str:
     """Which variance the intervals use, said in every human-readable format."""
     if report.document.get("design"):
-        return ("Std errors: design-based (" + str(report.document["design"].get("variance"))
+        design = report.document["design"]
+        return ("Std errors: design-based ("
+                + str(design.get("variance_description") or design.get("variance"))
                 + "), over the PSUs within strata of the sampling design.")
     return ("Std errors: the sample variance of the per-submission values, or where marked "
             f"{FLOOR_MARK} the exact variance at the estimate projected to the simplex (the "

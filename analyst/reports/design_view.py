@@ -81,7 +81,8 @@ def design_lines(report: Report) -> list[str]:
     if not design:
         return []
     lines = [f"design: {design.get('description')}",
-             f"  from {design.get('source')}; variance {design.get('variance')}"
+             f"  from {design.get('source')}; variance "
+             f"{design.get('variance_description') or design.get('variance')}"
              + (f"; population {float(design['population']):,.0f}"
                 if design.get("population") is not None else "")]
     if design.get("note"):
@@ -135,7 +136,7 @@ def html_design(report: Report) -> str:
     if not design:
         return ""
     items = [("design", design.get("description")), ("from", design.get("source")),
-             ("variance", design.get("variance")),
+             ("variance", design.get("variance_description") or design.get("variance")),
              ("single-PSU strata", design.get("lonely_psu"))]
     rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(str(v))}</td></tr>"
                    for k, v in items if v is not None)

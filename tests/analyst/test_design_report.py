@@ -503,7 +503,7 @@ emit(list(joint = coef(j), joint_se = SE(j), cond = coef(given_yes),
     assert low["std_error"] == pytest.approx(r["low_se"][0], rel=1e-7)
     table_text = report(built, "--rake", margins, "--crosstab", "smoker", "mood").stdout
     assert "weighted by their sampling design" in table_text
-    assert "Std errors: design-based (linearized)" in table_text
+    assert "Std errors: design-based (linearized (ultimate cluster" in table_text
     refused = report(built, "--weighted", "--crosstab", "drinks", "smoker")
     assert "'drinks' is integer" in error_line(refused)
 
