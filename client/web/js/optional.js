@@ -1,7 +1,8 @@
 // The modules only some surveys need, loaded with import() once the signed survey says so: a
 // survey without location questions never loads the location channel or the grid picker, and
-// one collected by a single server never loads the two-server flow, Prio3 or HPKE. The page
-// weighs less for everyone else (issue 32; tests/web/test_page_weight.py).
+// one collected by a single server never loads the two-server flow, Prio3 or HPKE; one without
+// skip logic never loads the conditions' parser. The page weighs less for everyone else
+// (issue 32; tests/web/test_page_weight.py).
 //
 // manifest.js loads them (loadFor) after the signature and shape checks and before any
 // mechanism is built; the synchronous code that uses them (mechanisms.js, form.js, page.js)
@@ -14,6 +15,7 @@ const IMPORTS = Object.freeze({
   twoServerVerify: () => import("./twoserver/verify.js"),
   twoServer: () => import("./twoserver/flow.js"),
   multiselect: () => import("./multiselect.js"),
+  conditions: () => import("./conditions.js"),
 });
 
 const modules = {};
@@ -23,6 +25,7 @@ export function needed(survey) {
   const names = [];
   if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker");
   if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
+  if (survey.questions.some((q) => q && q.relevant !== undefined)) names.push("conditions");
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
   }

@@ -3,7 +3,7 @@
 // reads a randomized answer is always sent, as a randomized "not asked" when it does not apply
 // (docs/skip-logic.md); one whose condition reads disclosed answers only sends nothing then.
 
-import { ConditionError, parseCondition } from "./conditions.js";
+import { loaded } from "./optional.js";  // conditions.js, for surveys with skip logic only
 
 export const NOT_ASKED = "(not asked)";
 export const MAX_NOT_ASKED_OPTIONS = 1025;
@@ -31,6 +31,7 @@ export function skipPlan(survey) {
       plan.set(q.id, { condition: null, notAsked: false });
       return;
     }
+    const { ConditionError, parseCondition } = loaded("conditions");
     let condition;
     try {
       if (typeof q.relevant !== "string") throw new ConditionError("syntax", 0, "not text");
