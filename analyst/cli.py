@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "outbox": "ldpsurvey.client.cli:outbox",
     "page": "ldpsurvey.client.page_cli:page",
     "plan": "ldpsurvey.analyst.plan_cli:plan",
+    "import": "ldpsurvey.analyst.import_cli:import_group",
     "serve": "ldpsurvey.server.cli:serve",
     "token": "ldpsurvey.server.cli:token",
     "keys": "ldpsurvey.analyst.publish_cli:keys",

@@ -1,0 +1,474 @@
+"""XLSForm expressions (`relevant`, `constraint`) read into a small tree, and translated.
+
+XLSForm writes conditions in XPath with `${name}` references: `${used} = 'yes'`,
+`selected(${subs}, 'cannabis')`, `count-selected(${subs}) >= 2`, `not(${age} > 30)`, joined by
+`and`/`or`. This module reads the subset that has a meaning in ldpsurvey and refuses the rest
+by name (`ExpressionError`, whose message says what is not supported): arithmetic, paths,
+and every function other than selected(), count-selected(), not(), true() and false().
+
+`translate_relevant` writes a tree in ldpsurvey's condition language (contract 3,
+shared/conditions.py) with the same value on every answer, the XLSForm empty value included:
+a question that was not asked or not answered is '' in XPath, and every comparison with it is
+false except `!=` (true), count-selected() of it is 0; contract 3 has exactly that rule. So
+`${used} = 'no'` becomes `used == false` (false when `used` was not asked), never `not used`.
+A select_one compared by order with a number (`${freq} >= 3`, numeric choice names) becomes
+`freq in [...]` listing the options whose names satisfy it. `range_of` and `count_bounds` read
+the constraints ldpsurvey keeps: a range on an integer (`. >= 0 and . <= 30`) and a bound on the
+number of options checked (`count-selected(.) <= 3`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..shared.errors import LdpSurveyError
+
+MAX_EXPRESSION = 2000  # characters (a condition's bound in ldpsurvey)
+MAX_DEPTH = 32
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<ref>\$\{(?P<name>[^}\s]*)\})
+  | (?P<str>'[^']*'|"[^"]*")
+  | (?P<num>-?\d+(?:\.\d+)?|-?\.\d+)
+  | (?P<op>!=|<=|>=|=|<|>|\(|\)|,|\.\.|\.|\+|\*|-|\||/|\[|\]|@)
+  | (?P<word>[A-Za-z_][\w:.-]*)
+""", re.X)
+_COMPARE = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+SUPPORTED = ("=, !=, <, <=, >, >=, and, or, not(), selected(), count-selected(), true(), "
+             "false()")
+
+
+class ExpressionError(LdpSurveyError):
+    """An XLSForm expression that has no ldpsurvey counterpart; the message says why."""
+
+    code = "unsupported_expression"
+
+
+@dataclass(frozen=True)
+class Node:
+    """`kind`: or/and (items), not (items[0]), cmp (op, items = (left, right)), ref (name),
+    self (`.`), str/num (value), call (name, items = args), bool (value)."""
+
+    kind: str
+    items: tuple[Node, ...] = ()
+    op: str = ""
+    name: str = ""
+    value: Any = None
+
+
+def parse(text: str) -> Node:
+    """The tree of an XLSForm expression; ExpressionError for what it cannot read."""
+    if len(text) > MAX_EXPRESSION:
+        raise ExpressionError(f"longer than {MAX_EXPRESSION} characters")
+    tokens = _tokens(text)
+    parser = _Parser(tokens)
+    node = parser.or_expr(0)
+    if parser.peek() is not None:
+        raise ExpressionError(f"unexpected {parser.peek()[1]!r}")
+    return node
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(text):
+        m = _TOKEN.match(text, i)
+        if m is None:
+            raise ExpressionError(f"unexpected character {text[i]!r}")
+        i = m.end()
+        kind = m.lastgroup
+        if kind == "space":
+            continue
+        if kind == "name":  # the inner group of ref matched last
+            kind = "ref"
+        value = m.group("name") if kind == "ref" else m.group(kind)
+        out.append((kind, value))
+    return out
+
+
+class _Parser:
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.i = 0
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str]:
+        token = self.peek()
+        if token is None:
+            raise ExpressionError("the expression ends too early")
+        self.i += 1
+        return token
+
+    def word(self, word: str) -> bool:
+        token = self.peek()
+        return token is not None and token[0] == "word" and token[1] == word
+
+    def or_expr(self, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise ExpressionError(f"nested more than {MAX_DEPTH} deep")
+        items = [self.and_expr(depth)]
+        while self.word("or"):
+            self.take()
+            items.append(self.and_expr(depth))
+        return items[0] if len(items) == 1 else Node("or", tuple(items))
+
+    def and_expr(self, depth: int) -> Node:
+        items = [self.comparison(depth)]
+        while self.word("and"):
+            self.take()
+            items.append(self.comparison(depth))
+        return items[0] if len(items) == 1 else Node("and", tuple(items))
+
+    def comparison(self, depth: int) -> Node:
+        left = self.primary(depth)
+        token = self.peek()
+        if token is not None and token[0] == "op" and token[1] in _COMPARE:
+            self.take()
+            right = self.primary(depth)
+            after = self.peek()
+            if after is not None and after[0] == "op" and after[1] in _COMPARE:
+                raise ExpressionError("chained comparisons (a = b = c) are not supported")
+            return Node("cmp", (left, right), op=_COMPARE[token[1]])
+        return left
+
+    def primary(self, depth: int) -> Node:
+        kind, value = self.take()
+        if kind == "ref":
+            if not value:
+                raise ExpressionError("an empty ${} reference")
+            return Node("ref", name=value)
+        if kind == "str":
+            return Node("str", value=value[1:-1])
+        if kind == "num":
+            return Node("num", value=float(value) if "." in value else int(value))
+        if kind == "op" and value == ".":
+            return Node("self")
+        if kind == "op" and value == "(":
+            inner = self.or_expr(depth + 1)
+            if self.take() != ("op", ")"):
+                raise ExpressionError("a '(' is not closed")
+            return inner
+        if kind == "word":
+            token = self.peek()
+            if token == ("op", "("):
+                return self.call(value, depth)
+            raise ExpressionError(f"{value!r} is not something ldpsurvey can read (write "
+                                  "${name} for a question)")
+        if (kind == "op" and value in "+-*|/[]@") or value == "..":
+            raise ExpressionError(f"{value!r}: arithmetic, paths and predicates are not "
+                                  f"supported (only {SUPPORTED})")
+        raise ExpressionError(f"unexpected {value!r}")
+
+    def call(self, name: str, depth: int) -> Node:
+        self.take()  # "("
+        args: list[Node] = []
+        if self.peek() != ("op", ")"):
+            args.append(self.or_expr(depth + 1))
+            while self.peek() == ("op", ","):
+                self.take()
+                args.append(self.or_expr(depth + 1))
+        if self.take() != ("op", ")"):
+            raise ExpressionError(f"{name}( is not closed")
+        if name == "not":
+            _arity(name, args, 1)
+            return Node("not", (args[0],))
+        if name in ("true", "false"):
+            _arity(name, args, 0)
+            return Node("bool", value=name == "true")
+        if name == "selected":
+            _arity(name, args, 2)
+        elif name == "count-selected":
+            _arity(name, args, 1)
+        else:
+            raise ExpressionError(f"{name}() is not supported (only {SUPPORTED})")
+        return Node("call", tuple(args), name=name)
+
+
+def _arity(name: str, args: list[Node], n: int) -> None:
+    if len(args) != n:
+        raise ExpressionError(f"{name}() takes {n} argument{'' if n == 1 else 's'}")
+
+
+def references(node: Node) -> list[str]:
+    """Every ${name} an expression reads, in order of first appearance."""
+    seen: list[str] = []
+
+    def visit(n: Node) -> None:
+        if n.kind == "ref" and n.name not in seen:
+            seen.append(n.name)
+        for item in n.items:
+            visit(item)
+
+    visit(node)
+    return seen
+
+
+# --- relevant -> ldpsurvey condition ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a condition needs to know of a question it reads, as ldpsurvey will hold it.
+
+    `type`: binary, categorical, ordinal, integer or multiselect; `options`: XLSForm choice
+    name -> ldpsurvey option label (selects); `yes`/`no`: the choice names of a binary
+    question's two answers; `answered`: the condition (ldpsurvey text, or None for always)
+    under which the question is surely answered when asked, for `${q} != ''` (None in
+    `answered_known` when it can be skipped: optional)."""
+
+    id: str
+    type: str
+    options: Mapping[str, str]
+    yes: str = ""
+    no: str = ""
+    relevant: str | None = None
+    optional: bool = False
+
+
+# A translated condition: ldpsurvey text with its precedence, or a constant.
+@dataclass(frozen=True)
+class _Out:
+    text: str = ""
+    level: int = 3  # 1: or, 2: and, 3: atomic (comparison, not ..., call)
+    const: bool | None = None
+
+
+_TRUE, _FALSE = _Out(const=True), _Out(const=False)
+
+
+def translate_relevant(node: Node, lookup: Callable[[str], Target]) -> str | None:
+    """The ldpsurvey condition with the value of this XLSForm `relevant` on every answer;
+    None when it always holds. ExpressionError when it cannot be written (the message says
+    why); `lookup` raises ExpressionError for a reference that cannot be read."""
+    out = _condition(node, lookup)
+    if out.const is True:
+        return None
+    if out.const is False:
+        raise ExpressionError("never holds: the question would never be asked")
+    return out.text
+
+
+def _condition(node: Node, lookup: Callable[[str], Target]) -> _Out:
+    if node.kind in ("or", "and"):
+        parts = [_condition(item, lookup) for item in node.items]
+        absorbing = node.kind == "or"  # true absorbs an or, false an and
+        if any(p.const is absorbing for p in parts):
+            return _Out(const=absorbing)
+        parts = [p for p in parts if p.const is None]
+        if not parts:
+            return _Out(const=not absorbing)
+        if len(parts) == 1:
+            return parts[0]
+        level = 1 if node.kind == "or" else 2
+        return _Out(f" {node.kind} ".join(p.text if p.level >= level else f"({p.text})"
+                                          for p in parts), level)
+    if node.kind == "not":
+        inner = _condition(node.items[0], lookup)
+        if inner.const is not None:
+            return _Out(const=not inner.const)
+        return _Out(f"not {inner.text}" if inner.level == 3 and not inner.text.startswith(
+            "not ") else f"not ({inner.text})", 3)
+    if node.kind == "bool":
+        return _Out(const=bool(node.value))
+    if node.kind == "cmp":
+        return _comparison(node, lookup)
+    if node.kind == "call" and node.name == "selected":
+        return _selected(node, lookup)
+    if node.kind == "call":
+        raise ExpressionError(f"{node.name}() is a number here: compare it (e.g. "
+                              f"{node.name}(${{q}}) >= 1)")
+    raise ExpressionError(_what(node) + " is not a condition: compare it (e.g. ${q} = 'yes')")
+
+
+def _what(node: Node) -> str:
+    return {"ref": f"${{{node.name}}}", "self": "'.'", "str": repr(node.value),
+            "num": str(node.value)}.get(node.kind, node.kind)
+
+
+def _target(node: Node, lookup: Callable[[str], Target]) -> Target:
+    if node.kind == "self":
+        raise ExpressionError("'.' (this question's own answer) cannot be read in relevant")
+    return lookup(node.name)
+
+
+def _selected(node: Node, lookup: Callable[[str], Target]) -> _Out:
+    ref, value = node.items
+    if ref.kind != "ref":
+        raise ExpressionError("selected() reads a question: selected(${q}, 'choice')")
+    target = _target(ref, lookup)
+    if value.kind not in ("str", "num"):
+        raise ExpressionError("selected()'s second argument must be a choice name in quotes")
+    name = str(value.value)
+    if target.type == "multiselect":
+        return _Out(f"selected({target.id}, {_quoted(_label(target, name))})")
+    if target.type in ("binary", "categorical", "ordinal"):
+        return _equals(target, "==", name)
+    raise ExpressionError(f"selected() reads a select question; ${{{ref.name}}} is "
+                          f"{target.type}")
+
+
+def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
+    left, right = node.items
+    op = node.op
+    if left.kind not in ("ref", "call", "self") and right.kind in ("ref", "call", "self"):
+        left, right, op = right, left, _FLIP[op]
+    if left.kind == "call" and left.name == "count-selected":
+        arg = left.items[0]
+        if arg.kind != "ref":
+            raise ExpressionError("count-selected() reads a question: count-selected(${q})")
+        target = _target(arg, lookup)
+        if target.type != "multiselect":
+            raise ExpressionError(f"count-selected() reads a select_multiple question; "
+                                  f"${{{arg.name}}} is {target.type}")
+        return _Out(f"count_selected({target.id}) {op} {_integer(right)}")
+    if left.kind == "self":
+        _target(left, lookup)
+    if left.kind != "ref":
+        raise ExpressionError(f"compares {_what(left)} with {_what(right)}: a comparison "
+                              "reads a question (${q} = 'choice', ${q} > 3)")
+    if right.kind in ("ref", "self", "call"):
+        raise ExpressionError("compares two answers with each other: ldpsurvey conditions "
+                              "compare an answer with a value")
+    target = _target(left, lookup)
+    if right.kind == "str" and right.value == "":
+        return _answered(target, op)
+    if target.type == "integer":
+        return _Out(f"{target.id} {op} {_integer(right)}")
+    if target.type == "multiselect":
+        raise ExpressionError(f"${{{left.name}}} is a select_multiple: read it with "
+                              f"selected(${{{left.name}}}, 'choice') or count-selected()")
+    name = _name(right)
+    if op in ("==", "!="):
+        return _equals(target, op, name)
+    return _ordered(target, op, right)
+
+
+def _answered(target: Target, op: str) -> _Out:
+    """`${q} != ''` (answered) and `${q} = ''` (not): from the question's own condition."""
+    if op not in ("==", "!="):
+        raise ExpressionError("compares an answer with '' by order")
+    if target.type == "multiselect":  # nothing checked is '' in XLSForm
+        return _Out(f"count_selected({target.id}) {'>' if op == '!=' else '=='} 0")
+    if target.optional:
+        raise ExpressionError(f"tests whether {target.id} was answered, but it is not "
+                              "required (a skipped answer cannot be read): make it required, "
+                              "or test its answer")
+    asked = _TRUE if target.relevant is None else _Out(target.relevant, 1)
+    if op == "!=":
+        return asked
+    if asked.const is True:
+        return _FALSE
+    return _Out(f"not ({asked.text})", 3)
+
+
+def _equals(target: Target, op: str, name: str) -> _Out:
+    if target.type == "binary":
+        if name not in (target.yes, target.no):
+            raise ExpressionError(f"{name!r} is not a choice of {target.id} (its choices: "
+                                  f"{target.yes!r}, {target.no!r})")
+        return _Out(f"{target.id} {op} {'true' if name == target.yes else 'false'}")
+    return _Out(f"{target.id} {op} {_quoted(_label(target, name))}")
+
+
+def _ordered(target: Target, op: str, right: Node) -> _Out:
+    """A select_one compared by order with a number: the options whose numeric names
+    satisfy it (XPath compares the names as numbers)."""
+    if target.type == "binary":
+        raise ExpressionError(f"{target.id} is yes/no: compare it with = or !=")
+    try:
+        bound = float(right.value)
+        numbers = {name: float(name) for name in target.options}
+    except (TypeError, ValueError):
+        raise ExpressionError(f"orders {target.id}'s choices, whose names are not all "
+                              "numbers: list them instead (${q} = 'a' or ${q} = 'b')") from None
+    test = {"<": bound.__gt__, "<=": bound.__ge__, ">": bound.__lt__, ">=": bound.__le__}[op]
+    chosen = [_quoted(label) for name, label in target.options.items() if test(numbers[name])]
+    if not chosen:
+        return _FALSE
+    return _Out(f"{target.id} in [{', '.join(chosen)}]")
+
+
+def _name(node: Node) -> str:
+    if node.kind == "str":
+        return node.value
+    if node.kind == "num":
+        return _number_text(node.value)
+    raise ExpressionError(f"{_what(node)} is not a choice name")
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _label(target: Target, name: str) -> str:
+    if name not in target.options:
+        known = ", ".join(repr(n) for n in target.options)
+        raise ExpressionError(f"{name!r} is not a choice of {target.id} (its choices: {known})")
+    return target.options[name]
+
+
+def _integer(node: Node) -> int:
+    value = node.value
+    if node.kind == "str":
+        try:
+            value = int(value)
+        except ValueError:
+            raise ExpressionError(f"{node.value!r} is not a whole number") from None
+    if node.kind not in ("num", "str") or (isinstance(value, float) and not value.is_integer()):
+        raise ExpressionError(f"{_what(node)} is not a whole number")
+    return int(value)
+
+
+def _quoted(label: str) -> str:
+    if "'" not in label:
+        return f"'{label}'"
+    if '"' not in label:
+        return f'"{label}"'
+    raise ExpressionError(f"the option {label!r} holds both kinds of quote, which an "
+                          "ldpsurvey condition cannot write")
+
+
+# --- constraints ---------------------------------------------------------------------------
+
+
+def _bounds(node: Node, reads: Callable[[Node], bool]) -> tuple[int | None, int | None]:
+    """(low, high) of `reads(x) op n` terms joined by `and` (inclusive integer bounds)."""
+    items = node.items if node.kind == "and" else (node,)
+    low: int | None = None
+    high: int | None = None
+    for item in items:
+        if item.kind != "cmp":
+            raise ExpressionError("only bounds joined by 'and' can be kept")
+        left, right = item.items
+        op = item.op
+        if reads(right) and not reads(left):
+            left, right, op = right, left, _FLIP[op]
+        if not reads(left) or right.kind not in ("num", "str"):
+            raise ExpressionError("only bounds on the answer can be kept")
+        n = _integer(right)
+        if op in (">=", ">"):
+            value = n if op == ">=" else n + 1
+            low = value if low is None else max(low, value)
+        elif op in ("<=", "<"):
+            value = n if op == "<=" else n - 1
+            high = value if high is None else min(high, value)
+        else:
+            raise ExpressionError(f"'{op}' is not a bound")
+    return low, high
+
+
+def range_of(node: Node) -> tuple[int | None, int | None]:
+    """An integer's range from `. >= a and . <= b` (strict bounds made inclusive)."""
+    return _bounds(node, lambda n: n.kind == "self")
+
+
+def count_bounds(node: Node) -> tuple[int | None, int | None]:
+    """The bounds on the number checked, from `count-selected(.) <= m` and `>= 1`."""
+    return _bounds(node, lambda n: n.kind == "call" and n.name == "count-selected"
+                   and n.items[0].kind == "self")
