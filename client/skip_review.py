@@ -35,6 +35,8 @@ def not_asked_chances(q: Any, mechanism: Any, answer: Any) -> str | None:
     """The exact chances of what the device sends for a question with a "not asked" value (the
     answer may be NOT_ASKED); None: the mechanism's general description says it."""
     name = mechanism.name
+    if q.type == "multiselect":
+        return _set_chances(mechanism, answer)
     if name == "grr":
         k = len(mechanism.labels)
         truth = ("(the question does not apply to you)" if answer == NOT_ASKED
@@ -52,6 +54,37 @@ def not_asked_chances(q: Any, mechanism: Any, answer: Any) -> str | None:
         return (f"Your device will send ‘asked’ with probability {pct(mechanism.p_star)} "
                 f"({NOT_ASKED_WORDS} with probability {pct(mechanism.q_star)}), and your number "
                 f"with random noise added: {number_noise(q, mechanism, answer)}")
+    return None
+
+
+def _set_chances(mechanism: Any, answer: Any) -> str | None:
+    """A multiselect question with "not asked" (the pseudo-option after its k options)."""
+    from .multiselect_words import _items, count
+
+    k = mechanism.k - 1
+    not_asked = answer == NOT_ASKED
+    checked = 0 if not_asked else mechanism.encode(answer).bit_count()
+    p, q = mechanism.p_star, mechanism.q_star
+    if mechanism.name in ("option_rr", "set_ue"):
+        yours = (f"{NOT_ASKED_WORDS} (the question does not apply to you)" if not_asked else
+                 "the option you checked" if checked == 1 else
+                 f"each of the {checked} options you checked" if checked else "")
+        others = k + 1 - (1 if not_asked else checked)
+        parts = [f"‘yes’ with probability {pct(p)} for {yours}"] if yours else []
+        rest = ("the other mark" if others == 1 else f"each of the {others} others") if yours \
+            else f"each of the {others} marks"
+        parts.append(f"‘yes’ with probability {pct(q)} for {rest}")
+        return (f"Your device will send a yes/no mark for each of the {k} options and for "
+                f"{NOT_ASKED_WORDS}, each drawn on its own: {', and '.join(parts)}.")
+    if mechanism.name == "psfo_grr":
+        blanks = count(mechanism.size - mechanism.k, "blank")
+        pad = mechanism.pad
+        items = (NOT_ASKED_WORDS + (f" and {count(pad - 1, 'blank')}" if pad > 1 else "")
+                 if not_asked else _items(checked, pad))
+        return (f"Your device will send one item out of the {k} options, {NOT_ASKED_WORDS} and "
+                f"{blanks}: {items} with probability {pct(p)} each, any other item with "
+                f"probability {pct(q)} each. The server cannot tell whether the item sent is "
+                "one of yours.")
     return None
 
 
@@ -77,6 +110,8 @@ def not_asked_report_words(q: Any, mechanism: Any, report: Any) -> str | None:
         return f"{said} and the number {report[1]}" + (
             "" if q.min <= report[1] <= q.max else OUTSIDE.format(low=q.min, high=q.max))
     name = mechanism.name.removesuffix("+instantaneous")  # a layered report is one index too
+    if q.type == "multiselect":
+        return _set_report_words(mechanism, report)
     if name == "hr":
         return f"the number {report}"
     if name in ("grr", "ordinal_exp") and isinstance(report, int):
@@ -84,6 +119,25 @@ def not_asked_report_words(q: Any, mechanism: Any, report: Any) -> str | None:
         if isinstance(value, bool):
             return "yes" if value else "no"
         return "not asked" if value == NOT_ASKED else f"the option “{value}”"
+    return None
+
+
+def _set_report_words(mechanism: Any, report: Any) -> str | None:
+    """A multiselect report with the "not asked" pseudo-option (its last mark or value)."""
+    labels = list(mechanism.labels)
+
+    def said(value: Any) -> str:
+        return NOT_ASKED_WORDS if value == NOT_ASKED else f"“{value}”"
+
+    if mechanism.name in ("option_rr", "set_ue") and isinstance(report, list):
+        marked = [said(labels[v]) for v in range(len(labels))
+                  if (report[v >> 5] >> (v & 31)) & 1]
+        return ("the marks set: " + ", ".join(marked)) if marked else "no mark set"
+    if mechanism.name == "psfo_grr" and isinstance(report, int):
+        if report < len(labels):
+            return NOT_ASKED_WORDS if labels[report] == NOT_ASKED else \
+                f"the option {said(labels[report])}"
+        return "a blank"
     return None
 
 

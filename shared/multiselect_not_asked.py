@@ -75,13 +75,13 @@ def check_set_mechanism(name: str, k: int, where: str) -> None:
     """A multiselect question with a "not asked" value: a mechanism that can carry it."""
     from .mechanisms.set_base import MAX_SET_OPTIONS
 
+    if k + 1 > MAX_SET_OPTIONS:
+        raise SurveyError(f"{where}.options", f"a multiselect question that depends on "
+                          f"randomized answers takes at most {MAX_SET_OPTIONS - 1} options")
     if name not in NOT_ASKED_SET_MECHANISMS:
         raise SurveyError(f"{where}.mechanism", f"{name!r} cannot carry the 'not asked' value "
                           f"this question has (it depends on randomized answers); use auto or "
                           f"one of: {', '.join(NOT_ASKED_SET_MECHANISMS)}")
-    if k + 1 > MAX_SET_OPTIONS:
-        raise SurveyError(f"{where}.options", f"a multiselect question that depends on "
-                          f"randomized answers takes at most {MAX_SET_OPTIONS - 1} options")
 
 
 def add_set_among_asked(mechanism: Any, result: Estimate, aggregate: Aggregate,

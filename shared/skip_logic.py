@@ -145,6 +145,7 @@ def choose_set_mechanism(question: Any, requested: str, size_limit: int, where: 
     from .multiselect_not_asked import NOT_ASKED_SET_MECHANISMS, check_set_mechanism
 
     shape = question.multiselect
+    check_not_asked_domain(question.options, where)
     check_set_mechanism(requested if requested != "auto" else "option_rr", shape.k, where)
     if requested != "auto":
         return question

@@ -51,6 +51,12 @@ def _specs() -> Iterator[dict[str, Any]]:
         yield {"type": "ordinal", "epsilon": epsilon, "options": [f"s{i}" for i in range(16)]}
         for low, high in RANGES:
             yield {"type": "integer", "epsilon": epsilon, "min": low, "max": high}
+    for name in ("option_rr", "set_ue", "psfo_grr"):  # check all that apply
+        for m in (1, 2, 4):
+            if name == "set_ue" and 2 * m > 5:
+                continue
+            yield {"type": "multiselect", "mechanism": name, "epsilon": 2.0,
+                   "options": ["a", "b", "c", "d"], "max_selected": m}
     yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-6, "options": ["a", "b"]}
     yield {"type": "integer", "epsilon": 1e-6, "min": 0, "max": 10}
 

@@ -59,10 +59,10 @@ def cases() -> list[dict[str, Any]]:
 
 
 def test_vectors_cover_every_type_and_not_asked(cases: list[dict[str, Any]]) -> None:
-    assert {c["question"]["mechanism"] for c in cases} == {"grr", "hr", "ordinal_exp",
-                                                            "asked_geometric"}
+    assert {c["question"]["mechanism"] for c in cases} == {
+        "grr", "hr", "ordinal_exp", "asked_geometric", "option_rr", "set_ue", "psfo_grr"}
     assert {c["question"]["type"] for c in cases} == {"binary", "categorical", "ordinal",
-                                                       "integer"}
+                                                       "integer", "multiselect"}
     assert sum(c["answer"] == NOT_ASKED for c in cases) > 50
     assert any(c.get("memo") for c in cases) and any(c.get("error") for c in cases) is False
 

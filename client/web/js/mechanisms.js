@@ -749,6 +749,19 @@ function answerEncoder(question, labels, notAskedIndex = null) {
   };
 }
 
+/** A multiselect question's encoder with "not asked": the pseudo-option's index k. */
+function setNotAskedEncoder(question) {
+  const base = loaded("multiselect").setEncoder(question);
+  const k = question.options.length;
+  return function encode(answer) {
+    if (answer === NOT_ASKED) return [k];
+    if (Array.isArray(answer) && answer.includes(NOT_ASKED)) {
+      throw new AnswerError(`${JSON.stringify(NOT_ASKED)} is not an option: it is what a device sends for a question that does not apply`);
+    }
+    return base(answer);
+  };
+}
+
 function labelsOf(question, notAsked = false) {
   if (question.type === "location") return cellLabels(question.grid);
   if (question.type === "integer") return null;
@@ -813,7 +826,11 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     throw new ManifestMismatch(`${where}: an instantaneous layer needs grr or binary_rr, not ${name}`);
   }
   const epsilon = question.epsilon;
-  let core = coreFor(name, epsilon, question, notAsked);
+  // A multiselect question with "not asked": its set mechanism over the options and a "not
+  // asked" pseudo-option (shared/multiselect_not_asked.py).
+  const subject = notAsked && question.type === "multiselect"
+    ? { ...question, options: [...question.options, NOT_ASKED] } : question;
+  let core = coreFor(name, epsilon, subject, notAsked && question.type !== "multiselect");
   const permanent = core;
   if (instantaneousEpsilon !== null) {
     core = twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question, notAsked),
@@ -824,7 +841,8 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   }
   const labels = labelsOf(question, notAsked);
 
-  const encode = answerEncoder(question, labels, notAsked ? core.k : null);
+  const encode = notAsked && question.type === "multiselect" ? setNotAskedEncoder(question)
+    : answerEncoder(question, labels, notAsked ? core.k : null);
 
   /** The canonical answer as it enters the HMAC message (Python's JSON of the answer). */
   function memoMessage(domain, answer, memo) {

@@ -10,7 +10,7 @@ export const MAX_NOT_ASKED_OPTIONS = 1025;
 /** The mechanisms a question with a "not asked" value may name (skip_logic.NAMED_NOT_ASKED). */
 export const NAMED_NOT_ASKED = Object.freeze({
   binary: ["grr", "hr"], categorical: ["grr", "hr"], ordinal: ["grr", "hr", "ordinal_exp"],
-  integer: ["asked_geometric"],
+  integer: ["asked_geometric"], multiselect: ["option_rr", "set_ue", "psfo_grr"],
 });
 
 /** A signed survey whose skip logic shared/ would refuse. */

@@ -3,6 +3,7 @@
 // the questions that do not apply.
 
 import { pct } from "./mechanisms.js";
+import { Rational } from "./rational.js";
 import { NOT_ASKED } from "./skip_logic.js";
 
 export const NOT_ASKED_WORDS = "‘not asked’";
@@ -30,6 +31,7 @@ export function numberNoise(q, rate, x) {
 /** The exact chances of what the device sends for a question with a "not asked" value; null:
  * the mechanism's general description says it. */
 export function notAskedChances(q, mechanism, answer) {
+  if (q.type === "multiselect") return setChances(mechanism, answer);
   const d = mechanism.describe();
   if (mechanism.name === "grr") {
     const k = mechanism.labels.length;
@@ -53,9 +55,70 @@ export function notAskedChances(q, mechanism, answer) {
   return null;
 }
 
+const countOf = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+function itemsOf(checked, pad) {  // multiselect.js items(), the words of multiselect_words._items
+  const mine = checked ? [`${countOf(checked, "option")} you checked`] : [];
+  if (pad - checked) mine.push(countOf(pad - checked, "blank"));
+  return mine.join(" and ");
+}
+
+/** A multiselect question with "not asked" (the pseudo-option after its k options). */
+function setChances(mechanism, answer) {
+  const k = mechanism.labels.length - 1;
+  const notAsked = answer === NOT_ASKED;
+  const checked = notAsked ? 0 : mechanism.encode(answer).length;
+  const p = Rational.parse(mechanism.params.p).toNumber();
+  const q = Rational.parse(mechanism.params.q).toNumber();
+  if (mechanism.name === "option_rr" || mechanism.name === "set_ue") {
+    const yours = notAsked ? `${NOT_ASKED_WORDS} (the question does not apply to you)`
+      : checked === 1 ? "the option you checked"
+        : checked ? `each of the ${checked} options you checked` : "";
+    const others = k + 1 - (notAsked ? 1 : checked);
+    const parts = yours ? [`‘yes’ with probability ${pct(p)} for ${yours}`] : [];
+    const rest = yours ? (others === 1 ? "the other mark" : `each of the ${others} others`)
+      : `each of the ${others} marks`;
+    parts.push(`‘yes’ with probability ${pct(q)} for ${rest}`);
+    return `Your device will send a yes/no mark for each of the ${k} options and for ` +
+           `${NOT_ASKED_WORDS}, each drawn on its own: ${parts.join(", and ")}.`;
+  }
+  if (mechanism.name === "psfo_grr") {
+    const { pad, values } = mechanism.params;
+    const blanks = countOf(values - (k + 1), "blank");
+    const items = notAsked ? NOT_ASKED_WORDS + (pad > 1 ? ` and ${countOf(pad - 1, "blank")}` : "")
+      : itemsOf(checked, pad);
+    return `Your device will send one item out of the ${k} options, ${NOT_ASKED_WORDS} and ` +
+           `${blanks}: ${items} with probability ${pct(p)} each, any other item with ` +
+           `probability ${pct(q)} each. The server cannot tell whether the item sent is one ` +
+           "of yours.";
+  }
+  return null;
+}
+
+/** A multiselect report with the "not asked" pseudo-option (its last mark or value). */
+function setReportWords(mechanism, report) {
+  const { labels } = mechanism;
+  const said = (value) => (value === NOT_ASKED ? NOT_ASKED_WORDS : `“${value}”`);
+  if ((mechanism.name === "option_rr" || mechanism.name === "set_ue") && Array.isArray(report)) {
+    const marked = [];
+    for (let v = 0; v < labels.length; v++) {
+      if ((report[v >> 5] >>> (v & 31)) & 1) marked.push(said(labels[v]));
+    }
+    return marked.length ? `the marks set: ${marked.join(", ")}` : "no mark set";
+  }
+  if (mechanism.name === "psfo_grr" && Number.isInteger(report)) {
+    if (report < labels.length) {
+      return labels[report] === NOT_ASKED ? NOT_ASKED_WORDS : `the option ${said(labels[report])}`;
+    }
+    return "a blank";
+  }
+  return null;
+}
+
 /** A stored report of a question with a "not asked" value in plain words (null: the general
  * wording fits). `mechanism`: {name, labels, question}. */
 export function notAskedReportWords(mechanism, report) {
+  if (mechanism.question.type === "multiselect") return setReportWords(mechanism, report);
   if (mechanism.name === "asked_geometric") {
     const q = mechanism.question;
     const outside = report[1] < q.min || report[1] > q.max
