@@ -42,12 +42,16 @@ from .source_options import source_options
               help="Two-server survey: report this batch from the leader (--server); collects "
                    "it if it is not yet (a batch is collected once, later calls return the "
                    "same noisy totals).")
+@click.option("--lang", default=None, metavar="TAG",
+              help="Label questions and options in this language of the survey (a BCP 47 tag "
+                   "such as es; every format: JSON adds `labels`, CSV question_text and "
+                   "option_text). Estimates keep the option labels as values.")
 @design_options
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
            timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
            row_bins: str | None, col_bins: str | None, crosstab_source: str,
-           by: str | None, batch_id: str | None, **design: Any) -> None:
+           by: str | None, batch_id: str | None, lang: str | None, **design: Any) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
@@ -75,6 +79,10 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     if by is not None and batch_id is not None:
         raise click.UsageError("--batch reports a two-server batch: drop --by")
     options = options_from(design)
+    if lang is not None and (options is not None or batch_id is not None or by is not None
+                             or crosstab is not None):
+        raise click.UsageError("--lang labels the survey's estimates report: drop --crosstab, "
+                               "--by, --batch and the design options (not translated yet)")
     if options is not None:
         text = _design_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                             timeout, options, by, bins, crosstab, batch_id)
@@ -87,13 +95,19 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     elif crosstab is not None:
         text = _crosstab_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                               timeout, crosstab, bins, row_bins, col_bins, crosstab_source)
-    elif server_url is not None:
-        assert token is not None
-        text = render(fetch_report(server_url, survey_id, token, confidence, version, timeout),
-                      fmt)
     else:
-        assert db_path is not None
-        text = render(db_report(db_path, survey_id, confidence, version), fmt)
+        if server_url is not None:
+            assert token is not None
+            estimates = fetch_report(server_url, survey_id, token, confidence, version, timeout)
+        else:
+            assert db_path is not None
+            estimates = db_report(db_path, survey_id, confidence, version)
+        if lang is not None:
+            from .reports.language import in_language
+
+            estimates = in_language(estimates, lang,
+                                    lambda m: click.secho(m, err=True, fg="yellow"))
+        text = render(estimates, fmt)
     if out_path is None:
         click.echo(text, nl=False)
         return

@@ -518,7 +518,9 @@ class _Importer:
         yes = no = ""
         if target_type == "binary":
             yes, no = _yes_no(options)
-            comments.append(f"the yes/no list: {yes!r} is true, {no!r} is false")
+            comments = [c for c in comments if not c.startswith("XLSForm choice names")]
+            comments.append(f"the yes/no list {el.get('list_name')!r}: {yes!r} is true, "
+                            f"{no!r} is false")
         elif target_type in ("categorical", "ordinal", "multiselect"):
             data["options"] = list(options.values())
         if category in ("integer", "range"):

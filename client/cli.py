@@ -17,6 +17,7 @@ from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.skip_logic import applies
 from ..shared.survey import Question, Survey
+from ..shared.translations import SurveyText
 from . import location_answer, multiselect_answer
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError
@@ -32,6 +33,7 @@ from .review import (
     two_server_review_lines,
 )
 from .state import STATE_ENV, StateDir
+from .survey_language import fallback_line, said, shown_survey, survey_text
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
 
@@ -87,10 +89,15 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
               help="Refuse surveys with disclosed questions (answers sent as given, not "
                    "randomized).")
 @attempts_option
+@click.option("--lang", default=None, metavar="TAG",
+              help="Show the survey's text in this language (a BCP 47 tag such as es or "
+                   "pt-BR; default: LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else the survey's "
+                   "own). This command's own messages stay English.")
 def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
             state_dir: str | None, max_epsilon: float, budget_rule: str, delta: float,
             max_total_epsilon: float | None, invite: str | None, dry_run: bool,
-            assume_yes: bool, refuse_disclosed: bool, attempts: int) -> None:
+            assume_yes: bool, refuse_disclosed: bool, attempts: int,
+            lang: str | None) -> None:
     """Answer a survey: verify it, randomize each answer on this device, send the reports.
 
     Before anything is randomized, it shows your answers and, in plain words, the exact chances
@@ -107,17 +114,19 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
                             warn=lambda m: click.secho(m, err=True, fg="yellow", bold=True))
     verified = respondent.fetch_survey(survey_id)
     survey = verified.survey
+    text = survey_text(survey, lang, lambda m: click.secho(m, err=True, fg="yellow"))
+    shown = shown_survey(survey, text)  # printed text only: answers use the labels
     if refuse_disclosed:
         check_no_disclosed(survey)
     if answers_file is not None:
         answers = _read_answers(Path(answers_file))
     else:
         respondent.ledger.check_not_answered(survey.id, survey.version)
-        answers = prompt_answers(survey)
+        answers = prompt_answers(survey, text)
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
-        for line in _review(respondent, survey, checked):
+        for line in _review(respondent, survey, checked, shown):
             click.echo(line)
         if invite is not None:
             click.echo("The invitation code is sent with the reports: it links them to the code.")
@@ -132,7 +141,7 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         from .two_server import sent_lines
         click.echo("\n".join(sent_lines(submission)))  # type: ignore[arg-type]
     else:
-        _print_sent(survey, respondent, submission.reports)
+        _print_sent(survey, respondent, submission.reports, shown)
     _report_delivery(delivery)
 
 
@@ -151,15 +160,18 @@ def _sent_words(body: dict[str, Any], cells: Mapping[str, int] | None = None) ->
     return f"two-server upload, sealed shares of: {keys}"
 
 
-def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any]) -> list[str]:
-    """The review before anything is drawn (a two-server survey states both guarantees)."""
+def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any],
+            shown: Survey | None = None) -> list[str]:
+    """The review before anything is drawn (a two-server survey states both guarantees);
+    `shown` is the survey with its text in the respondent's language."""
+    shown = shown or survey
     if survey.two_server is not None:  # the page's sentences, then both guarantees
         from ..shared.two_server.guarantees import survey_guarantees
 
-        return [*two_server_review_lines(survey, checked, respondent.server_url),
+        return [*two_server_review_lines(shown, checked, respondent.server_url),
                 *survey_guarantees(survey).statements]
     mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
-    return review_lines(survey, checked, mechanisms)
+    return review_lines(shown, checked, mechanisms)
 
 
 def stdin_is_terminal() -> bool:
@@ -167,13 +179,15 @@ def stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-def _print_sent(survey: Survey, respondent: Respondent, reports: dict[str, Any]) -> None:
+def _print_sent(survey: Survey, respondent: Respondent, reports: dict[str, Any],
+                shown: Survey | None = None) -> None:
     """The stored reports in plain words: printed only once they are in the outbox."""
     click.echo("Randomized and stored on this device; it sends:")
+    texts = {q.id: q.text for q in (shown or survey).questions}
     for q in survey.questions:
         if q.id in reports:
             words = report_words(q, respondent.mechanism(survey, q), reports[q.id])
-            click.echo(f"  {q.text} -> {words}")
+            click.echo(f"  {texts[q.id]} -> {words}")
 
 
 def _read_answers(path: Path) -> dict[str, Any]:
@@ -186,9 +200,16 @@ def _read_answers(path: Path) -> dict[str, Any]:
     return data
 
 
-def prompt_answers(survey: Survey) -> dict[str, Any]:
-    """Ask each question on the terminal; returns {question_id: true answer}."""
-    click.echo(f"{survey.title} (version {survey.version})")
+def prompt_answers(survey: Survey, text: SurveyText | None = None) -> dict[str, Any]:
+    """Ask each question on the terminal, in `text`'s language (default: the survey's own);
+    returns {question_id: true answer} (option labels, whatever the language shown)."""
+    text = text or SurveyText(survey)
+    click.echo(f"{said(text.title(), text)} (version {survey.version})")
+    note = fallback_line(text)
+    if note:
+        click.echo(note)
+    if text.description().text:
+        click.echo(said(text.description(), text))
     click.echo(survey_privacy(survey))
     disclosed = sum(q.disclosed for q in survey.questions)
     if disclosed:
@@ -202,17 +223,20 @@ def prompt_answers(survey: Survey) -> dict[str, Any]:
         if not applies(q, answers):  # skip logic: asked only when its condition holds
             continue
         click.echo()
-        click.secho(f"{i}. {q.text}", bold=True)
+        click.secho(f"{i}. {said(text.question(q.id), text)}", bold=True)
+        hint = text.hint(q.id)
+        if hint is not None:
+            click.echo(f"   {said(hint, text)}")
         click.echo(f"   {question_privacy(q)}")
         if q.optional:
             click.echo("   optional: leave empty to skip (the server sees that you skipped it)")
         while True:
-            text = click.prompt("   " + _hint(q), default="" if q.optional else None,
-                                show_default=False)
-            if q.optional and not text.strip():
+            typed = click.prompt("   " + _hint(q, text), default="" if q.optional else None,
+                                 show_default=False)
+            if q.optional and not typed.strip():
                 break
             try:
-                answers[q.id] = parse_answer(q, text)
+                answers[q.id] = parse_answer(q, typed, text)
                 check_answer(q, answers[q.id])
                 break
             except AnswerError as exc:
@@ -230,7 +254,7 @@ def check_answer(q: Question, value: Any) -> None:
         mechanism_for(q).encode(value)
 
 
-def _hint(q: Question) -> str:
+def _hint(q: Question, text: SurveyText | None = None) -> str:
     if q.type == "location":
         return location_answer.hint(q)
     if q.type == "binary":
@@ -238,15 +262,20 @@ def _hint(q: Question) -> str:
     if q.type == "integer":
         return f"a whole number from {q.min} to {q.max}"
     for n, label in enumerate(q.options, 1):
-        click.echo(f"   [{n}] {label}")
+        shown = label if text is None else said(text.option(q.id, label), text)
+        click.echo(f"   [{n}] {shown}")
     if q.type == "multiselect":
         return multiselect_answer.hint(q)
     return f"choice 1-{len(q.options)}"
 
 
-def parse_answer(q: Question, text: str) -> Any:
-    """A typed answer from what was typed; AnswerError if it does not parse."""
+def parse_answer(q: Question, text: str, shown: SurveyText | None = None) -> Any:
+    """A typed answer from what was typed (a number, an option label, or an option's text in
+    the language shown); AnswerError if it does not parse."""
     text = text.strip()
+    if shown is not None and shown.translated and q.type in ("categorical", "ordinal"):
+        texts = {shown.option(q.id, label).text: label for label in q.options}
+        text = text if text in q.options else texts.get(text, text)
     if q.type == "location":
         return location_answer.parse(q, text)
     if q.type == "multiselect":

@@ -17,13 +17,17 @@ COLUMNS = ("survey", "version", "question", "kind", "option", "members", "mechan
 
 # Design-based reports add these (docs/weights.md); without a design the CSV is unchanged.
 DESIGN_COLUMNS = ("population", "deff", "deff_sampling", "deff_privacy", "effective_n")
+# `report --lang` adds these: the question's and the row's text in that language.
+LANGUAGE_COLUMNS = ("question_text", "option_text")
 
 
 def render_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     design = bool(report.estimates.get("design"))
-    writer.writerow(COLUMNS + (DESIGN_COLUMNS if design else ()))
+    lang = report.language is not None  # report --lang: the text in two more columns
+    writer.writerow(COLUMNS + (DESIGN_COLUMNS if design else ()) + (LANGUAGE_COLUMNS if lang
+                                                                     else ()))
     version = report.estimates.get("version", "")
     for q in report.questions():
         for warning in q.warnings:  # e.g. a location map that cannot be read at this n
@@ -36,7 +40,8 @@ def render_csv(report: Report) -> str:
                              q.confidence,
                              *("" if getattr(r, f) is None else repr(getattr(r, f))
                                for f in NUMBER_FIELDS),
-                             *(_design_cells(q.population, r.deff) if design else ())])
+                             *(_design_cells(q.population, r.deff) if design else ()),
+                             *((q.text, r.display) if lang else ())])
     return out.getvalue()
 
 

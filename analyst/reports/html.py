@@ -190,7 +190,7 @@ def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
     lines = ['<div class="scroll"><table><tr>'
              + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     for r in rows:
-        label = r.label if r.kind not in (GROUP, ASKED_GROUP) else \
+        label = r.display if r.kind not in (GROUP, ASKED_GROUP) else \
             f"{r.label} ({' + '.join(r.members)})"
         if r.kind in (MEAN, ASKED_MEAN):
             label = r.label  # "mean", or "mean number selected" (multiselect)

@@ -64,7 +64,7 @@ def _question(q: QuestionView, report: Report) -> list[str]:
 
 
 def _cells(q: QuestionView, r: Row, report: Report) -> list[str]:
-    label = r.label if r.kind not in (GROUP, ASKED_GROUP) else \
+    label = r.display if r.kind not in (GROUP, ASKED_GROUP) else \
         f"{r.label} ({' + '.join(r.members)})"
     return [r.kind, md_escape(label), *value_cells(q, r, report.truth)]
 

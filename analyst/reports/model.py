@@ -62,6 +62,14 @@ class Row:
     members: tuple[str, ...] = ()
     # design-based estimates only: {sampling, privacy, total, effective_n} (design_view.py)
     deff: Mapping[str, Any] | None = None
+    # report --lang (shared/translations.py): the option's text in that language, shown by
+    # the table, Markdown and HTML formats; `label` stays the answer's value
+    shown: str | None = None
+
+    @property
+    def display(self) -> str:
+        """What the text formats show for this row: its translated text, else its label."""
+        return self.shown if self.shown is not None else self.label
 
     @property
     def std_error_bound(self) -> float | None:
@@ -148,6 +156,8 @@ class Report:
     # design-based reports: today's (simple random sample) estimates of the same version,
     # shown beside the weighted ones (design_view.py)
     unweighted: Mapping[str, Any] | None = None
+    # report --lang: the language questions are labelled in (None: the survey's own)
+    language: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.estimates.get("questions"), list):
@@ -157,7 +167,19 @@ class Report:
                                     f", not {self.survey.get('id')!r}")
 
     @property
+    def text(self) -> Any:
+        """The survey's text in `language` (a SurveyText), None without --lang."""
+        if self.language is None:
+            return None
+        from ...shared.translations import SurveyText
+
+        return SurveyText(self.survey, self.language)
+
+    @property
     def title(self) -> str:
+        text = self.text
+        if text is not None:
+            return text.title().text or str(self.survey.get("id"))
         return str(self.survey.get("title") or self.survey.get("id"))
 
     @property
@@ -184,7 +206,8 @@ class Report:
             qdef = defs.get(est["question"])
             if qdef is None:
                 raise ReportRenderError(f"question {est['question']!r} is not in the survey")
-            views.append(_view(qdef, est))
+            views.append(_view(qdef, est) if self.text is None else
+                         _translated(_view(qdef, est), qdef, self.text))
         return views
 
 
@@ -210,6 +233,18 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
                         max=qdef.get("max"), warnings=list(est.get("warnings") or []),
                         population=_number(est.get("population")))
+
+
+def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> QuestionView:
+    """A question's view with its text and option rows in the report's language."""
+    from dataclasses import replace
+
+    options = set(qdef.get("options") or ()) if qdef.get("type") in (
+        "categorical", "ordinal", "multiselect") else set()
+    rows = [replace(r, shown=text.option(view.id, r.label).text)
+            if r.kind in (OPTION, ASKED_OPTION) and r.label in options else r
+            for r in view.rows]
+    return replace(view, text=text.question(view.id).text, rows=rows)
 
 
 def _among_asked(qid: str, est: Mapping[str, Any]) -> list[Row]:

@@ -76,7 +76,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
 
 
 def _cells(q: QuestionView, r: Row, truth) -> list[str]:
-    label = f"  {r.label}" if r.kind == DISTRIBUTION else r.label
+    label = f"  {r.label}" if r.kind == DISTRIBUTION else r.display
     return [label, *value_cells(q, r, truth)]
 
 

@@ -1,0 +1,54 @@
+"""The survey's text in the respondent's language on the command line (`respond --lang`).
+
+The language is `--lang`, else the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG in
+gettext's precedence), matched by BCP 47 prefix against the survey's languages; the survey's
+own language when none matches (shared/translations.py). Each string falls back to the base
+language on its own, and is then marked with the base language's tag, e.g. "[en]". The CLI's
+own sentences (the privacy explanation, the review's chances) stay English, and name options
+by their labels, which are the answers' values in every language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..shared.survey import Survey
+from ..shared.translations import Shown, SurveyText, choose_text, languages
+
+
+def survey_text(survey: Survey, lang: str | None, warn: Any = None) -> SurveyText:
+    """The text `respond` shows; `warn` hears when --lang names a language the survey lacks."""
+    text = choose_text(survey, lang)
+    if lang is not None and warn is not None and text.language.split("-")[0] != (
+            lang.replace("_", "-").split("-")[0].lower()):
+        warn(f"this survey has no text in {lang!r} (it has: "
+             f"{', '.join(languages(survey))}); it is shown in {text.language!r}")
+    return text
+
+
+def said(shown: Shown, text: SurveyText) -> str:
+    """A string, marked with its language's tag where it fell back."""
+    return f"{shown.text} [{shown.language}]" if shown.fell_back and shown.text else shown.text
+
+
+def shown_survey(survey: Survey, text: SurveyText) -> Survey:
+    """The survey with its title, description and question texts in the chosen language (for
+    what is printed only: answers, mechanisms and reports use the survey itself)."""
+    if not text.translated:
+        return survey
+    return replace(survey, title=said(text.title(), text),
+                   description=said(text.description(), text),
+                   questions=tuple(replace(q, text=said(text.question(q.id), text))
+                                   for q in survey.questions))
+
+
+def fallback_line(text: SurveyText) -> str | None:
+    """One line saying where the text falls back, or None when nothing does."""
+    if not text.translated:
+        return None
+    missing = text.fallbacks()
+    if not missing:
+        return f"Survey text in {text.language}."
+    return (f"Survey text in {text.language}; {len(missing)} string(s) not translated are shown "
+            f"in {text.base}, marked [{text.base}].")
