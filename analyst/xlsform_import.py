@@ -933,6 +933,8 @@ def _collecting_cell(cells: Mapping[str, Any]) -> tuple[str, str] | None:
         base = str(column).split("::", 1)[0].strip()
         if value in (None, ""):
             continue
+        if base in ("read_only", "readonly") and str(value).strip().lower() in _FALSE_CELLS:
+            continue
         if base in COLLECTING_COLUMNS:
             reason, alternative = COLLECTING_COLUMNS[base]
             return f"{reason} ({column})", alternative

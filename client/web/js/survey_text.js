@@ -1,0 +1,143 @@
+// A survey's text in one language, falling back string by string to its base language:
+// shared/translations.py (SurveyText, best_language, canonical_tag) in JavaScript, proven
+// equal by the shared vectors of tests/web/test_survey_text_vectors.py. docs/languages.md says
+// what the page does with it. Pure functions of the verified survey: nothing is fetched.
+
+export const DEFAULT_LANGUAGE = "en";
+
+// RFC 5646 langtag, well-formed (shared/translations.py _LANGTAG: 2-3 letter languages only).
+const LANGTAG = new RegExp(
+  "^([A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3})" +
+  "(?:-([A-Za-z]{4}))?" +
+  "(?:-([A-Za-z]{2}|[0-9]{3}))?" +
+  "((?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*" +
+  "(?:-[0-9A-WYZa-wyz](?:-[A-Za-z0-9]{2,8})+)*" +
+  "(?:-[Xx](?:-[A-Za-z0-9]{1,8})+)?)$");
+
+/** The tag in BCP 47's canonical case, or null if it is not a well-formed tag ("_" is "-"). */
+export function canonicalTag(tag) {
+  if (typeof tag !== "string") return null;
+  const m = LANGTAG.exec(tag.trim().replaceAll("_", "-"));
+  if (m === null) return null;
+  const parts = [m[1].toLowerCase()];
+  if (m[2]) parts.push(m[2][0].toUpperCase() + m[2].slice(1).toLowerCase());
+  if (m[3]) parts.push(m[3].toUpperCase());
+  return parts.join("-") + m[4].toLowerCase();
+}
+
+/** The survey's languages: its base language first, then its translations. */
+export function languages(survey) {
+  return [survey.language ?? DEFAULT_LANGUAGE, ...Object.keys(survey.translations ?? {})];
+}
+
+/** The available tag that best matches the first preference that matches any (e.g.
+ * navigator.languages), by BCP 47 prefix: exact (case-insensitive), else the longest available
+ * prefix of the preference (es-MX -> es), else the first available tag the preference is a
+ * prefix of (es -> es-419). null when none matches: the caller shows the base language. */
+export function bestLanguage(available, preferences) {
+  const byLower = new Map(available.map((tag) => [tag.toLowerCase(), tag]));
+  for (const raw of preferences) {
+    const wanted = canonicalTag(raw);
+    if (wanted === null) continue;
+    const want = wanted.toLowerCase();
+    if (byLower.has(want)) return byLower.get(want);
+    const parts = want.split("-");
+    for (let n = parts.length - 1; n > 0; n--) {
+      const prefix = parts.slice(0, n).join("-");
+      if (byLower.has(prefix)) return byLower.get(prefix);
+    }
+    const longer = available.find((tag) => tag.toLowerCase().startsWith(want + "-"));
+    if (longer !== undefined) return longer;
+  }
+  return null;
+}
+
+const OPTION_TYPES = new Set(["categorical", "ordinal", "multiselect"]);
+
+/** A survey's display text in one language. Each accessor returns {text, language, fellBack}:
+ * the chosen language's text where the translation gives it, else the base language's with
+ * fellBack true (the page says so only there). A hint only in the chosen language is shown
+ * there only; a question with no hint in either has none (null). */
+export class SurveyText {
+  constructor(survey, language = null) {
+    this.base = survey.language ?? DEFAULT_LANGUAGE;
+    const translations = survey.translations ?? {};
+    this.language = language === null || language === this.base ? this.base : language;
+    if (this.language !== this.base && !(this.language in translations)) {
+      throw new RangeError(`the survey has no text in ${this.language}`);
+    }
+    this.survey = survey;
+    this.questions = new Map(survey.questions.map((q) => [q.id, q]));
+    this.t = translations[this.language] ?? {};
+  }
+
+  /** The best language of the survey for these preferences (base when none matches). */
+  static choose(survey, preferences) {
+    return new SurveyText(survey, bestLanguage(languages(survey), preferences));
+  }
+
+  get translated() {
+    return this.language !== this.base;
+  }
+
+  title() {
+    return this.#pick(this.t.title, this.survey.title ?? "");
+  }
+
+  description() {
+    return this.#pick(this.t.description, this.survey.description ?? "");
+  }
+
+  question(id) {
+    return this.#pick(this.#qt(id).text, this.questions.get(id).text);
+  }
+
+  hint(id) {
+    const base = this.questions.get(id)?.hint ?? null;
+    const mine = this.#qt(id).hint ?? null;
+    if (mine === null && base === null) return null;
+    if (base === null) return { text: mine, language: this.language, fellBack: false };
+    return this.#pick(mine, base);
+  }
+
+  option(id, label) {
+    const q = this.questions.get(id);
+    if (q === undefined || !(q.options ?? []).includes(label)) {
+      throw new RangeError(`${JSON.stringify(label)} is not an option of ${id}`);
+    }
+    return this.#pick((this.#qt(id).options ?? {})[label], label);
+  }
+
+  /** Every string shown in the base language for want of a translation. */
+  fallbacks() {
+    if (!this.translated) return [];
+    const out = [];
+    for (const [name, shown] of [["title", this.title()], ["description", this.description()]]) {
+      if (shown.fellBack && shown.text) out.push(name);
+    }
+    for (const [id, q] of this.questions) {
+      if (this.question(id).fellBack) out.push(`questions.${id}.text`);
+      const hint = this.hint(id);
+      if (hint !== null && hint.fellBack) out.push(`questions.${id}.hint`);
+      if (OPTION_TYPES.has(q.type)) {
+        for (const label of q.options ?? []) {
+          if (this.option(id, label).fellBack) out.push(`questions.${id}.options.${label}`);
+        }
+      }
+    }
+    return out;
+  }
+
+  #qt(id) {
+    if (!this.questions.has(id)) throw new RangeError(`no question ${id}`);
+    return (this.t.questions ?? {})[id] ?? {};
+  }
+
+  #pick(mine, base) {
+    if (!this.translated) return { text: base, language: this.base, fellBack: false };
+    if (mine === undefined || mine === null) {
+      return { text: base, language: this.base, fellBack: true };
+    }
+    return { text: mine, language: this.language, fellBack: false };
+  }
+}

@@ -1,0 +1,94 @@
+"""`report --lang` (analyst/reports/language.py): questions and options labelled in the chosen
+language in every format, each string falling back to the survey's own language where the
+translation lacks it (and JSON saying where), the values unchanged; `respond`'s [en] marks."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from ldpsurvey.analyst.cli import cli
+from ldpsurvey.analyst.reports import render
+from ldpsurvey.analyst.reports.language import in_language
+from ldpsurvey.analyst.reports.simulated import simulated_report
+from ldpsurvey.client.survey_language import fallback_line, said, shown_survey
+from ldpsurvey.shared.errors import ReportRenderError
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.translations import SurveyText
+
+
+def survey() -> Survey:
+    return Survey.from_dict({
+        "id": "habits", "title": "Habits", "version": 1, "language": "en",
+        "questions": [
+            {"id": "freq", "type": "categorical", "text": "How often?", "epsilon": 2.0,
+             "options": ["never", "monthly", "weekly"]},
+            {"id": "used", "type": "binary", "text": "Used?", "epsilon": 1.0}],
+        "translations": {"es": {"title": "Hábitos", "questions": {
+            "freq": {"text": "¿Con qué frecuencia?", "options": {"never": "nunca",
+                                                                "weekly": "cada semana"}}}}}})
+
+
+@pytest.fixture(scope="module")
+def report() -> Any:
+    return simulated_report(survey(), 500, seed=3)
+
+
+def test_every_format_in_spanish_with_per_string_fallback(report: Any) -> None:
+    es = in_language(report, "es-ES")
+    table = render(es, "table")
+    assert table.startswith("Hábitos (habits v1)")
+    assert "freq: ¿Con qué frecuencia?" in table and "used: Used?" in table  # fell back
+    assert "nunca" in table and "cada semana" in table and "monthly" in table
+    assert "## ¿Con qué frecuencia?" in render(es, "md")
+    html = render(es, "html")
+    assert "<h1>Hábitos</h1>" in html and "cada semana" in html
+    doc = json.loads(render(es, "json"))
+    assert doc["labels"]["language"] == "es" and doc["labels"]["title"] == "Hábitos"
+    assert doc["labels"]["questions"]["freq"]["options"] == {
+        "never": "nunca", "monthly": "monthly", "weekly": "cada semana"}
+    assert doc["labels"]["fallbacks"] == ["questions.freq.options.monthly",
+                                          "questions.used.text"]
+    assert {k: v for k, v in doc.items() if k != "labels"} == json.loads(render(report,
+                                                                               "json"))
+    rows = list(csv.DictReader(io.StringIO(render(es, "csv"))))
+    weekly = next(r for r in rows if r["option"] == "weekly")
+    assert (weekly["question_text"], weekly["option_text"]) == ("¿Con qué frecuencia?",
+                                                                "cada semana")
+
+
+def test_without_lang_nothing_changes_and_unknown_languages_fall_back(report: Any) -> None:
+    english = in_language(report, "en")  # the base language: the same text
+    for fmt in ("table", "md"):
+        assert render(english, fmt) == render(report, fmt)
+    assert "question_text" not in render(report, "csv")
+    assert "labels" not in json.loads(render(report, "json"))
+    warned: list[str] = []
+    de = in_language(report, "de", warned.append)
+    assert de.language == "en" and "no text in 'de' (it has: en, es)" in warned[0]
+    assert "freq: How often?" in render(de, "table")
+    with pytest.raises(ReportRenderError, match="not a BCP 47"):
+        in_language(report, "spanish")
+
+
+def test_lang_refused_where_it_does_not_apply_yet() -> None:
+    res = CliRunner().invoke(cli, ["report", "--db", "x.db", "--survey", "s", "--lang", "es",
+                                   "--crosstab", "a", "b"])
+    assert res.exit_code == 2 and "--lang labels the survey's estimates report" in res.output
+
+
+def test_respond_marks_what_fell_back() -> None:
+    s = survey()
+    text = SurveyText(s, "es")
+    assert said(text.question("used"), text) == "Used? [en]"
+    assert said(text.question("freq"), text) == "¿Con qué frecuencia?"
+    assert fallback_line(text) == ("Survey text in es; 2 string(s) not translated are shown "
+                                   "in en, marked [en].")
+    shown = shown_survey(s, text)
+    assert [q.text for q in shown.questions] == ["¿Con qué frecuencia?", "Used? [en]"]
+    assert shown.questions[0].options == s.questions[0].options  # values unchanged
+    assert shown_survey(s, SurveyText(s)) is s and fallback_line(SurveyText(s)) is None
