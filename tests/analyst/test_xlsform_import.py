@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.xlsform_import import (
     INVALID,
@@ -534,3 +536,47 @@ def test_a_csv_xlsform(tmp_path: Path) -> None:
     result = import_xlsform(form)
     assert (result.survey.id, result.survey.version) == ("csv-form", 4)
     assert [q.type for q in result.survey.questions] == ["binary", "integer"]
+
+
+# --- hostile input: refused in words, never a traceback --------------------------------------
+
+EXPRESSION_TEXT = st.text(alphabet=st.sampled_from(
+    list("${}()'\". =!<>,-+*/[]@andornotselectedcount-q1x0 ")), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=EXPRESSION_TEXT)
+def test_any_relevant_is_translated_or_refused_in_words(text: str) -> None:
+    from ldpsurvey.analyst import xlsform_expressions as xp
+
+    targets = {"q1": xp.Target("q1", "binary", {}, yes="yes", no="no"),
+               "x": xp.Target("x", "integer", {})}
+
+    def lookup(name: str) -> xp.Target:
+        if name not in targets:
+            raise xp.ExpressionError(f"${{{name}}} is not a question of this form")
+        return targets[name]
+
+    try:
+        tree = xp.parse(text)
+        xp.translate_relevant(tree, lookup)
+        xp.range_of(tree)
+    except xp.ExpressionError as exc:
+        assert exc.message
+
+
+@settings(max_examples=25, deadline=None)
+@given(cells=st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), max_size=12)
+                      | st.sampled_from(["select_one yn", "integer", "text", "begin_group",
+                                         "${used} = 'yes'", ". >= 0 and . <= 3", "x", "1"]),
+                      min_size=6, max_size=6))
+def test_any_row_is_imported_or_refused_in_words(tmp_path_factory: Any,
+                                                 cells: list[str]) -> None:
+    columns = ["type", "name", "label", "relevant", "constraint", "ldp_epsilon"]
+    row = dict(zip(columns, cells, strict=True))
+    path = xlsform(tmp_path_factory.mktemp("hostile") / "form.xlsx", [USED, row],
+                   YES_NO + FREQ, {"form_id": "t", "version": 1})
+    try:
+        import_xlsform(path)
+    except (ImportRefused, XlsFormError) as exc:
+        assert exc.message
