@@ -46,8 +46,6 @@ def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
     from .survey_warnings import survey_warnings
 
     survey = load_survey(survey_file)
-    for line in survey_warnings(survey):  # published all the same: the designer decides
-        click.echo(line, err=True)
     signed = sign_survey(survey, load_private_key(key_path))
     body = json.dumps(signed.to_dict()).encode()
     status, reply = request_json(server_url.rstrip("/") + "/api/surveys", body=body,
@@ -56,3 +54,5 @@ def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
     click.echo(f"survey {signed.survey.id} version {signed.survey.version} {what}\n"
                f"sha256:      {reply.get('sha256', signed.sha256)}\n"
                f"fingerprint: {signed.fingerprint}")
+    for line in survey_warnings(survey):  # after it is published: an error stays one line
+        click.echo(line, err=True)
