@@ -16,9 +16,43 @@
 
 import { el } from "./dom.js";
 
-const SVG = "http://www.w3.org/2000/svg";
+const SVG = "http://www.w3.org/2000/svg";  // the SVG namespace: an identifier, never fetched
 /** The smallest tap target, in CSS pixels. */
 export const MIN_CELL_PX = 44;
+
+// This module's own style, adopted by the document the first time a grid is built: a survey
+// without a location question never downloads it (page.css stays lean; a constructed
+// stylesheet is CSSOM, which the page's Content-Security-Policy allows, unlike a <style>).
+// Square cells of at least 44 px, over the map if any, the regions drawn on top; a grid wider
+// than the screen scrolls in its own frame.
+const STYLE = `
+.grid-scroll { max-width: 100%; max-height: 80vh; overflow: auto; margin: 0.5rem 0;
+               overscroll-behavior: contain; }
+.grid-picker { display: grid; gap: 1px; position: relative;
+               width: max(min(100%, 36rem), calc(var(--cols) * 45px));
+               background: #aeb5bf center / 100% 100% no-repeat;  /* the gaps: grid lines */
+               border: 1px solid var(--muted); touch-action: manipulation; }
+.grid-row { display: contents; }
+.grid-picker .cell { min-width: 44px; min-height: 44px; aspect-ratio: 1; padding: 0; margin: 0;
+                     border: 0; border-radius: 0; background: rgba(255, 255, 255, 0.55); }
+.grid-picker .cell:hover { background: rgba(0, 90, 180, 0.25); }
+.grid-picker .cell[aria-selected="true"] { background: var(--accent);
+                                           box-shadow: inset 0 0 0 2px #fff; }
+.region-layers, .region-layers svg { position: absolute; inset: 0; width: 100%; height: 100%;
+                                     pointer-events: none; overflow: visible; }
+.region-name { fill: #111; stroke: #fff; stroke-width: 0.12; paint-order: stroke;
+               font-weight: 600; }
+.region-go { min-height: 44px; margin: 0.25rem 0.5rem 0.25rem 0; }
+`;
+let styled = false;
+
+function adoptStyle() {
+  if (styled) return;
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(STYLE);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  styled = true;
+}
 
 /** "Row 3, column 5" (and the regions that hold it). */
 export function cellText(q, label) {
@@ -30,6 +64,7 @@ export function cellText(q, label) {
 
 /** The picker for question `q`; its value is read back by `readCell`. */
 export function gridInputs(q, name, describedBy) {
+  adoptStyle();
   const { rows, cols, cell_km: km } = q.grid;
   const hidden = el("input", { type: "hidden", name, value: "" });
   const chosen = el("p", { class: "cell-choice", id: `${name}-chosen`, "aria-live": "polite" },
