@@ -221,3 +221,17 @@ def test_the_largest_epsilon_draws_a_valid_report(name: str) -> None:
     mech = build_set(name, 2, 50.0, 1)  # set_ue: q = 1/(e^50 + 1), a 73-bit denominator
     for answer in ([], ["option-1"]):
         mech.validate_report(mech.perturb(answer))
+
+
+@pytest.mark.parametrize("name", SET_NAMES)
+def test_pseudo_values_average_to_the_estimate(name: str) -> None:
+    """Contract 5: each respondent's (n, k) pseudo-values are unbiased for their set's
+    indicators, so their mean over reports is the mechanism's own estimate of each share."""
+    k, m, required, eps = SHAPES[name]
+    mech = build_set(name, k, eps, m, required)
+    sets = population(k, m, required)
+    reports = mech.perturb_many(sets, np.random.default_rng(2))
+    z = mech.pseudo_values(reports)
+    assert z.shape == (N, k)
+    est = mech.estimate(mech.aggregate_many(reports))
+    assert np.allclose(z.mean(axis=0), [c.estimate for c in est.categories])
