@@ -51,6 +51,7 @@ def plan_crosstab(survey: Survey, rows: str, cols: str, *, margin: float | None 
                   row_bins: Sequence[int] | None = None,
                   col_bins: Sequence[int] | None = None) -> CrosstabPlan:
     check_target(margin, n, confidence)
+    (rows, row_option), (cols, col_option) = _side(rows), _side(cols)
     try:
         q1, q2 = survey.question(rows), survey.question(cols)
     except KeyError as exc:
@@ -58,8 +59,8 @@ def plan_crosstab(survey: Survey, rows: str, cols: str, *, margin: float | None 
     if rows == cols:
         raise PlanError("a crosstab needs two different questions")
     try:
-        e1 = encoder_for(mechanism_for(q1), row_bins)
-        e2 = encoder_for(mechanism_for(q2), col_bins)
+        e1 = _option_side(encoder_for(mechanism_for(q1), row_bins), q1, row_option)
+        e2 = _option_side(encoder_for(mechanism_for(q2), col_bins), q2, col_option)
         check_size(e1, e2)
     except CrosstabError as exc:
         raise PlanError(exc.message) from None
@@ -70,10 +71,31 @@ def plan_crosstab(survey: Survey, rows: str, cols: str, *, margin: float | None 
         margin = margin_for(joint, n, confidence)
     else:
         n = respondents_needed(joint, margin, confidence)
+    rows, cols = (f"{q}:{o}" if o else q for q, o in ((rows, row_option), (cols, col_option)))
     return CrosstabPlan(rows, cols, q1.mechanism, q2.mechanism, len(e1.cells) * len(e2.cells),
                         confidence, joint, v1, v2, n, margin,
                         respondents_needed(v1, margin, confidence),
                         respondents_needed(v2, margin, confidence))
+
+
+def _side(text: str) -> tuple[str, str | None]:
+    """"question" or "question:option" (an option of a multiselect question)."""
+    question, sep, option = text.partition(":")
+    return question, option if sep else None
+
+
+def _option_side(encoder: Encoder, question: object, option: str | None) -> Encoder:
+    """A multiselect question is crossed one option at a time (shared/joint_sets.py)."""
+    from ..shared.joint_sets import option_encoder, whole_question_refused
+
+    if encoder.sets:
+        if option is None:
+            raise whole_question_refused(encoder.question_id, encoder.cells)
+        return option_encoder(encoder, mechanism_for(question), option)
+    if option is not None:
+        raise CrosstabError(f"{encoder.question_id!r} is not a multiselect question: it is "
+                            "crossed whole (':option' names one option of a multiselect one)")
+    return encoder
 
 
 def format_crosstab_plan(plan: CrosstabPlan, targeted: bool) -> str:

@@ -69,6 +69,12 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise SimulationError(f"n must be an integer >= 2, got {n!r}")
     q1, q2 = _question(survey, rows_q), _question(survey, cols_q)
+    for q in (q1, q2):
+        if q.type == "multiselect":
+            raise SimulationError(f"{q.id!r} is a multiselect question: simulate --crosstab does "
+                                  f"not draw sets of answers; `plan --crosstab {q.id}:OPTION "
+                                  "OTHER` gives one option's margin, and `report --crosstab` "
+                                  "crosses one option of it")
     m1, m2 = mechanism_for(q1), mechanism_for(q2)
     e1, e2 = encoder_for_question(q1, m1, row_bins), encoder_for_question(q2, m2, col_bins)
     truth = dict(truth or {})

@@ -170,6 +170,9 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
                                 row_bins)
     cols = encoder_for_question(compiled.survey.question(cols_q), compiled.mechanisms[cols_q],
                                 col_bins)
+    for side, encoder in zip(sides, (rows, cols), strict=True):
+        if encoder.sets:  # a multiselect side names its option: refused before any counting
+            _grouped(compiled, side, encoder)
     key = f"{PREFIX}{rows_q}:{cols_q}"
     declared = compiled.crosstabs.get(key)
     matches = declared is not None and declared[1].cells == rows.cells \
@@ -194,7 +197,14 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
 
 
 def _grouped(compiled: CompiledSurvey, side: Side, encoder: Encoder) -> Encoder:
-    """The side's encoder: the question's, or its group vs the rest."""
+    """The side's encoder: the question's, or its group vs the rest (a multiselect question:
+    one of its options vs not selecting it, shared/joint_sets.py)."""
+    if encoder.sets:
+        from ..shared.joint_sets import option_encoder, whole_question_refused
+
+        if side.group is None:
+            raise whole_question_refused(side.question, encoder.cells)
+        return option_encoder(encoder, compiled.mechanisms[side.question], side.group)
     if side.group is None:
         return encoder
     groups = compiled.survey.question(side.question).groups
@@ -210,6 +220,12 @@ def group_notes(compiled: CompiledSurvey, sides: Sequence[Side]) -> list[str]:
     """Say which declared groups could be a side, and how to ask for them."""
     notes = []
     for side in sides:
+        if side.group is not None and compiled.survey.question(side.question).type \
+                == "multiselect":
+            notes.append(f"{side.question}:{side.group}: respondents who selected "
+                         f"{side.group!r}, against those who did not (they may have selected "
+                         "other options too)")
+            continue
         if side.group is not None:
             notes.append(f"{side.question}:{side.group}: the group's options summed, report by "
                          "report (X_G = sum of X_a over the group), against the rest")

@@ -275,6 +275,11 @@ NOTES = (
 def estimate_crosstab(rows: Encoder, cols: Encoder, counts: np.ndarray,
                       confidence: float = 0.95, source: str = "reports") -> Crosstab:
     """The crosstab estimate from G (`counts`) for the row and column encoders."""
+    for encoder in (rows, cols):
+        if encoder.sets:  # a multiselect question's options overlap: one option is a side
+            from .joint_sets import whole_question_refused
+
+            raise whole_question_refused(encoder.question_id, encoder.cells)
     z = z_value(confidence)
     g = np.asarray(counts, dtype=np.float64)
     n = int(counts[0, 0])

@@ -62,6 +62,9 @@ class Encoder:
     mean_note: str | None = None  # what the mean is of, when not the answer itself
     index_reports: bool = False  # one-hot features: every function of a report is linear
     group: str | None = None  # a declared group of the question vs the rest (`group_encoder`)
+    # A multiselect question's options (shared/joint_sets.py): they overlap, so this encoder
+    # only carries the features; its sides are one option at a time (`option_encoder`).
+    sets: bool = False
 
     @property
     def width(self) -> int:
@@ -99,10 +102,13 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
         if isinstance(mechanism, Geometric):
             return _geometric(mechanism, bins)
         return _disclosed_integer(mechanism, bins)
-    if "multiselect" in mechanism.question_types:
-        raise CrosstabError(f"{mechanism.question_id!r} is a multiselect question: its options "
-                            "overlap (a respondent may select several), so it has no table of "
-                            "cells to cross; crosstabs of its options are not supported yet")
+    if "multiselect" in mechanism.question_types:  # one option at a time: joint_sets.py
+        from .joint_sets import set_encoder
+
+        if bins is not None:
+            raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
+                                "is not one")
+        return set_encoder(mechanism)
     if mechanism.k > MAX_CELLS:
         raise CrosstabError(f"{mechanism.question_id!r} has {mechanism.k} options; a crosstab "
                             f"takes questions of at most {MAX_CELLS}")
@@ -214,6 +220,7 @@ def survey_pair_bins(survey: Any, pair: tuple[str, str], bins: str | None
     simulation) then refuses the question itself, with its own message.
     """
     types = {q.id: q.type for q in survey.questions}
+    pair = (pair[0].partition(":")[0], pair[1].partition(":")[0])  # "q:option" sides too
     if not all(qid in types for qid in pair):
         return None, None
     return bins_for_pair(parse_bins(bins), pair,

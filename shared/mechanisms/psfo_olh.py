@@ -149,14 +149,20 @@ class PSFOOLH(SupportCounted, SetMechanism):
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         return SupportCounted.support_counts(self, aggregate)
 
-    def pseudo_values(self, reports: Any) -> np.ndarray:
-        """Contract 5: (1[y supports j] − q*)/(p* − q*) per option j, unbiased for 1[j in S]."""
+    def support_bits(self, reports: Any) -> np.ndarray:
+        """The (n, k) 0/1 float matrix of which options each report supports (crosstabs:
+        shared/joint_sets.py)."""
         reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
         bits = np.empty((reports.shape[0], self.k))
         start = 0
         for hits in self._hit_blocks(reports):
             bits[start:start + hits.shape[0]] = hits
             start += hits.shape[0]
+        return bits
+
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """Contract 5: (1[y supports j] − q*)/(p* − q*) per option j, unbiased for 1[j in S]."""
+        bits = self.support_bits(reports)
         p, q = float(self.p_star), float(self.q_star)
         bits -= q
         bits /= p - q

@@ -143,3 +143,20 @@ def test_the_doc_quotes_the_reviews_own_words() -> None:
     said = chances(q, mechanism_for(q), ["opioids"])
     doc = " ".join((ROOT / DOC).read_text(encoding="utf-8").split())
     assert f'"{said}"' in doc
+
+
+def test_plan_crosstab_of_one_option_and_simulate_refuses_sets(tmp_path: Path) -> None:
+    data = {**SURVEY, "questions": [*SURVEY["questions"],
+                                    {"id": "age", "type": "categorical", "text": "Age?",
+                                     "options": ["<30", "30+"], "epsilon": 1.0}]}
+    path = tmp_path / "drugs.json"
+    path.write_text(json.dumps(data))
+    out = CliRunner().invoke(cli, ["plan", str(path), "--crosstab", "substances:cannabis",
+                                   "age", "--margin", "0.05"])
+    assert out.exit_code == 0, out.output
+    whole = CliRunner().invoke(cli, ["plan", str(path), "--crosstab", "substances", "age",
+                                     "--n", "1000"])
+    assert whole.exit_code != 0 and "crossed one option at a time" in whole.output
+    sim = CliRunner().invoke(cli, ["simulate", str(path), "--crosstab", "substances", "age",
+                                   "--n", "1000"])
+    assert sim.exit_code != 0 and "does not draw sets" in sim.output

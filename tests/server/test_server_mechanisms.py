@@ -106,17 +106,36 @@ def test_hostile_multiselect_report_is_refused_and_nothing_is_stored(client, aut
     assert est["n"] == 0
 
 
-def test_a_multiselect_question_is_refused_by_regression_and_ad_hoc_crosstabs(client, auth):
-    """Its options overlap: no regression outcome or covariate, no crosstab side (422 with the
-    reason, never a wrong fit)."""
-    data = multiselect_survey("option_rr")
+def test_a_multiselect_question_is_refused_by_regression_and_crossed_by_option(client, auth):
+    """Its options overlap: no regression outcome or covariate (422 with the reason, never a
+    wrong fit); a crosstab crosses one option against not selecting it, from the declared
+    aggregate and from the reports alike, and refuses the whole question."""
+    data = multiselect_survey("psfo_grr")
     data["questions"].append({"id": "smoker", "text": "Smoke?", "type": "binary",
                               "epsilon": 1.0})
+    data["crosstabs"] = [["q", "smoker"]]
     assert client.post("/api/surveys", json=manifest(data), headers=auth).status_code == 201
+    survey = Survey.from_dict(data)
+    used, smoker = (mechanism_for(survey.question(qid)) for qid in ("q", "smoker"))
+    items = [{"submission_id": str(uuid.uuid4()),
+              "answers": {"q": used.perturb(set_answer(used, i)),
+                          "smoker": smoker.perturb(i % 3 == 0)}} for i in range(40)]
+    assert client.post("/api/surveys/mech/submissions",
+                       json={"submissions": items}).status_code == 200
     for query in ("outcome=smoker&covariates=q", "outcome=q&covariates=smoker"):
         response = client.get(f"/api/surveys/mech/regression?{query}", headers=auth)
         assert response.status_code == 422, response.get_json()
         assert "multiselect question" in response.get_json()["error"]["message"]
     response = client.get("/api/surveys/mech/crosstab?rows=q&cols=smoker", headers=auth)
     assert response.status_code == 422, response.get_json()
-    assert "its options overlap" in response.get_json()["error"]["message"]
+    assert "crossed one option at a time" in response.get_json()["error"]["message"]
+    docs = {source: client.get(f"/api/surveys/mech/crosstab?rows=q:option-1&cols=smoker"
+                               f"&source={source}", headers=auth).get_json()
+            for source in ("declared", "reports")}
+    assert docs["declared"]["rows"]["cells"] == ["option-1", "not option-1"]
+    assert docs["declared"]["rows"]["group"] == "option-1"
+    assert docs["declared"]["joint"] == docs["reports"]["joint"]
+    assert any("respondents who selected 'option-1'" in n for n in docs["declared"]["notes"])
+    response = client.get("/api/surveys/mech/crosstab?rows=q:heroin&cols=smoker", headers=auth)
+    assert response.status_code == 422 and "not an option" in \
+        response.get_json()["error"]["message"]

@@ -100,13 +100,19 @@ def test_errors_name_the_question_by_id(change: dict[str, Any], field: str,
     assert words in caught.value.problem
 
 
-def test_declared_crosstab_of_a_multiselect_question_is_refused_with_the_reason() -> None:
+def test_a_declared_crosstab_of_a_multiselect_question_is_published() -> None:
+    """Its joint aggregate serves every option (each crossed against not selecting it:
+    shared/joint_sets.py); bins are refused, as for any question that is not an integer."""
     other = {"id": "age", "type": "categorical", "text": "Age?", "options": ["<30", "30+"],
              "epsilon": 1.0}
-    with pytest.raises(SurveyError, match="multiselect question: its options overlap"):
+    s = Survey.from_dict({"id": "drugs", "title": "Drugs", "version": 1,
+                          "questions": [SUBSTANCES, other], "crosstabs": [["substances", "age"]]})
+    assert [c.key for c in s.crosstabs] == ["crosstab:substances:age"]
+    with pytest.raises(SurveyError, match="bins apply to integer questions"):
         Survey.from_dict({"id": "drugs", "title": "Drugs", "version": 1,
                           "questions": [SUBSTANCES, other],
-                          "crosstabs": [["substances", "age"]]})
+                          "crosstabs": [{"rows": "substances", "cols": "age",
+                                         "row_bins": [1]}]})
 
 
 def test_answers_are_sets_of_labels_in_any_order() -> None:
