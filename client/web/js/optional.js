@@ -1,7 +1,8 @@
 // The modules only some surveys need, loaded with import() once the signed survey says so: a
 // survey without location questions never loads the location channel or the grid picker, and
 // one collected by a single server never loads the two-server flow, Prio3 or HPKE; one without
-// skip logic never loads the conditions' parser. The page weighs less for everyone else
+// skip logic never loads the conditions' parser; one in a single language never loads the
+// translations' accessor (survey_text.js). The page weighs less for everyone else
 // (issue 32; tests/web/test_page_weight.py).
 //
 // manifest.js loads them (loadFor) after the signature and shape checks and before any
@@ -16,6 +17,7 @@ const IMPORTS = Object.freeze({
   twoServer: () => import("./twoserver/flow.js"),
   multiselect: () => import("./multiselect.js"),
   conditions: () => import("./conditions.js"),
+  surveyText: () => import("./survey_text.js"),  // several languages (docs/languages.md)
 });
 
 const modules = {};
@@ -26,6 +28,7 @@ export function needed(survey) {
   if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker");
   if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
   if (survey.questions.some((q) => q && q.relevant !== undefined)) names.push("conditions");
+  if (survey.translations !== undefined) names.push("surveyText");
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
   }
