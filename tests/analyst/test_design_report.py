@@ -341,6 +341,15 @@ def test_a_stratum_with_one_psu_follows_lonely_psu(tmp_path: Path) -> None:
     assert len(set(errors.values())) == 4
 
 
+def test_the_docs_say_what_certainty_keeps() -> None:
+    """docs/weights.md's `certainty` row says what the code does (the test above: certainty's
+    standard error is above remove's): no sampling variance, the randomization's kept."""
+    text = (Path(__file__).parents[2] / "docs" / "weights.md").read_text(encoding="utf-8")
+    [line] = [x for x in text.splitlines() if x.startswith("| `certainty` |")]
+    assert "no *sampling* variance" in line and "*randomization* variance" in line
+    assert "still counts" in line
+
+
 def test_server_and_db_give_the_same_design_based_document(built: designed.Built,
                                                           margins: Path) -> None:
     """--server reads submissions.jsonl and designs.jsonl (analyst token) and computes with
