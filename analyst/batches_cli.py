@@ -2,7 +2,9 @@
 
 The analyst's way to the batch ids that `ldpsurvey report --batch` takes: with `--aggregate`
 the leader forms batches of the waiting uploads and runs the aggregation jobs with the helper
-(what `serve --aggregate-every` does periodically); the listing shows each batch's state.
+(what `serve --aggregate-every` does periodically); the listing shows each batch's state and,
+when the invitation codes carry a design, the cell (stratum) and random group it holds
+(`report --batch all` combines them: docs/weights.md).
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ def batches(server_url: str, survey_id: str, token: str, aggregate: bool, as_jso
         return
     click.echo(f"{listing.get('waiting_uploads', 0)} upload(s) waiting for a batch")
     for b in listing.get("batches", []):
+        part = "".join(f"  {name} {b[name]}" for name in ("cell", "group") if name in b)
         click.echo(f"  {b['batch_id']}  v{b['version']}  {b['state']:10}  {b['reports']:>6} "
-                   f"reports  {b['created']}")
+                   f"reports  {b['created']}{part}")
     if not listing.get("batches"):
         click.echo("  no batch yet (a batch forms once the survey's min_batch_size uploads "
                    "wait; --aggregate forms and aggregates it)")

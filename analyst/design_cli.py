@@ -15,7 +15,7 @@ import click
 
 from ..shared.design_frame import LONELY_PSU
 
-VARIANCES = ("linearized", "jk1", "jkn", "bootstrap")
+VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
 _FILE = click.Path(dir_okay=False, path_type=Path)
 
 
@@ -48,7 +48,9 @@ def design_options(command: Callable[..., Any]) -> Callable[..., Any]:
                           "(default 100 and 50)."),
         click.option("--variance", type=click.Choice(VARIANCES),
                      help="Design-based variance: linearized (default), or replicate weights "
-                          "jk1 (unstratified), jkn (stratified jackknife), bootstrap."),
+                          "jk1 (unstratified), jkn (stratified jackknife), bootstrap; for a "
+                          "two-server survey (--batch all), groups: the delete-a-group "
+                          "jackknife over the invitation codes' random groups."),
         click.option("--replicates", type=click.IntRange(2, 10_000), default=80,
                      show_default=True, help="With --variance bootstrap: how many replicates."),
         click.option("--lonely-psu", type=click.Choice(list(LONELY_PSU)),
@@ -96,4 +98,5 @@ def options_from(params: dict[str, Any]) -> Any:
         calibration = Calibration(method, path, parse_bounds(p["bounds"]), p["max_iterations"])
     return DesignOptions(frame=p["frame_path"], key=p["frame_key"], calibration=calibration,
                          variance=p["variance"] or "linearized",
-                         lonely_psu=p["lonely_psu"] or "fail", replicates=p["replicates"])
+                         lonely_psu=p["lonely_psu"] or "fail", replicates=p["replicates"],
+                         weighted=bool(p["weighted"]))

@@ -352,12 +352,12 @@ def _columns(rows: Sequence[Any], source: str) -> JoinedDesign:
 
 
 def refuse_two_server(version: SurveyVersion) -> None:
-    """AnalysisError for a two-server survey (docs/weights.md, "Two-server surveys")."""
+    """AnalysisError for a two-server survey read submission by submission: its design-based
+    estimates come from the leader's batches (report --batch all; docs/weights.md)."""
     if version.compiled.survey.two_server is not None:
         raise AnalysisError(
             f"survey {version.id!r} is collected by two servers, which release only noisy "
-            "batch totals: neither server holds a report per respondent to weight, the "
-            "uploads carry no invitation code (so no design reaches them) and two-server "
-            "surveys have no disclosed questions to calibrate on; design-based estimates need "
-            "an LDP survey (docs/weights.md, \"Two-server surveys\")")
-
+            "batch totals (no server holds a report per respondent to weight): its "
+            "design-based estimates come from the leader's batches, one per cell and random "
+            "group: report --server URL --batch all with --weighted, --poststratify "
+            "CELLS.csv or --variance groups (docs/weights.md, \"Two-server surveys\")")

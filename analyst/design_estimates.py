@@ -41,7 +41,7 @@ from .design_data import (
 )
 from .margins import Calibration, calibrated
 
-VARIANCES = ("linearized", "jk1", "jkn", "bootstrap")
+VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
 LINEARIZED = "linearized (ultimate cluster, with replacement; Taylor series)"
 NOTE = ("design-based: the respondents weighted by their sampling design; 'deff' is the "
         "variance over that of a simple random sample of as many true answers, split into "
@@ -59,6 +59,7 @@ class DesignOptions:
     variance: str = "linearized"
     lonely_psu: str = "fail"
     replicates: int = 80  # bootstrap replicates
+    weighted: bool = False  # --weighted given (a two-server report weights its cells only then)
 
     def __post_init__(self) -> None:
         if self.variance not in VARIANCES:
@@ -125,6 +126,10 @@ def weighted(source: DesignSource, options: DesignOptions,
     say = progress or (lambda _: None)
     version = source.version()
     refuse_two_server(version)
+    if options.variance == "groups":
+        raise AnalysisError("--variance groups is the delete-a-group jackknife of a two-server "
+                            "survey's batches (report --batch all); an LDP survey has every "
+                            "respondent's report: use --variance jk1, jkn or bootstrap")
     frame = read_frame(options.frame, allow_lonely_psu=True) if options.frame else None
     say(f"reading the submissions of {version.id} v{version.version}...")
     respondents = source.respondents()

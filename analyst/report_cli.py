@@ -41,7 +41,9 @@ from .source_options import source_options
 @click.option("--batch", "batch_id",
               help="Two-server survey: report this batch from the leader (--server); collects "
                    "it if it is not yet (a batch is collected once, later calls return the "
-                   "same noisy totals).")
+                   "same noisy totals). 'all': every aggregated batch of the version together, "
+                   "with the design options (--weighted, --poststratify, --variance groups; "
+                   "docs/weights.md).")
 @click.option("--lang", default=None, metavar="TAG",
               help="Label questions and options in this language of the survey (a BCP 47 tag "
                    "such as es; every format: JSON adds `labels`, CSV question_text and "
@@ -83,7 +85,10 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
                              or crosstab is not None):
         raise click.UsageError("--lang labels the survey's estimates report: drop --crosstab, "
                                "--by, --batch and the design options (not translated yet)")
-    if options is not None:
+    if batch_id == "all":
+        text = _two_server_design_text(server_url, survey_id, token, version, options, fmt,
+                                       confidence, timeout, crosstab)
+    elif options is not None:
         text = _design_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                             timeout, options, by, bins, crosstab, batch_id)
     elif batch_id is not None:
@@ -132,14 +137,33 @@ def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
     )
 
     if batch_id is not None:
-        raise click.UsageError("a two-server batch has no design-based estimates (docs/"
-                               "weights.md, \"Two-server surveys\"): drop the design options")
+        raise click.UsageError("design options take every batch of a two-server survey "
+                               "together: --batch all (docs/weights.md, \"Two-server "
+                               "surveys\")")
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
         if crosstab is not None:
             return design_crosstab_text(source, options, fmt, confidence, crosstab)
         if by is not None:
             return design_subgroup_text(source, options, fmt, confidence, by, parse_bins(bins))
         return design_report_text(source, options, fmt, confidence)
+
+
+def _two_server_design_text(server_url: str | None, survey_id: str, token: str | None,
+                            version: int | None, options: Any, fmt: str, confidence: float,
+                            timeout: float, crosstab: tuple[str, str] | None) -> str:
+    """Every batch of a two-server survey version, combined by its design (cells, groups)."""
+    from .design_estimates import DesignOptions
+    from .two_server_design import two_server_design_text
+
+    if server_url is None:
+        raise click.UsageError("--batch all reads the leader: give --server")
+    if crosstab is not None:
+        raise click.UsageError("--batch all reports the survey's declared crosstabs: drop "
+                               "--crosstab")
+    assert token is not None
+    return two_server_design_text(server_url, survey_id, token, version,
+                                  options if options is not None else DesignOptions(), fmt,
+                                  confidence, timeout)
 
 
 def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,

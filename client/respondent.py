@@ -136,9 +136,7 @@ class Respondent:
         survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
         checked = self.check_answers(survey, answers)
         if survey.two_server is not None:
-            if invite is not None:
-                raise AnswerError("a two-server survey takes no invitation codes")
-            return build_upload(survey, checked)  # type: ignore[return-value]
+            return build_upload(survey, checked, invite)  # type: ignore[return-value]
         reports: dict[str, Any] = {}
         charges: list[Charge] = []
         for q in survey.questions:

@@ -65,8 +65,13 @@ def check_answers(survey: Survey, answers: Mapping[str, Any]) -> dict[str, Any]:
     return checked
 
 
-def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmission:
-    """Encode, shard and seal `answers` ({question id: true answer}) for a two-server survey."""
+def build_upload(survey: Survey, answers: Mapping[str, Any],
+                 invite: str | None = None) -> TwoServerSubmission:
+    """Encode, shard and seal `answers` ({question id: true answer}) for a two-server survey.
+
+    `invite` is the one-time invitation code of an invite-only survey: it goes to the leader
+    in the clear beside the sealed shares (never to the helper), and links the upload to the
+    code, and so to whatever the operator stored with it (a stratum, a random group)."""
     servers = survey.two_server
     assert servers is not None
     checked = check_answers(survey, answers)  # refuse before randomizing anything
@@ -104,6 +109,8 @@ def build_upload(survey: Survey, answers: Mapping[str, Any]) -> TwoServerSubmiss
     shards = {key: vdaf.shard(encodings[key], encoding.ctx(survey, key), measurement, report_id)
               for key, measurement in encoding.measurements(survey, indices).items()}
     body = seal_upload(survey, report_id, shards)
+    if invite is not None:
+        body["invite"] = invite
     submission_id = body["submission_id"]
     return TwoServerSubmission(submission_id=submission_id, survey_id=survey.id,
                                version=survey.version, body=body,

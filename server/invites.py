@@ -103,16 +103,28 @@ def check_stored(frame: Frame, stored: StoredDesigns, grouped: bool,
 
 
 def random_groups(frame: Frame, groups: int) -> dict[tuple[str | None, str], int]:
-    """(stratum, PSU) -> random group in 1..groups: the PSUs shuffled with the OS CSPRNG and
-    dealt in turn, so group sizes differ by at most one PSU and a whole PSU (a cluster) falls
-    in one group, as the random-group variance estimator needs (Wolter 2007, ch. 2)."""
-    psus = list(dict.fromkeys((r.stratum, r.psu if r.psu is not None else r.id)
-                              for r in frame.rows))
-    if not 2 <= groups <= len(psus):
+    """(stratum, PSU) -> random group in 1..groups, so that a whole PSU (a cluster) falls in
+    one group, as the random-group variance estimator needs (Wolter 2007, ch. 2): the PSUs of
+    each stratum shuffled with the OS CSPRNG, the strata one after the other, and the list
+    dealt in turn from a random start (Kott 2001, the delete-a-group jackknife). Group sizes
+    differ by at most one PSU, and each stratum's PSUs are spread over the groups as evenly
+    as they can be (a stratum with at least `groups` PSUs has one in every group)."""
+    by_stratum: dict[str | None, dict[tuple[str | None, str], None]] = {}
+    for r in frame.rows:  # each stratum's PSUs, in frame order, once
+        by_stratum.setdefault(r.stratum, {})[(r.stratum, r.psu if r.psu is not None
+                                              else r.id)] = None
+    count = sum(len(members) for members in by_stratum.values())
+    if not 2 <= groups <= count:
         raise FrameError(f"{frame.source}: --groups must be between 2 and the number of PSUs "
-                         f"({len(psus):,}), got {groups}")
-    secrets.SystemRandom().shuffle(psus)
-    return {psu: 1 + i % groups for i, psu in enumerate(psus)}
+                         f"({count:,}), got {groups}")
+    draw = secrets.SystemRandom()
+    dealt: list[tuple[str | None, str]] = []
+    for members in by_stratum.values():
+        psus = list(members)
+        draw.shuffle(psus)
+        dealt += psus
+    start = secrets.randbelow(groups)
+    return {psu: 1 + (start + i) % groups for i, psu in enumerate(dealt)}
 
 
 def counts(store: Store, survey_id: str) -> InviteCounts:

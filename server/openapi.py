@@ -340,7 +340,13 @@ _SCHEMAS["TwoServerUpload"] = {
                            "base64url of its Prio3 public share",
             "propertyNames": {"pattern": f"^(?:{_QID}|crosstab:{_QID}:{_QID})$"},
             "additionalProperties": {**_B64URL, "maxLength": -(-MAX_SEALED * 4 // 3)}},
-        "leader_share": _SEALED, "helper_share": _SEALED}}
+        "leader_share": _SEALED, "helper_share": _SEALED,
+        "invite": {"type": "string", "minLength": 1, "maxLength": 64,
+                   "description": "the one-time invitation code of an invite-only survey "
+                                  "(ldpsurvey invites create): claimed with the upload, "
+                                  "bound to it by its hash, not stored with it; the leader "
+                                  "batches each cell and random group its design names apart "
+                                  "(docs/weights.md)"}}}
 _SCHEMAS["TwoServerUploadResult"] = {
     "type": "object", "required": ["submission_id", "duplicate"],
     "properties": {"submission_id": {"type": "string"}, "duplicate": {"type": "boolean"}}}
@@ -356,7 +362,7 @@ _PATHS.update({
                               "content": _json(_ref("TwoServerUploadResult"))},
                       "201": {"description": "Stored",
                               "content": _json(_ref("TwoServerUploadResult"))},
-                      **_errors(400, 404, 409, 413, 415, 422)}}},
+                      **_errors(400, 403, 404, 409, 413, 415, 422)}}},
     "/api/surveys/{survey_id}/two-server/aggregate": {"post": {
         "operationId": "twoServerAggregate",
         "summary": "Form batches and run the pending aggregation jobs with the helper now.",

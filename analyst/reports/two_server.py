@@ -126,7 +126,9 @@ def two_server_report(survey: Any, batch: Any, confidence: float = 0.95,
 
 def _summary(report: TwoServerReport) -> str:
     rejected = report.rejected
-    return (f"two-server collection, batch {report.batch}: {report.n_submissions:,} "
+    what = (f"batch {report.batch}" if "design" not in report.estimates
+            else f"{report.batch} combined by their design")
+    return (f"two-server collection, {what}: {report.n_submissions:,} "
             f"respondents; {rejected:,} report{'' if rejected == 1 else 's'} rejected by "
             f"{'its' if rejected == 1 else 'their'} validity proof{'' if rejected == 1 else 's'}"
             f" (not counted); {report.confidence:.0%} intervals")
@@ -134,12 +136,14 @@ def _summary(report: TwoServerReport) -> str:
 
 def render_table(report: TwoServerReport) -> str:
     from .table import question_block
+    from .two_server_design import design_table
 
     lines = [f"{report.title} ({report.survey['id']} v{report.estimates.get('version', '?')})",
              _summary(report), "", "Privacy guarantees:"]
     for statement in report.guarantees:
         lines += textwrap.wrap(statement, 94, initial_indent="  ", subsequent_indent="    ")
     lines.append("")
+    lines += design_table(report.estimates)
     for q in [*report.questions(), *report.crosstab_views()]:
         lines += question_block(q, report)
         lines.append("")
@@ -153,7 +157,10 @@ def render_markdown(report: TwoServerReport) -> str:
     lines = [f"# {md_escape(report.title)}", "",
              f"Survey `{report.survey['id']}` version {report.estimates.get('version', '?')}, "
              + md_escape(_summary(report)) + ".", "", "## Privacy guarantees", ""]
+    from .two_server_design import design_markdown
+
     lines += [f"- {md_escape(s)}" for s in report.guarantees] + [""]
+    lines += design_markdown(report.estimates, md_escape)
     for q in report.questions():
         lines += _question(q, report)
     views = report.crosstab_views()
@@ -169,6 +176,7 @@ def render_markdown(report: TwoServerReport) -> str:
 
 def render_html(report: TwoServerReport) -> str:
     from .html import _card, _question, page_head
+    from .two_server_design import design_html
 
     version = report.estimates.get("version", "?")
     central = report.central_total or {}
@@ -188,6 +196,7 @@ def render_html(report: TwoServerReport) -> str:
         "</div>",
         "<h2>Privacy guarantees</h2>",
         "<ul>" + "".join(f"<li>{escape(s)}</li>" for s in report.guarantees) + "</ul>",
+        design_html(report.estimates),
         '<div class="explain"><h2>How to read this report</h2>'
         + "".join(f"<h3>{escape(t)}</h3><p>{escape(b)}</p>" for t, b in EXPLANATION)
         + f'<p class="note">{escape(TWO_SERVER_NOTE)}</p></div>',
@@ -208,9 +217,13 @@ CSV_COLUMNS = ("survey", "version", "collection", "batch", "question", "kind", "
 
 def render_csv(report: TwoServerReport) -> str:
     """One row per option, group, mean and crosstab cell (kind "cell", option "row / col")."""
+    from .two_server_design import CSV_COLUMNS as DESIGN_COLUMNS
+    from .two_server_design import csv_values
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    design = csv_values(report.estimates)  # only a report combining batches by design
+    writer.writerow((*CSV_COLUMNS, *(DESIGN_COLUMNS if design else ())))
     version = report.estimates.get("version", "")
     head = [report.survey["id"], version, "two-server", report.batch]
     by_id = {q["question"]: q for q in report.estimates["questions"]}
@@ -219,13 +232,13 @@ def render_csv(report: TwoServerReport) -> str:
         for r in q.rows:
             writer.writerow([*head, q.id, r.kind, r.label, "|".join(r.members), q.mechanism,
                              repr(q.epsilon), _csv(est.get("local_epsilon")), q.n,
-                             est.get("rejected", 0), q.confidence, *_numbers(r)])
+                             est.get("rejected", 0), q.confidence, *_numbers(r), *design])
     for c, view in zip(report.estimates.get("crosstabs") or [], report.crosstab_views(),
                        strict=True):
         for r in view.rows:
             writer.writerow([*head, view.id, "cell", r.label, "", "two-server",
                              repr(view.epsilon), "", view.n, c.get("rejected", 0),
-                             view.confidence, *_numbers(r)])
+                             view.confidence, *_numbers(r), *design])
     return out.getvalue()
 
 

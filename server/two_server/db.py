@@ -47,6 +47,13 @@ SCHEMA = (
 )
 
 
+# Columns added after a table was first created: (table, column, SQL type). A database made
+# before gets them on open (SQLite has no ADD COLUMN IF NOT EXISTS, so the schema is read).
+ADDED_COLUMNS = (
+    # the part of the sample a batch holds, JSON {"cell": ..., "group": ...} (NULL: all of it)
+    ("ts_batches", "part", "TEXT"),
+)
+
 TABLES = ("ts_keys", "ts_uploads", "ts_batches", "hs_tasks", "hs_reports", "hs_batches")
 
 
@@ -86,6 +93,9 @@ class TwoServerDb:
         with self.transaction() as cur:
             for statement in SCHEMA:
                 cur.execute(statement)
+            for table, column, kind in ADDED_COLUMNS:
+                if column not in _columns(cur, table, self.postgres):
+                    cur.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
@@ -133,12 +143,25 @@ class TwoServerDb:
             conn.close()
 
 
+def _columns(cur: Cursor, table: str, postgres: bool) -> set[str]:
+    if postgres:
+        rows = cur.execute("SELECT column_name FROM information_schema.columns WHERE "
+                           "table_name = ? AND table_schema = current_schema()",
+                           (table,)).fetchall()
+        return {r[0] for r in rows}
+    return {r[1] for r in cur.execute(f"PRAGMA table_info({table})").fetchall()}
+
+
 class Cursor:
     """A DB-API cursor taking `?` placeholders in both backends."""
 
     def __init__(self, cur: Any, postgres: bool) -> None:
         self._cur = cur
         self._postgres = postgres
+
+    @property
+    def postgres(self) -> bool:
+        return self._postgres
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
         self._cur.execute(sql.replace("?", "%s") if self._postgres else sql, tuple(params))

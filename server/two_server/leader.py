@@ -4,8 +4,16 @@
   leader's sealed half must open (else 422, nothing stored); the upload is stored durably and
   answered 2xx only after the commit. Re-sending the same upload is a duplicate (200); another
   upload under the same submission id is refused.
+- Invitations: a survey made invite-only (`ldpsurvey invites create`) takes an upload only with
+  an unused invitation code (`invite`), claimed in the transaction that stores the upload, as
+  the LDP mode does; the code is not kept with the upload (only its hash, bound to the upload's
+  submission id, in the invitations table).
 - Batching: once at least `min_batch_size` uploads of a version wait, they become one batch
-  (a batch id and the reports' membership commit together).
+  (a batch id and the reports' membership commit together). When the invitation codes carry a
+  design, uploads are batched per part of the sample: per the code's stratum (a
+  post-stratification cell) and random group, so each batch is one cell's (one group's)
+  aggregate and every respondent is in exactly one batch (docs/weights.md, "Two-server
+  surveys"). The part comes from the operator's code, never from an answer.
 - Aggregation: for each batch not yet aggregated the leader runs Prio3 `prep_init` on its
   shares, sends one job to the helper, finishes preparation with the helper's prep messages and
   stores its aggregate share, marking the batch aggregated. If the helper is down the batch
@@ -35,7 +43,7 @@ from ...shared.two_server.config import b64url, from_b64url
 from ...shared.two_server.plans import key_epsilon
 from ...shared.two_server.results import BatchEntry, CollectedBatch
 from ...shared.two_server.upload import Upload, UploadError, open_half, parse_upload
-from .. import surveys
+from .. import invites, surveys
 from ..errors import SurveyClosed, ValidationFailed
 from ..store import Store
 from ..wire_ints import VERSION_RANGE, wire_int
@@ -95,6 +103,12 @@ def accept_upload(leader: Leader, survey_id: str, body: Any) -> tuple[dict[str, 
     """Store one upload; ({submission_id, duplicate}, created?). Raises before storing."""
     if not isinstance(body, Mapping):
         raise UploadError("an upload is a JSON object")
+    body = dict(body)
+    code = body.pop("invite", None)
+    if code is not None:
+        problems: list[dict[str, str]] = []
+        if invites.check_shape({"invite": code}, problems) is None:
+            raise UploadError("invite must be an invitation code string", {"field": "invite"})
     version = wire_int(body.get("version"), "version", *VERSION_RANGE)
     record = surveys.get(leader.store, survey_id, version)
     survey = _two_server(leader, record)
@@ -118,35 +132,105 @@ def accept_upload(leader: Leader, survey_id: str, body: Any) -> tuple[dict[str, 
     with leader.db.transaction() as cur:
         row = cur.execute("SELECT body FROM ts_uploads WHERE survey_id = ? AND report_id = ?",
                           (survey_id, upload.submission_id)).fetchone()
+        if row is not None and row[0] != text:
+            raise ValidationFailed(f"submission {upload.submission_id} was already "
+                                   "uploaded with other content")
+        _claim_invite(cur, survey_id, upload.submission_id, code, new=row is None)
         if row is not None:
-            if row[0] != text:
-                raise ValidationFailed(f"submission {upload.submission_id} was already "
-                                       "uploaded with other content")
             return {"submission_id": upload.submission_id, "duplicate": True}, False
         cur.execute("INSERT INTO ts_uploads (survey_id, report_id, version, body) VALUES "
                     "(?, ?, ?, ?)", (survey_id, upload.submission_id, version, text))
     return {"submission_id": upload.submission_id, "duplicate": False}, True
 
 
+def _claim_invite(cur: Any, survey_id: str, submission_id: str, code: str | None,
+                  new: bool) -> None:
+    """In an invite-only survey, bind the upload's code to it (a new upload needs an unused
+    code; a resend, the code already bound to it), or InviteRefused: nothing is stored. The
+    invitations are the store's table in the same database (server/invites.py)."""
+    if cur.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
+                   (survey_id,)).fetchone() is None:
+        return  # not invite-only: a code is not needed, and not kept
+    bound: dict[str, str | None] = {}
+    if code is not None:
+        key = invites.digest(code)
+        lock = " FOR UPDATE" if cur.postgres else ""  # SQLite: BEGIN IMMEDIATE holds it
+        row = cur.execute("SELECT submission_id FROM invites WHERE survey_id = ? AND "  # noqa: S608
+                          f"code_sha256 = ?{lock}", (survey_id, key)).fetchone()
+        if row is not None:
+            bound[key] = row[0]
+    claims = invites.plan_claims([(submission_id, code)], {submission_id} if new else set(),
+                                 bound)
+    for key, sid in claims.items():
+        cur.execute("UPDATE invites SET submission_id = ? WHERE survey_id = ? AND "
+                    "code_sha256 = ?", (sid, survey_id, key))
+
+
 # --- batching and aggregation --------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Part:
+    """The part of the sample a batch holds: the invitation codes' stratum (a
+    post-stratification cell) and random group; None where the codes carry none."""
+
+    cell: str | None = None
+    group: int | None = None
+
+    def to_text(self) -> str | None:
+        if self.cell is None and self.group is None:
+            return None
+        return json.dumps({"cell": self.cell, "group": self.group}, sort_keys=True)
+
+    @classmethod
+    def from_text(cls, text: str | None) -> Part:
+        if text is None:
+            return cls()
+        data = json.loads(text)
+        group = data.get("group")
+        return cls(data.get("cell"), None if group is None else int(group))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in (("cell", self.cell), ("group", self.group)) if v is not None}
+
+
+def waiting_parts(cur: Any, survey_id: str, version: int) -> dict[Part, list[str]]:
+    """The waiting uploads of a version by part of the sample (the design of the invitation
+    code each was claimed with; Part() for an upload without one)."""
+    parts: dict[Part, list[str]] = {}
+    for report_id, stratum, group in cur.execute(
+            "SELECT u.report_id, i.stratum, i.random_group FROM ts_uploads u LEFT JOIN "
+            "invites i ON i.survey_id = u.survey_id AND i.submission_id = u.report_id WHERE "
+            "u.survey_id = ? AND u.version = ? AND u.batch_id IS NULL ORDER BY u.report_id",
+            (survey_id, version)).fetchall():
+        part = Part(stratum, None if group is None else int(group))
+        parts.setdefault(part, []).append(report_id)
+    return parts
+
+
 def form_batches(leader: Leader, survey: Survey) -> list[str]:
-    """Put the waiting uploads of a version into a new batch once there are enough."""
+    """Put the waiting uploads of a version into a new batch once there are enough: one batch
+    per part of the sample (`Part`) that has `min_batch_size` uploads waiting."""
     assert survey.two_server is not None
+    formed = []
     with leader.db.transaction() as cur:
-        waiting = [r[0] for r in cur.execute(
-            "SELECT report_id FROM ts_uploads WHERE survey_id = ? AND version = ? AND "
-            "batch_id IS NULL ORDER BY report_id", (survey.id, survey.version)).fetchall()]
-        if len(waiting) < survey.two_server.min_batch_size:
-            return []
-        batch_id = str(uuid.uuid4())
-        cur.execute("UPDATE ts_uploads SET batch_id = ? WHERE survey_id = ? AND version = ? "
-                    "AND batch_id IS NULL", (batch_id, survey.id, survey.version))
-        cur.execute("INSERT INTO ts_batches (survey_id, version, batch_id, state, n_reports, "
-                    "created) VALUES (?, ?, ?, 'pending', ?, ?)",
-                    (survey.id, survey.version, batch_id, cur.rowcount, _now()))
-    return [batch_id]
+        for part, waiting in sorted(waiting_parts(cur, survey.id, survey.version).items(),
+                                    key=lambda item: item[0].to_text() or ""):
+            if len(waiting) < survey.two_server.min_batch_size:
+                continue
+            batch_id = str(uuid.uuid4())
+            for start in range(0, len(waiting), 500):
+                chunk = waiting[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                cur.execute(f"UPDATE ts_uploads SET batch_id = ? WHERE survey_id = ? AND "  # noqa: S608
+                            f"batch_id IS NULL AND report_id IN ({marks})",
+                            (batch_id, survey.id, *chunk))
+            cur.execute("INSERT INTO ts_batches (survey_id, version, batch_id, state, "
+                        "n_reports, created, part) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
+                        (survey.id, survey.version, batch_id, len(waiting), _now(),
+                         part.to_text()))
+            formed.append(batch_id)
+    return formed
 
 
 def verify_key(leader: Leader, survey: Survey) -> bytes:
@@ -268,24 +352,25 @@ def list_batches(leader: Leader, survey_id: str) -> list[dict[str, Any]]:
     surveys.get(leader.store, survey_id)  # NotFound
     with leader.db.transaction() as cur:
         rows = cur.execute("SELECT version, batch_id, state, n_reports, created, collected IS "
-                           "NOT NULL FROM ts_batches WHERE survey_id = ? ORDER BY created, "
-                           "batch_id", (survey_id,)).fetchall()
+                           "NOT NULL, part FROM ts_batches WHERE survey_id = ? ORDER BY "
+                           "created, batch_id", (survey_id,)).fetchall()
         waiting = cur.execute("SELECT COUNT(*) FROM ts_uploads WHERE survey_id = ? AND "
                               "batch_id IS NULL", (survey_id,)).fetchone()[0]
     batches = [{"version": v, "batch_id": b, "state": "collected" if c else s,
-                "reports": n, "created": t} for v, b, s, n, t, c in rows]
+                "reports": n, "created": t, **Part.from_text(p).to_dict()}
+               for v, b, s, n, t, c, p in rows]
     return [{"waiting_uploads": int(waiting)}, *batches]
 
 
 def collect(leader: Leader, survey_id: str, batch_id: str) -> CollectedBatch:
     """The batch's noisy sums (both servers' noise); computed once, then served unchanged."""
     with leader.db.transaction() as cur:
-        row = cur.execute("SELECT version, state, result, leader_noisy, collected FROM "
+        row = cur.execute("SELECT version, state, result, leader_noisy, collected, part FROM "
                           "ts_batches WHERE survey_id = ? AND batch_id = ?",
                           (survey_id, batch_id)).fetchone()
     if row is None:
         raise UnknownBatch(f"survey {survey_id!r} has no batch {batch_id}")
-    version, state, result, noisy, collected = row
+    version, state, result, noisy, collected, part = row
     if collected is not None:
         return CollectedBatch.from_dict(json.loads(collected))
     if state != "aggregated":
@@ -308,7 +393,7 @@ def collect(leader: Leader, survey_id: str, batch_id: str) -> CollectedBatch:
                                 helper_client.collect_path(survey_id, version, batch_id),
                                 {"collection_id": batch_id},
                                 leader.helper_token).get("entries", {})
-    batch = _combine(survey, encodings, batch_id, own, theirs)
+    batch = _combine(survey, encodings, batch_id, own, theirs, Part.from_text(part))
     with leader.db.transaction() as cur:
         cur.execute("UPDATE ts_batches SET collected = ? WHERE survey_id = ? AND batch_id = ? "
                     "AND collected IS NULL", (json.dumps(batch.to_dict()), survey_id, batch_id))
@@ -316,7 +401,8 @@ def collect(leader: Leader, survey_id: str, batch_id: str) -> CollectedBatch:
 
 
 def _combine(survey: Survey, encodings: Mapping[str, Any], batch_id: str,
-             own: Mapping[str, Any], theirs: Mapping[str, Any]) -> CollectedBatch:
+             own: Mapping[str, Any], theirs: Mapping[str, Any],
+             part: Part | None = None) -> CollectedBatch:
     from ...shared.two_server.noise import decode_signed
 
     entries = {}
@@ -333,7 +419,8 @@ def _combine(survey: Survey, encodings: Mapping[str, Any], batch_id: str,
                                   rejected=mine["rejected"],
                                   central_epsilon=key_epsilon(survey, key),
                                   sensitivity=enc.sensitivity, offset=enc.offset)
-    return CollectedBatch(survey.id, survey.version, batch_id, entries)
+    part = part or Part()
+    return CollectedBatch(survey.id, survey.version, batch_id, entries, part.cell, part.group)
 
 
 __all__ = ["HelperUnavailable", "Leader", "accept_upload", "aggregate", "collect",

@@ -432,7 +432,7 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         result.notes.append(MEAN_SAMPLING_NOTE)
         if n:
             result.notes += too_noisy_notes(
-                math.sqrt(SERVERS * plan.variance) / n, question.max - question.min, n, z,
+                math.sqrt(SERVERS * noise_variance(entry)) / n, question.max - question.min, n, z,
                 confidence, "of the mean", f"the whole range a respondent could give "
                 f"({question.min} to {question.max})")
         return result
@@ -451,25 +451,26 @@ def estimate_two_server(question: Any, entry: BatchEntry,
     f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
     k = design.k
-    result.categories, noise_se = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    result.categories, noise_se = _share_rows(design, f_hat, consistent, n,
+                                              noise_variance(entry), z)
     result.notes += too_noisy_notes(noise_se, 1.0, n, z, confidence, "of a share",
                                     "100 percentage points (every share there is)")
     for name, members in groups.items():
         w = np.zeros(k)
         w[list(members)] = 1.0
-        row = _linear(design.functional(w), counts, n, consistent, plan.variance, z)
+        row = _linear(design.functional(w), counts, n, consistent, noise_variance(entry), z)
         result.groups.append(GroupEstimate(
             name=name, options=[design.labels[i] for i in members], **row,
             consistent=float(consistent[list(members)].sum())))
     if question.type == "ordinal" and not getattr(question, "not_asked", False):
         scores = np.arange(1, k + 1, dtype=float)
         result.mean = MeanEstimate(**_linear(design.functional(scores), counts, n, consistent,
-                                             plan.variance, z))
+                                             noise_variance(entry), z))
         result.notes.append(f"mean score: options scored 1..{k} in order")
     if getattr(question, "not_asked", False):  # skip logic: among those asked
         from .among_asked import add_among_asked
 
-        add_among_asked(question, design, counts, n, f_hat, consistent, plan.variance, z,
+        add_among_asked(question, design, counts, n, f_hat, consistent, noise_variance(entry), z,
                         result)
     return result
 
@@ -559,7 +560,7 @@ def _integer_mean(question: Any, entry: BatchEntry, n: int, z: float) -> MeanEst
     if getattr(entry, "offset", design.offset) != design.offset:
         raise EstimateError(f"{question.id}: the batch measured values from "
                             f"{entry.offset}, the question's encoding from {design.offset}")
-    noise = SERVERS * entry_plan(entry).variance / n**2
+    noise = SERVERS * noise_variance(entry) / n**2
     mean = design.offset + int(sums[0]) / n
     se = math.sqrt(design.per_report(mean) / n + noise)
     return MeanEstimate(estimate=mean, std_error=se,
@@ -573,6 +574,15 @@ def _entry_n(entry: BatchEntry) -> int:
         raise EstimateError(f"a batch's report count must be an integer >= 0, got {n!r}")
     entry_plan(entry)
     return int(n)
+
+
+def noise_variance(entry: Any) -> float:
+    """One server's noise variance per coordinate in this entry's totals: the plan's σ², times
+    the number of batches added up into the entry (each batch carries its own draws)."""
+    batches = getattr(entry, "batches", 1)
+    if isinstance(batches, bool) or not isinstance(batches, int | np.integer) or batches < 1:
+        raise EstimateError(f"an entry adds up a positive number of batches, got {batches!r}")
+    return entry_plan(entry).variance * int(batches)
 
 
 def entry_plan(entry: Any) -> NoisePlan:
@@ -683,7 +693,7 @@ def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
     counts = design.counts(entry.noisy_sums, n)
     f_hat = design.unbiased(counts, n)
     consistent = norm_sub(f_hat)
-    rows_, noise_se = _share_rows(design, f_hat, consistent, n, plan.variance, z)
+    rows_, noise_se = _share_rows(design, f_hat, consistent, n, noise_variance(entry), z)
     result.notes += too_noisy_notes(noise_se, 1.0, n, z, confidence, "of a joint share",
                                     "100 percentage points (every share there is)")
     result.cells = [CellEstimate(a, b, r.estimate, r.std_error, r.variance_bound, r.ci_low,

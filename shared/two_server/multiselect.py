@@ -142,6 +142,7 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
         _entry_n,
         _mechanism_label,
         entry_plan,
+        noise_variance,
         too_noisy_notes,
     )
 
@@ -175,7 +176,7 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
     counts = sums[:shape.k]  # psfo_grr: the blanks' counts follow the options'
     f_hat = (counts / n - q) / (p - q)
     consistent = np.clip(f_hat, 0.0, 1.0)
-    noise = SERVERS * plan.variance / (n * n * (p - q) ** 2)
+    noise = SERVERS * noise_variance(entry) / (n * n * (p - q) ** 2)
     variance = option_variance(consistent, p, q) / n + noise
     bound = np.full(shape.k, option_worst(p, q) / n + noise)
     result.categories = value_estimates(question.labels, f_hat, variance, bound, consistent, z)

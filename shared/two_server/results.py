@@ -25,6 +25,9 @@ class BatchEntry:
     sensitivity: int
     offset: int = 0            # sum: the answer measured as 0 (min, or the report range's low)
     servers: int = 2           # each adds its own noise
+    # how many batches' totals were added up into this entry (each batch carries its own draw
+    # of both servers' noise, so the noise variance is `batches` times one batch's)
+    batches: int = 1
 
     @property
     def noise_plan(self) -> Any:
@@ -34,9 +37,12 @@ class BatchEntry:
         return noise_plan(self.kind, self.central_epsilon, self.sensitivity)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "kind": self.kind, "noisy_sums": list(self.noisy_sums),
-                "n": self.n, "rejected": self.rejected, "central_epsilon": self.central_epsilon,
-                "sensitivity": self.sensitivity, "offset": self.offset, "servers": self.servers}
+        out = {"key": self.key, "kind": self.kind, "noisy_sums": list(self.noisy_sums),
+               "n": self.n, "rejected": self.rejected, "central_epsilon": self.central_epsilon,
+               "sensitivity": self.sensitivity, "offset": self.offset, "servers": self.servers}
+        if self.batches != 1:
+            out["batches"] = self.batches
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BatchEntry:
@@ -44,22 +50,38 @@ class BatchEntry:
                    noisy_sums=tuple(int(v) for v in data["noisy_sums"]), n=int(data["n"]),
                    rejected=int(data["rejected"]), central_epsilon=float(data["central_epsilon"]),
                    sensitivity=int(data["sensitivity"]), offset=int(data.get("offset", 0)),
-                   servers=int(data.get("servers", 2)))
+                   servers=int(data.get("servers", 2)), batches=int(data.get("batches", 1)))
 
 
 @dataclass(frozen=True)
 class CollectedBatch:
+    """One collected batch. In a survey whose invitation codes carry a design, the leader
+    batches each post-stratification cell (the codes' stratum) and each random group apart:
+    `cell` and `group` say which part of the sample this batch is (None: not partitioned by
+    it). They are the operator's labels, never anything a respondent answered."""
+
     survey_id: str
     version: int
     batch_id: str
     entries: Mapping[str, BatchEntry] = field(default_factory=dict)
+    cell: str | None = None
+    group: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"survey": self.survey_id, "version": self.version, "batch_id": self.batch_id,
-                "entries": {k: e.to_dict() for k, e in self.entries.items()}}
+        out: dict[str, Any] = {"survey": self.survey_id, "version": self.version,
+                               "batch_id": self.batch_id,
+                               "entries": {k: e.to_dict() for k, e in self.entries.items()}}
+        if self.cell is not None:
+            out["cell"] = self.cell
+        if self.group is not None:
+            out["group"] = self.group
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CollectedBatch:
+        group = data.get("group")
         return cls(survey_id=data["survey"], version=int(data["version"]),
                    batch_id=data["batch_id"],
-                   entries={k: BatchEntry.from_dict(v) for k, v in data["entries"].items()})
+                   entries={k: BatchEntry.from_dict(v) for k, v in data["entries"].items()},
+                   cell=None if data.get("cell") is None else str(data["cell"]),
+                   group=None if group is None else int(group))

@@ -236,7 +236,8 @@ def test_bad_calibration_input_is_one_line_and_changes_nothing(
     (["--rake", "a.csv", "--calibrate", "b.csv"], "give one of --poststratify, --rake"),
     (["--bounds", "0.5,2", "--weighted"], "--bounds goes with --calibrate"),
     (["--frame", "f.csv"], "--frame FILE and --key QUESTION go together"),
-    (["--weighted", "--batch", "b1"], "a two-server batch has no design-based estimates"),
+    (["--weighted", "--batch", "b1"], "design options take every batch of a two-server "
+                                      "survey together: --batch all"),
 ])
 def test_usage_errors(built: designed.Built, args: list[str], message: str) -> None:
     result = report(built, *args)
@@ -372,8 +373,9 @@ def test_server_and_db_give_the_same_design_based_document(built: designed.Built
 
 
 def test_a_two_server_survey_is_refused_with_the_reason(tmp_path: Path) -> None:
-    """Two-server surveys release only noisy batch totals, take no invitation code and have
-    no disclosed question: design-based options say so (docs/weights.md)."""
+    """Two-server surveys release only noisy batch totals: a design-based report read
+    submission by submission is refused, naming the way that works (the leader's batches per
+    cell and random group, report --batch all; docs/weights.md)."""
     from ldpsurvey.server.app import create_app
     from ldpsurvey.server.auth import create_token
     from ldpsurvey.server.http_request import STORE_EXTENSION
@@ -389,7 +391,7 @@ def test_a_two_server_survey_is_refused_with_the_reason(tmp_path: Path) -> None:
                                   headers=auth).status_code == 201
     store.close()
     message = error_line(run("report", "--db", db, "--survey", "pulse", "--weighted"))
-    assert "collected by two servers" in message and "no disclosed questions" in message
+    assert "collected by two servers" in message and "--batch all" in message
 
 
 def test_regress_with_a_design_equals_r_svyglm(built: designed.Built, margins: Path) -> None:

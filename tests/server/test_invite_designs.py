@@ -180,6 +180,10 @@ def test_random_groups_are_dealt_per_psu_and_balanced(db_path: Any, tmp_path: Pa
     assert all(len(g) == 1 for g in group_of.values())  # a PSU never splits across groups
     sizes = [sum(1 for g in group_of.values() if g == {k}) for k in (1, 2, 3, 4)]
     assert max(sizes) - min(sizes) <= 1 and sum(sizes) == len(group_of)
+    for stratum in ("s0", "s1", "s2", "s3"):  # dealt within strata in turn (Kott's DAGJK)
+        spread = [sum(1 for (s, _), g in group_of.items() if s == stratum and g == {k})
+                  for k in (1, 2, 3, 4)]
+        assert max(spread) - min(spread) <= 1, spread
     before = snapshot(db_path)
     again = create(db_path, write(tmp_path, "id,weight,stratum,psu\nz,2,s0,p99\nw,2,s0,p98\n",
                                   "more.csv"))
