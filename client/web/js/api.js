@@ -1,12 +1,14 @@
 // The two calls the page makes to the aggregator: read a survey, send a submission.
 // No cookies, no referrer; the page's CSP allows connections to this one server only.
 
+import { Worded } from "./i18n.js";
+
 const OPTIONS = { credentials: "omit", referrerPolicy: "no-referrer", cache: "no-store" };
 
 /** The network failed or the server had a transient error: try again later. */
-export class Unreachable extends Error {
-  constructor(message) {
-    super(message);
+export class Unreachable extends Worded {
+  constructor(key, params) {
+    super(key, params);
     this.name = "Unreachable";
   }
 }
@@ -18,8 +20,7 @@ export class Unreachable extends Error {
  */
 export class CorsRefused extends Unreachable {
   constructor(server) {
-    super(`the survey server at ${server} is running but does not allow pages served from ` +
-          `${window.location.origin}`);
+    super("net.cors", { server, origin: window.location.origin });
     this.name = "CorsRefused";
     this.server = server;
   }
@@ -45,12 +46,11 @@ export function surveyUrl(server, surveyId, tail = "") {
  * server is reachable: then the server answered and only CORS stood in the way.
  */
 async function whyUnreachable(url) {
-  if (navigator.onLine === false) return new Unreachable("this device is offline");
+  if (navigator.onLine === false) return new Unreachable("net.offline");
   try {
     await fetch(url, { ...OPTIONS, method: "GET", mode: "no-cors" });
   } catch {
-    return new Unreachable("the survey server cannot be reached (offline, or the server is " +
-                           "down?)");
+    return new Unreachable("net.down");
   }
   return new CorsRefused(new URL(url).origin);
 }
@@ -72,7 +72,7 @@ async function call(url, init, probe = url) {
   const message = body && body.error && typeof body.error.message === "string"
     ? body.error.message : `HTTP ${response.status}`;
   if (response.status >= 500 || response.status === 429 || response.status === 408) {
-    throw new Unreachable(`the server had a problem (${message})`);
+    throw new Unreachable("net.problem", { message });
   }
   throw new Refused(message, response.status);
 }

@@ -5,25 +5,19 @@
 // Python checks it (rows sum to 1, every report possible under every answer, ε within the
 // stated one), and sampled like ChannelDesign.perturb_index: one draw below the row's common
 // denominator. The params must be in the canonical form Python writes, or the page refuses.
+// Loaded only for a survey that names one (optional.js), with its words.
 
-import { pct } from "./mechanisms.js";  // a cycle, safe: used only when describing
+import { quoted, t } from "./i18n.js";
+import { P, yesNoWords } from "./mechanisms.js";  // a cycle, safe: used only when describing
 import { expLower, Rational } from "./rational.js";
-
-export const DESIGN_FITS = Object.freeze({
-  warner: ["binary"],
-  crosswise: ["binary"],
-  forced_response: ["binary", "categorical"],
-  unrelated_question: ["binary", "categorical"],
-  matrix: ["binary", "categorical"],
-});
 
 /** Each design's name in the respondent's words (shared/mechanisms known_as, the same). */
 const KNOWN_AS = Object.freeze({
-  warner: "Warner's randomized response",
-  crosswise: "the crosswise model",
-  forced_response: "forced response",
-  unrelated_question: "the unrelated-question design",
-  matrix: "a randomized-response design",
+  warner: "design.warner",
+  crosswise: "design.crosswise",
+  forced_response: "design.forcedResponse",
+  unrelated_question: "design.unrelatedQuestion",
+  matrix: "design.matrix",
 });
 
 const ONE = new Rational(1n);
@@ -137,31 +131,27 @@ export function designCore(question, Mismatch) {
     /** With an answer's index: what the device will send for it (client/review.py chances,
      * the same sentence); without: every answer's chances. */
     describe(labels, index = undefined) {
-      const words = name === "crosswise" ? ["‘differ’", "‘same’"]
-        : name === "matrix" ? rows[0].map((_, y) => `report ${y}`)
-          : question.type === "binary" ? ["‘no’", "‘yes’"] : names.map((n) => `“${n}”`);
-      const listed = (x) => rows[x].map((p, y) => `${words[y]} ${pct(p.toNumber())}`).join(", ");
+      const words = name === "crosswise" ? [t("design.differ"), t("design.same")]
+        : name === "matrix" ? rows[0].map((_, y) => t("design.report", { n: y }))
+          : question.type === "binary" ? [t("word.noQuoted"), t("word.yesQuoted")]
+            : labels.map(quoted);
+      // the report that names the real answer is marked, as binary_rr and grr do (a crosswise
+      // or matrix report names no answer)
+      const mine = index === undefined || name === "crosswise" || name === "matrix" ? -1 : index;
+      const listed = (x) => rows[x].map((p, y) => t(y === mine ? "design.chanceYours"
+        : "design.chance", { report: words[y], p: P(p.toNumber()) })).join(", ");
       if (index !== undefined) {
-        // the report that names the real answer is marked, as binary_rr and grr do (a
-        // crosswise or matrix report names no answer)
-        const mine = name === "crosswise" || name === "matrix" ? -1 : index;
-        const chances = rows[index].map((p, y) => (y === mine
-          ? `${words[y]} (your real answer) ${pct(p.toNumber())}`
-          : `${words[y]} ${pct(p.toNumber())}`)).join(", ");
-        return { text: `Your device will send one of these at random (${KNOWN_AS[name]}): ` +
-                       `${chances}.` };
+        return { text: t("design.chances", { design: t(KNOWN_AS[name]), chances: listed(index) }) };
       }
-      const text = "Your device draws what it sends at random, with chances that depend on your " +
-        "answer: " + labels.map((label, x) => `if your answer is ${typeof label === "boolean"
-          ? (label ? "yes" : "no") : `“${label}”`}, ${listed(x)}`).join("; ") +
-        ". The server cannot tell which answer gave the report.";
-      return { text };
+      return { text: t("design.general", { cases: labels.map((label, x) => t("design.case", {
+        answer: typeof label === "boolean" ? yesNoWords(label) : quoted(label),
+        chances: listed(x) })).join("; ") }) };
     },
     explain(report, labels) {
-      if (name === "crosswise") return report ? "‘same’" : "‘differ’";
-      if (name === "matrix") return `report ${report}`;
-      if (binaryReports) return report ? "yes" : "no";
-      return `the option “${labels[report]}”`;
+      if (name === "crosswise") return t(report ? "design.same" : "design.differ");
+      if (name === "matrix") return t("design.report", { n: report });
+      if (binaryReports) return yesNoWords(report);
+      return t("mech.option", { option: quoted(labels[report]) });
     },
   };
 }

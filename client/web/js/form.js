@@ -2,48 +2,45 @@
 // selects and text inputs, errors tied to their question) and reading the answers back.
 
 import { el } from "./dom.js";
-import { DISCLOSED_WORDS } from "./mechanisms.js";
+import { quoted, t } from "./i18n.js";
 import { loaded } from "./optional.js";  // grid_picker.js, multiselect.js: only if needed
 import { questionPrivacy } from "./odds.js";
-import { attachSkipLogic } from "./skip_form.js";
-import { applies } from "./skip_logic.js";
+import { hintOf, optionOf, optionText, questionOf, shown, shownAttrs, shownString } from "./shown.js";
+import { applies, hasConditions } from "./skip_logic.js";
 
 const SELECT_ABOVE = 12; // more options than this: a <select> instead of radios
 const SKIP = "__skip__";
 
 const fieldName = (index) => `q${index}`;
 
-/** The answer a respondent sees for a domain value of a question. */
+/** The answer a respondent sees for a domain value of a question (in the shown language). */
 export function answerText(q, value) {
-  if (q.type === "binary") return value ? "Yes" : "No";
+  if (q.type === "binary") return t(value ? "word.yes" : "word.no");
   if (q.type === "location") return loaded("gridPicker").cellText(q, value);
-  if (q.type === "multiselect") return loaded("multiselect").answerText(value);
-  return String(value);
+  if (q.type === "multiselect") return loaded("multiselect").answerText(q, value);
+  if (q.type === "integer") return String(value);
+  return optionText(q, value);
 }
 
 function hintFor(q) {
-  const parts = [q.disclosed === true
-    ? `Disclosed: ${DISCLOSED_WORDS}. It costs no ε, but it can help identify you.`
-    : questionPrivacy(q.epsilon)];
+  const parts = [q.disclosed === true ? t("form.disclosed") : questionPrivacy(q.epsilon)];
   if (q.optional) {
-    const how = q.type === "integer" ? "leave it empty"
-      : q.type === "multiselect" ? "check “Skip this question”" : "choose “Skip”";
-    parts.push(`Optional: ${how} to skip ` +
-               "it (the server will see that you did).");
+    parts.push(t(q.type === "integer" ? "form.optionalEmpty"
+      : q.type === "multiselect" ? "form.optionalCheck" : "form.optionalChoose"));
   }
   const groups = Object.entries(q.groups || {});
   if (groups.length) {
-    parts.push("Results also combine " + groups.map(
-      ([name, members]) => `“${name}” (${members.join(", ")})`).join("; ") + ".");
+    parts.push(t("form.groups", { groups: groups.map(([name, members]) =>
+      `${quoted(name)} (${members.map((m) => optionText(q, m)).join(", ")})`).join("; ") }));
   }
   return parts.join(" ");
 }
 
-function choice(name, position, value, text) {
+function choice(name, position, value, text, attrs = {}) {
   const id = `${name}-${position}`;
   return el("div", { class: "choice" },
     el("input", { type: "radio", name, id, value }),
-    el("label", { for: id }, text));
+    el("label", { for: id, ...attrs }, text));
 }
 
 function inputsFor(q, name, describedBy) {
@@ -52,51 +49,57 @@ function inputsFor(q, name, describedBy) {
   if (q.type === "integer") {
     const id = `${name}-input`;
     return [
-      el("label", { for: id, class: "inline" }, `A whole number from ${q.min} to ${q.max}`),
+      el("label", { for: id, class: "inline" }, t("form.number", { min: q.min, max: q.max })),
       el("input", { type: "text", id, name, inputmode: q.min >= 0 ? "numeric" : "text",
                     autocomplete: "off", "aria-describedby": describedBy, class: "number" }),
     ];
   }
-  const values = q.type === "binary" ? [["true", "Yes"], ["false", "No"]]
-    : q.options.map((o) => [o, o]);
+  const values = q.type === "binary"
+    ? [["true", { text: t("word.yes") }], ["false", { text: t("word.no") }]]
+    : q.options.map((o) => [o, optionOf(q, o)]);
   if (values.length > SELECT_ABOVE) {
     const id = `${name}-select`;
     return [
-      el("label", { for: id, class: "inline" }, "Choose one"),
+      el("label", { for: id, class: "inline" }, t("form.chooseOne")),
       el("select", { id, name, "aria-describedby": describedBy },
-        el("option", { value: "" }, q.optional ? "— skip this question —" : "— choose —"),
-        values.map(([value, text]) => el("option", { value }, text))),
+        el("option", { value: "" }, t(q.optional ? "form.skipOption" : "form.chooseOption")),
+        values.map(([value, item]) => el("option", { value, ...shownAttrs(item) },
+                                         shownString(item)))),
     ];
   }
-  const radios = values.map(([value, text], i) => choice(name, i, value, text));
-  if (q.optional) radios.push(choice(name, "skip", SKIP, "Skip this question"));
+  const radios = values.map(([value, item], i) => choice(name, i, value, shown(item)));
+  if (q.optional) radios.push(choice(name, "skip", SKIP, t("form.skip")));
   return [el("div", { class: `choices ${q.type}` }, radios)];
 }
 
 /** The survey's questions as a <form>; `onSubmit` gets no arguments; `hint(q)` the text under
  * each question (the two-server mode passes its own); `plan` the survey's skip logic
- * (skip_logic.js skipPlan): a question shows only while its condition holds. */
-export function renderForm(survey, onSubmit, hint = hintFor, plan = null) {
+ * (skip_logic.js skipPlan): a question shows only while its condition holds; `state` what an
+ * earlier form held (formState), restored before the skip logic first runs (a new language). */
+export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state = null) {
   const form = el("form", { id: "answers", novalidate: true });
   survey.questions.forEach((q, index) => {
     const name = fieldName(index);
     const hintId = `${name}-hint`;
     const errorId = `${name}-error`;
+    const designer = hintOf(q);
     form.append(el("fieldset", { class: "question", id: `${name}-fieldset`,
                                  "aria-describedby": `${hintId} ${errorId}` },
-      el("legend", {}, `${index + 1}. ${q.text}`,
-         q.optional ? el("span", { class: "optional" }, " (optional)") : null),
+      el("legend", {}, `${index + 1}. `, shown(questionOf(q)),
+         q.optional ? el("span", { class: "optional" }, ` ${t("form.optional")}`) : null),
+      designer ? el("p", { class: "qhint" }, shown(designer)) : null,
       el("p", { class: "hint", id: hintId }, hint(q)),
       inputsFor(q, name, `${hintId} ${errorId}`),
       el("p", { class: "error", id: errorId, hidden: true })));
   });
-  if (plan) {
-    const live = attachSkipLogic(form, survey, plan,
+  if (state) restoreForm(form, state);
+  if (plan && hasConditions(survey)) {  // skip_form.js, loaded for skip logic only
+    const live = loaded("skipForm").attachSkipLogic(form, survey, plan,
       (index) => form.querySelector(`#${fieldName(index)}-fieldset`),
       (q, index) => readOne(form, q, index).value);
     if (live) form.append(live);
   }
-  form.append(el("button", { type: "submit", class: "primary" }, "Review what will be sent"));
+  form.append(el("button", { type: "submit", class: "primary" }, t("form.review")));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     onSubmit();
@@ -111,20 +114,20 @@ function readOne(form, q, index) {
   const raw = field ? (field.value ?? "") : "";
   if (raw === "" || raw === SKIP) {
     if (q.optional) return { value: null };
-    return { error: "Please answer this question (it is required)." };
+    return { error: t("form.required") };
   }
   if (q.type === "binary") return { value: raw === "true" };
   if (q.type === "location") return loaded("gridPicker").readCell(q, raw);
   if (q.type === "integer") {
     const text = raw.trim();
-    if (!/^[-+]?[0-9]+$/.test(text)) return { error: "Please enter a whole number." };
+    if (!/^[-+]?[0-9]+$/.test(text)) return { error: t("form.whole") };
     const value = Number(text);
     if (!Number.isSafeInteger(value) || value < q.min || value > q.max) {
-      return { error: `Please enter a whole number from ${q.min} to ${q.max}.` };
+      return { error: t("form.range", { min: q.min, max: q.max }) };
     }
     return { value };
   }
-  return q.options.includes(raw) ? { value: raw } : { error: "Please choose one option." };
+  return q.options.includes(raw) ? { value: raw } : { error: t("form.choose") };
 }
 
 /** {answers: Map(question id -> value or null when skipped), firstError: element or null};
@@ -153,4 +156,24 @@ export function readAnswers(form, survey, plan = null) {
     if (!error && on) answers.set(q.id, value);
   });
   return { answers, firstError };
+}
+
+/** What a form holds (every control's value or checked state), to rebuild it in another
+ * language with the same answers: they are labels, numbers and cells, never shown text. */
+export function formState(form) {
+  const state = new Map();
+  form.querySelectorAll("input, select").forEach((c, i) => {
+    state.set(`${c.name} ${c.id} ${i}`, c.type === "radio" || c.type === "checkbox" ? c.checked : c.value);
+  });
+  return { state, invalid: form.querySelector(".invalid") !== null };
+}
+
+function restoreForm(form, { state }) {
+  form.querySelectorAll("input, select").forEach((c, i) => {
+    const value = state.get(`${c.name} ${c.id} ${i}`);
+    if (value === undefined) return;
+    if (c.type === "radio" || c.type === "checkbox") c.checked = value;
+    else if (c.restore) c.restore(value);  // the grid picker's cell
+    else c.value = value;
+  });
 }

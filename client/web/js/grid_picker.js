@@ -15,6 +15,7 @@
 // background image reads as a map.
 
 import { el } from "./dom.js";
+import { N, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";  // the SVG namespace: an identifier, never fetched
 /** The smallest tap target, in CSS pixels. */
@@ -28,7 +29,7 @@ export const MIN_CELL_PX = 44;
 const STYLE = `
 .grid-scroll { max-width: 100%; max-height: 80vh; overflow: auto; margin: 0.5rem 0;
                overscroll-behavior: contain; }
-.grid-picker { display: grid; gap: 1px; position: relative;
+.grid-picker { display: grid; gap: 1px; position: relative; direction: ltr;
                width: max(min(100%, 36rem), calc(var(--cols) * 45px));
                background: #aeb5bf center / 100% 100% no-repeat;  /* the gaps: grid lines */
                border: 1px solid var(--muted); touch-action: manipulation; }
@@ -42,7 +43,7 @@ const STYLE = `
                                      pointer-events: none; overflow: visible; }
 .region-name { fill: #111; stroke: #fff; stroke-width: 0.12; paint-order: stroke;
                font-weight: 600; }
-.region-go { min-height: 44px; margin: 0.25rem 0.5rem 0.25rem 0; }
+.region-go { min-height: 44px; margin-block: 0.25rem; margin-inline: 0 0.5rem; }
 `;
 let styled = false;
 
@@ -59,7 +60,8 @@ export function cellText(q, label) {
   const [r, c] = label.split(",");
   const regions = Object.entries(q.regions || {})
     .filter(([, members]) => members.includes(label)).map(([name]) => name);
-  return `Row ${r}, column ${c}` + (regions.length ? ` (${regions.join(", ")})` : "");
+  return regions.length ? t("loc.cellRegions", { r, c, regions: regions.join(", ") })
+    : t("loc.cellText", { r, c });
 }
 
 /** The picker for question `q`; its value is read back by `readCell`. */
@@ -68,11 +70,10 @@ export function gridInputs(q, name, describedBy) {
   const { rows, cols, cell_km: km } = q.grid;
   const hidden = el("input", { type: "hidden", name, value: "" });
   const chosen = el("p", { class: "cell-choice", id: `${name}-chosen`, "aria-live": "polite" },
-    "No cell picked yet.");
+    t("loc.none"));
   const board = el("div", {
     class: "grid-picker", role: "grid", "aria-describedby": `${describedBy} ${name}-chosen`,
-    "aria-label": `Map of ${rows} rows by ${cols} columns, each cell ${km} km across. ` +
-                  "Arrow keys move, Enter or Space picks.",
+    "aria-label": t("loc.map", { rows, cols, km: N(String(km)) }),
   });
   board.style.gridTemplateColumns = `repeat(${cols}, minmax(${MIN_CELL_PX}px, 1fr))`;
   board.style.setProperty("--cols", String(cols));
@@ -100,12 +101,18 @@ export function gridInputs(q, name, describedBy) {
     next.focus();
   }
 
-  function pick(button) {
+  function pick(button, focus = true) {
     for (const b of buttons) b.setAttribute("aria-selected", String(b === button));
     hidden.value = button.dataset.cell;
-    chosen.textContent = `Picked: ${cellText(q, button.dataset.cell)}.`;
-    focusAt(buttons.indexOf(button));
+    chosen.textContent = t("loc.picked", { cell: cellText(q, button.dataset.cell) });
+    if (focus) focusAt(buttons.indexOf(button));
+    else for (const b of buttons) b.tabIndex = b === button ? 0 : -1;
   }
+  /** The cell picked before the page changed language (form.js formState). */
+  hidden.restore = (value) => {
+    const button = buttons.find((b) => b.dataset.cell === value);
+    if (button) pick(button, false);
+  };
 
   board.addEventListener("keydown", (event) => {
     const at = buttons.indexOf(document.activeElement);
@@ -127,7 +134,7 @@ export function gridInputs(q, name, describedBy) {
   board.append(regionLayer(q));
   const frame = el("div", { class: "grid-scroll" }, board);
   const scrollNote = el("p", { class: "hint grid-scroll-note", hidden: "" },
-    "The map is larger than the screen: scroll it sideways and down to see all of it.");
+    t("loc.scroll"));
   // Shown only when the map does overflow its frame (measured once it is laid out).
   const overflow = () => {
     scrollNote.hidden = !(frame.scrollWidth > frame.clientWidth + 1 ||
@@ -138,8 +145,7 @@ export function gridInputs(q, name, describedBy) {
   const names = Object.keys(q.regions || {});
   const legend = names.length
     ? el("div", { class: "region-jump" },
-        el("span", { class: "hint" }, "Regions on this map (each cell's name says which hold " +
-           "it); go to:"),
+        el("span", { class: "hint" }, t("loc.regions")),
         ...names.map((region) => {
           const go = el("button", { type: "button", class: "region-go" }, region);
           go.addEventListener("click", () => {
@@ -231,5 +237,5 @@ export function readCell(q, raw) {
   const { rows, cols } = q.grid;
   const m = /^(\d+),(\d+)$/.exec(raw);
   if (m && +m[1] >= 1 && +m[1] <= rows && +m[2] >= 1 && +m[2] <= cols) return { value: raw };
-  return { error: "Please pick a cell on the map." };
+  return { error: t("loc.pick") };
 }

@@ -7,6 +7,7 @@
 // server also sends is never read. Every refusal throws a Refusal before anything is randomized.
 
 import { canonicalSurveyText } from "./canonical.js";
+import { Worded, quoted } from "./i18n.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 import { loadFor, loaded } from "./optional.js";
 import { SkipMismatch, skipPlan } from "./skip_logic.js";
@@ -15,10 +16,10 @@ export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
 const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location",
   "multiselect"]);
 
-/** A reason not to answer; `message` is written for the respondent. */
-export class Refusal extends Error {
-  constructor(message) {
-    super(message);
+/** A reason not to answer, in the respondent's words: a message of the catalogue. */
+export class Refusal extends Worded {
+  constructor(key, params = {}) {
+    super(key, params);
     this.name = "Refusal";
   }
 }
@@ -49,18 +50,16 @@ async function verifySignature(publicKey, signature, bytes) {
     key = await crypto.subtle.importKey("raw", publicKey, { name: "Ed25519" }, false, ["verify"]);
   } catch (err) {
     if (err && err.name === "NotSupportedError") {
-      throw new Refusal("This browser cannot check Ed25519 signatures, so it cannot tell " +
-                        "whether the survey is the one its designer signed. Please use an " +
-                        "up-to-date browser.");
+      throw new Refusal("refusal.noEd25519");
     }
-    throw new Refusal("The survey's public key is not a valid Ed25519 key.");
+    throw new Refusal("refusal.badKey");
   }
   return crypto.subtle.verify({ name: "Ed25519" }, key, signature, bytes);
 }
 
 function refuseUnsafeNumbers(value) {
   if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new Refusal("The survey contains a number too large for this page to read exactly.");
+    throw new Refusal("refusal.bigNumber");
   }
   if (Array.isArray(value)) value.forEach(refuseUnsafeNumbers);
   else if (value && typeof value === "object") Object.values(value).forEach(refuseUnsafeNumbers);
@@ -89,7 +88,7 @@ function checkShape(survey) {
     survey.questions.length <= MAX_QUESTIONS &&
     survey.questions.reduce((n, q) => n + (Array.isArray(q?.options) ? q.options.length : 0), 0)
       <= MAX_TOTAL_OPTIONS;
-  if (!ok) throw new Refusal("The signed survey is not a survey this page understands.");
+  if (!ok) throw new Refusal("refusal.notSurvey");
   const ids = new Set();
   for (const q of survey.questions) {
     if (!q || typeof q !== "object" || typeof q.id !== "string" || ids.has(q.id) ||
@@ -97,25 +96,25 @@ function checkShape(survey) {
         (q.disclosed !== true && (typeof q.epsilon !== "number" || !(q.epsilon > 0) ||
                                   !Number.isFinite(q.epsilon))) ||
         typeof q.optional !== "boolean") {
-      throw new Refusal("The signed survey has a question this page does not understand.");
+      throw new Refusal("refusal.badQuestion");
     }
     ids.add(q.id);
     if ((q.type === "categorical" || q.type === "ordinal" || q.type === "multiselect") &&
         (!Array.isArray(q.options) || q.options.length < 2 ||
          !q.options.every((o) => isText(o, MAX_LABEL)))) {
-      throw new Refusal(`Question “${q.text}” has no valid list of options.`);
+      throw new Refusal("refusal.noOptions", { question: quoted(q.text) });
     }
     if (q.type === "integer" && !(Number.isSafeInteger(q.min) && Number.isSafeInteger(q.max) &&
                                   q.min < q.max)) {
-      throw new Refusal(`Question “${q.text}” has no valid range of numbers.`);
+      throw new Refusal("refusal.noRange", { question: quoted(q.text) });
     }
     if (q.type === "location" && !(q.grid && typeof q.grid === "object" &&
                                    Number.isSafeInteger(q.grid.rows) &&
                                    Number.isSafeInteger(q.grid.cols))) {
-      throw new Refusal(`Question “${q.text}” has no valid grid (mechanisms.js checks it).`);
+      throw new Refusal("refusal.noGrid", { question: quoted(q.text) });
     }
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
-      throw new Refusal(`Question “${q.text}” has an instantaneous layer outside a series.`);
+      throw new Refusal("refusal.instantaneous", { question: quoted(q.text) });
     }
   }
 }
@@ -129,26 +128,22 @@ function checkShape(survey) {
  */
 export async function verifyDocument(doc, surveyId) {
   if (!doc || typeof doc !== "object") {
-    throw new Refusal("The server did not send a survey manifest.");
+    throw new Refusal("refusal.noManifest");
   }
   if (!doc.signature) {
-    throw new Refusal("The survey is not signed (no signature), so nothing shows that its " +
-                      "designer wrote it.");
+    throw new Refusal("refusal.unsigned");
   }
   const signature = fromBase64(doc.signature);
   const publicKey = fromBase64(doc.public_key);
   if (!signature || signature.length !== 64 || !publicKey || publicKey.length !== 32) {
-    throw new Refusal("The survey's signature or public key is not valid base64 of an " +
-                      "Ed25519 signature/key.");
+    throw new Refusal("refusal.badEncoding");
   }
   const bytes = fromBase64(doc.signed_bytes);
   if (!bytes) {
-    throw new Refusal("The server did not send the signed bytes of the survey, so its " +
-                      "signature cannot be checked in this browser.");
+    throw new Refusal("refusal.noSignedBytes");
   }
   if (!(await verifySignature(publicKey, signature, bytes))) {
-    throw new Refusal("The survey's signature does not verify: the survey was changed after " +
-                      "it was signed, or it was signed with another key.");
+    throw new Refusal("refusal.badSignature");
   }
   let survey;
   let text;
@@ -156,16 +151,14 @@ export async function verifyDocument(doc, surveyId) {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     survey = JSON.parse(text);
   } catch {
-    throw new Refusal("The signed survey is not valid JSON text.");
+    throw new Refusal("refusal.notJson");
   }
   refuseUnsafeNumbers(survey);
   checkShape(survey);
   try {
     await loadFor(survey);  // the location and two-server modules, only if it has them
   } catch {
-    throw new Refusal("This page could not load the code this survey needs (the connection " +
-                      "dropped, or a file is missing from this copy of the page). Reload the " +
-                      "page to try again.");
+    throw new Refusal("refusal.noCode");
   }
   let twoServer = null;
   if (survey.collection !== undefined || survey.two_server !== undefined) {
@@ -174,7 +167,7 @@ export async function verifyDocument(doc, surveyId) {
       twoServer = checkTwoServer(survey);  // docs/two-server.md; twoserver/verify.js
     } catch (err) {
       if (!(err instanceof TwoServerMismatch)) throw err;
-      throw new Refusal(`This survey is collected by two servers, but ${err.message}.`);
+      throw new Refusal("refusal.twoServer", { detail: err.message });
     }
   }
   let canonical = null;
@@ -184,22 +177,21 @@ export async function verifyDocument(doc, surveyId) {
     // not a survey Python could have written: refused just below
   }
   if (canonical !== text) {
-    throw new Refusal("The signed survey is not in canonical form (as `ldpsurvey publish` " +
-                      "writes it: mechanisms resolved, parameters filled in, no other keys).");
+    throw new Refusal("refusal.notCanonical");
   }
   if (survey.id !== surveyId) {
-    throw new Refusal(`The server sent survey “${survey.id}” instead of “${surveyId}”.`);
+    throw new Refusal("refusal.otherSurvey", { sent: quoted(survey.id), wanted: quoted(surveyId) });
   }
   const sha256 = await sha256Hex(bytes);
   if (doc.sha256 !== undefined && doc.sha256 !== sha256) {
-    throw new Refusal("The survey's claimed hash does not match its signed content.");
+    throw new Refusal("refusal.badHash");
   }
   let skip;
   try {
     skip = skipPlan(survey);  // skip logic: conditions parsed, "not asked" values known
   } catch (err) {
     if (!(err instanceof SkipMismatch)) throw err;
-    throw new Refusal(`This survey's skip logic is not one this page can follow: ${err.message}.`);
+    throw new Refusal("refusal.skipLogic", { detail: err.message });
   }
   const mechanisms = new Map();
   for (const q of survey.questions) {
@@ -209,11 +201,10 @@ export async function verifyDocument(doc, surveyId) {
       mechanisms.set(q.id, mechanismFor(q, { notAsked: skip.get(q.id).notAsked }));
     } catch (err) {
       if (err instanceof UnsupportedMechanism) {
-        throw new Refusal(`This page cannot answer question “${q.text}”: ${err.message}`);
+        throw new Refusal("refusal.unsupported", { question: quoted(q.text), detail: err.message });
       }
       if (err instanceof ManifestMismatch) {
-        throw new Refusal(`Question “${q.text}” asks for randomization that does not match ` +
-                          `the question and its ε: ${err.message}`);
+        throw new Refusal("refusal.mismatch", { question: quoted(q.text), detail: err.message });
       }
       throw err;
     }

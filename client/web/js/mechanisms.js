@@ -40,11 +40,11 @@ import {
   secureSource,
 } from "./randomness.js";
 import { hmacSha256, toHex } from "./sha256.js";
-import { DESIGN_FITS, designCore } from "./designs.js";
 import { loaded } from "./optional.js";  // location.js, for location questions only
+import { N, Worded, quoted, t } from "./i18n.js";
 import { epsilonText } from "./odds.js";
+import { optionText } from "./shown.js";
 import { MAX_NOT_ASKED_OPTIONS, NAMED_NOT_ASKED, NOT_ASKED } from "./skip_logic.js";
-import { notAskedReportWords } from "./skip_review.js";
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -73,6 +73,17 @@ const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
 const TAG_DOMAIN = "ldpsurvey/ledger-tag/v1\0";
 
 const ONE = new Rational(1n);
+
+/** The named randomized-response designs (designs.js, loaded for a survey that names one) and
+ * the question types each fits. */
+export const DESIGN_FITS = Object.freeze({
+  warner: ["binary"],
+  crosswise: ["binary"],
+  forced_response: ["binary", "categorical"],
+  unrelated_question: ["binary", "categorical"],
+  matrix: ["binary", "categorical"],
+});
+
 
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
@@ -175,7 +186,19 @@ function bitsFromWords(words, k) {
   return out;
 }
 
-function quote(label) { return `“${label}”`; }
+/** A percentage for the sentences (i18n.js N: per locale, the same digits). */
+export const P = (x) => N(pct(x));
+
+/** "2.72 times" (less likely), or "very slightly" for a factor within 1.0001 of 1. */
+export function stepWords(factor) {
+  return factor < 1.0001 ? t("review.stepSlightly")
+    : t("review.stepTimes", { factor: N(factor.toPrecision(3)) });
+}
+
+/** A report naming an option ("the option “weekly”"). */
+const optionWords = (label) => t("mech.option", { option: quoted(label) });
+/** A yes/no report ("yes", "no"). */
+export const yesNoWords = (value) => t(value ? "word.yesReport" : "word.noReport");
 
 // --- the mechanisms' cores: parameters, certification, perturb_index -------------------------
 // Each core: {name, k, p, q, params, perturbIndex(index, source), describe(labels),
@@ -197,20 +220,17 @@ function grrCore(epsilon, k, binary = false) {
       return binary ? out === 1 : out;
     },
     indexOf(report) { return binary ? (report ? 1 : 0) : report; },
-    describe(labels, truth = "your real answer") {
-      const P = p.toNumber();
-      const Q = q.toNumber();
-      const choice = binary || (typeof labels[0] === "boolean" && k === 2)
-        ? "says ‘yes’ or ‘no’" : "picks an option";
-      const others = k === 2 ? `the other one with probability ${pct(Q)}`
-        : `otherwise one of the other ${k - 1} options, each with probability ${pct(Q)}`;
-      const text = `Your device ${choice} at random: ${truth} with probability ${pct(P)}, ${others}. The server cannot tell which happened.`;
-      return { text, truthful: P, other: Q };
+    describe(labels) {
+      const truthful = p.toNumber();
+      const other = q.toNumber();
+      const params = { binary: binary || (typeof labels[0] === "boolean" && k === 2) ? "yes" : "no",
+                       k, others: k - 1, p: P(truthful), q: P(other) };
+      return { text: t("mech.grr", params), truthful, other, params };
     },
     explain(report, labels) {
       const label = binary ? report : labels[report];
-      if (typeof label === "boolean") return label ? "yes" : "no";  // binary_rr, or grr on yes/no
-      return `the option ${quote(label)}`;
+      if (typeof label === "boolean") return yesNoWords(label);  // binary_rr, or grr on yes/no
+      return optionWords(label);
     },
   };
 }
@@ -243,20 +263,17 @@ function unaryCore(name, epsilon, k) {
       return wordsFromBits(bits, k);
     },
     describe() {
-      const P = p.toNumber();
-      const Q = q.toNumber();
-      return {
-        text: `Your device sets one yes/no mark for each of the ${k} options at random: the mark of your real answer is ‘yes’ with probability ${pct(P)}, every other mark with probability ${pct(Q)}, each drawn on its own.`,
-        truthful: P, other: Q,
-      };
+      const truthful = p.toNumber();
+      const other = q.toNumber();
+      return { text: t("mech.unary", { k, p: P(truthful), q: P(other) }), truthful, other };
     },
     explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
   };
 }
 
 function markedOptions(indices, labels) {
-  if (!indices.length) return "no option marked";
-  return `the options marked: ${indices.map((i) => quote(labels[i])).join(", ")}`;
+  if (!indices.length) return t("mech.noneMarked");
+  return t("mech.marked", { options: indices.map((i) => quoted(labels[i])).join(", ") });
 }
 
 function gcdBig(a, b) { while (b) [a, b] = [b, a % b]; return a; }
@@ -311,11 +328,8 @@ function ssCore(epsilon, k) {
       return wordsFromBits(bits, k);
     },
     describe() {
-      const P = p.toNumber();
-      return {
-        text: `Your device picks a set of ${d} of the ${k} options at random: your real answer is in it with probability ${pct(P)}, and the rest of the set are other options picked at random.`,
-        truthful: P, other: q.toNumber(),
-      };
+      const truthful = p.toNumber();
+      return { text: t("mech.ss", { d, k, p: P(truthful) }), truthful, other: q.toNumber() };
     },
     explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
   };
@@ -361,13 +375,11 @@ function olhCore(epsilon, k) {
       return [Number(seed), Number(bucket)];
     },
     describe() {
-      const P = pB.toNumber();
-      return {
-        text: `Your device picks a random code that sorts the ${k} options into ${g} buckets, and sends the code with the bucket of your real answer with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random. Many options share each bucket.`,
-        truthful: P, other: qB.toNumber(),
-      };
+      const truthful = pB.toNumber();
+      return { text: t("mech.olh", { k, g, others: g - 1, p: P(truthful) }), truthful,
+               other: qB.toNumber() };
     },
-    explain(report) { return `the random code ${report[0]} and bucket ${report[1]}`; },
+    explain(report) { return t("mech.code", { code: report[0], bucket: report[1] }); },
   };
 }
 
@@ -390,13 +402,10 @@ function hrCore(epsilon, k) {
       return j;
     },
     describe() {
-      const P = p.toNumber();
-      return {
-        text: `Your device picks a number from 0 to ${size - 1} at random: with probability ${pct(P)} from the half of the numbers that your real answer’s code marks, otherwise from the other half.`,
-        truthful: P, other: 0.5,
-      };
+      const truthful = p.toNumber();
+      return { text: t("mech.hr", { top: size - 1, p: P(truthful) }), truthful, other: 0.5 };
     },
-    explain(report) { return `the number ${report}`; },
+    explain(report) { return t("mech.number", { n: report }); },
   };
 }
 
@@ -451,12 +460,10 @@ function geometricCore(epsilon, low, high) {
     describe() {
       const zero = Math.tanh(rateFloat / 2);
       const factor = Math.exp(rateFloat);
-      return {
-        text: `Your device adds random noise to your number: it stays unchanged with probability ${pct(zero)}; small changes (1 up or down) are likelier than large ones, each further step ${factor < 1.0001 ? "very slightly" : `${factor.toPrecision(3)} times`} less likely than the one before.`,
-        unchanged: zero, stepFactor: factor,
-      };
+      return { text: t("mech.geometric", { p: P(zero), step: stepWords(factor) }),
+               unchanged: zero, stepFactor: factor };
     },
-    explain(report) { return `the number ${report}`; },
+    explain(report) { return t("mech.number", { n: report }); },
   };
 }
 
@@ -506,12 +513,12 @@ function askedGeometricCore(epsilon, low, high) {
     describe() {
       const zero = Math.tanh(rateFloat / 2);
       const factor = Math.exp(rateFloat);
-      return {
-        text: `Your device sends ‘asked’ or ‘not asked’ at random (the truth with probability ${pct(p.toNumber())}), and your number, or the middle of the range when the question does not apply, with random noise added.`,
-        unchanged: zero, stepFactor: factor, truthful: p.toNumber(), other: q.toNumber(),
-      };
+      return { text: t("skip.askedGeometric", { p: P(p.toNumber()) }), unchanged: zero,
+               stepFactor: factor, truthful: p.toNumber(), other: q.toNumber() };
     },
-    explain(report) { return `${report[0] === 1 ? "‘asked’" : "‘not asked’"} and the number ${report[1]}`; },
+    explain(report) {
+      return t("skip.askedReport", { asked: report[0] === 1 ? "yes" : "no", n: report[1] });
+    },
   };
 }
 
@@ -565,12 +572,10 @@ function ordinalCore(epsilon, k) {
       let z = 0;  // Σ_y b^-|x-y| for the middle option: its probability of staying put
       const mid = Math.floor((k - 1) / 2);
       for (let y = 0; y < k; y++) z += b ** -Math.abs(mid - y);
-      return {
-        text: `Your device picks your real option or one near it at random: each step further away is ${b.toPrecision(4)} times less likely (for an option in the middle, your real one is sent with probability ${pct(1 / z)}).`,
-        stepFactor: b, truthfulMiddle: 1 / z,
-      };
+      return { text: t("mech.ordinal", { b: N(b.toPrecision(4)), p: P(1 / z) }), stepFactor: b,
+               truthfulMiddle: 1 / z };
     },
-    explain(report, labels) { return `the option ${quote(labels[report])}`; },
+    explain(report, labels) { return optionWords(labels[report]); },
   };
 }
 
@@ -633,14 +638,13 @@ function geoCore(epsilon, question) {
     },
     describe(labels, index = 0) {
       const { radius, within, own } = spread(channel, index);
-      return {
-        text: `Your device will send a cell near yours (possibly yours): within ${radius.toPrecision(3)} km of it with probability ${pct(within)} (your own cell with probability ${pct(own)}). A report is at most e^(${question.epsilon_geo}·d) times likelier from one place than from another d km away (ε_geo = ${question.epsilon_geo} per km).`,
-        radiusKm: radius, within, own,
-      };
+      return { text: t("loc.describe", { radius: N(radius.toPrecision(3)), p: P(within),
+                                         own: P(own), geo: N(String(question.epsilon_geo)) }),
+               radiusKm: radius, within, own };
     },
     explain(report, labels) {
       const [r, c] = labels[report].split(",");
-      return `the cell in row ${r}, column ${c}`;
+      return t("loc.cell", { r, c });
     },
   };
 }
@@ -661,12 +665,11 @@ function twoLayerCore(permanent, instantaneous, epsilon) {
       return instantaneous.perturbIndex(permanent.indexOf(value), source);
     },
     describe(labels) {
-      const first = permanent.describe(labels).text.replace(/ The server cannot tell which happened\.$/, "");
-      const second = instantaneous.describe(labels, "that kept answer").text;
-      return {
-        text: `Your answer is randomized twice. Once, ${first.replace(/^Your/, "your")} This device keeps that result and reuses it whenever you give the same answer again. Then, for this round, ${second.replace(/^Your/, "your")}`,
-        truthful: p.toNumber(), other: q.toNumber(),
-      };
+      const first = permanent.describe(labels).params;
+      const second = instantaneous.describe(labels).params;
+      return { text: t("mech.twoLayer", { ...first, p1: first.p, q1: first.q, p2: second.p,
+                                          q2: second.q }),
+               truthful: p.toNumber(), other: q.toNumber() };
     },
     explain(report, labels) { return instantaneous.explain(report, labels); },
   };
@@ -788,7 +791,7 @@ function coreFor(name, epsilon, question, notAsked = false) {
     case "asked_geometric":
       return askedGeometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "warner": case "crosswise": case "forced_response": case "unrelated_question":
-    case "matrix": return designCore(question, ManifestMismatch);
+    case "matrix": return loaded("designs").designCore(question, ManifestMismatch);
     default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
 }
@@ -840,6 +843,8 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params)})`);
   }
   const labels = labelsOf(question, notAsked);
+  /** The labels as the respondent sees them now (an option's text in the page's language). */
+  const shownLabels = () => labels && labels.map((l) => optionText(question, l));
 
   const encode = notAsked && question.type === "multiselect" ? setNotAskedEncoder(question)
     : answerEncoder(question, labels, notAsked ? core.k : null);
@@ -891,20 +896,18 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     describe(answer = undefined) {
       if ((question.type === "location" || question.type === "multiselect" || core.rows)
           && answer !== undefined) {
-        return core.describe(labels, encode(answer));
+        return core.describe(shownLabels(), encode(answer));
       }
-      return core.describe(labels);
+      return core.describe(shownLabels());
     },
     /** A report in plain words ("yes", the option “weekly”, the number 7, ...). */
     explainReport(report) {
-      const said = notAsked ? notAskedReportWords({ name: core.name, labels, question }, report) : null;
-      return said ?? core.explain(report, labels);
+      const said = notAsked ? loaded("skipReview").notAskedReportWords(
+        { name: core.name, labels, question }, report) : null;
+      return said ?? core.explain(report, shownLabels());
     },
   });
 }
-
-/** The words next to a disclosed question, on the page and in the CLI. */
-export const DISCLOSED_WORDS = "sent as you answer it, not randomized";
 
 /**
  * A disclosed question (shared/mechanisms/disclosed.py): no mechanism, no ε; the report is the
@@ -924,21 +927,20 @@ function disclosedFor(question) {
     perturb(answer) { return report(answer); },
     answerTag() { return null; },
     describe() {
-      return { text: `Disclosed: ${DISCLOSED_WORDS}. The server sees this answer as you give it.`,
-               truthful: 1, other: 0 };
+      return { text: t("mech.disclosed"), truthful: 1, other: 0 };
     },
     explainReport(value) {
-      if (question.type === "binary") return value ? "yes" : "no";
-      if (question.type === "integer") return `the number ${value}`;
-      return `the option ${quote(labels[value])}`;
+      if (question.type === "binary") return yesNoWords(value);
+      if (question.type === "integer") return t("mech.number", { n: value });
+      return optionWords(optionText(question, labels[value]));
     },
   });
 }
 
 // --- the respondent's ε ceiling (client/trust.py check_policy) ---------------------------------
 
-export class PolicyError extends Error {
-  constructor(message) { super(message); this.name = "PolicyError"; }
+export class PolicyError extends Worded {
+  constructor(key, params) { super(key, params); this.name = "PolicyError"; }
 }
 
 /** Σ ε over the questions, correctly rounded like math.fsum. */
@@ -954,11 +956,11 @@ export function totalEpsilon(survey) {
 export function checkPolicy(survey, maxEpsilon) {
   for (const q of survey.questions) {
     if (q.disclosed !== true && q.epsilon > maxEpsilon) {
-      throw new PolicyError(`question ${JSON.stringify(q.id)} costs ε = ${epsilonText(q.epsilon)}, above your limit of ${epsilonText(maxEpsilon)}`);
+      throw new PolicyError("policy.question", { id: JSON.stringify(q.id), epsilon: N(epsilonText(q.epsilon)), limit: N(epsilonText(maxEpsilon)) });
     }
   }
   const total = totalEpsilon(survey);
   if (total > maxEpsilon) {
-    throw new PolicyError(`answering this survey costs ε = ${epsilonText(total)} in total, above your limit of ${epsilonText(maxEpsilon)}`);
+    throw new PolicyError("policy.total", { epsilon: N(epsilonText(total)), limit: N(epsilonText(maxEpsilon)) });
   }
 }

@@ -10,14 +10,15 @@
 // for ANY two allowed answer sets, as shared/ does; a manifest that differs is refused.
 
 import { el } from "./dom.js";
-import { AnswerError, ManifestMismatch, pct } from "./mechanisms.js";
+import { quoted, t } from "./i18n.js";
+import { AnswerError, ManifestMismatch, P } from "./mechanisms.js";
+import { optionOf, optionText, shown } from "./shown.js";
 import { bernoulli, bernoulliBits, choiceExcept } from "./randomness.js";
 import { expLower, Rational, rationalExpFloor, rationalExpFloorOf, roundHalfEven } from "./rational.js";
 
 export const SET_MECHANISMS = Object.freeze(["option_rr", "set_ue", "psfo_grr", "psfo_olh"]);
 export const LOCAL_SET_MECHANISMS = Object.freeze(["option_rr", "set_ue", "psfo_grr"]);
 export const MAX_SET_OPTIONS = 64;
-export const NOTHING_CHECKED = "None of the options";
 const BITMAP_ENCODING = "bitmap-u32-le";
 const ONE = new Rational(1n);
 const SKIP = "__skip__";
@@ -94,34 +95,22 @@ export function setEncoder(question) {
 
 // --- words (client/multiselect_words.py) --------------------------------------------------------
 
-const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-const quote = (label) => `“${label}”`;
-
-export const answerText = (value) => (value && value.length ? value.join(", ") : NOTHING_CHECKED);
+/** An answer as the respondent sees it: the options checked, in the page's language. */
+export const answerText = (q, value) => (value && value.length
+  ? value.map((label) => optionText(q, label)).join(", ") : t("multi.none"));
 
 function marks(k, checked, p, q) {
-  const parts = [];
-  if (checked) {
-    const mine = checked === 1 ? "the option you checked" : `each of the ${checked} options you checked`;
-    parts.push(`‘yes’ with probability ${pct(p)} for ${mine}`);
-  }
-  if (k - checked) {
-    const rest = k - checked === 1 ? "the option you did not check"
-      : `each of the ${k - checked} options you did not check`;
-    parts.push(`‘yes’ with probability ${pct(q)} for ${rest}`);
-  }
-  return `Your device will send a yes/no mark for each of the ${k} options, each drawn on its own: ${parts.join(", and ")}.`;
+  return t("multi.marks", { k, checked, unchecked: k - checked, p: P(p), q: P(q),
+                            both: checked && k - checked ? "yes" : "no" });
 }
 
-function items(checked, pad) {
-  const mine = checked ? [`${count(checked, "option")} you checked`] : [];
-  if (pad - checked) mine.push(count(pad - checked, "blank"));
-  return mine.join(" and ");
-}
+/** "2 options you checked and 1 blank" (multiselect_words._items). */
+const items = (checked, pad) => t("multi.items", { checked, blanks: pad - checked,
+                                                   both: checked && pad - checked ? "yes" : "no" });
 
 function markedOptions(indices, labels) {
-  if (!indices.length) return "no option marked";
-  return `the options marked: ${indices.map((i) => quote(labels[i])).join(", ")}`;
+  if (!indices.length) return t("mech.noneMarked");
+  return t("mech.marked", { options: indices.map((i) => quoted(labels[i])).join(", ") });
 }
 
 // --- the randomizers ---------------------------------------------------------------------------
@@ -176,12 +165,12 @@ function bitsCore(name, epsilon, shape) {
       return wordsFromBits(bernoulliBits(source, D, k, (v) => (inSet.has(v) ? pT : qT)), k);
     },
     describe(labels, selected) {
-      const P = p.toNumber();
-      const Q = q.toNumber();
+      const truthful = p.toNumber();
+      const other = q.toNumber();
       const text = selected === undefined
-        ? `Your device sets one yes/no mark for each of the ${k} options, each drawn on its own: ‘yes’ with probability ${pct(P)} for an option you checked, ${pct(Q)} for one you did not.`
-        : marks(k, selected.length, P, Q);
-      return { text, truthful: P, other: Q };
+        ? t("multi.bits", { k, p: P(truthful), q: P(other) })
+        : marks(k, selected.length, truthful, other);
+      return { text, truthful, other };
     },
     explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
   };
@@ -207,7 +196,7 @@ function psfoGrrCore(epsilon, shape) {
     for (let i = 0; i < pad - selected.length; i++) inside.add(k + i);
     return inside;
   };
-  const blanks = count(size - k, "blank");
+  const blanks = size - k;
   return {
     name: "psfo_grr", k, p, q, pad, size,
     params: { p: p.toString(), q: q.toString(), pad, values: size },
@@ -222,14 +211,17 @@ function psfoGrrCore(epsilon, shape) {
       throw new Error("unreachable: the draw is below the total weight");
     },
     describe(labels, selected) {
-      const P = p.toNumber();
-      const Q = q.toNumber();
-      const text = selected === undefined
-        ? `Your device fills your answer up to ${count(pad, "item")} with blanks and sends one item out of the ${k} options and ${blanks}: each of yours with probability ${pct(P)}, each other one with probability ${pct(Q)}.`
-        : `Your device will send one item out of the ${k} options and ${blanks}: ${items(selected.length, pad)} with probability ${pct(P)} each, any other item with probability ${pct(Q)} each. The server cannot tell whether the item sent is one of yours.`;
-      return { text, truthful: P, other: Q };
+      const truthful = p.toNumber();
+      const other = q.toNumber();
+      const words = { pad, k, blanks, p: P(truthful), q: P(other) };
+      const text = selected === undefined ? t("multi.psfoGrr", words)
+        : t("multi.psfoGrrYours", { ...words, items: items(selected.length, pad) });
+      return { text, truthful, other };
     },
-    explain(report, labels) { return report < k ? `the option ${quote(labels[report])}` : "a blank"; },
+    explain(report, labels) {
+      return report < k ? t("mech.option", { option: quoted(labels[report]) })
+        : t("multi.blank");
+    },
   };
 }
 
@@ -267,7 +259,7 @@ function psfoOlhCore(epsilon, shape) {
   const p = q.add(pB.sub(q).div(pad));
   if (!pB.add(qB.mul(g - 1)).eq(ONE) || qB.num <= 0n) certify("psfo_olh", null, epsilon);
   certify("psfo_olh", pB.ge(qB) ? pB.div(qB) : qB.div(pB), epsilon);
-  const blanks = count(size - k, "blank");
+  const blanks = size - k;
   return {
     name: "psfo_olh", k, p, q, pad, size,
     params: { p: p.toString(), q: q.toString(), pad, values: size, buckets: g,
@@ -282,13 +274,13 @@ function psfoOlhCore(epsilon, shape) {
       return [Number(seed), Number(bucket)];
     },
     describe(labels, selected) {
-      const P = pB.toNumber();
-      const text = selected === undefined
-        ? `Your device fills your answer up to ${count(pad, "item")} with blanks, takes one at random, and sends a random code that sorts the ${k} options and ${blanks} into ${g} buckets with that item’s bucket with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random.`
-        : `Your device will take one item at random out of your answer filled up to ${count(pad, "item")} (${items(selected.length, pad)}), pick a random code that sorts the ${k} options and ${blanks} into ${g} buckets, and send the code with that item’s bucket with probability ${pct(P)}, otherwise with one of the other ${g - 1} buckets picked at random. Many items share each bucket.`;
-      return { text, truthful: P, other: qB.toNumber() };
+      const truthful = pB.toNumber();
+      const words = { pad, k, blanks, g, others: g - 1, p: P(truthful) };
+      const text = selected === undefined ? t("multi.psfoOlh", words)
+        : t("multi.psfoOlhYours", { ...words, items: items(selected.length, pad) });
+      return { text, truthful, other: qB.toNumber() };
     },
-    explain(report) { return `the random code ${report[0]} and bucket ${report[1]}`; },
+    explain(report) { return t("mech.code", { code: report[0], bucket: report[1] }); },
   };
 }
 
@@ -331,19 +323,19 @@ export function reportMeasurement(question, report) {
 export function checkboxInputs(q, name, describedBy) {
   const { k, m, least } = shapeOf(q);
   const limitId = `${name}-limit`;
-  const how = m < k ? `Check all that apply, at most ${m}.` : "Check all that apply.";
+  const how = m < k ? t("multi.howMost", { m }) : t("multi.how");
   const boxes = q.options.map((option, i) => {
     const id = `${name}-${i}`;
     return el("div", { class: "choice" },
       el("input", { type: "checkbox", name, id, value: option,
                     "aria-describedby": `${describedBy} ${limitId}` }),
-      el("label", { for: id }, option));
+      el("label", { for: id }, shown(optionOf(q, option))));
   });
   if (q.optional) {
     const id = `${name}-skip`;
     boxes.push(el("div", { class: "choice skip" },
       el("input", { type: "checkbox", name, id, value: SKIP }),
-      el("label", { for: id }, "Skip this question")));
+      el("label", { for: id }, t("form.skip"))));
   }
   const limit = el("p", { class: "limit", id: limitId, role: "status", "aria-live": "polite" });
   const group = el("div", { class: "choices multiselect" }, boxes);
@@ -360,12 +352,12 @@ export function checkboxInputs(q, name, describedBy) {
     const checked = all.filter((b) => b.checked && b.value !== SKIP).length;
     if (box.checked && checked > m) {
       box.checked = false;
-      limit.textContent = `You can check at most ${m} of these options: uncheck one first.`;
+      limit.textContent = t("multi.limit", { m });
     } else {
       limit.textContent = "";
     }
   });
-  return [el("p", { class: "inline how-many" }, least ? `${how} Check at least one.` : how),
+  return [el("p", { class: "inline how-many" }, least ? `${how} ${t("multi.least")}` : how),
           group, limit];
 }
 
@@ -375,7 +367,7 @@ export function readChecked(form, q, name) {
   const boxes = [...form.querySelectorAll("input[type=checkbox]")].filter((b) => b.name === name);
   if (boxes.some((b) => b.value === SKIP && b.checked)) return { value: null };
   const value = q.options.filter((o) => boxes.some((b) => b.value === o && b.checked));
-  if (value.length > m) return { error: `Please check at most ${m} of these options.` };
-  if (value.length < least) return { error: "Please check at least one option." };
+  if (value.length > m) return { error: t("multi.tooMany", { m }) };
+  if (value.length < least) return { error: t("multi.atLeastOne") };
   return { value };
 }

@@ -4,7 +4,10 @@
 // itself is shown rounded (epsilonText), the same everywhere on the page.
 //
 // The numbers are formatted here and nowhere else (client/review.py has the twins, the same
-// strings), and every sentence is whole, with its numbers as placeholders.
+// strings), and every sentence is whole, with its numbers as placeholders (js/i18n.js: shown
+// per locale, the same digits).
+
+import { N, t } from "./i18n.js";
 
 /** Digits `units` times 10^exponent, written out without trailing zeros ("314", -2 -> "3.14"). */
 function decimalText(units, exponent) {
@@ -64,24 +67,23 @@ export function percentSure(epsilon) {
  * 99.9999% (client/review.py reach_text, the same strings). */
 export function reachText(epsilon) {
   const sure = percentSure(epsilon);
-  return sure === null ? "almost certain" : `at most ${sure} sure`;
+  return t("odds.reach", { sure: sure === null ? "none" : N(sure) });
 }
+
+/** The odds words' numbers: the factor, the 50% anchor and where it can end up. */
+export const oddsParams = (epsilon) => ({ factor: N(oddsFactor(epsilon)), half: N("50%"),
+                                          reach: reachText(epsilon) });
 
 /** The privacy of ε in odds words anchored in a probability, for a respondent (client/review.py
  * odds_sentence, the same string; callers add the ε where it is shown). */
 export function oddsSentence(epsilon) {
-  if (epsilon === 0) return "what your device sends reveals nothing new about your answers";
-  return `anyone who sees what your device sends can be at most ${oddsFactor(epsilon)} times ` +
-         `more sure of your real answers than before, for example from 50% to ` +
-         `${reachText(epsilon)}`;
+  return epsilon === 0 ? t("odds.nothing") : t("odds.sentence", oddsParams(epsilon));
 }
 
 /** One question's privacy in odds words anchored in a probability, with its ε (the form's hint
  * and the review; client/review.py question_privacy, the same string). */
 export function questionPrivacy(epsilon) {
-  return `Privacy: anyone who sees what is sent can be at most ${oddsFactor(epsilon)} times ` +
-         `more sure of this answer than before, for example from 50% to ${reachText(epsilon)} ` +
-         `(ε = ${epsilonText(epsilon)}).`;
+  return t("odds.question", { ...oddsParams(epsilon), epsilon: N(epsilonText(epsilon)) });
 }
 
 export const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -9,6 +9,13 @@
 // mechanism is built; the synchronous code that uses them (mechanisms.js, form.js, page.js)
 // takes them from `loaded`. A test or bench that builds a location mechanism without verifying a
 // survey first calls loadFor or loadAll itself (tests/web/conftest.py js_page does).
+//
+// The page's words come the same way (js/i18n.js): English's core part is built in; a mode's
+// words come with its code, and another language's words only once the page speaks it, each
+// part of them only if the page needs it.
+
+import { addWords, wordsLanguage } from "./i18n.js";
+import { DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()
 
 const IMPORTS = Object.freeze({
   location: () => import("./location.js"),
@@ -17,8 +24,45 @@ const IMPORTS = Object.freeze({
   twoServer: () => import("./twoserver/flow.js"),
   multiselect: () => import("./multiselect.js"),
   conditions: () => import("./conditions.js"),
-  surveyText: () => import("./survey_text.js"),  // several languages (docs/languages.md)
+  skipReview: () => import("./skip_review.js"),
+  skipForm: () => import("./skip_form.js"),
+  designs: () => import("./designs.js"),
+  surveyText: () => import("./survey_text.js"),
+  switcher: () => import("./switcher.js"),
 });
+
+/** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
+const WORDS = Object.freeze({
+  en: {
+    multiselect: () => import("./messages/en/multiselect.js"),
+    location: () => import("./messages/en/location.js"),
+    twoserver: () => import("./messages/en/twoserver.js"),
+    skip: () => import("./messages/en/skip.js"),
+    designs: () => import("./messages/en/designs.js"),
+  },
+});
+/** The part of the words each optional module speaks with. */
+const PART = Object.freeze({ multiselect: "multiselect", gridPicker: "location",
+                             twoServer: "twoserver", conditions: "skip",
+                             skipReview: "skip", designs: "designs" });
+const parts = new Set(["core"]);
+const added = new Set(["en core"]);
+
+/** Load the page's words in `lang` (a catalogue's language): every part the page needs. */
+export async function loadWords(lang) {
+  await Promise.all([...parts].map(async (part) => {
+    if (added.has(`${lang} ${part}`)) return;
+    addWords(lang, (await WORDS[lang][part]()).default);
+    added.add(`${lang} ${part}`);
+  }));
+}
+
+async function loadModules(names) {
+  for (const name of names) if (PART[name]) parts.add(PART[name]);
+  await Promise.all([...names.map(async (name) => {
+    modules[name] ??= await IMPORTS[name]();
+  }), loadWords(wordsLanguage())]);
+}
 
 const modules = {};
 
@@ -27,26 +71,28 @@ export function needed(survey) {
   const names = [];
   if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker");
   if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
-  if (survey.questions.some((q) => q && q.relevant !== undefined)) names.push("conditions");
-  if (survey.translations !== undefined) names.push("surveyText");
+  if (survey.questions.some((q) => q && q.relevant !== undefined)) {
+    names.push("conditions", "skipReview", "skipForm");
+  }
+  if (survey.questions.some((q) => q && Object.hasOwn(DESIGN_FITS, q.mechanism))) {
+    names.push("designs");
+  }
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
   }
+  if (survey.translations !== undefined) names.push("surveyText", "switcher");
   return names;
 }
 
-/** Load what `survey` needs, each module once. */
+/** Load what `survey` needs, each module once, and its words in the page's language. */
 export async function loadFor(survey) {
-  await Promise.all(needed(survey).map(async (name) => {
-    modules[name] ??= await IMPORTS[name]();
-  }));
+  await loadModules(needed(survey));
 }
 
-/** Load every optional module (tests and benches that build mechanisms without a survey). */
+/** Load every optional module and its words (tests and benches that build mechanisms without a
+ * survey). */
 export async function loadAll() {
-  await Promise.all(Object.keys(IMPORTS).map(async (name) => {
-    modules[name] ??= await IMPORTS[name]();
-  }));
+  await loadModules(Object.keys(IMPORTS));
 }
 
 /** A loaded optional module; throws (a bug in the page, not the survey's fault) if it is not. */

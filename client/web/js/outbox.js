@@ -16,15 +16,16 @@ export async function deliver(record) {
     const duplicate = Boolean(reply && reply.duplicates && reply.duplicates.length);
     return updateRecord(record.submission_id, {
       status: SENT, attempts, delivered: new Date().toISOString(), duplicate, last_error: null,
+      last_words: null,
     });
   } catch (err) {
     if (err instanceof Refused) {
       return updateRecord(record.submission_id,
-                          { status: FAILED, attempts, last_error: err.message });
+                          { status: FAILED, attempts, last_error: err.message, last_words: null });
     }
-    if (err instanceof Unreachable) {
-      return updateRecord(record.submission_id,
-                          { status: PENDING, attempts, last_error: err.message });
+    if (err instanceof Unreachable) {  // its words, to say it in the page's language
+      return updateRecord(record.submission_id, { status: PENDING, attempts,
+        last_error: err.message, last_words: { key: err.key, params: err.params } });
     }
     throw err;
   }

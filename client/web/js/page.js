@@ -6,14 +6,16 @@ import { CorsRefused, Unreachable, fetchSurvey } from "./api.js";
 import { compositionDetails } from "./composition.js";
 import { config } from "./config.js";
 import { el, replace } from "./dom.js";
-import { readAnswers, renderForm } from "./form.js";
+import { formState, readAnswers, renderForm } from "./form.js";
+import { N, say, t, tNodes, wordsLocale } from "./i18n.js";
+import { chooseLanguage, firstCatalogue, preferences, speak } from "./language.js";
 import { DEFAULT_MAX_EPSILON, Refusal, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
 import { capitalized, epsilonText, oddsSentence } from "./odds.js";
 import { reviewList, sentList, skippedNotes } from "./review.js";
-import { resolveAnswers } from "./skip_logic.js";
-import { twoServerSkippedLines } from "./skip_review.js";
+import { descriptionOf, showText, shown, titleOf } from "./shown.js";
+import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
@@ -43,48 +45,62 @@ const where = target(config, window.location);
 let randomSource = null;  // start() sets it: every report's noise comes from it
 let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-server survey only
 
-function status(...children) {
-  replace(statusEl, el("p", {}, ...children));
+// What the page shows can be drawn again in another language (the switcher): `redraw(true)`
+// draws the screen shown now, `drawStatus()` the status line, each from what it was given
+// (answers, records, errors), never from text already on the page.
+let redraw = null;
+let drawStatus = null;
+let form = null;  // the questions' form, kept (hidden) while the review is shown
+let reviewing = false;
+
+/** Show a screen: `draw(again)` builds it; `again` is a language switch (no focus moves). */
+function screen(draw) {
+  redraw = draw;
+  draw(false);
 }
 
-function focusTitle(text) {
-  titleEl.textContent = text;
-  titleEl.focus();
+function setStatus(draw) {
+  drawStatus = draw;
+  if (draw) draw();
+  else replace(statusEl);
 }
 
-function refuse(message) {
+const status = (key) => setStatus(() => replace(statusEl, el("p", {}, t(key))));
+
+function setTitle(content, focus) {
+  replace(titleEl, content);
+  if (focus) titleEl.focus();
+}
+
+/** The page's words now, for text it keeps (a receipt's local time). */
+const localTime = (iso) => new Date(iso).toLocaleString(wordsLocale());
+
+/** Refuse to go on; `words()` says why, in the page's language of the moment. */
+function refuse(words) {
   document.body.dataset.state = "refused";
-  focusTitle("This survey cannot be answered here");
-  replace(statusEl, el("div", { class: "refusal", role: "alert" },
-    el("p", {}, message),
-    el("p", {}, "Nothing was randomized or sent.")));
   replace(contentEl);
+  screen((again) => setTitle(t("page.refusedTitle"), !again));
+  setStatus(() => replace(statusEl, el("div", { class: "refusal", role: "alert" },
+    el("p", {}, words()), el("p", {}, t("page.nothingSent")))));
 }
 
 function deliveryText(record) {
-  if (record.status === SENT) {
-    return record.duplicate ? "Sent: the server already had it (an earlier attempt arrived)."
-      : "Sent: the server acknowledged it.";
-  }
-  if (record.status === FAILED) {
-    return `The server refused it: ${record.last_error}. It is kept on this device.`;
-  }
-  return "Saved on this device, not delivered yet" +
-    (record.last_error ? ` (${record.last_error})` : "") +
-    ". It will be sent when the connection is back, without being randomized again; " +
-    "you can close this page and come back later.";
+  const error = record.last_words ? t(record.last_words.key, record.last_words.params)
+    : record.last_error;
+  if (record.status === SENT) return t(record.duplicate ? "delivery.duplicate" : "delivery.sent");
+  if (record.status === FAILED) return t("delivery.failed", { error });
+  return t(error ? "delivery.pendingWhy" : "delivery.pending", { error });
 }
 
 function showDelivery(record) {
   document.body.dataset.delivery = record.status;
-  const retry = record.status === PENDING
-    ? el("button", { type: "button", id: "retry", onclick: () => retryNow(record) },
-         "Try sending now") : null;
-  replace(statusEl, el("p", { id: "delivery" }, deliveryText(record)), retry);
+  setStatus(() => replace(statusEl, el("p", { id: "delivery" }, deliveryText(record)),
+    record.status === PENDING ? el("button", { type: "button", id: "retry",
+      onclick: () => retryNow(record) }, t("delivery.retry")) : null));
 }
 
 async function retryNow(record) {
-  status("Sending…");
+  status("page.sending");
   const fresh = await getRecord(record.submission_id);
   showDelivery(fresh.status === PENDING ? await deliver(fresh) : fresh);
 }
@@ -103,33 +119,29 @@ function keepDelivering(submissionId) {
 function receipt(verified, record) {
   if (verified.twoServer) return twoServer.receipt(verified, record, where.server);
   return el("section", { id: "receipt", "aria-labelledby": "receipt-title" },
-    el("h2", { id: "receipt-title" }, "What this device sent (randomized)"),
-    el("p", {}, `Randomized once and stored on this device on ` +
-                `${new Date(record.created).toLocaleString()}. A report may differ from your ` +
-                "answer: that is the randomization protecting you, and it is never redrawn."),
+    el("h2", { id: "receipt-title" }, t("receipt.title")),
+    el("p", {}, t("receipt.when", { time: localTime(record.created) })),
     sentList(verified.survey, record.body.answers, verified.mechanisms),
     el("details", { class: "technical" },
-      el("summary", {}, "Technical details"),
-      el("p", {}, `Receipt ${record.submission_id} (survey ${record.survey_id}, version ` +
-                  `${record.body.version}), stored ${record.created} (UTC). The exact bytes ` +
-                  "sent:"),
+      el("summary", {}, t("page.technical")),
+      el("p", {}, t("receipt.details", { id: record.submission_id, survey: record.survey_id,
+                                         version: record.body.version,
+                                         created: record.created })),
       el("pre", { class: "wire" }, JSON.stringify(record.body, null, 2))));
 }
 
 async function alreadyAnswered(verified, entry) {
   document.body.dataset.state = "answered";
   const record = await getRecord(entry.submission_id);
-  replace(contentEl,
-    el("p", { class: "notice" }, `You already answered this survey (version ${entry.version})` +
-       ` in this browser on ${new Date(entry.time).toLocaleString()}. Answering again would ` +
-       "spend its privacy budget twice, so this page will not. (Clearing this site's data in " +
-       "the browser forgets this, and the signing key this page remembered.)"),
-    record ? receipt(verified, record) : null);
+  screen(() => replace(contentEl,
+    el("p", { class: "notice" }, t("page.answered", { version: entry.version,
+                                                      time: localTime(entry.time) })),
+    record ? receipt(verified, record) : null));
   if (record) {
     showDelivery(record.status === PENDING ? await deliver(record) : record);
     keepDelivering(record.submission_id);
   } else {
-    replace(statusEl);
+    setStatus(null);
   }
 }
 
@@ -198,17 +210,21 @@ async function send(verified, answers, buttons) {
     throw err;
   }
   answers.clear();
-  focusTitle("Thank you");
-  replace(contentEl, receipt(verified, record));
-  status("Sending…");
+  reviewing = false;
+  screen((again) => {
+    setTitle(t("page.thanks"), !again);
+    replace(contentEl, receipt(verified, record));
+  });
+  status("page.sending");
   showDelivery(await deliver(record));
   keepDelivering(record.submission_id);
 }
 
-function review(verified, form) {
+/** The review of the form's answers; `again`: drawn anew in another language (no focus). */
+function review(verified, again = false) {
   const read = readAnswers(form, verified.survey, verified.skip);
   if (read.firstError) {
-    status("Some answers need attention.");
+    status("page.attention");
     read.firstError.focus();
     return;
   }
@@ -217,151 +233,190 @@ function review(verified, form) {
   const answers = resolveAnswers(verified.survey, verified.skip, read.answers);
   const charged = verified.twoServer ? Promise.resolve({ charges: twoServer.charges(
     verified.survey, answers) }) : chargesFor(verified, answers);
+  const shownForm = form;
   Promise.all([charged, chargedEpsilons()]).then(([{ charges }, before]) => {
+    if (form !== shownForm) return;  // drawn again meanwhile (a language switch)
     // the odds come from the exact total, never from its rounded display (4.49998 shown as
     // "4.5" would say "91 times" where the top of the page says 90)
     const exact = totalEpsilon({ questions: charges.map(
       (c) => ({ epsilon: c.reused ? 0 : c.epsilon })) });
-    const total = epsilonText(exact);
-    const sendButton = el("button", { type: "button", class: "primary", id: "send" }, "Send");
-    const back = el("button", { type: "button", id: "edit" }, "Change my answers");
+    const epsilons = { total: N(epsilonText(exact)), limit: N(epsilonText(where.maxEpsilon)) };
+    const sendButton = el("button", { type: "button", class: "primary", id: "send" },
+                          t("review.send"));
+    const back = el("button", { type: "button", id: "edit" }, t("review.change"));
     sendButton.addEventListener("click", () =>
       send(verified, answers, [sendButton, back]).catch(fail));
     back.addEventListener("click", () => {  // nothing was drawn yet: nothing to drop
+      reviewing = false;
       section.remove();
       form.hidden = false;
-      status("");
+      setStatus(null);
       form.querySelector("input, select").focus();
     });
     const section = el("section", { id: "review", "aria-labelledby": "review-title" },
-      el("h2", { id: "review-title", tabindex: "-1" }, "Before you send"),
+      el("h2", { id: "review-title", tabindex: "-1" }, t("review.title")),
       ...(verified.twoServer ? [
-        el("p", {}, "Nothing has been split or sent yet. When you press Send, your device " +
-                    "splits your answers once into two sealed halves, keeps them, and sends " +
-                    "only those."),
+        el("p", {}, t("two.reviewIntro")),
         twoServer.reviewList(verified, answers, where.server),
-        ...twoServerSkippedLines(verified.survey.questions, answers)
-          .map((text) => el("p", { class: "skipped" }, text)),
-        el("p", { class: "total" }, `Only noisy totals are revealed: central ε = ${total} in ` +
-                                    `total; this page's limit is ε = ${epsilonText(where.maxEpsilon)}.`),
+        ...(hasConditions(verified.survey) ? loaded("skipReview").twoServerSkippedLines(
+          verified.survey.questions, answers) : []).map((text) => el("p", { class: "skipped" }, text)),
+        el("p", { class: "total" }, t("two.total", epsilons)),
       ] : [
-        el("p", {}, "Nothing has been randomized yet. When you press Send, your device " +
-                    "randomizes each answer once, keeps the result, and sends only that; " +
-                    (disclosedCount(verified.survey) ?
-                      "your true answers never leave this device, except the disclosed ones, " +
-                      "which are sent as you give them." :
-                      "your true answers never leave this device.")),
+        el("p", {}, t(disclosedCount(verified.survey) ? "review.introDisclosed"
+          : "review.intro")),
         reviewList(verified.survey, answers, charges, verified.mechanisms, verified.skip),
         ...skippedNotes(verified.survey, answers, verified.skip),
-        el("p", { class: "total" }, `In total, ${oddsSentence(exact)} (ε = ${total} ` +
-                                    `in total; this page's limit is ε = ${epsilonText(where.maxEpsilon)}).`),
+        el("p", { class: "total" }, t("review.total", { odds: oddsSentence(exact),
+                                                        ...epsilons })),
       ]),
       el("div", { class: "actions" }, sendButton, back),
       compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))));
     form.hidden = true;
+    reviewing = true;
     contentEl.append(section);
-    status("Check your answers and what sending means, then send.");
-    section.querySelector("h2").focus();
+    status("review.check");
+    if (!again) section.querySelector("h2").focus();
   }).catch(fail);
 }
 
 function fail(err) {
-  if (err instanceof Refusal) return refuse(err.message);
+  if (err instanceof Refusal) return refuse(() => say(err));
   if (err instanceof StorageUnavailable) {
-    return refuse(`This page cannot answer here: ${err.message}, so it could not keep your ` +
-                  "privacy ledger or resend a lost submission. Try a normal (not private) " +
-                  "window or another browser.");
+    return refuse(() => t("page.storage", { reason: say(err) }));
   }
   console.error(err);
   document.body.dataset.state = "error";
-  replace(statusEl, el("p", { role: "alert" }, `Something went wrong: ${err.message}`));
+  setStatus(() => replace(statusEl, el("p", { role: "alert" },
+    t("page.wrong", { error: say(err) }))));
+}
+
+/** The survey in the page's language: its title, the lead line, the page's title. */
+function chrome(verified) {
+  const title = titleOf(verified.survey);
+  document.title = title.text;
+  setTitle(shown(title), false);
+  const lead = document.querySelector("p.lead");
+  if (lead) lead.textContent = t(verified.twoServer ? "two.lead" : "page.lead");
+}
+
+/** The words before a survey is known: the respondent's first language the page speaks. */
+async function firstWords(prefs) {
+  await speak(firstCatalogue(prefs));
+  document.title = t("page.survey");
+  document.querySelector("p.lead").textContent = t("page.lead");
+  if (!document.body.dataset.state) status("page.checking");
+}
+
+/** Show the survey in `tag` (one of its languages): the page's words, the survey's text. */
+async function useLanguage(verified, tag) {
+  const { survey } = verified;
+  await speak(tag);
+  showText(survey.translations ? new (loaded("surveyText").SurveyText)(survey, tag) : null);
+  chrome(verified);
 }
 
 async function main() {
-  if (!where.surveyId) return refuse("This page's address names no survey.");
+  const prefs = preferences();
+  const words = firstWords(prefs).catch(() => {});  // meanwhile: English, as index.html is
+  if (!where.surveyId) {
+    await words;
+    return refuse(() => t("page.noSurvey"));
+  }
   flush(where.server).catch(() => {});  // earlier submissions still waiting
   let doc;
   try {
     doc = await fetchSurvey(where.server, where.surveyId);
   } catch (err) {
+    await words;
     if (err instanceof CorsRefused) {
       document.body.dataset.state = "cors";
-      focusTitle("This page is not allowed to reach its survey server");
-      replace(statusEl, el("div", { class: "refusal", role: "alert" },
-        el("p", {}, `Cannot load the survey: ${err.message}. Nothing was randomized or sent.`),
-        el("p", {}, "What the survey's operator must do: restart the survey server with ",
-           el("code", {}, `ldpsurvey serve … --allow-origin ${window.location.origin}`),
-           " (the address this page is served from), then reload this page.")));
+      screen((again) => setTitle(t("page.corsTitle"), !again));
+      setStatus(() => replace(statusEl, el("div", { class: "refusal", role: "alert" },
+        el("p", {}, t("page.cannotLoad", { reason: say(err) })),
+        el("p", {}, tNodes("page.corsFix", { command: el("code", {},
+          `ldpsurvey serve … --allow-origin ${window.location.origin}`) })))));
       return;
     }
     if (err instanceof Unreachable) {
       document.body.dataset.state = "offline";
-      replace(statusEl, el("p", { role: "alert" }, `Cannot load the survey: ${err.message}. `,
-        "The page tries again when the connection is back; you can also reload it."));
+      setStatus(() => replace(statusEl, el("p", { role: "alert" },
+        t("page.cannotLoadRetry", { reason: say(err) }))));
       window.addEventListener("online", () => window.location.reload(), { once: true });
       return;
     }
-    return refuse(`The server did not give the survey: ${err.message}.`);
+    return refuse(() => t("page.serverRefused", { reason: say(err) }));
   }
+  await words;
   const verified = await verifyDocument(doc, where.surveyId);
   if (verified.twoServer) twoServer = loaded("twoServer");
-  const { firstUse } = await checkTrust(verified, { origin: where.server, ...where });
   const { survey } = verified;
-  document.title = survey.title;
-  titleEl.textContent = survey.title;
-  const lead = document.querySelector("p.lead");
-  if (verified.twoServer && lead) lead.textContent = twoServer.LEAD;  // not "randomized"
+  await useLanguage(verified, chooseLanguage(survey, preferences()));
+  if (survey.translations) {
+    titleEl.before(loaded("switcher").switcher(survey, document.documentElement.lang,
+      async (tag) => {
+        await useLanguage(verified, tag);
+        redraw?.(true);
+        drawStatus?.();
+      }));
+  }
+  const { firstUse } = await checkTrust(verified, { origin: where.server, ...where });
   const previous = await answered(survey.id, survey.version);
   if (previous) return alreadyAnswered(verified, previous);
   if (verified.status !== "open") {
-    return refuse(`This survey is ${verified.status}: it takes no more answers.`);
+    return refuse(() => t("page.closed", { status: verified.status }));
   }
-  if (verified.twoServer) {
-    const mismatch = twoServer.leaderMismatch(verified, where.server);
-    if (mismatch) return refuse(mismatch);
+  if (verified.twoServer && twoServer.leaderMismatch(verified, where.server)) {
+    return refuse(() => twoServer.leaderMismatch(verified, where.server));
   }
-  const form = renderForm(survey, () => review(verified, form),
-                          verified.twoServer ? twoServer.hint : undefined, verified.skip);
-  replace(contentEl,
-    survey.description ? el("p", { class: "description" }, survey.description) : null,
-    ...(verified.twoServer
-      ? [...twoServer.explanation(verified, where.server), keyLine(verified, firstUse)]
-      : ldpIntro(verified, firstUse)),
-    form);
+  ask(verified, firstUse);
   document.body.dataset.state = "ready";
-  replace(statusEl);
+  setStatus(null);
   performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
+}
+
+/** The questions, with the privacy explanation above them. */
+function ask(verified, firstUse) {
+  const { survey } = verified;
+  form = null;
+  reviewing = false;
+  screen((again) => {
+    const state = again && form ? formState(form) : null;
+    form = renderForm(survey, () => review(verified),
+                      verified.twoServer ? twoServer.hint : undefined, verified.skip, state);
+    form.hidden = reviewing;
+    const description = descriptionOf(survey);
+    replace(contentEl,
+      description.text ? el("p", { class: "description" }, shown(description)) : null,
+      ...(verified.twoServer
+        ? [...twoServer.explanation(verified, where.server), keyLine(verified, firstUse)]
+        : ldpIntro(verified, firstUse)),
+      form);
+    if (state && state.invalid) readAnswers(form, survey, verified.skip);
+    if (reviewing) review(verified, true);
+  });
 }
 
 /** The LDP mode's privacy paragraph and details, above the questions. */
 function ldpIntro(verified, firstUse) {
   const { survey } = verified;
+  const total = totalEpsilon(survey);
+  const disclosed = disclosedCount(survey);
   return [
-    el("p", { class: "budget", id: "privacy" }, "Your privacy: your device randomizes " +
-       (disclosedCount(survey) ?
-         `every answer before sending it, except the ${disclosedCount(survey)} disclosed ` +
-         "ones, which are sent as you give them. About the others, " +
-         `${oddsSentence(totalEpsilon(survey))}` :
-         `every answer before sending it. ${capitalized(oddsSentence(totalEpsilon(survey)))}`) +
-       ", even if you answer every question."),
+    el("p", { class: "budget", id: "privacy" }, disclosed
+      ? t("privacy.disclosed", { count: disclosed, odds: oddsSentence(total) })
+      : t("privacy.all", { odds: capitalized(oddsSentence(total)) })),
     el("details", { class: "technical", id: "survey-details" },
-      el("summary", {}, "Details: privacy budget and signing key"),
-      el("p", {}, `In technical terms, answering every question spends ε = ` +
-         `${epsilonText(totalEpsilon(survey))} of privacy (local differential privacy: “at ` +
-         "most N times more sure” means odds at most N = e^ε times the odds before, so from " +
-         "50% to at most e^ε/(1 + e^ε)). This page refuses surveys above " +
-         `ε = ${epsilonText(where.maxEpsilon)}. Smaller ε means more noise and more privacy.`),
+      el("summary", {}, t("details.summary")),
+      el("p", {}, t("details.epsilon", { total: N(epsilonText(total)),
+                                         limit: N(epsilonText(where.maxEpsilon)) })),
       keyLine(verified, firstUse)),
   ];
 }
 
 function keyLine(verified, firstUse) {
-  return el("p", { class: "key" }, "The survey is signed by the key with fingerprint ",
-    el("code", { id: "fingerprint" }, verified.fingerprint),
-    where.fingerprint ? " (the key this page trusts)."
-      : firstUse ? " (first time this browser sees this survey: key remembered; compare " +
-                   "it with the fingerprint the survey's designer publishes)."
-        : " (the same key as before).");
+  return el("p", { class: "key" }, tNodes(
+    where.fingerprint ? "key.pinned" : firstUse ? "key.first" : "key.same",
+    { fingerprint: el("code", { id: "fingerprint" }, verified.fingerprint) }));
 }
 
 /** Run the page; `source` draws every report's noise (app.js: the browser's CSPRNG). */

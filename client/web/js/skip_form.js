@@ -5,6 +5,8 @@
 // earlier answer back shows it again) but is not read: readAnswers leaves it out.
 
 import { el } from "./dom.js";
+import { t } from "./i18n.js";
+import { questionText } from "./shown.js";
 import { applies } from "./skip_logic.js";
 
 /** Which questions apply to the answers entered so far: an array of booleans, in order.
@@ -37,8 +39,8 @@ export function attachSkipLogic(form, survey, plan, fieldsetOf, peek) {
       if (fieldset.hidden === !on) return;
       fieldset.hidden = !on;
       fieldset.dataset.applies = String(on);
-      said.push(on ? `Question ${index + 1} now applies: ${survey.questions[index].text}`
-        : `Question ${index + 1} no longer applies.`);
+      said.push(on ? t("skip.applies", { n: index + 1, text: questionText(survey.questions[index]) })
+        : t("skip.noLonger", { n: index + 1 }));
     });
     if (announce && said.length) live.textContent = said.join(" ");
   };

@@ -18,6 +18,9 @@ export class SkipMismatch extends Error {
   constructor(message) { super(message); this.name = "SkipMismatch"; }
 }
 
+/** Whether any question of the survey has a condition (then the skip modules are loaded). */
+export const hasConditions = (survey) => survey.questions.some((q) => q.relevant !== undefined);
+
 /**
  * Each question's skip logic: Map(question id -> {condition, notAsked}), `condition` null
  * without `relevant`. Throws SkipMismatch for a condition that does not parse or a

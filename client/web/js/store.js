@@ -4,6 +4,8 @@
 // that memoizes the permanent randomization of longitudinal surveys (mechanisms.js; as
 // sensitive as the answers, never sent). Clearing this site's data clears all of it.
 
+import { Worded } from "./i18n.js";
+
 const DB_NAME = "ldpsurvey";
 const DB_VERSION = 1;
 export const PENDING = "pending";
@@ -20,9 +22,9 @@ export class AlreadyAnswered extends Error {
 }
 
 /** The browser does not let the page keep its ledger and outbox (IndexedDB). */
-export class StorageUnavailable extends Error {
+export class StorageUnavailable extends Worded {
   constructor(cause) {
-    super(`this browser does not let the page store its ledger (${cause && cause.message})`);
+    super("store.unavailable", { cause: cause && cause.message });
     this.name = "StorageUnavailable";
   }
 }

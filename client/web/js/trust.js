@@ -15,32 +15,26 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
   const data = (await getTrust(key)) || { pin: null, seen: {} };
   if (fingerprint) {
     if (verified.fingerprint !== fingerprint.toLowerCase()) {
-      throw new Refusal("The survey is signed by a key other than the one this page trusts " +
-                        `(signed by ${verified.fingerprint.slice(0, 16)}…, trusted ` +
-                        `${fingerprint.slice(0, 16)}…). Someone may have changed the survey.`);
+      throw new Refusal("refusal.otherKey", { signed: verified.fingerprint.slice(0, 16),
+                                              trusted: fingerprint.slice(0, 16) });
     }
   } else if (data.pin && data.pin.fingerprint !== verified.fingerprint) {
-    throw new Refusal("The survey's signing key changed since this browser first saw it " +
-                      `(pinned ${data.pin.fingerprint.slice(0, 16)}…, now ` +
-                      `${verified.fingerprint.slice(0, 16)}…). Ask the survey's designer ` +
-                      "before answering.");
+    throw new Refusal("refusal.keyChanged", { pinned: data.pin.fingerprint.slice(0, 16),
+                                              now: verified.fingerprint.slice(0, 16) });
   }
   const previous = data.seen[String(survey.version)];
   if (previous !== undefined && previous !== sha256) {
-    throw new Refusal(`Version ${survey.version} of this survey was seen before with ` +
-                      "different content; a changed survey must get a new version.");
+    throw new Refusal("refusal.versionChanged", { version: survey.version });
   }
   const highest = Math.max(0, ...Object.keys(data.seen).map(Number));
   if (survey.version < highest) {
-    throw new Refusal(`This is version ${survey.version} of the survey, older than version ` +
-                      `${highest} already seen in this browser (a replayed survey?).`);
+    throw new Refusal("refusal.older", { version: survey.version, highest });
   }
   try {
     for (const view of policyViews(survey)) checkPolicy(view, maxEpsilon);
   } catch (err) {
     if (!(err instanceof PolicyError)) throw err;
-    throw new Refusal(`This page will not answer this survey: ${err.message} (the page's ` +
-                      "privacy limit). Smaller ε means more privacy.");
+    throw new Refusal("refusal.policy", { reason: err });
   }
   const firstUse = !fingerprint && !data.pin;
   if (!data.pin || data.pin.fingerprint !== verified.fingerprint) {

@@ -1,0 +1,23 @@
+export default {
+  "skip.notAskedQuoted": "‘not asked’",
+  "skip.notAskedReport": "not asked",
+  "skip.applies": "Question {n} now applies: {text}",
+  "skip.noLonger": "Question {n} no longer applies.",
+  "skip.grr": "Your device will send {answer} (your real answer) with probability {p}, otherwise one of the other {others} values (‘not asked’ among them), each with probability {q}.",
+  "skip.grrNotAsked": "Your device will send {answer} (the question does not apply to you) with probability {p}, otherwise one of the other {others} values, each with probability {q}.",
+  "skip.askedGeometric": "Your device sends ‘asked’ or ‘not asked’ at random (the truth with probability {p}), and your number, or the middle of the range when the question does not apply, with random noise added.",
+  "skip.number": "Your device will send ‘asked’ with probability {p} (‘not asked’ with probability {q}), and your number with random noise added: {x} itself with probability {same}, {below} or {above} with probability {next}, a number further away with probability {further} (each further step is {step} less likely than the one before). The number sent can be below {min} or above {max}: that is the noise, as expected.",
+  "skip.numberNotAsked": "Your device will send ‘not asked’ with probability {p} (‘asked’ with probability {q}), and the number {middle} (the middle of {min} to {max}, standing in for an answer) with random noise added, as for any answer.",
+  "skip.askedReport": "{asked, select, yes {‘asked’} other {‘not asked’}} and the number {n}",
+  "skip.askedReportOutside": "{asked, select, yes {‘asked’} other {‘not asked’}} and the number {n} (outside {min} to {max}: that is the random noise, as expected; it is what keeps your real number private, and the survey's results allow for it)",
+  "skip.marks": "Your device will send a yes/no mark for each of the {k} options and for ‘not asked’, each drawn on its own: ‘yes’ with probability {p} for {checked, plural, =1 {the option you checked} other {each of the # options you checked}}, and ‘yes’ with probability {q} for {others, plural, =1 {the other mark} other {each of the # others}}.",
+  "skip.marksNotAsked": "Your device will send a yes/no mark for each of the {k} options and for ‘not asked’, each drawn on its own: ‘yes’ with probability {p} for ‘not asked’ (the question does not apply to you), and ‘yes’ with probability {q} for {others, plural, =1 {the other mark} other {each of the # others}}.",
+  "skip.marksNone": "Your device will send a yes/no mark for each of the {k} options and for ‘not asked’, each drawn on its own: ‘yes’ with probability {q} for each of the {others} marks.",
+  "skip.itemsNotAsked": "‘not asked’{blanks, plural, =0 {} one { and # blank} other { and # blanks}}",
+  "skip.psfoGrr": "Your device will send one item out of the {k} options, ‘not asked’ and {blanks, plural, one {# blank} other {# blanks}}: {items} with probability {p} each, any other item with probability {q} each. The server cannot tell whether the item sent is one of yours.",
+  "skip.marksSet": "the marks set: {marks}",
+  "skip.noMarkSet": "no mark set",
+  "skip.twoServerHidden": "Not asked, because they do not apply to your answers: {questions}. Your device still sends ‘not asked’ for each, split into two halves like any answer: whether they apply depends on your other answers, and sending nothing for them would tell the organizations those answers.",
+  "skip.hidden": "Not asked, because they do not apply to your answers: {questions}. Your device still sends a randomized ‘not asked’ for each, drawn like any answer (ε = {epsilon} in total, counted above): whether they apply depends on answers that are randomized, and sending nothing for them would reveal those answers.",
+  "skip.open": "Not asked, because they do not apply to your answers: {questions}. Nothing is sent for them: whether they apply depends only on answers sent as you give them, which the server sees anyway."
+};

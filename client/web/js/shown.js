@@ -1,0 +1,52 @@
+// The survey's own text as shown: in the chosen language (survey_text.js, for a survey with
+// translations), a fallen-back string marked only where it falls back.
+
+import { el } from "./dom.js";
+import { directionOf, t, wordsLanguage } from "./i18n.js";
+
+let text = null;  // a SurveyText, or null: the survey's own text
+
+/** Show the survey through a SurveyText, or (null) as it is. */
+export function showText(surveyText) {
+  text = surveyText;
+}
+
+const own = (s) => ({ text: s, language: null, fellBack: false });
+const OPTIONS = new Set(["categorical", "ordinal", "multiselect"]);
+
+export const titleOf = (survey) => (text ? text.title() : own(survey.title));
+export const descriptionOf = (survey) => (text ? text.description() : own(survey.description));
+export const questionOf = (q) => (text ? text.question(q.id) : own(q.text));
+export const hintOf = (q) => (text ? text.hint(q.id) : q.hint ? own(q.hint) : null);
+/** An option label's shown text (anything else as it is). */
+export const optionOf = (q, label) => (text && OPTIONS.has(q.type) && q.options.includes(label)
+  ? text.option(q.id, label) : own(label));
+
+/** The text alone, for sentences. */
+export const questionText = (q) => questionOf(q).text;
+export const optionText = (q, label) => optionOf(q, label).text;
+
+/** A language's name in the page's language ("inglés" for en in Spanish). */
+export function languageName(tag, inLanguage = wordsLanguage()) {
+  try {
+    return new Intl.DisplayNames([inLanguage], { type: "language" }).of(tag) ?? tag;
+  } catch {
+    return tag;
+  }
+}
+
+const note = (item) => t("lang.fellBack", { language: languageName(item.language) });
+
+/** A shown string as DOM: when it fell back, in its language (lang, dir) and said so. */
+export function shown(item) {
+  if (!item.fellBack) return item.text;
+  const out = document.createDocumentFragment();
+  out.append(el("span", { class: "untranslated", lang: item.language,
+                          dir: directionOf(item.language) }, item.text),
+             " ", el("small", { class: "fallback" }, note(item)));
+  return out;
+}
+
+/** The same for an <option>: its attributes, its text. */
+export const shownAttrs = (item) => (item.fellBack ? { lang: item.language } : {});
+export const shownString = (item) => (item.fellBack ? `${item.text} ${note(item)}` : item.text);

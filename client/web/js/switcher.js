@@ -1,0 +1,47 @@
+// The language switcher of a survey with translations (loaded only for one, optional.js): a
+// labelled native <select> listing the survey's languages each by its own name ("Español",
+// "Français", Intl.DisplayNames where the browser has it), operable by keyboard like any
+// <select>. A change speaks the new language at once; the page keeps every answer given
+// (page.js draws its screen again; answers are labels, the same in every language).
+
+import { el } from "./dom.js";
+import { t } from "./i18n.js";
+import { languages } from "./survey_text.js";
+
+const KEY = "ldpsurvey.language";  // language.js reads it
+
+/** Keep the switcher's choice in this browser, for every survey (never sent). */
+function remember(tag) {
+  try {
+    localStorage.setItem(KEY, tag);
+  } catch {
+    // not kept: the next visit asks the browser again
+  }
+}
+
+/** A language's own name, capitalized as a menu item ("español" -> "Español"). */
+export function ownName(tag) {
+  let name = tag;
+  try {
+    name = new Intl.DisplayNames([tag], { type: "language" }).of(tag) ?? tag;
+  } catch {
+    // no DisplayNames for it: the tag itself
+  }
+  return name.charAt(0).toLocaleUpperCase(tag) + name.slice(1);
+}
+
+/** The switcher for `survey`, showing `current`; `onChange(tag)` when another is chosen. */
+export function switcher(survey, current, onChange) {
+  const label = el("label", { for: "language" });
+  const select = el("select", { id: "language" }, languages(survey).map((tag) =>
+    el("option", { value: tag, lang: tag, selected: tag === current }, ownName(tag))));
+  const box = el("div", { class: "language", id: "language-switch" }, label, select);
+  const name = () => { label.textContent = t("lang.label"); };
+  name();
+  select.addEventListener("change", async () => {
+    remember(select.value);
+    await onChange(select.value);
+    name();
+  });
+  return box;
+}

@@ -1,0 +1,109 @@
+"""The page's message catalogue read without a browser: client/web/js/messages/<lang>/<part>.js,
+each `export default {JSON object};`, and the ICU MessageFormat subset js/i18n.js speaks
+("{name}", "{n, plural, =0 {…} one {…} other {…}}", "{k, select, yes {…} other {…}}", "#" the
+innermost plural's count). Shared by tests/client/test_page_catalogue.py and the browser tests
+that build catalogues of their own (a pseudo-locale)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WEB = Path(__file__).resolve().parents[2] / "client" / "web"
+MESSAGES = WEB / "js" / "messages"
+PREFIX = "export default "
+
+# CLDR plural categories of each catalogue language (Intl.PluralRules(lang).resolvedOptions())
+PLURAL_CATEGORIES = {"en": {"one", "other"}, "es": {"one", "many", "other"},
+                     "fr": {"one", "many", "other"}}
+
+
+def read_part(path: Path) -> dict[str, str]:
+    """One part file's messages; ValueError unless it is exactly `export default {...};`."""
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith(PREFIX) or not text.rstrip().endswith("};"):
+        raise ValueError(f"{path}: not `export default {{...}};`")
+    data = json.loads(text[len(PREFIX):].rstrip()[:-1])
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ValueError(f"{path}: not an object of strings")
+    return data
+
+
+def catalogue() -> dict[str, dict[str, dict[str, str]]]:
+    """{language: {part: {key: message}}} as shipped."""
+    return {lang.name: {part.stem: read_part(part) for part in sorted(lang.glob("*.js"))}
+            for lang in sorted(MESSAGES.iterdir()) if lang.is_dir()}
+
+
+def write_part(path: Path, messages: dict[str, str]) -> None:
+    lines = [f"  {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+             for k, v in messages.items()]
+    path.write_text(PREFIX + "{\n" + ",\n".join(lines) + "\n};\n", encoding="utf-8")
+
+
+@dataclass
+class Shape:
+    """What a message says with: its simple placeholders, and per plural/select argument the
+    kind and its cases."""
+
+    simple: set[str] = field(default_factory=set)
+    choices: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> set[str]:
+        return self.simple | set(self.choices)
+
+
+_ARG = re.compile(r"\{\s*(\w+)\s*(?:,\s*(plural|select)\s*,)?\s*")
+_CASE = re.compile(r"\s*(=\d+|\w+)\s*\{")
+
+
+def shape(message: str) -> Shape:
+    """The message's shape; SyntaxError where js/i18n.js parseMessage would throw."""
+    out = Shape()
+    i = 0
+
+    def nodes(nested: bool) -> None:
+        nonlocal i
+        while i < len(message) and not (nested and message[i] == "}"):
+            c = message[i]
+            if c == "{":
+                m = _ARG.match(message, i)
+                if not m:
+                    raise SyntaxError(f"a placeholder needs a name at {i}: {message!r}")
+                i = m.end()
+                name, kind = m.group(1), m.group(2)
+                if not kind:
+                    if message[i:i + 1] != "}":
+                        raise SyntaxError(f"a placeholder ends with }} at {i}: {message!r}")
+                    i += 1
+                    out.simple.add(name)
+                    continue
+                cases: set[str] = set()
+                while (c2 := _CASE.match(message, i)) is not None:
+                    i = c2.end()
+                    cases.add(c2.group(1))
+                    nodes(True)
+                    if message[i:i + 1] != "}":
+                        raise SyntaxError(f"a case ends with }} at {i}: {message!r}")
+                    i += 1
+                while message[i:i + 1] == " ":
+                    i += 1
+                if message[i:i + 1] != "}" or "other" not in cases:
+                    raise SyntaxError(f"{kind} needs an other case and a }} at {i}: {message!r}")
+                i += 1
+                previous = out.choices.get(name)
+                if previous is not None and previous[0] != kind:
+                    raise SyntaxError(f"{name} is both plural and select: {message!r}")
+                out.choices[name] = (kind, cases | (previous[1] if previous else set()))
+            elif c == "}":
+                raise SyntaxError(f"an unmatched }} at {i}: {message!r}")
+            else:
+                i += 1
+
+    nodes(False)
+    if i != len(message):
+        raise SyntaxError(f"an unmatched }} at {i}: {message!r}")
+    return out
