@@ -14,20 +14,31 @@ product of their pseudo-values X_a·W_b is unbiased for the joint indicator [x =
   Var[X_a(W_b − R)] given the answers, R fixed), and handed to the library's ratio as the
   numerator's, the denominator's set to 0.
 A ratio whose denominator's interval includes 0, and a share whose interval is wider than
-[0, 1], is "too noisy", as in today's crosstabs. Integer questions and declared groups are
-not offered (an integer answer's bins have no per-respondent unbiased estimate under
-geometric noise): refused with the reason.
+[0, 1], is "too noisy", as in today's crosstabs.
+
+Every cell of a side is an indicator, and any per-respondent unbiased estimate of it serves:
+- an option: the mechanism's pseudo-value;
+- a declared group against the rest ("QUESTION:GROUP"): the sum of the group's options'
+  pseudo-values, and of the others' (unbiased for any mechanism, support sets included: the
+  design's variance needs no exact square of it);
+- a bin of an integer question (`--bins`, or the default bins): under two-sided geometric
+  noise with a = e^-rate, g(y) = [(1 + a²)h(y) − a·h(y − 1) − a·h(y + 1)]/(1 − a)² has
+  E[g(x + Z)] = h(x) exactly for the bin's indicator h (shared/joint_features.py, the 3-tap
+  inverse of the noise's generating function); a disclosed integer's bin is its indicator.
+Each indicator's randomization variance has the unbiased estimate X² − X, and every
+conditional share gets its design effect split as R's `svyratio(deff = TRUE)` computes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..shared.design import DesignEstimates, PseudoValues, estimate, ratio
-from ..shared.errors import AnalysisError
+from ..shared.errors import AnalysisError, LdpSurveyError
 from ..shared.estimates import finite_or_none, norm_sub
 from .design_estimates import Weighted, pseudo_values
 
@@ -36,20 +47,81 @@ NOTE = ("design-based: {design}; variance {variance}. joint: the weighted mean o
         "column: a ratio of weighted means (R's svyratio)")
 
 
-def _side(w: Weighted, qid: str) -> tuple[Any, PseudoValues]:
+@dataclass(frozen=True)
+class Side:
+    """One side of the crosstab: its cells' pseudo-values over every respondent."""
+
+    question: Any
+    group: str | None
+    pv: PseudoValues
+
+
+def _side(w: Weighted, spec: str, bins: Sequence[int] | None) -> Side:
+    """A side "QUESTION" or "QUESTION:GROUP" (a declared group against the rest); an integer
+    question by its bins (module docstring)."""
     compiled = w.version.compiled
+    qid, sep, group = spec.partition(":")
     if qid not in compiled.mechanisms:
         raise AnalysisError(f"survey {w.version.id!r} has no question {qid!r}",
                             {"question": qid})
     question = compiled.survey.question(qid)
+    if question.type == "integer":
+        if sep:
+            raise AnalysisError(f"{spec!r}: an integer question has bins, not groups",
+                                {"question": qid})
+        return Side(question, None, _binned(w, question, bins))
+    if bins is not None:
+        raise AnalysisError(f"bins apply to integer questions; {qid!r} is {question.type}",
+                            {"question": qid})
     if question.type not in ("binary", "categorical", "ordinal"):
-        raise AnalysisError(f"design-based crosstabs take yes/no, categorical and ordinal "
-                            f"questions; {qid!r} is {question.type} (for an integer answer "
-                            "use --by on a disclosed question, or regress)", {"question": qid})
+        raise AnalysisError(f"design-based crosstabs take yes/no, categorical, ordinal and "
+                            f"integer (binned) questions; {qid!r} is {question.type}",
+                            {"question": qid})
     pv = pseudo_values(w, qid)
     k = question.k
-    return question, replace(pv, labels=pv.labels[:k], values=pv.values[:, :k],
-                             noise=pv.noise[:, :k])
+    if not sep:
+        return Side(question, None, replace(pv, labels=pv.labels[:k], values=pv.values[:, :k],
+                                            noise=pv.noise[:, :k]))
+    groups = question.group_indices() if question.groups else {}
+    if group not in groups:
+        offered = ", ".join(repr(g) for g in groups) or "none"
+        raise AnalysisError(f"question {qid!r} has no group {group!r} (its groups: "
+                            f"{offered})", {"question": qid})
+    inside = np.zeros(k, dtype=bool)
+    inside[list(groups[group])] = True
+    values = np.column_stack([pv.values[:, :k][:, inside].sum(axis=1),
+                              pv.values[:, :k][:, ~inside].sum(axis=1)])
+    return Side(question, group, _indicators(pv, (group, f"not {group}"), values))
+
+
+def _binned(w: Weighted, question: Any, bins: Sequence[int] | None) -> PseudoValues:
+    """An integer question's bins: each respondent's unbiased estimate of each bin's
+    indicator (the crosstab encoder's 3-tap deconvolution of the geometric noise)."""
+    from ..shared.joint_features import encoder_for_question
+
+    mechanism = w.version.compiled.mechanisms[question.id]
+    try:
+        encoder = encoder_for_question(question, mechanism, bins)
+    except LdpSurveyError as exc:
+        raise AnalysisError(f"{question.id}: {exc.message}", {"question": question.id}) \
+            from None
+    present, reports = w.respondents.reports(question.id, mechanism)
+    values = np.zeros((w.respondents.n, len(encoder.cells)))
+    if present.any():
+        values[present] = np.asarray(encoder.featurize(reports), dtype=float) \
+            @ encoder.estimator.T
+    pv = PseudoValues(question.id, mechanism.name, tuple(str(c) for c in encoder.cells),
+                      values, np.zeros_like(values), present, "shares",
+                      bool(question.disclosed))
+    return _indicators(pv, pv.labels, values)
+
+
+def _indicators(pv: PseudoValues, labels: tuple[str, ...], values: np.ndarray) -> PseudoValues:
+    """Pseudo-values of indicators, with their randomization variance estimates X² − X (0
+    for a disclosed answer, whose indicators are exact)."""
+    noise = np.zeros_like(values) if pv.disclosed else values * values - values
+    noise[~pv.present] = 0.0
+    return replace(pv, labels=labels, values=values, noise=noise)
 
 
 def _cells(result: DesignEstimates, span_check: bool = True) -> list[dict[str, Any]]:
@@ -65,17 +137,20 @@ def _cells(result: DesignEstimates, span_check: bool = True) -> list[dict[str, A
     return out
 
 
-def crosstab_document(w: Weighted, rows_qid: str, cols_qid: str,
-                      confidence: float) -> dict[str, Any]:
-    """The design-based crosstab document of two questions (module docstring)."""
+def crosstab_document(w: Weighted, rows_spec: str, cols_spec: str, confidence: float,
+                      row_bins: Sequence[int] | None = None,
+                      col_bins: Sequence[int] | None = None) -> dict[str, Any]:
+    """The design-based crosstab document of two sides, each "QUESTION" or
+    "QUESTION:GROUP"; an integer question by its bins (module docstring)."""
+    rows_qid, cols_qid = rows_spec.partition(":")[0], cols_spec.partition(":")[0]
     if rows_qid == cols_qid:
         raise AnalysisError("a crosstab needs two different questions")
-    rq, x = _side(w, rows_qid)
-    cq, v = _side(w, cols_qid)
+    row_side, col_side = _side(w, rows_spec, row_bins), _side(w, cols_spec, col_bins)
+    x, v = row_side.pv, col_side.pv
     both = x.present & v.present
     if not both.any():
         raise AnalysisError(f"no respondent answered both {rows_qid!r} and {cols_qid!r}")
-    k1, k2 = rq.k, cq.k
+    k1, k2 = len(x.labels), len(v.labels)
     variance = w.variance()
     xs, vs = x.values, v.values
     product = (xs[:, :, None] * vs[:, None, :]).reshape(-1, k1 * k2)
@@ -95,12 +170,14 @@ def crosstab_document(w: Weighted, rows_qid: str, cols_qid: str,
                                     col_cells[b]) for b in range(k2)]
     consistent = norm_sub(np.array([c["estimate"] for c in joint_cells])).reshape(k1, k2)
     d = w.describe()
+    sides = {}
+    for name, side, qid in (("rows", row_side, rows_qid), ("cols", col_side, cols_qid)):
+        sides[name] = {"question": qid, "mechanism": w.version.compiled.mechanisms[qid].name,
+                       "cells": _cell_labels(side)}
+        if side.group is not None:
+            sides[name]["group"] = side.group
     return {
-        "survey": w.version.id, "version": w.version.version,
-        "rows": {"question": rows_qid, "mechanism": w.version.compiled.mechanisms[rows_qid].name,
-                 "cells": list(rq.labels)},
-        "cols": {"question": cols_qid, "mechanism": w.version.compiled.mechanisms[cols_qid].name,
-                 "cells": list(cq.labels)},
+        "survey": w.version.id, "version": w.version.version, **sides,
         "n": int(both.sum()), "confidence": confidence, "source": "design",
         "joint": [joint_cells[a * k2:(a + 1) * k2] for a in range(k1)],
         "consistent": consistent.tolist(),
@@ -110,6 +187,12 @@ def crosstab_document(w: Weighted, rows_qid: str, cols_qid: str,
         "notes": [NOTE.format(design=d["description"], variance=d["variance_description"])],
         "design": d,
     }
+
+
+def _cell_labels(side: Side) -> list[Any]:
+    if side.group is not None or side.question.type == "integer":
+        return list(side.pv.labels)
+    return list(side.question.labels)
 
 
 def residual_noise_estimate(given: np.ndarray, other: np.ndarray,

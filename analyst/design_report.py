@@ -54,11 +54,20 @@ def design_subgroup_text(source: DesignSource, options: DesignOptions, fmt: str,
 
 
 def design_crosstab_text(source: DesignSource, options: DesignOptions, fmt: str,
-                         confidence: float, pair: tuple[str, str]) -> str:
-    """The design-based crosstab of two questions in one format."""
+                         confidence: float, pair: tuple[str, str],
+                         bins: Sequence[int] | None = None,
+                         row_bins: Sequence[int] | None = None,
+                         col_bins: Sequence[int] | None = None) -> str:
+    """The design-based crosstab of two sides (a question, or QUESTION:GROUP) in one format;
+    `bins` go to whichever side is an integer question, `row_bins`/`col_bins` to one side."""
+    from ..shared.joint_features import survey_pair_bins
     from .design_crosstab import crosstab_document
     from .reports.crosstab_view import CrosstabReport, render_crosstab
 
+    version = source.version()
+    if bins is not None:
+        row_bins, col_bins = survey_pair_bins(version.compiled.survey, pair,
+                                              ",".join(map(str, bins)))
     w = weighted(source, options, progress)
-    document = crosstab_document(w, pair[0], pair[1], confidence)
+    document = crosstab_document(w, pair[0], pair[1], confidence, row_bins, col_bins)
     return render_crosstab(CrosstabReport(document, w.version.survey), fmt)

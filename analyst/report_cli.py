@@ -90,7 +90,8 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
                                        confidence, timeout, crosstab)
     elif options is not None:
         text = _design_text(server_url, db_path, survey_id, version, token, fmt, confidence,
-                            timeout, options, by, bins, crosstab, batch_id)
+                            timeout, options, by, (bins, row_bins, col_bins), crosstab,
+                            batch_id)
     elif batch_id is not None:
         text = _two_server_text(server_url, survey_id, batch_id, token, fmt, confidence,
                                 timeout, crosstab, version)
@@ -125,7 +126,8 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
 
 def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
                  version: int | None, token: str | None, fmt: str, confidence: float,
-                 timeout: float, options: Any, by: str | None, bins: str | None,
+                 timeout: float, options: Any, by: str | None,
+                 all_bins: tuple[str | None, str | None, str | None],
                  crosstab: tuple[str, str] | None, batch_id: str | None) -> str:
     """A design-based report (docs/weights.md)."""
     from ..shared.joint_features import parse_bins
@@ -140,9 +142,12 @@ def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
         raise click.UsageError("design options take every batch of a two-server survey "
                                "together: --batch all (docs/weights.md, \"Two-server "
                                "surveys\")")
+    bins, row_bins, col_bins = all_bins
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
         if crosstab is not None:
-            return design_crosstab_text(source, options, fmt, confidence, crosstab)
+            return design_crosstab_text(source, options, fmt, confidence, crosstab,
+                                        parse_bins(bins), parse_bins(row_bins),
+                                        parse_bins(col_bins))
         if by is not None:
             return design_subgroup_text(source, options, fmt, confidence, by, parse_bins(bins))
         return design_report_text(source, options, fmt, confidence)

@@ -219,7 +219,9 @@ def tables(report: CrosstabReport) -> list[Table]:
         out.append(Table("Mean {rows} among those answering each {cols}", [cq, f"mean {rq}"],
                          [[c, mean_cell(means[j], truth(ROWS_MEAN, j))]
                           for j, c in enumerate(cols)]))
-    return out
+    from .crosstab_design import deff_tables
+
+    return out + deff_tables(report, Table)
 
 
 def summary_line(report: CrosstabReport) -> str:
@@ -335,10 +337,13 @@ CSV_COLUMNS = ("survey", "version", "rows_question", "cols_question", "table", "
 
 def render_crosstab_csv(report: CrosstabReport) -> str:
     """One line per number: `table` names which (joint, col_given_row, row_shares, ...)."""
+    from .crosstab_design import CSV_COLUMNS as DEFF_COLUMNS
+    from .crosstab_design import csv_values, designed
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
     d = report.document
+    writer.writerow((*CSV_COLUMNS, *(DEFF_COLUMNS if designed(d) else ())))
     rows, cols = report.rows, report.cols
     base = [d.get("survey", ""), d.get("version", ""), report.rows_question,
             report.cols_question]
@@ -350,7 +355,7 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
                          cell.get("std_error_method") or "",
                          str(bool(cell.get("too_noisy"))).lower(),
                          "" if consistent is None else repr(consistent),
-                         "" if truth is None else repr(truth)])
+                         "" if truth is None else repr(truth), *csv_values(d, cell)])
 
     t = report.truth
     consistent = d.get("consistent")

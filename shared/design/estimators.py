@@ -6,7 +6,9 @@ its sampling and privacy parts (docs/design-based.md).
   answered the question (a domain estimate is a ratio on the whole design, as R's `subset`);
   influence values w_i d_i (z_i − ŷ)/Σ w d (R's `svymean`).
 - total (Horvitz-Thompson): Σ w_i d_i z_i; influence w_i d_i z_i (R's `svytotal`).
-- ratio: Σ w d z / Σ w d x, influence w_i d_i (z_i − R x_i)/Σ w d x (R's `svyratio`).
+- ratio: Σ w d z / Σ w d x, influence w_i d_i (z_i − R x_i)/Σ w d x (R's `svyratio`); its
+  V_srs is R's `svyratio(deff = TRUE)`: the SRS variance of the total of the influence values
+  (z_i − R x_i)/Σ w d x, their answers' variance again the pseudo-values' minus the noise's.
 
 Influence values are residualized by each calibration step, then go through the ultimate
 cluster formula (linearization.py); with an fpc the randomization term is added back.
@@ -271,9 +273,27 @@ def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
     else:
         cov = covariance(design, _residualized(design, residual * coefficients[:, None]))
     cov = cov + np.diag(added)
+    srs = _ratio_srs_variance(residual, noise, wd, base, int(d.sum()))
     return DesignEstimates("ratio", numerator.question, numerator.labels, est, cov,
                            int(d.sum()), float(wd.sum()), method, design.describe(),
-                           confidence, privacy, None)
+                           confidence, privacy, srs)
+
+
+def _ratio_srs_variance(residual: np.ndarray, noise: np.ndarray, wd: np.ndarray,
+                        base: float, count: int) -> np.ndarray:
+    """A ratio's variance from a simple random sample of `count` TRUE answers, as R's
+    `svyratio(deff = TRUE)` takes it: the SRS variance of the total of its influence values
+    r_i = (z_i − R x_i)/Σ w x, N̂²·(1 − n/N̂)·S_r²/n, with S_r² the weighted variance of r
+    (× n/(n − 1)) less the residuals' mean randomization variance (`noise`/(Σ w x)²)."""
+    weight_sum = float(wd.sum())
+    r = residual / base
+    centre = (wd @ r) / weight_sum
+    spread = np.maximum((wd @ (r * r)) / weight_sum - centre * centre, 0.0)
+    if count > 1:
+        spread = spread * count / (count - 1)
+    answers = spread - (wd @ noise) / (base * base * weight_sum)
+    correction = (weight_sum - count) / weight_sum if weight_sum > count else 1.0
+    return answers * correction * weight_sum**2 / count
 
 
 def _srs_variance(pv: PseudoValues, wd: np.ndarray, weight_sum: float, count: int,
