@@ -81,7 +81,7 @@ def _design_based(server_url: str | None, db_path: str | None, survey_id: str,
     spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
         w = weighted(source, options, progress)
-        return design_regression(w, spec, confidence), w.version.survey
+        return design_regression(w, spec, confidence, progress), w.version.survey
 
 
 def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str | None,

@@ -10,6 +10,10 @@ gives both for the rows of the design that enter the fit:
 
     fit_logistic(x, names, symbols, channel, ..., **fit_options(design, rows))
 
+With replicate weights (`replicate_covariance`) the model is refitted on every replicate's
+(recalibrated) weights and the covariance is the replicates' spread, R's `svrVar` (as R's
+svyglm on a `svrepdesign`); the replicates are built without the fpc, for the same reason.
+
 The covariance is the ultimate-cluster one (linearization.py) of the influence values, padded
 with zeros for the design's rows not in the fit (R's svyglm on a subset keeps the whole
 design), after each calibration step's residuals, as R's svy.varcoef does. It is with
@@ -20,7 +24,7 @@ closed form here; leaving the fpc out is conservative (a note says so).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +32,8 @@ import numpy as np
 
 from ..errors import DesignError
 from .linearization import covariance
+from .replicates import Replicates
+from .replicates import build as build_replicates
 from .sample import Design
 
 FPC_NOTE = ("the regression's standard errors are with replacement (the design's fpc is left "
@@ -74,3 +80,39 @@ def fit_options(design: Design, rows: np.ndarray | None = None) -> dict[str, Any
     """`weights` and `variance` for fit_logistic / fit_linear over the design's `rows`."""
     index = _rows(design, rows)
     return {"weights": design.weights[index], "variance": sandwich(design, index)}
+
+
+def with_replacement(design: Design) -> Design:
+    """The design without its fpc (a regression's variance is with replacement)."""
+    if not design.has_fpc:
+        return design
+    return replace(design, population_psus=np.full(design.stratum_count, np.inf))
+
+
+def regression_replicates(design: Design, kind: str, replicates: int) -> Replicates:
+    """Replicate factors for a regression: built on the design without its fpc."""
+    return build_replicates(with_replacement(design), kind, replicates=replicates)
+
+
+def replicate_weights(design: Design, replicates: Replicates) -> Iterator[np.ndarray]:
+    """Each replicate's weights for every row of the design, recalibrated as the design was
+    (R's replicate designs calibrate every replicate)."""
+    base = design.base_weights
+    assert base is not None
+    for r in range(replicates.count):
+        weights = base * replicates.factors[r][design.psus]
+        for step in design.calibration:
+            weights = step.recalibrate(weights)
+        yield weights
+
+
+def replicate_covariance(design: Design, replicates: Replicates, estimate: np.ndarray,
+                         refit: Callable[[np.ndarray], np.ndarray],
+                         rows: np.ndarray | None = None) -> np.ndarray:
+    """The replicate covariance of a fit's coefficients: `refit(weights of the rows)` gives
+    the coefficients on one replicate's weights; their spread by R's `svrVar` (mse = FALSE:
+    around the replicates' mean)."""
+    index = _rows(design, rows)
+    fits = np.array([refit(weights[index]) for weights in replicate_weights(design,
+                                                                             replicates)])
+    return replicates.variance(np.asarray(estimate, dtype=float), fits)

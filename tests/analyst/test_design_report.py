@@ -431,12 +431,6 @@ emit(list(coef = coef(fit), se = SE(fit)))
     assert doc["n"] == int(z["answered"].sum())
 
 
-def test_regress_refuses_replicate_variances(built: designed.Built) -> None:
-    result = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "smoker",
-                 "--covariates", "sex", "--weighted", "--variance", "jkn")
-    assert "regress takes the linearized (sandwich) variance" in error_line(result)
-
-
 def test_a_logistic_fit_through_the_channels_takes_the_design(built: designed.Built,
                                                              margins: Path) -> None:
     """The outcome and a covariate randomized: the same fit through the channels, weighted,
