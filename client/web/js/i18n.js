@@ -4,7 +4,7 @@
 import CORE from "./messages/en/core.js";
 
 /** The languages with a complete catalogue. */
-export const CATALOGUES = Object.freeze(["en"]);
+export const CATALOGUES = Object.freeze(["en", "es", "fr"]);
 
 const words = { en: { ...CORE } };
 let language = "en";
@@ -174,13 +174,16 @@ export function directionOf(tag) {
   return /^(ar|ckb|dv|fa|he|ps|sd|ug|ur|yi)\b|-(Arab|Hebr|Syrc|Thaa)\b/i.test(tag) ? "rtl" : "ltr";
 }
 
-/** An error in the page's words: `key`, `params` say it again in another language. */
+/** An error in the page's words: `key`, `params` say it again in another language; its
+ * message is said when read (a refusal's words load only once one is shown). */
 export class Worded extends Error {
   constructor(key, params = {}) {
-    super(t(key, params));
+    super();
     this.key = key;
     this.params = params;
   }
+
+  get message() { return t(this.key, this.params); }
 }
 
 /** An error's words in the page's language now. */

@@ -1,7 +1,7 @@
 // Which language the page speaks (docs/languages.md, "The page"): the switcher's choice, kept
 // in localStorage for every survey, then navigator.languages, else the survey's base language.
 
-import { CATALOGUES, directionOf, useWords } from "./i18n.js";
+import { CATALOGUES, directionOf, useWords, wordsLanguage } from "./i18n.js";
 import { loadWords, loaded } from "./optional.js";
 
 const KEY = "ldpsurvey.language";
@@ -57,4 +57,19 @@ export async function speak(tag) {
   useWords(lang, localeOf(lang === primary(tag) ? tag : lang, preferences()));
   document.documentElement.lang = tag;
   document.documentElement.dir = directionOf(tag);
+}
+
+// The blocks that hold the page's words alone (docs/languages.md, "The page").
+const WORDS = "#status, .lead, .budget, .key, .hint, .how, .cost, .total, .notice, .error, " +
+  ".limit, .how-many, .refusal, summary, button, #review > p, #receipt > p, h2";
+
+/** In a language without a catalogue, the page's words are English: their blocks say so
+ * (lang), for screen readers and hyphenation. */
+export function markWords(root) {
+  const lang = wordsLanguage();
+  const other = primary(document.documentElement.lang) !== lang;
+  for (const node of root.querySelectorAll(WORDS)) {
+    if (other) node.lang = lang;
+    else node.removeAttribute("lang");
+  }
 }

@@ -39,6 +39,25 @@ const WORDS = Object.freeze({
     twoserver: () => import("./messages/en/twoserver.js"),
     skip: () => import("./messages/en/skip.js"),
     designs: () => import("./messages/en/designs.js"),
+    refusals: () => import("./messages/en/refusals.js"),
+  },
+  es: {
+    core: () => import("./messages/es/core.js"),
+    multiselect: () => import("./messages/es/multiselect.js"),
+    location: () => import("./messages/es/location.js"),
+    twoserver: () => import("./messages/es/twoserver.js"),
+    skip: () => import("./messages/es/skip.js"),
+    designs: () => import("./messages/es/designs.js"),
+    refusals: () => import("./messages/es/refusals.js"),
+  },
+  fr: {
+    core: () => import("./messages/fr/core.js"),
+    multiselect: () => import("./messages/fr/multiselect.js"),
+    location: () => import("./messages/fr/location.js"),
+    twoserver: () => import("./messages/fr/twoserver.js"),
+    skip: () => import("./messages/fr/skip.js"),
+    designs: () => import("./messages/fr/designs.js"),
+    refusals: () => import("./messages/fr/refusals.js"),
   },
 });
 /** The part of the words each optional module speaks with. */
@@ -55,6 +74,12 @@ export async function loadWords(lang) {
     addWords(lang, (await WORDS[lang][part]()).default);
     added.add(`${lang} ${part}`);
   }));
+}
+
+/** Load the words of refusals (a page that refuses needs them; one that answers does not). */
+export async function loadRefusals() {
+  parts.add("refusals");
+  await loadWords(wordsLanguage());
 }
 
 async function loadModules(names) {

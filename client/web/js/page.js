@@ -8,7 +8,7 @@ import { config } from "./config.js";
 import { el, replace } from "./dom.js";
 import { formState, readAnswers, renderForm } from "./form.js";
 import { N, say, t, tNodes, wordsLocale } from "./i18n.js";
-import { chooseLanguage, firstCatalogue, preferences, speak } from "./language.js";
+import { chooseLanguage, firstCatalogue, markWords, preferences, speak } from "./language.js";
 import { DEFAULT_MAX_EPSILON, Refusal, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { deliver, flush } from "./outbox.js";
@@ -19,7 +19,7 @@ import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
          chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
-import { loaded } from "./optional.js";
+import { loadRefusals, loaded } from "./optional.js";
 
 const RETRY_SECONDS = 30;
 
@@ -28,6 +28,7 @@ const disclosedCount = (survey) => survey.questions.filter((q) => q.disclosed ==
 const titleEl = document.getElementById("title");
 const statusEl = document.getElementById("status");
 const contentEl = document.getElementById("content");
+const mainEl = document.getElementById("main");
 
 /** Where the survey comes from: the exported page's pinned config, or this page's own URL. */
 export function target(cfg, loc) {
@@ -57,12 +58,14 @@ let reviewing = false;
 function screen(draw) {
   redraw = draw;
   draw(false);
+  markWords(mainEl);
 }
 
 function setStatus(draw) {
   drawStatus = draw;
   if (draw) draw();
   else replace(statusEl);
+  markWords(mainEl);
 }
 
 const status = (key) => setStatus(() => replace(statusEl, el("p", {}, t(key))));
@@ -76,12 +79,20 @@ function setTitle(content, focus) {
 const localTime = (iso) => new Date(iso).toLocaleString(wordsLocale());
 
 /** Refuse to go on; `words()` says why, in the page's language of the moment. */
-function refuse(words) {
+async function refuse(words) {
+  await loadRefusals().catch(() => {});  // said below if they could not load
+  const why = () => {
+    try {
+      return words();
+    } catch {
+      return t("page.unsaid");
+    }
+  };
   document.body.dataset.state = "refused";
   replace(contentEl);
   screen((again) => setTitle(t("page.refusedTitle"), !again));
   setStatus(() => replace(statusEl, el("div", { class: "refusal", role: "alert" },
-    el("p", {}, words()), el("p", {}, t("page.nothingSent")))));
+    el("p", {}, why()), el("p", {}, t("page.nothingSent")))));
 }
 
 function deliveryText(record) {
@@ -274,6 +285,7 @@ function review(verified, again = false) {
     form.hidden = true;
     reviewing = true;
     contentEl.append(section);
+    markWords(section);
     status("review.check");
     if (!again) section.querySelector("h2").focus();
   }).catch(fail);
@@ -297,6 +309,7 @@ function chrome(verified) {
   setTitle(shown(title), false);
   const lead = document.querySelector("p.lead");
   if (lead) lead.textContent = t(verified.twoServer ? "two.lead" : "page.lead");
+  markWords(mainEl);
 }
 
 /** The words before a survey is known: the respondent's first language the page speaks. */

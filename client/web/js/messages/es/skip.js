@@ -1,0 +1,23 @@
+export default {
+  "skip.notAskedQuoted": "«no preguntada»",
+  "skip.notAskedReport": "no preguntada",
+  "skip.applies": "La pregunta {n} ahora le corresponde: {text}",
+  "skip.noLonger": "La pregunta {n} ya no le corresponde.",
+  "skip.grr": "Su dispositivo enviará {answer} (su respuesta real) con una probabilidad del {p}; si no, uno de los otros {others} valores («no preguntada» entre ellos), cada uno con una probabilidad del {q}.",
+  "skip.grrNotAsked": "Su dispositivo enviará {answer} (la pregunta no le corresponde) con una probabilidad del {p}; si no, uno de los otros {others} valores, cada uno con una probabilidad del {q}.",
+  "skip.askedGeometric": "Su dispositivo envía al azar «preguntada» o «no preguntada» (la verdad con una probabilidad del {p}), y su número, o el punto medio del intervalo cuando la pregunta no le corresponde, con ruido aleatorio añadido.",
+  "skip.number": "Su dispositivo enviará «preguntada» con una probabilidad del {p} («no preguntada» con una probabilidad del {q}), y su número con ruido aleatorio añadido: el propio {x} con una probabilidad del {same}, {below} o {above} con una probabilidad del {next}, y un número más alejado con una probabilidad del {further} (cada paso más lejos es {step} menos probable que el anterior). El número enviado puede ser menor que {min} o mayor que {max}: es el ruido, como cabe esperar.",
+  "skip.numberNotAsked": "Su dispositivo enviará «no preguntada» con una probabilidad del {p} («preguntada» con una probabilidad del {q}), y el número {middle} (el punto medio de {min} a {max}, en lugar de una respuesta) con ruido aleatorio añadido, como para cualquier respuesta.",
+  "skip.askedReport": "{asked, select, yes {«preguntada»} other {«no preguntada»}} y el número {n}",
+  "skip.askedReportOutside": "{asked, select, yes {«preguntada»} other {«no preguntada»}} y el número {n} (fuera del intervalo de {min} a {max}: es el ruido aleatorio, como cabe esperar; es lo que mantiene privado su número real, y los resultados de la encuesta lo tienen en cuenta)",
+  "skip.marks": "Su dispositivo enviará una marca de sí o no para cada una de las {k} opciones y para «no preguntada», cada una sorteada por separado: «sí» con una probabilidad del {p} para {checked, plural, =1 {la opción que marcó} other {cada una de las # opciones que marcó}}, y «sí» con una probabilidad del {q} para {others, plural, =1 {la otra marca} other {cada una de las otras #}}.",
+  "skip.marksNotAsked": "Su dispositivo enviará una marca de sí o no para cada una de las {k} opciones y para «no preguntada», cada una sorteada por separado: «sí» con una probabilidad del {p} para «no preguntada» (la pregunta no le corresponde), y «sí» con una probabilidad del {q} para {others, plural, =1 {la otra marca} other {cada una de las otras #}}.",
+  "skip.marksNone": "Su dispositivo enviará una marca de sí o no para cada una de las {k} opciones y para «no preguntada», cada una sorteada por separado: «sí» con una probabilidad del {q} para cada una de las {others} marcas.",
+  "skip.itemsNotAsked": "«no preguntada»{blanks, plural, =0 {} one { y # elemento en blanco} other { y # elementos en blanco}}",
+  "skip.psfoGrr": "Su dispositivo enviará un elemento de entre las {k} opciones, «no preguntada» y {blanks, plural, one {# elemento en blanco} other {# elementos en blanco}}: {items}, con una probabilidad del {p} cada uno, y cualquier otro elemento con una probabilidad del {q} cada uno. El servidor no puede saber si el elemento enviado es uno de los suyos.",
+  "skip.marksSet": "las marcas puestas: {marks}",
+  "skip.noMarkSet": "ninguna marca puesta",
+  "skip.twoServerHidden": "No preguntadas, porque no le corresponden según sus respuestas: {questions}. Su dispositivo envía igualmente «no preguntada» para cada una, dividida en dos mitades como cualquier respuesta: que le correspondan o no depende de sus otras respuestas, y no enviar nada para ellas revelaría esas respuestas a las organizaciones.",
+  "skip.hidden": "No preguntadas, porque no le corresponden según sus respuestas: {questions}. Su dispositivo envía igualmente un «no preguntada» aleatorizado para cada una, sorteado como cualquier respuesta (ε = {epsilon} en total, ya contado arriba): que le correspondan o no depende de respuestas que se aleatorizan, y no enviar nada para ellas revelaría esas respuestas.",
+  "skip.open": "No preguntadas, porque no le corresponden según sus respuestas: {questions}. No se envía nada para ellas: que le correspondan o no depende solo de respuestas que se envían tal como las da, y que el servidor ve de todos modos."
+};

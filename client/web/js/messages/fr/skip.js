@@ -1,0 +1,23 @@
+export default {
+  "skip.notAskedQuoted": "« non posée »",
+  "skip.notAskedReport": "non posée",
+  "skip.applies": "La question {n} s'applique maintenant : {text}",
+  "skip.noLonger": "La question {n} ne s'applique plus.",
+  "skip.grr": "Votre appareil enverra {answer} (votre vraie réponse) avec une probabilité de {p} ; sinon, l'une des {others} autres valeurs (« non posée » parmi elles), chacune avec une probabilité de {q}.",
+  "skip.grrNotAsked": "Votre appareil enverra {answer} (la question ne vous concerne pas) avec une probabilité de {p} ; sinon, l'une des {others} autres valeurs, chacune avec une probabilité de {q}.",
+  "skip.askedGeometric": "Votre appareil envoie au hasard « posée » ou « non posée » (la vérité avec une probabilité de {p}), et votre nombre, ou le milieu de l'intervalle quand la question ne vous concerne pas, avec un bruit aléatoire ajouté.",
+  "skip.number": "Votre appareil enverra « posée » avec une probabilité de {p} (« non posée » avec une probabilité de {q}), et votre nombre avec un bruit aléatoire ajouté : {x} lui-même avec une probabilité de {same}, {below} ou {above} avec une probabilité de {next}, un nombre plus éloigné avec une probabilité de {further} (chaque pas de plus est {step} moins probable que le précédent). Le nombre envoyé peut être inférieur à {min} ou supérieur à {max} : c'est le bruit, comme prévu.",
+  "skip.numberNotAsked": "Votre appareil enverra « non posée » avec une probabilité de {p} (« posée » avec une probabilité de {q}), et le nombre {middle} (le milieu de {min} à {max}, à la place d'une réponse) avec un bruit aléatoire ajouté, comme pour toute réponse.",
+  "skip.askedReport": "{asked, select, yes {« posée »} other {« non posée »}} et le nombre {n}",
+  "skip.askedReportOutside": "{asked, select, yes {« posée »} other {« non posée »}} et le nombre {n} (hors de l'intervalle de {min} à {max} : c'est le bruit aléatoire, comme prévu ; c'est lui qui garde votre vrai nombre confidentiel, et les résultats de l'enquête en tiennent compte)",
+  "skip.marks": "Votre appareil enverra une marque oui/non pour chacune des {k} options et pour « non posée », chacune tirée séparément : « oui » avec une probabilité de {p} pour {checked, plural, =1 {l'option que vous avez cochée} other {chacune des # options que vous avez cochées}}, et « oui » avec une probabilité de {q} pour {others, plural, =1 {l'autre marque} other {chacune des # autres}}.",
+  "skip.marksNotAsked": "Votre appareil enverra une marque oui/non pour chacune des {k} options et pour « non posée », chacune tirée séparément : « oui » avec une probabilité de {p} pour « non posée » (la question ne vous concerne pas), et « oui » avec une probabilité de {q} pour {others, plural, =1 {l'autre marque} other {chacune des # autres}}.",
+  "skip.marksNone": "Votre appareil enverra une marque oui/non pour chacune des {k} options et pour « non posée », chacune tirée séparément : « oui » avec une probabilité de {q} pour chacune des {others} marques.",
+  "skip.itemsNotAsked": "« non posée »{blanks, plural, =0 {} one { et # élément vide} other { et # éléments vides}}",
+  "skip.psfoGrr": "Votre appareil enverra un élément parmi les {k} options, « non posée » et {blanks, plural, one {# élément vide} other {# éléments vides}} : {items} avec une probabilité de {p} chacun, tout autre élément avec une probabilité de {q} chacun. Le serveur ne peut pas savoir si l'élément envoyé est l'un des vôtres.",
+  "skip.marksSet": "les marques mises : {marks}",
+  "skip.noMarkSet": "aucune marque mise",
+  "skip.twoServerHidden": "Non posées, car elles ne vous concernent pas d'après vos réponses : {questions}. Votre appareil envoie quand même « non posée » pour chacune, partagée en deux moitiés comme toute réponse : qu'elles vous concernent ou non dépend de vos autres réponses, et ne rien envoyer pour elles révélerait ces réponses aux organisations.",
+  "skip.hidden": "Non posées, car elles ne vous concernent pas d'après vos réponses : {questions}. Votre appareil envoie quand même un « non posée » randomisé pour chacune, tiré comme toute réponse (ε = {epsilon} au total, déjà compté plus haut) : qu'elles vous concernent ou non dépend de réponses qui sont randomisées, et ne rien envoyer pour elles révélerait ces réponses.",
+  "skip.open": "Non posées, car elles ne vous concernent pas d'après vos réponses : {questions}. Rien n'est envoyé pour elles : qu'elles vous concernent ou non ne dépend que de réponses envoyées telles que vous les donnez, que le serveur voit de toute façon."
+};
