@@ -46,25 +46,35 @@ class SurveyVersion:
 
 @dataclass(frozen=True, eq=False)
 class Respondents:
-    """Every stored submission of one survey version, in arrival order: ids and reports.
+    """Every stored submission of one survey version, in arrival order: ids and reports, as
+    rows (`answers`, one mapping per submission) or as columns (`from_columns`: per question
+    which submissions answered and their reports as an array, read from the database in one
+    pass).
 
     `validated`: the reports were checked by the server when stored (read from its database);
     reports that came over HTTP are checked again by their mechanisms before use."""
 
-    ids: tuple[str, ...]
-    answers: tuple[Mapping[str, Any], ...]
+    ids: Sequence[str]
+    answers: Sequence[Mapping[str, Any]] | None
     validated: bool = False
-    _columns: dict[str, tuple[np.ndarray, list[Any]]] = field(default_factory=dict,
-                                                               repr=False)
+    _columns: dict[str, tuple[np.ndarray, Any]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_columns(cls, ids: Sequence[str],
+                     columns: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> Respondents:
+        """Respondents read column by column from the server's database (checked at ingest)."""
+        return cls(ids, None, validated=True, _columns=dict(columns))
 
     @property
     def n(self) -> int:
         return len(self.ids)
 
-    def column(self, qid: str) -> tuple[np.ndarray, list[Any]]:
+    def column(self, qid: str) -> tuple[np.ndarray, Any]:
         """(present (n,) bool, the reports of those who answered, in order); read once."""
         found = self._columns.get(qid)
         if found is None:
+            if self.answers is None:  # read by columns: a question of another version
+                return np.zeros(self.n, dtype=bool), np.zeros(0, dtype=np.int64)
             present = np.fromiter((qid in a for a in self.answers), dtype=bool, count=self.n)
             found = self._columns[qid] = (present, [a[qid] for a in self.answers if qid in a])
         return found
@@ -76,6 +86,14 @@ class Respondents:
         if not self.validated:
             reports = mechanism.validate_reports(reports)
         return present, np.asarray(reports)
+
+    def rows_reports(self, qid: str, rows: np.ndarray) -> list[Any]:
+        """The reports of `qid` of the given rows (each answered it), as Python values."""
+        present, reports = self.column(qid)
+        position = np.cumsum(present) - 1
+        if isinstance(reports, np.ndarray):
+            return reports[position[rows]].tolist()
+        return [reports[i] for i in position[rows].tolist()]
 
 
 @dataclass(frozen=True)
@@ -122,12 +140,23 @@ class DbSource:
         return SurveyVersion(r.id, r.version, r.sha256, r.manifest["survey"], r.compiled())
 
     def respondents(self) -> Respondents:
+        """Column by column in one pass of the database when the store can (its reports are
+        integers, booleans or lists of them), else row by row."""
+        from ..server.report_columns import submission_columns
+
+        compiled = self.record.compiled()
+        qids = [q.id for q in compiled.survey.questions]
+        widths = [int(compiled.mechanisms[q].report_width) for q in qids]
+        read = submission_columns(self.store, self.record.id, self.record.version, qids,
+                                  widths)
+        if read is not None:  # stored reports were checked on the way in (ingest)
+            return Respondents.from_columns(*read)
         ids: list[str] = []
         answers: list[Mapping[str, Any]] = []
         last = 0
         while True:
             rows = self.store.export_rows(self.record.id, self.record.version, last, PAGE)
-            if not rows:  # stored reports were checked on the way in (ingest)
+            if not rows:
                 return Respondents(tuple(ids), tuple(answers), validated=True)
             for seq, _version, sid, _hour, reports in rows:
                 last = seq
@@ -136,6 +165,31 @@ class DbSource:
 
     def invite_designs(self) -> list[tuple[str | None, Any]]:
         return self.store.invite_designs(self.record.id)
+
+    def _design_columns(self) -> dict[str, Any] | None:
+        from ..server.report_columns import submission_designs
+
+        return submission_designs(self.store, self.record.id, self.record.version)
+
+    def joined_invitations(self, respondents: Respondents) -> JoinedDesign | None:
+        """The invitation codes' designs joined to the submissions by the database, in the
+        order `respondents` were read (None: join in Python, `join_invitations`)."""
+        count = getattr(self.store, "designed_invites", None)
+        columns = self._design_columns()
+        if columns is None or count is None:
+            return None
+        weights = columns["weight"]
+        assert weights is not None
+        if weights.size != respondents.n:
+            return None  # a submission stored meanwhile: join in Python
+        codes = count(self.record.id)
+        if not codes:
+            return None  # no design on the codes: the caller decides (equal weights, or why)
+        missing = int(np.isnan(weights).sum())
+        if missing:
+            raise AnalysisError(missing_designs(missing, respondents.n))
+        return JoinedDesign(weights, columns["stratum"], columns["psu"], columns["fpc"],
+                            columns["group"], invitation_source(respondents.n, codes))
 
     def estimates(self, confidence: float) -> dict[str, Any]:
         from ..server import aggregation
@@ -228,15 +282,28 @@ class RemoteSource:
 # --- joining the design ----------------------------------------------------------------------
 
 
+NO_DESIGN = ("this survey's invitation codes carry no design: create them with `ldpsurvey "
+             "invites create --design FRAME.csv`, or join a frame at analysis with --frame FILE "
+             "--key QUESTION (docs/weights.md)")
+
+
+def missing_designs(missing: int, n: int) -> str:
+    return (f"{missing:,} of {n:,} submissions have no design: they were made without an "
+            "invitation code that carries one (before the survey became invite-only, or with "
+            "codes made by --count); a design-based estimate needs every respondent's design")
+
+
+def invitation_source(n: int, codes: int) -> str:
+    return f"the invitation codes' designs ({n:,} of {codes:,} invited units responded)"
+
+
 def join_invitations(respondents: Respondents,
                      codes: Sequence[tuple[str | None, Any]]) -> JoinedDesign:
     """Each respondent's design from the invitation code their submission was made with
     (`codes`: every designed code's submission id, None where unused, and design). Joined
     column by column: 10^6 respondents in about a second."""
     if not codes:
-        raise AnalysisError("this survey's invitation codes carry no design: create them with "
-                            "`ldpsurvey invites create --design FRAME.csv`, or join a frame at "
-                            "analysis with --frame FILE --key QUESTION (docs/weights.md)")
+        raise AnalysisError(NO_DESIGN)
     sids, designs = zip(*codes, strict=True)
     weight, stratum, psu, fpc, group = zip(*designs, strict=True)
     where = {sid: i for i, sid in enumerate(sids) if sid is not None}
@@ -244,16 +311,12 @@ def join_invitations(respondents: Respondents,
                         count=respondents.n)
     missing = int((order < 0).sum())
     if missing:
-        raise AnalysisError(f"{missing:,} of {respondents.n:,} submissions have no design: they "
-                            "were made without an invitation code that carries one (before the "
-                            "survey became invite-only, or with codes made by --count); a "
-                            "design-based estimate needs every respondent's design")
+        raise AnalysisError(missing_designs(missing, respondents.n))
 
     def column(values: tuple[Any, ...], dtype: Any) -> np.ndarray | None:
         return None if values[0] is None else np.asarray(values, dtype=dtype)[order]
 
-    source = (f"the invitation codes' designs ({respondents.n:,} of {len(codes):,} invited "
-              "units responded)")
+    source = invitation_source(respondents.n, len(codes))
     weights = column(weight, float)
     assert weights is not None
     return JoinedDesign(weights, column(stratum, str), column(psu, str), column(fpc, float),
@@ -277,14 +340,16 @@ def join_frame(respondents: Respondents, version: SurveyVersion, frame: Frame,
     by_id = frame.by_id()
     rows: list[Any] = []
     seen: dict[str, int] = {}
-    unanswered = unknown = 0
+    unknown = 0
     example = None
-    for i, answers in enumerate(respondents.answers):
-        if key not in answers:
-            unanswered += 1
+    present, reports = respondents.reports(key, mechanism)
+    unanswered = int((~present).sum())
+    values = iter(reports.tolist())
+    for i, answered in enumerate(present.tolist()):
+        if not answered:
             rows.append(None)
             continue
-        value = key_text(question, mechanism.validate_report(answers[key]))
+        value = key_text(question, next(values))
         if value in seen:
             raise AnalysisError(f"two submissions give {key} = {value!r} (submissions "
                                 f"{seen[value] + 1} and {i + 1}): a frame row weights one "

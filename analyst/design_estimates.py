@@ -140,9 +140,14 @@ def weighted(source: DesignSource, options: DesignOptions,
         assert options.key is not None
         joined = join_frame(respondents, version, frame, options.key)
     else:
-        designs = source.invite_designs()
-        joined = (equal_weights(respondents) if not designs and options.calibration
-                  else join_invitations(respondents, designs))
+        fast = getattr(source, "joined_invitations", None)  # joined by the database
+        found = fast(respondents) if fast is not None else None
+        if found is not None:
+            joined = found
+        else:
+            designs = source.invite_designs()
+            joined = (equal_weights(respondents) if not designs and options.calibration
+                      else join_invitations(respondents, designs))
     design = Design.build(joined.weights, joined.strata, joined.psus, joined.fpc,
                           lonely_psu=options.lonely_psu, row_names=RowNames(respondents.ids))
     if options.calibration is not None:

@@ -41,9 +41,10 @@ def design_regression(w: Weighted, spec: Spec, confidence: float,
     rows = np.flatnonzero(complete)
     columns = []
     for qid in qids:
-        mechanism = compiled.mechanisms[qid]
-        reports = [w.respondents.answers[i][qid] for i in rows]
-        columns.append(np.asarray(mechanism.validate_reports(reports)))
+        reports = w.respondents.rows_reports(qid, rows)
+        if not w.respondents.validated:
+            reports = compiled.mechanisms[qid].validate_reports(reports)
+        columns.append(np.asarray(reports))
     if not rows.size:
         raise AnalysisError("no submission answers the outcome and every covariate yet")
     dropped = w.respondents.n - rows.size

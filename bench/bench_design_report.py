@@ -8,10 +8,16 @@ sex 2, age band 6, region 5; 7 randomized: binary_rr, grr k = 3 and 5, oue k = 8
 ordinal_exp k = 5, geometric 0..30, forced_response), each made with an invitation code that
 carries its unit's design (20 strata, 2,000 PSUs, unequal weights, an fpc). The rows are
 written with SQL (setup, not timed; aggregates rebuilt by `recompute`). Timed, wall and CPU:
-reading the submissions and designs (`DbSource`), joining and building the design, raking to
-the 3 margins, the estimate document of every question (linearized), and the whole
-`ldpsurvey report --format json` command. bench/bench_design.py times the library alone on
-arrays (goal < 3 s at 10^6); this one says what reading the store adds.
+reading the submissions column by column (`DbSource.respondents`: one pass of the database,
+numpy parsing) and joining their designs in the database, joining and building the design,
+raking to the 3 margins, the estimate document of every question (linearized), and the whole
+`ldpsurvey report --format json` command (its CPU is the child process's).
+bench/bench_design.py times the library alone on arrays (goal < 3 s at 10^6); this one says
+what reading the store adds.
+
+2026-11-27, this 2-core VM with other sessions' work (load 6-11): the whole command took
+22.4 s wall before the column read (15.5-18 s in designcli's runs; 14.8 s CPU), 9-17 s wall
+and 7.8 s CPU after (docs/design-based.md, "At scale").
 
 Simulation only: numpy generators draw the data here; nothing is a device's report.
 """
@@ -21,6 +27,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -120,11 +128,17 @@ def build(folder: Path, n: int, rng: np.random.Generator) -> Path:
     return db
 
 
+def _cpu() -> float:
+    """This process's CPU time and its finished children's (the whole command's)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def timed(label: str, work):
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), _cpu()
     result = work()
     print(f"  {label:<48} {time.perf_counter() - wall:7.2f} s wall "
-          f"{time.process_time() - cpu:7.2f} s CPU", flush=True)
+          f"{_cpu() - cpu:7.2f} s CPU", flush=True)
     return result
 
 
@@ -149,12 +163,15 @@ def main() -> None:
     if not db.exists():
         timed("setup: writing the database (not the path)",
               lambda: build(folder, args.n, np.random.default_rng(2026)))
+    print(f"  ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs: with other work running, wall "
+          "exceeds CPU)", flush=True)
     options = DesignOptions(calibration=Calibration("rake", folder / "margins.csv"))
     with db_source(str(db), SURVEY["id"], None) as source:
-        respondents = timed("read the submissions (DbSource.respondents)",
+        respondents = timed("read the submissions, by columns (respondents)",
                             source.respondents)
-        designs = timed("read the designs (Store.invite_designs)", source.invite_designs)
-        del respondents, designs
+        timed("join the designs in the database (joined_invitations)",
+              lambda: source.joined_invitations(respondents))
         w = timed("read + join + Design.build + rake (weighted)",
                   lambda: weighted(source, options))
         unweighted = source.estimates(0.95)

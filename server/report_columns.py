@@ -6,6 +6,7 @@ per report and the rest of each stored submission is never parsed."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -48,3 +49,106 @@ def report_columns(store: Store, survey_id: str, version: int, qids: Sequence[st
         return [parse_table("", w)[:, 0] if w == 1 else parse_table("", w) for w in widths], 0
     columns = [np.concatenate(p) for p in parts]
     return columns, scanned_total - len(columns[0])
+
+
+# --- every submission of a version, for design-based analysis ---------------------------------
+
+MISSING = -(2**63) + 1  # stands for a missing report while parsing; no report is this integer
+_SEPARATOR = "\x1f"
+
+
+def _numbers(text: str, count: int, width: int) -> np.ndarray | None:
+    """The (count, width) int64 table of the joined JSON arrays, null as MISSING; None when
+    the text holds anything but integers, booleans and nulls (a report of another kind)."""
+    import warnings
+
+    plain = (text.replace("[", "").replace("]", "").replace("true", "1")
+             .replace("false", "0").replace("null", str(MISSING)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # a short read: None below
+        values = np.fromstring(plain, dtype=np.int64, sep=",")
+    return values.reshape(count, width) if values.size == count * width else None
+
+
+def submission_columns(store: Store, survey_id: str, version: int, qids: Sequence[str],
+                       widths: Sequence[int], page: int = 200_000
+                       ) -> tuple[list[str], dict[str, tuple[np.ndarray, np.ndarray]]] | None:
+    """Every stored submission of a version in arrival order: (submission ids, per question
+    (answered (n,) bool, the answered rows' reports: (a,) or (a, width) int64, yes/no reports
+    as bool)). Read in one pass of the database (`submission_table`), parsed by numpy.
+    None when the store cannot do it or a report is not made of integers: then read the rows
+    (`export_rows`)."""
+    table_of = getattr(store, "submission_table", None)
+    if table_of is None:
+        return None
+    narrow = [j for j, w in enumerate(widths) if w == 1]
+    order = narrow + [j for j, w in enumerate(widths) if w > 1]  # as the store lays them out
+    total = sum(widths)
+    ids: list[str] = []
+    pages = []
+    for id_text, text, count in table_of(survey_id, version, qids, widths, page):
+        page_ids = id_text.split(_SEPARATOR)
+        table = _numbers(text, count, total) if qids else np.zeros((count, 0), np.int64)
+        if len(page_ids) != count or table is None:
+            return None
+        ids += page_ids
+        pages.append(table)
+    table = np.concatenate(pages) if pages else np.zeros((0, total), dtype=np.int64)
+    types = store.report_types(survey_id, version, qids) if qids else {}
+    columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    start = 0
+    for j in order:
+        block = table[:, start:start + widths[j]]
+        start += widths[j]
+        missing = block == MISSING
+        present = ~missing[:, 0]
+        if (missing.any(axis=1) != ~present).any():
+            return None  # a report partly missing: not this kind of report
+        reports = block[present]
+        reports = reports[:, 0] if widths[j] == 1 else reports
+        if types.get(qids[j]) in ("true", "false"):
+            reports = reports.astype(bool)
+        columns[qids[j]] = (present, reports)
+    return ids, columns
+
+
+def submission_designs(store: Store, survey_id: str, version: int, page: int = 200_000
+                       ) -> dict[str, np.ndarray | None] | None:
+    """Each stored submission's design through its invitation code, aligned with
+    `submission_columns`: weight and fpc (float, nan where the code carries no design),
+    stratum and psu (text), group (int); None for a column no code carries. None when the
+    store cannot join them (then join in Python: analyst/design_data.py)."""
+    designs_of = getattr(store, "submission_designs", None)
+    if designs_of is None:
+        return None
+    names = ("weight", "fpc", "stratum", "psu", "group")
+    parts: dict[str, list[Any]] = {k: [] for k in names}
+    n = 0
+    for texts in designs_of(survey_id, version, page):
+        *columns, count = texts
+        n += count
+        for name, text in zip(names, columns, strict=True):
+            if not text:
+                parts[name].append(None)
+            elif name in ("stratum", "psu"):
+                parts[name].append(text.split(_SEPARATOR))
+            else:
+                kind = np.int64 if name == "group" else float
+                parts[name].append(np.fromstring(text, dtype=kind, sep=","))
+    out: dict[str, np.ndarray | None] = {}
+    for name in names:
+        chunks = parts[name]
+        if not chunks or any(c is None for c in chunks):
+            if name == "weight":
+                return None
+            out[name] = None
+            continue
+        if name in ("stratum", "psu"):
+            labels = [x for chunk in chunks for x in chunk]
+            values = np.asarray(labels, dtype=str) if len(labels) == n else None
+        else:
+            values = np.concatenate(chunks)
+        if values is None or values.size != n:
+            return None  # a label holding the separator: join in Python
+        out[name] = values
+    return out

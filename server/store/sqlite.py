@@ -537,6 +537,89 @@ class SqliteStore:
             yield text or "", scanned
             last = top
 
+    def submission_table(self, survey_id: str, version: int, qids: Sequence[str],
+                         widths: Sequence[int], page: int) -> Iterator[tuple[str, str, int]]:
+        """Every stored submission of a version, `page` at a time, in arrival order: per page
+        the submission ids joined by the unit separator (\\x1f), the rows' reports of `qids`
+        as JSON arrays joined by ',' (a missing question: null, or for a report of
+        width > 1 an array of as many nulls), and how many submissions the page holds. The
+        database extracts the columns (one JSON parse per row for the width-1 reports), so
+        the caller parses only numbers (server/report_columns.py `submission_columns`)."""
+        parts = []
+        narrow = [_json_path(q) for q, w in zip(qids, widths, strict=True) if w == 1]
+        if narrow:
+            parts.append("json_extract(reports, " + ", ".join(f"'{p}'" for p in narrow) + ")"
+                         if len(narrow) > 1 else f"'[' || coalesce(reports -> '{narrow[0]}', "
+                         "'null') || ']'")
+        for q, w in zip(qids, widths, strict=True):
+            if w > 1:
+                nulls = "[" + ",".join(["null"] * w) + "]"
+                parts.append(f"coalesce(reports -> '{_json_path(q)}', '{nulls}')")
+        row = " || ',' || ".join(parts) if parts else "'[]'"
+        sql = (f"SELECT group_concat(submission_id, char(31)), group_concat({row}, ','), "  # noqa: S608
+               f"count(*), max(seq) FROM (SELECT seq, submission_id, reports FROM submissions "
+               f"WHERE survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
+        last = 0
+        while True:
+            ids, text, count, top = self._conn().execute(
+                sql, (survey_id, version, last, page)).fetchone()
+            if not count:
+                return
+            yield ids, text, count
+            last = top
+
+    def report_types(self, survey_id: str, version: int,
+                     qids: Sequence[str]) -> dict[str, str | None]:
+        """The JSON type of each question's stored reports ('true'/'false' for a yes/no
+        report, 'integer', 'array'), read from the first submission that answered it (None:
+        none did). Reports of a question are checked alike at ingest, so one tells all."""
+        out: dict[str, str | None] = {}
+        for qid in qids:
+            path = _json_path(qid)
+            row = self._conn().execute(
+                f"SELECT json_type(reports, '{path}') AS t FROM submissions WHERE "  # noqa: S608
+                f"survey_id = ? AND version = ? AND t IS NOT NULL LIMIT 1",
+                (survey_id, version)).fetchone()
+            out[qid] = None if row is None else str(row[0])
+        return out
+
+    def submission_designs(self, survey_id: str, version: int,
+                           page: int) -> Iterator[tuple[str, ...]]:
+        """The design of each stored submission of a version, joined to it through its
+        invitation code, `page` submissions at a time in arrival order: per page the columns
+        weight and fpc (18 significant digits, joined by ','; SQLite's own text of a REAL keeps
+        15 and its quote() does not always read back exactly; 'nan' where the
+        submission's code carries no design), stratum and PSU (joined by \\x1f) and random
+        group (','), each '' when no code of the survey carries that column, and the page's
+        size."""
+        carried = self._conn().execute(
+            "SELECT count(fpc), count(stratum), count(psu), count(random_group) FROM invites "
+            "WHERE survey_id = ?", (survey_id,)).fetchone()
+        columns = ["group_concat(iif(weight IS NULL, 'nan', printf('%!.18g', weight)), ',')"]
+        for have, column in zip(carried, (
+                "group_concat(iif(fpc IS NULL, 'nan', printf('%!.18g', fpc)), ',')",
+                "group_concat(coalesce(stratum, ''), char(31))",
+                "group_concat(coalesce(psu, ''), char(31))",
+                "group_concat(coalesce(random_group, 0), ',')"), strict=True):
+            columns.append(column if have else "''")
+        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT s.seq, "  # noqa: S608
+               "i.weight, i.fpc, i.stratum, i.psu, i.random_group FROM submissions AS s "
+               "LEFT JOIN invites AS i ON i.survey_id = s.survey_id AND i.submission_id = "
+               "s.submission_id WHERE s.survey_id = ? AND s.version = ? AND s.seq > ? "
+               "ORDER BY s.seq LIMIT ?)")
+        last = 0
+        while True:
+            row = self._conn().execute(sql, (survey_id, version, last, page)).fetchone()
+            if not row[-2]:
+                return
+            yield tuple(row[:-1])
+            last = row[-1]
+
+    def designed_invites(self, survey_id: str) -> int:
+        """How many of the survey's invitation codes carry a design."""
+        return int(self._conn().execute("SELECT count(*) FROM invites WHERE survey_id = ? AND "
+                                        "weight IS NOT NULL", (survey_id,)).fetchone()[0])
+
     # --- moving data ------------------------------------------------------------------------
 
     def is_empty(self) -> bool:

@@ -96,15 +96,18 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
     else:
         labels = tuple(option_label(v) for v in question.labels)
         kind = "shares"
-        noise = np.zeros_like(z) if disclosed else z * z - z
         if question.type == "ordinal":
             scores = np.arange(1, z.shape[1] + 1, dtype=float)
-            score = z @ scores
-            score_noise = (np.zeros_like(score) if disclosed
-                           else score * score - z @ (scores * scores))
-            z = np.column_stack([z, score])
-            noise = np.column_stack([noise, score_noise])
+            z = np.column_stack([z, z @ scores])
             labels = (*labels, "mean score")
+        if disclosed:
+            noise = np.zeros_like(z)
+        else:  # z² − z per option (one pass, in place); the score's (s·z)² − (s∘s)·z
+            noise = z - 1.0
+            noise *= z
+            if question.type == "ordinal":
+                k = z.shape[1] - 1
+                noise[:, k] = z[:, k] * z[:, k] - z[:, :k] @ (scores * scores)
     if present is not None and not mask.all():
         full = np.zeros((mask.size, z.shape[1]))
         full[mask] = z

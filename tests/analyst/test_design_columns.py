@@ -1,0 +1,162 @@
+"""The design-based reader's fast path (server/report_columns.py `submission_columns` and
+`submission_designs`): every stored submission's reports read column by column in one pass of
+the database, and the designs joined by the database, equal to the row-by-row reading and the
+join in Python, for reports of every shape (yes/no, indices, integers, bit vectors of one and
+of several words, sets), with skipped optional questions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from ldpsurvey.analyst.design_data import DbSource, Respondents, join_invitations
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Survey
+
+SURVEY: dict[str, Any] = {
+    "id": "shapes", "title": "Report shapes", "version": 1,
+    "questions": [
+        {"id": "sex", "text": "sex", "type": "binary", "disclosed": True},
+        {"id": "region", "text": "region", "type": "categorical", "disclosed": True,
+         "options": ["n", "s", "e"]},
+        {"id": "age", "text": "age", "type": "integer", "disclosed": True, "min": 18,
+         "max": 90, "optional": True},
+        {"id": "smoker", "text": "q1", "type": "binary", "epsilon": 1.0,
+         "mechanism": "binary_rr"},
+        {"id": "mood", "text": "q2", "type": "ordinal", "epsilon": 1.0,
+         "options": list("abcde"), "mechanism": "ordinal_exp"},
+        {"id": "small", "text": "q3", "type": "categorical", "epsilon": 1.0,
+         "options": list("abcdefgh"), "mechanism": "oue"},
+        {"id": "wide", "text": "q4", "type": "categorical", "epsilon": 1.0,
+         "options": [f"o{i}" for i in range(40)], "mechanism": "oue", "optional": True},
+        {"id": "drinks", "text": "q5", "type": "integer", "epsilon": 1.0, "min": 0,
+         "max": 30, "mechanism": "geometric", "optional": True},
+        {"id": "forced", "text": "q6", "type": "binary", "mechanism": "forced_response",
+         "params": {"p_truth": "3/4", "forced": {"yes": "1/6", "no": "1/12"}}},
+        {"id": "drugs", "text": "q7", "type": "multiselect", "epsilon": 2.0,
+         "options": ["a", "b", "c", "d"], "optional": True},
+    ],
+}
+N = 300
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """N submissions through the server's API (checked at ingest), each with an invitation
+    code carrying a design; optional questions skipped now and then."""
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+    from ldpsurvey.server.invites import create_designed
+    from ldpsurvey.shared.design_frame import parse_frame
+    from ldpsurvey.shared.mechanisms.base import plain
+    from support.server_data import manifest
+
+    path = tmp_path_factory.mktemp("shapes") / "shapes.db"
+    app = create_app({"DATABASE": str(path), "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    token = create_token(store, "t")[1]
+    client = app.test_client()
+    assert client.post("/api/surveys", json=manifest(SURVEY),
+                       headers={"Authorization": f"Bearer {token}"}).status_code == 201
+    frame = parse_frame("id,weight,stratum,psu,fpc\n" + "".join(
+        f"u{i},{1.5 + i % 7 / 3!r},s{i % 3},p{i % 30},{40}\n" for i in range(N)))
+    codes = dict(create_designed(store, SURVEY["id"], frame))
+    survey = Survey.from_dict(SURVEY)
+    rng = np.random.default_rng(3)
+    bodies = []
+    for i in range(N):
+        reports = {}
+        for q in survey.questions:
+            if q.optional and rng.random() < 0.2:
+                continue
+            m = mechanism_for(q)
+            if q.type == "multiselect":
+                answer = [o for o in q.labels if rng.random() < 0.4]
+                reports[q.id] = plain(m.perturb(answer))
+                continue
+            index = np.array([int(rng.integers(m.k))])
+            reports[q.id] = plain(m.perturb_many(index, rng))[0]
+        bodies.append({"submission_id": f"00000000-0000-4000-8000-{i:012d}",
+                       "answers": reports, "invite": codes[f"u{i}"]})
+    for start in range(0, N, 50):
+        response = client.post(f"/api/surveys/{SURVEY['id']}/submissions",
+                               json={"submissions": bodies[start:start + 50]})
+        assert response.status_code == 200, response.get_json()
+    store.close()
+    return path
+
+
+def rows_respondents(source: DbSource) -> Respondents:
+    """The row-by-row reading (orjson per stored submission)."""
+    import orjson
+
+    rows = source.store.export_rows(source.record.id, source.record.version, 0, 10**6)
+    return Respondents(tuple(r[2] for r in rows), tuple(orjson.loads(r[4]) for r in rows),
+                       validated=True)
+
+
+def test_columns_equal_rows_for_every_report_shape(stored: Path) -> None:
+    from ldpsurvey.analyst.design_data import db_source
+    from ldpsurvey.analyst.design_estimates import DesignOptions, pseudo_values, weighted
+
+    with db_source(str(stored), SURVEY["id"], None) as source:
+        fast = source.respondents()
+        slow = rows_respondents(source)
+        assert fast.answers is None  # the column path was taken
+        assert list(fast.ids) == list(slow.ids)
+        compiled = source.record.compiled()
+        for q in compiled.survey.questions:
+            mechanism = compiled.mechanisms[q.id]
+            present_f, reports_f = fast.reports(q.id, mechanism)
+            present_s, reports_s = slow.reports(q.id, mechanism)
+            assert (present_f == present_s).all(), q.id
+            assert 0 < present_f.sum() <= N
+            assert reports_f.reshape(len(reports_f), -1).tolist() == \
+                reports_s.reshape(len(reports_s), -1).tolist(), q.id
+            if q.type == "binary":
+                assert reports_f.dtype == bool, q.id
+        # the same pseudo-values, and the design joined by the database as in Python
+        w = weighted(source, DesignOptions(weighted=True))
+        joined = source.joined_invitations(fast)
+        assert joined is not None
+        python = join_invitations(slow, source.invite_designs())
+        assert np.array_equal(joined.weights, python.weights)
+        for name in ("strata", "psus", "fpc"):
+            assert np.array_equal(getattr(joined, name), getattr(python, name)), name
+        assert joined.groups is None and python.groups is None
+        assert joined.source == python.source
+        slow_w = type(w)(w.version, slow, w.design, w.joined, w.options)
+        for q in compiled.survey.questions:
+            try:
+                a, b = pseudo_values(w, q.id), pseudo_values(slow_w, q.id)
+            except Exception as exc:  # no linear debias: both paths say so
+                with pytest.raises(type(exc)):
+                    pseudo_values(slow_w, q.id)
+                continue
+            assert np.array_equal(a.values, b.values) and np.array_equal(a.noise, b.noise), q.id
+
+
+def test_a_submission_without_a_design_is_refused_by_both_paths(stored: Path,
+                                                                 tmp_path: Path) -> None:
+    """A submission stored without a designed code: the database's join says how many, as
+    the Python join does."""
+    import sqlite3
+
+    from ldpsurvey.analyst.design_data import db_source
+    from ldpsurvey.shared.errors import AnalysisError
+
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(stored) as source_db, sqlite3.connect(copy) as target:
+        source_db.backup(target)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE invites SET submission_id = NULL WHERE submission_id = "
+                     "'00000000-0000-4000-8000-000000000007'")
+    with db_source(str(copy), SURVEY["id"], None) as source:
+        respondents = source.respondents()
+        with pytest.raises(AnalysisError, match=f"1 of {N:,} submissions have no design"):
+            source.joined_invitations(respondents)
+        with pytest.raises(AnalysisError, match=f"1 of {N:,} submissions have no design"):
+            join_invitations(respondents, source.invite_designs())
