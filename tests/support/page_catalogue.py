@@ -107,3 +107,45 @@ def shape(message: str) -> Shape:
     if i != len(message):
         raise SyntaxError(f"an unmatched }} at {i}: {message!r}")
     return out
+
+
+_MARK = "\u0301"  # a combining acute accent after every letter: no two ASCII letters touch
+
+
+def pseudo(message: str) -> str:
+    """The message in a pseudo-locale: every letter of its text accented (placeholders, plural
+    and select syntax untouched), so a page showing only catalogue words shows no run of plain
+    ASCII letters, and any such run is a word hard-coded in the page."""
+    out: list[str] = []
+    i = 0
+
+    def text_until(nested: bool) -> None:
+        nonlocal i
+        while i < len(message) and not (nested and message[i] == "}"):
+            c = message[i]
+            if c == "{":
+                m = _ARG.match(message, i)
+                assert m, message
+                out.append(message[i:m.end()])
+                i = m.end()
+                if not m.group(2):
+                    out.append("}")
+                    i += 1
+                    continue
+                while (c2 := _CASE.match(message, i)) is not None:
+                    out.append(message[i:c2.end()])
+                    i = c2.end()
+                    text_until(True)
+                    out.append("}")
+                    i += 1
+                while message[i] == " ":
+                    out.append(" ")
+                    i += 1
+                out.append("}")
+                i += 1
+            else:
+                out.append(c + _MARK if c.isascii() and c.isalpha() else c)
+                i += 1
+
+    text_until(False)
+    return "".join(out)

@@ -46,6 +46,7 @@ function decimal(text) {
   if (text.includes("e")) {
     const digits = text.split("e")[0].replace(/\D/g, "").replace(/^0+/, "").length || 1;
     options.minimumSignificantDigits = options.maximumSignificantDigits = digits;
+    options.notation = "scientific";
   } else {
     options.minimumFractionDigits = options.maximumFractionDigits = (m[2] ?? "").length;
   }
@@ -71,7 +72,9 @@ const CASE = /\s*(=\d+|\w+)\s*\{/y;
 /** A message as nodes: text, {arg}, {arg, type, cases}, {hash}; or SyntaxError. */
 export function parseMessage(source) {
   let i = 0;
-  const fail = (why) => { throw new SyntaxError(`${why} at ${i} in ${JSON.stringify(source)}`); };
+  const syntaxError = (why) => {
+    throw new SyntaxError(`${why} at ${i} in ${JSON.stringify(source)}`);
+  };
   function nodes(count, nested) {
     const out = [];
     let text = "";
@@ -85,10 +88,10 @@ export function parseMessage(source) {
         out.push(text);
         text = "";
         ARG.lastIndex = i;
-        const m = ARG.exec(source) ?? fail("a placeholder needs a name");
+        const m = ARG.exec(source) ?? syntaxError("a placeholder needs a name");
         i = ARG.lastIndex;
         if (!m[2]) {
-          if (source[i++] !== "}") fail("a placeholder ends with }");
+          if (source[i++] !== "}") syntaxError("a placeholder ends with }");
           out.push({ arg: m[1] });
           continue;
         }
@@ -99,13 +102,13 @@ export function parseMessage(source) {
           if (!c2) break;
           i = CASE.lastIndex;
           cases[c2[1]] = nodes(m[2] === "plural" ? m[1] : count, true);
-          if (source[i++] !== "}") fail("a case ends with }");
+          if (source[i++] !== "}") syntaxError("a case ends with }");
         }
         while (source[i] === " ") i++;
-        if (source[i++] !== "}" || !cases.other) fail(`${m[2]} needs an "other" case and a }`);
+        if (source[i++] !== "}" || !cases.other) syntaxError(`${m[2]} needs an "other" case and a }`);
         out.push({ arg: m[1], type: m[2], cases });
       } else if (c === "}") {
-        fail("an unmatched }");
+        syntaxError("an unmatched }");
       } else {
         text += c;
         i++;
@@ -115,7 +118,7 @@ export function parseMessage(source) {
     return out.filter((n) => n !== "");
   }
   const out = nodes(null, false);
-  if (i !== source.length) fail("an unmatched }");
+  if (i !== source.length) syntaxError("an unmatched }");
   return out;
 }
 

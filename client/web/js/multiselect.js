@@ -228,7 +228,7 @@ function psfoGrrCore(epsilon, shape) {
 const PRIME = 131071n;  // olh.py: 2^17 - 1
 const SEEDS = PRIME ** 3n;
 const MAX_BUCKETS = 65536;
-const OLH_HASH = "((a0 + a1*v + a2*v^2) mod prime) mod buckets, seed = a0 + a1*prime + a2*prime^2";
+const OLH_HASH = "((a0 + a1*v + a2*v^2) mod prime) mod buckets, seed = a0 + a1*prime + a2*prime^2";  // not words: signed params
 
 function olhBuckets(epsilon) {
   if (epsilon >= Math.log(MAX_BUCKETS)) return MAX_BUCKETS;

@@ -5,7 +5,7 @@
 
 import { loaded } from "./optional.js";  // conditions.js, for surveys with skip logic only
 
-export const NOT_ASKED = "(not asked)";
+export const NOT_ASKED = "(not asked)";  // not words: the value sent, never shown
 export const MAX_NOT_ASKED_OPTIONS = 1025;
 /** The mechanisms a question with a "not asked" value may name (skip_logic.NAMED_NOT_ASKED). */
 export const NAMED_NOT_ASKED = Object.freeze({
