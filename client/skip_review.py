@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..shared.skip_logic import NOT_ASKED
+from ..shared.skip_logic import NOT_ASKED, asked_values
 from ..shared.wording import pct, to_precision
 
 NOT_ASKED_WORDS = "‘not asked’"
@@ -147,7 +147,7 @@ def skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[s
     hidden = [q for q in questions if values.get(q.id) == NOT_ASKED]
     public = [q for q in questions if q.id not in values and not q.not_asked
               and getattr(q, "condition", None) is not None
-              and not q.condition.evaluate(_asked(values))]
+              and not q.condition.evaluate(asked_values(values))]
     from .review import epsilon_text
 
     lines = []
@@ -178,17 +178,13 @@ def two_server_skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]
             "for them would tell the organizations those answers."]
 
 
-def _asked(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if not (isinstance(v, str) and v == NOT_ASKED)}
-
-
 def not_applying(q: Any, values: Mapping[str, Any]) -> bool:
     """Whether the review leaves a question out of its list: it does not apply."""
     if values.get(q.id) == NOT_ASKED:
         return True
     condition = getattr(q, "condition", None)
     return q.id not in values and condition is not None and not condition.evaluate(
-        _asked(values))
+        asked_values(values))
 
 
 def _texts(questions: Sequence[Any]) -> str:
