@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -76,7 +77,17 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
             click.echo(f"  {problem}")
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"next: ldpsurvey plan {out_path} --margin 0.05")
+    click.echo(f"next: ldpsurvey plan {out_path} {plan_margins(survey)}")
+
+
+def plan_margins(survey: Any) -> str:
+    """The margins of the `plan` command the import suggests: ±5 points on shares and, for
+    integer questions, a twentieth of the widest range on means (plan's --mean-margin defaults
+    to --margin, which would ask for ±0.05 days)."""
+    ranges = [q.max - q.min for q in survey.questions if q.type == "integer"]
+    if not ranges:
+        return "--margin 0.05"
+    return f"--margin 0.05 --mean-margin {max(ranges) / 20:g}"
 
 
 def _write(path: Path, text: str) -> None:

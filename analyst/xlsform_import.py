@@ -35,6 +35,7 @@ from . import xlsform_expressions as xp
 SUFFIXES = (".xlsx", ".xlsm", ".xls", ".csv", ".md")
 UNSUPPORTED, INVALID = "unsupported", "invalid"
 MAX_PROBLEMS = 50  # row problems listed before the rest are summarized
+MAX_QUOTED = 80  # characters of a cell quoted in a message (a long one is cut, said with ...)
 
 # ldpsurvey's columns on the survey sheet (docs/xlsform.md).
 LDP_COLUMNS = ("ldp_epsilon", "ldp_mechanism", "ldp_disclosed", "ldp_local_epsilon",
@@ -299,11 +300,11 @@ class _Importer:
                                    f"'label::{setting}'")
         elif setting is not None:
             if tags and "default" not in names:
-                raise XlsFormError(f"{self.filename}: settings default_language {setting!r} "
+                raise XlsFormError(f"{self.filename}: settings default_language {_quoted(setting)} "
                                    f"is none of the form's languages ({', '.join(tags)})")
             tag = _language_tag(setting)
             if tag is None:
-                raise XlsFormError(f"{self.filename}: settings default_language {setting!r} "
+                raise XlsFormError(f"{self.filename}: settings default_language {_quoted(setting)} "
                                    "has no BCP 47 code in parentheses, e.g. 'English (en)'")
             base = "default"  # pyxform's name for the untranslated columns' language
             tags["default"] = tag
@@ -433,7 +434,8 @@ class _Importer:
             try:
                 own = self._relevant(str(text))
             except xp.ExpressionError as exc:
-                problem = self._refuse(row, name, xls_type, f"relevant {text!r}: {exc.message}",
+                problem = self._refuse(row, name, xls_type,
+                                       f"relevant {_quoted(text)}: {exc.message}",
                                        "write it with " + xp.SUPPORTED)
                 self._walk(el.get("children") or (), None, problem)
                 return
@@ -528,7 +530,7 @@ class _Importer:
         if target_type == "multiselect":
             data.update(_multiselect_bounds(cells, required, len(options)))
         elif cells.get("constraint") and category not in ("integer", "range"):
-            raise _Refusal(UNSUPPORTED, f"its constraint {cells['constraint']!r} is not a "
+            raise _Refusal(UNSUPPORTED, f"its constraint {_quoted(cells['constraint'])} is not a "
                            "range", "drop the constraint (every option is an answer), or "
                            "drop the options it excludes")
         if target_type != "multiselect" and not required:
@@ -539,7 +541,7 @@ class _Importer:
             try:
                 condition = _Condition.both(outer, self._relevant(str(cells["relevant"])))
             except xp.ExpressionError as exc:
-                raise _Refusal(UNSUPPORTED, f"its relevant {cells['relevant']!r}: "
+                raise _Refusal(UNSUPPORTED, f"its relevant {_quoted(cells['relevant'])}: "
                                f"{exc.message}", f"write it with {xp.SUPPORTED} on earlier "
                                "questions") from None
         if condition is not None and condition.text is not None:
@@ -614,7 +616,7 @@ class _Importer:
         chosen = str(cells.get("ldp_type") or "").strip().lower()
         if chosen:
             if chosen not in LDP_TYPES:
-                raise _Refusal(INVALID, f"ldp_type {chosen!r} is not one of "
+                raise _Refusal(INVALID, f"ldp_type {_quoted(chosen)} is not one of "
                                f"{', '.join(LDP_TYPES)}", "write binary, categorical or ordinal")
             if chosen == "binary" and _yes_no(options, strict=False) is None:
                 raise _Refusal(INVALID, "ldp_type binary needs a yes/no list (two choices "
@@ -742,7 +744,7 @@ class _Importer:
             data["language"] = self.base_tag
         collection = str(settings.get("collection", "ldp")).strip()
         if collection not in ("ldp", "two-server"):
-            raise XlsFormError(f"{self.filename}: settings collection {collection!r} is "
+            raise XlsFormError(f"{self.filename}: settings collection {_quoted(collection)} is "
                                "neither 'ldp' nor 'two-server'")
         if collection == "two-server":
             data["collection"] = collection
@@ -943,6 +945,13 @@ def _collecting_cell(cells: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _quoted(value: Any) -> str:
+    """A cell's text quoted for a message: its repr, cut at MAX_QUOTED characters (a
+    15,000-character condition is named by its start, not printed whole)."""
+    text = str(value)
+    return repr(text) if len(text) <= MAX_QUOTED else repr(text[:MAX_QUOTED - 3]) + "..."
+
+
 def _required(value: Any) -> bool:
     if value is None or str(value).strip() == "":
         return False
@@ -951,7 +960,7 @@ def _required(value: Any) -> bool:
         return True
     if text in _FALSE_CELLS:
         return False
-    raise _Refusal(UNSUPPORTED, f"required {value!r} is a condition (required only "
+    raise _Refusal(UNSUPPORTED, f"required {_quoted(value)} is a condition (required only "
                    "sometimes)", "write yes or no")
 
 
@@ -963,7 +972,7 @@ def _flag(value: Any, column: str) -> bool:
         return True
     if text in _FALSE_CELLS:
         return False
-    raise _Refusal(INVALID, f"{column} {value!r} is not yes or no", "write yes or no")
+    raise _Refusal(INVALID, f"{column} {_quoted(value)} is not yes or no", "write yes or no")
 
 
 def _positive(value: Any, column: str) -> float | None:
@@ -974,7 +983,7 @@ def _positive(value: Any, column: str) -> float | None:
     except ValueError:
         number = math.nan
     if not math.isfinite(number) or number <= 0:
-        raise _Refusal(INVALID, f"{column} {value!r} is not a number > 0",
+        raise _Refusal(INVALID, f"{column} {_quoted(value)} is not a number > 0",
                        f"write {column} as a number such as 1.0")
     return number
 
@@ -1019,14 +1028,14 @@ def _integer_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: st
     try:
         low, high = xp.range_of(xp.parse(constraint))
     except xp.ExpressionError as exc:
-        raise _Refusal(UNSUPPORTED, f"its constraint {constraint!r} is not a range "
+        raise _Refusal(UNSUPPORTED, f"its constraint {_quoted(constraint)} is not a range "
                        f"({exc.message})", "write it as . >= a and . <= b") from None
     if low is None or high is None:
-        raise _Refusal(INVALID, f"its constraint {constraint!r} bounds only one side",
+        raise _Refusal(INVALID, f"its constraint {_quoted(constraint)} bounds only one side",
                        "give both: . >= a and . <= b")
     if low >= high:
-        raise _Refusal(INVALID, f"its constraint {constraint!r} leaves fewer than two values",
-                       "widen the range")
+        raise _Refusal(INVALID, f"its constraint {_quoted(constraint)} leaves fewer than two "
+                       "values", "widen the range")
     return low, high
 
 
@@ -1037,7 +1046,7 @@ def _multiselect_bounds(cells: Mapping[str, Any], required: bool, k: int) -> dic
         try:
             low, high = xp.count_bounds(xp.parse(constraint))
         except xp.ExpressionError as exc:
-            raise _Refusal(UNSUPPORTED, f"its constraint {constraint!r} is not a bound on "
+            raise _Refusal(UNSUPPORTED, f"its constraint {_quoted(constraint)} is not a bound on "
                            f"how many are checked ({exc.message})", "drop it, or write "
                            "count-selected(.) <= m") from None
     minimum = max(low or 0, 1 if required else 0)
@@ -1062,7 +1071,7 @@ def _language_tag(name: str) -> str | None:
 def _survey_id(form_id: str, notes: list[str], filename: str) -> str:
     slug = re.sub(r"[^a-z0-9_-]+", "-", form_id.strip().lower()).strip("-_")[:64].strip("-_")
     if not slug or not SLUG.fullmatch(slug):
-        raise XlsFormError(f"{filename}: the form id {form_id!r} has no slug form: pass "
+        raise XlsFormError(f"{filename}: the form id {_quoted(form_id)} has no slug form: pass "
                            "--id, e.g. --id drug-use-2025")
     if slug != form_id:
         notes.append(f"the form id {form_id!r} becomes the survey id {slug!r} (ldpsurvey ids "
@@ -1070,15 +1079,21 @@ def _survey_id(form_id: str, notes: list[str], filename: str) -> str:
     return slug
 
 
+def _whole(text: str) -> bool:
+    """Digits 0-9 only: str.isdigit() also takes '²' and other digits int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def _version(value: Any, notes: list[str], filename: str) -> int:
     if value is None or str(value).strip() == "":
-        notes.append("settings has no version: the survey is version 1 (--version to choose)")
+        notes.append("settings has no version: the survey is version 1 (--survey-version to "
+                     "choose)")
         return 1
     text = str(value).strip()
-    if not text.isdigit() or not 1 <= int(text) <= MAX_VERSION:
-        raise XlsFormError(f"{filename}: settings version {text!r} is not an integer from 1 "
-                           f"to {MAX_VERSION} (ldpsurvey versions are): pass --version N, or "
-                           "write such a version in settings")
+    if not _whole(text) or not 1 <= int(text) <= MAX_VERSION:
+        raise XlsFormError(f"{filename}: settings version {_quoted(text)} is not an integer "
+                           f"from 1 to {MAX_VERSION} (ldpsurvey versions are): pass "
+                           "--survey-version N, or write such a version in settings")
     return int(text)
 
 
@@ -1096,15 +1111,15 @@ def _two_server(settings: Mapping[str, Any], filename: str) -> dict[str, Any]:
             continue
         text = str(value).strip()
         if key == "min_batch_size":
-            if not text.isdigit():
-                raise XlsFormError(f"{filename}: settings min_batch_size {text!r} is not a "
+            if not _whole(text):
+                raise XlsFormError(f"{filename}: settings min_batch_size {_quoted(text)} is not a "
                                    "whole number")
             out[key] = int(text)
         elif key == "delta":
             try:
                 out[key] = float(text)
             except ValueError:
-                raise XlsFormError(f"{filename}: settings delta {text!r} is not a "
+                raise XlsFormError(f"{filename}: settings delta {_quoted(text)} is not a "
                                    "number") from None
         else:
             out[key] = text

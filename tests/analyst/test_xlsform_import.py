@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ldpsurvey.analyst.cli import cli
+from ldpsurvey.analyst.import_cli import import_xlsform_command
 from ldpsurvey.analyst.xlsform_import import (
     INVALID,
     UNSUPPORTED,
@@ -110,11 +111,42 @@ def test_settings_become_id_title_version(tmp_path: Path) -> None:
     assert (chosen.survey.id, chosen.survey.version) == ("mine", 3)
 
 
-@pytest.mark.parametrize("version", ["2024031501", "1.2", "v3", "0"])
+@pytest.mark.parametrize("version", ["2024031501", "1.2", "v3", "0", "\u00b2", "\u0661\u0662"])
 def test_versions_ldpsurvey_cannot_hold_are_refused(tmp_path: Path, version: str) -> None:
+    # '²' and Arabic-Indic digits pass str.isdigit(); int() refuses the first (a traceback)
     with pytest.raises(XlsFormError, match=rf"settings version '{version}' is not an integer "
-                       r"from 1 to 999999999.*--version"):
+                       r"from 1 to 999999999.*pass --survey-version N"):
         run(tmp_path, [USED], settings={"form_id": "t", "version": version})
+
+
+def test_the_version_option_named_is_the_one_the_command_has(tmp_path: Path) -> None:
+    result = run(tmp_path, [USED], settings={"form_id": "t"})
+    assert any("(--survey-version to choose)" in n for n in result.notes), result.notes
+    options = {o for p in import_xlsform_command.params for o in p.opts}
+    assert "--survey-version" in options and "--version" not in options
+
+
+def test_a_min_batch_size_of_superscript_digits_is_refused_in_one_line(tmp_path: Path) -> None:
+    from ldpsurvey.shared.two_server.config import b64url
+
+    settings = {"form_id": "t", "version": 1, "collection": "two-server",
+                "helper_url": "https://helper.example", "helper_hpke_key": b64url(b"h" * 32),
+                "leader_hpke_key": b64url(b"l" * 32), "min_batch_size": "\u00b2"}
+    with pytest.raises(XlsFormError, match="settings min_batch_size '\u00b2' is not a whole"):
+        run(tmp_path, [{**USED, "ldp_central_epsilon": 1}], settings=settings)
+
+
+def test_a_long_cell_is_quoted_by_its_start(tmp_path: Path) -> None:
+    """A 15,000-character relevant or constraint is named by its first 80 characters, so the
+    refusal stays one readable line."""
+    relevant = " and ".join(["${used} = 'yes'"] * 1000)
+    problems = refused(tmp_path, [USED, {**USED, "name": "again", "relevant": relevant}])
+    assert len(str(problems[0])) < 500, str(problems[0])[:600]
+    assert "its relevant \"${used} = 'yes' and" in str(problems[0])
+    constraint = "(" * 500 + ". >= 0" + ")" * 500 + " and . <= 5"
+    problems = refused(tmp_path, [{"type": "integer", "name": "n", "label": "N",
+                                   "ldp_epsilon": 1, "constraint": constraint}])
+    assert len(str(problems[0])) < 500 and "'((((" in str(problems[0])
 
 
 @pytest.mark.parametrize("relevant, expected", [
@@ -515,6 +547,26 @@ def test_import_then_plan(tmp_path: Path) -> None:
     forced = runner.invoke(cli, ["import", "xlsform", str(form), "--out", str(out),
                                  "--skip-unsupported", "--force"])
     assert forced.exit_code == 0
+
+
+def test_the_plan_it_suggests_plans_integer_means_in_their_units(tmp_path: Path) -> None:
+    """plan's --mean-margin defaults to --margin: '--margin 0.05' alone planned a 0..30 days
+    question at +-0.05 days (millions of respondents). The suggested command, run as printed,
+    plans its mean at a twentieth of the range."""
+    form = xlsform(tmp_path / "form.xlsx", [
+        USED, {"type": "integer", "name": "days", "label": "Days?", "ldp_epsilon": 1,
+               "required": "yes", "constraint": ". >= 0 and . <= 30"}], YES_NO,
+        {"form_id": "days", "version": 1})
+    out = tmp_path / "days.toml"
+    res = CliRunner().invoke(cli, ["import", "xlsform", str(form), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.stdout.splitlines() if x.startswith("next: "))
+    assert line == f"next: ldpsurvey plan {out} --margin 0.05 --mean-margin 1.5"
+    plan = CliRunner().invoke(cli, line.split()[2:])
+    assert plan.exit_code == 0, plan.output
+    assert "±1.5" in plan.stdout and "±0.05 " not in plan.stdout
+    assert max(int(n.replace(",", "")) for n in re.findall(r"\s(\d[\d,]*)\s+±", plan.stdout)
+               ) < 100_000
 
 
 def test_a_csv_xlsform(tmp_path: Path) -> None:
