@@ -47,6 +47,7 @@ from ..shared.design import (
     rake,
     require_disclosed,
 )
+from ..shared.design_frame import MAX_POPULATION
 from ..shared.errors import CalibrationError
 from .design_data import Respondents, SurveyVersion, answer_texts
 
@@ -221,6 +222,8 @@ def _number(text: str, name: str, line: int) -> float:
     if not math.isfinite(value) or value < 0:
         raise CalibrationError(f"{name} line {line}: total must be a finite number >= 0, got "
                                f"{text!r}")
+    if value > MAX_POPULATION:
+        raise CalibrationError(f"{name} line {line}: total {text} is above {MAX_POPULATION:g}")
     return value
 
 

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..shared.design_frame import MAX_POPULATION
 from ..shared.errors import AnalysisError
 from ..shared.survey import Survey
 from ..shared.two_server.design import FORMULA, GROUPS, BatchDesign, estimate_batches
@@ -104,7 +105,10 @@ def read_cell_totals(path: Path) -> dict[str, float]:
         text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise AnalysisError(f"cannot read {path}: {exc}") from None
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise AnalysisError(f"{path}: not valid CSV ({exc})") from None
     if not rows or [c.strip() for c in rows[0]] != ["stratum", "total"]:
         raise AnalysisError(f"{path}: a two-server survey's cells are the invitation codes' "
                             "strata: the header must be stratum,total")
@@ -120,9 +124,9 @@ def read_cell_totals(path: Path) -> dict[str, float]:
         except ValueError:
             raise AnalysisError(f"{path}, line {line}: total {raw!r} is not a number") \
                 from None
-        if not (math.isfinite(total) and total > 0):
-            raise AnalysisError(f"{path}, line {line}: total {raw!r} must be a finite number "
-                                "> 0")
+        if not (math.isfinite(total) and 0 < total <= MAX_POPULATION):
+            raise AnalysisError(f"{path}, line {line}: total {raw[:40]!r} must be a number > 0 "
+                                f"and at most {MAX_POPULATION:g}")
         if cell in totals:
             raise AnalysisError(f"{path}, line {line}: stratum {cell!r} is listed twice")
         totals[cell] = total

@@ -23,10 +23,10 @@ is a CSV with a header and one row per unit:
   the same way (all sizes, or all fractions).
 
 Anything else is refused with one line naming the file, the line and the problem: another
-column, a missing, non-numeric, zero, negative or infinite weight, a duplicate id, an fpc that
-differs within a stratum, mixes sizes and fractions, or counts fewer PSUs than were sampled,
-and a stratum with one PSU (its
-variance cannot be estimated: see `LONELY_PSU` for what R's `survey.lonely.psu` offers instead).
+column, a missing, non-numeric, zero, negative, infinite or above-MAX_WEIGHT weight, a
+duplicate id, an fpc that differs within a stratum, mixes sizes and fractions, counts fewer PSUs
+than were sampled or more than MAX_POPULATION, and a stratum with one PSU (its variance cannot
+be estimated: see `LONELY_PSU` for what R's `survey.lonely.psu` offers instead).
 """
 
 from __future__ import annotations
@@ -45,6 +45,12 @@ COLUMNS = (ID, WEIGHT, STRATUM, PSU, FPC)
 REQUIRED = (ID, WEIGHT)
 MAX_ROWS = 1_000_000
 MAX_LABEL = 200  # characters of an id, stratum or PSU label
+# A weight (1/π: how many units a unit stands for) and a stratum's population of PSUs are at
+# most 10^15: more than any population, and far from float64's end, where the estimators' sums
+# and their squares overflow to inf/nan (weights of 1e308 printed estimates of 0.0%).
+# Design.build (shared/design/sample.py) holds every design to the same bounds.
+MAX_WEIGHT = 1e15
+MAX_POPULATION = 1e15
 
 # R's options(survey.lonely.psu = ...): what a stratum with a single PSU contributes to the
 # variance. The analyst commands take the same names (--lonely-psu).
@@ -221,6 +227,9 @@ def _weight(text: str, source: str, line: int) -> float:
                          "least itself (weight > 0): leave units out of the frame instead")
     if value < 0:
         raise FrameError(f"{source} line {line}: weight {text} is negative; weights are > 0")
+    if value > MAX_WEIGHT:
+        raise FrameError(f"{source} line {line}: weight {text} is above {MAX_WEIGHT:g}; a weight "
+                         "is how many units the unit stands for (1 / its selection probability)")
     return value
 
 
@@ -229,6 +238,8 @@ def _fpc(text: str, source: str, line: int) -> float:
     if value <= 0:
         raise FrameError(f"{source} line {line}: fpc must be > 0 (a population count of PSUs, "
                          f"or a sampling fraction in (0, 1]), got {text}")
+    if value > MAX_POPULATION:
+        raise FrameError(f"{source} line {line}: fpc {text} is above {MAX_POPULATION:g} PSUs")
     return value
 
 
@@ -278,6 +289,10 @@ def check_design(rows: Sequence[FrameRow], source: str, *, allow_lonely_psu: boo
                              f"sampled but an fpc of {fpc:g} PSUs in its population; the fpc "
                              "counts the population's PSUs (or, when every fpc is at most 1, "
                              "gives the sampled fractions)")
+        if not sizes and fpc is not None and n_psus / fpc > MAX_POPULATION:
+            raise FrameError(f"{source}: stratum {_stratum(stratum)} has {n_psus:,} PSUs "
+                             f"sampled, a fraction {fpc:g} of a population above "
+                             f"{MAX_POPULATION:g} PSUs; give the fraction sampled")
         if n_psus == 1 and not allow_lonely_psu:
             raise FrameError(f"{source}: stratum {_stratum(stratum)} has a single PSU, whose "
                              "variance cannot be estimated; if that is the design, pass "

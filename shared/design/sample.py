@@ -2,10 +2,11 @@
 optional finite-population correction, checked once when built (docs/design-based.md).
 
 `Design.build` takes the operator's frame columns as they come (numbers or text, e.g. read from
-a CSV) and refuses, naming the row, a weight that is missing, not a number, negative, zero or
-not finite, an fpc that is not a population size or sampling fraction, and a stratum with a
-single PSU unless `lonely_psu` says what to do with it. The options are R's
-`survey.lonely.psu`, with the same effect on a one-stage (ultimate cluster) variance:
+a CSV) and refuses, naming the row, a weight that is missing, not a number, negative, zero,
+not finite or above MAX_WEIGHT, an fpc that is not a population size (at most MAX_POPULATION)
+or sampling fraction, and a stratum with a single PSU unless `lonely_psu` says what to do
+with it. The options are R's `survey.lonely.psu`, with the same effect on a one-stage
+(ultimate cluster) variance:
 
 - "fail" (R's default): refuse the design, naming the stratum.
 - "remove": the stratum adds nothing to the variance (an underestimate; nothing else changes).
@@ -35,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DesignError
+from ..design_frame import MAX_POPULATION, MAX_WEIGHT
+from ..errors import CalibrationError, DesignError
 
 LONELY_PSU = ("fail", "remove", "certainty", "adjust", "average")
 
@@ -98,6 +100,12 @@ class Design:
             raise DesignError(f"{where(i)}: weight {_shown(weights[i])} must be positive (a "
                               "respondent with weight 0 represents nobody: leave them out of "
                               "the frame)", {"row": i, "field": "weight"})
+        big = np.flatnonzero(w > MAX_WEIGHT)
+        if big.size:
+            i = int(big[0])
+            raise DesignError(f"{where(i)}: weight {_shown(weights[i])} is above {MAX_WEIGHT:g}; "
+                              "a weight is how many units a respondent stands for (1 / the "
+                              "selection probability)", {"row": i, "field": "weight"})
         for name, column in (("stratum", strata), ("PSU", psus), ("fpc", fpc)):
             if column is not None and len(column) != n:
                 raise DesignError(f"{name} has {len(column)} entries for {n} weights")
@@ -189,6 +197,9 @@ class Design:
     def with_weights(self, weights: np.ndarray, step: Any) -> Design:
         """This design calibrated: `weights` replace the current ones and `step` (how they were
         obtained) is appended to the calibration steps."""
+        if not np.isfinite(weights).all():
+            raise CalibrationError(f"{step.describe()}: the calibrated weights are not finite "
+                                   "numbers (totals far beyond the sample's weights?)")
         return replace(self, weights=weights, base_weights=self.base_weights,
                        calibration=(*self.calibration, step))
 
@@ -289,6 +300,13 @@ def _population(fpc: Sequence[Any] | None, strata: np.ndarray, sampled: np.ndarr
                           "number per stratum", {"row": i, "field": "fpc"})
     if fractions:
         population = sampled / population
+    huge = np.flatnonzero(population > MAX_POPULATION)
+    if huge.size:
+        s = int(huge[0])
+        said = "the sampling fraction implies" if fractions else "the fpc says"
+        raise DesignError(f"stratum {labels[s]!r}: {said} {population[s]:g} PSUs in the "
+                          f"population, above {MAX_POPULATION:g}",
+                          {"stratum": labels[s], "field": "fpc"})
     short = np.flatnonzero(population < sampled - 1e-9)
     if short.size:
         s = int(short[0])

@@ -219,6 +219,10 @@ BAD_MARGINS = {
                          "bounded calibration did not converge in 50 iterations"),
     "cell missing": (["--poststratify"], "region,total\nnorth,1\nsouth,2\neast,3\n",
                      "'region' = 'west' has respondents but no positive population"),
+    # finite, but the weights' sums overflowed: every estimate printed as 0.0%
+    "total 1e308": (["--rake"], MARGINS.replace("3000", "1e308"), "total 1e308 is above 1e+15"),
+    "cell 1e308": (["--poststratify"], "region,total\nnorth,1e308\nsouth,2\neast,3\nwest,4\n",
+                   "total 1e308 is above 1e+15"),
 }
 
 

@@ -112,6 +112,11 @@ BAD_FRAMES = {
     "fpc sizes and fractions": ("id,weight,stratum,fpc\nx,1,n,10\ny,1,n,10\nz,1,s,0.5\n"
                                 "w,1,s,0.5\n", "the fpc of stratum 's' is a fraction (0.5)"),
     "missing stratum": ("id,weight,stratum\nx,1,n\ny,1,\n", "line 3: stratum is missing"),
+    # finite but beyond any population: the estimates' sums overflowed (0.0% printed)
+    "weight 1e308": ("id,weight\nx,1e308\ny,1e308\n", "line 2: weight 1e308 is above 1e+15"),
+    "fpc 1e308": ("id,weight,fpc\nx,1,1e308\ny,1,1e308\n", "line 2: fpc 1e308 is above 1e+15"),
+    "fraction 1e-300": ("id,weight,fpc\nx,1,1e-300\ny,1,1e-300\n",
+                        "a fraction 1e-300 of a population above 1e+15 PSUs"),
 }
 
 

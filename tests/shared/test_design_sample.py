@@ -25,6 +25,7 @@ PSUS = ["1", "1", "2", "1", "2", "2"]
     (math.inf, "row 3: weight must be finite"),
     (math.nan, "row 3: weight is missing"),
     (True, "row 3: weight must be a number, not a boolean"),
+    (1e308, "row 3: weight 1e+308 is above 1e+15"),
 ])
 def test_bad_weights_are_refused_naming_the_row(weight, message) -> None:
     weights = [1.0, 2.0, weight, 1.0, 1.0, 1.0]
@@ -49,6 +50,8 @@ def test_rows_can_be_named_by_the_caller() -> None:
                                   "population sizes"),
     ([10, 10, 10, 20, 0, 20], "row 5: fpc 0 must be positive"),
     ([10, 10, None, 20, 20, 20], "row 3: fpc is missing"),
+    ([1e308] * 6, "stratum 'a': the fpc says 1e+308 PSUs in the population, above 1e+15"),
+    ([1e-300] * 6, "stratum 'a': the sampling fraction implies 2e+300 PSUs in the population"),
 ])
 def test_bad_fpc_values_are_refused(fpc, message) -> None:
     with pytest.raises(DesignError) as caught:
@@ -81,3 +84,40 @@ def test_without_strata_and_psus_it_is_an_element_sample() -> None:
     design = Design.build(np.full(5, 2.0))
     assert (design.stratum_count, design.psu_count, design.n) == (1, 5, 5)
     assert not design.has_fpc
+
+
+def test_calibrated_weights_must_be_finite() -> None:
+    from ldpsurvey.shared.errors import CalibrationError
+
+    class Step:
+        def describe(self) -> str:
+            return "raked to region"
+
+    design = Design.build([1.0] * 6, STRATA, PSUS)
+    with pytest.raises(CalibrationError, match="raked to region: the calibrated weights are "
+                       "not finite"):
+        design.with_weights(np.array([1.0, 1.0, np.inf, 1.0, 1.0, 1.0]), Step())
+
+
+def test_the_bootstrap_draws_from_a_large_population_without_building_it() -> None:
+    """R's bootweights draws n_h PSUs without replacement from rep(PSUs, length = N_h). The
+    draws are the same as from that pseudo-population written out (the reference below), and a
+    stratum of 10^12 PSUs (an element sample of a country) is drawn without building 10^12
+    entries (it was a MemoryError; 10^7 took 15 s)."""
+    from ldpsurvey.shared.design import build_replicates
+
+    strata = [f"s{i % 4}" for i in range(40)]
+    design = Design.build([1.0] * 40, strata, fpc=[25.0] * 40)
+    boot = build_replicates(design, "bootstrap", replicates=30, seed=11)
+    rng = np.random.default_rng(11)  # the reference: the pseudo-population written out
+    expected = np.zeros((30, design.psu_count))
+    for s in range(design.stratum_count):
+        members = np.flatnonzero(design.psu_stratum == s)
+        for r in range(30):
+            order = rng.permutation(members)
+            pseudo = np.resize(order, int(design.population_psus[s]))
+            np.add.at(expected[r], rng.choice(pseudo, size=members.size, replace=False), 1.0)
+    assert np.array_equal(boot.factors, expected)
+    huge = Design.build([1.0] * 40, strata, fpc=[1e12] * 40)
+    factors = build_replicates(huge, "bootstrap", replicates=50, seed=3).factors
+    assert np.all(factors.sum(axis=1) == 40) and factors.max() <= 10

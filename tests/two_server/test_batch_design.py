@@ -282,3 +282,22 @@ def test_the_jackknife_t_interval_covers_at_95_percent() -> None:
     coverage = covered / REPS
     assert abs(coverage - 0.95) <= BAND, (coverage, BAND)  # 0.953 with this seed
     assert formula_covered / REPS < 0.95 - BAND  # 0.796
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("stratum,total\na," + "x" * 200_000 + "\n", "not valid CSV (field larger than field limit"),
+    ("stratum,total\na,1e308\nb,5\n", "line 2: total '1e308' must be a number > 0 and at most "
+                                      "1e+15"),
+    ("stratum,total\na,nan\n", "line 2: total 'nan' must be a number > 0"),
+])
+def test_a_bad_cells_file_is_one_line(tmp_path, text, message) -> None:
+    """--poststratify CELLS.csv of a two-server report: a CSV the reader cannot parse was a
+    traceback, and a total of 1e308 overflowed the post-stratified sums."""
+    from ldpsurvey.analyst.two_server_design import read_cell_totals
+    from ldpsurvey.shared.errors import AnalysisError
+
+    path = tmp_path / "cells.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(AnalysisError) as caught:
+        read_cell_totals(path)
+    assert message in caught.value.message and "\n" not in caught.value.message
