@@ -113,7 +113,8 @@ class Respondent:
             return check_two_server_answers(survey, answers)
         # Skip logic: only questions that apply are answered; one that does not and depends
         # on randomized answers is sent as a randomized "not asked" (shared/skip_logic.py).
-        checked = resolve_answers(survey.questions, answers)
+        checked = resolve_answers(survey.questions, answers,
+                                  check=lambda q, value: self.mechanism(survey, q).encode(value))
         for q in survey.questions:
             if q.id in checked:  # refuse before randomizing anything
                 mechanism = self.mechanism(survey, q)

@@ -52,17 +52,23 @@ def check_answers(survey: Survey, answers: Mapping[str, Any]) -> dict[str, Any]:
     checked: dict[str, Any] = {}
     # Skip logic: a question that does not apply is measured as "not asked" (every condition
     # of a two-server survey reads randomized answers: shared/skip_logic.py).
-    values = resolve_answers(survey.questions, answers)
+    values = resolve_answers(survey.questions, answers, check=_check_value)
     for q in survey.questions:
         value = values.get(q.id)
         if value is None:
             continue
-        if q.local_epsilon is not None:
-            mechanism_for(q).encode(value)
-        else:
-            encoding.question_index(q, value)
+        _check_value(q, value)
         checked[q.id] = value
     return checked
+
+
+def _check_value(question: Any, value: Any) -> None:
+    """AnswerError for a value outside the question's domain (its local mechanism's, or its
+    Prio3 measurement's)."""
+    if question.local_epsilon is not None:
+        mechanism_for(question).encode(value)
+    else:
+        encoding.question_index(question, value)
 
 
 def build_upload(survey: Survey, answers: Mapping[str, Any],

@@ -24,7 +24,7 @@ A two-server survey has no disclosed questions: every condition there is hidden.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,15 +206,19 @@ def applies(question: Any, answers: Mapping[str, Any]) -> bool:
     return condition is None or condition.evaluate(answers)
 
 
-def resolve_answers(questions: Sequence[Any], answers: Mapping[str, Any]) -> dict[str, Any]:
+def resolve_answers(questions: Sequence[Any], answers: Mapping[str, Any],
+                    check: Callable[[Any, Any], None] | None = None) -> dict[str, Any]:
     """The values a device randomizes, {question id: value}: each applicable question's answer
     (None or absent for a skipped optional one: left out), NOT_ASKED for each question that does
     not apply and has a "not asked" value, and nothing for one that does not apply otherwise.
 
     AnswerError for an answer given to a question that does not apply, a required applicable
     question left unanswered, or NOT_ASKED given as an answer to one that applies (given for one
-    that does not, it is accepted: what this function returned before, checked again). Answers
-    are not checked against their domains here (the mechanisms do that)."""
+    that does not, it is accepted: what this function returned before, checked again). `check`
+    (question, answer) refuses an answer outside its question's domain (the device passes its
+    mechanism's check): it runs on each answer before a later condition reads it, so an invalid
+    answer is named itself, not through a condition it made hold (a string "cannabis" holds
+    selected(substances, 'cannabis') as a substring)."""
     known: dict[str, Any] = {}
     out: dict[str, Any] = {}
     for q in questions:
@@ -234,6 +238,8 @@ def resolve_answers(questions: Sequence[Any], answers: Mapping[str, Any]) -> dic
         if _is_not_asked(value):
             raise AnswerError(f"{NOT_ASKED!r} is not an answer: it is what a device sends for a "
                               f"question that does not apply ({q.id!r} applies here)")
+        if check is not None:
+            check(q, value)
         out[q.id] = value
         known[q.id] = value
     return out
