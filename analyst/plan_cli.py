@@ -120,8 +120,10 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
                          and _is_two_server(survey_file)):
         from .plan_modes_cli import echo_mode_comparison
 
+        if max_selected is not None and question_type != "multiselect":
+            raise click.UsageError("--max-selected goes with --type multiselect")
         echo_mode_comparison(survey_file, k, epsilon, question_type, margin, mean_margin, n,
-                             confidence, local_epsilon)
+                             confidence, local_epsilon, max_selected)
         return
     if crosstab is not None:
         if survey_file is None:

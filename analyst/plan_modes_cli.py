@@ -27,12 +27,24 @@ NOTE = ("Two servers: each answer is split into two shares with a validity proof
 
 def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float | None,
                          question_type: str, margin: float | None, mean_margin: float | None,
-                         n: int | None, confidence: float, local_epsilon: float | None) -> None:
+                         n: int | None, confidence: float, local_epsilon: float | None,
+                         max_selected: int | None = None) -> None:
     if survey_file is None:
         if k is None or epsilon is None:
             raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
-        comparison = compare_modes(question_type, k, epsilon, local_epsilon=local_epsilon,
-                                   margin=margin, n=n, confidence=confidence)
+        if question_type == "multiselect":
+            from ..shared.mechanisms.set_base import SetShape
+            from .plan_multiselect import compare_set_modes
+
+            check_target(margin, n, confidence)
+            comparison = compare_set_modes(SetShape(k, k if max_selected is None
+                                                    else max_selected), epsilon,
+                                           local_epsilon=local_epsilon, margin=margin, n=n,
+                                           confidence=confidence)
+        else:
+            comparison = compare_modes(question_type, k, epsilon,
+                                       local_epsilon=local_epsilon, margin=margin, n=n,
+                                       confidence=confidence)
         click.echo(describe_comparison(comparison))
         click.echo(format_comparison(comparison))
         click.echo("\n".join(textwrap.wrap(NOTE, 96)))

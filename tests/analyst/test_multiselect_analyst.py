@@ -66,6 +66,28 @@ def test_plan_cli(tmp_path: Path) -> None:
     assert "auto, this survey" in out.output
 
 
+def test_plan_compare_modes_of_one_multiselect_question() -> None:
+    """`plan --compare-modes --type multiselect --k K` compares the modes as a survey file's
+    multiselect question does (compare_set_modes); it said "no mechanism fits a multiselect
+    question with k=5 at epsilon=1"."""
+    from ldpsurvey.analyst.plan_multiselect import compare_set_modes
+
+    out = CliRunner().invoke(cli, ["plan", "--compare-modes", "--type", "multiselect", "--k",
+                                   "5", "--max-selected", "2", "--epsilon", "1", "--n", "2000",
+                                   "--local-epsilon", "2"])
+    assert out.exit_code == 0, out.output
+    expected = compare_set_modes(SetShape(5, 2), 1.0, local_epsilon=2.0, n=2000)
+    assert [r.mode for r in expected.rows] == ["ldp", "two-server", "two-server + local"]
+    lines = out.output.splitlines()[3:6]
+    assert [line.startswith(r.mode + " ") for line, r in zip(lines, expected.rows,
+                                                             strict=True)] == [True] * 3
+    for row in expected.rows:
+        assert f"±{100 * row.margin:.2f} pp" in out.output
+    bad = CliRunner().invoke(cli, ["plan", "--compare-modes", "--k", "5", "--max-selected",
+                                   "2", "--epsilon", "1", "--n", "10"])
+    assert bad.exit_code == 2 and "--max-selected goes with --type multiselect" in bad.output
+
+
 def test_simulation_covers_the_shares_and_the_mean() -> None:
     """Seeded: 6 option intervals and the mean's, each at 95%; all of them missing by chance
     is far below 1e-6, and the estimates are within 5 standard errors (two-sided 6e-7)."""
