@@ -92,3 +92,21 @@ def test_respond_marks_what_fell_back() -> None:
     assert [q.text for q in shown.questions] == ["¿Con qué frecuencia?", "Used? [en]"]
     assert shown.questions[0].options == s.questions[0].options  # values unchanged
     assert shown_survey(s, SurveyText(s)) is s and fallback_line(SurveyText(s)) is None
+
+
+@pytest.mark.parametrize("tag", ["", "e s", "english"])
+def test_respond_refuses_a_bad_lang_before_fetching_anything(tmp_path, tag: str) -> None:
+    """--lang is checked first: it used to be refused after the survey was fetched and its
+    signing key pinned on first use in the state directory."""
+    from support.clients import FakeServer
+
+    server = FakeServer(lambda method, path, body: (500, {}))
+    try:
+        state = tmp_path / "device"
+        result = CliRunner().invoke(cli, ["respond", "--server", server.url, "--survey", "s",
+                                          "--state", str(state), "--dry-run", "--lang", tag])
+    finally:
+        server.close()
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--lang'" in result.output and "BCP 47" in result.output
+    assert server.requests == [] and not state.exists()
