@@ -18,12 +18,10 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from ...shared.design.estimators import FIXED
 from .model import MEAN, Column, QuestionView, Report, Row, fmt
 
 DEFF_HEADER = "deff = sampling × privacy"
-# A design effect below this is a variance of 0 up to rounding: an estimate the calibration
-# fixed (a calibration variable's own shares), shown as 0 with no effective n.
-FIXED = 1e-9
 EFFECTIVE_HEADER = "effective n"
 
 DESIGN_COLUMN_NOTES = (
@@ -96,6 +94,8 @@ def variance_shares(deff: Mapping[str, Any] | None) -> tuple[float, float, float
     if not deff or None in (deff.get("total"), deff.get("sampling"), deff.get("privacy")):
         return None
     total, sampling, privacy = (float(deff[k]) for k in ("total", "sampling", "privacy"))
+    if total < FIXED:  # fixed by the calibration: no variance to share out
+        return None
     return 1 / total, (sampling - 1) / total, (privacy - 1) / privacy
 
 

@@ -46,6 +46,12 @@ from .sample import Design
 STATISTICS = ("mean", "total")
 
 
+# A design effect below this is a variance of 0 up to rounding (~1e-31 is left): an estimate the
+# calibration fixed (a calibration variable's own shares). Its deff is 0 and it has no effective
+# n (it was 1.8e32 in the CSV and JSON).
+FIXED = 1e-9
+
+
 @dataclass(frozen=True)
 class DesignEffect:
     """The design effect split (module docstring); None where not estimable."""
@@ -112,6 +118,9 @@ class DesignEstimates:
         out: list[DesignEffect | None] = []
         for v, vp, vs in zip(np.diag(self.covariance).tolist(), self.privacy_variance.tolist(),
                              self.srs_variance.tolist(), strict=True):
+            if vs > 0 and v < FIXED * vs:  # fixed by the calibration: no effective n
+                out.append(DesignEffect(0.0, 1.0 if vp < FIXED * vs else None, 0.0, None))
+                continue
             total = v / vs if vs > 0 else None
             sampling_var = v - vp
             sampling = sampling_var / vs if vs > 0 and sampling_var > 0 else None

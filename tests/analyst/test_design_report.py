@@ -5,6 +5,8 @@ one line and changes nothing stored."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -166,6 +168,13 @@ def test_each_format_names_the_design_and_splits_the_deff(built: designed.Built,
     assert deff["effective_n"] == pytest.approx(doc["n_submissions"] / deff["total"], rel=1e-12)
     assert deff["privacy"] > 1  # a randomized answer costs variance
     assert rows(doc, "sex")["male"]["deff"]["privacy"] == pytest.approx(1.0)  # disclosed
+    # A raking variable's own shares are fixed (variance 0 up to rounding): deff 0 and no
+    # effective n in every format (the CSV and JSON said 2.5e-31 and 1.8e+32).
+    fixed = rows(doc, "region")["south"]["deff"]
+    assert fixed == {"sampling": 0.0, "privacy": 1.0, "total": 0.0, "effective_n": None}
+    south = next(r for r in csv.DictReader(io.StringIO(csv_text))
+                 if r["question"] == "region" and r["option"] == "south")
+    assert (south["deff"], south["effective_n"]) == ("0.0", "")
 
 
 def test_the_html_puts_weighted_and_unweighted_side_by_side(built: designed.Built,
