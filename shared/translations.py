@@ -9,18 +9,24 @@ checked when the survey is parsed, and the one accessor every reader of it uses.
     text = "..."
     hint = "..."
     options = { "never" = "nunca", "daily" = "a diario" }   # option label -> shown text
+    groups = { "at least monthly" = "al menos una vez al mes" }   # group name -> shown text
+    [translations.es.questions.home]
+    regions = { "town" = "pueblo" }       # a location question's region name -> shown text
 
 Every key of a translation is optional: a string it does not give falls back to the survey's
 own text, string by string (`SurveyText`, which says where it did). Answers, conditions and
 reports keep the base option labels as values; translations are display text only. The keys
 `language`, `translations` and a question's `hint` enter the canonical bytes only when present,
-so a survey without them keeps the bytes (and the signature) it had before.
+so a survey without them keeps the bytes (and the signature) it had before; likewise a
+translation's `groups` and `regions` enter them only when given.
 
 Refused when the survey is parsed, naming the field: a tag that is not a well-formed BCP 47
 tag in canonical case (`es-MX`, not `es_mx`), a translation into the base language itself, an
 unknown question id, an option that is not one of the question's labels (or a question with no
-option labels to translate: yes/no, integer and location questions), an empty translation,
-unknown keys, and text that is empty or too long.
+option labels to translate: yes/no, integer and location questions), a group that is not one
+of the question's groups (or groups of a question that has none: only categorical and ordinal
+questions declare them), a region that is not one of a location question's regions, an empty
+translation, unknown keys, and text that is empty or too long.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from .errors import SurveyError
 DEFAULT_LANGUAGE = "en"
 MAX_LANGUAGES = 64
 _TRANSLATION_KEYS = {"title", "description", "questions"}
-_QUESTION_KEYS = {"text", "hint", "options"}
+_QUESTION_KEYS = {"text", "hint", "options", "groups", "regions"}
 # RFC 5646 `langtag` (well-formed; grandfathered and private-use-only tags are not accepted,
 # nor the 4-8 letter primary subtags the registry reserves but assigns to no language, so that
 # a language's name, "english", is not mistaken for a tag):
@@ -134,6 +140,10 @@ class QuestionTranslation:
     text: str | None = None
     hint: str | None = None
     options: Mapping[str, str] = field(default_factory=dict)
+    # a categorical/ordinal question's group names and a location question's region names ->
+    # shown text; each absent from the canonical bytes when empty (older bytes unchanged)
+    groups: Mapping[str, str] = field(default_factory=dict)
+    regions: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {}
@@ -143,6 +153,10 @@ class QuestionTranslation:
             d["hint"] = self.hint
         if self.options:
             d["options"] = dict(self.options)
+        if self.groups:
+            d["groups"] = dict(self.groups)
+        if self.regions:
+            d["regions"] = dict(self.regions)
         return d
 
 
@@ -216,27 +230,47 @@ def _question(entry: Any, question: Any, at: str) -> QuestionTranslation:
     if question is None:
         raise SurveyError(at, "is not a question of this survey")
     if not isinstance(entry, Mapping) or not entry:
-        raise SurveyError(at, "must be a table with text, hint and/or options")
+        raise SurveyError(at, "must be a table with text, hint, options, groups and/or regions")
     _reject(entry, _QUESTION_KEYS, at)
-    options: dict[str, str] = {}
-    raw = entry.get("options")
-    if raw is not None:
-        labels = option_labels(question)
-        if not labels:
-            article = "an" if question.type[0] in "aeiou" else "a"
-            raise SurveyError(f"{at}.options", f"{article} {question.type} question has no "
-                              "option labels to translate")
-        if not isinstance(raw, Mapping) or not raw:
-            raise SurveyError(f"{at}.options", "must be a table of option label = shown text")
-        from .survey import MAX_LABEL
+    kind = f"{'an' if question.type[0] in 'aeiou' else 'a'} {question.type} question"
+    grouped = question.type in ("categorical", "ordinal")
+    located = question.type == "location"
+    return QuestionTranslation(
+        text=_string(entry, "text", at), hint=_string(entry, "hint", at),
+        options=_names(entry.get("options"), option_labels(question), "option label", at,
+                       "options", f"{kind} has no option labels to translate"),
+        groups=_names(entry.get("groups"), group_names(question), "group", at, "groups",
+                      f"{kind} {'without groups ' if grouped else ''}has no groups to "
+                      "translate" + ("" if grouped else " (only categorical and ordinal "
+                                     "questions declare groups)")),
+        regions=_names(entry.get("regions"), region_names(question), "region", at, "regions",
+                       f"{kind} {'without regions ' if located else ''}has no regions to "
+                       "translate" + ("" if located else " (only location questions have "
+                                      "regions)")))
 
-        for label, shown in raw.items():
-            if label not in labels:
-                raise SurveyError(f"{at}.options", f"{label!r} is not an option of this "
-                                  f"question (its options: {', '.join(map(repr, labels))})")
-            options[label] = _checked(shown, f"{at}.options.{label}", MAX_LABEL)
-    return QuestionTranslation(text=_string(entry, "text", at), hint=_string(entry, "hint", at),
-                               options=options)
+
+def _names(raw: Any, names: Sequence[str], noun: str, at: str, key: str, none: str
+           ) -> dict[str, str]:
+    """A table of the question's own names (option labels, group or region names) -> shown
+    text; a name that is not one of `names` is refused naming it and the names it could be."""
+    if raw is None:
+        return {}
+    where = f"{at}.{key}"
+    if not names:
+        raise SurveyError(where, none)
+    if not isinstance(raw, Mapping) or not raw:
+        raise SurveyError(where, f"must be a table of {noun} = shown text")
+    from .survey import MAX_LABEL
+
+    out: dict[str, str] = {}
+    for name, shown in raw.items():
+        if name not in names:
+            article = "an" if noun[0] in "aeiou" else "a"
+            plural = "options" if key == "options" else key
+            raise SurveyError(where, f"{name!r} is not {article} {noun.split()[0]} of this "
+                              f"question (its {plural}: {', '.join(map(repr, names))})")
+        out[name] = _checked(shown, f"{where}.{name}", MAX_LABEL)
+    return out
 
 
 def option_labels(question: Any) -> tuple[str, ...]:
@@ -244,6 +278,21 @@ def option_labels(question: Any) -> tuple[str, ...]:
     location questions: their values are not the designer's words)."""
     if question.type in ("categorical", "ordinal", "multiselect"):
         return tuple(question.options)
+    return ()
+
+
+def group_names(question: Any) -> tuple[str, ...]:
+    """The group names a translation may give text for (a categorical/ordinal question's
+    `groups`; a location question's regions are `region_names`)."""
+    if question.type in ("categorical", "ordinal"):
+        return tuple(question.groups)
+    return ()
+
+
+def region_names(question: Any) -> tuple[str, ...]:
+    """A location question's region names (its `groups` in the parsed question)."""
+    if question.type == "location":
+        return tuple(question.groups)
     return ()
 
 
@@ -293,12 +342,14 @@ class SurveyText:
 
         text = SurveyText(survey, "es")           # or SurveyText.choose(survey, ["es-MX"])
         text.title().text, text.question("q1").text, text.option("q1", "never").text
+        text.group("q1", "ever").text, text.region("home", "town").text
 
     The rule, per string: the chosen language's text if the translation gives it, else the
     base language's (`Shown.fell_back`). A hint shown in the chosen language only (no base
     hint) is shown without falling back; a question with no hint in either has none.
     `fallbacks()` lists every string of the survey that falls back, as `title`,
-    `description`, `questions.<id>.text|hint` or `questions.<id>.options.<label>`."""
+    `description`, `questions.<id>.text|hint`, `questions.<id>.options.<label>`,
+    `questions.<id>.groups.<name>` or `questions.<id>.regions.<name>`."""
 
     def __init__(self, survey: Any, language: str | None = None) -> None:
         d = survey.to_dict() if hasattr(survey, "to_dict") else survey
@@ -349,6 +400,22 @@ class SurveyText:
             raise KeyError(label)
         return self._pick((self._qt(qid).get("options") or {}).get(label), label)
 
+    def group(self, qid: str, name: str) -> Shown:
+        """How a categorical/ordinal question's group is named (the name itself in the base
+        language); KeyError for a name that is not one of the question's groups."""
+        q = self._questions[qid]
+        if q.get("type") not in ("categorical", "ordinal") or name not in (q.get("groups")
+                                                                         or {}):
+            raise KeyError(name)
+        return self._pick((self._qt(qid).get("groups") or {}).get(name), name)
+
+    def region(self, qid: str, name: str) -> Shown:
+        """How a location question's region is named (the name itself in the base language);
+        KeyError for a name that is not one of the question's regions."""
+        if name not in (self._questions[qid].get("regions") or {}):
+            raise KeyError(name)
+        return self._pick((self._qt(qid).get("regions") or {}).get(name), name)
+
     def fallbacks(self) -> list[str]:
         """Every string of the survey shown in the base language for want of a translation."""
         if not self.translated:
@@ -365,6 +432,11 @@ class SurveyText:
             if q.get("type") in ("categorical", "ordinal", "multiselect"):
                 out += [f"questions.{qid}.options.{label}" for label in q.get("options", [])
                         if self.option(qid, label).fell_back]
+            if q.get("type") in ("categorical", "ordinal"):
+                out += [f"questions.{qid}.groups.{name}" for name in q.get("groups") or {}
+                        if self.group(qid, name).fell_back]
+            out += [f"questions.{qid}.regions.{name}" for name in q.get("regions") or {}
+                    if self.region(qid, name).fell_back]
         return out
 
     def _qt(self, qid: str) -> Mapping[str, Any]:

@@ -128,11 +128,99 @@ def test_the_signature_covers_every_language() -> None:
      "translations.es.questions.freq.options.never", "at most 200"),
     ({"translations": {"es": {"questions": {"used": {"text": "\ud800"}}}}},
      "translations.es.questions.used.text", "lone surrogate"),
+    # group and region names (contract 4's groups/regions)
+    ({"translations": {"es": {"questions": {"freq": {"groups": {"often": "x"}}}}}},
+     "translations.es.questions.freq.groups", "'often' is not a group of this question "
+                                               "(its groups: 'ever')"),
+    ({"translations": {"es": {"questions": {"freq": {"groups": []}}}}},
+     "translations.es.questions.freq.groups", "must be a table of group = shown text"),
+    ({"translations": {"es": {"questions": {"freq": {"groups": {"ever": " "}}}}}},
+     "translations.es.questions.freq.groups.ever", "non-empty"),
+    ({"translations": {"es": {"questions": {"freq": {"groups": {"ever": "x" * 201}}}}}},
+     "translations.es.questions.freq.groups.ever", "at most 200"),
+    ({"translations": {"es": {"questions": {"pain": {"groups": {"ever": "x"}}}}}},
+     "translations.es.questions.pain.groups",
+     "an ordinal question without groups has no groups to translate"),
+    ({"translations": {"es": {"questions": {"subs": {"groups": {"a": "x"}}}}}},
+     "translations.es.questions.subs.groups", "a multiselect question has no groups to "
+                                              "translate (only categorical and ordinal"),
+    ({"translations": {"es": {"questions": {"freq": {"regions": {"ever": "x"}}}}}},
+     "translations.es.questions.freq.regions", "a categorical question has no regions to "
+                                               "translate (only location questions"),
 ])
 def test_translations_refused_naming_the_field(change: dict[str, Any], field: str,
                                                problem: str) -> None:
     with pytest.raises(SurveyError) as info:
         Survey.from_dict({**copy.deepcopy(BEFORE), **change})
+    assert info.value.field == field
+    assert problem in info.value.problem
+
+
+LOCATED = {"id": "located", "title": "Located", "version": 1, "questions": [
+    {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 1.0,
+     "grid": {"rows": 3, "cols": 3, "cell_km": 1.0},
+     "regions": {"town": ["1-2,1-2"], "river": ["3,1-3"]}},
+    {"id": "away", "type": "location", "text": "And then?", "epsilon_geo": 1.0,
+     "grid": {"rows": 2, "cols": 2, "cell_km": 1.0}},
+    {"id": "freq", "type": "ordinal", "text": "How often?", "epsilon": 1.0,
+     "options": ["never", "monthly", "weekly"], "groups": {"at least monthly": ["monthly",
+                                                                               "weekly"]}}]}
+
+
+def located(translation: dict[str, Any]) -> dict[str, Any]:
+    return {**copy.deepcopy(LOCATED), "translations": {"es": translation}}
+
+
+def test_group_and_region_names_are_translated_and_fall_back_per_name() -> None:
+    before = Survey.from_dict(LOCATED)
+    survey = Survey.from_dict(located({"questions": {
+        "home": {"regions": {"town": "pueblo"}},
+        "freq": {"groups": {"at least monthly": "al menos una vez al mes"}}}}))
+    d = json.loads(survey.canonical_bytes())
+    assert d["translations"]["es"]["questions"] == {
+        "home": {"regions": {"town": "pueblo"}},
+        "freq": {"groups": {"at least monthly": "al menos una vez al mes"}}}
+    assert Survey.from_dict(d).sha256 == survey.sha256 != before.sha256
+    # a translation without groups or regions keeps the bytes main's code gave it at 2ef0c2e
+    # (before translated group and region names)
+    older = located({"title": "Ubicado", "questions": {"home": {"text": "¿Dónde?"},
+                                                        "freq": {"options": {"never": "nunca"}}}})
+    assert Survey.from_dict(older).sha256 == (
+        "4afd0cddcebfc5e0a13b919b94c77958d848249b596ccc318425458ade01fced")
+    es = SurveyText(survey, "es")
+    assert es.group("freq", "at least monthly").text == "al menos una vez al mes"
+    town, river = es.region("home", "town"), es.region("home", "river")
+    assert (town.text, town.language, town.fell_back) == ("pueblo", "es", False)
+    assert (river.text, river.language, river.fell_back) == ("river", "en", True)
+    assert "questions.home.regions.river" in es.fallbacks()
+    assert "questions.home.regions.town" not in es.fallbacks()
+    assert not [f for f in es.fallbacks() if ".groups." in f]
+    en = SurveyText(survey)
+    assert en.region("home", "town").text == "town" and not en.region("home", "town").fell_back
+    assert en.group("freq", "at least monthly").text == "at least monthly"
+    for call in (lambda: es.region("home", "nope"), lambda: es.region("away", "town"),
+                 lambda: es.region("freq", "at least monthly"),
+                 lambda: es.group("home", "town"), lambda: es.group("freq", "nope")):
+        with pytest.raises(KeyError):
+            call()
+
+
+@pytest.mark.parametrize("translation, field, problem", [
+    ({"home": {"regions": {"lake": "lago"}}}, "translations.es.questions.home.regions",
+     "'lake' is not a region of this question (its regions: 'town', 'river')"),
+    ({"away": {"regions": {"town": "pueblo"}}}, "translations.es.questions.away.regions",
+     "a location question without regions has no regions to translate"),
+    ({"home": {"groups": {"town": "pueblo"}}}, "translations.es.questions.home.groups",
+     "a location question has no groups to translate"),
+    ({"home": {"options": {"1,1": "x"}}}, "translations.es.questions.home.options",
+     "a location question has no option labels to translate"),
+    ({"home": {"regions": {"town": ""}}}, "translations.es.questions.home.regions.town",
+     "non-empty"),
+])
+def test_region_names_refused_naming_them(translation: dict[str, Any], field: str,
+                                          problem: str) -> None:
+    with pytest.raises(SurveyError) as info:
+        Survey.from_dict(located({"questions": translation}))
     assert info.value.field == field
     assert problem in info.value.problem
 
@@ -158,7 +246,8 @@ def test_text_falls_back_per_string_and_says_where() -> None:
     assert es.question("pain").fell_back and es.question("pain").text == "Pain?"
     assert es.hint("freq") is None  # no hint in either language: none, and no fallback
     assert es.fallbacks() == [
-        "questions.freq.options.monthly", "questions.pain.text", "questions.pain.options.none",
+        "questions.freq.options.monthly", "questions.freq.groups.ever", "questions.pain.text",
+        "questions.pain.options.none",
         "questions.pain.options.some", "questions.pain.options.a lot", "questions.days.text",
         "questions.subs.text", "questions.region.options.south"]
     fr = SurveyText(survey, "fr")

@@ -53,6 +53,10 @@ def translated_survey() -> dict[str, Any]:
     """Contract 4: a base language, hints and several translations (the signature covers
     every language, so the page must rebuild them byte for byte)."""
     d = survey_dict(survey_id="multilingual")
+    d["questions"][1]["groups"] = {"at least fine": ["fine", "good", "great"], "😀 z": ["low"]}
+    d["questions"].append({"id": "home", "type": "location", "text": "Home?", "epsilon_geo": 1,
+                           "grid": {"rows": 3, "cols": 4, "cell_km": 2},
+                           "regions": {"town": ["1-2,3"], "é 😀": ["3,1"]}})
     d["language"] = "en"
     d["questions"][0]["hint"] = "Cigarettes, cigars or pipes; 😀 \u2028"
     d["questions"][2]["hint"] = "Zero if none"
@@ -60,9 +64,13 @@ def translated_survey() -> dict[str, Any]:
         "es": {"title": "Control", "description": "Una encuesta \" breve",
                "questions": {"smoker": {"text": "¿Fuma?", "hint": "Cigarrillos"},
                              "mood": {"options": {"low": "bajo", "great": "genial",
-                                                  "awful": "fatal"}}}},
+                                                  "awful": "fatal"},
+                                      "groups": {"😀 z": "z \u2028", "at least fine": "bien"}},
+                             "home": {"regions": {"town": "pueblo"}}}},
         "zh-Hant": {"questions": {"drinks": {"hint": "沒有就填零"}}},
-        "ar": {"title": "تسجيل", "questions": {"mood": {"text": "كيف مزاجك؟"}}}}
+        "ar": {"title": "تسجيل", "questions": {"mood": {"text": "كيف مزاجك؟"},
+                                               "home": {"regions": {"é 😀": "مدينة",
+                                                                    "town": "بلدة"}}}}}
     return Survey.from_dict(d).to_dict()
 
 
@@ -123,6 +131,11 @@ def test_js_rewrites_what_is_not_canonical(js_page: Any, web_root_url: str) -> N
             "es": {"title": "x", "note": "y"}}}).decode(),
         canonical_json({**translated_survey(), "translations": {
             "es": {"questions": {"smoker": {"text": "x", "label": "y"}}}}}).decode(),
+        # translated group and region names in an order that is not canonical
+        canonical_json(translated_survey()).decode().replace(
+            '"groups":{"at least fine":"bien","😀 z":"z \u2028"}',
+            '"groups":{"😀 z":"z \u2028","at least fine":"bien"}'),
     ]
+    assert texts[-1] != canonical_json(translated_survey()).decode()
     rewritten = js_canonical(js_page, web_root_url, texts)
     assert all(a != b for a, b in zip(rewritten, texts, strict=True))

@@ -28,21 +28,29 @@ def translated_survey() -> dict[str, Any]:
              {"id": "used", "type": "binary", "text": "Used?", "epsilon": 1.0,
               "hint": "Past year"},
              {"id": "freq", "type": "categorical", "text": "How often?", "epsilon": 1.0,
-              "options": ["never", "monthly", "weekly"]},
+              "options": ["never", "monthly", "weekly", "constructor"],
+              "groups": {"ever": ["monthly", "weekly"], "toString": ["never"]}},
              {"id": "pain", "type": "ordinal", "text": "Pain?", "epsilon": 1.0,
               "options": ["none", "some"]},
              {"id": "subs", "type": "multiselect", "text": "Which?", "epsilon": 2.0,
               "options": ["a", "b"], "hint": "Check all"},
              {"id": "days", "type": "integer", "text": "Days?", "epsilon": 1.0, "min": 0,
-              "max": 7}],
+              "max": 7},
+             {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 1.0,
+              "grid": {"rows": 3, "cols": 3, "cell_km": 1.0},
+              "regions": {"town": ["1-2,1-2"], "river": ["3,1-3"], "constructor": ["1,3"]}}],
          "translations": {
              "es": {"title": "Vectores", "questions": {
                  "used": {"text": "¿Consumió?"},
                  "freq": {"text": "¿Con qué frecuencia?", "hint": "Solo aquí",
-                          "options": {"never": "nunca", "weekly": "cada semana"}},
+                          "options": {"never": "nunca", "weekly": "cada semana"},
+                          "groups": {"ever": "alguna vez"}},
+                 "home": {"regions": {"town": "pueblo"}},
                  "subs": {"options": {"a": "á", "b": "be"}, "hint": "Marque"}}},
              "fr": {"description": "Introduction"},
-             "zh-Hant": {"questions": {"days": {"text": "天數？"}}}}}
+             "zh-Hant": {"questions": {"days": {"text": "天數？"},
+                                       "home": {"regions": {"river": "河", "constructor": "建"}},
+                                       "freq": {"groups": {"toString": "從不"}}}}}}
     return Survey.from_dict(d).to_dict()
 
 
@@ -58,7 +66,11 @@ def strings(text: SurveyText, d: dict[str, Any]) -> dict[str, Any]:
         out[q["id"]] = {"text": shown(text.question(q["id"])),
                         "hint": shown(text.hint(q["id"])),
                         "options": [shown(text.option(q["id"], o))
-                                    for o in (q.get("options") or [])]}
+                                    for o in (q.get("options") or [])],
+                        "groups": [shown(text.group(q["id"], g)) for g in (q.get("groups")
+                                                                            or {})],
+                        "regions": [shown(text.region(q["id"], r)) for r in (q.get("regions")
+                                                                              or {})]}
     return out
 
 
@@ -76,7 +88,11 @@ def test_js_reads_every_language_as_python_does(js_page: Any, web_root_url: str)
                       fallbacks: text.fallbacks() };
         for (const q of survey.questions) {
           out[q.id] = { text: shown(text.question(q.id)), hint: shown(text.hint(q.id)),
-                        options: (q.options ?? []).map((o) => shown(text.option(q.id, o))) };
+                        options: (q.options ?? []).map((o) => shown(text.option(q.id, o))),
+                        groups: Object.keys(q.groups ?? {}).map(
+                          (g) => shown(text.group(q.id, g))),
+                        regions: Object.keys(q.regions ?? {}).map(
+                          (r) => shown(text.region(q.id, r))) };
         }
         return out;
       };
@@ -88,6 +104,36 @@ def test_js_reads_every_language_as_python_does(js_page: Any, web_root_url: str)
     }""", [web_root_url, d, languages(d)])
     assert got == expected
     assert expected["es"]["fallbacks"] and expected["en"]["fallbacks"] == []
+    assert "questions.home.regions.river" in expected["es"]["fallbacks"]
+    assert expected["zh-Hant"]["home"]["regions"] == [
+        ["town", "en", True], ["河", "zh-Hant", False], ["建", "zh-Hant", False]]
+
+
+def test_js_refuses_names_that_are_not_the_questions_as_python_does(js_page: Any,
+                                                                   web_root_url: str) -> None:
+    """A group or region the question does not have is an error in both, never empty text
+    (nor Object.prototype's: "constructor" is not a group of a question without one)."""
+    d = translated_survey()
+    calls = [("group", "freq", "nope"), ("group", "freq", "constructor"),
+             ("group", "home", "town"), ("group", "pain", "ever"), ("region", "home", "nope"),
+             ("region", "freq", "ever"), ("region", "home", "toString"),
+             ("option", "freq", "toString")]
+    python = []
+    for method, qid, name in calls:
+        try:
+            getattr(SurveyText(d, "es"), method)(qid, name)
+            python.append("ok")
+        except KeyError:
+            python.append("refused")
+    got = js_page.evaluate("""async ([root, survey, calls]) => {
+      const T = await import(root + "js/survey_text.js");
+      const text = new T.SurveyText(survey, "es");
+      return calls.map(([method, id, name]) => {
+        try { text[method](id, name); return "ok"; }
+        catch (e) { return e instanceof RangeError ? "refused" : String(e); }
+      });
+    }""", [web_root_url, d, [list(c) for c in calls]])
+    assert got == python == ["refused"] * len(calls)
 
 
 def test_js_matches_languages_and_tags_as_python_does(js_page: Any, web_root_url: str) -> None:

@@ -174,8 +174,8 @@ function picked(table, keys) {
   return d;
 }
 
-/** Translation.to_dict() of every language: title, description, questions' text, hint and
- * option texts, each only when given. */
+/** Translation.to_dict() of every language: title, description, questions' text, hint,
+ * option texts, group and region names, each only when given. */
 function translations(all) {
   if (!isTable(all)) throw new TypeError("translations is a table of languages");
   const out = {};
@@ -188,9 +188,11 @@ function translations(all) {
       for (const [id, q] of Object.entries(t.questions)) {
         if (!isTable(q)) throw new TypeError("a question's translation is a table");
         const e = picked(q, ["text", "hint"]);
-        if (q.options != null) {
-          if (!isTable(q.options)) throw new TypeError("translated options are a table");
-          e.options = picked(q.options, Object.keys(q.options));
+        // option labels, group and region names -> shown text, each only when given
+        for (const key of ["options", "groups", "regions"]) {
+          if (q[key] == null) continue;
+          if (!isTable(q[key])) throw new TypeError(`translated ${key} are a table`);
+          e[key] = picked(q[key], Object.keys(q[key]));
         }
         d.questions[id] = e;
       }

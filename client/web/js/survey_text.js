@@ -53,6 +53,10 @@ export function bestLanguage(available, preferences) {
 }
 
 const OPTION_TYPES = new Set(["categorical", "ordinal", "multiselect"]);
+const GROUP_TYPES = new Set(["categorical", "ordinal"]);
+// A translated string by its name (an option, group or region named "constructor" is a name
+// like any other, not Object.prototype's).
+const own = (table, name) => (table && Object.hasOwn(table, name) ? table[name] : undefined);
 
 /** A survey's display text in one language. Each accessor returns {text, language, fellBack}:
  * the chosen language's text where the translation gives it, else the base language's with
@@ -105,7 +109,27 @@ export class SurveyText {
     if (q === undefined || !(q.options ?? []).includes(label)) {
       throw new RangeError(`${JSON.stringify(label)} is not an option of ${id}`);
     }
-    return this.#pick((this.#qt(id).options ?? {})[label], label);
+    return this.#pick(own(this.#qt(id).options, label), label);
+  }
+
+  /** A categorical/ordinal question's group name as shown (the name itself in the base
+   * language); RangeError for a name that is not one of its groups. */
+  group(id, name) {
+    const q = this.questions.get(id);
+    if (q === undefined || !GROUP_TYPES.has(q.type) || !Object.hasOwn(q.groups ?? {}, name)) {
+      throw new RangeError(`${JSON.stringify(name)} is not a group of ${id}`);
+    }
+    return this.#pick(own(this.#qt(id).groups, name), name);
+  }
+
+  /** A location question's region name as shown (the name itself in the base language);
+   * RangeError for a name that is not one of its regions. */
+  region(id, name) {
+    const q = this.questions.get(id);
+    if (q === undefined || !Object.hasOwn(q.regions ?? {}, name)) {
+      throw new RangeError(`${JSON.stringify(name)} is not a region of ${id}`);
+    }
+    return this.#pick(own(this.#qt(id).regions, name), name);
   }
 
   /** Every string shown in the base language for want of a translation. */
@@ -124,13 +148,21 @@ export class SurveyText {
           if (this.option(id, label).fellBack) out.push(`questions.${id}.options.${label}`);
         }
       }
+      if (GROUP_TYPES.has(q.type)) {
+        for (const name of Object.keys(q.groups ?? {})) {
+          if (this.group(id, name).fellBack) out.push(`questions.${id}.groups.${name}`);
+        }
+      }
+      for (const name of Object.keys(q.regions ?? {})) {
+        if (this.region(id, name).fellBack) out.push(`questions.${id}.regions.${name}`);
+      }
     }
     return out;
   }
 
   #qt(id) {
     if (!this.questions.has(id)) throw new RangeError(`no question ${id}`);
-    return (this.t.questions ?? {})[id] ?? {};
+    return own(this.t.questions, id) ?? {};
   }
 
   #pick(mine, base) {
