@@ -24,8 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from ..shared.among_asked import NOTE as ASKED_NOTE
 from ..shared.design import Design, DesignEstimates, PseudoValues, build_replicates, estimate
 from ..shared.design import pseudo_values as question_pseudo_values
+from ..shared.design.among_asked import AmongAsked, among_asked
 from ..shared.design_frame import LONELY_PSU, read_frame
 from ..shared.errors import AnalysisError, DesignError
 from ..shared.estimates import CONSISTENT_METHOD, finite_or_none, norm_sub
@@ -195,14 +197,28 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
         usable.append((question, pv))
     results = estimate(w.design, [pv for _, pv in usable], domain=domain, variance=variance,
                        confidence=confidence) if usable else []
-    found = {q.id: _question_document(w, q, pv, r)
+    found = {q.id: _question_document(w, q, pv, r, _asked(w, q, pv, domain, variance,
+                                                            confidence))
              for (q, pv), r in zip(usable, results, strict=True)}
     return [found.get(q.id) or _empty_document(w, q, skipped[q.id], confidence)
             for q in survey.questions]
 
 
+def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | None,
+           variance: Any, confidence: float) -> AmongAsked | None:
+    """A hidden question's shares among those asked (shared/design/among_asked.py)."""
+    if not getattr(question, "not_asked", False) or pv.kind != "shares":
+        return None
+    mechanism = w.version.compiled.mechanisms[question.id]
+    return among_asked(w.design, pv, len(question.labels) - 1,
+                       getattr(mechanism, "groups", {}) or {},
+                       ordinal=question.type == "ordinal", domain=domain, variance=variance,
+                       confidence=confidence)
+
+
 def _question_document(w: Weighted, question: Any, pv: PseudoValues,
-                       result: DesignEstimates) -> dict[str, Any]:
+                       result: DesignEstimates, asked: AmongAsked | None = None
+                       ) -> dict[str, Any]:
     mechanism = w.version.compiled.mechanisms[question.id]
     rows = result.rows()
     doc: dict[str, Any] = {
@@ -226,9 +242,39 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
         {"name": name, "options": [question.labels[i] for i in members],
          **_numbers(rows[first_group + g]), "consistent": float(consistent[list(members)].sum())}
         for g, (name, members) in enumerate(groups.items())]
+    if asked is not None:  # skip logic: the share not asked, then the rest among those asked
+        doc["not_asked"] = doc["categories"][-1]
+        doc["among_asked"] = _among_asked_document(question, asked)
+        doc["notes"].append(ASKED_NOTE)
+        if asked.note:
+            doc["notes"].append(asked.note)
+        return doc  # an overall mean score would score "not asked" as an option
     if ordinal:
         doc["mean"] = _mean(rows[k])
         doc["notes"].append(f"mean score: options scored 1..{k} in order")
+    return doc
+
+
+def _among_asked_document(question: Any, asked: AmongAsked) -> dict[str, Any]:
+    """The estimate document's `among_asked` (shared/estimates.py AmongAsked's shape)."""
+    k = len(asked.options)
+    values = question.labels[:k]
+    if asked.estimates is None:
+        empty = {"estimate": None, "std_error": None, "ci_low": None, "ci_high": None,
+                 "variance_bound": None, "deff": None, "consistent": None}
+        return {"categories": [{"value": v, **empty} for v in values], "groups": []}
+    rows = asked.estimates.rows()
+    ratios = np.array([r.estimate for r in rows[:k]])
+    consistent = (np.clip(ratios, 0.0, 1.0) if question.type == "multiselect"
+                  else norm_sub(ratios))
+    doc: dict[str, Any] = {
+        "categories": [_value(values[i], rows[i], float(consistent[i])) for i in range(k)],
+        "groups": [{"name": name, "options": [values[i] for i in members],
+                    **_numbers(rows[k + g]),
+                    "consistent": float(consistent[list(members)].sum())}
+                   for g, (name, members) in enumerate(asked.groups)]}
+    if asked.mean_score:
+        doc["mean"] = _mean(rows[-1])
     return doc
 
 

@@ -255,11 +255,14 @@ def total(design: Design, values: PseudoValues, *, domain: np.ndarray | None = N
 
 def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
           domain: np.ndarray | None = None, variance: Variance = "linearized",
-          confidence: float = 0.95) -> DesignEstimates:
+          confidence: float = 0.95, cross_noise: np.ndarray | None = None) -> DesignEstimates:
     """Ratios Σ w z / Σ w x of each numerator column to the denominator's single column, over
-    respondents in `domain` who answered both (R's `svyratio`). The two are assumed
-    randomized independently (different questions, or a disclosed denominator): the
-    randomization terms are V̂(z) + R²·V̂(x)."""
+    respondents in `domain` who answered both (R's `svyratio`). Without `cross_noise` the two
+    are assumed randomized independently (different questions, or a disclosed denominator):
+    the randomization terms are V̂(z) + R²·V̂(x). `cross_noise` (n, m) gives each respondent's
+    unbiased estimate of the randomization covariance of each numerator column with the
+    denominator (both read off one report, e.g. a share among those asked,
+    shared/design/among_asked.py): the terms are then V̂(z) + R²·V̂(x) − 2R·Ĉ."""
     if denominator.values.shape[1] != 1:
         raise DesignError("a ratio's denominator must be one column")
     method = _method(variance)
@@ -273,6 +276,8 @@ def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
     residual = numerator.values - np.outer(x, est)
     coefficients = wd / base
     noise = numerator.noise + np.outer(denominator.noise[:, 0], est**2)
+    if cross_noise is not None:
+        noise = noise - 2.0 * cross_noise * est
     added, privacy = randomization_terms(design, coefficients, noise)
     if isinstance(variance, Replicates):
         num, den = _replicate_totals(design, [numerator.values * d[:, None], (x * d)[:, None]],

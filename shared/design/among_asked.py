@@ -1,0 +1,112 @@
+"""Design-based estimates among those asked (skip logic, docs/skip-logic.md): a hidden
+question's share of each option, group and (ordinal) mean score among the respondents it
+applied to, as ratios of weighted pseudo-values (R's `svyratio`).
+
+A hidden question's answer is one of its options or "not asked" (its last value), so its
+pseudo-values z are unbiased for one-hot indicators y. Among those asked, a column c·y (an
+option, a group, the mean score; c is 0 on "not asked") has the ratio
+
+    R = Σ w (c·z) / Σ w (1 − z_na),
+
+the estimated total of the column over the estimated number asked. Both come from the same
+report, so the randomization variance of the linearized residual c·z − R(1 − z_na) needs
+their covariance: given the answer, Cov(c·z, 1 − z_na) = −Cov(c·z, z_na), and because an
+answer is never both an option and "not asked", (c·y)·y_na = 0, so (c·z)·z_na is unbiased
+for Cov(c·z, z_na) (shared/design/pseudo.py's argument for one-hot answers; for a
+check-all-that-apply question "not asked" is never selected with an option either). The
+ratio therefore takes the cross term −(c·z)·z_na (estimators.ratio `cross_noise`); with an fpc
+it enters the randomization term, and always the deff's privacy part.
+
+A design without strata, clusters, unequal weights or calibration gives exactly the simple
+random sample's estimator of shared/among_asked.py (its delta method is the same
+linearization): tests/analyst/test_design_among_asked.py checks that, and R's svyratio on a
+stratified cluster design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import DesignError
+from .estimators import DesignEstimates, Variance, ratio
+from .pseudo import PseudoValues
+
+
+@dataclass(frozen=True)
+class AmongAsked:
+    """The ratios (or why there are none) and which columns they are."""
+
+    estimates: DesignEstimates | None
+    options: tuple[str, ...]
+    groups: tuple[tuple[str, tuple[int, ...]], ...]  # name, option indices
+    mean_score: bool
+    note: str | None = None
+
+
+def among_asked(design: object, pv: PseudoValues, option_count: int,
+                groups: Mapping[str, Sequence[int]], *, ordinal: bool = False,
+                domain: np.ndarray | None = None, variance: Variance = "linearized",
+                confidence: float = 0.95) -> AmongAsked:
+    """Shares among those asked of a hidden question whose pseudo-values `pv` have its
+    `option_count` options then "not asked" as their first columns; `groups` name option
+    indices; `ordinal` adds the mean score (options scored 1..option_count)."""
+    k = option_count
+    named = tuple((str(name), tuple(int(i) for i in members)) for name, members in groups.items())
+    labels = [*pv.labels[:k], *(name for name, _ in named), *(["mean score"] if ordinal else [])]
+    coefficients = column_coefficients(k, [members for _, members in named], ordinal)
+    full = pv.values[:, :k + 1]
+    values = full @ coefficients
+    if pv.disclosed:
+        noise, den_noise, cross = (np.zeros_like(values), np.zeros((pv.n, 1)),
+                                   np.zeros_like(values))
+    else:
+        noise, den_noise, cross = randomization_estimates(full, coefficients)
+    present = pv.present
+    mask = present[:, None]
+    numerator = PseudoValues(pv.question, pv.mechanism, tuple(labels), values * mask,
+                             noise * mask, present, "shares", pv.disclosed)
+    denominator = PseudoValues(pv.question, pv.mechanism, ("asked",),
+                               (1.0 - full[:, k:]) * mask, den_noise * mask, present,
+                               "shares", pv.disclosed)
+    try:
+        result = ratio(design, numerator, denominator, domain=domain,  # type: ignore[arg-type]
+                       variance=variance, confidence=confidence, cross_noise=cross * mask)
+    except DesignError as exc:
+        return AmongAsked(None, tuple(pv.labels[:k]), named, ordinal,
+                          f"no estimate among those asked: {exc.message}")
+    used = present if domain is None else present & np.asarray(domain, dtype=bool)
+    asked = float((design.weights * used) @ denominator.values[:, 0])  # type: ignore[attr-defined]
+    if asked <= 0:
+        return AmongAsked(None, tuple(pv.labels[:k]), named, ordinal,
+                          "the estimated share asked is not positive: too few respondents to "
+                          "estimate shares among those asked")
+    return AmongAsked(result, tuple(pv.labels[:k]), named, ordinal)
+
+
+def column_coefficients(k: int, groups: Sequence[Sequence[int]], ordinal: bool) -> np.ndarray:
+    """(k + 1, m): each column's coefficients c on the k options and "not asked" (0 there):
+    the options, then the groups, then (ordinal) the scores 1..k."""
+    columns = [np.eye(k + 1)[:, :k]]
+    for members in groups:
+        c = np.zeros((k + 1, 1))
+        c[list(members), 0] = 1.0
+        columns.append(c)
+    if ordinal:
+        columns.append(np.concatenate([np.arange(1, k + 1, dtype=float), [0.0]])[:, None])
+    return np.hstack(columns)
+
+
+def randomization_estimates(z: np.ndarray, coefficients: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per respondent, unbiased estimates (module docstring) of the randomization variance of
+    each column c·z, of the share asked 1 − z_na, and of their covariance, from the one-hot
+    answers' pseudo-values z (n, k + 1), "not asked" last."""
+    values = z @ coefficients
+    z_na = z[:, -1]
+    noise = values * values - z @ (coefficients * coefficients)
+    den_noise = (z_na * z_na - z_na)[:, None]
+    cross = -values * z_na[:, None]
+    return noise, den_noise, cross
