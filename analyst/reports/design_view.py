@@ -19,7 +19,20 @@ from html import escape
 from typing import Any
 
 from ...shared.design.estimators import FIXED
-from .model import MEAN, Column, QuestionView, Report, Row, fmt
+from .model import (
+    AMONG_ASKED_TITLE,
+    ASKED_GROUP,
+    ASKED_MEAN,
+    ASKED_OPTION,
+    MEAN,
+    Column,
+    QuestionView,
+    Report,
+    Row,
+    fmt,
+)
+
+ASKED_KINDS = (ASKED_OPTION, ASKED_GROUP, ASKED_MEAN)
 
 DEFF_HEADER = "deff = sampling × privacy"
 EFFECTIVE_HEADER = "effective n"
@@ -104,6 +117,9 @@ def plain_words(q: QuestionView, row: Row) -> str:
     deff = row.deff
     shares = variance_shares(deff)
     what = f"{q.id} = {row.label}" if row.kind != MEAN else f"the mean of {q.id}"
+    if row.kind in ASKED_KINDS:
+        what = (f"the mean of {q.id} among those asked" if row.kind == ASKED_MEAN
+                else f"{q.id} = {row.label} among those asked")
     if deff is not None and deff.get("total") is not None and float(deff["total"]) < FIXED:
         return (f"{what} is fixed by the calibration (its population total was given): it has "
                 "no sampling or privacy variance.")
@@ -127,7 +143,8 @@ def design_css(report: Report) -> str:
     """The style rules design-based pages add (none for other reports: unchanged bytes)."""
     if not report.estimates.get("design"):
         return ""
-    return "table.design td{text-align:left;white-space:normal}table.side th{white-space:normal}\n"
+    return ("table.design td{text-align:left;white-space:normal}table.side th{white-space:normal}"
+            "table.side tr.section th{text-align:left;padding-top:.8em}\n")
 
 
 def html_design(report: Report) -> str:
@@ -153,7 +170,7 @@ def headline_row(q: QuestionView) -> Row | None:
     means = q.of_kind(MEAN)
     if means:
         return means[0]
-    options = q.of_kind("option")
+    options = q.of_kind(ASKED_OPTION) or q.of_kind("option")  # skip logic: among those asked
     if not options:
         return None
     if q.type == "binary":
@@ -173,7 +190,8 @@ def _variance_sources(report: Report) -> str:
         if row is None:
             continue
         shares = variance_shares(row.deff)
-        label = f"{q.id}: {row.label if row.kind != MEAN else 'mean'}"
+        label = f"{q.id}: {row.label if row.kind not in (MEAN, ASKED_MEAN) else 'mean'}" + (
+            " among those asked" if row.kind in ASKED_KINDS else "")
         if shares is None:
             cells = [label, deff_text(row.deff), "–", "–", "–", effective_text(row.deff)]
         else:
@@ -205,17 +223,24 @@ def html_side_by_side(q: QuestionView, report: Report) -> str:
     lines = ['<div class="scroll"><table class="side"><tr>'
              + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     words = []
+    asked_said = False
     for r in q.rows:
         if r.kind == "distribution":
             continue
+        if r.kind in ASKED_KINDS and not asked_said:  # skip logic: its own block of rows
+            asked_said = True
+            lines.append(f'<tr class="section"><th colspan="{len(head)}">'
+                         f"{escape(AMONG_ASKED_TITLE.capitalize())}</th></tr>")
         other = unweighted.get((r.kind, r.label))
-        cells = [r.label if r.kind != MEAN else "mean", fmt(q, r, r.estimate),
+        cells = [r.label if r.kind not in (MEAN, ASKED_MEAN) else "mean",
+                 fmt(q, r, r.estimate),
                  fmt(q, r, r.std_error),
                  f"[{fmt(q, r, r.ci_low)}, {fmt(q, r, r.ci_high)}]",
                  fmt(q, r, None if other is None else other.estimate),
                  fmt(q, r, None if other is None else other.std_error),
                  deff_text(r.deff), effective_text(r.deff)]
-        cls = f' class="{r.kind}"' if r.kind in ("group", MEAN) else ""
+        cls = (' class="group"' if r.kind in ("group", ASKED_GROUP) else
+               f' class="{MEAN}"' if r.kind in (MEAN, ASKED_MEAN) else "")
         lines.append(f"<tr{cls}>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
         words.append(plain_words(q, r))
     lines.append("</table></div>")

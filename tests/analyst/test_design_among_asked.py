@@ -131,6 +131,12 @@ emit(list(est = c(coef(b), coef(c)), se = c(SE(b), SE(c))))
     table_text = CliRunner().invoke(cli, ["report", "--db", str(built.path), "--survey",
                                           built.survey_id, "--weighted"]).stdout
     assert "among those asked:" in table_text and "groups among those asked:" in table_text
+    html = CliRunner().invoke(cli, ["report", "--db", str(built.path), "--survey",
+                                    built.survey_id, "--weighted", "--format", "html"]).stdout
+    # the side-by-side table sets the rows among those asked apart, and says what they are
+    assert '<tr class="section"><th colspan="8">Among those asked</th></tr>' in html
+    assert "brand = a among those asked" in html
+    assert "brand: (not asked)" not in html  # the headline is a share among those asked
 
 
 def _stored(built: designed.Built, qid: str) -> list[Any]:
