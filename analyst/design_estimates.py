@@ -27,10 +27,12 @@ import numpy as np
 from ..shared.among_asked import NOTE as ASKED_NOTE
 from ..shared.design import Design, DesignEstimates, PseudoValues, build_replicates, estimate
 from ..shared.design import pseudo_values as question_pseudo_values
-from ..shared.design.among_asked import AmongAsked, among_asked
+from ..shared.design.among_asked import AmongAsked, among_asked, asked_mean
 from ..shared.design_frame import LONELY_PSU, read_frame
 from ..shared.errors import AnalysisError, DesignError
 from ..shared.estimates import CONSISTENT_METHOD, finite_or_none, norm_sub
+from ..shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
+from ..shared.skip_logic import NOT_ASKED
 from .design_data import (
     DesignSource,
     JoinedDesign,
@@ -183,7 +185,12 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
     survey = w.version.compiled.survey
     usable: list[tuple[Any, PseudoValues]] = []
     skipped: dict[str, str] = {}
+    hidden: dict[str, dict[str, Any]] = {}
     for question in survey.questions:
+        if getattr(question, "not_asked", False) and question.type == "integer":
+            hidden[question.id] = _asked_integer_document(w, question, domain, variance,
+                                                          confidence)
+            continue
         try:
             pv = pseudo_values(w, question.id)
         except DesignError as exc:
@@ -200,8 +207,33 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
     found = {q.id: _question_document(w, q, pv, r, _asked(w, q, pv, domain, variance,
                                                             confidence))
              for (q, pv), r in zip(usable, results, strict=True)}
+    found.update(hidden)
     return [found.get(q.id) or _empty_document(w, q, skipped[q.id], confidence)
             for q in survey.questions]
+
+
+def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | None,
+                            variance: Any, confidence: float) -> dict[str, Any]:
+    """A hidden integer question's document: the share not asked and the mean among those
+    asked (shared/design/among_asked.py `asked_mean`)."""
+    mechanism = w.version.compiled.mechanisms[question.id]
+    present, reports = w.respondents.reports(question.id, mechanism)
+    if (domain is not None and not (present & domain).any()) or not present.any():
+        return _empty_document(w, question, "no respondent answered it", confidence)
+    result = asked_mean(w.design, mechanism, reports, present, domain=domain,
+                        variance=variance, confidence=confidence)
+    assert result.not_asked is not None
+    [share] = result.not_asked.rows()
+    doc: dict[str, Any] = {
+        "question": question.id, "mechanism": mechanism.name,
+        "epsilon": float(question.epsilon), "n": result.not_asked.n,
+        "population": finite_or_none(result.not_asked.population),
+        "confidence": result.not_asked.confidence, "consistent_method": CONSISTENT_METHOD,
+        "notes": [ASKED_INTEGER_NOTE, *([result.note] if result.note else [])],
+        "not_asked": _value(NOT_ASKED, share, min(max(share.estimate, 0.0), 1.0))}
+    doc["among_asked"] = {"mean": _mean(result.mean.rows()[0]) if result.mean is not None
+                          else _numbers(None)}
+    return doc
 
 
 def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | None,
@@ -288,6 +320,9 @@ def _empty_document(w: Weighted, question: Any, why: str, confidence: float) -> 
 
 
 def _numbers(row: Any) -> dict[str, Any]:
+    if row is None:
+        return {"estimate": None, "std_error": None, "ci_low": None, "ci_high": None,
+                "variance_bound": None, "deff": None}
     return {"estimate": finite_or_none(row.estimate), "std_error": finite_or_none(row.std_error),
             "ci_low": finite_or_none(row.ci_low), "ci_high": finite_or_none(row.ci_high),
             "variance_bound": None,

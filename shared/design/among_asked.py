@@ -17,21 +17,29 @@ check-all-that-apply question "not asked" is never selected with an option eithe
 ratio therefore takes the cross term −(c·z)·z_na (estimators.ratio `cross_noise`); with an fpc
 it enters the randomization term, and always the deff's privacy part.
 
+A hidden integer question sends the pair [b, y] (shared/mechanisms/asked_geometric.py): the
+asked bit b, whose Z = (b − q)/(p − q) is unbiased for "asked" (so 1 − Z for "not asked",
+randomization variance estimate Z² − Z), and y, the answer or the range's middle d plus
+geometric noise of known variance, so y − d is unbiased for asked·(x − d). The mean among
+those asked is d + Σ w (y − d) / Σ w Z; the bit and the noise are drawn independently, so the
+ratio's numerator and denominator have no randomization covariance.
+
 A design without strata, clusters, unequal weights or calibration gives exactly the simple
-random sample's estimator of shared/among_asked.py (its delta method is the same
-linearization): tests/analyst/test_design_among_asked.py checks that, and R's svyratio on a
-stratified cluster design.
+random sample's estimators (shared/among_asked.py, AskedGeometric.estimate: their delta method
+is the same linearization): tests/analyst/test_design_among_asked.py checks that, and R's
+svymean/svyratio on a stratified cluster design.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from ..errors import DesignError
-from .estimators import DesignEstimates, Variance, ratio
+from .estimators import DesignEstimates, Variance, estimate, ratio
 from .pseudo import PseudoValues
 
 
@@ -110,3 +118,44 @@ def randomization_estimates(z: np.ndarray, coefficients: np.ndarray
     den_noise = (z_na * z_na - z_na)[:, None]
     cross = -values * z_na[:, None]
     return noise, den_noise, cross
+
+
+@dataclass(frozen=True)
+class AskedMean:
+    """A hidden integer question's share not asked and mean among those asked (either None,
+    with `note` saying why)."""
+
+    not_asked: DesignEstimates | None
+    mean: DesignEstimates | None
+    note: str | None = None
+
+
+def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.ndarray, *,
+               domain: np.ndarray | None = None, variance: Variance = "linearized",
+               confidence: float = 0.95) -> AskedMean:
+    """The share not asked and the mean among those asked of a hidden integer question from
+    its stored [bit, number] pairs (`reports` of the rows where `present`), module docstring."""
+    pairs = np.asarray(reports, dtype=np.float64).reshape(-1, 2)
+    mask = np.asarray(present, dtype=bool)
+    p, q = float(mechanism.p_star), float(mechanism.q_star)
+    z = np.zeros(mask.size)
+    y = np.zeros(mask.size)
+    z[mask] = (pairs[:, 0] - q) / (p - q)
+    y[mask] = pairs[:, 1] - mechanism.default
+    z_noise = (z * z - z)[:, None]
+    y_noise = np.where(mask, mechanism.noise_variance(mechanism.k, mechanism.epsilon), 0.0)
+    qid, name = mechanism.question_id, mechanism.name
+    not_asked = PseudoValues(qid, name, ("(not asked)",), (1.0 - z)[:, None] * mask[:, None],
+                             z_noise, mask, "shares", False)
+    share = estimate(design, not_asked, domain=domain, variance=variance,
+                     confidence=confidence)[0]
+    used = mask if domain is None else mask & np.asarray(domain, dtype=bool)
+    if float((design.weights * used) @ z) <= 0:
+        return AskedMean(share, None, "the estimated share asked is not positive: too few "
+                                      "respondents to estimate the mean among those asked")
+    numerator = PseudoValues(qid, name, ("mean",), y[:, None], y_noise[:, None], mask, "mean",
+                             False)
+    asked = PseudoValues(qid, name, ("asked",), z[:, None], z_noise, mask, "shares", False)
+    result = ratio(design, numerator, asked, domain=domain, variance=variance,
+                   confidence=confidence)
+    return AskedMean(share, replace(result, estimates=result.estimates + mechanism.default))

@@ -29,6 +29,7 @@ from ldpsurvey.shared.design import Design
 from ldpsurvey.shared.design import pseudo_values as question_pseudo_values
 from ldpsurvey.shared.design.among_asked import (
     among_asked,
+    asked_mean,
     column_coefficients,
     randomization_estimates,
 )
@@ -44,7 +45,9 @@ SURVEY = {**designed.SURVEY, "id": "asked-2026", "questions": [
      "options": ["a", "b", "c"], "mechanism": "grr", "relevant": "smoker",
      "groups": {"a or b": ["a", "b"]}},
     {"id": "craving", "text": "How strong is the craving?", "type": "ordinal", "epsilon": 2.0,
-     "options": ["mild", "strong", "severe"], "mechanism": "grr", "relevant": "smoker"}]}
+     "options": ["mild", "strong", "severe"], "mechanism": "grr", "relevant": "smoker"},
+    {"id": "cigs", "text": "Cigarettes a day?", "type": "integer", "epsilon": 2.0, "min": 0,
+     "max": 20, "relevant": "smoker"}]}
 BRAND, CRAVING = ("a", "b", "c"), ("mild", "strong", "severe")
 
 
@@ -56,8 +59,9 @@ def units() -> list[designed.Unit]:
         if answers["smoker"]:
             answers["brand"] = BRAND[int(rng.integers(0, 3)) if u.stratum != "west" else 2]
             answers["craving"] = CRAVING[min(2, int(rng.poisson(0.8)))]
-        else:
-            answers["brand"] = answers["craving"] = NOT_ASKED  # what the device sends
+            answers["cigs"] = min(20, int(rng.poisson(8 if u.stratum == "east" else 4)))
+        else:  # what the device sends
+            answers["brand"] = answers["craving"] = answers["cigs"] = NOT_ASKED
         out.append(designed.Unit(u.id, u.weight, u.stratum, u.psu, u.fpc, answers))
     return out
 
@@ -88,6 +92,25 @@ def test_on_a_simple_random_sample_it_is_the_srs_estimator() -> None:
                                rtol=1e-10, atol=0)
 
 
+def test_a_hidden_integer_on_a_simple_random_sample_is_the_srs_estimator() -> None:
+    survey = Survey.from_dict(SURVEY)
+    question = next(q for q in survey.questions if q.id == "cigs")
+    mechanism = mechanism_for(question)
+    rng = np.random.default_rng(4)
+    answers = np.where(rng.random(3000) < 0.4, rng.integers(0, 21, 3000),
+                       mechanism.encode(NOT_ASKED))
+    reports = mechanism.perturb_many(answers, rng)
+    srs = mechanism.estimate(mechanism.aggregate_many(reports))
+    ours = asked_mean(Design.simple_random_sample(answers.size), mechanism, reports,
+                      np.ones(answers.size, dtype=bool))
+    assert ours.not_asked is not None and ours.mean is not None
+    [share], [mean] = ours.not_asked.rows(), ours.mean.rows()
+    assert share.estimate == pytest.approx(srs.not_asked.estimate, abs=1e-12)
+    assert share.std_error == pytest.approx(srs.not_asked.std_error, rel=1e-10)
+    assert mean.estimate == pytest.approx(srs.among_asked.mean.estimate, abs=1e-10)
+    assert mean.std_error == pytest.approx(srs.among_asked.mean.std_error, rel=1e-10)
+
+
 def test_the_cli_equals_r_svyratio_on_a_stratified_cluster_design(
         built: designed.Built) -> None:
     result = CliRunner().invoke(cli, ["report", "--db", str(built.path), "--survey",
@@ -108,6 +131,11 @@ def test_the_cli_equals_r_svyratio_on_a_stratified_cluster_design(
         for j, label in enumerate(labels):
             table[f"{qid}_{label}"] = z[:, j]
         table[f"{qid}_asked"] = 1.0 - z[:, 3]
+    cigs = mechanisms["cigs"]
+    pairs = np.array(_stored(built, "cigs"), dtype=float)
+    table["cigs_z"] = (pairs[:, 0] - float(cigs.q_star)) / float(cigs.p_star - cigs.q_star)
+    table["cigs_na"] = 1.0 - table["cigs_z"]
+    table["cigs_y"] = pairs[:, 1] - cigs.default
     table["brand_ab"] = table["brand_a"] + table["brand_b"]
     table["craving_score"] = (table["craving_mild"] + 2 * table["craving_strong"]
                               + 3 * table["craving_severe"])
@@ -117,12 +145,16 @@ des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data 
 b <- svyratio(~brand_a + brand_b + brand_c + brand_ab, ~brand_asked, des)
 c <- svyratio(~craving_mild + craving_strong + craving_severe + craving_score, ~craving_asked,
               des)
-emit(list(est = c(coef(b), coef(c)), se = c(SE(b), SE(c))))
+na <- svymean(~cigs_na, des)
+m <- svyratio(~cigs_y, ~cigs_z, des)
+emit(list(est = c(coef(b), coef(c), coef(na), coef(m)), se = c(SE(b), SE(c), SE(na), SE(m))))
 """
     r = run_r(script, {"d": table})
     brand, craving = by_id["brand"]["among_asked"], by_id["craving"]["among_asked"]
-    ours = [*brand["categories"], *brand["groups"], *craving["categories"], craving["mean"]]
+    ours = [*brand["categories"], *brand["groups"], *craving["categories"], craving["mean"],
+            by_id["cigs"]["not_asked"], by_id["cigs"]["among_asked"]["mean"]]
     assert [c["value"] for c in brand["categories"]] == list(BRAND)
+    r["est"][-1] += cigs.default  # the mean among those asked is d + the ratio
     assert np.allclose([o["estimate"] for o in ours], r["est"], rtol=0, atol=1e-8)
     assert np.allclose([o["std_error"] for o in ours], r["se"], rtol=0, atol=1e-8)
     # the share not asked is reported apart, and no mean score counts "not asked" as a score
