@@ -242,7 +242,8 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
         return compare_set_modes(question.multiselect, eps, local_epsilon=local, margin=margin,
                                  n=n, confidence=confidence, question=question.id,
                                  local_mechanism=question.mechanism if local is not None
-                                 else None)  # type: ignore[no-any-return]
+                                 else None, not_asked=getattr(question, "not_asked", False)
+                                 )  # type: ignore[no-any-return]
     if getattr(question, "not_asked", False):  # skip logic: shares of its values + not asked
         k = question.k + (1 if question.type == "integer" else 0)
         return compare_modes("categorical", k, eps, local_epsilon=local, margin=margin, n=n,

@@ -91,14 +91,21 @@ def multiselect_table(ks: tuple[int, ...] = DOC_KS, epsilons: tuple[float, ...] 
 def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float | None = None,
                       margin: float | None = None, n: int | None = None,
                       confidence: float = 0.95, question: str = "",
-                      local_mechanism: str | None = None) -> Any:
+                      local_mechanism: str | None = None, not_asked: bool = False) -> Any:
     """LDP (the set mechanism with the least worst case) vs two servers at the same ε, and
     with a local ε0 (analyst/plan_modes.py): Var = a/n + b/n² per option's share, sampling
     included. a is one random respondent's worst-case term (shared/two_server/multiselect.py
     `option_worst`, with p = 1, q = 0 without a local mechanism), b both servers' noise at the
     measurement's sensitivity: min(2m, k) for the answer's bits, 2 for psfo_grr's index, k for
-    a local report's bits."""
-    from ..shared.two_server.multiselect import LOCAL_SET_MECHANISMS, option_worst
+    a local report's bits. `not_asked` (skip logic): the shares of everyone over the options
+    and "not asked", every mechanism over k + 1 pseudo-options, the answer's bits with their
+    "not asked" entry at Δ = max(min(2m, k), m + 1)."""
+    from ..shared.multiselect_not_asked import NOT_ASKED_SET_MECHANISMS
+    from ..shared.two_server.multiselect import (
+        LOCAL_SET_MECHANISMS,
+        not_asked_delta,
+        option_worst,
+    )
     from ..shared.two_server.noise import SERVERS, noise_plan
     from .plan_modes import (
         LDP,
@@ -112,15 +119,20 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
 
     check_target(margin, n, confidence)
     eps = float(epsilon)
-    ranked = set_candidates(shape, eps, REPORT_SIZE_LIMIT)
+    own = shape
+    if not_asked:
+        shape = SetShape(own.k + 1, own.max_selected, own.required_min)
+    allowed = NOT_ASKED_SET_MECHANISMS if not_asked else tuple(SET_MECHANISMS)
+    ranked = [r for r in set_candidates(shape, eps, REPORT_SIZE_LIMIT) if r[2] in allowed]
     if not ranked:
         raise PlanError(f"no multiselect mechanism fits k={shape.k} at epsilon={eps:g}")
     ldp = min((option_worst(*(float(x) for x in SET_MECHANISMS[name].probabilities(shape, eps))),
                name) for _, _, name in ranked)
+    delta = not_asked_delta(own) if not_asked else own.max_difference()
     pairs: list[tuple[str, str, float | None, float, float]] = [
         (LDP, ldp[1], None, ldp[0], 0.0),
         (TWO_SERVER, "-", None, option_worst(1.0, 0.0),
-         SERVERS * noise_plan("multihot", eps, shape.max_difference()).variance)]
+         SERVERS * noise_plan("multihot", eps, delta).variance)]
     if local_epsilon is not None:
         names = [local_mechanism] if local_mechanism else [
             name for name in LOCAL_SET_MECHANISMS
@@ -143,7 +155,7 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
             assert n is not None
             rows.append(ModeRow(mode, mech, eps, local, a, b, n,
                                 margin_at(a, b, n, confidence)))
-    return ModeComparison(question, "multiselect", shape.k, eps, confidence, "proportion", rows)
+    return ModeComparison(question, "multiselect", own.k, eps, confidence, "proportion", rows)
 
 
 DOC = "docs/multiselect.md"

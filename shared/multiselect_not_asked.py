@@ -17,8 +17,10 @@ Estimates among those asked, R_j = f_j / (1 − f_na):
 - psfo_grr (one index per report): the empirical variance of u over the report counts
   (shared/among_asked.py's rule for index reports).
 The mean number selected among those asked, M = Σ_j f_j / (1 − f_na): its respondent term adds
-the spread of |S| among those asked, which the reports do not release: the Bhatia–Davis bound
-(m − M)(M − required_min) stands in for it (an interval that may be wider than needed).
+the spread of |S| among those asked, which the per-option counts do not hold: the most the
+options' shares among those asked allow stands in for it (shared/set_spread.py, at most the
+Bhatia–Davis bound (m − M)(M − required_min); an interval that may be wider than needed, never
+narrower).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 from .aggregates import Aggregate, CountAggregate
 from .errors import AnswerError, SurveyError
 from .estimates import AmongAsked, Estimate, MeanEstimate, ValueEstimate, z_value
+from .set_spread import size_variance_bound
 from .skip_logic import NOT_ASKED
 
 NOT_ASKED_SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr")
@@ -141,10 +144,9 @@ def _bits_variances(mechanism: Any, f_hat: np.ndarray, ratios: np.ndarray, count
     var_z = f * inside + (1 - f) * outside - f * f
     option_var = (var_z[:k] + ratios**2 * var_z[k] - 2 * ratios * f[:k] * f[k]) / asked**2
     noise = f * (inside - 1) + (1 - f) * outside  # the bits' own randomization
-    low, high = mechanism.required_min, mechanism.max_selected
-    mu = min(max(count, low), high)
+    spread = size_variance_bound(f[:k] / asked, mechanism.required_min, mechanism.max_selected)
     count_var = (float(noise[:k].sum()) + count**2 * float(noise[k])
-                 + asked * (high - mu) * (mu - low)) / asked**2
+                 + asked * spread) / asked**2
     return option_var / n, count_var / n
 
 

@@ -176,7 +176,10 @@ def local_not_asked(question: Any, plain: Mapping[str, Any], where: str, local: 
                     parse: Any) -> Any:
     """A two-server question with a local ε0 and a "not asked" value: its local report must be
     one index of the options + "not asked" (a Prio3 Histogram): `auto` takes grr there, and an
-    integer one has no such report yet (asked_geometric sends a pair)."""
+    integer one has no such report yet (asked_geometric sends a pair). A multiselect one keeps
+    its set mechanism over the options + "not asked" (shared/two_server/multiselect.py)."""
+    if question.type == "multiselect":
+        return question
     if question.type == "integer":
         raise SurveyError(f"{where}.local_epsilon", "an integer question that depends on "
                           "randomized answers has no local ε0 in a two-server survey yet (its "
@@ -184,14 +187,6 @@ def local_not_asked(question: Any, plain: Mapping[str, Any], where: str, local: 
     if plain.get("mechanism", "auto") == "auto" and question.mechanism != "grr":
         return parse({**plain, "epsilon": local, "mechanism": "grr"})
     return question
-
-
-def refuse_two_server_set(question: Any, where: str) -> None:
-    """A multiselect question with a "not asked" value has no two-server measurement yet."""
-    if question.type == "multiselect" and question.not_asked:
-        raise SurveyError(f"{where}.relevant", "a multiselect question that depends on "
-                          "randomized answers is not measured in a two-server survey yet: ask "
-                          "it of everyone (drop relevant), or collect it with local DP")
 
 
 MAX_TWO_SERVER_INTEGER = 256  # values of an integer follow-up measured as a Histogram

@@ -611,7 +611,6 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                               "equal to local_epsilon")
         question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
                                    earlier, later)
-        skip_logic.refuse_two_server_set(question, where)
         if question.not_asked:  # skip logic: a local report that is one index, with "not asked"
             question = skip_logic.local_not_asked(question, plain, where, local,
                                                   lambda d: _parse_question(
@@ -629,7 +628,6 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                                later)
     if question.instantaneous_epsilon is not None:
         raise SurveyError(f"{where}.instantaneous_epsilon", "a two-server survey has no series")
-    skip_logic.refuse_two_server_set(question, where)
     if question.not_asked and question.type == "integer" and (
             question.k + 1 > skip_logic.MAX_TWO_SERVER_INTEGER):
         raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "

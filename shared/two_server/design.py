@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import EstimateError
 from ..estimates import norm_sub, z_value
+from ..mechanisms.set_base import CONSISTENT_CLIP
 from ..student_t import t_quantile
 from .estimates import COLLECTION, estimate_crosstab, estimate_two_server
 from .results import BatchEntry, CollectedBatch
@@ -256,7 +257,10 @@ def _among_asked(doc: dict[str, Any], z: float, single: bool) -> None:
     cats = doc["categories"][:-1]  # the last is "not asked"
     shares = np.array([float(r["estimate"]) for r in cats])
     ratio = shares / asked_share
-    clipped = norm_sub(ratio)
+    # a multiselect question's shares overlap (clipped each, and their sum is the mean number
+    # selected); other questions' are a distribution (Norm-Sub, and the mean is a score's)
+    overlapping = doc.get("consistent_method") == CONSISTENT_CLIP
+    clipped = np.clip(ratio, 0.0, 1.0) if overlapping else norm_sub(ratio)
     index = {r["value"]: i for i, r in enumerate(cats)}
     for i, row in enumerate(asked.get("categories") or []):
         row["estimate"], row["consistent"] = float(ratio[i]), float(clipped[i])
@@ -267,7 +271,8 @@ def _among_asked(doc: dict[str, Any], z: float, single: bool) -> None:
         row["consistent"] = float(clipped[members].sum())
         _interval(row, None, z)
     if isinstance(asked.get("mean"), dict):
-        asked["mean"]["estimate"] = float(np.arange(1, len(cats) + 1) @ ratio)
+        scores = np.ones(len(cats)) if overlapping else np.arange(1, len(cats) + 1)
+        asked["mean"]["estimate"] = float(scores @ ratio)
         _interval(asked["mean"], None, z)
 
 

@@ -12,6 +12,15 @@ What the device measures (one Prio3 report per question):
   Prio3MultihotCountVec(k, max weight k) (Δ = k).
 psfo_olh's report ([seed, bucket]) is not one vector of counts: it cannot run before an upload.
 
+A question that depends on randomized answers (skip logic) has a "not asked" value: the
+(k + 1)-th entry of the measured vector (`measured_shape`), set alone when the question did
+not apply, so every device uploads the same measurement whatever it answered. Without ε0 that
+is MultihotCountVec(k + 1, max weight m) with Δ = max(min(2m, k), m + 1) (`not_asked_delta`:
+two answers differ in at most min(2m, k) options, and "not asked" against a set of s <= m
+options in s + 1 entries); with ε0 the mechanism runs over the k + 1 pseudo-options as in the
+LDP mode (shared/multiselect_not_asked.py), its report measured as above over k + 1. Its
+estimates among those asked: shared/two_server/multiselect_not_asked.py.
+
 Estimates. Option j's released total counts the reports that support j, plus both servers'
 noise. With P[support j | j selected] = p and | not selected] = q (1 and 0 without a local
 mechanism; the mechanism's p*, q* with one), each respondent's term c_j = (s_j − q)/(p − q) is
@@ -22,8 +31,9 @@ and the noise adds 2σ²/(n²(p − q)²) (σ² one server's per-coordinate vari
 selected is Σ_j f̂_j; its respondent term has variance E[Var(N | S)]/(p − q)² + Var|S|, N the
 number of options a report supports: for psfo_grr N is one Bernoulli, so the total is exact
 (P̄(1 − P̄)/(p − q)², P̄ = μp + (k − μ)q); without a local mechanism, or with independent bits,
-the spread of |S| is not released (no squares), so the Bhatia–Davis bound (m − μ)(μ − rmin)
-stands in for it: a conservative interval, as for an integer question's mean. The noise adds
+the spread of |S| is not released (no squares, no pairs of options), so the most the options'
+shares allow stands in for it (shared/set_spread.py, at most the Bhatia–Davis bound
+(m − μ)(μ − rmin)): a conservative interval, as for an integer question's mean. The noise adds
 k·2σ²/(n²(p − q)²). Worst-case bounds maximize these over the truth.
 """
 
@@ -37,11 +47,28 @@ import numpy as np
 from ..errors import EstimateError
 from ..estimates import MeanEstimate, empty_value_estimates, value_estimates, z_value
 from ..mechanisms.set_base import CONSISTENT_CLIP, SHARES_NOTE, SetShape
+from ..set_spread import size_variance_bound
 
 LOCAL_SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr")
 BITS_NOTE = ("mean number selected: the servers add up each option's count but not how many "
-             "each respondent selected, so that spread is taken at its widest for this mean "
-             "(the Bhatia-Davis bound): the interval may be wider than needed, never narrower")
+             "each respondent selected, so that spread is taken at the widest the options' "
+             "shares allow: the interval may be wider than needed, never narrower")
+
+
+def measured_shape(question: Any) -> SetShape:
+    """The options measured: the question's, and a last "not asked" pseudo-option when the
+    question depends on randomized answers (module docstring)."""
+    shape: SetShape = question.multiselect
+    if getattr(question, "not_asked", False):
+        return SetShape(shape.k + 1, shape.max_selected, shape.required_min)
+    return shape
+
+
+def not_asked_delta(shape: SetShape) -> int:
+    """Δ of the answer's bits with a "not asked" entry: max(min(2m, k), m + 1) for `shape` the
+    question's own (two answers differ in `max_difference` options; "not asked" against a set
+    of s <= m options in s + 1 entries, and a set of m options is an answer)."""
+    return max(shape.max_difference(), shape.max_selected + 1)
 
 
 def set_encoding(question: Any) -> Any:
@@ -49,12 +76,13 @@ def set_encoding(question: Any) -> Any:
     from .encoding import Encoding
 
     shape: SetShape = question.multiselect
+    measured = measured_shape(question)
     if question.local_epsilon is None:
-        return Encoding(question.id, "multihot", shape.k, shape.max_selected,
-                        delta=shape.max_difference())
+        delta = (not_asked_delta(shape) if measured.k > shape.k else shape.max_difference())
+        return Encoding(question.id, "multihot", measured.k, shape.max_selected, delta=delta)
     if question.mechanism == "psfo_grr":
-        return Encoding(question.id, "histogram", _padded_values(shape))
-    return Encoding(question.id, "multihot", shape.k, shape.k, delta=shape.k)
+        return Encoding(question.id, "histogram", _padded_values(measured))
+    return Encoding(question.id, "multihot", measured.k, measured.k, delta=measured.k)
 
 
 def _padded_values(shape: SetShape) -> int:
@@ -62,17 +90,24 @@ def _padded_values(shape: SetShape) -> int:
 
 
 def answer_measurement(question: Any, value: Any) -> list[int]:
-    """The answer's k bits (AnswerError for a set the question does not allow)."""
+    """The answer's k bits, and a last "not asked" bit for a question that has that value
+    (AnswerError for a set the question does not allow)."""
+    from ..skip_logic import NOT_ASKED
+
+    k = question.multiselect.k
+    not_asked = getattr(question, "not_asked", False)
+    if not_asked and isinstance(value, str) and value == NOT_ASKED:
+        return [0] * k + [1]
     mask = _checker(question).encode(value)
-    return [mask >> j & 1 for j in range(question.k)]
+    return [mask >> j & 1 for j in range(k)] + ([0] if not_asked else [])
 
 
 def report_measurement(question: Any, report: Any) -> Any:
-    """The measurement of a local mechanism's validated report: psfo_grr's index, or the k
-    bits of a bitmap report."""
+    """The measurement of a local mechanism's validated report: psfo_grr's index, or the bits
+    of a bitmap report (k, or k + 1 with a "not asked" pseudo-option)."""
     if question.mechanism == "psfo_grr":
         return int(report)
-    return [(report[j >> 5] >> (j & 31)) & 1 for j in range(question.k)]
+    return [(report[j >> 5] >> (j & 31)) & 1 for j in range(measured_shape(question).k)]
 
 
 def _checker(question: Any) -> Any:
@@ -81,7 +116,7 @@ def _checker(question: Any) -> Any:
     from ..mechanisms.option_rr import OptionRR
 
     shape = question.multiselect
-    return OptionRR(1.0, question.labels, question_id=question.id,
+    return OptionRR(1.0, tuple(question.options), question_id=question.id,
                     max_selected=shape.max_selected, required_min=shape.required_min)
 
 
@@ -113,11 +148,14 @@ def option_worst(p: float, q: float) -> float:
     return float(option_variance(f, p, q))
 
 
-def count_variance(mean: float, shape: SetShape, p: float, q: float, kind: str) -> float:
-    """One random respondent's term of the mean number selected (module docstring)."""
+def count_variance(mean: float, shape: SetShape, p: float, q: float, kind: str,
+                   shares: Any = None) -> float:
+    """One random respondent's term of the mean number selected (module docstring); the
+    spread of |S| is the most `shares` (the options' shares) allow, Bhatia-Davis without."""
     low, high = shape.required_min, shape.max_selected
     mu = min(max(mean, low), high)
-    spread = (high - mu) * (mu - low)  # Bhatia-Davis: |S| in [low, high] with mean mu
+    spread = (size_variance_bound(shares, low, high) if shares is not None
+              else (high - mu) * (mu - low))
     if kind == "index":
         chance = mu * p + (shape.k - mu) * q
         return chance * (1 - chance) / (p - q) ** 2
@@ -162,29 +200,39 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
         if local is not None else "")]
     _check_kind(question.id, entry, encoding.kind)
     shape: SetShape = question.multiselect
+    measured = measured_shape(question).k  # k, or k + 1 with "not asked"
     p, q, kind = support_probabilities(question)
     if kind != "index":
         result.notes.append(BITS_NOTE)
     if n == 0:
         result.categories = empty_value_estimates(question.labels)
         result.mean = MeanEstimate(None, None, None, None, None)
+        if measured > shape.k:
+            from .multiselect_not_asked import add_set_among_asked
+
+            add_set_among_asked(question, None, n, p, q, kind, 0.0, z, result)
         return result
     sums = np.asarray([int(s) for s in entry.noisy_sums], dtype=float)
     if sums.size != encoding.length:
         raise EstimateError(f"{question.id}: the batch holds {sums.size} totals where this "
                             f"question's {encoding.kind} has {encoding.length}")
-    counts = sums[:shape.k]  # psfo_grr: the blanks' counts follow the options'
+    counts = sums[:measured]  # psfo_grr: the blanks' counts follow the options'
     f_hat = (counts / n - q) / (p - q)
     consistent = np.clip(f_hat, 0.0, 1.0)
     noise = SERVERS * noise_variance(entry) / (n * n * (p - q) ** 2)
     variance = option_variance(consistent, p, q) / n + noise
-    bound = np.full(shape.k, option_worst(p, q) / n + noise)
+    bound = np.full(measured, option_worst(p, q) / n + noise)
     result.categories = value_estimates(question.labels, f_hat, variance, bound, consistent, z)
     result.notes += too_noisy_notes(math.sqrt(noise), 1.0, n, z, confidence, "of a share",
                                     "100 percentage points (every share there is)")
+    if measured > shape.k:  # skip logic: "not asked" and the shares among those asked
+        from .multiselect_not_asked import add_set_among_asked
+
+        add_set_among_asked(question, f_hat, n, p, q, kind, noise, z, result)
+        return result
     total = float(f_hat.sum())
     count_noise = shape.k * noise
-    se = math.sqrt(count_variance(total, shape, p, q, kind) / n + count_noise)
+    se = math.sqrt(count_variance(total, shape, p, q, kind, consistent) / n + count_noise)
     result.mean = MeanEstimate(total, se, count_worst(shape, p, q, kind) / n + count_noise,
                                total - z * se, total + z * se)
     return result

@@ -50,6 +50,8 @@ def true_totals(survey: Any, answers: Sequence[Mapping[str, Any]]) -> dict[str, 
             m = measured[key]
             if enc.kind == "histogram":
                 total[m] += 1
+            elif enc.kind == "multihot":  # a multiselect question's bits
+                total = [t + b for t, b in zip(total, m, strict=True)]
             else:
                 total[0] += m
         out[key] = (total, n)

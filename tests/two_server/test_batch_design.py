@@ -186,6 +186,33 @@ def test_among_those_asked_combines_the_cells_shares() -> None:
     assert follow["among_asked"]["categories"][1]["std_error"] is None
 
 
+def test_among_those_asked_of_a_check_all_that_apply_question_across_cells() -> None:
+    """Skip logic on a multiselect question: its shares among those asked are each clipped (they
+    overlap) and their sum is the mean number selected among those asked."""
+    data = skip_two_server("http://h", b"\x01" * 32, b"\x02" * 32, "skipset")
+    data["questions"] = [data["questions"][0], {
+        "id": "which", "text": "Which?", "type": "multiselect", "options": ["a", "b", "c"],
+        "max_selected": 2, "central_epsilon": 1.0, "relevant": "smoker"}]
+    data["crosstabs"] = []
+    survey = Survey.from_dict(data)
+    rng = np.random.default_rng(8)
+    answers, parts = [], []
+    for i in range(300):
+        smoker = bool(rng.random() < (0.6 if i % 2 else 0.3))
+        chosen = [o for o in "abc" if rng.random() < {"a": 0.5, "b": 0.3, "c": 0.1}[o]][:2]
+        answers.append({"smoker": smoker, **({"which": chosen} if smoker else {})})
+        parts.append(("a" if i % 2 else "b", 1 + i % 3))
+    exact = simulate(survey, answers, parts, None)
+    doc = estimate_batches(survey, exact, BatchDesign(totals={"a": 1.0, "b": 3.0}))
+    which = next(q for q in doc["questions"] if q["question"] == "which")
+    asked = 1 - which["not_asked"]["estimate"]
+    shares = [r["estimate"] for r in which["categories"][:-1]]
+    among = which["among_asked"]
+    assert [r["estimate"] for r in among["categories"]] == pytest.approx(
+        [s / asked for s in shares], abs=1e-12)
+    assert among["mean"]["estimate"] == pytest.approx(sum(shares) / asked, abs=1e-12)
+
+
 @pytest.mark.parametrize("design, parts_of, message", [
     (BatchDesign(totals={"north": 1.0}), None, "cell 'south' has respondents but no "
                                                "population total"),

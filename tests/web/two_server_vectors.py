@@ -28,6 +28,7 @@ from unittest import mock
 
 from ldpsurvey.analyst.demo import sample_survey
 from ldpsurvey.analyst.demo_two_server import two_server_version
+from ldpsurvey.shared.skip_logic import NOT_ASKED, applies, asked_values
 from ldpsurvey.shared.survey import Survey
 from support.hpke_reference import public_key, reference_seal
 from support.sources import RecordingSource
@@ -66,6 +67,20 @@ def surveys() -> Iterator[tuple[str, Survey]]:
          "mechanism": "option_rr", "optional": True}]
     checks.pop("crosstabs", None)
     yield "checks-local", Survey.from_dict(checks)
+    # Skip logic: check-all-that-apply follow-ups of a yes/no gate, measured with a last "not
+    # asked" entry (MultihotCountVec(k + 1, m)), and with local psfo_grr / option_rr over k + 1.
+    hidden = two_server_survey(HELPER_URL, helper, leader, survey_id="hidden-sets")
+    follow = {"type": "multiselect", "options": options, "max_selected": 2,
+              "central_epsilon": 1.0, "relevant": "used"}
+    hidden["questions"] = [
+        {"id": "used", "text": "Used?", "type": "binary", "central_epsilon": 1.0},
+        {**follow, "id": "which", "text": "Which?"},
+        {**follow, "id": "padded", "text": "Padded?", "local_epsilon": 2.0,
+         "mechanism": "psfo_grr", "required_min": 1},
+        {**follow, "id": "bits", "text": "Bits?", "local_epsilon": 2.0,
+         "mechanism": "option_rr"}]
+    hidden.pop("crosstabs", None)
+    yield "hidden-sets", Survey.from_dict(hidden)
 
 
 def answer_sets(survey: Survey) -> Iterator[dict[str, Any]]:
@@ -85,9 +100,11 @@ def answer_sets(survey: Survey) -> Iterator[dict[str, Any]]:
             elif q.type == "multiselect":  # sets of every allowed size, listed out of order
                 shape = q.multiselect
                 size = max(shape.required_min, i % (shape.max_selected + 1))
-                answers[q.id] = [q.options[(i + j) % q.k] for j in range(size)][::-1]
+                answers[q.id] = [q.options[(i + j) % shape.k] for j in range(size)][::-1]
             else:
                 answers[q.id] = q.options[i % len(q.options)]
+            if q.not_asked and not applies(q, asked_values(answers)):
+                answers[q.id] = NOT_ASKED  # what the page's skip logic hands the upload
         yield answers
 
 

@@ -12,6 +12,7 @@
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
 import { AnswerError, ManifestMismatch, P } from "./mechanisms.js";
+import { NOT_ASKED } from "./skip_logic.js";
 import { optionOf, optionText, shown } from "./shown.js";
 import { bernoulli, bernoulliBits, choiceExcept } from "./randomness.js";
 import { expLower, Rational, rationalExpFloor, rationalExpFloorOf, roundHalfEven } from "./rational.js";
@@ -295,25 +296,33 @@ export function setCore(name, epsilon, question) {
 
 // --- two servers (shared/two_server/multiselect.py) ------------------------------------------
 
-/** How a two-server multiselect question is measured: {kind, length, max}. */
-export function setEncoding(question) {
+/** How a two-server multiselect question is measured: {kind, length, max}. `notAsked`: the
+ * question depends on randomized answers, so its measurement ends with a "not asked" entry (k
+ * + 1 entries; set_encoding in shared/two_server/multiselect.py). */
+export function setEncoding(question, notAsked = false) {
   const { k, m, least } = shapeOf(question);
-  if (question.local_epsilon == null) return { kind: "multihot", length: k, max: m };
-  if (question.mechanism === "psfo_grr") return { kind: "histogram", length: k + m - least, max: 1 };
-  return { kind: "multihot", length: k, max: k };
+  const measured = k + (notAsked ? 1 : 0);
+  if (question.local_epsilon == null) return { kind: "multihot", length: measured, max: m };
+  if (question.mechanism === "psfo_grr") return { kind: "histogram", length: measured + m - least, max: 1 };
+  return { kind: "multihot", length: measured, max: measured };
 }
 
-/** The answer's k bits (AnswerError for a set the question does not allow). */
-export function answerBits(question, answer) {
+/** The answer's k bits, and a last "not asked" bit with `notAsked` (set alone for NOT_ASKED);
+ * AnswerError for a set the question does not allow. */
+export function answerBits(question, answer, notAsked = false) {
+  if (notAsked && answer === NOT_ASKED) return [...question.options.map(() => 0), 1];
   const selected = new Set(setEncoder(question)(answer));
-  return question.options.map((_, j) => (selected.has(j) ? 1 : 0));
+  const bits = question.options.map((_, j) => (selected.has(j) ? 1 : 0));
+  return notAsked ? [...bits, 0] : bits;
 }
 
-/** The measurement of a local mechanism's report: psfo_grr's index, or the k report bits. */
-export function reportMeasurement(question, report) {
+/** The measurement of a local mechanism's report: psfo_grr's index, or the report bits (k, or
+ * k + 1 with `notAsked`). */
+export function reportMeasurement(question, report, notAsked = false) {
   if (question.mechanism === "psfo_grr") return Number(report);
-  const on = new Set(bitsFromWords(report, question.options.length));
-  return question.options.map((_, j) => (on.has(j) ? 1 : 0));
+  const measured = question.options.length + (notAsked ? 1 : 0);
+  const on = new Set(bitsFromWords(report, measured));
+  return Array.from({ length: measured }, (_, j) => (on.has(j) ? 1 : 0));
 }
 
 // --- the checkboxes (form.js) ----------------------------------------------------------------

@@ -94,11 +94,11 @@ function clipBounds(q, mechanism) {
 
 /** How one key is encoded: { key, kind: "count" | "histogram" | "sum", length, max, offset }. */
 export function questionEncoding(q, notAsked = false) {
+  if (q.type === "multiselect") {  // "not asked": a last entry of its vector
+    return { key: q.id, offset: 0, ...loaded("multiselect").setEncoding(q, notAsked) };
+  }
   if (notAsked) {  // a Histogram ending with "not asked" (encoding.question_encoding)
     return { key: q.id, kind: "histogram", length: domainSize(q, true), max: 1, offset: 0 };
-  }
-  if (q.type === "multiselect") {
-    return { key: q.id, offset: 0, ...loaded("multiselect").setEncoding(q) };
   }
   if (q.local_epsilon != null && q.mechanism === "geometric") {
     const [lo, hi] = clipBounds(q, mechanismFor(q));
@@ -146,8 +146,8 @@ export function instanceOf(encoding) {
 /** The measured index (or offset value) of a true answer; AnswerError if it does not fit. */
 export function questionIndex(q, value, notAsked = false) {
   const name = JSON.stringify(q.id);
+  if (q.type === "multiselect") return loaded("multiselect").answerBits(q, value, notAsked);
   if (notAsked && value === NOT_ASKED) return domainSize(q, true) - 1;
-  if (q.type === "multiselect") return loaded("multiselect").answerBits(q, value);
   if (q.type === "binary") {
     if (typeof value !== "boolean") throw new AnswerError(`the answer to ${name} must be true or false`);
     return value ? 1 : 0;
@@ -169,7 +169,7 @@ export function questionIndex(q, value, notAsked = false) {
 
 /** The measurement of a local mechanism's report (encoding.report_measurement). */
 function reportMeasurement(q, report, notAsked = false) {
-  if (q.type === "multiselect") return loaded("multiselect").reportMeasurement(q, report);
+  if (q.type === "multiselect") return loaded("multiselect").reportMeasurement(q, report, notAsked);
   if (typeof report === "boolean") return report ? 1 : 0;
   const encoding = questionEncoding(q, notAsked);
   if (encoding.kind !== "sum") return Number(report);
