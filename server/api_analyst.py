@@ -28,8 +28,9 @@ def require_token() -> None:
 
 @bp.post("/api/surveys")
 def create_survey() -> tuple[dict[str, Any], int]:
-    record, created = surveys.publish(current_store(), json_object(request))
-    return record.public(), 201 if created else 200
+    store = current_store()
+    record, created = surveys.publish(store, json_object(request))
+    return record.public(store.invite_only(record.id)), 201 if created else 200
 
 
 @bp.get("/api/surveys")

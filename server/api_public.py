@@ -27,7 +27,8 @@ def openapi() -> dict[str, Any]:
 
 @bp.get("/api/surveys/<survey_id>")
 def get_survey(survey_id: str) -> dict[str, Any]:
-    return surveys.get(current_store(), survey_id, version_param()).public()
+    store = current_store()
+    return surveys.get(store, survey_id, version_param()).public(store.invite_only(survey_id))
 
 
 @bp.post("/api/surveys/<survey_id>/submissions")

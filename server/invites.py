@@ -25,6 +25,16 @@ MAX_CODE_LENGTH = 64
 MAX_COUNT = 1_000_000
 
 
+# Why a code was refused: `reason` of each refused item (a device says it in its own words,
+# e.g. the page's js/messages/<lang>/invite.js), and the English message beside it.
+REFUSALS = {
+    "missing": "this survey is invite-only: send your invitation code",
+    "unknown": "unknown invitation code",
+    "used": "this invitation code was already used",
+    "other_code": "this submission is stored already, and not with this invitation code",
+}
+
+
 class InviteRefused(Forbidden):
     """The invitation code is missing, unknown, or already used by another submission."""
 
@@ -156,24 +166,25 @@ def plan_claims(items: Sequence[tuple[str, str | None]], new_ids: Iterable[str],
     bound_here: dict[str, str] = {}     # code hash -> the new submission id it binds
     code_of: dict[str, str] = {}        # new submission id -> its code hash
     for index, (sid, code) in enumerate(items):
-        problem = None
+        reason = None
         if code is None:
-            problem = "this survey is invite-only: send your invitation code"
+            reason = "missing"
         else:
             key = digest(code)
             if key not in bound:
-                problem = "unknown invitation code"
+                reason = "unknown"
             elif sid not in new:
                 if bound[key] != sid:
-                    problem = "this invitation code was already used"
+                    reason = "used" if bound[key] is not None else "other_code"
             elif bound[key] is not None or bound_here.get(key, sid) != sid \
                     or code_of.get(sid, key) != key:
-                problem = "this invitation code was already used"
+                reason = "used"
             else:
                 bound_here[key] = sid
                 code_of[sid] = key
-        if problem is not None:
-            refused.append({"index": index, "submission_id": sid, "message": problem})
+        if reason is not None:
+            refused.append({"index": index, "submission_id": sid, "reason": reason,
+                            "message": REFUSALS[reason]})
     if refused:
         raise InviteRefused(f"{len(refused)} of {len(items)} submission(s) refused: invitation "
                             "code missing, unknown or already used; nothing was stored",

@@ -99,13 +99,22 @@ _SCHEMAS: dict[str, Any] = {
                        "public_key": {"type": "string", "minLength": 1},
                        "sha256": {"type": "string"},
                        "status": {"type": "string"},
+                       "invite_only": {"type": "boolean"},
                        "signed_bytes": {"type": "string"}}},
     "SurveyDocument": {
         "type": "object",
-        "required": ["survey", "signature", "public_key", "sha256", "status", "signed_bytes"],
+        "required": ["survey", "signature", "public_key", "sha256", "status", "invite_only",
+                     "signed_bytes"],
         "properties": {"survey": {"type": "object"}, "signature": {"type": "string"},
                        "public_key": {"type": "string"}, "sha256": {"type": "string"},
                        "status": {"type": "string", "enum": ["open", "closed"]},
+                       "invite_only": {
+                           "type": "boolean",
+                           "description": "The survey takes only submissions (or uploads) "
+                                          "with a one-time invitation code (`ldpsurvey "
+                                          "invites create`): the page asks for one. Set by "
+                                          "the operator, not signed; nothing else about the "
+                                          "codes is served."},
                        "signed_bytes": {
                            "type": "string", "contentEncoding": "base64",
                            "description": "The exact bytes the signature covers (the "
@@ -155,6 +164,29 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object", "required": ["accepted", "duplicates"],
         "properties": {"accepted": {"type": "array", "items": {"type": "string"}},
                        "duplicates": {"type": "array", "items": {"type": "string"}}}},
+    "InviteRefused": {
+        "type": "object", "required": ["error"],
+        "description": "403 invite_refused: an invitation code missing, unknown or already "
+                       "used; nothing was stored. Each refused item says why in `reason` (for "
+                       "a device's own words) and in English in `message`.",
+        "properties": {"error": {
+            "type": "object", "required": ["code", "message", "details"],
+            "properties": {
+                "code": {"type": "string", "enum": ["invite_refused"]},
+                "message": {"type": "string"},
+                "details": {"type": "object", "required": ["refused", "total", "items"],
+                            "properties": {
+                                "refused": {"type": "integer"}, "total": {"type": "integer"},
+                                "items": {"type": "array", "items": {
+                                    "type": "object",
+                                    "required": ["index", "submission_id", "reason",
+                                                 "message"],
+                                    "properties": {
+                                        "index": {"type": "integer"},
+                                        "submission_id": {"type": ["string", "null"]},
+                                        "reason": {"type": "string", "enum": [
+                                            "missing", "unknown", "used", "other_code"]},
+                                        "message": {"type": "string"}}}}}}}}}},
     "Estimates": {
         "type": "object",
         "required": ["survey", "version", "sha256", "confidence", "n_submissions",
@@ -165,6 +197,10 @@ _SCHEMAS: dict[str, Any] = {
                        "last_submission_hour": {"type": ["string", "null"]},
                        "questions": {"type": "array", "items": {"type": "object"}}}},
 }
+
+_INVITE_REFUSED = {"description": "An invite-only survey: the invitation code is missing, "
+                                   "unknown or already used (nothing stored)",
+                    "content": _json(_ref("InviteRefused"))}
 
 _PATHS: dict[str, Any] = {
     "/healthz": {"get": {
@@ -209,7 +245,7 @@ _PATHS: dict[str, Any] = {
             {"oneOf": [_ref("Submission"), _ref("SubmissionBatch")]})},
         "responses": {"200": {"description": "Accepted and duplicate submission ids",
                               "content": _json(_ref("SubmissionResult"))},
-                      **_errors(400, 404, 409, 413, 415, 422)}}},
+                      **_errors(400, 404, 409, 413, 415, 422), "403": _INVITE_REFUSED}}},
     "/api/surveys/{survey_id}/estimates": {"get": {
         "operationId": "estimates", "summary": "Estimates from the stored aggregates.",
         "security": _BEARER,
@@ -362,7 +398,7 @@ _PATHS.update({
                               "content": _json(_ref("TwoServerUploadResult"))},
                       "201": {"description": "Stored",
                               "content": _json(_ref("TwoServerUploadResult"))},
-                      **_errors(400, 403, 404, 409, 413, 415, 422)}}},
+                      **_errors(400, 404, 409, 413, 415, 422), "403": _INVITE_REFUSED}}},
     "/api/surveys/{survey_id}/two-server/aggregate": {"post": {
         "operationId": "twoServerAggregate",
         "summary": "Form batches and run the pending aggregation jobs with the helper now.",

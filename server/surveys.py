@@ -32,9 +32,10 @@ from ..shared.survey import CrosstabSpec, Survey, canonical_json
 from .errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour
 
-# "status" and "signed_bytes" are accepted so that a served document can be published as is.
+# "status", "invite_only" and "signed_bytes" are accepted (and not kept) so that a served
+# document can be published as is.
 MANIFEST_KEYS = frozenset({"survey", "signature", "public_key", "sha256", "status",
-                           "signed_bytes"})
+                           "invite_only", "signed_bytes"})
 _CACHE_SIZE = 256
 
 
@@ -148,16 +149,20 @@ class SurveyRecord:
                    n_submissions=row.n_submissions,
                    last_submission_hour=row.last_submission_hour)
 
-    def public(self) -> dict[str, Any]:
-        """What GET /api/surveys/<id> serves: the manifest unchanged, its hash and status.
+    def public(self, invite_only: bool) -> dict[str, Any]:
+        """What GET /api/surveys/<id> serves: the manifest unchanged, its hash and status,
+        and whether the survey takes only submissions with an invitation code.
 
         `signed_bytes` is base64 of the exact bytes the signature covers: a browser verifies
         those and parses only them, because re-serializing parsed JSON in JavaScript does not
-        reproduce Python's canonical bytes (1.0 becomes 1, for one).
+        reproduce Python's canonical bytes (1.0 becomes 1, for one). `invite_only` is the
+        operator's choice (`invites create`), made after signing, so it is not signed: it
+        tells the page to ask for a code, and nothing else about the codes (a submission
+        without one would be refused anyway, saying so).
         """
         return {"survey": self.manifest["survey"], "signature": self.manifest["signature"],
                 "public_key": self.manifest["public_key"], "sha256": self.sha256,
-                "status": self.status,
+                "status": self.status, "invite_only": invite_only,
                 "signed_bytes": base64.b64encode(canonical_json(self.manifest["survey"]))
                 .decode("ascii")}
 

@@ -265,6 +265,11 @@ class Store(Protocol):
 
     def invite_counts(self, survey_id: str) -> InviteCounts: ...
 
+    def invite_only(self, survey_id: str) -> bool:
+        """Whether the survey takes only submissions with an invitation code (one indexed
+        lookup: the public survey document says it, so a page can ask for the code)."""
+        ...
+
     # submissions and aggregates
     def ingest(self, job: IngestJob) -> IngestResult:
         """Insert the job's new submissions and apply their aggregate deltas in one

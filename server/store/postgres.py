@@ -343,6 +343,13 @@ class PgStore:
                                         "WHERE survey_id = %s", (survey_id,)).fetchone()
         return InviteCounts(survey_id, only, int(issued), int(used))
 
+    def invite_only(self, survey_id: str) -> bool:
+        if not _fits(survey_id):
+            return False
+        with self._read() as conn:
+            return conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = %s",
+                                (survey_id,)).fetchone() is not None
+
     # --- ingest -----------------------------------------------------------------------------
 
     def ingest(self, job: IngestJob) -> IngestResult:

@@ -339,6 +339,10 @@ class SqliteStore:
                                     "WHERE survey_id = ?", (survey_id,)).fetchone()
         return InviteCounts(survey_id, only, int(issued), int(used))
 
+    def invite_only(self, survey_id: str) -> bool:
+        return self._conn().execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
+                                    (survey_id,)).fetchone() is not None
+
     # --- ingest -----------------------------------------------------------------------------
 
     def ingest(self, job: IngestJob) -> IngestResult:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.server.invites import create, digest
+from ldpsurvey.server.invites import REFUSALS, create, digest
 from ldpsurvey.server.store import open_store
 from support.server_data import snapshot, sql, submission
 
@@ -63,14 +63,18 @@ def test_each_code_is_accepted_for_exactly_one_submission(client: Any, db_path: 
     # The same submission resent with its code: an idempotent duplicate.
     assert post(client, sub).get_json() == {"accepted": [], "duplicates": [sub["submission_id"]]}
     before = snapshot(db_path)
-    for body in (submission(invite=first),                 # reused
-                 submission(invite="inv_" + "A" * 22),      # unknown
-                 submission(),                              # missing
-                 {**sub, "invite": second}):                # a stored id with another code
+    for body, reason in ((submission(invite=first), "used"),
+                         (submission(invite="inv_" + "A" * 22), "unknown"),
+                         (submission(), "missing"),
+                         ({**sub, "invite": second}, "other_code")):  # stored, another code
         response = post(client, body)
         assert response.status_code == 403, response.get_json()
         error = response.get_json()["error"]
         assert error["code"] == "invite_refused" and set(error) == {"code", "message", "details"}
+        # why, for a device to say in its own words (the page: js/messages/<lang>/invite.js)
+        [item] = error["details"]["items"]
+        assert item["reason"] == reason and item["message"] == REFUSALS[reason]
+        assert item["submission_id"] == body["submission_id"]
         assert snapshot(db_path) == before
     assert post(client, submission(invite=second)).status_code == 200
 
@@ -100,3 +104,20 @@ def test_malformed_codes_are_422(client: Any, db_path: Path, invite: Any) -> Non
     response = post(client, body)
     assert response.status_code in (403, 422)  # None: missing (403); the rest malformed
     assert snapshot(db_path) == before
+
+
+def test_the_public_survey_document_says_whether_a_code_is_needed_and_nothing_more(
+        client: Any, db_path: Path, auth: dict[str, str]) -> None:
+    """The page asks for an invitation code when the survey's public document says
+    invite_only; the document says nothing else about the codes (how many, how many used)."""
+    before = client.get("/api/surveys/health").get_json()
+    assert before["invite_only"] is False
+    [code] = codes(db_path, 1)
+    after = client.get("/api/surveys/health").get_json()
+    assert after == {**before, "invite_only": True}
+    assert client.get("/api/surveys/health?version=1").get_json()["invite_only"] is True
+    assert post(client, submission(invite=code)).status_code == 200
+    assert client.get("/api/surveys/health").get_json() == after  # nothing about use
+    # a served document can still be published as is (invite_only is not kept)
+    again = client.post("/api/surveys", json=after, headers=auth)
+    assert again.status_code == 200 and again.get_json() == after

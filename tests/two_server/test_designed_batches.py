@@ -94,12 +94,14 @@ def designed_survey_flow(pair: Any, tmp_path: Path, leader_db: str, helper_db: s
     fresh = Respondent(pair.leader.url, state_dir=str(tmp_path / "x"), warn=lambda m: None,
                        max_epsilon=1e4)
     body = fresh.answer(fresh.fetch_survey(SURVEY), answers_of(1)).wire()
-    for code, words in ((None, "invite-only"), ("inv_nope", "unknown"),
-                        (codes[UNITS[1][0]], "already used")):
+    for code, words, reason in ((None, "invite-only", "missing"),
+                                ("inv_nope", "unknown", "unknown"),
+                                (codes[UNITS[1][0]], "already used", "used")):
         sent = dict(body) if code is None else {**body, "invite": code}
         status, error = status_of(lambda sent=sent: http_json("POST", url, sent))
         assert status == 403 and error["code"] == "invite_refused"
         assert words in json.dumps(error)
+        assert [item["reason"] for item in error["details"]["items"]] == [reason]
     assert count(leader_db, "SELECT count(*) FROM ts_uploads") == len(UNITS)
 
     # batches per (cell, group): each aggregated by the helper, noised by both servers
