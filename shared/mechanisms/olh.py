@@ -103,7 +103,85 @@ def hash_one(seed: int, value: int, g: int) -> int:
     return ((a0 + a1 * value + a2 * value * value) % PRIME) % g
 
 
-class OLH(SupportCounted, PureProtocol):
+class LocalHashReports:
+    """The [seed, bucket] report of local hashing, shared by OLH and PSFO-OLH (psfo_olh.py):
+    an item hashed with a fresh seed into one of g buckets, the bucket kept with probability
+    p_bucket; the aggregator's validation and support decoding. Needs `k`, `g`, `p_bucket`
+    and `_values` (the k values whose support is counted) on the mechanism."""
+
+    k: int
+    g: int
+    p_bucket: Fraction
+    _values: np.ndarray
+
+    def _hash_report(self, item: int, source: RandomSource) -> list[int]:
+        seed = source.randbelow(SEEDS)
+        bucket = hash_one(seed, item, self.g)
+        if not bernoulli(self.p_bucket, source):
+            bucket = choice_except(self.g, bucket, source)
+        return [seed, bucket]
+
+    def _hash_reports_many(self, items: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Simulation only (numpy generator): reports of many items at once."""
+        items = np.asarray(items, dtype=np.int64)
+        seeds = rng.integers(0, SEEDS, size=items.size, dtype=np.int64)
+        a0, a1, a2 = seeds % PRIME, (seeds // PRIME) % PRIME, seeds // PRIME**2
+        true_bucket = ((a0 + a1 * items + a2 * (items * items % PRIME)) % PRIME) % self.g
+        keep = rng.random(items.size) < float(self.p_bucket)
+        other = rng.integers(0, self.g - 1, size=items.size)
+        other = other + (other >= true_bucket)
+        return np.stack([seeds, np.where(keep, true_bucket, other)], axis=1)
+
+    # --- the aggregator's side -------------------------------------------------------------
+
+    def validate_report(self, report: Any) -> tuple[int, int]:
+        if not isinstance(report, list | tuple) or len(report) != 2:
+            raise ReportError("a local-hashing report is a list [seed, bucket]")
+        seed, bucket = report
+        for name, value, limit in (("seed", seed, SEEDS), ("bucket", bucket, self.g)):
+            reject_bool(value, name)
+            if not isinstance(value, int | np.integer):
+                raise ReportError(f"{name} must be an integer, got {type(value).__name__}")
+            if not 0 <= int(value) < limit:
+                raise ReportError(f"{name} {int(value)} is outside [0, {limit})")
+        return int(seed), int(bucket)
+
+    def _supports(self, report: Any) -> np.ndarray:
+        seed, bucket = report
+        return np.flatnonzero(hash_values(np.array([seed]), self._values, self.g)[0] == bucket)
+
+    def _supports_many(self, reports: Any) -> tuple[np.ndarray, int]:
+        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+        counts = np.zeros(self.k, dtype=np.int64)
+        for _, hits in self._hit_blocks(reports):
+            counts += hits.sum(axis=0, dtype=np.int64)
+        return counts, reports.shape[0]
+
+    def _hit_blocks(self, reports: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+        """(first row, its block's (rows, k) 0/1 support matrix), block by block: the exact
+        float64 decoder on a bounded scratch (the block is reused: copy what you keep)."""
+        rows = max(1, _BLOCK // self.k)
+        values = self._values.astype(np.float64)
+        squares = (self._values * self._values % PRIME).astype(np.float64)
+        out, scratch = np.empty((rows, self.k)), np.empty((rows, self.k))
+        for start in range(0, reports.shape[0], rows):
+            yield start, bucket_hits(reports[start:start + rows], values, squares, self.g, out,
+                                     scratch)
+
+    @property
+    def report_width(self) -> int:
+        return 2  # seed, bucket
+
+    def support_bits(self, reports: Any) -> np.ndarray:
+        """The (n, k) 0/1 float matrix of which values each report supports."""
+        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+        bits = np.empty((reports.shape[0], self.k))
+        for start, hits in self._hit_blocks(reports):
+            bits[start:start + hits.shape[0]] = hits
+        return bits
+
+
+class OLH(LocalHashReports, SupportCounted, PureProtocol):
     name = "olh"
     question_types = frozenset({"categorical", "ordinal"})
     summary = "Optimized local hashing: a random hash of the answer into ~e^ε+1 buckets, then GRR."
@@ -173,65 +251,7 @@ class OLH(SupportCounted, PureProtocol):
     # --- the respondent's side -------------------------------------------------------------
 
     def perturb_index(self, index: int, source: RandomSource) -> list[int]:
-        seed = source.randbelow(SEEDS)
-        bucket = hash_one(seed, index, self.g)
-        if not bernoulli(self.p_bucket, source):
-            bucket = choice_except(self.g, bucket, source)
-        return [seed, bucket]
+        return self._hash_report(index, source)
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        answers = np.asarray(answers, dtype=np.int64)
-        seeds = rng.integers(0, SEEDS, size=answers.size, dtype=np.int64)
-        a0, a1, a2 = seeds % PRIME, (seeds // PRIME) % PRIME, seeds // PRIME**2
-        true_bucket = ((a0 + a1 * answers + a2 * (answers * answers % PRIME)) % PRIME) % self.g
-        keep = rng.random(answers.size) < float(self.p_bucket)
-        other = rng.integers(0, self.g - 1, size=answers.size)
-        other = other + (other >= true_bucket)
-        return np.stack([seeds, np.where(keep, true_bucket, other)], axis=1)
-
-    # --- the aggregator's side -------------------------------------------------------------
-
-    def validate_report(self, report: Any) -> tuple[int, int]:
-        if not isinstance(report, list | tuple) or len(report) != 2:
-            raise ReportError("a local-hashing report is a list [seed, bucket]")
-        seed, bucket = report
-        for name, value, limit in (("seed", seed, SEEDS), ("bucket", bucket, self.g)):
-            reject_bool(value, name)
-            if not isinstance(value, int | np.integer):
-                raise ReportError(f"{name} must be an integer, got {type(value).__name__}")
-            if not 0 <= int(value) < limit:
-                raise ReportError(f"{name} {int(value)} is outside [0, {limit})")
-        return int(seed), int(bucket)
-
-    def _supports(self, report: Any) -> np.ndarray:
-        seed, bucket = report
-        return np.flatnonzero(hash_values(np.array([seed]), self._values, self.g)[0] == bucket)
-
-    def _supports_many(self, reports: Any) -> tuple[np.ndarray, int]:
-        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
-        counts = np.zeros(self.k, dtype=np.int64)
-        for _, hits in self._hit_blocks(reports):
-            counts += hits.sum(axis=0, dtype=np.int64)
-        return counts, reports.shape[0]
-
-    def _hit_blocks(self, reports: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-        """(first row, its block's (rows, k) 0/1 support matrix), block by block: the exact
-        float64 decoder on a bounded scratch (the block is reused: copy what you keep)."""
-        rows = max(1, _BLOCK // self.k)
-        values = self._values.astype(np.float64)
-        squares = (self._values * self._values % PRIME).astype(np.float64)
-        out, scratch = np.empty((rows, self.k)), np.empty((rows, self.k))
-        for start in range(0, reports.shape[0], rows):
-            yield start, bucket_hits(reports[start:start + rows], values, squares, self.g, out,
-                                     scratch)
-
-    @property
-    def report_width(self) -> int:
-        return 2  # seed, bucket
-
-    def support_bits(self, reports: np.ndarray) -> np.ndarray:
-        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
-        bits = np.empty((reports.shape[0], self.k))
-        for start, hits in self._hit_blocks(reports):
-            bits[start:start + hits.shape[0]] = hits
-        return bits
+        return self._hash_reports_many(answers, rng)

@@ -23,25 +23,20 @@ Report: [seed, bucket] (olh.py's wire format; the hash domain is the D values).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..aggregates import Aggregate
-from ..errors import ReportError
 from ..exact import PrivacyLoss
-from ..randomness import RandomSource, bernoulli, choice_except
-from .base import reject_bool
-from .olh import OLH, PRIME, SEEDS, bucket_hits, buckets, hash_one, hash_values
+from ..randomness import RandomSource
+from .olh import OLH, PRIME, LocalHashReports, buckets
 from .pure import SupportCounted
 from .set_base import SetMechanism, SetShape, nth_selected, set_sizes
 
-_BLOCK = 1 << 16
 
-
-class PSFOOLH(SupportCounted, SetMechanism):
+class PSFOOLH(LocalHashReports, SupportCounted, SetMechanism):
     name = "psfo_olh"
     summary = ("Padding and sampling: the set padded to m items with dummies, one item drawn, "
                "sent by optimized local hashing.")
@@ -89,76 +84,20 @@ class PSFOOLH(SupportCounted, SetMechanism):
     # --- the respondent's side -------------------------------------------------------------
 
     def perturb_index(self, index: int, source: RandomSource) -> list[int]:
-        item = self.padded(index)[source.randbelow(self.pad)]
-        seed = source.randbelow(SEEDS)
-        bucket = hash_one(seed, item, self.g)
-        if not bernoulli(self.p_bucket, source):
-            bucket = choice_except(self.g, bucket, source)
-        return [seed, bucket]
+        return self._hash_report(self.padded(index)[source.randbelow(self.pad)], source)
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         sets = self.check_sets(answers)
-        rows = sets.shape[0]
         sizes = set_sizes(sets)
-        pick = rng.integers(0, self.pad, size=rows)
+        pick = rng.integers(0, self.pad, size=sets.shape[0])
         item = np.where(pick < sizes, nth_selected(sets, np.minimum(pick, self.k - 1)),
                         self.k + pick - sizes)
-        seeds = rng.integers(0, SEEDS, size=rows, dtype=np.int64)
-        true_bucket = np.array([0], dtype=np.int64)
-        if rows:
-            a0, a1, a2 = seeds % PRIME, (seeds // PRIME) % PRIME, seeds // PRIME**2
-            true_bucket = ((a0 + a1 * item + a2 * (item * item % PRIME)) % PRIME) % self.g
-        keep = rng.random(rows) < float(self.p_bucket)
-        other = rng.integers(0, self.g - 1, size=rows)
-        other = other + (other >= true_bucket)
-        return np.stack([seeds, np.where(keep, true_bucket, other)], axis=1)
+        return self._hash_reports_many(item, rng)
 
     # --- the aggregator's side -------------------------------------------------------------
 
-    def validate_report(self, report: Any) -> tuple[int, int]:
-        if not isinstance(report, list | tuple) or len(report) != 2:
-            raise ReportError("a local-hashing report is a list [seed, bucket]")
-        seed, bucket = report
-        for name, value, limit in (("seed", seed, SEEDS), ("bucket", bucket, self.g)):
-            reject_bool(value, name)
-            if not isinstance(value, int | np.integer):
-                raise ReportError(f"{name} must be an integer, got {type(value).__name__}")
-            if not 0 <= int(value) < limit:
-                raise ReportError(f"{name} {int(value)} is outside [0, {limit})")
-        return int(seed), int(bucket)
-
-    def _supports(self, report: Any) -> np.ndarray:
-        seed, bucket = report
-        return np.flatnonzero(hash_values(np.array([seed]), self._values, self.g)[0] == bucket)
-
-    def _supports_many(self, reports: Any) -> tuple[np.ndarray, int]:
-        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
-        counts = np.zeros(self.k, dtype=np.int64)
-        for hits in self._hit_blocks(reports):
-            counts += hits.sum(axis=0, dtype=np.int64)
-        return counts, reports.shape[0]
-
-    def _hit_blocks(self, reports: np.ndarray) -> Iterator[np.ndarray]:
-        rows = max(1, _BLOCK // self.k)
-        values = self._values.astype(np.float64)
-        squares = (self._values * self._values % PRIME).astype(np.float64)
-        out, scratch = np.empty((rows, self.k)), np.empty((rows, self.k))
-        for start in range(0, reports.shape[0], rows):
-            yield bucket_hits(reports[start:start + rows], values, squares, self.g, out, scratch)
-
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         return SupportCounted.support_counts(self, aggregate)
-
-    def support_bits(self, reports: Any) -> np.ndarray:
-        """The (n, k) 0/1 float matrix of which options each report supports (crosstabs:
-        shared/joint_sets.py)."""
-        reports = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
-        bits = np.empty((reports.shape[0], self.k))
-        start = 0
-        for hits in self._hit_blocks(reports):
-            bits[start:start + hits.shape[0]] = hits
-            start += hits.shape[0]
-        return bits
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Contract 5: (1[y supports j] − q*)/(p* − q*) per option j, unbiased for 1[j in S]."""
@@ -167,10 +106,6 @@ class PSFOOLH(SupportCounted, SetMechanism):
         bits -= q
         bits /= p - q
         return bits
-
-    @property
-    def report_width(self) -> int:
-        return 2
 
     def count_variance(self, selected: float, n: int) -> float:
         p_item = float(self.p_bucket)
