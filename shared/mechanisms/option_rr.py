@@ -28,7 +28,6 @@ so the mean number selected, Σ_j f̂_j, has variance Σ_j Var f̂_j exactly.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -49,11 +48,7 @@ class SetBits(BitmapReports, SetMechanism):
         super().__init__(epsilon, labels, **kwargs)
         self.p_star, self.q_star = self.probabilities(self.shape, self.epsilon)
         self.words = self.word_count(self.k)
-        p, q = self.p_star, self.q_star
-        self.denominator = p.denominator * q.denominator // math.gcd(p.denominator,
-                                                                     q.denominator)
-        self.p_threshold = p.numerator * (self.denominator // p.denominator)
-        self.q_threshold = q.numerator * (self.denominator // q.denominator)
+        self._bit_thresholds()
         self._certify()
 
     @classmethod

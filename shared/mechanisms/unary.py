@@ -51,6 +51,8 @@ class BitmapReports(SupportCounted):
     k: int
     words: int
     set_bits: int | None = None
+    p_star: Fraction
+    q_star: Fraction
 
     @staticmethod
     def word_count(k: int) -> int:
@@ -60,6 +62,14 @@ class BitmapReports(SupportCounted):
     def bitmap_bytes(cls, k: int) -> int:
         """Longest JSON form: each word up to 10 digits, commas, brackets."""
         return 11 * cls.word_count(k) + 1
+
+    def _bit_thresholds(self) -> None:
+        """One denominator D for every bit's draw of independent-bit encodings (p_star for a
+        set bit, q_star for an unset one): bit = [draw < threshold], draw uniform in [0, D)."""
+        p, q = self.p_star, self.q_star
+        self.denominator = math.lcm(p.denominator, q.denominator)
+        self.p_threshold = p.numerator * (self.denominator // p.denominator)
+        self.q_threshold = q.numerator * (self.denominator // q.denominator)
 
     def validate_report(self, report: Any) -> list[int]:
         if not isinstance(report, list | tuple):
@@ -136,12 +146,7 @@ class UnaryEncoding(BitmapReports, PureProtocol):
         super().__init__(epsilon, labels, **kwargs)
         self.p_star, self.q_star = self._probabilities(self.epsilon)
         self.words = self.word_count(self.k)
-        # One denominator D for every bit's draw; bit = [draw < threshold].
-        p, q = self.p_star, self.q_star
-        self.denominator = p.denominator * q.denominator // math.gcd(p.denominator,
-                                                                     q.denominator)
-        self.p_threshold = p.numerator * (self.denominator // p.denominator)
-        self.q_threshold = q.numerator * (self.denominator // q.denominator)
+        self._bit_thresholds()
         self._certify()
 
     @classmethod

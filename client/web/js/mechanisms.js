@@ -352,8 +352,10 @@ function olhHash(seed, value, g) {
   return ((a0 + a1 * value + a2 * value * value) % PRIME) % g;
 }
 
-function olhCore(epsilon, k) {
-  if (k > Number(PRIME)) throw new ManifestMismatch(`local hashing supports at most ${PRIME} options`);
+/** Optimized local hashing's parts (olh.py), shared with psfo_olh (multiselect.js): g buckets,
+ * the bucket's randomized-response probabilities pB/qB, the exact probability qStar that a
+ * report supports a value other than the hashed one, and one [seed, bucket] report of an item. */
+export function localHashing(epsilon) {
   const g = olhBuckets(epsilon);
   const G = BigInt(g);
   const r = rationalExpFloor(epsilon);
@@ -362,18 +364,30 @@ function olhCore(epsilon, k) {
   const base = PRIME / G;
   const extra = PRIME % G;
   const c2 = new Rational((base + 1n) ** 2n * extra + base ** 2n * (G - extra), PRIME * PRIME);
-  const q = c2.mul(pB).add(ONE.sub(c2).mul(qB));
-  if (!pB.add(qB.mul(g - 1)).eq(ONE) || qB.num <= 0n) certifyRatio("olh", null, epsilon);
-  certifyRatio("olh", maxRatio(pB.div(qB), qB.div(pB)), epsilon);
   return {
-    name: "olh", k, p: pB, q,
-    params: { p: pB.toString(), q: q.toString(), buckets: g, prime: Number(PRIME), hash: OLH_HASH },
-    perturbIndex(index, source) {
+    g, pB, qB,
+    qStar: c2.mul(pB).add(ONE.sub(c2).mul(qB)),
+    valid: pB.add(qB.mul(g - 1)).eq(ONE) && qB.num > 0n,
+    params: { buckets: g, prime: Number(PRIME), hash: OLH_HASH },
+    report(item, source) {
       const seed = source.randbelow(SEEDS);
-      let bucket = olhHash(seed, BigInt(index), G);
+      let bucket = olhHash(seed, BigInt(item), G);
       if (!bernoulli(pB, source)) bucket = choiceExcept(G, bucket, source);
       return [Number(seed), Number(bucket)];
     },
+  };
+}
+
+function olhCore(epsilon, k) {
+  if (k > Number(PRIME)) throw new ManifestMismatch(`local hashing supports at most ${PRIME} options`);
+  const lh = localHashing(epsilon);
+  const { g, pB, qB, qStar: q } = lh;
+  if (!lh.valid) certifyRatio("olh", null, epsilon);
+  certifyRatio("olh", maxRatio(pB.div(qB), qB.div(pB)), epsilon);
+  return {
+    name: "olh", k, p: pB, q,
+    params: { p: pB.toString(), q: q.toString(), ...lh.params },
+    perturbIndex(index, source) { return lh.report(index, source); },
     describe() {
       const truthful = pB.toNumber();
       return { text: t("mech.olh", { k, g, others: g - 1, p: P(truthful) }), truthful,

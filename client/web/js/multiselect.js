@@ -11,11 +11,11 @@
 
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
-import { AnswerError, ManifestMismatch, P } from "./mechanisms.js";
+import { AnswerError, localHashing, ManifestMismatch, P } from "./mechanisms.js";
 import { NOT_ASKED } from "./skip_logic.js";
 import { optionOf, optionText, shown } from "./shown.js";
-import { bernoulli, bernoulliBits, choiceExcept } from "./randomness.js";
-import { expLower, Rational, rationalExpFloor, rationalExpFloorOf, roundHalfEven } from "./rational.js";
+import { bernoulliBits } from "./randomness.js";
+import { expLower, Rational, rationalExpFloor, rationalExpFloorOf } from "./rational.js";
 
 export const SET_MECHANISMS = Object.freeze(["option_rr", "set_ue", "psfo_grr", "psfo_olh"]);
 export const LOCAL_SET_MECHANISMS = Object.freeze(["option_rr", "set_ue", "psfo_grr"]);
@@ -226,53 +226,24 @@ function psfoGrrCore(epsilon, shape) {
   };
 }
 
-const PRIME = 131071n;  // olh.py: 2^17 - 1
-const SEEDS = PRIME ** 3n;
-const MAX_BUCKETS = 65536;
-const OLH_HASH = "((a0 + a1*v + a2*v^2) mod prime) mod buckets, seed = a0 + a1*prime + a2*prime^2";  // not words: signed params
-
-function olhBuckets(epsilon) {
-  if (epsilon >= Math.log(MAX_BUCKETS)) return MAX_BUCKETS;
-  return Math.min(roundHalfEven(Math.exp(epsilon)) + 1, MAX_BUCKETS);
-}
-
-function olhHash(seed, value, g) {
-  const a0 = seed % PRIME;
-  const a1 = (seed / PRIME) % PRIME;
-  const a2 = seed / (PRIME * PRIME);
-  return ((a0 + a1 * value + a2 * value * value) % PRIME) % g;
-}
-
 /** psfo_olh: one item of T(S) drawn uniformly, then OLH over the k + m − least values. */
 function psfoOlhCore(epsilon, shape) {
   const { k, m, least } = shape;
   const pad = m;
   const size = k + pad - least;
-  const g = olhBuckets(epsilon);
-  const G = BigInt(g);
-  const r = rationalExpFloor(epsilon);
-  const pB = r.div(r.add(g - 1));
-  const qB = ONE.div(r.add(g - 1));
-  const base = PRIME / G;
-  const extra = PRIME % G;
-  const c2 = new Rational((base + 1n) ** 2n * extra + base ** 2n * (G - extra), PRIME * PRIME);
-  const q = c2.mul(pB).add(ONE.sub(c2).mul(qB));
+  const lh = localHashing(epsilon);
+  const { g, pB, qB, qStar: q } = lh;
   const p = q.add(pB.sub(q).div(pad));
-  if (!pB.add(qB.mul(g - 1)).eq(ONE) || qB.num <= 0n) certify("psfo_olh", null, epsilon);
+  if (!lh.valid) certify("psfo_olh", null, epsilon);
   certify("psfo_olh", pB.ge(qB) ? pB.div(qB) : qB.div(pB), epsilon);
   const blanks = size - k;
   return {
     name: "psfo_olh", k, p, q, pad, size,
-    params: { p: p.toString(), q: q.toString(), pad, values: size, buckets: g,
-      prime: Number(PRIME), hash: OLH_HASH },
+    params: { p: p.toString(), q: q.toString(), pad, values: size, ...lh.params },
     perturbIndex(selected, source) {
       const padded = [...selected];
       for (let i = 0; padded.length < pad; i++) padded.push(k + i);
-      const item = padded[Number(source.randbelow(BigInt(pad)))];
-      const seed = source.randbelow(SEEDS);
-      let bucket = olhHash(seed, BigInt(item), G);
-      if (!bernoulli(pB, source)) bucket = choiceExcept(G, bucket, source);
-      return [Number(seed), Number(bucket)];
+      return lh.report(padded[Number(source.randbelow(BigInt(pad)))], source);
     },
     describe(labels, selected) {
       const truthful = pB.toNumber();
