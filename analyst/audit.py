@@ -33,6 +33,7 @@ from statistics import NormalDist
 from typing import Any, Protocol
 
 from ..shared.randomness import RandomSource, resolve
+from ..shared.student_t import regularized_beta
 
 
 class Randomizer(Protocol):
@@ -47,47 +48,6 @@ class Randomizer(Protocol):
 # --- Clopper-Pearson ------------------------------------------------------------------------
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    # Converges in O(sqrt(max(a, b))) terms; the cap only guards against a stalled loop.
-    for m in range(1, 10_000 + 20 * math.isqrt(int(max(a, b)) + 1)):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        step = d * c
-        h *= step
-        if abs(step - 1.0) < 4e-16:
-            break
-    return h
-
-
-def beta_cdf(x: float, a: float, b: float) -> float:
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
-
-
 def beta_ppf(q: float, a: float, b: float) -> float:
     """The q-quantile of Beta(a, b), by bisection on the monotone CDF."""
     lo, hi = 0.0, 1.0
@@ -95,7 +55,7 @@ def beta_ppf(q: float, a: float, b: float) -> float:
         mid = (lo + hi) / 2
         if mid in (lo, hi):
             break
-        if beta_cdf(mid, a, b) < q:
+        if regularized_beta(mid, a, b) < q:
             lo = mid
         else:
             hi = mid

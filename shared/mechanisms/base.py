@@ -323,21 +323,27 @@ def check_index(report: Any, k: int) -> int:
 
 
 class IndexReports:
-    """A report that is one value index in [0, k), aggregated as per-value counts (GRR, the
-    ordinal exponential mechanism)."""
+    """A report that is one value index in [0, size), aggregated as per-value counts (GRR, the
+    ordinal and location exponential mechanisms: size = k; PSFO-GRR's padded values and
+    Hadamard response's rows: more indices than options)."""
 
     k: int
 
+    @property
+    def index_count(self) -> int:
+        """How many indices a report can name."""
+        return self.k
+
     def validate_report(self, report: Any) -> int:
-        return check_index(report, self.k)
+        return check_index(report, self.index_count)
 
     def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
-        if ints_within(reports, 0, self.k - 1):
+        if ints_within(reports, 0, self.index_count - 1):
             return list(reports)
-        return [check_index(r, self.k) for r in reports]
+        return [check_index(r, self.index_count) for r in reports]
 
     def new_aggregate(self) -> CountAggregate:
-        return CountAggregate(self.k)
+        return CountAggregate(self.index_count)
 
     def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
-        return CountAggregate.from_dict(data, size=self.k)
+        return CountAggregate.from_dict(data, size=self.index_count)

@@ -21,7 +21,6 @@ group's count depends on the group's XOR structure; `estimate` computes it exact
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +30,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..estimates import Estimate, z_value
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..randomness import RandomSource, bernoulli
-from .base import check_index, ints_within
+from .base import IndexReports
 from .pure import PureProtocol
 
 # The explicit K-column channel costs k·K fractions; past this the closed form (tests check both
@@ -55,7 +54,7 @@ def _parity(values: np.ndarray) -> np.ndarray:
     return np.bitwise_count(values) & 1
 
 
-class HR(PureProtocol):
+class HR(IndexReports, PureProtocol):
     name = "hr"
     question_types = frozenset({"categorical", "ordinal"})
     summary = "Hadamard response: one index in a Hadamard row's half; fast Walsh-Hadamard decoding."
@@ -128,19 +127,9 @@ class HR(PureProtocol):
 
     # --- the aggregator's side -------------------------------------------------------------
 
-    def validate_report(self, report: Any) -> int:
-        return check_index(report, self.size)
-
-    def validate_reports(self, reports: Sequence[Any]) -> list[Any]:
-        if ints_within(reports, 0, self.size - 1):
-            return list(reports)
-        return [check_index(r, self.size) for r in reports]
-
-    def new_aggregate(self) -> CountAggregate:
-        return CountAggregate(self.size)
-
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
-        return CountAggregate.from_dict(data, size=self.size)
+    @property
+    def index_count(self) -> int:
+        return self.size
 
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         assert isinstance(aggregate, CountAggregate)

@@ -33,7 +33,6 @@ Report: the value index y in [0, D) (options first, then dummies), aggregated as
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -42,7 +41,7 @@ import numpy as np
 from ..aggregates import Aggregate, CountAggregate
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource
-from .base import check_index, ints_within
+from .base import IndexReports
 from .set_base import SetMechanism, SetShape, nth_selected, set_sizes
 
 _CHUNK_ROWS = 1 << 16
@@ -54,7 +53,7 @@ def best_pad(cls: Any, shape: SetShape, epsilon: float) -> int:
                key=lambda pad: cls.padded_variances(shape, epsilon, pad)[1])
 
 
-class PSFOGRR(SetMechanism):
+class PSFOGRR(IndexReports, SetMechanism):
     name = "psfo_grr"
     summary = ("Padding and sampling: the set padded to m items with dummies, one item drawn, "
                "sent by randomized response over k + m values.")
@@ -166,19 +165,9 @@ class PSFOGRR(SetMechanism):
 
     # --- the aggregator's side -------------------------------------------------------------
 
-    def validate_report(self, report: Any) -> int:
-        return check_index(report, self.size)
-
-    def validate_reports(self, reports: Any) -> list[Any]:
-        if ints_within(reports, 0, self.size - 1):
-            return list(reports)
-        return [check_index(r, self.size) for r in reports]
-
-    def new_aggregate(self) -> CountAggregate:
-        return CountAggregate(self.size)
-
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> CountAggregate:
-        return CountAggregate.from_dict(data, size=self.size)
+    @property
+    def index_count(self) -> int:
+        return self.size
 
     def support_counts(self, aggregate: Aggregate) -> np.ndarray:
         assert isinstance(aggregate, CountAggregate)

@@ -21,7 +21,6 @@ from ldpsurvey.analyst.audit import (
     Event,
     audit,
     audit_pair,
-    beta_cdf,
     clopper_pearson,
     loss_lower_bound,
     samples_needed,
@@ -31,6 +30,7 @@ from ldpsurvey.shared.mechanisms.grr import GRR
 from ldpsurvey.shared.mechanisms.longitudinal import Longitudinal
 from ldpsurvey.shared.mechanisms.unary import OUE
 from ldpsurvey.shared.randomness import RandomSource
+from ldpsurvey.shared.student_t import regularized_beta
 from support.mechanisms import MECHANISM_NAMES, build, kind_of
 from support.sources import SeededSource
 
@@ -53,11 +53,11 @@ def test_clopper_pearson_matches_scipy(k: int, n: int, alpha: float) -> None:
     assert hi == pytest.approx(want_hi, rel=1e-9, abs=1e-15)
 
 
-def test_beta_cdf_matches_scipy() -> None:
+def test_regularized_beta_matches_scipy() -> None:
     from scipy.stats import beta
 
     for x, a, b in [(0.3, 2, 5), (0.99, 0.5, 0.5), (0.5, 1000, 1000), (1e-4, 3, 70_000)]:
-        assert beta_cdf(x, a, b) == pytest.approx(beta.cdf(x, a, b), rel=1e-9, abs=1e-300)
+        assert regularized_beta(x, a, b) == pytest.approx(beta.cdf(x, a, b), rel=1e-9, abs=1e-300)
 
 
 def test_clopper_pearson_coverage_by_simulation() -> None:
