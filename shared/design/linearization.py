@@ -71,7 +71,7 @@ def stratum_factors(design: Design) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         if option == "fail":
             s = int(np.flatnonzero(live_lonely)[0])
             raise DesignError(f"stratum {design.stratum_labels[s]!r} has a single PSU: choose "
-                              "lonely_psu remove, certainty, adjust or average")
+                              "--lonely-psu (lonely_psu) remove, certainty, adjust or average")
         if option in ("remove", "certainty"):
             scale = np.where(live_lonely, 0.0, scale)
         elif option == "adjust":

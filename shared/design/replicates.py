@@ -128,7 +128,8 @@ def jkn(design: Design) -> Replicates:
             option = design.lonely_psu
             if option == "fail":
                 raise DesignError(f"stratum {design.stratum_labels[s]!r} has a single PSU: "
-                                  "choose lonely_psu remove, certainty, adjust or average")
+                                  "choose --lonely-psu (lonely_psu) remove, certainty, adjust "
+                                  "or average")
             if option == "adjust":
                 if h < 2:
                     raise DesignError("lonely_psu adjust needs at least 2 strata")

@@ -132,7 +132,8 @@ class Design:
             raise DesignError(
                 f"{len(lonely)} stratum(s) with a single PSU ({names}): its variance cannot be "
                 "estimated from one PSU. Merge it with a similar stratum, or choose what to do "
-                "with lonely_psu (R's survey.lonely.psu): remove, certainty, adjust or average",
+                "with --lonely-psu (lonely_psu; R's survey.lonely.psu): remove, certainty, adjust "
+                "or average",
                 {"strata": [stratum_labels[s] for s in lonely]})
         return cls(weights=w, strata=stratum_codes, psus=psu_codes,
                    stratum_labels=stratum_labels, psu_labels=psu_labels,

@@ -345,7 +345,9 @@ def test_a_stratum_with_one_psu_follows_lonely_psu(tmp_path: Path) -> None:
     units = [u for u in designed.population_frame() if u.stratum != "west" or u.psu == "psu0"]
     lonely = designed.build(tmp_path / "lonely.db", units=units, fpc=False,
                             allow_lonely_psu=True)
-    assert "('west')" in error_line(report(lonely, "--weighted"))
+    refusal = error_line(report(lonely, "--weighted"))
+    assert "('west')" in refusal
+    assert "--lonely-psu" in refusal  # the option as the analyst types it
     errors = {}
     for option in ("remove", "certainty", "adjust", "average"):
         doc = document(lonely, "--weighted", "--lonely-psu", option)
