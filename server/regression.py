@@ -66,7 +66,7 @@ def parse_covariates(text: str | None) -> tuple[str, ...]:
 
 
 def _label(question: Question, value: Any) -> str:
-    if question.type == "binary":
+    if question.type == "binary" and isinstance(value, bool):  # not NOT_ASKED (skip logic)
         return "yes" if value else "no"
     return str(value)
 

@@ -301,3 +301,24 @@ def test_linear_fit_refused_when_the_corrected_moments_are_not_positive_definite
     assert result.exit_code != 0
     error_lines = [line for line in result.output.splitlines() if "not positive definite" in line]
     assert len(error_lines) == 1 and "Traceback" not in result.output
+
+
+def test_a_hidden_yes_no_covariate_names_its_not_asked_level() -> None:
+    """A yes/no follow-up whose condition reads a randomized answer has a third value, "not
+    asked" (skip logic): its dummy is named so, not a second 'freq=yes'."""
+    from ldpsurvey.server.regression import Spec, fit_columns
+
+    data = {"id": "skips", "title": "Skips", "version": 1, "questions": [
+        {"id": "sex", "text": "Male?", "type": "binary", "disclosed": True},
+        {"id": "user", "text": "Ever used?", "type": "binary", "epsilon": 1.0},
+        {"id": "freq", "text": "Daily?", "type": "binary", "epsilon": 2.0,
+         "relevant": "user"}]}
+    survey = Survey.from_dict(data)
+    questions = {q.id: q for q in survey.questions}
+    mechs = {q.id: mechanism_for(q) for q in survey.questions}
+    rng = np.random.default_rng(4)
+    freq = rng.choice(3, size=2000, p=[0.3, 0.2, 0.5])  # no, yes, not asked
+    columns = [rng.integers(0, 2, 2000), mechs["freq"].perturb_many(freq, rng)]
+    result = fit_columns(columns, 0, Spec("sex", ("freq",)), questions, mechs, 0.95)
+    assert [c.name for c in result.coefficients] == \
+        ["(intercept)", "freq=yes", "freq=(not asked)"]
