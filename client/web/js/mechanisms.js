@@ -174,13 +174,13 @@ export function pct(x) {
   return `${v.toFixed(1)}%`;
 }
 
-function wordsFromBits(bits, k) {
+export function wordsFromBits(bits, k) {
   const words = new Array(Math.ceil(k / 32)).fill(0);
   for (let v = 0; v < k; v++) if (bits[v]) words[v >> 5] |= 1 << (v & 31);
   return words.map((w) => w >>> 0);
 }
 
-function bitsFromWords(words, k) {
+export function bitsFromWords(words, k) {
   const out = [];
   for (let v = 0; v < k; v++) if ((words[v >> 5] >>> (v & 31)) & 1) out.push(v);
   return out;
@@ -251,10 +251,7 @@ function unaryCore(name, epsilon, k) {
   const notP = ONE.sub(p);
   const notQ = ONE.sub(q);
   certifyRatio(name, maxRatio(p.div(q), notP.div(notQ)).mul(maxRatio(q.div(p), notQ.div(notP))), epsilon);
-  const g = gcdBig(p.den, q.den);
-  const D = (p.den / g) * q.den;
-  const pT = p.num * (D / p.den);
-  const qT = q.num * (D / q.den);
+  const { D, pT, qT } = bitThresholds(p, q);
   return {
     name, k, p, q,
     params: { p: p.toString(), q: q.toString(), encoding: BITMAP_ENCODING },
@@ -271,12 +268,19 @@ function unaryCore(name, epsilon, k) {
   };
 }
 
-function markedOptions(indices, labels) {
+export function markedOptions(indices, labels) {
   if (!indices.length) return t("mech.noneMarked");
   return t("mech.marked", { options: indices.map((i) => quoted(labels[i])).join(", ") });
 }
 
 function gcdBig(a, b) { while (b) [a, b] = [b, a % b]; return a; }
+
+/** One denominator D for independent bits (unary.py's _bit_thresholds): a bit is
+ * [draw < pT] when set and [draw < qT] when not, draw uniform in [0, D). */
+export function bitThresholds(p, q) {
+  const D = (p.den / gcdBig(p.den, q.den)) * q.den;
+  return { D, pT: p.num * (D / p.den), qT: q.num * (D / q.den) };
+}
 
 function ssProbabilities(k, d, epsilon) {
   const r = rationalExpFloor(epsilon);

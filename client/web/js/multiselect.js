@@ -11,7 +11,10 @@
 
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
-import { AnswerError, localHashing, ManifestMismatch, P } from "./mechanisms.js";
+import {
+  AnswerError, bitThresholds, bitsFromWords, localHashing, ManifestMismatch, markedOptions, P,
+  wordsFromBits,
+} from "./mechanisms.js";
 import { NOT_ASKED } from "./skip_logic.js";
 import { optionOf, optionText, shown } from "./shown.js";
 import { bernoulliBits } from "./randomness.js";
@@ -109,26 +112,7 @@ function marks(k, checked, p, q) {
 const items = (checked, pad) => t("multi.items", { checked, blanks: pad - checked,
                                                    both: checked && pad - checked ? "yes" : "no" });
 
-function markedOptions(indices, labels) {
-  if (!indices.length) return t("mech.noneMarked");
-  return t("mech.marked", { options: indices.map((i) => quoted(labels[i])).join(", ") });
-}
-
 // --- the randomizers ---------------------------------------------------------------------------
-
-function gcdBig(a, b) { while (b) [a, b] = [b, a % b]; return a; }
-
-function wordsFromBits(bits, k) {
-  const words = new Array(Math.ceil(k / 32)).fill(0);
-  for (let v = 0; v < k; v++) if (bits[v]) words[v >> 5] |= 1 << (v & 31);
-  return words.map((w) => w >>> 0);
-}
-
-export function bitsFromWords(words, k) {
-  const out = [];
-  for (let v = 0; v < k; v++) if ((words[v >> 5] >>> (v & 31)) & 1) out.push(v);
-  return out;
-}
 
 /** option_rr and set_ue: k independent bits, 1 w.p. p when selected, q when not. */
 function bitsCore(name, epsilon, shape) {
@@ -154,10 +138,7 @@ function bitsCore(name, epsilon, shape) {
     if (ratio.gt(worst)) worst = ratio;
   }
   certify(name, worst, epsilon);
-  const g = gcdBig(p.den, q.den);
-  const D = (p.den / g) * q.den;
-  const pT = p.num * (D / p.den);
-  const qT = q.num * (D / q.den);
+  const { D, pT, qT } = bitThresholds(p, q);
   return {
     name, k, p, q,
     params: { p: p.toString(), q: q.toString(), encoding: BITMAP_ENCODING },
