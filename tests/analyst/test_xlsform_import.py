@@ -590,6 +590,25 @@ def test_a_csv_xlsform(tmp_path: Path) -> None:
     assert [q.type for q in result.survey.questions] == ["binary", "integer"]
 
 
+DATA = Path(__file__).parents[1] / "data" / "xlsform"
+
+
+def test_an_xls_xlsform_imports_as_its_xlsx(tmp_path: Path) -> None:
+    """The legacy .xls the import accepts: health_safety_2025.xls, a BIFF8 copy of the .xlsx
+    (tests/data/xlsform/make_health_safety_xls.py), gives the same survey and TOML (but for the
+    file name in the header), through the command as through the library."""
+    xls, xlsx = DATA / "health_safety_2025.xls", DATA / "health_safety_2025.xlsx"
+    assert xls.read_bytes()[:8] == bytes.fromhex("d0cf11e0a1b11ae1")  # OLE2, not a zip
+    old, new = import_xlsform(xlsx), import_xlsform(xls)
+    assert new.toml == old.toml.replace(xlsx.name, xls.name)
+    assert new.data == old.data and new.survey.sha256 == old.survey.sha256
+    assert new.notes == old.notes and new.left_out == old.left_out == ()
+    out = tmp_path / "survey.toml"
+    res = CliRunner().invoke(cli, ["import", "xlsform", str(xls), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert out.read_text(encoding="utf-8") == new.toml
+
+
 # --- hostile input: refused in words, never a traceback --------------------------------------
 
 EXPRESSION_TEXT = st.text(alphabet=st.sampled_from(
