@@ -262,3 +262,17 @@ def test_cli_off_a_terminal_writes_nothing_stray_on_stderr(extra: list[str]) -> 
     assert result.exit_code == 0, result.output
     assert "simulating" not in result.stderr
     assert "coverage" in result.stdout
+
+
+def test_cli_counts_one_question_and_rounds_a_derived_epsilon_up(tmp_path: Path) -> None:
+    """A location question's plain ε (ε_geo × the grid's diameter, 4.88713...) is shown as
+    the page and `plan` show ε: three significant digits rounded up; one question is singular."""
+    path = tmp_path / "loc.toml"
+    path.write_text('id = "loc"\nversion = 1\ntitle = "t"\n[[questions]]\nid = "home"\n'
+                    'type = "location"\ntext = "Where?"\nepsilon_geo = 1.0\n'
+                    'grid = { rows = 8, cols = 8, cell_km = 1.0 }\n')
+    result = run(str(path), "--n", "200", "--seed", "3", "--rows", "2")
+    assert result.exit_code == 0, result.output
+    assert "1 question," in result.output and "1 questions" not in result.output
+    assert "total ε = 4.89" in result.output and "ε = 4.89 (realized" in result.output
+    assert "4.88713" not in result.output
