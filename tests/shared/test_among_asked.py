@@ -263,3 +263,13 @@ def test_multiselect_shares_among_those_asked_are_unbiased_with_honest_intervals
             assert s.mean() >= e.std(ddof=1) * 0.95
             continue
         _check(e, s, lo, hi, truth, f"{name} {label}")
+
+
+def test_a_crosstab_refuses_a_hidden_integer_naming_it_and_why() -> None:
+    from ldpsurvey.shared.errors import CrosstabError
+    from ldpsurvey.shared.joint_features import encoder_for
+
+    question = follow_up(type="integer", min=0, max=10, epsilon=1.0)
+    with pytest.raises(CrosstabError, match=r"cannot take 'q': it is an integer follow-up "
+                                            r"asked only after randomized answers"):
+        encoder_for(mechanism_for(question))
