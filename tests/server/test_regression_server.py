@@ -322,3 +322,27 @@ def test_a_hidden_yes_no_covariate_names_its_not_asked_level() -> None:
     result = fit_columns(columns, 0, Spec("sex", ("freq",)), questions, mechs, 0.95)
     assert [c.name for c in result.coefficients] == \
         ["(intercept)", "freq=yes", "freq=(not asked)"]
+
+
+def test_a_hidden_yes_no_outcome_says_not_asked_counts_as_the_rest() -> None:
+    """A yes/no outcome with a "not asked" value is modelled as 'yes' against everyone else,
+    the not asked included; the result says so rather than leaving it to be read as among
+    those asked."""
+    from ldpsurvey.server.regression import Spec, fit_columns
+
+    data = {"id": "skips", "title": "Skips", "version": 1, "questions": [
+        {"id": "sex", "text": "Male?", "type": "binary", "disclosed": True},
+        {"id": "user", "text": "Ever used?", "type": "binary", "epsilon": 1.0},
+        {"id": "freq", "text": "Daily?", "type": "binary", "epsilon": 2.0,
+         "relevant": "user"}]}
+    survey = Survey.from_dict(data)
+    questions = {q.id: q for q in survey.questions}
+    mechs = {q.id: mechanism_for(q) for q in survey.questions}
+    rng = np.random.default_rng(5)
+    freq = rng.choice(3, size=2000, p=[0.3, 0.2, 0.5])  # no, yes, not asked
+    columns = [mechs["freq"].perturb_many(freq, rng), rng.integers(0, 2, 2000)]
+    result = fit_columns(columns, 0, Spec("freq", ("sex",)), questions, mechs, 0.95)
+    assert any("'freq' is asked only after some randomized answers" in note
+               and "not among those asked" in note for note in result.notes)
+    plain = fit_columns(columns[::-1], 0, Spec("sex", ("freq",)), questions, mechs, 0.95)
+    assert not any("asked only after" in note for note in plain.notes)
