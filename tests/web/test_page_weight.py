@@ -33,10 +33,13 @@ def test_no_request_of_the_page_fails_not_even_the_favicon(deployment, page):
 
 BUDGET_RAW = 200_000  # bytes a single-server survey's page loads (issue 10's target)
 BUDGET_GZIP = 64_000
-LOCATION_MODULES = ("js/location.js", "js/grid_picker.js")
+LOCATION_MODULES = ("js/location.js", "js/grid_picker.js", "js/geo_exp.js")
 TWO_SERVER_MODULES = ("js/twoserver/flow.js", "js/twoserver/upload.js", "js/twoserver/verify.js",
                       "js/hpke.js", "js/prio3/vdaf.js")
 OTHER_OPTIONAL = ("js/multiselect.js", "js/conditions.js")  # multiselect, skip logic
+# the randomizers' cores a plain survey (binary_rr, grr, geometric) does not name
+CORE_MODULES = ("js/bitmaps.js", "js/hashing.js", "js/ordinal.js", "js/asked_geometric.js",
+                "js/two_layer.js")
 
 
 def loaded_files(page: Any, url: str) -> dict[str, Any]:
@@ -71,7 +74,8 @@ def test_a_single_server_surveys_page_is_within_budget_and_served_compressed(dep
     for path, f in files.items():
         assert f["headers"].get("content-encoding") == "gzip", path
         assert "accept-encoding" in f["headers"].get("vary", "").lower(), path
-    assert not set(files) & {*LOCATION_MODULES, *TWO_SERVER_MODULES, *OTHER_OPTIONAL}, \
+    assert not set(files) & {*LOCATION_MODULES, *TWO_SERVER_MODULES, *OTHER_OPTIONAL,
+                             *CORE_MODULES}, \
         sorted(files)
     assert page.problems == []
 
