@@ -194,13 +194,15 @@ class AskedGeometric(Mechanism):
 
     @classmethod
     def mean_variance(cls, k: int, epsilon: float, asked: float) -> float:
-        """Worst case over the answers of the one-report variance of the mean among those
+        """An upper bound over the answers of the one-report variance of the mean among those
         asked, when a share `asked` of respondents is asked: [Var Z_noise + π·σ² + h²·V_bit]/π²
-        with σ² <= (Δ/2)² and |μ - d| <= h."""
+        with σ² <= (Δ/2)² and |μ - d| <= h. The linearized u = (y - d) - (μ - d)·Z has exactly
+        Var u = π·σ² + Var Z_noise + (μ - d)²·V_bit: the asked indicator's own spread
+        π(1 - π)(μ - d)² enters y and Z alike and cancels (their covariance)."""
         span = k - 1
         half = span - span // 2
         return (cls.noise_variance(k, epsilon) + asked * (span / 2) ** 2
-                + half**2 * (cls.bit_variance(k, epsilon) + asked * (1 - asked))) / asked**2
+                + half**2 * cls.bit_variance(k, epsilon)) / asked**2
 
     @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:
