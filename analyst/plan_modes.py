@@ -244,8 +244,13 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
                                  local_mechanism=question.mechanism if local is not None
                                  else None, not_asked=getattr(question, "not_asked", False)
                                  )  # type: ignore[no-any-return]
+    if getattr(question, "not_asked", False) and question.type == "integer":
+        from .plan_skip import compare_not_asked_integer  # skip logic: the mean among asked
+
+        return compare_not_asked_integer(question, margin=margin, n=n,  # type: ignore[no-any-return]
+                                         confidence=confidence)
     if getattr(question, "not_asked", False):  # skip logic: shares of its values + not asked
-        k = question.k + (1 if question.type == "integer" else 0)
+        k = question.k
         return compare_modes("categorical", k, eps, local_epsilon=local, margin=margin, n=n,
                              confidence=confidence, question=question.id,
                              local_mechanism=question.mechanism if local is not None else None)

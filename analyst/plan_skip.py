@@ -18,6 +18,8 @@ ratio of the two is what hiding the skip pattern costs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..shared.errors import PlanError
@@ -101,3 +103,73 @@ def describe_not_asked(plan: QuestionPlan, asked: float) -> str:
     return (f"{plan.question_type}, k={plan.k} + 'not asked', epsilon={plan.epsilon:g}, "
             f"{plan.confidence:.0%} confidence, {asked:.0%} of respondents asked (--asked); "
             f"margin on {what}")
+
+
+# --- plan --compare-modes of an integer follow-up -----------------------------------------------
+
+
+def compare_not_asked_integer(question: Question, *, margin: float | None, n: int | None,
+                              confidence: float, asked: float = DEFAULT_ASKED) -> Any:
+    """The collection modes for an integer question with a "not asked" value, on its mean among
+    those asked with a share `asked` of respondents asked (Var = a/n + b/n², worst case over the
+    answers among those asked, respondents as a random sample; analyst/plan_modes.py):
+
+    - LDP: asked_geometric at ε (`AskedGeometric.mean_variance`);
+    - two servers: a Histogram over the values and "not asked" (shared/two_server/
+      among_asked.py): a = (Δ/2)²/π for the answers' spread; b = both servers' noise on the
+      functional (values, μ) the estimator uses, 2σ²(Σv² + μ²)/π² at the largest |μ|
+      (ranges of at most 255 values; none past that, as publish refuses them);
+    - with a local ε0: asked_geometric's pair (shared/two_server/asked_pair.py):
+      a = [π(Δ/2)² + σ_Z² + h²·pq/(p − q)²]/π², b = 2σ²(1 + h²/(s(p − q))²)/π² at the pair's
+      sensitivity s + R.
+    """
+    from ..shared import skip_logic
+    from ..shared.two_server.asked_pair import pair_scale
+    from ..shared.two_server.encoding import clip_bounds
+    from ..shared.two_server.noise import SERVERS, noise_plan
+    from .plan_modes import (
+        LDP,
+        TWO_SERVER,
+        TWO_SERVER_LOCAL,
+        ModeComparison,
+        ModeRow,
+        margin_at,
+        respondents_for,
+    )
+    from .planner import check_target
+
+    check_target(margin, n, confidence)
+    if not 0 < asked <= 1:
+        raise PlanError(f"the share asked must lie in (0, 1], got {asked!r}")
+    eps = float(getattr(question, "central_epsilon", None) or question.epsilon)
+    local = getattr(question, "local_epsilon", None)
+    k, low, high = question.k, int(question.min), int(question.max)  # type: ignore[arg-type]
+    spread = ((high - low) / 2) ** 2
+    pairs: list[tuple[str, str, float | None, float, float]] = [
+        (LDP, AskedGeometric.name, None, AskedGeometric.mean_variance(k, eps, asked), 0.0)]
+    if k + 1 <= skip_logic.MAX_TWO_SERVER_INTEGER:
+        values = np.arange(low, high + 1, dtype=float)
+        weights = float(values @ values) + max(low * low, high * high)
+        pairs.append((TWO_SERVER, "-", None, spread / asked,
+                      SERVERS * noise_plan("histogram", eps).variance * weights / asked**2))
+    if local is not None:
+        mechanism = AskedGeometric(float(local), range(low, high + 1))
+        lo, hi = clip_bounds(mechanism)
+        scale = pair_scale(mechanism, hi - lo)
+        p, q = float(mechanism.p_star), float(mechanism.q_star)
+        h2 = float(mechanism.half) ** 2
+        per_report = (asked * spread + mechanism.noise_variance(k, float(local))
+                      + h2 * p * q / (p - q) ** 2) / asked**2
+        sigma2 = noise_plan("asked_pair", eps, scale + hi - lo).variance
+        noise = SERVERS * sigma2 * (1 + h2 / (scale * (p - q)) ** 2) / asked**2
+        pairs.append((TWO_SERVER_LOCAL, AskedGeometric.name, float(local), per_report, noise))
+    rows = []
+    for mode, mech, eps0, a, b in pairs:
+        if margin is not None:
+            rows.append(ModeRow(mode, mech, eps, eps0, a, b,
+                                respondents_for(a, b, margin, confidence), margin))
+        else:
+            assert n is not None
+            rows.append(ModeRow(mode, mech, eps, eps0, a, b, n, margin_at(a, b, n, confidence)))
+    return ModeComparison(question.id, f"integer, mean among the {asked:.0%} asked", k, eps,
+                          confidence, "answer units", rows)

@@ -175,15 +175,11 @@ def check_mechanism(question: Any, name: str, where: str) -> None:
 def local_not_asked(question: Any, plain: Mapping[str, Any], where: str, local: float,
                     parse: Any) -> Any:
     """A two-server question with a local ε0 and a "not asked" value: its local report must be
-    one index of the options + "not asked" (a Prio3 Histogram): `auto` takes grr there, and an
-    integer one has no such report yet (asked_geometric sends a pair). A multiselect one keeps
-    its set mechanism over the options + "not asked" (shared/two_server/multiselect.py)."""
-    if question.type == "multiselect":
+    one index of the options + "not asked" (a Prio3 Histogram): `auto` takes grr there. A
+    multiselect one keeps its set mechanism over the options + "not asked" (shared/two_server/
+    multiselect.py), an integer one asked_geometric's pair (shared/two_server/asked_pair.py)."""
+    if question.type in ("multiselect", "integer"):
         return question
-    if question.type == "integer":
-        raise SurveyError(f"{where}.local_epsilon", "an integer question that depends on "
-                          "randomized answers has no local ε0 in a two-server survey yet (its "
-                          "report would be a pair): drop local_epsilon")
     if plain.get("mechanism", "auto") == "auto" and question.mechanism != "grr":
         return parse({**plain, "epsilon": local, "mechanism": "grr"})
     return question

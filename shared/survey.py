@@ -616,7 +616,7 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                                                   lambda d: _parse_question(
                                                       d, where, size_limit, "ldp", earlier,
                                                       later))
-        check_local_mechanism(question.mechanism, where, question.type)
+        check_local_mechanism(question.mechanism, where, question.type, question.not_asked)
         return _replace(question, central_epsilon=central, local_epsilon=local)
     if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
             data.get("params") not in (None, {})) or "mechanism_choice" in data:

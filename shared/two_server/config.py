@@ -155,7 +155,10 @@ def question_epsilons(data: Mapping[str, Any], where: str,
     return central, local
 
 
-def check_local_mechanism(mechanism: str, where: str, question_type: str = "") -> None:
+def check_local_mechanism(mechanism: str, where: str, question_type: str = "",
+                          not_asked: bool = False) -> None:
+    if question_type == "integer" and not_asked and mechanism == "asked_geometric":
+        return  # skip logic: its [bit, number] pair (shared/two_server/asked_pair.py)
     if question_type == "multiselect":
         from .multiselect import LOCAL_SET_MECHANISMS
 

@@ -228,7 +228,7 @@ def _combine(pooled: dict[str, Any], cells: Sequence[dict[str, Any]], shares: np
                                                if w)))
             _interval(row, math.sqrt(var), z)
     if out.get("among_asked"):
-        _among_asked(out, z, single=len(cells) == 1)
+        _among_asked(out, z, single=len(cells) == 1, cells=cells, shares=shares)
     return out
 
 
@@ -241,13 +241,27 @@ def _interval(row: dict[str, Any], se: float | None, q: float) -> None:
         row["ci_low"], row["ci_high"] = value - q * se, value + q * se
 
 
-def _among_asked(doc: dict[str, Any], z: float, single: bool) -> None:
+def _among_asked(doc: dict[str, Any], z: float, single: bool,
+                 cells: Sequence[dict[str, Any]] = (), shares: Any = None) -> None:
     """Among those asked, from the combined shares of everyone: a share is the option's share
-    over the share asked (1 − not asked), a mean its values' weighted sum over it."""
+    over the share asked (1 − not asked), a mean its values' weighted sum over it. An integer
+    follow-up's local pair releases no values' shares: its mean among those asked is the cells'
+    means weighted by their shares asked, Σ W_c π_c μ_c / Σ W_c π_c (the same ratio)."""
     if single:
         return  # one cell: the per-entry estimator's rows (with their delta-method s.e.)
     asked_share = 1.0 - float(doc["not_asked"]["estimate"])
     asked = doc["among_asked"]
+    if doc.get("distribution") is None and doc.get("categories") is None:
+        parts = [((1.0 - c["not_asked"]["estimate"]) * c["among_asked"]["mean"]["estimate"]
+                  if c["not_asked"]["estimate"] is not None
+                  and c["among_asked"]["mean"]["estimate"] is not None else None)
+                 for c in cells]
+        numerator = (None if any(p is None for p, w in zip(parts, shares, strict=True) if w)
+                     else sum(w * p for p, w in zip(parts, shares, strict=True) if w))
+        asked["mean"]["estimate"] = (None if numerator is None or asked_share <= 0
+                                     else float(numerator) / asked_share)
+        _interval(asked["mean"], None, z)
+        return
     if doc.get("distribution") is not None:  # an integer question: its values' shares
         shares = np.array([float(r["estimate"]) for r in doc["distribution"]])
         values = np.array([float(r["value"]) for r in doc["distribution"]])

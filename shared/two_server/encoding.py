@@ -5,6 +5,10 @@
 - integer in [min, max] -> Prio3Sum(max_measurement = max - min) of answer - min;
 - multiselect -> Prio3MultihotCountVec(length = k, max weight = m) of the answer's bits, or the
   local report's measurement (shared/two_server/multiselect.py);
+- a question that depends on randomized answers (skip logic) -> a Histogram ending with "not
+  asked" (a multiselect one: its vector with a last "not asked" entry); an integer one with a
+  local ε0 -> its asked_geometric report pair as Prio3Count of the bit and Prio3Sum of the
+  clipped number under one key (shared/two_server/asked_pair.py, pair_vdaf.py);
 - a declared crosstab (binary/categorical/ordinal questions only) -> Prio3Histogram over the
   k1*k2 joint cells, cell index i*k2 + j.
 
@@ -46,21 +50,27 @@ class Encoding:
     """How one key (question or crosstab) is encoded: the Prio3 instance and its domain."""
 
     key: str
-    kind: str              # "count" | "histogram" | "sum" | "multihot"
+    kind: str              # "count" | "histogram" | "sum" | "multihot" | "asked_pair"
     length: int            # entries of the aggregate (count/sum: 1, histogram: cells)
-    max_measurement: int = 1  # sum: the largest measurement; count: 1; multihot: max weight
-    offset: int = 0        # sum: the value measured as 0
-    delta: int = 0         # multihot: the L1 sensitivity (the most entries two answers change)
+    max_measurement: int = 1  # sum (and asked_pair's number): the largest measurement;
+                              # count: 1; multihot: max weight
+    offset: int = 0        # sum, asked_pair: the value measured as 0
+    delta: int = 0         # multihot, asked_pair: the L1 sensitivity of the aggregate
+    scale: int = 1         # asked_pair: what the servers multiply the bit's share by
 
     @property
     def sensitivity(self) -> int:
         """L1 change of the aggregate when one respondent's report is substituted."""
         return {"count": 1, "histogram": 2, "sum": self.max_measurement,
-                "multihot": self.delta}[self.kind]
+                "multihot": self.delta, "asked_pair": self.delta}[self.kind]
 
     def vdaf(self) -> Any:
         from .. import prio3
 
+        if self.kind == "asked_pair":
+            from .pair_vdaf import AskedPairPrio3
+
+            return AskedPairPrio3(self.max_measurement, self.scale)
         if self.kind == "count":
             return prio3.prio3_count()
         if self.kind == "sum":
@@ -108,6 +118,10 @@ def question_encoding(question: Question) -> Encoding:
     one over 3 cells, an integer one over its range's values and one (at most
     MAX_TWO_SERVER_INTEGER in all)."""
     if getattr(question, "not_asked", False) and question.type != "multiselect":
+        if question.type == "integer" and question.local_epsilon is not None:
+            from .asked_pair import pair_encoding
+
+            return pair_encoding(question)
         if question.type == "integer":
             return Encoding(question.id, "histogram", question.k + 1)
         return Encoding(question.id, "histogram", question.k)
@@ -195,6 +209,10 @@ def report_measurement(question: Question, report: Any) -> int:
     encoding = question_encoding(question)
     if isinstance(report, bool):
         return int(report)
+    if encoding.kind == "asked_pair":  # [bit, number clipped as a sum's]
+        number = min(max(int(report[1]), encoding.offset),
+                     encoding.offset + encoding.max_measurement) - encoding.offset
+        return [int(report[0]), number]  # type: ignore[return-value]
     if encoding.kind == "sum":  # clipped to [offset, offset + max_measurement]
         return min(max(int(report), encoding.offset),
                    encoding.offset + encoding.max_measurement) - encoding.offset

@@ -427,6 +427,10 @@ def estimate_two_server(question: Any, entry: BatchEntry,
     result.notes.append(SAMPLING_NOTE.format(
         local=f" and the local {question.mechanism} randomization at ε0 = {local:g}"
         if local is not None else ""))
+    if question.type == "integer" and getattr(question, "not_asked", False) and local is not None:
+        from .asked_pair import estimate_pair  # skip logic: the device's [bit, number] pair
+
+        return estimate_pair(question, entry, result, confidence)  # type: ignore[no-any-return]
     if question.type == "integer" and not getattr(question, "not_asked", False):
         result.mean = _integer_mean(question, entry, n, z)
         result.notes.append(MEAN_SAMPLING_NOTE)

@@ -27,8 +27,11 @@ def question_noise_plan(question: Any) -> NoisePlan:
 
         encoding = question_encoding(question)
         return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
-    if getattr(question, "not_asked", False):  # skip logic: a Histogram ending "not asked"
-        return noise_plan("histogram", epsilon)
+    if getattr(question, "not_asked", False):  # skip logic: a Histogram ending "not asked",
+        from .encoding import question_encoding  # or an integer's local pair
+
+        encoding = question_encoding(question)
+        return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
     if question.type == "integer":
         return noise_plan("sum", epsilon, sum_design(question).sensitivity)
     return noise_plan("count" if question.type == "binary" else "histogram", epsilon)

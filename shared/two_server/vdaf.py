@@ -28,12 +28,12 @@ class Shards:
 
 def instance(encoding: Encoding) -> Any:
     """The Prio3 instance of an encoding (built once per encoding: circuits are not free)."""
-    return _instance(encoding.kind, encoding.length, encoding.max_measurement)
+    return _instance(encoding.kind, encoding.length, encoding.max_measurement, encoding.scale)
 
 
 @functools.lru_cache(maxsize=1024)
-def _instance(kind: str, length: int, max_measurement: int) -> Any:
-    return Encoding("", kind, length, max_measurement).vdaf()
+def _instance(kind: str, length: int, max_measurement: int, scale: int = 1) -> Any:
+    return Encoding("", kind, length, max_measurement, scale=scale).vdaf()
 
 
 def shard(encoding: Encoding, ctx: bytes, measurement: int, nonce: bytes) -> Shards:

@@ -1,13 +1,15 @@
-"""The worked example of docs/two-server.md's upload wire format, built by the real client.
+"""The worked examples of docs/two-server.md's upload wire format, built by the real client.
 
 Fixed inputs (TEST keys and randomness, never a server's or a report's): a three-question
 two-server survey, one respondent's answers, the 16-byte report id, each key's Prio3 `rand`
 and each role's HPKE ephemeral key. `build_example()` runs the client's own encoding, sharding
 and sealing (client/two_server.py `seal_upload`) with that randomness, so the document's bytes
 are what the client sends; tests/two_server/test_upload_wire_doc.py recomputes them from the
-document's rules independently and compares.
+document's rules independently and compares. `build_example(skip=True)` is the second example:
+skip logic's measurements (a multiselect question's "not asked" entry, an integer follow-up's
+local [bit, number] pair, its local report drawn from a seeded source).
 
-    .venv/bin/python -m support.upload_example   # (from tests/) prints the example as JSON
+    .venv/bin/python -m support.upload_example [skip]  # (from tests/) prints it as JSON
 """
 
 from __future__ import annotations
@@ -47,6 +49,23 @@ def example_survey() -> dict[str, Any]:
     }
 
 
+SKIP_ANSWERS = {"used": True, "which": ["cocaine", "ecstasy"], "days": 12}
+LOCAL_SEED = 2026  # the seeded source of the example's local report (a real device: the CSPRNG)
+
+
+def skip_example_survey() -> dict[str, Any]:
+    data = example_survey()
+    data.update(id="example-skip", version=1)
+    follow = {"relevant": "used", "central_epsilon": 1.0}
+    data["questions"] = [
+        {"id": "used", "text": "Used any?", "type": "binary", "central_epsilon": 1.0},
+        {"id": "which", "text": "Which?", "type": "multiselect",
+         "options": ["cannabis", "cocaine", "ecstasy"], "max_selected": 2, **follow},
+        {"id": "days", "text": "On how many days?", "type": "integer", "min": 0, "max": 30,
+         "local_epsilon": 2.0, **follow}]
+    return data
+
+
 def rand_for(key: str, size: int) -> bytes:
     """A key's fixed Prio3 `rand` (SHA-256 counter blocks of the key; a real client draws it
     from the OS CSPRNG)."""
@@ -58,12 +77,47 @@ def rand_for(key: str, size: int) -> bytes:
     return out[:size]
 
 
-def build_example() -> dict[str, Any]:
+def _measured(survey: Survey, answers: dict[str, Any]) -> tuple[dict[str, Any],
+                                                                  dict[str, Any]]:
+    """Per question its measurement, and the local reports drawn (seeded: TEST only)."""
+    from ldpsurvey.shared.mechanisms import mechanism_for
+
+    from support.sources import SeededSource
+
+    indices, reports = {}, {}
+    for q in survey.questions:
+        if q.local_epsilon is None:
+            indices[q.id] = encoding.question_index(q, answers[q.id])
+            continue
+        mechanism = mechanism_for(q)
+        reports[q.id] = mechanism.validate_report(
+            mechanism.perturb(answers[q.id], SeededSource(LOCAL_SEED)))
+        indices[q.id] = encoding.report_measurement(q, reports[q.id])
+    return indices, reports
+
+
+def _vdaf_fields(enc: Any, prio3: Any) -> dict[str, Any]:
+    if enc.kind == "asked_pair":
+        return {"vdaf": prio3.name, "vdaf_id": [f"{prio3.bit.ID:#010x}",
+                                                f"{prio3.number.ID:#010x}"],
+                "max_measurement": enc.max_measurement, "offset": enc.offset}
+    out: dict[str, Any] = {"vdaf": prio3.name, "vdaf_id": f"{prio3.ID:#010x}"}
+    if enc.kind in ("histogram", "multihot"):
+        out.update(length=enc.length, chunk_length=prio3.flp.valid.chunk_length)
+    if enc.kind == "multihot":
+        out["max_weight"] = enc.max_measurement
+    if enc.kind == "sum":
+        out["max_measurement"] = enc.max_measurement
+    return out
+
+
+def build_example(skip: bool = False) -> dict[str, Any]:
     from ldpsurvey.client.two_server import seal_upload
 
-    survey = Survey.from_dict(example_survey())
+    survey = Survey.from_dict(skip_example_survey() if skip else example_survey())
+    answers = SKIP_ANSWERS if skip else ANSWERS
     encs = encoding.encodings(survey)
-    indices = {q.id: encoding.question_index(q, ANSWERS[q.id]) for q in survey.questions}
+    indices, reports = _measured(survey, answers)
     keys: dict[str, Any] = {}
     shards = {}
     for key, measurement in encoding.measurements(survey, indices).items():
@@ -72,10 +126,8 @@ def build_example() -> dict[str, Any]:
         rand = rand_for(key, prio3.RAND_SIZE)
         with mock.patch.object(vdaf.os, "urandom", lambda n, rand=rand: rand):
             shards[key] = vdaf.shard(enc, encoding.ctx(survey, key), measurement, REPORT_ID)
-        keys[key] = {"vdaf": prio3.name, "vdaf_id": f"{prio3.ID:#010x}",
-                     **({"length": enc.length, "chunk_length": prio3.flp.valid.chunk_length}
-                        if enc.kind == "histogram" else {}),
-                     **({"max_measurement": enc.max_measurement} if enc.kind == "sum" else {}),
+        keys[key] = {**_vdaf_fields(enc, prio3),
+                     **({"local_report": reports[key]} if key in reports else {}),
                      "ctx": encoding.ctx(survey, key).decode(), "measurement": measurement,
                      "rand": rand.hex(), "public_share": shards[key].public_share.hex(),
                      "leader_input_share": shards[key].input_shares[0].hex(),
@@ -91,7 +143,7 @@ def build_example() -> dict[str, Any]:
         body = seal_upload(survey, REPORT_ID, shards)
     return {
         "note": "TEST keys and randomness: never use them for a real survey or report",
-        "survey": survey.to_dict(), "answers": ANSWERS, "report_id": REPORT_ID.hex(),
+        "survey": survey.to_dict(), "answers": answers, "report_id": REPORT_ID.hex(),
         "leader_private_key": LEADER_SK.hex(), "helper_private_key": HELPER_SK.hex(),
         "ephemeral_private_keys": {role: key.hex() for role, key in EPHEMERAL.items()},
         "keys": keys,
@@ -101,4 +153,6 @@ def build_example() -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(build_example(), indent=1))
+    import sys
+
+    print(json.dumps(build_example(skip=sys.argv[1:] == ["skip"]), indent=1))

@@ -50,8 +50,13 @@ def test_not_asked_is_the_last_cell_of_a_histogram() -> None:
     assert local.mechanism == "grr" and local.k == 41  # auto: a local report is one index
     with pytest.raises(SurveyError, match="at most 255 values"):
         follow_up("integer", min=0, max=300)
-    with pytest.raises(SurveyError, match="no local ε0"):
-        follow_up("integer", 1.0, min=0, max=10)
+    # with ε0: asked_geometric's pair (tests/two_server/test_skip_integer_two_server.py), any
+    # range; a mechanism without the "not asked" value is refused
+    paired = follow_up("integer", 1.0, min=0, max=300)
+    assert (paired.mechanism, question_encoding(paired).kind) == ("asked_geometric",
+                                                                  "asked_pair")
+    with pytest.raises(SurveyError, match="cannot carry the 'not asked' value"):
+        follow_up("integer", 1.0, mechanism="geometric", min=0, max=10)
 
 
 def _check(values: np.ndarray, ses: np.ndarray, lows: np.ndarray, highs: np.ndarray,

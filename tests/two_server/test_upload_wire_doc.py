@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 import uuid
 from pathlib import Path
@@ -201,3 +202,90 @@ def test_the_openapi_schema_is_the_documented_body() -> None:
     body = dict(EXAMPLE["body"])
     del body["helper_share"]
     assert not validator.is_valid(body)
+
+
+# --- the second example: skip logic's measurements ----------------------------------------------
+
+SKIP_EXAMPLE = json.loads((DOCS / "two-server-upload-example-skip.json").read_text())
+
+
+def test_the_skip_example_file_is_what_the_client_builds() -> None:
+    assert build_example(skip=True) == SKIP_EXAMPLE
+
+
+def test_the_skip_examples_pair_recomputes_from_the_documented_rules() -> None:
+    """An integer follow-up with ε0 (asked_geometric's [b, y]): Prio3Count of b then
+    Prio3Sum(R) of y clipped to [lo, lo + R] minus lo, the same nonce and context, `rand` the
+    Count's 64 bytes then the Sum's, the shares the Count's bytes followed by the Sum's; and
+    the multiselect follow-up's last "not asked" entry is 0 (it applied)."""
+    from ldpsurvey.shared.mechanisms import mechanism_for
+
+    survey = Survey.from_dict(SKIP_EXAMPLE["survey"])
+    sid, version = survey.id, str(survey.version)
+    report_id = bytes.fromhex(SKIP_EXAMPLE["report_id"])
+    listed = SKIP_EXAMPLE["keys"]["days"]
+    mechanism = mechanism_for(survey.question("days"))
+    alpha = math.exp(-float(mechanism.rate))
+    c = next(c for c in range(10**6) if alpha ** (c + 1) / (1 + alpha) <= 1e-6)
+    lo, hi = int(mechanism.low) - c, int(mechanism.high) + c
+    b, y = listed["local_report"]
+    measurement = [b, min(max(y, lo), hi) - lo]
+    assert (listed["offset"], listed["max_measurement"], listed["measurement"]) == (
+        lo, hi - lo, measurement)
+    count, total = prio3_count(), prio3_sum(hi - lo)
+    assert (listed["vdaf_id"], listed["vdaf"]) == (
+        [f"{count.ID:#010x}", f"{total.ID:#010x}"], f"{count.name}+{total.name}")
+    ctx = joined(CTX_LABEL, sid, version, "days")
+    rand = bytes.fromhex(listed["rand"])
+    assert len(rand) == 64 + 64 and ctx.decode() == listed["ctx"]
+    parts = [prio3.shard(ctx, m, report_id, r)
+             for prio3, m, r in ((count, b, rand[:64]), (total, measurement[1], rand[64:]))]
+    public = b"".join(p.encode_public_share(pub) for p, (pub, _) in zip((count, total), parts,
+                                                                       strict=True))
+    shares = [b"".join(p.encode_input_share(i, sh[i]) for p, (_, sh) in zip(
+        (count, total), parts, strict=True)) for i in range(2)]
+    assert public.hex() == listed["public_share"]
+    assert [s.hex() for s in shares] == [listed["leader_input_share"],
+                                         listed["helper_input_share"]]
+    assert json.loads(SKIP_EXAMPLE["sealed_plaintext"]["leader"])["days"] == b64url(shares[0])
+    assert SKIP_EXAMPLE["keys"]["which"]["measurement"] == [0, 1, 1, 0]  # + "not asked" = 0
+
+
+def test_the_leader_accepts_the_skip_example_and_the_pair_prepares(tmp_path: Path) -> None:
+    key_file = tmp_path / "leader-hpke.key"
+    key_file.write_text(b64url(bytes.fromhex(SKIP_EXAMPLE["leader_private_key"])) + "\n")
+    app = create_app({"DATABASE": str(tmp_path / "leader.db"), "HPKE_KEY": str(key_file),
+                      "TESTING": True})
+    db = open_store(tmp_path / "leader.db")
+    try:
+        token = create_token(db, "doc")[1]
+    finally:
+        db.close()
+    client = app.test_client()
+    body = signed(SKIP_EXAMPLE["survey"], Ed25519PrivateKey.generate())
+    body.pop("status")
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.post("/api/surveys", json=body, headers=auth).status_code == 201
+    survey = Survey.from_dict(SKIP_EXAMPLE["survey"])
+    response = client.post(f"/api/surveys/{survey.id}/two-server/uploads",
+                           json=SKIP_EXAMPLE["body"])
+    assert response.status_code == 201, response.get_json()
+    encs = encoding.encodings(survey)
+    parsed = upload.parse_upload(SKIP_EXAMPLE["body"], set(encs))
+    opened = [upload.open_half(
+        parsed.leader_share if role == "leader" else parsed.helper_share,
+        X25519PrivateKey.from_private_bytes(bytes.fromhex(SKIP_EXAMPLE[f"{role}_private_key"])),
+        survey.id, survey.version, parsed.report_id, role, set(parsed.public_shares))
+        for role in ("leader", "helper")]
+    for key, enc in encs.items():
+        ctx = encoding.ctx(survey, key)
+        states, shares = zip(*(vdaf.prep_init(enc, bytes(32), ctx, agg, parsed.report_id,
+                                              parsed.public_shares[key], opened[agg][key])
+                               for agg in (vdaf.LEADER, vdaf.HELPER)), strict=True)
+        message = vdaf.combine(enc, ctx, list(shares))
+        outputs = [vdaf.finish(enc, ctx, state, message) for state in states]
+        total = [(a + b) % vdaf.modulus(enc) for a, b in zip(*outputs, strict=True)]
+        expected = SKIP_EXAMPLE["keys"][key]["measurement"]
+        if enc.kind == "asked_pair":  # the servers scale the bit's share (noise split)
+            expected = [enc.scale * expected[0], expected[1]]
+        assert total == (expected if isinstance(expected, list) else [expected]), key

@@ -75,3 +75,69 @@ def test_a_follow_up_that_does_not_apply_is_sealed_as_not_asked(pair, page, tmp_
     brand = next(q for q in doc["estimates"]["questions"] if q["question"] == "brand")
     assert brand["n"] == 4 and len(brand["among_asked"]["categories"]) == 3
     assert page.problems == []
+
+
+HIDDEN = "hidden-2s-page"
+
+
+def test_check_all_that_apply_and_an_integer_with_local_epsilon_from_the_page(pair, page,
+                                                                             tmp_path):
+    """The measurements of skip logic added for two servers (a multiselect question's "not
+    asked" entry, with and without ε0; an integer's local [bit, number] pair), answered on the
+    page and by the CLI: the leader stores the same keys and sizes, and reports them."""
+    from support.two_server import two_server_survey
+
+    data = two_server_survey(pair.helper.url, pair.helper_key, pair.leader_key,
+                             survey_id=HIDDEN, min_batch=3)
+    data.pop("crosstabs", None)
+    data["questions"] = [
+        {"id": "used", "text": "Used any?", "type": "binary", "central_epsilon": 1.0},
+        {"id": "which", "text": "Which?", "type": "multiselect", "relevant": "used",
+         "options": ["cannabis", "cocaine", "ecstasy"], "max_selected": 2,
+         "central_epsilon": 1.0},
+        {"id": "where", "text": "Where?", "type": "multiselect", "relevant": "used",
+         "options": ["home", "party", "work"], "max_selected": 2, "central_epsilon": 1.0,
+         "local_epsilon": 2.0, "mechanism": "psfo_grr"},
+        {"id": "days", "text": "On how many days?", "type": "integer", "min": 0, "max": 30,
+         "relevant": "used", "central_epsilon": 1.0, "local_epsilon": 2.0}]
+    http_json("POST", pair.leader.url + "/api/surveys",
+              signed_survey(data, Ed25519PrivateKey.generate()), pair.token)
+    for i, answers in enumerate([{"used": False}, {"used": True, "which": ["cocaine"],
+                                                   "where": ["home"], "days": 3}]):
+        r = Respondent(pair.leader.url, state_dir=str(tmp_path / f"h{i}"),
+                       warn=lambda m: None, max_epsilon=1e4)
+        assert r.submit(r.answer(r.fetch_survey(HIDDEN), answers)).status == "sent"
+    page.goto(f"{pair.leader.url}/s/{HIDDEN}")
+    page.wait_for_selector(READY)
+    page.check("#q0-0")  # used: yes
+    page.get_by_label("cannabis", exact=True).check()
+    page.get_by_label("ecstasy", exact=True).check()
+    page.get_by_label("party", exact=True).check()
+    page.get_by_label("A whole number from 0 to 30").fill("12")
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    assert page.locator("#review ol.review > li").count() == 4
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    db = sqlite3.connect(pair.leader.db_path)
+    try:
+        bodies = [json.loads(row[0]) for row in db.execute(
+            "SELECT body FROM ts_uploads WHERE survey_id = ?", (HIDDEN,))]
+    finally:
+        db.close()
+    shapes = [({k: len(v) for k, v in b["public_shares"].items()}, len(b["leader_share"]),
+               len(b["helper_share"])) for b in bodies]
+    assert len(shapes) == 3 and all(shape == shapes[0] for shape in shapes)
+    http_json("POST", pair.leader.url + f"/api/surveys/{HIDDEN}/two-server/aggregate", {},
+              pair.token)
+    [batch] = http_json("GET", pair.leader.url + f"/api/surveys/{HIDDEN}/two-server/batches",
+                        None, pair.token)["batches"]
+    doc = http_json("POST", pair.leader.url + f"/api/surveys/{HIDDEN}/two-server/batches/"
+                    f"{batch['batch_id']}/collect", {}, pair.token)
+    entries = doc["entries"]
+    assert all(e["n"] == 3 and e["rejected"] == 0 for e in entries.values())
+    assert entries["days"]["kind"] == "asked_pair"
+    by_id = {q["question"]: q for q in doc["estimates"]["questions"]}
+    assert len(by_id["which"]["among_asked"]["categories"]) == 3
+    assert "mean" in by_id["days"]["among_asked"] and by_id["days"]["not_asked"]
+    assert page.problems == []

@@ -86,7 +86,7 @@ def test_vectors_cover_every_encoding(vectors: dict[str, Any]) -> None:
     for c in cases:
         survey = Survey.from_dict(c["survey"])
         kinds |= {e.kind for k, e in encoding.encodings(survey).items() if k in c["shards"]}
-    assert kinds == {"count", "histogram", "sum", "multihot"}
+    assert kinds == {"count", "histogram", "sum", "multihot", "asked_pair"}
     assert any(k.startswith("crosstab:") for c in cases for k in c["shards"])
     assert any(q.get("local_epsilon") for c in cases for q in c["survey"]["questions"])
     assert any(q.get("local_epsilon") and q["type"] == "integer"  # a clipped local report
@@ -120,7 +120,7 @@ PAGE_UPLOADS = {
                 "drinks_last_week": [30], "substances": [1, 0, 0, 0, 1]}),
     # skip logic: "not asked" as the last entry; the local reports are random (proofs only)
     "hidden-sets": ({"used": False, "which": "(not asked)", "padded": "(not asked)",
-                     "bits": "(not asked)"},
+                     "bits": "(not asked)", "days": "(not asked)"},
                     {"used": [0], "which": [0, 0, 0, 0, 0, 1]}),
 }
 

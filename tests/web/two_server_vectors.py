@@ -68,7 +68,8 @@ def surveys() -> Iterator[tuple[str, Survey]]:
     checks.pop("crosstabs", None)
     yield "checks-local", Survey.from_dict(checks)
     # Skip logic: check-all-that-apply follow-ups of a yes/no gate, measured with a last "not
-    # asked" entry (MultihotCountVec(k + 1, m)), and with local psfo_grr / option_rr over k + 1.
+    # asked" entry (MultihotCountVec(k + 1, m)), and with local psfo_grr / option_rr over k + 1;
+    # an integer follow-up's local pair (Prio3Count + Prio3Sum under one key).
     hidden = two_server_survey(HELPER_URL, helper, leader, survey_id="hidden-sets")
     follow = {"type": "multiselect", "options": options, "max_selected": 2,
               "central_epsilon": 1.0, "relevant": "used"}
@@ -78,7 +79,10 @@ def surveys() -> Iterator[tuple[str, Survey]]:
         {**follow, "id": "padded", "text": "Padded?", "local_epsilon": 2.0,
          "mechanism": "psfo_grr", "required_min": 1},
         {**follow, "id": "bits", "text": "Bits?", "local_epsilon": 2.0,
-         "mechanism": "option_rr"}]
+         "mechanism": "option_rr"},
+        # an integer follow-up with ε0: asked_geometric's [bit, number] as Count + Sum
+        {"id": "days", "text": "Days?", "type": "integer", "min": 0, "max": 30,
+         "central_epsilon": 1.0, "local_epsilon": 2.0, "relevant": "used"}]
     hidden.pop("crosstabs", None)
     yield "hidden-sets", Survey.from_dict(hidden)
 

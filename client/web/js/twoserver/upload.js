@@ -8,8 +8,10 @@
 // 3. per key (questions, then declared crosstabs with cell i*k2 + j): Prio3Count /
 //    Prio3Histogram(k, bestChunkLength(k)) / Prio3Sum(max - min) / for a multiselect question
 //    Prio3MultihotCountVec(k, max weight, bestChunkLength(k + bits of the weight)) of its bits
-//    (multiselect.js setEncoding: a local psfo_grr report is a Histogram), sharded with `rand`
-//    drawn from `source`, ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
+//    (multiselect.js setEncoding: a local psfo_grr report is a Histogram; skip logic adds a
+//    "not asked" entry) / for a skip-logic integer with ε0, Prio3Count + Prio3Sum of its
+//    report pair (askedPair), sharded with `rand` drawn from `source`,
+//    ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
 // 4. the leader's input shares and the helper's, each as canonical JSON {key: base64url}, sealed
 //    (hpke.js) to that server's key from the signed manifest with info
 //    "ldpsurvey two-server input share v1|<id>|<version>|<report id hex>|<role>".
@@ -19,7 +21,7 @@
 // Python client replays here. Ephemeral HPKE keys come from WebCrypto unless a test passes
 // `ephemeralKeys: { leader, helper }` (32-byte private keys).
 
-import { b64url, fromB64url } from "../bytes.js";
+import { b64url, concat, fromB64url } from "../bytes.js";
 import { seal } from "../hpke.js";
 import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
@@ -92,10 +94,17 @@ function clipBounds(q, mechanism) {
   return [Math.max(q.min - c, lo), Math.min(q.max + c, hi)];
 }
 
-/** How one key is encoded: { key, kind: "count" | "histogram" | "sum", length, max, offset }. */
+/** How one key is encoded: { key, kind: "count" | "histogram" | "sum" | "multihot" |
+ *  "asked_pair", length, max, offset }. */
 export function questionEncoding(q, notAsked = false) {
   if (q.type === "multiselect") {  // "not asked": a last entry of its vector
     return { key: q.id, offset: 0, ...loaded("multiselect").setEncoding(q, notAsked) };
+  }
+  if (notAsked && q.type === "integer" && q.local_epsilon != null) {
+    // asked_geometric's [bit, number]: Count + Sum of the number clipped as a local geometric
+    // report's (shared/two_server/asked_pair.py; the bit's scale is the servers' business)
+    const [lo, hi] = clipBounds(q, mechanismFor(q, { notAsked: true }));
+    return { key: q.id, kind: "asked_pair", length: 2, max: hi - lo, offset: lo };
   }
   if (notAsked) {  // a Histogram ending with "not asked" (encoding.question_encoding)
     return { key: q.id, kind: "histogram", length: domainSize(q, true), max: 1, offset: 0 };
@@ -128,11 +137,30 @@ export function encodings(survey) {
 
 const instances = new Map();
 
+/**
+ * Two Prio3 reports under one key (shared/two_server/pair_vdaf.py): Prio3Count of the asked bit
+ * then Prio3Sum(max) of the clipped number, with the same nonce and context; `rand`, the public
+ * share and each input share are the Count's bytes followed by the Sum's.
+ */
+function askedPair(max) {
+  const bit = prio3Count();
+  const number = prio3Sum(max);
+  return {
+    RAND_SIZE: bit.RAND_SIZE + number.RAND_SIZE,
+    shard(ctx, [b, y], nonce, rand) {
+      const [pubB, sharesB] = bit.shard(ctx, b, nonce, rand.slice(0, bit.RAND_SIZE));
+      const [pubY, sharesY] = number.shard(ctx, y, nonce, rand.slice(bit.RAND_SIZE));
+      return [concat(pubB, pubY), sharesB.map((share, i) => concat(share, sharesY[i]))];
+    },
+  };
+}
+
 /** The Prio3 instance of an encoding (built once: circuits are not free). */
 export function instanceOf(encoding) {
   const id = `${encoding.kind}:${encoding.length}:${encoding.max}`;
   if (!instances.has(id)) {
-    const vdaf = encoding.kind === "count" ? prio3Count()
+    const vdaf = encoding.kind === "asked_pair" ? askedPair(encoding.max)
+      : encoding.kind === "count" ? prio3Count()
       : encoding.kind === "sum" ? prio3Sum(encoding.max)
         : encoding.kind === "multihot"
           ? prio3MultihotCountVec(encoding.length, encoding.max,
@@ -172,10 +200,12 @@ function reportMeasurement(q, report, notAsked = false) {
   if (q.type === "multiselect") return loaded("multiselect").reportMeasurement(q, report, notAsked);
   if (typeof report === "boolean") return report ? 1 : 0;
   const encoding = questionEncoding(q, notAsked);
-  if (encoding.kind !== "sum") return Number(report);
   // Clipped to [offset, offset + max] (encoding.report_measurement).
-  return Math.min(Math.max(Number(report), encoding.offset), encoding.offset + encoding.max) -
+  const clip = (y) => Math.min(Math.max(Number(y), encoding.offset), encoding.offset + encoding.max) -
     encoding.offset;
+  if (encoding.kind === "asked_pair") return [Number(report[0]), clip(report[1])];
+  if (encoding.kind !== "sum") return Number(report);
+  return clip(report);
 }
 
 export const ctxOf = (survey, key) => te.encode(`${CTX_LABEL}|${survey.id}|${survey.version}|${key}`);
