@@ -263,7 +263,7 @@ def check_answer(q: Question, value: Any) -> None:
 
 def _hint(q: Question, text: SurveyText | None = None) -> str:
     if q.type == "location":
-        return location_answer.hint(q)
+        return location_answer.hint(q, text)
     if q.type == "binary":
         return "yes/no"
     if q.type == "integer":
@@ -284,7 +284,7 @@ def parse_answer(q: Question, text: str, shown: SurveyText | None = None) -> Any
         texts = {shown.option(q.id, label).text: label for label in q.options}
         text = text if text in q.options else texts.get(text, text)
     if q.type == "location":
-        return location_answer.parse(q, text)
+        return location_answer.parse(q, text, shown)
     if q.type == "multiselect":
         return multiselect_answer.parse(q, text)
     if q.type == "binary":

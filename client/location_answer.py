@@ -1,23 +1,34 @@
 """Answering a location question on the terminal: a cell as "row,col", or a region's name
-(it stands for the region's central cell: `GeoExp.central_cell`)."""
+(it stands for the region's central cell: `GeoExp.central_cell`), in the survey's language or
+the one shown (`respond --lang`: the region's translated name, marked where it falls back)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Question
+from .survey_language import said
 
 
-def hint(q: Question) -> str:
+def hint(q: Question, text: Any = None) -> str:
+    """What to type; `text` (a SurveyText) names the regions in the language shown."""
     grid = q.location
-    regions = f" or a region ({', '.join(q.groups)})" if q.groups else ""
+    names = list(q.groups) if text is None else [said(text.region(q.id, name), text)
+                                                 for name in q.groups]
+    regions = f" or a region ({', '.join(names)})" if q.groups else ""
     return (f"a cell as row,col (rows 1-{grid.rows} from the top, columns 1-{grid.cols} from "
             f"the left, cells of {grid.cell_km:g} km){regions}")
 
 
-def parse(q: Question, text: str) -> str:
-    """The cell label for what was typed; AnswerError if it names no cell or region."""
+def parse(q: Question, text: str, shown: Any = None) -> str:
+    """The cell label for what was typed (a cell, a region's name, or its name in the language
+    `shown`); AnswerError if it names no cell or region."""
     text = text.strip()
+    if shown is not None and shown.translated and text not in q.groups:
+        names = {shown.region(q.id, name).text: name for name in q.groups}
+        text = names.get(text, text)
     try:
         return q.options[mechanism_for(q).encode(text)]
     except AnswerError:

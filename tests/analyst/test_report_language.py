@@ -16,7 +16,7 @@ from ldpsurvey.analyst.reports import render
 from ldpsurvey.analyst.reports.language import in_language
 from ldpsurvey.analyst.reports.simulated import simulated_report
 from ldpsurvey.client.survey_language import fallback_line, said, shown_survey
-from ldpsurvey.shared.errors import ReportRenderError
+from ldpsurvey.shared.errors import AnswerError, ReportRenderError
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import SurveyText
 
@@ -79,6 +79,59 @@ def test_lang_refused_where_it_does_not_apply_yet() -> None:
     res = CliRunner().invoke(cli, ["report", "--db", "x.db", "--survey", "s", "--lang", "es",
                                    "--crosstab", "a", "b"])
     assert res.exit_code == 2 and "--lang labels the survey's estimates report" in res.output
+
+
+def located() -> Survey:
+    """Groups of an ordinal question and regions of a location question, some translated."""
+    return Survey.from_dict({
+        "id": "where", "title": "Where", "version": 1, "language": "en", "questions": [
+            {"id": "home", "type": "location", "text": "Where do you live?", "epsilon_geo": 1.0,
+             "grid": {"rows": 4, "cols": 4, "cell_km": 1.0},
+             "regions": {"town": ["1-2,1-2"], "river": ["4,1-4"]}},
+            {"id": "freq", "type": "ordinal", "text": "How often?", "epsilon": 2.0,
+             "options": ["never", "monthly", "weekly"],
+             "groups": {"at least monthly": ["monthly", "weekly"]}}],
+        "translations": {"es": {"questions": {
+            "home": {"text": "¿Dónde vive?", "regions": {"town": "pueblo"}},
+            "freq": {"options": {"weekly": "semanal"},
+                     "groups": {"at least monthly": "al menos una vez al mes"}}}}}})
+
+
+def test_respond_names_regions_in_the_language_shown() -> None:
+    from ldpsurvey.client import location_answer
+
+    s = located()
+    home = s.questions[0]
+    es = SurveyText(s, "es")
+    assert location_answer.hint(home, es).endswith("or a region (pueblo, river [en])")
+    assert location_answer.hint(home).endswith("or a region (town, river)")
+    central = location_answer.parse(home, "town")
+    assert location_answer.parse(home, "pueblo", es) == central  # its shown name
+    assert location_answer.parse(home, "town", es) == central    # and its label, always
+    assert location_answer.parse(home, "river", es) == location_answer.parse(home, "river")
+    with pytest.raises(AnswerError, match="'pueblo' is not a cell"):
+        location_answer.parse(home, "pueblo")  # without the language: not a name
+
+
+def test_respond_prompts_regions_in_spanish() -> None:
+    """The whole prompt: the hint lists the regions in Spanish, the Spanish name answers."""
+    import click
+    from ldpsurvey.client.cli import prompt_answers
+
+    s = located()
+
+    @click.command()
+    def ask() -> None:
+        click.echo(json.dumps(prompt_answers(s, SurveyText(s, "es"))))
+
+    result = CliRunner().invoke(ask, input="pueblo\n2\n")
+    assert result.exit_code == 0, result.output
+    assert "or a region (pueblo, river [en])" in result.output
+    answers = json.loads(result.output.strip().splitlines()[-1])
+    from ldpsurvey.client import location_answer
+
+    assert answers == {"home": location_answer.parse(s.questions[0], "town"),
+                       "freq": "monthly"}
 
 
 def test_respond_marks_what_fell_back() -> None:
