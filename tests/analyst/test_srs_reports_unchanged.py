@@ -13,8 +13,12 @@ reports): for them the test checks that nothing of the design-based reports appe
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,6 +28,21 @@ EXPECTED = Path(__file__).resolve().parent.parent / "data" / "srs_reports"
 HOUR = "2026-01-01T10:00:00Z"
 CASES = {"report.json": ("--format", "json"), "report.csv": ("--format", "csv"),
          "by-region.csv": ("--by", "region", "--format", "csv")}
+# Written by main's code at 2ef0c2e, before `report --lang` labelled crosstabs, subgroups and
+# regressions (analyst/reports/language.py): without --lang they are unchanged, byte for byte.
+LANGUAGE_CASES = {
+    "crosstab.json": ("--crosstab", "smoker", "mood", "--format", "json"),
+    "crosstab.csv": ("--crosstab", "smoker", "mood", "--format", "csv"),
+    "crosstab-group.csv": ("--crosstab", "mood:not low", "region", "--format", "csv"),
+    "by-region.json": ("--by", "region", "--format", "json")}
+# Regressions: the same bytes but for a number's last digits (the fit's iterations run in
+# BLAS, whose kernels are chosen by the CPU): compared to 1e-9, every text exactly.
+FITTED = {
+    "regress.json": ("regress", "--outcome", "mood", "--level", "high", "--covariates",
+                     "region", "--format", "json"),
+    "regress.csv": ("regress", "--outcome", "smoker", "--covariates", "region,mood",
+                    "--format", "csv")}
+CASES.update(LANGUAGE_CASES)
 # What only design-based reports show (analyst/reports/design_view.py).
 DESIGN_TEXT = ("design:", "deff", "effective n", "Sampling design", "unweighted",
                "Where the variance comes from", "table.design", "population")
@@ -63,9 +82,11 @@ def build(path: Path) -> None:
 
 
 def render(db: Path, args: tuple[str, ...]) -> str:
+    """`ldpsurvey report ARGS` (or `ldpsurvey regress ...` when ARGS start with regress)."""
     from ldpsurvey.analyst.cli import cli
 
-    result = CliRunner().invoke(cli, ["report", "--db", str(db), "--survey", "wave-2026",
+    command, args = (args[0], args[1:]) if args[0] == "regress" else ("report", args)
+    result = CliRunner().invoke(cli, [command, "--db", str(db), "--survey", "wave-2026",
                                       *args])
     assert result.exit_code == 0, result.output
     return result.stdout
@@ -81,6 +102,38 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("name", list(CASES))
 def test_reports_without_a_design_are_byte_identical(database: Path, name: str) -> None:
     assert render(database, CASES[name]) == (EXPECTED / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", list(FITTED))
+def test_regressions_without_lang_are_unchanged(database: Path, name: str) -> None:
+    got, expected = render(database, FITTED[name]), (EXPECTED / name).read_text("utf-8")
+    if name.endswith(".json"):
+        assert _numbers(json.loads(got)) == _approx(_numbers(json.loads(expected)))
+    else:
+        assert _numbers(list(csv.reader(io.StringIO(got)))) == _approx(
+            _numbers(list(csv.reader(io.StringIO(expected)))))
+
+
+def _numbers(x: Any) -> Any:
+    """`x` with every cell that reads as a decimal number made a float."""
+    if isinstance(x, dict):
+        return {k: _numbers(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_numbers(v) for v in x]
+    if isinstance(x, str) and any(c in x for c in ".e") and x[:1] in "-0123456789":
+        try:
+            return float(x)
+        except ValueError:
+            return x
+    return x
+
+
+def _approx(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _approx(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_approx(v) for v in x]
+    return pytest.approx(x, rel=1e-9, abs=1e-12) if isinstance(x, float) else x
 
 
 @pytest.mark.parametrize("args", [("--format", f) for f in ("table", "md", "html")]
@@ -100,6 +153,6 @@ if __name__ == "__main__" and "--write" in sys.argv:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "srs.db"
         build(db)
-        for case, args in CASES.items():
+        for case, args in {**CASES, **FITTED}.items():
             (EXPECTED / case).write_text(render(db, args), encoding="utf-8")
-    print(f"wrote {len(CASES)} expected reports to {EXPECTED}")
+    print(f"wrote {len(CASES) + len(FITTED)} expected reports to {EXPECTED}")
