@@ -12,6 +12,7 @@ import click
 
 from .design_data import DesignSource, RemoteSource, db_source
 from .design_estimates import DesignOptions, estimate_document, subgroup_document, weighted
+from .reports.language import LanguageRequest
 
 
 @contextmanager
@@ -33,31 +34,36 @@ def progress(message: str) -> None:
 
 
 def design_report_text(source: DesignSource, options: DesignOptions, fmt: str,
-                       confidence: float) -> str:
-    """The design-based report of a survey version in one format."""
+                       confidence: float, lang: LanguageRequest | None = None) -> str:
+    """The design-based report of a survey version in one format (labelled in `lang`, a
+    --lang request, when given)."""
     from .reports.model import Report, render
 
     w = weighted(source, options, progress)
     unweighted = source.estimates(confidence)
     document = estimate_document(w, confidence, unweighted)
-    return render(Report(w.version.survey, document, unweighted=unweighted), fmt)
+    report = Report(w.version.survey, document, unweighted=unweighted)
+    return render(report if lang is None else lang.report(report), fmt)
 
 
 def design_subgroup_text(source: DesignSource, options: DesignOptions, fmt: str,
-                         confidence: float, by: str, bins: Sequence[int] | None) -> str:
+                         confidence: float, by: str, bins: Sequence[int] | None,
+                         lang: LanguageRequest | None = None) -> str:
     """The design-based subgroup report of a disclosed question in one format."""
     from .reports.subgroups import render_subgroups
 
     w = weighted(source, options, progress)
     document: dict[str, Any] = subgroup_document(w, by, confidence, bins)
-    return render_subgroups(w.version.survey, document, fmt)
+    return render_subgroups(w.version.survey, document, fmt,
+                            None if lang is None else lang.language(w.version.survey))
 
 
 def design_crosstab_text(source: DesignSource, options: DesignOptions, fmt: str,
                          confidence: float, pair: tuple[str, str],
                          bins: Sequence[int] | None = None,
                          row_bins: Sequence[int] | None = None,
-                         col_bins: Sequence[int] | None = None) -> str:
+                         col_bins: Sequence[int] | None = None,
+                         lang: LanguageRequest | None = None) -> str:
     """The design-based crosstab of two sides (a question, or QUESTION:GROUP) in one format;
     `bins` go to whichever side is an integer question, `row_bins`/`col_bins` to one side."""
     from ..shared.joint_features import survey_pair_bins
@@ -70,4 +76,5 @@ def design_crosstab_text(source: DesignSource, options: DesignOptions, fmt: str,
                                               ",".join(map(str, bins)))
     w = weighted(source, options, progress)
     document = crosstab_document(w, pair[0], pair[1], confidence, row_bins, col_bins)
-    return render_crosstab(CrosstabReport(document, w.version.survey), fmt)
+    report = CrosstabReport(document, w.version.survey)
+    return render_crosstab(report if lang is None else lang.crosstab(report), fmt)

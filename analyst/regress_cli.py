@@ -10,6 +10,7 @@ import click
 
 from ..shared.errors import ReportRenderError
 from .design_cli import design_options, options_from
+from .reports.language import language_tag, request
 from .reports.regression_format import REGRESSION_FORMATS, render_regression
 from .source_options import source_options
 
@@ -30,10 +31,16 @@ from .source_options import source_options
               default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option("--timeout", type=float, default=120.0, show_default=True,
               help="HTTP timeout in seconds.")
+@click.option("--lang", default=None, metavar="TAG", callback=language_tag,
+              help="Name questions and options in this language of the survey (a BCP 47 tag "
+                   "such as es), in every format: JSON adds `labels`, CSV text columns. "
+                   "--outcome, --level and --covariates stay ids and labels. A language "
+                   "the survey has no text in is an error.")
 @design_options
 def regress(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
             token: str | None, outcome: str, level: str | None, covariates: str, fmt: str,
-            out_path: Path | None, confidence: float, timeout: float, **design: Any) -> None:
+            out_path: Path | None, confidence: float, timeout: float, lang: str | None,
+            **design: Any) -> None:
     """Regress a randomized outcome on covariates by maximum likelihood through the known
     randomization (docs/regression.md): coefficients, odds ratios, intervals, p-values and
     what privacy costs each standard error.
@@ -57,7 +64,9 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
         assert db_path is not None
         doc, survey = _from_db(db_path, survey_id, outcome, level, covariates, confidence,
                                version)
-    text = render_regression(doc, fmt, survey)
+    wanted = request(lang)
+    text = render_regression(doc, fmt, survey,
+                             None if wanted is None else wanted.language(survey))
     if out_path is None:
         click.echo(text, nl=False)
         return

@@ -9,6 +9,7 @@ import click
 
 from ..shared.errors import ReportRenderError
 from .design_cli import design_options, options_from
+from .reports.language import LanguageRequest, language_tag, request
 from .reports.model import FORMATS, render
 from .source_options import source_options
 
@@ -44,10 +45,12 @@ from .source_options import source_options
                    "same noisy totals). 'all': every aggregated batch of the version together, "
                    "with the design options (--weighted, --poststratify, --variance groups; "
                    "docs/weights.md).")
-@click.option("--lang", default=None, metavar="TAG",
-              help="Label questions and options in this language of the survey (a BCP 47 tag "
-                   "such as es; every format: JSON adds `labels`, CSV question_text and "
-                   "option_text). Estimates keep the option labels as values.")
+@click.option("--lang", default=None, metavar="TAG", callback=language_tag,
+              help="Label questions, options, groups and regions in this language of the "
+                   "survey (a BCP 47 tag such as es), in every report (crosstabs, --by, "
+                   "--batch, designs) and format: JSON adds `labels`, CSV text columns. "
+                   "Estimates keep the option labels as values. A language the survey has no "
+                   "text in is an error.")
 @design_options
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
@@ -81,26 +84,24 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     if by is not None and batch_id is not None:
         raise click.UsageError("--batch reports a two-server batch: drop --by")
     options = options_from(design)
-    if lang is not None and (options is not None or batch_id is not None or by is not None
-                             or crosstab is not None):
-        raise click.UsageError("--lang labels the survey's estimates report: drop --crosstab, "
-                               "--by, --batch and the design options (not translated yet)")
+    wanted = request(lang)
     if batch_id == "all":
         text = _two_server_design_text(server_url, survey_id, token, version, options, fmt,
-                                       confidence, timeout, crosstab)
+                                       confidence, timeout, crosstab, wanted)
     elif options is not None:
         text = _design_text(server_url, db_path, survey_id, version, token, fmt, confidence,
                             timeout, options, by, (bins, row_bins, col_bins), crosstab,
-                            batch_id)
+                            batch_id, wanted)
     elif batch_id is not None:
         text = _two_server_text(server_url, survey_id, batch_id, token, fmt, confidence,
-                                timeout, crosstab, version)
+                                timeout, crosstab, version, wanted)
     elif by is not None:
         text = _subgroup_text(server_url, db_path, survey_id, version, token, fmt, confidence,
-                              timeout, by, bins)
+                              timeout, by, bins, wanted)
     elif crosstab is not None:
         text = _crosstab_text(server_url, db_path, survey_id, version, token, fmt, confidence,
-                              timeout, crosstab, bins, row_bins, col_bins, crosstab_source)
+                              timeout, crosstab, bins, row_bins, col_bins, crosstab_source,
+                              wanted)
     else:
         if server_url is not None:
             assert token is not None
@@ -108,12 +109,7 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
         else:
             assert db_path is not None
             estimates = db_report(db_path, survey_id, confidence, version)
-        if lang is not None:
-            from .reports.language import in_language
-
-            estimates = in_language(estimates, lang,
-                                    lambda m: click.secho(m, err=True, fg="yellow"))
-        text = render(estimates, fmt)
+        text = render(estimates if wanted is None else wanted.report(estimates), fmt)
     if out_path is None:
         click.echo(text, nl=False)
         return
@@ -128,7 +124,8 @@ def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
                  version: int | None, token: str | None, fmt: str, confidence: float,
                  timeout: float, options: Any, by: str | None,
                  all_bins: tuple[str | None, str | None, str | None],
-                 crosstab: tuple[str, str] | None, batch_id: str | None) -> str:
+                 crosstab: tuple[str, str] | None, batch_id: str | None,
+                 wanted: LanguageRequest | None = None) -> str:
     """A design-based report (docs/weights.md)."""
     from ..shared.joint_features import parse_bins
     from .design_report import (
@@ -147,15 +144,17 @@ def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
         if crosstab is not None:
             return design_crosstab_text(source, options, fmt, confidence, crosstab,
                                         parse_bins(bins), parse_bins(row_bins),
-                                        parse_bins(col_bins))
+                                        parse_bins(col_bins), wanted)
         if by is not None:
-            return design_subgroup_text(source, options, fmt, confidence, by, parse_bins(bins))
-        return design_report_text(source, options, fmt, confidence)
+            return design_subgroup_text(source, options, fmt, confidence, by, parse_bins(bins),
+                                        wanted)
+        return design_report_text(source, options, fmt, confidence, wanted)
 
 
 def _two_server_design_text(server_url: str | None, survey_id: str, token: str | None,
                             version: int | None, options: Any, fmt: str, confidence: float,
-                            timeout: float, crosstab: tuple[str, str] | None) -> str:
+                            timeout: float, crosstab: tuple[str, str] | None,
+                            wanted: LanguageRequest | None = None) -> str:
     """Every batch of a two-server survey version, combined by its design (cells, groups)."""
     from .design_estimates import DesignOptions
     from .two_server_design import two_server_design_text
@@ -168,12 +167,13 @@ def _two_server_design_text(server_url: str | None, survey_id: str, token: str |
     assert token is not None
     return two_server_design_text(server_url, survey_id, token, version,
                                   options if options is not None else DesignOptions(), fmt,
-                                  confidence, timeout)
+                                  confidence, timeout, wanted)
 
 
 def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,
                    version: int | None, token: str | None, fmt: str, confidence: float,
-                   timeout: float, by: str, bins: str | None) -> str:
+                   timeout: float, by: str, bins: str | None,
+                   wanted: LanguageRequest | None = None) -> str:
     """The subgroup report of a disclosed question in one format (same function as HTTP)."""
     from ..shared.joint_features import parse_bins
     from .reports.subgroups import db_subgroups, fetch_subgroups, render_subgroups
@@ -186,12 +186,14 @@ def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,
     else:
         assert db_path is not None
         document, survey = db_subgroups(db_path, survey_id, by, confidence, version, edges)
-    return render_subgroups(survey, document, fmt)
+    return render_subgroups(survey, document, fmt,
+                            None if wanted is None else wanted.language(survey))
 
 
 def _two_server_text(server_url: str | None, survey_id: str, batch_id: str,
                      token: str | None, fmt: str, confidence: float, timeout: float,
-                     crosstab: tuple[str, str] | None, version: int | None) -> str:
+                     crosstab: tuple[str, str] | None, version: int | None,
+                     wanted: LanguageRequest | None = None) -> str:
     from .reports.two_server import render_two_server
     from .reports.two_server_sources import fetch_two_server_report
 
@@ -201,14 +203,15 @@ def _two_server_text(server_url: str | None, survey_id: str, batch_id: str,
         raise click.UsageError("--batch reports the batch's own survey version and its "
                                "declared crosstabs: drop --crosstab/--survey-version")
     assert token is not None
-    return render_two_server(fetch_two_server_report(server_url, survey_id, batch_id, token,
-                                                     confidence, timeout), fmt)
+    report = fetch_two_server_report(server_url, survey_id, batch_id, token, confidence, timeout)
+    return render_two_server(report if wanted is None else wanted.report(report), fmt)
 
 
 def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,
                    version: int | None, token: str | None, fmt: str, confidence: float,
                    timeout: float, pair: tuple[str, str], bins: str | None,
-                   row_bins: str | None, col_bins: str | None, source: str) -> str:
+                   row_bins: str | None, col_bins: str | None, source: str,
+                   wanted: LanguageRequest | None = None) -> str:
     """The crosstab report of two questions in one format (same endpoint/function as HTTP)."""
     from ..shared.joint_features import parse_bins
     from .reports.crosstab_sources import CrosstabQuery, db_crosstab, fetch_crosstab
@@ -222,5 +225,5 @@ def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,
     else:
         assert db_path is not None
         report = db_crosstab(db_path, survey_id, query, version)
-    return render_crosstab(report, fmt)
+    return render_crosstab(report if wanted is None else wanted.crosstab(report), fmt)
 

@@ -213,13 +213,16 @@ def design_document(leader: LeaderBatches, options: Any, version: int | None,
 
 
 def two_server_design_text(server_url: str, survey_id: str, token: str, version: int | None,
-                           options: Any, fmt: str, confidence: float, timeout: float) -> str:
-    """The design-based report of a two-server survey in one format."""
+                           options: Any, fmt: str, confidence: float, timeout: float,
+                           lang: Any = None) -> str:
+    """The design-based report of a two-server survey in one format (labelled in `lang`, a
+    reports.language.LanguageRequest, when given)."""
     from .reports.two_server import TwoServerReport, render_two_server
 
     leader = LeaderBatches(server_url, survey_id, token, timeout)
     survey, document = design_document(leader, options, version, confidence)
-    return render_two_server(TwoServerReport(survey=survey.to_dict(), estimates=document), fmt)
+    report = TwoServerReport(survey=survey.to_dict(), estimates=document)
+    return render_two_server(report if lang is None else lang.report(report), fmt)
 
 
 __all__ = ["LeaderBatches", "batch_design", "cell_weights", "design_document",

@@ -128,7 +128,7 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
     if not rows:
         return None
-    labels = [wrap(r.display if r.kind == OPTION else f"{r.label} (group)", size.wrap)
+    labels = [wrap(r.display if r.kind == OPTION else f"{r.display} (group)", size.wrap)
               for r in rows]
     height = size.scale * (1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels))
     fig = Figure(figsize=(size.width_in, max(2.0 * size.scale, height)), layout="constrained")

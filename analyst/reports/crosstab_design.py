@@ -26,7 +26,7 @@ def deff_tables(report: Any, table: Any) -> list[Any]:
     """The deff tables of a design-based crosstab (`table` is crosstab_view.Table)."""
     if not designed(report.document):
         return []
-    rows, cols = report.rows, report.cols
+    rows, cols = report.shown_rows, report.shown_cols
     out = []
     for kind, title in GRIDS:
         grid = report.grid(kind)

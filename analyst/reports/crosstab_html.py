@@ -118,7 +118,7 @@ def heatmap_figure(report: CrosstabReport, kind: str, title: str,
     from matplotlib.colors import Normalize
 
     grid: list[list[Mapping[str, Any]]] = report.grid(kind)
-    rows, cols = report.rows, report.cols
+    rows, cols = report.shown_rows, report.shown_cols
     noisy = np.array([[bool(c.get("too_noisy")) or c.get("estimate") is None for c in row]
                       for row in grid], dtype=bool).reshape(len(rows), len(cols))
     values = np.array([[c.get("estimate") if c.get("estimate") is not None else np.nan

@@ -47,6 +47,9 @@ class CrosstabReport:
     document: Mapping[str, Any]
     survey: Mapping[str, Any] | None = None
     truth: CrosstabTruth | None = None
+    # report --lang: the survey's language the questions and cells are labelled in (None:
+    # the survey's own; language.py)
+    language: str | None = None
 
     def __post_init__(self) -> None:
         for key in ("rows", "cols", "joint", "col_given_row", "row_given_col", "n"):
@@ -60,6 +63,38 @@ class CrosstabReport:
     @property
     def cols(self) -> list[str]:
         return [answer_label(v) for v in self.document["cols"]["cells"]]
+
+    @property
+    def text(self) -> Any:
+        """The survey's text in `language` (a SurveyText), None without --lang."""
+        if self.language is None or self.survey is None:
+            return None
+        from ...shared.translations import SurveyText
+
+        return SurveyText(self.survey, self.language)
+
+    @property
+    def shown_rows(self) -> list[str]:
+        """The rows' cells as the text formats show them (in `language`; else `rows`)."""
+        return self._shown("rows", self.rows)
+
+    @property
+    def shown_cols(self) -> list[str]:
+        return self._shown("cols", self.cols)
+
+    def _shown(self, side: str, labels: list[str]) -> list[str]:
+        text = self.text
+        if text is None:
+            return labels
+        from .language import side_texts
+
+        return side_texts(text, self.question(self.document[side]["question"]),
+                          self.document[side], labels)
+
+    def question(self, qid: str) -> Mapping[str, Any] | None:
+        """The survey's definition of a question (None when the survey is not known)."""
+        return next((q for q in (self.survey or {}).get("questions", [])
+                     if q.get("id") == qid), None)
 
     @property
     def rows_question(self) -> str:
@@ -93,9 +128,13 @@ class CrosstabReport:
         for q in (self.survey or {}).get("questions", []):
             if q.get("id") == qid:
                 text = str(q.get("text") or qid)
+        if self.text is not None and self.question(qid) is not None:
+            text = self.text.question(qid).text or qid
         for side in ("rows", "cols"):
             group = self.document[side].get("group")
             if self.document[side].get("question") == qid and group is not None:
+                if self.text is not None:
+                    group = self._shown(side, [str(group)])[0]
                 text += f" (group: {group}, against the rest)"
         return text
 
@@ -183,7 +222,7 @@ class Table:
 def tables(report: CrosstabReport) -> list[Table]:
     """The tables every text format shows, in order (the corner cell names the questions by
     id; the titles by their text)."""
-    rows, cols, t = report.rows, report.cols, report.truth
+    rows, cols, t = report.shown_rows, report.shown_cols, report.truth
     rq, cq = report.rows_question, report.cols_question
     joint = report.grid(JOINT)
     row_shares = report.document.get(ROW_SHARES) or []
@@ -327,12 +366,18 @@ def render_crosstab_json(report: CrosstabReport) -> str:
     doc = dict(report.document)
     if report.truth is not None:
         doc["truth"] = dict(report.truth.tables)
+    if report.text is not None:  # report --lang: the text, beside the unchanged numbers
+        from .language import crosstab_labels
+
+        doc["labels"] = crosstab_labels(report)
     return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 CSV_COLUMNS = ("survey", "version", "rows_question", "cols_question", "table", "row", "col",
                "n", "confidence", *FIELDS, "std_error_method", "too_noisy", "consistent",
                "truth")
+# `report --lang` adds these: the questions' texts and the cells' in that language.
+LANGUAGE_COLUMNS = ("rows_question_text", "cols_question_text", "row_text", "col_text")
 
 
 def render_crosstab_csv(report: CrosstabReport) -> str:
@@ -343,10 +388,15 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     d = report.document
-    writer.writerow((*CSV_COLUMNS, *(DEFF_COLUMNS if designed(d) else ())))
+    lang = report.text is not None  # report --lang: the texts in four more columns
+    writer.writerow((*CSV_COLUMNS, *(DEFF_COLUMNS if designed(d) else ()),
+                     *(LANGUAGE_COLUMNS if lang else ())))
     rows, cols = report.rows, report.cols
+    shown = dict(zip(rows, report.shown_rows, strict=True)), dict(zip(
+        cols, report.shown_cols, strict=True))
     base = [d.get("survey", ""), d.get("version", ""), report.rows_question,
             report.cols_question]
+    texts = [report.text_of(report.rows_question), report.text_of(report.cols_question)]
 
     def line(kind: str, r: str, c: str, cell: Mapping[str, Any], truth: float | None,
              consistent: float | None = None) -> None:
@@ -355,7 +405,8 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
                          cell.get("std_error_method") or "",
                          str(bool(cell.get("too_noisy"))).lower(),
                          "" if consistent is None else repr(consistent),
-                         "" if truth is None else repr(truth), *csv_values(d, cell)])
+                         "" if truth is None else repr(truth), *csv_values(d, cell),
+                         *((*texts, shown[0].get(r, r), shown[1].get(c, c)) if lang else ())])
 
     t = report.truth
     consistent = d.get("consistent")

@@ -33,7 +33,10 @@ def render_csv(report: Report) -> str:
         for warning in q.warnings:  # e.g. a location map that cannot be read at this n
             writer.writerow([report.survey["id"], version, q.id, "warning", warning, "",
                              q.mechanism, repr(q.epsilon), q.n, q.confidence,
-                             *("" for _ in NUMBER_FIELDS)])
+                             *("" for _ in NUMBER_FIELDS),
+                             # report --lang: the question's text in its column
+                             *((*("" for _ in DESIGN_COLUMNS if design), q.text, "") if lang
+                               else ())])
         for r in q.rows:
             writer.writerow([report.survey["id"], version, q.id, r.kind, r.label,
                              "|".join(r.members), q.mechanism, repr(q.epsilon), q.n,

@@ -116,10 +116,10 @@ def plain_words(q: QuestionView, row: Row) -> str:
     """One sentence on a row's design effect, for a statistician who reads the HTML."""
     deff = row.deff
     shares = variance_shares(deff)
-    what = f"{q.id} = {row.label}" if row.kind != MEAN else f"the mean of {q.id}"
+    what = f"{q.id} = {row.display}" if row.kind != MEAN else f"the mean of {q.id}"
     if row.kind in ASKED_KINDS:
         what = (f"the mean of {q.id} among those asked" if row.kind == ASKED_MEAN
-                else f"{q.id} = {row.label} among those asked")
+                else f"{q.id} = {row.display} among those asked")
     if deff is not None and deff.get("total") is not None and float(deff["total"]) < FIXED:
         return (f"{what} is fixed by the calibration (its population total was given): it has "
                 "no sampling or privacy variance.")
@@ -190,7 +190,7 @@ def _variance_sources(report: Report) -> str:
         if row is None:
             continue
         shares = variance_shares(row.deff)
-        label = f"{q.id}: {row.label if row.kind not in (MEAN, ASKED_MEAN) else 'mean'}" + (
+        label = f"{q.id}: {row.display if row.kind not in (MEAN, ASKED_MEAN) else 'mean'}" + (
             " among those asked" if row.kind in ASKED_KINDS else "")
         if shares is None:
             cells = [label, deff_text(row.deff), "–", "–", "–", effective_text(row.deff)]
@@ -232,7 +232,7 @@ def html_side_by_side(q: QuestionView, report: Report) -> str:
             lines.append(f'<tr class="section"><th colspan="{len(head)}">'
                          f"{escape(AMONG_ASKED_TITLE.capitalize())}</th></tr>")
         other = unweighted.get((r.kind, r.label))
-        cells = [r.label if r.kind not in (MEAN, ASKED_MEAN) else "mean",
+        cells = [r.display if r.kind not in (MEAN, ASKED_MEAN) else "mean",
                  fmt(q, r, r.estimate),
                  fmt(q, r, r.std_error),
                  f"[{fmt(q, r, r.ci_low)}, {fmt(q, r, r.ci_high)}]",

@@ -191,7 +191,7 @@ def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
              + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     for r in rows:
         label = r.display if r.kind not in (GROUP, ASKED_GROUP) else \
-            f"{r.label} ({' + '.join(r.members)})"
+            f"{r.display} ({' + '.join(r.display_members)})"
         if r.kind in (MEAN, ASKED_MEAN):
             label = r.label  # "mean", or "mean number selected" (multiselect)
         neg = ' class="neg"' if r.estimate is not None and r.estimate < 0 else ""

@@ -148,6 +148,6 @@ def _regions(ax: Any, q: QuestionView, fontsize: float) -> None:
         ax.add_collection(LineCollection(edges, colors="white", linewidths=3.2))
         ax.add_collection(LineCollection(edges, colors="black", linewidths=1.4))
         row, col = label_cell(r.members)
-        text = ax.text(col, row, r.label, ha="center", va="center", fontsize=fontsize,
+        text = ax.text(col, row, r.display, ha="center", va="center", fontsize=fontsize,
                        color="black")
         text.set_path_effects([patheffects.withStroke(linewidth=3, foreground="white")])

@@ -65,7 +65,7 @@ def _question(q: QuestionView, report: Report) -> list[str]:
 
 def _cells(q: QuestionView, r: Row, report: Report) -> list[str]:
     label = r.display if r.kind not in (GROUP, ASKED_GROUP) else \
-        f"{r.label} ({' + '.join(r.members)})"
+        f"{r.display} ({' + '.join(r.display_members)})"
     return [r.kind, md_escape(label), *value_cells(q, r, report.truth)]
 
 

@@ -62,14 +62,21 @@ class Row:
     members: tuple[str, ...] = ()
     # design-based estimates only: {sampling, privacy, total, effective_n} (design_view.py)
     deff: Mapping[str, Any] | None = None
-    # report --lang (shared/translations.py): the option's text in that language, shown by
-    # the table, Markdown and HTML formats; `label` stays the answer's value
+    # report --lang (shared/translations.py): the option's (or group's, region's) text in that
+    # language, shown by the table, Markdown and HTML formats; `label` stays the answer's value
     shown: str | None = None
+    # report --lang: a group's members (option labels) as their texts in that language
+    shown_members: tuple[str, ...] | None = None
 
     @property
     def display(self) -> str:
         """What the text formats show for this row: its translated text, else its label."""
         return self.shown if self.shown is not None else self.label
+
+    @property
+    def display_members(self) -> tuple[str, ...]:
+        """A group's members as the text formats show them (translated, else the labels)."""
+        return self.shown_members if self.shown_members is not None else self.members
 
     @property
     def std_error_bound(self) -> float | None:
@@ -236,15 +243,14 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
 
 
 def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> QuestionView:
-    """A question's view with its text and option rows in the report's language."""
+    """A question's view with its text, option and group (or region) rows in the report's
+    language (language.py says how)."""
     from dataclasses import replace
 
-    options = set(qdef.get("options") or ()) if qdef.get("type") in (
-        "categorical", "ordinal", "multiselect") else set()
-    rows = [replace(r, shown=text.option(view.id, r.label).text)
-            if r.kind in (OPTION, ASKED_OPTION) and r.label in options else r
-            for r in view.rows]
-    return replace(view, text=text.question(view.id).text, rows=rows)
+    from .language import shown_row
+
+    return replace(view, text=text.question(view.id).text,
+                   rows=[shown_row(r, qdef, text) for r in view.rows])
 
 
 def _among_asked(qid: str, est: Mapping[str, Any]) -> list[Row]:

@@ -2,7 +2,10 @@
 page with a forest plot (odds ratios with their intervals on a log scale; slopes for linear).
 The HTML page is the estimates report's page (phone layout, scroll cues, a phone drawing of
 the plot) and names the survey by its title and coefficients by question text and option
-label, ids in small print."""
+label, ids in small print. With `regress --lang` (analyst/reports/language.py) the words are
+the survey's text in that language in every format: the table names questions and
+coefficients in words too (ids in brackets), JSON adds `labels`, CSV `outcome_text`,
+`outcome_level_text` and `coefficient_text`."""
 
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ REGRESSION_FORMATS = ("table", "json", "csv", "html")
 CSV_COLUMNS = ("survey", "version", "kind", "outcome", "outcome_level", "n", "n_dropped",
                "converged", "coefficient", "estimate", "std_error", "z", "p_value", "ci_low",
                "ci_high", "odds_ratio", "or_low", "or_high", "se_inflation", "verdict")
+# `regress --lang` adds these: the outcome, its modelled level and each coefficient in words.
+LANGUAGE_COLUMNS = ("outcome_text", "outcome_level_text", "coefficient_text")
 CSS = REPORT_CSS + "td:first-child{min-width:12em}"  # the estimates report's page, phone rules
 READING = ("se × privacy: the standard error divided by the one the same fit would have on the "
            "true answers (what randomization costs). 'no clear effect': the interval includes "
@@ -38,19 +43,28 @@ READING = ("se × privacy: the standard error divided by the one the same fit wo
 
 
 def render_regression(doc: Mapping[str, Any], fmt: str,
-                      survey: Mapping[str, Any] | None = None) -> str:
+                      survey: Mapping[str, Any] | None = None,
+                      language: str | None = None) -> str:
     """The regression document in one format; `survey` (the definition of the version the
     document is of) gives the HTML page its title and the questions' texts and option labels
-    (ids in small print), where the text formats keep the ids."""
+    (ids in small print), where the text formats keep the ids. `language` (one of the
+    survey's, `regress --lang`) puts those words in that language, in every format."""
+    names = Names(survey, language)
     if fmt == "json":
+        if language is not None:  # the text, beside the unchanged numbers
+            from .language import labels_for
+
+            doc = {**doc, "labels": labels_for(names.survey_text, survey or {},
+                                               [doc["outcome"], *(doc.get("covariates")
+                                                                  or [])])}
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     try:
         if fmt == "csv":
-            return _csv(doc)
+            return _csv(doc, names if language is not None else None)
         if fmt == "table":
-            return _table(doc)
+            return _table(doc, names if language is not None else None)
         if fmt == "html":
-            return _html(doc, Names(survey))
+            return _html(doc, names)
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportRenderError(f"malformed regression document: {exc}") from None
     raise ReportRenderError(f"unknown format {fmt!r}; expected one of "
@@ -63,18 +77,41 @@ class Names:
     'sex=m' is 'Sex?: m', with the id kept for the small print (ids never contain '=')."""
 
     survey: Mapping[str, Any] | None = None
+    # regress --lang: the survey's language the words are in (None: the survey's own)
+    language: str | None = None
+
+    @property
+    def survey_text(self) -> Any:
+        """The survey's text in `language` (a SurveyText), None without one."""
+        if self.language is None or self.survey is None:
+            return None
+        from ...shared.translations import SurveyText
+
+        return SurveyText(self.survey, self.language)
 
     def text(self, qid: str) -> str:
         for q in (self.survey or {}).get("questions", []):
             if q.get("id") == qid:
+                if self.language is not None:
+                    return self.survey_text.question(qid).text or qid
                 return str(q.get("text") or qid)
         return qid
+
+    def level(self, qid: str, label: str) -> str:
+        """An answer's label in words: an option's text in `language` (else the label)."""
+        if self.language is None:
+            return label
+        from .language import answer_text
+
+        question = next((q for q in (self.survey or {}).get("questions", [])
+                         if q.get("id") == qid), None)
+        return answer_text(self.survey_text, question, label)
 
     def coefficient(self, name: str) -> str:
         if name == INTERCEPT:
             return "intercept (the reference group)"
         qid, eq, label = name.partition("=")
-        return f"{self.text(qid)}: {label}" if eq else self.text(qid)
+        return f"{self.text(qid)}: {self.level(qid, label)}" if eq else self.text(qid)
 
     def short(self, name: str, width: int) -> str:
         """A coefficient for a chart's axis: the question's text shortened, then the label."""
@@ -82,7 +119,7 @@ class Names:
             return name
         qid, eq, label = name.partition("=")
         text = textwrap.shorten(self.text(qid), 2 * width, placeholder="…")
-        return f"{text}: {label}" if eq else text
+        return f"{text}: {self.level(qid, label)}" if eq else text
 
 
 def headline(doc: Mapping[str, Any], names: Names | None = None) -> str:
@@ -92,7 +129,8 @@ def headline(doc: Mapping[str, Any], names: Names | None = None) -> str:
     covs = "; ".join(names.text(c) for c in doc.get("covariates") or []) or (
         "nothing (intercept only)")
     if doc["kind"] == "logistic":
-        what = f"Logistic regression of {names.text(doc['outcome'])} = {doc['outcome_level']}"
+        what = (f"Logistic regression of {names.text(doc['outcome'])} = "
+                f"{names.level(doc['outcome'], str(doc['outcome_level']))}")
     else:
         what = f"Linear regression of {names.text(doc['outcome'])}"
     if doc["kind"] == "linear":
@@ -112,18 +150,22 @@ def _p(x: Any) -> str:
     return "n/a" if x is None else "<0.001" if x < 0.001 else f"{x:.3f}"
 
 
-def _rows(doc: Mapping[str, Any]) -> list[list[str]]:
+def _rows(doc: Mapping[str, Any], names: Names | None = None) -> list[list[str]]:
+    """The coefficient table's cells; `names` (regress --lang) names each coefficient in
+    words, its name in brackets."""
     logistic = doc["kind"] == "logistic"
     rows = []
     for c in doc["coefficients"]:
+        name = c["name"] if names is None or c["name"] == INTERCEPT else (
+            f"{names.coefficient(c['name'])} [{c['name']}]")
         if logistic:
             interval = f"{_num(c['or_low'])} to {_num(c['or_high'])}"
-            rows.append([c["name"], _num(c["estimate"]), _num(c["std_error"]),
+            rows.append([name, _num(c["estimate"]), _num(c["std_error"]),
                          _num(c["odds_ratio"]), interval, _p(c["p_value"]),
                          _num(c["se_inflation"], 2), c["verdict"]])
         else:
             interval = f"{_num(c['ci_low'])} to {_num(c['ci_high'])}"
-            rows.append([c["name"], _num(c["estimate"]), _num(c["std_error"]), interval,
+            rows.append([name, _num(c["estimate"]), _num(c["std_error"]), interval,
                          _p(c["p_value"]), _num(c["se_inflation"], 2), c["verdict"]])
     return rows
 
@@ -136,10 +178,11 @@ def _header(doc: Mapping[str, Any]) -> list[str]:
     return ["coefficient", "slope", "s.e.", f"{conf} CI", "p", "se × privacy", "verdict"]
 
 
-def _table(doc: Mapping[str, Any]) -> str:
-    header, rows = _header(doc), _rows(doc)
+def _table(doc: Mapping[str, Any], names: Names | None = None) -> str:
+    """The terminal table: ids, or with `names` (regress --lang) questions in words."""
+    header, rows = _header(doc), _rows(doc, names)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = [headline(doc), ""]
+    lines = [headline(doc, names), ""]
     for r in [header, *rows]:
         lines.append("  ".join(cell.ljust(w) if i == 0 or i == len(r) - 1 else cell.rjust(w)
                                for i, (cell, w) in enumerate(zip(r, widths, strict=True))))
@@ -147,16 +190,21 @@ def _table(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _csv(doc: Mapping[str, Any]) -> str:
+def _csv(doc: Mapping[str, Any], names: Names | None = None) -> str:
+    """One line per coefficient; `names` (regress --lang) adds the words in three columns."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow((*CSV_COLUMNS, *(LANGUAGE_COLUMNS if names is not None else ())))
+    outcome, level = doc["outcome"], doc.get("outcome_level") or ""
+    words = () if names is None else (names.text(outcome),
+                                      names.level(outcome, str(level)) if level else "")
     for c in doc["coefficients"]:
         writer.writerow([doc["survey"], doc["version"], doc["kind"], doc["outcome"],
                          doc.get("outcome_level") or "", doc["n"], doc["n_dropped"],
                          doc["converged"], c["name"],
                          *("" if c.get(k) is None else repr(c[k]) for k in CSV_COLUMNS[9:-1]),
-                         c["verdict"]])
+                         c["verdict"],
+                         *(() if names is None else (*words, names.coefficient(c["name"])))])
     return out.getvalue()
 
 
@@ -218,6 +266,8 @@ def _html(doc: Mapping[str, Any], names: Names) -> str:
              + "".join(body) + "</table></div>")
     notes = "".join(f"<p class=\"note\">{escape(n)}</p>" for n in doc.get("notes") or [])
     title = str((names.survey or {}).get("title") or doc["survey"])
+    if names.survey_text is not None:
+        title = names.survey_text.title().text or str(doc["survey"])
     head = "".join(page_head(f"{title}: regression of {names.text(doc['outcome'])}", CSS))
     chart = forest_chart(doc, names)
     plot = "" if chart is None else chart_img(chart, "forest plot of the coefficients")

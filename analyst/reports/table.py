@@ -66,7 +66,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
         for r in rows:
             body.append(_cells(q, r, truth))
             if r.kind == GROUP:
-                notes.append(f"{r.label} = {' + '.join(r.members)}")
+                notes.append(f"{r.display} = {' + '.join(r.display_members)}")
         if hidden:
             notes.append(hidden_options_note(hidden))
     out = head + ["  " + line for line in text_grid(header, body)] + [f"  {n}" for n in notes]

@@ -92,12 +92,20 @@ class TwoServerReport(Report):
         return self.estimates["guarantees"].get("central")
 
     def crosstab_views(self) -> list[QuestionView]:
-        """Each declared crosstab as a question-like view: one row per joint cell."""
+        """Each declared crosstab as a question-like view: one row per joint cell (with
+        `report --lang`, each cell's answers shown in the language)."""
+        from .language import answer_text
+
+        text = self.text
         views = []
         for c in self.estimates.get("crosstabs") or []:
+            rq, cq = self.question(c["rows"]), self.question(c["cols"])
             rows = [Row(question=f"{c['rows']} x {c['cols']}", kind=OPTION,
                         label=f"{answer_label(cell['row'])} / {answer_label(cell['col'])}",
-                        **{f: _number(cell.get(f)) for f in NUMBER_FIELDS})
+                        **{f: _number(cell.get(f)) for f in NUMBER_FIELDS},
+                        shown=None if text is None else
+                        f"{answer_text(text, rq, answer_label(cell['row']))} / "
+                        f"{answer_text(text, cq, answer_label(cell['col']))}")
                     for cell in c["cells"]]
             views.append(QuestionView(
                 id=f"{c['rows']} x {c['cols']}",
@@ -213,6 +221,8 @@ def render_html(report: TwoServerReport) -> str:
 CSV_COLUMNS = ("survey", "version", "collection", "batch", "question", "kind", "option",
                "members", "mechanism", "central_epsilon", "local_epsilon", "n", "rejected",
                "confidence", *NUMBER_FIELDS)
+# `report --lang` adds these (as csv_format.LANGUAGE_COLUMNS), after the design's columns.
+LANGUAGE_COLUMNS = ("question_text", "option_text")
 
 
 def render_csv(report: TwoServerReport) -> str:
@@ -223,7 +233,9 @@ def render_csv(report: TwoServerReport) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     design = csv_values(report.estimates)  # only a report combining batches by design
-    writer.writerow((*CSV_COLUMNS, *(DESIGN_COLUMNS if design else ())))
+    lang = report.language is not None  # report --lang: the texts in two more columns
+    writer.writerow((*CSV_COLUMNS, *(DESIGN_COLUMNS if design else ()),
+                     *(LANGUAGE_COLUMNS if lang else ())))
     version = report.estimates.get("version", "")
     head = [report.survey["id"], version, "two-server", report.batch]
     by_id = {q["question"]: q for q in report.estimates["questions"]}
@@ -232,13 +244,15 @@ def render_csv(report: TwoServerReport) -> str:
         for r in q.rows:
             writer.writerow([*head, q.id, r.kind, r.label, "|".join(r.members), q.mechanism,
                              repr(q.epsilon), _csv(est.get("local_epsilon")), q.n,
-                             est.get("rejected", 0), q.confidence, *_numbers(r), *design])
+                             est.get("rejected", 0), q.confidence, *_numbers(r), *design,
+                             *((q.text, r.display) if lang else ())])
     for c, view in zip(report.estimates.get("crosstabs") or [], report.crosstab_views(),
                        strict=True):
         for r in view.rows:
             writer.writerow([*head, view.id, "cell", r.label, "", "two-server",
                              repr(view.epsilon), "", view.n, c.get("rejected", 0),
-                             view.confidence, *_numbers(r), *design])
+                             view.confidence, *_numbers(r), *design,
+                             *((view.text, r.display) if lang else ())])
     return out.getvalue()
 
 
@@ -251,7 +265,12 @@ def _csv(x: Any) -> str:
 
 
 def render_json(report: TwoServerReport) -> str:
-    return json.dumps(report.estimates, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    document: Any = report.estimates
+    if report.language is not None:  # report --lang: the text, beside the unchanged numbers
+        from .language import labels_document
+
+        document = {**report.estimates, "labels": labels_document(report)}
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 FORMATS = {"table": render_table, "json": render_json, "csv": render_csv,

@@ -61,24 +61,18 @@ def test_every_format_in_spanish_with_per_string_fallback(report: Any) -> None:
                                                                 "cada semana")
 
 
-def test_without_lang_nothing_changes_and_unknown_languages_fall_back(report: Any) -> None:
+def test_without_lang_nothing_changes_and_a_language_the_survey_lacks_is_refused(
+        report: Any) -> None:
     english = in_language(report, "en")  # the base language: the same text
     for fmt in ("table", "md"):
         assert render(english, fmt) == render(report, fmt)
     assert "question_text" not in render(report, "csv")
     assert "labels" not in json.loads(render(report, "json"))
-    warned: list[str] = []
-    de = in_language(report, "de", warned.append)
-    assert de.language == "en" and "no text in 'de' (it has: en, es)" in warned[0]
-    assert "freq: How often?" in render(de, "table")
+    with pytest.raises(ReportRenderError,
+                       match=r"survey 'habits' has no text in 'de'; its languages: en, es$"):
+        in_language(report, "de")
     with pytest.raises(ReportRenderError, match="not a BCP 47"):
         in_language(report, "spanish")
-
-
-def test_lang_refused_where_it_does_not_apply_yet() -> None:
-    res = CliRunner().invoke(cli, ["report", "--db", "x.db", "--survey", "s", "--lang", "es",
-                                   "--crosstab", "a", "b"])
-    assert res.exit_code == 2 and "--lang labels the survey's estimates report" in res.output
 
 
 def located() -> Survey:
@@ -95,6 +89,33 @@ def located() -> Survey:
             "home": {"text": "¿Dónde vive?", "regions": {"town": "pueblo"}},
             "freq": {"options": {"weekly": "semanal"},
                      "groups": {"at least monthly": "al menos una vez al mes"}}}}}})
+
+
+def test_group_and_region_names_in_every_format() -> None:
+    report = simulated_report(located(), 800, seed=2)
+    es = in_language(report, "es")
+    table = render(es, "table")
+    assert "  pueblo " in table and "pueblo = 1,1 + 1,2 + 2,1 + 2,2" in table
+    assert "  river " in table  # not translated: its name
+    assert "al menos una vez al mes = monthly + semanal" in table
+    assert "al menos una vez al mes (monthly + semanal)" in render(es, "md")
+    html = render(es, "html")
+    assert "al menos una vez al mes (monthly + semanal)" in html
+    assert ">pueblo (1,1 + 1,2 + 2,1 + 2,2)<" in html
+    labels = json.loads(render(es, "json"))["labels"]
+    assert labels["questions"]["home"] == {"text": "¿Dónde vive?",
+                                           "regions": {"town": "pueblo", "river": "river"}}
+    assert labels["questions"]["freq"]["groups"] == {"at least monthly":
+                                                     "al menos una vez al mes"}
+    assert "questions.home.regions.river" in labels["fallbacks"]
+    rows = list(csv.DictReader(io.StringIO(render(es, "csv"))))
+    town = next(r for r in rows if r["kind"] == "group" and r["option"] == "town")
+    assert (town["question_text"], town["option_text"]) == ("¿Dónde vive?", "pueblo")
+    group = next(r for r in rows if r["kind"] == "group" and r["question"] == "freq")
+    assert (group["option"], group["members"], group["option_text"]) == (
+        "at least monthly", "monthly|weekly", "al menos una vez al mes")
+    for fmt in ("table", "md", "html"):  # the survey's own language: no byte changes
+        assert render(in_language(report, "en"), fmt) == render(report, fmt)
 
 
 def test_respond_names_regions_in_the_language_shown() -> None:
