@@ -43,10 +43,11 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
     disclosed answer, the calibration variables, and each randomized answer's pseudo-values
     (its unbiased per-respondent estimates; no ε is spent), plus replicate weights with
     --variance jk1|jkn|bootstrap. The R script (svydesign or svrepdesign, the calibration,
-    svymean) prints the same estimates and standard errors as `ldpsurvey report` with the same
-    options.
+    svymean, and svyratio for a skip-logic question's shares or mean among those asked) prints
+    the same estimates and standard errors as `ldpsurvey report` with the same options.
     """
     from ..shared.design.export import r_script, stata_script, write_csv
+    from ..shared.design.export_asked import asked_integer_columns, asked_share_columns
     from .design_estimates import pseudo_values, weighted
     from .design_report import design_source, progress
 
@@ -59,16 +60,28 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
         w = _unweighted(source) if simple else weighted(source, options, progress)
     survey = w.version.compiled.survey
-    questions, covariates = [], {}
+    questions, covariates, asked = [], {}, {}
     for question in survey.questions:
         present, reports = w.respondents.column(question.id)
         if question.disclosed:
             covariates[question.id] = _disclosed_values(question, w, present, reports)
             continue
+        mechanism = w.version.compiled.mechanisms[question.id]
+        hidden = getattr(question, "not_asked", False)  # skip logic on a randomized answer
+        if hidden and question.type == "integer":  # asked_geometric's [bit, number]
+            present, reports = w.respondents.reports(question.id, mechanism)
+            everyone, asked[question.id] = asked_integer_columns(mechanism, reports, present)
+            questions.append(everyone)
+            continue
         try:
-            questions.append(pseudo_values(w, question.id))
+            pv = pseudo_values(w, question.id)
         except DesignError as exc:
             progress(f"left out {question.id!r}: {exc.message}")
+            continue
+        if hidden and pv.kind == "shares":
+            pv, asked[question.id] = asked_share_columns(
+                question, getattr(mechanism, "groups", {}) or {}, pv)
+        questions.append(pv)
     if not questions:
         raise AnalysisError(f"survey {survey.id!r} has no randomized question with "
                             "pseudo-values to export")
@@ -82,7 +95,7 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
         out_dir.mkdir(parents=True, exist_ok=True)
         with csv_path.open("w", encoding="utf-8", newline="") as handle:
             plan = write_csv(handle, w.design, list(w.respondents.ids), questions, covariates,
-                             replicates)
+                             replicates, asked)
         r_path.write_text(r_script(csv_path.name, w.design, plan, replicates, confidence),
                           encoding="utf-8")
         stata_path.write_text(stata_script(csv_path.name, w.design, plan, replicates),

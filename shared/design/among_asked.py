@@ -130,11 +130,21 @@ class AskedMean:
     note: str | None = None
 
 
-def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.ndarray, *,
-               domain: np.ndarray | None = None, variance: Variance = "linearized",
-               confidence: float = 0.95) -> AskedMean:
-    """The share not asked and the mean among those asked of a hidden integer question from
-    its stored [bit, number] pairs (`reports` of the rows where `present`), module docstring."""
+@dataclass(frozen=True)
+class AskedPairs:
+    """A hidden integer question's [bit, number] reports as pseudo-values over the design's
+    rows (module docstring): `not_asked` 1 − Z, `asked` Z (each with Z² − Z), and `centred`
+    y − d, unbiased for asked·(x − d), with the geometric noise's variance."""
+
+    not_asked: PseudoValues
+    asked: PseudoValues
+    centred: PseudoValues
+    default: int
+
+
+def asked_pairs(mechanism: Any, reports: np.ndarray, present: np.ndarray) -> AskedPairs:
+    """The pseudo-values of a hidden integer question's stored [bit, number] pairs (`reports`
+    of the rows where `present`)."""
     pairs = np.asarray(reports, dtype=np.float64).reshape(-1, 2)
     mask = np.asarray(present, dtype=bool)
     p, q = float(mechanism.p_star), float(mechanism.q_star)
@@ -145,17 +155,27 @@ def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.nda
     z_noise = (z * z - z)[:, None]
     y_noise = np.where(mask, mechanism.noise_variance(mechanism.k, mechanism.epsilon), 0.0)
     qid, name = mechanism.question_id, mechanism.name
-    not_asked = PseudoValues(qid, name, ("(not asked)",), (1.0 - z)[:, None] * mask[:, None],
-                             z_noise, mask, "shares", False)
-    share = estimate(design, not_asked, domain=domain, variance=variance,
+    return AskedPairs(
+        PseudoValues(qid, name, ("(not asked)",), (1.0 - z)[:, None] * mask[:, None], z_noise,
+                     mask, "shares", False),
+        PseudoValues(qid, name, ("asked",), z[:, None], z_noise, mask, "shares", False),
+        PseudoValues(qid, name, ("mean",), y[:, None], y_noise[:, None], mask, "mean", False),
+        int(mechanism.default))
+
+
+def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.ndarray, *,
+               domain: np.ndarray | None = None, variance: Variance = "linearized",
+               confidence: float = 0.95) -> AskedMean:
+    """The share not asked and the mean among those asked of a hidden integer question from
+    its stored [bit, number] pairs (`reports` of the rows where `present`), module docstring."""
+    pv = asked_pairs(mechanism, reports, present)
+    share = estimate(design, pv.not_asked, domain=domain, variance=variance,
                      confidence=confidence)[0]
-    used = mask if domain is None else mask & np.asarray(domain, dtype=bool)
-    if float((design.weights * used) @ z) <= 0:
+    used = pv.asked.present if domain is None else pv.asked.present & np.asarray(domain,
+                                                                                 dtype=bool)
+    if float((design.weights * used) @ pv.asked.values[:, 0]) <= 0:
         return AskedMean(share, None, "the estimated share asked is not positive: too few "
                                       "respondents to estimate the mean among those asked")
-    numerator = PseudoValues(qid, name, ("mean",), y[:, None], y_noise[:, None], mask, "mean",
-                             False)
-    asked = PseudoValues(qid, name, ("asked",), z[:, None], z_noise, mask, "shares", False)
-    result = ratio(design, numerator, asked, domain=domain, variance=variance,
+    result = ratio(design, pv.centred, pv.asked, domain=domain, variance=variance,
                    confidence=confidence)
-    return AskedMean(share, replace(result, estimates=result.estimates + mechanism.default))
+    return AskedMean(share, replace(result, estimates=result.estimates + pv.default))

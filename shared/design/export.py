@@ -12,13 +12,19 @@ them spends no ε. Columns, in order:
   columns), so that the script redoes the calibration with the same population totals;
 - the pseudo-values, `<question>_<option>` (and `_mean_score`, `_mean`); empty where the
   respondent did not answer (R's na.rm = TRUE then estimates over those who did, a domain);
+- a hidden question (skip logic on a randomized answer): `<question>_asked`, the denominator of
+  its shares (or mean) among those asked, and `_score` (ordinal) or `_not_asked` and `_value`
+  (integer) (export_asked.py);
 - with an fpc (or a lonely PSU taken with certainty): `ldp_noise_<column>`, each value's
-  randomization-variance estimate V̂, and `ldp_fraction`, the share c_h of it the linearized
-  formula leaves out (docs/design-based.md), which the script adds back;
+  randomization-variance estimate V̂, `ldp_cross_<column>` for each numerator among those asked
+  (its randomization-covariance estimate with `_asked`), and `ldp_fraction`, the share c_h of
+  the randomization variance the linearized formula leaves out (docs/design-based.md), which
+  the script adds back;
 - with replicate weights: `rep_1`..`rep_R`, each replicate's final (recalibrated) weight.
 
-The R script reproduces ldpsurvey's estimates and standard errors (a test runs it: to 1e-8);
-its column map says which column is which answer.
+The R script reproduces ldpsurvey's estimates and standard errors (a test runs it: to 1e-8):
+`svymean` of everyone's columns, `svyratio` of a hidden question's numerators over its `_asked`
+column; its column map says which column is which answer.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import numpy as np
 
 from ..errors import DesignError
 from .calibration import LinearCalibration, PostStratification, Raking
+from .export_asked import AskedColumns
 from .linearization import randomization_fractions
 from .pseudo import PseudoValues
 from .replicates import Replicates
@@ -51,10 +58,30 @@ def column_name(*parts: str) -> str:
 
 
 @dataclass(frozen=True)
+class QuestionColumns:
+    """One question's CSV columns: its pseudo-values' (`columns`, whose means are the
+    estimates of everyone) and, for a hidden question, its ratios among those asked
+    (`asked`) with their extra columns (`asked_columns`, the denominator first)."""
+
+    values: PseudoValues
+    columns: tuple[str, ...]
+    asked: AskedColumns | None = None
+    asked_columns: tuple[str, ...] = ()
+
+    @property
+    def written(self) -> tuple[str, ...]:
+        return (*self.columns, *self.asked_columns)
+
+    def numerator_columns(self) -> tuple[str, ...]:
+        assert self.asked is not None
+        return tuple(self.written[j] for j in self.asked.numerators)
+
+
+@dataclass(frozen=True)
 class Layout:
     """Which CSV column holds what (built once by `layout`)."""
 
-    questions: tuple[tuple[PseudoValues, tuple[str, ...]], ...]  # each question's columns
+    questions: tuple[QuestionColumns, ...]
     covariates: tuple[tuple[str, str], ...]  # (covariate name, column)
     calibration: tuple[tuple[Any, tuple[str, ...]], ...]  # (step, its columns)
     noise: bool
@@ -62,7 +89,8 @@ class Layout:
 
 
 def layout(design: Design, questions: Sequence[PseudoValues],
-           covariates: Mapping[str, Sequence[Any]], replicates: Replicates | None) -> Layout:
+           covariates: Mapping[str, Sequence[Any]], replicates: Replicates | None,
+           asked: Mapping[str, AskedColumns] | None = None) -> Layout:
     taken = {"submission_id", "weight", "stratum", "psu", "fpc", "ldp_fraction"}
 
     def unique(name: str) -> str:
@@ -82,11 +110,18 @@ def layout(design: Design, questions: Sequence[PseudoValues],
             steps.append((step, tuple(unique(column_name("cal", n)) for n in step.names)))
         else:
             raise DesignError(f"cannot export a calibration step of type {type(step).__name__}")
-    cols = tuple((pv, tuple(unique(column_name(pv.question, label)) for label in pv.labels))
-                 for pv in questions)
+    asked = asked or {}
+    cols = []
+    for pv in questions:
+        names = tuple(unique(column_name(pv.question, label)) for label in pv.labels)
+        extra = asked.get(pv.question)
+        cols.append(QuestionColumns(pv, names, extra, () if extra is None else tuple(
+            unique(column_name(pv.question, label)) for label in extra.extra.labels)))
+    if set(asked) - {pv.question for pv in questions}:
+        raise DesignError("ratios among those asked of a question that is not exported")
     noise = bool(randomization_fractions(design).any())
     reps = tuple(f"rep_{r + 1}" for r in range(replicates.count)) if replicates else ()
-    return Layout(cols, cov, tuple(steps), noise, reps)
+    return Layout(tuple(cols), cov, tuple(steps), noise, reps)
 
 
 def _number(value: float) -> str:
@@ -95,11 +130,13 @@ def _number(value: float) -> str:
 
 def write_csv(handle: IO[str], design: Design, ids: Sequence[str],
               questions: Sequence[PseudoValues], covariates: Mapping[str, Sequence[Any]],
-              replicates: Replicates | None = None) -> Layout:
-    """The survey CSV (module docstring) to `handle`; returns its layout for the scripts."""
+              replicates: Replicates | None = None,
+              asked: Mapping[str, AskedColumns] | None = None) -> Layout:
+    """The survey CSV (module docstring) to `handle`; returns its layout for the scripts.
+    `asked`: per hidden question id, its ratios among those asked (export_asked.py)."""
     if len(ids) != design.n:
         raise DesignError(f"{len(ids)} submission ids for a design of {design.n}")
-    plan = layout(design, questions, covariates, replicates)
+    plan = layout(design, questions, covariates, replicates, asked)
     header = ["submission_id", "weight"]
     if design.stratum_count > 1:
         header.append("stratum")
@@ -109,11 +146,13 @@ def write_csv(handle: IO[str], design: Design, ids: Sequence[str],
     header += [c for _, c in plan.covariates]
     for _, columns in plan.calibration:
         header += list(columns)
-    for _, columns in plan.questions:
-        header += list(columns)
+    for q in plan.questions:
+        header += list(q.written)
     if plan.noise:
-        for _, columns in plan.questions:
-            header += [f"ldp_noise_{c}" for c in columns]
+        for q in plan.questions:
+            header += [f"ldp_noise_{c}" for c in q.written]
+            if q.asked is not None:
+                header += [f"ldp_cross_{c}" for c in q.numerator_columns()]
         header.append("ldp_fraction")
     header += list(plan.replicate_columns)
 
@@ -134,16 +173,16 @@ def write_csv(handle: IO[str], design: Design, ids: Sequence[str],
         fields.append(["" if v is None else _label(v) for v in values])
     for step, _ in plan.calibration:
         fields += _calibration_fields(step)
-    for pv, _ in plan.questions:
-        for j in range(pv.values.shape[1]):
-            fields.append([_number(v) if present else "" for v, present
-                           in zip(pv.values[:, j].tolist(), pv.present.tolist(), strict=True)])
+    for q in plan.questions:
+        fields += _present_fields(q.values.values, q.values.present)
+        if q.asked is not None:
+            fields += _present_fields(q.asked.extra.values, q.values.present)
     if plan.noise:
-        for pv, _ in plan.questions:
-            for j in range(pv.noise.shape[1]):
-                fields.append([_number(v) if present else "" for v, present
-                               in zip(pv.noise[:, j].tolist(), pv.present.tolist(),
-                                      strict=True)])
+        for q in plan.questions:
+            fields += _present_fields(q.values.noise, q.values.present)
+            if q.asked is not None:
+                fields += _present_fields(q.asked.extra.noise, q.values.present)
+                fields += _present_fields(q.asked.cross, q.values.present)
         fractions = randomization_fractions(design)[design.strata]
         fields.append([_number(v) for v in fractions.tolist()])
     if replicates is not None:
@@ -153,6 +192,13 @@ def write_csv(handle: IO[str], design: Design, ids: Sequence[str],
     writer.writerow(header)
     writer.writerows(zip(*fields, strict=True))
     return plan
+
+
+def _present_fields(values: np.ndarray, present: np.ndarray) -> list[list[str]]:
+    """Each column of `values` as CSV fields, empty where the respondent did not answer."""
+    rows = present.tolist()
+    return [[_number(v) if answered else "" for v, answered
+             in zip(values[:, j].tolist(), rows, strict=True)] for j in range(values.shape[1])]
 
 
 def _label(value: Any) -> str:
@@ -206,9 +252,14 @@ def r_script(csv_file: str, design: Design, plan: Layout, replicates: Replicates
         "suppressPackageStartupMessages(library(survey))",
         f"options(survey.lonely.psu = {_r_string(design.lonely_psu)})",
         f"d <- read.csv({_r_string(csv_file)}, colClasses = c(submission_id = \"character\"))",
-        "# columns: " + "; ".join(f"{pv.question}: {', '.join(cols)}"
-                                  for pv, cols in plan.questions),
+        "# columns: " + "; ".join(f"{q.values.question}: {', '.join(q.written)}"
+                                  for q in plan.questions),
     ]
+    for q in plan.questions:
+        if q.asked is not None:
+            lines.append(f"# {q.values.question} among those asked: "
+                         + ", ".join(f"{label} = {c} / {q.asked_columns[0]}" for label, c
+                                     in zip(q.asked.labels, q.numerator_columns(), strict=True)))
     for step, columns in plan.calibration:
         lines += _r_categories(step, columns)
     strata = ", strata = ~stratum" if design.stratum_count > 1 else ""
@@ -243,10 +294,39 @@ def r_script(csv_file: str, design: Design, plan: Layout, replicates: Replicates
         f"             ci_high = coef(est) + {z} * se)",
         "}",
     ]
+    if any(q.asked is not None for q in plan.questions):
+        lines += [
+            "# among those asked (skip logic): each column's ratio to the question's _asked",
+            "# column; with an fpc the randomization term of the residual num - R * asked,",
+            "# V(num) + R^2 V(asked) - 2 R C(num, asked), as ldpsurvey adds it",
+            "ldp_ratio_added <- function(columns, asked, ratios, w) {",
+            "  if (is.null(d$ldp_fraction)) return(0 * ratios)",
+            "  mapply(function(col, r) {",
+            "    present <- !is.na(d[[col]]) & !is.na(d[[asked]])",
+            "    a <- ifelse(present, w, 0) / sum((w * d[[asked]])[present])",
+            "    v <- d[[paste0(\"ldp_noise_\", col)]] +",
+            "      r^2 * d[[paste0(\"ldp_noise_\", asked)]] -",
+            "      2 * r * d[[paste0(\"ldp_cross_\", col)]]",
+            "    sum(d$ldp_fraction * a^2 * ifelse(present, v, 0))",
+            "  }, columns, ratios)",
+            "}",
+            "ldp_ratios <- function(columns, asked) {",
+            "  est <- svyratio(reformulate(columns), reformulate(asked), des, na.rm = TRUE)",
+            "  ratios <- as.vector(coef(est))",
+            "  se <- sqrt(as.vector(SE(est))^2 +",
+            "             ldp_ratio_added(columns, asked, ratios, weights(des, \"sampling\")))",
+            f"  data.frame(estimate = ratios, std_error = se, ci_low = ratios - {z} * se,",
+            f"             ci_high = ratios + {z} * se, row.names = columns)",
+            "}",
+        ]
     lines.append("ldp_results <- list()")
-    for pv, columns in plan.questions:
-        cols = "c(" + ", ".join(_r_string(c) for c in columns) + ")"
-        lines.append(f"ldp_results[[{_r_string(pv.question)}]] <- ldp_estimates({cols})")
+    for q in plan.questions:
+        cols = "c(" + ", ".join(_r_string(c) for c in q.columns) + ")"
+        lines.append(f"ldp_results[[{_r_string(q.values.question)}]] <- ldp_estimates({cols})")
+        if q.asked is not None:
+            cols = "c(" + ", ".join(_r_string(c) for c in q.numerator_columns()) + ")"
+            lines.append(f"ldp_results[[{_r_string(q.values.question + ' among those asked')}]]"
+                         f" <- ldp_ratios({cols}, {_r_string(q.asked_columns[0])})")
     lines.append("for (q in names(ldp_results)) { cat(\"\\n\", q, \"\\n\"); "
                  "print(ldp_results[[q]]) }")
     return "\n".join(lines) + "\n"
@@ -318,6 +398,21 @@ def stata_script(csv_file: str, design: Design, plan: Layout,
     if plan.noise:
         lines.append("* with an fpc, add the randomization term: sum of ldp_fraction * a_i^2 * "
                      "ldp_noise_<column> (a_i = weight / sum of weights), as the R script does")
-    for pv, columns in plan.questions:
-        lines.append(f"svy: mean {' '.join(columns)}  // {pv.question}")
+    asked = [q for q in plan.questions if q.asked is not None]
+    if asked:
+        lines.append("* among those asked (skip logic): svy: ratio of each column over the "
+                     "question's _asked column (as the R script's svyratio)")
+        if plan.noise:
+            lines.append("* with an fpc, add to each ratio R's variance: sum of ldp_fraction * "
+                         "b_i^2 * (ldp_noise_<column> + R^2 * ldp_noise_<q>_asked - 2 * R * "
+                         "ldp_cross_<column>), b_i = weight / sum of weight * <q>_asked")
+        lines.append("* these svy: ratio lines are written, not run: no test here has Stata "
+                     "(the R script is the one checked against ldpsurvey report)")
+    for q in plan.questions:
+        lines.append(f"svy: mean {' '.join(q.columns)}  // {q.values.question}")
+        if q.asked is not None:
+            den = q.asked_columns[0]
+            pairs = " ".join(f"({column_name('r', c)[:32]}: {c}/{den})"
+                             for c in q.numerator_columns())
+            lines.append(f"svy: ratio {pairs}  // {q.values.question} among those asked")
     return "\n".join(lines) + "\n"

@@ -39,31 +39,9 @@ from ldpsurvey.shared.survey import Survey
 from support import designed
 from support.r_oracle import run_r
 
-SURVEY = {**designed.SURVEY, "id": "asked-2026", "questions": [
-    *designed.SURVEY["questions"],
-    {"id": "brand", "text": "Which brand?", "type": "categorical", "epsilon": 2.0,
-     "options": ["a", "b", "c"], "mechanism": "grr", "relevant": "smoker",
-     "groups": {"a or b": ["a", "b"]}},
-    {"id": "craving", "text": "How strong is the craving?", "type": "ordinal", "epsilon": 2.0,
-     "options": ["mild", "strong", "severe"], "mechanism": "grr", "relevant": "smoker"},
-    {"id": "cigs", "text": "Cigarettes a day?", "type": "integer", "epsilon": 2.0, "min": 0,
-     "max": 20, "relevant": "smoker"}]}
-BRAND, CRAVING = ("a", "b", "c"), ("mild", "strong", "severe")
-
-
-def units() -> list[designed.Unit]:
-    rng = np.random.default_rng(5)
-    out = []
-    for u in designed.population_frame():
-        answers = dict(u.answers)
-        if answers["smoker"]:
-            answers["brand"] = BRAND[int(rng.integers(0, 3)) if u.stratum != "west" else 2]
-            answers["craving"] = CRAVING[min(2, int(rng.poisson(0.8)))]
-            answers["cigs"] = min(20, int(rng.poisson(8 if u.stratum == "east" else 4)))
-        else:  # what the device sends
-            answers["brand"] = answers["craving"] = answers["cigs"] = NOT_ASKED
-        out.append(designed.Unit(u.id, u.weight, u.stratum, u.psu, u.fpc, answers))
-    return out
+SURVEY = designed.ASKED_SURVEY
+BRAND, CRAVING = designed.BRAND, designed.CRAVING
+units = designed.asked_units
 
 
 @pytest.fixture(scope="module")

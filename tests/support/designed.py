@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
+from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Survey
 
 SURVEY: dict[str, Any] = {
@@ -152,6 +153,35 @@ def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = T
         assert response.status_code == 200, response.get_json()
     store.close()
     return Built(path, survey["id"], units, responded, token)
+
+
+# Skip logic: three questions that apply only to smokers (their condition reads the randomized
+# `smoker`, so every respondent sends a report, "not asked" being one of its values).
+ASKED_SURVEY = {**SURVEY, "id": "asked-2026", "questions": [
+    *SURVEY["questions"],
+    {"id": "brand", "text": "Which brand?", "type": "categorical", "epsilon": 2.0,
+     "options": ["a", "b", "c"], "mechanism": "grr", "relevant": "smoker",
+     "groups": {"a or b": ["a", "b"]}},
+    {"id": "craving", "text": "How strong is the craving?", "type": "ordinal", "epsilon": 2.0,
+     "options": ["mild", "strong", "severe"], "mechanism": "grr", "relevant": "smoker"},
+    {"id": "cigs", "text": "Cigarettes a day?", "type": "integer", "epsilon": 2.0, "min": 0,
+     "max": 20, "relevant": "smoker"}]}
+BRAND, CRAVING = ("a", "b", "c"), ("mild", "strong", "severe")
+
+
+def asked_units() -> list[Unit]:
+    rng = np.random.default_rng(5)
+    out = []
+    for u in population_frame():
+        answers = dict(u.answers)
+        if answers["smoker"]:
+            answers["brand"] = BRAND[int(rng.integers(0, 3)) if u.stratum != "west" else 2]
+            answers["craving"] = CRAVING[min(2, int(rng.poisson(0.8)))]
+            answers["cigs"] = min(20, int(rng.poisson(8 if u.stratum == "east" else 4)))
+        else:  # what the device sends
+            answers["brand"] = answers["craving"] = answers["cigs"] = NOT_ASKED
+        out.append(Unit(u.id, u.weight, u.stratum, u.psu, u.fpc, answers))
+    return out
 
 
 def keyed_frame_csv(units: list[Unit], fpc: bool = True) -> str:
