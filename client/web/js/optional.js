@@ -15,7 +15,7 @@
 // part of them only if the page needs it.
 
 import { addWords, wordsLanguage } from "./i18n.js";
-import { CORE_MODULES, DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()
+import { DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()
 
 const IMPORTS = Object.freeze({
   location: () => import("./location.js"),
@@ -29,13 +29,6 @@ const IMPORTS = Object.freeze({
   designs: () => import("./designs.js"),
   surveyText: () => import("./survey_text.js"),
   switcher: () => import("./switcher.js"),
-  // the randomizers' cores that mechanisms.js does not hold (CORE_MODULES)
-  bitmaps: () => import("./bitmaps.js"),
-  hashing: () => import("./hashing.js"),
-  ordinal: () => import("./ordinal.js"),
-  askedGeometric: () => import("./asked_geometric.js"),
-  geoExp: () => import("./geo_exp.js"),
-  twoLayer: () => import("./two_layer.js"),
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
@@ -101,7 +94,7 @@ const modules = {};
 /** The optional modules a survey (its questions checked for shape) needs, by name. */
 export function needed(survey) {
   const names = [];
-  if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker", "geoExp");
+  if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker");
   if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
     names.push("conditions", "skipReview", "skipForm");
@@ -113,11 +106,7 @@ export function needed(survey) {
     names.push("twoServerVerify", "twoServer");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
-  for (const q of survey.questions) {
-    if (q && Object.hasOwn(CORE_MODULES, q.mechanism)) names.push(CORE_MODULES[q.mechanism]);
-    if (q && q.instantaneous_epsilon != null) names.push("twoLayer");
-  }
-  return [...new Set(names)];
+  return names;
 }
 
 /** Load what `survey` needs, each module once, and its words in the page's language. */
