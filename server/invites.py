@@ -13,6 +13,7 @@ import hashlib
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from ..shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
 from .errors import Forbidden, NotFound
@@ -135,6 +136,37 @@ def random_groups(frame: Frame, groups: int) -> dict[tuple[str | None, str], int
         dealt += psus
     start = secrets.randbelow(groups)
     return {psu: 1 + (start + i) % groups for i, psu in enumerate(dealt)}
+
+
+LINK_KEY = "invite"  # the page reads its code from the URL fragment #invite=CODE
+
+
+def page_address(url: str, survey_id: str) -> str:
+    """The survey page's address for invitation links, from what the operator gives: the
+    page's address as respondents open it (the aggregator's /s/<survey>, or an exported
+    page's), or a bare server address (no path), whose page is <url>/s/<survey>. ValueError
+    says what is wrong: not http(s), a fragment already, or another survey's /s/ page."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{url!r} is not an http(s) address")
+    if parts.fragment or url.strip().endswith("#"):
+        raise ValueError(f"{url!r} has a fragment (#...): give the page's address without one; "
+                         f"the links add #{LINK_KEY}=CODE")
+    path = parts.path
+    if path in ("", "/"):
+        path = f"/s/{quote(survey_id, safe='')}"
+    else:
+        segments = path.rstrip("/").split("/")
+        if len(segments) >= 2 and segments[-2] == "s" and unquote(segments[-1]) != survey_id:
+            raise ValueError(f"{url!r} is the page of survey {unquote(segments[-1])!r}, "
+                             f"not {survey_id!r}")
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def invite_link(page: str, code: str) -> str:
+    """The link to send one respondent: the page with the code in its fragment, which the
+    browser does not send when it asks for the page (docs/web.md, "Invitation links")."""
+    return f"{page}#{LINK_KEY}={quote(code, safe='')}"
 
 
 def counts(store: Store, survey_id: str) -> InviteCounts:

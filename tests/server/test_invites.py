@@ -121,3 +121,61 @@ def test_the_public_survey_document_says_whether_a_code_is_needed_and_nothing_mo
     # a served document can still be published as is (invite_only is not kept)
     again = client.post("/api/surveys", json=after, headers=auth)
     assert again.status_code == 200 and again.get_json() == after
+
+
+def test_links_carry_each_code_in_the_fragment_of_the_surveys_page(db_path: Path) -> None:
+    """`--links`: ready-to-send links, the code in the URL fragment (which a browser never
+    sends to the server with the page request), in CSV beside the code."""
+    result = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                      "health", "--count", "3", "--links",
+                                      "https://survey.example.org/"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "code,link" and len(lines) == 4
+    for line in lines[1:]:
+        code, link = line.split(",")
+        assert link == f"https://survey.example.org/s/health#invite={code}"
+        assert digest(code) in repr(snapshot(db_path))
+    # the page's address as respondents open it: the aggregator's, or an exported page's
+    for url, page in (("https://survey.example.org/s/health", "https://survey.example.org/s/health"),
+                      ("https://org.example/wave-3/index.html?lang=es",
+                       "https://org.example/wave-3/index.html?lang=es"),
+                      ("http://127.0.0.1:8000", "http://127.0.0.1:8000/s/health")):
+        one = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                       "health", "--count", "1", "--links", url])
+        assert one.exit_code == 0, one.output
+        code, link = one.stdout.splitlines()[1].split(",")
+        assert link == f"{page}#invite={code}"
+        assert "warning" not in one.stderr
+
+
+def test_links_of_a_design_frame_and_a_plain_http_warning(db_path: Path, tmp_path: Path) -> None:
+    frame = tmp_path / "frame.csv"
+    frame.write_text("id,weight\nu1,2\nu2,3\n")
+    result = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                      "health", "--design", str(frame), "--links",
+                                      "http://survey.example.org"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "id,code,link"
+    assert [line.split(",")[0] for line in lines[1:]] == ["u1", "u2"]
+    for line in lines[1:]:
+        _, code, link = line.split(",")
+        assert link == f"http://survey.example.org/s/health#invite={code}"
+    assert "warning: http://survey.example.org/s/health is http://" in result.stderr
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    ("ftp://survey.example.org", "not an http(s) address"),
+    ("survey.example.org", "not an http(s) address"),
+    ("https://survey.example.org/s/health#invite=x", "has a fragment"),
+    ("https://survey.example.org/s/other", "the page of survey 'other', not 'health'"),
+])
+def test_a_bad_links_address_is_a_usage_error_and_makes_no_code(db_path: Path, url: str,
+                                                           words: str) -> None:
+    before = snapshot(db_path)
+    result = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                      "health", "--count", "2", "--links", url])
+    assert result.exit_code == 2 and words in result.output, result.output
+    assert "inv_" not in result.output
+    assert snapshot(db_path) == before
