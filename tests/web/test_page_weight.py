@@ -36,7 +36,8 @@ BUDGET_GZIP = 64_000
 LOCATION_MODULES = ("js/location.js", "js/grid_picker.js", "js/geo_exp.js")
 TWO_SERVER_MODULES = ("js/twoserver/flow.js", "js/twoserver/upload.js", "js/twoserver/verify.js",
                       "js/hpke.js", "js/prio3/vdaf.js")
-OTHER_OPTIONAL = ("js/multiselect.js", "js/conditions.js")  # multiselect, skip logic
+OTHER_OPTIONAL = ("js/multiselect.js", "js/conditions.js",  # multiselect, skip logic
+                  "js/invite.js", "js/messages/en/invite.js")  # invite-only surveys
 # the randomizers' cores a plain survey (binary_rr, grr, geometric) does not name
 CORE_MODULES = ("js/bitmaps.js", "js/hashing.js", "js/ordinal.js", "js/asked_geometric.js",
                 "js/two_layer.js")

@@ -28,10 +28,11 @@ export class CorsRefused extends Unreachable {
 
 /** The server answered 4xx: it refused, and resending the same bytes will not help. */
 export class Refused extends Error {
-  constructor(message, status) {
+  constructor(message, status, error) {
     super(message);
     this.name = "Refused";
     this.status = status;
+    this.error = error;
   }
 }
 
@@ -74,7 +75,7 @@ async function call(url, init, probe = url) {
   if (response.status >= 500 || response.status === 429 || response.status === 408) {
     throw new Unreachable("net.problem", { message });
   }
-  throw new Refused(message, response.status);
+  throw new Refused(message, response.status, body && body.error);
 }
 
 /** GET the survey document (manifest, signed bytes, status). */

@@ -29,6 +29,7 @@ const IMPORTS = Object.freeze({
   designs: () => import("./designs.js"),
   surveyText: () => import("./survey_text.js"),
   switcher: () => import("./switcher.js"),
+  invite: () => import("./invite.js"),
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
@@ -40,6 +41,7 @@ const WORDS = Object.freeze({
     skip: () => import("./messages/en/skip.js"),
     designs: () => import("./messages/en/designs.js"),
     refusals: () => import("./messages/en/refusals.js"),
+    invite: () => import("./messages/en/invite.js"),
   },
   es: {
     core: () => import("./messages/es/core.js"),
@@ -49,6 +51,7 @@ const WORDS = Object.freeze({
     skip: () => import("./messages/es/skip.js"),
     designs: () => import("./messages/es/designs.js"),
     refusals: () => import("./messages/es/refusals.js"),
+    invite: () => import("./messages/es/invite.js"),
   },
   fr: {
     core: () => import("./messages/fr/core.js"),
@@ -58,12 +61,13 @@ const WORDS = Object.freeze({
     skip: () => import("./messages/fr/skip.js"),
     designs: () => import("./messages/fr/designs.js"),
     refusals: () => import("./messages/fr/refusals.js"),
+    invite: () => import("./messages/fr/invite.js"),
   },
 });
 /** The part of the words each optional module speaks with. */
 const PART = Object.freeze({ multiselect: "multiselect", gridPicker: "location",
                              twoServer: "twoserver", conditions: "skip",
-                             skipReview: "skip", designs: "designs" });
+                             skipReview: "skip", designs: "designs", invite: "invite" });
 const parts = new Set(["core"]);
 const added = new Set(["en core"]);
 
@@ -82,7 +86,7 @@ export async function loadRefusals() {
   await loadWords(wordsLanguage());
 }
 
-async function loadModules(names) {
+export async function loadModules(names) {
   for (const name of names) if (PART[name]) parts.add(PART[name]);
   await Promise.all([...names.map(async (name) => {
     modules[name] ??= await IMPORTS[name]();

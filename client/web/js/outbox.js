@@ -2,26 +2,31 @@
 // the first attempt; a 2xx (including "duplicate": an earlier attempt did arrive) marks it sent,
 // a 4xx marks it failed with the server's reason, and a network error or 5xx leaves it pending.
 // A resend always sends the stored body: the same randomized reports and the same
-// submission_id, never new noise, so the server counts it exactly once.
+// submission_id, never new noise, so the server counts it exactly once (and its invite
+// code: invite.js).
 
 import { Refused, Unreachable, postSubmission } from "./api.js";
-import { FAILED, PENDING, SENT, records, updateRecord } from "./store.js";
+import { FAILED, INVITE, PENDING, SENT, records, updateRecord } from "./store.js";
 
 /** Send one stored record; resolves to the updated record. */
 export async function deliver(record) {
   const attempts = (record.attempts || 0) + 1;
+  const sent = (duplicate) => updateRecord(record.submission_id, {
+    status: SENT, attempts, delivered: new Date().toISOString(), duplicate, last_error: null,
+    last_words: null, invite: null,
+  });
   try {
-    const reply = await postSubmission(record.server, record.survey_id, record.body,
-                                       record.path);
-    const duplicate = Boolean(reply && reply.duplicates && reply.duplicates.length);
-    return updateRecord(record.submission_id, {
-      status: SENT, attempts, delivered: new Date().toISOString(), duplicate, last_error: null,
-      last_words: null,
-    });
+    const reply = await postSubmission(record.server, record.survey_id, record.invite
+      ? { ...record.body, invite: record.invite } : record.body, record.path);
+    return sent(Boolean(reply && reply.duplicates && reply.duplicates.length));
   } catch (err) {
     if (err instanceof Refused) {
-      return updateRecord(record.submission_id,
-                          { status: FAILED, attempts, last_error: err.message, last_words: null });
+      const { code, details } = err.error || {};
+      const refused = code === "invite_refused" && (details?.items?.[0]?.reason || "?");
+      if (refused === "other_code") return sent(true);
+      return updateRecord(record.submission_id, refused
+        ? { status: INVITE, attempts, last_error: err.message, last_words: null, refused }
+        : { status: FAILED, attempts, last_error: err.message, last_words: null, invite: null });
     }
     if (err instanceof Unreachable) {  // its words, to say it in the page's language
       return updateRecord(record.submission_id, { status: PENDING, attempts,

@@ -16,10 +16,11 @@ import { capitalized, epsilonText, oddsSentence } from "./odds.js";
 import { reviewList, sentList, skippedNotes } from "./review.js";
 import { descriptionOf, showText, shown, titleOf } from "./shown.js";
 import { hasConditions, resolveAnswers } from "./skip_logic.js";
-import { AlreadyAnswered, FAILED, PENDING, SENT, StorageUnavailable, answered, chargedEpsilons,
-         chargedTags, deviceSecret, getRecord, recordSubmission } from "./store.js";
+import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, answered,
+         chargedEpsilons, chargedTags, deviceSecret, getRecord,
+         recordSubmission } from "./store.js";
 import { checkTrust } from "./trust.js";
-import { loadRefusals, loaded } from "./optional.js";
+import { loadModules, loadRefusals, loaded } from "./optional.js";
 
 const RETRY_SECONDS = 30;
 
@@ -45,6 +46,8 @@ export function target(cfg, loc) {
 const where = target(config, window.location);
 let randomSource = null;  // start() sets it: every report's noise comes from it
 let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-server survey only
+let invite = null;  // invite.js (its header says when)
+let inviteOnly = false;
 
 // What the page shows can be drawn again in another language (the switcher): `redraw(true)`
 // draws the screen shown now, `drawStatus()` the status line, each from what it was given
@@ -103,8 +106,21 @@ function deliveryText(record) {
   return t(error ? "delivery.pendingWhy" : "delivery.pending", { error });
 }
 
+async function useInvite() {
+  if (!invite) {
+    await loadModules(["invite"]);
+    invite = loaded("invite");
+    invite.setup({ server: where.server, surveyId: where.surveyId, invited: inviteOnly },
+                 { setTitle, setStatus, status, showDelivery, fail, statusEl });
+  }
+}
+
 function showDelivery(record) {
   document.body.dataset.delivery = record.status;
+  if (record.status === INVITE) {
+    return useInvite().then(() => invite.refused(record, twoServer !== null));
+  }
+  invite?.accepted();
   setStatus(() => replace(statusEl, el("p", { id: "delivery" }, deliveryText(record)),
     record.status === PENDING ? el("button", { type: "button", id: "retry",
       onclick: () => retryNow(record) }, t("delivery.retry")) : null));
@@ -121,15 +137,15 @@ function keepDelivering(submissionId) {
   const again = async () => {
     const results = await flush(where.server);
     const mine = results.find((r) => r && r.submission_id === submissionId);
-    if (mine) showDelivery(mine);
+    if (mine) await showDelivery(mine);
   };
   window.addEventListener("online", again);
   setInterval(again, RETRY_SECONDS * 1000);
 }
 
 function receipt(verified, record) {
-  if (verified.twoServer) return twoServer.receipt(verified, record, where.server);
-  return el("section", { id: "receipt", "aria-labelledby": "receipt-title" },
+  const section = verified.twoServer ? twoServer.receipt(verified, record, where.server) : el(
+    "section", { id: "receipt", "aria-labelledby": "receipt-title" },
     el("h2", { id: "receipt-title" }, t("receipt.title")),
     el("p", {}, t("receipt.when", { time: localTime(record.created) })),
     sentList(verified.survey, record.body.answers, verified.mechanisms),
@@ -139,6 +155,8 @@ function receipt(verified, record) {
                                          version: record.body.version,
                                          created: record.created })),
       el("pre", { class: "wire" }, JSON.stringify(record.body, null, 2))));
+  if (record.invited && invite) section.querySelector("details").append(invite.receiptNote());
+  return section;
 }
 
 async function alreadyAnswered(verified, entry) {
@@ -149,7 +167,7 @@ async function alreadyAnswered(verified, entry) {
                                                       time: localTime(entry.time) })),
     record ? receipt(verified, record) : null));
   if (record) {
-    showDelivery(record.status === PENDING ? await deliver(record) : record);
+    await showDelivery(record.status === PENDING ? await deliver(record) : record);
     keepDelivering(record.submission_id);
   } else {
     setStatus(null);
@@ -213,6 +231,8 @@ async function send(verified, answers, buttons) {
                server: where.server, body, status: PENDING, attempts: 0,
                created: new Date().toISOString(), last_error: null };
   }
+  const code = invite?.code();
+  if (code) Object.assign(record, { invite: code, invited: true });
   try {
     await recordSubmission({ survey: survey.id, version: survey.version, record, charges,
                              sha256: verified.sha256 });
@@ -220,6 +240,7 @@ async function send(verified, answers, buttons) {
     if (err instanceof AlreadyAnswered) return alreadyAnswered(verified, err.record);
     throw err;
   }
+  invite?.stored();
   answers.clear();
   reviewing = false;
   screen((again) => {
@@ -227,16 +248,17 @@ async function send(verified, answers, buttons) {
     replace(contentEl, receipt(verified, record));
   });
   status("page.sending");
-  showDelivery(await deliver(record));
+  await showDelivery(await deliver(record));
   keepDelivering(record.submission_id);
 }
 
 /** The review of the form's answers; `again`: drawn anew in another language (no focus). */
 function review(verified, again = false) {
   const read = readAnswers(form, verified.survey, verified.skip);
-  if (read.firstError) {
+  const wrong = invite?.invalid() || read.firstError;
+  if (wrong) {
     status("page.attention");
-    read.firstError.focus();
+    wrong.focus();
     return;
   }
   // Skip logic: what the device randomizes, a randomized "not asked" for each question that
@@ -280,6 +302,7 @@ function review(verified, again = false) {
         el("p", { class: "total" }, t("review.total", { odds: oddsSentence(exact),
                                                         ...epsilons })),
       ]),
+      invite?.reviewLine(),
       el("div", { class: "actions" }, sendButton, back),
       compositionDetails(before, charges.map((c) => (c.reused ? 0 : c.epsilon))));
     form.hidden = true;
@@ -360,7 +383,10 @@ async function main() {
     return refuse(() => t("page.serverRefused", { reason: say(err) }));
   }
   await words;
+  inviteOnly = doc.invite_only === true;
+  const inviting = inviteOnly || window.location.hash.includes("invite=") ? useInvite() : null;
   const verified = await verifyDocument(doc, where.surveyId);
+  await inviting;
   if (verified.twoServer) twoServer = loaded("twoServer");
   const { survey } = verified;
   await useLanguage(verified, chooseLanguage(survey, preferences()));
@@ -403,7 +429,7 @@ function ask(verified, firstUse) {
       ...(verified.twoServer
         ? [...twoServer.explanation(verified, where.server), keyLine(verified, firstUse)]
         : ldpIntro(verified, firstUse)),
-      form);
+      invite?.invitation(Boolean(verified.twoServer)), form);
     if (state && state.invalid) readAnswers(form, survey, verified.skip);
     if (reviewing) review(verified, true);
   });

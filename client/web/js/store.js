@@ -11,6 +11,7 @@ const DB_VERSION = 1;
 export const PENDING = "pending";
 export const FAILED = "failed";
 export const SENT = "sent";
+export const INVITE = "invite";
 
 /** Thrown when the ledger already holds this survey version. */
 export class AlreadyAnswered extends Error {
