@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..client.review import epsilon_text
 from ..shared.location_linear import indicators, unbiased_weights, worst_variance_one
 from ..shared.mechanisms import mechanism_for
 from ..shared.survey import Question
@@ -43,6 +44,6 @@ def plan_location(question: Question, *, margin: float | None = None, n: int | N
 def describe_location(question: Question) -> str:
     grid = question.location
     return (f"location, {grid.rows} x {grid.cols} cells of {grid.cell_km:g} km, epsilon_geo="
-            f"{grid.epsilon_geo:g}/km (plain epsilon {question.epsilon:g}), "
+            f"{grid.epsilon_geo:g}/km (plain epsilon {epsilon_text(question.epsilon)}), "
             f"{len(question.groups)} region(s); unbiased shares, worst-case variance over "
             f"every truth")

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from ..client.review import epsilon_text
 from ..shared.survey import load_survey
 from .progress import terminal_progress
 from .simulate import (
@@ -96,8 +97,10 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
 def format_result(result: SimulationResult, rows: int = 40) -> str:
     """The whole simulation as readable text."""
     survey = result.survey
-    lines = [f"survey {survey.id} v{survey.version}: {len(survey.questions)} questions, "
-             f"n = {result.n:,}, seed {result.seed}, total ε = {survey.total_epsilon:g}", ""]
+    count = len(survey.questions)
+    lines = [f"survey {survey.id} v{survey.version}: {count} question{'s' if count != 1 else ''}, "
+             f"n = {result.n:,}, seed {result.seed}, "
+             f"total ε = {epsilon_text(survey.total_epsilon)}", ""]
     for q in result.questions:
         lines.extend(format_question(q, rows))
         lines.append("")
@@ -112,8 +115,8 @@ def format_question(q: QuestionResult, rows: int) -> list[str]:
     question = q.question
     level = f"{q.confidence:.0%}"
     out = [f"{question.id} ({question.type}): {question.text}",
-           f"  mechanism {q.mechanism}, ε = {q.epsilon:g} (realized {q.realized_epsilon:.6g}), "
-           f"n = {q.n:,}"]
+           f"  mechanism {q.mechanism}, ε = {epsilon_text(q.epsilon)} "
+           f"(realized {q.realized_epsilon:.6g}), n = {q.n:,}"]
     if q.mean is not None:
         m = q.mean
         out.append(f"  mean: truth {m.truth:.4f}, estimate {m.estimate:.4f} ± {m.std_error:.4f}, "

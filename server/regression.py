@@ -211,6 +211,11 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     if left_out:
         result.notes.append("left out, the same for every respondent used (no information): "
                             + ", ".join(left_out))
+    if outcome.not_asked:  # skip logic: a third value the model folds into "the rest"
+        result.notes.append(f"{outcome.id!r} is asked only after some randomized answers "
+                            "(skip logic): respondents not asked count with those who did not "
+                            "answer the modelled level, so this models that level against "
+                            "everyone else, not among those asked")
     return result
 
 

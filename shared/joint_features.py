@@ -82,6 +82,14 @@ def encoder_for_question(question: Any, mechanism: Mechanism,
     return with_scores(encoder) if question.type == "ordinal" else encoder
 
 
+# Why a mechanism's reports cannot enter a crosstab, in the words of whoever declared one.
+JOINT_REFUSALS = {
+    "asked_geometric": "it is an integer follow-up asked only after randomized answers (skip "
+                       "logic), sent as an [asked, number] pair that no joint estimator reads; "
+                       "the report gives its share not asked and its mean among those asked",
+}
+
+
 def with_scores(encoder: Encoder) -> Encoder:
     """The encoder with a per-report unbiased mean score (options scored 1..k), where its
     square is linear in the features too: index reports (one-hot features), whose every
@@ -121,7 +129,10 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
     if mechanism.joint_reports == "support_bits":
         assert isinstance(mechanism, PureProtocol)
         return _supports(mechanism)
-    raise CrosstabError(f"no joint estimator for mechanism {mechanism.name!r}")
+    raise CrosstabError(f"a crosstab cannot take {mechanism.question_id!r}: "
+                        + JOINT_REFUSALS.get(mechanism.name,
+                                             f"its mechanism {mechanism.name!r} has no joint "
+                                             "estimator"))
 
 
 def _identity(index: np.ndarray) -> np.ndarray:

@@ -31,16 +31,10 @@
 // data loses it; a new secret draws new permanent values, so the longitudinal bound then
 // holds per secret only. Without a memo, both layers are drawn fresh (shared's perturb_index).
 
-import {
-  bitLength, expLower, Rational, rationalExpFloor, rationalExpFloorOf, rationalFloor,
-  roundHalfEven, simplestBetween,
-} from "./rational.js";
-import {
-  bernoulli, bernoulliBits, choiceExcept, discreteLaplace, hmacSource, randbelowEach,
-  secureSource,
-} from "./randomness.js";
+import { expLower, Rational, rationalExpFloor, rationalFloor } from "./rational.js";
+import { bernoulli, choiceExcept, discreteLaplace, hmacSource, secureSource } from "./randomness.js";
 import { hmacSha256, toHex } from "./sha256.js";
-import { loaded } from "./optional.js";  // location.js, for location questions only
+import { loaded } from "./optional.js";  // the cores and modules only some surveys need
 import { N, Worded, quoted, t } from "./i18n.js";
 import { epsilonText } from "./odds.js";
 import { optionText } from "./shown.js";
@@ -68,11 +62,11 @@ const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const MAX_OPTIONS = 65536;
 const INSTANTANEOUS_MECHANISMS = ["grr", "binary_rr"];
-const BITMAP_ENCODING = "bitmap-u32-le";
+export const BITMAP_ENCODING = "bitmap-u32-le";
 const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
 const TAG_DOMAIN = "ldpsurvey/ledger-tag/v1\0";
 
-const ONE = new Rational(1n);
+export const ONE = new Rational(1n);
 
 /** The named randomized-response designs (designs.js, loaded for a survey that names one) and
  * the question types each fits. */
@@ -105,6 +99,13 @@ const FITS = {
   option_rr: ["multiselect"], set_ue: ["multiselect"], psfo_grr: ["multiselect"],
   psfo_olh: ["multiselect"],
 };
+
+/** The mechanisms whose cores load only for a survey that names one (optional.js): the
+ * module holding each. The others (binary_rr, grr, geometric) are here. */
+export const CORE_MODULES = Object.freeze({
+  oue: "bitmaps", sue: "bitmaps", ss: "bitmaps", olh: "hashing", hr: "hashing",
+  psfo_olh: "hashing", ordinal_exp: "ordinal", asked_geometric: "askedGeometric",
+});
 
 // --- helpers --------------------------------------------------------------------------------
 
@@ -154,7 +155,7 @@ function certifiedExp(epsilon) {
 }
 
 /** PrivacyLoss.within for a worst ratio: refuse anything the exact check refutes. */
-function certifyRatio(name, ratio, epsilon) {
+export function certifyRatio(name, ratio, epsilon) {
   if (ratio === null) throw new ManifestMismatch(`${name}: some report is impossible under one answer and possible under another`);
   if (ratio.le(ONE)) return;
   if (ratio.gt(certifiedExp(epsilon))) {
@@ -162,7 +163,7 @@ function certifyRatio(name, ratio, epsilon) {
   }
 }
 
-function maxRatio(a, b) { return a.ge(b) ? a : b; }
+export function maxRatio(a, b) { return a.ge(b) ? a : b; }
 
 /** A probability as a percentage with one decimal (more for the very small or large): every
  * percentage the page shows a respondent (client/review.py pct, the same strings). */
@@ -196,7 +197,7 @@ export function stepWords(factor) {
 }
 
 /** A report naming an option ("the option “weekly”"). */
-const optionWords = (label) => t("mech.option", { option: quoted(label) });
+export const optionWords = (label) => t("mech.option", { option: quoted(label) });
 /** A yes/no report ("yes", "no"). */
 export const yesNoWords = (value) => t(value ? "word.yesReport" : "word.noReport");
 
@@ -235,39 +236,6 @@ function grrCore(epsilon, k, binary = false) {
   };
 }
 
-function unaryCore(name, epsilon, k) {
-  let p;
-  let q;
-  if (name === "oue") {
-    const r = rationalExpFloor(epsilon);
-    p = new Rational(1n, 2n);
-    q = ONE.div(r.add(1));
-  } else {  // sue: ε/2 is exact in binary floating point
-    const r = rationalExpFloor(epsilon / 2);
-    p = r.div(r.add(1));
-    q = ONE.div(r.add(1));
-  }
-  if (!(p.gt(0n) && p.lt(ONE) && q.gt(0n) && q.lt(ONE))) certifyRatio(name, null, epsilon);
-  const notP = ONE.sub(p);
-  const notQ = ONE.sub(q);
-  certifyRatio(name, maxRatio(p.div(q), notP.div(notQ)).mul(maxRatio(q.div(p), notQ.div(notP))), epsilon);
-  const { D, pT, qT } = bitThresholds(p, q);
-  return {
-    name, k, p, q,
-    params: { p: p.toString(), q: q.toString(), encoding: BITMAP_ENCODING },
-    perturbIndex(index, source) {
-      const bits = bernoulliBits(source, D, k, (v) => (v === index ? pT : qT));
-      return wordsFromBits(bits, k);
-    },
-    describe() {
-      const truthful = p.toNumber();
-      const other = q.toNumber();
-      return { text: t("mech.unary", { k, p: P(truthful), q: P(other) }), truthful, other };
-    },
-    explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
-  };
-}
-
 export function markedOptions(indices, labels) {
   if (!indices.length) return t("mech.noneMarked");
   return t("mech.marked", { options: indices.map((i) => quoted(labels[i])).join(", ") });
@@ -282,162 +250,11 @@ export function bitThresholds(p, q) {
   return { D, pT: p.num * (D / p.den), qT: q.num * (D / q.den) };
 }
 
-function ssProbabilities(k, d, epsilon) {
-  const r = rationalExpFloor(epsilon);
-  const p = r.mul(d).div(r.mul(d).add(k - d));
-  return [p, p.mul(d - 1).add(ONE.sub(p).mul(d)).div(k - 1)];
-}
-
-function ssBestSize(k, epsilon) {
-  const target = k / (Math.exp(Math.min(epsilon, 700.0)) + 1);
-  const clamp = (s) => Math.min(Math.max(s, 1), k - 1);
-  const sizes = [...new Set([clamp(Math.floor(target)), clamp(Math.ceil(target))])].sort((a, b) => a - b);
-  const worst = (d) => {
-    const [pr, qr] = ssProbabilities(k, d, epsilon);
-    const p = pr.toNumber();
-    const q = qr.toNumber();
-    const spread = (p - q) * (p - q);
-    return Math.max(q * (1 - q) / spread, p * (1 - p) / spread);
-  };
-  let best = sizes[0];
-  for (const d of sizes.slice(1)) if (worst(d) < worst(best)) best = d;
-  return best;
-}
-
-function ssCore(epsilon, k) {
-  const d = ssBestSize(k, epsilon);
-  const [p, q] = ssProbabilities(k, d, epsilon);
-  if (!(d >= 1 && d <= k - 1)) certifyRatio("ss", null, epsilon);
-  const r = rationalExpFloor(epsilon);
-  certifyRatio("ss", maxRatio(r, r.inv()), epsilon);
-  return {
-    name: "ss", k, p, q, subsetSize: d,
-    params: { p: p.toString(), q: q.toString(), subset_size: d, encoding: BITMAP_ENCODING },
-    perturbIndex(index, source) {
-      const inside = bernoulli(p, source);
-      const others = inside ? d - 1 : d;
-      const first = k - 1 - others;
-      const bounds = [];
-      for (let j = first; j < k - 1; j++) bounds.push(BigInt(j + 1));
-      const draws = randbelowEach(source, bounds);
-      // Floyd's algorithm: a uniform `others`-subset of the k - 1 values other than `index`.
-      const chosen = new Set();
-      for (let j = first; j < k - 1; j++) {
-        const t = Number(draws[j - first]);
-        chosen.add(chosen.has(t) ? j : t);
-      }
-      const bits = new Uint8Array(k);
-      for (const c of chosen) bits[c >= index ? c + 1 : c] = 1;
-      bits[index] = inside ? 1 : 0;
-      return wordsFromBits(bits, k);
-    },
-    describe() {
-      const truthful = p.toNumber();
-      return { text: t("mech.ss", { d, k, p: P(truthful) }), truthful, other: q.toNumber() };
-    },
-    explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
-  };
-}
-
-const PRIME = 131071n;  // 2^17 - 1
-const SEEDS = PRIME ** 3n;
-const MAX_BUCKETS = 65536;
-const OLH_HASH = "((a0 + a1*v + a2*v^2) mod prime) mod buckets, seed = a0 + a1*prime + a2*prime^2";  // not words: signed params
-
-function olhBuckets(epsilon) {
-  if (epsilon >= Math.log(MAX_BUCKETS)) return MAX_BUCKETS;
-  return Math.min(roundHalfEven(Math.exp(epsilon)) + 1, MAX_BUCKETS);
-}
-
-function olhHash(seed, value, g) {
-  const a0 = seed % PRIME;
-  const a1 = (seed / PRIME) % PRIME;
-  const a2 = seed / (PRIME * PRIME);
-  return ((a0 + a1 * value + a2 * value * value) % PRIME) % g;
-}
-
-/** Optimized local hashing's parts (olh.py), shared with psfo_olh (multiselect.js): g buckets,
- * the bucket's randomized-response probabilities pB/qB, the exact probability qStar that a
- * report supports a value other than the hashed one, and one [seed, bucket] report of an item. */
-export function localHashing(epsilon) {
-  const g = olhBuckets(epsilon);
-  const G = BigInt(g);
-  const r = rationalExpFloor(epsilon);
-  const pB = r.div(r.add(g - 1));
-  const qB = ONE.div(r.add(g - 1));
-  const base = PRIME / G;
-  const extra = PRIME % G;
-  const c2 = new Rational((base + 1n) ** 2n * extra + base ** 2n * (G - extra), PRIME * PRIME);
-  return {
-    g, pB, qB,
-    qStar: c2.mul(pB).add(ONE.sub(c2).mul(qB)),
-    valid: pB.add(qB.mul(g - 1)).eq(ONE) && qB.num > 0n,
-    params: { buckets: g, prime: Number(PRIME), hash: OLH_HASH },
-    report(item, source) {
-      const seed = source.randbelow(SEEDS);
-      let bucket = olhHash(seed, BigInt(item), G);
-      if (!bernoulli(pB, source)) bucket = choiceExcept(G, bucket, source);
-      return [Number(seed), Number(bucket)];
-    },
-  };
-}
-
-function olhCore(epsilon, k) {
-  if (k > Number(PRIME)) throw new ManifestMismatch(`local hashing supports at most ${PRIME} options`);
-  const lh = localHashing(epsilon);
-  const { g, pB, qB, qStar: q } = lh;
-  if (!lh.valid) certifyRatio("olh", null, epsilon);
-  certifyRatio("olh", maxRatio(pB.div(qB), qB.div(pB)), epsilon);
-  return {
-    name: "olh", k, p: pB, q,
-    params: { p: pB.toString(), q: q.toString(), ...lh.params },
-    perturbIndex(index, source) { return lh.report(index, source); },
-    describe() {
-      const truthful = pB.toNumber();
-      return { text: t("mech.olh", { k, g, others: g - 1, p: P(truthful) }), truthful,
-               other: qB.toNumber() };
-    },
-    explain(report) { return t("mech.code", { code: report[0], bucket: report[1] }); },
-  };
-}
-
-function hrCore(epsilon, k) {
-  const size = 2 ** bitLength(BigInt(k));
-  const r = rationalExpFloor(epsilon);
-  const p = r.div(r.add(1));
-  const q = new Rational(1n, 2n);
-  if (!(p.gt(0n) && p.lt(ONE))) certifyRatio("hr", null, epsilon);
-  certifyRatio("hr", maxRatio(p.div(ONE.sub(p)), ONE.sub(p).div(p)), epsilon);
-  const SIZE = BigInt(size);
-  return {
-    name: "hr", k, p, q,
-    params: { p: p.toString(), q: q.toString(), dimension: size },
-    perturbIndex(index, source) {
-      const row = index + 1;
-      const inside = bernoulli(p, source);
-      let j = Number(source.randbelow(SIZE));
-      if ((parity(row & j) === 0) !== inside) j ^= row & -row;
-      return j;
-    },
-    describe() {
-      const truthful = p.toNumber();
-      return { text: t("mech.hr", { top: size - 1, p: P(truthful) }), truthful, other: 0.5 };
-    },
-    explain(report) { return t("mech.number", { n: report }); },
-  };
-}
-
-function parity(x) {
-  let bits = 0;
-  while (x) { bits ^= x & 1; x >>>= 1; }
-  return bits;
-}
-
 const DISTRIBUTION_MAX_VALUES = 256n;
 const TAIL_MASS = 1e-4;
 const MAX_TAIL = 4096;
-const MAX_ABS_REPORT = 2n ** 53n - 1n;
-const REPORT_TAIL_BITS = 64;
+export const MAX_ABS_REPORT = 2n ** 53n - 1n;
+export const REPORT_TAIL_BITS = 64;
 
 function geometricCore(epsilon, low, high) {
   const sensitivity = high - low;
@@ -485,217 +302,9 @@ function geometricCore(epsilon, low, high) {
   };
 }
 
-/**
- * An integer question with a "not asked" value (shared/mechanisms/asked_geometric.py): an asked
- * bit by randomized response and two-sided geometric noise on the number, or on the middle of
- * the range when not asked. Indices are BigInts; index k is "not asked".
- */
-function askedGeometricCore(epsilon, low, high) {
-  const span = high - low;
-  const half = span - span / 2n;
-  const middle = low + span / 2n;
-  const share5 = new Rational(5n * span, 9n * half);
-  const share = share5.lt(ONE) ? share5 : ONE;
-  const rate = rationalFloor(epsilon).mul(share).div(span);
-  const eps = Rational.fromNumber(epsilon);
-  const askedEpsilon = eps.sub(rate.mul(half));
-  if (askedEpsilon.num <= 0n) certifyRatio("asked_geometric", null, epsilon);
-  const e1 = rationalExpFloorOf(askedEpsilon);
-  const p = e1.div(e1.add(1));
-  const q = ONE.div(e1.add(1));
-  // WorstOfLosses: two asked answers (rate·Δ), asked against "not asked" (e1·e^(rate·h)).
-  if (rate.mul(span).gt(eps) || (e1.gt(ONE) && e1.gt(expLower(eps.sub(rate.mul(half)))))) {
-    throw new ManifestMismatch(`asked_geometric: the exact privacy loss exceeds ε = ${epsilon}`);
-  }
-  const rateFloat = rate.toNumber();
-  const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
-  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
-    throw new ManifestMismatch(`asked_geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
-  }
-  const lowBound = low - tail;
-  const highBound = high + tail;
-  const k = span + 1n;
-  return {
-    name: "asked_geometric", k, rate, p, q, middle,
-    params: { default: Number(middle), rate: rate.toString(), p: p.toString(), q: q.toString() },
-    reportBounds: [lowBound, highBound],
-    perturbIndex(index, source) {
-      const asked = index < k;
-      const bit = bernoulli(asked ? p : q, source);
-      const y = (asked ? low + index : middle) + discreteLaplace(rate, source);
-      if (y < lowBound || y > highBound) {
-        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports`);
-      }
-      return [bit ? 1 : 0, Number(y)];
-    },
-    describe() {
-      const zero = Math.tanh(rateFloat / 2);
-      const factor = Math.exp(rateFloat);
-      return { text: t("skip.askedGeometric", { p: P(p.toNumber()) }), unchanged: zero,
-               stepFactor: factor, truthful: p.toNumber(), other: q.toNumber() };
-    },
-    explain(report) {
-      return t("skip.askedReport", { asked: report[0] === 1 ? "yes" : "no", n: report[1] });
-    },
-  };
-}
-
-const ORDINAL_MAX_OPTIONS = 1024;
-
-function bestBase(epsilon, k) {
-  const top = expLower(Rational.fromNumber(epsilon).div(k - 1));
-  return simplestBetween(
-    top.mul(ONE.sub(new Rational(1n, (1n << 32n) * BigInt(k - 1)))),
-    top.mul(ONE.sub(new Rational(1n, 1n << 64n))),
-  );
-}
-
-function ordinalCore(epsilon, k) {
-  if (k > ORDINAL_MAX_OPTIONS) {
-    throw new ManifestMismatch(`the ordinal mechanism handles at most ${ORDINAL_MAX_OPTIONS} options`);
-  }
-  const base = bestBase(epsilon, k);
-  if (base.le(ONE)) certifyRatio("ordinal_exp", null, epsilon);
-  certifyRatio("ordinal_exp", base.pow(k - 1), epsilon);
-  let weights = null;  // t^d·s^(k-1-d) for b = s/t, d = 0..k-1
-  const weightsOf = () => {
-    if (weights === null) {
-      const s = base.num;
-      const t = base.den;
-      const sPow = [1n];
-      for (let i = 1; i < k; i++) sPow.push(sPow[i - 1] * s);
-      weights = [];
-      let tPow = 1n;
-      for (let d = 0; d < k; d++) { weights.push(tPow * sPow[k - 1 - d]); tPow *= t; }
-    }
-    return weights;
-  };
-  return {
-    name: "ordinal_exp", k, base,
-    params: { base: base.toString(), scores: `1..${k}` },
-    perturbIndex(index, source) {
-      const w = weightsOf();
-      let total = 0n;
-      for (let y = 0; y < k; y++) total += w[Math.abs(index - y)];
-      let draw = source.randbelow(total);
-      for (let y = 0; y < k; y++) {
-        const wy = w[Math.abs(index - y)];
-        if (draw < wy) return y;
-        draw -= wy;
-      }
-      throw new Error("unreachable: the draw is below the total weight");
-    },
-    describe() {
-      const b = base.toNumber();
-      let z = 0;  // Σ_y b^-|x-y| for the middle option: its probability of staying put
-      const mid = Math.floor((k - 1) / 2);
-      for (let y = 0; y < k; y++) z += b ** -Math.abs(mid - y);
-      return { text: t("mech.ordinal", { b: N(b.toPrecision(4)), p: P(1 / z) }), stepFactor: b,
-               truthfulMiddle: 1 / z };
-    },
-    explain(report, labels) { return optionWords(labels[report]); },
-  };
-}
-
-// --- location questions (location.js) ----------------------------------------------------------
-
-function cellLabels(grid) {
-  const labels = [];
-  for (let r = 1; r <= grid.rows; r++) for (let c = 1; c <= grid.cols; c++) labels.push(`${r},${c}`);
-  return labels;
-}
-
-function checkLocation(question, where) {
-  const { MAX_CELLS, MAX_SIDE } = loaded("location");
-  const grid = question.grid;
-  if (grid === null || typeof grid !== "object" || !Number.isSafeInteger(grid.rows)
-      || !Number.isSafeInteger(grid.cols) || grid.rows < 1 || grid.cols < 1
-      || grid.rows > MAX_SIDE || grid.cols > MAX_SIDE || grid.rows * grid.cols < 2
-      || grid.rows * grid.cols > MAX_CELLS || typeof grid.cell_km !== "number"
-      || !(grid.cell_km > 0) || !Number.isFinite(grid.cell_km)) {
-    throw new ManifestMismatch(`${where}: grid must be {rows, cols, cell_km} with 2 to ${MAX_CELLS} cells`);
-  }
-  checkEpsilon(question.epsilon_geo, `${where}: epsilon_geo`);
-  const known = new Set(cellLabels(grid));
-  const regions = question.regions ?? {};
-  if (typeof regions !== "object" || Array.isArray(regions)) throw new ManifestMismatch(`${where}: bad regions`);
-  for (const [name, members] of Object.entries(regions)) {
-    if (!Array.isArray(members) || !members.length || new Set(members).size !== members.length
-        || members.some((m) => !known.has(m))) {
-      throw new ManifestMismatch(`${where}: region ${JSON.stringify(name)} must list distinct cells`);
-    }
-  }
-  const bg = question.background;
-  if (bg != null && (typeof bg !== "string"
-      || !/^data:image\/(png|jpeg|webp);base64,[A-Za-z0-9+/=]+$/.test(bg))) {
-    throw new ManifestMismatch(`${where}: the background must be a data: URL of a PNG, JPEG or WebP image`);
-  }
-}
-
-function geoCore(epsilon, question) {
-  const { geoChannel, QUANTUM, spread } = loaded("location");
-  const { rows, cols, cell_km: cellKm } = question.grid;
-  let channel;
-  try {
-    channel = geoChannel(rows, cols, cellKm, question.epsilon_geo);
-  } catch (err) {
-    throw new ManifestMismatch(`geo_exp: ${err.message}`);
-  }
-  certifyRatio("geo_exp", channel.ratio, epsilon);
-  return {
-    name: "geo_exp", k: rows * cols, channel,
-    params: { base: channel.base.toString(), quantum: QUANTUM },
-    perturbIndex(index, source) {
-      const w = channel.rowWeights(index);
-      let draw = source.randbelow(channel.totals[index]);
-      for (let z = 0; z < w.length; z++) {
-        if (draw < w[z]) return z;
-        draw -= w[z];
-      }
-      throw new Error("unreachable: the draw is below the total weight");
-    },
-    describe(labels, index = 0) {
-      const { radius, within, own } = spread(channel, index);
-      return { text: t("loc.describe", { radius: N(radius.toPrecision(3)), p: P(within),
-                                         own: P(own), geo: N(String(question.epsilon_geo)) }),
-               radiusKm: radius, within, own };
-    },
-    explain(report, labels) {
-      const [r, c] = labels[report].split(",");
-      return t("loc.cell", { r, c });
-    },
-  };
-}
-
-function twoLayerCore(permanent, instantaneous, epsilon) {
-  const k = permanent.k;
-  const p = permanent.p.mul(instantaneous.p).add(permanent.q.mul(instantaneous.q).mul(k - 1));
-  const q = permanent.p.mul(instantaneous.q).add(permanent.q.mul(instantaneous.p))
-    .add(permanent.q.mul(instantaneous.q).mul(k - 2));
-  if (!p.add(q.mul(k - 1)).eq(ONE)) certifyRatio("two_layer", null, epsilon);
-  certifyRatio(`${permanent.name}+instantaneous`, maxRatio(p.div(q), q.div(p)), epsilon);
-  return {
-    name: `${permanent.name}+instantaneous`, k, p, q, permanent, instantaneous,
-    params: { p: p.toString(), q: q.toString(), permanent: permanent.params,
-      instantaneous: instantaneous.params },
-    perturbIndex(index, source) {
-      const value = permanent.perturbIndex(index, source);
-      return instantaneous.perturbIndex(permanent.indexOf(value), source);
-    },
-    describe(labels) {
-      const first = permanent.describe(labels).params;
-      const second = instantaneous.describe(labels).params;
-      return { text: t("mech.twoLayer", { ...first, p1: first.p, q1: first.q, p2: second.p,
-                                          q2: second.q }),
-               truthful: p.toNumber(), other: q.toNumber() };
-    },
-    explain(report, labels) { return instantaneous.explain(report, labels); },
-  };
-}
-
 // --- checking the question --------------------------------------------------------------------
 
-function checkEpsilon(value, where) {
+export function checkEpsilon(value, where) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < MIN_EPSILON
       || value > MAX_EPSILON) {
     throw new ManifestMismatch(`${where} must be a number between ${MIN_EPSILON} and ${MAX_EPSILON}`);
@@ -733,7 +342,7 @@ function checkQuestion(question) {
       }
     }
   }
-  if (question.type === "location") checkLocation(question, where);
+  if (question.type === "location") loaded("geoExp").checkLocation(question, where);
   if (question.type === "multiselect") loaded("multiselect").shapeOf(question, where);
   if (question.type === "integer") {
     const { min, max } = question;
@@ -784,7 +393,7 @@ function setNotAskedEncoder(question) {
 }
 
 function labelsOf(question, notAsked = false) {
-  if (question.type === "location") return cellLabels(question.grid);
+  if (question.type === "location") return loaded("geoExp").cellLabels(question.grid);
   if (question.type === "integer") return null;
   const values = question.type === "binary" ? [false, true] : question.options;
   return notAsked ? [...values, NOT_ASKED] : values;
@@ -797,17 +406,17 @@ function coreFor(name, epsilon, question, notAsked = false) {
   switch (name) {
     case "binary_rr": return grrCore(epsilon, 2, true);
     case "grr": return grrCore(epsilon, k);
-    case "oue": case "sue": return unaryCore(name, epsilon, k);
-    case "ss": return ssCore(epsilon, k);
-    case "olh": return olhCore(epsilon, k);
-    case "hr": return hrCore(epsilon, k);
-    case "ordinal_exp": return ordinalCore(epsilon, k);
-    case "geo_exp": return geoCore(epsilon, question);
+    case "oue": case "sue": return loaded("bitmaps").unaryCore(name, epsilon, k);
+    case "ss": return loaded("bitmaps").ssCore(epsilon, k);
+    case "olh": return loaded("hashing").olhCore(epsilon, k);
+    case "hr": return loaded("hashing").hrCore(epsilon, k);
+    case "ordinal_exp": return loaded("ordinal").ordinalCore(epsilon, k);
+    case "geo_exp": return loaded("geoExp").geoCore(epsilon, question);
     case "option_rr": case "set_ue": case "psfo_grr": case "psfo_olh":
       return loaded("multiselect").setCore(name, epsilon, question);
     case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "asked_geometric":
-      return askedGeometricCore(epsilon, BigInt(question.min), BigInt(question.max));
+      return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "warner": case "crosswise": case "forced_response": case "unrelated_question":
     case "matrix": return loaded("designs").designCore(question, ManifestMismatch);
     default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
@@ -854,7 +463,7 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   let core = coreFor(name, epsilon, subject, notAsked && question.type !== "multiselect");
   const permanent = core;
   if (instantaneousEpsilon !== null) {
-    core = twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question, notAsked),
+    core = loaded("twoLayer").twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question, notAsked),
                         epsilon);
   }
   if (!sameJson(question.params, core.params)) {

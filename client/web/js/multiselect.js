@@ -12,9 +12,9 @@
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
 import {
-  AnswerError, bitThresholds, bitsFromWords, localHashing, ManifestMismatch, markedOptions, P,
-  wordsFromBits,
+  AnswerError, bitThresholds, bitsFromWords, ManifestMismatch, markedOptions, P, wordsFromBits,
 } from "./mechanisms.js";
+import { loaded } from "./optional.js";  // hashing.js, for psfo_olh only
 import { NOT_ASKED } from "./skip_logic.js";
 import { optionOf, optionText, shown } from "./shown.js";
 import { bernoulliBits } from "./randomness.js";
@@ -212,7 +212,7 @@ function psfoOlhCore(epsilon, shape) {
   const { k, m, least } = shape;
   const pad = m;
   const size = k + pad - least;
-  const lh = localHashing(epsilon);
+  const lh = loaded("hashing").localHashing(epsilon);
   const { g, pB, qB, qStar: q } = lh;
   const p = q.add(pB.sub(q).div(pad));
   if (!lh.valid) certify("psfo_olh", null, epsilon);

@@ -15,7 +15,7 @@
 // part of them only if the page needs it.
 
 import { addWords, wordsLanguage } from "./i18n.js";
-import { DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()
+import { CORE_MODULES, DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()
 
 const IMPORTS = Object.freeze({
   location: () => import("./location.js"),
@@ -30,6 +30,13 @@ const IMPORTS = Object.freeze({
   surveyText: () => import("./survey_text.js"),
   switcher: () => import("./switcher.js"),
   invite: () => import("./invite.js"),
+  // the randomizers' cores that mechanisms.js does not hold (CORE_MODULES)
+  bitmaps: () => import("./bitmaps.js"),
+  hashing: () => import("./hashing.js"),
+  ordinal: () => import("./ordinal.js"),
+  askedGeometric: () => import("./asked_geometric.js"),
+  geoExp: () => import("./geo_exp.js"),
+  twoLayer: () => import("./two_layer.js"),
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
@@ -98,7 +105,7 @@ const modules = {};
 /** The optional modules a survey (its questions checked for shape) needs, by name. */
 export function needed(survey) {
   const names = [];
-  if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker");
+  if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker", "geoExp");
   if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
     names.push("conditions", "skipReview", "skipForm");
@@ -110,7 +117,11 @@ export function needed(survey) {
     names.push("twoServerVerify", "twoServer");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
-  return names;
+  for (const q of survey.questions) {
+    if (q && Object.hasOwn(CORE_MODULES, q.mechanism)) names.push(CORE_MODULES[q.mechanism]);
+    if (q && q.instantaneous_epsilon != null) names.push("twoLayer");
+  }
+  return [...new Set(names)];
 }
 
 /** Load what `survey` needs, each module once, and its words in the page's language. */

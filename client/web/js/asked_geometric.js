@@ -1,0 +1,64 @@
+// An integer question that depends on randomized answers (skip logic), loaded only for a
+// survey that names asked_geometric (optional.js).
+
+import { bernoulli, discreteLaplace } from "./randomness.js";
+import { Rational, expLower, rationalExpFloorOf, rationalFloor } from "./rational.js";
+import { t } from "./i18n.js";
+import {
+  MAX_ABS_REPORT, ManifestMismatch, ONE, P, REPORT_TAIL_BITS, ReportError, certifyRatio,
+} from "./mechanisms.js";  // a cycle, safe: this module is loaded after mechanisms.js
+
+/**
+ * An integer question with a "not asked" value (shared/mechanisms/asked_geometric.py): an asked
+ * bit by randomized response and two-sided geometric noise on the number, or on the middle of
+ * the range when not asked. Indices are BigInts; index k is "not asked".
+ */
+export function askedGeometricCore(epsilon, low, high) {
+  const span = high - low;
+  const half = span - span / 2n;
+  const middle = low + span / 2n;
+  const share5 = new Rational(5n * span, 9n * half);
+  const share = share5.lt(ONE) ? share5 : ONE;
+  const rate = rationalFloor(epsilon).mul(share).div(span);
+  const eps = Rational.fromNumber(epsilon);
+  const askedEpsilon = eps.sub(rate.mul(half));
+  if (askedEpsilon.num <= 0n) certifyRatio("asked_geometric", null, epsilon);
+  const e1 = rationalExpFloorOf(askedEpsilon);
+  const p = e1.div(e1.add(1));
+  const q = ONE.div(e1.add(1));
+  // WorstOfLosses: two asked answers (rate·Δ), asked against "not asked" (e1·e^(rate·h)).
+  if (rate.mul(span).gt(eps) || (e1.gt(ONE) && e1.gt(expLower(eps.sub(rate.mul(half)))))) {
+    throw new ManifestMismatch(`asked_geometric: the exact privacy loss exceeds ε = ${epsilon}`);
+  }
+  const rateFloat = rate.toNumber();
+  const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
+  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
+    throw new ManifestMismatch(`asked_geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
+  }
+  const lowBound = low - tail;
+  const highBound = high + tail;
+  const k = span + 1n;
+  return {
+    name: "asked_geometric", k, rate, p, q, middle,
+    params: { default: Number(middle), rate: rate.toString(), p: p.toString(), q: q.toString() },
+    reportBounds: [lowBound, highBound],
+    perturbIndex(index, source) {
+      const asked = index < k;
+      const bit = bernoulli(asked ? p : q, source);
+      const y = (asked ? low + index : middle) + discreteLaplace(rate, source);
+      if (y < lowBound || y > highBound) {
+        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports`);
+      }
+      return [bit ? 1 : 0, Number(y)];
+    },
+    describe() {
+      const zero = Math.tanh(rateFloat / 2);
+      const factor = Math.exp(rateFloat);
+      return { text: t("skip.askedGeometric", { p: P(p.toNumber()) }), unchanged: zero,
+               stepFactor: factor, truthful: p.toNumber(), other: q.toNumber() };
+    },
+    explain(report) {
+      return t("skip.askedReport", { asked: report[0] === 1 ? "yes" : "no", n: report[1] });
+    },
+  };
+}
