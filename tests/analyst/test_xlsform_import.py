@@ -1,4 +1,4 @@
-"""`ldpsurvey import xlsform` (analyst/xlsform_import.py): every mapped feature, every refusal
+"""`ldpsurvey import xlsform` (analyst/xlsform_import/): every mapped feature, every refusal
 by row with its alternative, every XLSForm question type, the TOML written, and plan on it."""
 
 from __future__ import annotations

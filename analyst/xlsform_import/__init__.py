@@ -1,0 +1,90 @@
+"""XLSForm -> ldpsurvey survey (`ldpsurvey import xlsform`, docs/xlsform.md).
+
+pyxform, the ODK project's own parser, reads and checks the workbook (reading.py). The import
+maps that form onto ldpsurvey's question types (questions.py, choices.py, cells.py,
+privacy.py), skip logic (contract 3: conditions.py, with analyst/xlsform_expressions.py) and
+translations (contract 4: languages.py), and refuses, by row and name with the reason and the
+nearest supported alternative (refusals.py, errors.py), everything that cannot be collected
+privately; walk.py goes through the form in its order. The result is checked by
+`Survey.from_dict` (validation.py: its errors are mapped back to rows) and written as readable
+TOML (assembly.py, analyst/survey_toml.py); settings.py holds the survey's id, version, title
+and two-server settings, columns.py what is said of the survey sheet's columns.
+
+Display-only rows (notes, group labels) never stop the import: notes before the first question
+become the survey's description (the designer's introduction), and what happened to every
+other one is listed in `ImportResult.notes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...shared.survey import Survey
+from .assembly import toml, with_introduction
+from .columns import check_sheets_and_columns
+from .errors import (
+    INVALID,
+    UNSUPPORTED,
+    ImportRefused,
+    RowProblem,
+    XlsFormError,
+    refuse_rows,
+)
+from .languages import languages
+from .reading import SUFFIXES, RowIndex, read
+from .settings import is_two_server, survey_settings, unread_settings
+from .validation import validated
+from .walk import Walk
+
+__all__ = ["INVALID", "SUFFIXES", "UNSUPPORTED", "ImportOptions", "ImportRefused",
+           "ImportResult", "RowProblem", "XlsFormError", "import_xlsform"]
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the designer adds on the command line."""
+
+    epsilon: float | None = None  # ε of rows without one (the central ε in two-server mode)
+    skip_unsupported: bool = False
+    survey_id: str | None = None  # instead of settings form_id
+    version: int | None = None  # instead of settings version
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """The imported survey, its table, its TOML, the rows left out and what else happened."""
+
+    survey: Survey
+    data: dict[str, Any]
+    toml: str
+    left_out: tuple[RowProblem, ...]
+    notes: tuple[str, ...]
+
+
+def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> ImportResult:
+    """Read an XLSForm and map it onto a survey; XlsFormError for a form that cannot be
+    read, ImportRefused for rows that cannot be imported."""
+    options = options or ImportOptions()
+    filename = Path(path).name
+    form = read(Path(path))
+    notes = [f"pyxform: {' '.join(w.split())}" for w in form.warnings]
+    langs = languages(form.json, form.settings, filename, notes)
+    notes += check_sheets_and_columns(form, filename)
+    notes += unread_settings(form.settings)
+    settings = survey_settings(form.json, form.settings, langs, options.survey_id,
+                               options.version, filename, notes)  # form-level problems first
+    walk = Walk(RowIndex(form.survey_rows), langs, is_two_server(form.settings),
+                options.epsilon, notes)
+    walk.walk(form.json.get("children") or (), relevant=None, inside=None)
+    refuse_rows(walk.problems, options.skip_unsupported)
+    if not walk.questions:
+        raise XlsFormError(f"{filename}: no question of the form can be imported"
+                           + (" (see the rows left out)" if walk.problems else ""))
+    survey, data = validated(walk.questions, with_introduction(settings, walk.intro, langs),
+                             langs, filename)
+    left_out = tuple(walk.problems)
+    return ImportResult(survey=survey, data=data,
+                        toml=toml(data, filename, walk.questions, left_out),
+                        left_out=left_out, notes=tuple(notes))

@@ -1,0 +1,155 @@
+"""Cell parsers: yes/no cells, ε cells, yes/no choice lists, and the constraints ldpsurvey
+keeps (an integer's range, how many options a check-all-that-apply question takes). Each
+returns the value or raises Refusal with the reason and what to write instead."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .. import xlsform_expressions as xp
+from .errors import INVALID, UNSUPPORTED, Refusal, quoted
+
+TRUE_CELLS = ("yes", "true", "true()", "1")
+FALSE_CELLS = ("no", "false", "false()", "0")
+# The spellings of a yes/no choice list's two names (any case), each yes with its own no.
+_YES_NO = (("yes", "no"), ("y", "n"), ("true", "false"), ("1", "0"))
+
+
+def blank(value: Any) -> bool:
+    """An empty cell (missing, or only spaces)."""
+    return value is None or str(value).strip() == ""
+
+
+def _yes_or_no(value: Any) -> bool | None:
+    """True or False for a yes/no cell, None for anything else."""
+    text = str(value).strip().lower()
+    if text in TRUE_CELLS:
+        return True
+    if text in FALSE_CELLS:
+        return False
+    return None
+
+
+def required(value: Any) -> bool:
+    """The `required` cell: yes or no (empty: no); a condition is refused."""
+    if blank(value):
+        return False
+    answer = _yes_or_no(value)
+    if answer is None:
+        raise Refusal(UNSUPPORTED, f"required {quoted(value)} is a condition (required only "
+                      "sometimes)", "write yes or no")
+    return answer
+
+
+def flag(value: Any, column: str) -> bool:
+    """A yes/no `ldp_*` cell (empty: no)."""
+    if blank(value):
+        return False
+    answer = _yes_or_no(value)
+    if answer is None:
+        raise Refusal(INVALID, f"{column} {quoted(value)} is not yes or no", "write yes or no")
+    return answer
+
+
+def positive(value: Any, column: str) -> float | None:
+    """A number > 0 (an ε), None for an empty cell."""
+    if blank(value):
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or number <= 0:
+        raise Refusal(INVALID, f"{column} {quoted(value)} is not a number > 0",
+                      f"write {column} as a number such as 1.0")
+    return number
+
+
+def yes_no(options: Mapping[str, str]) -> tuple[str, str] | None:
+    """(yes name, no name) of a yes/no list (two choices named yes and no, y/n, true/false or
+    1/0, in any case), else None."""
+    names = list(options)
+    if len(names) != 2:
+        return None
+    lowered = tuple(n.strip().lower() for n in names)
+    if lowered in _YES_NO:
+        return names[0], names[1]
+    if lowered[::-1] in _YES_NO:
+        return names[1], names[0]
+    return None
+
+
+def integer_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: str
+                  ) -> tuple[int, int]:
+    """(min, max) of an integer question: a range row's start and end, or an integer row's
+    range constraint."""
+    constraint = str(cells.get("constraint") or "").strip()
+    if category == "range":
+        if constraint:
+            raise Refusal(UNSUPPORTED, "a constraint on a range question",
+                          "drop the constraint: the range's start and end bound it")
+        return _range_parameters(el.get("parameters") or {})
+    return _range_constraint(constraint)
+
+
+def _range_parameters(params: Mapping[str, Any]) -> tuple[int, int]:
+    try:
+        start, end = int(str(params.get("start", "1"))), int(str(params.get("end", "10")))
+        step = int(str(params.get("step", "1")))
+    except ValueError:
+        raise Refusal(UNSUPPORTED, "a range with decimal start, end or step",
+                      "whole-number start and end with step=1") from None
+    if step != 1 or start >= end:
+        raise Refusal(UNSUPPORTED, f"a range from {start} to {end} in steps of {step}",
+                      "start < end with step=1 (or an integer with a range constraint)")
+    return start, end
+
+
+def _range_constraint(constraint: str) -> tuple[int, int]:
+    if not constraint:
+        raise Refusal(INVALID, "an integer needs a range", "add a constraint such as "
+                      ". >= 0 and . <= 30")
+    try:
+        low, high = xp.range_of(xp.parse(constraint))
+    except xp.ExpressionError as exc:
+        raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
+                      f"({exc.message})", "write it as . >= a and . <= b") from None
+    if low is None or high is None:
+        raise Refusal(INVALID, f"its constraint {quoted(constraint)} bounds only one side",
+                      "give both: . >= a and . <= b")
+    if low >= high:
+        raise Refusal(INVALID, f"its constraint {quoted(constraint)} leaves fewer than two "
+                      "values", "widen the range")
+    return low, high
+
+
+def multiselect_bounds(cells: Mapping[str, Any], is_required: bool, k: int) -> dict[str, int]:
+    """`max_selected` and `required_min` of a check-all-that-apply question of k options,
+    from its count-selected constraint and `required` (only what differs from the
+    defaults)."""
+    constraint = str(cells.get("constraint") or "").strip()
+    low, high = None, None
+    if constraint:
+        try:
+            low, high = xp.count_bounds(xp.parse(constraint))
+        except xp.ExpressionError as exc:
+            raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a bound on "
+                          f"how many are checked ({exc.message})", "drop it, or write "
+                          "count-selected(.) <= m") from None
+    minimum = max(low or 0, 1 if is_required else 0)
+    if minimum > 1:
+        raise Refusal(UNSUPPORTED, f"at least {minimum} options must be checked",
+                      "at least 0 or 1 (count-selected(.) >= 1, or required)")
+    out: dict[str, int] = {}
+    if high is not None and high < k:
+        out["max_selected"] = high
+    if minimum:
+        out["required_min"] = minimum
+    return out
+
+
+def whole(text: str) -> bool:
+    """Digits 0-9 only: str.isdigit() also takes '²' and other digits int() refuses."""
+    return text.isascii() and text.isdigit()

@@ -1,0 +1,86 @@
+"""A select row's choice list as ldpsurvey options: each option is its choice's label in the
+base language (its name without one, said in the notes), kept in the list's order, with its
+translations; the XLSForm choice names are kept in a TOML comment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...shared.survey import MAX_LABEL
+from .errors import INVALID, UNSUPPORTED, Refusal
+from .languages import Languages
+from .refusals import REFUSED_TYPES
+
+PIPED = re.compile(r"\$\{[^}]*\}")  # an earlier answer shown in a text
+
+
+@dataclass(frozen=True)
+class Options:
+    """{choice name: option label}, {tag: {option label: shown text}}, TOML comments."""
+
+    labels: dict[str, str] = field(default_factory=dict)
+    translated: dict[str, dict[str, str]] = field(default_factory=dict)
+    comments: list[str] = field(default_factory=list)
+
+
+def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: list[str]
+            ) -> Options:
+    """The options of pyxform's select element; Refusal for or_other, an external list, a
+    choice that shows an earlier answer, a label too long, or two choices that read alike."""
+    if "or_other" in xls_type.split():
+        raise Refusal(UNSUPPORTED, "'or_other' adds a free-text 'specify' answer",
+                      "drop or_other (an 'other' choice without text is fine)")
+    choices = el.get("choices")
+    if not choices:
+        reason, alternative = REFUSED_TYPES["external"]
+        raise Refusal(UNSUPPORTED, reason, alternative)
+    labels: dict[str, str] = {}
+    translated: dict[str, dict[str, str]] = {}
+    unlabelled: list[str] = []
+    for choice in choices:
+        name = str(choice.get("name"))
+        label, others = languages.text(choice.get("label"))
+        if label is None:
+            label = name
+            unlabelled.append(name)
+        _check_label(name, label, labels, el.get("list_name"))
+        labels[name] = label
+        for tag, shown in others.items():
+            translated.setdefault(tag, {})[label] = shown
+    notes += _notes(el, unlabelled, languages.base)
+    return Options(labels, translated, _comments(labels))
+
+
+def _check_label(name: str, label: str, labels: Mapping[str, str], list_name: Any) -> None:
+    if PIPED.search(label):
+        raise Refusal(UNSUPPORTED, f"the choice {name!r} shows an earlier answer "
+                      "(${...})", "write the text without ${...}")
+    if len(label) > MAX_LABEL:
+        raise Refusal(INVALID, f"the choice {name!r}'s label is longer than "
+                      f"{MAX_LABEL} characters", "shorten it")
+    if label in labels.values():
+        raise Refusal(INVALID, f"two choices of list {list_name!r} read "
+                      f"{label!r} (ldpsurvey's options are their text)",
+                      "give each choice its own label")
+
+
+def _comments(labels: Mapping[str, str]) -> list[str]:
+    """The XLSForm choice names, when any differs from its label."""
+    if all(name == label for name, label in labels.items()):
+        return []
+    return ["XLSForm choice names: " + ", ".join(f"{name} = {label!r}"
+                                                 for name, label in labels.items())]
+
+
+def _notes(el: Mapping[str, Any], unlabelled: list[str], base: str) -> list[str]:
+    notes = []
+    if unlabelled:
+        notes.append(f"list {el.get('list_name')!r}: choices without a label in "
+                     f"{base} are shown by their name: {', '.join(unlabelled)}")
+    if (el.get("parameters") or {}).get("randomize"):
+        notes.append(f"{el.get('name')}: parameters randomize is not kept (options are "
+                     "shown in the form's order)")
+    return notes

@@ -1,0 +1,98 @@
+"""What the import says when it cannot import: the form as a whole (XlsFormError), rows
+(ImportRefused, a RowProblem each, with the reason and the nearest supported alternative),
+and one row's refusal inside the mapping (Refusal, which the walk turns into a RowProblem).
+
+Two kinds of row problems: "unsupported" (a type or feature ldpsurvey has no private
+counterpart for: free text, dates, repeats, ...), which `skip_unsupported` leaves out and lists,
+and "invalid" (a mapped question whose settings are wrong: no ε, an ε its mechanism cannot
+take, an optional follow-up of a randomized answer, ...), which always stops the import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...shared.errors import LdpSurveyError
+
+UNSUPPORTED, INVALID = "unsupported", "invalid"
+MAX_PROBLEMS = 50  # row problems listed before the rest are summarized
+MAX_QUOTED = 80  # characters of a cell quoted in a message (a long one is cut, said with ...)
+
+
+class XlsFormError(LdpSurveyError):
+    """The form as a whole cannot be imported: unreadable, refused by pyxform, or settings
+    that do not map (the message says which and what to do)."""
+
+    code = "invalid_xlsform"
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """One survey-sheet row that cannot be imported as it is."""
+
+    row: int | None  # survey sheet row, the header being row 1 (None: a generated row)
+    name: str
+    type: str  # the row's XLSForm type as written
+    reason: str
+    alternative: str
+    kind: str = UNSUPPORTED  # or INVALID
+
+    def __str__(self) -> str:
+        where = f"row {self.row}" if self.row is not None else "a row pyxform added"
+        name = f"{self.name}, " if self.name else ""
+        return f"{where} ({name}{self.type}): {self.reason}; {self.alternative}"
+
+
+class ImportRefused(LdpSurveyError):
+    """Rows of the form that cannot be imported (`problems`, each with its row)."""
+
+    code = "xlsform_refused"
+
+    def __init__(self, problems: Sequence[RowProblem], more: int = 0) -> None:
+        super().__init__(_summary(problems) + ": " + "; ".join(map(str, problems))
+                         + (f"; and {more} more" if more else ""),
+                         [p.__dict__ for p in problems])
+        self.problems = tuple(problems)
+        self.more = more
+
+
+def _summary(problems: Sequence[RowProblem]) -> str:
+    """How many rows cannot be collected privately and how many need fixing, and the way
+    out when only the first kind stops the import."""
+    unsupported = sum(p.kind == UNSUPPORTED for p in problems)
+    invalid = len(problems) - unsupported
+    what = []
+    if unsupported:
+        what.append(f"{unsupported} row(s) cannot be collected privately")
+    if invalid:
+        what.append(f"{invalid} row(s) need fixing")
+    fix = (" (--skip-unsupported imports the rest, leaving out the rows that cannot be "
+           "collected privately)" if unsupported and not invalid else "")
+    return " and ".join(what) + fix
+
+
+def refuse_rows(problems: Sequence[RowProblem], skip_unsupported: bool) -> None:
+    """ImportRefused for the row problems that stop the import: too many to list, any row
+    that needs fixing, or any at all without `skip_unsupported`."""
+    if len(problems) > MAX_PROBLEMS:
+        raise ImportRefused(problems[:MAX_PROBLEMS], len(problems) - MAX_PROBLEMS)
+    invalid = [p for p in problems if p.kind == INVALID]
+    if invalid or (problems and not skip_unsupported):
+        raise ImportRefused(problems)
+
+
+class Refusal(Exception):
+    """One row refused by the mapping: its kind, reason and alternative."""
+
+    def __init__(self, kind: str, reason: str, alternative: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason, self.alternative = kind, reason, alternative
+
+
+def quoted(value: Any) -> str:
+    """A cell's text quoted for a message: its repr, cut at MAX_QUOTED characters (a
+    15,000-character condition is named by its start, not printed whole)."""
+    text = str(value)
+    return repr(text) if len(text) <= MAX_QUOTED else repr(text[:MAX_QUOTED - 3]) + "..."

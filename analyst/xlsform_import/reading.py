@@ -1,0 +1,81 @@
+"""Reading an XLSForm with pyxform, the ODK project's own parser (.xlsx, .xlsm, .xls, .csv,
+.md): its workbook layer gives the sheets' rows (for row numbers and the extra `ldp_*`
+columns), its XLSForm-to-JSON layer the form as ODK understands it (types resolved, choices
+attached, translations grouped by language, groups nested)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import XlsFormError
+
+SUFFIXES = (".xlsx", ".xlsm", ".xls", ".csv", ".md")
+
+
+@dataclass
+class Form:
+    """An XLSForm as pyxform reads it."""
+
+    json: dict[str, Any]  # the form as ODK understands it
+    survey_rows: list[dict[str, Any]]  # the survey sheet's rows as written
+    survey_columns: list[str]
+    choice_columns: list[str]
+    settings: dict[str, Any]  # the settings sheet's (first) row
+    sheets: list[str]  # lowercase
+    warnings: list[str]  # pyxform's
+
+
+def read(path: Path) -> Form:
+    """The form at `path`; XlsFormError for a file that is not an XLSForm pyxform reads."""
+    if path.suffix.lower() not in SUFFIXES:
+        raise XlsFormError(f"{path.name}: an XLSForm is a {', '.join(SUFFIXES)} file")
+    if not path.is_file():
+        raise XlsFormError(f"{path}: no such file")
+    from pyxform.xls2json import workbook_to_json
+    from pyxform.xls2json_backends import get_xlsform
+
+    warnings: list[str] = []
+    try:  # pyxform reads hostile files too: whatever it raises is a form it cannot read
+        book = get_xlsform(str(path))
+        form = workbook_to_json(workbook_dict=book, form_name=None,
+                                fallback_form_name=book.fallback_form_name,
+                                default_language=None, warnings=warnings)
+    except Exception as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise XlsFormError(f"{path.name}: pyxform cannot read this XLSForm: {message}") from None
+    return Form(json=form, survey_rows=list(book.survey or []),
+                survey_columns=_columns(book.survey_header),
+                choice_columns=_columns(book.choices_header),
+                settings=dict((book.settings or [{}])[0]) if book.settings else {},
+                sheets=[str(s).lower() for s in book.sheet_names or []], warnings=warnings)
+
+
+def _columns(header: Any) -> list[str]:
+    return [str(k) for k in header[0]] if header else []
+
+
+class RowIndex:
+    """The survey sheet's rows by name, in order (row numbers count the header as row 1)."""
+
+    def __init__(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.rows = [(i + 2, dict(r)) for i, r in enumerate(rows)]
+        self.by_name: dict[str, list[int]] = {}
+        for i, (_, r) in enumerate(self.rows):
+            if r.get("name") is not None:
+                self.by_name.setdefault(str(r["name"]).strip(), []).append(i)
+        self.taken: set[int] = set()
+
+    def take(self, name: str) -> tuple[int, dict[str, Any]] | None:
+        """The first row named `name` not taken yet (its number and cells), now taken."""
+        for i in self.by_name.get(name, ()):
+            if i not in self.taken:
+                self.taken.add(i)
+                return self.rows[i]
+        return None
+
+    def later(self, name: str) -> bool:
+        """Whether a row named `name` is still to come."""
+        return any(i not in self.taken for i in self.by_name.get(name, ()))

@@ -1,0 +1,124 @@
+"""What ldpsurvey cannot collect privately, with the reason and the nearest supported
+alternative: XLSForm question types (REFUSED_TYPES, by what `category` makes of pyxform's
+type) and survey-sheet columns that decide what is collected (COLLECTING_COLUMNS)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .cells import FALSE_CELLS
+
+# Survey-sheet columns that decide what is collected: a row that fills one is refused.
+COLLECTING_COLUMNS = {
+    "calculation": ("computes a value from the answers", "drop the calculation; compute what "
+                    "you need from the estimates"),
+    "calculate": ("computes a value from the answers", "drop the calculation; compute what "
+                  "you need from the estimates"),
+    "trigger": ("is recomputed when another answer changes", "drop the trigger"),
+    "choice_filter": ("filters its options by earlier answers (the options shown would reveal "
+                      "them)", "list every option and drop choice_filter; use relevant for "
+                      "follow-up questions"),
+    "repeat_count": ("repeats questions", "ask a fixed set of questions"),
+    "read_only": ("is read-only (filled by the form, not the respondent)", "drop the row"),
+    "readonly": ("is read-only (filled by the form, not the respondent)", "drop the row"),
+    "save_to": ("saves to an ODK entity", "drop save_to"),
+}
+# XLSForm types by what ldpsurvey says of them: (reason, nearest supported alternative).
+_METADATA = ("device metadata (when, where or on which device a response was made) that "
+             "would identify the respondent; ldpsurvey never sends it", "delete the row (the "
+             "server keeps no time, place or device of a response)")
+REFUSED_TYPES: dict[str, tuple[str, str]] = {
+    "text": ("free text cannot be randomized", "offer a select_one list"),
+    "barcode": ("a scanned code is free text, which cannot be randomized",
+                "offer a select_one list"),
+    "decimal": ("a decimal number has no private mechanism here",
+                "an integer with a range (in whole units, e.g. . >= 0 and . <= 300), or a "
+                "select_one of bands"),
+    "geo": ("an exact position cannot be sent privately",
+            "a location question (a grid of cells, docs/location.md), added to the TOML by "
+            "hand"),
+    "date": ("a date or time cannot be randomized here",
+             "a select_one of periods ('this week', 'this month', ...) or an integer with a "
+             "range (e.g. days ago, . >= 0 and . <= 365)"),
+    "media": ("a photo, recording or file cannot be randomized", "drop the row"),
+    "calculate": ("a calculation on the true answers would be sent as it is, not randomized",
+                  "drop the row; compute what you need from the estimates"),
+    "acknowledge": ("an acknowledgement records only that it was seen",
+                    "put its text in a note at the start (the survey's introduction), or ask "
+                    "a yes/no select_one"),
+    "rank": ("a ranking of every option has no private mechanism here",
+             "a select_one of the first choice, or one ordinal select_one per option"),
+    "external": ("its options come from a file or an external list, not the signed survey",
+                 "list the options on the choices sheet"),
+    "metadata": _METADATA,
+    "repeat": ("a repeat asks its questions an unknown number of times (the count would be "
+               "visible, and each repetition spends ε again)",
+               "ask a fixed set of questions, or an integer with a range for the count"),
+}
+MAPPED_CATEGORIES = ("select_one", "select_multiple", "integer", "range")
+_GEO = ("geopoint", "geotrace", "geoshape")
+_DATES = ("date", "time", "dateTime")
+# pyxform's names of the select types, and what each is without a choice list.
+_SELECTS = {"select one": "select_one", "select all that apply": "select_multiple"}
+
+
+def category(el: Mapping[str, Any]) -> str:
+    """What an element is, for the mapping: one of MAPPED_CATEGORIES, a key of
+    REFUSED_TYPES, or (another type) pyxform's name of its type."""
+    kind = str(el.get("type", ""))
+    if kind in _SELECTS:
+        return _SELECTS[kind] if el.get("list_name") else "external"
+    if kind == "select one external":
+        return "external"
+    if kind in ("rank", "range"):
+        return kind
+    from pyxform.question_type_dictionary import QUESTION_TYPE_DICT
+
+    spec = QUESTION_TYPE_DICT.get(kind, {})
+    return _by_binding(kind, spec.get("bind", {}), spec.get("control", {}).get("tag"))
+
+
+def _by_binding(kind: str, bind: Mapping[str, Any], tag: str | None) -> str:
+    """The category of a pyxform type by how ODK binds and shows it."""
+    if "jr:preload" in bind or tag == "action" or kind in ("audit", "background-geopoint"):
+        return "metadata"
+    value = bind.get("type")
+    if value == "int":
+        return "integer"
+    if value == "decimal":
+        return "decimal"
+    if value in _GEO:
+        return "geo"
+    if value in _DATES:
+        return "date"
+    if tag == "upload" or value == "binary":
+        return "media"
+    if value == "barcode":
+        return "barcode"
+    if tag == "trigger":
+        return "acknowledge"
+    if kind in ("calculate", "hidden") or (bind and tag is None and "type" in bind):
+        return "calculate"
+    if kind in ("xml-external", "csv-external"):
+        return "external"
+    if tag == "input" and value == "string":
+        return "text"
+    return kind
+
+
+def collecting_cell(cells: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(reason, alternative) for the first filled cell of a column that decides what is
+    collected (COLLECTING_COLUMNS, or an ODK bind:: attribute), None when there is none."""
+    for column, value in cells.items():
+        base = str(column).split("::", 1)[0].strip()
+        if value in (None, ""):
+            continue
+        if base in ("read_only", "readonly") and str(value).strip().lower() in FALSE_CELLS:
+            continue
+        if base in COLLECTING_COLUMNS:
+            reason, alternative = COLLECTING_COLUMNS[base]
+            return f"{reason} ({column})", alternative
+        if base.startswith("bind::"):
+            return (f"sets an ODK bind attribute ({column})", "drop the column")
+    return None

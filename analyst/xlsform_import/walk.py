@@ -1,0 +1,151 @@
+"""The walk over pyxform's form, row by row in the form's order: display groups (their
+condition added to each question inside), repeats and refused groups (refused with every row
+inside), notes (the introduction before the first question, else said to be left out), and
+questions (mapped, or refused by row with the reason and the alternative)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import xlsform_expressions as xp
+from .conditions import Condition, translate
+from .errors import UNSUPPORTED, Refusal, RowProblem, quoted
+from .languages import Languages
+from .questions import Context, Question, Row, question
+from .reading import RowIndex
+from .refusals import MAPPED_CATEGORIES, REFUSED_TYPES, category, collecting_cell
+
+
+@dataclass
+class Walk:
+    """What the walk has found so far."""
+
+    rows: RowIndex
+    languages: Languages
+    two_server: bool
+    default_epsilon: float | None
+    notes: list[str]  # the import's notes, appended to
+    problems: list[RowProblem] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    intro: list[Any] = field(default_factory=list)  # label cells of the notes before any question
+    targets: dict[str, xp.Target] = field(default_factory=dict)  # questions so far, by name
+    left_out: dict[str, RowProblem] = field(default_factory=dict)  # rows not imported, by name
+    seen_question: bool = False
+
+    def walk(self, elements: Sequence[Mapping[str, Any]], relevant: Condition | None,
+             inside: RowProblem | None) -> None:
+        """Each element under the groups' condition `relevant`, or refused with the group or
+        repeat `inside`."""
+        for el in elements:
+            r = self._row(el)
+            if r is None:  # added by pyxform (meta/instanceID, or_other's text): not a row
+                continue
+            if inside is not None:
+                self.refuse(r, f"inside the refused {inside.type} {inside.name!r} (row "
+                            f"{inside.row})", "it is left out with it")
+                self.walk(el.get("children") or (), None, inside)
+                continue
+            kind = el.get("type")
+            if kind == "group":
+                self._group(r, relevant)
+            elif kind in ("repeat", "loop"):
+                problem = self.refuse(r, *REFUSED_TYPES["repeat"])
+                self.walk(el.get("children") or (), None, problem)
+            elif kind == "note":
+                self._note(r, relevant)
+            else:
+                self._question(r, relevant)
+
+    def _row(self, el: Mapping[str, Any]) -> Row | None:
+        """The element's survey-sheet row, with pyxform's reading of its relevant,
+        constraint, required and appearance; None for an element pyxform added."""
+        name = str(el.get("name", ""))
+        taken = self.rows.take(name)
+        if taken is None:
+            return None
+        row, raw_cells = taken
+        bind, control = el.get("bind") or {}, el.get("control") or {}
+        cells = {**raw_cells, **{key: value for key, value in (
+            ("relevant", bind.get("relevant")), ("constraint", bind.get("constraint")),
+            ("required", bind.get("required")), ("appearance", control.get("appearance")))
+            if value is not None}}
+        return Row(el, row, name, str(raw_cells.get("type", el.get("type", ""))), cells)
+
+    def _group(self, r: Row, outer: Condition | None) -> None:
+        """A display group's questions, under its condition; a group that collects, or whose
+        condition cannot be translated, is refused with every row inside."""
+        children = r.el.get("children") or ()
+        bad = collecting_cell(r.cells)
+        if bad is not None:
+            self.walk(children, None, self.refuse(r, f"the group {bad[0]}", bad[1]))
+            return
+        condition = outer
+        text = r.cells.get("relevant")
+        if text:
+            try:
+                condition = Condition.both(outer, self.relevant(str(text)))
+            except xp.ExpressionError as exc:
+                problem = self.refuse(r, f"relevant {quoted(text)}: {exc.message}",
+                                      "write it with " + xp.SUPPORTED)
+                self.walk(children, None, problem)
+                return
+        label, _ = self.languages.text(r.el.get("label"))
+        said = f"its label {label!r} is not shown (ldpsurvey has no sections); " if label else ""
+        added = "its relevant is added to each question inside; " if text else ""
+        self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): a display group: {said}"
+                          f"{added}its questions are imported")
+        self.walk(children, condition, None)
+
+    def _note(self, r: Row, relevant: Condition | None) -> None:
+        """A note before the first question (always shown, with text) joins the
+        introduction; any other is said to be left out."""
+        base, _ = self.languages.text(r.el.get("label"))
+        shown = f"{base!r}" if base else "(no text)"
+        conditional = relevant is not None or bool(r.cells.get("relevant"))
+        if not self.seen_question and not conditional and base:
+            self.intro.append(r.el.get("label"))
+            self.notes.append(f"row {r.row} ({r.name}, note): before the first question, it "
+                              "becomes the survey's introduction (description)")
+            return
+        why = "shown only under a condition" if conditional else "between questions"
+        self.notes.append(f"row {r.row} ({r.name}, note): a note {why} is not shown (ldpsurvey "
+                          f"has no display-only text between questions; put it in a question's "
+                          f"hint): {shown}")
+        self.left_out[r.name] = RowProblem(r.row, r.name, "note", "a note", "not imported")
+
+    def _question(self, r: Row, outer: Condition | None) -> None:
+        """A question row, mapped or refused."""
+        self.seen_question = True
+        kind = category(r.el)
+        if kind in REFUSED_TYPES:
+            self.refuse(r, *REFUSED_TYPES[kind])
+            return
+        if kind not in MAPPED_CATEGORIES:
+            self.refuse(r, f"the XLSForm type {r.el.get('type')!r} has no private counterpart "
+                        "in ldpsurvey", "use select_one, select_multiple or integer with a "
+                        "range")
+            return
+        context = Context(self.languages, self.two_server, self.default_epsilon, self.notes,
+                          self.relevant)
+        try:
+            mapped = question(r, kind, outer, context)
+        except Refusal as refusal:
+            self.refuse(r, refusal.reason, refusal.alternative, refusal.kind)
+            return
+        self.questions.append(mapped)
+        self.targets[r.name] = mapped.target
+
+    def relevant(self, text: str) -> Condition:
+        """A relevant cell on the questions imported so far."""
+        return translate(text, self.targets, self.left_out, self.rows.later)
+
+    def refuse(self, r: Row, reason: str, alternative: str, kind: str = UNSUPPORTED
+               ) -> RowProblem:
+        """The row refused: listed, and left out for the conditions that read it."""
+        problem = RowProblem(r.row, r.name, r.xls_type, reason, alternative, kind)
+        self.problems.append(problem)
+        if r.name:
+            self.left_out[r.name] = problem
+        return problem
