@@ -5,7 +5,11 @@ only for surveys that use them (dynamic import())."""
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 READY = "body[data-state=ready]"
 
@@ -40,7 +44,7 @@ OTHER_OPTIONAL = ("js/multiselect.js", "js/conditions.js",  # multiselect, skip 
                   "js/invite.js", "js/messages/en/invite.js")  # invite-only surveys
 # the randomizers' cores a plain survey (binary_rr, grr, geometric) does not name
 CORE_MODULES = ("js/bitmaps.js", "js/hashing.js", "js/ordinal.js", "js/asked_geometric.js",
-                "js/two_layer.js")
+                "js/two_layer.js", "js/set_cores.js")
 
 
 def loaded_files(page: Any, url: str) -> dict[str, Any]:
@@ -78,6 +82,28 @@ def test_a_single_server_surveys_page_is_within_budget_and_served_compressed(dep
     assert not set(files) & {*LOCATION_MODULES, *TWO_SERVER_MODULES, *OTHER_OPTIONAL,
                              *CORE_MODULES}, \
         sorted(files)
+    assert page.problems == []
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+
+
+@pytest.mark.parametrize("sample", ["sensitive", "designs"])
+def test_a_sample_surveys_page_is_within_budget(deployment, page, sample):
+    """The samples the project ships (shared/samples; `ldpsurvey demo` serves sensitive.toml,
+    with a check-all-that-apply question; designs.toml names randomized-response designs) load
+    only the cores and parts they name: within the same budget as a plain survey's page. Not
+    yet drug-use.toml (skip logic and multiselect: 210 kB raw, 74 kB gzipped) nor the
+    two-server samples (bench/bench_page.py prints every sample's weight)."""
+    data = {**tomllib.loads((SAMPLES / f"{sample}.toml").read_text()), "id": f"weight-{sample}"}
+    deployment.server.publish(data, deployment.key, deployment.token)
+    files = loaded_files(page, deployment.page_url(data["id"]))
+    raw = sum(len(f["body"]) for f in files.values())
+    wire = sum(f["wire"] for f in files.values())
+    assert raw <= BUDGET_RAW, f"{raw:,} bytes raw"
+    assert wire <= BUDGET_GZIP, f"{wire:,} bytes on the wire"
+    assert not set(files) & {*LOCATION_MODULES, *TWO_SERVER_MODULES, "js/conditions.js",
+                             "js/hashing.js", "js/set_cores.js"}, sorted(files)
     assert page.problems == []
 
 

@@ -104,7 +104,8 @@ const FITS = {
  * module holding each. The others (binary_rr, grr, geometric) are here. */
 export const CORE_MODULES = Object.freeze({
   oue: "bitmaps", sue: "bitmaps", ss: "bitmaps", olh: "hashing", hr: "hashing",
-  psfo_olh: "hashing", ordinal_exp: "ordinal", asked_geometric: "askedGeometric",
+  ordinal_exp: "ordinal", asked_geometric: "askedGeometric", option_rr: "setCores",
+  set_ue: "setCores", psfo_olh: "setCores",
 });
 
 // --- helpers --------------------------------------------------------------------------------

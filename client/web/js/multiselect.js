@@ -1,5 +1,6 @@
 // Check-all-that-apply (multiselect) questions on the page: the four randomizers of
-// shared/mechanisms/ (option_rr.py, set_ue.py, psfo_grr.py, psfo_olh.py) ported draw for draw,
+// shared/mechanisms/ (option_rr.py, set_ue.py, psfo_grr.py, psfo_olh.py) ported draw for draw
+// (option_rr, set_ue and psfo_olh in set_cores.js, loaded only for a survey that names one),
 // their plain words (client/multiselect_words.py, the same strings), and the checkboxes.
 //
 // Loaded only for a survey with a multiselect question (optional.js); mechanisms.js builds the
@@ -11,20 +12,15 @@
 
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
-import {
-  AnswerError, bitThresholds, bitsFromWords, ManifestMismatch, markedOptions, P, wordsFromBits,
-} from "./mechanisms.js";
-import { loaded } from "./optional.js";  // hashing.js, for psfo_olh only
-import { NOT_ASKED } from "./skip_logic.js";
+import { AnswerError, ManifestMismatch, P } from "./mechanisms.js";
+import { loaded } from "./optional.js";  // set_cores.js, for option_rr, set_ue and psfo_olh
 import { optionOf, optionText, shown } from "./shown.js";
-import { bernoulliBits } from "./randomness.js";
-import { expLower, Rational, rationalExpFloor, rationalExpFloorOf } from "./rational.js";
+import { expLower, Rational, rationalExpFloor } from "./rational.js";
 
 export const SET_MECHANISMS = Object.freeze(["option_rr", "set_ue", "psfo_grr", "psfo_olh"]);
 export const LOCAL_SET_MECHANISMS = Object.freeze(["option_rr", "set_ue", "psfo_grr"]);
 export const MAX_SET_OPTIONS = 64;
-const BITMAP_ENCODING = "bitmap-u32-le";
-const ONE = new Rational(1n);
+export const ONE = new Rational(1n);
 const SKIP = "__skip__";
 
 // --- the allowed answers (set_base.py SetShape) ------------------------------------------------
@@ -53,7 +49,7 @@ function feasible(shape, a, b) {
 }
 
 /** For each a, (a, the largest b) two allowed sets can differ by. */
-function pairs(shape) {
+export function pairs(shape) {
   const out = [];
   for (let a = 0; a <= shape.m; a++) {
     let best = -1;
@@ -68,7 +64,7 @@ export function maxDifference(shape) {
   return Math.max(...pairs(shape).map(([a, b]) => a + b));
 }
 
-function certify(name, ratio, epsilon) {
+export function certify(name, ratio, epsilon) {
   if (ratio === null) throw new ManifestMismatch(`${name}: some report is impossible under one answer and possible under another`);
   if (ratio.le(ONE)) return;
   if (ratio.gt(expLower(Rational.fromNumber(epsilon)))) {
@@ -103,60 +99,11 @@ export function setEncoder(question) {
 export const answerText = (q, value) => (value && value.length
   ? value.map((label) => optionText(q, label)).join(", ") : t("multi.none"));
 
-function marks(k, checked, p, q) {
-  return t("multi.marks", { k, checked, unchecked: k - checked, p: P(p), q: P(q),
-                            both: checked && k - checked ? "yes" : "no" });
-}
-
 /** "2 options you checked and 1 blank" (multiselect_words._items). */
-const items = (checked, pad) => t("multi.items", { checked, blanks: pad - checked,
+export const items = (checked, pad) => t("multi.items", { checked, blanks: pad - checked,
                                                    both: checked && pad - checked ? "yes" : "no" });
 
 // --- the randomizers ---------------------------------------------------------------------------
-
-/** option_rr and set_ue: k independent bits, 1 w.p. p when selected, q when not. */
-function bitsCore(name, epsilon, shape) {
-  const { k, m } = shape;
-  let p;
-  let q;
-  if (name === "option_rr") {
-    const r = rationalExpFloorOf(Rational.fromNumber(epsilon).div(maxDifference(shape)));
-    p = r.div(r.add(1));
-    q = ONE.div(r.add(1));
-  } else {
-    if (2 * m > k) throw new ManifestMismatch(`set_ue serves at most half the options (max_selected <= ${Math.floor(k / 2)})`);
-    const r = rationalExpFloorOf(Rational.fromNumber(epsilon).div(m));
-    p = new Rational(1n, 2n);
-    q = ONE.div(r.add(1));
-  }
-  if (!(q.gt(0n) && p.gt(q) && p.lt(ONE))) certify(name, null, epsilon);
-  const alpha = p.div(q);
-  const beta = ONE.sub(q).div(ONE.sub(p));
-  let worst = ONE;
-  for (const [a, b] of pairs(shape)) {
-    const ratio = alpha.pow(a).mul(beta.pow(b));
-    if (ratio.gt(worst)) worst = ratio;
-  }
-  certify(name, worst, epsilon);
-  const { D, pT, qT } = bitThresholds(p, q);
-  return {
-    name, k, p, q,
-    params: { p: p.toString(), q: q.toString(), encoding: BITMAP_ENCODING },
-    perturbIndex(selected, source) {
-      const inSet = new Set(selected);
-      return wordsFromBits(bernoulliBits(source, D, k, (v) => (inSet.has(v) ? pT : qT)), k);
-    },
-    describe(labels, selected) {
-      const truthful = p.toNumber();
-      const other = q.toNumber();
-      const text = selected === undefined
-        ? t("multi.bits", { k, p: P(truthful), q: P(other) })
-        : marks(k, selected.length, truthful, other);
-      return { text, truthful, other };
-    },
-    explain(report, labels) { return markedOptions(bitsFromWords(report, k), labels); },
-  };
-}
 
 /** psfo_grr: T(S) padded to m items with blanks; one value of k + m − least drawn, weight E
  * for the items of T(S), 1 for the others (psfo_grr.py). */
@@ -207,74 +154,13 @@ function psfoGrrCore(epsilon, shape) {
   };
 }
 
-/** psfo_olh: one item of T(S) drawn uniformly, then OLH over the k + m − least values. */
-function psfoOlhCore(epsilon, shape) {
-  const { k, m, least } = shape;
-  const pad = m;
-  const size = k + pad - least;
-  const lh = loaded("hashing").localHashing(epsilon);
-  const { g, pB, qB, qStar: q } = lh;
-  const p = q.add(pB.sub(q).div(pad));
-  if (!lh.valid) certify("psfo_olh", null, epsilon);
-  certify("psfo_olh", pB.ge(qB) ? pB.div(qB) : qB.div(pB), epsilon);
-  const blanks = size - k;
-  return {
-    name: "psfo_olh", k, p, q, pad, size,
-    params: { p: p.toString(), q: q.toString(), pad, values: size, ...lh.params },
-    perturbIndex(selected, source) {
-      const padded = [...selected];
-      for (let i = 0; padded.length < pad; i++) padded.push(k + i);
-      return lh.report(padded[Number(source.randbelow(BigInt(pad)))], source);
-    },
-    describe(labels, selected) {
-      const truthful = pB.toNumber();
-      const words = { pad, k, blanks, g, others: g - 1, p: P(truthful) };
-      const text = selected === undefined ? t("multi.psfoOlh", words)
-        : t("multi.psfoOlhYours", { ...words, items: items(selected.length, pad) });
-      return { text, truthful, other: qB.toNumber() };
-    },
-    explain(report) { return t("mech.code", { code: report[0], bucket: report[1] }); },
-  };
-}
-
 /** The core of a multiselect mechanism for a checked question (mechanisms.js coreFor). */
 export function setCore(name, epsilon, question) {
   const shape = shapeOf(question);
-  if (name === "option_rr" || name === "set_ue") return bitsCore(name, epsilon, shape);
+  if (name === "option_rr" || name === "set_ue") return loaded("setCores").bitsCore(name, epsilon, shape);
   if (name === "psfo_grr") return psfoGrrCore(epsilon, shape);
-  if (name === "psfo_olh") return psfoOlhCore(epsilon, shape);
+  if (name === "psfo_olh") return loaded("setCores").psfoOlhCore(epsilon, shape);
   throw new ManifestMismatch(`${name} is not a multiselect mechanism`);
-}
-
-// --- two servers (shared/two_server/multiselect.py) ------------------------------------------
-
-/** How a two-server multiselect question is measured: {kind, length, max}. `notAsked`: the
- * question depends on randomized answers, so its measurement ends with a "not asked" entry (k
- * + 1 entries; set_encoding in shared/two_server/multiselect.py). */
-export function setEncoding(question, notAsked = false) {
-  const { k, m, least } = shapeOf(question);
-  const measured = k + (notAsked ? 1 : 0);
-  if (question.local_epsilon == null) return { kind: "multihot", length: measured, max: m };
-  if (question.mechanism === "psfo_grr") return { kind: "histogram", length: measured + m - least, max: 1 };
-  return { kind: "multihot", length: measured, max: measured };
-}
-
-/** The answer's k bits, and a last "not asked" bit with `notAsked` (set alone for NOT_ASKED);
- * AnswerError for a set the question does not allow. */
-export function answerBits(question, answer, notAsked = false) {
-  if (notAsked && answer === NOT_ASKED) return [...question.options.map(() => 0), 1];
-  const selected = new Set(setEncoder(question)(answer));
-  const bits = question.options.map((_, j) => (selected.has(j) ? 1 : 0));
-  return notAsked ? [...bits, 0] : bits;
-}
-
-/** The measurement of a local mechanism's report: psfo_grr's index, or the report bits (k, or
- * k + 1 with `notAsked`). */
-export function reportMeasurement(question, report, notAsked = false) {
-  if (question.mechanism === "psfo_grr") return Number(report);
-  const measured = question.options.length + (notAsked ? 1 : 0);
-  const on = new Set(bitsFromWords(report, measured));
-  return Array.from({ length: measured }, (_, j) => (on.has(j) ? 1 : 0));
 }
 
 // --- the checkboxes (form.js) ----------------------------------------------------------------

@@ -37,6 +37,8 @@ const IMPORTS = Object.freeze({
   askedGeometric: () => import("./asked_geometric.js"),
   geoExp: () => import("./geo_exp.js"),
   twoLayer: () => import("./two_layer.js"),
+  setCores: () => import("./set_cores.js"),
+  twoServerSets: () => import("./twoserver/multiselect.js"),
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
@@ -47,6 +49,7 @@ const WORDS = Object.freeze({
     twoserver: () => import("./messages/en/twoserver.js"),
     skip: () => import("./messages/en/skip.js"),
     designs: () => import("./messages/en/designs.js"),
+    cores: () => import("./messages/en/cores.js"),
     refusals: () => import("./messages/en/refusals.js"),
     invite: () => import("./messages/en/invite.js"),
   },
@@ -57,6 +60,7 @@ const WORDS = Object.freeze({
     twoserver: () => import("./messages/es/twoserver.js"),
     skip: () => import("./messages/es/skip.js"),
     designs: () => import("./messages/es/designs.js"),
+    cores: () => import("./messages/es/cores.js"),
     refusals: () => import("./messages/es/refusals.js"),
     invite: () => import("./messages/es/invite.js"),
   },
@@ -67,6 +71,7 @@ const WORDS = Object.freeze({
     twoserver: () => import("./messages/fr/twoserver.js"),
     skip: () => import("./messages/fr/skip.js"),
     designs: () => import("./messages/fr/designs.js"),
+    cores: () => import("./messages/fr/cores.js"),
     refusals: () => import("./messages/fr/refusals.js"),
     invite: () => import("./messages/fr/invite.js"),
   },
@@ -74,7 +79,9 @@ const WORDS = Object.freeze({
 /** The part of the words each optional module speaks with. */
 const PART = Object.freeze({ multiselect: "multiselect", gridPicker: "location",
                              twoServer: "twoserver", conditions: "skip",
-                             skipReview: "skip", designs: "designs", invite: "invite" });
+                             skipReview: "skip", designs: "designs", invite: "invite",
+                             bitmaps: "cores", hashing: "cores", ordinal: "cores",
+                             twoLayer: "cores", setCores: "cores" });
 const parts = new Set(["core"]);
 const added = new Set(["en core"]);
 
@@ -115,6 +122,7 @@ export function needed(survey) {
   }
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
+    if (names.includes("multiselect")) names.push("twoServerSets");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
   for (const q of survey.questions) {

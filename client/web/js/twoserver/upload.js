@@ -8,8 +8,8 @@
 // 3. per key (questions, then declared crosstabs with cell i*k2 + j): Prio3Count /
 //    Prio3Histogram(k, bestChunkLength(k)) / Prio3Sum(max - min) / for a multiselect question
 //    Prio3MultihotCountVec(k, max weight, bestChunkLength(k + bits of the weight)) of its bits
-//    (multiselect.js setEncoding: a local psfo_grr report is a Histogram; skip logic adds a
-//    "not asked" entry) / for a skip-logic integer with ε0, Prio3Count + Prio3Sum of its
+//    (twoserver/multiselect.js setEncoding: a local psfo_grr report is a Histogram; skip logic
+//    adds a "not asked" entry) / for a skip-logic integer with ε0, Prio3Count + Prio3Sum of its
 //    report pair (askedPair), sharded with `rand` drawn from `source`,
 //    ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
 // 4. the leader's input shares and the helper's, each as canonical JSON {key: base64url}, sealed
@@ -26,7 +26,7 @@ import { seal } from "../hpke.js";
 import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
 import { prio3Count, prio3Histogram, prio3MultihotCountVec, prio3Sum } from "../prio3/vdaf.js";
-import { loaded } from "../optional.js";  // multiselect.js, for multiselect questions only
+import { loaded } from "../optional.js";  // twoserver/multiselect.js, for multiselect questions only
 import { crosstabKey, crosstabsSent, questionOf } from "./crosstabs.js";
 import { NOT_ASKED, notAskedIds } from "../skip_logic.js";
 
@@ -98,7 +98,7 @@ function clipBounds(q, mechanism) {
  *  "asked_pair", length, max, offset }. */
 export function questionEncoding(q, notAsked = false) {
   if (q.type === "multiselect") {  // "not asked": a last entry of its vector
-    return { key: q.id, offset: 0, ...loaded("multiselect").setEncoding(q, notAsked) };
+    return { key: q.id, offset: 0, ...loaded("twoServerSets").setEncoding(q, notAsked) };
   }
   if (notAsked && q.type === "integer" && q.local_epsilon != null) {
     // asked_geometric's [bit, number]: Count + Sum of the number clipped as a local geometric
@@ -174,7 +174,7 @@ export function instanceOf(encoding) {
 /** The measured index (or offset value) of a true answer; AnswerError if it does not fit. */
 export function questionIndex(q, value, notAsked = false) {
   const name = JSON.stringify(q.id);
-  if (q.type === "multiselect") return loaded("multiselect").answerBits(q, value, notAsked);
+  if (q.type === "multiselect") return loaded("twoServerSets").answerBits(q, value, notAsked);
   if (notAsked && value === NOT_ASKED) return domainSize(q, true) - 1;
   if (q.type === "binary") {
     if (typeof value !== "boolean") throw new AnswerError(`the answer to ${name} must be true or false`);
@@ -197,7 +197,7 @@ export function questionIndex(q, value, notAsked = false) {
 
 /** The measurement of a local mechanism's report (encoding.report_measurement). */
 function reportMeasurement(q, report, notAsked = false) {
-  if (q.type === "multiselect") return loaded("multiselect").reportMeasurement(q, report, notAsked);
+  if (q.type === "multiselect") return loaded("twoServerSets").reportMeasurement(q, report, notAsked);
   if (typeof report === "boolean") return report ? 1 : 0;
   const encoding = questionEncoding(q, notAsked);
   // Clipped to [offset, offset + max] (encoding.report_measurement).
