@@ -32,11 +32,12 @@ import tempfile
 from pathlib import Path
 
 from ldpsurvey.analyst.demo import create_token, publish, running_server, sample_survey
-from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.survey import Survey, load_survey
 from playwright.sync_api import sync_playwright
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+SAMPLES = Path(__file__).resolve().parents[1] / "shared" / "samples"
 READY = "performance.getEntriesByName('ldpsurvey-ready')[0].startTime"
 
 
@@ -140,6 +141,13 @@ def main() -> None:
             _, location_files, _ = measure(f"{url}/s/{LOCATION_SURVEY['id']}", 1)
             publish(url, Survey.from_dict(TRANSLATED_SURVEY), token, Path(tmp) / "keys4")
             _, spanish_files, _ = measure(f"{url}/s/{TRANSLATED_SURVEY['id']}", 1, "es-ES")
+            samples = {}
+            for path in sorted(SAMPLES.glob("*.toml")):
+                if "collection" in path.read_text():
+                    continue  # a two-server sample needs a helper and its keys
+                data = {**load_survey(path).to_dict(), "id": f"bench-{path.stem}"}
+                publish(url, Survey.from_dict(data), token, Path(tmp) / f"keys-{path.stem}")
+                samples[path.name] = measure(f"{url}/s/{data['id']}", 1)[1]
     sample = report(f"the sample survey's page ({survey.id}, with a multiselect question)",
                     files, page_bodies(files))
     print(f"  manifest {manifest:,} B")
@@ -148,13 +156,19 @@ def main() -> None:
     located = report("a location survey's page", location_files, page_bodies(location_files))
     spanish = report("the plain survey translated, opened in Spanish (es-ES)", spanish_files,
                      page_bodies(spanish_files))
+    sample_pages = {}
+    for name, sample_files in samples.items():
+        numbers = report(f"shared/samples/{name}'s page", sample_files, page_bodies(sample_files))
+        sample_pages[name] = numbers
+        print(f"  {name}: {numbers['raw_bytes'] / 1000:.1f} kB raw, "
+              f"{numbers['wire_bytes'] / 1000:.1f} kB on the wire")
     print(f"interactive (cold profile, {len(times)} runs): median {statistics.median(times):.0f} "
           f"ms, max {max(times):.0f} ms (target < 1000 ms)")
     print(json.dumps({"interactive_ms_median": round(statistics.median(times), 1),
                       "interactive_ms_max": round(max(times), 1), "sample_page": sample,
                       "plain_page": plain,
                       "location_page": located, "spanish_page": spanish,
-                      "manifest_bytes": manifest}))
+                      "sample_pages": sample_pages, "manifest_bytes": manifest}))
 
 
 if __name__ == "__main__":
