@@ -50,6 +50,8 @@ const WORDS = Object.freeze({
     skip: () => import("./messages/en/skip.js"),
     designs: () => import("./messages/en/designs.js"),
     cores: () => import("./messages/en/cores.js"),
+    disclosed: () => import("./messages/en/disclosed.js"),
+    switcher: () => import("./messages/en/switcher.js"),
     refusals: () => import("./messages/en/refusals.js"),
     invite: () => import("./messages/en/invite.js"),
   },
@@ -61,6 +63,8 @@ const WORDS = Object.freeze({
     skip: () => import("./messages/es/skip.js"),
     designs: () => import("./messages/es/designs.js"),
     cores: () => import("./messages/es/cores.js"),
+    disclosed: () => import("./messages/es/disclosed.js"),
+    switcher: () => import("./messages/es/switcher.js"),
     refusals: () => import("./messages/es/refusals.js"),
     invite: () => import("./messages/es/invite.js"),
   },
@@ -72,6 +76,8 @@ const WORDS = Object.freeze({
     skip: () => import("./messages/fr/skip.js"),
     designs: () => import("./messages/fr/designs.js"),
     cores: () => import("./messages/fr/cores.js"),
+    disclosed: () => import("./messages/fr/disclosed.js"),
+    switcher: () => import("./messages/fr/switcher.js"),
     refusals: () => import("./messages/fr/refusals.js"),
     invite: () => import("./messages/fr/invite.js"),
   },
@@ -81,7 +87,7 @@ const PART = Object.freeze({ multiselect: "multiselect", gridPicker: "location",
                              twoServer: "twoserver", conditions: "skip",
                              skipReview: "skip", designs: "designs", invite: "invite",
                              bitmaps: "cores", hashing: "cores", ordinal: "cores",
-                             twoLayer: "cores", setCores: "cores" });
+                             twoLayer: "cores", setCores: "cores", switcher: "switcher" });
 const parts = new Set(["core"]);
 const added = new Set(["en core"]);
 
@@ -134,12 +140,15 @@ export function needed(survey) {
 
 /** Load what `survey` needs, each module once, and its words in the page's language. */
 export async function loadFor(survey) {
+  // a disclosed question's words (no module: form, review and page say them)
+  if (survey.questions.some((q) => q && q.disclosed === true)) parts.add("disclosed");
   await loadModules(needed(survey));
 }
 
 /** Load every optional module and its words (tests and benches that build mechanisms without a
  * survey). */
 export async function loadAll() {
+  parts.add("disclosed");
   await loadModules(Object.keys(IMPORTS));
 }
 
