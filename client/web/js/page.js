@@ -81,16 +81,19 @@ function setTitle(content, focus) {
 /** The page's words now, for text it keeps (a receipt's local time). */
 const localTime = (iso) => new Date(iso).toLocaleString(wordsLocale());
 
+/** `words()` from the lazily loaded `refusals` part, or a line saying they could not load. */
+function orUnsaid(words) {
+  try {
+    return words();
+  } catch {
+    return t("page.unsaid");
+  }
+}
+
 /** Refuse to go on; `words()` says why, in the page's language of the moment. */
 async function refuse(words) {
   await loadRefusals().catch(() => {});  // said below if they could not load
-  const why = () => {
-    try {
-      return words();
-    } catch {
-      return t("page.unsaid");
-    }
-  };
+  const why = () => orUnsaid(words);
   document.body.dataset.state = "refused";
   replace(contentEl);
   screen((again) => setTitle(t("page.refusedTitle"), !again));
@@ -162,9 +165,10 @@ function receipt(verified, record) {
 async function alreadyAnswered(verified, entry) {
   document.body.dataset.state = "answered";
   const record = await getRecord(entry.submission_id);
+  await loadRefusals().catch(() => {});  // its words are a rare state's (orUnsaid)
   screen(() => replace(contentEl,
-    el("p", { class: "notice" }, t("page.answered", { version: entry.version,
-                                                      time: localTime(entry.time) })),
+    el("p", { class: "notice" }, orUnsaid(() => t("page.answered", {
+      version: entry.version, time: localTime(entry.time) }))),
     record ? receipt(verified, record) : null));
   if (record) {
     await showDelivery(record.status === PENDING ? await deliver(record) : record);
@@ -365,12 +369,13 @@ async function main() {
   } catch (err) {
     await words;
     if (err instanceof CorsRefused) {
+      await loadRefusals().catch(() => {});  // the page's own files load (orUnsaid if not)
       document.body.dataset.state = "cors";
-      screen((again) => setTitle(t("page.corsTitle"), !again));
+      screen((again) => setTitle(orUnsaid(() => t("page.corsTitle")), !again));
       setStatus(() => replace(statusEl, el("div", { class: "refusal", role: "alert" },
-        el("p", {}, t("page.cannotLoad", { reason: say(err) })),
-        el("p", {}, tNodes("page.corsFix", { command: el("code", {},
-          `ldpsurvey serve … --allow-origin ${window.location.origin}`) })))));
+        el("p", {}, orUnsaid(() => t("page.cannotLoad", { reason: say(err) }))),
+        el("p", {}, orUnsaid(() => tNodes("page.corsFix", { command: el("code", {},
+          `ldpsurvey serve … --allow-origin ${window.location.origin}`) }))))));
       return;
     }
     if (err instanceof Unreachable) {

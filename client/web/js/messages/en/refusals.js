@@ -27,5 +27,15 @@ export default {
   "refusal.badHash": "The survey's claimed hash does not match its signed content.",
   "refusal.skipLogic": "This survey's skip logic is not one this page can follow: {detail}.",
   "refusal.unsupported": "This page cannot answer question {question}: {detail}",
-  "refusal.mismatch": "Question {question} asks for randomization that does not match the question and its ε: {detail}"
+  "refusal.mismatch": "Question {question} asks for randomization that does not match the question and its ε: {detail}",
+  "page.noSurvey": "This page's address names no survey.",
+  "page.corsTitle": "This page is not allowed to reach its survey server",
+  "page.cannotLoad": "Cannot load the survey: {reason}. Nothing was randomized or sent.",
+  "page.corsFix": "What the survey's operator must do: restart the survey server with {command} (the address this page is served from), then reload this page.",
+  "page.serverRefused": "The server did not give the survey: {reason}.",
+  "page.closed": "{status, select, closed {This survey is closed: it takes no more answers.} other {This survey is {status}: it takes no more answers.}}",
+  "page.storage": "This page cannot answer here: {reason}, so it could not keep your privacy ledger or resend a lost submission. Try a normal (not private) window or another browser.",
+  "page.answered": "You already answered this survey (version {version}) in this browser on {time}. Answering again would spend its privacy budget twice, so this page will not. (Clearing this site's data in the browser forgets this, and the signing key this page remembered.)",
+  "net.cors": "the survey server at {server} is running but does not allow pages served from {origin}",
+  "store.unavailable": "this browser does not let the page store its ledger ({cause})"
 };

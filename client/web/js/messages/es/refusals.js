@@ -27,5 +27,15 @@ export default {
   "refusal.badHash": "El hash que se declara para la encuesta no coincide con su contenido firmado.",
   "refusal.skipLogic": "Esta página no puede seguir la lógica de salto de esta encuesta: {detail}.",
   "refusal.unsupported": "Esta página no puede responder a la pregunta {question}: {detail}",
-  "refusal.mismatch": "La pregunta {question} pide una aleatorización que no corresponde a la pregunta y a su ε: {detail}"
+  "refusal.mismatch": "La pregunta {question} pide una aleatorización que no corresponde a la pregunta y a su ε: {detail}",
+  "page.noSurvey": "La dirección de esta página no indica ninguna encuesta.",
+  "page.corsTitle": "Esta página no tiene permiso para comunicarse con el servidor de la encuesta",
+  "page.cannotLoad": "No se puede cargar la encuesta: {reason}. No se ha aleatorizado ni enviado nada.",
+  "page.corsFix": "Lo que debe hacer quien gestiona la encuesta: reiniciar el servidor de la encuesta con {command} (la dirección desde la que se sirve esta página) y, después, volver a cargar esta página.",
+  "page.serverRefused": "El servidor no ha entregado la encuesta: {reason}.",
+  "page.closed": "{status, select, closed {Esta encuesta está cerrada: ya no admite más respuestas.} other {Esta encuesta está en estado «{status}»: ya no admite más respuestas.}}",
+  "page.storage": "Esta página no puede funcionar aquí: {reason}, así que no podría llevar el registro de su privacidad ni reenviar un envío perdido. Pruebe con una ventana normal (no privada) o con otro navegador.",
+  "page.answered": "Ya respondió a esta encuesta (versión {version}) en este navegador el {time}. Responder otra vez gastaría dos veces su presupuesto de privacidad, así que esta página no lo hará. (Si borra los datos de este sitio en el navegador, se olvidará esto y también la clave de firma que esta página recordaba).",
+  "net.cors": "el servidor de la encuesta en {server} está en marcha, pero no admite páginas servidas desde {origin}",
+  "store.unavailable": "este navegador no permite que la página guarde su registro ({cause})"
 };

@@ -27,5 +27,15 @@ export default {
   "refusal.badHash": "L'empreinte annoncée pour l'enquête ne correspond pas à son contenu signé.",
   "refusal.skipLogic": "Cette page ne peut pas suivre la logique de saut de cette enquête : {detail}.",
   "refusal.unsupported": "Cette page ne peut pas répondre à la question {question} : {detail}",
-  "refusal.mismatch": "La question {question} demande une randomisation qui ne correspond pas à la question et à son ε : {detail}"
+  "refusal.mismatch": "La question {question} demande une randomisation qui ne correspond pas à la question et à son ε : {detail}",
+  "page.noSurvey": "L'adresse de cette page n'indique aucune enquête.",
+  "page.corsTitle": "Cette page n'est pas autorisée à joindre le serveur de son enquête",
+  "page.cannotLoad": "Impossible de charger l'enquête : {reason}. Rien n'a été randomisé ni envoyé.",
+  "page.corsFix": "Ce que doit faire la personne qui gère l'enquête : redémarrer le serveur de l'enquête avec {command} (l'adresse d'où cette page est servie), puis recharger cette page.",
+  "page.serverRefused": "Le serveur n'a pas fourni l'enquête : {reason}.",
+  "page.closed": "{status, select, closed {Cette enquête est close : elle n'accepte plus de réponses.} other {Cette enquête est à l'état « {status} » : elle n'accepte plus de réponses.}}",
+  "page.storage": "Cette page ne peut pas fonctionner ici : {reason} ; elle ne pourrait donc ni tenir le registre de votre confidentialité ni renvoyer un envoi perdu. Essayez une fenêtre normale (non privée) ou un autre navigateur.",
+  "page.answered": "Vous avez déjà répondu à cette enquête (version {version}) dans ce navigateur le {time}. Y répondre une seconde fois dépenserait deux fois son budget de confidentialité : cette page ne le fera donc pas. (Effacer les données de ce site dans le navigateur fait oublier ceci, ainsi que la clé de signature que cette page a retenue.)",
+  "net.cors": "le serveur de l'enquête à {server} fonctionne, mais n'accepte pas les pages servies depuis {origin}",
+  "store.unavailable": "ce navigateur ne permet pas à la page de conserver son registre ({cause})"
 };
