@@ -1,9 +1,6 @@
-// The bytes Python would sign for a survey: shared/survey.py Survey.to_dict() written by
-// canonical_json (json.dumps with sort_keys, separators (",", ":"), ensure_ascii=False). The
-// CLI refuses a signed survey whose bytes are not exactly these (verify_manifest), so the page
-// re-derives them from the parsed survey and compares: whitespace, key order, unknown or
-// missing keys, an ε written as an integer, all differ. Unlike mechanisms.js canonicalJson
-// (integers only, for parameters), this writes Python floats, as repr() does.
+// The bytes Python signs for a survey (canonical_json(Survey.to_dict()), floats as repr()),
+// re-derived to compare with the signed bytes; mechanisms.js canonicalJson is the integers-only
+// one for parameters. docs/web.md, "What the page does" (2).
 
 /** A number Python holds as a float (written "1.0", not "1"). */
 export class PyFloat {

@@ -1,7 +1,5 @@
-// The total ε of everything this browser answered, before and with the survey being reviewed:
-// the plain sum of the ledger's charges (shared/composition.py at δ = 0), in the page's rounding.
-// The advanced composition bound and its δ are an opt-in of the CLI (`--budget-rule advanced`,
-// docs/composition.md); a respondent is shown the plain sum, which needs no δ.
+// The total ε this browser answered, before and with this survey: the plain sum of the ledger's
+// charges (no δ for a respondent). docs/composition.md.
 
 import { el } from "./dom.js";
 import { N, t } from "./i18n.js";

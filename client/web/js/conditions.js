@@ -1,12 +1,6 @@
-// Skip-logic conditions (`relevant`): the twin of shared/conditions.py, token for token.
-//
-//   const c = parseCondition(text, survey.questions, index);  // ConditionError when invalid
-//   c.evaluate(answers)   // answers: a Map or an object {question id: value}; absent or
-//                         // null/undefined = not asked or not answered
-//
-// The same grammar (contract 3), the same type checks in the same order, the same error kind,
-// position (0-based, in code points) and message; tests/web/condition_vectors.py proves it.
-// Never eval: a tokenizer and a recursive-descent parser.
+// Skip-logic conditions (`relevant`), the twin of shared/conditions.py token for token (the
+// same errors, positions and messages; tests/web/condition_vectors.py): parseCondition(text,
+// questions, index).evaluate(answers). Never eval. docs/skip-logic.md, "Writing conditions".
 
 export const MAX_DEPTH = 32;
 const MAX_INTEGER = 2n ** 53n - 1n;

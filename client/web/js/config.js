@@ -1,5 +1,3 @@
-// Where this page gets its survey. Empty when the aggregator serves the page at /s/<survey_id>:
-// the survey id comes from the page's path and the server is the page's own origin.
-// `ldpsurvey page export` replaces this file with the aggregator URL, the survey id and the
-// pinned fingerprint of the designer's signing key.
+// Where the page gets its survey: empty when the aggregator serves it at /s/<survey_id>;
+// `ldpsurvey page export` replaces this file (docs/web.md, "Two ways to host the page").
 export const config = {};

@@ -1,10 +1,6 @@
-// Checking a served survey before anything is answered: the browser twin of
-// shared/manifest.py verify_manifest (the ε policy is mechanisms.js checkPolicy, the pins and
-// versions trust.js).
-//
-// The signature is verified over the exact bytes the designer signed (`signed_bytes`, base64
-// of the canonical survey JSON), and the page parses only those bytes: the `survey` object the
-// server also sends is never read. Every refusal throws a Refusal before anything is randomized.
+// Checking a served survey before anything is answered, the twin of shared/manifest.py
+// verify_manifest: only the signed bytes are verified and parsed; every refusal throws a
+// Refusal. docs/web.md, "What the page does" (2).
 
 import { canonicalSurveyText } from "./canonical.js";
 import { Worded, quoted } from "./i18n.js";

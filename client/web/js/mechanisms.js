@@ -1,35 +1,6 @@
-// The exact randomizers of shared/mechanisms/, ported draw for draw for the respondent page.
-//
-//   const mech = mechanismFor(question);      // question: as in the verified canonical survey
-//   const report = mech.perturb(answer);       // the JSON value the Python client would send
-//   mech.describe().text                       // what the device does, in plain words
-//
-// `question` is one entry of survey.questions in the signed manifest (shared/survey.py
-// Question.to_dict): mechanism and params are already resolved there. `mechanismFor` re-derives
-// every parameter from the question's type, domain and ε exactly as shared/ does (BigInt
-// rationals, the same float steps where shared/ uses floats), re-checks the privacy loss in
-// exact arithmetic, and throws `ManifestMismatch` unless the manifest names that very
-// mechanism with those very parameters (what the Python client's verify_manifest refuses), or
-// `UnsupportedMechanism` for a mechanism this port does not know (the page must then refuse
-// the survey). Answers are the question's own values: true/false (binary), the option label
-// (categorical, ordinal), an integer Number or BigInt (integer). An invalid answer throws
-// `AnswerError`; nothing is clamped.
-//
-// Longitudinal surveys (a survey-level `series`) memoize, as client/hazmat_memo.py does:
-// pass `memo = {secret, series}` to perturb(answer, source, memo) for every question of such a
-// survey. `secret` is the device's 32-byte HAZMAT secret (a Uint8Array drawn once with
-// crypto.getRandomValues and kept in IndexedDB; never sent, never logged), `series` the
-// survey's series. The permanent value of a true answer is then drawn by the question's own
-// sampler from HMAC-SHA256(secret, "ldpsurvey/permanent-value/v1\0" + canonical JSON of
-// [series, question id, answer, permanent mechanism name, its params]) — identical to what
-// the Python client derives from the same secret — and, for a question with
-// `instantaneous_epsilon`, fresh noise from `source` is applied on top each round (RAPPOR's two
-// layers, shared/mechanisms/longitudinal.py); without it the permanent value is the report.
-// `answerTag(answer, memo)` gives the ledger's keyed tag for a distinct answer (charge its ε
-// once per distinct answer, as the CLI ledger does). Anyone holding the secret can recompute
-// which answer gives which permanent value: it is as sensitive as the answers. Clearing site
-// data loses it; a new secret draws new permanent values, so the longitudinal bound then
-// holds per secret only. Without a memo, both layers are drawn fresh (shared's perturb_index).
+// The exact randomizers of shared/mechanisms/, ported draw for draw: mechanismFor(question)
+// re-derives every parameter and re-checks ε (ManifestMismatch, UnsupportedMechanism),
+// perturb(answer, source, memo) draws a report. docs/browser-randomizers.md.
 
 import { expLower, Rational, rationalExpFloor, rationalFloor } from "./rational.js";
 import { bernoulli, choiceExcept, discreteLaplace, hmacSource, secureSource } from "./randomness.js";

@@ -1,14 +1,6 @@
-// Check-all-that-apply (multiselect) questions on the page: the four randomizers of
-// shared/mechanisms/ (option_rr.py, set_ue.py, psfo_grr.py, psfo_olh.py) ported draw for draw
-// (option_rr, set_ue and psfo_olh in set_cores.js, loaded only for a survey that names one),
-// their plain words (client/multiselect_words.py, the same strings), and the checkboxes.
-//
-// Loaded only for a survey with a multiselect question (optional.js); mechanisms.js builds the
-// cores here (`setCore`), form.js draws the checkboxes (`checkboxInputs`, `readChecked`).
-// An answer is a list of distinct option labels in any order ([] for none); inside, the sorted
-// indices of the options selected. Every parameter is re-derived from the question's options,
-// max_selected, required_min and ε in exact BigInt rationals and the privacy loss re-checked
-// for ANY two allowed answer sets, as shared/ does; a manifest that differs is refused.
+// Check-all-that-apply questions (loaded only for a survey with one): psfo_grr ported draw for
+// draw (option_rr, set_ue, psfo_olh: set_cores.js), its words, the checkboxes (form.js).
+// docs/multiselect.md, docs/browser-randomizers.md.
 
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";

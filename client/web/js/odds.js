@@ -1,11 +1,5 @@
-// Privacy in words a respondent understands: ε-local differential privacy means that anyone
-// who sees what the device sends can be at most e^ε times more sure of the real answer than
-// before (posterior odds over prior odds), which from 50/50 is at most e^ε/(1 + e^ε). The ε
-// itself is shown rounded (epsilonText), the same everywhere on the page.
-//
-// The numbers are formatted here and nowhere else (client/review.py has the twins, the same
-// strings), and every sentence is whole, with its numbers as placeholders (js/i18n.js: shown
-// per locale, the same digits).
+// Privacy in a respondent's words ("at most e^ε times more sure", from 50% to e^ε/(1 + e^ε)),
+// ε rounded up: the twins of client/review.py's strings. docs/web.md, "What the page does" (3).
 
 import { N, t } from "./i18n.js";
 

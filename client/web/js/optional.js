@@ -1,18 +1,6 @@
-// The modules only some surveys need, loaded with import() once the signed survey says so: a
-// survey without location questions never loads the location channel or the grid picker, and
-// one collected by a single server never loads the two-server flow, Prio3 or HPKE; one without
-// skip logic never loads the conditions' parser; one in a single language never loads the
-// translations' accessor (survey_text.js). The page weighs less for everyone else
-// (issue 32; tests/web/test_page_weight.py).
-//
-// manifest.js loads them (loadFor) after the signature and shape checks and before any
-// mechanism is built; the synchronous code that uses them (mechanisms.js, form.js, page.js)
-// takes them from `loaded`. A test or bench that builds a location mechanism without verifying a
-// survey first calls loadFor or loadAll itself (tests/web/conftest.py js_page does).
-//
-// The page's words come the same way (js/i18n.js): English's core part is built in; a mode's
-// words come with its code, and another language's words only once the page speaks it, each
-// part of them only if the page needs it.
+// The modules and catalogue parts only some surveys need, imported once the signed survey
+// says so (manifest.js loadFor, before any mechanism is built; synchronous code takes them from
+// `loaded`). docs/web.md, "Modules loaded on demand"; docs/languages.md, "The page".
 
 import { addWords, wordsLanguage } from "./i18n.js";
 import { CORE_MODULES, DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()

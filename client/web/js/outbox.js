@@ -1,9 +1,5 @@
-// Delivering stored submissions: the twin of client/outbox.py. A submission is stored before
-// the first attempt; a 2xx (including "duplicate": an earlier attempt did arrive) marks it sent,
-// a 4xx marks it failed with the server's reason, and a network error or 5xx leaves it pending.
-// A resend always sends the stored body: the same randomized reports and the same
-// submission_id, never new noise, so the server counts it exactly once (and its invite
-// code: invite.js).
+// Delivering stored submissions, the twin of client/outbox.py: a resend sends the stored body,
+// never new noise. docs/web.md, "The ledger and the outbox (IndexedDB)".
 
 import { Refused, Unreachable, postSubmission } from "./api.js";
 import { FAILED, INVITE, PENDING, SENT, records, updateRecord } from "./store.js";

@@ -1,14 +1,6 @@
-// Exact samplers over an injectable integer random source: a port of shared/randomness.py.
-//
-// A source is any object with `randbelow(n: bigint): bigint`, uniform in [0, n). Every report
-// that leaves the browser is drawn with `secureSource` (crypto.getRandomValues, the same
-// algorithm as Python's secrets.randbelow: k = bit length of n, draw k random bits, reject
-// while >= n); never Math.random. Tests inject `tapeSource` to replay the (n, value) draws the
-// Python client recorded: the port is proven by requesting the same n's in the same order and
-// returning the same report (tests/web/).
-//
-// Bulk draws (`randbelowMany`, `randbelowEach`) mean exactly that many sequential randbelow
-// calls; only the secure source takes a faster path (one getRandomValues call per batch).
+// Exact samplers over a source with randbelow(n: bigint), a port of shared/randomness.py. Every
+// report is drawn with secureSource (crypto.getRandomValues, secrets.randbelow's algorithm),
+// never Math.random; tests replay Python's draws (tapeSource). docs/browser-randomizers.md.
 
 import { bitLength, Rational } from "./rational.js";
 import { hmacSha256 } from "./sha256.js";

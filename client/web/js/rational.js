@@ -1,11 +1,6 @@
-// Exact rationals over BigInt, reduced to lowest terms exactly like Python's `Fraction`, and
-// the certified bounds of shared/exact.py (exp_lower, simplest_between, rational_exp_floor,
-// rational_floor).
-//
-// Why reduced like Fraction: a sampler asks its random source for randbelow(denominator), so
-// the browser and the Python client request the same draws only if every intermediate rational
-// has the same lowest-terms form. Floats never decide a probability here; they appear only
-// where shared/ itself uses floats (choosing the OLH bucket count, the subset size).
+// BigInt rationals reduced to lowest terms like Python's Fraction (samplers ask for
+// randbelow(denominator): the same lowest terms, the same draws) and shared/exact.py's certified
+// bounds. docs/browser-randomizers.md.
 
 const ZERO = 0n;
 const ONE = 1n;

@@ -1,9 +1,6 @@
-// SHA-256 and HMAC-SHA256 (FIPS 180-4, RFC 2104), synchronous, over Uint8Arrays.
-//
-// Synchronous because the memoized permanent value of a longitudinal question is drawn by the
-// exact samplers from an HMAC stream (randomness.js `hmacSource`, a port of
-// client/hazmat_memo.py), and those samplers call randbelow() synchronously; WebCrypto's
-// HMAC is asynchronous. Test vectors prove it matches Python's hashlib/hmac.
+// Synchronous SHA-256 and HMAC-SHA256 (FIPS 180-4, RFC 2104) for the memo stream of
+// longitudinal surveys: the samplers are synchronous, WebCrypto's HMAC is not.
+// docs/browser-randomizers.md, "Longitudinal surveys".
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

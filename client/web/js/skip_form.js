@@ -1,8 +1,6 @@
 // Skip logic in the form: a question is shown only while its condition holds on the answers
-// above it. Every change re-evaluates the conditions in order (a follow-up of a follow-up
-// follows too); a question that appears or disappears is announced in a polite live region,
-// and focus never moves on its own. A hidden question keeps what was entered (changing the
-// earlier answer back shows it again) but is not read: readAnswers leaves it out.
+// above it; a change is announced in a polite live region, focus never moves on its own, and a
+// hidden question keeps what was entered but is not read. docs/skip-logic.md.
 
 import { el } from "./dom.js";
 import { t } from "./i18n.js";

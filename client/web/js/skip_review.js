@@ -1,7 +1,5 @@
-// The review's words for skip logic (client/skip_review.py, character for character): the
-// chances of a question with a "not asked" value, a stored report of one, and what is said of
-// the questions that do not apply. Their messages are the catalogue's "skip" part, loaded with
-// the conditions' parser (optional.js): only a survey with skip logic says them.
+// The review's words for skip logic, client/skip_review.py's character for character (the
+// catalogue's "skip" part). docs/skip-logic.md, "What respondents see".
 
 import { N, quoted, t } from "./i18n.js";
 import { P, yesNoWords } from "./mechanisms.js";

@@ -1,8 +1,5 @@
-// What this browser remembers, in IndexedDB (per page origin): pinned signing keys and the
-// survey versions seen, the ledger of answered survey versions, the outbox of submissions
-// (pending until the server acknowledges them, then kept as receipts) and the device secret
-// that memoizes the permanent randomization of longitudinal surveys (mechanisms.js; as
-// sensitive as the answers, never sent). Clearing this site's data clears all of it.
+// What this browser remembers in IndexedDB: pinned keys and versions seen, the ledger, the
+// outbox, the memo secret. docs/web.md, "The ledger and the outbox (IndexedDB)".
 
 import { Worded } from "./i18n.js";
 

@@ -1,7 +1,5 @@
-// Whether this browser answers a verified survey at all: the key is the one pinned in the
-// exported page (like `respond --trust`) or, on the aggregator-served page, the one pinned on
-// first use for (server origin, survey id); a version seen before must have the same content,
-// no older version is accepted, and the ε must fit the page's limit. Mirrors client/trust.py.
+// Whether this browser answers a verified survey (the pinned key, versions seen, the ε limit):
+// the twin of client/trust.py. docs/web.md, "What the page does" (2).
 
 import { Refusal } from "./manifest.js";
 import { PolicyError, checkPolicy } from "./mechanisms.js";

@@ -1,7 +1,5 @@
-// A two-server survey's declared crosstabs as its uploads and the ε limit see them: each is a
-// key of its own in an upload and a noisy release of its own. Kept apart from upload.js (which
-// brings Prio3 and HPKE) because the page's trust checks need them for every two-server survey
-// and load nothing else of the two-server code statically (optional.js).
+// A two-server survey's declared crosstabs as its uploads and the ε limit see them; apart from
+// upload.js (Prio3, HPKE) because the trust checks need them for every two-server survey.
 
 export const crosstabKey = (spec) => `crosstab:${spec.rows}:${spec.cols}`;
 
