@@ -149,7 +149,7 @@ STATIC_IMPORT = re.compile(r'^\s*(?:import|export)\b[^;"\']*?\bfrom\s+"([^"]+)"'
                            r'|^\s*import\s+"([^"]+)"', re.M)
 DYNAMIC_IMPORT = re.compile(r'\bimport\("\./([^"]+)\.js"\)')
 OPTIONAL = {"location", "grid_picker", "hpke", "twoserver/flow", "twoserver/upload",
-            "twoserver/verify", "prio3/vdaf", "multiselect", "conditions"}
+            "twoserver/verify", "prio3/vdaf", "multiselect", "conditions", "sha256"}
 
 
 def static_imports(js: Path, start: str) -> set[str]:

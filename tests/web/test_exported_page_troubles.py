@@ -52,7 +52,7 @@ def test_an_unreachable_server_still_reads_as_offline_not_as_cors(deployment, pa
 
 def test_a_page_whose_code_fails_to_load_says_so(deployment, page):
     sid = deployment.new_survey()["id"]
-    page.route("**/js/sha256.js", lambda route: route.fulfill(status=404, body="missing"))
+    page.route("**/js/rational.js", lambda route: route.fulfill(status=404, body="missing"))
     page.goto(deployment.page_url(sid))
     page.wait_for_selector("body[data-state=error]")
     assert "code did not load" in page.locator("#status").inner_text()

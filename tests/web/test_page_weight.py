@@ -41,7 +41,9 @@ LOCATION_MODULES = ("js/location.js", "js/grid_picker.js", "js/geo_exp.js")
 TWO_SERVER_MODULES = ("js/twoserver/flow.js", "js/twoserver/upload.js", "js/twoserver/verify.js",
                       "js/hpke.js", "js/prio3/vdaf.js")
 OTHER_OPTIONAL = ("js/multiselect.js", "js/conditions.js",  # multiselect, skip logic
-                  "js/invite.js", "js/messages/en/invite.js")  # invite-only surveys
+                  "js/invite.js", "js/messages/en/invite.js",  # invite-only surveys
+                  "js/messages/en/refusals.js",  # refusals and the rare states' pages
+                  "js/sha256.js")  # the memo of a survey with a series
 # the randomizers' cores a plain survey (binary_rr, grr, geometric) does not name
 CORE_MODULES = ("js/bitmaps.js", "js/hashing.js", "js/ordinal.js", "js/asked_geometric.js",
                 "js/two_layer.js", "js/set_cores.js")
@@ -93,7 +95,7 @@ def test_a_sample_surveys_page_is_within_budget(deployment, page, sample):
     """The samples the project ships (shared/samples; `ldpsurvey demo` serves sensitive.toml,
     with a check-all-that-apply question; designs.toml names randomized-response designs) load
     only the cores and parts they name: within the same budget as a plain survey's page. Not
-    yet drug-use.toml (skip logic and multiselect: 210 kB raw, 74 kB gzipped) nor the
+    yet drug-use.toml (skip logic and multiselect: 203 kB raw, 71 kB gzipped) nor the
     two-server samples (bench/bench_page.py prints every sample's weight)."""
     data = {**tomllib.loads((SAMPLES / f"{sample}.toml").read_text()), "id": f"weight-{sample}"}
     deployment.server.publish(data, deployment.key, deployment.token)
@@ -103,7 +105,8 @@ def test_a_sample_surveys_page_is_within_budget(deployment, page, sample):
     assert raw <= BUDGET_RAW, f"{raw:,} bytes raw"
     assert wire <= BUDGET_GZIP, f"{wire:,} bytes on the wire"
     assert not set(files) & {*LOCATION_MODULES, *TWO_SERVER_MODULES, "js/conditions.js",
-                             "js/hashing.js", "js/set_cores.js"}, sorted(files)
+                             "js/hashing.js", "js/set_cores.js", "js/sha256.js",
+                             "js/messages/en/refusals.js"}, sorted(files)
     assert page.problems == []
 
 

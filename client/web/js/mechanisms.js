@@ -4,7 +4,6 @@
 
 import { expLower, Rational, rationalExpFloor, rationalFloor } from "./rational.js";
 import { bernoulli, choiceExcept, discreteLaplace, hmacSource, secureSource } from "./randomness.js";
-import { hmacSha256, toHex } from "./sha256.js";
 import { loaded } from "./optional.js";  // the cores and modules only some surveys need
 import { N, Worded, quoted, t } from "./i18n.js";
 import { epsilonText } from "./odds.js";
@@ -480,13 +479,15 @@ export function mechanismFor(question, { notAsked = false } = {}) {
       const index = encode(answer);
       if (memo === undefined || memo === null) return core.perturbIndex(index, source);
       const permanentValue = permanent.perturbIndex(
-        index, hmacSource(memo.secret, memoMessage(PERMANENT_DOMAIN, answer, memo)));
+        index, hmacSource(memo.secret, memoMessage(PERMANENT_DOMAIN, answer, memo),
+                          loaded("sha256").hmacSha256));
       if (core === permanent) return permanentValue;
       return core.instantaneous.perturbIndex(permanent.indexOf(permanentValue), source);
     },
     /** The ledger's keyed tag of a distinct answer in a series (hazmat_memo.answer_tag). */
     answerTag(answer, memo) {
       encode(answer);
+      const { hmacSha256, toHex } = loaded("sha256");  // a survey with a series (optional.js)
       return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, answer, memo))).slice(0, 32);
     },
     /** What the device does to an answer, in plain words, with the probabilities as Numbers

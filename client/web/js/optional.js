@@ -26,6 +26,7 @@ const IMPORTS = Object.freeze({
   geoExp: () => import("./geo_exp.js"),
   twoLayer: () => import("./two_layer.js"),
   setCores: () => import("./set_cores.js"),
+  sha256: () => import("./sha256.js"),  // the memo of a survey with a series
   twoServerSets: () => import("./twoserver/multiselect.js"),
 });
 
@@ -119,6 +120,7 @@ export function needed(survey) {
     if (names.includes("multiselect")) names.push("twoServerSets");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
+  if (survey.series != null) names.push("sha256");
   for (const q of survey.questions) {
     if (q && Object.hasOwn(CORE_MODULES, q.mechanism)) names.push(CORE_MODULES[q.mechanism]);
     if (q && q.instantaneous_epsilon != null) names.push("twoLayer");

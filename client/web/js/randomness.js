@@ -3,7 +3,6 @@
 // never Math.random; tests replay Python's draws (tapeSource). docs/browser-randomizers.md.
 
 import { bitLength, Rational } from "./rational.js";
-import { hmacSha256 } from "./sha256.js";
 
 const POOL_WORDS = 2048;
 const pool = new Uint32Array(POOL_WORDS);
@@ -178,9 +177,10 @@ export function discreteLaplace(rate, source) {
  * HAZMAT. A deterministic source: HMAC-SHA256(key, message || 8-byte big-endian counter)
  * blocks, `randbelow(n)` taking bit_length(n - 1) bits (big-endian bytes, masked) and
  * rejecting >= n, as client/hazmat_memo.py's HmacSource. Used only to draw a memoized
- * permanent value; anyone with the key can recompute it for every answer.
+ * permanent value; anyone with the key can recompute it for every answer. `hmacSha256` is
+ * sha256.js's, loaded only for a survey with a series (optional.js).
  */
-export function hmacSource(key, message) {
+export function hmacSource(key, message, hmacSha256) {
   let counter = 0n;
   let buffer = new Uint8Array(0);
   function take(count) {

@@ -84,5 +84,6 @@ export default {
   "refusal.noCode": "This page could not load the code this survey needs (the connection dropped, or a file is missing from this copy of the page). Reload the page to try again.",
   "net.offline": "this device is offline",
   "net.down": "the survey server cannot be reached (offline, or the server is down?)",
+  "net.cors": "the survey server at {server} is running but does not allow pages served from {origin}",
   "net.problem": "the server had a problem ({message})"
 };

@@ -36,6 +36,5 @@ export default {
   "page.closed": "{status, select, closed {This survey is closed: it takes no more answers.} other {This survey is {status}: it takes no more answers.}}",
   "page.storage": "This page cannot answer here: {reason}, so it could not keep your privacy ledger or resend a lost submission. Try a normal (not private) window or another browser.",
   "page.answered": "You already answered this survey (version {version}) in this browser on {time}. Answering again would spend its privacy budget twice, so this page will not. (Clearing this site's data in the browser forgets this, and the signing key this page remembered.)",
-  "net.cors": "the survey server at {server} is running but does not allow pages served from {origin}",
   "store.unavailable": "this browser does not let the page store its ledger ({cause})"
 };

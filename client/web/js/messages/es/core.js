@@ -84,5 +84,6 @@ export default {
   "refusal.noCode": "Esta página no ha podido cargar el código que necesita esta encuesta (se cortó la conexión, o falta un archivo en esta copia de la página). Vuelva a cargar la página para intentarlo de nuevo.",
   "net.offline": "este dispositivo no tiene conexión",
   "net.down": "no se puede contactar con el servidor de la encuesta (¿sin conexión, o el servidor está caído?)",
+  "net.cors": "el servidor de la encuesta en {server} está en marcha, pero no admite páginas servidas desde {origin}",
   "net.problem": "el servidor ha tenido un problema ({message})"
 };

@@ -36,6 +36,5 @@ export default {
   "page.closed": "{status, select, closed {Esta encuesta está cerrada: ya no admite más respuestas.} other {Esta encuesta está en estado «{status}»: ya no admite más respuestas.}}",
   "page.storage": "Esta página no puede funcionar aquí: {reason}, así que no podría llevar el registro de su privacidad ni reenviar un envío perdido. Pruebe con una ventana normal (no privada) o con otro navegador.",
   "page.answered": "Ya respondió a esta encuesta (versión {version}) en este navegador el {time}. Responder otra vez gastaría dos veces su presupuesto de privacidad, así que esta página no lo hará. (Si borra los datos de este sitio en el navegador, se olvidará esto y también la clave de firma que esta página recordaba).",
-  "net.cors": "el servidor de la encuesta en {server} está en marcha, pero no admite páginas servidas desde {origin}",
   "store.unavailable": "este navegador no permite que la página guarde su registro ({cause})"
 };

@@ -84,5 +84,6 @@ export default {
   "refusal.noCode": "Cette page n'a pas pu charger le code dont cette enquête a besoin (la connexion a été coupée, ou un fichier manque dans cette copie de la page). Rechargez la page pour réessayer.",
   "net.offline": "cet appareil est hors ligne",
   "net.down": "le serveur de l'enquête est injoignable (hors ligne, ou serveur arrêté ?)",
+  "net.cors": "le serveur de l'enquête à {server} fonctionne, mais n'accepte pas les pages servies depuis {origin}",
   "net.problem": "le serveur a rencontré un problème ({message})"
 };

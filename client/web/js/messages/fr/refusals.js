@@ -36,6 +36,5 @@ export default {
   "page.closed": "{status, select, closed {Cette enquête est close : elle n'accepte plus de réponses.} other {Cette enquête est à l'état « {status} » : elle n'accepte plus de réponses.}}",
   "page.storage": "Cette page ne peut pas fonctionner ici : {reason} ; elle ne pourrait donc ni tenir le registre de votre confidentialité ni renvoyer un envoi perdu. Essayez une fenêtre normale (non privée) ou un autre navigateur.",
   "page.answered": "Vous avez déjà répondu à cette enquête (version {version}) dans ce navigateur le {time}. Y répondre une seconde fois dépenserait deux fois son budget de confidentialité : cette page ne le fera donc pas. (Effacer les données de ce site dans le navigateur fait oublier ceci, ainsi que la clé de signature que cette page a retenue.)",
-  "net.cors": "le serveur de l'enquête à {server} fonctionne, mais n'accepte pas les pages servies depuis {origin}",
   "store.unavailable": "ce navigateur ne permet pas à la page de conserver son registre ({cause})"
 };
