@@ -95,7 +95,7 @@ def test_a_sample_surveys_page_is_within_budget(deployment, page, sample):
     """The samples the project ships (shared/samples; `ldpsurvey demo` serves sensitive.toml,
     with a check-all-that-apply question; designs.toml names randomized-response designs) load
     only the cores and parts they name: within the same budget as a plain survey's page. Not
-    yet drug-use.toml (skip logic and multiselect: 203 kB raw, 71 kB gzipped) nor the
+    yet drug-use.toml (skip logic and multiselect: 199 kB raw, 69 kB gzipped) nor the
     two-server samples (bench/bench_page.py prints every sample's weight)."""
     data = {**tomllib.loads((SAMPLES / f"{sample}.toml").read_text()), "id": f"weight-{sample}"}
     deployment.server.publish(data, deployment.key, deployment.token)
