@@ -29,6 +29,7 @@ n = ceil((a + sqrt(a² + 4·b·v))/(2v)) with v = (m/z)².
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +94,22 @@ def respondents_for(per_report: float, noise: float, margin: float, confidence: 
 
 def margin_at(per_report: float, noise: float, n: int, confidence: float) -> float:
     return z_value(confidence) * math.sqrt(per_report / n + noise / n**2)
+
+
+def mode_rows(pairs: Sequence[tuple[str, str, float | None, float, float]], epsilon: float,
+              margin: float | None, n: int | None, confidence: float) -> list[ModeRow]:
+    """One row per (mode, mechanism, local ε, per-report a, noise b): the respondents a
+    margin needs, or the margin n respondents give (check_target has required one of them)."""
+    rows = []
+    for mode, mech, local, a, b in pairs:
+        if margin is not None:
+            rows.append(ModeRow(mode, mech, epsilon, local, a, b,
+                                respondents_for(a, b, margin, confidence), margin))
+        else:
+            assert n is not None
+            rows.append(ModeRow(mode, mech, epsilon, local, a, b, n,
+                                margin_at(a, b, n, confidence)))
+    return rows
 
 
 # --- per-report worst cases --------------------------------------------------------------------
@@ -180,15 +197,7 @@ def compare_modes(question_type: str, k: int, epsilon: float, *,
             best = min((design_worst(local_design(name, question_type, k, local_epsilon),
                                      plan.variance), name) for name in names)
             pairs.append((TWO_SERVER_LOCAL, best[1], float(local_epsilon), *best[0]))
-    rows = []
-    for mode, mech, local, a, b in pairs:
-        if margin is not None:
-            rows.append(ModeRow(mode, mech, eps, local, a, b,
-                                respondents_for(a, b, margin, confidence), margin))
-        else:
-            assert n is not None
-            rows.append(ModeRow(mode, mech, eps, local, a, b, n,
-                                margin_at(a, b, n, confidence)))
+    rows = mode_rows(pairs, eps, margin, n, confidence)
     return ModeComparison(question, question_type, k, eps, confidence,
                           "answer units" if question_type == "integer" else "proportion", rows)
 

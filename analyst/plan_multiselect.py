@@ -112,9 +112,7 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
         TWO_SERVER,
         TWO_SERVER_LOCAL,
         ModeComparison,
-        ModeRow,
-        margin_at,
-        respondents_for,
+        mode_rows,
     )
 
     check_target(margin, n, confidence)
@@ -146,15 +144,7 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
             options.append((option_worst(p, q), noise, name))
         a, b, name = min(options)
         pairs.append((TWO_SERVER_LOCAL, name, float(local_epsilon), a, b))
-    rows = []
-    for mode, mech, local, a, b in pairs:
-        if margin is not None:
-            rows.append(ModeRow(mode, mech, eps, local, a, b,
-                                respondents_for(a, b, margin, confidence), margin))
-        else:
-            assert n is not None
-            rows.append(ModeRow(mode, mech, eps, local, a, b, n,
-                                margin_at(a, b, n, confidence)))
+    rows = mode_rows(pairs, eps, margin, n, confidence)
     return ModeComparison(question, "multiselect", own.k, eps, confidence, "proportion", rows)
 
 

@@ -132,9 +132,7 @@ def compare_not_asked_integer(question: Question, *, margin: float | None, n: in
         TWO_SERVER,
         TWO_SERVER_LOCAL,
         ModeComparison,
-        ModeRow,
-        margin_at,
-        respondents_for,
+        mode_rows,
     )
     from .planner import check_target
 
@@ -163,13 +161,6 @@ def compare_not_asked_integer(question: Question, *, margin: float | None, n: in
         sigma2 = noise_plan("asked_pair", eps, scale + hi - lo).variance
         noise = SERVERS * sigma2 * (1 + h2 / (scale * (p - q)) ** 2) / asked**2
         pairs.append((TWO_SERVER_LOCAL, AskedGeometric.name, float(local), per_report, noise))
-    rows = []
-    for mode, mech, eps0, a, b in pairs:
-        if margin is not None:
-            rows.append(ModeRow(mode, mech, eps, eps0, a, b,
-                                respondents_for(a, b, margin, confidence), margin))
-        else:
-            assert n is not None
-            rows.append(ModeRow(mode, mech, eps, eps0, a, b, n, margin_at(a, b, n, confidence)))
+    rows = mode_rows(pairs, eps, margin, n, confidence)
     return ModeComparison(question.id, f"integer, mean among the {asked:.0%} asked", k, eps,
                           confidence, "answer units", rows)
