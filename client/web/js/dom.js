@@ -18,3 +18,14 @@ export function el(tag, attrs = {}, ...children) {
 export function replace(container, ...children) {
   container.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined));
 }
+
+const adopted = new Set();
+
+/** Adds a lazily loaded module's CSS to the document, once, as a constructed style sheet. */
+export function adoptStyle(css) {
+  if (adopted.has(css)) return;
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  adopted.add(css);
+}

@@ -14,7 +14,7 @@
 // (an SVG outline and name per region, not in the way of taps), so even a grid without a
 // background image reads as a map.
 
-import { el } from "./dom.js";
+import { adoptStyle, el } from "./dom.js";
 import { N, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";  // the SVG namespace: an identifier, never fetched
@@ -45,15 +45,6 @@ const STYLE = `
                font-weight: 600; }
 .region-go { min-height: 44px; margin-block: 0.25rem; margin-inline: 0 0.5rem; }
 `;
-let styled = false;
-
-function adoptStyle() {
-  if (styled) return;
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(STYLE);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-  styled = true;
-}
 
 /** "Row 3, column 5" (and the regions that hold it). */
 export function cellText(q, label) {
@@ -66,7 +57,7 @@ export function cellText(q, label) {
 
 /** The picker for question `q`; its value is read back by `readCell`. */
 export function gridInputs(q, name, describedBy) {
-  adoptStyle();
+  adoptStyle(STYLE);
   const { rows, cols, cell_km: km } = q.grid;
   const hidden = el("input", { type: "hidden", name, value: "" });
   const chosen = el("p", { class: "cell-choice", id: `${name}-chosen`, "aria-live": "polite" },

@@ -15,7 +15,7 @@
 //   again. A refusal whose reason is other_code (the server holds this very submission id,
 //   bound to another code) means it was delivered: outbox.js marks it sent.
 
-import { el, replace } from "./dom.js";
+import { adoptStyle, el, replace } from "./dom.js";
 import { t, tNodes } from "./i18n.js";
 import { deliver } from "./outbox.js";
 import { PENDING, updateRecord } from "./store.js";
@@ -35,17 +35,8 @@ let fromLink = null;  // the code the link carried
 let inviteOnly = false;
 let typed = "";  // what the field holds, kept when the page is drawn again in another language
 let field = null;  // {input, error} of the field above the questions, while shown
-let styled = false;
 let page = null;  // page.js's {setTitle, setStatus, status, showDelivery, fail, statusEl}
 let refusedShown = false;  // the page's title says that the code was refused
-
-function adoptStyle() {
-  if (styled) return;
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(STYLE);
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-  styled = true;
-}
 
 function session(action) {
   try {
@@ -107,7 +98,7 @@ export function stored() {
 const mode = (twoServer) => ({ mode: twoServer ? "two" : "one" });
 
 function codeInput(id, describedBy, value) {
-  adoptStyle();
+  adoptStyle(STYLE);
   return el("input", { type: "text", id, class: "code", value, autocomplete: "off",
                        autocapitalize: "none", autocorrect: "off", spellcheck: "false",
                        maxlength: 300, "aria-describedby": describedBy });
