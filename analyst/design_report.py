@@ -33,12 +33,19 @@ def progress(message: str) -> None:
     click.echo(message, err=True)
 
 
+def check_language(source: DesignSource, lang: LanguageRequest | None) -> None:
+    """Refuse a --lang the survey lacks before the weighting, which is the long part at 10^6."""
+    if lang is not None:
+        lang.language(source.version().survey)
+
+
 def design_report_text(source: DesignSource, options: DesignOptions, fmt: str,
                        confidence: float, lang: LanguageRequest | None = None) -> str:
     """The design-based report of a survey version in one format (labelled in `lang`, a
     --lang request, when given)."""
     from .reports.model import Report, render
 
+    check_language(source, lang)
     w = weighted(source, options, progress)
     unweighted = source.estimates(confidence)
     document = estimate_document(w, confidence, unweighted)
@@ -52,6 +59,7 @@ def design_subgroup_text(source: DesignSource, options: DesignOptions, fmt: str,
     """The design-based subgroup report of a disclosed question in one format."""
     from .reports.subgroups import render_subgroups
 
+    check_language(source, lang)
     w = weighted(source, options, progress)
     document: dict[str, Any] = subgroup_document(w, by, confidence, bins)
     return render_subgroups(w.version.survey, document, fmt,
@@ -71,6 +79,7 @@ def design_crosstab_text(source: DesignSource, options: DesignOptions, fmt: str,
     from .reports.crosstab_view import CrosstabReport, render_crosstab
 
     version = source.version()
+    check_language(source, lang)
     if bins is not None:
         row_bins, col_bins = survey_pair_bins(version.compiled.survey, pair,
                                               ",".join(map(str, bins)))
