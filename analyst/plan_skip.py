@@ -62,8 +62,10 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
         name = AskedGeometric.name
         rows = [_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
                      confidence, True, question.mechanism == name),
-                _row(f"geometric {PUBLIC}", Geometric.noise_variance(k, question.epsilon)
-                     / asked, margin, n, confidence, False)]
+                # the same sampling spread as asked_geometric's bound, (Δ/2)² among those asked
+                _row(f"geometric {PUBLIC}", (Geometric.noise_variance(k, question.epsilon)
+                                             + ((k - 1) / 2) ** 2) / asked,
+                     margin, n, confidence, False)]
         return QuestionPlan(question=question.id, question_type="integer", k=k,
                             epsilon=question.epsilon, confidence=confidence, rows=rows,
                             margin_unit="answer units")

@@ -152,3 +152,25 @@ def test_every_report_format_shows_not_asked_and_among_those_asked(report: Repor
     assert "| asked_option | weekly |" in md and "| asked_mean | mean |" in md
     html = render(report, "html")
     assert html.count("<h3>Among those asked</h3>") == 2
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0, 20.0])
+def test_plan_of_a_hidden_integer_compares_like_with_like(epsilon: float) -> None:
+    """The public-condition row of a hidden integer question carries the same sampling spread
+    ((Δ/2)² among those asked) as asked_geometric's bound: hiding the skip pattern costs its
+    extra noise and asked bit, never less than nothing, and almost nothing at a large ε (where
+    both are the sampling spread alone)."""
+    from ldpsurvey.analyst.plan_skip import plan_not_asked
+    from ldpsurvey.shared.mechanisms.geometric import Geometric
+
+    survey = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [
+        {"id": "gate", "text": "Gate?", "type": "binary", "epsilon": 1.0},
+        {"id": "days", "text": "Days?", "type": "integer", "min": 0, "max": 30,
+         "epsilon": epsilon, "relevant": "gate"}]})
+    plan = plan_not_asked(survey.questions[1], margin=None, n=1000, confidence=0.95,
+                          asked=0.4)
+    hidden, public = (row.variance_one for row in plan.rows)
+    assert public == pytest.approx((Geometric.noise_variance(31, epsilon) + 15**2) / 0.4)
+    assert hidden >= public
+    if epsilon == 20.0:
+        assert hidden / public < 1.05
