@@ -10,7 +10,7 @@ import click
 
 from ..shared.errors import ReportRenderError
 from .design_cli import design_options, options_from
-from .reports.language import language_tag, request
+from .reports.language import LanguageRequest, language_tag, request
 from .reports.regression_format import REGRESSION_FORMATS, render_regression
 from .source_options import source_options
 
@@ -52,10 +52,11 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
     if server_url is not None and not token:
         raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
     options = options_from(design)
+    wanted = request(lang)
     click.echo(f"fitting {outcome} on {covariates or 'an intercept'}...", err=True)
     if options is not None:
         doc, survey = _design_based(server_url, db_path, survey_id, version, token, outcome, level,
-                            covariates, confidence, timeout, options)
+                                    covariates, confidence, timeout, options, wanted)
     elif server_url is not None:
         assert token is not None
         doc, survey = _fetch(server_url, survey_id, token, outcome, level, covariates,
@@ -63,8 +64,7 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
     else:
         assert db_path is not None
         doc, survey = _from_db(db_path, survey_id, outcome, level, covariates, confidence,
-                               version)
-    wanted = request(lang)
+                               version, wanted)
     text = render_regression(doc, fmt, survey,
                              None if wanted is None else wanted.language(survey))
     if out_path is None:
@@ -79,16 +79,18 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
 
 def _design_based(server_url: str | None, db_path: str | None, survey_id: str,
                   version: int | None, token: str | None, outcome: str, level: str | None,
-                  covariates: str, confidence: float, timeout: float, options: Any
-                  ) -> tuple[Any, Any]:
-    """(design-based regression document, the survey of its version)."""
+                  covariates: str, confidence: float, timeout: float, options: Any,
+                  wanted: LanguageRequest | None) -> tuple[Any, Any]:
+    """(design-based regression document, the survey of its version); a --lang the survey
+    lacks is refused before the weighting."""
     from ..server import regression
     from .design_estimates import weighted
     from .design_regress import design_regression
-    from .design_report import design_source, progress
+    from .design_report import check_language, design_source, progress
 
     spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
+        check_language(source, wanted)
         w = weighted(source, options, progress)
         return design_regression(w, spec, confidence, progress), w.version.survey
 
@@ -109,11 +111,17 @@ def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str
 
 
 def _from_db(target: str, survey_id: str, outcome: str, level: str | None, covariates: str,
-             confidence: float, version: int | None) -> tuple[Any, Any]:
+             confidence: float, version: int | None, wanted: LanguageRequest | None
+             ) -> tuple[Any, Any]:
+    """(regression document, the survey of its version) from a store; a --lang the survey
+    lacks is refused before the fit."""
     from ..server import regression, surveys
     from .reports.sources import read_only_store
 
     with read_only_store(target) as store:
+        survey = surveys.get(store, survey_id, version).manifest["survey"]
+        if wanted is not None:
+            wanted.language(survey)
         spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
         doc = regression.regression(store, survey_id, version, spec, confidence)
         return doc, surveys.get(store, survey_id, doc["version"]).manifest["survey"]

@@ -174,7 +174,8 @@ def test_regressions_name_questions_in_spanish(database: Path, kind: str) -> Non
     ("report", "--weighted", "--by", "sex"), ("report", "--weighted", "--crosstab", "mood",
                                               "region", "--format", "html"),
     ("regress", "--outcome", "smoker", "--covariates", "region"),
-    ("regress", "--outcome", "smoker", "--covariates", "region", "--format", "json")])
+    ("regress", "--outcome", "smoker", "--covariates", "region", "--format", "json"),
+    ("regress", "--outcome", "smoker", "--covariates", "region", "--weighted")])
 def test_a_language_the_survey_lacks_is_a_one_line_error(database: Path,
                                                         command: tuple[str, ...]) -> None:
     out = database.parent / "report.out"
@@ -185,8 +186,8 @@ def test_a_language_the_survey_lacks_is_a_one_line_error(database: Path,
     error = "Error: --lang: survey 'wave-es' has no text in 'de'; its languages: en, es"
     if command[0] == "report":  # the one line, before any weighting (progress on stderr)
         assert result.stderr.splitlines() == [error]
-    else:  # regress says what it fits first
-        assert result.stderr.splitlines()[-1] == error
+    else:  # regress says what it fits, then refuses before fitting or weighting
+        assert result.stderr.splitlines() == ["fitting smoker on region...", error]
 
 
 @pytest.mark.parametrize("command", [
