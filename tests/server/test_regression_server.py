@@ -303,19 +303,24 @@ def test_linear_fit_refused_when_the_corrected_moments_are_not_positive_definite
     assert len(error_lines) == 1 and "Traceback" not in result.output
 
 
+def hidden_follow_up() -> tuple[dict[str, Any], dict[str, Any]]:
+    """(questions, mechanisms) of a disclosed 'sex', a randomized gate 'user' and the yes/no
+    follow-up 'freq' asked only when the gate is yes (skip logic: 'freq' has "not asked")."""
+    survey = Survey.from_dict({"id": "skips", "title": "Skips", "version": 1, "questions": [
+        {"id": "sex", "text": "Male?", "type": "binary", "disclosed": True},
+        {"id": "user", "text": "Ever used?", "type": "binary", "epsilon": 1.0},
+        {"id": "freq", "text": "Daily?", "type": "binary", "epsilon": 2.0,
+         "relevant": "user"}]})
+    return ({q.id: q for q in survey.questions},
+            {q.id: mechanism_for(q) for q in survey.questions})
+
+
 def test_a_hidden_yes_no_covariate_names_its_not_asked_level() -> None:
     """A yes/no follow-up whose condition reads a randomized answer has a third value, "not
     asked" (skip logic): its dummy is named so, not a second 'freq=yes'."""
     from ldpsurvey.server.regression import Spec, fit_columns
 
-    data = {"id": "skips", "title": "Skips", "version": 1, "questions": [
-        {"id": "sex", "text": "Male?", "type": "binary", "disclosed": True},
-        {"id": "user", "text": "Ever used?", "type": "binary", "epsilon": 1.0},
-        {"id": "freq", "text": "Daily?", "type": "binary", "epsilon": 2.0,
-         "relevant": "user"}]}
-    survey = Survey.from_dict(data)
-    questions = {q.id: q for q in survey.questions}
-    mechs = {q.id: mechanism_for(q) for q in survey.questions}
+    questions, mechs = hidden_follow_up()
     rng = np.random.default_rng(4)
     freq = rng.choice(3, size=2000, p=[0.3, 0.2, 0.5])  # no, yes, not asked
     columns = [rng.integers(0, 2, 2000), mechs["freq"].perturb_many(freq, rng)]
@@ -330,14 +335,7 @@ def test_a_hidden_yes_no_outcome_says_not_asked_counts_as_the_rest() -> None:
     those asked."""
     from ldpsurvey.server.regression import Spec, fit_columns
 
-    data = {"id": "skips", "title": "Skips", "version": 1, "questions": [
-        {"id": "sex", "text": "Male?", "type": "binary", "disclosed": True},
-        {"id": "user", "text": "Ever used?", "type": "binary", "epsilon": 1.0},
-        {"id": "freq", "text": "Daily?", "type": "binary", "epsilon": 2.0,
-         "relevant": "user"}]}
-    survey = Survey.from_dict(data)
-    questions = {q.id: q for q in survey.questions}
-    mechs = {q.id: mechanism_for(q) for q in survey.questions}
+    questions, mechs = hidden_follow_up()
     rng = np.random.default_rng(5)
     freq = rng.choice(3, size=2000, p=[0.3, 0.2, 0.5])  # no, yes, not asked
     columns = [mechs["freq"].perturb_many(freq, rng), rng.integers(0, 2, 2000)]
