@@ -159,19 +159,17 @@ def leader(tmp_path: Path) -> Any:
     return client
 
 
-def test_the_leader_accepts_the_example_and_both_halves_prepare(leader: Any) -> None:
-    response = leader.post("/api/surveys/example/two-server/uploads", json=EXAMPLE["body"])
-    assert response.status_code == 201, response.get_json()
-    assert response.get_json() == {"submission_id": EXAMPLE["body"]["submission_id"],
-                                   "duplicate": False}
-    survey = Survey.from_dict(EXAMPLE["survey"])
+def prepared_totals(example: dict[str, Any], survey: Survey) -> dict[str, tuple[Any, list[int]]]:
+    """Per key of a documented upload: (its encoding, the sum of the two servers' output
+    shares), after each half is opened with its documented private key and both prepare."""
     encs = encoding.encodings(survey)
-    parsed = upload.parse_upload(EXAMPLE["body"], set(encs))
+    parsed = upload.parse_upload(example["body"], set(encs))
     opened = [upload.open_half(
         parsed.leader_share if role == "leader" else parsed.helper_share,
-        X25519PrivateKey.from_private_bytes(bytes.fromhex(EXAMPLE[f"{role}_private_key"])),
+        X25519PrivateKey.from_private_bytes(bytes.fromhex(example[f"{role}_private_key"])),
         survey.id, survey.version, parsed.report_id, role, set(parsed.public_shares))
         for role in ("leader", "helper")]
+    totals = {}
     for key, enc in encs.items():
         ctx = encoding.ctx(survey, key)
         states, shares = zip(*(vdaf.prep_init(enc, bytes(32), ctx, agg, parsed.report_id,
@@ -179,7 +177,17 @@ def test_the_leader_accepts_the_example_and_both_halves_prepare(leader: Any) -> 
                                for agg in (vdaf.LEADER, vdaf.HELPER)), strict=True)
         message = vdaf.combine(enc, ctx, list(shares))
         outputs = [vdaf.finish(enc, ctx, state, message) for state in states]
-        total = [(a + b) % vdaf.modulus(enc) for a, b in zip(*outputs, strict=True)]
+        totals[key] = (enc, [(a + b) % vdaf.modulus(enc) for a, b in zip(*outputs, strict=True)])
+    return totals
+
+
+def test_the_leader_accepts_the_example_and_both_halves_prepare(leader: Any) -> None:
+    response = leader.post("/api/surveys/example/two-server/uploads", json=EXAMPLE["body"])
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json() == {"submission_id": EXAMPLE["body"]["submission_id"],
+                                   "duplicate": False}
+    survey = Survey.from_dict(EXAMPLE["survey"])
+    for key, (enc, total) in prepared_totals(EXAMPLE, survey).items():
         expected = EXAMPLE["keys"][key]["measurement"]
         assert total == ([1 if i == expected else 0 for i in range(enc.length)]
                          if enc.kind == "histogram" else [expected])
@@ -270,21 +278,7 @@ def test_the_leader_accepts_the_skip_example_and_the_pair_prepares(tmp_path: Pat
     response = client.post(f"/api/surveys/{survey.id}/two-server/uploads",
                            json=SKIP_EXAMPLE["body"])
     assert response.status_code == 201, response.get_json()
-    encs = encoding.encodings(survey)
-    parsed = upload.parse_upload(SKIP_EXAMPLE["body"], set(encs))
-    opened = [upload.open_half(
-        parsed.leader_share if role == "leader" else parsed.helper_share,
-        X25519PrivateKey.from_private_bytes(bytes.fromhex(SKIP_EXAMPLE[f"{role}_private_key"])),
-        survey.id, survey.version, parsed.report_id, role, set(parsed.public_shares))
-        for role in ("leader", "helper")]
-    for key, enc in encs.items():
-        ctx = encoding.ctx(survey, key)
-        states, shares = zip(*(vdaf.prep_init(enc, bytes(32), ctx, agg, parsed.report_id,
-                                              parsed.public_shares[key], opened[agg][key])
-                               for agg in (vdaf.LEADER, vdaf.HELPER)), strict=True)
-        message = vdaf.combine(enc, ctx, list(shares))
-        outputs = [vdaf.finish(enc, ctx, state, message) for state in states]
-        total = [(a + b) % vdaf.modulus(enc) for a, b in zip(*outputs, strict=True)]
+    for key, (enc, total) in prepared_totals(SKIP_EXAMPLE, survey).items():
         expected = SKIP_EXAMPLE["keys"][key]["measurement"]
         if enc.kind == "asked_pair":  # the servers scale the bit's share (noise split)
             expected = [enc.scale * expected[0], expected[1]]
