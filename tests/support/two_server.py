@@ -120,6 +120,18 @@ class Pair:
         self.leader.stop()
         self.helper.stop()
 
+    def publish(self, data: dict[str, Any], min_batch: int) -> Survey:
+        """Point a two-server survey at this pair (helper address, both HPKE keys, the batch
+        minimum), sign it with a fresh key and publish it on the leader."""
+        from support.clients import http_json
+
+        data["two_server"].update(helper_url=self.helper.url, min_batch_size=min_batch,
+                                  helper_hpke_key=b64url(self.helper_key),
+                                  leader_hpke_key=b64url(self.leader_key))
+        http_json("POST", self.leader.url + "/api/surveys",
+                  signed_survey(data, Ed25519PrivateKey.generate()), self.token)
+        return Survey.from_dict(data)
+
 
 def start_pair(tmp: Path, leader_db: str | None = None, helper_db: str | None = None,
                leader_args: tuple[str, ...] = ()) -> Pair:

@@ -26,7 +26,7 @@ from ldpsurvey.shared.two_server.multiselect import estimate_set_two_server
 from ldpsurvey.shared.two_server.plans import question_noise_plan
 from scipy import stats
 from support.clients import http_json
-from support.two_server import signed_survey, start_pair
+from support.two_server import start_pair
 from support.two_server_stand_ins import Entry, geometric_noise, question, two_server_survey_dict
 
 OPTIONS = ["cannabis", "cocaine", "ecstasy", "opioids", "sedatives"]
@@ -81,23 +81,10 @@ def pair(tmp_path_factory):
 
 
 def publish(pair, survey_id: str) -> Survey:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
     data = two_server_survey_dict([multiselect(central=EXACT),
                                    multiselect("local", EXACT, 2.0, "option_rr")])
     data.update(id=survey_id)
-    data["two_server"].update(helper_url=pair.helper.url, min_batch_size=3,
-                              helper_hpke_key=_b64(pair.helper_key),
-                              leader_hpke_key=_b64(pair.leader_key))
-    http_json("POST", pair.leader.url + "/api/surveys",
-              signed_survey(data, Ed25519PrivateKey.generate()), pair.token)
-    return Survey.from_dict(data)
-
-
-def _b64(key: bytes) -> str:
-    from ldpsurvey.shared.two_server.config import b64url
-
-    return b64url(key)
+    return pair.publish(data, min_batch=3)
 
 
 def api(pair, method: str, path: str, body=None):

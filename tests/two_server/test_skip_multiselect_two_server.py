@@ -20,7 +20,6 @@ import os
 
 import numpy as np
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.client.respondent import Respondent
 from ldpsurvey.client.two_server import seal_upload
 from ldpsurvey.shared.errors import PrivacyCheckError, SurveyError
@@ -35,7 +34,7 @@ from ldpsurvey.shared.two_server.noise import NoisePlan
 from ldpsurvey.shared.two_server.plans import question_noise_plan
 from scipy import stats
 from support.clients import http_json
-from support.two_server import signed_survey, start_pair
+from support.two_server import start_pair
 from support.two_server_stand_ins import (
     Entry,
     geometric_noise,
@@ -216,24 +215,13 @@ def pair(tmp_path_factory):
     started.stop()
 
 
-def _b64(key: bytes) -> str:
-    from ldpsurvey.shared.two_server.config import b64url
-
-    return b64url(key)
-
-
 def publish(pair, survey_id: str) -> Survey:
     gate = {**GATE, "central_epsilon": EXACT}
     data = two_server_survey_dict([gate, hidden(central=EXACT),
                                    hidden("local", EXACT, 2.0, "option_rr"),
                                    hidden("padded", EXACT, 2.0, "psfo_grr")])
     data.update(id=survey_id)
-    data["two_server"].update(helper_url=pair.helper.url, min_batch_size=3,
-                              helper_hpke_key=_b64(pair.helper_key),
-                              leader_hpke_key=_b64(pair.leader_key))
-    http_json("POST", pair.leader.url + "/api/surveys",
-              signed_survey(data, Ed25519PrivateKey.generate()), pair.token)
-    return Survey.from_dict(data)
+    return pair.publish(data, min_batch=3)
 
 
 def api(pair, method: str, path: str, body=None):
