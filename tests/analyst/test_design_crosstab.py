@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.design_crosstab import residual_noise_estimate
 from support import designed
-from support.r_oracle import r_numbers, r_strings, run_r
+from support.r_oracle import run_r
 
 MARGINS = ("question,value,total\nregion,north,3000\nregion,south,5000\nregion,east,7000\n"
            "region,west,9000\nsex,female,12500\nsex,male,11500\n")
@@ -98,15 +98,7 @@ def test_a_group_against_binned_integers_equals_r(built: designed.Built,
              **{f"b{j}": z[f"b{j}"] for j in range(3)},
              **{f"p_g_{j}": z["group"] * z[f"b{j}"] for j in range(3)},
              **{f"p_r_{j}": z["rest"] * z[f"b{j}"] for j in range(3)}}
-    script = f"""
-d <- read.csv("d.csv")
-d$region <- factor(d$region, levels = c("north", "south", "east", "west"))
-d$sex <- factor(d$sex, levels = c("female", "male"))
-des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
-pop <- {r_numbers([24000.0, 5000, 7000, 9000, 11500])}
-names(pop) <- {r_strings(["(Intercept)", "regionsouth", "regioneast", "regionwest", "sexmale"])}
-cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
-                 maxit = 200)
+    script = designed.RAKED_R + """
 s <- subset(cal, both == 1)
 j <- svymean(~p_g_0 + p_g_1 + p_g_2 + p_r_0 + p_r_1 + p_r_2, s)
 given_g <- svyratio(~p_g_0 + p_g_1 + p_g_2, ~g, s)

@@ -425,15 +425,7 @@ def test_regress_with_a_design_equals_r_svyglm(built: designed.Built, margins: P
              "psu": [u.psu for u in units], "region": [u.answers["region"] for u in units],
              "sex": [u.answers["sex"] for u in units], "drinks": z["drinks"],
              "answered": z["answered"]}
-    script = f"""
-d <- read.csv("d.csv")
-d$region <- factor(d$region, levels = c("north", "south", "east", "west"))
-d$sex <- factor(d$sex, levels = c("female", "male"))
-des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
-pop <- {r_numbers([24000.0, 5000, 7000, 9000, 11500])}
-names(pop) <- {r_strings(["(Intercept)", "regionsouth", "regioneast", "regionwest", "sexmale"])}
-cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
-                 maxit = 200)
+    script = designed.RAKED_R + """
 fit <- svyglm(drinks ~ region + sex, design = subset(cal, answered == 1))
 emit(list(coef = coef(fit), se = SE(fit)))
 """
@@ -496,15 +488,7 @@ def test_a_design_based_crosstab_equals_r(built: designed.Built, margins: Path) 
              "psu": [u.psu for u in units], "region": [u.answers["region"] for u in units],
              "sex": [u.answers["sex"] for u in units], "smoker_yes": z["smoker_yes"],
              "mood_low": z["mood_low"], **joint}
-    script = f"""
-d <- read.csv("d.csv")
-d$region <- factor(d$region, levels = c("north", "south", "east", "west"))
-d$sex <- factor(d$sex, levels = c("female", "male"))
-des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
-pop <- {r_numbers([24000.0, 5000, 7000, 9000, 11500])}
-names(pop) <- {r_strings(["(Intercept)", "regionsouth", "regioneast", "regionwest", "sexmale"])}
-cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
-                 maxit = 200)
+    script = designed.RAKED_R + """
 j <- svymean(~p_yes_mid + p_no_high, cal)
 given_yes <- svyratio(~p_yes_low + p_yes_mid + p_yes_high, ~smoker_yes, cal)
 given_low <- svyratio(~p_no_low, ~mood_low, cal)

@@ -18,6 +18,8 @@ from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
 from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Survey
 
+from support.r_oracle import r_numbers, r_strings
+
 SURVEY: dict[str, Any] = {
     "id": "wave-2026", "title": "Wellbeing wave 2026", "version": 1,
     "questions": [
@@ -194,3 +196,18 @@ def keyed_frame_csv(units: list[Unit], fpc: bool = True) -> str:
 def write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# R: the stratified cluster design of a survey's rows in d.csv (columns w, stratum, psu,
+# region, sex) raked to the population margins the design tests use (region north 3,000,
+# south 5,000, east 7,000, west 9,000; 11,500 men of 24,000), as `cal`.
+RAKED_R = f"""
+d <- read.csv("d.csv")
+d$region <- factor(d$region, levels = c("north", "south", "east", "west"))
+d$sex <- factor(d$sex, levels = c("female", "male"))
+des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~w, nest = TRUE, data = d)
+pop <- {r_numbers([24000.0, 5000, 7000, 9000, 11500])}
+names(pop) <- {r_strings(["(Intercept)", "regionsouth", "regioneast", "regionwest", "sexmale"])}
+cal <- calibrate(des, ~region + sex, population = pop, calfun = "raking", epsilon = 1e-13,
+                 maxit = 200)
+"""
