@@ -119,9 +119,9 @@ def _from_db(target: str, survey_id: str, outcome: str, level: str | None, covar
     from .reports.sources import read_only_store
 
     with read_only_store(target) as store:
-        survey = surveys.get(store, survey_id, version).manifest["survey"]
+        record = surveys.get(store, survey_id, version)
+        survey = record.manifest["survey"]
         if wanted is not None:
             wanted.language(survey)
         spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
-        doc = regression.regression(store, survey_id, version, spec, confidence)
-        return doc, surveys.get(store, survey_id, doc["version"]).manifest["survey"]
+        return regression.regression(store, survey_id, record.version, spec, confidence), survey
