@@ -1,0 +1,206 @@
+"""The code's structure as numbers: import circles (Python and the page) and type switches.
+
+Issue 40 sets targets on these (import circles 11 -> 0, switches on a question's type name
+205 -> at most 15, ...). This module measures them from the source text alone, without
+importing the package, so that a test can hold the line (no new circle) and bench/ can print
+the progress. Every static import statement counts, those inside functions too: a function-level
+import that closes a circle is a lazy edge written to dodge the circle at import time, and the
+modules still depend on each other (the page: `import ... from`, not a dynamic `import()`).
+``python_import_graph(module_level_only=True)`` gives the import-time graph alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLE_FOLDERS = ("shared", "client", "server", "helper", "analyst")
+QUESTION_TYPES = ("binary", "categorical", "ordinal", "integer", "multiselect", "location")
+
+
+def python_modules(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the role folders, keyed by its dotted name (``shared.survey``)."""
+    modules: dict[str, Path] = {}
+    for folder in ROLE_FOLDERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join(parts)] = path
+    return modules
+
+
+def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """The absolute dotted name of a relative import (``from ..x import y`` in ``module``)."""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join([*base, *(target.split(".") if target else [])])
+
+
+def python_import_graph(root: Path = ROOT, *,
+                        module_level_only: bool = False) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (at module level only, if asked)."""
+    modules = python_modules(root)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        is_package = path.name == "__init__.py"
+        nodes = (_top_level_imports(tree.body) if module_level_only else
+                 (n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)))
+        for node in nodes:
+            for target in _targets(node, name, is_package):
+                target = target.removeprefix("ldpsurvey.")
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def _top_level_imports(body: list[ast.stmt]) -> Iterable[ast.Import | ast.ImportFrom]:
+    """Imports run when the module is imported: the body, its if/try blocks, not functions."""
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If):
+            if _is_type_checking(node.test):
+                continue
+            yield from _top_level_imports(node.body)
+            yield from _top_level_imports(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody,
+                          *(h.body for h in node.handlers)):
+                yield from _top_level_imports(block)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        base = _resolve(module, is_package, node.level, node.module)
+    # `from . import x` imports the submodule x when there is one: count both.
+    return [base, *(f"{base}.{alias.name}" for alias in node.names)]
+
+
+_JS_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^;'"]*?\bfrom\s*["']([^"']+)["']""",
+                        re.MULTILINE)
+_JS_BARE_IMPORT = re.compile(r"""^\s*import\s*["']([^"']+)["']""", re.MULTILINE)
+
+
+def page_import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Page module -> the page modules it imports statically (``import ... from "./x.js"``)."""
+    web = root / "client" / "web"
+    files = sorted(web.rglob("*.js"))
+    graph: dict[str, set[str]] = {str(f.relative_to(web)): set() for f in files}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for spec in [*_JS_IMPORT.findall(text), *_JS_BARE_IMPORT.findall(text)]:
+            if not spec.startswith("."):
+                continue
+            target = (path.parent / spec).resolve()
+            if target.is_file() and web in target.parents:
+                graph[str(path.relative_to(web))].add(str(target.relative_to(web)))
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The graph's import circles: strongly connected components of more than one module
+    (Tarjan's algorithm, iterative so that a deep graph cannot overflow the stack)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    circles: list[frozenset[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(frozenset(component))
+    return sorted(circles, key=lambda c: (-len(c), sorted(c)))
+
+
+_TYPE_NAMES = "|".join(QUESTION_TYPES)
+# `== "multiselect"`, `!= 'binary'`, `"integer" ==`, `in ("binary", "categorical")`, `match`
+# cases on a type name.
+_PY_NAME_SWITCH = re.compile(
+    rf"""(?:[=!]=\s*["'](?:{_TYPE_NAMES})["'])"""
+    rf"""|(?:["'](?:{_TYPE_NAMES})["']\s*[=!]=)"""
+    rf"""|(?:\bin\s*[(\[{{]\s*["'](?:{_TYPE_NAMES})["'])"""
+    rf"""|(?:\bcase\s*["'](?:{_TYPE_NAMES})["'])""")
+# Any comparison of something's `type` (or `kind`) attribute or key, or isinstance on a
+# question class: `q.type ==`, `["type"] in`, `isinstance(q, MultiselectQuestion)`.
+_PY_TYPE_COMPARISON = re.compile(
+    r"""(?:\.type\b|\[["']type["']\])\s*(?:[=!]=|\bin\b|\bnot\s+in\b)"""
+    r"""|(?:[=!]=\s*[\w.]*\.type\b)"""
+    r"""|isinstance\([^)]*Question\b""")
+_JS_TYPE_COMPARISON = re.compile(r"""\.type\s*[!=]==?|[!=]==?\s*[\w.]*\.type\b""")
+
+
+@dataclass(frozen=True)
+class SwitchCounts:
+    """How often the role folders decide by a question's type instead of asking it."""
+
+    python_name_switches: int
+    """Comparisons with a type's name: `== "multiselect"`, `in ("binary", ...)`, `case`."""
+    python_type_comparisons: int
+    """Lines that compare a type by name, compare a `type` attribute or key, or test
+    isinstance on a question class."""
+    page_type_comparisons: int
+    """Comparisons of a `type` in the page's modules (`q.type === ...`)."""
+
+
+def switch_counts(root: Path = ROOT) -> SwitchCounts:
+    """Counts of type switches in the role folders' Python and the page's modules."""
+    name_switches = type_comparisons = 0
+    for path in python_modules(root).values():
+        text = path.read_text(encoding="utf-8")
+        name_switches += len(_PY_NAME_SWITCH.findall(text))
+        type_comparisons += sum(1 for line in text.splitlines()
+                                if _PY_NAME_SWITCH.search(line)
+                                or _PY_TYPE_COMPARISON.search(line))
+    page = sum(len(_JS_TYPE_COMPARISON.findall(p.read_text(encoding="utf-8")))
+               for p in sorted((root / "client" / "web").rglob("*.js")))
+    return SwitchCounts(name_switches, type_comparisons, page)

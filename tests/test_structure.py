@@ -1,0 +1,72 @@
+"""The structure holds the line (issue 40): no new import circle, no more type switches.
+
+The known circles below are the ones main had when this ratchet was written (10 in Python,
+1 in the page; issue 40 counts 11). A new circle, or a known one that grew, fails; a known one
+that is gone fails too until it is crossed off here, so the list only ever shrinks. The switch
+ceilings are the counts measured by tests/support/structure.py on that main; a change that
+adds a switch on a question's type must ask the question's unit instead, and a change that
+removes switches lowers the ceiling. bench/bench_structure.py prints the numbers.
+"""
+
+from __future__ import annotations
+
+from support.structure import (
+    import_circles,
+    page_import_graph,
+    python_import_graph,
+    switch_counts,
+)
+
+KNOWN_PYTHON_CIRCLES = [
+    {"shared.location_question", "shared.multiselect_question", "shared.survey",
+     "shared.translations", "shared.two_server.asked_pair", "shared.two_server.config",
+     "shared.two_server.encoding", "shared.two_server.estimates", "shared.two_server.guarantees",
+     "shared.two_server.multiselect", "shared.two_server.plans"},
+    {"shared.among_asked", "shared.mechanisms", "shared.mechanisms.asked_geometric",
+     "shared.mechanisms.channel_design", "shared.mechanisms.rr_designs",
+     "shared.multiselect_not_asked", "shared.skip_logic"},
+    {"analyst.plan_location", "analyst.plan_modes", "analyst.plan_multiselect",
+     "analyst.plan_skip", "analyst.planner"},
+    {"server.invites", "server.store", "server.store.ingest_process", "server.store.postgres",
+     "server.store.sqlite"},
+    {"analyst.reports.design_view", "analyst.reports.language", "analyst.reports.model"},
+    {"analyst.simulate", "analyst.simulate_multiselect", "analyst.simulate_skip"},
+    {"server.aggregation", "server.crosstabs", "server.surveys"},
+    {"analyst.demo", "analyst.demo_two_server"},
+    {"client.review", "client.skip_review"},
+    {"shared.joint_features", "shared.joint_sets"},
+]
+KNOWN_PAGE_CIRCLES = [
+    {"js/mechanisms.js", "js/optional.js", "js/skip_logic.js"},
+]
+# Ceilings: the counts on main at 1d941c0 as tests/support/structure.py measures them.
+MAX_PYTHON_NAME_SWITCHES = 220
+MAX_PYTHON_TYPE_COMPARISONS = 222
+MAX_PAGE_TYPE_COMPARISONS = 84
+
+
+def _check(found: list[frozenset[str]], known: list[set[str]], where: str) -> None:
+    new = [sorted(c) for c in found if not any(c <= k for k in known)]
+    assert not new, f"new import circle(s) in {where}: {new}; import a unit, not a sibling"
+    gone = [sorted(k) for k in known if not any(c & k for c in found)]
+    assert not gone, f"circle(s) gone in {where}: cross them off this test's list: {gone}"
+
+
+def test_no_new_python_import_circle() -> None:
+    _check(import_circles(python_import_graph()), KNOWN_PYTHON_CIRCLES, "Python")
+
+
+def test_no_new_page_import_circle() -> None:
+    _check(import_circles(page_import_graph()), KNOWN_PAGE_CIRCLES, "the page")
+
+
+def test_the_circle_finder_finds_a_circle_and_only_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert import_circles(graph) == [frozenset({"a", "b", "c"})]
+
+
+def test_no_more_switches_on_a_question_type() -> None:
+    counts = switch_counts()
+    assert counts.python_name_switches <= MAX_PYTHON_NAME_SWITCHES, counts
+    assert counts.python_type_comparisons <= MAX_PYTHON_TYPE_COMPARISONS, counts
+    assert counts.page_type_comparisons <= MAX_PAGE_TYPE_COMPARISONS, counts
