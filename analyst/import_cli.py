@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +35,17 @@ def import_group() -> None:
               help="The survey id (a slug) instead of the one made from settings form_id.")
 @click.option("--survey-version", "version", type=click.IntRange(1, MAX_VERSION),
               default=None, help="The survey version instead of settings version.")
+@click.option("--problems", "problems_path", default=None,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every row refused or left out to this CSV file (row, name, type, "
+                   "kind, topic, reason, alternative; the rows that need fixing first), "
+                   "whether or not the import succeeds.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
                            skip_unsupported: bool, survey_id: str | None, version: int | None,
-                           force: bool) -> None:
-    """Read an XLSForm (.xlsx, .xls, .csv) with pyxform and write it as a survey file.
+                           problems_path: Path | None, force: bool) -> None:
+    """Read an XLSForm (.xlsx, .xlsm, .xls, .csv, .md) with pyxform and write it as a survey
+    file.
 
     select_one becomes a categorical question (binary for a yes/no list, ordinal with
     ldp_type = ordinal or appearance likert), select_multiple a check-all-that-apply question,
@@ -44,8 +53,10 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     label::Language (xx) / hint::... columns translations. Privacy comes from the columns
     ldp_epsilon, ldp_mechanism, ldp_disclosed (and ldp_central_epsilon, ldp_local_epsilon with
     settings collection = two-server). Rows that cannot be collected privately are refused by
-    row, with the reason and the nearest supported alternative (docs/xlsform.md). Nothing is
-    written unless the whole survey checks; then `ldpsurvey plan OUT` plans it.
+    row, with the reason and the nearest supported alternative (docs/xlsform.md); rows that
+    need fixing (a condition naming a choice the question does not have, no ε, ...) stop
+    the import even with --skip-unsupported and are listed first. Nothing is written unless
+    the whole survey checks; then `ldpsurvey plan OUT` plans it.
     """
     from .xlsform_import import ImportOptions, ImportRefused, import_xlsform
 
@@ -56,16 +67,12 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     try:
         result = import_xlsform(form, options)
     except ImportRefused as exc:
-        for problem in exc.problems:
-            click.echo(str(problem), err=True)
-        if exc.more:
-            click.echo(f"... and {exc.more} more", err=True)
-        kinds = {p.kind for p in exc.problems}
-        advice = (" (or pass --skip-unsupported to leave out the rows that cannot be "
-                  "collected privately)" if kinds == {"unsupported"} else "")
-        raise click.ClickException(f"{len(exc.problems) + exc.more} row(s) of {form.name} "
-                                   f"cannot be imported (listed above): fix them{advice}; "
-                                   f"nothing was written") from None
+        if problems_path is not None:
+            _write(problems_path, problems_csv(exc.problems))
+        raise click.ClickException(_refused(exc, form.name, skip_unsupported,
+                                            problems_path)) from None
+    if problems_path is not None:
+        _write(problems_path, problems_csv(result.left_out))
     _write(out_path, result.toml)
     survey = result.survey
     languages = ", ".join([survey.language or "en", *survey.translations])
@@ -73,11 +80,82 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
                f"{len(survey.questions)} question(s), languages {languages}")
     if result.left_out:
         click.echo(f"left out ({len(result.left_out)} row(s), --skip-unsupported):")
-        for problem in result.left_out:
-            click.echo(f"  {problem}")
+        _list(result.left_out, err=False, every=f"listed in the header of {out_path}"
+              + (f" and in {problems_path}" if problems_path is not None else ""))
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"next: ldpsurvey plan {out_path} {plan_margins(survey)}")
+
+
+MAX_LISTED = 50  # rows that can only be left out printed one by one; more are counted by topic
+
+
+def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | None) -> str:
+    """Print the refused rows (every one that needs fixing, first) and say why nothing was
+    written."""
+    from .xlsform_import import INVALID, NO_EPSILON, OPTIONAL_FOLLOW_UP
+
+    # Rows that need fixing for one reason with one remedy: one line with their numbers.
+    said_once = {
+        NO_EPSILON: ("without ε", "fill ldp_epsilon, or pass --epsilon E for every row "
+                     "without one"),
+        OPTIONAL_FOLLOW_UP: ("asked only after a randomized answer but optional (a declined "
+                             "answer would send nothing, revealing that the question was "
+                             "asked)", "set required = yes on each")}
+
+    invalid = [p for p in exc.problems if p.kind == INVALID]
+    other = [p for p in exc.problems if p.kind != INVALID]
+    every = (f"written to {problems_path}" if problems_path is not None
+             else "pass --problems FILE to list every row")
+    if invalid:
+        click.echo(f"need fixing ({len(invalid)} row(s)):", err=True)
+        for problem in invalid:
+            if problem.topic not in said_once:
+                click.echo(f"  {problem}", err=True)
+        for topic, (what, alternative) in said_once.items():  # one line for many rows
+            rows = [str(p.row) for p in invalid if p.topic == topic]
+            if rows:
+                click.echo(f"  {len(rows)} row(s) {what} (rows {', '.join(rows)}): "
+                           f"{alternative}", err=True)
+    if other:
+        would = "would be left out" if skip_unsupported or invalid else "cannot be imported"
+        click.echo(f"cannot be collected privately, {would} ({len(other)} row(s)):", err=True)
+        _list(other, err=True, every=every)
+    if exc.nothing_left:
+        return (f"no question of {form} can be imported: every row is left out (listed "
+                "above); nothing was written")
+    if invalid:
+        rest = (f"; {len(other)} more cannot be collected privately and would be left out "
+                "with --skip-unsupported" if other and not skip_unsupported else
+                f"; {len(other)} more would be left out" if other else "")
+        return (f"{len(invalid)} row(s) of {form} need fixing (listed first above){rest}: "
+                "fix them; nothing was written")
+    return (f"{len(other)} row(s) of {form} cannot be collected privately (listed above): "
+            "change them, or pass --skip-unsupported to leave them out; nothing was written")
+
+
+def _list(problems: Sequence[Any], err: bool, every: str) -> None:
+    """Each row, or, beyond MAX_LISTED, how many of each topic and where every row is."""
+    from .xlsform_import import topics
+
+    if len(problems) <= MAX_LISTED:
+        for problem in problems:
+            click.echo(f"  {problem}", err=err)
+        return
+    for topic, count in topics(problems):
+        click.echo(f"  {count:4d}  {topic}", err=err)
+    click.echo(f"  (every row: {every})", err=err)
+
+
+def problems_csv(problems: Sequence[Any]) -> str:
+    """The rows as CSV, one a line, in the order given (the rows that need fixing first)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["row", "name", "type", "kind", "topic", "reason", "alternative"])
+    for p in problems:
+        writer.writerow(["" if p.row is None else p.row, p.name, p.type, p.kind, p.topic,
+                         p.reason, p.alternative])
+    return out.getvalue()
 
 
 def plan_margins(survey: Any) -> str:

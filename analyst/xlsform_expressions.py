@@ -19,8 +19,9 @@ number of options checked (`count-selected(.) <= 3`).
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,14 @@ class ExpressionError(LdpSurveyError):
     """An XLSForm expression that has no ldpsurvey counterpart; the message says why."""
 
     code = "unsupported_expression"
+
+
+class FormMistake(ExpressionError):
+    """An expression that is wrong in XLSForm too (it names a choice the question does not
+    have, e.g. 'Yes' for the choice yes: ODK would never match it): the row needs the
+    designer's fix and is never left out quietly."""
+
+    code = "expression_mistake"
 
 
 @dataclass(frozen=True)
@@ -370,8 +379,9 @@ def _answered(target: Target, op: str) -> _Out:
 def _equals(target: Target, op: str, name: str) -> _Out:
     if target.type == "binary":
         if name not in (target.yes, target.no):
-            raise ExpressionError(f"{name!r} is not a choice of {target.id} (its choices: "
-                                  f"{target.yes!r}, {target.no!r})")
+            near = _near(name, (target.yes, target.no))
+            raise FormMistake(f"{name!r} is not a choice of {target.id} (its choices: "
+                              f"{target.yes!r}, {target.no!r}){near}")
         return _Out(f"{target.id} {op} {'true' if name == target.yes else 'false'}")
     return _Out(f"{target.id} {op} {_quoted(_label(target, name))}")
 
@@ -409,8 +419,30 @@ def _number_text(value: Any) -> str:
 def _label(target: Target, name: str) -> str:
     if name not in target.options:
         known = ", ".join(repr(n) for n in target.options)
-        raise ExpressionError(f"{name!r} is not a choice of {target.id} (its choices: {known})")
+        raise FormMistake(f"{name!r} is not a choice of {target.id} (its choices: {known})"
+                          f"{_near(name, target.options)}")
     return target.options[name]
+
+
+def near_match(name: str, known: Iterable[str]) -> str | None:
+    """The known name `name` was most likely meant to be: the same but for case, spaces,
+    '_' or '-', else the closest spelling; None when none is close."""
+    known = list(known)
+
+    def squashed(text: str) -> str:
+        return re.sub(r"[\s_-]+", "", text).casefold()
+
+    same = [k for k in known if squashed(k) == squashed(name)]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(name.casefold(), [k.casefold() for k in known], n=1,
+                                      cutoff=0.8)
+    return next((k for k in known if close and k.casefold() == close[0]), None)
+
+
+def _near(name: str, known: Iterable[str]) -> str:
+    match = near_match(name, known)
+    return f": did you mean {match!r}?" if match is not None else ""
 
 
 def _integer(node: Node) -> int:

@@ -31,15 +31,18 @@ from .errors import (
     RowProblem,
     XlsFormError,
     refuse_rows,
+    topics,
 )
 from .languages import languages
+from .privacy import NO_EPSILON
 from .reading import SUFFIXES, RowIndex, read
 from .settings import is_two_server, survey_settings, unread_settings
-from .validation import validated
+from .validation import OPTIONAL_FOLLOW_UP, validated
 from .walk import Walk
 
-__all__ = ["INVALID", "SUFFIXES", "UNSUPPORTED", "ImportOptions", "ImportRefused",
-           "ImportResult", "RowProblem", "XlsFormError", "import_xlsform"]
+__all__ = ["INVALID", "NO_EPSILON", "OPTIONAL_FOLLOW_UP", "SUFFIXES", "UNSUPPORTED",
+           "ImportOptions", "ImportRefused", "ImportResult", "RowProblem", "XlsFormError",
+           "import_xlsform", "topics"]
 
 
 @dataclass(frozen=True)
@@ -80,10 +83,14 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     walk.walk(form.json.get("children") or (), relevant=None, inside=None)
     refuse_rows(walk.problems, options.skip_unsupported)
     if not walk.questions:
-        raise XlsFormError(f"{filename}: no question of the form can be imported"
-                           + (" (see the rows left out)" if walk.problems else ""))
-    survey, data = validated(walk.questions, with_introduction(settings, walk.intro, langs),
-                             langs, filename)
+        if walk.problems:
+            raise ImportRefused(walk.problems, nothing_left=True)
+        raise XlsFormError(f"{filename}: no question of the form can be imported")
+    try:
+        survey, data = validated(walk.questions, with_introduction(settings, walk.intro, langs),
+                                 langs, filename)
+    except ImportRefused as exc:  # said with the rows the walk refused, every row at once
+        raise ImportRefused([*exc.problems, *walk.problems]) from None
     left_out = tuple(walk.problems)
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, walk.questions, left_out),

@@ -15,6 +15,7 @@ TRUE_CELLS = ("yes", "true", "true()", "1")
 FALSE_CELLS = ("no", "false", "false()", "0")
 # The spellings of a yes/no choice list's two names (any case), each yes with its own no.
 _YES_NO = (("yes", "no"), ("y", "n"), ("true", "false"), ("1", "0"))
+_RANGES = "integers without a range"
 
 
 def blank(value: Any) -> bool:
@@ -39,7 +40,7 @@ def required(value: Any) -> bool:
     answer = _yes_or_no(value)
     if answer is None:
         raise Refusal(UNSUPPORTED, f"required {quoted(value)} is a condition (required only "
-                      "sometimes)", "write yes or no")
+                      "sometimes)", "write yes or no", "required as a condition")
     return answer
 
 
@@ -49,7 +50,8 @@ def flag(value: Any, column: str) -> bool:
         return False
     answer = _yes_or_no(value)
     if answer is None:
-        raise Refusal(INVALID, f"{column} {quoted(value)} is not yes or no", "write yes or no")
+        raise Refusal(INVALID, f"{column} {quoted(value)} is not yes or no", "write yes or no",
+                      "ldp_* cells")
     return answer
 
 
@@ -63,7 +65,7 @@ def positive(value: Any, column: str) -> float | None:
         number = math.nan
     if not math.isfinite(number) or number <= 0:
         raise Refusal(INVALID, f"{column} {quoted(value)} is not a number > 0",
-                      f"write {column} as a number such as 1.0")
+                      f"write {column} as a number such as 1.0", "ldp_* cells")
     return number
 
 
@@ -89,7 +91,8 @@ def integer_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: str
     if category == "range":
         if constraint:
             raise Refusal(UNSUPPORTED, "a constraint on a range question",
-                          "drop the constraint: the range's start and end bound it")
+                          "drop the constraint: the range's start and end bound it",
+                          "constraints that cannot be kept")
         return _range_parameters(el.get("parameters") or {})
     return _range_constraint(constraint)
 
@@ -100,28 +103,31 @@ def _range_parameters(params: Mapping[str, Any]) -> tuple[int, int]:
         step = int(str(params.get("step", "1")))
     except ValueError:
         raise Refusal(UNSUPPORTED, "a range with decimal start, end or step",
-                      "whole-number start and end with step=1") from None
+                      "whole-number start and end with step=1", _RANGES) from None
     if step != 1 or start >= end:
         raise Refusal(UNSUPPORTED, f"a range from {start} to {end} in steps of {step}",
-                      "start < end with step=1 (or an integer with a range constraint)")
+                      "start < end with step=1 (or an integer with a range constraint)",
+                      _RANGES)
     return start, end
 
 
 def _range_constraint(constraint: str) -> tuple[int, int]:
-    if not constraint:
-        raise Refusal(INVALID, "an integer needs a range", "add a constraint such as "
-                      ". >= 0 and . <= 30")
+    if not constraint:  # like a decimal, an unbounded number has no private mechanism
+        raise Refusal(UNSUPPORTED, "an integer without a range cannot be randomized",
+                      "add a constraint such as . >= 0 and . <= 30", _RANGES)
     try:
         low, high = xp.range_of(xp.parse(constraint))
     except xp.ExpressionError as exc:
         raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
-                      f"({exc.message})", "write it as . >= a and . <= b") from None
+                      f"({exc.message})", "write it as . >= a and . <= b",
+                      _RANGES) from None
     if low is None or high is None:
-        raise Refusal(INVALID, f"its constraint {quoted(constraint)} bounds only one side",
-                      "give both: . >= a and . <= b")
+        raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} bounds only one "
+                      "side (an integer without a range cannot be randomized)",
+                      "give both: . >= a and . <= b", _RANGES)
     if low >= high:
         raise Refusal(INVALID, f"its constraint {quoted(constraint)} leaves fewer than two "
-                      "values", "widen the range")
+                      "values", "widen the range", "ranges that leave one value")
     return low, high
 
 
@@ -137,11 +143,12 @@ def multiselect_bounds(cells: Mapping[str, Any], is_required: bool, k: int) -> d
         except xp.ExpressionError as exc:
             raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a bound on "
                           f"how many are checked ({exc.message})", "drop it, or write "
-                          "count-selected(.) <= m") from None
+                          "count-selected(.) <= m", "constraints that cannot be kept") from None
     minimum = max(low or 0, 1 if is_required else 0)
     if minimum > 1:
         raise Refusal(UNSUPPORTED, f"at least {minimum} options must be checked",
-                      "at least 0 or 1 (count-selected(.) >= 1, or required)")
+                      "at least 0 or 1 (count-selected(.) >= 1, or required)",
+                      "constraints that cannot be kept")
     out: dict[str, int] = {}
     if high is not None and high < k:
         out["max_selected"] = high

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...shared.survey import MAX_LABEL
-from .errors import INVALID, UNSUPPORTED, Refusal
+from .errors import UNSUPPORTED, Refusal
 from .languages import Languages
-from .refusals import REFUSED_TYPES
+from .refusals import REFUSED_TYPES, TOPICS
 
 PIPED = re.compile(r"\$\{[^}]*\}")  # an earlier answer shown in a text
 
@@ -32,11 +32,11 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
     choice that shows an earlier answer, a label too long, or two choices that read alike."""
     if "or_other" in xls_type.split():
         raise Refusal(UNSUPPORTED, "'or_other' adds a free-text 'specify' answer",
-                      "drop or_other (an 'other' choice without text is fine)")
+                      "drop or_other (an 'other' choice without text is fine)", "free text")
     choices = el.get("choices")
     if not choices:
         reason, alternative = REFUSED_TYPES["external"]
-        raise Refusal(UNSUPPORTED, reason, alternative)
+        raise Refusal(UNSUPPORTED, reason, alternative, TOPICS["external"])
     labels: dict[str, str] = {}
     translated: dict[str, dict[str, str]] = {}
     unlabelled: list[str] = []
@@ -57,14 +57,18 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
 def _check_label(name: str, label: str, labels: Mapping[str, str], list_name: Any) -> None:
     if PIPED.search(label):
         raise Refusal(UNSUPPORTED, f"the choice {name!r} shows an earlier answer "
-                      "(${...})", "write the text without ${...}")
+                      "(${...})", "write the text without ${...}",
+                      "texts that show an earlier answer")
+    # Both are right in XLSForm (which keeps the choice's name), not as ldpsurvey options
+    # (their text is the answer): the row is left out, saying what would import it.
     if len(label) > MAX_LABEL:
-        raise Refusal(INVALID, f"the choice {name!r}'s label is longer than "
-                      f"{MAX_LABEL} characters", "shorten it")
+        raise Refusal(UNSUPPORTED, f"the choice {name!r}'s label is longer than "
+                      f"{MAX_LABEL} characters (an option is its text)", "shorten it",
+                      "options that cannot be option texts")
     if label in labels.values():
-        raise Refusal(INVALID, f"two choices of list {list_name!r} read "
+        raise Refusal(UNSUPPORTED, f"two choices of list {list_name!r} read "
                       f"{label!r} (ldpsurvey's options are their text)",
-                      "give each choice its own label")
+                      "give each choice its own label", "options that cannot be option texts")
 
 
 def _comments(labels: Mapping[str, str]) -> list[str]:

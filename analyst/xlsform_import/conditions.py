@@ -8,7 +8,34 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .. import xlsform_expressions as xp
-from .errors import RowProblem
+from .errors import INVALID, RowProblem
+
+# What the import says of a relevant it cannot otherwise translate: (topic, alternative).
+_UNTRANSLATABLE = ("conditions that cannot be translated", "write it with " + xp.SUPPORTED)
+
+
+class ReadsLeftOut(xp.ExpressionError):
+    """A condition reading a row that is not imported (a note, a row left out): the row
+    with the condition goes with it."""
+
+
+class WaitsOnFix(xp.FormMistake):
+    """A condition reading a row that needs fixing: it is read once that row is fixed."""
+
+
+def refusal_of(exc: xp.ExpressionError) -> tuple[bool, str, str]:
+    """(needs the designer's fix, topic, alternative) of a condition the import cannot
+    translate: a mistake (a choice that does not exist, a row that needs fixing) is fixed by
+    the designer; a reference to a row left out goes with it; anything else is rewritten."""
+    if isinstance(exc, WaitsOnFix):
+        return True, "conditions on rows that need fixing", "fix that row first; this " \
+            "condition is then read"
+    if isinstance(exc, xp.FormMistake):
+        return True, "conditions that name what the form does not have", "correct the condition"
+    if isinstance(exc, ReadsLeftOut):
+        return False, "conditions on rows left out", "it is left out with that row (import " \
+            "that row, or write the condition without it)"
+    return (False, *_UNTRANSLATABLE)
 
 
 @dataclass(frozen=True)
@@ -40,7 +67,7 @@ def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str
     def lookup(name: str) -> xp.Target:
         target = targets.get(name)
         if target is None:
-            raise xp.ExpressionError(_unreadable(name, left_out, later))
+            raise _unreadable(name, left_out, later)
         reads.append(target.id)
         return target
 
@@ -49,11 +76,15 @@ def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str
 
 
 def _unreadable(name: str, left_out: Mapping[str, RowProblem], later: Callable[[str], bool]
-                ) -> str:
+                ) -> xp.ExpressionError:
     if name in left_out:
         left = left_out[name]
-        return f"it reads ${{{name}}} (row {left.row}, {left.type}), which is not imported"
+        if left.kind == INVALID:
+            return WaitsOnFix(f"it reads ${{{name}}} (row {left.row}, {left.type}), which "
+                              "needs fixing")
+        return ReadsLeftOut(f"it reads ${{{name}}} (row {left.row}, {left.type}), which is "
+                            "not imported")
     if later(name):
-        return (f"it reads ${{{name}}}, which comes later in the form: ldpsurvey conditions "
-                "read earlier questions only")
-    return f"${{{name}}} is not a question of this form"
+        return xp.ExpressionError(f"it reads ${{{name}}}, which comes later in the form: "
+                                  "ldpsurvey conditions read earlier questions only")
+    return xp.FormMistake(f"${{{name}}} is not a question of this form")

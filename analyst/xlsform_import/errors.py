@@ -4,12 +4,16 @@ and one row's refusal inside the mapping (Refusal, which the walk turns into a R
 
 Two kinds of row problems: "unsupported" (a type or feature ldpsurvey has no private
 counterpart for: free text, dates, repeats, ...), which `skip_unsupported` leaves out and lists,
-and "invalid" (a mapped question whose settings are wrong: no ε, an ε its mechanism cannot
-take, an optional follow-up of a randomized answer, ...), which always stops the import.
+and "invalid" (the row is wrong as written, or so are ldpsurvey's own columns on it: no ε, an
+ε its mechanism cannot take, a condition naming a choice the question does not have, an
+optional follow-up of a randomized answer, a row whose condition reads such a row, ...), which
+always stops the import. Every problem is kept (none is cut off at a count): `ImportRefused`
+holds them all, the rows that need fixing first, and `summary` counts the others by topic.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +21,6 @@ from typing import Any
 from ...shared.errors import LdpSurveyError
 
 UNSUPPORTED, INVALID = "unsupported", "invalid"
-MAX_PROBLEMS = 50  # row problems listed before the rest are summarized
 MAX_QUOTED = 80  # characters of a cell quoted in a message (a long one is cut, said with ...)
 
 
@@ -38,6 +41,7 @@ class RowProblem:
     reason: str
     alternative: str
     kind: str = UNSUPPORTED  # or INVALID
+    topic: str = ""  # what kind of row or feature, for counts ("free text", "repeats", ...)
 
     def __str__(self) -> str:
         where = f"row {self.row}" if self.row is not None else "a row pyxform added"
@@ -46,16 +50,30 @@ class RowProblem:
 
 
 class ImportRefused(LdpSurveyError):
-    """Rows of the form that cannot be imported (`problems`, each with its row)."""
+    """Rows of the form that cannot be imported (`problems`, every one, each with its row:
+    the rows that need fixing first, then the others in the form's order)."""
 
     code = "xlsform_refused"
 
-    def __init__(self, problems: Sequence[RowProblem], more: int = 0) -> None:
-        super().__init__(_summary(problems) + ": " + "; ".join(map(str, problems))
-                         + (f"; and {more} more" if more else ""),
-                         [p.__dict__ for p in problems])
-        self.problems = tuple(problems)
-        self.more = more
+    def __init__(self, problems: Sequence[RowProblem], nothing_left: bool = False) -> None:
+        ordered = needs_fixing_first(problems)
+        head = "no question can be imported" if nothing_left else _summary(ordered)
+        super().__init__(head + ": " + "; ".join(map(str, ordered)),
+                         [p.__dict__ for p in ordered])
+        self.problems = ordered
+        self.nothing_left = nothing_left  # every row is left out (--skip-unsupported)
+
+
+def needs_fixing_first(problems: Sequence[RowProblem]) -> tuple[RowProblem, ...]:
+    """The rows that need the designer's fix, then the ones that can only be left out, each
+    in the form's order (rows pyxform added last)."""
+    ordered = sorted(problems, key=lambda p: (p.kind != INVALID, p.row is None, p.row or 0))
+    return tuple(ordered)
+
+
+def topics(problems: Sequence[RowProblem]) -> list[tuple[str, int]]:
+    """(topic, number of rows), most rows first: what the rows left out are."""
+    return Counter(p.topic or p.type for p in problems).most_common()
 
 
 def _summary(problems: Sequence[RowProblem]) -> str:
@@ -74,10 +92,8 @@ def _summary(problems: Sequence[RowProblem]) -> str:
 
 
 def refuse_rows(problems: Sequence[RowProblem], skip_unsupported: bool) -> None:
-    """ImportRefused for the row problems that stop the import: too many to list, any row
-    that needs fixing, or any at all without `skip_unsupported`."""
-    if len(problems) > MAX_PROBLEMS:
-        raise ImportRefused(problems[:MAX_PROBLEMS], len(problems) - MAX_PROBLEMS)
+    """ImportRefused (with every problem) for the row problems that stop the import: any row
+    that needs fixing, or any at all without `skip_unsupported`; however many they are."""
     invalid = [p for p in problems if p.kind == INVALID]
     if invalid or (problems and not skip_unsupported):
         raise ImportRefused(problems)
@@ -86,9 +102,10 @@ def refuse_rows(problems: Sequence[RowProblem], skip_unsupported: bool) -> None:
 class Refusal(Exception):
     """One row refused by the mapping: its kind, reason and alternative."""
 
-    def __init__(self, kind: str, reason: str, alternative: str) -> None:
+    def __init__(self, kind: str, reason: str, alternative: str, topic: str = "") -> None:
         super().__init__(reason)
         self.kind, self.reason, self.alternative = kind, reason, alternative
+        self.topic = topic
 
 
 def quoted(value: Any) -> str:

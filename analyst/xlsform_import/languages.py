@@ -31,8 +31,8 @@ class Languages:
         """(base-language text, {other tag: text}) of a label or hint cell group."""
         if value is None:
             return None, {}
-        if isinstance(value, str):
-            return (value if self.base == UNTRANSLATED else None), {}
+        if isinstance(value, str):  # one text for every language (e.g. a choices sheet
+            return value, {}        # with only an untagged label column): ODK shows it as is
         base = value.get(self.base)
         others = {self.tags[n]: str(t) for n, t in value.items()
                   if n != self.base and n in self.tags and str(t).strip()}
@@ -55,11 +55,69 @@ def languages(form: Mapping[str, Any], settings: Mapping[str, Any], filename: st
     tags = _tags(names, filename)
     setting = settings.get("default_language")
     setting = None if setting is None or not str(setting).strip() else str(setting).strip()
+    setting = _named(setting, tags, notes)
     base, untranslated = _base(names, tags, setting, filename, notes)
     if untranslated is not None:
         tags[UNTRANSLATED] = untranslated
     _refuse_shared_tags(tags, filename)
-    return Languages(base, tags)
+    found = Languages(base, tags)
+    notes += _untranslated(form, found)
+    return found
+
+
+def _named(setting: str | None, tags: Mapping[str, str], notes: list[str]) -> str | None:
+    """The form's language settings default_language names: itself, or the one language
+    whose name it is without the code ('English' for 'English (en)', as the ODK docs' own
+    examples write it)."""
+    if setting is None or setting in tags or _LANGUAGE.fullmatch(setting):
+        return setting
+    named = [n for n in tags if (m := _LANGUAGE.fullmatch(n)) is not None
+             and m["name"].casefold() == setting.casefold()]
+    if len(named) != 1:
+        return setting
+    notes.append(f"settings default_language {setting!r} is taken as the form's language "
+                 f"{named[0]!r}")
+    return named[0]
+
+
+MAX_NAMED = 10  # texts named in a note on missing translations; the rest are counted
+
+
+def _untranslated(form: Mapping[str, Any], languages: Languages) -> list[str]:
+    """A note per language for the labels and hints with base text but none in it (an
+    empty `label::Español (es)` cell): shown in the base language, which is said, not
+    silent."""
+    missing: dict[str, list[str]] = {}
+
+    def check(value: Any, what: str) -> None:
+        if not isinstance(value, Mapping):
+            return
+        base = value.get(languages.base)
+        if base is None or not str(base).strip():
+            return
+        for name in languages.tags:
+            if name != languages.base and not str(value.get(name) or "").strip():
+                missing.setdefault(name, []).append(what)
+
+    def walk(elements: Sequence[Mapping[str, Any]]) -> None:
+        for el in elements:
+            check(el.get("label"), f"{el.get('name')}'s label")
+            check(el.get("hint"), f"{el.get('name')}'s hint")
+            for choice in el.get("choices") or ():
+                check(choice.get("label"), f"choice {choice.get('name')!r} of "
+                      f"{el.get('name')}")
+            walk(el.get("children") or ())
+
+    walk(form.get("children") or ())
+    notes = []
+    for name, whats in missing.items():
+        whats = list(dict.fromkeys(whats))
+        shown = ", ".join(whats[:MAX_NAMED]) + (f" and {len(whats) - MAX_NAMED} more"
+                                                if len(whats) > MAX_NAMED else "")
+        notes.append(f"no text in {name} for {len(whats)} label(s) or hint(s), shown in "
+                     f"{languages.base if languages.base != UNTRANSLATED else 'the base language'}"
+                     f" instead: {shown}")
+    return notes
 
 
 def _names(form: Mapping[str, Any]) -> list[str]:

@@ -9,6 +9,9 @@ from typing import Any
 from .cells import flag, positive
 from .errors import INVALID, Refusal
 
+_CELLS = "ldp_* cells"
+NO_EPSILON = "rows without ε"  # the topic of rows one --epsilon fixes
+
 
 def privacy(cells: Mapping[str, Any], two_server: bool, default_epsilon: float | None
             ) -> dict[str, Any]:
@@ -32,7 +35,7 @@ def _disclosed(eps: float | None, mechanism: str | None, local: float | None,
                        ("ldp_local_epsilon", local), ("ldp_central_epsilon", central)):
         if value is not None:
             raise Refusal(INVALID, f"a disclosed row has no {key}: its answer is sent "
-                          "as given", f"clear {key} or ldp_disclosed")
+                          "as given", f"clear {key} or ldp_disclosed", _CELLS)
     return {"disclosed": True}
 
 
@@ -42,12 +45,12 @@ def _two_server(eps: float | None, mechanism: str | None, local: float | None,
         raise Refusal(INVALID, "a two-server form states ε as ldp_central_epsilon "
                       "(each server's noise) and ldp_local_epsilon (ε0 on the "
                       "device), not ldp_epsilon", "move the value to "
-                      "ldp_central_epsilon")
+                      "ldp_central_epsilon", _CELLS)
     central = central if central is not None else default_epsilon
     if central is None:
         raise Refusal(INVALID, "no ε: a two-server row needs ldp_central_epsilon",
                       "fill ldp_central_epsilon, or pass --epsilon for every row "
-                      "without one")
+                      "without one", NO_EPSILON)
     out: dict[str, Any] = {"central_epsilon": central}
     if local is not None:
         out["local_epsilon"] = local
@@ -62,9 +65,9 @@ def _local(eps: float | None, mechanism: str | None, local: float | None,
     for key, value in (("ldp_local_epsilon", local), ("ldp_central_epsilon", central)):
         if value is not None:
             raise Refusal(INVALID, f"{key} is for two-server forms", "clear it, or set "
-                          "collection = two-server in settings")
+                          "collection = two-server in settings", _CELLS)
     eps = eps if eps is not None else default_epsilon
     if eps is None:
         raise Refusal(INVALID, "no ε: the row has no ldp_epsilon", "fill ldp_epsilon, or "
-                      "pass --epsilon for every row without one")
+                      "pass --epsilon for every row without one", NO_EPSILON)
     return {"epsilon": eps, "mechanism": mechanism or "auto"}

@@ -13,7 +13,7 @@ from ...shared.survey import QUESTION_ID
 from .. import xlsform_expressions as xp
 from .cells import integer_range, multiselect_bounds, required, yes_no
 from .choices import PIPED, Options, options
-from .conditions import Condition
+from .conditions import Condition, refusal_of
 from .errors import INVALID, UNSUPPORTED, Refusal, quoted
 from .languages import UNTRANSLATED, Languages
 from .privacy import privacy
@@ -113,10 +113,11 @@ def _check_row(r: Row) -> None:
     collected."""
     if not QUESTION_ID.fullmatch(r.name):
         raise Refusal(INVALID, f"the name {r.name!r} is not an ldpsurvey question id",
-                      "rename it: 1-63 letters, digits, '_', '.' or '-'")
+                      "rename it: 1-63 letters, digits, '_', '.' or '-'",
+                      "names that are not question ids")
     bad = collecting_cell(r.cells)
     if bad is not None:
-        raise Refusal(UNSUPPORTED, f"it {bad[0]}", bad[1])
+        raise Refusal(UNSUPPORTED, f"it {bad[0]}", bad[1], "cells that change what is collected")
 
 
 def _texts(el: Mapping[str, Any], languages: Languages) -> _Texts:
@@ -126,12 +127,13 @@ def _texts(el: Mapping[str, Any], languages: Languages) -> _Texts:
     if text is None:
         column = "label" if languages.base == UNTRANSLATED else f"label::{languages.base}"
         raise Refusal(INVALID, f"it has no label in the base language ({languages.base_tag})",
-                      f"fill its {column} cell")
+                      f"fill its {column} cell", "rows without a label")
     hint, hint_tr = languages.text(el.get("hint"))
     for shown in (text, hint, *text_tr.values(), *hint_tr.values()):
         if shown and PIPED.search(shown):
             raise Refusal(UNSUPPORTED, "its text shows an earlier answer (${...} in a "
-                          "label or hint)", "write the text without ${...}")
+                          "label or hint)", "write the text without ${...}",
+                          "texts that show an earlier answer")
     return _Texts(text, hint, text_tr, hint_tr)
 
 
@@ -141,21 +143,23 @@ def question_type(category: str, cells: Mapping[str, Any], labels: Mapping[str, 
     if category == "select_multiple":
         if cells.get("ldp_type"):
             raise Refusal(INVALID, "ldp_type applies to select_one rows",
-                          "clear ldp_type on this select_multiple row")
+                          "clear ldp_type on this select_multiple row", "ldp_type cells")
         return "multiselect"
     if category in ("integer", "range"):
         if cells.get("ldp_type"):
             raise Refusal(INVALID, "ldp_type applies to select_one rows",
-                          "clear ldp_type on this integer row")
+                          "clear ldp_type on this integer row", "ldp_type cells")
         return "integer"
     chosen = str(cells.get("ldp_type") or "").strip().lower()
     if chosen:
         if chosen not in LDP_TYPES:
             raise Refusal(INVALID, f"ldp_type {quoted(chosen)} is not one of "
-                          f"{', '.join(LDP_TYPES)}", "write binary, categorical or ordinal")
+                          f"{', '.join(LDP_TYPES)}", "write binary, categorical or ordinal",
+                          "ldp_type cells")
         if chosen == "binary" and yes_no(labels) is None:
             raise Refusal(INVALID, "ldp_type binary needs a yes/no list (two choices "
-                          "named yes and no)", "use categorical, or a yes/no list")
+                          "named yes and no)", "use categorical, or a yes/no list",
+                          "ldp_type cells")
         return chosen
     if "likert" in str(cells.get("appearance", "")).split():
         return "ordinal"
@@ -182,7 +186,7 @@ def _bounds(r: Row, category: str, target_type: str, is_required: bool, k: int
     if r.cells.get("constraint"):
         raise Refusal(UNSUPPORTED, f"its constraint {quoted(r.cells['constraint'])} is not a "
                       "range", "drop the constraint (every option is an answer), or "
-                      "drop the options it excludes")
+                      "drop the options it excludes", "constraints that cannot be kept")
     return {}
 
 
@@ -194,9 +198,10 @@ def _condition(cells: Mapping[str, Any], outer: Condition | None,
     try:
         return Condition.both(outer, relevant(str(cells["relevant"])))
     except xp.ExpressionError as exc:
-        raise Refusal(UNSUPPORTED, f"its relevant {quoted(cells['relevant'])}: "
-                      f"{exc.message}", f"write it with {xp.SUPPORTED} on earlier "
-                      "questions") from None
+        mistake, topic, alternative = refusal_of(exc)
+        raise Refusal(INVALID if mistake else UNSUPPORTED,
+                      f"its relevant {quoted(cells['relevant'])}: {exc.message}",
+                      alternative, topic) from None
 
 
 def _translations(texts: _Texts, opts: Options, qtype: str) -> dict[str, dict[str, Any]]:

@@ -5,6 +5,8 @@ attached, translations grouped by language, groups nested)."""
 
 from __future__ import annotations
 
+import warnings as python_warnings
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +15,12 @@ from typing import Any
 from .errors import XlsFormError
 
 SUFFIXES = (".xlsx", ".xlsm", ".xls", ".csv", ".md")
+# A form is refused by size before it is read whole: the largest real form we know (a 710-row
+# two-language MSNA) is 0.3 MB on disk and 2.5 MB unzipped; a 0.2 MB .xlsx can unzip to
+# 200 MB, which openpyxl would read for a minute in a gigabyte of memory.
+MAX_FILE_BYTES = 10_000_000  # on disk, any format
+MAX_UNZIPPED_BYTES = 50_000_000  # an .xlsx/.xlsm's parts, as its zip directory states them
+_ZIPPED = (".xlsx", ".xlsm")
 
 
 @dataclass
@@ -34,23 +42,54 @@ def read(path: Path) -> Form:
         raise XlsFormError(f"{path.name}: an XLSForm is a {', '.join(SUFFIXES)} file")
     if not path.is_file():
         raise XlsFormError(f"{path}: no such file")
+    _check_size(path)
     from pyxform.xls2json import workbook_to_json
     from pyxform.xls2json_backends import get_xlsform
 
     warnings: list[str] = []
-    try:  # pyxform reads hostile files too: whatever it raises is a form it cannot read
-        book = get_xlsform(str(path))
-        form = workbook_to_json(workbook_dict=book, form_name=None,
-                                fallback_form_name=book.fallback_form_name,
-                                default_language=None, warnings=warnings)
-    except Exception as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        raise XlsFormError(f"{path.name}: pyxform cannot read this XLSForm: {message}") from None
+    with python_warnings.catch_warnings(record=True) as caught:  # said as notes, not leaked
+        python_warnings.simplefilter("always")
+        try:  # pyxform reads hostile files too: whatever it raises is a form it cannot read
+            book = get_xlsform(str(path))
+            form = workbook_to_json(workbook_dict=book, form_name=None,
+                                    fallback_form_name=book.fallback_form_name,
+                                    default_language=None, warnings=warnings)
+        except Exception as exc:
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise XlsFormError(f"{path.name}: pyxform cannot read this XLSForm: "
+                               f"{message}") from None
+    warnings += [f"reading the workbook: {w.message}" for w in caught]
     return Form(json=form, survey_rows=list(book.survey or []),
                 survey_columns=_columns(book.survey_header),
                 choice_columns=_columns(book.choices_header),
                 settings=dict((book.settings or [{}])[0]) if book.settings else {},
                 sheets=[str(s).lower() for s in book.sheet_names or []], warnings=warnings)
+
+
+def _check_size(path: Path) -> None:
+    """XlsFormError for a file too large to read, or an .xlsx/.xlsm that is not a whole
+    workbook (a truncated file, a zip without a workbook), before any of it is read whole."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise XlsFormError(f"{path.name}: {size / 1e6:.1f} MB is more than an XLSForm holds "
+                           f"(at most {MAX_FILE_BYTES / 1e6:g} MB)")
+    if path.suffix.lower() not in _ZIPPED:
+        return
+    try:
+        with zipfile.ZipFile(path) as z:
+            parts = z.infolist()
+    except (zipfile.BadZipFile, OSError):
+        raise XlsFormError(f"{path.name}: not a readable {path.suffix.lower()} workbook (the "
+                           "file is truncated or damaged, or not an Excel workbook): save it "
+                           "again from the spreadsheet program") from None
+    if not any(p.filename.lower() == "xl/workbook.xml" for p in parts):
+        raise XlsFormError(f"{path.name}: a zip file without an Excel workbook in it (no "
+                           "xl/workbook.xml): save the form as .xlsx from the spreadsheet "
+                           "program")
+    unzipped = sum(p.file_size for p in parts)
+    if unzipped > MAX_UNZIPPED_BYTES:
+        raise XlsFormError(f"{path.name}: its parts unzip to {unzipped / 1e6:.0f} MB, more "
+                           f"than an XLSForm holds (at most {MAX_UNZIPPED_BYTES / 1e6:g} MB)")
 
 
 def _columns(header: Any) -> list[str]:

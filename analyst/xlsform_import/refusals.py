@@ -56,6 +56,12 @@ REFUSED_TYPES: dict[str, tuple[str, str]] = {
                "visible, and each repetition spends ε again)",
                "ask a fixed set of questions, or an integer with a range for the count"),
 }
+# What each refused type is, in the counts of the rows left out.
+TOPICS = {"text": "free text", "barcode": "free text", "decimal": "decimal numbers",
+          "geo": "positions", "date": "dates and times", "media": "media",
+          "calculate": "calculations", "acknowledge": "acknowledgements", "rank": "rankings",
+          "external": "options from outside the form", "metadata": "device metadata",
+          "repeat": "repeats"}
 MAPPED_CATEGORIES = ("select_one", "select_multiple", "integer", "range")
 _GEO = ("geopoint", "geotrace", "geoshape")
 _DATES = ("date", "time", "dateTime")

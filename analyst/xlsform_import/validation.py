@@ -13,7 +13,7 @@ from typing import Any
 from ...shared.errors import SurveyError
 from ...shared.survey import Survey
 from .assembly import assemble, toml
-from .errors import INVALID, MAX_PROBLEMS, ImportRefused, RowProblem, XlsFormError
+from .errors import INVALID, ImportRefused, RowProblem, XlsFormError
 from .languages import Languages
 from .questions import Question
 from .settings import SurveySettings
@@ -46,9 +46,10 @@ def validated(questions: Sequence[Question], settings: SurveySettings, languages
                 raise XlsFormError(f"{filename}: {_SETTING_OF.get(exc.field, exc.field)}: "
                                    f"{exc.problem}") from None
             invalid.append(RowProblem(failed.row, failed.name, failed.xls_type,
-                                      _reason(exc, failed), _remedy(exc), INVALID))
+                                      _reason(exc, failed), _remedy(exc), INVALID,
+                                      _topic(exc)))
             remaining = _without(failed, remaining)
-            if not remaining or len(invalid) >= MAX_PROBLEMS:
+            if not remaining:
                 raise ImportRefused(invalid) from None
     if invalid:
         raise ImportRefused(invalid)
@@ -84,6 +85,15 @@ def _reason(exc: SurveyError, q: Question) -> str:
     rest = exc.field[len(prefix) + 1:] if exc.field.startswith(prefix + ".") else ""
     field_name = _COLUMN_OF.get(rest, rest)
     return f"{field_name + ': ' if field_name else ''}{exc.problem}"
+
+
+OPTIONAL_FOLLOW_UP = "optional follow-ups of randomized answers"
+
+
+def _topic(exc: SurveyError) -> str:
+    if exc.problem.startswith("an optional question cannot depend"):
+        return OPTIONAL_FOLLOW_UP
+    return "refused by the survey's check"
 
 
 def _remedy(exc: SurveyError) -> str:

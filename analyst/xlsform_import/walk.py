@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import xlsform_expressions as xp
-from .conditions import Condition, translate
-from .errors import UNSUPPORTED, Refusal, RowProblem, quoted
+from .conditions import Condition, refusal_of, translate
+from .errors import INVALID, UNSUPPORTED, Refusal, RowProblem, quoted
 from .languages import Languages
 from .questions import Context, Question, Row, question
 from .reading import RowIndex
-from .refusals import MAPPED_CATEGORIES, REFUSED_TYPES, category, collecting_cell
+from .refusals import MAPPED_CATEGORIES, REFUSED_TYPES, TOPICS, category, collecting_cell
 
 
 @dataclass
@@ -44,14 +44,15 @@ class Walk:
                 continue
             if inside is not None:
                 self.refuse(r, f"inside the refused {inside.type} {inside.name!r} (row "
-                            f"{inside.row})", "it is left out with it")
+                            f"{inside.row})", "it is left out with it",
+                            topic="rows inside a group or repeat left out")
                 self.walk(el.get("children") or (), None, inside)
                 continue
             kind = el.get("type")
             if kind == "group":
                 self._group(r, relevant)
             elif kind in ("repeat", "loop"):
-                problem = self.refuse(r, *REFUSED_TYPES["repeat"])
+                problem = self.refuse(r, *REFUSED_TYPES["repeat"], topic=TOPICS["repeat"])
                 self.walk(el.get("children") or (), None, problem)
             elif kind == "note":
                 self._note(r, relevant)
@@ -79,7 +80,8 @@ class Walk:
         children = r.el.get("children") or ()
         bad = collecting_cell(r.cells)
         if bad is not None:
-            self.walk(children, None, self.refuse(r, f"the group {bad[0]}", bad[1]))
+            self.walk(children, None, self.refuse(r, f"the group {bad[0]}", bad[1],
+                                                  topic="groups that compute or repeat"))
             return
         condition = outer
         text = r.cells.get("relevant")
@@ -87,9 +89,13 @@ class Walk:
             try:
                 condition = Condition.both(outer, self.relevant(str(text)))
             except xp.ExpressionError as exc:
+                mistake, topic, alternative = refusal_of(exc)
                 problem = self.refuse(r, f"relevant {quoted(text)}: {exc.message}",
-                                      "write it with " + xp.SUPPORTED)
-                self.walk(children, None, problem)
+                                      alternative, INVALID if mistake else UNSUPPORTED, topic)
+                if mistake:  # the import stops on it: check the rows inside for their own
+                    self.walk(children, outer, None)  # problems, so all are said at once
+                else:
+                    self.walk(children, None, problem)
                 return
         label, _ = self.languages.text(r.el.get("label"))
         said = f"its label {label!r} is not shown (ldpsurvey has no sections); " if label else ""
@@ -120,19 +126,19 @@ class Walk:
         self.seen_question = True
         kind = category(r.el)
         if kind in REFUSED_TYPES:
-            self.refuse(r, *REFUSED_TYPES[kind])
+            self.refuse(r, *REFUSED_TYPES[kind], topic=TOPICS[kind])
             return
         if kind not in MAPPED_CATEGORIES:
             self.refuse(r, f"the XLSForm type {r.el.get('type')!r} has no private counterpart "
                         "in ldpsurvey", "use select_one, select_multiple or integer with a "
-                        "range")
+                        "range", topic="other types")
             return
         context = Context(self.languages, self.two_server, self.default_epsilon, self.notes,
                           self.relevant)
         try:
             mapped = question(r, kind, outer, context)
         except Refusal as refusal:
-            self.refuse(r, refusal.reason, refusal.alternative, refusal.kind)
+            self.refuse(r, refusal.reason, refusal.alternative, refusal.kind, refusal.topic)
             return
         self.questions.append(mapped)
         self.targets[r.name] = mapped.target
@@ -141,10 +147,10 @@ class Walk:
         """A relevant cell on the questions imported so far."""
         return translate(text, self.targets, self.left_out, self.rows.later)
 
-    def refuse(self, r: Row, reason: str, alternative: str, kind: str = UNSUPPORTED
-               ) -> RowProblem:
+    def refuse(self, r: Row, reason: str, alternative: str, kind: str = UNSUPPORTED,
+               topic: str = "") -> RowProblem:
         """The row refused: listed, and left out for the conditions that read it."""
-        problem = RowProblem(r.row, r.name, r.xls_type, reason, alternative, kind)
+        problem = RowProblem(r.row, r.name, r.xls_type, reason, alternative, kind, topic)
         self.problems.append(problem)
         if r.name:
             self.left_out[r.name] = problem
