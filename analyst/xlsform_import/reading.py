@@ -59,11 +59,31 @@ def read(path: Path) -> Form:
             raise XlsFormError(f"{path.name}: pyxform cannot read this XLSForm: "
                                f"{message}") from None
     warnings += [f"reading the workbook: {w.message}" for w in caught]
+    warnings += _smart_quotes(book)
     return Form(json=form, survey_rows=list(book.survey or []),
                 survey_columns=_columns(book.survey_header),
                 choice_columns=_columns(book.choices_header),
                 settings=dict((book.settings or [{}])[0]) if book.settings else {},
                 sheets=[str(s).lower() for s in book.sheet_names or []], warnings=warnings)
+
+
+_SMART_QUOTES = "\u2018\u2019\u201c\u201d"
+
+
+def _smart_quotes(book: Any) -> list[str]:
+    """What pyxform (as ODK) does to typographic quotes: ’ and ‘ become ', “ and ” become ",
+    in every label, hint and choice; the import takes the text as ODK shows it, and since an
+    option's text is also its answer value, it is said."""
+    changed = sorted({str(row.get("name", "")) for sheet in (book.survey, book.choices)
+                      for row in sheet or () for column, value in row.items()
+                      if str(column).split("::", 1)[0].strip() in ("label", "hint")
+                      and isinstance(value, str) and any(q in value for q in _SMART_QUOTES)})
+    if not changed:
+        return []
+    return [f"typographic quotes (\u2019 \u2018 \u201c \u201d) are written as ' and \" in the "
+            f"texts of {len(changed)} row(s) or choice(s) ({', '.join(changed[:10])}"
+            f"{' ...' if len(changed) > 10 else ''}), as ODK shows them: an option's text is "
+            "also its answer value"]
 
 
 def _check_size(path: Path) -> None:
