@@ -118,8 +118,8 @@ def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | 
                 click.echo(f"  {len(rows)} row(s) {what} (rows {', '.join(rows)}): "
                            f"{alternative}", err=True)
     if other:
-        would = "would be left out" if skip_unsupported or invalid else "cannot be imported"
-        click.echo(f"cannot be collected privately, {would} ({len(other)} row(s)):", err=True)
+        would = ", would be left out" if skip_unsupported or invalid else ""
+        click.echo(f"cannot be collected privately{would} ({len(other)} row(s)):", err=True)
         _list(other, err=True, every=every)
     if exc.nothing_left:
         return (f"no question of {form} can be imported: every row is left out (listed "

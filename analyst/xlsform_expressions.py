@@ -34,7 +34,7 @@ _TOKEN = re.compile(r"""
   | (?P<ref>\$\{(?P<name>[^}\s]*)\})
   | (?P<str>'[^']*'|"[^"]*")
   | (?P<num>-?\d+(?:\.\d+)?|-?\.\d+)
-  | (?P<op>!=|<=|>=|=|<|>|\(|\)|,|\.\.|\.|\+|\*|-|\||/|\[|\]|@)
+  | (?P<op>==|!=|<=|>=|=|<|>|\(|\)|,|\.\.|\.|\+|\*|-|\||/|\[|\]|@)
   | (?P<word>[A-Za-z_][\w:.-]*)
 """, re.X)
 _COMPARE = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -137,6 +137,9 @@ class _Parser:
     def comparison(self, depth: int) -> Node:
         left = self.primary(depth)
         token = self.peek()
+        if token == ("op", "=="):
+            raise FormMistake("'==' is not XPath: XLSForm compares with one '=' "
+                              "(${q} = 'yes')")
         if token is not None and token[0] == "op" and token[1] in _COMPARE:
             self.take()
             right = self.primary(depth)
@@ -296,6 +299,8 @@ def _condition(node: Node, lookup: Callable[[str], Target]) -> _Out:
 
 
 def _what(node: Node) -> str:
+    if node.kind == "bool":
+        return "true()" if node.value else "false()"
     return {"ref": f"${{{node.name}}}", "self": "'.'", "str": repr(node.value),
             "num": str(node.value)}.get(node.kind, node.kind)
 
@@ -345,6 +350,10 @@ def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
         raise ExpressionError("compares two answers with each other: ldpsurvey conditions "
                               "compare an answer with a value")
     target = _target(left, lookup)
+    if right.kind == "bool":  # XPath makes the answer a boolean: true for any answer given
+        raise FormMistake(f"compares ${{{left.name}}} with {_what(right)}, which XPath "
+                          "reads as whether it was answered, not which choice: compare it "
+                          f"with a choice name (${{{left.name}}} = '{target.yes or 'choice'}')")
     if right.kind == "str" and right.value == "":
         return _answered(target, op)
     if target.type == "integer":
@@ -379,7 +388,8 @@ def _answered(target: Target, op: str) -> _Out:
 def _equals(target: Target, op: str, name: str) -> _Out:
     if target.type == "binary":
         if name not in (target.yes, target.no):
-            near = _near(name, (target.yes, target.no))
+            near = _near(name, (target.yes, target.no)) or (
+                f": write ${{{target.id}}} = {target.yes!r} for yes, {target.no!r} for no")
             raise FormMistake(f"{name!r} is not a choice of {target.id} (its choices: "
                               f"{target.yes!r}, {target.no!r}){near}")
         return _Out(f"{target.id} {op} {'true' if name == target.yes else 'false'}")

@@ -358,7 +358,8 @@ class _Parser:
             self.advance()
             if label.value not in question.options:
                 raise ConditionError("type", label.position,
-                                     f'"{label.value}" is not an option of "{question.id}"')
+                                     f'"{label.value}" is not an option of "{question.id}"'
+                                     + _did_you_mean(label.value, question.options))
             option = label.value
         close = self.expect(")", 'expected ")"')
         form, kind = ("selected", "bool") if name.text == "selected" else ("count", "int")
@@ -405,7 +406,24 @@ def _check_option(question_side: Operand, literal: Operand) -> None:
         if literal.literal not in question_side.question.options:
             raise ConditionError("type", literal.start,
                                  f'"{literal.literal}" is not an option of '
-                                 f'"{question_side.question.id}"')
+                                 f'"{question_side.question.id}"'
+                                 + _did_you_mean(literal.literal, question_side.question.options))
+
+
+def _did_you_mean(value: str, options: Sequence[str]) -> str:
+    """The option `value` differs from only by case, as a hint ('' when there is none)."""
+    same = [o for o in options if o.lower() == value.lower()]
+    return f': did you mean "{same[0]}"?' if same else ""
+
+
+def _yes_no_hint(left: Operand, right: Operand) -> str:
+    """For a yes/no question compared with text (`paid_sex == 'yes'`): how to write it."""
+    for a, b in ((left, right), (right, left)):
+        if a.form == "ref" and a.kind == "bool" and a.question is not None \
+                and b.form == "literal" and b.kind == "text":
+            qid = a.question.id
+            return f': "{qid}" is yes/no: write {qid} (or {qid} == true) or {qid} == false'
+    return ""
 
 
 def _check_compare(op: Token, left: Operand, right: Operand) -> None:
@@ -428,7 +446,8 @@ def _check_compare(op: Token, left: Operand, right: Operand) -> None:
         return
     if left.kind != right.kind:
         raise ConditionError("type", op.position, f'"{op.text}" compares '
-                             f"{_KIND_WORDS[left.kind]} with {_KIND_WORDS[right.kind]}")
+                             f"{_KIND_WORDS[left.kind]} with {_KIND_WORDS[right.kind]}"
+                             + _yes_no_hint(left, right))
 
 
 def _check_member(left: Operand, value: Operand) -> None:

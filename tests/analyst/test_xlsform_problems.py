@@ -144,6 +144,22 @@ def test_a_condition_naming_a_choice_the_question_lacks_needs_fixing(
     assert problem.alternative == "correct the condition"
 
 
+@pytest.mark.parametrize("relevant, words", [
+    ("${used} == 'yes'", "'==' is not XPath: XLSForm compares with one '='"),
+    ("${used} = true()", "reads as whether it was answered, not which choice: compare it with "
+                         "a choice name (${used} = 'yes')"),
+    ("${used} = 'true'", "write ${used} = 'yes' for yes, 'no' for no"),
+])
+def test_a_yes_no_condition_written_another_way_says_how_to_write_it(
+        tmp_path: Path, relevant: str, words: str) -> None:
+    survey = [USED, {"type": "select_one yn", "name": "paid", "label": "Paid?",
+                     "ldp_epsilon": 1, "required": "yes", "relevant": relevant}]
+    with pytest.raises(ImportRefused) as info:
+        import_xlsform(form(tmp_path, survey), ImportOptions(skip_unsupported=True))
+    [problem] = info.value.problems
+    assert (problem.name, problem.kind) == ("paid", INVALID) and words in problem.reason
+
+
 def test_a_truncated_workbook_or_a_zip_without_one_is_refused_in_words(tmp_path: Path) -> None:
     whole = form(tmp_path, [USED]).read_bytes()
     truncated = tmp_path / "cut.xlsx"

@@ -82,6 +82,10 @@ def test_references_are_the_earlier_questions_read_in_order() -> None:
     ("nope == 1", "reference", 0, 'no question "nope"'),
     ("used = true", "syntax", 5, 'use "=="'),
     ("freq == 'never'", "type", 8, '"never" is not an option of "freq"'),
+    ("freq == 'Often'", "type", 8, '"Often" is not an option of "freq": did you mean "often"?'),
+    ("selected(subs, 'Cannabis')", "type", 15, 'did you mean "cannabis"?'),
+    ("used == 'yes'", "type", 5, '"used" is yes/no: write used (or used == true) or '
+                                 'used == false'),
     ("freq < 'often'", "type", 5, "orders numbers"),
     ("used == 1", "type", 5, "a yes/no value with a number"),
     ("n", "type", 0, "not a yes/no condition"),

@@ -68,6 +68,9 @@ EXPRESSIONS = [
     "count_selected(n) > 1", "selected(subs, 'heroin')", "home", "home == 'x'", "1",
     "'text'", "(n)", "not n", "n and used", "used or freq", "emoji == '🙂'", "2b",
     "emoji == '🙂 fine' and n", "not (n > 1) == 1",
+    # hints: an option that differs only by case, a yes/no question compared with text
+    "freq == 'Often'", "sev >= 'MID'", "freq in ['often', 'RARELY']", "selected(subs, 'Cocaine')",
+    "used == 'yes'", "'no' != used", "used in ['yes']",
 ]
 
 ANSWER_SETS: list[dict[str, Any]] = [

@@ -99,11 +99,30 @@ function literalOf(token) {
 
 const textual = (operand) => operand.kind === "text" || operand.kind === "ordinal";
 
+// The option `value` differs from only by case, as a hint ("" when there is none).
+function didYouMean(value, options) {
+  const same = options.filter((o) => o.toLowerCase() === value.toLowerCase());
+  return same.length ? `: did you mean "${same[0]}"?` : "";
+}
+
+// For a yes/no question compared with text (`paid_sex == 'yes'`): how to write it.
+function yesNoHint(left, right) {
+  for (const [a, b] of [[left, right], [right, left]]) {
+    if (a.form === "ref" && a.kind === "bool" && a.question && b.form === "literal" &&
+        b.kind === "text") {
+      const qid = a.question.id;
+      return `: "${qid}" is yes/no: write ${qid} (or ${qid} == true) or ${qid} == false`;
+    }
+  }
+  return "";
+}
+
 function checkOption(questionSide, literal) {
   if (questionSide.form === "ref" && literal.form === "literal" && literal.kind === "text" &&
       !questionSide.question.options.includes(literal.literal)) {
     throw new ConditionError("type", literal.start,
-      `"${literal.literal}" is not an option of "${questionSide.question.id}"`);
+      `"${literal.literal}" is not an option of "${questionSide.question.id}"` +
+      didYouMean(literal.literal, questionSide.question.options));
   }
 }
 
@@ -130,7 +149,8 @@ function checkCompare(op, left, right) {
   }
   if (left.kind !== right.kind) {
     throw new ConditionError("type", op.position,
-      `"${op.text}" compares ${KIND_WORDS[left.kind]} with ${KIND_WORDS[right.kind]}`);
+      `"${op.text}" compares ${KIND_WORDS[left.kind]} with ${KIND_WORDS[right.kind]}` +
+      yesNoHint(left, right));
   }
 }
 
@@ -291,7 +311,8 @@ class Parser {
       if (label.kind !== "str") throw new ConditionError("syntax", label.position, "expected an option in quotes");
       this.advance();
       if (!question.options.includes(label.value)) {
-        throw new ConditionError("type", label.position, `"${label.value}" is not an option of "${question.id}"`);
+        throw new ConditionError("type", label.position, `"${label.value}" is not an option of "${question.id}"` +
+          didYouMean(label.value, question.options));
       }
       option = label.value;
     }
