@@ -115,8 +115,8 @@ def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | 
         for topic, (what, alternative) in said_once.items():  # one line for many rows
             rows = [str(p.row) for p in invalid if p.topic == topic]
             if rows:
-                click.echo(f"  {len(rows)} row(s) {what} (rows {', '.join(rows)}): "
-                           f"{alternative}", err=True)
+                numbers = f"row{'s' if len(rows) > 1 else ''} {', '.join(rows)}"
+                click.echo(f"  {len(rows)} row(s) {what} ({numbers}): {alternative}", err=True)
     if other:
         would = ", would be left out" if skip_unsupported or invalid else ""
         click.echo(f"cannot be collected privately{would} ({len(other)} row(s)):", err=True)

@@ -10,6 +10,9 @@ privately; walk.py goes through the form in its order. The result is checked by
 TOML (assembly.py, analyst/survey_toml.py); settings.py holds the survey's id, version, title
 and two-server settings, columns.py what is said of the survey sheet's columns.
 
+Every row problem is kept and said (ImportRefused, ImportResult.left_out), the rows that
+need the designer's fix first; none is cut off at a count (errors.py).
+
 Display-only rows (notes, group labels) never stop the import: notes before the first question
 become the survey's description (the designer's introduction), and what happened to every
 other one is listed in `ImportResult.notes`.
@@ -72,7 +75,7 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     options = options or ImportOptions()
     filename = Path(path).name
     form = read(Path(path))
-    notes = [f"pyxform: {' '.join(w.split())}" for w in form.warnings]
+    notes = [f"pyxform: {' '.join(w.split())}" for w in form.warnings] + form.notes
     langs = languages(form.json, form.settings, filename, notes)
     notes += check_sheets_and_columns(form, filename)
     notes += unread_settings(form.settings)

@@ -34,6 +34,7 @@ class Form:
     settings: dict[str, Any]  # the settings sheet's (first) row
     sheets: list[str]  # lowercase
     warnings: list[str]  # pyxform's
+    notes: list[str]  # what reading changed or what the spreadsheet library warned about
 
 
 def read(path: Path) -> Form:
@@ -58,13 +59,13 @@ def read(path: Path) -> Form:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise XlsFormError(f"{path.name}: pyxform cannot read this XLSForm: "
                                f"{message}") from None
-    warnings += [f"reading the workbook: {w.message}" for w in caught]
-    warnings += _smart_quotes(book)
+    notes = [f"reading the workbook: {w.message}" for w in caught] + _smart_quotes(book)
     return Form(json=form, survey_rows=list(book.survey or []),
                 survey_columns=_columns(book.survey_header),
                 choice_columns=_columns(book.choices_header),
                 settings=dict((book.settings or [{}])[0]) if book.settings else {},
-                sheets=[str(s).lower() for s in book.sheet_names or []], warnings=warnings)
+                sheets=[str(s).lower() for s in book.sheet_names or []], warnings=warnings,
+                notes=notes)
 
 
 _SMART_QUOTES = "\u2018\u2019\u201c\u201d"
@@ -106,6 +107,8 @@ def _check_size(path: Path) -> None:
         raise XlsFormError(f"{path.name}: a zip file without an Excel workbook in it (no "
                            "xl/workbook.xml): save the form as .xlsx from the spreadsheet "
                            "program")
+    # Python's zipfile (which openpyxl reads through) never yields more than a part's stated
+    # size (a part that unzips to more fails its check), so the stated sizes bound the reading.
     unzipped = sum(p.file_size for p in parts)
     if unzipped > MAX_UNZIPPED_BYTES:
         raise XlsFormError(f"{path.name}: its parts unzip to {unzipped / 1e6:.0f} MB, more "

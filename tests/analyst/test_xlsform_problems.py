@@ -79,7 +79,7 @@ def test_the_rows_that_need_fixing_come_first_and_every_row_is_reachable(
     lines = res.output.splitlines()
     assert lines[0] == "need fixing (2 row(s)):"
     assert lines[1].startswith("  row 54 (bad, select_one yn): ldp_epsilon 'x'")
-    assert lines[2].startswith("  1 row(s) without ε (rows 53): fill ldp_epsilon, or pass "
+    assert lines[2].startswith("  1 row(s) without ε (row 53): fill ldp_epsilon, or pass "
                                "--epsilon")
     assert "cannot be collected privately, would be left out (51 row(s)):" in res.output
     assert f"every row: written to {listing}" in res.output
