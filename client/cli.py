@@ -18,9 +18,10 @@ from ..shared.mechanisms import mechanism_for
 from ..shared.skip_logic import applies
 from ..shared.survey import Question, Survey
 from ..shared.translations import SurveyText, canonical_tag
-from . import location_answer, multiselect_answer
+from . import invitation, location_answer, multiselect_answer
 from .budget import BUDGET_RULES, Budget
-from .errors import DeliveryError
+from .errors import DeliveryError, InvitationError
+from .invitation import AWAITING_CODE
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .respondent import Respondent, flush_outbox
@@ -85,7 +86,10 @@ def _language_tag(ctx: click.Context, param: click.Parameter, value: str | None)
               help="Refuse surveys costing more ε in total (or per question).")
 @budget_options
 @click.option("--invite", default=None, metavar="CODE",
-              help="One-time invitation code, for surveys that accept only invited respondents.")
+              help="One-time invitation code, for surveys that accept only invited respondents "
+                   "(asked for with the questions when --answers is not given). If the server "
+                   "refused the code this device sent, the answers stored then are sent with "
+                   "this one: nothing is drawn or charged again.")
 @click.option("--dry-run", is_flag=True,
               help="Show the review (answers and the exact chances of what would be sent); "
                    "randomize, record and send nothing.")
@@ -110,6 +114,9 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     Before anything is randomized, it shows your answers and, in plain words, the exact chances
     of what each will be sent as, and asks you to confirm. Only then does it draw each report
     once, store it in the outbox and print it; a report, once drawn, is never drawn again.
+    An invite-only survey needs your invitation code first; if the server refuses it, the
+    randomized answers wait on this device until the same command is run with --invite and
+    another code, which sends them as they were drawn.
     """
     if not (assume_yes or dry_run or stdin_is_terminal()):
         raise click.ClickException("stdin is not a terminal, so respond cannot ask you to "
@@ -125,24 +132,36 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     shown = shown_survey(survey, text)  # printed text only: answers use the labels
     if refuse_disclosed:
         check_no_disclosed(survey)
+    code = None if invite is None else respondent.check_invite(verified, invite)
+    waiting = respondent.awaiting_code(verified)
+    if waiting is not None:  # randomized before, its code refused: send it, never redraw it
+        _send_waiting(respondent, waiting, code, dry_run, prompt=answers_file is None)
+        return
+    respondent.ledger.check_not_answered(survey.id, survey.version)
+    if verified.invite_only and code is None and not dry_run:
+        if answers_file is not None:  # refused before anything is drawn or charged
+            raise invitation.required(survey.id)
+        code = _ask_code(survey.id)
     if answers_file is not None:
         answers = _read_answers(Path(answers_file))
     else:
-        respondent.ledger.check_not_answered(survey.id, survey.version)
         answers = prompt_answers(survey, text)
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
         for line in _review(respondent, survey, checked, shown):
             click.echo(line)
-        if invite is not None:
+        if code is not None:
             click.echo("The invitation code is sent with the reports: it links them to the code.")
+        elif verified.invite_only:
+            click.echo("This survey takes invited answers only: sending needs your invitation "
+                       "code (--invite CODE).")
     if dry_run:
         click.echo("dry run: nothing was randomized, recorded or sent", err=True)
         return
     if not assume_yes and not click.confirm("Randomize and send now?", default=False):
         raise click.ClickException("not sent: nothing was randomized, recorded or sent")
-    submission = respondent.answer(verified, checked, invite=invite)
+    submission = respondent.answer(verified, checked, invite=code)
     delivery = respondent.submit(submission)  # stored in the ledger and outbox first
     if survey.two_server is not None:
         from .two_server import sent_lines
@@ -150,6 +169,47 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     else:
         _print_sent(survey, respondent, submission.reports, shown)
     _report_delivery(delivery)
+
+
+def _ask_code(survey_id: str) -> str:
+    """The invitation code, asked for where the answers are asked for (re-asked while it
+    cannot be a code; an empty entry refuses)."""
+    click.echo(f"Survey {survey_id!r} takes invited answers only. Your invitation code is sent "
+               f"with your answers: whoever sent the invitations can tell which invitation a "
+               f"response came with; the randomization protects the answers all the same.")
+    while True:
+        typed = click.prompt("Invitation code", default="", show_default=False)
+        if not typed.strip():
+            raise invitation.required(survey_id)
+        code = invitation.normalized(typed)
+        if code is not None:
+            return code
+        click.secho(f"   not an invitation code (they look like {invitation.PREFIX}… with no "
+                    f"spaces)", fg="red", err=True)
+
+
+def _send_waiting(respondent: Respondent, record: dict[str, Any], code: str | None,
+                  dry_run: bool, prompt: bool) -> None:
+    """Send this device's stored submission whose code the server refused with another code:
+    the body stored then (the same randomized reports or sealed halves, the same submission
+    id), never a new draw; the ledger was charged once, when it was drawn."""
+    if code is None and dry_run:
+        click.echo(invitation.waiting_words(record))
+        click.echo("dry run: nothing was sent", err=True)
+        return
+    if code is None and not prompt:
+        raise InvitationError(invitation.waiting_words(record))
+    stored = record["created"][:19].replace("T", " ")
+    click.echo(f"Your answers to survey {record['survey_id']!r} were randomized and stored on "
+               f"this device on {stored} UTC (submission {record['submission_id']}); the server "
+               f"refused the invitation code sent with them. They are sent as they are: nothing "
+               f"is drawn or charged again.")
+    if code is None:
+        code = _ask_code(record["survey_id"])
+    if dry_run:
+        click.echo("dry run: nothing was sent", err=True)
+        return
+    _report_delivery(respondent.send_with_code(record, code))
 
 
 def _sent_words(body: dict[str, Any], cells: Mapping[str, int] | None = None) -> str:
@@ -312,6 +372,8 @@ def _report_delivery(delivery: Delivery) -> None:
                             f"outbox flush` to send it")
     if delivery.status == FAILED:
         raise DeliveryError(f"{delivery.message} (kept in the outbox, marked failed)")
+    if delivery.status == AWAITING_CODE:  # the message says how to send it with another code
+        raise InvitationError(delivery.message)
     click.echo(f"sent submission {delivery.submission_id}: {delivery.message}")
 
 
@@ -330,8 +392,9 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
     total = ledger.composition(delta)
     if as_json:
         click.echo(json.dumps({
-            "receipts": [{k: r[k] for k in ("submission_id", "survey_id", "server", "delivered",
-                                            "duplicate", "body")} for r in sent],
+            "receipts": [{**{k: r[k] for k in ("submission_id", "survey_id", "server",
+                                               "delivered", "duplicate", "body")},
+                          "invited": bool(r.get("invited"))} for r in sent],
             "outbox": [{k: r[k] for k in ("submission_id", "survey_id", "status", "body")}
                        for r in waiting],
             "epsilon_by_survey": [asdict(s) for s in spend],
@@ -356,11 +419,15 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
         body = r["body"]
         click.echo(f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
                    f"{r['submission_id']}  "
-                   f"{_sent_words(body, cells.get((r['survey_id'], body['version'])))}")
+                   f"{_sent_words(body, cells.get((r['survey_id'], body['version'])))}"
+                   + ("  (with an invitation code, not kept on this device)"
+                      if r.get("invited") else ""))
     if waiting:
         click.secho("Not delivered (ldpsurvey outbox list):", bold=True)
         for r in waiting:
-            click.echo(f"  {r['status']:8} {r['survey_id']}  {r['submission_id']}")
+            click.echo(f"  {r['status']:8} {r['survey_id']}  {r['submission_id']}"
+                       + ("  (waiting for an invitation code: ldpsurvey outbox list)"
+                          if invitation.awaits_code(r) else ""))
     click.secho("Privacy spent (ε):", bold=True)
     for s in spend:
         versions = ", ".join(f"v{v}" for v in s.versions)
@@ -407,7 +474,9 @@ def outbox_list(state_dir: str | None) -> None:
         click.echo("outbox is empty")
     for r in records:
         line = f"{r['status']:8} {r['survey_id']}  {r['submission_id']}  {r['server']}"
-        if r.get("last_error"):
+        if invitation.awaits_code(r):
+            line += f"  ({invitation.waiting_words(r)})"
+        elif r.get("last_error"):
             line += f"  ({r['last_error']})"
         click.echo(line)
 
@@ -416,13 +485,22 @@ def outbox_list(state_dir: str | None) -> None:
 @state_option
 @attempts_option
 @click.option("--include-failed", is_flag=True,
-              help="Also retry submissions the server refused (e.g. after it was fixed).")
+              help="Also retry submissions the server refused (e.g. after it was fixed); not "
+                   "those whose invitation code it refused (see respond --invite).")
 def outbox_flush(state_dir: str | None, attempts: int, include_failed: bool) -> None:
-    """Send every pending submission (the stored randomized reports, never new ones)."""
+    """Send every pending submission (the stored randomized reports, never new ones).
+
+    A submission whose invitation code the server refused is not sent again with that code:
+    `ldpsurvey respond --invite CODE` sends it with another (it says how).
+    """
+    waiting = Outbox(StateDir(state_dir)).awaiting_code()
     deliveries = flush_outbox(state_dir, RetryPolicy(attempts=attempts),
                               include_failed=include_failed)
+    for r in waiting:
+        click.echo(f"{r['status']:8} {r['survey_id']}  {r['submission_id']}  "
+                   f"not sent: {invitation.waiting_words(r)}")
     if not deliveries:
-        click.echo("nothing to send")
+        click.echo("nothing else to send" if waiting else "nothing to send")
         return
     for d in deliveries:
         click.echo(f"{d.status:8} {d.survey_id}  {d.submission_id}  {d.message}")

@@ -35,6 +35,13 @@ class AlreadyAnsweredError(LdpSurveyError):
     code = "already_answered"
 
 
+class InvitationError(LdpSurveyError):
+    """An invite-only survey answered without an invitation code, or a code that cannot be
+    one: refused before anything is randomized, charged or sent."""
+
+    code = "invitation_required"
+
+
 class DeliveryError(LdpSurveyError):
     """The server could not be reached, or refused a request (details carry the HTTP status)."""
 

@@ -6,6 +6,10 @@ marks it failed and keeps it, with the server's reason; connection errors and 5x
 pending for `ldpsurvey outbox flush`. Resending always sends the stored bytes: a submission is
 randomized once, because fresh noise on a resend would let the server average it away. The
 server deduplicates by submission id, so each submission is counted exactly once.
+
+An invitation code is stored in the record beside the body (`invite`), not in it, and sent
+beside it. A code the server refuses leaves the record waiting in status `invite` for another
+code (`with_code`), which sends the same body; a receipt forgets the code (client/invitation.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .errors import InvitationError
+from .invitation import AWAITING_CODE, DELIVERED, awaits_code, refusal_reason, waiting_words
 from .state import StateDir, fsync_dir
 from .transport import Refused, Transport, Unavailable
 
@@ -36,7 +42,7 @@ class Delivery:
 
     submission_id: str
     survey_id: str
-    status: str                    # sent | pending | failed
+    status: str                    # sent | pending | failed | invite (waits for a code)
     message: str = ""
 
 
@@ -49,20 +55,56 @@ class Outbox:
         self.receipts = state.subdir(RECEIPTS_DIR)
 
     def put(self, server_url: str, survey_id: str, wire: dict[str, Any],
-            path: str = "submissions") -> dict[str, Any]:
+            path: str = "submissions", survey_server: str | None = None) -> dict[str, Any]:
         """Store a new submission (wire = exactly the JSON body that will be POSTed to the
-        survey's `path`: submissions, or a two-server survey's two-server/uploads)."""
+        survey's `path`: submissions, or a two-server survey's two-server/uploads). Its
+        invitation code, if any, is kept beside the body. `survey_server` is the server the
+        survey was fetched from, when the body goes elsewhere (a two-server leader_url)."""
+        body = {k: v for k, v in wire.items() if k != "invite"}
         record = {"submission_id": wire["submission_id"], "survey_id": survey_id,
-                  "server": server_url, "body": wire, "status": PENDING, "attempts": 0,
+                  "server": server_url, "body": body, "status": PENDING, "attempts": 0,
                   "created": _now(), "last_error": None}
+        if wire.get("invite") is not None:
+            record["invite"] = wire["invite"]
         if path != "submissions":
             record["path"] = path
+        if survey_server is not None and survey_server != server_url:
+            record["survey_server"] = survey_server
         self.state.write_json(f"{OUTBOX_DIR}/{_name(wire['submission_id'])}", record)
         return record
 
     def pending(self, include_failed: bool = False) -> list[dict[str, Any]]:
+        """What a flush sends: pending submissions (and failed ones with include_failed).
+        One waiting for an invitation code is not among them: its code was refused, and only
+        another code (`with_code`) can get it accepted."""
         wanted = {PENDING, FAILED} if include_failed else {PENDING}
-        return [r for r in self._records(OUTBOX_DIR) if r["status"] in wanted]
+        return [r for r in self._records(OUTBOX_DIR)
+                if r["status"] in wanted and not awaits_code(r)]
+
+    def awaiting_code(self) -> list[dict[str, Any]]:
+        """Stored submissions whose invitation code the server refused."""
+        return [r for r in self._records(OUTBOX_DIR) if awaits_code(r)]
+
+    def find(self, submission_id: str) -> dict[str, Any] | None:
+        """The outbox record of a submission not yet delivered, or None."""
+        return next((r for r in self._records(OUTBOX_DIR)
+                     if r["submission_id"] == submission_id), None)
+
+    def with_code(self, record: dict[str, Any], code: str) -> dict[str, Any]:
+        """A submission waiting for a code, given another one and made pending again: the
+        stored body is kept as it is (never randomized again); only the code beside it
+        changes. Returns the stored record, ready for `deliver`."""
+        with self.state.lock():
+            current = self.find(record["submission_id"])
+            if current is None or not awaits_code(current):
+                raise InvitationError(
+                    f"submission {record['submission_id']} does not wait for an invitation "
+                    f"code any more (delivered, or sent by another command meanwhile)")
+            # a record from an earlier client held its refused code inside the body
+            body = {k: v for k, v in current["body"].items() if k != "invite"}
+            current.update(body=body, invite=code, status=PENDING, refused=None)
+            self.state.write_json(f"{OUTBOX_DIR}/{_name(current['submission_id'])}", current)
+            return current
 
     def all_outbox(self) -> list[dict[str, Any]]:
         return self._records(OUTBOX_DIR)
@@ -91,14 +133,29 @@ class Outbox:
         sid, survey_id = record["submission_id"], record["survey_id"]
         name = _name(sid)
         what = f"submission {sid} to survey {survey_id!r}"
+        # The code beside the body (an earlier client's record holds it inside the body).
+        body = {k: v for k, v in record["body"].items() if k != "invite"}
+        code = record.get("invite", record["body"].get("invite"))
         try:
             path = transport.survey_path(survey_id, record.get("path", "submissions"))
-            response = transport.request("POST", path, record["body"], what=what)
+            response = transport.request("POST", path,
+                                         body if code is None else {**body, "invite": code},
+                                         what=what)
         except Refused as exc:
+            reason = refusal_reason(exc)
+            if reason == DELIVERED:  # stored already, under its earlier code
+                return self._delivered(record, body, code, exc.status, True)
             with self.state.lock():
-                record.update(status=FAILED, attempts=record["attempts"] + 1,
-                              last_error=exc.message, http_status=exc.status)
+                record.update(attempts=record["attempts"] + 1, last_error=exc.message,
+                              http_status=exc.status)
+                if reason is not None:  # kept for another code: it was never accepted
+                    record.update(status=AWAITING_CODE, refused=reason)
+                else:
+                    record.update(status=FAILED)
                 self.state.write_json(f"{OUTBOX_DIR}/{name}", record)
+            if reason is not None:
+                return Delivery(sid, survey_id, AWAITING_CODE,
+                                waiting_words(record))
             return Delivery(sid, survey_id, FAILED, exc.message)
         except Unavailable as exc:
             with self.state.lock():
@@ -106,16 +163,26 @@ class Outbox:
                               last_error=exc.message)
                 self.state.write_json(f"{OUTBOX_DIR}/{name}", record)
             return Delivery(sid, survey_id, PENDING, exc.message)
-        body = response.body if isinstance(response.body, dict) else {}
-        duplicate = bool(body.get("duplicate") or body.get("duplicates"))
+        reply = response.body if isinstance(response.body, dict) else {}
+        duplicate = bool(reply.get("duplicate") or reply.get("duplicates"))
+        return self._delivered(record, body, code, response.status, duplicate)
+
+    def _delivered(self, record: dict[str, Any], body: dict[str, Any], code: str | None,
+                   http_status: int, duplicate: bool) -> Delivery:
+        """The receipt: exactly the body sent, and whether a code went beside it; the code
+        itself is forgotten (it links the submission to the invitation)."""
+        sid, name = record["submission_id"], _name(record["submission_id"])
         with self.state.lock():
-            receipt = {**record, "status": SENT, "delivered": _now(), "http_status":
-                       response.status, "duplicate": duplicate, "last_error": None}
+            receipt = {k: v for k, v in record.items() if k not in ("invite", "refused")}
+            receipt.update(body=body, status=SENT, delivered=_now(), http_status=http_status,
+                           duplicate=duplicate, last_error=None)
+            if code is not None:
+                receipt["invited"] = True
             self.state.write_json(f"{RECEIPTS_DIR}/{name}", receipt)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.outbox / name)
             fsync_dir(self.outbox)
-        return Delivery(sid, survey_id, SENT,
+        return Delivery(sid, record["survey_id"], SENT,
                         "delivered (the server already had it)" if duplicate else "delivered")
 
     def flush(self, transport_for: Callable[[str], Transport],

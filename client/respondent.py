@@ -15,7 +15,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..shared.errors import AnswerError
@@ -25,6 +25,7 @@ from ..shared.survey import Question, Survey
 from .budget import Budget, as_budget
 from .errors import DeliveryError
 from .hazmat_memo import Memoizer
+from .invitation import checked_code, required
 from .ledger import Charge, Ledger
 from .outbox import Delivery, Outbox
 from .state import StateDir
@@ -88,7 +89,34 @@ class Respondent:
         if status != "open":
             raise DeliveryError(f"survey {survey_id!r} is {status}: it takes no more answers "
                                 f"(nothing was answered or spent)")
-        return verified
+        return replace(verified, invite_only=response.body.get("invite_only") is True)
+
+    def check_invite(self, survey: VerifiedSurvey | Survey, invite: str | None) -> str | None:
+        """The invitation code to send (normalized as the page does), checked before anything
+        is drawn: InvitationError for a code that cannot be one, or for no code when the
+        survey's document says it is invite-only."""
+        if invite is not None:
+            return checked_code(invite)
+        if isinstance(survey, VerifiedSurvey) and survey.invite_only:
+            raise required(survey.survey.id)
+        return None
+
+    def awaiting_code(self, survey: VerifiedSurvey | Survey) -> dict[str, Any] | None:
+        """This device's stored submission to this survey that waits for an invitation code
+        (the server refused the one it was sent with), else None: the one the ledger records
+        for this version, or one stored for this survey on this server (a version before)."""
+        survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
+        answered = self.ledger.answered(survey.id, survey.version)
+        mine = answered["submission_id"] if answered is not None else None
+        return next((r for r in self.outbox.awaiting_code() if r["survey_id"] == survey.id and (
+            r["submission_id"] == mine
+            or r.get("survey_server", r["server"]) == self.server_url)), None)
+
+    def send_with_code(self, record: dict[str, Any], invite: str) -> Delivery:
+        """Send a stored submission that waits for a code with `invite`: the SAME randomized
+        body (or sealed upload), never drawn again, the ledger not charged again."""
+        stored = self.outbox.with_code(record, checked_code(invite))
+        return self.outbox.deliver(stored, self._transport_for(stored["server"]))
 
     def check_answers(self, survey: VerifiedSurvey | Survey,
                       answers: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,10 +158,13 @@ class Respondent:
         """Randomize `answers` ({question id: true answer}) on this device: one draw per
         answered question (check_answers first).
 
-        `invite` is the one-time invitation code an invite-only survey requires. Show a
-        respondent the draws only once `submit` stored them: a draw shown and then replaced
-        by another would let the respondent choose the report (docs/web.md).
+        `invite` is the one-time invitation code an invite-only survey requires (refused,
+        before anything is drawn, when a verified survey says it is invite-only and there is
+        none: check_invite). Show a respondent the draws only once `submit` stored them: a
+        draw shown and then replaced by another would let the respondent choose the report
+        (docs/web.md).
         """
+        invite = self.check_invite(survey, invite)
         survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
         checked = self.check_answers(survey, answers)
         if survey.two_server is not None:
@@ -186,13 +217,15 @@ class Respondent:
             # A two-server upload goes to the signed leader_url (when set) and its own path.
             server_url = getattr(submission, "server_url", None) or self.server_url
             record = self.outbox.put(server_url, submission.survey_id, submission.wire(),
-                                     getattr(submission, "path", "submissions"))
+                                     getattr(submission, "path", "submissions"),
+                                     survey_server=self.server_url)
         if server_url != self.server_url:
             return self.outbox.deliver(record, self._transport_for(server_url))
         return self.outbox.deliver(record, self.transport)
 
     def flush(self, include_failed: bool = False) -> list[Delivery]:
-        """Send every pending submission in this state directory (to the server it was for)."""
+        """Send every pending submission in this state directory (to the server it was for);
+        one waiting for an invitation code waits for `send_with_code`."""
         return self.outbox.flush(self._transport_for, include_failed=include_failed)
 
     def _transport_for(self, server_url: str) -> Transport:

@@ -40,6 +40,9 @@ class VerifiedSurvey:
     origin: str
     fingerprint: str
     first_use: bool
+    # From the served document, not signed (the operator's `invites create`): the survey
+    # takes a submission only with an unused invitation code (client/invitation.py).
+    invite_only: bool = False
 
 
 def origin_of(server_url: str) -> str:

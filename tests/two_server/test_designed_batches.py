@@ -87,13 +87,17 @@ def designed_survey_flow(pair: Any, tmp_path: Path, leader_db: str, helper_db: s
         == len(UNITS)
     assert count(leader_db, "SELECT count(*) FROM ts_uploads WHERE body LIKE '%invite%'") == 0
 
-    # a resend is a duplicate; no code, an unknown one or a used one: 403, nothing stored
+    # a resend with its code is a duplicate (the device's receipt no longer holds the code);
+    # no code, an unknown one or a used one: 403, nothing stored
     [receipt] = respondents[0].outbox.all_receipts()
+    assert receipt["invited"] is True and "invite" not in receipt["body"]
     url = pair.leader.url + f"/api/surveys/{SURVEY}/two-server/uploads"
-    assert http_json("POST", url, receipt["body"])["duplicate"] is True
+    resent = {**receipt["body"], "invite": codes[UNITS[1][0]]}
+    assert http_json("POST", url, resent)["duplicate"] is True
     fresh = Respondent(pair.leader.url, state_dir=str(tmp_path / "x"), warn=lambda m: None,
                        max_epsilon=1e4)
-    body = fresh.answer(fresh.fetch_survey(SURVEY), answers_of(1)).wire()
+    # the unverified survey: the device would refuse an invite-only one without a code
+    body = fresh.answer(fresh.fetch_survey(SURVEY).survey, answers_of(1)).wire()
     for code, words, reason in ((None, "invite-only", "missing"),
                                 ("inv_nope", "unknown", "unknown"),
                                 (codes[UNITS[1][0]], "already used", "used")):
