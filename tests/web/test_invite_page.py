@@ -291,6 +291,51 @@ def test_a_code_missing_at_send_is_asked_for_in_the_respondents_language(
         context.close()
 
 
+def test_the_refusal_is_marked_only_once_it_is_shown(deployment, browser, tmp_path):
+    """Issue 39: under load this page's h1 still said "Merci" when body[data-delivery=invite]
+    was there. The server had refused the code-less submission (403); the page marked that
+    state before it drew it: invite.js and its French words, not loaded while the survey was
+    open to anyone, were still on their way. Here they are held (a condition, not a delay)
+    until the page asked for them: by then the state must not be marked yet; let go, the
+    refusal is marked with its title on the screen."""
+    sid = publish(deployment)
+    context, page = open_page(browser, deployment.page_url(sid), locale="fr-FR")
+    held: list[Any] = []
+    gate = {"open": False}
+
+    def hold(route: Any) -> None:
+        if gate["open"]:
+            route.continue_()
+        else:
+            held.append(route)
+
+    try:
+        designed_codes(deployment, sid, tmp_path)
+        page.route("**/invite.js", hold)  # the module and its words
+        answer(page, "Non", "correcte")
+        page.get_by_role("button", name="Vérifier ce qui sera envoyé").click()
+        page.wait_for_selector("#review")
+        with page.expect_response(lambda r: r.request.method == "POST") as posted, \
+                page.expect_request(lambda r: r.url.endswith("/invite.js")):
+            page.click("#send")
+        assert posted.value.status == 403  # refused by the server: nothing stored
+        assert json.loads(posted.value.text())["error"]["details"]["items"][0]["reason"] \
+            == "missing"
+        marked, title = page.evaluate("[document.body.dataset.delivery ?? null, "
+                                      "document.querySelector('h1').innerText]")
+        assert title == "Merci"  # the title of a stored submission, shown at Send
+        assert marked != "invite", "the refusal is marked while the page does not show it"
+        gate["open"] = True
+        for route in held:
+            route.continue_()
+        page.wait_for_selector(REFUSED)
+        assert page.locator("h1").inner_text() == "Votre code d'invitation n'a pas été accepté"
+        assert deployment.stored(sid) == []
+        assert page.problems == []
+    finally:
+        context.close()
+
+
 def test_keyboard_only_at_a_phones_width(deployment, browser, tmp_path):
     """The field, the review and a refused code's field reached and answered with the keyboard
     alone, in a 360 px wide window with no sideways scrolling."""

@@ -118,15 +118,23 @@ async function useInvite() {
   }
 }
 
+/** Show where the submission stands, then mark it on the body (data-delivery): the mark
+ * says what the screen shows. A refused code's screen may wait for invite.js and its words
+ * (a survey made invite-only after the page was opened never loaded them); marked before,
+ * the state would claim a title and a field that are not there yet (issue 39). */
 function showDelivery(record) {
-  document.body.dataset.delivery = record.status;
+  const mark = () => { document.body.dataset.delivery = record.status; };
   if (record.status === INVITE) {
-    return useInvite().then(() => invite.refused(record, twoServer !== null));
+    return useInvite().then(() => {
+      invite.refused(record, twoServer !== null);
+      mark();
+    });
   }
   invite?.accepted();
   setStatus(() => replace(statusEl, el("p", { id: "delivery" }, deliveryText(record)),
     record.status === PENDING ? el("button", { type: "button", id: "retry",
       onclick: () => retryNow(record) }, t("delivery.retry")) : null));
+  mark();
 }
 
 async function retryNow(record) {
