@@ -289,8 +289,11 @@ class PgStore:
         if not _fits(survey_id):
             return False
         def work(conn: psycopg.Connection) -> bool:
-            if conn.execute("SELECT 1 FROM surveys WHERE id = %s LIMIT 1",
-                            (survey_id,)).fetchone() is None:
+            # FOR UPDATE, as close_survey: waits for ingests in flight (they hold FOR KEY
+            # SHARE) and holds back new ones until this commits, so no submission without a
+            # code is stored after the survey became invite-only (issue 39).
+            if not conn.execute("SELECT 1 FROM surveys WHERE id = %s ORDER BY version "
+                                "FOR UPDATE", (survey_id,)).fetchall():
                 return False
             conn.execute("INSERT INTO invite_surveys (survey_id, created) VALUES (%s, %s) "
                          "ON CONFLICT DO NOTHING", (survey_id, now_second()))
@@ -357,12 +360,17 @@ class PgStore:
 
     def _ingest(self, conn: psycopg.Connection, job: IngestJob) -> IngestResult:
         sid = job.survey_id
-        rows = conn.execute(  # every version's status, and whether invitations are needed
-            "SELECT version, status, EXISTS (SELECT 1 FROM invite_surveys WHERE survey_id = %s) "
-            "FROM surveys WHERE id = %s ORDER BY version FOR KEY SHARE OF surveys",
-            (sid, sid)).fetchall()
-        statuses = {version: status for version, status, _ in rows}
-        invite_only = any(invited for _, _, invited in rows)
+        # Every version's status, under a lock that close_survey and add_invites wait for
+        # (FOR UPDATE) and that waits for them: a locked row is read as last committed.
+        statuses = dict(conn.execute(
+            "SELECT version, status FROM surveys WHERE id = %s ORDER BY version FOR KEY SHARE",
+            (sid,)).fetchall())
+        # Whether invitations are needed: read after the lock, in a statement of its own (READ
+        # COMMITTED gives it a new snapshot), so that it sees an add_invites the lock waited
+        # for; a subquery of the locking statement would read the snapshot from before.
+        invite_only = bool(statuses) and conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM invite_surveys WHERE survey_id = %s)",
+            (sid,)).fetchone()[0]
         refused = refusal(job, statuses)  # closed, or a newer version, since validation
         if refused is not None:
             raise refused

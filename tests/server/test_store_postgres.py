@@ -8,9 +8,11 @@ import os
 import signal
 import sys
 import threading
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -292,3 +294,130 @@ def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):
     with pytest.raises(StoreUnavailable, match="try again"):
         store._write(always)
     store.close()
+
+
+# --- a survey made invite-only while submissions are stored (issue 39) -----------------------
+# READ COMMITTED: an ingest that read "not invite-only" could commit a code-less submission
+# after `invites create` had committed and returned. add_invites now locks the survey's rows
+# FOR UPDATE, as close_survey does, which waits for ingests in flight (FOR KEY SHARE) and holds
+# new ones back; an ingest reads the flag after its lock, in a statement (a snapshot) of its own.
+
+
+def _lock_wait_or_end(pg_url: str, thread: threading.Thread) -> str:
+    """'waiting' once a session of the database waits for a row lock, 'done' if `thread`
+    ends first (polled on both conditions, bounded by TEST_TIMEOUT)."""
+    import psycopg
+    from support.timeouts import TEST_TIMEOUT
+
+    deadline = time.monotonic() + TEST_TIMEOUT
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            if conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                            "current_database() AND wait_event_type = 'Lock'").fetchone()[0]:
+                return "waiting"
+            thread.join(timeout=0.02)  # the other condition: the thread ended
+            if not thread.is_alive():
+                return "done"
+    raise AssertionError("neither a lock wait nor the end of the thread")
+
+
+def _invite_race_app(pg_url):
+    from ldpsurvey.server.app import create_app
+    from ldpsurvey.server.auth import create_token
+    from ldpsurvey.server.http_request import STORE_EXTENSION
+
+    app = create_app({"DATABASE": pg_url, "TESTING": True})
+    store = app.extensions[STORE_EXTENSION]
+    auth = {"Authorization": f"Bearer {create_token(store)[1]}"}
+    assert app.test_client().post("/api/surveys", json=manifest(),
+                                  headers=auth).status_code == 201
+    return app, store
+
+
+def test_invites_create_returns_only_after_an_ingest_in_flight_committed(pg_url, monkeypatch):
+    """An ingest has read that the survey takes anyone and is paused before it stores: `invites
+    create` waits for it, so no code-less submission commits after it returned."""
+    from ldpsurvey.server import invites
+    from ldpsurvey.server.store import postgres
+
+    app, store = _invite_race_app(pg_url)
+    paused, go = threading.Event(), threading.Event()
+    real = postgres.refusal
+
+    def pausing(job, statuses):
+        paused.set()
+        assert go.wait(60)
+        return real(job, statuses)
+
+    monkeypatch.setattr(postgres, "refusal", pausing)
+    order: list[str] = []
+    replies: list[int] = []
+
+    def ingest() -> None:
+        replies.append(app.test_client().post(SUBMIT, json=submission()).status_code)
+        order.append("submission stored")
+
+    def make_invite_only() -> None:
+        other = open_store(pg_url)
+        try:
+            invites.create(other, "health", 1)
+        finally:
+            other.close()
+        order.append("invites create returned")
+
+    storing = threading.Thread(target=ingest)
+    storing.start()
+    assert paused.wait(60)
+    creating = threading.Thread(target=make_invite_only)
+    creating.start()
+    state = _lock_wait_or_end(pg_url, creating)
+    go.set()
+    storing.join(60)
+    creating.join(60)
+    store.close()
+    assert state == "waiting", "invites create returned while a code-less submission was " \
+                               "still to be stored"
+    assert replies == [200]  # its request came first: stored
+    assert order == ["submission stored", "invites create returned"]
+
+
+def test_an_ingest_behind_invites_create_sees_the_survey_invite_only(pg_url):
+    """`invites create` is inside its transaction; an ingest that starts now either stored its
+    submission before that committed, or (waiting for the lock) is refused for the missing
+    code: never stored after it."""
+    from ldpsurvey.server.invites import PREFIX, digest
+
+    app, store = _invite_race_app(pg_url)
+    inside, go = threading.Event(), threading.Event()
+
+    def holding(stored) -> None:
+        inside.set()
+        assert go.wait(60)
+
+    def make_invite_only() -> None:
+        other = open_store(pg_url)
+        try:
+            assert other.add_invites("health", [digest(PREFIX + uuid.uuid4().hex)], None,
+                                     holding)
+        finally:
+            other.close()
+
+    creating = threading.Thread(target=make_invite_only)
+    creating.start()
+    assert inside.wait(60)
+    replies: list[Any] = []
+    storing = threading.Thread(
+        target=lambda: replies.append(app.test_client().post(SUBMIT, json=submission())))
+    storing.start()
+    state = _lock_wait_or_end(pg_url, storing)
+    go.set()
+    creating.join(60)
+    storing.join(60)
+    store.close()
+    [reply] = replies
+    if state == "done":  # stored before invites create committed (main's add_invites)
+        assert reply.status_code == 200
+    else:
+        assert reply.status_code == 403, reply.get_json()
+        assert reply.get_json()["error"]["details"]["items"][0]["reason"] == "missing"
+    assert len(sql(pg_url, "SELECT 1 FROM submissions")) == (reply.status_code == 200)
