@@ -130,6 +130,7 @@ def accept_upload(leader: Leader, survey_id: str, body: Any) -> tuple[dict[str, 
     del halves  # opening proves the upload was sealed for this survey, version and report
     text = canonical_json(dict(body)).decode()
     with leader.db.transaction() as cur:
+        _still_open(cur, survey_id, version)
         row = cur.execute("SELECT body FROM ts_uploads WHERE survey_id = ? AND report_id = ?",
                           (survey_id, upload.submission_id)).fetchone()
         if row is not None and row[0] != text:
@@ -141,6 +142,19 @@ def accept_upload(leader: Leader, survey_id: str, body: Any) -> tuple[dict[str, 
         cur.execute("INSERT INTO ts_uploads (survey_id, report_id, version, body) VALUES "
                     "(?, ?, ?, ?)", (survey_id, upload.submission_id, version, text))
     return {"submission_id": upload.submission_id, "duplicate": False}, True
+
+
+def _still_open(cur: Any, survey_id: str, version: int) -> None:
+    """The version's status read again in the storing transaction, under a lock that a close
+    and `invites create` wait for (PostgreSQL: FOR KEY SHARE against their FOR UPDATE; SQLite:
+    BEGIN IMMEDIATE holds every other writer back), so that nothing is stored after either
+    returned (issue 39): the status read before the transaction may be outdated by then, and
+    `_claim_invite` reads the invite-only flag after this lock, in a statement of its own."""
+    lock = " FOR KEY SHARE" if cur.postgres else ""
+    row = cur.execute(f"SELECT status FROM surveys WHERE id = ? AND version = ?{lock}",  # noqa: S608
+                      (survey_id, version)).fetchone()
+    if row is None or row[0] != "open":
+        raise SurveyClosed(f"survey {survey_id!r} is closed and takes no more uploads")
 
 
 def _claim_invite(cur: Any, survey_id: str, submission_id: str, code: str | None,

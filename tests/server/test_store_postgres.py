@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import threading
-import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -22,6 +21,7 @@ from ldpsurvey.server.errors import StoreError
 from ldpsurvey.server.store import open_store, redact
 from ldpsurvey.server.store.postgres import N_SHARDS
 from support.clients import free_port
+from support.postgres import lock_wait_or_end
 from support.server_data import manifest, snapshot, sql, submission, survey_dict
 
 SUBMIT = "/api/surveys/health/submissions"
@@ -303,24 +303,6 @@ def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):
 # new ones back; an ingest reads the flag after its lock, in a statement (a snapshot) of its own.
 
 
-def _lock_wait_or_end(pg_url: str, thread: threading.Thread) -> str:
-    """'waiting' once a session of the database waits for a row lock, 'done' if `thread`
-    ends first (polled on both conditions, bounded by TEST_TIMEOUT)."""
-    import psycopg
-    from support.timeouts import TEST_TIMEOUT
-
-    deadline = time.monotonic() + TEST_TIMEOUT
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        while time.monotonic() < deadline:
-            if conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                            "current_database() AND wait_event_type = 'Lock'").fetchone()[0]:
-                return "waiting"
-            thread.join(timeout=0.02)  # the other condition: the thread ended
-            if not thread.is_alive():
-                return "done"
-    raise AssertionError("neither a lock wait nor the end of the thread")
-
-
 def _invite_race_app(pg_url):
     from ldpsurvey.server.app import create_app
     from ldpsurvey.server.auth import create_token
@@ -370,7 +352,7 @@ def test_invites_create_returns_only_after_an_ingest_in_flight_committed(pg_url,
     assert paused.wait(60)
     creating = threading.Thread(target=make_invite_only)
     creating.start()
-    state = _lock_wait_or_end(pg_url, creating)
+    state = lock_wait_or_end(pg_url, creating)
     go.set()
     storing.join(60)
     creating.join(60)
@@ -409,7 +391,7 @@ def test_an_ingest_behind_invites_create_sees_the_survey_invite_only(pg_url):
     storing = threading.Thread(
         target=lambda: replies.append(app.test_client().post(SUBMIT, json=submission())))
     storing.start()
-    state = _lock_wait_or_end(pg_url, storing)
+    state = lock_wait_or_end(pg_url, storing)
     go.set()
     creating.join(60)
     storing.join(60)

@@ -14,6 +14,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -129,3 +131,21 @@ def shared_server() -> PgServer:
         _shared.append(server)
         atexit.register(server.stop)
     return _shared[0]
+
+
+def lock_wait_or_end(url: str, thread: threading.Thread) -> str:
+    """'waiting' once a session of the database waits for a row lock, 'done' if `thread`
+    ends first (polled on both conditions, bounded by TEST_TIMEOUT): whether a
+    transaction started in `thread` waits for another's lock, without a delay."""
+    import psycopg
+
+    deadline = time.monotonic() + TEST_TIMEOUT
+    with psycopg.connect(url, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            if conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                            "current_database() AND wait_event_type = 'Lock'").fetchone()[0]:
+                return "waiting"
+            thread.join(timeout=0.02)  # the other condition: the thread ended
+            if not thread.is_alive():
+                return "done"
+    raise AssertionError("neither a lock wait nor the end of the thread")
