@@ -7,7 +7,11 @@ report format renders it, plus:
 - `design`: where the design came from, what it is (strata, PSUs, weights, calibration), the
   variance method and the lonely-PSU rule;
 - per estimate `deff`: {sampling, privacy, total, effective_n} (None where not estimable);
-- per question `population`: the estimated population size Σ w of those who answered.
+- per question `population`: the estimated population size Σ w of those who answered;
+- per option, group, integer mean, share not asked and row among those asked `total`: its
+  Horvitz-Thompson total {estimate, std_error, ci_low, ci_high} (the estimated number of
+  people giving it, the total of an integer; None for a mean score, or when the weights are
+  not scaled to a population: `design.totals` False and `design.totals_note` says why).
 Worst-case variance bounds are left out (None): they bound a simple random sample's variance.
 
 The numbers come from the design library (shared/design/): pseudo-values of each question,
@@ -25,9 +29,22 @@ from typing import Any
 import numpy as np
 
 from ..shared.among_asked import NOTE as ASKED_NOTE
-from ..shared.design import Design, DesignEstimates, PseudoValues, build_replicates, estimate
+from ..shared.design import (
+    Design,
+    DesignEstimates,
+    PseudoValues,
+    build_replicates,
+    estimate,
+    totals_refusal,
+)
 from ..shared.design import pseudo_values as question_pseudo_values
-from ..shared.design.among_asked import AmongAsked, among_asked, asked_mean
+from ..shared.design.among_asked import (
+    AmongAsked,
+    among_asked,
+    asked_mean,
+    asked_pairs,
+    asked_value,
+)
 from ..shared.design_frame import LONELY_PSU, read_frame
 from ..shared.errors import AnalysisError, DesignError
 from ..shared.estimates import CONSISTENT_METHOD, finite_or_none, norm_sub
@@ -47,6 +64,9 @@ from .margins import Calibration, calibrated
 
 VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
 LINEARIZED = "linearized (ultimate cluster, with replacement; Taylor series)"
+TOTALS_NOTE = ("Horvitz-Thompson estimates of population counts (the number of people "
+               "giving each answer) and of an integer's population total, over those who "
+               "answered")
 NOTE = ("design-based: the respondents weighted by their sampling design; 'deff' is the "
         "variance over that of a simple random sample of as many true answers, split into "
         "sampling (the design) × privacy (the randomization)")
@@ -111,6 +131,19 @@ class Weighted:
     def variance_description(self) -> str:
         variance = self.variance()
         return (LINEARIZED if isinstance(variance, str) else variance.describe())
+
+    @cached_property
+    def totals_refusal(self) -> str | None:
+        """Why this design's weights give no population totals (None: they do;
+        shared/design/estimators.py `totals_refusal`)."""
+        return totals_refusal(self.design)
+
+    def totals_block(self) -> dict[str, Any]:
+        """What the estimate documents' `design` block adds: whether totals are given and why
+        (not)."""
+        refusal = self.totals_refusal
+        return {"totals": refusal is None,
+                "totals_note": TOTALS_NOTE if refusal is None else f"not given: {refusal}"}
 
     def describe(self) -> dict[str, Any]:
         """The document's `design` block."""
@@ -204,9 +237,13 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
         usable.append((question, pv))
     results = estimate(w.design, [pv for _, pv in usable], domain=domain, variance=variance,
                        confidence=confidence) if usable else []
+    totals: list[DesignEstimates | None] = (
+        list(estimate(w.design, [pv for _, pv in usable], statistic="total", domain=domain,
+                      variance=variance, confidence=confidence))
+        if usable and w.totals_refusal is None else [None] * len(usable))
     found = {q.id: _question_document(w, q, pv, r, _asked(w, q, pv, domain, variance,
-                                                            confidence))
-             for (q, pv), r in zip(usable, results, strict=True)}
+                                                            confidence), t)
+             for (q, pv), r, t in zip(usable, results, totals, strict=True)}
     found.update(hidden)
     return [found.get(q.id) or _empty_document(w, q, skipped[q.id], confidence)
             for q in survey.questions]
@@ -233,6 +270,17 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
         "not_asked": _value(NOT_ASKED, share, min(max(share.estimate, 0.0), 1.0))}
     doc["among_asked"] = {"mean": _mean(result.mean.rows()[0]) if result.mean is not None
                           else _numbers(None)}
+    # totals: the number not asked, the total of the answers over those asked
+    not_asked_total, asked_total = None, None
+    if w.totals_refusal is None:
+        pairs = asked_pairs(mechanism, reports, present)
+        not_asked_total, asked_total = estimate(
+            w.design, [pairs.not_asked, asked_value(pairs)], statistic="total", domain=domain,
+            variance=variance, confidence=confidence)
+    doc["not_asked"]["total"] = _total(None if not_asked_total is None
+                                       else not_asked_total.rows(), 0)
+    doc["among_asked"]["mean"]["total"] = _total(None if asked_total is None
+                                                 else asked_total.rows(), 0)
     return doc
 
 
@@ -249,10 +297,13 @@ def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | No
 
 
 def _question_document(w: Weighted, question: Any, pv: PseudoValues,
-                       result: DesignEstimates, asked: AmongAsked | None = None
-                       ) -> dict[str, Any]:
+                       result: DesignEstimates, asked: AmongAsked | None = None,
+                       totals: DesignEstimates | None = None) -> dict[str, Any]:
+    """A question's document; `totals` (the same columns' Horvitz-Thompson totals, None
+    when the weights give none) fill each row's `total`."""
     mechanism = w.version.compiled.mechanisms[question.id]
     rows = result.rows()
+    total_rows = totals.rows() if totals is not None else None
     doc: dict[str, Any] = {
         "question": question.id, "mechanism": mechanism.name,
         "epsilon": 0.0 if question.disclosed else float(question.epsilon),
@@ -260,29 +311,38 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
         "confidence": result.confidence, "consistent_method": CONSISTENT_METHOD,
         "notes": list(result.notes)}
     if pv.kind == "mean":
-        doc["mean"] = _mean(rows[0])
+        doc["mean"] = {**_mean(rows[0]), "total": _total(total_rows, 0)}
         return doc
     k = question.k
     shares = np.array([r.estimate for r in rows[:k]])
     consistent = norm_sub(shares)
-    doc["categories"] = [_value(question.labels[i], rows[i], float(consistent[i]))
-                         for i in range(k)]
+    doc["categories"] = [{**_value(question.labels[i], rows[i], float(consistent[i])),
+                          "total": _total(total_rows, i)} for i in range(k)]
     ordinal = question.type == "ordinal"  # pseudo.py: the mean score follows the options
     first_group = k + 1 if ordinal else k
     groups = getattr(mechanism, "groups", {})
     doc["groups"] = [
         {"name": name, "options": [question.labels[i] for i in members],
-         **_numbers(rows[first_group + g]), "consistent": float(consistent[list(members)].sum())}
+         **_numbers(rows[first_group + g]), "consistent": float(consistent[list(members)].sum()),
+         "total": _total(total_rows, first_group + g)}
         for g, (name, members) in enumerate(groups.items())]
     if asked is not None:  # skip logic: the share not asked, then the rest among those asked
         doc["not_asked"] = doc["categories"][-1]
         doc["among_asked"] = _among_asked_document(question, asked)
+        # the number who gave an option (or a group's) among those asked is its number in
+        # the population: an answer that is an option was asked; a mean score has no total
+        for c, row in zip(doc["among_asked"]["categories"], doc["categories"], strict=False):
+            c["total"] = row["total"]
+        for g, row in zip(doc["among_asked"]["groups"], doc["groups"], strict=False):
+            g["total"] = row["total"]
+        if "mean" in doc["among_asked"]:
+            doc["among_asked"]["mean"]["total"] = None
         doc["notes"].append(ASKED_NOTE)
         if asked.note:
             doc["notes"].append(asked.note)
         return doc  # an overall mean score would score "not asked" as an option
     if ordinal:
-        doc["mean"] = _mean(rows[k])
+        doc["mean"] = {**_mean(rows[k]), "total": None}  # a total of scores counts nothing
         doc["notes"].append(f"mean score: options scored 1..{k} in order")
     return doc
 
@@ -329,6 +389,17 @@ def _numbers(row: Any) -> dict[str, Any]:
             "deff": row.deff.to_dict() if row.deff is not None else None}
 
 
+def _total(rows: Sequence[Any] | None, column: int) -> dict[str, Any] | None:
+    """Row `column`'s Horvitz-Thompson total of `rows` (DesignEstimates.rows() of the totals;
+    None: the weights give no totals)."""
+    if rows is None:
+        return None
+    row = rows[column]
+    return {"estimate": finite_or_none(row.estimate),
+            "std_error": finite_or_none(row.std_error),
+            "ci_low": finite_or_none(row.ci_low), "ci_high": finite_or_none(row.ci_high)}
+
+
 def _value(value: Any, row: Any, consistent: float) -> dict[str, Any]:
     return {"value": value, **_numbers(row), "consistent": consistent}
 
@@ -344,7 +415,8 @@ def estimate_document(w: Weighted, confidence: float,
     return {"survey": w.version.id, "version": w.version.version, "sha256": w.version.sha256,
             "confidence": confidence, "n_submissions": w.respondents.n,
             "last_submission_hour": unweighted.get("last_submission_hour"),
-            "design": w.describe(), "questions": question_documents(w, confidence)}
+            "design": {**w.describe(), **w.totals_block()},
+            "questions": question_documents(w, confidence)}
 
 
 def subgroup_document(w: Weighted, by: str, confidence: float,
@@ -371,4 +443,4 @@ def subgroup_document(w: Weighted, by: str, confidence: float,
                       "questions": docs})
     return {"survey": w.version.id, "version": w.version.version, "sha256": w.version.sha256,
             "confidence": confidence, "by": by, "n_submissions": w.respondents.n,
-            "design": w.describe(), "subgroups": parts}
+            "design": {**w.describe(), **w.totals_block()}, "subgroups": parts}

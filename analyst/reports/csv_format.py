@@ -1,6 +1,7 @@
 """CSV: one row per (question, option); groups, means and distribution values are rows too,
 told apart by the `kind` column; a question's warnings (kind `warning`, the text in `option`)
-come first. Numbers are raw (shares in [0, 1], means in answer units)."""
+come first. Numbers are raw (shares in [0, 1], means in answer units, totals in people or
+answer units)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ COLUMNS = ("survey", "version", "question", "kind", "option", "members", "mechan
 DESIGN_COLUMNS = ("population", "deff", "deff_sampling", "deff_privacy", "effective_n")
 # `report --lang` adds these: the question's and the row's text in that language.
 LANGUAGE_COLUMNS = ("question_text", "option_text")
+# Design-based reports end with these (after every other column, so that those keep their
+# places): the row's Horvitz-Thompson total (a population count; an integer's population
+# total) and its standard error and interval; empty where there is none (a mean score, or
+# weights not scaled to a population: docs/design-based.md).
+TOTAL_COLUMNS = ("total", "total_std_error", "total_ci_low", "total_ci_high")
 
 
 def render_csv(report: Report) -> str:
@@ -27,7 +33,8 @@ def render_csv(report: Report) -> str:
     design = bool(report.estimates.get("design"))
     lang = report.language is not None  # report --lang: the text in two more columns
     writer.writerow(COLUMNS + (DESIGN_COLUMNS if design else ()) + (LANGUAGE_COLUMNS if lang
-                                                                     else ()))
+                                                                     else ())
+                    + (TOTAL_COLUMNS if design else ()))
     version = report.estimates.get("version", "")
     for q in report.questions():
         for warning in q.warnings:  # e.g. a location map that cannot be read at this n
@@ -36,7 +43,8 @@ def render_csv(report: Report) -> str:
                              *("" for _ in NUMBER_FIELDS),
                              # report --lang: the question's text in its column
                              *((*("" for _ in DESIGN_COLUMNS if design), q.text, "") if lang
-                               else ())])
+                               else ()),
+                             *(("",) * len(TOTAL_COLUMNS) if design else ())])
         for r in q.rows:
             writer.writerow([report.survey["id"], version, q.id, r.kind, r.label,
                              "|".join(r.members), q.mechanism, repr(q.epsilon), q.n,
@@ -44,8 +52,15 @@ def render_csv(report: Report) -> str:
                              *("" if getattr(r, f) is None else repr(getattr(r, f))
                                for f in NUMBER_FIELDS),
                              *(_design_cells(q.population, r.deff) if design else ()),
-                             *((q.text, r.display) if lang else ())])
+                             *((q.text, r.display) if lang else ()),
+                             *(_total_cells(r.total) if design else ())])
     return out.getvalue()
+
+
+def _total_cells(total: Mapping[str, Any] | None) -> list[str]:
+    t = total or {}
+    return ["" if t.get(k) is None else repr(float(t[k]))
+            for k in ("estimate", "std_error", "ci_low", "ci_high")]
 
 
 def _design_cells(population: float | None, deff: Mapping[str, Any] | None) -> list[str]:

@@ -1,6 +1,7 @@
 """What design-based reports add to every format: the design named, the design effect split
-into what the sampling design costs and what the privacy costs, the effective n, and (HTML)
-the weighted estimates beside today's unweighted ones.
+into what the sampling design costs and what the privacy costs, the effective n, the
+Horvitz-Thompson totals (population counts) with their standard errors when the weights are
+scaled to a population, and (HTML) the weighted estimates beside today's unweighted ones.
 
 The design effect of an estimate (shared/design/estimators.py): its variance V over V_srs, the
 variance of a simple random sample of as many TRUE answers. It splits as
@@ -36,6 +37,8 @@ ASKED_KINDS = (ASKED_OPTION, ASKED_GROUP, ASKED_MEAN)
 
 DEFF_HEADER = "deff = sampling × privacy"
 EFFECTIVE_HEADER = "effective n"
+TOTAL_HEADER = "total"
+TOTAL_SE_HEADER = "total s.e."
 
 DESIGN_COLUMN_NOTES = (
     "estimate: weighted (design-based), can be negative by noise; consistent: non-negative, "
@@ -50,6 +53,12 @@ EXPLANATION = (
      "(respondents of one cluster resemble each other, so they tell less than as many "
      "independent people) and, when given, calibration to known population totals. The "
      "unweighted columns are what the same reports give as a simple random sample."),
+    ("Totals",
+     "When the weights are scaled to the population (design weights 1/selection probability, "
+     "or calibrated to population totals), each option's total is the estimated number of "
+     "people in the population who would give it, and an integer question's total is the "
+     "population total of its answer (Horvitz-Thompson; over those who answered an optional "
+     "question). Relative weights give no totals: the design section says why."),
     ("The design effect (deff)",
      "The deff compares an estimate's variance with that of a simple random sample of as many "
      "respondents whose TRUE answers were seen. It is the product of two factors: sampling, "
@@ -80,10 +89,45 @@ def effective_text(deff: Mapping[str, Any] | None) -> str:
     return f"{float(deff['effective_n']):,.0f}"
 
 
-def design_columns() -> list[Column]:
-    """The columns design-based estimates add (model.columns puts them after 'consistent')."""
-    return [Column(DEFF_HEADER, lambda q, r, t: deff_text(r.deff)),
+def total_text(x: Any) -> str:
+    """A total or its standard error: whole numbers with separators from 100 up, three
+    significant digits below ("–": none)."""
+    if x is None:
+        return "–"
+    x = float(x)
+    if abs(x) < 0.005:
+        return "0"
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def total_cells(row: Row) -> tuple[str, str]:
+    """(total, its standard error) of a row: "" for a row without one (a mean score)."""
+    if row.total is None:
+        return "", ""
+    return total_text(row.total.get("estimate")), total_text(row.total.get("std_error"))
+
+
+def has_totals(q: QuestionView) -> bool:
+    """Whether a question's rows carry totals (population-scaled weights)."""
+    return any(r.total is not None for r in q.rows)
+
+
+def design_columns(q: QuestionView | None = None) -> list[Column]:
+    """The columns design-based estimates add (model.columns puts them after 'consistent'):
+    the deff, the effective n, and the total with its s.e. when the question has totals."""
+    cols = [Column(DEFF_HEADER, lambda q, r, t: deff_text(r.deff)),
             Column(EFFECTIVE_HEADER, lambda q, r, t: effective_text(r.deff))]
+    if q is not None and has_totals(q):
+        cols += [Column(TOTAL_HEADER, lambda q, r, t: total_cells(r)[0]),
+                 Column(TOTAL_SE_HEADER, lambda q, r, t: total_cells(r)[1])]
+    return cols
+
+
+def totals_line(design: Mapping[str, Any]) -> str | None:
+    """What the design block says of totals (None: a document without the key)."""
+    if "totals" not in design:
+        return None
+    return str(design.get("totals_note") or "")
 
 
 def design_lines(report: Report) -> list[str]:
@@ -98,6 +142,10 @@ def design_lines(report: Report) -> list[str]:
                 if design.get("population") is not None else "")]
     if design.get("note"):
         lines += textwrap.wrap(str(design["note"]), 96, initial_indent="  ",
+                               subsequent_indent="  ")
+    totals = totals_line(design)
+    if totals:
+        lines += textwrap.wrap(f"totals: {totals}", 96, initial_indent="  ",
                                subsequent_indent="  ")
     return lines
 
@@ -154,7 +202,8 @@ def html_design(report: Report) -> str:
         return ""
     items = [("design", design.get("description")), ("from", design.get("source")),
              ("variance", design.get("variance_description") or design.get("variance")),
-             ("single-PSU strata", design.get("lonely_psu"))]
+             ("single-PSU strata", design.get("lonely_psu")),
+             ("totals", totals_line(design))]
     rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(str(v))}</td></tr>"
                    for k, v in items if v is not None)
     body = "".join(f"<h3>{escape(t)}</h3><p>{escape(x)}</p>" for t, x in EXPLANATION)
@@ -218,8 +267,10 @@ def html_side_by_side(q: QuestionView, report: Report) -> str:
     """A question's weighted and unweighted estimates side by side, with the deff, the
     effective n and, per row, the deff in plain words."""
     unweighted = _unweighted_rows(report, q.id)
+    totals = has_totals(q)
     head = ["", "weighted", "std error", f"{q.confidence:.0%} interval", "unweighted",
-            "std error", DEFF_HEADER, EFFECTIVE_HEADER]
+            "std error", DEFF_HEADER, EFFECTIVE_HEADER,
+            *(("population total", "std error") if totals else ())]
     lines = ['<div class="scroll"><table class="side"><tr>'
              + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
     words = []
@@ -238,7 +289,8 @@ def html_side_by_side(q: QuestionView, report: Report) -> str:
                  f"[{fmt(q, r, r.ci_low)}, {fmt(q, r, r.ci_high)}]",
                  fmt(q, r, None if other is None else other.estimate),
                  fmt(q, r, None if other is None else other.std_error),
-                 deff_text(r.deff), effective_text(r.deff)]
+                 deff_text(r.deff), effective_text(r.deff),
+                 *(total_cells(r) if totals else ())]
         cls = (' class="group"' if r.kind in ("group", ASKED_GROUP) else
                f' class="{MEAN}"' if r.kind in (MEAN, ASKED_MEAN) else "")
         lines.append(f"<tr{cls}>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")

@@ -67,6 +67,9 @@ class Row:
     shown: str | None = None
     # report --lang: a group's members (option labels) as their texts in that language
     shown_members: tuple[str, ...] | None = None
+    # design-based estimates with population-scaled weights: the row's Horvitz-Thompson total
+    # {estimate, std_error, ci_low, ci_high} (design_view.py; None: no total)
+    total: Mapping[str, Any] | None = None
 
     @property
     def display(self) -> str:
@@ -299,6 +302,7 @@ def epsilon_cell(question: Mapping[str, Any]) -> str:
 def _row(qid: str, kind: str, label: str, d: Mapping[str, Any],
          members: tuple[str, ...] = ()) -> Row:
     return Row(question=qid, kind=kind, label=label, members=members, deff=d.get("deff"),
+               total=d.get("total"),
                **{f: _number(d.get(f)) for f in NUMBER_FIELDS})
 
 
@@ -387,7 +391,7 @@ def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
     if q.design_based:
         from .design_view import design_columns
 
-        cols = [c for c in cols if c.header != "s.e. bound"] + design_columns()
+        cols = [c for c in cols if c.header != "s.e. bound"] + design_columns(q)
     if truth is not None:
         cols.append(Column("true", lambda q, r, t: fmt(q, r, t.of(q.id, r.kind, r.label))))
     return cols

@@ -7,13 +7,23 @@ The pieces, in the order an analysis uses them:
 - `pseudo_values(question, mechanism, reports, present)` (pseudo.py): each respondent's
   unbiased estimates of their answer's indicators (or value) and their randomization variance.
 - `mean`, `total`, `ratio`, `estimate` (estimators.py): Hájek / Horvitz-Thompson estimates with
-  linearized or replicate variances and the design effect split (sampling × privacy).
+  linearized or replicate variances and the design effect split (sampling × privacy);
+  `totals_refusal(design)` says why totals would not count a population (None: they do).
 - `replicates.build(design, "jk1" | "jkn" | "bootstrap")` (replicates.py): replicate weights as R's
   as.svrepdesign builds them, passed as `variance=` to the estimators.
 """
 
 from .calibration import Margin, calibrate, model_matrix, poststratify, rake, require_disclosed
-from .estimators import DesignEffect, DesignEstimate, DesignEstimates, estimate, mean, ratio, total
+from .estimators import (
+    DesignEffect,
+    DesignEstimate,
+    DesignEstimates,
+    estimate,
+    mean,
+    ratio,
+    total,
+    totals_refusal,
+)
 from .pseudo import PseudoValues, from_values, pseudo_values
 from .replicates import Replicates
 from .replicates import build as build_replicates
@@ -40,4 +50,5 @@ __all__ = [
     "ratio",
     "require_disclosed",
     "total",
+    "totals_refusal",
 ]

@@ -163,6 +163,19 @@ def asked_pairs(mechanism: Any, reports: np.ndarray, present: np.ndarray) -> Ask
         int(mechanism.default))
 
 
+def asked_value(pairs: AskedPairs) -> PseudoValues:
+    """(y − d) + d·Z, unbiased for asked·x (x the answer, 0 when not asked): its mean among
+    those asked is Σ w value / Σ w Z (the export's `_value`), its Horvitz-Thompson total the
+    total of the answers over those asked. Randomization variance σ² + d²·(Z² − Z): the bit
+    and the noise are drawn independently."""
+    d = float(pairs.default)
+    mask = pairs.asked.present[:, None]
+    z, z_noise = pairs.asked.values, pairs.asked.noise
+    return replace(pairs.centred, labels=("value",),
+                   values=(pairs.centred.values + d * z) * mask,
+                   noise=(pairs.centred.noise + d * d * z_noise) * mask)
+
+
 def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.ndarray, *,
                domain: np.ndarray | None = None, variance: Variance = "linearized",
                confidence: float = 0.95) -> AskedMean:

@@ -253,6 +253,31 @@ def total(design: Design, values: PseudoValues, *, domain: np.ndarray | None = N
                     confidence=confidence)[0]
 
 
+def totals_refusal(design: Design) -> str | None:
+    """Why Horvitz-Thompson totals on this design's weights would not estimate population
+    counts (None: they do). A total Σ w z counts people only when the weights are scaled to
+    the population: design weights 1/π (each ≥ 1, summing to more than the respondents), or
+    weights calibrated to population totals (their sum is the population given). Relative
+    weights (some below 1, or summing to the number of respondents, as weights rescaled to
+    mean 1 or a sample weighted 1 each) give a total of the sample, not of a population: the
+    reports then leave totals out and say so (docs/design-based.md §2)."""
+    w = design.weights
+    n = design.n
+    total = float(w.sum())
+    if total <= n * (1.0 + 1e-9):
+        return (f"the weights sum to {total:,.6g}, not more than the {n:,} respondents: they "
+                "are relative weights (or every respondent counts 1), so a weighted total "
+                "would count the sample, not the population. Give design weights 1/selection "
+                "probability, or calibrate to population totals (--poststratify, --rake, "
+                "--calibrate)")
+    if not design.calibration and float(w.min()) < 1.0 - 1e-12:
+        return (f"a weight is {float(w.min()):.6g}, below 1, so the weights are not "
+                "1/selection probability (relative weights): a weighted total would not "
+                "count the population. Give design weights 1/selection probability, or "
+                "calibrate to population totals (--poststratify, --rake, --calibrate)")
+    return None
+
+
 def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
           domain: np.ndarray | None = None, variance: Variance = "linearized",
           confidence: float = 0.95, cross_noise: np.ndarray | None = None) -> DesignEstimates:

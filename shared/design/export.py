@@ -24,7 +24,11 @@ them spends no ε. Columns, in order:
 
 The R script reproduces ldpsurvey's estimates and standard errors (a test runs it: to 1e-8):
 `svymean` of everyone's columns, `svyratio` of a hidden question's numerators over its `_asked`
-column; its column map says which column is which answer.
+column, and, when the weights are scaled to a population (estimators.totals_refusal), the
+Horvitz-Thompson totals `report` gives with `svytotal` (each option's population count, an
+integer's total; a hidden integer's total over those asked is its `_value` column's); its
+column map says which column is which answer. The Stata file has the matching `svy: mean`,
+`svy: ratio` and `svy: total` lines.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import numpy as np
 
 from ..errors import DesignError
 from .calibration import LinearCalibration, PostStratification, Raking
+from .estimators import totals_refusal
 from .export_asked import AskedColumns
 from .linearization import randomization_fractions
 from .pseudo import PseudoValues
@@ -71,6 +76,16 @@ class QuestionColumns:
     @property
     def written(self) -> tuple[str, ...]:
         return (*self.columns, *self.asked_columns)
+
+    def total_columns(self) -> tuple[str, ...]:
+        """The columns whose Horvitz-Thompson totals `report` gives: every column of
+        everyone's but a mean score (a total of scores counts nothing), and a hidden integer
+        question's `_value` (its total over those asked)."""
+        extra = () if self.asked is None else self.asked.extra.labels
+        return (*(c for c, label in zip(self.columns, self.values.labels, strict=True)
+                  if label != "mean score"),
+                *(c for c, label in zip(self.asked_columns, extra, strict=True)
+                  if label == "value"))
 
     def numerator_columns(self) -> tuple[str, ...]:
         assert self.asked is not None
@@ -319,6 +334,11 @@ def r_script(csv_file: str, design: Design, plan: Layout, replicates: Replicates
             f"             ci_high = ratios + {z} * se, row.names = columns)",
             "}",
         ]
+    refusal = totals_refusal(design)
+    if refusal is None:
+        lines += _r_totals(z)
+    else:
+        lines.append(f"# no svytotal lines: {refusal}")
     lines.append("ldp_results <- list()")
     for q in plan.questions:
         cols = "c(" + ", ".join(_r_string(c) for c in q.columns) + ")"
@@ -327,9 +347,37 @@ def r_script(csv_file: str, design: Design, plan: Layout, replicates: Replicates
             cols = "c(" + ", ".join(_r_string(c) for c in q.numerator_columns()) + ")"
             lines.append(f"ldp_results[[{_r_string(q.values.question + ' among those asked')}]]"
                          f" <- ldp_ratios({cols}, {_r_string(q.asked_columns[0])})")
+        if refusal is None and q.total_columns():
+            cols = "c(" + ", ".join(_r_string(c) for c in q.total_columns()) + ")"
+            lines.append(f"ldp_results[[{_r_string(q.values.question + ' total')}]]"
+                         f" <- ldp_totals({cols})")
     lines.append("for (q in names(ldp_results)) { cat(\"\\n\", q, \"\\n\"); "
                  "print(ldp_results[[q]]) }")
     return "\n".join(lines) + "\n"
+
+
+def _r_totals(z: str) -> list[str]:
+    """The R functions of the Horvitz-Thompson totals (svytotal) with, under an fpc, the
+    randomization term a_i = w_i leaves out, as ldpsurvey adds it."""
+    return [
+        "# totals (Horvitz-Thompson: each option's population count, an integer's total;",
+        "# an option's count among those asked is its count); with an fpc the randomization",
+        "# term with a_i = w_i, as ldpsurvey adds it",
+        "ldp_total_added <- function(columns, w) {",
+        "  if (is.null(d$ldp_fraction)) return(0 * seq_along(columns))",
+        "  sapply(columns, function(col) {",
+        "    present <- !is.na(d[[col]])",
+        "    a <- ifelse(present, w, 0)",
+        "    sum(d$ldp_fraction * a^2 * ifelse(present, d[[paste0(\"ldp_noise_\", col)]], 0))",
+        "  })",
+        "}",
+        "ldp_totals <- function(columns) {",
+        "  est <- svytotal(reformulate(columns), des, na.rm = TRUE)",
+        "  se <- sqrt(diag(vcov(est)) + ldp_total_added(columns, weights(des, \"sampling\")))",
+        f"  data.frame(estimate = coef(est), std_error = se, ci_low = coef(est) - {z} * se,",
+        f"             ci_high = coef(est) + {z} * se)",
+        "}",
+    ]
 
 
 def _r_categories(step: Any, columns: tuple[str, ...]) -> list[str]:
@@ -408,6 +456,13 @@ def stata_script(csv_file: str, design: Design, plan: Layout,
                          "ldp_cross_<column>), b_i = weight / sum of weight * <q>_asked")
         lines.append("* these svy: ratio lines are written, not run: no test here has Stata "
                      "(the R script is the one checked against ldpsurvey report)")
+    refusal = totals_refusal(design)
+    if refusal is None:
+        lines.append("* totals (population counts; an integer's total): svy: total"
+                     + ("; with an fpc add sum of ldp_fraction * weight^2 * ldp_noise_<column>"
+                        if plan.noise else ""))
+    else:
+        lines.append(f"* no svy: total lines: {refusal}")
     for q in plan.questions:
         lines.append(f"svy: mean {' '.join(q.columns)}  // {q.values.question}")
         if q.asked is not None:
@@ -415,4 +470,7 @@ def stata_script(csv_file: str, design: Design, plan: Layout,
             pairs = " ".join(f"({column_name('r', c)[:32]}: {c}/{den})"
                              for c in q.numerator_columns())
             lines.append(f"svy: ratio {pairs}  // {q.values.question} among those asked")
+        if refusal is None and q.total_columns():
+            lines.append(f"svy: total {' '.join(q.total_columns())}  // {q.values.question} "
+                         "totals")
     return "\n".join(lines) + "\n"

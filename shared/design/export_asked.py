@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .among_asked import asked_pairs, column_coefficients, randomization_estimates
+from .among_asked import asked_pairs, asked_value, column_coefficients, randomization_estimates
 from .pseudo import PseudoValues
 
 
@@ -92,8 +92,8 @@ def asked_integer_columns(mechanism: Any, reports: np.ndarray, present: np.ndarr
     d = float(pairs.default)
     z, z_noise = pairs.asked.values, pairs.asked.noise
     mask = pairs.asked.present[:, None]
-    value = (pairs.centred.values + d * z) * mask
-    value_noise = (pairs.centred.noise + d * d * z_noise) * mask
+    value = asked_value(pairs)
     extra = replace(pairs.asked, labels=("asked", "value"), kind="mean",
-                    values=np.hstack([z, value]), noise=np.hstack([z_noise, value_noise]))
+                    values=np.hstack([z, value.values]),
+                    noise=np.hstack([z_noise, value.noise]))
     return pairs.not_asked, AskedColumns(("mean",), extra, (2,), d * z_noise * mask)

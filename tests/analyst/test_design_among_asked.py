@@ -144,7 +144,8 @@ emit(list(est = c(coef(b), coef(c), coef(na), coef(m)), se = c(SE(b), SE(c), SE(
     html = CliRunner().invoke(cli, ["report", "--db", str(built.path), "--survey",
                                     built.survey_id, "--weighted", "--format", "html"]).stdout
     # the side-by-side table sets the rows among those asked apart, and says what they are
-    assert '<tr class="section"><th colspan="8">Among those asked</th></tr>' in html
+    # (across all ten columns: the population-scaled weights add the total and its s.e.)
+    assert '<tr class="section"><th colspan="10">Among those asked</th></tr>' in html
     assert "brand = a among those asked" in html
     assert "brand: (not asked)" not in html  # the headline is a share among those asked
 

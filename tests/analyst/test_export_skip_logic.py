@@ -89,6 +89,7 @@ def exported(built, margins, tmp_path_factory) -> dict[str, Any]:
         for qid in (*HIDDEN, "cigs"):
             names.append((f"{name}_{qid}", f'e_{name}[["{qid}"]]'))
             names.append((f"{name}_{qid}_asked", f'e_{name}[["{qid} among those asked"]]'))
+            names.append((f"{name}_{qid}_total", f'e_{name}[["{qid} total"]]'))
     emits = ", ".join(f"{key} = {value}" for key, value in names)
     results = run_r("\n".join(script) + f"emit(list({emits}))\n", {}, files=files)
     return {"r": results, "files": files}
@@ -118,6 +119,17 @@ def _expected(q: dict[str, Any]) -> tuple[list[tuple[float, float]], list[tuple[
     return everyone, asked
 
 
+def _expected_totals(q: dict[str, Any]) -> list[tuple[float, float]]:
+    """A hidden question's totals in the export's order: each option's population count (with
+    "(not asked)") and each group's; a hidden integer's number not asked and the total of its
+    answers over those asked."""
+    if "categories" not in q:
+        rows = [q["not_asked"]["total"], q["among_asked"]["mean"]["total"]]
+    else:
+        rows = [r["total"] for r in (*q["categories"], *q.get("groups", []))]
+    return _pairs(rows)
+
+
 def _check(got: list[float], expected: list[tuple[float, float]], what: str) -> None:
     m = len(expected)
     assert len(got) == 2 * m, (what, got, expected)
@@ -133,6 +145,19 @@ def test_r_gives_the_reports_numbers_among_those_asked(built, margins, exported,
         everyone, asked = _expected(doc[qid])
         _check(exported["r"][f"{name}_{qid}"], everyone, f"{name} {qid}")
         _check(exported["r"][f"{name}_{qid}_asked"], asked, f"{name} {qid} among those asked")
+        # totals: R's svytotal on the same pseudo-values (with the fpc's randomization term)
+        totals = _expected_totals(doc[qid])
+        got = exported["r"][f"{name}_{qid}_total"]
+        m = len(totals)
+        assert len(got) == 2 * m, (name, qid, got, totals)
+        for j, (estimate, se) in enumerate(totals):
+            assert got[j] == pytest.approx(estimate, rel=1e-10), (name, qid, j)
+            assert got[m + j] == pytest.approx(se, rel=1e-10), (name, qid, j)
+        among = doc[qid]["among_asked"]
+        if qid != "cigs":  # an option's count among those asked is its count: it was asked
+            counted = {c["value"]: c["total"] for c in doc[qid]["categories"]}
+            assert all(c["total"] == counted[c["value"]] for c in among["categories"])
+            assert among.get("mean", {}).get("total") is None  # no total of scores
     # the report's share not asked is the last category of everyone's shares
     assert doc["brand"]["categories"][-1]["value"] == NOT_ASKED
     assert "mean" not in doc["craving"]  # no mean score of everyone, in the report or the export
@@ -156,6 +181,10 @@ def test_the_csv_and_the_scripts_name_the_columns_among_those_asked(exported) ->
     assert 'ldp_ratios(c("brand_a", "brand_b", "brand_c", "brand_a_or_b"), "brand_asked")' \
         in script
     assert 'ldp_ratios(c("cigs_value"), "cigs_asked")' in script
+    # totals: the number not asked and the total of the answers over those asked
+    assert 'ldp_totals(c("cigs_not_asked", "cigs_value"))' in script
+    assert 'ldp_totals(c("craving_mild", "craving_strong", "craving_severe", ' in script
     stata = files["weighted.do"]
     assert "svy: ratio (r_cigs_value: cigs_value/cigs_asked)" in stata
+    assert "svy: total cigs_not_asked cigs_value  // cigs totals" in stata
     assert "not run" in stata

@@ -142,7 +142,9 @@ def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = T
             answers["resp_no"] = units.index(unit) + 1
         reports = {}
         for qid, value in answers.items():
-            index = np.array([mechs[qid].encode(value)])
+            index = (np.array([[label in value for label in mechs[qid].labels]])
+                     if isinstance(value, list)  # check-all-that-apply: the selected options
+                     else np.array([mechs[qid].encode(value)]))
             reports[qid] = plain(mechs[qid].perturb_many(index, rng))[0]
         body: dict[str, Any] = {"submission_id": f"00000000-0000-4000-8000-{number:012d}",
                                 "answers": reports}
