@@ -1,6 +1,7 @@
 """`ldpsurvey export --format survey-csv`: the submissions with their pseudo-values, design and
 disclosed covariates for the analysts' own tools, with a generated R script and Stata lines
-(shared/design/export.py; docs/design-based.md, "Export").
+(shared/design/export.py; docs/design-based.md, "Export"), with svytotal / `svy: total` lines
+for the totals `report` gives when the weights are scaled to a population.
 
 The pseudo-values are post-processing of the stored reports: exporting them spends no ε. The
 design comes as for `report` (docs/weights.md): --weighted (the invitation codes' designs),
@@ -43,8 +44,9 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
     disclosed answer, the calibration variables, and each randomized answer's pseudo-values
     (its unbiased per-respondent estimates; no ε is spent), plus replicate weights with
     --variance jk1|jkn|bootstrap. The R script (svydesign or svrepdesign, the calibration,
-    svymean, and svyratio for a skip-logic question's shares or mean among those asked) prints
-    the same estimates and standard errors as `ldpsurvey report` with the same options.
+    svymean, svyratio for a skip-logic question's shares or mean among those asked, and
+    svytotal for population counts when the weights are scaled to a population) prints the
+    same estimates and standard errors as `ldpsurvey report` with the same options.
     """
     from ..shared.design.export import r_script, stata_script, write_csv
     from ..shared.design.export_asked import asked_integer_columns, asked_share_columns
