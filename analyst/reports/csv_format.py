@@ -20,10 +20,11 @@ COLUMNS = ("survey", "version", "question", "kind", "option", "members", "mechan
 DESIGN_COLUMNS = ("population", "deff", "deff_sampling", "deff_privacy", "effective_n")
 # `report --lang` adds these: the question's and the row's text in that language.
 LANGUAGE_COLUMNS = ("question_text", "option_text")
-# Design-based reports end with these (after every other column, so that those keep their
-# places): the row's Horvitz-Thompson total (a population count; an integer's population
-# total) and its standard error and interval; empty where there is none (a mean score, or
-# weights not scaled to a population: docs/design-based.md).
+# Design-based reports add these after DESIGN_COLUMNS, so the columns before keep their places
+# and `report --lang` still adds its two at the very end: the row's Horvitz-Thompson total (a
+# population count; an integer's population total), its standard error and interval; empty
+# where there is none (a mean score, or weights not scaled to a population:
+# docs/design-based.md).
 TOTAL_COLUMNS = ("total", "total_std_error", "total_ci_low", "total_ci_high")
 
 
@@ -32,9 +33,8 @@ def render_csv(report: Report) -> str:
     writer = csv.writer(out, lineterminator="\n")
     design = bool(report.estimates.get("design"))
     lang = report.language is not None  # report --lang: the text in two more columns
-    writer.writerow(COLUMNS + (DESIGN_COLUMNS if design else ()) + (LANGUAGE_COLUMNS if lang
-                                                                     else ())
-                    + (TOTAL_COLUMNS if design else ()))
+    writer.writerow(COLUMNS + (DESIGN_COLUMNS + TOTAL_COLUMNS if design else ())
+                    + (LANGUAGE_COLUMNS if lang else ()))
     version = report.estimates.get("version", "")
     for q in report.questions():
         for warning in q.warnings:  # e.g. a location map that cannot be read at this n
@@ -42,9 +42,8 @@ def render_csv(report: Report) -> str:
                              q.mechanism, repr(q.epsilon), q.n, q.confidence,
                              *("" for _ in NUMBER_FIELDS),
                              # report --lang: the question's text in its column
-                             *((*("" for _ in DESIGN_COLUMNS if design), q.text, "") if lang
-                               else ()),
-                             *(("",) * len(TOTAL_COLUMNS) if design else ())])
+                             *((*("" for _ in DESIGN_COLUMNS + TOTAL_COLUMNS if design),
+                                q.text, "") if lang else ())])
         for r in q.rows:
             writer.writerow([report.survey["id"], version, q.id, r.kind, r.label,
                              "|".join(r.members), q.mechanism, repr(q.epsilon), q.n,
@@ -52,8 +51,8 @@ def render_csv(report: Report) -> str:
                              *("" if getattr(r, f) is None else repr(getattr(r, f))
                                for f in NUMBER_FIELDS),
                              *(_design_cells(q.population, r.deff) if design else ()),
-                             *((q.text, r.display) if lang else ()),
-                             *(_total_cells(r.total) if design else ())])
+                             *(_total_cells(r.total) if design else ()),
+                             *((q.text, r.display) if lang else ())])
     return out.getvalue()
 
 
