@@ -347,6 +347,7 @@ def r_script(csv_file: str, design: Design, plan: Layout, replicates: Replicates
             cols = "c(" + ", ".join(_r_string(c) for c in q.numerator_columns()) + ")"
             lines.append(f"ldp_results[[{_r_string(q.values.question + ' among those asked')}]]"
                          f" <- ldp_ratios({cols}, {_r_string(q.asked_columns[0])})")
+    for q in plan.questions:  # after the means and ratios, which keep their places
         if refusal is None and q.total_columns():
             cols = "c(" + ", ".join(_r_string(c) for c in q.total_columns()) + ")"
             lines.append(f"ldp_results[[{_r_string(q.values.question + ' total')}]]"
@@ -470,6 +471,7 @@ def stata_script(csv_file: str, design: Design, plan: Layout,
             pairs = " ".join(f"({column_name('r', c)[:32]}: {c}/{den})"
                              for c in q.numerator_columns())
             lines.append(f"svy: ratio {pairs}  // {q.values.question} among those asked")
+    for q in plan.questions:
         if refusal is None and q.total_columns():
             lines.append(f"svy: total {' '.join(q.total_columns())}  // {q.values.question} "
                          "totals")

@@ -73,6 +73,9 @@ def exported(data):
         script.append(f"emit_{name} <- lapply(ldp_results, "
                       "function(t) c(t$estimate, t$std_error))\n")
     collect = ", ".join(f"{name}_{j} = emit_{name}[[{j + 1}]]" for name in CASES for j in range(2))
+    # the totals (svytotal, with the fpc's randomization term) come after the means
+    collect += ", " + ", ".join(f"{name}_total_{j} = emit_{name}[[{j + 3}]]" for name in CASES
+                                for j in range(2))
     text = "\n".join(script) + f"emit(list({collect}))\n"
     return run_r(text, {}, files=files)
 
@@ -86,6 +89,14 @@ def test_the_exported_csv_and_script_give_the_same_numbers_in_r(data, exported, 
         m = result.estimates.size
         np.testing.assert_allclose(got[:m], result.estimates, rtol=0, atol=1e-8)
         np.testing.assert_allclose(got[m:], result.std_errors, rtol=1e-8)
+    totals = estimate(design, questions, statistic="total", variance=replicates or "linearized")
+    for j, result in enumerate(totals):
+        got = np.array(exported[f"{name}_total_{j}"])
+        m = result.estimates.size - (1 if "mean score" in result.labels else 0)
+        keep = [i for i, label in enumerate(result.labels) if label != "mean score"]
+        assert got.size == 2 * m, (name, j, got)  # the weights are 1/π: totals are given
+        np.testing.assert_allclose(got[:m], result.estimates[keep], rtol=1e-10)
+        np.testing.assert_allclose(got[m:], result.std_errors[keep], rtol=1e-10)
 
 
 def test_stata_lines_name_the_design(data) -> None:
