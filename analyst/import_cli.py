@@ -29,8 +29,11 @@ def import_group() -> None:
               help="ε of every row without ldp_epsilon (in a two-server form: the central ε of "
                    "every row without ldp_central_epsilon).")
 @click.option("--skip-unsupported", is_flag=True,
-              help="Import the rows that can be collected privately and list the others "
-                   "(free text, dates, ...) as left out, instead of refusing the form.")
+              help="Import the rows that can be collected privately and list the others as "
+                   "left out, instead of refusing the form: the rows that need your fix (a "
+                   "condition naming a choice the form lacks, no ε, ...) first, under their "
+                   "own heading, with a warning on stderr; the rest (free text, dates, ...) "
+                   "after.")
 @click.option("--id", "survey_id", default=None,
               help="The survey id (a slug) instead of the one made from settings form_id.")
 @click.option("--survey-version", "version", type=click.IntRange(1, MAX_VERSION),
@@ -38,7 +41,8 @@ def import_group() -> None:
 @click.option("--problems", "problems_path", default=None,
               type=click.Path(dir_okay=False, path_type=Path),
               help="Write every row refused or left out to this CSV file (row, name, type, "
-                   "kind, topic, reason, alternative; the rows that need fixing first), "
+                   "kind, topic, reason, alternative; kind 'fix' for the rows that need "
+                   "your fix, listed first, 'unsupported' for the others), "
                    "whether or not the import succeeds.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
@@ -54,9 +58,11 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     ldp_epsilon, ldp_mechanism, ldp_disclosed (and ldp_central_epsilon, ldp_local_epsilon with
     settings collection = two-server). Rows that cannot be collected privately are refused by
     row, with the reason and the nearest supported alternative (docs/xlsform.md); rows that
-    need fixing (a condition naming a choice the question does not have, no ε, ...) stop
-    the import even with --skip-unsupported and are listed first. Nothing is written unless
-    the whole survey checks; then `ldpsurvey plan OUT` plans it.
+    need fixing (a condition naming a choice the question does not have, no ε, ...) are
+    listed first. With --skip-unsupported every such row is left out and listed, those that
+    need your fix under their own heading and in a warning (the exit status is 0: a survey
+    was written). Nothing is written unless the whole survey checks; then `ldpsurvey plan
+    OUT` plans it.
     """
     from .xlsform_import import ImportOptions, ImportRefused, import_xlsform
 
@@ -78,13 +84,22 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     languages = ", ".join([survey.language or "en", *survey.translations])
     click.echo(f"wrote {out_path}: survey {survey.id!r} version {survey.version}, "
                f"{len(survey.questions)} question(s), languages {languages}")
-    if result.left_out:
-        click.echo(f"left out ({len(result.left_out)} row(s), --skip-unsupported):")
-        _list(result.left_out, err=False, every=f"listed in the header of {out_path}"
-              + (f" and in {problems_path}" if problems_path is not None else ""))
+    where = f"the header of {out_path}" + (
+        f" and in {problems_path}" if problems_path is not None else "")
+    to_fix = result.to_fix
+    if to_fix:  # wrong as written: every one, apart and first, and warned about below
+        click.echo(f"{len(to_fix)} row(s) need your fix and were left out:")
+        _fix_rows(to_fix, err=False)
+    other = result.left_out[len(to_fix):]  # the rows that need fixing come first
+    if other:
+        click.echo(f"left out ({len(other)} row(s), --skip-unsupported):")
+        _list(other, err=False, every=f"listed in {where}")
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     click.echo(f"next: ldpsurvey plan {out_path} {plan_margins(survey)}")
+    if to_fix:
+        click.echo(f"warning: {len(to_fix)} row(s) of {form.name} need your fix and were left "
+                   f"out (listed above and in {where}): fix them and import again", err=True)
 
 
 MAX_LISTED = 50  # rows that can only be left out printed one by one; more are counted by topic
@@ -93,45 +108,44 @@ MAX_LISTED = 50  # rows that can only be left out printed one by one; more are c
 def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | None) -> str:
     """Print the refused rows (every one that needs fixing, first) and say why nothing was
     written."""
-    from .xlsform_import import INVALID, NO_EPSILON, OPTIONAL_FOLLOW_UP
+    from .xlsform_import import FIX
 
-    # Rows that need fixing for one reason with one remedy: one line with their numbers.
-    said_once = {
-        NO_EPSILON: ("without ε", "fill ldp_epsilon, or pass --epsilon E for every row "
-                     "without one"),
-        OPTIONAL_FOLLOW_UP: ("asked only after a randomized answer but optional (a declined "
-                             "answer would send nothing, revealing that the question was "
-                             "asked)", "set required = yes on each")}
-
-    invalid = [p for p in exc.problems if p.kind == INVALID]
-    other = [p for p in exc.problems if p.kind != INVALID]
+    to_fix = [p for p in exc.problems if p.kind == FIX]
+    other = [p for p in exc.problems if p.kind != FIX]
     every = (f"written to {problems_path}" if problems_path is not None
              else "pass --problems FILE to list every row")
-    if invalid:
-        click.echo(f"need fixing ({len(invalid)} row(s)):", err=True)
-        for problem in invalid:
-            if problem.topic not in said_once:
-                click.echo(f"  {problem}", err=True)
-        for topic, (what, alternative) in said_once.items():  # one line for many rows
-            rows = [str(p.row) for p in invalid if p.topic == topic]
-            if rows:
-                numbers = f"row{'s' if len(rows) > 1 else ''} {', '.join(rows)}"
-                click.echo(f"  {len(rows)} row(s) {what} ({numbers}): {alternative}", err=True)
+    if to_fix:
+        click.echo(f"need fixing ({len(to_fix)} row(s)):", err=True)
+        _fix_rows(to_fix, err=True)
     if other:
-        would = ", would be left out" if skip_unsupported or invalid else ""
+        would = ", left out" if skip_unsupported else ""
         click.echo(f"cannot be collected privately{would} ({len(other)} row(s)):", err=True)
         _list(other, err=True, every=every)
     if exc.nothing_left:
         return (f"no question of {form} can be imported: every row is left out (listed "
                 "above); nothing was written")
-    if invalid:
-        rest = (f"; {len(other)} more cannot be collected privately and would be left out "
-                "with --skip-unsupported" if other and not skip_unsupported else
-                f"; {len(other)} more would be left out" if other else "")
-        return (f"{len(invalid)} row(s) of {form} need fixing (listed first above){rest}: "
-                "fix them; nothing was written")
+    if to_fix:
+        rest = (f", with the {len(other)} that cannot be collected privately" if other
+                else "")
+        return (f"{len(to_fix)} row(s) of {form} need fixing (listed first above): fix them "
+                f"(--skip-unsupported would leave them out{rest}); nothing was written")
     return (f"{len(other)} row(s) of {form} cannot be collected privately (listed above): "
             "change them, or pass --skip-unsupported to leave them out; nothing was written")
+
+
+def _fix_rows(problems: Sequence[Any], err: bool) -> None:
+    """Every row that needs fixing, each with its reason and what was meant; the rows without
+    ε in one line with their numbers (one --epsilon fixes them all)."""
+    from .xlsform_import import NO_EPSILON
+
+    for problem in problems:
+        if problem.topic != NO_EPSILON:
+            click.echo(f"  {problem}", err=err)
+    rows = [str(p.row) for p in problems if p.topic == NO_EPSILON]
+    if rows:
+        numbers = f"row{'s' if len(rows) > 1 else ''} {', '.join(rows)}"
+        click.echo(f"  {len(rows)} row(s) without ε ({numbers}): fill ldp_epsilon, or pass "
+                   "--epsilon E for every row without one", err=err)
 
 
 def _list(problems: Sequence[Any], err: bool, every: str) -> None:

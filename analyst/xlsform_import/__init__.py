@@ -11,7 +11,9 @@ TOML (assembly.py, analyst/survey_toml.py); settings.py holds the survey's id, v
 and two-server settings, columns.py what is said of the survey sheet's columns.
 
 Every row problem is kept and said (ImportRefused, ImportResult.left_out), the rows that
-need the designer's fix first; none is cut off at a count (errors.py).
+need the designer's fix first; none is cut off at a count (errors.py). With
+`skip_unsupported` every problem row is left out, those that need the designer's fix too
+(`ImportResult.to_fix`: listed apart, never quietly).
 
 Display-only rows (notes, group labels) never stop the import: notes before the first question
 become the survey's description (the designer's introduction), and what happened to every
@@ -28,11 +30,12 @@ from ...shared.survey import Survey
 from .assembly import toml, with_introduction
 from .columns import check_sheets_and_columns
 from .errors import (
-    INVALID,
+    FIX,
     UNSUPPORTED,
     ImportRefused,
     RowProblem,
     XlsFormError,
+    needs_fixing_first,
     refuse_rows,
     topics,
 )
@@ -43,7 +46,7 @@ from .settings import is_two_server, survey_settings, unread_settings
 from .validation import OPTIONAL_FOLLOW_UP, validated
 from .walk import Walk
 
-__all__ = ["INVALID", "NO_EPSILON", "OPTIONAL_FOLLOW_UP", "SUFFIXES", "UNSUPPORTED",
+__all__ = ["FIX", "NO_EPSILON", "OPTIONAL_FOLLOW_UP", "SUFFIXES", "UNSUPPORTED",
            "ImportOptions", "ImportRefused", "ImportResult", "RowProblem", "XlsFormError",
            "import_xlsform", "topics"]
 
@@ -65,8 +68,13 @@ class ImportResult:
     survey: Survey
     data: dict[str, Any]
     toml: str
-    left_out: tuple[RowProblem, ...]
+    left_out: tuple[RowProblem, ...]  # every row left out, those that need fixing first
     notes: tuple[str, ...]
+
+    @property
+    def to_fix(self) -> tuple[RowProblem, ...]:
+        """The rows left out that need the designer's fix (wrong as written)."""
+        return tuple(p for p in self.left_out if p.kind == FIX)
 
 
 def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> ImportResult:
@@ -82,7 +90,7 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     settings = survey_settings(form.json, form.settings, langs, options.survey_id,
                                options.version, filename, notes)  # form-level problems first
     walk = Walk(RowIndex(form.survey_rows), langs, is_two_server(form.settings),
-                options.epsilon, notes)
+                options.epsilon, notes, options.skip_unsupported)
     walk.walk(form.json.get("children") or (), relevant=None, inside=None)
     refuse_rows(walk.problems, options.skip_unsupported)
     if not walk.questions:
@@ -90,11 +98,12 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
             raise ImportRefused(walk.problems, nothing_left=True)
         raise XlsFormError(f"{filename}: no question of the form can be imported")
     try:
-        survey, data = validated(walk.questions, with_introduction(settings, walk.intro, langs),
-                                 langs, filename)
+        survey, data, refused = validated(
+            walk.questions, with_introduction(settings, walk.intro, langs), langs, filename,
+            options.skip_unsupported)
     except ImportRefused as exc:  # said with the rows the walk refused, every row at once
-        raise ImportRefused([*exc.problems, *walk.problems]) from None
-    left_out = tuple(walk.problems)
+        raise ImportRefused([*exc.problems, *walk.problems], exc.nothing_left) from None
+    left_out = needs_fixing_first([*walk.problems, *refused])
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, walk.questions, left_out),
                         left_out=left_out, notes=tuple(notes))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import RowProblem
+from .errors import FIX, RowProblem
 from .languages import Languages
 from .questions import Question
 from .settings import SurveySettings
@@ -64,14 +64,19 @@ def assemble(questions: Sequence[Question], settings: SurveySettings, languages:
 
 def toml(data: Mapping[str, Any], filename: str, questions: Sequence[Question],
          left_out: Sequence[RowProblem]) -> str:
-    """The table as TOML: a header naming the form and the rows left out, and above each
-    question the row it came from."""
+    """The table as TOML: a header naming the form and the rows left out (those that need
+    the designer's fix apart, first), and above each question the row it came from."""
     from ..survey_toml import to_toml
 
     header = [f"Imported from the XLSForm {filename} by `ldpsurvey import xlsform`.",
               "Edit freely: `ldpsurvey plan` on this file checks it and plans the sample."]
-    if left_out:
+    to_fix = [p for p in left_out if p.kind == FIX]
+    if to_fix:
+        header.append(f"{len(to_fix)} row(s) need your fix and were left out "
+                      "(--skip-unsupported):")
+        header += [f"  {p}" for p in to_fix]
+    if len(left_out) > len(to_fix):
         header.append("Rows left out (--skip-unsupported):")
-        header += [f"  {p}" for p in left_out]
+        header += [f"  {p}" for p in left_out if p.kind != FIX]
     comments = {q.data["id"]: q.comments for q in questions}
     return to_toml(data, header, comments)

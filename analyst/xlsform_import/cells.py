@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import xlsform_expressions as xp
-from .errors import INVALID, UNSUPPORTED, Refusal, quoted
+from .errors import FIX, UNSUPPORTED, Refusal, quoted
 
 TRUE_CELLS = ("yes", "true", "true()", "1")
 FALSE_CELLS = ("no", "false", "false()", "0")
@@ -50,7 +50,7 @@ def flag(value: Any, column: str) -> bool:
         return False
     answer = _yes_or_no(value)
     if answer is None:
-        raise Refusal(INVALID, f"{column} {quoted(value)} is not yes or no", "write yes or no",
+        raise Refusal(FIX, f"{column} {quoted(value)} is not yes or no", "write yes or no",
                       "ldp_* cells")
     return answer
 
@@ -64,7 +64,7 @@ def positive(value: Any, column: str) -> float | None:
     except ValueError:
         number = math.nan
     if not math.isfinite(number) or number <= 0:
-        raise Refusal(INVALID, f"{column} {quoted(value)} is not a number > 0",
+        raise Refusal(FIX, f"{column} {quoted(value)} is not a number > 0",
                       f"write {column} as a number such as 1.0", "ldp_* cells")
     return number
 
@@ -126,7 +126,7 @@ def _range_constraint(constraint: str) -> tuple[int, int]:
                       "side (an integer without a range cannot be randomized)",
                       "give both: . >= a and . <= b", _RANGES)
     if low >= high:
-        raise Refusal(INVALID, f"its constraint {quoted(constraint)} leaves fewer than two "
+        raise Refusal(FIX, f"its constraint {quoted(constraint)} leaves fewer than two "
                       "values", "widen the range", "ranges that leave one value")
     return low, high
 

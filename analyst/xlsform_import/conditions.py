@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .. import xlsform_expressions as xp
-from .errors import INVALID, RowProblem
+from .errors import FIX, RowProblem
 
 # What the import says of a relevant it cannot otherwise translate: (topic, alternative).
 _UNTRANSLATABLE = ("conditions that cannot be translated", "write it with " + xp.SUPPORTED)
@@ -79,7 +79,7 @@ def _unreadable(name: str, left_out: Mapping[str, RowProblem], later: Callable[[
                 ) -> xp.ExpressionError:
     if name in left_out:
         left = left_out[name]
-        if left.kind == INVALID:
+        if left.kind == FIX:
             return WaitsOnFix(f"it reads ${{{name}}} (row {left.row}, {left.type}), which "
                               "needs fixing")
         return ReadsLeftOut(f"it reads ${{{name}}} (row {left.row}, {left.type}), which is "

@@ -2,13 +2,15 @@
 (ImportRefused, a RowProblem each, with the reason and the nearest supported alternative),
 and one row's refusal inside the mapping (Refusal, which the walk turns into a RowProblem).
 
-Two kinds of row problems: "unsupported" (a type or feature ldpsurvey has no private
-counterpart for: free text, dates, repeats, ...), which `skip_unsupported` leaves out and lists,
-and "invalid" (the row is wrong as written, or so are ldpsurvey's own columns on it: no ε, an
-ε its mechanism cannot take, a condition naming a choice the question does not have, an
-optional follow-up of a randomized answer, a row whose condition reads such a row, ...), which
-always stops the import. Every problem is kept (none is cut off at a count): `ImportRefused`
-holds them all, the rows that need fixing first, and `summary` counts the others by topic.
+Two kinds of row problems: "unsupported" (valid XLSForm that ldpsurvey cannot collect as
+written: free text, dates, repeats, an integer without a range, an optional follow-up of a
+randomized answer, ...) and "fix" (the row is wrong as written, or so are ldpsurvey's own
+columns on it: no ε, an ε its mechanism cannot take, a condition naming a choice the question
+does not have, a row whose condition reads such a row, ...). Without `skip_unsupported` any
+row problem stops the import; with it, every problem row is left out and listed, the rows
+that need the designer's fix first, under their own heading and never quietly (the CLI also
+warns about them on stderr). Every problem is kept (none is cut off at a count):
+`ImportRefused` and `ImportResult.left_out` hold them all, the rows that need fixing first.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from ...shared.errors import LdpSurveyError
 
-UNSUPPORTED, INVALID = "unsupported", "invalid"
+UNSUPPORTED, FIX = "unsupported", "fix"
 MAX_QUOTED = 80  # characters of a cell quoted in a message (a long one is cut, said with ...)
 
 
@@ -40,7 +42,7 @@ class RowProblem:
     type: str  # the row's XLSForm type as written
     reason: str
     alternative: str
-    kind: str = UNSUPPORTED  # or INVALID
+    kind: str = UNSUPPORTED  # or FIX: the row needs the designer's fix
     topic: str = ""  # what kind of row or feature, for counts ("free text", "repeats", ...)
 
     def __str__(self) -> str:
@@ -67,7 +69,7 @@ class ImportRefused(LdpSurveyError):
 def needs_fixing_first(problems: Sequence[RowProblem]) -> tuple[RowProblem, ...]:
     """The rows that need the designer's fix, then the ones that can only be left out, each
     in the form's order (rows pyxform added last)."""
-    ordered = sorted(problems, key=lambda p: (p.kind != INVALID, p.row is None, p.row or 0))
+    ordered = sorted(problems, key=lambda p: (p.kind != FIX, p.row is None, p.row or 0))
     return tuple(ordered)
 
 
@@ -78,24 +80,21 @@ def topics(problems: Sequence[RowProblem]) -> list[tuple[str, int]]:
 
 def _summary(problems: Sequence[RowProblem]) -> str:
     """How many rows cannot be collected privately and how many need fixing, and the way
-    out when only the first kind stops the import."""
+    to import the rest."""
     unsupported = sum(p.kind == UNSUPPORTED for p in problems)
-    invalid = len(problems) - unsupported
+    to_fix = len(problems) - unsupported
     what = []
     if unsupported:
         what.append(f"{unsupported} row(s) cannot be collected privately")
-    if invalid:
-        what.append(f"{invalid} row(s) need fixing")
-    fix = (" (--skip-unsupported imports the rest, leaving out the rows that cannot be "
-           "collected privately)" if unsupported and not invalid else "")
-    return " and ".join(what) + fix
+    if to_fix:
+        what.append(f"{to_fix} row(s) need fixing")
+    return " and ".join(what) + " (--skip-unsupported imports the rest, leaving them out)"
 
 
 def refuse_rows(problems: Sequence[RowProblem], skip_unsupported: bool) -> None:
-    """ImportRefused (with every problem) for the row problems that stop the import: any row
-    that needs fixing, or any at all without `skip_unsupported`; however many they are."""
-    invalid = [p for p in problems if p.kind == INVALID]
-    if invalid or (problems and not skip_unsupported):
+    """ImportRefused (with every problem, however many) unless `skip_unsupported` leaves the
+    problem rows out (those that need fixing too, listed first and warned about)."""
+    if problems and not skip_unsupported:
         raise ImportRefused(problems)
 
 

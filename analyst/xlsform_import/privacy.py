@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .cells import flag, positive
-from .errors import INVALID, Refusal
+from .errors import FIX, Refusal
 
 _CELLS = "ldp_* cells"
 NO_EPSILON = "rows without ε"  # the topic of rows one --epsilon fixes
@@ -34,7 +34,7 @@ def _disclosed(eps: float | None, mechanism: str | None, local: float | None,
     for key, value in (("ldp_epsilon", eps), ("ldp_mechanism", mechanism),
                        ("ldp_local_epsilon", local), ("ldp_central_epsilon", central)):
         if value is not None:
-            raise Refusal(INVALID, f"a disclosed row has no {key}: its answer is sent "
+            raise Refusal(FIX, f"a disclosed row has no {key}: its answer is sent "
                           "as given", f"clear {key} or ldp_disclosed", _CELLS)
     return {"disclosed": True}
 
@@ -42,13 +42,13 @@ def _disclosed(eps: float | None, mechanism: str | None, local: float | None,
 def _two_server(eps: float | None, mechanism: str | None, local: float | None,
                 central: float | None, default_epsilon: float | None) -> dict[str, Any]:
     if eps is not None:
-        raise Refusal(INVALID, "a two-server form states ε as ldp_central_epsilon "
+        raise Refusal(FIX, "a two-server form states ε as ldp_central_epsilon "
                       "(each server's noise) and ldp_local_epsilon (ε0 on the "
                       "device), not ldp_epsilon", "move the value to "
                       "ldp_central_epsilon", _CELLS)
     central = central if central is not None else default_epsilon
     if central is None:
-        raise Refusal(INVALID, "no ε: a two-server row needs ldp_central_epsilon",
+        raise Refusal(FIX, "no ε: a two-server row needs ldp_central_epsilon",
                       "fill ldp_central_epsilon, or pass --epsilon for every row "
                       "without one", NO_EPSILON)
     out: dict[str, Any] = {"central_epsilon": central}
@@ -64,10 +64,10 @@ def _local(eps: float | None, mechanism: str | None, local: float | None,
     """Local-DP collection (collection = ldp, the default)."""
     for key, value in (("ldp_local_epsilon", local), ("ldp_central_epsilon", central)):
         if value is not None:
-            raise Refusal(INVALID, f"{key} is for two-server forms", "clear it, or set "
+            raise Refusal(FIX, f"{key} is for two-server forms", "clear it, or set "
                           "collection = two-server in settings", _CELLS)
     eps = eps if eps is not None else default_epsilon
     if eps is None:
-        raise Refusal(INVALID, "no ε: the row has no ldp_epsilon", "fill ldp_epsilon, or "
+        raise Refusal(FIX, "no ε: the row has no ldp_epsilon", "fill ldp_epsilon, or "
                       "pass --epsilon for every row without one", NO_EPSILON)
     return {"epsilon": eps, "mechanism": mechanism or "auto"}

@@ -14,7 +14,7 @@ from .. import xlsform_expressions as xp
 from .cells import integer_range, multiselect_bounds, required, yes_no
 from .choices import PIPED, Options, options
 from .conditions import Condition, refusal_of
-from .errors import INVALID, UNSUPPORTED, Refusal, quoted
+from .errors import FIX, UNSUPPORTED, Refusal, quoted
 from .languages import UNTRANSLATED, Languages
 from .privacy import privacy
 from .refusals import collecting_cell
@@ -112,7 +112,7 @@ def _check_row(r: Row) -> None:
     """Refusal for a name that is not a question id, or a cell that decides what is
     collected."""
     if not QUESTION_ID.fullmatch(r.name):
-        raise Refusal(INVALID, f"the name {r.name!r} is not an ldpsurvey question id",
+        raise Refusal(FIX, f"the name {r.name!r} is not an ldpsurvey question id",
                       "rename it: 1-63 letters, digits, '_', '.' or '-'",
                       "names that are not question ids")
     bad = collecting_cell(r.cells)
@@ -126,7 +126,7 @@ def _texts(el: Mapping[str, Any], languages: Languages) -> _Texts:
     text, text_tr = languages.text(el.get("label"))
     if text is None:
         column = "label" if languages.base == UNTRANSLATED else f"label::{languages.base}"
-        raise Refusal(INVALID, f"it has no label in the base language ({languages.base_tag})",
+        raise Refusal(FIX, f"it has no label in the base language ({languages.base_tag})",
                       f"fill its {column} cell", "rows without a label")
     hint, hint_tr = languages.text(el.get("hint"))
     for shown in (text, hint, *text_tr.values(), *hint_tr.values()):
@@ -142,22 +142,22 @@ def question_type(category: str, cells: Mapping[str, Any], labels: Mapping[str, 
     (ordinal), else binary for a yes/no list and categorical for any other."""
     if category == "select_multiple":
         if cells.get("ldp_type"):
-            raise Refusal(INVALID, "ldp_type applies to select_one rows",
+            raise Refusal(FIX, "ldp_type applies to select_one rows",
                           "clear ldp_type on this select_multiple row", "ldp_type cells")
         return "multiselect"
     if category in ("integer", "range"):
         if cells.get("ldp_type"):
-            raise Refusal(INVALID, "ldp_type applies to select_one rows",
+            raise Refusal(FIX, "ldp_type applies to select_one rows",
                           "clear ldp_type on this integer row", "ldp_type cells")
         return "integer"
     chosen = str(cells.get("ldp_type") or "").strip().lower()
     if chosen:
         if chosen not in LDP_TYPES:
-            raise Refusal(INVALID, f"ldp_type {quoted(chosen)} is not one of "
+            raise Refusal(FIX, f"ldp_type {quoted(chosen)} is not one of "
                           f"{', '.join(LDP_TYPES)}", "write binary, categorical or ordinal",
                           "ldp_type cells")
         if chosen == "binary" and yes_no(labels) is None:
-            raise Refusal(INVALID, "ldp_type binary needs a yes/no list (two choices "
+            raise Refusal(FIX, "ldp_type binary needs a yes/no list (two choices "
                           "named yes and no)", "use categorical, or a yes/no list",
                           "ldp_type cells")
         return chosen
@@ -199,7 +199,7 @@ def _condition(cells: Mapping[str, Any], outer: Condition | None,
         return Condition.both(outer, relevant(str(cells["relevant"])))
     except xp.ExpressionError as exc:
         mistake, topic, alternative = refusal_of(exc)
-        raise Refusal(INVALID if mistake else UNSUPPORTED,
+        raise Refusal(FIX if mistake else UNSUPPORTED,
                       f"its relevant {quoted(cells['relevant'])}: {exc.message}",
                       alternative, topic) from None
 

@@ -13,7 +13,7 @@ from typing import Any
 from ...shared.errors import SurveyError
 from ...shared.survey import Survey
 from .assembly import assemble, toml
-from .errors import INVALID, ImportRefused, RowProblem, XlsFormError
+from .errors import FIX, UNSUPPORTED, ImportRefused, RowProblem, XlsFormError
 from .languages import Languages
 from .questions import Question
 from .settings import SurveySettings
@@ -29,12 +29,14 @@ _SETTING_OF = {"id": "settings form_id", "title": "settings form_title",
 
 
 def validated(questions: Sequence[Question], settings: SurveySettings, languages: Languages,
-              filename: str) -> tuple[Survey, dict[str, Any]]:
-    """The survey and its table (checked through its TOML, as `plan` and `publish` will read
-    it); ImportRefused for the rows Survey.from_dict refuses (all of them), XlsFormError for a
-    survey-level refusal."""
+              filename: str, skip_unsupported: bool = False
+              ) -> tuple[Survey, dict[str, Any], list[RowProblem]]:
+    """The survey, its table (checked through its TOML, as `plan` and `publish` will read it)
+    and the rows Survey.from_dict refuses (every one, with the questions whose conditions read
+    it), left out with `skip_unsupported`; without it ImportRefused for them. XlsFormError
+    for a survey-level refusal; ImportRefused(nothing_left) when no question remains."""
     remaining = list(questions)
-    invalid: list[RowProblem] = []
+    refused: list[RowProblem] = []
     while True:
         data = assemble(remaining, settings, languages)
         try:
@@ -45,25 +47,53 @@ def validated(questions: Sequence[Question], settings: SurveySettings, languages
             if failed is None:
                 raise XlsFormError(f"{filename}: {_SETTING_OF.get(exc.field, exc.field)}: "
                                    f"{exc.problem}") from None
-            invalid.append(RowProblem(failed.row, failed.name, failed.xls_type,
-                                      _reason(exc, failed), _remedy(exc), INVALID,
-                                      _topic(exc)))
-            remaining = _without(failed, remaining)
+            problem = _problem(exc, failed)
+            refused.append(problem)
+            remaining, readers = _without(failed, remaining)
+            refused += [_reads_refused(q, problem) for q in readers]
             if not remaining:
-                raise ImportRefused(invalid) from None
-    if invalid:
-        raise ImportRefused(invalid)
-    return survey, data
+                raise ImportRefused(refused, nothing_left=skip_unsupported) from None
+    if refused and not skip_unsupported:
+        raise ImportRefused(refused)
+    return survey, data, refused
 
 
-def _without(failed: Question, questions: Sequence[Question]) -> list[Question]:
-    """The questions but `failed` and those that read it (which cannot be checked without
-    it), in order."""
+def _problem(exc: SurveyError, failed: Question) -> RowProblem:
+    """The refused question as a row problem: an optional follow-up of a randomized answer
+    cannot be collected as written (left out with --skip-unsupported); anything else the
+    check refuses needs the designer's fix."""
+    if exc.problem.startswith(_OPTIONAL_FOLLOW_UP_PROBLEM):
+        return RowProblem(failed.row, failed.name, failed.xls_type, _reason(exc, failed),
+                          FOLLOW_UP_ALTERNATIVE, UNSUPPORTED, OPTIONAL_FOLLOW_UP)
+    return RowProblem(failed.row, failed.name, failed.xls_type, _reason(exc, failed),
+                      _remedy(exc), FIX, "refused by the survey's check")
+
+
+def _reads_refused(q: Question, refused: RowProblem) -> RowProblem:
+    """A question whose condition reads a question the check refused: it goes with it,
+    said as the walk says a condition on a row left out (conditions.py)."""
+    fix = refused.kind == FIX
+    return RowProblem(q.row, q.name, q.xls_type,
+                      f"its relevant reads ${{{refused.name}}} (row {refused.row}, "
+                      f"{refused.type}), which {'needs fixing' if fix else 'is not imported'}",
+                      "fix that row first; this condition is then read" if fix else
+                      "it is left out with that row (import that row, or write the condition "
+                      "without it)", refused.kind,
+                      "conditions on rows that need fixing" if fix else
+                      "conditions on rows left out")
+
+
+def _without(failed: Question, questions: Sequence[Question]
+             ) -> tuple[list[Question], list[Question]]:
+    """(the questions but `failed` and those that read it, which cannot be checked without
+    it; those that read it), in order."""
     gone = {failed.data["id"]}
+    readers = []
     for q in questions:
         if gone & set(q.reads):
             gone.add(q.data["id"])
-    return [q for q in questions if q.data["id"] not in gone]
+            readers.append(q)
+    return [q for q in questions if q.data["id"] not in gone], readers
 
 
 def _question_of(field_name: str, questions: Sequence[Question]) -> Question | None:
@@ -88,19 +118,14 @@ def _reason(exc: SurveyError, q: Question) -> str:
 
 
 OPTIONAL_FOLLOW_UP = "optional follow-ups of randomized answers"
-
-
-def _topic(exc: SurveyError) -> str:
-    if exc.problem.startswith("an optional question cannot depend"):
-        return OPTIONAL_FOLLOW_UP
-    return "refused by the survey's check"
+_OPTIONAL_FOLLOW_UP_PROBLEM = "an optional question cannot depend"
+FOLLOW_UP_ALTERNATIVE = ("make it required = yes (a follow-up of a randomized answer is then "
+                         "sent by everyone, as 'not asked' when it does not apply), or make the "
+                         "questions its condition reads disclosed (ldp_disclosed = yes)")
 
 
 def _remedy(exc: SurveyError) -> str:
     """What to change on the row."""
-    if exc.problem.startswith("an optional question cannot depend"):
-        return "set required = yes on this row (a follow-up of a randomized answer is sent " \
-               "by everyone, as 'not asked' when it does not apply)"
     if exc.field.endswith(".epsilon") or exc.field.endswith("_epsilon"):
         return "change its ε"
     if exc.field.endswith(".mechanism"):

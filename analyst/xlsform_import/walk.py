@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import xlsform_expressions as xp
 from .conditions import Condition, refusal_of, translate
-from .errors import INVALID, UNSUPPORTED, Refusal, RowProblem, quoted
+from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
 from .languages import Languages
 from .questions import Context, Question, Row, question
 from .reading import RowIndex
@@ -27,6 +27,7 @@ class Walk:
     two_server: bool
     default_epsilon: float | None
     notes: list[str]  # the import's notes, appended to
+    skip_unsupported: bool = False  # problem rows are left out, not just listed
     problems: list[RowProblem] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     intro: list[Any] = field(default_factory=list)  # label cells of the notes before any question
@@ -42,10 +43,13 @@ class Walk:
             r = self._row(el)
             if r is None:  # added by pyxform (meta/instanceID, or_other's text): not a row
                 continue
-            if inside is not None:
+            if inside is not None:  # left out with it: back once a group to fix is fixed
+                fix = inside.kind == FIX
                 self.refuse(r, f"inside the refused {inside.type} {inside.name!r} (row "
-                            f"{inside.row})", "it is left out with it",
-                            topic="rows inside a group or repeat left out")
+                            f"{inside.row}){', which needs fixing' if fix else ''}",
+                            "fix that row first" if fix else "it is left out with it",
+                            inside.kind, "rows inside a group that needs fixing" if fix
+                            else "rows inside a group or repeat left out")
                 self.walk(el.get("children") or (), None, inside)
                 continue
             kind = el.get("type")
@@ -91,10 +95,10 @@ class Walk:
             except xp.ExpressionError as exc:
                 mistake, topic, alternative = refusal_of(exc)
                 problem = self.refuse(r, f"relevant {quoted(text)}: {exc.message}",
-                                      alternative, INVALID if mistake else UNSUPPORTED, topic)
-                if mistake:  # the import stops on it: check the rows inside for their own
-                    self.walk(children, outer, None)  # problems, so all are said at once
-                else:
+                                      alternative, FIX if mistake else UNSUPPORTED, topic)
+                if mistake and not self.skip_unsupported:  # the import stops on it: check
+                    self.walk(children, outer, None)  # the rows inside for their own
+                else:  # problems, so all are said at once; else they go with the group
                     self.walk(children, None, problem)
                 return
         label, _ = self.languages.text(r.el.get("label"))

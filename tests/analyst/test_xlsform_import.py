@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.import_cli import import_xlsform_command
 from ldpsurvey.analyst.xlsform_import import (
-    INVALID,
+    FIX,
     UNSUPPORTED,
     ImportOptions,
     ImportRefused,
@@ -279,7 +279,7 @@ def test_two_server_collection(tmp_path: Path) -> None:
         run(tmp_path, [USED], settings={k: v for k, v in settings.items()
                                         if k != "helper_hpke_key"})
     problems = refused(tmp_path, [USED], settings=settings)
-    assert "not ldp_epsilon" in problems[0].reason and problems[0].kind == INVALID
+    assert "not ldp_epsilon" in problems[0].reason and problems[0].kind == FIX
 
 
 # --- what is refused, by row ---------------------------------------------------------------
@@ -383,19 +383,19 @@ def test_a_condition_on_a_later_question_is_refused(tmp_path: Path) -> None:
     assert problems[0].name == "used" and "comes later in the form" in problems[0].reason
 
 
-def test_rows_that_need_fixing_stop_the_import_even_with_skip_unsupported(
+def test_rows_that_need_fixing_are_listed_first_and_left_out_only_with_skip_unsupported(
         tmp_path: Path) -> None:
     survey = [{"type": "select_one yn", "name": "used", "label": "Used?"},  # no ε
               {"type": "integer", "name": "days", "label": "Days?", "ldp_epsilon": 1},
               {"type": "select_one yn", "name": "eps", "label": "E?", "ldp_epsilon": "lots"},
               {"type": "select_one yn", "name": "too", "label": "T?", "ldp_epsilon": 1,
                "ldp_disclosed": "yes"},
-              {"type": "text", "name": "why", "label": "Why?"}]
-    for skip in (False, True):  # the rows that need fixing first, then the others
-        problems = refused(tmp_path, survey, skip_unsupported=skip)
-        assert [(p.row, p.name, p.kind) for p in problems] == [
-            (2, "used", INVALID), (4, "eps", INVALID), (5, "too", INVALID),
-            (3, "days", UNSUPPORTED), (6, "why", UNSUPPORTED)]
+              {"type": "text", "name": "why", "label": "Why?"},
+              {"type": "select_one yn", "name": "ok", "label": "OK?", "ldp_epsilon": 1}]
+    expected = [(2, "used", FIX), (4, "eps", FIX), (5, "too", FIX), (3, "days", UNSUPPORTED),
+                (6, "why", UNSUPPORTED)]  # the rows that need fixing first, then the others
+    problems = refused(tmp_path, survey)
+    assert [(p.row, p.name, p.kind) for p in problems] == expected
     assert "no ε" in problems[0].reason and "--epsilon" in problems[0].alternative
     assert "'lots' is not a number > 0" in problems[1].reason
     assert "a disclosed row has no ldp_epsilon" in problems[2].reason
@@ -403,23 +403,40 @@ def test_rows_that_need_fixing_stop_the_import_even_with_skip_unsupported(
     # said, with the range that would import it), not a mistake in the form.
     assert "an integer without a range cannot be randomized" in problems[3].reason
     assert ". >= 0 and . <= 30" in problems[3].alternative
+    # --skip-unsupported leaves every one out, the rows to fix listed apart (never quietly)
+    result = run(tmp_path, survey, skip_unsupported=True)
+    assert [q.id for q in result.survey.questions] == ["ok"]
+    assert [(p.row, p.name, p.kind) for p in result.left_out] == expected
+    assert [p.name for p in result.to_fix] == ["used", "eps", "too"]
     result = run(tmp_path, survey[:1], epsilon=0.7)  # --epsilon fills the row without one
     assert result.survey.question("used").epsilon == 0.7
 
 
 def test_survey_checks_are_mapped_back_to_rows(tmp_path: Path) -> None:
-    problems = refused(tmp_path, [
+    survey = [
         USED,
         {"type": "select_one freq", "name": "freq", "label": "How often?", "ldp_epsilon": 1,
          "relevant": "${used} = 'yes'"},  # not required: optional, with a hidden condition
         {"type": "select_one freq", "name": "big", "label": "F", "ldp_epsilon": 1,
          "ldp_mechanism": "nope", "required": "yes"},
-    ])
-    assert [(p.row, p.name, p.kind) for p in problems] == [(3, "freq", INVALID),
-                                                           (4, "big", INVALID)]
-    assert "an optional question cannot depend on randomized answers" in problems[0].reason
-    assert "set required = yes" in problems[0].alternative
-    assert problems[1].reason.startswith("ldp_mechanism: ")
+        {"type": "select_one yn", "name": "again", "label": "Again?", "ldp_epsilon": 1,
+         "relevant": "${freq} = '3'", "required": "yes"},  # reads freq
+    ]
+    problems = refused(tmp_path, survey)
+    assert [(p.row, p.name, p.kind) for p in problems] == [
+        (4, "big", FIX), (3, "freq", UNSUPPORTED), (5, "again", UNSUPPORTED)]
+    assert problems[0].reason.startswith("ldp_mechanism: ")
+    # An optional follow-up of a randomized answer cannot be collected as written (the
+    # server would see whether it was answered): left out like an integer without a range.
+    assert "an optional question cannot depend on randomized answers" in problems[1].reason
+    assert "make it required = yes" in problems[1].alternative
+    assert "ldp_disclosed = yes" in problems[1].alternative
+    assert "reads ${freq} (row 3, select_one freq), which is not imported" in (
+        problems[2].reason)
+    result = run(tmp_path, survey, skip_unsupported=True)
+    assert [q.id for q in result.survey.questions] == ["used"]
+    assert [(p.name, p.kind) for p in result.left_out] == [
+        ("big", FIX), ("freq", UNSUPPORTED), ("again", UNSUPPORTED)]
 
 
 def test_notes_become_the_introduction_or_are_said_to_be_left_out(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """`ldpsurvey import xlsform` on forms with many problem rows and on files that are not what
 they say (issue 39): every refused or left-out row is reachable (printed, counted by topic, or
 in --problems FILE), the rows that need the designer's fix come first and are never left out
-quietly, conditions say what is wrong and what was meant, and a workbook is checked before it
-is read whole. The real forms of ../shared/xlsforms are imported at the end."""
+quietly (with --skip-unsupported: under their own heading, kind 'fix', and a warning),
+conditions say what is wrong and what was meant, and a workbook is checked before it is read
+whole. The real forms of ../shared/xlsforms are imported at the end."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import os
 import time
 import warnings
 import zipfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.xlsform_import import (
-    INVALID,
+    FIX,
     UNSUPPORTED,
     ImportOptions,
     ImportRefused,
@@ -69,30 +71,64 @@ def test_skip_unsupported_imports_a_form_with_more_than_50_rows_left_out(tmp_pat
 
 def test_the_rows_that_need_fixing_come_first_and_every_row_is_reachable(
         tmp_path: Path) -> None:
-    survey = [*TEXTS, {"type": "select_one yn", "name": "late", "label": "Late?"},  # no ε
+    survey = [USED, *TEXTS, {"type": "select_one yn", "name": "late", "label": "Late?"},  # no ε
               {"type": "select_one yn", "name": "bad", "label": "B?", "ldp_epsilon": "x"}]
     path = form(tmp_path, survey)
     listing = tmp_path / "problems.csv"
-    res = cli_import(path, tmp_path / "s.toml", "--skip-unsupported", "--problems",
-                     str(listing))
+    res = cli_import(path, tmp_path / "s.toml", "--problems", str(listing))
     assert res.exit_code == 1 and not (tmp_path / "s.toml").exists()
     lines = res.output.splitlines()
     assert lines[0] == "need fixing (2 row(s)):"
-    assert lines[1].startswith("  row 54 (bad, select_one yn): ldp_epsilon 'x'")
-    assert lines[2].startswith("  1 row(s) without ε (row 53): fill ldp_epsilon, or pass "
+    assert lines[1].startswith("  row 55 (bad, select_one yn): ldp_epsilon 'x'")
+    assert lines[2].startswith("  1 row(s) without ε (row 54): fill ldp_epsilon, or pass "
                                "--epsilon")
-    assert "cannot be collected privately, would be left out (51 row(s)):" in res.output
+    assert "cannot be collected privately (51 row(s)):" in res.output
     assert f"every row: written to {listing}" in res.output
-    assert "... and" not in res.output and "--skip-unsupported to leave" not in res.output
-    assert "2 row(s) of form.xlsx need fixing (listed first above); 51 more would be left " \
-           "out" in res.output
+    assert "... and" not in res.output
+    assert "2 row(s) of form.xlsx need fixing (listed first above): fix them " \
+           "(--skip-unsupported would leave them out, with the 51 that cannot be collected " \
+           "privately); nothing was written" in res.output
     listed = rows_of(listing.read_text())
     assert [r["name"] for r in listed] == ["late", "bad", *[f"t{i}" for i in range(51)]]
-    assert [r["kind"] for r in listed[:2]] == [INVALID, INVALID]
+    assert [r["kind"] for r in listed[:2]] == [FIX, FIX]
 
-    without = cli_import(path, tmp_path / "s.toml")  # without the flag: it is advised
-    assert "51 more cannot be collected privately and would be left out with " \
-           "--skip-unsupported" in without.output
+
+def test_skip_unsupported_leaves_a_wrong_case_choice_out_but_never_quietly(
+        tmp_path: Path) -> None:
+    """Issue 39: `${inject} = 'Yes'` where the choice is `yes` was dropped silently with
+    --skip-unsupported. It is left out (ODK would never match it either), listed first under
+    its own heading with what was meant, marked `fix` in --problems, apart in the TOML's
+    header, and warned about on stderr; the import succeeds (exit 0: a survey was written)."""
+    survey = [USED, {"type": "text", "name": "why", "label": "Why?"},
+              {"type": "select_one yn", "name": "inject", "label": "Injected?",
+               "ldp_epsilon": 1, "required": "yes", "relevant": "${used} = 'Yes'"},
+              {"type": "select_one yn", "name": "paid", "label": "Paid?", "ldp_epsilon": 1,
+               "required": "yes", "relevant": "${inject} = 'yes'"}]  # goes with inject
+    out, listing = tmp_path / "s.toml", tmp_path / "problems.csv"
+    res = cli_import(form(tmp_path, survey), out, "--skip-unsupported", "--problems",
+                     str(listing))
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    heading = lines.index("2 row(s) need your fix and were left out:")
+    assert lines[heading + 1].startswith("  row 4 (inject, select_one yn): its relevant ")
+    assert "'Yes' is not a choice of used (its choices: 'yes', 'no'): did you mean " \
+           "'yes'?; correct the condition" in lines[heading + 1]
+    assert lines[heading + 2].startswith("  row 5 (paid, select_one yn): its relevant ")
+    assert "which needs fixing; fix that row first" in lines[heading + 2]
+    assert lines[heading + 3] == "left out (1 row(s), --skip-unsupported):"
+    assert lines[heading + 4].startswith("  row 3 (why, text)")
+    assert res.stderr.splitlines()[-1] == (
+        f"warning: 2 row(s) of form.xlsx need your fix and were left out (listed above and "
+        f"in the header of {out} and in {listing}): fix them and import again")
+    assert [(r["name"], r["kind"]) for r in rows_of(listing.read_text())] == [
+        ("inject", FIX), ("paid", FIX), ("why", UNSUPPORTED)]
+    text = out.read_text()
+    assert "\n[[questions]]\nid = \"used\"" in text and 'id = "inject"' not in text
+    header = text.split("[", 1)[0]
+    fix_part, rest = header.split("Rows left out (--skip-unsupported):")
+    assert "# 2 row(s) need your fix and were left out (--skip-unsupported):" in fix_part
+    assert "(inject, select_one yn)" in fix_part and "did you mean 'yes'?" in fix_part
+    assert "(paid, select_one yn)" in fix_part and "(why, text)" in rest
 
 
 def test_a_condition_on_a_row_that_needs_fixing_says_so(tmp_path: Path) -> None:
@@ -105,14 +141,23 @@ def test_a_condition_on_a_row_that_needs_fixing_says_so(tmp_path: Path) -> None:
               {"type": "select_one yn", "name": "used", "label": "Used?", "required": "yes"},
               {"type": "end_group", "name": ""}]
     with pytest.raises(ImportRefused) as info:
-        import_xlsform(form(tmp_path, survey), ImportOptions(skip_unsupported=True))
+        import_xlsform(form(tmp_path, survey))
     by_name = {p.name: p for p in info.value.problems}
     group = by_name["consented"]
-    assert group.kind == INVALID
+    assert group.kind == FIX
     assert "it reads ${consent} (row 2, select_one yn), which needs fixing" in group.reason
     assert "fix that row first" in group.alternative and "write it with" not in group.alternative
     assert "free text" in by_name["why"].reason  # its own problem, not "inside the group"
     assert "no ε" in by_name["used"].reason
+    # With --skip-unsupported the rows inside go with the group (never asked without its
+    # condition), listed with the rows to fix: they are back once it is fixed.
+    with pytest.raises(ImportRefused) as info:
+        import_xlsform(form(tmp_path, survey), ImportOptions(skip_unsupported=True))
+    assert info.value.nothing_left
+    inside = {p.name: p for p in info.value.problems}["used"]
+    assert inside.kind == FIX
+    assert "inside the refused begin_group 'consented' (row 3), which needs fixing" in (
+        inside.reason)
     result = import_xlsform(form(tmp_path, survey), ImportOptions(epsilon=1,
                                                                   skip_unsupported=True))
     assert result.survey.question("used").relevant == "consent == true"
@@ -136,12 +181,16 @@ def test_a_condition_naming_a_choice_the_question_lacks_needs_fixing(
                "ldp_epsilon": 1, "required": "yes"},
               {"type": "select_one yn", "name": "inject", "label": "Injected?",
                "ldp_epsilon": 1, "required": "yes", "relevant": relevant}]
-    with pytest.raises(ImportRefused) as info:  # never left out quietly
-        import_xlsform(form(tmp_path, survey, choices), ImportOptions(skip_unsupported=True))
+    path = form(tmp_path, survey, choices)
+    with pytest.raises(ImportRefused) as info:
+        import_xlsform(path)
     [problem] = info.value.problems
-    assert (problem.name, problem.kind) == ("inject", INVALID)
+    assert (problem.name, problem.kind) == ("inject", FIX)
     assert f"did you mean {meant}?" in problem.reason
     assert problem.alternative == "correct the condition"
+    result = import_xlsform(path, ImportOptions(skip_unsupported=True))  # left out, said
+    assert [q.id for q in result.survey.questions] == ["used", "subs", "freq"]
+    assert result.to_fix == result.left_out == (problem,)
 
 
 @pytest.mark.parametrize("relevant, words", [
@@ -155,9 +204,11 @@ def test_a_yes_no_condition_written_another_way_says_how_to_write_it(
     survey = [USED, {"type": "select_one yn", "name": "paid", "label": "Paid?",
                      "ldp_epsilon": 1, "required": "yes", "relevant": relevant}]
     with pytest.raises(ImportRefused) as info:
-        import_xlsform(form(tmp_path, survey), ImportOptions(skip_unsupported=True))
+        import_xlsform(form(tmp_path, survey))
     [problem] = info.value.problems
-    assert (problem.name, problem.kind) == ("paid", INVALID) and words in problem.reason
+    assert (problem.name, problem.kind) == ("paid", FIX) and words in problem.reason
+    result = import_xlsform(form(tmp_path, survey), ImportOptions(skip_unsupported=True))
+    assert [p.name for p in result.to_fix] == ["paid"]
 
 
 def test_a_truncated_workbook_or_a_zip_without_one_is_refused_in_words(tmp_path: Path) -> None:
@@ -252,20 +303,23 @@ def test_an_empty_translation_and_typographic_quotes_are_said(tmp_path: Path) ->
 ROOT = Path(__file__).resolve().parents[2]
 REAL_FORMS = Path(os.environ.get("LDPSURVEY_XLSFORMS", ROOT.parent / "shared" / "xlsforms"))
 # What `import xlsform --skip-unsupported --epsilon 1 --survey-version 1` does with each:
-# ("pyxform", its complaint), ("imported", questions, rows left out), or ("fix", the rows that
-# need the designer's fix, rows that would be left out), or ("nothing", rows left out).
+# ("pyxform", its complaint), ("imported", questions, rows left out by kind, the rows that
+# need the designer's fix), or ("nothing", rows left out). Every form pyxform accepts imports
+# but kobo_rtl_en_ar.md, whose two rows are free text and an integer whose label shows it.
 REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     "cht_pregnancy_home_visit.xlsx": ("pyxform", "'meta' is invalid"),
     "epfl_abidjan_2022.xls": ("pyxform", "'HandWashHabits1' is invalid"),
     "unhcr_demo.xlsx": ("pyxform", "Choice names must be unique"),
     # 'piped_neighbor' where the choice is 'piped_neighbour' (rows 264, 266, 287; 265 reads
-    # 264): a mistake in the form, never left out quietly.
-    "impact_msna_en_fr.xlsx": ("fix", [264, 265, 266, 287], 448),
-    "ucl_biomass_plot_en_sw.xlsx": ("imported", 8, 59),
-    "odk_colors_en_es.md": ("imported", 1, 0),
-    "odk_icecream_en_es.md": ("imported", 1, 2),
-    "odk_form_update_en_es.md": ("imported", 1, 6),
-    "kobo_translations_en_ny.md": ("imported", 1, 1),
+    # 264): a mistake in the form, left out but never quietly. Of the 476 other rows, 21 are
+    # optional follow-ups of randomized answers and 7 more read them.
+    "impact_msna_en_fr.xlsx": ("imported", 142, {FIX: 4, UNSUPPORTED: 476},
+                               [264, 265, 266, 287]),
+    "ucl_biomass_plot_en_sw.xlsx": ("imported", 8, {UNSUPPORTED: 59}, []),
+    "odk_colors_en_es.md": ("imported", 1, {}, []),
+    "odk_icecream_en_es.md": ("imported", 1, {UNSUPPORTED: 2}, []),
+    "odk_form_update_en_es.md": ("imported", 1, {UNSUPPORTED: 6}, []),
+    "kobo_translations_en_ny.md": ("imported", 1, {UNSUPPORTED: 1}, []),
     "kobo_rtl_en_ar.md": ("nothing", 2),
 }
 
@@ -286,17 +340,24 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
         assert expected[1] in res.output
         return
     listed = rows_of(listing.read_text())
-    if expected[0] == "imported":
-        assert res.exit_code == 0, res.output
-        text = out.read_text()
-        assert text.count("\n[[questions]]") == expected[1]
-        assert len(listed) == expected[2] and {r["kind"] for r in listed} <= {UNSUPPORTED}
-        assert all(f"row {r['row']} ({r['name']}, " in text for r in listed)
-        return
-    assert res.exit_code == 1 and not out.exists()
     if expected[0] == "nothing":
+        assert res.exit_code == 1 and not out.exists()
         assert "no question of" in res.output and len(listed) == expected[1]
         return
-    invalid = [int(r["row"]) for r in listed if r["kind"] == INVALID]
-    assert invalid == expected[1]
-    assert len(listed) - len(invalid) == expected[2]
+    _, questions, kinds, to_fix = expected
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert text.count("\n[[questions]]") == questions
+    assert Counter(r["kind"] for r in listed) == Counter(kinds)
+    assert all(f"row {r['row']} ({r['name']}, " in text for r in listed)  # the TOML's header
+    assert [int(r["row"]) for r in listed if r["kind"] == FIX] == to_fix  # first in the file
+    if not to_fix:
+        assert "need your fix" not in res.output
+        return
+    lines = res.stdout.splitlines()  # every row to fix printed, under its own heading
+    heading = lines.index(f"{len(to_fix)} row(s) need your fix and were left out:")
+    assert [int(line.split()[1]) for line in lines[heading + 1:heading + 1 + len(to_fix)]] == \
+        to_fix
+    assert "did you mean 'piped_neighbour'?" in lines[heading + 1]
+    assert res.stderr.splitlines()[-1].startswith(
+        f"warning: {len(to_fix)} row(s) of {name} need your fix and were left out")
