@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
+from ..shared.cli_help import language_tag
 from ..shared.errors import ReportRenderError
 from .design_cli import design_options, options_from
-from .reports.language import LanguageRequest, language_tag, request
+from .reports.language import LanguageRequest, request
 from .reports.model import FORMATS, render
 from .source_options import source_options
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import click
 
-from ..shared.cli_help import FullHelpGroup
+from ..shared.cli_help import FullHelpGroup, language_tag
 from ..shared.composition import DEFAULT_DELTA, Composition
 from ..shared.errors import AnswerError
 from ..shared.mechanisms import mechanism_for
 from ..shared.skip_logic import applies
 from ..shared.survey import Question, Survey
-from ..shared.translations import SurveyText, canonical_tag
+from ..shared.translations import SurveyText
 from . import invitation, location_answer, multiselect_answer
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError, InvitationError
@@ -65,13 +65,6 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
                                show_default=True, help="Tries per submission.")
 
 
-def _language_tag(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """--lang is refused before anything is fetched (or a key pinned on first use)."""
-    if value is not None and canonical_tag(value) is None:
-        raise click.BadParameter(f"{value!r} is not a BCP 47 language tag (e.g. es, pt-BR)")
-    return value
-
-
 @click.command()
 @click.option("--server", required=True, help="Survey server URL, e.g. http://127.0.0.1:8000")
 @click.option("--survey", "survey_id", required=True, help="Survey id.")
@@ -100,7 +93,7 @@ def _language_tag(ctx: click.Context, param: click.Parameter, value: str | None)
               help="Refuse surveys with disclosed questions (answers sent as given, not "
                    "randomized).")
 @attempts_option
-@click.option("--lang", default=None, metavar="TAG", callback=_language_tag,
+@click.option("--lang", default=None, metavar="TAG", callback=language_tag,
               help="Show the survey's text in this language (a BCP 47 tag such as es or "
                    "pt-BR; default: LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else the survey's "
                    "own). This command's own messages stay English.")

@@ -1,4 +1,4 @@
-"""Click help that does not cut descriptions short.
+"""Click help that does not cut descriptions short, and the one check of a `--lang` option.
 
 Click lists a group's subcommands with each one's first sentence cut to fit one line and
 ended with "..."; `FullHelpGroup` lists the whole first sentence instead, wrapped like any
@@ -10,6 +10,9 @@ from __future__ import annotations
 import sys
 
 import click
+
+from .errors import SurveyError
+from .translations import requested_tag
 
 
 class FullHelpGroup(click.Group):
@@ -24,3 +27,16 @@ class FullHelpGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+
+def language_tag(ctx: click.Context | None, param: click.Parameter | None,
+                 value: str | None) -> str | None:
+    """The click callback of every `--lang` option (respond, report, regress, and crosstab
+    through report): a tag that is not BCP 47 written with '-' (es_ES) is a usage error
+    (exit 2) before anything is fetched (shared/translations.py requested_tag)."""
+    if value is None:
+        return None
+    try:
+        return requested_tag(value)
+    except SurveyError as exc:
+        raise click.BadParameter(exc.problem) from None

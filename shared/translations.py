@@ -75,6 +75,18 @@ def canonical_tag(tag: str) -> str | None:
     return "-".join(parts) + m["rest"].lower()
 
 
+def requested_tag(value: str) -> str:
+    """A language tag a person typed (`--lang`): well-formed BCP 47, any case, its subtags
+    joined by '-'. A POSIX locale's '_' (es_ES) is refused, not read as es-ES: docs say a tag
+    that is not BCP 47 is a usage error, and every command asks the same of it. SurveyError
+    (naming --lang) otherwise; returns the tag as given."""
+    if not isinstance(value, str) or canonical_tag(value) is None or "_" in value:
+        hint = (f" (BCP 47 joins subtags with '-': write {canonical_tag(value)!r})"
+                if isinstance(value, str) and canonical_tag(value) else " (e.g. es, pt-BR)")
+        raise SurveyError("--lang", f"{value!r} is not a BCP 47 language tag{hint}")
+    return value
+
+
 def check_tag(tag: Any, where: str) -> str:
     """A language tag as a survey writes it: well-formed and in canonical case."""
     canonical = canonical_tag(tag) if isinstance(tag, str) else None
@@ -464,7 +476,5 @@ def choose_text(survey: Any, requested: str | None,
     languages (environment_languages), each matched by BCP 47 prefix; the base language when
     nothing matches. SurveyError for a --lang that is not a language tag."""
     if requested is not None:
-        if canonical_tag(requested) is None:
-            raise SurveyError("--lang", f"{requested!r} is not a BCP 47 language tag")
-        return SurveyText.choose(survey, [requested])
+        return SurveyText.choose(survey, [requested_tag(requested)])
     return SurveyText.choose(survey, environment_languages(environ))

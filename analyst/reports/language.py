@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...shared.errors import ReportRenderError
-from ...shared.translations import SurveyText, best_language, canonical_tag, languages
+from ...shared.errors import ReportRenderError, SurveyError
+from ...shared.translations import SurveyText, best_language, languages, requested_tag
 from .model import ASKED_GROUP, ASKED_OPTION, GROUP, OPTION, Report, Row
 
 OPTION_TYPES = ("categorical", "ordinal", "multiselect")
@@ -28,8 +28,10 @@ def chosen_language(survey: Mapping[str, Any], lang: str) -> str:
     """The survey's language `lang` asks for, matched by BCP 47 prefix (es-MX reads es).
     ReportRenderError when the survey has no text in it: an analyst who asked for a language
     gets it or is told, never a report in another one."""
-    if canonical_tag(lang) is None:
-        raise ReportRenderError(f"--lang: {lang!r} is not a BCP 47 language tag")
+    try:
+        requested_tag(lang)
+    except SurveyError as exc:
+        raise ReportRenderError(str(exc)) from None
     available = languages(survey)
     chosen = best_language(available, [lang])
     if chosen is None:
@@ -176,13 +178,3 @@ def answer_names(survey: Mapping[str, Any], language: str, qid: str,
     text = SurveyText(survey, language)
     qdef = next((q for q in survey.get("questions", []) if q.get("id") == qid), None)
     return {label: answer_text(text, qdef, label) for label in labels}
-
-
-def language_tag(ctx: Any, param: Any, value: str | None) -> str | None:
-    """The click callback of a --lang option: a tag that is not BCP 47 is a usage error
-    before anything is fetched."""
-    if value is not None and canonical_tag(value) is None:
-        import click
-
-        raise click.BadParameter(f"{value!r} is not a BCP 47 language tag (e.g. es, pt-BR)")
-    return value

@@ -184,3 +184,51 @@ def test_respond_refuses_a_bad_lang_before_fetching_anything(tmp_path, tag: str)
     assert result.exit_code == 2, result.output
     assert "Invalid value for '--lang'" in result.output and "BCP 47" in result.output
     assert server.requests == [] and not state.exists()
+
+
+def _lang_commands() -> list[tuple[list[str], Any]]:
+    """Every (sub)command of `ldpsurvey` with a --lang option, by its path of names."""
+    import click
+
+    found: list[tuple[list[str], Any]] = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        if isinstance(command, click.Group):
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                walk(command.get_command(ctx, name), [*path, name])
+        elif any("--lang" in p.opts for p in command.params if isinstance(p, click.Option)):
+            found.append((path, command))
+
+    walk(cli, [])
+    return found
+
+
+def test_every_lang_option_is_checked_by_the_one_callback() -> None:
+    from ldpsurvey.shared.cli_help import language_tag
+
+    commands = _lang_commands()
+    assert {" ".join(path) for path, _ in commands} >= {"respond", "report", "regress"}
+    for path, command in commands:
+        option = next(p for p in command.params if "--lang" in getattr(p, "opts", ()))
+        assert option.callback is language_tag, path
+
+
+@pytest.mark.parametrize("path", [" ".join(p) for p, _ in _lang_commands()])
+def test_a_posix_locale_is_a_usage_error_for_every_lang_option(path: str) -> None:
+    """es_ES is how a POSIX locale is spelled, not a BCP 47 tag: `report --lang es_ES` was
+    accepted (canonical_tag reads '_' as '-'), though docs/languages.md calls a tag that is not
+    BCP 47 a usage error. Refused before any other option is looked at, naming the tag to
+    write instead."""
+    result = CliRunner().invoke(cli, [*path.split(), "--lang", "es_ES"])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--lang'" in result.output
+    assert "'es_ES' is not a BCP 47 language tag" in result.output and "'es-ES'" in result.output
+    ok = CliRunner().invoke(cli, [*path.split(), "--lang", "es-ES"])
+    assert "Invalid value for '--lang'" not in ok.output
+
+
+def test_a_posix_locale_is_refused_by_the_report_api_too(report: Any) -> None:
+    with pytest.raises(ReportRenderError, match="write 'es-ES'"):
+        in_language(report, "es_ES")
+    assert in_language(report, "ES").language == "es"  # BCP 47 is case-insensitive
