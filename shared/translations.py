@@ -357,8 +357,10 @@ class SurveyText:
         text.group("q1", "ever").text, text.region("home", "town").text
 
     The rule, per string: the chosen language's text if the translation gives it, else the
-    base language's (`Shown.fell_back`). A hint shown in the chosen language only (no base
-    hint) is shown without falling back; a question with no hint in either has none.
+    base language's (`Shown.fell_back`), unless that text has no letters ("18-24", "10+"):
+    it reads the same in every language and is not missing (same_in_every_language). A hint
+    shown in the chosen language only (no base hint) is shown without falling back; a
+    question with no hint in either has none.
     `fallbacks()` lists every string of the survey that falls back, as `title`,
     `description`, `questions.<id>.text|hint`, `questions.<id>.options.<label>`,
     `questions.<id>.groups.<name>` or `questions.<id>.regions.<name>`."""
@@ -460,8 +462,16 @@ class SurveyText:
         if not self.translated:
             return Shown(base, self.base)
         if mine is None:
-            return Shown(base, self.base, fell_back=True)
+            return Shown(base, self.base, fell_back=not same_in_every_language(base))
         return Shown(mine, self.language)
+
+
+def same_in_every_language(text: str) -> bool:
+    r"""Whether a string reads the same in every language: it has no letter (Unicode category
+    L), only digits, punctuation, symbols and spaces ("18-24", "10+", "50 %", "3/4"). Such a
+    string untranslated is not missing, so it is shown without a fallback mark (the page's
+    sameInEveryLanguage, client/web/js/survey_text.js, is the same rule: /\p{L}/u)."""
+    return not any(c.isalpha() for c in text)
 
 
 def languages(survey: Any) -> list[str]:

@@ -232,3 +232,40 @@ def test_a_posix_locale_is_refused_by_the_report_api_too(report: Any) -> None:
     with pytest.raises(ReportRenderError, match="write 'es-ES'"):
         in_language(report, "es_ES")
     assert in_language(report, "ES").language == "es"  # BCP 47 is case-insensitive
+
+
+def aged() -> Survey:
+    """Options written in digits (the same in every language) beside one in words."""
+    return Survey.from_dict({
+        "id": "ages", "title": "Ages", "version": 1, "language": "en", "questions": [
+            {"id": "age", "type": "categorical", "text": "Your age?", "epsilon": 2.0,
+             "options": ["18-24", "25-64", "65 or older", "50 %"]}],
+        "translations": {"es": {"title": "Edades", "questions": {
+            "age": {"text": "¿Su edad?", "options": {"65 or older": "65 o más"}}}}}})
+
+
+def test_number_only_options_are_not_marked_as_fallbacks() -> None:
+    """"18-24" untranslated was marked "[en]" (and the page said "(en inglés)") unless the
+    designer "translated" the digits; text without letters is the same in every language."""
+    import click
+    from ldpsurvey.client.cli import prompt_answers
+
+    s = aged()
+    es = SurveyText(s, "es")
+    assert [es.option("age", o).fell_back for o in s.questions[0].options] == [
+        False, False, False, False]
+    assert es.fallbacks() == [] and fallback_line(es) == "Survey text in es."
+    fr_less = SurveyText(Survey.from_dict({**s.to_dict(), "translations": {
+        "es": {"title": "Edades"}}}), "es")
+    assert fr_less.fallbacks() == ["questions.age.text", "questions.age.options.65 or older"]
+
+    @click.command()
+    def ask() -> None:
+        click.echo(json.dumps(prompt_answers(s, es)))
+
+    result = CliRunner().invoke(ask, input="1\n")
+    assert result.exit_code == 0, result.output
+    assert "[1] 18-24\n" in result.output and "[4] 50 %\n" in result.output
+    assert "[3] 65 o más\n" in result.output and "[en]" not in result.output
+    report = simulated_report(s, 300, seed=1)
+    assert json.loads(render(in_language(report, "es"), "json"))["labels"]["fallbacks"] == []

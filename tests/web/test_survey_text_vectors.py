@@ -34,6 +34,8 @@ def translated_survey() -> dict[str, Any]:
               "options": ["none", "some"]},
              {"id": "subs", "type": "multiselect", "text": "Which?", "epsilon": 2.0,
               "options": ["a", "b"], "hint": "Check all"},
+             {"id": "ages", "type": "ordinal", "text": "Age?", "epsilon": 1.0,
+              "options": ["18-24", "25+", "65 or older", "½ – ¾", "٣"]},
              {"id": "days", "type": "integer", "text": "Days?", "epsilon": 1.0, "min": 0,
               "max": 7},
              {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 1.0,
@@ -46,6 +48,7 @@ def translated_survey() -> dict[str, Any]:
                           "options": {"never": "nunca", "weekly": "cada semana"},
                           "groups": {"ever": "alguna vez"}},
                  "home": {"regions": {"town": "pueblo"}},
+                 "ages": {"options": {"65 or older": "65 o más"}},
                  "subs": {"options": {"a": "á", "b": "be"}, "hint": "Marque"}}},
              "fr": {"description": "Introduction"},
              "zh-Hant": {"questions": {"days": {"text": "天數？"},
@@ -105,6 +108,13 @@ def test_js_reads_every_language_as_python_does(js_page: Any, web_root_url: str)
     assert got == expected
     assert expected["es"]["fallbacks"] and expected["en"]["fallbacks"] == []
     assert "questions.home.regions.river" in expected["es"]["fallbacks"]
+    # number-only options read the same in every language: untranslated, they are not marked
+    assert expected["es"]["ages"]["options"] == [
+        ["18-24", "en", False], ["25+", "en", False], ["65 o más", "es", False],
+        ["½ – ¾", "en", False], ["٣", "en", False]]
+    assert [o[2] for o in expected["fr"]["ages"]["options"]] == [False, False, True, False, False]
+    assert "questions.ages.options.65 or older" in expected["fr"]["fallbacks"]
+    assert not any(f.startswith("questions.ages.options.") for f in expected["es"]["fallbacks"])
     assert expected["zh-Hant"]["home"]["regions"] == [
         ["town", "en", True], ["河", "zh-Hant", False], ["建", "zh-Hant", False]]
 

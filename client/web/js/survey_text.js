@@ -58,10 +58,16 @@ const GROUP_TYPES = new Set(["categorical", "ordinal"]);
 // like any other, not Object.prototype's).
 const own = (table, name) => (table && Object.hasOwn(table, name) ? table[name] : undefined);
 
+/** Whether a string reads the same in every language: it has no letter, only digits,
+ * punctuation, symbols and spaces ("18-24", "10+", "50 %"). Untranslated, it is not missing
+ * and is shown without "(in English)" (shared/translations.py same_in_every_language). */
+export const sameInEveryLanguage = (text) => !/\p{L}/u.test(text);
+
 /** A survey's display text in one language. Each accessor returns {text, language, fellBack}:
  * the chosen language's text where the translation gives it, else the base language's with
- * fellBack true (the page says so only there). A hint only in the chosen language is shown
- * there only; a question with no hint in either has none (null). */
+ * fellBack true (the page says so only there), unless it has no letters (sameInEveryLanguage).
+ * A hint only in the chosen language is shown there only; a question with no hint in either
+ * has none (null). */
 export class SurveyText {
   constructor(survey, language = null) {
     this.base = survey.language ?? DEFAULT_LANGUAGE;
@@ -168,7 +174,7 @@ export class SurveyText {
   #pick(mine, base) {
     if (!this.translated) return { text: base, language: this.base, fellBack: false };
     if (mine === undefined || mine === null) {
-      return { text: base, language: this.base, fellBack: true };
+      return { text: base, language: this.base, fellBack: !sameInEveryLanguage(base) };
     }
     return { text: mine, language: this.language, fellBack: false };
   }
