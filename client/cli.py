@@ -18,12 +18,13 @@ from ..shared.mechanisms import mechanism_for
 from ..shared.skip_logic import applies
 from ..shared.survey import Question, Survey
 from ..shared.translations import SurveyText
-from . import invitation, location_answer, multiselect_answer
+from . import invitation, location_answer, multiselect_answer, review_words
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError, InvitationError
 from .invitation import AWAITING_CODE
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
+from .page_words import Words, words_for
 from .respondent import Respondent, flush_outbox
 from .review import (
     location_cell_words,
@@ -96,7 +97,8 @@ attempts_option = click.option("--attempts", type=click.IntRange(1, 100), defaul
 @click.option("--lang", default=None, metavar="TAG", callback=language_tag,
               help="Show the survey's text in this language (a BCP 47 tag such as es or "
                    "pt-BR; default: LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else the survey's "
-                   "own). This command's own messages stay English.")
+                   "own). The prompts and the review speak it too where the page does (en, "
+                   "es, fr: yes/no is then also sí/no, oui/non); other messages stay English.")
 def respond(server: str, survey_id: str, answers_file: str | None, trust: str | None,
             state_dir: str | None, max_epsilon: float, budget_rule: str, delta: float,
             max_total_epsilon: float | None, invite: str | None, dry_run: bool,
@@ -123,6 +125,7 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     survey = verified.survey
     text = survey_text(survey, lang, lambda m: click.secho(m, err=True, fg="yellow"))
     shown = shown_survey(survey, text)  # printed text only: answers use the labels
+    words = words_for(text.language)  # the page's catalogue: prompts and review (en, es, fr)
     if refuse_disclosed:
         check_no_disclosed(survey)
     code = None if invite is None else respondent.check_invite(verified, invite)
@@ -138,11 +141,11 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     if answers_file is not None:
         answers = _read_answers(Path(answers_file))
     else:
-        answers = prompt_answers(survey, text)
+        answers = prompt_answers(survey, text, words)
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
-        for line in _review(respondent, survey, checked, shown):
+        for line in _review(respondent, survey, checked, shown, text, words):
             click.echo(line)
         if code is not None:
             click.echo("The invitation code is sent with the reports: it links them to the code.")
@@ -152,7 +155,7 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     if dry_run:
         click.echo("dry run: nothing was randomized, recorded or sent", err=True)
         return
-    if not assume_yes and not click.confirm("Randomize and send now?", default=False):
+    if not assume_yes and not _confirm(words):
         raise click.ClickException("not sent: nothing was randomized, recorded or sent")
     submission = respondent.answer(verified, checked, invite=code)
     delivery = respondent.submit(submission)  # stored in the ledger and outbox first
@@ -221,17 +224,39 @@ def _sent_words(body: dict[str, Any], cells: Mapping[str, int] | None = None) ->
 
 
 def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any],
-            shown: Survey | None = None) -> list[str]:
+            shown: Survey | None = None, text: SurveyText | None = None,
+            words: Words | None = None) -> list[str]:
     """The review before anything is drawn (a two-server survey states both guarantees);
-    `shown` is the survey with its text in the respondent's language."""
+    `shown` is the survey with its text in the respondent's language, `words` the page's
+    sentences in it (client/review_words.py; English: client/review.py)."""
     shown = shown or survey
+    words = words or Words()
     if survey.two_server is not None:  # the page's sentences, then both guarantees
         from ..shared.two_server.guarantees import survey_guarantees
 
-        return [*two_server_review_lines(shown, checked, respondent.server_url),
-                *survey_guarantees(survey).statements]
+        return [review_words.in_english(line, words) for line in (
+            *two_server_review_lines(shown, checked, respondent.server_url),
+            *survey_guarantees(survey).statements)]
     mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
+    if not words.english:
+        return review_words.review_lines(shown, checked, mechanisms, text, words,
+                                         respondent.max_epsilon)
     return review_lines(shown, checked, mechanisms)
+
+
+def _confirm(words: Words) -> bool:
+    """Ask before randomizing; in another language, its own yes/no words answer ("sí")."""
+    if words.english:
+        return click.confirm("Randomize and send now?", default=False)
+    while True:
+        typed = click.prompt(f"{words.t('review.send')} [{words.yes_no_hint()}]",
+                             default="", show_default=False, prompt_suffix=" ")
+        if not typed.strip():
+            return False
+        said = words.yes_no(typed)
+        if said is not None:
+            return said
+        click.secho(f"   {words.yes_no_hint()}", fg="red", err=True)
 
 
 def stdin_is_terminal() -> bool:
@@ -260,19 +285,23 @@ def _read_answers(path: Path) -> dict[str, Any]:
     return data
 
 
-def prompt_answers(survey: Survey, text: SurveyText | None = None) -> dict[str, Any]:
-    """Ask each question on the terminal, in `text`'s language (default: the survey's own);
-    returns {question_id: true answer} (option labels, whatever the language shown)."""
+def prompt_answers(survey: Survey, text: SurveyText | None = None,
+                   words: Words | None = None) -> dict[str, Any]:
+    """Ask each question on the terminal, in `text`'s language (default: the survey's own),
+    with the page's words in it where its catalogue has them (`words`, default: the
+    language's); returns {question_id: true answer} (option labels, whatever the language)."""
     text = text or SurveyText(survey)
+    words = words or words_for(text.language)
     click.echo(f"{said(text.title(), text)} (version {survey.version})")
     note = fallback_line(text)
     if note:
         click.echo(note)
     if text.description().text:
         click.echo(said(text.description(), text))
-    click.echo(survey_privacy(survey))
+    click.echo(survey_privacy(survey) if words.english
+               else review_words.survey_privacy(survey, words))
     disclosed = sum(q.disclosed for q in survey.questions)
-    if disclosed:
+    if disclosed and words.english:  # the page's privacy.disclosed says it in the others
         click.echo(f"{disclosed} question(s) marked disclosed are sent as you answer them, not "
                    f"randomized: they cost no ε but can help identify you.")
     if survey.series:
@@ -287,16 +316,18 @@ def prompt_answers(survey: Survey, text: SurveyText | None = None) -> dict[str, 
         hint = text.hint(q.id)
         if hint is not None:
             click.echo(f"   {said(hint, text)}")
-        click.echo(f"   {question_privacy(q)}")
+        click.echo("   " + (question_privacy(q) if words.english
+                              else review_words.question_privacy(q, words)))
         if q.optional:
-            click.echo("   optional: leave empty to skip (the server sees that you skipped it)")
+            click.echo("   optional: leave empty to skip (the server sees that you skipped it)"
+                       if words.english else f"   {words.t('form.optionalEmpty')}")
         while True:
-            typed = click.prompt("   " + _hint(q, text), default="" if q.optional else None,
-                                 show_default=False)
+            typed = click.prompt("   " + _hint(q, text, words),
+                                 default="" if q.optional else None, show_default=False)
             if q.optional and not typed.strip():
                 break
             try:
-                answers[q.id] = parse_answer(q, typed, text)
+                answers[q.id] = parse_answer(q, typed, text, words)
                 check_answer(q, answers[q.id])
                 break
             except AnswerError as exc:
@@ -314,24 +345,31 @@ def check_answer(q: Question, value: Any) -> None:
         mechanism_for(q).encode(value)
 
 
-def _hint(q: Question, text: SurveyText | None = None) -> str:
+def _hint(q: Question, text: SurveyText | None = None, words: Words | None = None) -> str:
+    words = words or Words()
     if q.type == "location":
         return location_answer.hint(q, text)
     if q.type == "binary":
-        return "yes/no"
+        return words.yes_no_hint()
     if q.type == "integer":
-        return f"a whole number from {q.min} to {q.max}"
+        return (f"a whole number from {q.min} to {q.max}" if words.english
+                else words.t("form.number", min=q.min, max=q.max))
     for n, label in enumerate(q.options, 1):
         shown = label if text is None else said(text.option(q.id, label), text)
         click.echo(f"   [{n}] {shown}")
     if q.type == "multiselect":
         return multiselect_answer.hint(q)
+    if not words.english:
+        return f"{words.t('form.chooseOne')} (1-{len(q.options)})"
     return f"choice 1-{len(q.options)}"
 
 
-def parse_answer(q: Question, text: str, shown: SurveyText | None = None) -> Any:
+def parse_answer(q: Question, text: str, shown: SurveyText | None = None,
+                 words: Words | None = None) -> Any:
     """A typed answer from what was typed (a number, an option label, or an option's text in
-    the language shown); AnswerError if it does not parse."""
+    the language shown; yes/no also in the words of `words`' language, "sí", "oui");
+    AnswerError if it does not parse."""
+    words = words or Words()
     text = text.strip()
     if shown is not None and shown.translated and q.type in ("categorical", "ordinal"):
         texts = {shown.option(q.id, label).text: label for label in q.options}
@@ -341,21 +379,23 @@ def parse_answer(q: Question, text: str, shown: SurveyText | None = None) -> Any
     if q.type == "multiselect":
         return multiselect_answer.parse(q, text)
     if q.type == "binary":
-        yes = {"y", "yes", "true", "1"}
-        no = {"n", "no", "false", "0"}
-        if text.lower() in yes | no:
-            return text.lower() in yes
-        raise AnswerError("answer yes or no")
+        said = words.yes_no(text)
+        if said is not None:
+            return said
+        raise AnswerError("answer yes or no" if words.english
+                          else f"{words.t('form.choose')} ({words.yes_no_hint()})")
     if q.type == "integer":
         try:
             return int(text)
         except ValueError:
-            raise AnswerError(f"{text!r} is not a whole number") from None
+            raise AnswerError(f"{text!r} is not a whole number" if words.english
+                              else words.t("form.whole")) from None
     if text in q.options:
         return text
     if text.isdigit() and 1 <= int(text) <= len(q.options):
         return q.options[int(text) - 1]
-    raise AnswerError(f"choose 1-{len(q.options)} or type an option exactly")
+    raise AnswerError(f"choose 1-{len(q.options)} or type an option exactly" if words.english
+                      else f"{words.t('form.choose')} (1-{len(q.options)})")
 
 
 def _report_delivery(delivery: Delivery) -> None:

@@ -3,9 +3,10 @@
 The language is `--lang`, else the environment's (LANGUAGE, LC_ALL, LC_MESSAGES, LANG in
 gettext's precedence), matched by BCP 47 prefix against the survey's languages; the survey's
 own language when none matches (shared/translations.py). Each string falls back to the base
-language on its own, and is then marked with the base language's tag, e.g. "[en]". The CLI's
-own sentences (the privacy explanation, the review's chances) stay English, and name options
-by their labels, which are the answers' values in every language.
+language on its own, and is then marked with the base language's tag, e.g. "[en]". The
+prompts' privacy lines, yes/no words and the review are the page's sentences in the language
+when the page has a catalogue for it (client/page_words.py, client/review_words.py: es, fr);
+the CLI's other messages stay English.
 """
 
 from __future__ import annotations
