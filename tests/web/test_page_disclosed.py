@@ -46,6 +46,14 @@ def test_disclosed_questions_are_said_plainly_and_sent_as_given(deployment, page
     assert "except the disclosed ones, which are sent as you give them" in review
     page.click("#send")
     page.wait_for_selector(SENT)
+    # the receipt's heading said "(randomized)" above the disclosed answers too
+    assert page.locator("#receipt-title").inner_text() == (
+        "What this device sent (randomized, except the disclosed answers, sent as you gave "
+        "them)")
+    sent = page.locator("#receipt ol.sent").inner_text()
+    assert sent.count("Sent as you gave it, not randomized: ") == 2
+    assert "Sent as you gave it, not randomized: the number 42" in sent
+    assert sent.count("Your device sent: ") == 1
     shown = json.loads(page.locator("pre.wire").text_content())
     (stored,) = deployment.stored("web-disclosed")
     assert stored["answers"] == shown["answers"]

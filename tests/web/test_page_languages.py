@@ -320,6 +320,10 @@ def test_an_exported_page_answers_offline_in_the_chosen_language(deployment, bro
         page.wait_for_selector("#review")
         page.click("#send")
         page.wait_for_selector("body[data-delivery=pending]")
+        # still waiting offline: the receipt says what it will send, not that it sent it
+        assert text(page, "#receipt-title") == "Ce que cet appareil enverra (randomisé)"
+        assert text(page, "#receipt ol.sent").count("Votre appareil enverra\u00a0: ") == 3
+        assert "a envoyé" not in text(page, "#receipt")
         delivery = text(page, "#delivery")
         assert delivery.startswith("Conservé sur cet appareil, pas encore remis (cet appareil "
                                    "est hors ligne).")
@@ -328,6 +332,8 @@ def test_an_exported_page_answers_offline_in_the_chosen_language(deployment, bro
         context.set_offline(False)  # the page sends it when the browser is back online
         page.wait_for_selector(SENT)
         assert text(page, "#delivery") == "Envoyé\u00a0: le serveur en a accusé réception."
+        assert text(page, "#receipt-title") == "Ce que cet appareil a envoyé (randomisé)"
+        assert text(page, "#receipt ol.sent").count("Votre appareil a envoyé\u00a0: ") == 3
         assert len(deployment.stored(sid)) == 1
         assert page.problems == []
     finally:

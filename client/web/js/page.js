@@ -53,6 +53,9 @@ let inviteOnly = false;
 // draws the screen shown now, `drawStatus()` the status line, each from what it was given
 // (answers, records, errors), never from text already on the page.
 let redraw = null;
+// The record of the receipt shown (showDelivery draws it again when its status changes: "will
+// send" while it waits, "sent" once the server has it).
+let receiptRecord = null;
 let drawStatus = null;
 let form = null;  // the questions' form, kept (hidden) while the review is shown
 let reviewing = false;
@@ -123,6 +126,13 @@ async function useInvite() {
  * (a survey made invite-only after the page was opened never loaded them); marked before,
  * the state would claim a title and a field that are not there yet (issue 39). */
 function showDelivery(record) {
+  // the receipt says "sent" only once the server has it: drawn again when that changes
+  if (receiptRecord?.submission_id === record.submission_id &&
+      receiptRecord.status !== record.status) {
+    receiptRecord.status = record.status;
+    redraw?.(true);
+    markWords(mainEl);
+  }
   const mark = () => { document.body.dataset.delivery = record.status; };
   if (record.status === INVITE) {
     return useInvite().then(() => {
@@ -155,11 +165,14 @@ function keepDelivering(submissionId) {
 }
 
 function receipt(verified, record) {
+  receiptRecord = record;
+  const sent = record.status === SENT;
   const section = verified.twoServer ? twoServer.receipt(verified, record, where.server) : el(
     "section", { id: "receipt", "aria-labelledby": "receipt-title" },
-    el("h2", { id: "receipt-title" }, t("receipt.title")),
+    el("h2", { id: "receipt-title" }, t("receipt.title", {
+      sent: sent ? "yes" : "no", disclosed: disclosedCount(verified.survey) ? "yes" : "no" })),
     el("p", {}, t("receipt.when", { time: localTime(record.created) })),
-    sentList(verified.survey, record.body.answers, verified.mechanisms),
+    sentList(verified.survey, record.body.answers, verified.mechanisms, sent),
     el("details", { class: "technical" },
       el("summary", {}, t("page.technical")),
       el("p", {}, t("receipt.details", { id: record.submission_id, survey: record.survey_id,

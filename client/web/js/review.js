@@ -92,20 +92,25 @@ export function skippedNotes(survey, values, plan) {
     .map((text) => el("p", { class: "skipped" }, text));
 }
 
-/** After sending: per question the randomized report the device stored and sent; an integer
- * report the noise took outside the question's range is said to be expected noise. */
-export function sentList(survey, reports, mechanisms) {
+/** After storing: per question the report the device stored, randomized, and sent (`sent`)
+ * or will send once delivered (a submission still waiting offline); a disclosed answer is
+ * said to be sent as given, not randomized; an integer report the noise took outside the
+ * question's range is said to be expected noise. */
+export function sentList(survey, reports, mechanisms, sent = true) {
+  const said = sent ? "yes" : "no";
   return el("ol", { class: "review sent" }, survey.questions.map((q) => {
     if (!Object.hasOwn(reports, q.id)) {
       return el("li", {}, qtext(q), el("p", {}, t("review.sentSkipped")));
     }
     const report = reports[q.id];
     // a pair (a question with a "not asked" value) says it in its own words
-    const outside = q.type === "integer" && !Array.isArray(report) &&
+    const outside = q.disclosed !== true && q.type === "integer" && !Array.isArray(report) &&
       (report < q.min || report > q.max);
+    const key = q.disclosed === true ? "review.sentDisclosed"
+      : outside ? "review.sentOutside" : "review.sent";
     return el("li", {}, qtext(q),
-      el("p", { class: "sent" }, tNodes(outside ? "review.sentOutside" : "review.sent", {
+      el("p", { class: "sent" }, tNodes(key, {
         report: el("strong", {}, mechanisms.get(q.id).explainReport(report)),
-        min: q.min, max: q.max })));
+        min: q.min, max: q.max, sent: said })));
   }));
 }

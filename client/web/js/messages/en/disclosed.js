@@ -4,5 +4,6 @@ export default {
   "form.disclosed": "Disclosed: sent as you answer it, not randomized. It costs no ε, but it can help identify you.",
   "mech.disclosed": "Disclosed: sent as you answer it, not randomized. The server sees this answer as you give it.",
   "review.mineDisclosed": "Your answer (sent as you give it): {answer}",
-  "review.disclosedCost": "Disclosed: no ε, because it is not randomized; it can help identify you."
+  "review.disclosedCost": "Disclosed: no ε, because it is not randomized; it can help identify you.",
+  "review.sentDisclosed": "{sent, select, yes {Sent as you gave it, not randomized: {report}} other {Will be sent as you gave it, not randomized: {report}}}"
 };

@@ -4,5 +4,6 @@ export default {
   "form.disclosed": "Revelada: se envía tal como la responde, sin aleatorizar. No gasta ε, pero puede ayudar a identificarle.",
   "mech.disclosed": "Revelada: se envía tal como la responde, sin aleatorizar. El servidor ve esta respuesta tal como la da.",
   "review.mineDisclosed": "Su respuesta (se envía tal como la da): {answer}",
-  "review.disclosedCost": "Revelada: no gasta ε, porque no se aleatoriza; puede ayudar a identificarle."
+  "review.disclosedCost": "Revelada: no gasta ε, porque no se aleatoriza; puede ayudar a identificarle.",
+  "review.sentDisclosed": "{sent, select, yes {Enviada tal como la dio, sin aleatorizar: {report}} other {Se enviará tal como la dio, sin aleatorizar: {report}}}"
 };

@@ -4,5 +4,6 @@ export default {
   "form.disclosed": "Divulguée : envoyée telle que vous y répondez, sans randomisation. Elle ne coûte aucun ε, mais elle peut aider à vous identifier.",
   "mech.disclosed": "Divulguée : envoyée telle que vous y répondez, sans randomisation. Le serveur voit cette réponse telle que vous la donnez.",
   "review.mineDisclosed": "Votre réponse (envoyée telle que vous la donnez) : {answer}",
-  "review.disclosedCost": "Divulguée : aucun ε, car elle n'est pas randomisée ; elle peut aider à vous identifier."
+  "review.disclosedCost": "Divulguée : aucun ε, car elle n'est pas randomisée ; elle peut aider à vous identifier.",
+  "review.sentDisclosed": "{sent, select, yes {Envoyée telle que vous l'avez donnée, sans randomisation : {report}} other {Sera envoyée telle que vous l'avez donnée, sans randomisation : {report}}}"
 };
