@@ -29,7 +29,6 @@ from .respondent import Respondent, flush_outbox
 from .review import (
     location_cell_words,
     question_privacy,
-    report_words,
     review_lines,
     survey_privacy,
     two_server_review_lines,
@@ -158,12 +157,14 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     if not assume_yes and not _confirm(words):
         raise click.ClickException("not sent: nothing was randomized, recorded or sent")
     submission = respondent.answer(verified, checked, invite=code)
-    delivery = respondent.submit(submission)  # stored in the ledger and outbox first
-    if survey.two_server is not None:
+    said = None if survey.two_server is not None else said_reports(
+        survey, respondent, submission.reports, text, words)
+    delivery = respondent.submit(submission, said)  # stored in the ledger and outbox first
+    if said is None:
         from .two_server import sent_lines
         click.echo("\n".join(sent_lines(submission)))  # type: ignore[arg-type]
     else:
-        _print_sent(survey, respondent, submission.reports, shown)
+        _print_sent(said)
     _report_delivery(delivery)
 
 
@@ -264,15 +265,34 @@ def stdin_is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-def _print_sent(survey: Survey, respondent: Respondent, reports: dict[str, Any],
-                shown: Survey | None = None) -> None:
+def said_reports(survey: Survey, respondent: Respondent, reports: dict[str, Any],
+                 text: SurveyText | None = None, words: Words | None = None
+                 ) -> dict[str, Any]:
+    """The reports in the respondent's words, kept with the submission for `receipts`: each
+    question's text and its report with option labels (their text in the language shown),
+    never an index."""
+    text = text or SurveyText(survey)
+    words = words or Words()
+    return {"language": text.language, "reports": [
+        {"question": q.id, "text": said(text.question(q.id), text),
+         "report": review_words.report_words(q, respondent.mechanism(survey, q),
+                                             reports[q.id], text, words)}
+        for q in survey.questions if q.id in reports]}
+
+
+def _print_sent(said: Mapping[str, Any]) -> None:
     """The stored reports in plain words: printed only once they are in the outbox."""
     click.echo("Randomized and stored on this device; it sends:")
-    texts = {q.id: q.text for q in (shown or survey).questions}
-    for q in survey.questions:
-        if q.id in reports:
-            words = report_words(q, respondent.mechanism(survey, q), reports[q.id])
-            click.echo(f"  {texts[q.id]} -> {words}")
+    for line in said_lines(said):
+        click.echo(line)
+
+
+def said_lines(said: Any, indent: str = "  ") -> list[str]:
+    """A submission's kept words as lines ("question -> report"); none for anything else."""
+    reports = said.get("reports") if isinstance(said, Mapping) else None
+    return [f"{indent}{r['text']} -> {r['report']}" for r in reports or []
+            if isinstance(r, Mapping) and isinstance(r.get("text"), str)
+            and isinstance(r.get("report"), str)]
 
 
 def _read_answers(path: Path) -> dict[str, Any]:
@@ -427,9 +447,10 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
         click.echo(json.dumps({
             "receipts": [{**{k: r[k] for k in ("submission_id", "survey_id", "server",
                                                "delivered", "duplicate", "body")},
-                          "invited": bool(r.get("invited"))} for r in sent],
-            "outbox": [{k: r[k] for k in ("submission_id", "survey_id", "status", "body")}
-                       for r in waiting],
+                          "invited": bool(r.get("invited")),
+                          **({"said": r["said"]} if r.get("said") else {})} for r in sent],
+            "outbox": [{**{k: r[k] for k in ("submission_id", "survey_id", "status", "body")},
+                        **({"said": r["said"]} if r.get("said") else {})} for r in waiting],
             "epsilon_by_survey": [asdict(s) for s in spend],
             "series": series, "total_epsilon": ledger.total_epsilon(),
             "disclosed": [{k: e[k] for k in ("survey", "version", "question", "submission_id")}
@@ -450,17 +471,25 @@ def receipts(state_dir: str | None, as_json: bool, delta: float) -> None:
             cells.setdefault((e["survey"], e["version"]), {})[e["question"]] = e["grid_cols"]
     for r in sent:
         body = r["body"]
-        click.echo(f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
-                   f"{r['submission_id']}  "
-                   f"{_sent_words(body, cells.get((r['survey_id'], body['version'])))}"
-                   + ("  (with an invitation code, not kept on this device)"
-                      if r.get("invited") else ""))
+        head = (f"  {r['delivered'][:19]}  {r['survey_id']} v{body['version']}  "
+                f"{r['submission_id']}"
+                + ("  (with an invitation code, not kept on this device)"
+                   if r.get("invited") else ""))
+        if r.get("said"):  # the reports in the respondent's words, options by label
+            click.echo(head)
+            for line in said_lines(r["said"], "    "):
+                click.echo(line)
+        else:  # stored before the words were kept with it
+            click.echo(f"{head}  "
+                       f"{_sent_words(body, cells.get((r['survey_id'], body['version'])))}")
     if waiting:
         click.secho("Not delivered (ldpsurvey outbox list):", bold=True)
         for r in waiting:
             click.echo(f"  {r['status']:8} {r['survey_id']}  {r['submission_id']}"
                        + ("  (waiting for an invitation code: ldpsurvey outbox list)"
                           if invitation.awaits_code(r) else ""))
+            for line in said_lines(r.get("said"), "    "):
+                click.echo(line)
     click.secho("Privacy spent (ε):", bold=True)
     for s in spend:
         versions = ", ".join(f"v{v}" for v in s.versions)

@@ -55,11 +55,14 @@ class Outbox:
         self.receipts = state.subdir(RECEIPTS_DIR)
 
     def put(self, server_url: str, survey_id: str, wire: dict[str, Any],
-            path: str = "submissions", survey_server: str | None = None) -> dict[str, Any]:
+            path: str = "submissions", survey_server: str | None = None,
+            said: dict[str, Any] | None = None) -> dict[str, Any]:
         """Store a new submission (wire = exactly the JSON body that will be POSTed to the
         survey's `path`: submissions, or a two-server survey's two-server/uploads). Its
         invitation code, if any, is kept beside the body. `survey_server` is the server the
-        survey was fetched from, when the body goes elsewhere (a two-server leader_url)."""
+        survey was fetched from, when the body goes elsewhere (a two-server leader_url).
+        `said`: the reports in the respondent's words, for `receipts` (which has no survey to
+        read an option index with): {"language": tag, "reports": [{question, text, report}]}."""
         body = {k: v for k, v in wire.items() if k != "invite"}
         record = {"submission_id": wire["submission_id"], "survey_id": survey_id,
                   "server": server_url, "body": body, "status": PENDING, "attempts": 0,
@@ -70,6 +73,8 @@ class Outbox:
             record["path"] = path
         if survey_server is not None and survey_server != server_url:
             record["survey_server"] = survey_server
+        if said is not None:
+            record["said"] = said
         self.state.write_json(f"{OUTBOX_DIR}/{_name(wire['submission_id'])}", record)
         return record
 

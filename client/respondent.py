@@ -205,11 +205,12 @@ class Respondent:
             self._mechanisms[key] = mechanism_for(question)
         return self._mechanisms[key]
 
-    def submit(self, submission: Submission) -> Delivery:
+    def submit(self, submission: Submission, said: dict[str, Any] | None = None) -> Delivery:
         """Charge the ledger, store in the outbox, then send (retrying transient failures).
 
         The result is `sent`, `failed` (the server refused it: kept, with the reason) or
-        `pending` (unreachable: `flush()` later sends the very same submission).
+        `pending` (unreachable: `flush()` later sends the very same submission). `said` is
+        kept with it: the reports in the respondent's words (Outbox.put).
         """
         with self.state.lock():
             self.ledger.record(submission.survey_id, submission.version,
@@ -218,7 +219,7 @@ class Respondent:
             server_url = getattr(submission, "server_url", None) or self.server_url
             record = self.outbox.put(server_url, submission.survey_id, submission.wire(),
                                      getattr(submission, "path", "submissions"),
-                                     survey_server=self.server_url)
+                                     survey_server=self.server_url, said=said)
         if server_url != self.server_url:
             return self.outbox.deliver(record, self._transport_for(server_url))
         return self.outbox.deliver(record, self.transport)

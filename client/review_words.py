@@ -214,3 +214,36 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
                                 "earlier round re-sends the report kept for it and costs no "
                                 "more.)", words))
     return lines
+
+
+def report_words(q: Question, mechanism: Mechanism, report: Any, shown: Any,
+                 words: Words) -> str:
+    """A stored report in the language's words (the page's explain: mech.option, mech.number,
+    word.yesReport, mech.marked), options by their text in it; English for the rest, marked."""
+    from .review import report_words as english
+
+    name = mechanism.name
+    said = english(q, mechanism, report)
+    if words.english:
+        return said
+
+    def marked(indices: list[int]) -> str:
+        return words.t("mech.marked", options=", ".join(
+            words.t("word.quoted", text=_option(q, q.options[v], shown)) for v in indices)
+        ) if indices else words.t("mech.noneMarked")
+
+    bits = name in ("oue", "sue", "ss", "option_rr", "set_ue")
+    if q.not_asked or name in ("crosswise", "matrix", "hr", "geo_exp", "psfo_grr", "psfo_olh"):
+        return in_english(said, words)
+    if q.type == "binary" and isinstance(report, (bool, int)):
+        return words.t("word.yesReport" if report else "word.noReport")
+    if q.type == "integer" and isinstance(report, int):
+        return words.t("mech.number", n=report)
+    if bits and isinstance(report, list):
+        return marked([v for v in range(len(q.options)) if (report[v >> 5] >> (v & 31)) & 1])
+    if name == "olh" and isinstance(report, list):
+        return words.t("mech.code", code=report[0], bucket=report[1])
+    if isinstance(report, int) and q.options and 0 <= report < len(q.options):
+        return words.t("mech.option", option=words.t(
+            "word.quoted", text=_option(q, q.options[report], shown)))
+    return in_english(said, words)

@@ -25,6 +25,7 @@ from support.clients import RealServer, free_port, http_json, ldpsurvey_exe, sur
 from support.timeouts import TEST_TIMEOUT
 
 TRUE_ANSWERS = {"smoker": True, "mood": "great", "drinks": 17}
+SURVEY_OPTIONS = survey_dict()["questions"][1]["options"]  # mood's labels, by index
 
 
 def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -91,7 +92,14 @@ def test_scripted_respond_end_to_end(deployed: dict[str, Any], tmp_path: Path) -
     assert receipts.returncode == 0
     assert body["submission_id"] in receipts.stdout
     assert "scripted: ε = 3.5" in receipts.stdout
-    assert "great" not in receipts.stdout
+    # the reports in words, options by label (never the index sent, nor the true answer as
+    # such: "great" appears only if the randomization sent it)
+    said = json.loads(receipt.read_text())["said"]["reports"]
+    for line in said:
+        assert f"    {line['text']} -> {line['report']}\n" in receipts.stdout
+    sent_mood = SURVEY_OPTIONS[body["answers"]["mood"]]
+    assert f"the option “{sent_mood}”" in receipts.stdout
+    assert "great" not in receipts.stdout or sent_mood == "great"
 
     again = run("respond", "--server", server.url, "--survey", "scripted", "--answers",
                 str(deployed["answers"]), "--trust", str(deployed["pub"]), "--state", str(state),

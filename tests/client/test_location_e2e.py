@@ -48,7 +48,7 @@ def test_location_survey_from_publish_to_heatmap(tmp_path: Path) -> None:
         sent = json.loads(run("receipts", "--state", str(state), "--json").stdout)
         index = sent["receipts"][0]["body"]["answers"]["home"]
         row, col = divmod(index, 4)
-        assert f'"home": "the cell in row {row + 1}, column {col + 1}"' in receipts.stdout
+        assert f" -> the cell in row {row + 1}, column {col + 1}\n" in receipts.stdout
         assert f'"home": {index}' not in receipts.stdout
         report = run("report", "--server", server.url, "--survey", "where", "--token", token,
                      "--format", "json")

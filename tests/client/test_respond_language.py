@@ -152,3 +152,62 @@ def test_the_catalogue_is_the_pages_and_its_plurals_are_cldrs() -> None:
     assert [plural_category("es", n) for n in (0, 1, 2, 2_000_000)] == [
         "other", "one", "other", "many"]
     assert Words("es").t("comp.with", k=0, epsilon="1") == "Con esta encuesta: ningún informe."
+
+
+def test_receipts_name_options_in_the_respondents_words_not_indices(server, tmp_path,
+                                                                    monkeypatch):
+    """`receipts` printed the JSON sent ({"mood": 2, "subs": [1]}): indices a respondent
+    cannot read. The reports are now kept with the submission in the words `respond` printed
+    them in (options by their text in the language shown), and `receipts` prints those."""
+    monkeypatch.setattr(client_cli, "stdin_is_terminal", lambda: True)
+    assert respond(server, tmp_path, "es", "sí\n").exit_code == 0
+    [path] = (tmp_path / "state" / "receipts").iterdir()
+    record = json.loads(path.read_text())
+    mood = record["body"]["answers"]["mood"]
+    shown = SurveyText(SURVEY, "es").option("mood", SURVEY.questions[1].options[mood]).text
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path / "state")]).output
+    assert f"    ¿Cómo está su ánimo? -> la opción «{shown}»\n" in out
+    assert "    ¿Fuma? -> " in out and "Which ones? [en] -> " in out
+    assert '"mood":' not in out and "{" not in out
+    data = json.loads(CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path / "state"),
+                                               "--json"]).output)
+    [receipt] = data["receipts"]
+    assert receipt["body"] == record["body"]  # the exact bytes sent, as before
+    assert receipt["said"]["language"] == "es"
+    assert [r["question"] for r in receipt["said"]["reports"]] == [
+        "smoker", "mood", "drinks", "subs"]
+
+
+def test_receipts_in_english_name_option_labels(server, tmp_path):
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"smoker": True, "mood": "great", "subs": []}))
+    result = CliRunner().invoke(cli, ["respond", "--server", server.url, "--survey", "checkin",
+                                      "--answers", str(answers), "--state",
+                                      str(tmp_path / "state"), "--yes", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    [path] = (tmp_path / "state" / "receipts").iterdir()
+    mood = json.loads(path.read_text())["body"]["answers"]["mood"]
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path / "state")]).output
+    label = SURVEY.questions[1].options[mood]
+    assert f"    How is your mood? -> the option “{label}”\n" in out
+    assert "    Which ones? -> " in out and '"mood"' not in out
+
+
+def test_a_waiting_submission_is_listed_in_words_as_not_delivered(tmp_path):
+    """Unreachable: kept in the outbox; `receipts` lists it under "Not delivered" with its
+    words, not among what was sent."""
+    manifest = signed(translated(), Ed25519PrivateKey.generate())
+    fake = FakeServer(lambda m, p, b: (200, manifest) if m == "GET" else (503, {}))
+    try:
+        answers = tmp_path / "answers.json"
+        answers.write_text(json.dumps({"smoker": True, "mood": "fine", "subs": ["tea"]}))
+        result = CliRunner().invoke(cli, [
+            "respond", "--server", fake.url, "--survey", "checkin", "--answers", str(answers),
+            "--state", str(tmp_path / "state"), "--yes", "--attempts", "1", "--lang", "fr"])
+    finally:
+        fake.close()
+    assert result.exit_code != 0 and "not delivered yet" in result.output
+    out = CliRunner().invoke(cli, ["receipts", "--state", str(tmp_path / "state")]).output
+    waiting = out[out.index("Not delivered"):]
+    assert "pending" in waiting and "    Fumez-vous ? -> " in waiting
+    assert out.count("Fumez-vous") == 1  # listed as waiting only
