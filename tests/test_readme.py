@@ -147,3 +147,39 @@ def test_what_the_tutorial_makes_is_ignored_by_git(path: str) -> None:
     done = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=ROOT,
                           timeout=TEST_TIMEOUT, check=False)
     assert done.returncode == 0, f"{path} is not ignored by .gitignore"
+
+
+def test_the_test_command_says_how_long_it_takes_and_names_a_quick_subset_that_is() -> None:
+    """A newcomer on a busy 2-core machine saw 2% of the suite pass in 200 s and stopped it:
+    the bullet under the command says its size and length, and a quick subset that exists
+    and is small (its stated size checked against what pytest collects)."""
+    (bullet,) = [ln for ln in README.splitlines() if ln.startswith("- Second line:")]
+    assert "5,600 tests" in bullet and "10 minutes on an idle 2-core machine" in bullet
+    quick = re.search(r"For a quick check.*?`(\.venv/bin/python -m pytest [^`]+)` runs .*?"
+                      r"about ([\d,]+) tests", bullet)
+    assert quick, bullet
+    args = shlex.split(quick.group(1))[3:]
+    paths = [a for a in args if not a.startswith("-")]
+    assert paths and all((ROOT / p).exists() for p in paths), paths
+    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                                "-p", "no:randomly", *paths], cwd=ROOT, capture_output=True,
+                               text=True, timeout=TEST_TIMEOUT)
+    count = int(re.search(r"(\d+) tests? collected", collected.stdout).group(1))
+    stated = int(quick.group(2).replace(",", ""))
+    assert abs(count - stated) <= 0.2 * stated, (count, stated)
+    assert count < 2000  # quick: a quarter of the suite at most
+
+
+def test_the_threat_model_says_what_disclosed_answers_and_design_rows_tell_the_server() -> None:
+    """The five lines omitted two things the server learns, documented elsewhere: disclosed
+    answers (docs/disclosed.md) and an invitation code's design row (docs/weights.md)."""
+    model = README[README.index("**Threat model, in five lines.**"):]
+    first = model.split("\n1. ", 1)[1].split("\n2. ", 1)[0]
+    assert "disclosed" in first and "(docs/disclosed.md)" in first
+    assert "invitation code" in first and "stratum, PSU, weight" in first
+    assert "(docs/weights.md)" in first
+    assert "cannot learn a true answer to a randomized question" in model
+    weights = (ROOT / "docs" / "weights.md").read_text(encoding="utf-8")
+    assert "**its stratum and PSU**" in weights and "**its weight and fpc**" in weights
+    disclosed = (ROOT / "docs" / "disclosed.md").read_text(encoding="utf-8")
+    assert "identification" in disclosed
