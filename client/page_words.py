@@ -44,7 +44,7 @@ class Decimal(str):
 
 N = Decimal
 
-_DECIMAL = re.compile(r"^-?([\d,]*)(?:\.(\d+))?(%?)$")
+_DECIMAL = re.compile(r"^-?([\d,]*)(?:\.(\d+))?(?:e([-+]?)(\d+))?(%?)$")
 _GROUP = {"es": ".", "fr": "\u202f"}
 _PERCENT = "\u00a0%"  # Intl.NumberFormat's percent sign in es and fr
 
@@ -89,7 +89,7 @@ class Words:
         m = _DECIMAL.fullmatch(text)
         if self.english or m is None:
             return text
-        whole, fraction, percent = m.group(1), m.group(2), m.group(3)
+        whole, fraction, sign, exponent, percent = m.groups()
         digits = whole.replace(",", "")
         if "," in whole:
             groups = []
@@ -100,6 +100,8 @@ class Words:
         out = ("-" if text.startswith("-") else "") + digits
         if fraction:
             out += "," + fraction
+        if exponent is not None:  # Intl's scientific notation: 1,9E-20
+            out += "E" + ("-" if sign == "-" else "") + str(int(exponent))
         return out + (_PERCENT if percent else "")
 
     def _render(self, nodes: list[Any], params: Mapping[str, Any]) -> str:
@@ -112,9 +114,10 @@ class Words:
             else:
                 _, name, kind, cases = node
                 value = params.get(name)
-                if kind == "plural":
-                    case = cases.get(f"={value}") or cases.get(
-                        plural_category(self.language, value))
+                if kind == "plural":  # an exact case first; it may be empty ("=0 {}")
+                    case = cases.get(f"={value}")
+                    if case is None:
+                        case = cases.get(plural_category(self.language, value))
                 else:
                     case = cases.get(str(value).lower() if isinstance(value, bool)
                                      else str(value))

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client import cli as client_cli
 from ldpsurvey.client.cli import parse_answer, prompt_answers
-from ldpsurvey.client.page_words import Words, catalogue, plural_category, words_for
+from ldpsurvey.client.page_words import N, Words, catalogue, plural_category, words_for
 from ldpsurvey.shared.errors import AnswerError
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import SurveyText
@@ -211,3 +211,15 @@ def test_a_waiting_submission_is_listed_in_words_as_not_delivered(tmp_path):
     waiting = out[out.index("Not delivered"):]
     assert "pending" in waiting and "    Fumez-vous ? -> " in waiting
     assert out.count("Fumez-vous") == 1  # listed as waiting only
+
+
+def test_an_empty_exact_plural_case_and_scientific_numbers_are_the_pages() -> None:
+    """Found by the browser comparison (tests/web/test_page_wording.py): an empty "=0 {}"
+    case is a case (it was skipped for "other"), and 1.9e-20% is written as Intl writes it."""
+    es = Words("es")
+    assert es.t("multi.marks", k=2, checked=0, unchecked=2, p=N("50.1%"), q=N("49.9%"),
+                both="no").endswith(": «sí» con una probabilidad del 49,9\u00a0% para cada "
+                                    "una de las 2 opciones que no marcó.")
+    assert es.number(N("1.9e-20%")) == "1,9E-20\u00a0%"
+    assert Words("fr").number(N("3e21")) == "3E21"
+    assert Words("en").number(N("1.9e-20%")) == "1.9e-20%"

@@ -212,6 +212,63 @@ def test_every_mechanism_gets_the_same_plain_words_on_the_page_and_the_cli(
         assert not after.startswith(("[", "{")), (q["mechanism"], after)
 
 
+@pytest.mark.parametrize("lang", ["es", "fr"])
+def test_respond_speaks_the_pages_spanish_and_french_character_for_character(
+        js_page: Any, web_root_url: str, cases: list[dict[str, Any]], lang: str) -> None:
+    """`respond --lang es|fr` fills in the page's own catalogue (client/page_words.py): its
+    chances and report words are the page's in that language, numbers and plurals included;
+    what it has no sentence for is English marked [en] (and then not compared)."""
+    from ldpsurvey.client import review_words
+    from ldpsurvey.client.page_words import Words
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.survey import Survey
+
+    on_page = js_page.evaluate("""async ([root, cases, lang]) => {
+        const I = await import(root + "js/i18n.js");
+        for (const part of ["core", "cores", "multiselect", "designs", "disclosed", "skip",
+                            "location"]) {
+          I.addWords(lang, (await import(root + `js/messages/${lang}/${part}.js`)).default);
+          if (lang !== "en") I.addWords("en", (await import(
+            root + `js/messages/en/${part}.js`)).default);
+        }
+        I.useWords(lang, lang);
+        const M = await import(root + "js/mechanisms.js");
+        const R = await import(root + "js/review.js");
+        const out = cases.map((c) => {
+            const q = c.question;
+            const answer = q.type === "integer" ? Number(c.answer) : c.answer;
+            const mechanisms = new Map([[q.id, M.mechanismFor(q)]]);
+            return [R.chances(q, mechanisms.get(q.id), answer),
+                    R.sentList({ questions: [q] }, { [q.id]: c.report }, mechanisms)
+                      .querySelector(".sent").textContent];
+        });
+        I.useWords("en", "en");
+        return out;
+    }""", [web_root_url, cases, lang])
+    words = Words(lang)
+    compared = 0
+    for case, (page_text, page_sent) in zip(cases, on_page, strict=True):
+        q = case["question"]
+        layered = q.get("instantaneous_epsilon") is not None
+        survey = Survey.from_dict({"id": "d", "title": "d", "version": 1, "questions": [q],
+                                   **({"series": "s"} if layered else {})})
+        question = survey.questions[0]
+        mechanism = mechanism_for(question)
+        answer = int(case["answer"]) if q["type"] == "integer" else case["answer"]
+        before = review_words.chances(question, mechanism, answer, None, words)
+        after = review_words.report_words(question, mechanism, case["report"], None, words)
+        if not before.endswith(" [en]"):
+            assert before == page_text, (q["mechanism"], layered)
+            compared += 1
+        outside = q["type"] == "integer" and not q.get("min", 0) <= case["report"] <= q.get(
+            "max", 0)
+        if not after.endswith(" [en]") and not outside:
+            assert words.t("review.sent", sent="yes", report=after) == page_sent, (
+                q["mechanism"], layered)
+            compared += 1
+    assert compared >= len(cases)  # most of them said in the language, both ways
+
+
 @pytest.mark.parametrize("local", [False, True])
 def test_two_server_questions_get_the_same_words_on_the_page_and_the_cli(
         js_page: Any, web_root_url: str, local: bool) -> None:
