@@ -207,10 +207,14 @@ def test_offline_then_online_delivers_the_same_sealed_upload_once(pair, context,
     page.click("#send")
     page.wait_for_selector(PENDING)
     assert "Saved on this device" in page.locator("#delivery").inner_text()
+    # waiting: the receipt says what it will send, not that it sent it
+    assert page.locator("#receipt-title").inner_text() == (
+        "What this device will send (split and sealed)")
     assert uploads(pair, sid) == []
     shown = json.loads(page.locator("pre.wire").text_content())
     context.set_offline(False)  # the browser's "online" event resends the stored body
     page.wait_for_selector(SENT)
+    assert page.locator("#receipt-title").inner_text() == "What this device sent (split and sealed)"
     [stored] = uploads(pair, sid)
     assert json.loads(stored) == shown  # the same sealed bytes: never resharded
     page.reload()

@@ -10,7 +10,7 @@ import { N, t, tNodes, wordsLocale } from "../i18n.js";
 import { epsilonText, oddsParams } from "../odds.js";
 import { questionOf, shown } from "../shown.js";
 import { NOT_ASKED } from "../skip_logic.js";
-import { PENDING } from "../store.js";
+import { PENDING, SENT } from "../store.js";
 import { UPLOAD_PATH, buildUpload, crosstabKey, crosstabsSent, questionOf as ofSurvey } from "./upload.js";
 
 const hostOf = (url) => new URL(url).host;
@@ -140,7 +140,8 @@ export function receipt(verified, rec, server) {
   const crosstabs = new Set((verified.survey.crosstabs || []).map(crosstabKey));
   const combinations = keys.filter((key) => crosstabs.has(key)).length;
   return el("section", { id: "receipt", "aria-labelledby": "receipt-title" },
-    el("h2", { id: "receipt-title" }, t("two.receiptTitle")),
+    el("h2", { id: "receipt-title" }, t("two.receiptTitle", {
+      sent: rec.status === SENT ? "yes" : "no" })),
     el("p", {}, t("two.receipt", { time: new Date(rec.created).toLocaleString(wordsLocale()),
                                    leader, helper,
                                    included: includedSentence(keys.length - combinations,

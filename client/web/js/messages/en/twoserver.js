@@ -21,6 +21,6 @@ export default {
   "two.howLocal": "Your device will first randomize it, then split it into two halves, one for {leader} and one for {helper}. Even if both conspired, they could be at most {factor} times more sure of your answer, for example from {half} to {reach} (ε0 = {local}); apart, they see only a noisy total (central ε = {central}).",
   "two.how": "Your device will split it into two meaningless halves, one for {leader} and one for {helper}; only a noisy total over everyone is revealed (central ε = {central}). But {leader} and {helper} together could put the two halves back together and read this answer.",
   "two.included": "{combinations, plural, =0 {{answers, plural, one {# answer was included} other {# answers were included}}} other {{answers, plural, one {# answer} other {# answers}} and {combinations, plural, one {# combination} other {# combinations}} were included}}",
-  "two.receiptTitle": "What this device sent (split and sealed)",
+  "two.receiptTitle": "{sent, select, yes {What this device sent} other {What this device will send}} (split and sealed)",
   "two.receipt": "Split and sealed once on this device on {time}: one half for {leader}, one for {helper}, both sent to {leader}, which cannot open {helper}'s half. {included}; a resend sends exactly these bytes again."
 };

@@ -21,6 +21,6 @@ export default {
   "two.howLocal": "Su dispositivo primero la aleatorizará y después la dividirá en dos mitades, una para {leader} y otra para {helper}. Aunque ambas se confabularan, podrían estar, como mucho, {factor} veces más seguras de su respuesta; por ejemplo, pasar de un {half} de seguridad a {reach} (ε0 = {local}); por separado, solo ven un total con ruido (ε central = {central}).",
   "two.how": "Su dispositivo la dividirá en dos mitades que por separado no significan nada, una para {leader} y otra para {helper}; solo se revela un total con ruido de todas las personas (ε central = {central}). Pero, juntando sus datos, {leader} y {helper} podrían volver a unir las dos mitades y leer esta respuesta.",
   "two.included": "{combinations, plural, =0 {{answers, plural, one {Se incluyó # respuesta} other {Se incluyeron # respuestas}}} other {Se incluyeron {answers, plural, one {# respuesta} other {# respuestas}} y {combinations, plural, one {# combinación} other {# combinaciones}}}}",
-  "two.receiptTitle": "Lo que envió este dispositivo (dividido y sellado)",
+  "two.receiptTitle": "{sent, select, yes {Lo que envió este dispositivo} other {Lo que enviará este dispositivo}} (dividido y sellado)",
   "two.receipt": "Dividido y sellado una sola vez en este dispositivo el {time}: una mitad para {leader} y otra para {helper}, ambas enviadas a {leader}, que no puede abrir la mitad de {helper}. {included}; un reenvío vuelve a enviar exactamente estos mismos bytes."
 };

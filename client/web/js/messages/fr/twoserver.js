@@ -21,6 +21,6 @@ export default {
   "two.howLocal": "Votre appareil la randomisera d'abord, puis la partagera en deux moitiés, une pour {leader} et une pour {helper}. Même en s'entendant, elles pourraient être au plus {factor} fois plus sûres de votre réponse, par exemple passer de {half} de certitude à {reach} (ε0 = {local}) ; séparément, elles ne voient qu'un total bruité (ε central = {central}).",
   "two.how": "Votre appareil la partagera en deux moitiés dénuées de sens, une pour {leader} et une pour {helper} ; seul un total bruité sur l'ensemble des personnes est révélé (ε central = {central}). Mais ensemble, {leader} et {helper} pourraient réunir les deux moitiés et lire cette réponse.",
   "two.included": "{combinations, plural, =0 {{answers, plural, one {# réponse a été incluse} other {# réponses ont été incluses}}} other {{answers, plural, one {# réponse} other {# réponses}} et {combinations, plural, one {# combinaison} other {# combinaisons}} ont été incluses}}",
-  "two.receiptTitle": "Ce que cet appareil a envoyé (partagé et scellé)",
+  "two.receiptTitle": "{sent, select, yes {Ce que cet appareil a envoyé} other {Ce que cet appareil enverra}} (partagé et scellé)",
   "two.receipt": "Partagé et scellé une seule fois sur cet appareil le {time} : une moitié pour {leader}, une pour {helper}, toutes deux envoyées à {leader}, qui ne peut pas ouvrir la moitié de {helper}. {included} ; un renvoi envoie de nouveau exactement les mêmes octets."
 };
