@@ -56,3 +56,25 @@ def test_every_page_file_is_package_data():
         relative = path.relative_to(ROOT / "client").as_posix()
         assert any(fnmatch.fnmatch(relative, p) and relative.count("/") == p.count("/")
                    for p in patterns), f"{relative} would not be installed"
+
+
+def _frozen_table(code: str, name: str) -> dict[str, str]:
+    """The `key: value` pairs of `const NAME = Object.freeze({...})` in a page module (values
+    kept as written: a string's quotes stripped, an array as its text)."""
+    body = re.search(rf"const {name} = Object\.freeze\(\{{(.*?)\}}\);", code, flags=re.S)
+    assert body, f"no {name} table"
+    pairs = re.findall(r'(\w+):\s*("[^"]*"|\[[^\]]*\]|\(\)\s*=>[^,\n]*)', body.group(1))
+    return {key: value.strip('"') for key, value in pairs}
+
+
+def test_the_loader_knows_the_module_of_every_core_it_loads():
+    """optional.js holds which module a mechanism's core is in (mechanisms.js imports the
+    loader, the loader imports no mechanism: no import circle): every named design of
+    mechanisms.js is loaded with designs.js, and every core module is one the loader imports."""
+    mechanisms = without_comments((WEB / "js" / "mechanisms.js").read_text())
+    optional = without_comments((WEB / "js" / "optional.js").read_text())
+    cores = _frozen_table(optional, "CORE_MODULES")
+    designs = set(_frozen_table(mechanisms, "DESIGN_FITS"))
+    assert designs == {"warner", "crosswise", "forced_response", "unrelated_question", "matrix"}
+    assert {m for m, module in cores.items() if module == "designs"} == designs
+    assert set(cores.values()) <= set(_frozen_table(optional, "IMPORTS"))

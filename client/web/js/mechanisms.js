@@ -40,7 +40,7 @@ export const ONE = new Rational(1n);
 
 /** The named randomized-response designs (designs.js, loaded for a survey that names one) and
  * the question types each fits. */
-export const DESIGN_FITS = Object.freeze({
+const DESIGN_FITS = Object.freeze({
   warner: ["binary"],
   crosswise: ["binary"],
   forced_response: ["binary", "categorical"],
@@ -69,14 +69,6 @@ const FITS = {
   option_rr: ["multiselect"], set_ue: ["multiselect"], psfo_grr: ["multiselect"],
   psfo_olh: ["multiselect"],
 };
-
-/** The mechanisms whose cores load only for a survey that names one (optional.js): the
- * module holding each. The others (binary_rr, grr, geometric) are here. */
-export const CORE_MODULES = Object.freeze({
-  oue: "bitmaps", sue: "bitmaps", ss: "bitmaps", olh: "hashing", hr: "hashing",
-  ordinal_exp: "ordinal", asked_geometric: "askedGeometric", option_rr: "setCores",
-  set_ue: "setCores", psfo_olh: "setCores",
-});
 
 // --- helpers --------------------------------------------------------------------------------
 

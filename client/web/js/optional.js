@@ -3,7 +3,6 @@
 // `loaded`). docs/web.md, "Modules loaded on demand"; docs/languages.md, "The page".
 
 import { addWords, wordsLanguage } from "./i18n.js";
-import { CORE_MODULES, DESIGN_FITS } from "./mechanisms.js";  // a cycle, safe: read only in needed()
 
 const IMPORTS = Object.freeze({
   location: () => import("./location.js"),
@@ -18,7 +17,7 @@ const IMPORTS = Object.freeze({
   surveyText: () => import("./survey_text.js"),
   switcher: () => import("./switcher.js"),
   invite: () => import("./invite.js"),
-  // the randomizers' cores that mechanisms.js does not hold (CORE_MODULES)
+  // the randomizers' cores (CORE_MODULES)
   bitmaps: () => import("./bitmaps.js"),
   hashing: () => import("./hashing.js"),
   ordinal: () => import("./ordinal.js"),
@@ -28,6 +27,16 @@ const IMPORTS = Object.freeze({
   setCores: () => import("./set_cores.js"),
   sha256: () => import("./sha256.js"),  // the memo of a survey with a series
   twoServerSets: () => import("./twoserver/multiselect.js"),
+});
+
+/** The module of each core loaded for a survey naming its mechanism (mechanisms.js has the
+ * others; geo_exp's and psfo_grr's come with their type's module). */
+const CORE_MODULES = Object.freeze({
+  oue: "bitmaps", sue: "bitmaps", ss: "bitmaps", olh: "hashing", hr: "hashing",
+  ordinal_exp: "ordinal", asked_geometric: "askedGeometric", option_rr: "setCores",
+  set_ue: "setCores", psfo_olh: "setCores",
+  warner: "designs", crosswise: "designs", forced_response: "designs",
+  unrelated_question: "designs", matrix: "designs",
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
@@ -111,9 +120,6 @@ export function needed(survey) {
   if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
     names.push("conditions", "skipReview", "skipForm");
-  }
-  if (survey.questions.some((q) => q && Object.hasOwn(DESIGN_FITS, q.mechanism))) {
-    names.push("designs");
   }
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
