@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from .errors import CrosstabError
+from .joint_encoder import Encoder, with_constant
+from .joint_sets import set_encoder
 from .mechanisms.base import Mechanism
 from .mechanisms.geometric import Geometric
 from .mechanisms.pure import PureProtocol
@@ -39,40 +41,6 @@ MAX_BINS = 64
 MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
-
-
-@dataclass(frozen=True)
-class Encoder:
-    """One question's side of a crosstab: cells, features, estimator and moment maps."""
-
-    question_id: str
-    mechanism: str
-    cells: tuple[Any, ...]  # option labels, or "lo-hi" bin labels
-    estimator: np.ndarray  # B (cells, F)
-    square: np.ndarray  # D (cells, F)
-    expected: np.ndarray  # E[φ̃ | x] (F, answers)
-    membership: np.ndarray  # (cells, answers): 1 where answer x falls in cell a
-    featurize: Callable[[Any], np.ndarray]  # reports (array or list) -> (n, F) integer features
-    cell_of: Callable[[np.ndarray], np.ndarray]  # true answer indices -> cell indices
-    mean: np.ndarray | None = None  # m (F,): Y = m·φ̃ (integer questions)
-    mean_square: np.ndarray | None = None  # s (F,): Y² = s·φ̃
-    answers: np.ndarray | None = None  # the true answer of each `expected` column
-    bins: tuple[int, ...] | None = None  # bin edges of an integer question
-    moment_columns: tuple[int, ...] = ()  # feature columns that are not 0/1 (y, y²)
-    mean_note: str | None = None  # what the mean is of, when not the answer itself
-    index_reports: bool = False  # one-hot features: every function of a report is linear
-    group: str | None = None  # a declared group of the question vs the rest (`group_encoder`)
-    # A multiselect question's options (shared/joint_sets.py): they overlap, so this encoder
-    # only carries the features; its sides are one option at a time (`option_encoder`).
-    sets: bool = False
-
-    @property
-    def width(self) -> int:
-        return int(self.estimator.shape[1])
-
-    def second_moments(self) -> np.ndarray:
-        """V[a, x] = E[X_a² | x]: the per-report second moment for each cell and answer."""
-        return self.square @ self.expected
 
 
 def encoder_for_question(question: Any, mechanism: Mechanism,
@@ -111,8 +79,6 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
             return _geometric(mechanism, bins)
         return _disclosed_integer(mechanism, bins)
     if "multiselect" in mechanism.question_types:  # one option at a time: joint_sets.py
-        from .joint_sets import set_encoder
-
         if bins is not None:
             raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
                                 "is not one")
@@ -137,13 +103,6 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
 
 def _identity(index: np.ndarray) -> np.ndarray:
     return np.asarray(index, dtype=np.int64)
-
-
-def _with_constant(features: np.ndarray) -> np.ndarray:
-    out = np.empty((features.shape[0], features.shape[1] + 1), dtype=features.dtype)
-    out[:, 0] = 1
-    out[:, 1:] = features
-    return out
 
 
 def _one_hot(mechanism: Mechanism, inverse: np.ndarray, channel: np.ndarray) -> Encoder:
@@ -176,7 +135,7 @@ def _supports(mechanism: PureProtocol) -> Encoder:
     expected = np.vstack([np.ones((1, k)), np.full((k, k), q) + (p - q) * np.eye(k)])
     return Encoder(mechanism.question_id, mechanism.name, tuple(mechanism.labels), estimator,
                    square, expected, np.eye(k),
-                   lambda reports: _with_constant(mechanism.support_bits(reports)), _identity)
+                   lambda reports: with_constant(mechanism.support_bits(reports)), _identity)
 
 
 # --- integer questions ---------------------------------------------------------------------

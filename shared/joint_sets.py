@@ -29,12 +29,11 @@ from typing import Any
 import numpy as np
 
 from .errors import CrosstabError
+from .joint_encoder import Encoder, with_constant
 
 
 def set_encoder(mechanism: Any) -> Any:
     """The full encoder of a multiselect question's reports (features of all k options)."""
-    from .joint_features import Encoder, _with_constant
-
     k = mechanism.k
     p, q = float(mechanism.p_star), float(mechanism.q_star)
     d = p - q
@@ -56,7 +55,7 @@ def set_encoder(mechanism: Any) -> Any:
         square = np.hstack([np.full((k, 1), q * q / d**2), np.eye(k) * (1 - 2 * q) / d**2])
 
         def featurize(reports: Any) -> np.ndarray:
-            return _with_constant(mechanism.support_bits(reports))
+            return with_constant(mechanism.support_bits(reports))
     return Encoder(mechanism.question_id, mechanism.name, tuple(mechanism.labels), estimator,
                    square, _expected(mechanism, estimator.shape[1]), np.eye(k), featurize,
                    lambda index: np.asarray(index, dtype=np.int64), sets=True)

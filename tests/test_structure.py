@@ -34,7 +34,6 @@ KNOWN_PYTHON_CIRCLES = [
     {"server.aggregation", "server.crosstabs", "server.surveys"},
     {"analyst.demo", "analyst.demo_two_server"},
     {"client.review", "client.skip_review"},
-    {"shared.joint_features", "shared.joint_sets"},
 ]
 # The page's one circle (js/mechanisms.js, js/optional.js, js/skip_logic.js) is gone: the loader
 # holds which module a mechanism's core is in and imports none of the modules it loads.
