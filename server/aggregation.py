@@ -10,6 +10,7 @@ from typing import Any
 
 from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
+from ..shared.estimand import plain_estimate
 from . import crosstabs, surveys
 from .errors import Conflict, StoreError
 from .store import Replacement, Store, StoredAggregates, compact_json
@@ -47,8 +48,8 @@ def estimates(store: Store, survey_id: str, version: int | None,
     compiled = randomized_reports(record)
     stored = store.aggregates(record.id, record.version)
     aggregates = merged_aggregates(compiled, stored)
-    questions = [compiled.mechanisms[q.id].estimate(aggregates[q.id], confidence).to_dict()
-                 for q in compiled.survey.questions]
+    questions = [plain_estimate(q, compiled.mechanisms[q.id], aggregates[q.id],
+                                confidence).to_dict() for q in compiled.survey.questions]
     return {"survey": record.id, "version": record.version, "sha256": record.sha256,
             "confidence": confidence, "n_submissions": stored.n_submissions,
             "last_submission_hour": stored.last_submission_hour, "questions": questions}

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..shared.errors import AnalysisError
+from ..shared.estimand import plain_estimate
 from ..shared.joint_features import encoder_for
 from ..shared.mechanisms import Mechanism
 from . import surveys
@@ -87,7 +88,7 @@ def subgroups(store: Store, survey_id: str, version: int | None, by: str,
         for g, found in enumerate(reports):
             aggregate = (mechanism.aggregate_many(np.asarray(found)) if found
                          else mechanism.new_aggregate())
-            per_group[g].append(mechanism.estimate(aggregate, confidence).to_dict())
+            per_group[g].append(plain_estimate(q, mechanism, aggregate, confidence).to_dict())
     return {"survey": record.id, "version": record.version, "sha256": record.sha256,
             "confidence": confidence, "by": by, "n_submissions": record.n_submissions,
             "subgroups": [{"value": label, "n": int(sizes[g]), "questions": per_group[g]}

@@ -1,7 +1,8 @@
 """A report from a simulated survey (seeded numpy, no server): for examples, docs and tests.
 
 The estimate document is built exactly as the server builds it (each question's mechanism
-estimates its aggregate), and the truth is the drawn sample's own frequencies and mean.
+estimates its aggregate, shared/estimand.py says what its rows mean), and the truth is the
+drawn sample's own frequencies and mean.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ...shared.estimand import plain_estimate
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Survey
 from ..simulate import default_truth
@@ -24,7 +26,7 @@ def simulated_report(survey: Survey, n: int, seed: int = 0, confidence: float = 
         mech = mechanism_for(q)
         answers[q.id] = default_truth(q).draw(n, rng)
         agg = mech.aggregate_many(mech.perturb_many(answers[q.id], rng))
-        questions.append(mech.estimate(agg, confidence).to_dict())
+        questions.append(plain_estimate(q, mech, agg, confidence).to_dict())
     doc = {"survey": survey.id, "version": survey.version, "sha256": survey.sha256,
            "confidence": confidence, "n_submissions": n, "last_submission_hour": None,
            "questions": questions}

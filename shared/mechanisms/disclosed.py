@@ -29,6 +29,7 @@ import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate, HistogramAggregate
 from ..errors import ReportError
+from ..estimand import DISCLOSED_NOTE
 from ..estimates import (
     Estimate,
     GroupEstimate,
@@ -44,7 +45,6 @@ from .base import Mechanism, check_index, reject_bool
 DISCLOSED = "disclosed"
 # Past this many integer values a disclosed integer keeps only its count and exact sum.
 MAX_DISCLOSED_HISTOGRAM = 1 << 16
-NOTE = "disclosed: answers as respondents gave them (not randomized), counted exactly"
 SAYING = "sent as you answer it, not randomized"
 
 
@@ -178,7 +178,7 @@ class Disclosed(Mechanism):
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         n = aggregate.n
         result = Estimate(question=self.question_id, mechanism=self.name, epsilon=0.0, n=n,
-                          confidence=confidence, notes=[NOTE])
+                          confidence=confidence, notes=[DISCLOSED_NOTE])
         if self.integer:
             assert isinstance(aggregate, HistogramAggregate)
             mean = aggregate.total / n if n else None

@@ -135,6 +135,17 @@ class GeoExp(IndexReports, Mechanism):
         assert isinstance(aggregate, CountAggregate)
         return estimate_location(self, aggregate.counts, confidence)
 
+    def consistent_distribution(self, f_hat: np.ndarray) -> np.ndarray:
+        """EM's maximum-likelihood map for the report frequencies that unbiased cell
+        estimates `f_hat` imply (f̂·A): the plain estimate's 'consistent' for its own counts,
+        and a weighted (pseudo-likelihood) one for design-based estimates (shared/estimand.py)."""
+        from ..location_estimate import em, operator
+
+        channel = operator(self.geo)
+        observed = np.maximum(channel.reports(np.atleast_2d(np.asarray(f_hat, dtype=float))),
+                              0.0)
+        return em(channel, observed / observed.sum()).f[0]
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Row z of the channel's inverse for each report z (contract 5): the per-respondent
         terms of the unbiased linear estimate the report's intervals stand on

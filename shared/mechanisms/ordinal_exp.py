@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate
+from ..estimand import EM_NOTE, score_note
 from ..estimates import (
     Estimate,
     GroupEstimate,
@@ -345,8 +346,7 @@ class OrdinalExp(IndexReports, Mechanism):
         n = aggregate.n
         result = OrdinalEstimate(question=self.question_id, mechanism=self.name,
                                  epsilon=self.epsilon, n=n, confidence=confidence)
-        result.notes.append(f"mean score: options scored 1..{self.k} in order; 'consistent' is "
-                            "the EM (maximum-likelihood) distribution")
+        result.notes += [score_note(self.k), EM_NOTE]
         if n == 0:
             fill_unanswered(result, self.labels, self.groups)
             result.mean = MeanEstimate(None, None, None, None, None)
@@ -354,8 +354,7 @@ class OrdinalExp(IndexReports, Mechanism):
         chan = channel(self.k, self.epsilon)
         observed = aggregate.counts / n
         f_hat = chan.invert(observed)
-        # EM from a positive point near the projected inversion (EM keeps zeros at zero).
-        consistent = em_distribution(chan, observed, 0.9 * norm_sub(f_hat) + 0.1 / self.k)
+        consistent = self._em(chan, observed, f_hat)
         result.categories = value_estimates(self.labels, f_hat,
                                             chan.option_variances(consistent) / n,
                                             chan.option_bounds / n, consistent, z)
@@ -375,6 +374,20 @@ class OrdinalExp(IndexReports, Mechanism):
             result.notes.append(f"EM stopped within {gap:.2g} nats per report of the maximum "
                                 f"likelihood (its budget of {_EM_PASSES} passes)")
         return result
+
+    def consistent_distribution(self, f_hat: np.ndarray) -> np.ndarray:
+        """The maximum-likelihood distribution (EM) for the report frequencies that unbiased
+        estimates `f_hat` imply (A^T·f̂, the channel's image): the plain estimate's
+        'consistent' for its own counts, and a weighted (pseudo-likelihood) one for design-based
+        estimates (shared/estimand.py)."""
+        chan = channel(self.k, self.epsilon)
+        f_hat = np.asarray(f_hat, dtype=float)
+        observed = np.maximum(chan.reports(f_hat), 0.0)
+        return self._em(chan, observed / observed.sum(), f_hat)
+
+    def _em(self, chan: Channel, observed: np.ndarray, f_hat: np.ndarray) -> np.ndarray:
+        # EM from a positive point near the projected inversion (EM keeps zeros at zero).
+        return em_distribution(chan, observed, 0.9 * norm_sub(f_hat) + 0.1 / self.k)
 
     @staticmethod
     def _linear(w: np.ndarray, f_hat: np.ndarray, consistent: np.ndarray, chan: Channel,

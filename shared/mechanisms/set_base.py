@@ -34,16 +34,13 @@ import numpy as np
 
 from ..aggregates import Aggregate
 from ..errors import AnswerError, SurveyError
+from ..estimand import CLIP, SHARES_NOTE
 from ..estimates import Estimate, MeanEstimate, empty_value_estimates, value_estimates, z_value
 from ..exact import exp_lower, simplest_between
 from .base import Mechanism
 
 # Options of one multiselect question: a page of checkboxes, a k-bit report, a 64-bit mask.
 MAX_SET_OPTIONS = 64
-CONSISTENT_CLIP = "clip"
-SHARES_NOTE = ("each option's estimate is the share of respondents who selected it: shares "
-               "need not sum to 1 (their sum is the mean number selected); 'consistent' clips "
-               "each share to [0, 1]")
 _ROUNDING = Fraction(1, 2**32)
 
 
@@ -247,7 +244,7 @@ class SetMechanism(Mechanism):
         z = z_value(confidence)
         n = aggregate.n
         result = Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
-                          n=n, confidence=confidence, consistent_method=CONSISTENT_CLIP,
+                          n=n, confidence=confidence, consistent_method=CLIP,
                           notes=[SHARES_NOTE])
         if n == 0:
             result.categories = empty_value_estimates(self.labels)

@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import EstimateError
+from ..estimand import CLIP
 from ..estimates import norm_sub, z_value
-from ..mechanisms.set_base import CONSISTENT_CLIP
 from ..student_t import t_quantile
 from .estimates import COLLECTION, estimate_crosstab, estimate_two_server
 from .results import BatchEntry, CollectedBatch
@@ -273,7 +273,7 @@ def _among_asked(doc: dict[str, Any], z: float, single: bool,
     ratio = shares / asked_share
     # a multiselect question's shares overlap (clipped each, and their sum is the mean number
     # selected); other questions' are a distribution (Norm-Sub, and the mean is a score's)
-    overlapping = doc.get("consistent_method") == CONSISTENT_CLIP
+    overlapping = doc.get("consistent_method") == CLIP
     clipped = np.clip(ratio, 0.0, 1.0) if overlapping else norm_sub(ratio)
     index = {r["value"]: i for i, r in enumerate(cats)}
     for i, row in enumerate(asked.get("categories") or []):

@@ -45,8 +45,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import EstimateError
+from ..estimand import CLIP, SHARES_NOTE
 from ..estimates import MeanEstimate, empty_value_estimates, value_estimates, z_value
-from ..mechanisms.set_base import CONSISTENT_CLIP, SHARES_NOTE, SetShape
+from ..mechanisms.set_base import SetShape
 from ..set_spread import size_variance_bound
 
 LOCAL_SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr")
@@ -191,7 +192,7 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
     encoding = set_encoding(question)
     result = TwoServerEstimate(
         question=question.id, mechanism=_mechanism_label(question), epsilon=plan.epsilon, n=n,
-        confidence=confidence, consistent_method=CONSISTENT_CLIP,
+        confidence=confidence, consistent_method=CLIP,
         central_epsilon=plan.epsilon, local_epsilon=local,
         local_mechanism=question.mechanism if local is not None else None,
         rejected=int(getattr(entry, "rejected", 0) or 0), noise=plan)
