@@ -45,9 +45,11 @@ from ..shared.design.among_asked import (
     asked_pairs,
     asked_value,
 )
+from ..shared.design.estimators import DesignEstimate
 from ..shared.design_frame import LONELY_PSU, read_frame
 from ..shared.errors import AnalysisError, DesignError
-from ..shared.estimates import CONSISTENT_METHOD, finite_or_none, norm_sub
+from ..shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
+from ..shared.estimates import finite_or_none, z_value
 from ..shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
 from ..shared.skip_logic import NOT_ASKED
 from .design_data import (
@@ -265,7 +267,8 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
         "question": question.id, "mechanism": mechanism.name,
         "epsilon": float(question.epsilon), "n": result.not_asked.n,
         "population": finite_or_none(result.not_asked.population),
-        "confidence": result.not_asked.confidence, "consistent_method": CONSISTENT_METHOD,
+        "confidence": result.not_asked.confidence,
+        "consistent_method": estimand(question, mechanism).method,
         "notes": [ASKED_INTEGER_NOTE, *([result.note] if result.note else [])],
         "not_asked": _value(NOT_ASKED, share, min(max(share.estimate, 0.0), 1.0))}
     doc["among_asked"] = {"mean": _mean(result.mean.rows()[0]) if result.mean is not None
@@ -286,40 +289,47 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
 
 def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | None,
            variance: Any, confidence: float) -> AmongAsked | None:
-    """A hidden question's shares among those asked (shared/design/among_asked.py)."""
+    """A hidden question's shares among those asked (shared/design/among_asked.py), with the
+    extra row its estimand has there: the mean score, or the mean number selected (the sum of
+    the options, a column like a group's)."""
     if not getattr(question, "not_asked", False) or pv.kind != "shares":
         return None
     mechanism = w.version.compiled.mechanisms[question.id]
-    return among_asked(w.design, pv, len(question.labels) - 1,
-                       getattr(mechanism, "groups", {}) or {},
-                       ordinal=question.type == "ordinal", domain=domain, variance=variance,
-                       confidence=confidence)
+    meaning = estimand(question, mechanism)
+    k = len(question.labels) - 1
+    groups = dict(getattr(mechanism, "groups", {}) or {})
+    if meaning.asked_mean == MEAN_SELECTED:
+        groups[MEAN_SELECTED] = tuple(range(k))
+    return among_asked(w.design, pv, k, groups, ordinal=meaning.asked_mean == MEAN_SCORE,
+                       domain=domain, variance=variance, confidence=confidence)
 
 
 def _question_document(w: Weighted, question: Any, pv: PseudoValues,
                        result: DesignEstimates, asked: AmongAsked | None = None,
                        totals: DesignEstimates | None = None) -> dict[str, Any]:
     """A question's document; `totals` (the same columns' Horvitz-Thompson totals, None
-    when the weights give none) fill each row's `total`."""
+    when the weights give none) fill each row's `total`. What its rows mean (consistency
+    rule, extra row, notes) is its estimand's (shared/estimand.py), as in the plain report."""
     mechanism = w.version.compiled.mechanisms[question.id]
+    meaning = estimand(question, mechanism)
     rows = result.rows()
     total_rows = totals.rows() if totals is not None else None
     doc: dict[str, Any] = {
         "question": question.id, "mechanism": mechanism.name,
         "epsilon": 0.0 if question.disclosed else float(question.epsilon),
         "n": result.n, "population": finite_or_none(result.population),
-        "confidence": result.confidence, "consistent_method": CONSISTENT_METHOD,
-        "notes": list(result.notes)}
+        "confidence": result.confidence, "consistent_method": meaning.method,
+        "notes": meaning.with_notes(result.notes)}
     if pv.kind == "mean":
         doc["mean"] = {**_mean(rows[0]), "total": _total(total_rows, 0)}
         return doc
     k = question.k
     shares = np.array([r.estimate for r in rows[:k]])
-    consistent = norm_sub(shares)
+    consistent = meaning.consistent(shares, mechanism)
     doc["categories"] = [{**_value(question.labels[i], rows[i], float(consistent[i])),
                           "total": _total(total_rows, i)} for i in range(k)]
-    ordinal = question.type == "ordinal"  # pseudo.py: the mean score follows the options
-    first_group = k + 1 if ordinal else k
+    scored = pv.labels[k:k + 1] == (MEAN_SCORE,)  # pseudo.py: the mean score follows the options
+    first_group = k + 1 if scored else k
     groups = getattr(mechanism, "groups", {})
     doc["groups"] = [
         {"name": name, "options": [question.labels[i] for i in members],
@@ -328,7 +338,7 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
         for g, (name, members) in enumerate(groups.items())]
     if asked is not None:  # skip logic: the share not asked, then the rest among those asked
         doc["not_asked"] = doc["categories"][-1]
-        doc["among_asked"] = _among_asked_document(question, asked)
+        doc["among_asked"] = _among_asked_document(meaning, question, asked)
         # the number who gave an option (or a group's) among those asked is its number in
         # the population: an answer that is an option was asked; a mean score has no total
         for c, row in zip(doc["among_asked"]["categories"], doc["categories"], strict=False):
@@ -340,33 +350,61 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
         doc["notes"].append(ASKED_NOTE)
         if asked.note:
             doc["notes"].append(asked.note)
-        return doc  # an overall mean score would score "not asked" as an option
-    if ordinal:
+        if meaning.asked_mean == MEAN_SELECTED and w.design.has_fpc:
+            doc["notes"].append(SUM_FPC_NOTE)
+        return doc  # an overall mean would count "not asked" as an option
+    if meaning.mean == MEAN_SCORE:
         doc["mean"] = {**_mean(rows[k]), "total": None}  # a total of scores counts nothing
-        doc["notes"].append(f"mean score: options scored 1..{k} in order")
+    elif meaning.mean == MEAN_SELECTED:  # its total: the selections made in the population
+        doc["mean"] = {**_mean(_sum_row(result, k)),
+                       "total": _total(None if totals is None else [_sum_row(totals, k)], 0)}
+        if w.design.has_fpc:
+            doc["notes"].append(SUM_FPC_NOTE)
     return doc
 
 
-def _among_asked_document(question: Any, asked: AmongAsked) -> dict[str, Any]:
+SUM_FPC_NOTE = ("mean number selected: the sum of the options' shares, its variance theirs "
+                "and their covariances; with an fpc the randomization noise added back is "
+                "each option's own (exact where the options are randomized independently, "
+                "option_rr)")
+
+
+def _sum_row(result: DesignEstimates, k: int) -> DesignEstimate:
+    """The sum of the first k estimates (the mean number selected of a multiselect
+    question, or its total): Σ estimates, variance 1ᵀ·C·1 of their covariance; no design
+    effect split."""
+    estimate_ = float(result.estimates[:k].sum())
+    se = float(max(result.covariance[:k, :k].sum(), 0.0)) ** 0.5
+    z = z_value(result.confidence)
+    return DesignEstimate(MEAN_SELECTED, estimate_, se, estimate_ - z * se, estimate_ + z * se)
+
+
+def _among_asked_document(meaning: Estimand, question: Any, asked: AmongAsked
+                          ) -> dict[str, Any]:
     """The estimate document's `among_asked` (shared/estimates.py AmongAsked's shape)."""
     k = len(asked.options)
     values = question.labels[:k]
     if asked.estimates is None:
         empty = {"estimate": None, "std_error": None, "ci_low": None, "ci_high": None,
                  "variance_bound": None, "deff": None, "consistent": None}
-        return {"categories": [{"value": v, **empty} for v in values], "groups": []}
+        return {"categories": [{"value": v, **empty} for v in values], "groups": [],
+                **({"mean": _numbers(None)} if meaning.asked_mean else {})}
     rows = asked.estimates.rows()
     ratios = np.array([r.estimate for r in rows[:k]])
-    consistent = (np.clip(ratios, 0.0, 1.0) if question.type == "multiselect"
-                  else norm_sub(ratios))
+    consistent = meaning.asked_consistent(ratios)
+    named = [(g, (name, members)) for g, (name, members) in enumerate(asked.groups)
+             if name != MEAN_SELECTED or meaning.asked_mean != MEAN_SELECTED]
     doc: dict[str, Any] = {
         "categories": [_value(values[i], rows[i], float(consistent[i])) for i in range(k)],
         "groups": [{"name": name, "options": [values[i] for i in members],
                     **_numbers(rows[k + g]),
                     "consistent": float(consistent[list(members)].sum())}
-                   for g, (name, members) in enumerate(asked.groups)]}
+                   for g, (name, members) in named]}
     if asked.mean_score:
         doc["mean"] = _mean(rows[-1])
+    elif meaning.asked_mean == MEAN_SELECTED:
+        sum_row = rows[k + len(asked.groups) - 1]
+        doc["mean"] = {**_numbers(sum_row), "deff": None}  # its noise term is not one-hot's
     return doc
 
 
@@ -375,7 +413,7 @@ def _empty_document(w: Weighted, question: Any, why: str, confidence: float) -> 
     return {"question": question.id, "mechanism": mechanism.name,
             "epsilon": 0.0 if question.disclosed else float(question.epsilon), "n": 0,
             "population": None, "confidence": confidence,
-            "consistent_method": CONSISTENT_METHOD,
+            "consistent_method": estimand(question, mechanism).method,
             "notes": [f"no design-based estimate: {why}"]}
 
 

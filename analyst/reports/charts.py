@@ -25,6 +25,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 
+from ...shared.estimand import mean_label
 from .model import (
     ASKED_MEAN,
     DISTRIBUTION,
@@ -166,13 +167,13 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
         ax.axvspan(lo - pad, 0, color=NEGATIVE_SHADE, zorder=0)
         handles.append(Patch(facecolor=NEGATIVE_SHADE, edgecolor="#bbbbbb",
                              label="below 0%: noise around a small share"))
-    what = "mean number selected" if q.type == "multiselect" else "mean score"
+    what = mean_label(q)
     for mean in q.of_kind(MEAN):  # ordinal: the mean score; multiselect: options selected
         if mean.estimate is not None:
             handles.append(Line2D([], [], linestyle="none",
                                   label=f"{what} {mean.estimate:.2f} "
                                         f"[{mean.ci_low:.2f}, {mean.ci_high:.2f}]"))
-    if q.type == "multiselect":  # several options per respondent: shares overlap
+    if q.overlapping:  # several options per respondent: the markers are clipped shares
         handles.append(Line2D([], [], linestyle="none",
                               label="several may be selected: shares need not add up to 100%"))
     ax.axvline(0, color="#222222", linewidth=1, zorder=1)

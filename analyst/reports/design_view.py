@@ -42,9 +42,11 @@ TOTAL_SE_HEADER = "total s.e."
 
 DESIGN_COLUMN_NOTES = (
     "estimate: weighted (design-based), can be negative by noise; consistent: non-negative, "
-    "sums to 100% (Norm-Sub); deff: the variance over that of a simple random sample of as "
-    "many true answers = sampling (the design) × privacy (the randomization), – where the "
-    "randomization swamps the sampling part; effective n: respondents / deff.")
+    "sums to 100% (Norm-Sub), or for a check-all-that-apply question each share clipped to "
+    "[0%, 100%] (shares need not sum to 100%); deff: the variance over that of a simple "
+    "random sample of as many true answers = sampling (the design) × privacy (the "
+    "randomization), – where the randomization swamps the sampling part; effective n: "
+    "respondents / deff.")
 
 EXPLANATION = (
     ("What the design changes",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...shared.errors import ReportRenderError
+from ...shared.estimand import CLIP, MEAN_SELECTED, NORM_SUB, mean_label
 from ..planner import respondents_needed
 
 # Row kinds, in the order a question shows them.
@@ -106,6 +107,13 @@ class QuestionView:
     warnings: list[str] = field(default_factory=list)  # said first, in every format
     # design-based estimates only: Σ w of those who answered (None: not design-based)
     population: float | None = None
+    # how the 'consistent' column was made (shared/estimand.py): "norm-sub", "em" or "clip"
+    consistent_method: str = NORM_SUB
+
+    @property
+    def overlapping(self) -> bool:
+        """Shares of respondents that need not add up to 100% (the estimand's clip rule)."""
+        return self.consistent_method == CLIP
 
     @property
     def design_based(self) -> bool:
@@ -230,7 +238,7 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
         rows.append(_row(qid, GROUP, str(g["name"]), g,
                          tuple(answer_label(o) for o in g.get("options", []))))
     if est.get("mean") is not None:
-        label = "mean number selected" if qdef.get("type") == "multiselect" else "mean"
+        label = MEAN_SELECTED if mean_label(qdef) == MEAN_SELECTED else "mean"
         rows.append(_row(qid, MEAN, label, est["mean"]))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
@@ -242,7 +250,8 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         optional=bool(qdef.get("optional", False)), rows=rows,
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
                         max=qdef.get("max"), warnings=list(est.get("warnings") or []),
-                        population=_number(est.get("population")))
+                        population=_number(est.get("population")),
+                        consistent_method=str(est.get("consistent_method") or NORM_SUB))
 
 
 def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> QuestionView:
@@ -402,8 +411,9 @@ def value_cells(q: QuestionView, r: Row, truth: Truth | None) -> list[str]:
 
 
 COLUMN_NOTES = ("estimate: unbiased, can be negative by noise; consistent: non-negative, sums "
-                "to 100% (Norm-Sub); s.e. bound: worst-case standard error over every possible "
-                "truth (square root of the variance bound).")
+                "to 100% (Norm-Sub), or for a check-all-that-apply question each share clipped "
+                "to [0%, 100%] (shares need not sum to 100%); s.e. bound: worst-case standard "
+                "error over every possible truth (square root of the variance bound).")
 
 
 FORMATS: dict[str, str] = {

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import EstimateError
+from ..estimand import MEAN_SCORE, estimand
 from ..estimates import (
     Estimate,
     GroupEstimate,
@@ -451,9 +452,10 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         if question.type == "ordinal":
             result.mean = MeanEstimate(None, None, None, None, None)
         return result
+    meaning = estimand(question)  # what its rows mean, as in every other path
     counts = design.counts(entry.noisy_sums, n)
     f_hat = design.unbiased(counts, n)
-    consistent = norm_sub(f_hat)
+    consistent = meaning.consistent(f_hat)
     k = design.k
     result.categories, noise_se = _share_rows(design, f_hat, consistent, n,
                                               noise_variance(entry), z)
@@ -466,11 +468,11 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         result.groups.append(GroupEstimate(
             name=name, options=[design.labels[i] for i in members], **row,
             consistent=float(consistent[list(members)].sum())))
-    if question.type == "ordinal" and not getattr(question, "not_asked", False):
+    if meaning.mean == MEAN_SCORE:
         scores = np.arange(1, k + 1, dtype=float)
         result.mean = MeanEstimate(**_linear(design.functional(scores), counts, n, consistent,
                                              noise_variance(entry), z))
-        result.notes.append(f"mean score: options scored 1..{k} in order")
+    result.notes = meaning.with_notes(result.notes)
     if getattr(question, "not_asked", False):  # skip logic: among those asked
         from .among_asked import add_among_asked
 

@@ -83,6 +83,15 @@ def frame_csv(units: list[Unit], fpc: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
+def encoded(mechanism: Mechanism, value: Any) -> np.ndarray:
+    """One true answer as `perturb_many` takes it: an index, or a multiselect answer's row
+    of selected options."""
+    code = mechanism.encode(value)
+    if hasattr(mechanism, "check_sets"):  # a set mechanism: (1, k) booleans from the bitmask
+        return np.array([[bool(code >> j & 1) for j in range(mechanism.k)]])
+    return np.array([code])
+
+
 KEYED = {**SURVEY, "id": "keyed-2026", "questions": [
     {"id": "resp_no", "text": "Your respondent number (printed on your letter)",
      "type": "integer", "min": 1, "max": 99999, "disclosed": True, "optional": True},
@@ -142,10 +151,7 @@ def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = T
             answers["resp_no"] = units.index(unit) + 1
         reports = {}
         for qid, value in answers.items():
-            index = (np.array([[label in value for label in mechs[qid].labels]])
-                     if isinstance(value, list)  # check-all-that-apply: the selected options
-                     else np.array([mechs[qid].encode(value)]))
-            reports[qid] = plain(mechs[qid].perturb_many(index, rng))[0]
+            reports[qid] = plain(mechs[qid].perturb_many(encoded(mechs[qid], value), rng))[0]
         body: dict[str, Any] = {"submission_id": f"00000000-0000-4000-8000-{number:012d}",
                                 "answers": reports}
         if invites:
