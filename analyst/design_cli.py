@@ -16,6 +16,7 @@ import click
 from ..shared.design_frame import LONELY_PSU
 
 VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
+INTERVAL_QUANTILES = ("t", "normal")  # shared/design/estimators.py QUANTILES
 _FILE = click.Path(dir_okay=False, path_type=Path)
 
 

@@ -161,7 +161,7 @@ def crosstab_document(w: Weighted, rows_spec: str, cols_spec: str, confidence: f
     row_pv = replace(x, present=both)
     col_pv = replace(v, present=both)
     joint, rows_m, cols_m = estimate(w.design, [joint_pv, row_pv, col_pv], variance=variance,
-                                     confidence=confidence)
+                                     confidence=confidence, quantile=w.options.quantile)
     joint_cells = _cells(joint)
     row_cells, col_cells = _cells(rows_m), _cells(cols_m)
     col_given_row = [_conditional(w, xs[:, a], vs, both, disclosed, variance, confidence,
@@ -223,7 +223,8 @@ def _conditional(w: Weighted, given: np.ndarray, other: np.ndarray, both: np.nda
                        numerator, residual_noise * both[:, None], both, "shares", disclosed)
     den = PseudoValues("denominator", "pseudo", ("given",), given[:, None],
                        np.zeros((given.size, 1)), both, "shares", disclosed)
-    result = ratio(w.design, num, den, variance=variance, confidence=confidence)
+    result = ratio(w.design, num, den, variance=variance, confidence=confidence,
+                   quantile=w.options.quantile)
     low, high = given_cell["ci_low"], given_cell["ci_high"]
     unknowable = low is not None and high is not None and low <= 0 <= high
     cells = _cells(result)

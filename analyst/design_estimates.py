@@ -45,7 +45,7 @@ from ..shared.design.among_asked import (
     asked_pairs,
     asked_value,
 )
-from ..shared.design.estimators import DesignEstimate
+from ..shared.design.estimators import QUANTILES, DesignEstimate, degrees_of_freedom
 from ..shared.design_frame import LONELY_PSU, read_frame
 from ..shared.errors import AnalysisError, DesignError
 from ..shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
@@ -66,6 +66,8 @@ from .margins import Calibration, calibrated
 
 VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
 LINEARIZED = "linearized (ultimate cluster, with replacement; Taylor series)"
+LINEARIZED_FPC = ("linearized (ultimate cluster; Taylor series; the finite population "
+                  "correction applied to each stratum's PSUs)")
 TOTALS_NOTE = ("Horvitz-Thompson estimates of population counts (the number of people "
                "giving each answer) and of an integer's population total, over those who "
                "answered")
@@ -86,6 +88,7 @@ class DesignOptions:
     lonely_psu: str = "fail"
     replicates: int = 80  # bootstrap replicates
     weighted: bool = False  # --weighted given (a two-server report weights its cells only then)
+    quantile: str = "t"  # intervals: t with the design's df (R's degf), or "normal"
 
     def __post_init__(self) -> None:
         if self.variance not in VARIANCES:
@@ -94,6 +97,8 @@ class DesignOptions:
             raise AnalysisError(f"lonely-psu must be one of {', '.join(LONELY_PSU)}")
         if (self.frame is None) != (self.key is None):
             raise AnalysisError("--frame FILE and --key QUESTION go together")
+        if self.quantile not in QUANTILES:
+            raise AnalysisError(f"interval quantile must be one of {', '.join(QUANTILES)}")
 
 
 class RowNames(Sequence[str]):
@@ -132,7 +137,13 @@ class Weighted:
 
     def variance_description(self) -> str:
         variance = self.variance()
-        return (LINEARIZED if isinstance(variance, str) else variance.describe())
+        if isinstance(variance, str):
+            return LINEARIZED_FPC if self.design.has_fpc else LINEARIZED
+        return variance.describe()
+
+    def degrees_of_freedom(self) -> int:
+        """The design's degrees of freedom (R's `degf`, estimators.degrees_of_freedom)."""
+        return degrees_of_freedom(self.design, self.variance())
 
     @cached_property
     def totals_refusal(self) -> str | None:
@@ -156,7 +167,8 @@ class Weighted:
                 "fpc": d.has_fpc, "lonely_psu": d.lonely_psu,
                 "calibration": [step.describe() for step in d.calibration],
                 "variance": self.options.variance,
-                "variance_description": self.variance_description()}
+                "variance_description": self.variance_description(),
+                "df": self.degrees_of_freedom(), "interval_quantile": self.options.quantile}
 
 
 def weighted(source: DesignSource, options: DesignOptions,
@@ -238,10 +250,10 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
             continue
         usable.append((question, pv))
     results = estimate(w.design, [pv for _, pv in usable], domain=domain, variance=variance,
-                       confidence=confidence) if usable else []
+                       confidence=confidence, quantile=w.options.quantile) if usable else []
     totals: list[DesignEstimates | None] = (
         list(estimate(w.design, [pv for _, pv in usable], statistic="total", domain=domain,
-                      variance=variance, confidence=confidence))
+                      variance=variance, confidence=confidence, quantile=w.options.quantile))
         if usable and w.totals_refusal is None else [None] * len(usable))
     found = {q.id: _question_document(w, q, pv, r, _asked(w, q, pv, domain, variance,
                                                             confidence), t)
@@ -260,7 +272,8 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
     if (domain is not None and not (present & domain).any()) or not present.any():
         return _empty_document(w, question, "no respondent answered it", confidence)
     result = asked_mean(w.design, mechanism, reports, present, domain=domain,
-                        variance=variance, confidence=confidence)
+                        variance=variance, confidence=confidence,
+                        quantile=w.options.quantile)
     assert result.not_asked is not None
     [share] = result.not_asked.rows()
     doc: dict[str, Any] = {
@@ -279,7 +292,7 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
         pairs = asked_pairs(mechanism, reports, present)
         not_asked_total, asked_total = estimate(
             w.design, [pairs.not_asked, asked_value(pairs)], statistic="total", domain=domain,
-            variance=variance, confidence=confidence)
+            variance=variance, confidence=confidence, quantile=w.options.quantile)
     doc["not_asked"]["total"] = _total(None if not_asked_total is None
                                        else not_asked_total.rows(), 0)
     doc["among_asked"]["mean"]["total"] = _total(None if asked_total is None
@@ -301,7 +314,8 @@ def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | No
     if meaning.asked_mean == MEAN_SELECTED:
         groups[MEAN_SELECTED] = tuple(range(k))
     return among_asked(w.design, pv, k, groups, ordinal=meaning.asked_mean == MEAN_SCORE,
-                       domain=domain, variance=variance, confidence=confidence)
+                       domain=domain, variance=variance, confidence=confidence,
+                       quantile=w.options.quantile)
 
 
 def _question_document(w: Weighted, question: Any, pv: PseudoValues,

@@ -83,7 +83,9 @@ def design_regression(w: Weighted, spec: Spec, confidence: float,
     if w.design.has_fpc:
         result.notes.append(FPC_NOTE)
     return {"survey": w.version.id, "version": w.version.version, "sha256": w.version.sha256,
-            "covariates": list(spec.covariates), **result.to_dict(), "design": w.describe()}
+            "covariates": list(spec.covariates), **result.to_dict(),
+            # the fit's intervals and tests use the normal quantile (docs/design-based.md §5)
+            "design": {**w.describe(), "interval_quantile": "normal"}}
 
 
 def _estimates(result: Any) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import click
 
 from ..shared.cli_help import language_tag
 from ..shared.errors import ReportRenderError
-from .design_cli import design_options, options_from
+from .design_cli import INTERVAL_QUANTILES, design_options, options_from
 from .reports.language import LanguageRequest, request
 from .reports.model import FORMATS, render
 from .source_options import source_options
@@ -52,12 +53,17 @@ from .source_options import source_options
                    "--batch, designs) and format: JSON adds `labels`, CSV text columns. "
                    "Estimates keep the option labels as values. A language the survey has no "
                    "text in is an error.")
+@click.option("--interval-quantile", type=click.Choice(INTERVAL_QUANTILES),
+              help="Design-based intervals: t (default) uses Student's t with the design's "
+                   "degrees of freedom (PSUs minus strata, R's degf; Stata's svy); normal the "
+                   "normal quantile (R's confint default).")
 @design_options
 def report(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
            token: str | None, fmt: str, out_path: Path | None, confidence: float,
            timeout: float, crosstab: tuple[str, str] | None, bins: str | None,
            row_bins: str | None, col_bins: str | None, crosstab_source: str,
-           by: str | None, batch_id: str | None, lang: str | None, **design: Any) -> None:
+           by: str | None, batch_id: str | None, lang: str | None,
+           interval_quantile: str | None, **design: Any) -> None:
     """Estimates of a survey as a table, JSON, CSV, Markdown or a self-contained HTML page.
 
     Per question: n, ε and mechanism; per option the unbiased estimate, its standard error,
@@ -85,6 +91,12 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     if by is not None and batch_id is not None:
         raise click.UsageError("--batch reports a two-server batch: drop --by")
     options = options_from(design)
+    if interval_quantile is not None:
+        if options is None or batch_id == "all":
+            raise click.UsageError("--interval-quantile goes with a design-based report of an "
+                                   "LDP survey (--weighted, --frame, a calibration, "
+                                   "--variance or --lonely-psu)")
+        options = replace(options, quantile=interval_quantile)
     wanted = request(lang)
     if batch_id == "all":
         text = _two_server_design_text(server_url, survey_id, token, version, options, fmt,

@@ -26,14 +26,22 @@ LANGUAGE_COLUMNS = ("question_text", "option_text")
 # where there is none (a mean score, or weights not scaled to a population:
 # docs/design-based.md).
 TOTAL_COLUMNS = ("total", "total_std_error", "total_ci_low", "total_ci_high")
+# And then these (docs/design-based.md §6): the design effect's sampling factor interval
+# (high empty: unbounded), whether the split is supported (the interval excludes 1, or the
+# answer is disclosed), the design's degrees of freedom (R's degf) and the interval quantile
+# (t with df, or normal).
+INTERVAL_COLUMNS = ("deff_sampling_low", "deff_sampling_high", "deff_split_supported", "df",
+                    "interval_quantile")
 
 
 def render_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    design = bool(report.estimates.get("design"))
+    design_block = report.estimates.get("design") or {}
+    design = bool(design_block)
+    added = DESIGN_COLUMNS + TOTAL_COLUMNS + INTERVAL_COLUMNS
     lang = report.language is not None  # report --lang: the text in two more columns
-    writer.writerow(COLUMNS + (DESIGN_COLUMNS + TOTAL_COLUMNS if design else ())
+    writer.writerow(COLUMNS + (added if design else ())
                     + (LANGUAGE_COLUMNS if lang else ()))
     version = report.estimates.get("version", "")
     for q in report.questions():
@@ -42,7 +50,7 @@ def render_csv(report: Report) -> str:
                              q.mechanism, repr(q.epsilon), q.n, q.confidence,
                              *("" for _ in NUMBER_FIELDS),
                              # report --lang: the question's text in its column
-                             *((*("" for _ in DESIGN_COLUMNS + TOTAL_COLUMNS if design),
+                             *((*("" for _ in added if design),
                                 q.text, "") if lang else ())])
         for r in q.rows:
             writer.writerow([report.survey["id"], version, q.id, r.kind, r.label,
@@ -52,6 +60,7 @@ def render_csv(report: Report) -> str:
                                for f in NUMBER_FIELDS),
                              *(_design_cells(q.population, r.deff) if design else ()),
                              *(_total_cells(r.total) if design else ()),
+                             *(_interval_cells(r.deff, design_block) if design else ()),
                              *((q.text, r.display) if lang else ())])
     return out.getvalue()
 
@@ -60,6 +69,16 @@ def _total_cells(total: Mapping[str, Any] | None) -> list[str]:
     t = total or {}
     return ["" if t.get(k) is None else repr(float(t[k]))
             for k in ("estimate", "std_error", "ci_low", "ci_high")]
+
+
+def _interval_cells(deff: Mapping[str, Any] | None, design: Mapping[str, Any]) -> list[str]:
+    d = deff or {}
+    supported = d.get("split_supported")
+    return ["" if d.get(k) is None else repr(float(d[k]))
+            for k in ("sampling_low", "sampling_high")] + [
+        "" if supported is None else str(bool(supported)).lower(),
+        "" if design.get("df") is None else str(design["df"]),
+        str(design.get("interval_quantile") or "")]
 
 
 def _design_cells(population: float | None, deff: Mapping[str, Any] | None) -> list[str]:

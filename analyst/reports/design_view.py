@@ -10,6 +10,11 @@ do, had the true answers been seen), privacy = V / V_sampling (what the randomiz
 So V = V_srs + (V_sampling − V_srs) + (V − V_sampling): the shares of the variance a simple
 random sample would have, that the design adds, and that the privacy adds are 1/deff,
 (sampling − 1)/deff and (privacy − 1)/privacy, which sum to 1.
+
+The sampling factor rests on a design variance estimate with the design's few degrees of
+freedom: reports state the split in words only when its interval (`sampling_low`,
+`sampling_high`) excludes 1, and otherwise give the total deff with that interval and say the
+data cannot separate the two (docs/design-based.md §6).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from html import escape
 from typing import Any
 
 from ...shared.design.estimators import FIXED
+from ...shared.design.quantiles import t_value
 from .model import (
     AMONG_ASKED_TITLE,
     ASKED_GROUP,
@@ -45,7 +51,9 @@ DESIGN_COLUMN_NOTES = (
     "sums to 100% (Norm-Sub), or for a check-all-that-apply question each share clipped to "
     "[0%, 100%] (shares need not sum to 100%); deff: the variance over that of a simple "
     "random sample of as many true answers = sampling (the design) × privacy (the "
-    "randomization), – where the randomization swamps the sampling part; effective n: "
+    "randomization), – where the randomization swamps the sampling part; when the sampling "
+    "factor's interval includes 1 (the design's degrees of freedom cannot carry the split) "
+    "only the total is shown, with that interval: \"2.9 (sampling 0.4–6)\"; effective n: "
     "respondents / deff.")
 
 EXPLANATION = (
@@ -71,18 +79,38 @@ EXPLANATION = (
 )
 
 
+def _factor(x: Any) -> str:
+    if x is None:
+        return "–"
+    x = float(x)
+    return "0" if x < FIXED else f"{x:.2g}" if x < 10 else f"{x:,.0f}"
+
+
+def split_unsupported(deff: Mapping[str, Any] | None) -> bool:
+    """Whether the deff's split is not to be stated: its sampling factor's interval includes
+    1 (documents without the interval, e.g. two-server ones, keep their split)."""
+    return bool(deff) and deff.get("split_supported") is False and deff.get(
+        "total") is not None and float(deff["total"]) >= FIXED  # type: ignore[union-attr]
+
+
+def sampling_interval_text(deff: Mapping[str, Any]) -> str:
+    """"0.4–6" (an unbounded interval: "0.4–∞"; none: "unknown")."""
+    low, high = deff.get("sampling_low"), deff.get("sampling_high")
+    if low is None:
+        return "unknown"
+    return f"{_factor(low) if float(low) >= FIXED else '0'}–" + (
+        "∞" if high is None else _factor(high) if float(high) >= FIXED else "0")
+
+
 def deff_text(deff: Mapping[str, Any] | None) -> str:
-    """"3.1 = 1.4 × 2.2" (a factor that cannot be estimated shows as "–")."""
+    """"3.1 = 1.4 × 2.2" (a factor that cannot be estimated shows as "–"); "3.1 (sampling
+    0.4–6)" when the split is not supported (module docstring)."""
     if not deff or deff.get("total") is None:
         return "–"
-
-    def f(x: Any) -> str:
-        if x is None:
-            return "–"
-        x = float(x)
-        return "0" if x < FIXED else f"{x:.2g}" if x < 10 else f"{x:,.0f}"
-
-    return f"{f(deff['total'])} = {f(deff.get('sampling'))} × {f(deff.get('privacy'))}"
+    if split_unsupported(deff):
+        return f"{_factor(deff['total'])} (sampling {sampling_interval_text(deff)})"
+    return (f"{_factor(deff['total'])} = {_factor(deff.get('sampling'))} × "
+            f"{_factor(deff.get('privacy'))}")
 
 
 def effective_text(deff: Mapping[str, Any] | None) -> str:
@@ -132,6 +160,23 @@ def totals_line(design: Mapping[str, Any]) -> str | None:
     return str(design.get("totals_note") or "")
 
 
+def interval_words(design: Mapping[str, Any], confidence: float) -> str:
+    """"14 degrees of freedom (15 PSUs − 1 stratum); 95% intervals: estimate ± 2.145 s.e.
+    (Student's t with 14 df)": how the intervals were made (empty without a stated df)."""
+    df = design.get("df")
+    if df is None:
+        return ""
+    source = (f"{design.get('psus', '?'):,} PSUs − {design.get('strata', '?'):,} strat"
+              f"{'um' if design.get('strata') == 1 else 'a'}"
+              if design.get("variance", "linearized") == "linearized"
+              else "the rank of the replicate weights − 1")
+    normal = design.get("interval_quantile") == "normal" or df < 1
+    q = t_value(confidence, None if normal else df)
+    how = ("the normal quantile" if normal else f"Student's t with {df:,} df")
+    return (f"{df:,} design degrees of freedom ({source}); {confidence:.0%} intervals: "
+            f"estimate ± {q:.3f} s.e. ({how})")
+
+
 def design_lines(report: Report) -> list[str]:
     """The lines naming the design, for the text formats' heads (empty: not design-based)."""
     design = report.estimates.get("design")
@@ -142,6 +187,8 @@ def design_lines(report: Report) -> list[str]:
              f"{design.get('variance_description') or design.get('variance')}"
              + (f"; population {float(design['population']):,.0f}"
                 if design.get("population") is not None else "")]
+    if interval_words(design, report.confidence):
+        lines.append(f"  {interval_words(design, report.confidence)}")
     if design.get("note"):
         lines += textwrap.wrap(str(design["note"]), 96, initial_indent="  ",
                                subsequent_indent="  ")
@@ -173,15 +220,25 @@ def plain_words(q: QuestionView, row: Row) -> str:
     if deff is not None and deff.get("total") is not None and float(deff["total"]) < FIXED:
         return (f"{what} is fixed by the calibration (its population total was given): it has "
                 "no sampling or privacy variance.")
+    if deff is not None and split_unsupported(deff):
+        return (f"For {what} the design effect is {_factor(deff['total'])}, but the data "
+                "cannot say how much of it is the sampling design's and how much the "
+                "privacy's: the sampling factor's interval, "
+                f"{sampling_interval_text(deff)}, includes 1 (a simple random sample's), "
+                "because a design variance estimate with this design's degrees of freedom "
+                "is too uncertain to be split from the known privacy noise.")
     if shares is None or deff is None:
         return (f"For {what} the design effect cannot be split at n = {q.n:,}: the "
                 "randomization's noise swamps the answers' own spread, so the sampling part "
                 "is not estimable.")
     srs, design, privacy = shares
+    interval = ("" if deff.get("sampling_low") is None else
+                f", interval {sampling_interval_text(deff)}")
     effect = ("adds" if design >= 0 else "saves")
     return (f"For {what}, {srs:.0%} of the variance is what a simple random sample of "
             f"{q.n:,} true answers would have; the sampling design {effect} "
-            f"{abs(design):.0%} (factor {float(deff['sampling']):.2f}) and the privacy adds "
+            f"{abs(design):.0%} (factor {float(deff['sampling']):.2f}{interval}) and the "
+            "privacy adds "
             f"{privacy:.0%} (factor {float(deff['privacy']):.2f}). These {q.n:,} answers are "
             f"worth {float(deff['effective_n']):,.0f} true answers of a simple random sample.")
 
@@ -243,7 +300,7 @@ def _variance_sources(report: Report) -> str:
         shares = variance_shares(row.deff)
         label = f"{q.id}: {row.display if row.kind not in (MEAN, ASKED_MEAN) else 'mean'}" + (
             " among those asked" if row.kind in ASKED_KINDS else "")
-        if shares is None:
+        if shares is None or split_unsupported(row.deff):
             cells = [label, deff_text(row.deff), "–", "–", "–", effective_text(row.deff)]
         else:
             srs, design, privacy = shares
@@ -259,10 +316,65 @@ def _variance_sources(report: Report) -> str:
             "answers would have, what the sampling design adds (negative: the design saves "
             "variance, as strata can), and what the randomized answers add. The three sum to "
             "100%. A \u2013 means the randomization's noise swamps the answers' own spread at "
-            "this n, so the sampling part cannot be told apart.</p>"
+            "this n, so the sampling part cannot be told apart, or (a deff shown with the "
+            "sampling factor's interval) that this interval includes 1: with the design's "
+            f"{_df_words(report)} the design variance estimate is too uncertain to tell what "
+            "the design adds from what the privacy adds.</p>"
             '<div class="scroll"><table class="side"><tr>'
             + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>" + "".join(lines)
             + "</table></div>")
+
+
+def _df_words(report: Report) -> str:
+    df = (report.estimates.get("design") or {}).get("df")
+    return "degrees of freedom" if df is None else f"{df:,} degrees of freedom"
+
+
+def reading_guide(report: Report) -> tuple[tuple[str, str], ...]:
+    """"What the interval means" for a design-based report, from the numbers shown: what the
+    interval is about, how it was made (t with the design's df), and where the variance of the
+    randomized questions' headline estimates comes from."""
+    design = report.estimates.get("design") or {}
+    conf = f"{report.confidence:.0%}"
+    made = interval_words(design, report.confidence)
+    about = (
+        f"Each weighted estimate is about the population the sampling weights stand for "
+        f"(estimated size {float(design['population']):,.0f}), not only about the people who "
+        "answered. " if design.get("population") is not None else
+        "Each weighted estimate is about the population the sampling weights stand for. ")
+    interval = (
+        about + f"Its {conf} interval would contain the true population value {conf} of the "
+        "time over new samples drawn by the same design (new clusters within the same "
+        "strata) and new randomized answers"
+        + (f": {made}." if made else ".")
+        + " With few degrees of freedom the t quantile is larger than the normal 1.96 and "
+        "the standard errors themselves are uncertain.")
+    privacy_shares, split = [], 0
+    rows = 0
+    for q in report.questions():
+        if q.mechanism == "disclosed" or not q.design_based:
+            continue
+        row = headline_row(q)
+        if row is None or not row.deff or row.deff.get("privacy") is None:
+            continue
+        rows += 1
+        privacy_shares.append(1 - 1 / float(row.deff["privacy"]))
+        split += not split_unsupported(row.deff) and variance_shares(row.deff) is not None
+    if privacy_shares:
+        low, high = min(privacy_shares), max(privacy_shares)
+        share = (f"{low:.0%}" if round(low, 2) == round(high, 2)
+                 else f"from {low:.0%} to {high:.0%}")
+        width = (
+            f"Of the estimated variance of the {rows} randomized question"
+            f"{'' if rows == 1 else 's'}' headline estimates (see 'Where the variance comes "
+            f"from'), the privacy noise is {share}; the rest is the sampling design's and the "
+            "answers' own spread, estimated from the variation between clusters "
+            f"({_df_words(report)}). The split is stated for {split} of them: for the others "
+            "the data cannot separate the design's part from the privacy's.")
+    else:
+        width = ("No randomized question's variance could be split into its sampling and "
+                 "privacy parts at this n.")
+    return (("What the interval means", interval), ("Where its width comes from", width))
 
 
 def html_side_by_side(q: QuestionView, report: Report) -> str:
@@ -285,7 +397,7 @@ def html_side_by_side(q: QuestionView, report: Report) -> str:
             lines.append(f'<tr class="section"><th colspan="{len(head)}">'
                          f"{escape(AMONG_ASKED_TITLE.capitalize())}</th></tr>")
         other = unweighted.get((r.kind, r.label))
-        cells = [r.display if r.kind not in (MEAN, ASKED_MEAN) else "mean",
+        cells = [r.display if r.kind not in (MEAN, ASKED_MEAN) else r.label,
                  fmt(q, r, r.estimate),
                  fmt(q, r, r.std_error),
                  f"[{fmt(q, r, r.ci_low)}, {fmt(q, r, r.ci_high)}]",

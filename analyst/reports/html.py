@@ -8,7 +8,7 @@ from __future__ import annotations
 from html import escape
 
 from .charts import PHONE_MAX_CSS, Chart, chart_png
-from .design_view import design_css, html_design, html_side_by_side
+from .design_view import design_css, html_design, html_side_by_side, reading_guide
 from .location_chart import location_chart_png
 from .model import (
     AMONG_ASKED,
@@ -23,6 +23,7 @@ from .model import (
     Row,
     columns,
     epsilon_cell,
+    epsilon_words,
     hidden_options_note,
     listed_options,
     shows_negative,
@@ -118,7 +119,8 @@ def render_html(report: Report) -> str:
         "</div>",
         _budget(report),
         *([html_design(report)] if report.estimates.get("design") else []),
-        _explanation(shows_negative(questions)),
+        _explanation(shows_negative(questions),
+                     reading_guide(report) if report.estimates.get("design") else ()),
     ]
     for q in questions:
         parts.append(_question(q, report))
@@ -142,15 +144,17 @@ def _budget(report: Report) -> str:
             f"<td>{report.total_epsilon:g}</td></tr></table></div>")
 
 
-def _explanation(negative: bool) -> str:
-    body = "".join(f"<h3>{escape(title)}</h3><p>{escape(text)}</p>"
-                   for title, text in explanation(negative))
+def _explanation(negative: bool, design: tuple[tuple[str, str], ...] = ()) -> str:
+    """How to read the page; a design-based page replaces the simple-random-sample interval
+    box by its own (design_view.reading_guide)."""
+    items = explanation(negative, design)
+    body = "".join(f"<h3>{escape(title)}</h3><p>{escape(text)}</p>" for title, text in items)
     return f'<div class="explain"><h2>How to read this report</h2>{body}</div>'
 
 
 def _question(q: QuestionView, report: Report) -> str:
     meta = (f"{escape(q.type)} question &middot; mechanism <b>{escape(q.mechanism)}</b> "
-            f"&middot; ε = {q.epsilon:g} &middot; n = {q.n:,} reports"
+            f"&middot; {escape(epsilon_words(q, 'ε'))} &middot; n = {q.n:,} reports"
             + (" &middot; optional (skipping is visible to the server)" if q.optional else ""))
     out = [f'<section class="q" id="q-{escape(q.id)}">',
            f'<h2>{escape(q.text)}</h2><div class="qid">{escape(q.id)}</div>',
@@ -168,7 +172,8 @@ def _question(q: QuestionView, report: Report) -> str:
                           if r.kind not in (OPTION, "distribution", *AMONG_ASKED)]
     out.append(html_side_by_side(q, report) if q.design_based else _table(q, main_rows, report))
     asked = [r for r in q.rows if r.kind in AMONG_ASKED]
-    if asked:  # skip logic: the shares (or mean) among the respondents it was asked
+    # skip logic: the shares (or mean) among those asked (html_side_by_side has its own block)
+    if asked and not q.design_based:
         out.append(f"<h3>{escape(AMONG_ASKED_TITLE.capitalize())}</h3>{_table(q, asked, report)}")
     if hidden:
         out.append(f'<p class="note">{escape(hidden_options_note(hidden))}</p>')

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .design_view import design_lines
+from .design_view import design_lines, reading_guide
 from .model import (
     ASKED_GROUP,
     DISTRIBUTION,
@@ -13,6 +13,7 @@ from .model import (
     Row,
     columns,
     epsilon_cell,
+    epsilon_words,
     hidden_options_note,
     listed_options,
     shows_negative,
@@ -35,13 +36,15 @@ def render_markdown(report: Report) -> str:
     questions = report.questions()
     for q in questions:
         lines += _question(q, report)
-    lines += ["## Reading these numbers", "", explanation_md(shows_negative(questions)), ""]
+    guide = reading_guide(report) if report.estimates.get("design") else ()
+    lines += ["## Reading these numbers", "", explanation_md(shows_negative(questions), guide),
+              ""]
     return "\n".join(lines)
 
 
 def _question(q: QuestionView, report: Report) -> list[str]:
     out = [f"## {md_escape(q.text or q.id)}", "",
-           f"`{q.id}`: {q.type}, mechanism `{q.mechanism}`, epsilon {q.epsilon:g}, n = {q.n:,}"
+           f"`{q.id}`: {q.type}, mechanism `{q.mechanism}`, {epsilon_words(q)}, n = {q.n:,}"
            + (" (optional)" if q.optional else ""), ""]
     out += [f"> **Warning:** {md_escape(w)}" for w in q.warnings] + ([""] if q.warnings else [])
     out += [f"> {md_escape(note)}" for note in q.notes] + ([""] if q.notes else [])

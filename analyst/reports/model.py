@@ -242,7 +242,7 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
         rows.append(_row(qid, MEAN, label, est["mean"]))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
-    rows += _among_asked(qid, est)
+    rows += _among_asked(qid, est, qdef)
     return QuestionView(id=qid, text=str(qdef.get("text", "")), type=str(qdef.get("type")),
                         epsilon=float(est.get("epsilon", qdef.get("epsilon", 0.0))),
                         mechanism=str(est.get("mechanism", qdef.get("mechanism"))),
@@ -265,7 +265,8 @@ def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> Quest
                    rows=[shown_row(r, qdef, text) for r in view.rows])
 
 
-def _among_asked(qid: str, est: Mapping[str, Any]) -> list[Row]:
+def _among_asked(qid: str, est: Mapping[str, Any],
+                 qdef: Mapping[str, Any] | None = None) -> list[Row]:
     """A question with a "not asked" value (skip logic): the share not asked (an option row
     of its own when the question has no options: an integer one), then the rows among those
     asked."""
@@ -280,7 +281,11 @@ def _among_asked(qid: str, est: Mapping[str, Any]) -> list[Row]:
         rows.append(_row(qid, ASKED_GROUP, str(g["name"]), g,
                          tuple(answer_label(o) for o in g.get("options", []))))
     if asked.get("mean") is not None:
-        rows.append(_row(qid, ASKED_MEAN, "mean", asked["mean"]))
+        options = [answer_label(c["value"]) for c in asked.get("categories") or []]
+        label = ("mean score" + (f" ({options[0]} = 1 ... {options[-1]} = {len(options)})"
+                                 if options else "")
+                 if (qdef or {}).get("type") == "ordinal" else "mean")
+        rows.append(_row(qid, ASKED_MEAN, label, asked["mean"]))
     return rows
 
 
@@ -306,6 +311,14 @@ def epsilon_cell(question: Mapping[str, Any]) -> str:
     if question.get("disclosed"):
         return "disclosed (sent as given, no ε)"
     return f"{float(question['epsilon']):g}"
+
+
+def epsilon_words(q: QuestionView, symbol: str = "epsilon") -> str:
+    """"epsilon 2" in a question's heading; a disclosed question has no ε (the privacy-budget
+    tables say so too: `epsilon_cell`), not "epsilon 0"."""
+    if q.mechanism == "disclosed":
+        return f"disclosed (sent as given, no {symbol})"
+    return f"{symbol} = {q.epsilon:g}" if symbol == "ε" else f"{symbol} {q.epsilon:g}"
 
 
 def _row(qid: str, kind: str, label: str, d: Mapping[str, Any],

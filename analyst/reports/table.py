@@ -19,6 +19,7 @@ from .model import (
     Report,
     Row,
     columns,
+    epsilon_words,
     hidden_options_note,
     listed_options,
     value_cells,
@@ -43,7 +44,7 @@ def render_table(report: Report) -> str:
 
 def question_block(q: QuestionView, report: Report) -> list[str]:
     head = [f"{q.id}: {q.text}",
-            f"  {q.type}, {q.mechanism}, epsilon {q.epsilon:g}, n = {q.n:,}"
+            f"  {q.type}, {q.mechanism}, {epsilon_words(q)}, n = {q.n:,}"
             + (" (optional)" if q.optional else "")]
     head += [f"  WARNING: {warning}" for warning in q.warnings]
     head += [f"  note: {note}" for note in q.notes]

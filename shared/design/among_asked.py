@@ -57,7 +57,7 @@ class AmongAsked:
 def among_asked(design: object, pv: PseudoValues, option_count: int,
                 groups: Mapping[str, Sequence[int]], *, ordinal: bool = False,
                 domain: np.ndarray | None = None, variance: Variance = "linearized",
-                confidence: float = 0.95) -> AmongAsked:
+                confidence: float = 0.95, quantile: str = "t") -> AmongAsked:
     """Shares among those asked of a hidden question whose pseudo-values `pv` have its
     `option_count` options then "not asked" as their first columns; `groups` name option
     indices; `ordinal` adds the mean score (options scored 1..option_count)."""
@@ -81,7 +81,8 @@ def among_asked(design: object, pv: PseudoValues, option_count: int,
                                "shares", pv.disclosed)
     try:
         result = ratio(design, numerator, denominator, domain=domain,  # type: ignore[arg-type]
-                       variance=variance, confidence=confidence, cross_noise=cross * mask)
+                       variance=variance, confidence=confidence, cross_noise=cross * mask,
+                       quantile=quantile)
     except DesignError as exc:
         return AmongAsked(None, tuple(pv.labels[:k]), named, ordinal,
                           f"no estimate among those asked: {exc.message}")
@@ -178,17 +179,17 @@ def asked_value(pairs: AskedPairs) -> PseudoValues:
 
 def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.ndarray, *,
                domain: np.ndarray | None = None, variance: Variance = "linearized",
-               confidence: float = 0.95) -> AskedMean:
+               confidence: float = 0.95, quantile: str = "t") -> AskedMean:
     """The share not asked and the mean among those asked of a hidden integer question from
     its stored [bit, number] pairs (`reports` of the rows where `present`), module docstring."""
     pv = asked_pairs(mechanism, reports, present)
     share = estimate(design, pv.not_asked, domain=domain, variance=variance,
-                     confidence=confidence)[0]
+                     confidence=confidence, quantile=quantile)[0]
     used = pv.asked.present if domain is None else pv.asked.present & np.asarray(domain,
                                                                                  dtype=bool)
     if float((design.weights * used) @ pv.asked.values[:, 0]) <= 0:
         return AskedMean(share, None, "the estimated share asked is not positive: too few "
                                       "respondents to estimate the mean among those asked")
     result = ratio(design, pv.centred, pv.asked, domain=domain, variance=variance,
-                   confidence=confidence)
+                   confidence=confidence, quantile=quantile)
     return AskedMean(share, replace(result, estimates=result.estimates + pv.default))

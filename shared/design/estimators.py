@@ -25,6 +25,21 @@ Design effect, per estimate (docs/design-based.md):
     deff = V/V_srs = deff_sampling · deff_privacy,  effective n = n/deff.
 When V_sampling or Ŝ² is not positive (the randomization swamps the design at this n) the
 split is not estimable and those numbers are None.
+
+The split's uncertainty (`DesignEffect.sampling_low`/`sampling_high`, docs/design-based.md §6):
+V_sampling is a design variance estimate (about df = PSUs − strata degrees of freedom, R's
+`degf`; relative s.e. about √(2/df)) less the privacy variance, which is known to within
+O(1/√n); V_srs rests on Ŝ², estimated with its own s.e. At confidence 1 − α the interval of
+deff_sampling is [max(V_lo − V_privacy, 0)/S_hi, (V_hi − V_privacy)/S_lo], with
+[V_lo, V_hi] = the χ²_df interval df·V̂_lin/χ²_{df, 1−α/4}, df·V̂_lin/χ²_{df, α/4} of the
+linearized (or replicate) part V̂_lin, plus the randomization term an fpc hides, and
+[S_lo, S_hi] = V_srs ± t_{df, 1−α/4}·s.e.(V_srs): each at 1 − α/2, so both hold together with
+probability at least 1 − α (Bonferroni). `DesignEffect.split_supported` is True when that
+interval excludes 1: only then do reports say in words how much the design adds or saves.
+
+Intervals: estimate ± q·s.e., q = t_{df, (1 + confidence)/2} with df the design's degrees of
+freedom (R's `confint(..., df = degf(design))`, Stata's `svy`), or the normal quantile when
+asked (`quantile="normal"`, R's default confint).
 """
 
 from __future__ import annotations
@@ -40,10 +55,12 @@ from ..estimates import finite_or_none, z_value
 from .groups import cell_based, groups_of, replicate_factors, residualize
 from .linearization import covariance, covariance_of_totals, randomization_terms, sums_by
 from .pseudo import PseudoValues
+from .quantiles import chi2_value, t_value
 from .replicates import Replicates
 from .sample import Design
 
 STATISTICS = ("mean", "total")
+QUANTILES = ("t", "normal")
 
 
 # A design effect below this is a variance of 0 up to rounding (~1e-31 is left): an estimate the
@@ -54,15 +71,30 @@ FIXED = 1e-9
 
 @dataclass(frozen=True)
 class DesignEffect:
-    """The design effect split (module docstring); None where not estimable."""
+    """The design effect split (module docstring); None where not estimable. `sampling_low`
+    and `sampling_high` bound the sampling factor at the estimate's confidence level (None
+    high: unbounded; both None: no interval, e.g. 0 degrees of freedom)."""
 
     sampling: float | None
     privacy: float | None
     total: float | None
     effective_n: float | None
+    sampling_low: float | None = None
+    sampling_high: float | None = None
+
+    @property
+    def split_supported(self) -> bool:
+        """Whether the sampling factor's interval excludes 1: the data can tell the design's
+        part from the privacy's (module docstring)."""
+        if self.sampling_low is None:
+            return False
+        return self.sampling_low > 1 or (self.sampling_high is not None
+                                         and self.sampling_high < 1)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: finite_or_none(v) for k, v in self.__dict__.items()}
+        d: dict[str, Any] = {k: finite_or_none(v) for k, v in self.__dict__.items()}
+        d["split_supported"] = self.split_supported
+        return d
 
 
 @dataclass(frozen=True)
@@ -106,6 +138,10 @@ class DesignEstimates:
     privacy_variance: np.ndarray | None = None
     srs_variance: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    df: int | None = None  # the design's degrees of freedom (None: not known, normal)
+    quantile: str = "t"  # intervals: "t" with df, or "normal"
+    hidden_variance: np.ndarray | None = None  # the randomization term an fpc hides
+    srs_std_error: np.ndarray | None = None  # of srs_variance, from Ŝ²'s s.e.
 
     @property
     def std_errors(self) -> np.ndarray:
@@ -126,11 +162,35 @@ class DesignEstimates:
             sampling = sampling_var / vs if vs > 0 and sampling_var > 0 else None
             privacy = v / sampling_var if sampling_var > 0 else None
             effective = self.n / total if total else None
-            out.append(DesignEffect(sampling, privacy, total, effective))
+            out.append(DesignEffect(sampling, privacy, total, effective,
+                                    *self._sampling_interval(len(out), v, vp, vs)))
         return out
 
+    def _sampling_interval(self, j: int, v: float, vp: float, vs: float
+                           ) -> tuple[float | None, float | None]:
+        """The sampling factor's interval (module docstring) for estimate j."""
+        if not self.df or self.df < 1 or self.srs_std_error is None:
+            return None, None
+        tail = (1.0 - self.confidence) / 4
+        hidden = 0.0 if self.hidden_variance is None else float(self.hidden_variance[j])
+        spread = max(v - hidden, 0.0) * self.df
+        v_low = hidden + spread / chi2_value(1.0 - tail, self.df)
+        v_high = hidden + spread / chi2_value(tail, self.df)
+        margin = t_value(1.0 - 2 * tail, self.df) * float(self.srs_std_error[j])
+        s_low, s_high = vs - margin, vs + margin
+        low = max(v_low - vp, 0.0) / s_high if s_high > 0 else 0.0
+        high = (v_high - vp) / s_low if s_low > 0 else None
+        return low, None if high is None else max(high, 0.0)
+
+    def quantile_value(self) -> float:
+        """The interval's multiplier: t with the design's df, or the normal quantile (NaN: a
+        t interval with no degrees of freedom)."""
+        if self.quantile == "normal" or self.df is None:
+            return z_value(self.confidence)
+        return t_value(self.confidence, self.df) if self.df >= 1 else float("nan")
+
     def rows(self) -> list[DesignEstimate]:
-        z = z_value(self.confidence)
+        z = self.quantile_value()
         return [DesignEstimate(label, float(e), float(s), float(e - z * s), float(e + z * s),
                                deff)
                 for label, e, s, deff in zip(self.labels, self.estimates, self.std_errors,
@@ -140,7 +200,8 @@ class DesignEstimates:
         return {"statistic": self.statistic, "question": self.question, "n": self.n,
                 "population": finite_or_none(self.population),
                 "variance_method": self.variance_method, "design": self.design,
-                "confidence": self.confidence, "rows": [r.to_dict() for r in self.rows()],
+                "confidence": self.confidence, "df": self.df, "quantile": self.quantile,
+                "rows": [r.to_dict() for r in self.rows()],
                 "notes": list(self.notes)}
 
 
@@ -154,6 +215,20 @@ def _method(variance: Variance) -> str:
         raise DesignError(f"variance must be 'linearized' or replicate weights "
                           f"(replicates.build), got {variance!r}")
     return "linearized (ultimate cluster, with replacement)"
+
+
+def degrees_of_freedom(design: Design, variance: Variance) -> int:
+    """The design's degrees of freedom (R's `degf`): PSUs minus strata for linearization, the
+    rank of the replicate weights minus 1 for replicates."""
+    if isinstance(variance, Replicates):
+        return variance.degrees_of_freedom
+    return design.degrees_of_freedom
+
+
+def _quantile(quantile: str) -> str:
+    if quantile not in QUANTILES:
+        raise DesignError(f"quantile must be one of {', '.join(QUANTILES)}, got {quantile!r}")
+    return quantile
 
 
 def _mask(design: Design, values: PseudoValues, domain: np.ndarray | None) -> np.ndarray:
@@ -177,20 +252,23 @@ def _residualized(design: Design, x: np.ndarray) -> np.ndarray:
 
 def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
              statistic: str = "mean", domain: np.ndarray | None = None,
-             variance: Variance = "linearized", confidence: float = 0.95
-             ) -> list[DesignEstimates]:
+             variance: Variance = "linearized", confidence: float = 0.95,
+             quantile: str = "t") -> list[DesignEstimates]:
     """Means (or totals) of the columns of one or more questions' pseudo-values, over the
     respondents in `domain` (a disclosed subgroup, (n,) bool; None: everyone) who answered.
     Several questions at once share the replicate loop (one pass of replicate weights).
 
     Designs without calibration, or post-stratified or raked, take the group path (groups.py:
     one pass over the rows, then sums over (PSU, cell) groups); linear calibration the row
-    path. Both compute the same formulas."""
+    path. Both compute the same formulas. Intervals use t with the design's degrees of
+    freedom, or the normal quantile with `quantile="normal"`."""
     many = [values] if isinstance(values, PseudoValues) else list(values)
     if statistic not in STATISTICS:
         raise DesignError(f"statistic must be one of {', '.join(STATISTICS)}")
     z_value(confidence)
+    _quantile(quantile)
     method = _method(variance)
+    df = degrees_of_freedom(design, variance)
     replicated = isinstance(variance, Replicates)
     groups = groups_of(design) if cell_based(design) else None
     w = design.weights
@@ -220,10 +298,11 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
                  else pv.values * wd[:, None])
             cov = covariance(design, _residualized(design, x))
         cov = cov + np.diag(added)
-        srs = _srs_variance(pv, wd, weight_sum, count, totals, statistic)
+        srs, srs_se = _srs_variance(design, pv, wd, weight_sum, count, totals, statistic)
         results.append(DesignEstimates(statistic, pv.question, pv.labels, est, cov, count,
                                        weight_sum, method, design.describe(), confidence,
-                                       privacy, srs))
+                                       privacy, srs, df=df, quantile=quantile,
+                                       hidden_variance=added, srs_std_error=srs_se))
     if isinstance(variance, Replicates):
         if groups is not None:
             factors = replicate_factors(design, groups, variance.factors)  # (R, G)
@@ -239,18 +318,20 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
 
 
 def mean(design: Design, values: PseudoValues, *, domain: np.ndarray | None = None,
-         variance: Variance = "linearized", confidence: float = 0.95) -> DesignEstimates:
+         variance: Variance = "linearized", confidence: float = 0.95,
+         quantile: str = "t") -> DesignEstimates:
     """Hájek means of one question's pseudo-values (shares of its options, its mean score or
     mean), over `domain`; see `estimate`."""
     return estimate(design, values, statistic="mean", domain=domain, variance=variance,
-                    confidence=confidence)[0]
+                    confidence=confidence, quantile=quantile)[0]
 
 
 def total(design: Design, values: PseudoValues, *, domain: np.ndarray | None = None,
-          variance: Variance = "linearized", confidence: float = 0.95) -> DesignEstimates:
+          variance: Variance = "linearized", confidence: float = 0.95,
+          quantile: str = "t") -> DesignEstimates:
     """Horvitz-Thompson totals (estimated population counts, or sums of a value)."""
     return estimate(design, values, statistic="total", domain=domain, variance=variance,
-                    confidence=confidence)[0]
+                    confidence=confidence, quantile=quantile)[0]
 
 
 def totals_refusal(design: Design) -> str | None:
@@ -280,7 +361,8 @@ def totals_refusal(design: Design) -> str | None:
 
 def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
           domain: np.ndarray | None = None, variance: Variance = "linearized",
-          confidence: float = 0.95, cross_noise: np.ndarray | None = None) -> DesignEstimates:
+          confidence: float = 0.95, cross_noise: np.ndarray | None = None,
+          quantile: str = "t") -> DesignEstimates:
     """Ratios Σ w z / Σ w x of each numerator column to the denominator's single column, over
     respondents in `domain` who answered both (R's `svyratio`). Without `cross_noise` the two
     are assumed randomized independently (different questions, or a disclosed denominator):
@@ -291,6 +373,7 @@ def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
     if denominator.values.shape[1] != 1:
         raise DesignError("a ratio's denominator must be one column")
     method = _method(variance)
+    _quantile(quantile)
     d = _mask(design, numerator, domain) & denominator.present
     wd = design.weights * d
     x = denominator.values[:, 0]
@@ -312,45 +395,66 @@ def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
     else:
         cov = covariance(design, _residualized(design, residual * coefficients[:, None]))
     cov = cov + np.diag(added)
-    srs = _ratio_srs_variance(residual, noise, wd, base, int(d.sum()))
+    srs, srs_se = _ratio_srs_variance(design, residual, noise, wd, base, int(d.sum()))
     return DesignEstimates("ratio", numerator.question, numerator.labels, est, cov,
                            int(d.sum()), float(wd.sum()), method, design.describe(),
-                           confidence, privacy, srs)
+                           confidence, privacy, srs, df=degrees_of_freedom(design, variance),
+                           quantile=quantile, hidden_variance=added, srs_std_error=srs_se)
 
 
-def _ratio_srs_variance(residual: np.ndarray, noise: np.ndarray, wd: np.ndarray,
-                        base: float, count: int) -> np.ndarray:
+def _ratio_srs_variance(design: Design, residual: np.ndarray, noise: np.ndarray,
+                        wd: np.ndarray, base: float, count: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """A ratio's variance from a simple random sample of `count` TRUE answers, as R's
     `svyratio(deff = TRUE)` takes it: the SRS variance of the total of its influence values
     r_i = (z_i − R x_i)/Σ w x, N̂²·(1 − n/N̂)·S_r²/n, with S_r² the weighted variance of r
-    (× n/(n − 1)) less the residuals' mean randomization variance (`noise`/(Σ w x)²)."""
+    (× n/(n − 1)) less the residuals' mean randomization variance (`noise`/(Σ w x)²); with
+    its s.e. (`_spread_std_error`)."""
     weight_sum = float(wd.sum())
     r = residual / base
     centre = (wd @ r) / weight_sum
     spread = np.maximum((wd @ (r * r)) / weight_sum - centre * centre, 0.0)
-    if count > 1:
-        spread = spread * count / (count - 1)
-    answers = spread - (wd @ noise) / (base * base * weight_sum)
+    inflation = count / (count - 1) if count > 1 else 1.0
+    answers = (spread * count / (count - 1) if count > 1 else spread) - (
+        wd @ noise) / (base * base * weight_sum)
     correction = (weight_sum - count) / weight_sum if weight_sum > count else 1.0
-    return answers * correction * weight_sum**2 / count
+    scale = correction * weight_sum**2 / count
+    terms = (r - centre) ** 2 * inflation - noise / (base * base)
+    return (answers * correction * weight_sum**2 / count,
+            _spread_std_error(design, terms, answers, wd, weight_sum) * scale)
 
 
-def _srs_variance(pv: PseudoValues, wd: np.ndarray, weight_sum: float, count: int,
-                  totals: np.ndarray, statistic: str) -> np.ndarray:
+def _spread_std_error(design: Design, terms: np.ndarray, spread: np.ndarray, wd: np.ndarray,
+                      weight_sum: float) -> np.ndarray:
+    """The s.e. of Ŝ² = Σ w u / Σ w (u_i: each respondent's squared deviation less their
+    randomization variance, `terms` (n, m)) over the design (ultimate cluster, linearized as a
+    Hájek mean; calibration left aside: an approximation for the deff's interval only)."""
+    influence = (terms - spread) * (wd / weight_sum)[:, None]
+    influence[wd == 0] = 0.0
+    return np.sqrt(np.maximum(np.diag(covariance(design, influence)), 0.0))
+
+
+def _srs_variance(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
+                  count: int, totals: np.ndarray, statistic: str
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Variance of the same estimate from a simple random sample of `count` TRUE answers
     (R's deff convention: (1 − n/N̂) when N̂ = Σ w > n), the answers' variance estimated as
-    the pseudo-values' minus the mean randomization variance (module docstring)."""
+    the pseudo-values' minus the mean randomization variance (module docstring); with its
+    s.e. (`_spread_std_error`)."""
     centre = totals / weight_sum
     squares = np.einsum("i,ij,ij->j", wd, pv.values, pv.values)
     spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
-    if count > 1:
-        spread = spread * count / (count - 1)
-    answers = spread - (wd @ pv.noise) / weight_sum
+    inflation = count / (count - 1) if count > 1 else 1.0
+    answers = (spread * count / (count - 1) if count > 1 else spread) - (
+        wd @ pv.noise) / weight_sum
     correction = (weight_sum - count) / weight_sum if weight_sum > count else 1.0
     per = answers * correction / count
+    scale = correction / count
     if statistic == "total":
         per = per * weight_sum**2
-    return per
+        scale = scale * weight_sum**2
+    terms = (pv.values - centre) ** 2 * inflation - pv.noise
+    return per, _spread_std_error(design, terms, answers, wd, weight_sum) * scale
 
 
 def _replicate_totals(design: Design, columns: list[np.ndarray],

@@ -68,6 +68,16 @@ class Replicates:
                  "bootstrap": "bootstrap (Canty-Davison, as R's bootweights)"}
         return f"{names[self.kind]}, {self.count} replicates{extra}"
 
+    @property
+    def degrees_of_freedom(self) -> int:
+        """The rank of the replicate weights minus 1 (R's `degf` of a replicate design,
+        `qr(weights(design, "analysis"), tol = 1e-5)$rank - 1`). A replicate's weight is the
+        base weight times its PSU's factor, so the rank is the factor matrix's."""
+        if self.count == 0:
+            return 0
+        f = self.factors
+        return int(np.linalg.matrix_rank(f, tol=1e-5 * float(np.abs(f).max()))) - 1
+
     def variance(self, estimate: np.ndarray, replicates: np.ndarray) -> np.ndarray:
         """(m, m) covariance from replicate estimates (R, m) (R's `svrVar`)."""
         if self.count == 0:

@@ -162,6 +162,12 @@ class Design:
         return len(self.psu_labels)
 
     @property
+    def degrees_of_freedom(self) -> int:
+        """The design's degrees of freedom for linearized variances: PSUs minus strata (R's
+        `degf`), what t intervals and the precision of a variance estimate rest on."""
+        return self.psu_count - self.stratum_count
+
+    @property
     def has_fpc(self) -> bool:
         return bool(np.isfinite(self.population_psus).any())
 

@@ -155,8 +155,11 @@ def test_each_format_names_the_design_and_splits_the_deff(built: designed.Built,
     assert "design: stratified cluster sample" in md and "| deff = sampling × privacy |" in md
     csv_text = report(built, "--rake", margins, "--format", "csv").stdout
     header = csv_text.splitlines()[0].split(",")
-    assert header[-9:-4] == ["population", "deff", "deff_sampling", "deff_privacy",
-                             "effective_n"]  # then the totals (test_design_totals.py)
+    assert header[-14:] == ["population", "deff", "deff_sampling", "deff_privacy",
+                            "effective_n",  # then the totals (test_design_totals.py)
+                            "total", "total_std_error", "total_ci_low", "total_ci_high",
+                            "deff_sampling_low", "deff_sampling_high",
+                            "deff_split_supported", "df", "interval_quantile"]
     html = report(built, "--rake", margins, "--format", "html").stdout
     for text in ("Sampling design", "Where the variance comes from", "unweighted",
                  "The design effect in plain words", "the privacy adds"):
@@ -171,7 +174,8 @@ def test_each_format_names_the_design_and_splits_the_deff(built: designed.Built,
     # A raking variable's own shares are fixed (variance 0 up to rounding): deff 0 and no
     # effective n in every format (the CSV and JSON said 2.5e-31 and 1.8e+32).
     fixed = rows(doc, "region")["south"]["deff"]
-    assert fixed == {"sampling": 0.0, "privacy": 1.0, "total": 0.0, "effective_n": None}
+    assert fixed == {"sampling": 0.0, "privacy": 1.0, "total": 0.0, "effective_n": None,
+                     "sampling_low": None, "sampling_high": None, "split_supported": False}
     south = next(r for r in csv.DictReader(io.StringIO(csv_text))
                  if r["question"] == "region" and r["option"] == "south")
     assert (south["deff"], south["effective_n"]) == ("0.0", "")

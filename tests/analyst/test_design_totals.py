@@ -19,7 +19,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.reports.csv_format import COLUMNS, DESIGN_COLUMNS, TOTAL_COLUMNS
+from ldpsurvey.analyst.reports.csv_format import (
+    COLUMNS,
+    DESIGN_COLUMNS,
+    INTERVAL_COLUMNS,
+    TOTAL_COLUMNS,
+)
 from ldpsurvey.analyst.reports.design_view import total_text
 from ldpsurvey.analyst.reports.model import answer_label
 from support import designed
@@ -190,7 +195,8 @@ def test_every_format_shows_the_totals_beside_the_unchanged_columns(
     assert row.endswith(f"| {shown[0]} | {shown[1]} |")
 
     rows = list(csv.reader(io.StringIO(report(built, "--weighted", "--format", "csv"))))
-    assert tuple(rows[0]) == COLUMNS + DESIGN_COLUMNS + TOTAL_COLUMNS  # new ones at the end
+    # new ones at the end (then the deff interval and design df columns, issue 39)
+    assert tuple(rows[0]) == COLUMNS + DESIGN_COLUMNS + TOTAL_COLUMNS + INTERVAL_COLUMNS
     by = {(r[2], r[3], r[4]): dict(zip(rows[0], r, strict=True)) for r in rows[1:]}
     cells = by[("smoker", "option", "yes")]
     assert [float(cells[c]) for c in TOTAL_COLUMNS] == [
