@@ -178,3 +178,16 @@ def test_the_residuals_randomization_variance_estimate_is_unbiased(ratio: Fracti
         mean = chance @ residual
         variance = chance @ (residual - mean) ** 2
         np.testing.assert_allclose(chance @ estimate, variance, rtol=1e-10, atol=1e-12)
+
+
+def test_the_weighted_html_shows_among_those_asked_once_and_labels_the_score(
+        built: designed.Built) -> None:
+    """Issue 39: the weighted HTML printed the among-those-asked rows twice (its side-by-side
+    table and the plain one); an ordinal mean among those asked is a score and says so."""
+    html = CliRunner().invoke(cli, ["report", "--db", str(built.path), "--survey",
+                                    built.survey_id, "--weighted", "--format", "html"]).stdout
+    for qid in ("brand", "craving", "cigs"):
+        section = html.split(f'id="q-{qid}"', 1)[1].split("</section>", 1)[0]
+        assert section.count("Among those asked") == 1, qid
+    craving = html.split('id="q-craving"', 1)[1].split("</section>", 1)[0]
+    assert "mean score (mild = 1 ... severe = 3)" in craving

@@ -539,3 +539,82 @@ def test_the_conditional_share_residual_noise_estimate_is_unbiased() -> None:
                 variance = p @ residual**2 - (p @ residual) ** 2
                 expected = p @ residual_noise_estimate(given, other, r)
                 assert np.allclose(expected, variance, atol=1e-12, rtol=0)
+
+
+def test_every_format_states_the_design_df_and_intervals_use_t(built: designed.Built) -> None:
+    """Issue 39: 24 PSUs in 4 strata have 20 degrees of freedom (R's degf); the intervals are
+    estimate ± t_20 s.e. (R's confint(df = degf), Stata's svy) unless --interval-quantile
+    normal asks for the normal quantile, and every format says so."""
+    from ldpsurvey.shared.design.quantiles import t_value
+
+    doc = document(built, "--weighted")
+    assert (doc["design"]["df"], doc["design"]["interval_quantile"]) == (20, "t")
+    yes = rows(doc, "smoker")["yes"]
+    assert yes["ci_high"] - yes["estimate"] == pytest.approx(
+        t_value(0.95, 20) * yes["std_error"], rel=1e-12)
+    normal = rows(document(built, "--weighted", "--interval-quantile", "normal"), "smoker")
+    assert normal["yes"]["ci_high"] - normal["yes"]["estimate"] == pytest.approx(
+        1.959963984540054 * yes["std_error"], rel=1e-12)
+    said = "20 design degrees of freedom (24 PSUs − 4 strata)"
+    for fmt in ("table", "md", "html"):
+        text = report(built, "--weighted", "--format", fmt).stdout
+        assert said in text and "estimate ± 2.086 s.e. (Student&#x27;s t with 20 df)" in text \
+            if fmt == "html" else said in text and "± 2.086 s.e." in text, fmt
+    smoker = [r for r in csv.DictReader(io.StringIO(
+        report(built, "--weighted", "--format", "csv").stdout)) if r["question"] == "smoker"]
+    assert {(r["df"], r["interval_quantile"]) for r in smoker} == {("20", "t")}
+    refused = report(built, "--interval-quantile", "normal")
+    assert refused.exit_code == 2 and "goes with a design-based report" in refused.output
+
+
+def test_the_deff_split_is_stated_only_with_its_interval_excluding_1(
+        built: designed.Built) -> None:
+    """Issue 39: the sampling factor rests on 20 degrees of freedom; where its interval
+    includes 1 the reports give the total deff with the interval, and the HTML says the data
+    cannot split it, instead of 'the sampling design adds ...' as a fact."""
+    doc = document(built, "--weighted")
+    html = report(built, "--weighted", "--format", "html").stdout
+    table = report(built, "--weighted").stdout
+    seen = set()
+    for qid in ("smoker", "mood"):
+        for label, row in rows(doc, qid).items():
+            deff = row["deff"]
+            low, high = deff["sampling_low"], deff["sampling_high"]
+            supported = low > 1 or (high is not None and high < 1)
+            assert deff["split_supported"] is supported
+            seen.add(supported)
+            if not supported:
+                assert low <= 1 and f"(sampling {low:.2g}–" in table
+                assert f"For {qid} = {label}, " not in html
+    assert False in seen  # this design's answers: at least one split the data cannot carry
+    assert "cannot say how much of it is the sampling design" in html
+
+
+def test_the_html_reading_guide_is_the_designs(built: designed.Built) -> None:
+    """Issue 39: the weighted HTML explains its own intervals (the design, t with its df, the
+    variance's sources from the numbers shown), not the simple random sample's; the plain
+    report says its interval is about the people who answered."""
+    html = report(built, "--weighted", "--format", "html").stdout
+    guide = html.split("How to read this report", 1)[1]
+    assert "if the same people were surveyed again and again" not in guide
+    assert "Almost all of its width comes from the privacy noise" not in guide
+    assert "new clusters within the same strata" in guide and "Student&#x27;s t" in guide
+    assert "Where its width comes from" in guide and "the privacy noise is" in guide
+    md = report(built, "--weighted", "--format", "md").stdout
+    assert "**Where its width comes from.**" in md and "again and again" not in md
+    plain = report(built, "--format", "html").stdout
+    assert "about the people who answered" in plain
+
+
+def test_disclosed_questions_have_no_epsilon_and_the_fpc_is_not_with_replacement(
+        tmp_path: Path) -> None:
+    """Issue 39, smaller: a disclosed question was headed "epsilon 0"; "with replacement" was
+    printed beside "with fpc"."""
+    built = designed.build(tmp_path / "survey.db", fpc=True)
+    table = report(built, "--weighted").stdout
+    assert "categorical, disclosed, disclosed (sent as given, no epsilon)" in table
+    assert "epsilon 0," not in table
+    assert "with fpc" in table and "with replacement" not in table
+    assert "finite population correction applied" in table
+    html = report(built, "--weighted", "--format", "html").stdout
+    assert "ε = 0 " not in html and "disclosed (sent as given, no ε)" in html
