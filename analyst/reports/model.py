@@ -282,14 +282,18 @@ def _among_asked(qid: str, est: Mapping[str, Any],
                          tuple(answer_label(o) for o in g.get("options", []))))
     if asked.get("mean") is not None:
         options = [answer_label(c["value"]) for c in asked.get("categories") or []]
-        label = ("mean score" + (f" ({options[0]} = 1 ... {options[-1]} = {len(options)})"
-                                 if options else "")
-                 if (qdef or {}).get("type") == "ordinal" else "mean")
+        label = ASKED_MEAN_LABELS.get(str((qdef or {}).get("type")), "mean")
+        if label == SCORE and options:  # the scores, from the options among those asked
+            label += f" ({options[0]} = 1 ... {options[-1]} = {len(options)})"
         rows.append(_row(qid, ASKED_MEAN, label, asked["mean"]))
     return rows
 
 
 AMONG_ASKED_TITLE = "among those asked"
+SCORE = "mean score"
+# What a mean among those asked is, by question type: an ordinal question's is its options'
+# score (1 ... k, as shared/design/among_asked.py computes it); otherwise a mean of answers.
+ASKED_MEAN_LABELS = {"ordinal": SCORE}
 
 
 def shows_negative(questions: list[QuestionView]) -> bool:
