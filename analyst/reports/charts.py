@@ -27,7 +27,10 @@ from matplotlib.text import Text
 
 from ...shared.estimand import mean_label
 from .model import (
+    AMONG_ASKED_TITLE,
+    ASKED_GROUP,
     ASKED_MEAN,
+    ASKED_OPTION,
     DISTRIBUTION,
     GROUP,
     MAX_LISTED_OPTIONS,
@@ -46,6 +49,7 @@ FONT = 13
 PHONE_MAX_CSS = 600  # viewport width (CSS px) at and below which the phone drawing is shown
 BAR = "#3b6ea8"
 GROUP_BAR = "#7a9e4a"
+ASKED_BAR = "#8a6bb0"  # skip logic: the shares among those asked
 TRUTH = "#c23b22"
 NEGATIVE_SHADE = "#f1f1f1"
 LEGEND_ROW_IN = 0.28
@@ -119,7 +123,9 @@ def wrap(label: str, width: int = 26) -> str:
 
 def frequency_chart(q: QuestionView, truth: Truth | None,
                     size: ChartSize = DESKTOP) -> Figure | None:
-    """Horizontal bars, one per option then one per group, with the interval as error bar.
+    """Horizontal bars, one per option then one per group, with the interval as error bar;
+    a question with skip logic adds its shares among those asked (issue 39), in their own
+    colour.
 
     Questions with many options chart the options `listed_options` picks, the same ones the
     table lists.
@@ -127,10 +133,14 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     listed, hidden = listed_options(q)
     options = [r for r in listed if r.estimate is not None]
     rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
+    asked = [r for r in q.of_kind(ASKED_OPTION) + q.of_kind(ASKED_GROUP)
+             if None not in (r.estimate, r.ci_low, r.ci_high, r.consistent)]
+    rows += asked
     if not rows:
         return None
-    labels = [wrap(r.display if r.kind == OPTION else f"{r.display} (group)", size.wrap)
-              for r in rows]
+    suffix = {OPTION: "", GROUP: " (group)", ASKED_OPTION: f" ({AMONG_ASKED_TITLE})",
+              ASKED_GROUP: f" (group, {AMONG_ASKED_TITLE})"}
+    labels = [wrap(r.display + suffix[r.kind], size.wrap) for r in rows]
     height = size.scale * (1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels))
     fig = Figure(figsize=(size.width_in, max(2.0 * size.scale, height)), layout="constrained")
     ax = fig.add_subplot()
@@ -138,7 +148,8 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     est = [r.estimate * 100 for r in rows]
     low = [(r.estimate - r.ci_low) * 100 for r in rows]
     high = [(r.ci_high - r.estimate) * 100 for r in rows]
-    colors = [GROUP_BAR if r.kind == GROUP else BAR for r in rows]
+    colors = [{GROUP: GROUP_BAR, ASKED_OPTION: ASKED_BAR, ASKED_GROUP: ASKED_BAR}.get(r.kind, BAR)
+              for r in rows]
     ax.barh(ys, est, color=colors, height=0.62, zorder=2)
     ax.errorbar(est, ys, xerr=[low, high], fmt="none", ecolor="#222222", elinewidth=1.4,
                 capsize=5, zorder=3)
@@ -151,6 +162,8 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
                       markeredgecolor="#222222", label="consistent view")]
     if any(r.kind == GROUP for r in rows):
         handles.insert(1, Patch(color=GROUP_BAR, label="estimate (group)"))
+    if asked:
+        handles.insert(1, Patch(color=ASKED_BAR, label=f"estimate {AMONG_ASKED_TITLE}"))
     if truth is not None:
         tv = [truth.of(q.id, r.kind, r.label) for r in rows]
         pts = [(t * 100, y) for t, y in zip(tv, ys, strict=True) if t is not None]
@@ -179,7 +192,9 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     ax.axvline(0, color="#222222", linewidth=1, zorder=1)
     ax.set_yticks(ys, labels, fontsize=size.font)
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows
-    ax.set_xlabel("share of respondents (%)", fontsize=size.font)
+    ax.set_xlabel("share of respondents (%)" if not asked else
+                  f"share (%) of all respondents, or of those asked ({AMONG_ASKED_TITLE})",
+                  fontsize=size.font)
     if hidden:
         ax.set_title(wrap(f"the {MAX_LISTED_OPTIONS} largest of {MAX_LISTED_OPTIONS + hidden} "
                            "options, as in the table; CSV and JSON list all",

@@ -15,7 +15,8 @@ GRIDS = (("joint", "Design effect of each joint share (deff = sampling × privac
                            "privacy)"),
          ("row_given_col", "Design effect of {rows} among each {cols} (deff = sampling × "
                            "privacy)"))
-CSV_COLUMNS = ("deff", "deff_sampling", "deff_privacy", "effective_n")
+CSV_COLUMNS = ("deff", "deff_sampling", "deff_privacy", "effective_n", "deff_sampling_low",
+               "deff_sampling_high", "deff_split_supported", "df", "interval_quantile")
 
 
 def designed(document: Mapping[str, Any]) -> bool:
@@ -41,5 +42,11 @@ def csv_values(document: Mapping[str, Any], cell: Mapping[str, Any]) -> list[str
     if not designed(document):
         return []
     deff = cell.get("deff") or {}
+    design = document["design"]
+    supported = deff.get("split_supported")
     return ["" if deff.get(k) is None else repr(deff[k])
-            for k in ("total", "sampling", "privacy", "effective_n")]
+            for k in ("total", "sampling", "privacy", "effective_n", "sampling_low",
+                      "sampling_high")] + [
+        "" if supported is None else str(bool(supported)).lower(),
+        "" if design.get("df") is None else str(design["df"]),
+        str(design.get("interval_quantile") or "")]

@@ -278,9 +278,13 @@ def std_error_line(report: CrosstabReport) -> str:
     """Which variance the intervals use, said in every human-readable format."""
     if report.document.get("design"):
         design = report.document["design"]
+        from .design_view import interval_words
+
+        made = interval_words(design, report.confidence)
         return ("Std errors: design-based ("
                 + str(design.get("variance_description") or design.get("variance"))
-                + "), over the PSUs within strata of the sampling design.")
+                + "), over the PSUs within strata of the sampling design."
+                + (f" {made[0].upper()}{made[1:]}." if made else ""))
     return ("Std errors: the sample variance of the per-submission values, or where marked "
             f"{FLOOR_MARK} the exact variance at the estimate projected to the simplex (the "
             "sample variance was smaller; at small n it can be 0 and is not an interval)."

@@ -191,3 +191,23 @@ def test_the_weighted_html_shows_among_those_asked_once_and_labels_the_score(
         assert section.count("Among those asked") == 1, qid
     craving = html.split('id="q-craving"', 1)[1].split("</section>", 1)[0]
     assert "mean score (mild = 1 ... severe = 3)" in craving
+
+
+def test_the_chart_shows_the_shares_among_those_asked(built: designed.Built) -> None:
+    """Issue 39: the chart of a question with skip logic had no bar for its shares among
+    those asked; each option (and group) among those asked is a bar of its own."""
+    from ldpsurvey.analyst.design_data import db_source
+    from ldpsurvey.analyst.design_estimates import DesignOptions, estimate_document, weighted
+    from ldpsurvey.analyst.reports.charts import frequency_chart
+    from ldpsurvey.analyst.reports.model import Report
+
+    with db_source(str(built.path), built.survey_id, None) as source:
+        w = weighted(source, DesignOptions(weighted=True))
+        doc = estimate_document(w, 0.95, source.estimates(0.95))
+    view = next(q for q in Report(w.version.survey, doc).questions() if q.id == "brand")
+    figure = frequency_chart(view, None)
+    assert figure is not None
+    ticks = [t.get_text().replace("\n", " ") for t in figure.axes[0].get_yticklabels()]
+    assert [t for t in ticks if "among those asked" in t] == [
+        "a (among those asked)", "b (among those asked)", "c (among those asked)",
+        "a or b (group, among those asked)"]

@@ -213,7 +213,13 @@ def test_every_format_shows_the_design_effects(built: designed.Built) -> None:
         assert result.exit_code == 0 and expected in result.output, result.output
         if fmt == "csv":
             header, *lines = result.stdout.splitlines()
-            assert header.endswith("deff,deff_sampling,deff_privacy,effective_n")
+            assert header.endswith("deff,deff_sampling,deff_privacy,effective_n,"
+                                   "deff_sampling_low,deff_sampling_high,deff_split_supported,"
+                                   "df,interval_quantile")
             line = next(x for x in lines if ",col_given_row,north,male," in x)
-            assert line.endswith(",".join(repr(deff[k]) for k in
-                                          ("total", "sampling", "privacy", "effective_n")))
+            assert ",".join(repr(deff[k]) for k in
+                            ("total", "sampling", "privacy", "effective_n")) in line
+            # the design's degrees of freedom (issue 39): 24 PSUs in 4 strata
+            assert line.endswith(f",{str(deff['split_supported']).lower()},20,t")
+        if fmt == "table":
+            assert "20 design degrees of freedom (24 PSUs − 4 strata)" in result.stdout
