@@ -419,19 +419,29 @@ def _ratio_srs_variance(design: Design, residual: np.ndarray, noise: np.ndarray,
         wd @ noise) / (base * base * weight_sum)
     correction = (weight_sum - count) / weight_sum if weight_sum > count else 1.0
     scale = correction * weight_sum**2 / count
-    terms = (r - centre) ** 2 * inflation - noise / (base * base)
-    return (answers * correction * weight_sum**2 / count,
-            _spread_std_error(design, terms, answers, wd, weight_sum) * scale)
+    se = _spread_std_error(design, r, noise / (base * base), centre, inflation, answers, wd,
+                           weight_sum)
+    return answers * correction * weight_sum**2 / count, se * scale
 
 
-def _spread_std_error(design: Design, terms: np.ndarray, spread: np.ndarray, wd: np.ndarray,
-                      weight_sum: float) -> np.ndarray:
-    """The s.e. of Ŝ² = Σ w u / Σ w (u_i: each respondent's squared deviation less their
-    randomization variance, `terms` (n, m)) over the design (ultimate cluster, linearized as a
-    Hájek mean; calibration left aside: an approximation for the deff's interval only)."""
-    influence = (terms - spread) * (wd / weight_sum)[:, None]
-    influence[wd == 0] = 0.0
-    return np.sqrt(np.maximum(np.diag(covariance(design, influence)), 0.0))
+def _spread_std_error(design: Design, values: np.ndarray, noise: np.ndarray,
+                      centre: np.ndarray, inflation: float, spread: np.ndarray,
+                      wd: np.ndarray, weight_sum: float) -> np.ndarray:
+    """The s.e. of Ŝ² = Σ w u / Σ w, u_i = (z_i − centre)²·inflation − V̂_i (each respondent's
+    squared deviation less their randomization variance), over the design: the ultimate
+    cluster variance of its influence values w_i (u_i − Ŝ²)/Σ w, summed by PSU one column at
+    a time (no (n, m) temporaries: about 10% more time for `estimate` at 10^6 rows, where an
+    (n, m) influence matrix doubled it). Calibration is left aside: an approximation for the
+    deff's interval only."""
+    p, m = design.psu_count, values.shape[1]
+    weights = np.bincount(design.psus, weights=wd, minlength=p)
+    totals = np.empty((p, m))
+    for j in range(m):  # one column at a time: no (n, m) temporaries
+        deviation = values[:, j] - centre[j]
+        u = deviation * deviation * inflation - noise[:, j]
+        totals[:, j] = (np.bincount(design.psus, weights=u * wd, minlength=p)
+                        - spread[j] * weights) / weight_sum
+    return np.sqrt(np.maximum(np.diag(covariance_of_totals(design, totals)), 0.0))
 
 
 def _srs_variance(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
@@ -453,8 +463,9 @@ def _srs_variance(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: 
     if statistic == "total":
         per = per * weight_sum**2
         scale = scale * weight_sum**2
-    terms = (pv.values - centre) ** 2 * inflation - pv.noise
-    return per, _spread_std_error(design, terms, answers, wd, weight_sum) * scale
+    se = _spread_std_error(design, pv.values, pv.noise, centre, inflation, answers, wd,
+                           weight_sum)
+    return per, se * scale
 
 
 def _replicate_totals(design: Design, columns: list[np.ndarray],
