@@ -235,6 +235,13 @@ def plain_words(q: QuestionView, row: Row) -> str:
     interval = ("" if deff.get("sampling_low") is None else
                 f", interval {sampling_interval_text(deff)}")
     effect = ("adds" if design >= 0 else "saves")
+    if design < 0:  # shares of a variance below a simple random sample's read as 4823%
+        return (f"For {what} the sampling design saves variance: the estimate's variance is "
+                f"{float(deff['total']):.2g} times that of a simple random sample of {q.n:,} "
+                f"true answers (sampling factor {float(deff['sampling']):.2g}{interval}, "
+                f"privacy factor {float(deff['privacy']):.2f}). These {q.n:,} answers are "
+                f"worth {float(deff['effective_n']):,.0f} true answers of a simple random "
+                "sample.")
     return (f"For {what}, {srs:.0%} of the variance is what a simple random sample of "
             f"{q.n:,} true answers would have; the sampling design {effect} "
             f"{abs(design):.0%} (factor {float(deff['sampling']):.2f}{interval}) and the "

@@ -35,7 +35,8 @@ deff_sampling is [max(V_lo − V_privacy, 0)/S_hi, (V_hi − V_privacy)/S_lo], w
 linearized (or replicate) part V̂_lin, plus the randomization term an fpc hides, and
 [S_lo, S_hi] = V_srs ± t_{df, 1−α/4}·s.e.(V_srs): each at 1 − α/2, so both hold together with
 probability at least 1 − α (Bonferroni). `DesignEffect.split_supported` is True when that
-interval excludes 1: only then do reports say in words how much the design adds or saves.
+interval excludes 1 (or the answer is disclosed: no privacy part to split off): only then do
+reports say in words how much the design adds or saves.
 
 Intervals: estimate ± q·s.e., q = t_{df, (1 + confidence)/2} with df the design's degrees of
 freedom (R's `confint(..., df = degf(design))`, Stata's `svy`), or the normal quantile when
@@ -84,8 +85,11 @@ class DesignEffect:
 
     @property
     def split_supported(self) -> bool:
-        """Whether the sampling factor's interval excludes 1: the data can tell the design's
-        part from the privacy's (module docstring)."""
+        """Whether the data can tell the design's part from the privacy's (module docstring):
+        the sampling factor's interval excludes 1, or there is no randomization (a disclosed
+        answer: privacy exactly 1, the whole deff is the design's)."""
+        if self.privacy == 1.0 and self.sampling is not None:
+            return True
         if self.sampling_low is None:
             return False
         return self.sampling_low > 1 or (self.sampling_high is not None

@@ -175,7 +175,7 @@ def test_each_format_names_the_design_and_splits_the_deff(built: designed.Built,
     # effective n in every format (the CSV and JSON said 2.5e-31 and 1.8e+32).
     fixed = rows(doc, "region")["south"]["deff"]
     assert fixed == {"sampling": 0.0, "privacy": 1.0, "total": 0.0, "effective_n": None,
-                     "sampling_low": None, "sampling_high": None, "split_supported": False}
+                     "sampling_low": None, "sampling_high": None, "split_supported": True}
     south = next(r for r in csv.DictReader(io.StringIO(csv_text))
                  if r["question"] == "region" and r["option"] == "south")
     assert (south["deff"], south["effective_n"]) == ("0.0", "")
@@ -588,6 +588,9 @@ def test_the_deff_split_is_stated_only_with_its_interval_excluding_1(
                 assert f"For {qid} = {label}, " not in html
     assert False in seen  # this design's answers: at least one split the data cannot carry
     assert "cannot say how much of it is the sampling design" in html
+    # A disclosed answer has no privacy part: its deff is all the design's, always split.
+    assert rows(doc, "sex")["male"]["deff"]["split_supported"] is True
+    assert "For sex = male, " in html and "For sex = male the design effect is" not in html
 
 
 def test_the_html_reading_guide_is_the_designs(built: designed.Built) -> None:
