@@ -223,10 +223,17 @@ def _method(variance: Variance) -> str:
 
 def degrees_of_freedom(design: Design, variance: Variance) -> int:
     """The design's degrees of freedom (R's `degf`): PSUs minus strata for linearization, the
-    rank of the replicate weights minus 1 for replicates."""
-    if isinstance(variance, Replicates):
+    rank of the replicate weights minus 1 for replicates. R's postStratify and rake recompute
+    it on the recalibrated replicate weights (calibrate keeps the design's): so does this, as
+    the rank of each (PSU, cell) group's recalibrated factors (a group's rows have
+    proportional replicate weights, so the (n, R) weights have that rank)."""
+    if not isinstance(variance, Replicates):
+        return design.degrees_of_freedom
+    if not (design.calibration and cell_based(design)) or variance.count == 0:
         return variance.degrees_of_freedom
-    return design.degrees_of_freedom
+    factors = replicate_factors(design, groups_of(design), variance.factors)
+    factors = np.where(np.isfinite(factors), factors, 0.0)
+    return int(np.linalg.matrix_rank(factors, tol=1e-5 * float(np.abs(factors).max()))) - 1
 
 
 def _quantile(quantile: str) -> str:

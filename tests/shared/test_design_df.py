@@ -118,3 +118,38 @@ def test_degrees_of_freedom_are_psus_minus_strata_and_replicate_rank(data, boot)
     given = from_weights(design, "bootstrap", design.weights[:, None]
                          * boot.factors[:, design.psus].T, boot.scale)
     assert given.degrees_of_freedom == boot.degrees_of_freedom
+
+
+def test_calibrated_replicate_designs_have_rs_degf(data) -> None:
+    """R's postStratify and rake recompute a replicate design's degf on the recalibrated
+    replicate weights (21 → 26 here); calibrate and linearized designs keep PSUs − strata."""
+    from ldpsurvey.shared.design import Margin, poststratify, rake
+
+    design = data.design(fpc=False)
+    n_pop = float(data.weight.sum() * 1.05)
+    sex = Margin("sex", data.sex, {0: n_pop * 0.48, 1: n_pop * 0.52})
+    region = Margin("region", data.region, {0: n_pop * 0.3, 1: n_pop * 0.3, 2: n_pop * 0.4})
+    raked, post = rake(design, [sex, region], tolerance=1e-13), poststratify(design, sex)
+    pv = data.pseudo()
+    ours = {name: mean(d, pv, variance=build_replicates(d, "jkn"), confidence=0.9)
+            for name, d in (("rk", raked), ("ps", post))}
+    ours["lin_ps"] = mean(post, pv)
+    script = f"""
+d <- read.csv("data.csv"); d$sex <- factor(d$sex); d$region <- factor(d$region)
+des <- svydesign(ids = ~psu, strata = ~stratum, weights = ~weight, data = d, nest = TRUE)
+jk <- as.svrepdesign(des, type = "JKn", compress = FALSE)
+pop_sex <- data.frame(sex = c("0", "1"), Freq = c({n_pop * 0.48!r}, {n_pop * 0.52!r}))
+pop_region <- data.frame(region = c("0", "1", "2"),
+                         Freq = c({n_pop * 0.3!r}, {n_pop * 0.3!r}, {n_pop * 0.4!r}))
+rk <- rake(jk, list(~sex, ~region), list(pop_sex, pop_region),
+           control = list(maxit = 200, epsilon = 1e-13))
+ps <- postStratify(jk, ~sex, pop_sex)
+ci <- confint(svymean(~z1 + z2 + z3, rk), df = degf(rk), level = 0.9)
+emit(list(rk = degf(rk), ps = degf(ps), lin_ps = degf(postStratify(des, ~sex, pop_sex)),
+          rk_low = ci[, 1], rk_high = ci[, 2]))
+"""
+    r = run_r(script, {"data": data.table()})
+    assert {k: [v.df] for k, v in ours.items()} == {k: r[k] for k in ("rk", "ps", "lin_ps")}
+    rows = ours["rk"].rows()
+    assert [x.ci_low for x in rows] == pytest.approx(r["rk_low"], rel=1e-8)
+    assert [x.ci_high for x in rows] == pytest.approx(r["rk_high"], rel=1e-8)
