@@ -49,7 +49,7 @@ from ..shared.design.estimators import QUANTILES, DesignEstimate, degrees_of_fre
 from ..shared.design_frame import LONELY_PSU, read_frame
 from ..shared.errors import AnalysisError, DesignError
 from ..shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
-from ..shared.estimates import finite_or_none, z_value
+from ..shared.estimates import finite_or_none
 from ..shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
 from ..shared.skip_logic import NOT_ASKED
 from .design_data import (
@@ -389,7 +389,7 @@ def _sum_row(result: DesignEstimates, k: int) -> DesignEstimate:
     effect split."""
     estimate_ = float(result.estimates[:k].sum())
     se = float(max(result.covariance[:k, :k].sum(), 0.0)) ** 0.5
-    z = z_value(result.confidence)
+    z = result.quantile_value()  # the same t (or normal) multiplier as the options' rows
     return DesignEstimate(MEAN_SELECTED, estimate_, se, estimate_ - z * se, estimate_ + z * se)
 
 
