@@ -76,7 +76,7 @@ def cli_summary() -> str:
 def mechanism_tables() -> str:
     """Registered mechanisms and, from the planner, respondents needed per (k, ε)."""
     from ..shared.mechanisms import MECHANISMS, SET_MECHANISMS
-    from .planner import plan_k
+    from .plan.survey import plan_k
 
     lines = ["| mechanism | question types | what a report is | limits |", "|---|---|---|---|"]
     for name, cls in sorted({**MECHANISMS, **SET_MECHANISMS}.items()):

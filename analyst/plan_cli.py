@@ -10,16 +10,16 @@ import click
 from ..client.review import epsilon_text
 from ..shared.composition import DEFAULT_DELTA
 from ..shared.survey import load_survey
-from .plan_composition import (
+from .plan.composition import (
     DEFAULT_HOUSEHOLD,
     DEFAULT_REPEATS,
     format_composition,
     plan_composition,
 )
-from .plan_location import describe_location
-from .plan_multiselect import describe_multiselect, plan_set
-from .plan_skip import PUBLIC, describe_not_asked
-from .planner import (
+from .plan.location import describe_location
+from .plan.multiselect import describe_multiselect, plan_set
+from .plan.skip import PUBLIC, describe_not_asked
+from .plan.survey import (
     PLANNED_TYPES,
     describe,
     format_plan,
@@ -218,7 +218,7 @@ def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,
     from ..shared.mechanisms import mechanism_for
     from ..shared.mechanisms.binary_rr import BinaryRR
     from ..shared.regression import outcome_channel
-    from .plan_regress import plan_regress
+    from .plan.regress import plan_regress
 
     if odds_ratio is None:
         raise click.UsageError("--regress needs --odds-ratio")
@@ -249,7 +249,7 @@ def _is_two_server(survey_file: Path) -> bool:
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,
                    confidence: float, bins: str | None) -> str:
     from ..shared.joint_features import survey_pair_bins
-    from .plan_crosstab import format_crosstab_plan, plan_crosstab
+    from .plan.crosstab import format_crosstab_plan, plan_crosstab
 
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     plan_ = plan_crosstab(survey, pair[0], pair[1], margin=margin, n=n, confidence=confidence,

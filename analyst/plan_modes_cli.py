@@ -10,14 +10,14 @@ import click
 
 from ..shared.survey import load_survey
 from ..shared.two_server.guarantees import survey_guarantees
-from .plan_modes import (
+from .plan.modes import (
     compare_modes,
     compare_question,
     describe_comparison,
     format_comparison,
     respondents_per_mode,
 )
-from .planner import check_target
+from .plan.survey import check_target
 
 NOTE = ("Two servers: each answer is split into two shares with a validity proof; each server "
         "adds its own noise to the totals, so estimates carry O(1/epsilon) noise for the whole "
@@ -34,7 +34,7 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
             raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
         if question_type == "multiselect":
             from ..shared.mechanisms.set_base import SetShape
-            from .plan_multiselect import compare_set_modes
+            from .plan.multiselect import compare_set_modes
 
             check_target(margin, n, confidence)
             comparison = compare_set_modes(SetShape(k, k if max_selected is None

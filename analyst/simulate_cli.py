@@ -14,7 +14,7 @@ import numpy as np
 from ..client.review import epsilon_text
 from ..shared.survey import load_survey
 from .progress import terminal_progress
-from .simulate import (
+from .simulate.survey import (
     QuestionResult,
     SimulationResult,
     ValueResult,
@@ -78,7 +78,7 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
     """The simulated crosstab in a report format, truth beside every number, then coverage."""
     from ..shared.joint_features import survey_pair_bins
     from .reports.crosstab_view import render_crosstab
-    from .simulate_crosstab import simulate_crosstab
+    from .simulate.crosstab import simulate_crosstab
 
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     with terminal_progress(n, "simulating", enabled=2 * n >= _PROGRESS_MIN_ANSWERS) as update:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from ldpsurvey.analyst.simulate import simulate_survey
+from ldpsurvey.analyst.simulate.survey import simulate_survey
 from ldpsurvey.shared.mechanisms import MECHANISMS, Mechanism
 from ldpsurvey.shared.survey import Survey
 

@@ -22,7 +22,7 @@ import argparse
 import time
 
 import numpy as np
-from ldpsurvey.analyst.simulate_location import location_weights
+from ldpsurvey.analyst.simulate.location import location_weights
 from ldpsurvey.shared.location_channel import GeoChannel, GridShape
 from ldpsurvey.shared.location_estimate import MAX_PASSES, em, fit, operator
 from ldpsurvey.shared.location_linear import indicators, linear_shares

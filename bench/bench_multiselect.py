@@ -14,7 +14,7 @@ average by construction; on the worst case it can lose where padding and samplin
 option everybody selects (docs/multiselect.md says where and why).
 
 `--simulate` also measures the spread of each mechanism's estimates over 200 simulated
-surveys of n respondents (the built-in Zipf-like sets, analyst/simulate_multiselect.py) for a
+surveys of n respondents (the built-in Zipf-like sets, analyst/simulate/multiselect.py) for a
 few cells, next to the formula's standard error at that truth: the formulas describe what the
 simulations show (seeded numpy; simulation only).
 """
@@ -79,7 +79,7 @@ def table() -> None:
 
 
 def simulate(runs: int = 200) -> None:
-    from ldpsurvey.analyst.simulate_multiselect import default_set_truth
+    from ldpsurvey.analyst.simulate.multiselect import default_set_truth
     from ldpsurvey.shared.survey import Survey
 
     print(f"\nsimulated spread over {runs} surveys of n = {N:,} (the built-in Zipf-like sets): "

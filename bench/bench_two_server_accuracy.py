@@ -6,7 +6,7 @@ the total standard error of a 5-option share is at most 1/3 of the best LDP mech
 
 "Total standard error": respondents are a random sample of a population, so every mode's
 error counts sampling as well as privacy noise, the same accounting in both columns:
-- LDP: the best mechanism that fits (k, ε) for the share at hand (`plan_modes.best_ldp_share`):
+- LDP: the best mechanism that fits (k, ε) for the share at hand (`best_ldp_share`, plan/modes.py):
   its fixed-population variance plus sampling, f(1 - f)/n.
 - two-server: f(1 - f)/n plus both servers' geometric noise 2σ²/n² (σ² = 2α/(1 - α)²,
   α = e^(-ε/Δ), Δ = 2 for a Histogram, 1 for a yes/no Count).
@@ -28,7 +28,7 @@ import sys
 from types import SimpleNamespace
 
 import numpy as np
-from ldpsurvey.analyst.plan_modes import best_ldp_share, design_worst, local_design
+from ldpsurvey.analyst.plan.modes import best_ldp_share, design_worst, local_design
 from ldpsurvey.shared.mechanisms import MECHANISMS
 from ldpsurvey.shared.two_server.estimates import Design
 from ldpsurvey.shared.two_server.noise import SERVERS, NoisePlan, noise_plan

@@ -14,7 +14,7 @@ import numpy as np
 from ...shared.estimand import plain_estimate
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Survey
-from ..simulate import default_truth
+from ..simulate.survey import default_truth
 from .model import Report, Truth, answer_label
 
 
@@ -48,7 +48,7 @@ def true_shares(question: Any, answers: np.ndarray) -> tuple[dict[str, float], f
     """Label -> share of `answers` (indices), group shares, and the mean for integer questions
     (multiselect: answers are sets, the mean is the number selected)."""
     if question.type == "multiselect":
-        from ..simulate_multiselect import set_shares
+        from ..simulate.multiselect import set_shares
 
         return set_shares(answers, question)
     n = max(len(answers), 1)

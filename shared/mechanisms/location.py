@@ -63,12 +63,12 @@ class GeoExp(IndexReports, Mechanism):
                    rows=grid.rows, cols=grid.cols, cell_km=grid.cell_km,
                    epsilon_geo=grid.epsilon_geo)
 
-    # --- planning (a grid is more than k: analyst/plan_location.py plans these) ------------
+    # --- planning (a grid is more than k: analyst/plan/location.py plans these) ------------
 
     @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:
         raise NotImplementedError("a location question is planned from its grid "
-                                  "(analyst/plan_location.py), not from k and ε")
+                                  "(analyst/plan/location.py), not from k and ε")
 
     @classmethod
     def report_bytes(cls, k: int, epsilon: float) -> int:

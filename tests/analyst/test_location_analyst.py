@@ -8,12 +8,12 @@ from click.testing import CliRunner
 from ldpsurvey.analyst.cli import (
     cli,  # the group: a subcommand invoked alone caches a help option without -h
 )
-from ldpsurvey.analyst.plan_location import plan_location
+from ldpsurvey.analyst.plan.location import plan_location
 from ldpsurvey.analyst.reports.html import render_html
 from ldpsurvey.analyst.reports.location_chart import grid_of
 from ldpsurvey.analyst.reports.model import Report
 from ldpsurvey.analyst.reports.simulated import simulated_report
-from ldpsurvey.analyst.simulate import simulate_survey
+from ldpsurvey.analyst.simulate.survey import simulate_survey
 from ldpsurvey.shared.survey import Survey
 
 SURVEY = {"id": "where", "title": "Where", "version": 1, "questions": [

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.plan_multiselect import DOC, multiselect_table, plan_set, updated_doc
-from ldpsurvey.analyst.planner import respondents_needed
+from ldpsurvey.analyst.plan.multiselect import DOC, multiselect_table, plan_set, updated_doc
+from ldpsurvey.analyst.plan.survey import respondents_needed
 from ldpsurvey.analyst.reports.model import render
 from ldpsurvey.analyst.reports.simulated import simulated_report
-from ldpsurvey.analyst.simulate import parse_truth, simulate_survey
-from ldpsurvey.analyst.simulate_multiselect import default_set_truth
+from ldpsurvey.analyst.simulate.multiselect import default_set_truth
+from ldpsurvey.analyst.simulate.survey import parse_truth, simulate_survey
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.mechanisms.set_base import SetShape
 from ldpsurvey.shared.mechanisms.set_choice import SET_MECHANISMS
@@ -33,7 +33,7 @@ SURVEY = {"id": "drugs", "title": "Drugs", "version": 1, "questions": [
 
 def test_the_doc_table_is_current() -> None:
     text = (ROOT / DOC).read_text(encoding="utf-8")
-    assert updated_doc(text) == text, "run: python -m ldpsurvey.analyst.plan_multiselect --write"
+    assert updated_doc(text) == text, "run: python -m ldpsurvey.analyst.plan.multiselect --write"
     assert "**" in multiselect_table()
 
 
@@ -70,7 +70,7 @@ def test_plan_compare_modes_of_one_multiselect_question() -> None:
     """`plan --compare-modes --type multiselect --k K` compares the modes as a survey file's
     multiselect question does (compare_set_modes); it said "no mechanism fits a multiselect
     question with k=5 at epsilon=1"."""
-    from ldpsurvey.analyst.plan_multiselect import compare_set_modes
+    from ldpsurvey.analyst.plan.multiselect import compare_set_modes
 
     out = CliRunner().invoke(cli, ["plan", "--compare-modes", "--type", "multiselect", "--k",
                                    "5", "--max-selected", "2", "--epsilon", "1", "--n", "2000",

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from ldpsurvey.analyst.cli import (
     cli,  # the group: a subcommand invoked alone caches a help option without -h
 )
-from ldpsurvey.analyst.plan_composition import format_composition, plan_composition
+from ldpsurvey.analyst.plan.composition import format_composition, plan_composition
 from ldpsurvey.shared.composition import compose
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.survey import Survey

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.plan_modes import (
+from ldpsurvey.analyst.plan.modes import (
     LDP,
     TWO_SERVER,
     TWO_SERVER_LOCAL,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.plan_regress import plan_regress
+from ldpsurvey.analyst.plan.regress import plan_regress
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.regression import expit, fit_logistic
 

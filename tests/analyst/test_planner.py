@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.planner import (
+from ldpsurvey.analyst.plan.survey import (
     margin_for,
     plan_k,
     plan_survey,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.simulate import (
+from ldpsurvey.analyst.simulate.survey import (
     TruncatedGeometric,
     Truth,
     chunk_size,

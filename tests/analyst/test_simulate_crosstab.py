@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.simulate_crosstab import simulate_crosstab
+from ldpsurvey.analyst.simulate.crosstab import simulate_crosstab
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.survey import Survey
 

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.reports.model import Report, render
-from ldpsurvey.analyst.simulate import simulate_survey
-from ldpsurvey.analyst.simulate_skip import Column, condition_mask
+from ldpsurvey.analyst.simulate.skip import Column, condition_mask
+from ldpsurvey.analyst.simulate.survey import simulate_survey
 from ldpsurvey.shared.conditions import ConditionError, parse_condition
 from ldpsurvey.shared.survey import Survey
 from scipy import stats
@@ -160,7 +160,7 @@ def test_plan_of_a_hidden_integer_compares_like_with_like(epsilon: float) -> Non
     ((Δ/2)² among those asked) as asked_geometric's bound: hiding the skip pattern costs its
     extra noise and asked bit, never less than nothing, and almost nothing at a large ε (where
     both are the sampling spread alone)."""
-    from ldpsurvey.analyst.plan_skip import plan_not_asked
+    from ldpsurvey.analyst.plan.skip import plan_not_asked
     from ldpsurvey.shared.mechanisms.geometric import Geometric
 
     survey = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [

@@ -211,7 +211,7 @@ def test_the_docs_example_fits_the_respondents_default_limit_and_its_margins():
     import tomllib
     from pathlib import Path
 
-    from ldpsurvey.analyst.plan_location import plan_location
+    from ldpsurvey.analyst.plan.location import plan_location
     from ldpsurvey.client.budget import DEFAULT_MAX_EPSILON
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "location.md").read_text()
@@ -238,7 +238,7 @@ def test_em_converges_at_n_20000_within_its_cap(epsilon_geo):
     """Issue 32: at ε_geo = 0.5/km and n = 20,000 EM hit its 600-pass cap in every run,
     6e-5 to 4.6e-4 nats per report short of its 1e-6 rule. Now it meets the rule (the bench
     measured 2,500-5,700 passes)."""
-    from ldpsurvey.analyst.simulate_location import location_weights
+    from ldpsurvey.analyst.simulate.location import location_weights
     from ldpsurvey.shared.location_estimate import MAX_PASSES, TOLERANCE
 
     m = mechanism_for(Survey.from_dict({"id": "g", "title": "g", "version": 1, "questions": [

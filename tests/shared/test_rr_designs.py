@@ -261,7 +261,7 @@ def test_design_question_round_trips_through_the_server_path() -> None:
 
 
 def test_plan_uses_the_designs_own_worst_case_variance() -> None:
-    from ldpsurvey.analyst.planner import plan_question
+    from ldpsurvey.analyst.plan.survey import plan_question
 
     q = survey_of(binary_q("forced_response", {"p_truth": "3/4", "forced": {
         "yes": "1/5", "no": "1/20"}})).questions[0]
@@ -274,7 +274,7 @@ def test_plan_uses_the_designs_own_worst_case_variance() -> None:
 
 def test_plan_puts_warner_level_with_binary_rr_at_the_same_epsilon() -> None:
     """Warner with p = 3/4 is binary_rr's channel at ε = ln 3: the plan must say so."""
-    from ldpsurvey.analyst.planner import plan_question
+    from ldpsurvey.analyst.plan.survey import plan_question
 
     q = survey_of(binary_q("warner", {"p": "3/4"})).questions[0]
     rows = {r.mechanism: r for r in plan_question(q, margin=0.05).rows}

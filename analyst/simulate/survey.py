@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..shared.errors import SimulationError
-from ..shared.estimates import Estimate, ValueEstimate
-from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.survey import Question, Survey
+from ...shared.errors import SimulationError
+from ...shared.estimates import Estimate, ValueEstimate
+from ...shared.mechanisms import Mechanism, mechanism_for
+from ...shared.survey import Question, Survey
 
 # Answers drawn per chunk are about this many report cells (k cells for unary encodings).
 _CHUNK_CELLS = 4_000_000
@@ -149,11 +149,11 @@ def default_truth(question: Question) -> Distribution:
     if question.type == "integer":
         return TruncatedGeometric(question.k, math.exp(-INTEGER_DECAY / question.k))
     if question.type == "multiselect":  # sets of options (simulate_multiselect.py)
-        from .simulate_multiselect import default_set_truth
+        from .multiselect import default_set_truth
 
         return default_set_truth(question)  # type: ignore[return-value]
     if question.type == "location":  # clusters on the grid (simulate_location.py)
-        from .simulate_location import location_weights
+        from .location import location_weights
 
         grid = question.location
         return Truth(np.arange(question.k), location_weights(grid.rows, grid.cols))
@@ -199,7 +199,7 @@ def _reject_constant(name: str) -> Any:
 
 def _parse_distribution(dist: Any, question: Question, where: str) -> Truth:
     if question.type == "multiselect":
-        from .simulate_multiselect import parse_set_truth
+        from .multiselect import parse_set_truth
 
         return parse_set_truth(dist, question, where)  # type: ignore[return-value]
     if not isinstance(dist, Mapping) or not dist:
@@ -271,7 +271,7 @@ def simulate_survey(survey: Survey, n: int, rng: np.random.Generator,
     unknown = set(truth) - {q.id for q in survey.questions}
     if unknown:
         raise SimulationError(f"truth: unknown question {sorted(unknown)[0]!r}")
-    from .simulate_skip import has_skip_logic, simulate_with_skips
+    from .skip import has_skip_logic, simulate_with_skips
 
     if has_skip_logic(survey):  # respondents drawn whole: conditions read earlier answers
         return simulate_with_skips(survey, n, rng, truth, confidence, seed, progress)
@@ -288,7 +288,7 @@ def simulate_question(question: Question, n: int, rng: np.random.Generator,
                       progress: Callable[[int], None] | None = None) -> QuestionResult:
     """Draw n true answers, randomize and aggregate them chunk by chunk, then estimate."""
     if question.type == "multiselect":
-        from .simulate_multiselect import simulate_multiselect
+        from .multiselect import simulate_multiselect
 
         return simulate_multiselect(question, n, rng, truth, confidence, progress)
     mechanism = mechanism_for(question)

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..shared.errors import PlanError
-from ..shared.mechanisms import REPORT_SIZE_LIMIT
-from ..shared.mechanisms.set_base import SetShape
-from ..shared.mechanisms.set_choice import SET_MECHANISMS, set_candidates
-from ..shared.survey import Question
-from .planner import QuestionPlan, _row, check_target
+from ...shared.errors import PlanError
+from ...shared.mechanisms import REPORT_SIZE_LIMIT
+from ...shared.mechanisms.set_base import SetShape
+from ...shared.mechanisms.set_choice import SET_MECHANISMS, set_candidates
+from ...shared.survey import Question
+from .survey import QuestionPlan, _row, check_target
 
 DOC_KS = (5, 10, 20)
 DOC_EPSILONS = (1.0, 2.0, 4.0)
@@ -100,14 +100,14 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
     a local report's bits. `not_asked` (skip logic): the shares of everyone over the options
     and "not asked", every mechanism over k + 1 pseudo-options, the answer's bits with their
     "not asked" entry at Δ = max(min(2m, k), m + 1)."""
-    from ..shared.multiselect_not_asked import NOT_ASKED_SET_MECHANISMS
-    from ..shared.two_server.multiselect import (
+    from ...shared.multiselect_not_asked import NOT_ASKED_SET_MECHANISMS
+    from ...shared.two_server.multiselect import (
         LOCAL_SET_MECHANISMS,
         not_asked_delta,
         option_worst,
     )
-    from ..shared.two_server.noise import SERVERS, noise_plan
-    from .plan_modes import (
+    from ...shared.two_server.noise import SERVERS, noise_plan
+    from .modes import (
         LDP,
         TWO_SERVER,
         TWO_SERVER_LOCAL,
@@ -169,7 +169,7 @@ if __name__ == "__main__":
     from pathlib import Path
 
     if sys.argv[1:] == ["--write"]:
-        path = Path(__file__).resolve().parents[1] / DOC
+        path = Path(__file__).resolve().parents[2] / DOC
         path.write_text(updated_doc(path.read_text(encoding="utf-8")), encoding="utf-8")
     else:
         print(multiselect_table())

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..shared.errors import SimulationError
-from ..shared.mechanisms import mechanism_for
-from ..shared.survey import Question
+from ...shared.errors import SimulationError
+from ...shared.mechanisms import mechanism_for
+from ...shared.survey import Question
 
 SIZE_DECAY = 0.5  # P(s + 1 options) = SIZE_DECAY · P(s options)
 ZIPF_EXPONENT = 1.1
@@ -122,7 +122,7 @@ def simulate_multiselect(question: Question, n: int, rng: np.random.Generator,
                          truth: Any = None, confidence: float = 0.95,
                          progress: Callable[[int], None] | None = None) -> Any:
     """Draw n answer sets, randomize and aggregate them chunk by chunk, estimate, compare."""
-    from .simulate import MeanResult, QuestionResult, _row
+    from .survey import MeanResult, QuestionResult, _row
 
     mechanism = mechanism_for(question)
     dist = truth if truth is not None else default_set_truth(question)

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ..shared.errors import PlanError
-from ..shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
-from ..shared.mechanisms.asked_geometric import AskedGeometric
-from ..shared.mechanisms.geometric import Geometric
-from ..shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
-from ..shared.survey import Question
-from .planner import PlanRow, QuestionPlan, _row
+from ...shared.errors import PlanError
+from ...shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
+from ...shared.mechanisms.asked_geometric import AskedGeometric
+from ...shared.mechanisms.geometric import Geometric
+from ...shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
+from ...shared.survey import Question
+from .survey import PlanRow, QuestionPlan, _row
 
 DEFAULT_ASKED = 0.5
 _GRID = np.linspace(0.0, 1.0, 51)
@@ -92,7 +92,7 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
 
 
 def _auto(question: Question) -> str:
-    from ..shared import skip_logic
+    from ...shared import skip_logic
 
     name, _ = skip_logic.choose_mechanism(question, 1 << 30, f"questions.{question.id}")
     return name
@@ -125,18 +125,18 @@ def compare_not_asked_integer(question: Question, *, margin: float | None, n: in
       a = [π(Δ/2)² + σ_Z² + h²·pq/(p − q)²]/π², b = 2σ²(1 + h²/(s(p − q))²)/π² at the pair's
       sensitivity s + R.
     """
-    from ..shared import skip_logic
-    from ..shared.two_server.asked_pair import pair_scale
-    from ..shared.two_server.encoding import clip_bounds
-    from ..shared.two_server.noise import SERVERS, noise_plan
-    from .plan_modes import (
+    from ...shared import skip_logic
+    from ...shared.two_server.asked_pair import pair_scale
+    from ...shared.two_server.encoding import clip_bounds
+    from ...shared.two_server.noise import SERVERS, noise_plan
+    from .modes import (
         LDP,
         TWO_SERVER,
         TWO_SERVER_LOCAL,
         ModeComparison,
         mode_rows,
     )
-    from .planner import check_target
+    from .survey import check_target
 
     check_target(margin, n, confidence)
     if not 0 < asked <= 1:

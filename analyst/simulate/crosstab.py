@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ..shared.crosstab import estimate_crosstab, gram
-from ..shared.errors import SimulationError
-from ..shared.joint_features import Encoder, encoder_for_question
-from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.survey import Question, Survey
-from .reports.crosstab_view import (
+from ...shared.crosstab import estimate_crosstab, gram
+from ...shared.errors import SimulationError
+from ...shared.joint_features import Encoder, encoder_for_question
+from ...shared.mechanisms import Mechanism, mechanism_for
+from ...shared.survey import Question, Survey
+from ..reports.crosstab_view import (
     COL_GIVEN_ROW,
     COL_SHARES,
     COLS_MEAN,
@@ -29,7 +29,7 @@ from .reports.crosstab_view import (
     CrosstabReport,
     CrosstabTruth,
 )
-from .simulate import Distribution, chunk_size, default_truth
+from .survey import Distribution, chunk_size, default_truth
 
 GRID_KINDS = (JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL)
 LIST_KINDS = (ROW_SHARES, COL_SHARES, COLS_MEAN, ROWS_MEAN)

@@ -35,16 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from ..shared.errors import PlanError
-from ..shared.estimates import z_value
-from ..shared.mechanisms import MECHANISMS, candidates
-from ..shared.mechanisms.geometric import Geometric
-from ..shared.mechanisms.pure import PureProtocol
-from ..shared.two_server.config import LOCAL_MECHANISMS
-from ..shared.two_server.estimates import Design, sum_design
-from ..shared.two_server.estimates import local_design as estimates_local_design
-from ..shared.two_server.noise import SERVERS, noise_plan
-from .planner import check_target, respondents_needed
+from ...shared.errors import PlanError
+from ...shared.estimates import z_value
+from ...shared.mechanisms import MECHANISMS, candidates
+from ...shared.mechanisms.geometric import Geometric
+from ...shared.mechanisms.pure import PureProtocol
+from ...shared.two_server.config import LOCAL_MECHANISMS
+from ...shared.two_server.estimates import Design, sum_design
+from ...shared.two_server.estimates import local_design as estimates_local_design
+from ...shared.two_server.noise import SERVERS, noise_plan
+from .survey import check_target, respondents_needed
 
 LDP, TWO_SERVER, TWO_SERVER_LOCAL = "ldp", "two-server", "two-server + local"
 
@@ -246,7 +246,7 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
     eps = getattr(question, "central_epsilon", None) or question.epsilon
     local = getattr(question, "local_epsilon", None)
     if question.type == "multiselect":
-        from .plan_multiselect import compare_set_modes
+        from .multiselect import compare_set_modes
 
         return compare_set_modes(question.multiselect, eps, local_epsilon=local, margin=margin,
                                  n=n, confidence=confidence, question=question.id,
@@ -254,7 +254,7 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
                                  else None, not_asked=getattr(question, "not_asked", False)
                                  )  # type: ignore[no-any-return]
     if getattr(question, "not_asked", False) and question.type == "integer":
-        from .plan_skip import compare_not_asked_integer  # skip logic: the mean among asked
+        from .skip import compare_not_asked_integer  # skip logic: the mean among asked
 
         return compare_not_asked_integer(question, margin=margin, n=n,  # type: ignore[no-any-return]
                                          confidence=confidence)
@@ -275,7 +275,7 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
 
 def format_comparison(c: ModeComparison) -> str:
     """A plain-text table, one row per mode."""
-    from .planner import format_margin
+    from .survey import format_margin
 
     header = ["mode", "mechanism", "epsilon", "s.e. at n", "respondents", "margin of error"]
     body = []

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..shared.conditions import Node, Operand
-from ..shared.errors import SimulationError
-from ..shared.mechanisms import mechanism_for
-from ..shared.survey import Question, Survey
-from .simulate import (
+from ...shared.conditions import Node, Operand
+from ...shared.errors import SimulationError
+from ...shared.mechanisms import mechanism_for
+from ...shared.survey import Question, Survey
+from .survey import (
     Distribution,
     MeanResult,
     QuestionResult,

@@ -17,9 +17,9 @@ import math
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from ..shared.errors import PlanError
-from ..shared.estimates import z_value
-from ..shared.mechanisms import (
+from ...shared.errors import PlanError
+from ...shared.estimates import z_value
+from ...shared.mechanisms import (
     DESIGNS,
     MECHANISMS,
     candidates,
@@ -29,8 +29,8 @@ from ..shared.mechanisms import (
     mechanism_for,
     misfits,
 )
-from ..shared.readable import readable_number
-from ..shared.survey import QUESTION_TYPES, Question, Survey
+from ...shared.readable import readable_number
+from ...shared.survey import QUESTION_TYPES, Question, Survey
 
 # `plan --type` and `plan_k`: question types planned from (k, ε) alone (a location question
 # needs its grid: analyst/plan_location.py; a multiselect one its max_selected:
@@ -191,19 +191,19 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         if q.disclosed:  # counted exactly: no margin of error to plan
             continue
         if q.type == "location":
-            from .plan_location import plan_location
+            from .location import plan_location
 
             plans.append(plan_location(q, margin=margin, n=n, confidence=confidence))
             continue
         if q.type == "multiselect":
-            from .plan_multiselect import plan_multiselect
+            from .multiselect import plan_multiselect
 
             plans.append(plan_multiselect(q, margin=margin, n=n, confidence=confidence))
             continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)
         if q.not_asked:  # skip logic: shares among those asked (plan_skip.py)
-            from .plan_skip import plan_not_asked
+            from .skip import plan_not_asked
 
             m = mean_margin if q.type == "integer" and mean_margin is not None else margin
             plans.append(plan_not_asked(q, margin=m, n=n, confidence=confidence, asked=asked))

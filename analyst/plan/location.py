@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..client.review import epsilon_text
-from ..shared.location_linear import indicators, unbiased_weights, worst_variance_one
-from ..shared.mechanisms import mechanism_for
-from ..shared.survey import Question
-from .planner import PlanRow, QuestionPlan, _row
+from ...client.review import epsilon_text
+from ...shared.location_linear import indicators, unbiased_weights, worst_variance_one
+from ...shared.mechanisms import mechanism_for
+from ...shared.survey import Question
+from .survey import PlanRow, QuestionPlan, _row
 
 
 def plan_location(question: Question, *, margin: float | None = None, n: int | None = None,
