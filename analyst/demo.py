@@ -206,7 +206,7 @@ def publish(url: str, survey: Survey, token: str, key_dir: Path) -> DemoKey:
 
 def draw_answers(survey: Survey, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """True answers as indices into each question's domain, from the built-in skewed truth."""
-    from .simulate.survey import default_truth
+    from .simulate.truth import default_truth
 
     return {q.id: np.asarray(default_truth(q).draw(n, rng), dtype=np.int64)
             for q in survey.questions}

@@ -17,7 +17,7 @@ from .plan.modes import (
     format_comparison,
     respondents_per_mode,
 )
-from .plan.survey import check_target
+from .plan.rows import check_target
 
 NOTE = ("Two servers: each answer is split into two shares with a validity proof; each server "
         "adds its own noise to the totals, so estimates carry O(1/epsilon) noise for the whole "

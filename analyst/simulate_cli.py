@@ -14,14 +14,9 @@ import numpy as np
 from ..client.review import epsilon_text
 from ..shared.survey import load_survey
 from .progress import terminal_progress
-from .simulate.survey import (
-    QuestionResult,
-    SimulationResult,
-    ValueResult,
-    answer_label,
-    load_truth,
-    simulate_survey,
-)
+from .simulate.results import QuestionResult, SimulationResult, ValueResult, answer_label
+from .simulate.survey import simulate_survey
+from .simulate.truth import load_truth
 
 # Below this many answers in all, a progress bar is only noise.
 _PROGRESS_MIN_ANSWERS = 200_000

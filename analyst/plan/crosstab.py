@@ -3,7 +3,7 @@
 A joint cell's estimate multiplies two reports' noise, so its worst-case one-report variance
 V_joint (`shared.crosstab.joint_variance_bound`, the same code the estimator's
 `variance_bound` uses) is roughly the product of the two questions' own variances (each + 1):
-n = ceil(z²·V_joint/m²), as for one question (`planner.respondents_needed`).
+n = ceil(z²·V_joint/m²), as for one question (`rows.respondents_needed`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ...shared.errors import CrosstabError, PlanError
 from ...shared.joint_features import Encoder, encoder_for
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Survey
-from .survey import check_target, margin_for, respondents_needed
+from .rows import check_target, margin_for, respondents_needed
 
 SUBGROUP_EXAMPLE = 0.2  # the subgroup share the plain-words sentence uses as an example
 

@@ -16,7 +16,7 @@ from ...client.review import epsilon_text
 from ...shared.location_linear import indicators, unbiased_weights, worst_variance_one
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Question
-from .survey import PlanRow, QuestionPlan, _row
+from .rows import PlanRow, QuestionPlan, plan_row
 
 
 def plan_location(question: Question, *, margin: float | None = None, n: int | None = None,
@@ -31,10 +31,10 @@ def plan_location(question: Question, *, margin: float | None = None, n: int | N
     weights = unbiased_weights(channel, targets)
     one = (worst_variance_one(channel, weights, targets) if weights is not None
            else np.full(targets.shape[1], np.inf))
-    rows: list[PlanRow] = [_row(f"region {name}", float(v), margin, n, confidence, False, True)
+    rows: list[PlanRow] = [plan_row(f"region {name}", float(v), margin, n, confidence, False, True)
                            for name, v in zip(mechanism.groups, one[:len(regions)],
                                               strict=True)]
-    rows.append(_row("one cell (median)", float(np.median(one[len(regions):])), margin, n,
+    rows.append(plan_row("one cell (median)", float(np.median(one[len(regions):])), margin, n,
                      confidence, False, False))
     return QuestionPlan(question=question.id, question_type="location", k=question.k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,

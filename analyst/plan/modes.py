@@ -29,14 +29,12 @@ n = ceil((a + sqrt(a² + 4·b·v))/(2v)) with v = (m/z)².
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ...shared.errors import PlanError
-from ...shared.estimates import z_value
 from ...shared.mechanisms import MECHANISMS, candidates
 from ...shared.mechanisms.geometric import Geometric
 from ...shared.mechanisms.pure import PureProtocol
@@ -44,73 +42,17 @@ from ...shared.two_server.config import LOCAL_MECHANISMS
 from ...shared.two_server.estimates import Design, sum_design
 from ...shared.two_server.estimates import local_design as estimates_local_design
 from ...shared.two_server.noise import SERVERS, noise_plan
-from .survey import check_target, respondents_needed
-
-LDP, TWO_SERVER, TWO_SERVER_LOCAL = "ldp", "two-server", "two-server + local"
-
-
-@dataclass(frozen=True)
-class ModeRow:
-    """One collection mode for one question: Var = per_report/n + noise/n², worst case."""
-
-    mode: str
-    mechanism: str            # the LDP or local mechanism ("-": none)
-    epsilon: float            # ε of the comparison (the LDP ε, or the central ε)
-    local_epsilon: float | None
-    per_report: float         # a
-    noise: float              # b
-    n: int
-    margin: float
-
-    def variance(self, n: int) -> float:
-        return self.per_report / n + self.noise / n**2
-
-
-@dataclass(frozen=True)
-class ModeComparison:
-    question: str
-    question_type: str
-    k: int
-    epsilon: float
-    confidence: float
-    unit: str  # "proportion" or "answer units"
-    rows: list[ModeRow]
-
-
-def respondents_for(per_report: float, noise: float, margin: float, confidence: float) -> int:
-    """The smallest n with z·sqrt(a/n + b/n²) <= margin."""
-    if noise == 0:
-        return respondents_needed(per_report, margin, confidence)
-    z = z_value(confidence)
-    v = (margin / z) ** 2
-    root = (per_report + math.sqrt(per_report**2 + 4 * noise * v)) / (2 * v)
-    if not root < 1e300:
-        raise PlanError(f"a margin of {margin:g} needs more than 1e300 respondents: widen it")
-    n = math.ceil((per_report + math.sqrt(per_report**2 + 4 * noise * v)) / (2 * v))
-    while z * math.sqrt(per_report / n + noise / n**2) > margin * (1 + 1e-12):
-        n += 1
-    return max(n, 1)
-
-
-def margin_at(per_report: float, noise: float, n: int, confidence: float) -> float:
-    return z_value(confidence) * math.sqrt(per_report / n + noise / n**2)
-
-
-def mode_rows(pairs: Sequence[tuple[str, str, float | None, float, float]], epsilon: float,
-              margin: float | None, n: int | None, confidence: float) -> list[ModeRow]:
-    """One row per (mode, mechanism, local ε, per-report a, noise b): the respondents a
-    margin needs, or the margin n respondents give (check_target has required one of them)."""
-    rows = []
-    for mode, mech, local, a, b in pairs:
-        if margin is not None:
-            rows.append(ModeRow(mode, mech, epsilon, local, a, b,
-                                respondents_for(a, b, margin, confidence), margin))
-        else:
-            assert n is not None
-            rows.append(ModeRow(mode, mech, epsilon, local, a, b, n,
-                                margin_at(a, b, n, confidence)))
-    return rows
-
+from .multiselect import compare_set_modes
+from .rows import (
+    LDP,
+    TWO_SERVER,
+    TWO_SERVER_LOCAL,
+    ModeComparison,
+    check_target,
+    format_margin,
+    mode_rows,
+)
+from .skip import compare_not_asked_integer
 
 # --- per-report worst cases --------------------------------------------------------------------
 
@@ -246,16 +188,13 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
     eps = getattr(question, "central_epsilon", None) or question.epsilon
     local = getattr(question, "local_epsilon", None)
     if question.type == "multiselect":
-        from .multiselect import compare_set_modes
-
         return compare_set_modes(question.multiselect, eps, local_epsilon=local, margin=margin,
                                  n=n, confidence=confidence, question=question.id,
                                  local_mechanism=question.mechanism if local is not None
                                  else None, not_asked=getattr(question, "not_asked", False)
                                  )  # type: ignore[no-any-return]
     if getattr(question, "not_asked", False) and question.type == "integer":
-        from .skip import compare_not_asked_integer  # skip logic: the mean among asked
-
+        # skip logic: the mean among asked (skip.py)
         return compare_not_asked_integer(question, margin=margin, n=n,  # type: ignore[no-any-return]
                                          confidence=confidence)
     if getattr(question, "not_asked", False):  # skip logic: shares of its values + not asked
@@ -275,8 +214,6 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
 
 def format_comparison(c: ModeComparison) -> str:
     """A plain-text table, one row per mode."""
-    from .survey import format_margin
-
     header = ["mode", "mechanism", "epsilon", "s.e. at n", "respondents", "margin of error"]
     body = []
     for r in c.rows:
@@ -309,6 +246,5 @@ def describe_comparison(c: ModeComparison) -> str:
             "worst case over the truth, sampling included in every mode")
 
 
-__all__ = ["ModeComparison", "ModeRow", "best_ldp_share", "compare_modes", "compare_question",
-           "describe_comparison", "format_comparison", "ldp_share_per_report",
-           "margin_at", "respondents_for", "respondents_per_mode"]
+__all__ = ["best_ldp_share", "compare_modes", "compare_question", "describe_comparison",
+           "format_comparison", "ldp_share_per_report", "respondents_per_mode"]

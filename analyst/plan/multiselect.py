@@ -3,7 +3,7 @@
 Each option's share (of respondents who selected it) is estimated like one option of a
 categorical question: with one report its variance is at most V1 whatever the truth
 (`SetMechanism.set_variances`, worst case: an option nobody or everybody selects), so a margin
-m needs n = z²·V1/m² respondents (analyst/planner.py). Rows come in `auto`'s order (the
+m needs n = z²·V1/m² respondents (analyst/plan/rows.py). Rows come in `auto`'s order (the
 variance averaged over options, worst case over the truth), which need not be the order of
 the worst case: padding and sampling pays most for options almost everyone selects.
 
@@ -21,7 +21,16 @@ from ...shared.mechanisms import REPORT_SIZE_LIMIT
 from ...shared.mechanisms.set_base import SetShape
 from ...shared.mechanisms.set_choice import SET_MECHANISMS, set_candidates
 from ...shared.survey import Question
-from .survey import QuestionPlan, _row, check_target
+from .rows import (
+    LDP,
+    TWO_SERVER,
+    TWO_SERVER_LOCAL,
+    ModeComparison,
+    QuestionPlan,
+    check_target,
+    mode_rows,
+    plan_row,
+)
 
 DOC_KS = (5, 10, 20)
 DOC_EPSILONS = (1.0, 2.0, 4.0)
@@ -39,11 +48,11 @@ def plan_set(shape: SetShape, epsilon: float, *, margin: float | None = None,
     ranked = set_candidates(shape, float(epsilon), REPORT_SIZE_LIMIT)
     if not ranked:
         raise PlanError(f"no multiselect mechanism fits k={shape.k} at epsilon={epsilon:g}")
-    rows = [_row(name, worst, margin, n, confidence, i == 0, name == configured)
+    rows = [plan_row(name, worst, margin, n, confidence, i == 0, name == configured)
             for i, (_, worst, name) in enumerate(ranked)]
     if configured is not None and not any(r.configured for r in rows):
         worst, _ = SET_MECHANISMS[configured].set_variances(shape, epsilon)
-        rows.append(_row(configured, worst, margin, n, confidence, False, True))
+        rows.append(plan_row(configured, worst, margin, n, confidence, False, True))
     return QuestionPlan(question=question_id, question_type="multiselect", k=shape.k,
                         epsilon=float(epsilon), confidence=confidence, rows=rows,
                         margin_unit="proportion")
@@ -93,7 +102,7 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
                       confidence: float = 0.95, question: str = "",
                       local_mechanism: str | None = None, not_asked: bool = False) -> Any:
     """LDP (the set mechanism with the least worst case) vs two servers at the same ε, and
-    with a local ε0 (analyst/plan_modes.py): Var = a/n + b/n² per option's share, sampling
+    with a local ε0 (analyst/plan/modes.py): Var = a/n + b/n² per option's share, sampling
     included. a is one random respondent's worst-case term (shared/two_server/multiselect.py
     `option_worst`, with p = 1, q = 0 without a local mechanism), b both servers' noise at the
     measurement's sensitivity: min(2m, k) for the answer's bits, 2 for psfo_grr's index, k for
@@ -107,13 +116,6 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
         option_worst,
     )
     from ...shared.two_server.noise import SERVERS, noise_plan
-    from .modes import (
-        LDP,
-        TWO_SERVER,
-        TWO_SERVER_LOCAL,
-        ModeComparison,
-        mode_rows,
-    )
 
     check_target(margin, n, confidence)
     eps = float(epsilon)

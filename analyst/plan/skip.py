@@ -28,7 +28,17 @@ from ...shared.mechanisms.asked_geometric import AskedGeometric
 from ...shared.mechanisms.geometric import Geometric
 from ...shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
 from ...shared.survey import Question
-from .survey import PlanRow, QuestionPlan, _row
+from .rows import (
+    LDP,
+    TWO_SERVER,
+    TWO_SERVER_LOCAL,
+    ModeComparison,
+    PlanRow,
+    QuestionPlan,
+    check_target,
+    mode_rows,
+    plan_row,
+)
 
 DEFAULT_ASKED = 0.5
 _GRID = np.linspace(0.0, 1.0, 51)
@@ -60,10 +70,10 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
     k = question.k - (0 if question.type == "integer" else 1)  # without "not asked"
     if question.type == "integer":
         name = AskedGeometric.name
-        rows = [_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
+        rows = [plan_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
                      confidence, True, question.mechanism == name),
                 # the same sampling spread as asked_geometric's bound, (Δ/2)² among those asked
-                _row(f"geometric {PUBLIC}", (Geometric.noise_variance(k, question.epsilon)
+                plan_row(f"geometric {PUBLIC}", (Geometric.noise_variance(k, question.epsilon)
                                              + ((k - 1) / 2) ** 2) / asked,
                      margin, n, confidence, False)]
         return QuestionPlan(question=question.id, question_type="integer", k=k,
@@ -75,7 +85,7 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
     for name in names:
         if MECHANISMS[name].misfit(k + 1, question.epsilon) is not None:
             continue
-        rows.append(_row(name, among_asked_variance(name, k, question.epsilon, asked), margin,
+        rows.append(plan_row(name, among_asked_variance(name, k, question.epsilon, asked), margin,
                          n, confidence, name in AUTO_NOT_ASKED[question.type]
                          and name == _auto(question), question.mechanism == name))
     plain_type = "categorical" if question.type == "binary" and k != 2 else question.type
@@ -85,7 +95,7 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
     variance = margin_variance(MECHANISMS[plain], "categorical" if plain_type == "ordinal"
                                else plain_type, k, question.epsilon)
     assert variance is not None
-    rows.append(_row(f"{plain} {PUBLIC}", variance / asked, margin, n, confidence, False))
+    rows.append(plan_row(f"{plain} {PUBLIC}", variance / asked, margin, n, confidence, False))
     return QuestionPlan(question=question.id, question_type=question.type, k=k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
                         margin_unit="proportion")
@@ -114,7 +124,7 @@ def compare_not_asked_integer(question: Question, *, margin: float | None, n: in
                               confidence: float, asked: float = DEFAULT_ASKED) -> Any:
     """The collection modes for an integer question with a "not asked" value, on its mean among
     those asked with a share `asked` of respondents asked (Var = a/n + b/n², worst case over the
-    answers among those asked, respondents as a random sample; analyst/plan_modes.py):
+    answers among those asked, respondents as a random sample; analyst/plan/modes.py):
 
     - LDP: asked_geometric at ε (`AskedGeometric.mean_variance`);
     - two servers: a Histogram over the values and "not asked" (shared/two_server/
@@ -129,14 +139,6 @@ def compare_not_asked_integer(question: Question, *, margin: float | None, n: in
     from ...shared.two_server.asked_pair import pair_scale
     from ...shared.two_server.encoding import clip_bounds
     from ...shared.two_server.noise import SERVERS, noise_plan
-    from .modes import (
-        LDP,
-        TWO_SERVER,
-        TWO_SERVER_LOCAL,
-        ModeComparison,
-        mode_rows,
-    )
-    from .survey import check_target
 
     check_target(margin, n, confidence)
     if not 0 < asked <= 1:

@@ -9,6 +9,10 @@ for integer questions) or, for ordinal questions, of the mean score: the same co
 estimator's `variance_bound` uses, never a second copy. Rows come in `auto`'s order, which
 ranks by the error averaged over options (`selection_variance`), so the row `auto` marks is
 not always the one with the smallest worst-case n.
+
+The rows and that arithmetic are rows.py; this module ranks the mechanisms and plans a survey
+question by question, asking the planners of location (location.py), multiselect
+(multiselect.py) and "not asked" (skip.py) questions.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from ...shared.errors import PlanError
-from ...shared.estimates import z_value
 from ...shared.mechanisms import (
     DESIGNS,
     MECHANISMS,
@@ -31,36 +34,15 @@ from ...shared.mechanisms import (
 )
 from ...shared.readable import readable_number
 from ...shared.survey import QUESTION_TYPES, Question, Survey
+from .location import plan_location
+from .multiselect import plan_multiselect
+from .rows import PlanRow, QuestionPlan, check_target, format_margin, plan_row
+from .skip import plan_not_asked
 
 # `plan --type` and `plan_k`: question types planned from (k, ε) alone (a location question
-# needs its grid: analyst/plan_location.py; a multiselect one its max_selected:
-# analyst/plan_multiselect.py, `plan --type multiselect --max-selected M`).
+# needs its grid: analyst/plan/location.py; a multiselect one its max_selected:
+# analyst/plan/multiselect.py, `plan --type multiselect --max-selected M`).
 PLANNED_TYPES = tuple(t for t in QUESTION_TYPES if t not in ("location", "multiselect"))
-
-
-@dataclass(frozen=True)
-class PlanRow:
-    """One mechanism for one question: its one-report worst-case variance, n and margin."""
-
-    mechanism: str
-    variance_one: float
-    n: int
-    margin: float
-    auto: bool = False
-    configured: bool = False
-
-
-@dataclass(frozen=True)
-class QuestionPlan:
-    """The plan for one question (or a bare k/ε): a row per mechanism that fits."""
-
-    question: str
-    question_type: str
-    k: int
-    epsilon: float
-    confidence: float
-    rows: list[PlanRow]
-    margin_unit: str  # "proportion", "answer units" (integer mean) or "score" (ordinal mean)
 
 
 @dataclass(frozen=True)
@@ -74,54 +56,6 @@ class SurveyPlan:
     def n_needed(self) -> int:
         """Respondents so that every question's configured mechanism meets the margin."""
         return max((r.n for q in self.questions for r in q.rows if r.configured), default=0)
-
-
-# Beyond this n (far past any population) the margin's square underflows or n overflows a float.
-_MAX_RESPONDENTS = 1e300
-
-
-def respondents_needed(variance_one: float, margin: float, confidence: float) -> int:
-    """n = ceil(z²·V1/m²): the smallest n whose worst-case half-width is at most `margin`."""
-    z = z_value(confidence)
-    root = z * math.sqrt(variance_one) / margin  # sqrt(n): no underflow of margin²
-    if not root * root < _MAX_RESPONDENTS:
-        raise PlanError(f"a margin of {margin:g} needs more than {_MAX_RESPONDENTS:.0e} "
-                        f"respondents at this epsilon: widen the margin or raise epsilon")
-    n = math.ceil(root * root)
-    # Guard against float rounding making the half-width a hair above the margin.
-    for _ in range(4):
-        if z * math.sqrt(variance_one / max(n, 1)) <= margin * (1 + 1e-12):
-            break
-        n += 1
-    return max(n, 1)
-
-
-def margin_for(variance_one: float, n: int, confidence: float) -> float:
-    """m = z·sqrt(V1/n): the worst-case half-width of the interval with n respondents."""
-    return z_value(confidence) * math.sqrt(variance_one / n)
-
-
-def check_target(margin: float | None, n: int | None, confidence: float) -> None:
-    """Exactly one of margin / n, each in range, and a confidence in (0, 1)."""
-    if (margin is None) == (n is None):
-        raise PlanError("give exactly one of a margin of error (--margin) or a number of "
-                        "respondents (--n)")
-    if margin is not None and not (math.isfinite(margin) and margin > 0):
-        raise PlanError(f"the margin of error must be a number > 0, got {margin!r}")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-        raise PlanError(f"the number of respondents must be an integer >= 1, got {n!r}")
-    if not (isinstance(confidence, float | int) and 0 < confidence < 1):
-        raise PlanError(f"the confidence must lie strictly between 0 and 1, got {confidence!r}")
-
-
-def _row(name: str, variance_one: float, margin: float | None, n: int | None,
-         confidence: float, auto: bool, configured: bool = False) -> PlanRow:
-    if margin is not None:
-        needed = respondents_needed(variance_one, margin, confidence)
-        return PlanRow(name, variance_one, needed, margin, auto, configured)
-    assert n is not None
-    return PlanRow(name, variance_one, n, margin_for(variance_one, n, confidence), auto,
-                   configured)
 
 
 def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None = None,
@@ -148,8 +82,8 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
                         f"at epsilon={epsilon:g}" + (f" ({why})" if why else ""))
     probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon, min=low)
     auto_name, _ = choose_mechanism(probe)
-    rows = [_row(name, _margin_variance(name, question_type, k, epsilon), margin, n, confidence,
-                 name == auto_name) for _, name in ranked]
+    rows = [plan_row(name, _margin_variance(name, question_type, k, epsilon), margin, n,
+                     confidence, name == auto_name) for _, name in ranked]
     return QuestionPlan(question="", question_type=question_type, k=k, epsilon=epsilon,
                         confidence=confidence, rows=rows, margin_unit=_unit(question_type))
 
@@ -168,7 +102,7 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
                margin_variance(MECHANISMS[question.mechanism], question.type, question.k,
                                question.epsilon))
         if var is not None:  # None: no mean-score variance derived for this mechanism
-            rows.append(_row(question.mechanism, var, margin, n, confidence, False, True))
+            rows.append(plan_row(question.mechanism, var, margin, n, confidence, False, True))
     return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
                         margin_unit=plan.margin_unit)
@@ -180,7 +114,7 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
     """Per question, with the survey's own ε per question; the total ε is what one respondent
     spends on all of them. `mean_margin` (default: `margin`) is the margin on the means of
     integer questions (answer units) and ordinal ones (score). A question with a "not asked"
-    value is planned among those asked, a share `asked` of respondents (plan_skip.py)."""
+    value is planned among those asked, a share `asked` of respondents (plan/skip.py)."""
     check_target(margin, n, confidence)
     if mean_margin is not None:
         if margin is None:
@@ -191,20 +125,14 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         if q.disclosed:  # counted exactly: no margin of error to plan
             continue
         if q.type == "location":
-            from .location import plan_location
-
             plans.append(plan_location(q, margin=margin, n=n, confidence=confidence))
             continue
         if q.type == "multiselect":
-            from .multiselect import plan_multiselect
-
             plans.append(plan_multiselect(q, margin=margin, n=n, confidence=confidence))
             continue
         m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
              else margin)
-        if q.not_asked:  # skip logic: shares among those asked (plan_skip.py)
-            from .skip import plan_not_asked
-
+        if q.not_asked:  # skip logic: shares among those asked (plan/skip.py)
             m = mean_margin if q.type == "integer" and mean_margin is not None else margin
             plans.append(plan_not_asked(q, margin=m, n=n, confidence=confidence, asked=asked))
             continue
@@ -219,11 +147,6 @@ def _unit(question_type: str) -> str:
 
 # --- text output -------------------------------------------------------------------------------
 
-
-def format_margin(margin: float, unit: str) -> str:
-    if unit == "proportion":
-        return f"±{margin * 100:.2f} pp"
-    return f"±{readable_number(margin)}"
 
 
 PICKED_BY = "picked by"  # the column that says which row auto picks and which the survey uses

@@ -301,7 +301,7 @@ def small_n_line(report: CrosstabReport) -> str | None:
     that would make every joint share readable (the planner's worst case, from the document's
     own `variance_bound`, which is the one-report worst case over n). None when most numbers
     can be read."""
-    from ..plan.survey import respondents_needed
+    from ..plan.rows import respondents_needed
 
     cells = report.cells()
     noisy = sum(1 for c in cells if c.get("too_noisy"))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...shared.errors import ReportRenderError
 from ...shared.estimand import CLIP, MEAN_SELECTED, NORM_SUB, mean_label
-from ..plan.survey import respondents_needed
+from ..plan.rows import respondents_needed
 
 # Row kinds, in the order a question shows them.
 OPTION, GROUP, MEAN, DISTRIBUTION = "option", "group", "mean", "distribution"

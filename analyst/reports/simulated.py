@@ -14,7 +14,7 @@ import numpy as np
 from ...shared.estimand import plain_estimate
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Survey
-from ..simulate.survey import default_truth
+from ..simulate.truth import default_truth
 from .model import Report, Truth, answer_label
 
 

@@ -29,7 +29,7 @@ from ..reports.crosstab_view import (
     CrosstabReport,
     CrosstabTruth,
 )
-from .survey import Distribution, chunk_size, default_truth
+from .truth import Distribution, chunk_size, default_truth
 
 GRID_KINDS = (JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL)
 LIST_KINDS = (ROW_SHARES, COL_SHARES, COLS_MEAN, ROWS_MEAN)

@@ -23,6 +23,7 @@ import numpy as np
 from ...shared.errors import SimulationError
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Question
+from .results import MeanResult, QuestionResult, value_result
 
 SIZE_DECAY = 0.5  # P(s + 1 options) = SIZE_DECAY · P(s options)
 ZIPF_EXPONENT = 1.1
@@ -122,8 +123,6 @@ def simulate_multiselect(question: Question, n: int, rng: np.random.Generator,
                          truth: Any = None, confidence: float = 0.95,
                          progress: Callable[[int], None] | None = None) -> Any:
     """Draw n answer sets, randomize and aggregate them chunk by chunk, estimate, compare."""
-    from .survey import MeanResult, QuestionResult, _row
-
     mechanism = mechanism_for(question)
     dist = truth if truth is not None else default_set_truth(question)
     aggregate = mechanism.new_aggregate()
@@ -143,7 +142,7 @@ def simulate_multiselect(question: Question, n: int, rng: np.random.Generator,
                             realized_epsilon=mechanism.realized_epsilon(), n=n,
                             confidence=confidence, estimate=estimate)
     assert estimate.categories is not None and estimate.mean is not None
-    result.values = [_row(row, float(c) / n)
+    result.values = [value_result(row, float(c) / n)
                      for row, c in zip(estimate.categories, selected, strict=True)]
     m = estimate.mean
     true_mean = float(selected.sum()) / n

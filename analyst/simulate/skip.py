@@ -23,16 +23,14 @@ from ...shared.conditions import Node, Operand
 from ...shared.errors import SimulationError
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Question, Survey
-from .survey import (
-    Distribution,
+from .results import (
     MeanResult,
     QuestionResult,
     SimulationResult,
-    _compare,
-    _row,
-    chunk_size,
-    default_truth,
+    compare_estimate,
+    value_result,
 )
+from .truth import Distribution, chunk_size, default_truth
 
 
 @dataclass
@@ -212,27 +210,27 @@ def _result(q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
     sent = int(tally.counts.sum())
     if not q.not_asked:  # every report is an answer: compared as any question's
         freq = tally.counts / max(sent, 1)
-        return _compare(q, mechanism, estimate, freq if q.type != "integer" else None,
+        return compare_estimate(q, mechanism, estimate, freq if q.type != "integer" else None,
                         tally.index_sum, max(sent, 1), confidence)
     if q.type == "integer":
-        result = _compare(q, mechanism, estimate, None, 0, n, confidence)
+        result = compare_estimate(q, mechanism, estimate, None, 0, n, confidence)
     else:
-        result = _compare(q, mechanism, estimate, tally.counts / n, 0, n, confidence)
+        result = compare_estimate(q, mechanism, estimate, tally.counts / n, 0, n, confidence)
     result.mean = None
     asked_counts = tally.counts[:-1] / max(tally.asked, 1)
     if q.type == "integer" and estimate.not_asked is not None \
             and estimate.not_asked.estimate is not None:  # the others list it among values
-        result.not_asked = _row(estimate.not_asked, float(tally.counts[-1] / n))
+        result.not_asked = value_result(estimate.not_asked, float(tally.counts[-1] / n))
     among = estimate.among_asked
     if among is None:
         return result
     if among.categories and among.categories[0].estimate is not None:
-        result.asked_values = [_row(row, float(f)) for row, f in
+        result.asked_values = [value_result(row, float(f)) for row, f in
                                zip(among.categories, asked_counts, strict=True)]
         index = {label: i for i, label in enumerate(q.labels)}
         for group in among.groups:
             members = [index[label] for label in group.options]
-            result.asked_groups.append(_row(group, float(asked_counts[members].sum()),
+            result.asked_groups.append(value_result(group, float(asked_counts[members].sum()),
                                             group.name))
     _asked_mean(result, among.mean, q, tally)
     return result
@@ -252,7 +250,7 @@ def _set_result(q: Question, mechanism: Any, estimate: Any, tally: _Tally, n: in
     truths = tally.counts[:len(rows)] / sent
     if q.not_asked:
         truths = np.append(tally.counts[:-1], tally.counts[-1]) / n
-    result.values = [_row(row, float(t)) for row, t in zip(rows, truths, strict=True)]
+    result.values = [value_result(row, float(t)) for row, t in zip(rows, truths, strict=True)]
     if not q.not_asked:
         m = estimate.mean
         if m is not None and m.estimate is not None and m.std_error is not None:
@@ -265,7 +263,7 @@ def _set_result(q: Question, mechanism: Any, estimate: Any, tally: _Tally, n: in
     among = estimate.among_asked
     if among is not None and among.categories and among.categories[0].estimate is not None:
         shares = tally.counts[:-1] / max(tally.asked, 1)
-        result.asked_values = [_row(row, float(s)) for row, s in
+        result.asked_values = [value_result(row, float(s)) for row, s in
                                zip(among.categories, shares, strict=True)]
         _asked_mean(result, among.mean, q, tally)
     return result

@@ -340,7 +340,7 @@ def test_heatmap_labels_fit_and_the_scale_is_in_percent() -> None:
 def test_tiny_n_says_plainly_that_n_is_too_small_and_what_n_would_do() -> None:
     """At n = 2 the tables are almost all "too noisy": one sentence says why, with the
     planner's n for every joint share within ±10 points; at n = 400 there is none."""
-    from ldpsurvey.analyst.plan.survey import respondents_needed
+    from ldpsurvey.analyst.plan.rows import respondents_needed
 
     report = sensitive_report("rx_misuse", "cannabis_frequency", [1, 1], [2, 2])
     worst = max(c["variance_bound"] for row in report.grid("joint") for c in row) * 2

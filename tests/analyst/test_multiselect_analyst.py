@@ -13,11 +13,12 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.plan.multiselect import DOC, multiselect_table, plan_set, updated_doc
-from ldpsurvey.analyst.plan.survey import respondents_needed
+from ldpsurvey.analyst.plan.rows import respondents_needed
 from ldpsurvey.analyst.reports.model import render
 from ldpsurvey.analyst.reports.simulated import simulated_report
 from ldpsurvey.analyst.simulate.multiselect import default_set_truth
-from ldpsurvey.analyst.simulate.survey import parse_truth, simulate_survey
+from ldpsurvey.analyst.simulate.survey import simulate_survey
+from ldpsurvey.analyst.simulate.truth import parse_truth
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.mechanisms.set_base import SetShape
 from ldpsurvey.shared.mechanisms.set_choice import SET_MECHANISMS

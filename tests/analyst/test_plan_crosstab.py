@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.plan.crosstab import plan_crosstab
-from ldpsurvey.analyst.plan.survey import margin_for
+from ldpsurvey.analyst.plan.rows import margin_for
 from ldpsurvey.shared.crosstab import worst_cell_variance
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.joint_features import encoder_for

@@ -11,15 +11,17 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.plan.modes import (
-    LDP,
-    TWO_SERVER,
-    TWO_SERVER_LOCAL,
     compare_modes,
     compare_question,
     ldp_share_per_report,
+    respondents_per_mode,
+)
+from ldpsurvey.analyst.plan.rows import (
+    LDP,
+    TWO_SERVER,
+    TWO_SERVER_LOCAL,
     margin_at,
     respondents_for,
-    respondents_per_mode,
 )
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import MECHANISMS

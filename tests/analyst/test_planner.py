@@ -9,12 +9,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.plan.survey import (
-    margin_for,
-    plan_k,
-    plan_survey,
-    respondents_needed,
-)
+from ldpsurvey.analyst.plan.rows import margin_for, respondents_needed
+from ldpsurvey.analyst.plan.survey import plan_k, plan_survey
 from ldpsurvey.shared import mechanisms
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.estimates import z_value

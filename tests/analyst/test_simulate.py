@@ -12,14 +12,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.simulate.survey import (
+from ldpsurvey.analyst.simulate.survey import simulate_question, simulate_survey
+from ldpsurvey.analyst.simulate.truth import (
     TruncatedGeometric,
     Truth,
     chunk_size,
     default_truth,
     parse_truth,
-    simulate_question,
-    simulate_survey,
 )
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.survey import Survey, load_survey

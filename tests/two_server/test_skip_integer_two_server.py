@@ -305,7 +305,8 @@ def test_compare_modes_plans_the_mean_among_those_asked(tmp_path) -> None:
 
     from click.testing import CliRunner
     from ldpsurvey.analyst.cli import cli
-    from ldpsurvey.analyst.plan.modes import TWO_SERVER, TWO_SERVER_LOCAL, compare_question
+    from ldpsurvey.analyst.plan.modes import compare_question
+    from ldpsurvey.analyst.plan.rows import TWO_SERVER, TWO_SERVER_LOCAL
 
     q = parsed(local=2.0, high=30)
     n = 5000

@@ -291,7 +291,8 @@ def test_compare_modes_plans_the_measurement_with_its_not_asked_entry(tmp_path) 
 
     from click.testing import CliRunner
     from ldpsurvey.analyst.cli import cli
-    from ldpsurvey.analyst.plan.modes import TWO_SERVER, TWO_SERVER_LOCAL, compare_question
+    from ldpsurvey.analyst.plan.modes import compare_question
+    from ldpsurvey.analyst.plan.rows import TWO_SERVER, TWO_SERVER_LOCAL
     from ldpsurvey.shared.multiselect_not_asked import NOT_ASKED_SET_MECHANISMS
     from ldpsurvey.shared.two_server.noise import SERVERS, noise_plan
 
