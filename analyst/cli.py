@@ -17,12 +17,12 @@ from ..shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
-    "simulate": "ldpsurvey.analyst.simulate_cli:simulate",
+    "simulate": "ldpsurvey.analyst.simulate.cli:simulate",
     "respond": "ldpsurvey.client.cli:respond",
     "receipts": "ldpsurvey.client.cli:receipts",
     "outbox": "ldpsurvey.client.cli:outbox",
     "page": "ldpsurvey.client.page_cli:page",
-    "plan": "ldpsurvey.analyst.plan_cli:plan",
+    "plan": "ldpsurvey.analyst.plan.cli:plan",
     "import": "ldpsurvey.analyst.import_cli:import_group",
     "serve": "ldpsurvey.server.cli:serve",
     "token": "ldpsurvey.server.cli:token",

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import click
 
-from ..shared.survey import load_survey
-from ..shared.two_server.guarantees import survey_guarantees
-from .plan.modes import (
+from ...shared.survey import load_survey
+from ...shared.two_server.guarantees import survey_guarantees
+from .modes import (
     compare_modes,
     compare_question,
     describe_comparison,
     format_comparison,
     respondents_per_mode,
 )
-from .plan.rows import check_target
+from .rows import check_target
 
 NOTE = ("Two servers: each answer is split into two shares with a validity proof; each server "
         "adds its own noise to the totals, so estimates carry O(1/epsilon) noise for the whole "
@@ -33,8 +33,8 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
         if k is None or epsilon is None:
             raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
         if question_type == "multiselect":
-            from ..shared.mechanisms.set_base import SetShape
-            from .plan.multiselect import compare_set_modes
+            from ...shared.mechanisms.set_base import SetShape
+            from .multiselect import compare_set_modes
 
             check_target(margin, n, confidence)
             comparison = compare_set_modes(SetShape(k, k if max_selected is None

@@ -7,26 +7,26 @@ from typing import Any
 
 import click
 
-from ..client.review import epsilon_text
-from ..shared.composition import DEFAULT_DELTA
-from ..shared.survey import load_survey
-from .plan.composition import (
+from ...client.review import epsilon_text
+from ...shared.composition import DEFAULT_DELTA
+from ...shared.survey import load_survey
+from ..survey_warnings import survey_warnings
+from .composition import (
     DEFAULT_HOUSEHOLD,
     DEFAULT_REPEATS,
     format_composition,
     plan_composition,
 )
-from .plan.location import describe_location
-from .plan.multiselect import describe_multiselect, plan_set
-from .plan.skip import PUBLIC, describe_not_asked
-from .plan.survey import (
+from .location import describe_location
+from .multiselect import describe_multiselect, plan_set
+from .skip import PUBLIC, describe_not_asked
+from .survey import (
     PLANNED_TYPES,
     describe,
     format_plan,
     plan_k,
     plan_survey,
 )
-from .survey_warnings import survey_warnings
 
 ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents and margins use "
               "the worst case over options and truth")
@@ -118,7 +118,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
         raise click.UsageError("--local-epsilon goes with --compare-modes")
     if compare_modes or (survey_file is not None and crosstab is None
                          and _is_two_server(survey_file)):
-        from .plan_modes_cli import echo_mode_comparison
+        from .modes_cli import echo_mode_comparison
 
         if max_selected is not None and question_type != "multiselect":
             raise click.UsageError("--max-selected goes with --type multiselect")
@@ -182,7 +182,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
     if max_selected is not None and question_type != "multiselect":
         raise click.UsageError("--max-selected goes with --type multiselect")
     if question_type == "multiselect":
-        from ..shared.mechanisms.set_base import SetShape
+        from ...shared.mechanisms.set_base import SetShape
 
         shape = SetShape(k, k if max_selected is None else max_selected)
         qp = plan_set(shape, epsilon, margin=margin, n=n, confidence=confidence)
@@ -215,10 +215,10 @@ def _summed(survey) -> str:
 
 def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,
                   odds_ratio: float | None, baseline: float, exposed: float) -> str:
-    from ..shared.mechanisms import mechanism_for
-    from ..shared.mechanisms.binary_rr import BinaryRR
-    from ..shared.regression import outcome_channel
-    from .plan.regress import plan_regress
+    from ...shared.mechanisms import mechanism_for
+    from ...shared.mechanisms.binary_rr import BinaryRR
+    from ...shared.regression import outcome_channel
+    from .regress import plan_regress
 
     if odds_ratio is None:
         raise click.UsageError("--regress needs --odds-ratio")
@@ -248,8 +248,8 @@ def _is_two_server(survey_file: Path) -> bool:
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,
                    confidence: float, bins: str | None) -> str:
-    from ..shared.joint_features import survey_pair_bins
-    from .plan.crosstab import format_crosstab_plan, plan_crosstab
+    from ...shared.joint_features import survey_pair_bins
+    from .crosstab import format_crosstab_plan, plan_crosstab
 
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     plan_ = plan_crosstab(survey, pair[0], pair[1], margin=margin, n=n, confidence=confidence,

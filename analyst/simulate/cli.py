@@ -11,12 +11,12 @@ from pathlib import Path
 import click
 import numpy as np
 
-from ..client.review import epsilon_text
-from ..shared.survey import load_survey
-from .progress import terminal_progress
-from .simulate.results import QuestionResult, SimulationResult, ValueResult, answer_label
-from .simulate.survey import simulate_survey
-from .simulate.truth import load_truth
+from ...client.review import epsilon_text
+from ...shared.survey import load_survey
+from ..progress import terminal_progress
+from .results import QuestionResult, SimulationResult, ValueResult, answer_label
+from .survey import simulate_survey
+from .truth import load_truth
 
 # Below this many answers in all, a progress bar is only noise.
 _PROGRESS_MIN_ANSWERS = 200_000
@@ -71,9 +71,9 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
               dependence: float, confidence: float, bins: str | None, fmt: str,
               seed: int) -> str:
     """The simulated crosstab in a report format, truth beside every number, then coverage."""
-    from ..shared.joint_features import survey_pair_bins
-    from .reports.crosstab_view import render_crosstab
-    from .simulate.crosstab import simulate_crosstab
+    from ...shared.joint_features import survey_pair_bins
+    from ..reports.crosstab_view import render_crosstab
+    from .crosstab import simulate_crosstab
 
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     with terminal_progress(n, "simulating", enabled=2 * n >= _PROGRESS_MIN_ANSWERS) as update:
