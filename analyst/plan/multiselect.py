@@ -8,8 +8,8 @@ variance averaged over options, worst case over the truth), which need not be th
 the worst case: padding and sampling pays most for options almost everyone selects.
 
 `multiselect_table()` is the table of docs/multiselect.md (a test keeps it current):
-    python -m ldpsurvey.analyst.plan_multiselect           # prints it
-    python -m ldpsurvey.analyst.plan_multiselect --write   # writes it into the doc
+    python -m ldpsurvey.analyst.plan.multiselect           # prints it
+    python -m ldpsurvey.analyst.plan.multiselect --write   # writes it into the doc
 """
 
 from __future__ import annotations
