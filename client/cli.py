@@ -164,7 +164,7 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         from .two_server import sent_lines
         click.echo("\n".join(sent_lines(submission)))  # type: ignore[arg-type]
     else:
-        _print_sent(said)
+        _print_sent(said, words)
     _report_delivery(delivery)
 
 
@@ -235,9 +235,13 @@ def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any],
     if survey.two_server is not None:  # the page's sentences, then both guarantees
         from ..shared.two_server.guarantees import survey_guarantees
 
-        return [review_words.in_english(line, words) for line in (
-            *two_server_review_lines(shown, checked, respondent.server_url),
-            *survey_guarantees(survey).statements)]
+        guarantees = survey_guarantees(survey)
+        if not words.english:
+            return [*review_words.two_server_review_lines(shown, checked,
+                                                          respondent.server_url, words),
+                    *review_words.guarantee_lines(guarantees, words)]
+        return [*two_server_review_lines(shown, checked, respondent.server_url),
+                *guarantees.statements]
     mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
     if not words.english:
         return review_words.review_lines(shown, checked, mechanisms, text, words,
@@ -280,9 +284,11 @@ def said_reports(survey: Survey, respondent: Respondent, reports: dict[str, Any]
         for q in survey.questions if q.id in reports]}
 
 
-def _print_sent(said: Mapping[str, Any]) -> None:
+def _print_sent(said: Mapping[str, Any], words: Words | None = None) -> None:
     """The stored reports in plain words: printed only once they are in the outbox."""
-    click.echo("Randomized and stored on this device; it sends:")
+    words = words or Words()
+    click.echo("Randomized and stored on this device; it sends:" if words.english
+               else words.cli("cli.stored"))
     for line in said_lines(said):
         click.echo(line)
 

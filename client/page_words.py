@@ -38,6 +38,16 @@ def catalogue(lang: str) -> Mapping[str, str]:
     return merged
 
 
+@cache
+def cli_catalogue(lang: str) -> Mapping[str, str]:
+    """The command line's own sentences, which the page never says (client/messages/<lang>.json:
+    a series' reuse, the total without a page's limit, the two-server review's first line, what
+    is printed once stored): the same syntax as the page's, checked to exist in en, es and fr
+    with the same placeholders (tests/client/test_cli_words.py)."""
+    folder = files("ldpsurvey.client") / "messages"
+    return json.loads((folder / f"{lang}.json").read_text(encoding="utf-8"))
+
+
 class Decimal(str):
     """A number English writes as this text ("3.14", "12.5%"): the page's N()."""
 
@@ -75,6 +85,11 @@ class Words:
     def t(self, key: str, **params: Any) -> str:
         """The message `key` filled in (KeyError for a key no catalogue has)."""
         return self._render(_parse(catalogue(self.language)[key]), params)
+
+    def cli(self, key: str, **params: Any) -> str:
+        """The command line's own message `key` (client/messages) filled in as `t` fills the
+        page's."""
+        return self._render(_parse(cli_catalogue(self.language)[key]), params)
 
     def number(self, value: Any) -> str:
         """A number as the page shows it: Decimal text per the language, other numbers as
