@@ -101,7 +101,6 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
             words: Words) -> str:
     """What the device will send for this answer, with the exact chances (review.js)."""
     from .review import LIST_ALL_UP_TO
-    from .review import chances as english
 
     name = mechanism.name
     if q.disclosed:
@@ -109,14 +108,12 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
     if q.not_asked:  # skip logic: options + "not asked" (skip_review.js)
         said = _not_asked_chances(q, mechanism, answer, shown, words)
         return said if said is not None else describe(q, mechanism, words)
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         return _set_chances(mechanism, answer, words)
     if getattr(mechanism, "designed", False):
         return _design_chances(q, mechanism, answer, shown, words)
     if name == "geo_exp":
         return _spread(mechanism, mechanism.encode(answer), words)
-    if q.type == "location":
-        return in_english(english(q, mechanism, answer), words)
 
     def quoted(label: str) -> str:
         return words.t("word.quoted", text=_option(q, label, shown))
@@ -141,6 +138,9 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
                     option=quoted(o), p=P(weights[y] / total))
             for y, o in enumerate(q.options)))
     return describe(q, mechanism, words)
+
+
+SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr", "psfo_olh")  # check-all-that-apply's
 
 
 def _items(checked: int, pad: int, words: Words) -> str:
@@ -183,7 +183,7 @@ def _design_reports(q: Question, name: str, size: int, shown: Any, words: Words)
         return [words.t("design.differ"), words.t("design.same")]
     if name == "matrix":
         return [words.t("design.report", n=y) for y in range(size)]
-    if q.type == "binary":
+    if not q.options:  # yes/no
         return [words.t("word.noQuoted"), words.t("word.yesQuoted")]
     return [words.t("word.quoted", text=_option(q, o, shown)) for o in q.options]
 
@@ -235,7 +235,7 @@ def _not_asked_chances(q: Question, mechanism: Any, answer: Any, shown: Any,
     """skip_review.js notAskedChances: None where the general description says it."""
     name = mechanism.name
     not_asked = answer == NOT_ASKED
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         k = mechanism.k - 1
         checked = 0 if not_asked else mechanism.encode(answer).bit_count()
         p, other = P(mechanism.p_star), P(mechanism.q_star)
@@ -310,7 +310,7 @@ def describe(q: Question, mechanism: Any, words: Words) -> str:
     from .review import describe as english
 
     name = mechanism.name
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         if name in ("option_rr", "set_ue"):
             return words.t("multi.bits", k=mechanism.k, p=P(mechanism.p_star),
                            q=P(mechanism.q_star))
@@ -321,7 +321,8 @@ def describe(q: Question, mechanism: Any, words: Words) -> str:
     if name.endswith("+instantaneous"):
         first, second = mechanism.permanent, mechanism.instantaneous
         n = len(first.labels)
-        return words.t("mech.twoLayer", binary="yes" if q.type == "binary" and n == 2 else "no",
+        yes_no = all(isinstance(v, bool) for v in first.labels)
+        return words.t("mech.twoLayer", binary="yes" if yes_no and n == 2 else "no",
                        k=n, others=n - 1, p1=P(first.p_star), q1=P(first.q_star),
                        p2=P(second.p_star), q2=P(second.q_star))
     k = mechanism.k if q.not_asked else (len(q.options) if q.options else 0)
@@ -521,7 +522,7 @@ def _not_asked_report(q: Question, mechanism: Any, report: Any, shown: Any,
                        "skip.askedReportOutside", asked="yes" if report[0] == 1 else "no",
                        n=number, min=q.min, max=q.max)
     labels = list(mechanism.labels)
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         if name in ("option_rr", "set_ue") and isinstance(report, list):
             marked = [said(labels[v]) for v in range(len(labels))
                       if (report[v >> 5] >> (v & 31)) & 1]
