@@ -162,10 +162,10 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     delivery = respondent.submit(submission, said)  # stored in the ledger and outbox first
     if said is None:
         from .two_server import sent_lines
-        click.echo("\n".join(sent_lines(submission)))  # type: ignore[arg-type]
+        click.echo("\n".join(sent_lines(submission, words)))  # type: ignore[arg-type]
     else:
         _print_sent(said, words)
-    _report_delivery(delivery)
+    _report_delivery(delivery, words)
 
 
 def _ask_code(survey_id: str) -> str:
@@ -424,7 +424,10 @@ def parse_answer(q: Question, text: str, shown: SurveyText | None = None,
                       else f"{words.t('form.choose')} (1-{len(q.options)})")
 
 
-def _report_delivery(delivery: Delivery) -> None:
+SAID_DELIVERED = {"delivered": "no", "delivered (the server already had it)": "yes"}
+
+
+def _report_delivery(delivery: Delivery, words: Words | None = None) -> None:
     if delivery.status == PENDING:
         raise DeliveryError(f"not delivered yet: {delivery.message}; the randomized submission "
                             f"{delivery.submission_id} is kept in the outbox; run `ldpsurvey "
@@ -433,7 +436,11 @@ def _report_delivery(delivery: Delivery) -> None:
         raise DeliveryError(f"{delivery.message} (kept in the outbox, marked failed)")
     if delivery.status == AWAITING_CODE:  # the message says how to send it with another code
         raise InvitationError(delivery.message)
-    click.echo(f"sent submission {delivery.submission_id}: {delivery.message}")
+    duplicate = SAID_DELIVERED.get(delivery.message)
+    if words is None or words.english or duplicate is None:
+        click.echo(f"sent submission {delivery.submission_id}: {delivery.message}")
+    else:
+        click.echo(words.cli("cli.sent", id=delivery.submission_id, duplicate=duplicate))
 
 
 @click.command()

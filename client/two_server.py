@@ -123,9 +123,12 @@ def build_upload(survey: Survey, answers: Mapping[str, Any],
                                server_url=servers.leader_url, charges=tuple(charges))
 
 
-def sent_lines(submission: TwoServerSubmission) -> list[str]:
-    """What `respond` prints once the upload is stored: never a share or a drawn report."""
+def sent_lines(submission: TwoServerSubmission, words: Any = None) -> list[str]:
+    """What `respond` prints once the upload is stored: never a share or a drawn report (in
+    `words`' language, client/page_words.Words, when it is not English)."""
     keys = ", ".join(sorted(submission.body.get("public_shares", {})))
+    if words is not None and not words.english:
+        return [words.cli("cli.twoServerStored", id=submission.submission_id, keys=keys)]
     return [f"Shared, sealed and stored on this device as upload {submission.submission_id} "
             f"({keys}); it goes to the leader unchanged until acknowledged."]
 

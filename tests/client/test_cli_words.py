@@ -210,4 +210,19 @@ def test_respond_in_french_prints_the_stored_reports_in_french(tmp_path: Path,
     out = result.output
     assert "Randomisé et enregistré sur cet appareil\u00a0; il envoie\u00a0:" in out, out
     assert "Au total, " in out and "Votre appareil enverra un élément" in out, out
-    assert "[en]" not in out
+    assert re.search(r"soumission [0-9a-f-]+ envoyée\u00a0: remise\n", out), out
+    assert "[en]" not in out and "sent submission" not in out
+
+
+def test_a_stored_two_server_upload_is_said_in_the_language() -> None:
+    from types import SimpleNamespace
+
+    from ldpsurvey.client.two_server import sent_lines
+
+    upload = SimpleNamespace(submission_id="u1", body={"public_shares": {"b": "", "a": ""}})
+    assert sent_lines(upload) == [  # type: ignore[arg-type]
+        "Shared, sealed and stored on this device as upload u1 (a, b); it goes to the leader "
+        "unchanged until acknowledged."]
+    assert sent_lines(upload, Words("es")) == [  # type: ignore[arg-type]
+        "Dividido, sellado y guardado en este dispositivo como envío u1 (a, b); se enviará sin "
+        "cambios al servidor principal hasta que este acuse recibo."]
