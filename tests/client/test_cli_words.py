@@ -226,3 +226,45 @@ def test_a_stored_two_server_upload_is_said_in_the_language() -> None:
     assert sent_lines(upload, Words("es")) == [  # type: ignore[arg-type]
         "Dividido, sellado y guardado en este dispositivo como envío u1 (a, b); se enviará sin "
         "cambios al servidor principal hasta que este acuse recibo."]
+
+
+FIVE = ["a", "b", "c", "d", "e"]
+THREE = ["never", "once", "often"]
+MECHANISMS = [
+    *({"type": "categorical", "mechanism": name, "epsilon": 2.0, "options": FIVE}
+      for name in ("grr", "oue", "sue", "ss", "olh", "hr")),
+    {"type": "ordinal", "mechanism": "ordinal_exp", "epsilon": 2.0, "options": THREE},
+    {"type": "ordinal", "mechanism": "ordinal_exp", "epsilon": 2.0,
+     "options": [f"o{i}" for i in range(12)]},
+    {"type": "integer", "mechanism": "geometric", "epsilon": 1.0, "min": 0, "max": 10},
+    *({"type": "multiselect", "mechanism": name, "epsilon": 2.0, "options": FIVE,
+       "max_selected": 2} for name in ("option_rr", "set_ue", "psfo_grr", "psfo_olh")),
+    {"type": "categorical", "mechanism": "forced_response", "options": THREE, "epsilon": 3.0,
+     "params": {"p_truth": "1/2", "forced": {"never": "1/4", "once": "1/8", "often": "1/8"}}},
+    {"type": "binary", "mechanism": "matrix",
+     "params": {"matrix": [["1/2", "1/4", "1/4"], ["1/8", "3/8", "1/2"]]}},
+    {"type": "binary", "mechanism": "warner", "params": {"p": "3/4"}},
+    {"type": "binary", "mechanism": "binary_rr", "epsilon": 1.0, "instantaneous_epsilon": 0.5},
+    {"type": "categorical", "mechanism": "grr", "epsilon": 1.0, "instantaneous_epsilon": 0.5,
+     "options": THREE},
+]
+
+
+@pytest.mark.parametrize("lang", ["es", "fr"])
+@pytest.mark.parametrize("spec", MECHANISMS,
+                         ids=lambda s: f"{s['type']}-{s['mechanism']}-{len(s.get('options', ''))}")
+def test_every_mechanism_is_reviewed_and_reported_in_the_language(spec: dict[str, Any],
+                                                                  lang: str,
+                                                                  tmp_path: Path) -> None:
+    layered = "instantaneous_epsilon" in spec
+    survey = survey_of({"id": "q", "text": "Q?", **spec}, **({"series": "w"} if layered else {}))
+    answers = some_answers(survey)
+    lines = review(survey, answers, lang, tmp_path)
+    assert english_left(lines) == []
+    assert not any(re.search(r"\b(Your device|probability)\b", x) for x in lines), lines
+    respondent = Respondent("https://leader.example", state_dir=str(tmp_path / "state"))
+    q = survey.questions[0]
+    report = respondent.answer(survey, answers).reports["q"]
+    said = review_words.report_words(q, respondent.mechanism(survey, q), report, None,
+                                     Words(lang))
+    assert "[en]" not in said and not re.search(r"\b(the|number|set)\b", said), said
