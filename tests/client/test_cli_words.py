@@ -208,9 +208,10 @@ def test_respond_in_french_prints_the_stored_reports_in_french(tmp_path: Path,
         server.close()
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "Randomisé et enregistré sur cet appareil\u00a0; il envoie\u00a0:" in out, out
+    assert ("Vos réponses ont été randomisées et enregistrées sur cet appareil\u00a0; "
+            "il envoie\u00a0:") in out, out
     assert "Au total, " in out and "Votre appareil enverra un élément" in out, out
-    assert re.search(r"soumission [0-9a-f-]+ envoyée\u00a0: remise\n", out), out
+    assert re.search(r"soumission [0-9a-f-]+\u00a0: remise\n", out), out
     assert "[en]" not in out and "sent submission" not in out
 
 

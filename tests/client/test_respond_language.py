@@ -129,7 +129,8 @@ def test_the_review_is_the_pages_in_spanish_and_si_confirms(server, tmp_path, mo
     for line in review.splitlines():  # nothing else in English, unmarked
         assert not re.search(r"\b(Your|your device|probability|Privacy)\b", line) or \
             line.endswith("[en]"), line
-    assert "enviado: entregado" in out and len(server.requests) == 2  # fetched, then sent
+    assert re.search(r"envío [0-9a-f-]+: entregado\n", out)
+    assert len(server.requests) == 2  # fetched, then sent
 
 
 def test_no_in_french_declines_and_sends_nothing(server, tmp_path, monkeypatch):
