@@ -41,7 +41,7 @@ def catalogue(lang: str) -> Mapping[str, str]:
 @cache
 def cli_catalogue(lang: str) -> Mapping[str, str]:
     """The command line's own sentences, which the page never says (client/messages/<lang>.json:
-    a series' reuse, the total without a page's limit, the two-server review's first line, what
+    a series' reuse, the total without a page's limit, a two-server survey's guarantees, what
     is printed once stored): the same syntax as the page's, checked to exist in en, es and fr
     with the same placeholders (tests/client/test_cli_words.py)."""
     folder = files("ldpsurvey.client") / "messages"

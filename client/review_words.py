@@ -7,8 +7,8 @@ ordinal's listed chances, a check-all-that-apply question's marks or padded item
 design's row, a location's spread, the "not asked" chances and paragraphs of skip logic, how
 every other single-choice mechanism randomizes), the ε, the total, and a two-server survey's
 review (twoserver/flow.js's sentences). The few sentences only the command line says (a
-series' reuse, the total without a page's limit, the two-server review's first line and its
-guarantees) are its own catalogue's, client/messages/<lang>.json (`Words.cli`). Anything a
+series' reuse, the total without a page's limit, a two-server survey's guarantees, what is
+printed once stored) are its own catalogue's, client/messages/<lang>.json (`Words.cli`). Anything a
 mechanism says that neither has is said in English and marked "[en]", as a survey string that
 falls back is.
 """
