@@ -49,6 +49,9 @@ def design_regression(w: Weighted, spec: Spec, confidence: float,
         raise AnalysisError("no submission answers the outcome and every covariate yet")
     dropped = w.respondents.n - rows.size
     options = fit_options(w.design, rows)
+    design_df = w.degrees_of_freedom()
+    # t with the residual df degf + 1 - coefficients (R's svyglm), or the normal quantile
+    t_df = {"design_df": design_df} if w.options.quantile == "t" else {}
 
     def fit(**extra: Any) -> Any:
         return fit_columns(columns, dropped, spec, questions, compiled.mechanisms, confidence,
@@ -62,7 +65,7 @@ def design_regression(w: Weighted, spec: Spec, confidence: float,
                            compiled.mechanisms, confidence, weights=weights[keep])
 
     if w.options.variance == "linearized":
-        result = fit(**options)
+        result = fit(**options, **t_df)
         how = "standard errors from the sandwich over PSUs within strata"
     else:
         replicates = regression_replicates(w.design, w.options.variance,
@@ -75,17 +78,17 @@ def design_regression(w: Weighted, spec: Spec, confidence: float,
                                 "the data cannot separate these coefficients")
         covariance = replicate_covariance(w.design, replicates, _estimates(full),
                                           _refit(refit), rows)
-        result = fit(weights=options["weights"], variance=lambda _influence: covariance)
+        result = fit(weights=options["weights"], variance=lambda _influence: covariance, **t_df)
         how = (f"standard errors from {replicates.describe()}: the model refitted on each "
                "replicate's weights")
     result.notes.insert(0, f"design-based: {w.design.describe()}; pseudo-likelihood weights, "
                            f"{how}")
     if w.design.has_fpc:
         result.notes.append(FPC_NOTE)
+    # design.df: the design's degf (as every design-based document); residual_df: the t's
     return {"survey": w.version.id, "version": w.version.version, "sha256": w.version.sha256,
             "covariates": list(spec.covariates), **result.to_dict(),
-            # the fit's intervals and tests use the normal quantile (docs/design-based.md §5)
-            "design": {**w.describe(), "interval_quantile": "normal"}}
+            "design": {**w.describe(), "df": design_df, "residual_df": result.df}}
 
 
 def _estimates(result: Any) -> np.ndarray:

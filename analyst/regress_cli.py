@@ -3,6 +3,7 @@ from a server (HTTP) or a server database (--db, read-only) with the same functi
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import click
 
 from ..shared.cli_help import language_tag
 from ..shared.errors import ReportRenderError
-from .design_cli import design_options, options_from
+from .design_cli import INTERVAL_QUANTILES, design_options, options_from
 from .reports.language import LanguageRequest, request
 from .reports.regression_format import REGRESSION_FORMATS, render_regression
 from .source_options import source_options
@@ -37,22 +38,33 @@ from .source_options import source_options
                    "such as es), in every format: JSON adds `labels`, CSV text columns. "
                    "--outcome, --level and --covariates stay ids and labels. A language "
                    "the survey has no text in is an error.")
+@click.option("--interval-quantile", type=click.Choice(INTERVAL_QUANTILES),
+              help="Design-based fits: t (default) uses Student's t with the residual degrees "
+                   "of freedom, the design's (R's degf) + 1 - coefficients, as R's svyglm "
+                   "confint and summary; normal the normal quantile.")
 @design_options
 def regress(server_url: str | None, db_path: str | None, survey_id: str, version: int | None,
             token: str | None, outcome: str, level: str | None, covariates: str, fmt: str,
             out_path: Path | None, confidence: float, timeout: float, lang: str | None,
-            **design: Any) -> None:
+            interval_quantile: str | None, **design: Any) -> None:
     """Regress a randomized outcome on covariates by maximum likelihood through the known
     randomization (docs/regression.md): coefficients, odds ratios, intervals, p-values and
     what privacy costs each standard error.
 
     With a design (--weighted, --frame, a calibration; docs/weights.md): pseudo-likelihood
-    weights and design-based (sandwich) standard errors over PSUs within strata."""
+    weights and design-based (sandwich) standard errors over PSUs within strata; intervals
+    and p-values from t with the residual degrees of freedom (--interval-quantile)."""
     if (server_url is None) == (db_path is None):
         raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
     if server_url is not None and not token:
         raise click.UsageError("--server needs --token (or LDPSURVEY_TOKEN)")
     options = options_from(design)
+    if interval_quantile is not None:
+        if options is None:
+            raise click.UsageError("--interval-quantile goes with a design-based fit "
+                                   "(--weighted, --frame, a calibration, --variance or "
+                                   "--lonely-psu)")
+        options = replace(options, quantile=interval_quantile)
     wanted = request(lang)
     click.echo(f"fitting {outcome} on {covariates or 'an intercept'}...", err=True)
     if options is not None:

@@ -36,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from .design.quantiles import incomplete_beta, t_value
 from .errors import AnalysisError
-from .estimates import finite_or_none, z_value
+from .estimates import finite_or_none
 
 MAX_EM = 5  # a robust start; Newton finishes (EM alone crawls when the channel is noisy)
 MAX_NEWTON = 50
@@ -93,6 +94,9 @@ class RegressionResult:
     log_likelihood: float | None
     coefficients: list[Coefficient]
     notes: list[str] = field(default_factory=list)
+    # design-based fits: the residual degrees of freedom of the t intervals and p-values
+    # (R's svyglm: degf + 1 - coefficients); None: the normal quantile
+    df: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "outcome": self.outcome, "outcome_level": self.outcome_level,
@@ -370,16 +374,17 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
                  latent: Sequence[LatentCovariate] = (), confidence: float = 0.95,
                  n_dropped: int = 0, latent_names: Sequence[str] = (),
                  weights: np.ndarray | None = None,
-                 variance: Callable[[np.ndarray], np.ndarray] | None = None
-                 ) -> RegressionResult:
+                 variance: Callable[[np.ndarray], np.ndarray] | None = None,
+                 design_df: int | None = None) -> RegressionResult:
     """Maximum likelihood logistic regression through the outcome's (and latent covariates')
     channel. `x` holds an intercept column; `names` names x's columns.
 
     Survey weights (shared/design/regression.py): `weights` (one per row) make it a
     pseudo-likelihood fit (each row's log-likelihood weighted, rescaled to mean 1 as R's
     svyglm does), and `variance` maps the rows' influence values (n, parameters) to their
-    design-based covariance: the sandwich replaces the model-based standard errors."""
-    z = z_value(confidence)
+    design-based covariance: the sandwich replaces the model-based standard errors.
+    `design_df` (the design's degrees of freedom, R's degf): intervals and p-values use t
+    with the residual df `residual_df` (R's svyglm); None: the normal quantile."""
     n = len(symbols)
     k_params = (len(names) + sum(len(c.labels) - 1 for c in latent)
                 + (math.prod(len(c.labels) for c in latent) - 1) * len(names))
@@ -447,12 +452,14 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
             complete = complete * (np.diag(covariance)[:m] / np.diag(model_based)[:m])[None, :]
     loglik = model.loglik(theta)
     all_names = [*names, *latent_names]
+    df = residual_df(design_df, len(all_names))
+    z = t_value(confidence, df)
     coefficients = []
     for j, name in enumerate(all_names):
         var = None if covariance is None else covariance[j, j]
         full = None if complete is None else complete[j, j]
         coefficients.append(_coefficient(name, float(theta[j]), var, z, odds=True,
-                                         complete_var=full, noisy=NOISY_ODDS))
+                                         complete_var=full, noisy=NOISY_ODDS, df=df))
     notes = []
     if not converged:
         notes.append("the fit did not converge (or the information matrix is singular): the "
@@ -468,7 +475,23 @@ def fit_logistic(x: np.ndarray, names: Sequence[str], symbols: np.ndarray,
                      + ", ".join(f"{'/'.join(str(latent[j].labels[v]) for j, v in enumerate(c))}"
                                  f" {p:.3f}" for c, p in zip(model.cells, shares, strict=True)))
     return RegressionResult("logistic", outcome, outcome_level, n, n_dropped, confidence,
-                            converged, iterations, loglik, coefficients, notes)
+                            converged, iterations, loglik, coefficients, notes, df)
+
+
+def residual_df(design_df: int | None, coefficients: int) -> int | None:
+    """The residual degrees of freedom of a design-based fit's t intervals and p-values, as
+    R's svyglm sets df.residual: the design's df (degf) + 1 - the model's coefficients; None
+    (the normal quantile) without a design df. Refused when none is left (R's confint gives
+    NaN intervals then)."""
+    if design_df is None:
+        return None
+    df = design_df + 1 - coefficients
+    if df < 1:
+        raise AnalysisError(f"the design has {design_df} degrees of freedom and the model "
+                            f"{coefficients} coefficients: no residual degrees of freedom "
+                            "for t intervals (degf + 1 - coefficients, as R's svyglm); fit "
+                            "fewer coefficients or use --interval-quantile normal")
+    return df
 
 
 def _inverse_pd(matrix: np.ndarray) -> np.ndarray | None:
@@ -495,14 +518,18 @@ def verdict(low: float, high: float, noisy: float, *, odds: bool) -> str:
 
 
 def _coefficient(name: str, estimate: float, variance: float | None, z: float, *, odds: bool,
-                 complete_var: float | None, noisy: float) -> Coefficient:
+                 complete_var: float | None, noisy: float,
+                 df: float | None = None) -> Coefficient:
+    """One coefficient's row: interval estimate ± z s.e. (z: t with `df` for a design-based
+    fit), p-value from the normal or (with `df`) Student's t."""
     if variance is None or not math.isfinite(variance) or variance <= 0:
         return Coefficient(name, estimate, None, None, None, None, None,
                            math.exp(estimate) if odds and abs(estimate) < 700 else None,
                            verdict="" if name == INTERCEPT else "too noisy to say")
     se = math.sqrt(variance)
     stat = estimate / se
-    p_value = math.erfc(abs(stat) / math.sqrt(2))
+    p_value = (math.erfc(abs(stat) / math.sqrt(2)) if df is None
+               else incomplete_beta(df / 2.0, 0.5, df / (df + stat * stat)))
     low, high = estimate - z * se, estimate + z * se
     reading = "" if name == INTERCEPT else verdict(low, high, noisy, odds=odds)
     inflation = (se / math.sqrt(complete_var) if complete_var is not None and complete_var > 0

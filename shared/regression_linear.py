@@ -39,14 +39,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .design.quantiles import t_value
 from .errors import AnalysisError
-from .estimates import z_value
 from .regression import (
     Coefficient,
     LatentCovariate,
     RegressionResult,
     _coefficient,
     _inverse_pd,
+    residual_df,
 )
 
 
@@ -72,21 +73,23 @@ def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_v
                n_dropped: int = 0,
                latent: Sequence[LatentCovariate | IndicatorEstimates] = (),
                latent_names: Sequence[str] = (), weights: np.ndarray | None = None,
-               variance: Callable[[np.ndarray], np.ndarray] | None = None
-               ) -> RegressionResult:
+               variance: Callable[[np.ndarray], np.ndarray] | None = None,
+               design_df: int | None = None) -> RegressionResult:
     """Linear regression of the noisy integer reports on x (an intercept column included) and
     on the dummies of the randomized covariates in `latent` (named `latent_names`).
 
     Survey weights (shared/design/regression.py): `weights` weight each row's estimating
     equation (rescaled to mean 1, as R's svyglm does) and `variance` maps the rows' influence
     values (n, coefficients) to their design-based covariance, which replaces the model-based
-    (OLS) or HC1 sandwich standard errors."""
+    (OLS) or HC1 sandwich standard errors; `design_df` (R's degf) makes the intervals and
+    p-values t with the residual df degf + 1 - coefficients (R's svyglm)."""
     if latent:
         return _fit_corrected(x, names, reports, noise_variance, outcome=outcome,
                               outcome_range=outcome_range, confidence=confidence,
                               n_dropped=n_dropped, latent=latent, latent_names=latent_names,
-                              weights=weights, variance=variance)
-    z = z_value(confidence)
+                              weights=weights, variance=variance, design_df=design_df)
+    df = residual_df(design_df, len(names))
+    z = t_value(confidence, df)
     x = np.asarray(x, dtype=float)
     y = np.asarray(reports, dtype=float)
     n, p = x.shape
@@ -109,14 +112,14 @@ def fit_linear(x: np.ndarray, names: Sequence[str], reports: np.ndarray, noise_v
     coefficients = [_coefficient(name, float(beta[j]), float(covariance[j, j]), z, odds=False,
                                  complete_var=None if inflation is None
                                  else float(covariance[j, j]) / inflation ** 2,
-                                 noisy=outcome_range / 10)
+                                 noisy=outcome_range / 10, df=df)
                     for j, name in enumerate(names)]
     notes = [f"residual variance {s2:.4g}, of which the randomization's noise is "
              f"{noise_variance:.4g} (known exactly)"
              + ("" if signal > 0 else "; the residual variance is not above the noise: the "
                                       "true answers' spread is not measurable at this n")]
     return RegressionResult("linear", outcome, None, n, n_dropped, confidence, True, 1, None,
-                            coefficients, notes)
+                            coefficients, notes, df)
 
 
 def indicator_rows(covariate: LatentCovariate) -> np.ndarray:
@@ -140,11 +143,11 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
                    confidence: float, n_dropped: int,
                    latent: Sequence[LatentCovariate | IndicatorEstimates],
                    latent_names: Sequence[str], weights: np.ndarray | None = None,
-                   variance: Callable[[np.ndarray], np.ndarray] | None = None
-                   ) -> RegressionResult:
+                   variance: Callable[[np.ndarray], np.ndarray] | None = None,
+                   design_df: int | None = None) -> RegressionResult:
     """The corrected-moments fit (module docstring); with `weights`, each respondent's moment
-    terms are weighted (rescaled to mean 1) and `variance` gives the design-based sandwich."""
-    z = z_value(confidence)
+    terms are weighted (rescaled to mean 1) and `variance` gives the design-based sandwich
+    (`design_df`: t intervals, as fit_linear)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(reports, dtype=float)
     n = len(y)
@@ -184,10 +187,12 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
         covariance = variance((psi * rw[:, None]) @ a_inv / n)
     sigma2 = (float(rw @ (y * y)) / n - float(beta @ b) - noise_variance) * n / (n - p)
     all_names = [*names, *latent_names]
+    df = residual_df(design_df, len(all_names))
+    z = t_value(confidence, df)
     coefficients: list[Coefficient] = [
         _coefficient(name, float(beta[j]), float(covariance[j, j]), z, odds=False,
                      complete_var=sigma2 * a_inv[j, j] / (n - p) if sigma2 > 0 else None,
-                     noisy=outcome_range / 10)
+                     noisy=outcome_range / 10, df=df)
         for j, name in enumerate(all_names)]
     shares = "; ".join(
         f"{c.name}: " + ", ".join(f"{label} {share:.3f}"
@@ -204,4 +209,4 @@ def _fit_corrected(x: np.ndarray, names: Sequence[str], reports: np.ndarray,
         f"randomization's noise variance is {noise_variance:.4g} (known exactly)"
         + ("" if sigma2 > 0 else ": the true answers' spread is not measurable at this n")]
     return RegressionResult("linear", outcome, None, n, n_dropped, confidence, True, 1, None,
-                            coefficients, notes)
+                            coefficients, notes, df)

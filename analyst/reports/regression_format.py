@@ -30,6 +30,9 @@ REGRESSION_FORMATS = ("table", "json", "csv", "html")
 CSV_COLUMNS = ("survey", "version", "kind", "outcome", "outcome_level", "n", "n_dropped",
                "converged", "coefficient", "estimate", "std_error", "z", "p_value", "ci_low",
                "ci_high", "odds_ratio", "or_low", "or_high", "se_inflation", "verdict")
+# a design-based fit adds these: the design's df (R's degf), the residual df of its t
+# intervals and p-values (degf + 1 - coefficients, R's svyglm; empty: normal) and the quantile
+DESIGN_COLUMNS = ("df", "residual_df", "interval_quantile")
 # `regress --lang` adds these: the outcome, its modelled level and each coefficient in words.
 LANGUAGE_COLUMNS = ("outcome_text", "outcome_level_text", "coefficient_text")
 CSS = REPORT_CSS + "td:first-child{min-width:12em}"  # the estimates report's page, phone rules
@@ -142,6 +145,22 @@ def headline(doc: Mapping[str, Any], names: Names | None = None) -> str:
             f"for a missing answer), {doc['confidence']:.0%} intervals, {status}.")
 
 
+def design_line(doc: Mapping[str, Any]) -> str | None:
+    """A design-based fit's degrees of freedom and the quantile its intervals and p-values
+    use (None for a fit without a design)."""
+    design = doc.get("design")
+    if not design:
+        return None
+    df, residual = design.get("df"), design.get("residual_df")
+    if residual is None:
+        return (f"Design-based: {df} design degrees of freedom; intervals and p-values from "
+                "the normal quantile (--interval-quantile normal).")
+    return (f"Design-based: intervals and p-values from Student's t with {residual:g} "
+            f"residual degrees of freedom (the design's {df} + 1 - "
+            f"{len(doc['coefficients'])} coefficients, as R's svyglm); the z column is that "
+            "t statistic.")
+
+
 def _num(x: Any, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
 
@@ -182,7 +201,8 @@ def _table(doc: Mapping[str, Any], names: Names | None = None) -> str:
     """The terminal table: ids, or with `names` (regress --lang) questions in words."""
     header, rows = _header(doc), _rows(doc, names)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = [headline(doc, names), ""]
+    design = design_line(doc)
+    lines = [headline(doc, names), *([] if design is None else [design]), ""]
     for r in [header, *rows]:
         lines.append("  ".join(cell.ljust(w) if i == 0 or i == len(r) - 1 else cell.rjust(w)
                                for i, (cell, w) in enumerate(zip(r, widths, strict=True))))
@@ -194,7 +214,11 @@ def _csv(doc: Mapping[str, Any], names: Names | None = None) -> str:
     """One line per coefficient; `names` (regress --lang) adds the words in three columns."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow((*CSV_COLUMNS, *(LANGUAGE_COLUMNS if names is not None else ())))
+    design = doc.get("design")
+    writer.writerow((*CSV_COLUMNS, *(DESIGN_COLUMNS if design else ()),
+                     *(LANGUAGE_COLUMNS if names is not None else ())))
+    degrees = () if not design else tuple("" if design.get(k) is None else str(design[k])
+                                           for k in DESIGN_COLUMNS)
     outcome, level = doc["outcome"], doc.get("outcome_level") or ""
     words = () if names is None else (names.text(outcome),
                                       names.level(outcome, str(level)) if level else "")
@@ -203,7 +227,7 @@ def _csv(doc: Mapping[str, Any], names: Names | None = None) -> str:
                          doc.get("outcome_level") or "", doc["n"], doc["n_dropped"],
                          doc["converged"], c["name"],
                          *("" if c.get(k) is None else repr(c[k]) for k in CSV_COLUMNS[9:-1]),
-                         c["verdict"],
+                         c["verdict"], *degrees,
                          *(() if names is None else (*words, names.coefficient(c["name"])))])
     return out.getvalue()
 
@@ -271,8 +295,10 @@ def _html(doc: Mapping[str, Any], names: Names) -> str:
     head = "".join(page_head(f"{title}: regression of {names.text(doc['outcome'])}", CSS))
     chart = forest_chart(doc, names)
     plot = "" if chart is None else chart_img(chart, "forest plot of the coefficients")
+    design = design_line(doc)
+    degrees = "" if design is None else f"<p>{escape(design)}</p>"
     return (f"{head}<h1>{escape(title)}</h1>"
             f'<p class="sub">Survey <span class="qid">{escape(str(doc["survey"]))}</span> '
             f"version {escape(str(doc['version']))}</p>"
-            f"<p>{escape(headline(doc, names))}</p>"
+            f"<p>{escape(headline(doc, names))}</p>{degrees}"
             f"{plot}{table}{notes}<p class=\"note\">{escape(READING)}</p></main></body></html>\n")

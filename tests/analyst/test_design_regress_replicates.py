@@ -96,9 +96,18 @@ def test_logistic_jkn_equals_r(built: designed.Built) -> None:
 jk <- as.svrepdesign(des, type = "JKn", compress = FALSE)
 fit <- svyglm(I(sex == "male") ~ region, design = jk, family = quasibinomial(),
               control = glm.control(epsilon = 1e-14, maxit = 100))
-emit(list(coef = coef(fit), se = SE(fit)))
+ci <- confint(fit)
+emit(list(coef = coef(fit), se = SE(fit), low = ci[, 1], high = ci[, 2],
+          p = summary(fit)$coefficients[, 4], df = fit$df.residual, degf = degf(jk)))
 """
-    check(doc, run_r(script, {"d": table(built)}))
+    r = run_r(script, {"d": table(built)})
+    check(doc, r)
+    # t with svyglm's residual df, the replicates' degf + 1 - 4 coefficients
+    coefficients = doc["coefficients"]
+    assert (doc["design"]["df"], doc["design"]["residual_df"]) == (r["degf"][0], r["df"][0])
+    assert np.allclose([c["ci_low"] for c in coefficients], r["low"], rtol=1e-7, atol=1e-9)
+    assert np.allclose([c["ci_high"] for c in coefficients], r["high"], rtol=1e-7, atol=1e-9)
+    assert np.allclose([c["p_value"] for c in coefficients], r["p"], rtol=1e-6, atol=1e-12)
 
 
 def test_bootstrap_given_the_same_replicate_weights_equals_r(built: designed.Built) -> None:

@@ -431,7 +431,10 @@ def test_regress_with_a_design_equals_r_svyglm(built: designed.Built, margins: P
              "answered": z["answered"]}
     script = designed.RAKED_R + """
 fit <- svyglm(drinks ~ region + sex, design = subset(cal, answered == 1))
-emit(list(coef = coef(fit), se = SE(fit)))
+ci <- confint(fit)
+emit(list(coef = coef(fit), se = SE(fit), low = ci[, 1], high = ci[, 2],
+          p = summary(fit)$coefficients[, 4], df = fit$df.residual,
+          degf = degf(subset(cal, answered == 1))))
 """
     r = run_r(script, {"d": table})
     coefficients = doc["coefficients"]
@@ -440,6 +443,11 @@ emit(list(coef = coef(fit), se = SE(fit)))
     assert np.allclose([c["estimate"] for c in coefficients], r["coef"], rtol=0, atol=1e-8)
     assert np.allclose([c["std_error"] for c in coefficients], r["se"], rtol=1e-7, atol=0)
     assert doc["n"] == int(z["answered"].sum())
+    # t with svyglm's residual df (degf + 1 - 5 coefficients): R's confint and summary
+    assert (doc["design"]["df"], doc["design"]["residual_df"]) == (r["degf"][0], r["df"][0])
+    assert np.allclose([c["ci_low"] for c in coefficients], r["low"], rtol=1e-7, atol=1e-9)
+    assert np.allclose([c["ci_high"] for c in coefficients], r["high"], rtol=1e-7, atol=1e-9)
+    assert np.allclose([c["p_value"] for c in coefficients], r["p"], rtol=1e-6, atol=1e-12)
 
 
 def test_a_logistic_fit_through_the_channels_takes_the_design(built: designed.Built,
@@ -565,6 +573,42 @@ def test_every_format_states_the_design_df_and_intervals_use_t(built: designed.B
     assert {(r["df"], r["interval_quantile"]) for r in smoker} == {("20", "t")}
     refused = report(built, "--interval-quantile", "normal")
     assert refused.exit_code == 2 and "goes with a design-based report" in refused.output
+
+
+def test_a_design_based_regression_states_its_df_in_every_format(built: designed.Built) -> None:
+    """Issue 39: a design-based fit's intervals and p-values are t with svyglm's residual df,
+    the design's 20 + 1 - 5 coefficients = 16 (R's confint and summary; the R comparison is
+    test_regress_with_a_design_equals_r_svyglm); --interval-quantile normal gives the normal
+    quantile; every format states the df."""
+    from ldpsurvey.shared.design.quantiles import t_value
+
+    def fit(*args: Any) -> Any:
+        return run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "drinks",
+                   "--covariates", "region,sex", "--weighted", *args)
+
+    doc = json.loads(fit("--format", "json").stdout)
+    assert (doc["design"]["df"], doc["design"]["residual_df"],
+            doc["design"]["interval_quantile"]) == (20, 16, "t")
+    for c in doc["coefficients"]:
+        assert c["ci_high"] - c["estimate"] == pytest.approx(t_value(0.95, 16) * c["std_error"],
+                                                             rel=1e-12)
+    normal = json.loads(fit("--format", "json", "--interval-quantile", "normal").stdout)
+    assert (normal["design"]["residual_df"], normal["design"]["interval_quantile"]) == (
+        None, "normal")
+    for c, t in zip(normal["coefficients"], doc["coefficients"], strict=True):
+        assert c["ci_high"] - c["estimate"] == pytest.approx(
+            1.959963984540054 * c["std_error"], rel=1e-12)
+        assert c["p_value"] < t["p_value"]  # the normal's thinner tails
+    said = "Student's t with 16 residual degrees of freedom (the design's 20 + 1 - 5"
+    for fmt in ("table", "html"):
+        text = fit("--format", fmt).stdout
+        assert (said.replace("'", "&#x27;") if fmt == "html" else said) in text, fmt
+    lines = list(csv.DictReader(io.StringIO(fit("--format", "csv").stdout)))
+    assert {(r["df"], r["residual_df"], r["interval_quantile"]) for r in lines} == {
+        ("20", "16", "t")}
+    refused = run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "drinks",
+                  "--interval-quantile", "normal")
+    assert refused.exit_code == 2 and "goes with a design-based fit" in refused.output
 
 
 def test_the_deff_split_is_stated_only_with_its_interval_excluding_1(
