@@ -40,7 +40,7 @@ import numpy as np
 from ..shared.design import DesignEstimates, PseudoValues, estimate, ratio
 from ..shared.errors import AnalysisError, LdpSurveyError
 from ..shared.estimates import finite_or_none, norm_sub
-from .design_estimates import Weighted, pseudo_values
+from .design_estimates import RELATIVE_NOTE, Weighted, pseudo_values
 
 NOTE = ("design-based: {design}; variance {variance}. joint: the weighted mean of the product "
         "of the two reports' pseudo-values (unbiased for the joint share); among a row or a "
@@ -184,7 +184,8 @@ def crosstab_document(w: Weighted, rows_spec: str, cols_spec: str, confidence: f
         "row_shares": row_cells, "col_shares": col_cells,
         "col_given_row": col_given_row,
         "row_given_col": [[row_given_col_t[b][a] for b in range(k2)] for a in range(k1)],
-        "notes": [NOTE.format(design=d["description"], variance=d["variance_description"])],
+        "notes": [NOTE.format(design=d["description"], variance=d["variance_description"])
+                  + ("" if w.totals_refusal is None else RELATIVE_NOTE)],
         "design": d,
     }
 

@@ -74,6 +74,11 @@ TOTALS_NOTE = ("Horvitz-Thompson estimates of population counts (the number of p
 NOTE = ("design-based: the respondents weighted by their sampling design; 'deff' is the "
         "variance over that of a simple random sample of as many true answers, split into "
         "sampling (the design) × privacy (the randomization)")
+# relative weights (estimators.totals_refusal): the SRS baseline takes no (1 − n/N̂)
+RELATIVE_NOTE = ("; the weights are relative (not scaled to a population), so that simple "
+                 "random sample is taken with replacement, without the finite-population "
+                 "factor 1 − n/N̂ (R's deff = \"replace\"): with N̂ = Σw about n that factor "
+                 "would be about 0 and the deff would explode")
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,8 @@ class Weighted:
     def describe(self) -> dict[str, Any]:
         """The document's `design` block."""
         d = self.design
-        return {"source": self.joined.source, "description": d.describe(), "note": NOTE,
+        note = NOTE if self.totals_refusal is None else NOTE + RELATIVE_NOTE
+        return {"source": self.joined.source, "description": d.describe(), "note": note,
                 "respondents": d.n, "strata": d.stratum_count, "psus": d.psu_count,
                 "population": finite_or_none(float(d.weights.sum())),
                 "fpc": d.has_fpc, "lonely_psu": d.lonely_psu,

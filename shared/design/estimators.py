@@ -18,7 +18,8 @@ Design effect, per estimate (docs/design-based.md):
     V         the estimate's variance (design and randomization together)
     V_privacy = Σ a_i² V̂_i, the randomization's part (a_i the weight on z_i)
     V_sampling = V − V_privacy, the design's variance had the true answers been observed
-    V_srs     = Ŝ²/n·(1 − n/N̂), a simple random sample of n true answers (R's deff), with
+    V_srs     = Ŝ²/n·(1 − n/N̂), a simple random sample of n true answers (R's deff; without
+              (1 − n/N̂), R's deff = "replace", when the weights are relative, `srs_factor`), with
               Ŝ² = Σ w d (z − ŷ)²/Σ w d · n/(n − 1) − Σ w d V̂/Σ w d (the answers' variance:
               the pseudo-values' minus the noise's)
     deff_sampling = V_sampling/V_srs,  deff_privacy = V/V_sampling,
@@ -280,6 +281,7 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
     _quantile(quantile)
     method = _method(variance)
     df = degrees_of_freedom(design, variance)
+    relative = totals_refusal(design) is not None  # the SRS baseline's factor: srs_factor
     replicated = isinstance(variance, Replicates)
     groups = groups_of(design) if cell_based(design) else None
     w = design.weights
@@ -309,7 +311,8 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
                  else pv.values * wd[:, None])
             cov = covariance(design, _residualized(design, x))
         cov = cov + np.diag(added)
-        srs, srs_se = _srs_variance(design, pv, wd, weight_sum, count, totals, statistic)
+        srs, srs_se = _srs_variance(design, pv, wd, weight_sum, count, totals, statistic,
+                                    relative)
         results.append(DesignEstimates(statistic, pv.question, pv.labels, est, cov, count,
                                        weight_sum, method, design.describe(), confidence,
                                        privacy, srs, df=df, quantile=quantile,
@@ -406,21 +409,34 @@ def ratio(design: Design, numerator: PseudoValues, denominator: PseudoValues, *,
     else:
         cov = covariance(design, _residualized(design, residual * coefficients[:, None]))
     cov = cov + np.diag(added)
-    srs, srs_se = _ratio_srs_variance(design, residual, noise, wd, base, int(d.sum()))
+    srs, srs_se = _ratio_srs_variance(design, residual, noise, wd, base, int(d.sum()),
+                                      totals_refusal(design) is not None)
     return DesignEstimates("ratio", numerator.question, numerator.labels, est, cov,
                            int(d.sum()), float(wd.sum()), method, design.describe(),
                            confidence, privacy, srs, df=degrees_of_freedom(design, variance),
                            quantile=quantile, hidden_variance=added, srs_std_error=srs_se)
 
 
+def srs_factor(weight_sum: float, count: int, relative: bool) -> float:
+    """The finite-population factor of the simple-random-sample baseline V_srs: 1 − n/N̂
+    with N̂ = Σ w (R's `deff = TRUE`: (psum − nobs)/psum) when the weights count a population
+    and N̂ > n; 1 (R's `deff = "replace"`, sampling with replacement) for `relative` weights
+    (`totals_refusal`: weights rescaled to mean 1, or every respondent counting 1), whose Σ w
+    is about n, so 1 − n/N̂ would be about 0 and the deff would explode (107 against 1.5 with
+    the same weights scaled to the population)."""
+    if relative or weight_sum <= count:
+        return 1.0
+    return (weight_sum - count) / weight_sum
+
+
 def _ratio_srs_variance(design: Design, residual: np.ndarray, noise: np.ndarray,
-                        wd: np.ndarray, base: float, count: int
+                        wd: np.ndarray, base: float, count: int, relative: bool
                         ) -> tuple[np.ndarray, np.ndarray]:
     """A ratio's variance from a simple random sample of `count` TRUE answers, as R's
     `svyratio(deff = TRUE)` takes it: the SRS variance of the total of its influence values
     r_i = (z_i − R x_i)/Σ w x, N̂²·(1 − n/N̂)·S_r²/n, with S_r² the weighted variance of r
-    (× n/(n − 1)) less the residuals' mean randomization variance (`noise`/(Σ w x)²); with
-    its s.e. (`_spread_std_error`)."""
+    (× n/(n − 1)) less the residuals' mean randomization variance (`noise`/(Σ w x)²), the
+    factor (1 − n/N̂) as `srs_factor` takes it; with its s.e. (`_spread_std_error`)."""
     weight_sum = float(wd.sum())
     r = residual / base
     centre = (wd @ r) / weight_sum
@@ -428,7 +444,7 @@ def _ratio_srs_variance(design: Design, residual: np.ndarray, noise: np.ndarray,
     inflation = count / (count - 1) if count > 1 else 1.0
     answers = (spread * count / (count - 1) if count > 1 else spread) - (
         wd @ noise) / (base * base * weight_sum)
-    correction = (weight_sum - count) / weight_sum if weight_sum > count else 1.0
+    correction = srs_factor(weight_sum, count, relative)
     scale = correction * weight_sum**2 / count
     se = _spread_std_error(design, r, noise / (base * base), centre, inflation, answers, wd,
                            weight_sum)
@@ -456,10 +472,11 @@ def _spread_std_error(design: Design, values: np.ndarray, noise: np.ndarray,
 
 
 def _srs_variance(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
-                  count: int, totals: np.ndarray, statistic: str
+                  count: int, totals: np.ndarray, statistic: str, relative: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Variance of the same estimate from a simple random sample of `count` TRUE answers
-    (R's deff convention: (1 − n/N̂) when N̂ = Σ w > n), the answers' variance estimated as
+    (R's deff convention: (1 − n/N̂) when N̂ = Σ w > n, none for `relative` weights:
+    `srs_factor`), the answers' variance estimated as
     the pseudo-values' minus the mean randomization variance (module docstring); with its
     s.e. (`_spread_std_error`)."""
     centre = totals / weight_sum
@@ -468,7 +485,7 @@ def _srs_variance(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: 
     inflation = count / (count - 1) if count > 1 else 1.0
     answers = (spread * count / (count - 1) if count > 1 else spread) - (
         wd @ pv.noise) / weight_sum
-    correction = (weight_sum - count) / weight_sum if weight_sum > count else 1.0
+    correction = srs_factor(weight_sum, count, relative)
     per = answers * correction / count
     scale = correction / count
     if statistic == "total":

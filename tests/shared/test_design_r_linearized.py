@@ -80,6 +80,11 @@ for (with_fpc in c(FALSE, TRUE)) {
   out[[paste0("deff_", with_fpc)]] <- deff(m)
   out[[paste0("deff_se_", with_fpc)]] <- SE(m)
 }
+# relative weights (rescaled to mean 1): the SRS baseline without (1 - n/N), deff = "replace"
+d$relative <- d$weight / mean(d$weight)
+rel <- svydesign(ids = ~psu, strata = ~stratum, weights = ~relative, data = d, nest = TRUE)
+out$deff_relative <- deff(svymean(~truth_f, rel, deff = "replace"))
+out$deff_relative_domain <- deff(svymean(~truth_f, subset(rel, sex == 0), deff = "replace"))
 emit(out)
 """
 
@@ -174,6 +179,34 @@ def test_design_effect_of_disclosed_answers_equals_r(data, r_results, fpc: bool)
         assert effect.sampling == pytest.approx(expected, rel=1e-8)
         assert effect.privacy == pytest.approx(1.0, abs=1e-12)
         assert effect.effective_n == pytest.approx(data.n / expected, rel=1e-8)
+
+
+def test_relative_weights_take_no_finite_population_factor(data, r_results) -> None:
+    """Issue 39: weights rescaled to mean 1 have N̂ = Σ w about n, so R's (1 − n/N̂) would
+    shrink V_srs to about 0 and blow the deff up (in a domain whose weights average above
+    1, or when Σ w exceeds n by rounding: 36 times R's deff = "replace" in the domain
+    below). Relative weights (estimators.totals_refusal) take R's deff = "replace" instead,
+    and the same weights × 1000 (population-scaled, no fpc) keep R's deff = TRUE: their
+    deffs differ by exactly that factor, 1 − n/N̂ (0.999 here)."""
+    from ldpsurvey.shared.design import Design, pseudo_values, totals_refusal
+    from ldpsurvey.shared.mechanisms.disclosed import Disclosed
+    from support.design_data import question
+
+    q = question("use")
+    pv = pseudo_values(q, Disclosed(q.labels, question_id="use"), data.truth)
+    relative = data.weight / data.weight.mean()
+    rel = Design.build(relative, data.stratum, data.psu)
+    scaled = Design.build(relative * 1000, data.stratum, data.psu)
+    assert totals_refusal(rel) is not None and totals_refusal(scaled) is None
+    for domain, expected in ((None, r_results["deff_relative"]),
+                             (data.sex == 0, r_results["deff_relative_domain"])):
+        d = np.ones(data.n, dtype=bool) if domain is None else domain
+        assert domain is None or relative[d].sum() > d.sum()  # R's 1 − n/N̂: 0.028 here
+        factor = 1 - d.sum() / (relative[d].sum() * 1000)
+        for a, b, r in zip(mean(rel, pv, domain=domain).effects(),
+                           mean(scaled, pv, domain=domain).effects(), expected, strict=True):
+            assert a.total == pytest.approx(r, rel=1e-8)
+            assert a.total == pytest.approx(b.total * factor, rel=1e-9)
 
 
 def test_randomized_answers_split_their_design_effect(data) -> None:
