@@ -240,6 +240,29 @@ def test_relative_weights_give_no_totals_and_say_why(relative: designed.Built, m
     assert south["total"]["std_error"] == pytest.approx(0.0, abs=1e-6)  # fixed by the raking
 
 
+def test_relative_weights_take_the_deff_without_the_finite_population_factor(
+        built: designed.Built, relative: designed.Built) -> None:
+    """Issue 39: the same respondents with relative weights (mean 1) and with population
+    weights: the relative weights' SRS baseline takes no 1 − n/N̂ (R's deff = "replace"),
+    so every deff is the population weights' one times exactly their 1 − n/N̂, and the
+    design's note says so (the population weights' does not)."""
+    weighted, rel = document(built, "--weighted"), document(relative, "--weighted")
+    n, population = weighted["design"]["respondents"], weighted["design"]["population"]
+    assert population > 10 * n
+    assert "R's deff = \"replace\"" in rel["design"]["note"]
+    assert "replace" not in weighted["design"]["note"]
+    compared = 0
+    for qid in ("region", "smoker"):  # asked of everyone: n is the respondents'
+        for a, b in zip(question(weighted, qid)["categories"], question(rel, qid)["categories"],
+                        strict=True):
+            if a["deff"] is None or a["deff"]["total"] is None:
+                continue
+            compared += 1
+            assert b["deff"]["total"] == pytest.approx(a["deff"]["total"] * (1 - n / population),
+                                                       rel=1e-9)
+    assert compared >= 4
+
+
 def test_the_library_refuses_totals_of_relative_weights() -> None:
     from ldpsurvey.shared.design import Design, Margin, poststratify, totals_refusal
 
