@@ -83,14 +83,15 @@ def test_answered_in_english_and_spanish_then_reported_in_either(
     assert "Esta respuesta se envía tal como la da." in out  # a hint
     assert "[3] Éxtasis (MDMA)" in out and "[3] Cada semana" in out
     assert "¿Con qué frecuencia ha consumido cannabis?" in out  # the skip applied (cannabis)
-    assert "¿En qué región vive? -> the option “South”" in out  # sent: the value
+    # sent: the value "South", shown in the respondent's words
+    assert "¿En qué región vive? -> la opción «Sur»" in out
 
     # LANG picks the language when --lang is not given; an unknown one falls back, said so
     by_lang = respond(deployed, "lang", "--answers", str(answers), "--dry-run",
                       env={"LANG": "es_MX.UTF-8"})
     assert by_lang.returncode == 0, by_lang.stderr
     assert "1. ¿En qué región vive?" in by_lang.stdout  # the review, in Spanish
-    assert "Your answer (sent as you give it): North" in by_lang.stdout
+    assert "Su respuesta (se envía tal como la da): Norte" in by_lang.stdout
     german = respond(deployed, "de", "--answers", str(answers), "--dry-run", "--lang", "de")
     assert "this survey has no text in 'de' (it has: en, es); it is shown in 'en'" in (
         german.stderr)
