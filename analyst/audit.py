@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any, Protocol
 
+from ..shared.distributions import incomplete_beta
 from ..shared.randomness import RandomSource, resolve
-from ..shared.student_t import regularized_beta
 
 
 class Randomizer(Protocol):
@@ -55,7 +55,7 @@ def beta_ppf(q: float, a: float, b: float) -> float:
         mid = (lo + hi) / 2
         if mid in (lo, hi):
             break
-        if regularized_beta(mid, a, b) < q:
+        if incomplete_beta(a, b, mid) < q:
             lo = mid
         else:
             hi = mid

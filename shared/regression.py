@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .design.quantiles import incomplete_beta, t_value
+from .distributions import incomplete_beta, t_value
 from .errors import AnalysisError
 from .estimates import finite_or_none
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .design.quantiles import t_value
+from .distributions import t_value
 from .errors import AnalysisError
 from .regression import (
     Coefficient,

@@ -25,7 +25,7 @@ from html import escape
 from typing import Any
 
 from ...shared.design.estimators import FIXED
-from ...shared.design.quantiles import t_value
+from ...shared.distributions import t_value
 from .model import (
     AMONG_ASKED_TITLE,
     ASKED_GROUP,

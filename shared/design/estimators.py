@@ -52,12 +52,12 @@ from typing import Any
 
 import numpy as np
 
+from ..distributions import chi2_value, t_value
 from ..errors import DesignError
 from ..estimates import finite_or_none, z_value
 from .groups import cell_based, groups_of, replicate_factors, residualize
 from .linearization import covariance, covariance_of_totals, randomization_terms, sums_by
 from .pseudo import PseudoValues
-from .quantiles import chi2_value, t_value
 from .replicates import Replicates
 from .sample import Design
 

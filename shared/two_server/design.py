@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from ..distributions import t_value
 from ..errors import EstimateError
 from ..estimand import CLIP
 from ..estimates import norm_sub, z_value
-from ..student_t import t_quantile
 from .estimates import COLLECTION, estimate_crosstab, estimate_two_server
 from .results import BatchEntry, CollectedBatch
 
@@ -380,7 +380,7 @@ def _jackknife(survey: Any, batches: Sequence[CollectedBatch], design: BatchDesi
     replicates = [_document(survey, [b for b in batches if b.group != g], design, confidence,
                             variance=False) for g in groups]
     big_g = len(groups)
-    q = t_quantile(confidence, big_g - 1)
+    q = t_value(confidence, big_g - 1)
     for key, doc in docs.items():
         reps = [_estimates(r[key]) for r in replicates]
         for i, (_, row) in enumerate(_rows(doc)):
@@ -456,7 +456,7 @@ def _summary(survey: Any, batches: Sequence[CollectedBatch], design: BatchDesign
             item["weight"] = float(design.weights[cell])
         listed.append(item)
     variance = (f"delete-a-group jackknife over {len(groups)} random groups ({df} degrees of "
-                f"freedom, t = {t_quantile(confidence, df):.4g})" if df is not None
+                f"freedom, t = {t_value(confidence, df):.4g})" if df is not None
                 else "formula per cell (with replacement)")
     return {"method": design.method(), "variance": design.variance,
             "variance_words": variance, "degrees_of_freedom": df,

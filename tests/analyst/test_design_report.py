@@ -553,7 +553,7 @@ def test_every_format_states_the_design_df_and_intervals_use_t(built: designed.B
     """Issue 39: 24 PSUs in 4 strata have 20 degrees of freedom (R's degf); the intervals are
     estimate ± t_20 s.e. (R's confint(df = degf), Stata's svy) unless --interval-quantile
     normal asks for the normal quantile, and every format says so."""
-    from ldpsurvey.shared.design.quantiles import t_value
+    from ldpsurvey.shared.distributions import t_value
 
     doc = document(built, "--weighted")
     assert (doc["design"]["df"], doc["design"]["interval_quantile"]) == (20, "t")
@@ -580,7 +580,7 @@ def test_a_design_based_regression_states_its_df_in_every_format(built: designed
     the design's 20 + 1 - 5 coefficients = 16 (R's confint and summary; the R comparison is
     test_regress_with_a_design_equals_r_svyglm); --interval-quantile normal gives the normal
     quantile; every format states the df."""
-    from ldpsurvey.shared.design.quantiles import t_value
+    from ldpsurvey.shared.distributions import t_value
 
     def fit(*args: Any) -> Any:
         return run("regress", "--db", built.path, "--survey", SURVEY, "--outcome", "drinks",

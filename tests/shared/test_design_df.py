@@ -1,7 +1,7 @@
 """Design degrees of freedom and t intervals (issue 39): the design's df is R's `degf` (PSUs
 minus strata; the rank of the replicate weights minus 1), and a design-based interval is
 R's `confint(..., df = degf(design))`, Stata's `svy`; `quantile="normal"` gives R's default
-confint. The t and χ² quantiles (shared/design/quantiles.py, no scipy at run time) equal
+confint. The t and χ² quantiles (shared/distributions.py, no scipy at run time) equal
 scipy's."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import itertools
 import numpy as np
 import pytest
 from ldpsurvey.shared.design import Design, build_replicates, mean
-from ldpsurvey.shared.design.quantiles import chi2_value, t_value
 from ldpsurvey.shared.design.replicates import from_weights
+from ldpsurvey.shared.distributions import chi2_value, t_value
 from support.design_data import fixture
 from support.r_oracle import run_r
 

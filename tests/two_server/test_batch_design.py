@@ -14,8 +14,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from ldpsurvey.shared.distributions import t_value
 from ldpsurvey.shared.errors import EstimateError
-from ldpsurvey.shared.student_t import t_quantile
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server import encoding
 from ldpsurvey.shared.two_server.design import (
@@ -142,7 +142,7 @@ def test_the_jackknife_is_the_delete_a_group_formula_with_t_intervals(totals) ->
     assert got["estimate"] == pytest.approx(theta(noisy), abs=1e-12)
     assert got["std_error"] == pytest.approx(se, rel=1e-10)
     t = stats.t.ppf(0.975, g - 1)
-    assert t_quantile(0.95, g - 1) == pytest.approx(t, rel=1e-9)
+    assert t_value(0.95, g - 1) == pytest.approx(t, rel=1e-9)
     assert got["ci_low"] == pytest.approx(got["estimate"] - t * se, rel=1e-9)
     assert got["variance_bound"] is None
     assert doc["design"]["degrees_of_freedom"] == g - 1
@@ -153,10 +153,10 @@ def test_the_jackknife_is_the_delete_a_group_formula_with_t_intervals(totals) ->
 def test_student_t_quantiles_equal_scipy() -> None:
     for df in (1, 2, 3, 4, 9, 19, 59, 299):
         for confidence in (0.5, 0.9, 0.95, 0.99, 0.999):
-            assert t_quantile(confidence, df) == pytest.approx(
+            assert t_value(confidence, df) == pytest.approx(
                 stats.t.ppf(0.5 + confidence / 2, df), rel=1e-9)
     with pytest.raises(EstimateError):
-        t_quantile(0.95, 0)
+        t_value(0.95, 0)
 
 
 def test_among_those_asked_combines_the_cells_shares() -> None:

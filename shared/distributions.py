@@ -1,8 +1,11 @@
-"""Student's t and χ² quantiles for design-based intervals, without scipy (a test-only
-dependency): the design's degrees of freedom (R's `degf`) make a design-based interval
-estimate ± t_df · s.e., as R's `confint(..., df = degf(design))` and Stata's `svy` give it, and
-the χ²_df distribution of a design variance estimate gives the interval of the design effect's
-sampling part (estimators.py, docs/design-based.md §6).
+"""Student's t and χ² distributions without scipy (a test-only dependency), the one home of
+these functions at run time. The design's degrees of freedom (R's `degf`) make a design-based
+interval estimate ± t_df · s.e., as R's `confint(..., df = degf(design))` and Stata's `svy`
+give it, and the χ²_df distribution of a design variance estimate gives the interval of the
+design effect's sampling part (design/estimators.py, docs/design-based.md §6); a
+delete-a-group jackknife over G random groups takes t with G − 1 (two_server/design.py); the
+privacy audit's exact binomial bounds invert the incomplete beta (analyst/audit.py);
+regressions' t tests take their p-values from the incomplete beta (regression.py).
 
 Both are inverted from the regularized incomplete beta and gamma functions (continued
 fractions and series, Numerical Recipes §6.2 and §6.4) by bisection to double precision.
@@ -13,8 +16,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from ..errors import EstimateError
-from ..estimates import z_value
+from .errors import EstimateError
+from .estimates import z_value
 
 _EPS = 1e-16
 _TINY = 1e-300
