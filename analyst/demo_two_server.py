@@ -21,7 +21,7 @@ from typing import Any
 import click
 import numpy as np
 
-from ..server.two_server.helper_token import generate as generate_helper_token
+from ..server.common.two_server.helper_token import generate as generate_helper_token
 from ..shared.survey import Survey
 from ..shared.two_server.config import b64url
 from ..shared.two_server.hpke import generate_keypair

@@ -4,9 +4,9 @@
     GET  /helper/hpke-key                                   the helper's public key
     POST /helper/surveys/<id>/versions/<v>/jobs/<batch>     aggregate one batch
     POST /helper/surveys/<id>/versions/<v>/batches/<batch>/collect
-Refusals are typed errors answered as JSON 4xx (server/http_errors.py). Started with a leader
-token, the helper runs and collects batches only for a caller presenting it (the leader):
-server/two_server/helper_token.py.
+Refusals are typed errors answered as JSON 4xx (server/common/http_errors.py). Started with a
+leader token, the helper runs and collects batches only for a caller presenting it (the
+leader): server/common/two_server/helper_token.py.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 from flask import Blueprint, current_app, request
 
-from ..server.errors import InvalidParameter
-from ..server.jsonbody import json_object
-from ..server.two_server import helper_token
-from ..server.wire_ints import VERSION_RANGE, param_int
+from ..server.common.errors import InvalidParameter
+from ..server.common.jsonbody import json_object
+from ..server.common.two_server import helper_token
+from ..server.common.wire_ints import VERSION_RANGE, param_int
 from ..shared.two_server.config import b64url
 from . import jobs
 

@@ -50,7 +50,7 @@ def helper_token_command(out_file: str) -> None:
     """Create the token the leader presents to the helper. Give the same file to `helper serve
     --leader-token` and to the leader's `serve --helper-token`: then only the leader can run
     and collect the helper's batches."""
-    from ..server.two_server.helper_token import generate
+    from ..server.common.two_server.helper_token import generate
 
     click.echo(f"helper token: {generate(out_file)} (copy it to the leader; keep it secret)")
 
@@ -86,9 +86,9 @@ def helper_serve(db_path: str, hpke_key: str, host: str, port: int, threads: int
                  trusted: tuple[str, ...], leader_token: str | None) -> None:
     """Run the helper's HTTP API (waitress; no access log, no request metadata kept)."""
     from ..client.trust import trusted_fingerprint
-    from ..server.serving import listen_or_exit, serve_forever
-    from ..server.store import redact
-    from ..server.two_server.helper_token import read as read_helper_token
+    from ..server.common.db_target import redact
+    from ..server.common.serving import listen_or_exit, serve_forever
+    from ..server.common.two_server.helper_token import read as read_helper_token
     from .app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

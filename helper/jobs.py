@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..server.errors import Forbidden, ValidationFailed
-from ..server.two_server.db import TwoServerDb
-from ..server.two_server.errors import (
+from ..server.common.errors import Forbidden, ValidationFailed
+from ..server.common.two_server.db import TwoServerDb
+from ..server.common.two_server.errors import (
     BatchCollected,
     BatchConflict,
     BatchTooSmall,

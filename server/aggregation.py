@@ -12,7 +12,7 @@ from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
 from ..shared.estimand import plain_estimate
 from . import crosstabs, surveys
-from .errors import Conflict, StoreError
+from .common.errors import Conflict, StoreError
 from .store import Replacement, Store, StoredAggregates, compact_json
 from .surveys import CompiledSurvey
 

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, request, stream_with_context
 
 from . import aggregation, crosstabs, designs, regression, subgroups, submissions, surveys
 from .auth import check_authorization
+from .common.jsonbody import json_object
 from .http_request import (
     bins_param,
     confidence_param,
@@ -16,7 +17,6 @@ from .http_request import (
     required_param,
     version_param,
 )
-from .jsonbody import json_object
 
 bp = Blueprint("analyst", __name__)
 

@@ -7,8 +7,8 @@ from typing import Any
 from flask import Blueprint, current_app, request
 
 from . import submissions, surveys
+from .common.jsonbody import json_object
 from .http_request import current_store, version_param
-from .jsonbody import json_object
 from .openapi import openapi_document
 
 bp = Blueprint("public", __name__)

@@ -11,8 +11,8 @@ from flask import Flask
 
 from .api_analyst import bp as analyst_bp
 from .api_public import bp as public_bp
+from .common.http_errors import register_error_handlers
 from .cors import add_cors_headers, allowed_origins
-from .http_errors import register_error_handlers
 from .http_request import STORE_EXTENSION
 from .store import open_store
 from .submissions import CHILD_PLAN, MAX_BATCH

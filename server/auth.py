@@ -11,7 +11,7 @@ import hashlib
 import re
 import secrets
 
-from .errors import AuthenticationRequired, Forbidden, StoreError
+from .common.errors import AuthenticationRequired, Forbidden, StoreError
 from .store import Store, TokenRow, now_second
 
 PREFIX = "ldp_"

@@ -10,8 +10,9 @@ from typing import Any
 import click
 
 from ..shared.cli_help import FullHelpGroup
-from .errors import StoreError
-from .store import Store, open_store, redact
+from .common.db_target import redact
+from .common.errors import StoreError
+from .store import Store, open_store
 
 DEFAULT_DB = "ldpsurvey.db"
 DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL (or LDPSURVEY_DB); "
@@ -59,10 +60,10 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
     It also serves the respondent web page at /s/SURVEY_ID.
     """
     from .app import create_app
+    from .common.serving import listen_or_exit, serve_forever, supervise
+    from .common.two_server.helper_token import read as read_helper_token
     from .cors import allowed_origins
     from .http_request import STORE_EXTENSION
-    from .serving import listen_or_exit, serve_forever, supervise
-    from .two_server.helper_token import read as read_helper_token
 
     allowed_origins(allow_origins)  # bad input is refused first, whatever the port's state
 
@@ -91,7 +92,7 @@ def serve(db_path: str, host: str, port: int, threads: int, workers: int,
         app.extensions[STORE_EXTENSION].close()  # each worker opens its own after the fork
         click.echo(f"ldpsurvey serving on {where} (database {shown}, {workers} processes x "
                    f"{threads} threads)")
-        supervise(sock, config, threads, workers, click.echo)
+        supervise(sock, config, threads, workers, click.echo, create_app)
         return
     click.echo(f"ldpsurvey serving on {where} (database {shown}, {threads} threads)")
     serve_forever(app, sock, threads, "ldpsurvey")
@@ -193,8 +194,8 @@ def recompute(db_path: str, survey_id: str | None, check: bool) -> None:
 def migrate_store(source: str, target: str) -> None:
     """Copy every survey, report, token and invitation code into an empty database, then
     verify counts and aggregates. Refuses a target that already holds data."""
+    from .common.two_server.db import tables_in_use
     from .store_copy import copy_store
-    from .two_server.db import tables_in_use
 
     src = _existing_db(source)
     try:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from flask import Response, current_app, request
 
-from .errors import ServerError
+from .common.errors import ServerError
 
 # The two-server upload too: an exported page answers a two-server survey through it.
 CORS_ENDPOINTS = frozenset({"public.get_survey", "public.post_submissions", "two_server.upload"})

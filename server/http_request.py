@@ -9,9 +9,9 @@ from flask import current_app, request
 
 from ..shared.errors import EstimateError
 from ..shared.estimates import z_value
-from .errors import InvalidParameter
+from .common.errors import InvalidParameter
+from .common.wire_ints import VERSION_RANGE, param_int
 from .store import Store
-from .wire_ints import VERSION_RANGE, param_int
 
 STORE_EXTENSION = "ldpsurvey.store"
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from ..shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
-from .errors import Forbidden, NotFound
+from .common.errors import Forbidden, NotFound
 
 if TYPE_CHECKING:
     from .store import InviteCounts, Store, StoredDesigns

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .aggregation import merged_aggregates, recompute
-from .errors import StoreError
+from .common.errors import StoreError
 from .store import Replacement, Store, compact_json
 from .surveys import SurveyRecord
 

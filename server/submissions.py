@@ -19,17 +19,17 @@ from ..shared.errors import LdpSurveyError
 from ..shared.mechanisms.base import plain
 from ..shared.skip_logic import presence_problems
 from . import invites, surveys
-from .errors import (
+from .common.errors import (
     Conflict,
     SubmissionRejected,
     SurveyChanged,
     SurveyClosed,
     ValidationFailed,
 )
-from .jsonbody import object_of
+from .common.jsonbody import object_of
+from .common.wire_ints import VERSION_RANGE, IntegerOutOfRange, in_range, wire_int
 from .store import ChildPlan, IngestJob, IngestResult, PendingSubmission, Store
 from .surveys import CompiledSurvey
-from .wire_ints import VERSION_RANGE, IntegerOutOfRange, in_range, wire_int
 
 MAX_BATCH = 10_000
 MAX_ITEM_ERRORS = 100  # per-item errors listed in a 422 (the count is always complete)

@@ -34,8 +34,8 @@ from flask import Flask
 
 from ..shared.survey import SLUG
 from . import submissions
+from .common.http_errors import error_response
 from .cors import CORS_ENDPOINTS, cors_headers
-from .http_errors import error_response
 from .http_request import STORE_EXTENSION
 
 if TYPE_CHECKING:

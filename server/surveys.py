@@ -29,7 +29,7 @@ from ..shared.manifest import verify_manifest
 from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.skip_logic import public_skips
 from ..shared.survey import CrosstabSpec, Survey, canonical_json
-from .errors import Conflict, NotFound, ValidationFailed
+from .common.errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour
 
 # "status", "invite_only" and "signed_bytes" are accepted (and not kept) so that a served

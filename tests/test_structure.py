@@ -35,6 +35,8 @@ KNOWN_PYTHON_CIRCLES = [
 # The page's one circle (js/mechanisms.js, js/optional.js, js/skip_logic.js) is gone: the loader
 # holds which module a mechanism's core is in and imports none of the modules it loads.
 KNOWN_PAGE_CIRCLES: list[set[str]] = []
+# The one server package the helper may import (issue 40: the home both servers share).
+COMMON = "server.common"
 # Ceilings: the counts on main at 1d941c0 as tests/support/structure.py measures them (220,
 # 222, 84), raised once by 9 for issue 39's port of the page's review and receipt words to the
 # CLI (client/review_words.py, client/cli.py's receipts), which switch on the type as the page's
@@ -65,6 +67,23 @@ def test_no_new_page_import_circle() -> None:
 def test_the_circle_finder_finds_a_circle_and_only_circles() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert import_circles(graph) == [frozenset({"a", "b", "c"})]
+
+
+def test_the_helper_reaches_the_server_only_through_its_common_package() -> None:
+    """helper/ imports from server/ only server.common (the HTTP edge, the two-server tables,
+    the helper token), and nothing it reaches that way imports the rest of server/."""
+    graph = python_import_graph()
+    reached: set[str] = set()
+    todo = [name for name in graph if name == "helper" or name.startswith("helper.")]
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(graph[name])
+    outside = sorted(name for name in reached if (name == "server" or name.startswith("server."))
+                     and not (name == COMMON or name.startswith(COMMON + ".")))
+    assert not outside, f"helper/ reaches into server/ outside {COMMON}: {outside}"
+    assert COMMON in reached or any(name.startswith(COMMON + ".") for name in reached)
 
 
 def test_no_more_switches_on_a_question_type() -> None:

@@ -48,7 +48,7 @@ def db_crosstab(target: str | Path, survey_id: str, query: CrosstabQuery,
     """The crosstab of a survey in a server database: a SQLite file (opened read-only) or a
     postgresql:// URL."""
     from ...server import crosstabs, surveys
-    from ...server.errors import StoreError
+    from ...server.common.errors import StoreError
     from ...server.store import open_store
 
     try:

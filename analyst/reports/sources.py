@@ -58,7 +58,7 @@ def get_json(url: str, token: str | None, timeout: float) -> Any:
 def read_only_store(target: str | Path) -> Iterator[Any]:
     """A server database opened read-only for `--db` (a SQLite file or a postgresql:// URL),
     closed after; a database that cannot be opened or read is a one-line ReportRenderError."""
-    from ...server.errors import StoreError
+    from ...server.common.errors import StoreError
     from ...server.store import open_store
 
     try:

@@ -7,10 +7,10 @@ anything else is a SQLite file path.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from ..errors import StoreError
+from ..common.db_target import is_postgres, redact
+from ..common.errors import StoreError
 from .base import (
     AggregateRules,
     Dump,
@@ -32,23 +32,13 @@ from .base import (
     compact as compact_json,
 )
 from .ingest_process import ChildPlan
-from .redaction import redact
 
 __all__ = [
     "AggregateRules", "ChildPlan", "Dump", "IngestJob", "IngestResult", "InviteCounts",
     "InviteDesign", "PendingSubmission", "Replacement", "Store", "StoredAggregates",
     "StoredDesigns", "SurveyRow", "TokenRow",
-    "compact_json", "current_hour", "is_postgres", "now_second", "open_store", "redact",
+    "compact_json", "current_hour", "now_second", "open_store",
 ]
-
-# A libpq connection string starts with one of its keywords: `host=db password=...`.
-_LIBPQ_DSN = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|"
-                        r"sslmode|connect_timeout|application_name|options)\s*=", re.IGNORECASE)
-
-
-def is_postgres(target: str | Path) -> bool:
-    text = str(target)
-    return text.startswith(("postgresql://", "postgres://")) or bool(_LIBPQ_DSN.match(text))
 
 
 def open_store(target: str | Path, *, migrate: bool = True, must_exist: bool = False,

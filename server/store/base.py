@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Protocol
 import orjson
 
 from ...shared.aggregates import Aggregate
-from ..errors import SurveyChanged, SurveyClosed
+from ..common.errors import SurveyChanged, SurveyClosed
 
 
 def current_hour(now: datetime | None = None) -> str:

@@ -54,7 +54,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import StoreUnavailable, SurveyChanged
+from ..common.errors import StoreUnavailable, SurveyChanged
 from ..group_commit import MAX_GROUP
 from . import ingest_wire
 from .base import AggregateRules, IngestJob, IngestResult, PendingSubmission

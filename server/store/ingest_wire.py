@@ -17,7 +17,7 @@ import struct
 from typing import Any
 
 from ...shared.errors import LdpSurveyError
-from ..errors import StoreError
+from ..common.errors import StoreError
 from .base import IngestJob
 
 _LENGTH = struct.Struct("!I")

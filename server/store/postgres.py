@@ -29,7 +29,8 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable
+from ..common.db_target import redact, scrub
+from ..common.errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable
 from ..invites import digest, plan_claims
 from .base import (
     Dump,
@@ -51,7 +52,6 @@ from .base import (
     refusal,
     split_fresh,
 )
-from .redaction import redact, scrub
 from .schema import POSTGRES_MIGRATIONS
 
 log = logging.getLogger("ldpsurvey.server.store")

@@ -32,7 +32,7 @@ from typing import Any
 import sqlite_utils
 
 from ...shared.survey import QUESTION_ID
-from ..errors import StoreError
+from ..common.errors import StoreError
 from ..group_commit import committer_for
 from ..invites import InviteRefused, digest, plan_claims
 from .base import (

@@ -20,11 +20,11 @@ from flask import Blueprint, Flask, current_app, request
 
 from ...shared.two_server.hpke import load_private_key, public_bytes
 from ..auth import check_authorization
+from ..common.jsonbody import json_object
+from ..common.two_server.db import TwoServerDb
+from ..common.two_server.errors import HelperUnavailable
 from ..http_request import current_store
-from ..jsonbody import json_object
 from . import leader
-from .db import TwoServerDb
-from .errors import HelperUnavailable
 
 LEADER_EXTENSION = "ldpsurvey.leader"
 log = logging.getLogger("ldpsurvey.server")

@@ -8,7 +8,7 @@ import urllib.request
 from typing import Any
 from urllib.parse import quote
 
-from .errors import HelperRefused, HelperUnavailable
+from ..common.two_server.errors import HelperRefused, HelperUnavailable
 
 TIMEOUT_S = 120.0
 

@@ -44,12 +44,9 @@ from ...shared.two_server.plans import key_epsilon
 from ...shared.two_server.results import BatchEntry, CollectedBatch
 from ...shared.two_server.upload import Upload, UploadError, open_half, parse_upload
 from .. import invites, surveys
-from ..errors import SurveyClosed, ValidationFailed
-from ..store import Store
-from ..wire_ints import VERSION_RANGE, wire_int
-from . import helper_client
-from .db import TwoServerDb
-from .errors import (
+from ..common.errors import SurveyClosed, ValidationFailed
+from ..common.two_server.db import TwoServerDb
+from ..common.two_server.errors import (
     BatchNotReady,
     HelperRefused,
     HelperUnavailable,
@@ -57,6 +54,9 @@ from .errors import (
     NotTwoServer,
     UnknownBatch,
 )
+from ..common.wire_ints import VERSION_RANGE, wire_int
+from ..store import Store
+from . import helper_client
 
 _surveys: dict[str, Survey] = {}
 _surveys_lock = threading.Lock()
@@ -68,7 +68,8 @@ class Leader:
     store: Store
     private_key: Any | None
     public_key: bytes | None
-    helper_token: str | None = None  # presented to the helper (server/two_server/helper_token)
+    # presented to the helper (server/common/two_server/helper_token.py)
+    helper_token: str | None = None
 
 
 def _now() -> str:

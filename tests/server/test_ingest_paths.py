@@ -19,7 +19,7 @@ import uuid
 import pytest
 from ldpsurvey.server import submissions, surveys
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.errors import SurveyChanged, SurveyClosed, ValidationFailed
+from ldpsurvey.server.common.errors import SurveyChanged, SurveyClosed, ValidationFailed
 from ldpsurvey.server.store import (
     IngestJob,
     PendingSubmission,

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from ldpsurvey.server import submissions
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.errors import (
+from ldpsurvey.server.common.errors import (
     NotFound,
     StoreUnavailable,
     SubmissionRejected,

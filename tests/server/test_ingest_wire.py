@@ -7,7 +7,7 @@ import socket
 import threading
 
 import pytest
-from ldpsurvey.server.errors import StoreError, SurveyClosed
+from ldpsurvey.server.common.errors import StoreError, SurveyClosed
 from ldpsurvey.server.store import IngestResult, ingest_wire
 from support.timeouts import TEST_TIMEOUT
 

@@ -4,7 +4,7 @@ The shortcut keeps orjson's value only when it cannot differ from the strict par
 float, no duplicate key); everything else goes to the strict parser. Checked against the strict
 parser itself on generated JSON texts: values of every kind, any spacing, colons inside
 strings, duplicate keys, integers beyond 64 bits, non-finite and malformed numbers. Both
-refuse an integer beyond the signed 64-bit range (server/wire_ints.py), naming where it is.
+refuse an integer beyond the signed 64-bit range (server/common/wire_ints.py), naming where it is.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ldpsurvey.server.errors import ServerError
-from ldpsurvey.server.jsonbody import _strict, parse_json
-from ldpsurvey.server.wire_ints import IntegerOutOfRange
+from ldpsurvey.server.common.errors import ServerError
+from ldpsurvey.server.common.jsonbody import _strict, parse_json
+from ldpsurvey.server.common.wire_ints import IntegerOutOfRange
 
 SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
            | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))

@@ -13,9 +13,8 @@ from click.testing import CliRunner
 from flask.testing import FlaskClient
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.server.app import create_app
-from ldpsurvey.server.errors import STORE_UNAVAILABLE, StoreError
-from ldpsurvey.server.store import is_postgres, redact
-from ldpsurvey.server.store.redaction import scrub
+from ldpsurvey.server.common.db_target import is_postgres, redact, scrub
+from ldpsurvey.server.common.errors import STORE_UNAVAILABLE, StoreError
 from ldpsurvey.shared.errors import clip
 from support.clients import free_port
 from support.server_data import manifest, submission

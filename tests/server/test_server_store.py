@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ldpsurvey.server import submissions as submissions_module
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.errors import StoreError
+from ldpsurvey.server.common.errors import StoreError
 from ldpsurvey.server.store import current_hour, open_store
 from ldpsurvey.server.store.schema import SQLITE_MIGRATIONS
 from ldpsurvey.server.store.sqlite import SqliteStore
@@ -345,7 +345,7 @@ def test_the_kept_wal_descriptor_names_the_wal_while_the_store_is_open(tmp_path)
 def test_a_failed_sync_acknowledges_nothing(tmp_path, monkeypatch):
     import os
 
-    from ldpsurvey.server.errors import StoreError
+    from ldpsurvey.server.common.errors import StoreError
 
     store = SqliteStore(tmp_path / "s.db")
 

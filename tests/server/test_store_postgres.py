@@ -17,8 +17,9 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.server.aggregation import recompute
-from ldpsurvey.server.errors import StoreError
-from ldpsurvey.server.store import open_store, redact
+from ldpsurvey.server.common.db_target import redact
+from ldpsurvey.server.common.errors import StoreError
+from ldpsurvey.server.store import open_store
 from ldpsurvey.server.store.postgres import N_SHARDS
 from support.clients import free_port
 from support.postgres import lock_wait_or_end
@@ -289,7 +290,7 @@ def test_conflicts_are_retried_whole_and_rolled_back_between_attempts(pg_url):
     def always(conn):
         raise pg_errors.SerializationFailure("simulated")
 
-    from ldpsurvey.server.errors import StoreUnavailable
+    from ldpsurvey.server.common.errors import StoreUnavailable
 
     with pytest.raises(StoreUnavailable, match="try again"):
         store._write(always)

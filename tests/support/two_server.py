@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ldpsurvey.server.two_server import helper_token
+from ldpsurvey.server.common.two_server import helper_token
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server.config import b64url
 from ldpsurvey.shared.two_server.hpke import generate_keypair

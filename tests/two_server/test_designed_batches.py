@@ -200,7 +200,7 @@ def test_an_invite_only_designed_two_server_survey_on_postgresql(tmp_path: Path)
 
 def test_an_old_leader_database_gets_the_batch_part_column(tmp_path: Path) -> None:
     """A leader database made before batches had parts gets the column on open."""
-    from ldpsurvey.server.two_server.db import TwoServerDb
+    from ldpsurvey.server.common.two_server.db import TwoServerDb
 
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as conn:

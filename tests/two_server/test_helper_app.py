@@ -114,7 +114,7 @@ def test_sealed_garbage_shares_are_rejected_not_errors(helper):
 def test_a_helper_with_a_leader_token_serves_only_the_leader(tmp_path):
     """Jobs and collects need the helper token: 401 without one, 403 with another, and the
     refusal happens before anything is read or stored; the public key stays public."""
-    from ldpsurvey.server.two_server import helper_token
+    from ldpsurvey.server.common.two_server import helper_token
 
     paths, public = hpke.generate_keypair(tmp_path, "helper")
     token = helper_token.read(helper_token.generate(tmp_path / "token.txt"))
@@ -141,8 +141,8 @@ def test_a_helper_with_a_leader_token_serves_only_the_leader(tmp_path):
 
 
 def test_a_helper_token_file_is_new_private_and_read_back(tmp_path):
-    from ldpsurvey.server.errors import StoreError
-    from ldpsurvey.server.two_server import helper_token
+    from ldpsurvey.server.common.errors import StoreError
+    from ldpsurvey.server.common.two_server import helper_token
 
     path = helper_token.generate(tmp_path / "t.txt")
     assert os.stat(path).st_mode & 0o777 == 0o600

@@ -7,8 +7,8 @@ import sqlite3
 
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
+from ldpsurvey.server.common.two_server.db import TwoServerDb, tables_in_use
 from ldpsurvey.server.store import open_store
-from ldpsurvey.server.two_server.db import TwoServerDb, tables_in_use
 
 
 def _store(path):

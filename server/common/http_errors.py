@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
-from ..shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
+from ...shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 
 log = logging.getLogger("ldpsurvey.server")
 

@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..db_target import is_postgres, redact
 from ..errors import StoreError, StoreUnavailable
-from ..store import is_postgres, redact
 
 SCHEMA = (
     # leader: its verify key per survey version, uploads, batches

@@ -1,4 +1,7 @@
-"""Database targets without their secrets, for messages and logs.
+"""Database targets: which backend one names, and the target without its secrets.
+
+`is_postgres` tells a PostgreSQL URL or libpq connection string from a SQLite path (the store
+and the two-server tables open theirs by it). Redaction is for messages and logs.
 
 Redaction works on the raw string, before anything parses it: a URL the driver cannot parse
 (an unclosed IPv6 bracket, bad percent-encoding, a `/`, `#`, `?` or `@` inside the password)
@@ -25,6 +28,15 @@ _QUERY_PASSWORD = re.compile(r"([?&]\s*password\s*=)(.*)", re.IGNORECASE | re.DO
 _DSN_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:\\.|[^'\\])*(?:'|$)|\S*)", re.IGNORECASE)
 _PIECES = re.compile(r"[/#?@:\[\]%&=\s'\\]+")
 MIN_PIECE = 2  # a lone character of a password is not worth mangling every message for
+
+# A libpq connection string starts with one of its keywords: `host=db password=...`.
+_LIBPQ_DSN = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|passfile|service|"
+                        r"sslmode|connect_timeout|application_name|options)\s*=", re.IGNORECASE)
+
+
+def is_postgres(target: str | Path) -> bool:
+    text = str(target)
+    return text.startswith(("postgresql://", "postgres://")) or bool(_LIBPQ_DSN.match(text))
 
 
 def _split_userinfo(text: str) -> tuple[str, str, str | None, str] | None:

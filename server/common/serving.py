@@ -24,6 +24,7 @@ from typing import Any
 log = logging.getLogger("ldpsurvey.server")
 BACKLOG = 1024
 QUICK_DEATH_S = 2.0  # a worker that dies this soon after starting is restarted after a pause
+AppFactory = Callable[[Mapping[str, Any]], Any]  # config -> the WSGI app one worker serves
 
 
 def body_cap(app: Any) -> int:
@@ -63,10 +64,9 @@ def serve_forever(app: Any, sock: socket.socket, threads: int, ident: str) -> No
         server.close()
 
 
-def _worker(sock: socket.socket, config: Mapping[str, Any], threads: int) -> None:
+def _worker(sock: socket.socket, config: Mapping[str, Any], threads: int,
+            create_app: AppFactory) -> None:
     import waitress
-
-    from .app import create_app
 
     app = create_app(config)
     server = waitress.create_server(app, sockets=[sock], threads=threads,
@@ -75,8 +75,10 @@ def _worker(sock: socket.socket, config: Mapping[str, Any], threads: int) -> Non
 
 
 def supervise(sock: socket.socket, config: Mapping[str, Any], threads: int, workers: int,
-              echo: Callable[[str], None]) -> None:
-    """Fork `workers` processes serving `sock`; replace any that dies until told to stop."""
+              echo: Callable[[str], None], create_app: AppFactory) -> None:
+    """Fork `workers` processes serving `sock`; replace any that dies until told to stop.
+    Each worker builds its app with `create_app(config)` (the aggregator's: passed in, so that
+    this module, which the helper imports too, depends on no server module)."""
     children: dict[int, float] = {}  # pid -> start time
     stopping = False
 
@@ -87,7 +89,7 @@ def supervise(sock: socket.socket, config: Mapping[str, Any], threads: int, work
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 0
             try:
-                _worker(sock, config, threads)
+                _worker(sock, config, threads, create_app)
             except BaseException:
                 log.exception("worker %d failed", os.getpid())
                 code = 1
