@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ldpsurvey.server import crosstabs, submissions, surveys
+from ldpsurvey.server import crosstabs, joint_aggregates, submissions, surveys
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.store.sqlite import SqliteStore
 from ldpsurvey.shared.manifest import sign_survey
@@ -124,7 +124,7 @@ def bench_ingest(db, total: int, batch: int = 1000) -> None:
     wall: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     inside: dict[str, float] = dict.fromkeys(names, 0.0)
-    original = crosstabs.joint_deltas
+    original = joint_aggregates.joint_deltas
     current = ["plain"]
 
     def counted(*args, **kwargs):  # the update itself, timed
@@ -134,7 +134,7 @@ def bench_ingest(db, total: int, batch: int = 1000) -> None:
         finally:
             inside[current[0]] += time.process_time() - began
 
-    crosstabs.joint_deltas = counted
+    joint_aggregates.joint_deltas = counted
     order = list(names)
     try:
         for _ in range(0, total, batch):
@@ -150,7 +150,7 @@ def bench_ingest(db, total: int, batch: int = 1000) -> None:
                 wall[sid].append(time.perf_counter() - began)
                 cpu[sid].append(time.process_time() - began_cpu)
     finally:
-        crosstabs.joint_deltas = original
+        joint_aggregates.joint_deltas = original
     joint = json.loads(db.aggregates("four", 1).texts["crosstab:a:b"][0])
     print(f"declared crosstab a x b after ingest: n = {joint['n']:,}")
     batches = len(wall["plain"])

@@ -1,7 +1,7 @@
 """Invitation codes on the respondent's device: the CLI's twin of client/web/js/invite.js.
 
 An invite-only survey (its public document says `invite_only`) takes a submission only with an
-unused one-time code (server/invites.py). On this device:
+unused one-time code (server/invites/). On this device:
 
 - `respond` refuses such a survey without a code before anything is randomized or charged
   (or asks for the code where it asks for the answers);
@@ -25,8 +25,8 @@ from urllib.parse import unquote
 from .errors import InvitationError
 from .transport import Refused
 
-PREFIX = "inv_"          # server/invites.py PREFIX
-MAX_CODE_LENGTH = 64     # server/invites.py MAX_CODE_LENGTH
+PREFIX = "inv_"          # server/invites/ PREFIX
+MAX_CODE_LENGTH = 64     # server/invites/ MAX_CODE_LENGTH
 AWAITING_CODE = "invite"  # an outbox status: refused code, the body waits for another one
 REFUSED_CODE = "invite_refused"
 DELIVERED = "other_code"  # the server holds this submission id already (with another code)

@@ -11,8 +11,8 @@ from typing import Any
 from ..shared.aggregates import Aggregate
 from ..shared.errors import LdpSurveyError
 from ..shared.estimand import plain_estimate
-from . import crosstabs, surveys
-from .common.errors import Conflict, StoreError
+from . import joint_aggregates, surveys
+from .common.errors import StoreError
 from .store import Replacement, Store, StoredAggregates, compact_json
 from .surveys import CompiledSurvey
 
@@ -28,24 +28,11 @@ def merged_aggregates(compiled: CompiledSurvey, stored: StoredAggregates) -> dic
     return merged
 
 
-def randomized_reports(record: surveys.SurveyRecord) -> surveys.CompiledSurvey:
-    """The compiled survey of a version whose devices send randomized reports here; Conflict
-    (409) for a two-server survey, whose server holds shares, not reports (estimates,
-    crosstabs, subgroups and regressions of it come from its collected batches)."""
-    compiled = record.compiled()
-    if compiled.survey.two_server is not None:
-        raise Conflict(f"survey {record.id!r} is collected by two servers: its estimates come "
-                       f"from collected batches (/api/surveys/{record.id}/two-server/batches): "
-                       f"list them with `ldpsurvey batches`, report one with `ldpsurvey "
-                       f"report --batch ID`")
-    return compiled
-
-
 def estimates(store: Store, survey_id: str, version: int | None,
               confidence: float) -> dict[str, Any]:
     """The estimate document for one survey version (latest by default)."""
     record = surveys.get(store, survey_id, version)
-    compiled = randomized_reports(record)
+    compiled = surveys.randomized_reports(record)
     stored = store.aggregates(record.id, record.version)
     aggregates = merged_aggregates(compiled, stored)
     questions = [plain_estimate(q, compiled.mechanisms[q.id], aggregates[q.id],
@@ -91,7 +78,7 @@ def fresh_aggregates(compiled: CompiledSurvey, rows: Iterable[tuple[int, str, st
     """Aggregates, count and last receive hour recomputed from stored report rows."""
     reports: list[Mapping[str, Any]] = []
     last_hour = None
-    pairs = crosstabs.PairCollector(compiled)  # declared crosstabs, from the raw reports
+    pairs = joint_aggregates.PairCollector(compiled)  # declared crosstabs, from the raw reports
     for _version, _sid, hour, text in rows:
         last_hour = hour if last_hour is None or hour > last_hour else last_hour
         answers = {qid: compiled.mechanisms[qid].validate_report(report)

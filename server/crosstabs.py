@@ -1,7 +1,7 @@
 """Crosstabs on the server: declared ones kept as one more aggregate key per pair
-("crosstab:rows:cols", next to the per-question keys; `joint_deltas` gives the store what a
-batch adds, applied in the same transaction), and ad-hoc ones computed from the stored reports
-in one vectorized pass.
+("crosstab:rows:cols", next to the per-question keys; joint_aggregates.py gives the store what
+a batch adds, applied in the same transaction), and ad-hoc ones computed from the stored
+reports in one vectorized pass.
 
 The estimator is `shared.crosstab.estimate_crosstab` in both cases, so a declared crosstab and
 an ad-hoc one over the same reports give the same numbers.
@@ -10,13 +10,13 @@ an ad-hoc one over the same reports give the same numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram, gram_features
+from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
 from ..shared.errors import CrosstabError
 from ..shared.joint_features import (
     Encoder,
@@ -32,87 +32,6 @@ if TYPE_CHECKING:
     from .surveys import CompiledSurvey, SurveyRecord
 
 PREFIX = "crosstab:"
-
-
-def _spec(compiled: CompiledSurvey, key: str) -> tuple[Encoder, Encoder]:
-    _, rows, cols = compiled.crosstabs[key]
-    return rows, cols
-
-
-class Batch:
-    """The submissions of one storing transaction, with each question's report features
-    computed once for every declared crosstab that uses them."""
-
-    def __init__(self, reports: Sequence[Mapping[str, Any]],
-                 required: frozenset[str] = frozenset()) -> None:
-        self.reports = reports
-        self.required = required  # answered in every submission: no need to look
-        self._features: dict[tuple[str, tuple[Any, ...]], tuple[np.ndarray, np.ndarray]] = {}
-
-    def features(self, encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
-        """(which submissions answered the question, the features of those answers)."""
-        key = (encoder.question_id, encoder.cells)
-        found = self._features.get(key)
-        if found is None:
-            qid = encoder.question_id
-            if qid in self.required:
-                present = np.ones(len(self.reports), dtype=bool)
-                given = [answers[qid] for answers in self.reports]
-            else:
-                present = np.fromiter((qid in answers for answers in self.reports),
-                                      dtype=bool, count=len(self.reports))
-                given = [answers[qid] for answers in self.reports if qid in answers]
-            found = self._features[key] = (present, encoder.featurize(given))
-        return found
-
-
-def joint_deltas(compiled: CompiledSurvey, reports: Sequence[Mapping[str, Any]]
-                 ) -> dict[str, JointAggregate]:
-    """key -> what these submissions add to each declared crosstab (absent: nobody answered
-    both). The store merges them into the stored rows in the transaction storing the reports."""
-    if not compiled.crosstabs:
-        return {}
-    batch = Batch(reports, compiled.required)  # each question's features computed once
-    found: dict[str, JointAggregate] = {}
-    for key in compiled.crosstabs:
-        rows, cols = _spec(compiled, key)
-        present1, features1 = batch.features(rows)
-        present2, features2 = batch.features(cols)
-        both = present1 & present2
-        if both.any():
-            delta = JointAggregate(rows.width, cols.width)
-            delta.add_gram(gram_features(rows, cols, features1[both[present1]],
-                                         features2[both[present2]]))
-            found[key] = delta
-    return found
-
-
-class PairCollector:
-    """The (row, column) reports of every declared crosstab, one submission at a time (for
-    `recompute`), then each joint aggregate rebuilt from them."""
-
-    def __init__(self, compiled: CompiledSurvey) -> None:
-        self.compiled = compiled
-        self.pairs = {key: ([], []) for key in compiled.crosstabs}
-
-    def add(self, answers: Mapping[str, Any]) -> None:
-        if not self.pairs:
-            return
-        for key, (first, second) in self.pairs.items():
-            spec = self.compiled.crosstabs[key][0]
-            if spec.rows in answers and spec.cols in answers:
-                first.append(answers[spec.rows])
-                second.append(answers[spec.cols])
-
-    def aggregates(self) -> dict[str, JointAggregate]:
-        out = {}
-        for key, (first, second) in self.pairs.items():
-            rows, cols = _spec(self.compiled, key)
-            aggregate = JointAggregate(rows.width, cols.width)
-            if first:
-                aggregate.add_gram(gram(rows, cols, first, second))
-            out[key] = aggregate
-        return out
 
 
 # --- answering a crosstab request --------------------------------------------------------
@@ -146,12 +65,11 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
     whichever of the two is an integer question without its own bins; it is refused when
     neither is one."""
     from . import surveys
-    from .aggregation import randomized_reports
 
     if source not in ("auto", "declared", "reports"):
         raise CrosstabError("source must be auto, declared or reports")
     record = surveys.get(store, survey_id, version)
-    compiled = randomized_reports(record)
+    compiled = surveys.randomized_reports(record)
     sides = Side.parse(rows_q), Side.parse(cols_q)
     for side in sides:
         if side.question not in compiled.mechanisms:

@@ -32,9 +32,9 @@ from ..shared.regression import (
 from ..shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
 from ..shared.survey import Question
 from . import surveys
-from .aggregation import randomized_reports
 from .report_columns import report_columns
 from .store import Store
+from .surveys import randomized_reports
 
 PAGE = 100_000
 MAX_COVARIATES = 20

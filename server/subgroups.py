@@ -20,8 +20,8 @@ from ..shared.estimand import plain_estimate
 from ..shared.joint_features import encoder_for
 from ..shared.mechanisms import Mechanism
 from . import surveys
-from .aggregation import randomized_reports
 from .store import Store
+from .surveys import randomized_reports
 
 PAGE = 200_000  # submissions per SQL page
 

@@ -29,6 +29,7 @@ from ..shared.manifest import verify_manifest
 from ..shared.mechanisms import Mechanism, mechanism_for
 from ..shared.skip_logic import public_skips
 from ..shared.survey import CrosstabSpec, Survey, canonical_json
+from . import joint_aggregates
 from .common.errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour
 
@@ -45,7 +46,7 @@ class CompiledSurvey:
 
     It is also the version's aggregate rules for the store: one aggregate per question, keyed
     by the question id, and one joint aggregate per declared crosstab, keyed
-    "crosstab:<rows>:<cols>" (see crosstabs.py)."""
+    "crosstab:<rows>:<cols>" (see joint_aggregates.py)."""
 
     survey: Survey
     sha256: str
@@ -78,9 +79,7 @@ class CompiledSurvey:
                 for qid, values in found.items()}
 
     def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
-        from .crosstabs import joint_deltas
-
-        return {**self.marginal_deltas(reports), **joint_deltas(self, reports)}
+        return {**self.marginal_deltas(reports), **joint_aggregates.joint_deltas(self, reports)}
 
     def parse_aggregate(self, key: str, data: Mapping[str, Any]) -> Aggregate:
         if key in self.crosstabs:
@@ -213,6 +212,19 @@ def get(store: Store, survey_id: str, version: int | None = None) -> SurveyRecor
         what = f"survey {survey_id!r}" + ("" if version is None else f" version {version}")
         raise NotFound(f"{what} does not exist", {"id": survey_id, "version": version})
     return SurveyRecord.from_row(row)
+
+
+def randomized_reports(record: SurveyRecord) -> CompiledSurvey:
+    """The compiled survey of a version whose devices send randomized reports here; Conflict
+    (409) for a two-server survey, whose server holds shares, not reports (estimates,
+    crosstabs, subgroups and regressions of it come from its collected batches)."""
+    compiled = record.compiled()
+    if compiled.survey.two_server is not None:
+        raise Conflict(f"survey {record.id!r} is collected by two servers: its estimates come "
+                       f"from collected batches (/api/surveys/{record.id}/two-server/batches): "
+                       f"list them with `ldpsurvey batches`, report one with `ldpsurvey "
+                       f"report --batch ID`")
+    return compiled
 
 
 def list_all(store: Store) -> list[SurveyRecord]:

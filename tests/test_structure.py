@@ -25,10 +25,7 @@ KNOWN_PYTHON_CIRCLES = [
     {"shared.among_asked", "shared.mechanisms", "shared.mechanisms.asked_geometric",
      "shared.mechanisms.channel_design", "shared.mechanisms.rr_designs",
      "shared.multiselect_not_asked", "shared.skip_logic"},
-    {"server.invites", "server.store", "server.store.ingest_process", "server.store.postgres",
-     "server.store.sqlite"},
     {"analyst.reports.design_view", "analyst.reports.language", "analyst.reports.model"},
-    {"server.aggregation", "server.crosstabs", "server.surveys"},
     {"analyst.demo", "analyst.demo_two_server"},
     {"client.review", "client.skip_review"},
 ]

@@ -56,9 +56,16 @@ from typing import Any
 
 from ..common.errors import StoreUnavailable, SurveyChanged
 from ..group_commit import MAX_GROUP
-from . import ingest_wire
 from .base import AggregateRules, IngestJob, IngestResult, PendingSubmission
-from .ingest_wire import Entry
+from .ingest_wire import (
+    Entry,
+    answer_frame,
+    answer_of,
+    body_frame,
+    entry_of,
+    job_frame,
+    read_frame,
+)
 
 STOP_TIMEOUT_S = 10.0
 # A child that takes in no part of a request, or answers none, for this long is hung (a stalled
@@ -102,9 +109,10 @@ class IngestProcess:
     its refusal), as `SqliteStore.ingest` answers in process; `ingest_body` the same for a
     request body's bytes, as `submissions.submit` answers."""
 
-    def __init__(self, path: str, plan: ChildPlan) -> None:
+    def __init__(self, path: str, plan: ChildPlan, open_store: Callable[..., Any]) -> None:
         self._path = path
         self._plan = plan
+        self._open_store = open_store  # SqliteStore: the child's store (passed, not imported)
         self._lock = threading.Lock()  # the child, its control socket, generation, channels
         self._local = threading.local()  # this thread's _Channel
         self._channels: weakref.WeakSet[socket.socket] = weakref.WeakSet()
@@ -116,10 +124,10 @@ class IngestProcess:
             self._start()
 
     def ingest(self, job: IngestJob) -> IngestResult:
-        return self._ask(ingest_wire.job_frame(job))
+        return self._ask(job_frame(job))
 
     def ingest_body(self, survey_id: str, data: bytes, max_batch: int) -> IngestResult:
-        return self._ask(ingest_wire.body_frame(survey_id, data, max_batch))
+        return self._ask(body_frame(survey_id, data, max_batch))
 
     def _ask(self, frame: bytes) -> IngestResult:
         """Send the request on this thread's channel and read its answer; a request the child
@@ -142,7 +150,7 @@ class IngestProcess:
             except (EOFError, OSError):  # gone after reading it: committed or not
                 self._lost(channel)
                 raise self._stopped() from None
-            outcome = ingest_wire.answer_of(answer)
+            outcome = answer_of(answer)
             if isinstance(outcome, BaseException):
                 raise outcome
             return outcome
@@ -157,7 +165,7 @@ class IngestProcess:
         except BlockingIOError:  # the channel's send timeout
             raise _Hung from None
         try:
-            answer = ingest_wire.read_frame(channel.sock)
+            answer = read_frame(channel.sock)
         except ConnectionResetError:  # closed with the request unread
             raise _Unread from None
         except BlockingIOError:  # the channel's receive timeout
@@ -200,7 +208,8 @@ class IngestProcess:
         # spawn, not fork: the server has threads (and SQLite connections) by now
         context = multiprocessing.get_context("spawn")
         control, child = socket.socketpair()
-        process = context.Process(target=_child_main, args=(child, self._path, self._plan),
+        process = context.Process(target=_child_main,
+                                  args=(child, self._path, self._plan, self._open_store),
                                   name="ldpsurvey-ingest", daemon=True)
         process.start()
         child.close()
@@ -261,13 +270,14 @@ def _bound(sock: socket.socket, seconds: float) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
 
 
-def _child_main(control: socket.socket, path: str, plan: ChildPlan) -> None:
-    """The child: requests in, answers out, until the control socket closes."""
-    from .sqlite import SqliteStore
-
+def _child_main(control: socket.socket, path: str, plan: ChildPlan,
+                open_store: Callable[..., Any]) -> None:
+    """The child: requests in, answers out, until the control socket closes. `open_store` is
+    the SQLite store's class, sent by the parent (pickled by name), so that this module does
+    not import sqlite.py, which imports it."""
     # Ctrl-C in a terminal reaches the whole process group: the parent decides when to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    store = SqliteStore(path, migrate=False)
+    store = open_store(path, migrate=False)
     selector = selectors.DefaultSelector()
     selector.register(control, selectors.EVENT_READ)
     try:
@@ -306,16 +316,16 @@ def _new_channel(control: socket.socket, selector: selectors.BaseSelector) -> bo
 def _request(sock: socket.socket) -> Entry | None:
     """A channel's next request; None when its thread is gone."""
     try:
-        payload = ingest_wire.read_frame(sock)
+        payload = read_frame(sock)
     except (EOFError, OSError):
         return None
-    return None if payload is None else ingest_wire.entry_of(payload)
+    return None if payload is None else entry_of(payload)
 
 
 def _answer(group: list[tuple[socket.socket, Entry]], outcomes: list[Any]) -> None:
     for (sock, _), outcome in zip(group, outcomes, strict=True):
         with contextlib.suppress(OSError):  # its thread is gone: nothing was acknowledged
-            sock.sendall(ingest_wire.answer_frame(outcome))
+            sock.sendall(answer_frame(outcome))
 
 
 def _run(store: Any, entries: list[Entry], plan: ChildPlan) -> list[Any]:

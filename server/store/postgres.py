@@ -31,7 +31,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..common.db_target import redact, scrub
 from ..common.errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable
-from ..invites import digest, plan_claims
+from ..invites.claims import digest, plan_claims
 from .base import (
     Dump,
     IngestJob,

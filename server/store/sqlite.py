@@ -34,7 +34,7 @@ import sqlite_utils
 from ...shared.survey import QUESTION_ID
 from ..common.errors import StoreError
 from ..group_commit import committer_for
-from ..invites import InviteRefused, digest, plan_claims
+from ..invites.claims import InviteRefused, digest, plan_claims
 from .base import (
     Dump,
     IngestJob,
@@ -111,7 +111,8 @@ class SqliteStore:
         # With `ingest_process` (the functions a child checks and stores with), ingest
         # transactions run in a child process (ingest_process.py).
         self.ingest_process = (None if ingest_process is None or read_only
-                               else IngestProcess(os.path.abspath(self.path), ingest_process))
+                               else IngestProcess(os.path.abspath(self.path), ingest_process,
+                                                  SqliteStore))
 
     # --- connections ------------------------------------------------------------------------
 

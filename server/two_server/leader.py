@@ -55,6 +55,7 @@ from ..common.two_server.errors import (
     UnknownBatch,
 )
 from ..common.wire_ints import VERSION_RANGE, wire_int
+from ..invites.claims import digest, plan_claims
 from ..store import Store
 from . import helper_client
 
@@ -162,20 +163,20 @@ def _claim_invite(cur: Any, survey_id: str, submission_id: str, code: str | None
                   new: bool) -> None:
     """In an invite-only survey, bind the upload's code to it (a new upload needs an unused
     code; a resend, the code already bound to it), or InviteRefused: nothing is stored. The
-    invitations are the store's table in the same database (server/invites.py)."""
+    invitations are the store's table in the same database (server/invites/)."""
     if cur.execute("SELECT 1 FROM invite_surveys WHERE survey_id = ?",
                    (survey_id,)).fetchone() is None:
         return  # not invite-only: a code is not needed, and not kept
     bound: dict[str, str | None] = {}
     if code is not None:
-        key = invites.digest(code)
+        key = digest(code)
         lock = " FOR UPDATE" if cur.postgres else ""  # SQLite: BEGIN IMMEDIATE holds it
         row = cur.execute("SELECT submission_id FROM invites WHERE survey_id = ? AND "  # noqa: S608
                           f"code_sha256 = ?{lock}", (survey_id, key)).fetchone()
         if row is not None:
             bound[key] = row[0]
-    claims = invites.plan_claims([(submission_id, code)], {submission_id} if new else set(),
-                                 bound)
+    claims = plan_claims([(submission_id, code)], {submission_id} if new else set(),
+                         bound)
     for key, sid in claims.items():
         cur.execute("UPDATE invites SET submission_id = ? WHERE survey_id = ? AND "
                     "code_sha256 = ?", (sid, survey_id, key))

@@ -126,7 +126,7 @@ def test_a_request_the_dead_child_never_read_goes_to_a_new_child(db_path, publis
                 resets.append("unread")
                 raise
 
-        monkeypatch.setattr(ingest_wire, "read_frame", kill_before_reading)
+        monkeypatch.setattr(ingest_process, "read_frame", kill_before_reading)
         again = submission()
         result = submissions.submit_body(store, "health", json.dumps(again).encode(), 10)
         assert resets == ["unread"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.server.invites import digest
+from ldpsurvey.server.invites.claims import digest
 from ldpsurvey.server.store import InviteDesign, open_store
 from support.server_data import snapshot, sql, submission
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.server.invites import REFUSALS, create, digest
+from ldpsurvey.server.invites import create
+from ldpsurvey.server.invites.claims import REFUSALS, digest
 from ldpsurvey.server.store import open_store
 from support.server_data import snapshot, sql, submission
 

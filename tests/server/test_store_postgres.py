@@ -368,7 +368,8 @@ def test_an_ingest_behind_invites_create_sees_the_survey_invite_only(pg_url):
     """`invites create` is inside its transaction; an ingest that starts now either stored its
     submission before that committed, or (waiting for the lock) is refused for the missing
     code: never stored after it."""
-    from ldpsurvey.server.invites import PREFIX, digest
+    from ldpsurvey.server.invites import PREFIX
+    from ldpsurvey.server.invites.claims import digest
 
     app, store = _invite_race_app(pg_url)
     inside, go = threading.Event(), threading.Event()

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client.respondent import Respondent
-from ldpsurvey.server.invites import digest
+from ldpsurvey.server.invites.claims import digest
 from support.clients import http_json
 from support.postgres import shared_server
 from support.two_server import start_pair

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client.respondent import Respondent
-from ldpsurvey.server.invites import digest
+from ldpsurvey.server.invites.claims import digest
 from support.clients import http_json
 from support.two_server import Pair, signed_survey, start_pair, two_server_survey
 from test_invite_page import FRAME, outbox, requests_of

@@ -2,48 +2,28 @@
 
 The analyst creates codes (`ldpsurvey invites create`), which are printed once; the server keeps
 only their SHA-256. Codes carry 128 bits from the OS CSPRNG, so a plain hash lookup is safe.
-Claiming happens inside the transaction that stores the submission, so a code is bound to
-exactly one submission id; resending that same submission id with the same code stays an
-idempotent duplicate, and any other use of the code is refused (403). See docs/poisoning.md.
+Claiming happens inside the transaction that stores the submission (claims.py), so a code is
+bound to exactly one submission id; resending that same submission id with the same code stays
+an idempotent duplicate, and any other use of the code is refused (403). See docs/poisoning.md.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from ..shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
-from .common.errors import Forbidden, NotFound
+from ...shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
+from ..common.errors import NotFound
+from .claims import digest
 
 if TYPE_CHECKING:
-    from .store import InviteCounts, Store, StoredDesigns
+    from ..store import InviteCounts, Store, StoredDesigns
 
 PREFIX = "inv_"
 MAX_CODE_LENGTH = 64
 MAX_COUNT = 1_000_000
-
-
-# Why a code was refused: `reason` of each refused item (a device says it in its own words,
-# e.g. the page's js/messages/<lang>/invite.js), and the English message beside it.
-REFUSALS = {
-    "missing": "this survey is invite-only: send your invitation code",
-    "unknown": "unknown invitation code",
-    "used": "this invitation code was already used",
-    "other_code": "this submission is stored already, and not with this invitation code",
-}
-
-
-class InviteRefused(Forbidden):
-    """The invitation code is missing, unknown, or already used by another submission."""
-
-    code = "invite_refused"
-
-
-def digest(code: str) -> str:
-    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def create(store: Store, survey_id: str, count: int) -> list[str]:
@@ -69,7 +49,7 @@ def create_designed(store: Store, survey_id: str, frame: Frame, groups: int | No
     id, code) pairs once, in frame order. The unit ids are not stored. Refused (FrameError,
     nothing stored) when the survey's codes made before carry no design, or another one
     (other columns, another fpc for a stratum), or the union has a single-PSU stratum."""
-    from .store import InviteDesign
+    from ..store import InviteDesign
 
     if len(frame.rows) > MAX_COUNT:
         raise FrameError(f"{frame.source}: more than {MAX_COUNT:,} units")
@@ -182,44 +162,3 @@ def check_shape(raw: Mapping[str, Any], problems: list[dict[str, str]]) -> str |
         problems.append({"field": "invite", "message": "must be an invitation code string"})
         return None
     return code
-
-
-def plan_claims(items: Sequence[tuple[str, str | None]], new_ids: Iterable[str],
-                bound: Mapping[str, str | None]) -> dict[str, str]:
-    """The (code hash -> submission id) bindings of one request, or InviteRefused (none bound).
-
-    The store calls this inside the storing transaction with `bound`: every known code hash of
-    the request -> the submission id it is bound to (None: unused), read under a row lock.
-    `new_ids` are the submission ids this request stores; any other id is a resend of a stored
-    submission and passes only with the code already bound to it (idempotent). A new id needs
-    an unused code, and one code binds one id."""
-    new = set(new_ids)
-    refused: list[dict[str, Any]] = []
-    bound_here: dict[str, str] = {}     # code hash -> the new submission id it binds
-    code_of: dict[str, str] = {}        # new submission id -> its code hash
-    for index, (sid, code) in enumerate(items):
-        reason = None
-        if code is None:
-            reason = "missing"
-        else:
-            key = digest(code)
-            if key not in bound:
-                reason = "unknown"
-            elif sid not in new:
-                if bound[key] != sid:
-                    reason = "used" if bound[key] is not None else "other_code"
-            elif bound[key] is not None or bound_here.get(key, sid) != sid \
-                    or code_of.get(sid, key) != key:
-                reason = "used"
-            else:
-                bound_here[key] = sid
-                code_of[sid] = key
-        if reason is not None:
-            refused.append({"index": index, "submission_id": sid, "reason": reason,
-                            "message": REFUSALS[reason]})
-    if refused:
-        raise InviteRefused(f"{len(refused)} of {len(items)} submission(s) refused: invitation "
-                            "code missing, unknown or already used; nothing was stored",
-                            {"refused": len(refused), "total": len(items),
-                             "items": refused[:100]})
-    return bound_here
