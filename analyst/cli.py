@@ -35,7 +35,7 @@ COMMANDS: dict[str, str] = {
     "export": "ldpsurvey.analyst.export_cli:export",
     "batches": "ldpsurvey.analyst.batches_cli:batches",
     "regress": "ldpsurvey.analyst.regress_cli:regress",
-    "demo": "ldpsurvey.analyst.demo:demo",
+    "demo": "ldpsurvey.analyst.demo.command:demo",
     "helper": "ldpsurvey.helper.cli:helper",
     "leader": "ldpsurvey.helper.cli:leader",
 }

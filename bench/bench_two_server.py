@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.demo import sample_survey
-from ldpsurvey.analyst.demo_two_server import two_server_version
+from ldpsurvey.analyst.demo.two_server import two_server_version
 from ldpsurvey.client.two_server import build_upload
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server.config import b64url

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ldpsurvey.analyst.demo_two_server import run_two_server_demo
+from ldpsurvey.analyst.demo.two_server import run_two_server_demo
 
 
 def test_demo_two_server_prints_both_modes_next_to_the_truth():

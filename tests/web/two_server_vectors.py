@@ -27,7 +27,7 @@ from typing import Any
 from unittest import mock
 
 from ldpsurvey.analyst.demo import sample_survey
-from ldpsurvey.analyst.demo_two_server import two_server_version
+from ldpsurvey.analyst.demo.two_server import two_server_version
 from ldpsurvey.shared.skip_logic import NOT_ASKED, applies, asked_values
 from ldpsurvey.shared.survey import Survey
 from support.hpke_reference import public_key, reference_seal

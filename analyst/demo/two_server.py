@@ -1,4 +1,4 @@
-"""`ldpsurvey demo --two-server`: both collection modes side by side on this machine.
+"""`ldpsurvey demo --two-server` (command.py): both collection modes side by side on this machine.
 
 A helper (`ldpsurvey helper serve`) and a leader (`ldpsurvey serve --hpke-key`) run as
 subprocesses on loopback, each with its own temporary SQLite database and HPKE key pair. The
@@ -21,11 +21,13 @@ from typing import Any
 import click
 import numpy as np
 
-from ..server.common.two_server.helper_token import generate as generate_helper_token
-from ..shared.survey import Survey
-from ..shared.two_server.config import b64url
-from ..shared.two_server.hpke import generate_keypair
-from .demo import (
+from ...server.common.two_server.helper_token import generate as generate_helper_token
+from ...shared.survey import Survey
+from ...shared.two_server.config import b64url
+from ...shared.two_server.hpke import generate_keypair
+from ..progress import terminal_progress
+from ..remote import request_json
+from . import (
     DEFAULT_WORKERS,
     create_token,
     draw_answers,
@@ -34,8 +36,6 @@ from .demo import (
     running_server,
     sample_survey,
 )
-from .progress import terminal_progress
-from .remote import request_json
 
 MAX_BATCH_MIN = 100
 AGGREGATE_TIMEOUT = 3600.0  # one request prepares every report with the helper

@@ -1,4 +1,5 @@
-"""`ldpsurvey demo`: the whole system end to end on this machine, in well under a minute.
+"""`ldpsurvey demo`: the whole system end to end on this machine, in well under a minute
+(the command is command.py; this package holds what it runs, which the two-server demo uses).
 
 A real server (`ldpsurvey serve`, waitress, in a subprocess on a free loopback port) on a
 temporary SQLite database; an analyst token and an Ed25519 signing key; the bundled sample
@@ -30,10 +31,10 @@ from typing import Any
 import click
 import numpy as np
 
-from ..shared.errors import LdpSurveyError
-from ..shared.survey import Question, Survey, load_survey
-from .progress import terminal_progress
-from .reports.model import Report
+from ...shared.errors import LdpSurveyError
+from ...shared.survey import Question, Survey, load_survey
+from ..progress import terminal_progress
+from ..reports.model import Report
 
 SAMPLE = "sensitive.toml"
 SERVER_START_TIMEOUT = 30.0
@@ -154,8 +155,8 @@ def next_version(db_path: Path, survey: Survey) -> Survey:
     """The survey as a version the database does not hold yet (re-running on the same --db)."""
     if not db_path.exists():
         return survey
-    from ..server import surveys
-    from ..server.store import open_store
+    from ...server import surveys
+    from ...server.store import open_store
 
     store = open_store(db_path)
     try:
@@ -168,8 +169,8 @@ def next_version(db_path: Path, survey: Survey) -> Survey:
 
 
 def create_token(db_path: Path) -> str:
-    from ..server.auth import create_token as create
-    from ..server.store import open_store
+    from ...server.auth import create_token as create
+    from ...server.store import open_store
 
     store = open_store(db_path)
     try:
@@ -192,8 +193,8 @@ def publish(url: str, survey: Survey, token: str, key_dir: Path) -> DemoKey:
     """Generate a signing key, sign the survey and upload it."""
     import json
 
-    from ..shared.manifest import generate_keypair, load_private_key, sign_survey
-    from .remote import request_json
+    from ...shared.manifest import generate_keypair, load_private_key, sign_survey
+    from ..remote import request_json
 
     key_path, pub_path = generate_keypair(key_dir)
     signed = sign_survey(survey, load_private_key(key_path))
@@ -206,7 +207,7 @@ def publish(url: str, survey: Survey, token: str, key_dir: Path) -> DemoKey:
 
 def draw_answers(survey: Survey, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """True answers as indices into each question's domain, from the built-in skewed truth."""
-    from .simulate.truth import default_truth
+    from ..simulate.truth import default_truth
 
     return {q.id: np.asarray(default_truth(q).draw(n, rng), dtype=np.int64)
             for q in survey.questions}
@@ -234,7 +235,7 @@ def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[st
     would fetch the identical bytes); each device still runs its own privacy-policy check,
     ledger, outbox and delivery. Returns how many submissions the server acknowledged.
     """
-    from ..client.respondent import Respondent
+    from ...client.respondent import Respondent
 
     verified = Respondent(url, state_dir=str(state_root / "fetch"),
                           trust=fingerprint).fetch_survey(survey.id)
@@ -282,10 +283,10 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
     for Ctrl-C, so a person can answer in a browser and watch the estimates move). The
     progress bar is drawn only on a terminal: in a log it would be a stray line.
     """
-    from .reports.html import render_html
-    from .reports.simulated import truth_of
-    from .reports.sources import fetch_report
-    from .reports.table import render_table
+    from ..reports.html import render_html
+    from ..reports.simulated import truth_of
+    from ..reports.sources import fetch_report
+    from ..reports.table import render_table
 
     if n < 1:
         raise DemoError("--n must be at least 1")
@@ -335,69 +336,6 @@ def run_demo(n: int, db_path: Path | None, out_dir: Path, seed: int | None,
         return result
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-@click.command("demo", short_help="Run it all locally: server, sample survey, respondents, report.")
-@click.option("--n", "n", type=click.IntRange(min=1), default=5000, show_default=True,
-              help="Number of simulated respondents.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Keep the server's SQLite database here (default: a temporary one).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Directory for the HTML report (and, with --serve, the exported page's "
-                   "copy). Default: a new directory ldpsurvey-demo-* in the system's temporary "
-                   "directory, printed at the end: nothing is written where you run it.")
-@click.option("--seed", type=int, help="Seed for the simulated true answers.")
-@click.option("--workers", type=click.IntRange(1, 64), default=DEFAULT_WORKERS,
-              show_default=True, help="Devices submitting at the same time.")
-@click.option("--serve", is_flag=True,
-              help="Keep the server running after the report (until Ctrl-C), so you can "
-                   "answer the survey yourself in a browser at the printed URL.")
-@click.option("--allow-origin", "allow_origins", multiple=True, metavar="URL",
-              help="With --serve: origin (scheme://host[:port]) of an exported copy of the page "
-                   "that may call the demo server (as `serve --allow-origin`). Repeatable.")
-@click.option("--two-server", "two_server", is_flag=True,
-              help="Run a leader and a helper too and show both modes' estimates (local DP "
-                   "and two-server central DP) next to the truth at the same n and ε "
-                   "(docs/two-server.md).")
-def demo(n: int, db_path: Path | None, out_dir: Path | None, seed: int | None, workers: int,
-         serve: bool, allow_origins: tuple[str, ...], two_server: bool) -> None:
-    """Run a server, publish the sample survey, simulate respondents, print the report.
-
-    Starts a real server on a free loopback port, creates a token and a signing key,
-    publishes the bundled sample survey signed, lets N simulated respondents answer through
-    the real client (each answer randomized on its device, sent over HTTP), then prints the
-    estimates next to the true values and writes an HTML report. Nothing keeps running unless
-    --serve is given: then the server stays up with the respondent web page until Ctrl-C,
-    and the signing key's location is printed so `page export` can be tried against it.
-    """
-    if allow_origins and not serve:
-        raise click.UsageError("--allow-origin needs --serve (the demo server stops at the end "
-                               "otherwise)")
-
-    if two_server:
-        from .demo_two_server import run_two_server_demo
-
-        run_two_server_demo(n, seed, workers)
-        return
-
-    def show(result: DemoResult) -> None:
-        click.echo(f"\n{result.n_sent:,} submissions acknowledged in {result.seconds:.1f} s.\n")
-        click.echo(result.table)
-        click.echo("The 'true' column is what the simulated respondents really answered; the "
-                   "server never saw it.")
-        click.echo(f"HTML report: {result.html_path}")
-        if not serve:
-            click.echo("To answer in a browser yourself, run `ldpsurvey demo --serve`: the "
-                       "server then keeps running and the demo prints the page's address.")
-            return
-        serve_until_interrupted(lambda: click.echo(serving_notes(result)))
-
-    if out_dir is None:  # a private new directory: never the checkout the demo runs in
-        out_dir = Path(tempfile.mkdtemp(prefix="ldpsurvey-demo-"))
-    run_demo(n, db_path, out_dir, seed, workers, while_serving=show,
-             allow_origins=allow_origins)
-    if serve:
-        click.echo("Server stopped.")
 
 
 def serving_notes(result: DemoResult) -> str:
