@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ..client.budget import DEFAULT_MAX_EPSILON, Budget
 from ..client.errors import PolicyError
-from ..client.review import epsilon_text
 from ..shared.survey import Survey
+from ..shared.wording import epsilon_text
 
 
 def survey_warnings(survey: Survey) -> list[str]:

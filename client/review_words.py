@@ -22,7 +22,7 @@ from typing import Any
 from ..shared.mechanisms import Mechanism
 from ..shared.skip_logic import NOT_ASKED
 from ..shared.survey import Question, Survey
-from ..shared.wording import js_number, pct, to_precision
+from ..shared.wording import epsilon_text, js_number, odds_factor, pct, percent_sure, to_precision
 from .page_words import N, Words
 
 
@@ -36,8 +36,6 @@ def in_english(sentence: str, words: Words) -> str:
 
 
 def odds_params(epsilon: float, words: Words) -> dict[str, Any]:
-    from .review import odds_factor, percent_sure
-
     sure = percent_sure(epsilon)
     return {"factor": N(odds_factor(epsilon)), "half": N("50%"),
             "reach": words.t("odds.reach", sure="none" if sure is None else N(sure))}
@@ -50,8 +48,6 @@ def odds_sentence(epsilon: float, words: Words) -> str:
 
 def question_privacy(q: Question, words: Words) -> str:
     """The page's hint of one question's privacy (form.disclosed for a disclosed one)."""
-    from .review import epsilon_text
-
     if q.disclosed:
         return words.t("form.disclosed")
     if q.central_epsilon is not None:  # twoserver/flow.js's hint and collusion
@@ -285,8 +281,6 @@ def skipped_lines(questions: list[Question], values: Mapping[str, Any],
                   words: Words) -> list[str]:
     """skip_review.skipped_lines in the page's sentences (skip_review.js skippedLines)."""
     from ..shared.skip_logic import asked_values
-    from .review import epsilon_text
-
     hidden = [q for q in questions if values.get(q.id) == NOT_ASKED]
     public = [q for q in questions if q.id not in values and not q.not_asked
               and getattr(q, "condition", None) is not None
@@ -351,7 +345,6 @@ def review_lines(survey: Survey, answers: Mapping[str, Any],
                  mechanisms: Mapping[str, Mechanism], shown: Any, words: Words,
                  limit: float | None = None) -> list[str]:
     """client/review.py review_lines in the page's sentences of a catalogue language."""
-    from .review import epsilon_text
     from .skip_review import not_applying
 
     disclosed = any(q.disclosed for q in survey.questions)
@@ -441,7 +434,7 @@ def two_server_review_lines(survey: Survey, answers: Mapping[str, Any], server_u
                             words: Words) -> list[str]:
     """client/review.py two_server_review_lines in the page's sentences (twoserver/flow.js
     reviewList, skip_review.js twoServerSkippedLines)."""
-    from .review import epsilon_text, host
+    from .review import host
     from .skip_review import not_applying
 
     servers = survey.two_server

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..shared.skip_logic import NOT_ASKED, asked_values
-from ..shared.wording import pct, to_precision
+from ..shared.wording import epsilon_text, pct, to_precision
 
 NOT_ASKED_WORDS = "‘not asked’"
 OUTSIDE = (" (outside {low} to {high}: that is the random noise, as expected; it is what keeps "
@@ -148,8 +148,6 @@ def skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[s
     public = [q for q in questions if q.id not in values and not q.not_asked
               and getattr(q, "condition", None) is not None
               and not q.condition.evaluate(asked_values(values))]
-    from .review import epsilon_text
-
     lines = []
     if hidden:
         total = math.fsum(q.epsilon for q in hidden)

@@ -2,7 +2,7 @@
 
 `plan` once printed a one-report variance as `7.263e+06` and `2e+08`: a designer reads
 7,263,000 and 200,000,000. ε values have their own rule (rounded *up*, a bound stays a bound:
-client/review.py `epsilon_text`); this is for everything else a table or a sentence shows.
+shared/wording.py `epsilon_text`); this is for everything else a table or a sentence shows.
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ KNOWN_PYTHON_CIRCLES = [
      "shared.mechanisms.channel_design", "shared.mechanisms.rr_designs",
      "shared.multiselect_not_asked", "shared.skip_logic"},
     {"analyst.reports.design_view", "analyst.reports.language", "analyst.reports.model"},
-    {"client.review", "client.skip_review"},
 ]
 # The page's one circle (js/mechanisms.js, js/optional.js, js/skip_logic.js) is gone: the loader
 # holds which module a mechanism's core is in and imports none of the modules it loads.

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from ...client.review import epsilon_text
 from ...shared.composition import DEFAULT_DELTA
 from ...shared.survey import load_survey
+from ...shared.wording import epsilon_text
 from ..survey_warnings import survey_warnings
 from .composition import (
     DEFAULT_HOUSEHOLD,

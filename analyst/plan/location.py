@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...client.review import epsilon_text
 from ...shared.location_linear import indicators, unbiased_weights, worst_variance_one
 from ...shared.mechanisms import mechanism_for
 from ...shared.survey import Question
+from ...shared.wording import epsilon_text
 from .rows import PlanRow, QuestionPlan, plan_row
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from ...client.review import epsilon_text
 from ...shared.survey import load_survey
+from ...shared.wording import epsilon_text
 from ..progress import terminal_progress
 from .results import QuestionResult, SimulationResult, ValueResult, answer_label
 from .survey import simulate_survey

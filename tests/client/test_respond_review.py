@@ -18,15 +18,13 @@ from ldpsurvey.client import cli as client_cli
 from ldpsurvey.client.respondent import Respondent
 from ldpsurvey.client.review import (
     chances,
-    epsilon_text,
-    odds_factor,
-    percent_sure,
     question_privacy,
     report_words,
     review_lines,
 )
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.wording import epsilon_text, odds_factor, percent_sure
 from support.clients import FakeServer, signed, survey_dict
 
 SURVEY = Survey.from_dict(survey_dict())

@@ -10,15 +10,9 @@ import re
 from typing import Any
 
 import pytest
-from ldpsurvey.client.review import (
-    epsilon_text,
-    odds_factor,
-    odds_sentence,
-    percent_sure,
-    question_privacy,
-    reach_text,
-)
+from ldpsurvey.client.review import odds_sentence, question_privacy, reach_text
 from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.wording import epsilon_text, odds_factor, percent_sure
 from vectors import build_vectors
 
 READY = "body[data-state=ready]"

@@ -10,14 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ldpsurvey.client.review import (
-    odds_factor,
-    question_privacy,
-    reach_text,
-    two_server_review_lines,
-)
+from ldpsurvey.client.review import question_privacy, reach_text, two_server_review_lines
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server.guarantees import survey_guarantees
+from ldpsurvey.shared.wording import odds_factor
 from support.two_server import two_server_survey
 
 READ = "could put the two halves back together and read this answer"
