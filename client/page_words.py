@@ -84,12 +84,12 @@ class Words:
 
     def t(self, key: str, **params: Any) -> str:
         """The message `key` filled in (KeyError for a key no catalogue has)."""
-        return self._render(_parse(catalogue(self.language)[key]), params)
+        return self._render(parse_message(catalogue(self.language)[key]), params)
 
     def cli(self, key: str, **params: Any) -> str:
         """The command line's own message `key` (client/messages) filled in as `t` fills the
         page's."""
-        return self._render(_parse(cli_catalogue(self.language)[key]), params)
+        return self._render(parse_message(cli_catalogue(self.language)[key]), params)
 
     def number(self, value: Any) -> str:
         """A number as the page shows it: Decimal text per the language, other numbers as
@@ -185,12 +185,12 @@ def words_for(language: str | None) -> Words:
 
 # --- the message syntax (js/i18n.js parseMessage) ----------------------------------------------
 
-_ARG = re.compile(r"\{\s*(\w+)\s*(?:,\s*(plural|select)\s*,)?\s*")
-_CASE = re.compile(r"\s*(=\d+|\w+)\s*\{")
+ARGUMENT = re.compile(r"\{\s*(\w+)\s*(?:,\s*(plural|select)\s*,)?\s*")
+CASE = re.compile(r"\s*(=\d+|\w+)\s*\{")
 
 
 @cache
-def _parse(source: str) -> list[Any]:
+def parse_message(source: str) -> list[Any]:
     """A message as nodes: text, ("arg", name), ("#", name), ("choice", name, kind, cases);
     SyntaxError where the page's parseMessage throws."""
     i = 0
@@ -208,7 +208,7 @@ def _parse(source: str) -> list[Any]:
             elif c == "{":
                 out.append(text)
                 text = ""
-                m = _ARG.match(source, i)
+                m = ARGUMENT.match(source, i)
                 if m is None:
                     raise SyntaxError(f"a placeholder needs a name at {i} in {source!r}")
                 i = m.end()
@@ -220,7 +220,7 @@ def _parse(source: str) -> list[Any]:
                     out.append(("arg", name))
                     continue
                 cases: dict[str, list[Any]] = {}
-                while (c2 := _CASE.match(source, i)) is not None:
+                while (c2 := CASE.match(source, i)) is not None:
                     i = c2.end()
                     cases[c2.group(1)] = nodes(name if kind == "plural" else count, True)
                     if source[i:i + 1] != "}":

@@ -19,13 +19,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client import cli as client_cli
 from ldpsurvey.client import review_words
-from ldpsurvey.client.page_words import Words, _parse, cli_catalogue
+from ldpsurvey.client.page_words import Words, cli_catalogue
 from ldpsurvey.client.respondent import Respondent
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import SurveyText
 from support.clients import FakeServer, signed
+from support.page_catalogue import shape
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "shared" / "samples").glob("*.toml"))
@@ -34,18 +35,7 @@ HELPER_KEY = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAI"
 
 
 def placeholders(source: str) -> set[str]:
-    names: set[str] = set()
-
-    def walk(nodes: list[Any]) -> None:
-        for node in nodes:
-            if isinstance(node, tuple):
-                names.add(node[1])
-                if node[0] == "choice":
-                    for case in node[3].values():
-                        walk(case)
-
-    walk(_parse(source))
-    return names
+    return shape(source).names
 
 
 def test_every_cli_key_is_in_en_es_fr_with_the_same_placeholders_and_is_used() -> None:

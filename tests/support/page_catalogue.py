@@ -7,9 +7,11 @@ that build catalogues of their own (a pseudo-locale)."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from ldpsurvey.client.page_words import ARGUMENT, CASE, parse_message
 
 WEB = Path(__file__).resolve().parents[2] / "client" / "web"
 MESSAGES = WEB / "js" / "messages"
@@ -56,56 +58,28 @@ class Shape:
         return self.simple | set(self.choices)
 
 
-_ARG = re.compile(r"\{\s*(\w+)\s*(?:,\s*(plural|select)\s*,)?\s*")
-_CASE = re.compile(r"\s*(=\d+|\w+)\s*\{")
-
-
 def shape(message: str) -> Shape:
-    """The message's shape; SyntaxError where js/i18n.js parseMessage would throw."""
+    """The message's shape; SyntaxError where js/i18n.js parseMessage would throw (the parse is
+    client/page_words.py's, the CLI's port of it; this adds that an argument is plural or
+    select, not both)."""
     out = Shape()
-    i = 0
 
-    def nodes(nested: bool) -> None:
-        nonlocal i
-        while i < len(message) and not (nested and message[i] == "}"):
-            c = message[i]
-            if c == "{":
-                m = _ARG.match(message, i)
-                if not m:
-                    raise SyntaxError(f"a placeholder needs a name at {i}: {message!r}")
-                i = m.end()
-                name, kind = m.group(1), m.group(2)
-                if not kind:
-                    if message[i:i + 1] != "}":
-                        raise SyntaxError(f"a placeholder ends with }} at {i}: {message!r}")
-                    i += 1
-                    out.simple.add(name)
-                    continue
-                cases: set[str] = set()
-                while (c2 := _CASE.match(message, i)) is not None:
-                    i = c2.end()
-                    cases.add(c2.group(1))
-                    nodes(True)
-                    if message[i:i + 1] != "}":
-                        raise SyntaxError(f"a case ends with }} at {i}: {message!r}")
-                    i += 1
-                while message[i:i + 1] == " ":
-                    i += 1
-                if message[i:i + 1] != "}" or "other" not in cases:
-                    raise SyntaxError(f"{kind} needs an other case and a }} at {i}: {message!r}")
-                i += 1
-                previous = out.choices.get(name)
-                if previous is not None and previous[0] != kind:
-                    raise SyntaxError(f"{name} is both plural and select: {message!r}")
-                out.choices[name] = (kind, cases | (previous[1] if previous else set()))
-            elif c == "}":
-                raise SyntaxError(f"an unmatched }} at {i}: {message!r}")
-            else:
-                i += 1
+    def walk(nodes: list[Any]) -> None:
+        for node in nodes:
+            if isinstance(node, str) or node[0] == "#":
+                continue
+            if node[0] == "arg":
+                out.simple.add(node[1])
+                continue
+            _, name, kind, cases = node
+            previous = out.choices.get(name)
+            if previous is not None and previous[0] != kind:
+                raise SyntaxError(f"{name} is both plural and select: {message!r}")
+            out.choices[name] = (kind, set(cases) | (previous[1] if previous else set()))
+            for case in cases.values():
+                walk(case)
 
-    nodes(False)
-    if i != len(message):
-        raise SyntaxError(f"an unmatched }} at {i}: {message!r}")
+    walk(parse_message(message))
     return out
 
 
@@ -124,7 +98,7 @@ def pseudo(message: str) -> str:
         while i < len(message) and not (nested and message[i] == "}"):
             c = message[i]
             if c == "{":
-                m = _ARG.match(message, i)
+                m = ARGUMENT.match(message, i)
                 assert m, message
                 out.append(message[i:m.end()])
                 i = m.end()
@@ -132,7 +106,7 @@ def pseudo(message: str) -> str:
                     out.append("}")
                     i += 1
                     continue
-                while (c2 := _CASE.match(message, i)) is not None:
+                while (c2 := CASE.match(message, i)) is not None:
                     out.append(message[i:c2.end()])
                     i = c2.end()
                     text_until(True)
