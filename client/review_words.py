@@ -280,11 +280,9 @@ def _question_texts(questions: list[Question], words: Words) -> str:
 def skipped_lines(questions: list[Question], values: Mapping[str, Any],
                   words: Words) -> list[str]:
     """skip_review.skipped_lines in the page's sentences (skip_review.js skippedLines)."""
-    from ..shared.skip_logic import asked_values
-    hidden = [q for q in questions if values.get(q.id) == NOT_ASKED]
-    public = [q for q in questions if q.id not in values and not q.not_asked
-              and getattr(q, "condition", None) is not None
-              and not q.condition.evaluate(asked_values(values))]
+    from .skip_review import skipped_questions
+
+    hidden, public = skipped_questions(questions, values)
     lines = []
     if hidden:
         lines.append(words.t("skip.hidden", questions=_question_texts(hidden, words),

@@ -141,13 +141,21 @@ def _set_report_words(mechanism: Any, report: Any) -> str | None:
     return None
 
 
-def skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[str]:
-    """What the review says of the questions that do not apply (none: no lines). `values` are
-    what the device randomizes: NOT_ASKED for a question sent as "not asked"."""
+def skipped_questions(questions: Sequence[Any], values: Mapping[str, Any]
+                      ) -> tuple[list[Any], list[Any]]:
+    """The questions that do not apply: (hidden ones, sent as "not asked"; public ones, whose
+    condition is false and that send nothing). `values` are what the device randomizes:
+    NOT_ASKED for a question sent as "not asked"."""
     hidden = [q for q in questions if values.get(q.id) == NOT_ASKED]
     public = [q for q in questions if q.id not in values and not q.not_asked
               and getattr(q, "condition", None) is not None
               and not q.condition.evaluate(asked_values(values))]
+    return hidden, public
+
+
+def skipped_lines(questions: Sequence[Any], values: Mapping[str, Any]) -> list[str]:
+    """What the review says of the questions that do not apply (none: no lines)."""
+    hidden, public = skipped_questions(questions, values)
     lines = []
     if hidden:
         total = math.fsum(q.epsilon for q in hidden)
