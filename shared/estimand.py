@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .estimates import norm_sub
+from .aggregates import CountAggregate
+from .estimates import MeanEstimate, norm_sub, z_value
 
 NORM_SUB = "norm-sub"
 CLIP = "clip"
@@ -128,8 +129,6 @@ def plain_estimate(question: Any, mechanism: Any, aggregate: Any,
     simulations): the mechanism's estimate with this module's consistency rule, notes and
     extra row. An ordinal question whose mechanism gives no mean score (GRR) gets it here
     (`_score_from_counts`), as the ordinal exponential mechanism and every other path give it."""
-    from .estimates import MeanEstimate
-
     result = mechanism.estimate(aggregate, confidence)
     meaning = estimand(question, mechanism)
     result.consistent_method = meaning.method
@@ -150,9 +149,6 @@ def _score_from_counts(mechanism: Any, aggregate: Any, rows: Sequence[Any],
     row), Var_x(s·z) = Σ_y A[x][y]·d_y² − s_x², plugged in at the consistent distribution f
     (a disclosed question, whose channel is the identity: 0). The bound is the mechanism's
     worst case over the truth."""
-    from .aggregates import CountAggregate
-    from .estimates import MeanEstimate, z_value
-
     if getattr(mechanism, "joint_reports", "") != "index" or not isinstance(aggregate,
                                                                             CountAggregate):
         return None  # no mechanism offered for ordinal questions reports otherwise
