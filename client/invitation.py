@@ -22,11 +22,10 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
+from ..shared.invite_codes import MAX_CODE_LENGTH, PREFIX
 from .errors import InvitationError
 from .transport import Refused
 
-PREFIX = "inv_"          # server/invites/ PREFIX
-MAX_CODE_LENGTH = 64     # server/invites/ MAX_CODE_LENGTH
 AWAITING_CODE = "invite"  # an outbox status: refused code, the body waits for another one
 REFUSED_CODE = "invite_refused"
 DELIVERED = "other_code"  # the server holds this submission id already (with another code)

@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from ...shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
+from ...shared.invite_codes import MAX_CODE_LENGTH, PREFIX
 from ..common.errors import NotFound
 from .claims import digest
 
 if TYPE_CHECKING:
     from ..store import InviteCounts, Store, StoredDesigns
 
-PREFIX = "inv_"
-MAX_CODE_LENGTH = 64
 MAX_COUNT = 1_000_000
 
 
