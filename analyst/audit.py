@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any, Protocol
 
-from ..shared.distributions import incomplete_beta
-from ..shared.randomness import RandomSource, resolve
+from ldpsurvey.shared.distributions import incomplete_beta
+from ldpsurvey.shared.randomness import RandomSource, resolve
 
 
 class Randomizer(Protocol):

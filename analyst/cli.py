@@ -11,9 +11,8 @@ import sys
 from typing import Any
 
 import click
-
-from ..shared.cli_help import FullHelpGroup
-from ..shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
+from ldpsurvey.shared.cli_help import FullHelpGroup
+from ldpsurvey.shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 
 # name -> "module:attribute" of a click command or group.
 COMMANDS: dict[str, str] = {
@@ -23,18 +22,18 @@ COMMANDS: dict[str, str] = {
     "outbox": "ldpsurvey.client.cli:outbox",
     "page": "ldpsurvey.client.page_cli:page",
     "plan": "ldpsurvey.analyst.plan.cli:plan",
-    "import": "ldpsurvey.analyst.import_cli:import_group",
+    "import": "ldpsurvey.analyst.commands.import_form:import_group",
     "serve": "ldpsurvey.server.cli:serve",
     "token": "ldpsurvey.server.cli:token",
-    "keys": "ldpsurvey.analyst.publish_cli:keys",
-    "publish": "ldpsurvey.analyst.publish_cli:publish",
+    "keys": "ldpsurvey.analyst.commands.publish:keys",
+    "publish": "ldpsurvey.analyst.commands.publish:publish",
     "recompute": "ldpsurvey.server.cli:recompute",
     "migrate-store": "ldpsurvey.server.cli:migrate_store",
     "invites": "ldpsurvey.server.invites_cli:invites",
-    "report": "ldpsurvey.analyst.report_cli:report",
-    "export": "ldpsurvey.analyst.export_cli:export",
-    "batches": "ldpsurvey.analyst.batches_cli:batches",
-    "regress": "ldpsurvey.analyst.regress_cli:regress",
+    "report": "ldpsurvey.analyst.commands.report:report",
+    "export": "ldpsurvey.analyst.commands.export:export",
+    "batches": "ldpsurvey.analyst.commands.batches:batches",
+    "regress": "ldpsurvey.analyst.commands.regress:regress",
     "demo": "ldpsurvey.analyst.demo.command:demo",
     "helper": "ldpsurvey.helper.cli:helper",
     "leader": "ldpsurvey.helper.cli:leader",

@@ -75,7 +75,8 @@ def cli_summary() -> str:
 
 def mechanism_tables() -> str:
     """Registered mechanisms and, from the planner, respondents needed per (k, ε)."""
-    from ..shared.mechanisms import MECHANISMS, SET_MECHANISMS
+    from ldpsurvey.shared.mechanisms import MECHANISMS, SET_MECHANISMS
+
     from .plan.survey import plan_k
 
     lines = ["| mechanism | question types | what a report is | limits |", "|---|---|---|---|"]

@@ -37,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from ..shared.design import (
+from ldpsurvey.shared.design import (
     Design,
     Margin,
     calibrate,
@@ -47,9 +46,10 @@ from ..shared.design import (
     rake,
     require_disclosed,
 )
-from ..shared.design_frame import MAX_POPULATION
-from ..shared.errors import CalibrationError
-from .design_data import Respondents, SurveyVersion, answer_texts
+from ldpsurvey.shared.design_frame import MAX_POPULATION
+from ldpsurvey.shared.errors import CalibrationError
+
+from .design.data import Respondents, SurveyVersion, answer_texts
 
 POPULATION = "(population)"
 TOTAL = "total"

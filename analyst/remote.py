@@ -8,8 +8,8 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
-from ..client.transport import MAX_RESPONSE_BYTES
-from ..shared.errors import LdpSurveyError
+from ldpsurvey.client.transport import MAX_RESPONSE_BYTES
+from ldpsurvey.shared.errors import LdpSurveyError
 
 
 class RemoteError(LdpSurveyError):

@@ -11,10 +11,10 @@ Both commands print the same lines from `survey_warnings`, one warning a line.
 
 from __future__ import annotations
 
-from ..client.budget import DEFAULT_MAX_EPSILON, Budget
-from ..client.errors import PolicyError
-from ..shared.survey import Survey
-from ..shared.wording import epsilon_text
+from ldpsurvey.client.budget import DEFAULT_MAX_EPSILON, Budget
+from ldpsurvey.client.errors import PolicyError
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.wording import epsilon_text
 
 
 def survey_warnings(survey: Survey) -> list[str]:

@@ -147,8 +147,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the database here")
     args = parser.parse_args()
-    from ldpsurvey.analyst.design_data import db_source
-    from ldpsurvey.analyst.design_estimates import (
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.analyst.design.estimates import (
         DesignOptions,
         estimate_document,
         weighted,

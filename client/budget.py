@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..shared.composition import DEFAULT_DELTA, Composition, compose
-from ..shared.survey import Survey
-from ..shared.two_server.guarantees import crosstabs_sent
+from ldpsurvey.shared.composition import DEFAULT_DELTA, Composition, compose
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.two_server.guarantees import crosstabs_sent
+
 from .errors import PolicyError
 
 DEFAULT_MAX_EPSILON = 5.0

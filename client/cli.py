@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import click
+from ldpsurvey.shared.cli_help import FullHelpGroup, language_tag
+from ldpsurvey.shared.composition import DEFAULT_DELTA, Composition
+from ldpsurvey.shared.errors import AnswerError
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.skip_logic import applies
+from ldpsurvey.shared.survey import Question, Survey
+from ldpsurvey.shared.translations import SurveyText
 
-from ..shared.cli_help import FullHelpGroup, language_tag
-from ..shared.composition import DEFAULT_DELTA, Composition
-from ..shared.errors import AnswerError
-from ..shared.mechanisms import mechanism_for
-from ..shared.skip_logic import applies
-from ..shared.survey import Question, Survey
-from ..shared.translations import SurveyText
 from . import invitation, location_answer, multiselect_answer, review_words
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError, InvitationError
@@ -233,7 +233,7 @@ def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any],
     shown = shown or survey
     words = words or Words()
     if survey.two_server is not None:  # the page's sentences, then both guarantees
-        from ..shared.two_server.guarantees import survey_guarantees
+        from ldpsurvey.shared.two_server.guarantees import survey_guarantees
 
         guarantees = survey_guarantees(survey)
         if not words.english:
@@ -365,7 +365,7 @@ def prompt_answers(survey: Survey, text: SurveyText | None = None,
 def check_answer(q: Question, value: Any) -> None:
     """AnswerError if `value` does not fit the question (nothing is randomized here)."""
     if q.mechanism == "none":  # a two-server question without a local mechanism
-        from ..shared.two_server.encoding import question_index
+        from ldpsurvey.shared.two_server.encoding import question_index
         question_index(q, value)
     else:
         mechanism_for(q).encode(value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..shared.errors import LdpSurveyError
+from ldpsurvey.shared.errors import LdpSurveyError
 
 
 class TrustError(LdpSurveyError):

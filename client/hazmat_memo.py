@@ -22,8 +22,9 @@ import hmac
 import os
 from typing import Any
 
-from ..shared.mechanisms.base import Mechanism
-from ..shared.survey import canonical_json
+from ldpsurvey.shared.mechanisms.base import Mechanism
+from ldpsurvey.shared.survey import canonical_json
+
 from .errors import StateError
 from .state import StateDir, atomic_write
 

@@ -22,7 +22,8 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from ..shared.invite_codes import MAX_CODE_LENGTH, PREFIX
+from ldpsurvey.shared.invite_codes import MAX_CODE_LENGTH, PREFIX
+
 from .errors import InvitationError
 from .transport import Refused
 

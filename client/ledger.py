@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..shared.composition import DEFAULT_DELTA, Composition, compose
+from ldpsurvey.shared.composition import DEFAULT_DELTA, Composition, compose
+
 from .errors import AlreadyAnsweredError
 from .state import StateDir, require_object
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..shared.errors import AnswerError
-from ..shared.mechanisms import mechanism_for
-from ..shared.survey import Question
+from ldpsurvey.shared.errors import AnswerError
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Question
+
 from .survey_language import said
 
 

@@ -3,8 +3,8 @@ separated by commas ("none" for none). The answer is the list of their labels.""
 
 from __future__ import annotations
 
-from ..shared.errors import AnswerError
-from ..shared.survey import Question
+from ldpsurvey.shared.errors import AnswerError
+from ldpsurvey.shared.survey import Question
 
 NONE_WORDS = {"none", "-"}
 

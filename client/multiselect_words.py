@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..shared.wording import pct
+from ldpsurvey.shared.wording import pct
 
 NOTHING_CHECKED = "None of the options"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import click
+from ldpsurvey.shared.cli_help import FullHelpGroup
 
-from ..shared.cli_help import FullHelpGroup
 from .trust import DEFAULT_MAX_EPSILON
 
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from ..shared.errors import ManifestError
-from ..shared.manifest import verify_manifest
+from ldpsurvey.shared.errors import ManifestError
+from ldpsurvey.shared.manifest import verify_manifest
+
 from .errors import KeyChangedError, TrustError
 from .transport import RetryPolicy, Transport
 from .trust import DEFAULT_MAX_EPSILON, check_policy, origin_of, trusted_fingerprint

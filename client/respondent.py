@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..shared.errors import AnswerError
-from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.skip_logic import resolve_answers
-from ..shared.survey import Question, Survey
+from ldpsurvey.shared.errors import AnswerError
+from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
+from ldpsurvey.shared.skip_logic import resolve_answers
+from ldpsurvey.shared.survey import Question, Survey
+
 from .budget import Budget, as_budget
 from .errors import DeliveryError
 from .hazmat_memo import Memoizer

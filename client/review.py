@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..shared.mechanisms import Mechanism
-from ..shared.survey import Question, Survey
-from ..shared.wording import epsilon_text, odds_factor, pct, percent_sure, to_precision
+from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.survey import Question, Survey
+from ldpsurvey.shared.wording import epsilon_text, odds_factor, pct, percent_sure, to_precision
+
 from . import multiselect_words
 from .skip_review import (
     not_applying,
@@ -143,7 +144,7 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     if name == "geometric":
         return _number_chances(q, mechanism, answer)
     if name == "geo_exp":  # location: the spread around this very cell (docs/location.md)
-        from ..shared.mechanisms.location import describe_spread
+        from ldpsurvey.shared.mechanisms.location import describe_spread
 
         return describe_spread(mechanism, mechanism.encode(answer))
     if name == "ordinal_exp" and len(q.options) <= LIST_ALL_UP_TO:

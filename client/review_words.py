@@ -19,10 +19,18 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..shared.mechanisms import Mechanism
-from ..shared.skip_logic import NOT_ASKED
-from ..shared.survey import Question, Survey
-from ..shared.wording import epsilon_text, js_number, odds_factor, pct, percent_sure, to_precision
+from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.skip_logic import NOT_ASKED
+from ldpsurvey.shared.survey import Question, Survey
+from ldpsurvey.shared.wording import (
+    epsilon_text,
+    js_number,
+    odds_factor,
+    pct,
+    percent_sure,
+    to_precision,
+)
+
 from .page_words import N, Words
 
 
@@ -210,7 +218,7 @@ def _design_chances(q: Question, mechanism: Any, answer: Any, shown: Any,
 
 def _spread(mechanism: Any, x: int, words: Words) -> str:
     """A location's spread around cell x (geo_exp.js describe; location.describe_spread)."""
-    from ..shared.mechanisms.location import spread_km
+    from ldpsurvey.shared.mechanisms.location import spread_km
 
     radius, near = spread_km(mechanism, x)
     return words.t("loc.describe", radius=N(to_precision(radius, 3)), p=P(near),

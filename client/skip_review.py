@@ -14,8 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..shared.skip_logic import NOT_ASKED, asked_values
-from ..shared.wording import epsilon_text, pct, to_precision
+from ldpsurvey.shared.skip_logic import NOT_ASKED, asked_values
+from ldpsurvey.shared.wording import epsilon_text, pct, to_precision
 
 NOT_ASKED_WORDS = "‘not asked’"
 OUTSIDE = (" (outside {low} to {high}: that is the random noise, as expected; it is what keeps "

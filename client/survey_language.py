@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..shared.survey import Survey
-from ..shared.translations import Shown, SurveyText, choose_text, languages
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.translations import Shown, SurveyText, choose_text, languages
 
 
 def survey_text(survey: Survey, lang: str | None, warn: Any = None) -> SurveyText:

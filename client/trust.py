@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..shared.errors import ManifestError, SigningKeyError
-from ..shared.manifest import SignedManifest, fingerprint, load_public_key, verify_manifest
-from ..shared.survey import Survey
+from ldpsurvey.shared.errors import ManifestError, SigningKeyError
+from ldpsurvey.shared.manifest import SignedManifest, fingerprint, load_public_key, verify_manifest
+from ldpsurvey.shared.survey import Survey
+
 from .budget import DEFAULT_MAX_EPSILON, Budget, as_budget
 from .errors import KeyChangedError, PolicyError, ReplayError, TrustError
 from .state import StateDir

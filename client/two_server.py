@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..shared.mechanisms import mechanism_for
-from ..shared.skip_logic import resolve_answers
-from ..shared.survey import Survey, canonical_json
-from ..shared.two_server import encoding, hpke, vdaf
-from ..shared.two_server.config import b64url
-from ..shared.two_server.guarantees import crosstabs_sent
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.skip_logic import resolve_answers
+from ldpsurvey.shared.survey import Survey, canonical_json
+from ldpsurvey.shared.two_server import encoding, hpke, vdaf
+from ldpsurvey.shared.two_server.config import b64url
+from ldpsurvey.shared.two_server.guarantees import crosstabs_sent
+
 from .ledger import Charge
 
 UPLOAD_PATH = "two-server/uploads"

@@ -15,12 +15,12 @@ import re
 from typing import Any
 
 from flask import Blueprint, current_app, request
+from ldpsurvey.server.common.errors import InvalidParameter
+from ldpsurvey.server.common.jsonbody import json_object
+from ldpsurvey.server.common.two_server import helper_token
+from ldpsurvey.server.common.wire_ints import VERSION_RANGE, param_int
+from ldpsurvey.shared.two_server.config import b64url
 
-from ..server.common.errors import InvalidParameter
-from ..server.common.jsonbody import json_object
-from ..server.common.two_server import helper_token
-from ..server.common.wire_ints import VERSION_RANGE, param_int
-from ..shared.two_server.config import b64url
 from . import jobs
 
 HELPER_EXTENSION = "ldpsurvey.helper"

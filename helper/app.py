@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from ldpsurvey.server.common.http_errors import register_error_handlers
+from ldpsurvey.server.common.two_server.db import TwoServerDb
+from ldpsurvey.server.common.two_server.helper_token import digest
+from ldpsurvey.shared.two_server.hpke import load_private_key, public_bytes
 
-from ..server.common.http_errors import register_error_handlers
-from ..server.common.two_server.db import TwoServerDb
-from ..server.common.two_server.helper_token import digest
-from ..shared.two_server.hpke import load_private_key, public_bytes
 from .api import HELPER_EXTENSION, bp
 from .jobs import Helper
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 import logging
 
 import click
-
-from ..shared.cli_help import FullHelpGroup
-from ..shared.two_server.config import b64url
-from ..shared.two_server.hpke import generate_keypair
+from ldpsurvey.shared.cli_help import FullHelpGroup
+from ldpsurvey.shared.two_server.config import b64url
+from ldpsurvey.shared.two_server.hpke import generate_keypair
 
 DB_HELP = ("SQLite database file, or a postgresql://user@host/dbname URL (or LDPSURVEY_HELPER_DB)"
            "; the helper's own database, never the leader's.")
@@ -50,7 +49,7 @@ def helper_token_command(out_file: str) -> None:
     """Create the token the leader presents to the helper. Give the same file to `helper serve
     --leader-token` and to the leader's `serve --helper-token`: then only the leader can run
     and collect the helper's batches."""
-    from ..server.common.two_server.helper_token import generate
+    from ldpsurvey.server.common.two_server.helper_token import generate
 
     click.echo(f"helper token: {generate(out_file)} (copy it to the leader; keep it secret)")
 
@@ -85,10 +84,11 @@ leader.add_command(_keys_group("leader"))
 def helper_serve(db_path: str, hpke_key: str, host: str, port: int, threads: int,
                  trusted: tuple[str, ...], leader_token: str | None) -> None:
     """Run the helper's HTTP API (waitress; no access log, no request metadata kept)."""
-    from ..client.trust import trusted_fingerprint
-    from ..server.common.db_target import redact
-    from ..server.common.serving import listen_or_exit, serve_forever
-    from ..server.common.two_server.helper_token import read as read_helper_token
+    from ldpsurvey.client.trust import trusted_fingerprint
+    from ldpsurvey.server.common.db_target import redact
+    from ldpsurvey.server.common.serving import listen_or_exit, serve_forever
+    from ldpsurvey.server.common.two_server.helper_token import read as read_helper_token
+
     from .app import create_app
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..server.common.errors import Forbidden, ValidationFailed
-from ..server.common.two_server.db import TwoServerDb
-from ..server.common.two_server.errors import (
+from ldpsurvey.server.common.errors import Forbidden, ValidationFailed
+from ldpsurvey.server.common.two_server.db import TwoServerDb
+from ldpsurvey.server.common.two_server.errors import (
     BatchCollected,
     BatchConflict,
     BatchTooSmall,
@@ -28,13 +28,13 @@ from ..server.common.two_server.errors import (
     TaskMismatch,
     UnknownBatch,
 )
-from ..shared.manifest import verify_manifest
-from ..shared.survey import Survey, canonical_json
-from ..shared.two_server import encoding, vdaf
-from ..shared.two_server.aggregate import BatchAggregate, noisy_release
-from ..shared.two_server.config import b64url, from_b64url
-from ..shared.two_server.hpke import HpkeError
-from ..shared.two_server.upload import UploadError, open_half, report_id_of
+from ldpsurvey.shared.manifest import verify_manifest
+from ldpsurvey.shared.survey import Survey, canonical_json
+from ldpsurvey.shared.two_server import encoding, vdaf
+from ldpsurvey.shared.two_server.aggregate import BatchAggregate, noisy_release
+from ldpsurvey.shared.two_server.config import b64url, from_b64url
+from ldpsurvey.shared.two_server.hpke import HpkeError
+from ldpsurvey.shared.two_server.upload import UploadError, open_half, report_id_of
 
 MAX_JOB_REPORTS = 100_000
 

@@ -8,9 +8,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..shared.aggregates import Aggregate
-from ..shared.errors import LdpSurveyError
-from ..shared.estimand import plain_estimate
+from ldpsurvey.shared.aggregates import Aggregate
+from ldpsurvey.shared.errors import LdpSurveyError
+from ldpsurvey.shared.estimand import plain_estimate
+
 from . import joint_aggregates, surveys
 from .common.errors import StoreError
 from .store import Replacement, Store, StoredAggregates, compact_json

@@ -8,8 +8,8 @@ import logging
 from typing import Any
 
 import click
+from ldpsurvey.shared.cli_help import FullHelpGroup
 
-from ..shared.cli_help import FullHelpGroup
 from .common.db_target import redact
 from .common.errors import StoreError
 from .store import Store, open_store

@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from ..shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
-from ..shared.errors import CrosstabError
-from ..shared.joint_features import (
+from ldpsurvey.shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
+from ldpsurvey.shared.errors import CrosstabError
+from ldpsurvey.shared.joint_features import (
     Encoder,
     bins_for_pair,
     encoder_for_question,
     group_encoder,
 )
-from ..shared.mechanisms import Mechanism
+from ldpsurvey.shared.mechanisms import Mechanism
+
 from .report_columns import report_pages
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _grouped(compiled: CompiledSurvey, side: Side, encoder: Encoder) -> Encoder:
     """The side's encoder: the question's, or its group vs the rest (a multiselect question:
     one of its options vs not selecting it, shared/joint_sets.py)."""
     if encoder.sets:
-        from ..shared.joint_sets import option_encoder, whole_question_refused
+        from ldpsurvey.shared.joint_sets import option_encoder, whole_question_refused
 
         if side.group is None:
             raise whole_question_refused(side.question, encoder.cells)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 from flask import current_app, request
+from ldpsurvey.shared.errors import EstimateError
+from ldpsurvey.shared.estimates import z_value
 
-from ..shared.errors import EstimateError
-from ..shared.estimates import z_value
 from .common.errors import InvalidParameter
 from .common.wire_ints import VERSION_RANGE, param_int
 from .store import Store
@@ -56,8 +56,8 @@ def required_param(name: str) -> str:
 
 def bins_param(name: str) -> tuple[int, ...] | None:
     """`?bins=0,5,10`: strictly increasing integer bin edges, or None when absent."""
-    from ..shared.errors import CrosstabError
-    from ..shared.joint_features import parse_bins
+    from ldpsurvey.shared.errors import CrosstabError
+    from ldpsurvey.shared.joint_features import parse_bins
 
     raw = request.args.get(name)
     if not raw:

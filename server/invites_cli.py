@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import click
+from ldpsurvey.shared.cli_help import FullHelpGroup
 
-from ..shared.cli_help import FullHelpGroup
 from .cli import _db_option, _existing_db
 
 
@@ -92,7 +92,8 @@ def _csv(header: list[str], rows: list[tuple[str, ...]], page: str | None) -> No
 
 def _create_designed(db_path: str, survey_id: str, design_path: str, groups: int | None,
                      allow_lonely_psu: bool, page: str | None) -> None:
-    from ..shared.design_frame import read_frame
+    from ldpsurvey.shared.design_frame import read_frame
+
     from .invites import create_designed
 
     # single-PSU strata are checked on the union with the codes made before (create_designed)

@@ -14,10 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
-
-from ..shared.crosstab import JointAggregate, gram, gram_features
-from ..shared.joint_encoder import Encoder
-from ..shared.survey import CrosstabSpec
+from ldpsurvey.shared.crosstab import JointAggregate, gram, gram_features
+from ldpsurvey.shared.joint_encoder import Encoder
+from ldpsurvey.shared.survey import CrosstabSpec
 
 
 class DeclaredCrosstabs(Protocol):

@@ -9,8 +9,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..shared.survey import MAX_VERSION, QUESTION_ID
-from ..shared.two_server.upload import MAX_SEALED
+from ldpsurvey.shared.survey import MAX_VERSION, QUESTION_ID
+from ldpsurvey.shared.two_server.upload import MAX_SEALED
+
 from .submissions import MAX_BATCH
 
 

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from ..shared.errors import AnalysisError
-from ..shared.mechanisms import Mechanism
-from ..shared.regression import (
+from ldpsurvey.shared.errors import AnalysisError
+from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.regression import (
     INTERCEPT,
     LatentCovariate,
     RegressionResult,
@@ -29,8 +28,9 @@ from ..shared.regression import (
     outcome_channel,
     support_bit_covariate,
 )
-from ..shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
-from ..shared.survey import Question
+from ldpsurvey.shared.regression_linear import IndicatorEstimates, fit_linear, support_estimates
+from ldpsurvey.shared.survey import Question
+
 from . import surveys
 from .report_columns import report_columns
 from .store import Store

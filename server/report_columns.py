@@ -117,7 +117,7 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
     """Each stored submission's design through its invitation code, aligned with
     `submission_columns`: weight and fpc (float, nan where the code carries no design),
     stratum and psu (text), group (int); None for a column no code carries. None when the
-    store cannot join them (then join in Python: analyst/design_data.py)."""
+    store cannot join them (then join in Python: analyst/design/data.py)."""
     designs_of = getattr(store, "submission_designs", None)
     if designs_of is None:
         return None

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.errors import AnalysisError
+from ldpsurvey.shared.estimand import plain_estimate
+from ldpsurvey.shared.joint_features import encoder_for
+from ldpsurvey.shared.mechanisms import Mechanism
 
-from ..shared.errors import AnalysisError
-from ..shared.estimand import plain_estimate
-from ..shared.joint_features import encoder_for
-from ..shared.mechanisms import Mechanism
 from . import surveys
 from .store import Store
 from .surveys import randomized_reports

@@ -15,9 +15,10 @@ import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..shared.errors import LdpSurveyError
-from ..shared.mechanisms.base import plain
-from ..shared.skip_logic import presence_problems
+from ldpsurvey.shared.errors import LdpSurveyError
+from ldpsurvey.shared.mechanisms.base import plain
+from ldpsurvey.shared.skip_logic import presence_problems
+
 from . import invites, surveys
 from .common.errors import (
     Conflict,

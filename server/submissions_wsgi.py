@@ -31,8 +31,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from flask import Flask
+from ldpsurvey.shared.survey import SLUG
 
-from ..shared.survey import SLUG
 from . import submissions
 from .common.http_errors import error_response
 from .cors import CORS_ENDPOINTS, cors_headers

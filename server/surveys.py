@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.aggregates import Aggregate
+from ldpsurvey.shared.crosstab import JointAggregate
+from ldpsurvey.shared.joint_features import Encoder, encoder_for_question
+from ldpsurvey.shared.manifest import verify_manifest
+from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
+from ldpsurvey.shared.skip_logic import public_skips
+from ldpsurvey.shared.survey import CrosstabSpec, Survey, canonical_json
 
-from ..shared.aggregates import Aggregate
-from ..shared.crosstab import JointAggregate
-from ..shared.joint_features import Encoder, encoder_for_question
-from ..shared.manifest import verify_manifest
-from ..shared.mechanisms import Mechanism, mechanism_for
-from ..shared.skip_logic import public_skips
-from ..shared.survey import CrosstabSpec, Survey, canonical_json
 from . import joint_aggregates
 from .common.errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour

@@ -30,9 +30,9 @@ from typing import Any
 
 import click
 import numpy as np
+from ldpsurvey.shared.errors import LdpSurveyError
+from ldpsurvey.shared.survey import Question, Survey, load_survey
 
-from ...shared.errors import LdpSurveyError
-from ...shared.survey import Question, Survey, load_survey
 from ..progress import terminal_progress
 from ..reports.model import Report
 
@@ -155,8 +155,8 @@ def next_version(db_path: Path, survey: Survey) -> Survey:
     """The survey as a version the database does not hold yet (re-running on the same --db)."""
     if not db_path.exists():
         return survey
-    from ...server import surveys
-    from ...server.store import open_store
+    from ldpsurvey.server import surveys
+    from ldpsurvey.server.store import open_store
 
     store = open_store(db_path)
     try:
@@ -169,8 +169,8 @@ def next_version(db_path: Path, survey: Survey) -> Survey:
 
 
 def create_token(db_path: Path) -> str:
-    from ...server.auth import create_token as create
-    from ...server.store import open_store
+    from ldpsurvey.server.auth import create_token as create
+    from ldpsurvey.server.store import open_store
 
     store = open_store(db_path)
     try:
@@ -193,7 +193,8 @@ def publish(url: str, survey: Survey, token: str, key_dir: Path) -> DemoKey:
     """Generate a signing key, sign the survey and upload it."""
     import json
 
-    from ...shared.manifest import generate_keypair, load_private_key, sign_survey
+    from ldpsurvey.shared.manifest import generate_keypair, load_private_key, sign_survey
+
     from ..remote import request_json
 
     key_path, pub_path = generate_keypair(key_dir)
@@ -235,7 +236,7 @@ def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[st
     would fetch the identical bytes); each device still runs its own privacy-policy check,
     ledger, outbox and delivery. Returns how many submissions the server acknowledged.
     """
-    from ...client.respondent import Respondent
+    from ldpsurvey.client.respondent import Respondent
 
     verified = Respondent(url, state_dir=str(state_root / "fetch"),
                           trust=fingerprint).fetch_survey(survey.id)

@@ -20,11 +20,11 @@ from typing import Any
 
 import click
 import numpy as np
+from ldpsurvey.server.common.two_server.helper_token import generate as generate_helper_token
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.two_server.config import b64url
+from ldpsurvey.shared.two_server.hpke import generate_keypair
 
-from ...server.common.two_server.helper_token import generate as generate_helper_token
-from ...shared.survey import Survey
-from ...shared.two_server.config import b64url
-from ...shared.two_server.hpke import generate_keypair
 from ..progress import terminal_progress
 from ..remote import request_json
 from . import (

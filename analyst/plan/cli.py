@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import click
+from ldpsurvey.shared.composition import DEFAULT_DELTA
+from ldpsurvey.shared.survey import load_survey
+from ldpsurvey.shared.wording import epsilon_text
 
-from ...shared.composition import DEFAULT_DELTA
-from ...shared.survey import load_survey
-from ...shared.wording import epsilon_text
 from ..survey_warnings import survey_warnings
 from .composition import (
     DEFAULT_HOUSEHOLD,
@@ -182,7 +182,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
     if max_selected is not None and question_type != "multiselect":
         raise click.UsageError("--max-selected goes with --type multiselect")
     if question_type == "multiselect":
-        from ...shared.mechanisms.set_base import SetShape
+        from ldpsurvey.shared.mechanisms.set_base import SetShape
 
         shape = SetShape(k, k if max_selected is None else max_selected)
         qp = plan_set(shape, epsilon, margin=margin, n=n, confidence=confidence)
@@ -215,9 +215,10 @@ def _summed(survey) -> str:
 
 def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,
                   odds_ratio: float | None, baseline: float, exposed: float) -> str:
-    from ...shared.mechanisms import mechanism_for
-    from ...shared.mechanisms.binary_rr import BinaryRR
-    from ...shared.regression import outcome_channel
+    from ldpsurvey.shared.mechanisms import mechanism_for
+    from ldpsurvey.shared.mechanisms.binary_rr import BinaryRR
+    from ldpsurvey.shared.regression import outcome_channel
+
     from .regress import plan_regress
 
     if odds_ratio is None:
@@ -248,7 +249,8 @@ def _is_two_server(survey_file: Path) -> bool:
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,
                    confidence: float, bins: str | None) -> str:
-    from ...shared.joint_features import survey_pair_bins
+    from ldpsurvey.shared.joint_features import survey_pair_bins
+
     from .crosstab import format_crosstab_plan, plan_crosstab
 
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...shared.composition import DEFAULT_DELTA, Composition, compose, group_epsilon
-from ...shared.errors import PlanError
-from ...shared.survey import Survey
-from ...shared.wording import epsilon_text
+from ldpsurvey.shared.composition import DEFAULT_DELTA, Composition, compose, group_epsilon
+from ldpsurvey.shared.errors import PlanError
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.wording import epsilon_text
 
 DEFAULT_REPEATS = 12  # a monthly panel for a year
 DEFAULT_HOUSEHOLD = 2

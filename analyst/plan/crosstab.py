@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from ldpsurvey.shared.crosstab import check_size, worst_cell_variance
+from ldpsurvey.shared.errors import CrosstabError, PlanError
+from ldpsurvey.shared.joint_features import Encoder, encoder_for
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Survey
 
-from ...shared.crosstab import check_size, worst_cell_variance
-from ...shared.errors import CrosstabError, PlanError
-from ...shared.joint_features import Encoder, encoder_for
-from ...shared.mechanisms import mechanism_for
-from ...shared.survey import Survey
 from .rows import check_target, margin_for, respondents_needed
 
 SUBGROUP_EXAMPLE = 0.2  # the subgroup share the plain-words sentence uses as an example
@@ -86,7 +86,7 @@ def _side(text: str) -> tuple[str, str | None]:
 
 def _option_side(encoder: Encoder, question: object, option: str | None) -> Encoder:
     """A multiselect question is crossed one option at a time (shared/joint_sets.py)."""
-    from ...shared.joint_sets import option_encoder, whole_question_refused
+    from ldpsurvey.shared.joint_sets import option_encoder, whole_question_refused
 
     if encoder.sets:
         if option is None:

@@ -11,11 +11,11 @@ variance, so a plan's margin is the half-width the report will show. EM's map ha
 from __future__ import annotations
 
 import numpy as np
+from ldpsurvey.shared.location_linear import indicators, unbiased_weights, worst_variance_one
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Question
+from ldpsurvey.shared.wording import epsilon_text
 
-from ...shared.location_linear import indicators, unbiased_weights, worst_variance_one
-from ...shared.mechanisms import mechanism_for
-from ...shared.survey import Question
-from ...shared.wording import epsilon_text
 from .rows import PlanRow, QuestionPlan, plan_row
 
 

@@ -33,15 +33,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.errors import PlanError
+from ldpsurvey.shared.mechanisms import MECHANISMS, candidates
+from ldpsurvey.shared.mechanisms.geometric import Geometric
+from ldpsurvey.shared.mechanisms.pure import PureProtocol
+from ldpsurvey.shared.two_server.config import LOCAL_MECHANISMS
+from ldpsurvey.shared.two_server.estimates import Design, sum_design
+from ldpsurvey.shared.two_server.estimates import local_design as estimates_local_design
+from ldpsurvey.shared.two_server.noise import SERVERS, noise_plan
 
-from ...shared.errors import PlanError
-from ...shared.mechanisms import MECHANISMS, candidates
-from ...shared.mechanisms.geometric import Geometric
-from ...shared.mechanisms.pure import PureProtocol
-from ...shared.two_server.config import LOCAL_MECHANISMS
-from ...shared.two_server.estimates import Design, sum_design
-from ...shared.two_server.estimates import local_design as estimates_local_design
-from ...shared.two_server.noise import SERVERS, noise_plan
 from .multiselect import compare_set_modes
 from .rows import (
     LDP,

@@ -7,9 +7,9 @@ import textwrap
 from pathlib import Path
 
 import click
+from ldpsurvey.shared.survey import load_survey
+from ldpsurvey.shared.two_server.guarantees import survey_guarantees
 
-from ...shared.survey import load_survey
-from ...shared.two_server.guarantees import survey_guarantees
 from .modes import (
     compare_modes,
     compare_question,
@@ -33,7 +33,8 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
         if k is None or epsilon is None:
             raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
         if question_type == "multiselect":
-            from ...shared.mechanisms.set_base import SetShape
+            from ldpsurvey.shared.mechanisms.set_base import SetShape
+
             from .multiselect import compare_set_modes
 
             check_target(margin, n, confidence)

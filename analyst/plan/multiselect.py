@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...shared.errors import PlanError
-from ...shared.mechanisms import REPORT_SIZE_LIMIT
-from ...shared.mechanisms.set_base import SetShape
-from ...shared.mechanisms.set_choice import SET_MECHANISMS, set_candidates
-from ...shared.survey import Question
+from ldpsurvey.shared.errors import PlanError
+from ldpsurvey.shared.mechanisms import REPORT_SIZE_LIMIT
+from ldpsurvey.shared.mechanisms.set_base import SetShape
+from ldpsurvey.shared.mechanisms.set_choice import SET_MECHANISMS, set_candidates
+from ldpsurvey.shared.survey import Question
+
 from .rows import (
     LDP,
     TWO_SERVER,
@@ -109,13 +110,13 @@ def compare_set_modes(shape: SetShape, epsilon: float, *, local_epsilon: float |
     a local report's bits. `not_asked` (skip logic): the shares of everyone over the options
     and "not asked", every mechanism over k + 1 pseudo-options, the answer's bits with their
     "not asked" entry at Δ = max(min(2m, k), m + 1)."""
-    from ...shared.multiselect_not_asked import NOT_ASKED_SET_MECHANISMS
-    from ...shared.two_server.multiselect import (
+    from ldpsurvey.shared.multiselect_not_asked import NOT_ASKED_SET_MECHANISMS
+    from ldpsurvey.shared.two_server.multiselect import (
         LOCAL_SET_MECHANISMS,
         not_asked_delta,
         option_worst,
     )
-    from ...shared.two_server.noise import SERVERS, noise_plan
+    from ldpsurvey.shared.two_server.noise import SERVERS, noise_plan
 
     check_target(margin, n, confidence)
     eps = float(epsilon)

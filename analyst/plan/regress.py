@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from ...shared.errors import PlanError
+from ldpsurvey.shared.errors import PlanError
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...shared.errors import PlanError
-from ...shared.estimates import z_value
-from ...shared.readable import readable_number
+from ldpsurvey.shared.errors import PlanError
+from ldpsurvey.shared.estimates import z_value
+from ldpsurvey.shared.readable import readable_number
 
 
 @dataclass(frozen=True)

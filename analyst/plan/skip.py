@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.errors import PlanError
+from ldpsurvey.shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
+from ldpsurvey.shared.mechanisms.asked_geometric import AskedGeometric
+from ldpsurvey.shared.mechanisms.geometric import Geometric
+from ldpsurvey.shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
+from ldpsurvey.shared.survey import Question
 
-from ...shared.errors import PlanError
-from ...shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
-from ...shared.mechanisms.asked_geometric import AskedGeometric
-from ...shared.mechanisms.geometric import Geometric
-from ...shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
-from ...shared.survey import Question
 from .rows import (
     LDP,
     TWO_SERVER,
@@ -102,7 +102,7 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
 
 
 def _auto(question: Question) -> str:
-    from ...shared import skip_logic
+    from ldpsurvey.shared import skip_logic
 
     name, _ = skip_logic.choose_mechanism(question, 1 << 30, f"questions.{question.id}")
     return name
@@ -135,10 +135,10 @@ def compare_not_asked_integer(question: Question, *, margin: float | None, n: in
       a = [π(Δ/2)² + σ_Z² + h²·pq/(p − q)²]/π², b = 2σ²(1 + h²/(s(p − q))²)/π² at the pair's
       sensitivity s + R.
     """
-    from ...shared import skip_logic
-    from ...shared.two_server.asked_pair import pair_scale
-    from ...shared.two_server.encoding import clip_bounds
-    from ...shared.two_server.noise import SERVERS, noise_plan
+    from ldpsurvey.shared import skip_logic
+    from ldpsurvey.shared.two_server.asked_pair import pair_scale
+    from ldpsurvey.shared.two_server.encoding import clip_bounds
+    from ldpsurvey.shared.two_server.noise import SERVERS, noise_plan
 
     check_target(margin, n, confidence)
     if not 0 < asked <= 1:

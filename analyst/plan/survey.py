@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from ...shared.errors import PlanError
-from ...shared.mechanisms import (
+from ldpsurvey.shared.errors import PlanError
+from ldpsurvey.shared.mechanisms import (
     DESIGNS,
     MECHANISMS,
     candidates,
@@ -32,8 +32,9 @@ from ...shared.mechanisms import (
     mechanism_for,
     misfits,
 )
-from ...shared.readable import readable_number
-from ...shared.survey import QUESTION_TYPES, Question, Survey
+from ldpsurvey.shared.readable import readable_number
+from ldpsurvey.shared.survey import QUESTION_TYPES, Question, Survey
+
 from .location import plan_location
 from .multiselect import plan_multiselect
 from .rows import PlanRow, QuestionPlan, check_target, format_margin, plan_row

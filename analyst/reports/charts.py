@@ -19,13 +19,13 @@ import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ldpsurvey.shared.estimand import mean_label
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 
-from ...shared.estimand import mean_label
 from .model import (
     AMONG_ASKED_TITLE,
     ASKED_GROUP,

@@ -1,6 +1,6 @@
 """What a design-based crosstab adds to its report formats: the design effect of every joint
 share and every share within a row or a column, split as deff = sampling × privacy
-(analyst/design_crosstab.py; a conditional share's is R's `svyratio(deff = TRUE)`), as tables
+(analyst/design/crosstab.py; a conditional share's is R's `svyratio(deff = TRUE)`), as tables
 in the text formats and HTML, and as columns in the CSV."""
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...shared.errors import ReportRenderError
+from ldpsurvey.shared.errors import ReportRenderError
+
 from .crosstab_view import CrosstabReport
 from .sources import fetch_with_survey
 
@@ -47,9 +48,9 @@ def db_crosstab(target: str | Path, survey_id: str, query: CrosstabQuery,
                 version: int | None = None) -> CrosstabReport:
     """The crosstab of a survey in a server database: a SQLite file (opened read-only) or a
     postgresql:// URL."""
-    from ...server import crosstabs, surveys
-    from ...server.common.errors import StoreError
-    from ...server.store import open_store
+    from ldpsurvey.server import crosstabs, surveys
+    from ldpsurvey.server.common.errors import StoreError
+    from ldpsurvey.server.store import open_store
 
     try:
         store = open_store(target, read_only=True, migrate=False)

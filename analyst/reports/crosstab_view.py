@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...shared.errors import PlanError, ReportRenderError
+from ldpsurvey.shared.errors import PlanError, ReportRenderError
+
 from .markdown import md_escape
 from .model import answer_label, num, pct
 from .table import text_grid
@@ -69,7 +70,7 @@ class CrosstabReport:
         """The survey's text in `language` (a SurveyText), None without --lang."""
         if self.language is None or self.survey is None:
             return None
-        from ...shared.translations import SurveyText
+        from ldpsurvey.shared.translations import SurveyText
 
         return SurveyText(self.survey, self.language)
 

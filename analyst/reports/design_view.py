@@ -24,8 +24,9 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from ...shared.design.estimators import FIXED
-from ...shared.distributions import t_value
+from ldpsurvey.shared.design.estimators import FIXED
+from ldpsurvey.shared.distributions import t_value
+
 from .model import (
     AMONG_ASKED_TITLE,
     ASKED_GROUP,

@@ -16,8 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...shared.errors import ReportRenderError, SurveyError
-from ...shared.translations import SurveyText, best_language, languages, requested_tag
+from ldpsurvey.shared.errors import ReportRenderError, SurveyError
+from ldpsurvey.shared.translations import SurveyText, best_language, languages, requested_tag
+
 from .model import ASKED_GROUP, ASKED_OPTION, GROUP, OPTION, Report, Row
 
 OPTION_TYPES = ("categorical", "ordinal", "multiselect")

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...shared.errors import ReportRenderError
-from ...shared.estimand import CLIP, MEAN_SELECTED, NORM_SUB, mean_label
+from ldpsurvey.shared.errors import ReportRenderError
+from ldpsurvey.shared.estimand import CLIP, MEAN_SELECTED, NORM_SUB, mean_label
+
 from ..plan.rows import respondents_needed
 
 # Row kinds, in the order a question shows them.
@@ -189,7 +190,7 @@ class Report:
         """The survey's text in `language` (a SurveyText), None without --lang."""
         if self.language is None:
             return None
-        from ...shared.translations import SurveyText
+        from ldpsurvey.shared.translations import SurveyText
 
         return SurveyText(self.survey, self.language)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ldpsurvey.shared.errors import ReportRenderError
+from ldpsurvey.shared.regression import INTERCEPT
 from matplotlib.figure import Figure
 
-from ...shared.errors import ReportRenderError
-from ...shared.regression import INTERCEPT
 from .charts import DESKTOP, Chart, ChartSize, responsive, wrap
 from .html import CSS as REPORT_CSS
 from .html import chart_img, page_head
@@ -88,7 +88,7 @@ class Names:
         """The survey's text in `language` (a SurveyText), None without one."""
         if self.language is None or self.survey is None:
             return None
-        from ...shared.translations import SurveyText
+        from ldpsurvey.shared.translations import SurveyText
 
         return SurveyText(self.survey, self.language)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.estimand import plain_estimate
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Survey
 
-from ...shared.estimand import plain_estimate
-from ...shared.mechanisms import mechanism_for
-from ...shared.survey import Survey
 from ..simulate.truth import default_truth
 from .model import Report, Truth, answer_label
 

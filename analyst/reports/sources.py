@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ...shared.errors import ReportRenderError
+from ldpsurvey.shared.errors import ReportRenderError
+
 from ..remote import RemoteError, request_json
 from .model import Report
 
@@ -58,8 +59,8 @@ def get_json(url: str, token: str | None, timeout: float) -> Any:
 def read_only_store(target: str | Path) -> Iterator[Any]:
     """A server database opened read-only for `--db` (a SQLite file or a postgresql:// URL),
     closed after; a database that cannot be opened or read is a one-line ReportRenderError."""
-    from ...server.common.errors import StoreError
-    from ...server.store import open_store
+    from ldpsurvey.server.common.errors import StoreError
+    from ldpsurvey.server.store import open_store
 
     try:
         store = open_store(target, read_only=True, migrate=False)
@@ -77,7 +78,7 @@ def db_report(target: str | Path, survey_id: str, confidence: float = 0.95,
               version: int | None = None) -> Report:
     """The estimate document of a survey in a local database (opened read-only) or a
     PostgreSQL database (a postgresql:// URL)."""
-    from ...server import aggregation, surveys
+    from ldpsurvey.server import aggregation, surveys
 
     with read_only_store(target) as store:
         record = surveys.get(store, survey_id, version)

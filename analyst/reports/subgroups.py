@@ -15,7 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...shared.errors import ReportRenderError
+from ldpsurvey.shared.errors import ReportRenderError
+
 from .model import Report, answer_label, render
 
 
@@ -121,7 +122,8 @@ def db_subgroups(target: str, survey_id: str, by: str, confidence: float = 0.95,
                  ) -> tuple[Any, Any]:
     """(subgroup document, survey) from a server database opened read-only: the same function
     the HTTP endpoint runs."""
-    from ...server import subgroups, surveys
+    from ldpsurvey.server import subgroups, surveys
+
     from .sources import read_only_store
 
     with read_only_store(target) as store:

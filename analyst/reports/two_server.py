@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from ...shared.errors import ReportRenderError
+from ldpsurvey.shared.errors import ReportRenderError
+
 from .model import (
     COLUMN_NOTES,
     NUMBER_FIELDS,
@@ -123,7 +124,7 @@ def _number(x: Any) -> float | None:
 def two_server_report(survey: Any, batch: Any, confidence: float = 0.95,
                       truth: Truth | None = None) -> TwoServerReport:
     """The report of one collected batch of a two-server survey."""
-    from ...shared.two_server.estimates import estimate_batch
+    from ldpsurvey.shared.two_server.estimates import estimate_batch
 
     return TwoServerReport(survey=survey.to_dict(),
                            estimates=estimate_batch(survey, batch, confidence), truth=truth)

@@ -12,9 +12,10 @@ import json
 import urllib.parse
 from typing import Any
 
-from ...shared.errors import LdpSurveyError, ReportRenderError
-from ...shared.survey import Survey
-from ...shared.two_server.results import CollectedBatch
+from ldpsurvey.shared.errors import LdpSurveyError, ReportRenderError
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.two_server.results import CollectedBatch
+
 from ..remote import RemoteError, request_json
 from .sources import get_json
 from .two_server import TwoServerReport, two_server_report

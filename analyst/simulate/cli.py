@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 import numpy as np
+from ldpsurvey.shared.survey import load_survey
+from ldpsurvey.shared.wording import epsilon_text
 
-from ...shared.survey import load_survey
-from ...shared.wording import epsilon_text
 from ..progress import terminal_progress
 from .results import QuestionResult, SimulationResult, ValueResult, answer_label
 from .survey import simulate_survey
@@ -71,7 +71,8 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
               dependence: float, confidence: float, bins: str | None, fmt: str,
               seed: int) -> str:
     """The simulated crosstab in a report format, truth beside every number, then coverage."""
-    from ...shared.joint_features import survey_pair_bins
+    from ldpsurvey.shared.joint_features import survey_pair_bins
+
     from ..reports.crosstab_view import render_crosstab
     from .crosstab import simulate_crosstab
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.crosstab import estimate_crosstab, gram
+from ldpsurvey.shared.errors import SimulationError
+from ldpsurvey.shared.joint_features import Encoder, encoder_for_question
+from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
+from ldpsurvey.shared.survey import Question, Survey
 
-from ...shared.crosstab import estimate_crosstab, gram
-from ...shared.errors import SimulationError
-from ...shared.joint_features import Encoder, encoder_for_question
-from ...shared.mechanisms import Mechanism, mechanism_for
-from ...shared.survey import Question, Survey
 from ..reports.crosstab_view import (
     COL_GIVEN_ROW,
     COL_SHARES,

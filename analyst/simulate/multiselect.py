@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.errors import SimulationError
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Question
 
-from ...shared.errors import SimulationError
-from ...shared.mechanisms import mechanism_for
-from ...shared.survey import Question
 from .results import MeanResult, QuestionResult, value_result
 
 SIZE_DECAY = 0.5  # P(s + 1 options) = SIZE_DECAY · P(s options)

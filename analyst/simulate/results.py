@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from ...shared.estimates import Estimate, ValueEstimate
-from ...shared.mechanisms import Mechanism
-from ...shared.survey import Question, Survey
+from ldpsurvey.shared.estimates import Estimate, ValueEstimate
+from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.survey import Question, Survey
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.conditions import Node, Operand
+from ldpsurvey.shared.errors import SimulationError
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Question, Survey
 
-from ...shared.conditions import Node, Operand
-from ...shared.errors import SimulationError
-from ...shared.mechanisms import mechanism_for
-from ...shared.survey import Question, Survey
 from .results import (
     MeanResult,
     QuestionResult,

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
+from ldpsurvey.shared.errors import SimulationError
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Question, Survey
 
-from ...shared.errors import SimulationError
-from ...shared.mechanisms import mechanism_for
-from ...shared.survey import Question, Survey
 from .multiselect import simulate_multiselect
 from .results import QuestionResult, SimulationResult, compare_estimate
 from .skip import has_skip_logic, simulate_with_skips

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.errors import SimulationError
+from ldpsurvey.shared.survey import Question, Survey
 
-from ...shared.errors import SimulationError
-from ...shared.survey import Question, Survey
 from .location import location_weights
 from .multiselect import default_set_truth, parse_set_truth
 

@@ -2,7 +2,7 @@
 
 pyxform, the ODK project's own parser, reads and checks the workbook (reading.py). The import
 maps that form onto ldpsurvey's question types (questions.py, choices.py, cells.py,
-privacy.py), skip logic (contract 3: conditions.py, with analyst/xlsform_expressions.py) and
+privacy.py), skip logic (contract 3: conditions.py, with analyst/xlsform_import/expressions.py) and
 translations (contract 4: languages.py), and refuses, by row and name with the reason and the
 nearest supported alternative (refusals.py, errors.py), everything that cannot be collected
 privately; walk.py goes through the form in its order. The result is checked by
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...shared.survey import Survey
+from ldpsurvey.shared.survey import Survey
+
 from .assembly import toml, with_introduction
 from .columns import check_sheets_and_columns
 from .errors import (

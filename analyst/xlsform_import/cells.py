@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .. import xlsform_expressions as xp
+from . import expressions as xp
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
 
 TRUE_CELLS = ("yes", "true", "true()", "1")

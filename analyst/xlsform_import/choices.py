@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...shared.survey import MAX_LABEL
+from ldpsurvey.shared.survey import MAX_LABEL
+
 from .errors import UNSUPPORTED, Refusal
 from .languages import Languages
 from .refusals import REFUSED_TYPES, TOPICS

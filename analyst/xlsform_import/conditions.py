@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .. import xlsform_expressions as xp
+from . import expressions as xp
 from .errors import FIX, RowProblem
 
 # What the import says of a relevant it cannot otherwise translate: (topic, alternative).

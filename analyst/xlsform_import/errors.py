@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...shared.errors import LdpSurveyError
+from ldpsurvey.shared.errors import LdpSurveyError
 
 UNSUPPORTED, FIX = "unsupported", "fix"
 MAX_QUOTED = 80  # characters of a cell quoted in a message (a long one is cut, said with ...)

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...shared.translations import DEFAULT_LANGUAGE, canonical_tag
+from ldpsurvey.shared.translations import DEFAULT_LANGUAGE, canonical_tag
+
 from .errors import XlsFormError, quoted
 
 _LANGUAGE = re.compile(r"^(?P<name>.*?)\s*\((?P<tag>[^()]*)\)\s*$")

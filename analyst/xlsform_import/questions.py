@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...shared.survey import QUESTION_ID
-from .. import xlsform_expressions as xp
+from ldpsurvey.shared.survey import QUESTION_ID
+
+from . import expressions as xp
 from .cells import integer_range, multiselect_bounds, required, yes_no
 from .choices import PIPED, Options, options
 from .conditions import Condition, refusal_of

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...shared.survey import MAX_VERSION, SLUG
-from ...shared.translations import DEFAULT_LANGUAGE
+from ldpsurvey.shared.survey import MAX_VERSION, SLUG
+from ldpsurvey.shared.translations import DEFAULT_LANGUAGE
+
 from .cells import whole
 from .errors import XlsFormError, quoted
 from .languages import Languages

@@ -10,8 +10,9 @@ import tomllib
 from collections.abc import Sequence
 from typing import Any
 
-from ...shared.errors import SurveyError
-from ...shared.survey import Survey
+from ldpsurvey.shared.errors import SurveyError
+from ldpsurvey.shared.survey import Survey
+
 from .assembly import assemble, toml
 from .errors import FIX, UNSUPPORTED, ImportRefused, RowProblem, XlsFormError
 from .languages import Languages

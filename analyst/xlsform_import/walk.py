@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import xlsform_expressions as xp
+from . import expressions as xp
 from .conditions import Condition, refusal_of, translate
 from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
 from .languages import Languages

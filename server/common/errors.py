@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...shared.errors import LdpSurveyError
+from ldpsurvey.shared.errors import LdpSurveyError
 
 
 class ServerError(LdpSurveyError):

@@ -14,9 +14,8 @@ import re
 from typing import Any
 
 from flask import Flask, Response, current_app, request
+from ldpsurvey.shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 from werkzeug.exceptions import HTTPException
-
-from ...shared.errors import MESSAGE_LIMIT, LdpSurveyError, clip
 
 log = logging.getLogger("ldpsurvey.server")
 

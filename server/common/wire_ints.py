@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...shared.survey import MAX_VERSION
+from ldpsurvey.shared.survey import MAX_VERSION
+
 from .errors import InvalidParameter, ValidationFailed
 
 INT64_MIN = -(1 << 63)

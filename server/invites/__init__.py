@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from ...shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
-from ...shared.invite_codes import MAX_CODE_LENGTH, PREFIX
+from ldpsurvey.shared.design_frame import FPC, PSU, STRATUM, Frame, FrameError, check_design
+from ldpsurvey.shared.invite_codes import MAX_CODE_LENGTH, PREFIX
+
 from ..common.errors import NotFound
 from .claims import digest
 

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol
 
 import orjson
+from ldpsurvey.shared.aggregates import Aggregate
 
-from ...shared.aggregates import Aggregate
 from ..common.errors import SurveyChanged, SurveyClosed
 
 

@@ -16,7 +16,8 @@ import socket
 import struct
 from typing import Any
 
-from ...shared.errors import LdpSurveyError
+from ldpsurvey.shared.errors import LdpSurveyError
+
 from ..common.errors import StoreError
 from .base import IngestJob
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+from ldpsurvey.shared.survey import QUESTION_ID
 
-from ...shared.survey import QUESTION_ID
 from ..common.errors import StoreError
 from ..group_commit import committer_for
 from ..invites.claims import InviteRefused, digest, plan_claims

@@ -17,8 +17,8 @@ import threading
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
+from ldpsurvey.shared.two_server.hpke import load_private_key, public_bytes
 
-from ...shared.two_server.hpke import load_private_key, public_bytes
 from ..auth import check_authorization
 from ..common.jsonbody import json_object
 from ..common.two_server.db import TwoServerDb
@@ -100,7 +100,8 @@ def collect(survey_id: str, batch_id: str) -> dict[str, Any]:
 def estimates_of(batch: Any) -> dict[str, Any]:
     """The one estimate document of a collected batch (`estimate_batch`): every question, every
     declared crosstab and the guarantees in plain words, as `report --batch` renders them."""
-    from ...shared.two_server.estimates import estimate_batch
+    from ldpsurvey.shared.two_server.estimates import estimate_batch
+
     from .. import surveys
 
     record = surveys.get(current_store(), batch.survey_id, batch.version)

@@ -35,14 +35,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ...shared.errors import LdpSurveyError
-from ...shared.survey import Survey, canonical_json
-from ...shared.two_server import encoding, vdaf
-from ...shared.two_server.aggregate import BatchAggregate, noisy_release
-from ...shared.two_server.config import b64url, from_b64url
-from ...shared.two_server.plans import key_epsilon
-from ...shared.two_server.results import BatchEntry, CollectedBatch
-from ...shared.two_server.upload import Upload, UploadError, open_half, parse_upload
+from ldpsurvey.shared.errors import LdpSurveyError
+from ldpsurvey.shared.survey import Survey, canonical_json
+from ldpsurvey.shared.two_server import encoding, vdaf
+from ldpsurvey.shared.two_server.aggregate import BatchAggregate, noisy_release
+from ldpsurvey.shared.two_server.config import b64url, from_b64url
+from ldpsurvey.shared.two_server.plans import key_epsilon
+from ldpsurvey.shared.two_server.results import BatchEntry, CollectedBatch
+from ldpsurvey.shared.two_server.upload import Upload, UploadError, open_half, parse_upload
+
 from .. import invites, surveys
 from ..common.errors import SurveyClosed, ValidationFailed
 from ..common.two_server.db import TwoServerDb
@@ -419,7 +420,7 @@ def collect(leader: Leader, survey_id: str, batch_id: str) -> CollectedBatch:
 def _combine(survey: Survey, encodings: Mapping[str, Any], batch_id: str,
              own: Mapping[str, Any], theirs: Mapping[str, Any],
              part: Part | None = None) -> CollectedBatch:
-    from ...shared.two_server.noise import decode_signed
+    from ldpsurvey.shared.two_server.noise import decode_signed
 
     entries = {}
     for key, enc in encodings.items():

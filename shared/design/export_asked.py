@@ -55,7 +55,7 @@ class AskedColumns:
 def asked_share_columns(question: Any, groups: dict[str, Any], pv: PseudoValues
                         ) -> tuple[PseudoValues, AskedColumns]:
     """(the shares of everyone to export, the ratios among those asked) of a hidden question
-    with options, from its pseudo-values `pv` (design_estimates.pseudo_values: the options,
+    with options, from its pseudo-values `pv` (analyst/design/estimates.pseudo_values: the options,
     "not asked", an ordinal question's mean score, then the groups)."""
     k = len(question.labels) - 1  # the options; "not asked" is the last label
     ordinal = question.type == "ordinal"

@@ -196,8 +196,8 @@ def test_the_weighted_html_shows_among_those_asked_once_and_labels_the_score(
 def test_the_chart_shows_the_shares_among_those_asked(built: designed.Built) -> None:
     """Issue 39: the chart of a question with skip logic had no bar for its shares among
     those asked; each option (and group) among those asked is a bar of its own."""
-    from ldpsurvey.analyst.design_data import db_source
-    from ldpsurvey.analyst.design_estimates import DesignOptions, estimate_document, weighted
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.analyst.design.estimates import DesignOptions, estimate_document, weighted
     from ldpsurvey.analyst.reports.charts import frequency_chart
     from ldpsurvey.analyst.reports.model import Report
 

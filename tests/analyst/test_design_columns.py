@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from ldpsurvey.analyst.design_data import DbSource, Respondents, join_invitations
+from ldpsurvey.analyst.design.data import DbSource, Respondents, join_invitations
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 
@@ -99,8 +99,8 @@ def rows_respondents(source: DbSource) -> Respondents:
 
 
 def test_columns_equal_rows_for_every_report_shape(stored: Path) -> None:
-    from ldpsurvey.analyst.design_data import db_source
-    from ldpsurvey.analyst.design_estimates import DesignOptions, pseudo_values, weighted
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.analyst.design.estimates import DesignOptions, pseudo_values, weighted
 
     with db_source(str(stored), SURVEY["id"], None) as source:
         fast = source.respondents()
@@ -145,7 +145,7 @@ def test_a_submission_without_a_design_is_refused_by_both_paths(stored: Path,
     the Python join does."""
     import sqlite3
 
-    from ldpsurvey.analyst.design_data import db_source
+    from ldpsurvey.analyst.design.data import db_source
     from ldpsurvey.shared.errors import AnalysisError
 
     copy = tmp_path / "copy.db"

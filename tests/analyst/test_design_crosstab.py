@@ -1,5 +1,5 @@
 """Design-based crosstabs with integer questions (bins), declared groups, and the design
-effect of conditional shares (analyst/design_crosstab.py): the numbers equal R's `svymean` and
+effect of conditional shares (analyst/design/crosstab.py): the numbers equal R's `svymean` and
 `svyratio` (with `deff = TRUE`) on the respondents' pseudo-values, computed here from the
 stored reports by the formulas (not by the code under test)."""
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.design_crosstab import residual_noise_estimate
+from ldpsurvey.analyst.design.crosstab import residual_noise_estimate
 from support import designed
 from support.r_oracle import run_r
 

@@ -528,7 +528,7 @@ emit(list(joint = coef(j), joint_se = SE(j), cond = coef(given_yes),
 def test_the_conditional_share_residual_noise_estimate_is_unbiased() -> None:
     """E[estimate] = Var[X(W - r)] exactly, for every pair of true answers, computed over
     every pair of reports with their exact probabilities (binary RR rows, GRR columns)."""
-    from ldpsurvey.analyst.design_crosstab import residual_noise_estimate
+    from ldpsurvey.analyst.design.crosstab import residual_noise_estimate
 
     mechs = designed.mechanisms()
     rows, cols = mechs["smoker"], mechs["mood"]

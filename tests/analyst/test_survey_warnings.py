@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from ldpsurvey.analyst import publish_cli
 from ldpsurvey.analyst.cli import cli
+from ldpsurvey.analyst.commands import publish as publish_cli
 from ldpsurvey.analyst.survey_warnings import survey_warnings
 from ldpsurvey.client.budget import DEFAULT_MAX_EPSILON, Budget
 from ldpsurvey.client.errors import PolicyError

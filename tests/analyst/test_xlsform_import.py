@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ldpsurvey.analyst.cli import cli
-from ldpsurvey.analyst.import_cli import import_xlsform_command
+from ldpsurvey.analyst.commands.import_form import import_xlsform_command
 from ldpsurvey.analyst.xlsform_import import (
     FIX,
     UNSUPPORTED,
@@ -639,7 +639,7 @@ EXPRESSION_TEXT = st.text(alphabet=st.sampled_from(
 @settings(max_examples=300, deadline=None)
 @given(text=EXPRESSION_TEXT)
 def test_any_relevant_is_translated_or_refused_in_words(text: str) -> None:
-    from ldpsurvey.analyst import xlsform_expressions as xp
+    from ldpsurvey.analyst.xlsform_import import expressions as xp
 
     targets = {"q1": xp.Target("q1", "binary", {}, yes="yes", no="no"),
                "x": xp.Target("x", "integer", {})}

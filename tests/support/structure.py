@@ -20,6 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ROLE_FOLDERS = ("shared", "client", "server", "helper", "analyst")
 QUESTION_TYPES = ("binary", "categorical", "ordinal", "integer", "multiselect", "location")
+# Where a type may be named: its unit and the registry (Python and the page). Switches are
+# counted everywhere else.
+UNIT_FOLDERS = ("shared/question_types", "client/web/js/types")
+
+
+def _in_units(path: Path, root: Path) -> bool:
+    rel = path.relative_to(root).as_posix()
+    return any(rel.startswith(folder + "/") for folder in UNIT_FOLDERS)
 
 
 def python_modules(root: Path = ROOT) -> dict[str, Path]:
@@ -53,7 +61,11 @@ def python_import_graph(root: Path = ROOT, *,
         nodes = (_top_level_imports(tree.body) if module_level_only else
                  (n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)))
         for node in nodes:
-            for target in _targets(node, name, is_package):
+            targets = _targets(node, name, is_package)
+            if isinstance(node, ast.ImportFrom) and all(
+                    t.removeprefix("ldpsurvey.") in modules for t in targets[1:]):
+                targets = targets[1:]  # `from . import sub`: the submodules, not the package
+            for target in targets:
                 target = target.removeprefix("ldpsurvey.")
                 while target and target not in modules:
                     target = target.rpartition(".")[0]
@@ -193,14 +205,17 @@ class SwitchCounts:
 
 
 def switch_counts(root: Path = ROOT) -> SwitchCounts:
-    """Counts of type switches in the role folders' Python and the page's modules."""
+    """Counts of type switches in the role folders' Python and the page's modules, outside
+    the type units and their registry (UNIT_FOLDERS)."""
     name_switches = type_comparisons = 0
     for path in python_modules(root).values():
+        if _in_units(path, root):
+            continue
         text = path.read_text(encoding="utf-8")
         name_switches += len(_PY_NAME_SWITCH.findall(text))
         type_comparisons += sum(1 for line in text.splitlines()
                                 if _PY_NAME_SWITCH.search(line)
                                 or _PY_TYPE_COMPARISON.search(line))
     page = sum(len(_JS_TYPE_COMPARISON.findall(p.read_text(encoding="utf-8")))
-               for p in sorted((root / "client" / "web").rglob("*.js")))
+               for p in sorted((root / "client" / "web").rglob("*.js")) if not _in_units(p, root))
     return SwitchCounts(name_switches, type_comparisons, page)

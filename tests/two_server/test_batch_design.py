@@ -320,7 +320,7 @@ def test_the_jackknife_t_interval_covers_at_95_percent() -> None:
 def test_a_bad_cells_file_is_one_line(tmp_path, text, message) -> None:
     """--poststratify CELLS.csv of a two-server report: a CSV the reader cannot parse was a
     traceback, and a total of 1e308 overflowed the post-stratified sums."""
-    from ldpsurvey.analyst.two_server_design import read_cell_totals
+    from ldpsurvey.analyst.design.two_server import read_cell_totals
     from ldpsurvey.shared.errors import AnalysisError
 
     path = tmp_path / "cells.csv"

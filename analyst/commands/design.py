@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
-
-from ..shared.design_frame import LONELY_PSU
+from ldpsurvey.shared.design_frame import LONELY_PSU
 
 VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
 INTERVAL_QUANTILES = ("t", "normal")  # shared/design/estimators.py QUANTILES
@@ -90,8 +89,8 @@ def options_from(params: dict[str, Any]) -> Any:
         if p["replicates"] != 80:
             raise click.UsageError("--replicates goes with --variance bootstrap")
         return None
-    from .design_estimates import DesignOptions
-    from .margins import Calibration, parse_bounds
+    from ..design.estimates import DesignOptions
+    from ..margins import Calibration, parse_bounds
 
     calibration = None
     if calibrations:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import click
+from ldpsurvey.shared.cli_help import FullHelpGroup
 
-from ..shared.cli_help import FullHelpGroup
-from .remote import request_json
+from ..remote import request_json
 
 
 @click.group(cls=FullHelpGroup)
@@ -21,7 +21,7 @@ def keys() -> None:
                                   "private key there is never overwritten.")
 def keys_generate(out_dir: str) -> None:
     """Write DIR/survey-signing.key (mode 0600) and DIR/survey-signing.pub."""
-    from ..shared.manifest import fingerprint, generate_keypair, load_public_key
+    from ldpsurvey.shared.manifest import fingerprint, generate_keypair, load_public_key
 
     key_path, pub_path = generate_keypair(out_dir)
     click.echo(f"private key: {key_path}\npublic key:  {pub_path}\n"
@@ -41,9 +41,10 @@ def keys_generate(out_dir: str) -> None:
 def publish(survey_file: str, server_url: str, token_value: str, key_path: str,
             timeout: float) -> None:
     """Sign a survey file and upload it to a server."""
-    from ..shared.manifest import load_private_key, sign_survey
-    from ..shared.survey import load_survey
-    from .survey_warnings import survey_warnings
+    from ldpsurvey.shared.manifest import load_private_key, sign_survey
+    from ldpsurvey.shared.survey import load_survey
+
+    from ..survey_warnings import survey_warnings
 
     survey = load_survey(survey_file)
     signed = sign_survey(survey, load_private_key(key_path))

@@ -10,9 +10,9 @@ from typing import Any
 
 import click
 
-from .design_data import DesignSource, RemoteSource, db_source
-from .design_estimates import DesignOptions, estimate_document, subgroup_document, weighted
-from .reports.language import LanguageRequest
+from ..reports.language import LanguageRequest
+from .data import DesignSource, RemoteSource, db_source
+from .estimates import DesignOptions, estimate_document, subgroup_document, weighted
 
 
 @contextmanager
@@ -43,7 +43,7 @@ def design_report_text(source: DesignSource, options: DesignOptions, fmt: str,
                        confidence: float, lang: LanguageRequest | None = None) -> str:
     """The design-based report of a survey version in one format (labelled in `lang`, a
     --lang request, when given)."""
-    from .reports.model import Report, render
+    from ..reports.model import Report, render
 
     check_language(source, lang)
     w = weighted(source, options, progress)
@@ -57,7 +57,7 @@ def design_subgroup_text(source: DesignSource, options: DesignOptions, fmt: str,
                          confidence: float, by: str, bins: Sequence[int] | None,
                          lang: LanguageRequest | None = None) -> str:
     """The design-based subgroup report of a disclosed question in one format."""
-    from .reports.subgroups import render_subgroups
+    from ..reports.subgroups import render_subgroups
 
     check_language(source, lang)
     w = weighted(source, options, progress)
@@ -74,9 +74,10 @@ def design_crosstab_text(source: DesignSource, options: DesignOptions, fmt: str,
                          lang: LanguageRequest | None = None) -> str:
     """The design-based crosstab of two sides (a question, or QUESTION:GROUP) in one format;
     `bins` go to whichever side is an integer question, `row_bins`/`col_bins` to one side."""
-    from ..shared.joint_features import survey_pair_bins
-    from .design_crosstab import crosstab_document
-    from .reports.crosstab_view import CrosstabReport, render_crosstab
+    from ldpsurvey.shared.joint_features import survey_pair_bins
+
+    from ..reports.crosstab_view import CrosstabReport, render_crosstab
+    from .crosstab import crosstab_document
 
     version = source.version()
     check_language(source, lang)

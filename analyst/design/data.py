@@ -25,9 +25,8 @@ from typing import Any, Protocol
 
 import numpy as np
 import orjson
-
-from ..shared.design_frame import Frame
-from ..shared.errors import AnalysisError
+from ldpsurvey.shared.design_frame import Frame
+from ldpsurvey.shared.errors import AnalysisError
 
 PAGE = 5000  # submissions per read of the database
 
@@ -130,7 +129,7 @@ class DbSource:
     """A server database opened read-only (`--db`)."""
 
     def __init__(self, store: Any, survey_id: str, version: int | None) -> None:
-        from ..server import surveys
+        from ldpsurvey.server import surveys
 
         self.store = store
         self.record = surveys.get(store, survey_id, version)
@@ -142,7 +141,7 @@ class DbSource:
     def respondents(self) -> Respondents:
         """Column by column in one pass of the database when the store can (its reports are
         integers, booleans or lists of them), else row by row."""
-        from ..server.report_columns import submission_columns
+        from ldpsurvey.server.report_columns import submission_columns
 
         compiled = self.record.compiled()
         qids = [q.id for q in compiled.survey.questions]
@@ -167,7 +166,7 @@ class DbSource:
         return self.store.invite_designs(self.record.id)
 
     def _design_columns(self) -> dict[str, Any] | None:
-        from ..server.report_columns import submission_designs
+        from ldpsurvey.server.report_columns import submission_designs
 
         return submission_designs(self.store, self.record.id, self.record.version)
 
@@ -192,7 +191,7 @@ class DbSource:
                             columns["group"], invitation_source(respondents.n, codes))
 
     def estimates(self, confidence: float) -> dict[str, Any]:
-        from ..server import aggregation
+        from ldpsurvey.server import aggregation
 
         return aggregation.estimates(self.store, self.record.id, self.record.version, confidence)
 
@@ -200,7 +199,7 @@ class DbSource:
 @contextmanager
 def db_source(target: str, survey_id: str, version: int | None) -> Iterator[DbSource]:
     """A `DbSource` on a database opened read-only, closed after."""
-    from .reports.sources import read_only_store
+    from ..reports.sources import read_only_store
 
     with read_only_store(target) as store:
         yield DbSource(store, survey_id, version)
@@ -211,8 +210,9 @@ class RemoteSource:
 
     def __init__(self, server_url: str, survey_id: str, token: str, version: int | None,
                  timeout: float) -> None:
-        from ..server.surveys import compile_survey
-        from .reports.sources import get_json
+        from ldpsurvey.server.surveys import compile_survey
+
+        from ..reports.sources import get_json
 
         base = server_url.rstrip("/")
         if not base.startswith(("http://", "https://")):
@@ -232,7 +232,7 @@ class RemoteSource:
         return self._version
 
     def _lines(self, path: str) -> Iterator[Any]:
-        from .remote import RemoteError, request_lines
+        from ..remote import RemoteError, request_lines
 
         try:
             yield from request_lines(f"{self.base}/api/surveys/{self.sid}/{path}",
@@ -256,7 +256,7 @@ class RemoteSource:
         return Respondents(tuple(ids), tuple(answers))
 
     def invite_designs(self) -> list[tuple[str | None, Any]]:
-        from ..server.store import InviteDesign
+        from ldpsurvey.server.store import InviteDesign
 
         found: list[tuple[str | None, Any]] = []
         for line in self._lines("designs.jsonl"):
@@ -272,7 +272,7 @@ class RemoteSource:
         return found
 
     def estimates(self, confidence: float) -> dict[str, Any]:
-        from .reports.sources import get_json
+        from ..reports.sources import get_json
 
         return get_json(f"{self.base}/api/surveys/{self.sid}/estimates?confidence="
                         f"{confidence!r}&version={self._version.version}", self.token,

@@ -14,7 +14,7 @@ import urllib.parse
 
 import click
 
-from .remote import request_json
+from ..remote import request_json
 
 AGGREGATE_TIMEOUT = 600.0
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..shared.errors import LdpSurveyError
+from ldpsurvey.shared.errors import LdpSurveyError
 
 MAX_EXPRESSION = 2000  # characters (a condition's bound in ldpsurvey)
 MAX_DEPTH = 32

@@ -36,11 +36,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.design import DesignEstimates, PseudoValues, estimate, ratio
+from ldpsurvey.shared.errors import AnalysisError, LdpSurveyError
+from ldpsurvey.shared.estimates import finite_or_none, norm_sub
 
-from ..shared.design import DesignEstimates, PseudoValues, estimate, ratio
-from ..shared.errors import AnalysisError, LdpSurveyError
-from ..shared.estimates import finite_or_none, norm_sub
-from .design_estimates import RELATIVE_NOTE, Weighted, pseudo_values
+from .estimates import RELATIVE_NOTE, Weighted, pseudo_values
 
 NOTE = ("design-based: {design}; variance {variance}. joint: the weighted mean of the product "
         "of the two reports' pseudo-values (unbiased for the joint share); among a row or a "
@@ -97,7 +97,7 @@ def _side(w: Weighted, spec: str, bins: Sequence[int] | None) -> Side:
 def _binned(w: Weighted, question: Any, bins: Sequence[int] | None) -> PseudoValues:
     """An integer question's bins: each respondent's unbiased estimate of each bin's
     indicator (the crosstab encoder's 3-tap deconvolution of the geometric noise)."""
-    from ..shared.joint_features import encoder_for_question
+    from ldpsurvey.shared.joint_features import encoder_for_question
 
     mechanism = w.version.compiled.mechanisms[question.id]
     try:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import click
+from ldpsurvey.shared.cli_help import language_tag
+from ldpsurvey.shared.errors import ReportRenderError
 
-from ..shared.cli_help import language_tag
-from ..shared.errors import ReportRenderError
-from .design_cli import INTERVAL_QUANTILES, design_options, options_from
-from .reports.language import LanguageRequest, request
-from .reports.regression_format import REGRESSION_FORMATS, render_regression
-from .source_options import source_options
+from ..reports.language import LanguageRequest, request
+from ..reports.regression_format import REGRESSION_FORMATS, render_regression
+from ..source_options import source_options
+from .design import INTERVAL_QUANTILES, design_options, options_from
 
 
 @click.command("regress", short_help="Logistic/linear regression through the randomization.")
@@ -96,10 +96,11 @@ def _design_based(server_url: str | None, db_path: str | None, survey_id: str,
                   wanted: LanguageRequest | None) -> tuple[Any, Any]:
     """(design-based regression document, the survey of its version); a --lang the survey
     lacks is refused before the weighting."""
-    from ..server import regression
-    from .design_estimates import weighted
-    from .design_regress import design_regression
-    from .design_report import check_language, design_source, progress
+    from ldpsurvey.server import regression
+
+    from ..design.estimates import weighted
+    from ..design.regress import design_regression
+    from ..design.report import check_language, design_source, progress
 
     spec = regression.Spec(outcome, regression.parse_covariates(covariates), level)
     with design_source(server_url, db_path, survey_id, version, token, timeout) as source:
@@ -112,7 +113,7 @@ def _fetch(server_url: str, survey_id: str, token: str, outcome: str, level: str
            covariates: str, confidence: float, version: int | None, timeout: float
            ) -> tuple[Any, Any]:
     """(regression document, the survey of its version) from the server."""
-    from .reports.sources import fetch_with_survey
+    from ..reports.sources import fetch_with_survey
 
     params = {"outcome": outcome, "confidence": repr(float(confidence))}
     if covariates:
@@ -128,8 +129,9 @@ def _from_db(target: str, survey_id: str, outcome: str, level: str | None, covar
              ) -> tuple[Any, Any]:
     """(regression document, the survey of its version) from a store; a --lang the survey
     lacks is refused before the fit."""
-    from ..server import regression, surveys
-    from .reports.sources import read_only_store
+    from ldpsurvey.server import regression, surveys
+
+    from ..reports.sources import read_only_store
 
     with read_only_store(target) as store:
         record = surveys.get(store, survey_id, version)

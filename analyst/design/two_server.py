@@ -29,12 +29,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..shared.design_frame import MAX_POPULATION
-from ..shared.errors import AnalysisError
-from ..shared.survey import Survey
-from ..shared.two_server.design import FORMULA, GROUPS, BatchDesign, estimate_batches
-from ..shared.two_server.results import CollectedBatch
-from .remote import RemoteError, request_json, request_lines
+from ldpsurvey.shared.design_frame import MAX_POPULATION
+from ldpsurvey.shared.errors import AnalysisError
+from ldpsurvey.shared.survey import Survey
+from ldpsurvey.shared.two_server.design import FORMULA, GROUPS, BatchDesign, estimate_batches
+from ldpsurvey.shared.two_server.results import CollectedBatch
+
+from ..remote import RemoteError, request_json, request_lines
 
 READY = ("aggregated", "collected")
 MAX_CELLS = 10_000
@@ -217,7 +218,7 @@ def two_server_design_text(server_url: str, survey_id: str, token: str, version:
                            lang: Any = None) -> str:
     """The design-based report of a two-server survey in one format (labelled in `lang`, a
     reports.language.LanguageRequest, when given)."""
-    from .reports.two_server import TwoServerReport, render_two_server
+    from ..reports.two_server import TwoServerReport, render_two_server
 
     leader = LeaderBatches(server_url, survey_id, token, timeout)
     survey, document = design_document(leader, options, version, confidence)

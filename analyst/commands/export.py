@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import click
+from ldpsurvey.shared.errors import AnalysisError, DesignError
 
-from ..shared.errors import AnalysisError, DesignError
-from .design_cli import design_options, options_from
-from .source_options import source_options
+from ..source_options import source_options
+from .design import design_options, options_from
 
 
 @click.command("export", short_help="Submissions with pseudo-values, for R and Stata.")
@@ -48,10 +48,11 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
     svytotal for population counts when the weights are scaled to a population) prints the
     same estimates and standard errors as `ldpsurvey report` with the same options.
     """
-    from ..shared.design.export import r_script, stata_script, write_csv
-    from ..shared.design.export_asked import asked_integer_columns, asked_share_columns
-    from .design_estimates import pseudo_values, weighted
-    from .design_report import design_source, progress
+    from ldpsurvey.shared.design.export import r_script, stata_script, write_csv
+    from ldpsurvey.shared.design.export_asked import asked_integer_columns, asked_share_columns
+
+    from ..design.estimates import pseudo_values, weighted
+    from ..design.report import design_source, progress
 
     if (server_url is None) == (db_path is None):
         raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
@@ -110,10 +111,11 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
 
 def _unweighted(source: Any) -> Any:
     """Every respondent with weight 1, each their own PSU: a simple random sample."""
-    from ..shared.design import Design
-    from .design_data import equal_weights, refuse_two_server
-    from .design_estimates import DesignOptions, Weighted
-    from .design_report import progress
+    from ldpsurvey.shared.design import Design
+
+    from ..design.data import equal_weights, refuse_two_server
+    from ..design.estimates import DesignOptions, Weighted
+    from ..design.report import progress
 
     version = source.version()
     refuse_two_server(version)

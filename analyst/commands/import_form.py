@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-
-from ..shared.cli_help import FullHelpGroup
-from ..shared.survey import MAX_VERSION
+from ldpsurvey.shared.cli_help import FullHelpGroup
+from ldpsurvey.shared.survey import MAX_VERSION
 
 
 @click.group("import", cls=FullHelpGroup)
@@ -64,7 +63,7 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     was written). Nothing is written unless the whole survey checks; then `ldpsurvey plan
     OUT` plans it.
     """
-    from .xlsform_import import ImportOptions, ImportRefused, import_xlsform
+    from ..xlsform_import import ImportOptions, ImportRefused, import_xlsform
 
     if out_path.exists() and not force:
         raise click.ClickException(f"{out_path} exists: pass --force to overwrite it")
@@ -108,7 +107,7 @@ MAX_LISTED = 50  # rows that can only be left out printed one by one; more are c
 def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | None) -> str:
     """Print the refused rows (every one that needs fixing, first) and say why nothing was
     written."""
-    from .xlsform_import import FIX
+    from ..xlsform_import import FIX
 
     to_fix = [p for p in exc.problems if p.kind == FIX]
     other = [p for p in exc.problems if p.kind != FIX]
@@ -136,7 +135,7 @@ def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | 
 def _fix_rows(problems: Sequence[Any], err: bool) -> None:
     """Every row that needs fixing, each with its reason and what was meant; the rows without
     ε in one line with their numbers (one --epsilon fixes them all)."""
-    from .xlsform_import import NO_EPSILON
+    from ..xlsform_import import NO_EPSILON
 
     for problem in problems:
         if problem.topic != NO_EPSILON:
@@ -150,7 +149,7 @@ def _fix_rows(problems: Sequence[Any], err: bool) -> None:
 
 def _list(problems: Sequence[Any], err: bool, every: str) -> None:
     """Each row, or, beyond MAX_LISTED, how many of each topic and where every row is."""
-    from .xlsform_import import topics
+    from ..xlsform_import import topics
 
     if len(problems) <= MAX_LISTED:
         for problem in problems:

@@ -15,16 +15,16 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-from ..server.regression import Spec, check_spec, fit_columns
-from ..shared.design.regression import (
+from ldpsurvey.server.regression import Spec, check_spec, fit_columns
+from ldpsurvey.shared.design.regression import (
     FPC_NOTE,
     fit_options,
     regression_replicates,
     replicate_covariance,
 )
-from ..shared.errors import AnalysisError
-from .design_estimates import Weighted
+from ldpsurvey.shared.errors import AnalysisError
+
+from .estimates import Weighted
 
 
 def design_regression(w: Weighted, spec: Spec, confidence: float,

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import click
+from ldpsurvey.shared.cli_help import language_tag
+from ldpsurvey.shared.errors import ReportRenderError
 
-from ..shared.cli_help import language_tag
-from ..shared.errors import ReportRenderError
-from .design_cli import INTERVAL_QUANTILES, design_options, options_from
-from .reports.language import LanguageRequest, request
-from .reports.model import FORMATS, render
-from .source_options import source_options
+from ..reports.language import LanguageRequest, request
+from ..reports.model import FORMATS, render
+from ..source_options import source_options
+from .design import INTERVAL_QUANTILES, design_options, options_from
 
 
 @click.command("report", short_help="Estimates as a table, JSON, CSV, Markdown or HTML.")
@@ -74,7 +74,7 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
     docs/weights.md): design-based estimates with their design effect split into sampling and
     privacy and the effective n; the HTML page shows them beside the unweighted ones.
     """
-    from .reports.sources import db_report, fetch_report
+    from ..reports.sources import db_report, fetch_report
 
     if (server_url is None) == (db_path is None):
         raise click.UsageError("give exactly one of --server URL or --db PATH|URL")
@@ -140,8 +140,9 @@ def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
                  crosstab: tuple[str, str] | None, batch_id: str | None,
                  wanted: LanguageRequest | None = None) -> str:
     """A design-based report (docs/weights.md)."""
-    from ..shared.joint_features import parse_bins
-    from .design_report import (
+    from ldpsurvey.shared.joint_features import parse_bins
+
+    from ..design.report import (
         design_crosstab_text,
         design_report_text,
         design_source,
@@ -169,8 +170,8 @@ def _two_server_design_text(server_url: str | None, survey_id: str, token: str |
                             timeout: float, crosstab: tuple[str, str] | None,
                             wanted: LanguageRequest | None = None) -> str:
     """Every batch of a two-server survey version, combined by its design (cells, groups)."""
-    from .design_estimates import DesignOptions
-    from .two_server_design import two_server_design_text
+    from ..design.estimates import DesignOptions
+    from ..design.two_server import two_server_design_text
 
     if server_url is None:
         raise click.UsageError("--batch all reads the leader: give --server")
@@ -188,8 +189,9 @@ def _subgroup_text(server_url: str | None, db_path: str | None, survey_id: str,
                    timeout: float, by: str, bins: str | None,
                    wanted: LanguageRequest | None = None) -> str:
     """The subgroup report of a disclosed question in one format (same function as HTTP)."""
-    from ..shared.joint_features import parse_bins
-    from .reports.subgroups import db_subgroups, fetch_subgroups, render_subgroups
+    from ldpsurvey.shared.joint_features import parse_bins
+
+    from ..reports.subgroups import db_subgroups, fetch_subgroups, render_subgroups
 
     edges = parse_bins(bins)
     if server_url is not None:
@@ -207,8 +209,8 @@ def _two_server_text(server_url: str | None, survey_id: str, batch_id: str,
                      token: str | None, fmt: str, confidence: float, timeout: float,
                      crosstab: tuple[str, str] | None, version: int | None,
                      wanted: LanguageRequest | None = None) -> str:
-    from .reports.two_server import render_two_server
-    from .reports.two_server_sources import fetch_two_server_report
+    from ..reports.two_server import render_two_server
+    from ..reports.two_server_sources import fetch_two_server_report
 
     if server_url is None:
         raise click.UsageError("--batch reads the leader: give --server")
@@ -226,9 +228,10 @@ def _crosstab_text(server_url: str | None, db_path: str | None, survey_id: str,
                    row_bins: str | None, col_bins: str | None, source: str,
                    wanted: LanguageRequest | None = None) -> str:
     """The crosstab report of two questions in one format (same endpoint/function as HTTP)."""
-    from ..shared.joint_features import parse_bins
-    from .reports.crosstab_sources import CrosstabQuery, db_crosstab, fetch_crosstab
-    from .reports.crosstab_view import render_crosstab
+    from ldpsurvey.shared.joint_features import parse_bins
+
+    from ..reports.crosstab_sources import CrosstabQuery, db_crosstab, fetch_crosstab
+    from ..reports.crosstab_view import render_crosstab
 
     query = CrosstabQuery(pair[0], pair[1], parse_bins(row_bins), parse_bins(col_bins), source,
                           confidence, parse_bins(bins))

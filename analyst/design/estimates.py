@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from ..shared.among_asked import NOTE as ASKED_NOTE
-from ..shared.design import (
+from ldpsurvey.shared.among_asked import NOTE as ASKED_NOTE
+from ldpsurvey.shared.design import (
     Design,
     DesignEstimates,
     PseudoValues,
@@ -37,22 +36,24 @@ from ..shared.design import (
     estimate,
     totals_refusal,
 )
-from ..shared.design import pseudo_values as question_pseudo_values
-from ..shared.design.among_asked import (
+from ldpsurvey.shared.design import pseudo_values as question_pseudo_values
+from ldpsurvey.shared.design.among_asked import (
     AmongAsked,
     among_asked,
     asked_mean,
     asked_pairs,
     asked_value,
 )
-from ..shared.design.estimators import QUANTILES, DesignEstimate, degrees_of_freedom
-from ..shared.design_frame import LONELY_PSU, read_frame
-from ..shared.errors import AnalysisError, DesignError
-from ..shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
-from ..shared.estimates import finite_or_none
-from ..shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
-from ..shared.skip_logic import NOT_ASKED
-from .design_data import (
+from ldpsurvey.shared.design.estimators import QUANTILES, DesignEstimate, degrees_of_freedom
+from ldpsurvey.shared.design_frame import LONELY_PSU, read_frame
+from ldpsurvey.shared.errors import AnalysisError, DesignError
+from ldpsurvey.shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
+from ldpsurvey.shared.estimates import finite_or_none
+from ldpsurvey.shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
+from ldpsurvey.shared.skip_logic import NOT_ASKED
+
+from ..margins import Calibration, calibrated
+from .data import (
     DesignSource,
     JoinedDesign,
     Respondents,
@@ -62,7 +63,6 @@ from .design_data import (
     join_invitations,
     refuse_two_server,
 )
-from .margins import Calibration, calibrated
 
 VARIANCES = ("linearized", "jk1", "jkn", "bootstrap", "groups")
 LINEARIZED = "linearized (ultimate cluster, with replacement; Taylor series)"
@@ -481,7 +481,7 @@ def subgroup_document(w: Weighted, by: str, confidence: float,
                       bins: Sequence[int] | None) -> dict[str, Any]:
     """Per subgroup of the disclosed question `by`, every randomized question's design-based
     estimate within it (a domain estimate on the whole design, as R's `subset`)."""
-    from ..server.subgroups import grouping, grouping_question
+    from ldpsurvey.server.subgroups import grouping, grouping_question
 
     compiled = w.version.compiled
     question = grouping_question(compiled, by)
