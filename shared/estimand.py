@@ -18,8 +18,8 @@ Norm-Sub'd as if they were one choice). Per question:
   only (over everyone it would count "not asked" as an option);
 - the notes that say so (the type's, not a path's: a path adds its own, such as the design's).
 
-Issue 40's question-type units are where this will live; until then this module is the one
-place, keyed on the question.
+What differs by type (overlapping shares, the extra row, the type's notes) the question's
+unit says (shared/question_types); this module turns it into the rule every path follows.
 """
 
 from __future__ import annotations
@@ -32,25 +32,21 @@ import numpy as np
 
 from .aggregates import CountAggregate
 from .estimates import MeanEstimate, norm_sub, z_value
+from .question_types import unit_for
+from .question_types.multiselect import MEAN_SELECTED, SHARES_NOTE
+from .question_types.ordinal import EM_NOTE, MEAN_SCORE, score_note
+
+__all__ = ["CLIP", "DISCLOSED_NOTE", "EM", "EM_NOTE", "MEAN", "MEAN_SCORE", "MEAN_SELECTED",
+           "NORM_SUB", "SHARES_NOTE", "Estimand", "estimand", "mean_label", "plain_estimate",
+           "score_note"]
 
 NORM_SUB = "norm-sub"
 CLIP = "clip"
 EM = "em"
 
-SHARES_NOTE = ("each option's estimate is the share of respondents who selected it: shares "
-               "need not sum to 1 (their sum is the mean number selected); 'consistent' clips "
-               "each share to [0, 1]")
 DISCLOSED_NOTE = "disclosed: answers as respondents gave them (not randomized), counted exactly"
-EM_NOTE = "'consistent' is the EM (maximum-likelihood) distribution"
 
-MEAN_SELECTED = "mean number selected"
-MEAN_SCORE = "mean score"
 MEAN = "mean"
-
-
-def score_note(k: int) -> str:
-    """The note of an ordinal question's mean score."""
-    return f"mean score: options scored 1..{k} in order"
 
 
 @dataclass(frozen=True)
@@ -95,23 +91,19 @@ class Estimand:
 def estimand(question: Any, mechanism: Any = None) -> Estimand:
     """What `question`'s estimates mean; `mechanism` (None: two-server noise on sums, which
     has no likelihood to maximize) decides only between Norm-Sub and EM for a distribution."""
-    kind = question.type
+    unit = question.unit
     disclosed = bool(getattr(question, "disclosed", False))
     hidden = bool(getattr(question, "not_asked", False))
     notes: list[str] = [DISCLOSED_NOTE] if disclosed else []
-    overlapping = kind == "multiselect"
+    overlapping = unit.overlapping
     if overlapping:
         consistency = CLIP
-        notes.append(SHARES_NOTE)
     elif mechanism is not None and hasattr(mechanism, "consistent_distribution"):
         consistency = EM  # the ordinal exponential and the location mechanisms
     else:
         consistency = NORM_SUB
-    mean = {"multiselect": MEAN_SELECTED, "ordinal": MEAN_SCORE, "integer": MEAN}.get(kind)
-    if kind == "ordinal":
-        notes.append(score_note(len(question.options)))
-        if consistency == EM:
-            notes.append(EM_NOTE)
+    notes.extend(unit.notes(question, consistency))
+    mean = unit.mean_label
     return Estimand(question=question.id, overlapping=overlapping, consistency=consistency,
                     mean=None if hidden else mean, asked_mean=mean if hidden else None,
                     notes=tuple(notes))
@@ -119,8 +111,8 @@ def estimand(question: Any, mechanism: Any = None) -> Estimand:
 
 def mean_label(question: Any) -> str:
     """How a report names a question's extra row ("mean" for a question without one)."""
-    kind = question.get("type") if isinstance(question, dict) else question.type
-    return {"multiselect": MEAN_SELECTED, "ordinal": MEAN_SCORE}.get(kind, MEAN)
+    unit = unit_for(question["type"]) if isinstance(question, dict) else question.unit
+    return unit.mean_label or MEAN
 
 
 def plain_estimate(question: Any, mechanism: Any, aggregate: Any,

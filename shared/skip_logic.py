@@ -30,8 +30,8 @@ from typing import Any
 
 from .conditions import Condition, ConditionError, QuestionInfo, parse_condition
 from .errors import AnswerError, SurveyError
+from .question_types.base import NOT_ASKED  # the value of a question that did not apply
 
-NOT_ASKED = "(not asked)"  # the domain value of a question that did not apply
 # Options of a question with a "not asked" value, that value included: its share among those
 # asked is computed from the k x K estimator matrix of its index reports.
 MAX_NOT_ASKED_OPTIONS = 1025

@@ -22,11 +22,11 @@ from . import skip_logic
 from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
 from .mechanisms.base import MAX_OPTIONS
-from .multiselect_question import MULTISELECT_KEYS, parse_multiselect_question
+from .multiselect_question import parse_multiselect_question
+from .question_types import QUESTION_TYPES, QuestionType, unit_for
 from .translations import Translation, parse_hint, parse_language, parse_translations
 from .two_server.config import TwoServerConfig
 
-QUESTION_TYPES = ("binary", "categorical", "integer", "ordinal", "location", "multiselect")
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
@@ -51,15 +51,6 @@ MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
                 "local_epsilon", "relevant", "hint"}
-_TYPE_KEYS = {
-    "binary": set(),
-    "categorical": {"options", "groups"},
-    "ordinal": {"options", "groups"},
-    "integer": {"min", "max"},
-    "location": {"epsilon_geo", "grid", "regions", "background"},  # location_question.py
-    # multiselect_question.py (which says why `groups` does not apply)
-    "multiselect": MULTISELECT_KEYS | {"groups"},
-}
 
 
 @dataclass(frozen=True)
@@ -104,22 +95,20 @@ class Question:
     hint: str | None = None
 
     @property
+    def unit(self) -> QuestionType:
+        """This question's type unit (shared/question_types): what every path asks."""
+        return unit_for(self.type)
+
+    @property
     def k(self) -> int:
         """Size of the answer domain ("not asked" included; an integer question's range)."""
-        if self.type == "integer":
-            assert self.min is not None and self.max is not None
-            return self.max - self.min + 1
-        return len(self.labels)
+        return self.unit.k(self)
 
     @property
     def labels(self) -> Sequence[Any]:
         """The answer values in domain order, as estimates name them (a question with a "not
         asked" value ends with NOT_ASKED; an integer one keeps its range, asked_geometric.py)."""
-        if self.type == "integer":
-            assert self.min is not None and self.max is not None
-            return range(self.min, self.max + 1)
-        values = (False, True) if self.type == "binary" else self.options
-        return (*values, skip_logic.NOT_ASKED) if self.not_asked else values
+        return self.unit.labels(self)
 
     def group_indices(self) -> dict[str, tuple[int, ...]]:
         index = {label: i for i, label in enumerate(self.options)}
@@ -148,18 +137,7 @@ class Question:
             d["central_epsilon"] = self.central_epsilon
         if self.local_epsilon is not None:
             d["local_epsilon"] = self.local_epsilon
-        if self.location is not None:
-            d.update(self.location.to_dict())
-            d["regions"] = {name: list(members) for name, members in self.groups.items()}
-        if self.multiselect is not None:
-            d["options"] = list(self.options)
-            d.update(self.multiselect.to_dict())
-        if self.type in ("categorical", "ordinal"):
-            d["options"] = list(self.options)
-            d["groups"] = {name: list(members) for name, members in self.groups.items()}
-        if self.type == "integer":
-            d["min"] = self.min
-            d["max"] = self.max
+        d.update(self.unit.canonical(self))
         if self.relevant is not None:  # absent without skip logic: older bytes unchanged
             d["relevant"] = self.relevant
         if self.hint is not None:  # absent without a hint: older bytes unchanged
@@ -479,7 +457,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if not isinstance(qtype, str) or qtype not in QUESTION_TYPES:
         raise SurveyError(f"{where}.type",
                           f"unknown type {qtype!r}; expected one of {', '.join(QUESTION_TYPES)}")
-    _reject_unknown(data, _COMMON_KEYS | _TYPE_KEYS[qtype], where, qtype)
+    _reject_unknown(data, _COMMON_KEYS | unit_for(qtype).keys, where, qtype)
     qid = data.get("id")
     if not isinstance(qid, str) or not QUESTION_ID.fullmatch(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")

@@ -171,7 +171,9 @@ def describe_misfits(refused: dict[str, Misfit]) -> str:
 
 def domain_field(question_type: str) -> str:
     """The survey field that sets a question's domain (what a "domain" misfit names)."""
-    return {"integer": "min/max", "binary": "type"}.get(question_type, "options")
+    from ..question_types import unit_for
+
+    return unit_for(question_type).domain_field
 
 
 def mechanism_for(question: Any) -> Mechanism:

@@ -1,0 +1,31 @@
+"""The `categorical` question type: one of several unordered options, with optional groups
+(named sets of options a report also estimates)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import QuestionType
+
+
+class CategoricalType(QuestionType):
+    """One option of an unordered list."""
+
+    name = "categorical"
+    keys = frozenset({"options", "groups"})
+
+    # --- definition and answers (the schema: shared/survey.py) -----------------------------
+
+    def canonical(self, question: Any) -> dict[str, Any]:
+        return {"options": list(question.options),
+                "groups": {name: list(members) for name, members in question.groups.items()}}
+
+    # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
+
+    # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    # --- two-server measurement (shared/two_server) ---------------------------------------
+
+    # --- on the device: answering and review words (client/) ------------------------------
+
+    # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

@@ -1,0 +1,47 @@
+"""The `ordinal` question type: one of several options in a meaningful order (scored 1..k
+for its mean score)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import QuestionType
+
+MEAN_SCORE = "mean score"
+EM_NOTE = "'consistent' is the EM (maximum-likelihood) distribution"
+
+
+def score_note(k: int) -> str:
+    """The note of an ordinal question's mean score."""
+    return f"mean score: options scored 1..{k} in order"
+
+
+class OrdinalType(QuestionType):
+    """One option of an ordered list."""
+
+    name = "ordinal"
+    keys = frozenset({"options", "groups"})
+
+    # --- definition and answers (the schema: shared/survey.py) -----------------------------
+
+    def canonical(self, question: Any) -> dict[str, Any]:
+        return {"options": list(question.options),
+                "groups": {name: list(members) for name, members in question.groups.items()}}
+
+    # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
+
+    mean_label = MEAN_SCORE
+
+    def notes(self, question: Any, consistency: str) -> list[str]:
+        notes = [score_note(len(question.options))]
+        if consistency == "em":
+            notes.append(EM_NOTE)
+        return notes
+
+    # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    # --- two-server measurement (shared/two_server) ---------------------------------------
+
+    # --- on the device: answering and review words (client/) ------------------------------
+
+    # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
