@@ -32,7 +32,7 @@ import numpy as np
 
 from .aggregates import CountAggregate
 from .estimates import MeanEstimate, norm_sub, z_value
-from .question_types import unit_for
+from .question_types import REGISTRY
 from .question_types.multiselect import MEAN_SELECTED, SHARES_NOTE
 from .question_types.ordinal import EM_NOTE, MEAN_SCORE, score_note
 
@@ -111,8 +111,9 @@ def estimand(question: Any, mechanism: Any = None) -> Estimand:
 
 def mean_label(question: Any) -> str:
     """How a report names a question's extra row ("mean" for a question without one)."""
-    unit = unit_for(question["type"]) if isinstance(question, dict) else question.unit
-    return unit.mean_label or MEAN
+    name = question["type"] if isinstance(question, dict) else question.type
+    unit = REGISTRY.get(name)  # a report's crosstab view has no unit
+    return (unit.mean_label if unit is not None else None) or MEAN
 
 
 def plain_estimate(question: Any, mechanism: Any, aggregate: Any,

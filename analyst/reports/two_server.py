@@ -280,11 +280,11 @@ FORMATS = {"table": render_table, "json": render_json, "csv": render_csv,
 
 def render_two_server(report: TwoServerReport, fmt_name: str) -> str:
     """The report in one format: the same names as today's reports (model.FORMATS)."""
-    try:
-        return FORMATS[fmt_name](report)
-    except KeyError:
+    render = FORMATS.get(fmt_name)
+    if render is None:
         raise ReportRenderError(f"unknown report format {fmt_name!r}; expected one of "
-                                f"{', '.join(FORMATS)}") from None
+                                f"{', '.join(FORMATS)}")
+    return render(report)
 
 
 __all__ = ["EXPLANATION", "FORMATS", "TwoServerReport", "render_two_server",
