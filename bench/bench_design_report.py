@@ -1,7 +1,7 @@
 """`ldpsurvey report --db ... --rake margins.csv` on a large stored survey: the whole analyst
 path of design-based estimates, from the database to the estimate document.
 
-    .venv/bin/python bench/bench_design_report.py [--n 1000000] [--keep DIR]
+    .venv/bin/python bench/bench_design_report.py [--n 1000000] [--keep DIR] [--postgres]
 
 A SQLite database with N stored submissions of a 10-question survey (3 disclosed covariates:
 sex 2, age band 6, region 5; 7 randomized: binary_rr, grr k = 3 and 5, oue k = 8,
@@ -142,10 +142,53 @@ def timed(label: str, work):
     return result
 
 
+def bare_scan(db: Path) -> float:
+    """The yardstick: every row of the submissions table through Python's sqlite3, nothing
+    parsed (issue 40 compares the whole report command's CPU with it). Returns its CPU."""
+    cpu = time.process_time()
+    conn = sqlite3.connect(db)
+    for _row in conn.execute("SELECT * FROM submissions"):
+        pass
+    conn.close()
+    return time.process_time() - cpu
+
+
+def postgres(db: Path, command: list[str], sqlite_json: bytes) -> None:
+    """The same report from PostgreSQL (its column path: the database extracts the columns):
+    wall time, since most of the work is the database server's, beside SQLite's in the same
+    run; the documents must be equal."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from support.postgres import PgServer
+
+    server = PgServer()
+    try:
+        url = server.create_database()
+        timed("setup: migrate-store into PostgreSQL (not the path)",
+              lambda: subprocess.run([command[0], "migrate-store", "--from", str(db),
+                                      "--to", url], capture_output=True, check=True))
+        walls = {}
+        for name, target in (("SQLite", str(db)), ("PostgreSQL", url)):
+            wall = time.perf_counter()
+            out = timed(f"report --rake --format json, {name}",
+                        lambda target=target: subprocess.run(
+                            [*command[:3], target, *command[4:]], capture_output=True,
+                            check=True))
+            walls[name] = time.perf_counter() - wall
+            if name == "PostgreSQL" and out.stdout != sqlite_json:
+                print("  the PostgreSQL document differs from SQLite's")
+        print(f"  PostgreSQL / SQLite, wall: {walls['PostgreSQL'] / walls['SQLite']:.2f}x "
+              "(issue 40's target: at most 2x)")
+    finally:
+        server.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the database here")
+    parser.add_argument("--postgres", action="store_true",
+                        help="also copy the database into a throwaway PostgreSQL server "
+                             "(tests/support/postgres.py) and time the same command there")
     args = parser.parse_args()
     from ldpsurvey.analyst.design.data import db_source
     from ldpsurvey.analyst.design.estimates import (
@@ -166,6 +209,7 @@ def main() -> None:
     print(f"  ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs: with other work running, wall "
           "exceeds CPU)", flush=True)
+    scan = timed("bare SELECT * scan of the submissions (sqlite3)", lambda: bare_scan(db))
     options = DesignOptions(calibration=Calibration("rake", folder / "margins.csv"))
     with db_source(str(db), SURVEY["id"], None) as source:
         respondents = timed("read the submissions, by columns (respondents)",
@@ -180,10 +224,15 @@ def main() -> None:
     exe = shutil.which("ldpsurvey", path=str(Path(sys.executable).parent))
     command = [exe or sys.executable, "report", "--db", str(db), "--survey", SURVEY["id"],
                "--rake", str(folder / "margins.csv"), "--format", "json"]
+    cpu = _cpu()
     out = timed("ldpsurvey report --rake --format json (whole command)",
                 lambda: subprocess.run(command, capture_output=True, check=True))
+    ratio = (_cpu() - cpu) / scan
+    print(f"  whole command / bare scan, CPU: {ratio:.2f}x (issue 40's target: at most 2.5x)")
     doc = json.loads(out.stdout)
     print(f"  ({doc['n_submissions']:,} respondents; {doc['design']['description']})")
+    if args.postgres:
+        postgres(db, command, out.stdout)
     if args.keep is None:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -76,17 +76,13 @@ def submission_columns(store: Store, survey_id: str, version: int, qids: Sequenc
     """Every stored submission of a version in arrival order: (submission ids, per question
     (answered (n,) bool, the answered rows' reports: (a,) or (a, width) int64, yes/no reports
     as bool)). Read in one pass of the database (`submission_table`), parsed by numpy.
-    None when the store cannot do it or a report is not made of integers: then read the rows
-    (`export_rows`)."""
-    table_of = getattr(store, "submission_table", None)
-    if table_of is None:
-        return None
+    None when a report is not made of integers: then read the rows (`export_rows`)."""
     narrow = [j for j, w in enumerate(widths) if w == 1]
     order = narrow + [j for j, w in enumerate(widths) if w > 1]  # as the store lays them out
     total = sum(widths)
     ids: list[str] = []
     pages = []
-    for id_text, text, count in table_of(survey_id, version, qids, widths, page):
+    for id_text, text, count in store.submission_table(survey_id, version, qids, widths, page):
         page_ids = id_text.split(_SEPARATOR)
         table = _numbers(text, count, total) if qids else np.zeros((count, 0), np.int64)
         if len(page_ids) != count or table is None:
@@ -116,15 +112,13 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
                        ) -> dict[str, np.ndarray | None] | None:
     """Each stored submission's design through its invitation code, aligned with
     `submission_columns`: weight and fpc (float, nan where the code carries no design),
-    stratum and psu (text), group (int); None for a column no code carries. None when the
-    store cannot join them (then join in Python: analyst/design/data.py)."""
-    designs_of = getattr(store, "submission_designs", None)
-    if designs_of is None:
-        return None
+    stratum and psu (text), group (int); None for a column no code carries. None when a
+    column cannot be split (a label holding the separator: then join in Python,
+    analyst/design/data.py)."""
     names = ("weight", "fpc", "stratum", "psu", "group")
     parts: dict[str, list[Any]] = {k: [] for k in names}
     n = 0
-    for texts in designs_of(survey_id, version, page):
+    for texts in store.submission_designs(survey_id, version, page):
         *columns, count = texts
         n += count
         for name, text in zip(names, columns, strict=True):

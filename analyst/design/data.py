@@ -173,15 +173,14 @@ class DbSource:
     def joined_invitations(self, respondents: Respondents) -> JoinedDesign | None:
         """The invitation codes' designs joined to the submissions by the database, in the
         order `respondents` were read (None: join in Python, `join_invitations`)."""
-        count = getattr(self.store, "designed_invites", None)
         columns = self._design_columns()
-        if columns is None or count is None:
+        if columns is None:
             return None
         weights = columns["weight"]
         assert weights is not None
         if weights.size != respondents.n:
             return None  # a submission stored meanwhile: join in Python
-        codes = count(self.record.id)
+        codes = self.store.designed_invites(self.record.id)
         if not codes:
             return None  # no design on the codes: the caller decides (equal weights, or why)
         missing = int(np.isnan(weights).sum())

@@ -298,6 +298,35 @@ class Store(Protocol):
         Question ids are validated ids of the survey (letters, digits, '_', '.', '-')."""
         ...
 
+    def submission_table(self, survey_id: str, version: int, qids: Sequence[str],
+                         widths: Sequence[int], page: int) -> Iterator[tuple[str, str, int]]:
+        """Every stored submission of a version, `page` at a time, in arrival order: per page
+        the submission ids joined by the unit separator (\\x1f), the rows' reports of `qids`
+        as JSON arrays joined by ',' (width-1 reports first, then each wider one; a missing
+        question: null, or an array of `width` nulls), and the page's size. The database
+        extracts the columns, so the caller parses only numbers
+        (server/report_columns.submission_columns)."""
+        ...
+
+    def report_types(self, survey_id: str, version: int,
+                     qids: Sequence[str]) -> dict[str, str | None]:
+        """The JSON type of each question's stored reports ('true' for a yes/no report,
+        'integer', 'array'; None: no submission answered it)."""
+        ...
+
+    def submission_designs(self, survey_id: str, version: int,
+                           page: int) -> Iterator[tuple[str, ...]]:
+        """The design of each stored submission of a version through its invitation code,
+        aligned with `submission_table`: per page weight and fpc (exact decimal text joined by
+        ',', 'nan' where the code carries none), stratum and PSU (joined by \\x1f), random
+        group (','), each '' when no code of the survey carries that column, and the page's
+        size."""
+        ...
+
+    def designed_invites(self, survey_id: str) -> int:
+        """How many of the survey's invitation codes carry a design."""
+        ...
+
     # moving data
     def is_empty(self) -> bool: ...
 

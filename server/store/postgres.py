@@ -518,6 +518,91 @@ class PgStore:
             yield text or "", scanned
             last = top
 
+    def submission_table(self, survey_id: str, version: int, qids: Sequence[str],
+                         widths: Sequence[int], page: int) -> Iterator[tuple[str, str, int]]:
+        """As SQLite's (Store.submission_table): the database parses each row's JSON once and
+        extracts the columns; width-1 reports first, then the wider ones, as SQLite lays
+        them out. jsonb's text puts a space after each comma, which numpy's parse skips."""
+        parts = []
+        narrow = [q for q, w in zip(qids, widths, strict=True) if w == 1]
+        params: list[Any] = []
+        if narrow:
+            parts.append("jsonb_build_array(" + ", ".join("r -> %s" for _ in narrow)
+                         + ")::text")
+            params += narrow
+        for q, w in zip(qids, widths, strict=True):
+            if w > 1:
+                parts.append("coalesce(r -> %s, %s::jsonb)::text")
+                params += [q, "[" + ",".join(["null"] * w) + "]"]
+        row = " || ',' || ".join(parts) if parts else "'[]'"
+        sql = (f"SELECT string_agg(submission_id, chr(31) ORDER BY seq), string_agg(line, ',' "  # noqa: S608
+               f"ORDER BY seq), count(*), max(seq) FROM (SELECT seq, submission_id, {row} AS "
+               f"line FROM submissions, LATERAL (SELECT reports::jsonb AS r) AS parsed WHERE "
+               f"survey_id = %s AND version = %s AND seq > %s ORDER BY seq LIMIT %s) AS t")
+        last = 0
+        while True:
+            with self._read() as conn:
+                ids, text, count, top = conn.execute(
+                    sql, (*params, survey_id, version, last, page)).fetchone()
+            if not count:
+                return
+            yield ids, text, count
+            last = top
+
+    def report_types(self, survey_id: str, version: int,
+                     qids: Sequence[str]) -> dict[str, str | None]:
+        """As SQLite's: 'true' for a yes/no report (jsonb's 'boolean'), 'integer' for a
+        number, 'array', read from the first submission that answered the question."""
+        names = {"boolean": "true", "number": "integer"}
+        out: dict[str, str | None] = {}
+        with self._read() as conn:
+            for qid in qids:
+                row = conn.execute(
+                    "SELECT jsonb_typeof(reports::jsonb -> %s) AS t FROM submissions WHERE "
+                    "survey_id = %s AND version = %s AND reports::jsonb ? %s ORDER BY seq "
+                    "LIMIT 1", (qid, survey_id, version, qid)).fetchone()
+                out[qid] = None if row is None else names.get(row[0], row[0])
+        return out
+
+    def submission_designs(self, survey_id: str, version: int,
+                           page: int) -> Iterator[tuple[str, ...]]:
+        """As SQLite's (Store.submission_designs). A double precision's text in PostgreSQL
+        12+ is the shortest that reads back exactly."""
+        if not _fits(survey_id):
+            return
+        with self._read() as conn:
+            carried = conn.execute(
+                "SELECT count(fpc), count(stratum), count(psu), count(random_group) FROM "
+                "invites WHERE survey_id = %s", (survey_id,)).fetchone()
+        columns = ["string_agg(coalesce(weight::text, 'nan'), ',' ORDER BY seq)"]
+        for have, column in zip(carried, (
+                "string_agg(coalesce(fpc::text, 'nan'), ',' ORDER BY seq)",
+                "string_agg(coalesce(stratum, ''), chr(31) ORDER BY seq)",
+                "string_agg(coalesce(psu, ''), chr(31) ORDER BY seq)",
+                "string_agg(coalesce(random_group, 0)::text, ',' ORDER BY seq)"), strict=True):
+            columns.append(column if have else "''")
+        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT s.seq, "  # noqa: S608
+               "i.weight, i.fpc, i.stratum, i.psu, i.random_group FROM submissions AS s "
+               "LEFT JOIN invites AS i ON i.survey_id = s.survey_id AND i.submission_id = "
+               "s.submission_id WHERE s.survey_id = %s AND s.version = %s AND s.seq > %s "
+               "ORDER BY s.seq LIMIT %s) AS t")
+        last = 0
+        while True:
+            with self._read() as conn:
+                row = conn.execute(sql, (survey_id, version, last, page)).fetchone()
+            if not row[-2]:
+                return
+            yield tuple("" if v is None else v for v in row[:-1])
+            last = row[-1]
+
+    def designed_invites(self, survey_id: str) -> int:
+        """How many of the survey's invitation codes carry a design."""
+        if not _fits(survey_id):
+            return 0
+        with self._read() as conn:
+            return int(conn.execute("SELECT count(*) FROM invites WHERE survey_id = %s AND "
+                                    "weight IS NOT NULL", (survey_id,)).fetchone()[0])
+
     # --- moving data ------------------------------------------------------------------------
 
     def is_empty(self) -> bool:

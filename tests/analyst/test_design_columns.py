@@ -6,6 +6,7 @@ of several words, sets), with skipped optional questions."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,30 @@ SURVEY: dict[str, Any] = {
 N = 300
 
 
-@pytest.fixture(scope="module")
-def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def stored(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """N submissions through the server's API (checked at ingest), each with an invitation
-    code carrying a design; optional questions skipped now and then."""
+    code carrying a design; optional questions skipped now and then. In SQLite and in
+    PostgreSQL: both stores have the column path (issue 40's one data path)."""
+    if request.param == "sqlite":
+        yield str(_stored(tmp_path_factory.mktemp("shapes") / "shapes.db"))
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.create_database()
+    try:
+        yield str(_stored(url))
+    finally:
+        server.drop_database(url)
+
+
+@pytest.fixture(scope="module")
+def stored_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _stored(tmp_path_factory.mktemp("shapes") / "shapes.db")
+
+
+def _stored(path: Any) -> Any:
+    """The database at `path` (a SQLite file or a PostgreSQL URL) with the N submissions."""
     from ldpsurvey.server.app import create_app
     from ldpsurvey.server.auth import create_token
     from ldpsurvey.server.http_request import STORE_EXTENSION
@@ -54,7 +75,6 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from ldpsurvey.shared.mechanisms.base import plain
     from support.server_data import manifest
 
-    path = tmp_path_factory.mktemp("shapes") / "shapes.db"
     app = create_app({"DATABASE": str(path), "TESTING": True})
     store = app.extensions[STORE_EXTENSION]
     token = create_token(store, "t")[1]
@@ -139,7 +159,7 @@ def test_columns_equal_rows_for_every_report_shape(stored: Path) -> None:
             assert np.array_equal(a.values, b.values) and np.array_equal(a.noise, b.noise), q.id
 
 
-def test_a_submission_without_a_design_is_refused_by_both_paths(stored: Path,
+def test_a_submission_without_a_design_is_refused_by_both_paths(stored_sqlite: Path,
                                                                  tmp_path: Path) -> None:
     """A submission stored without a designed code: the database's join says how many, as
     the Python join does."""
@@ -149,7 +169,7 @@ def test_a_submission_without_a_design_is_refused_by_both_paths(stored: Path,
     from ldpsurvey.shared.errors import AnalysisError
 
     copy = tmp_path / "copy.db"
-    with sqlite3.connect(stored) as source_db, sqlite3.connect(copy) as target:
+    with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(copy) as target:
         source_db.backup(target)
     with sqlite3.connect(copy) as conn:
         conn.execute("UPDATE invites SET submission_id = NULL WHERE submission_id = "
