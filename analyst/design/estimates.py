@@ -44,7 +44,12 @@ from ldpsurvey.shared.design.among_asked import (
     asked_pairs,
     asked_value,
 )
-from ldpsurvey.shared.design.estimators import QUANTILES, DesignEstimate, degrees_of_freedom
+from ldpsurvey.shared.design.estimators import (
+    QUANTILES,
+    DesignEstimate,
+    degrees_of_freedom,
+    means_and_totals,
+)
 from ldpsurvey.shared.design_frame import LONELY_PSU, read_frame
 from ldpsurvey.shared.errors import AnalysisError, DesignError
 from ldpsurvey.shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
@@ -255,12 +260,16 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
                 "" if domain is None else " in this subgroup")
             continue
         usable.append((question, pv))
-    results = estimate(w.design, [pv for _, pv in usable], domain=domain, variance=variance,
-                       confidence=confidence, quantile=w.options.quantile) if usable else []
-    totals: list[DesignEstimates | None] = (
-        list(estimate(w.design, [pv for _, pv in usable], statistic="total", domain=domain,
-                      variance=variance, confidence=confidence, quantile=w.options.quantile))
-        if usable and w.totals_refusal is None else [None] * len(usable))
+    values = [pv for _, pv in usable]
+    options = {"domain": domain, "variance": variance, "confidence": confidence,
+               "quantile": w.options.quantile}
+    results: list[DesignEstimates] = []
+    totals: list[DesignEstimates | None] = [None] * len(usable)
+    if usable and w.totals_refusal is None:  # one pass over the rows for both
+        results, found = means_and_totals(w.design, values, **options)
+        totals = list(found)
+    elif usable:
+        results = estimate(w.design, values, **options)
     found = {q.id: _question_document(w, q, pv, r, _asked(w, q, pv, domain, variance,
                                                             confidence), t)
              for (q, pv), r, t in zip(usable, results, totals, strict=True)}

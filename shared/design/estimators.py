@@ -274,9 +274,30 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
     one pass over the rows, then sums over (PSU, cell) groups); linear calibration the row
     path. Both compute the same formulas. Intervals use t with the design's degrees of
     freedom, or the normal quantile with `quantile="normal"`."""
-    many = [values] if isinstance(values, PseudoValues) else list(values)
     if statistic not in STATISTICS:
         raise DesignError(f"statistic must be one of {', '.join(STATISTICS)}")
+    return _estimates(design, values, (statistic,), domain, variance, confidence,
+                      quantile)[statistic]
+
+
+def means_and_totals(design: Design, values: Sequence[PseudoValues], *,
+                     domain: np.ndarray | None = None, variance: Variance = "linearized",
+                     confidence: float = 0.95, quantile: str = "t"
+                     ) -> tuple[list[DesignEstimates], list[DesignEstimates]]:
+    """`estimate`'s means and totals of the same pseudo-values in one pass over the rows:
+    the passes both need (the domain, the sums over (PSU, cell) groups, the SRS baseline's
+    spread and its s.e.) are made once. Each number is computed by the same operations as
+    `estimate` with that statistic, so the results are equal to its, bit for bit."""
+    found = _estimates(design, values, ("mean", "total"), domain, variance, confidence,
+                       quantile)
+    return found["mean"], found["total"]
+
+
+def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
+               statistics: Sequence[str], domain: np.ndarray | None, variance: Variance,
+               confidence: float, quantile: str) -> dict[str, list[DesignEstimates]]:
+    """`estimate` for each of `statistics` (module docstring), sharing what they share."""
+    many = [values] if isinstance(values, PseudoValues) else list(values)
     z_value(confidence)
     _quantile(quantile)
     method = _method(variance)
@@ -285,7 +306,8 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
     replicated = isinstance(variance, Replicates)
     groups = groups_of(design) if cell_based(design) else None
     w = design.weights
-    results, group_sums = [], []
+    results: dict[str, list[DesignEstimates]] = {s: [] for s in statistics}
+    group_sums = []
     for pv in many:
         d = _mask(design, pv, domain)
         wd = w * d
@@ -294,40 +316,46 @@ def estimate(design: Design, values: PseudoValues | Sequence[PseudoValues], *,
         if count == 0 or weight_sum == 0:
             raise DesignError(f"{pv.question!r}: no respondent in the domain answered it")
         totals = wd @ pv.values
-        est = totals / weight_sum if statistic == "mean" else totals
-        coefficients = wd / weight_sum if statistic == "mean" else wd
-        added, privacy = randomization_terms(design, coefficients, pv.noise)
-        cov = np.zeros((est.size, est.size))
+        t = n_g = None
         if groups is not None:
             t = sums_by(groups.of_row, pv.values, groups.count, wd)
             n_g = np.bincount(groups.of_row, weights=wd, minlength=groups.count)
             group_sums.append((t, n_g))
-            if not replicated:
-                x = (t - np.outer(n_g, est)) / weight_sum if statistic == "mean" else t
-                x = residualize(design, groups, x)
-                cov = covariance_of_totals(design, sums_by(groups.psu, x, design.psu_count))
-        elif not replicated:
-            x = ((pv.values - est) * coefficients[:, None] if statistic == "mean"
-                 else pv.values * wd[:, None])
-            cov = covariance(design, _residualized(design, x))
-        cov = cov + np.diag(added)
-        srs, srs_se = _srs_variance(design, pv, wd, weight_sum, count, totals, statistic,
-                                    relative)
-        results.append(DesignEstimates(statistic, pv.question, pv.labels, est, cov, count,
-                                       weight_sum, method, design.describe(), confidence,
-                                       privacy, srs, df=df, quantile=quantile,
-                                       hidden_variance=added, srs_std_error=srs_se))
+        baseline = _srs_baseline(design, pv, wd, weight_sum, count, totals)
+        for statistic in statistics:
+            est = totals / weight_sum if statistic == "mean" else totals
+            coefficients = wd / weight_sum if statistic == "mean" else wd
+            added, privacy = randomization_terms(design, coefficients, pv.noise)
+            cov = np.zeros((est.size, est.size))
+            if groups is not None:
+                if not replicated:
+                    x = (t - np.outer(n_g, est)) / weight_sum if statistic == "mean" else t
+                    x = residualize(design, groups, x)
+                    cov = covariance_of_totals(design, sums_by(groups.psu, x,
+                                                               design.psu_count))
+            elif not replicated:
+                x = ((pv.values - est) * coefficients[:, None] if statistic == "mean"
+                     else pv.values * wd[:, None])
+                cov = covariance(design, _residualized(design, x))
+            cov = cov + np.diag(added)
+            srs, srs_se = _srs_variance(baseline, weight_sum, count, statistic, relative)
+            results[statistic].append(DesignEstimates(
+                statistic, pv.question, pv.labels, est, cov, count, weight_sum, method,
+                design.describe(), confidence, privacy, srs, df=df, quantile=quantile,
+                hidden_variance=added, srs_std_error=srs_se))
     if isinstance(variance, Replicates):
-        if groups is not None:
-            factors = replicate_factors(design, groups, variance.factors)  # (R, G)
-            replicate_values = [
-                (factors @ t) / (factors @ n_g)[:, None] if statistic == "mean"
-                else factors @ t for t, n_g in group_sums]
-        else:
-            masks = [_mask(design, pv, domain) for pv in many]
-            replicate_values = _replicate_estimates(design, many, masks, variance, statistic)
-        for result, reps in zip(results, replicate_values, strict=True):
-            result.covariance[...] += variance.variance(result.estimates, reps)
+        for statistic in statistics:
+            if groups is not None:
+                factors = replicate_factors(design, groups, variance.factors)  # (R, G)
+                replicate_values = [
+                    (factors @ t) / (factors @ n_g)[:, None] if statistic == "mean"
+                    else factors @ t for t, n_g in group_sums]
+            else:
+                masks = [_mask(design, pv, domain) for pv in many]
+                replicate_values = _replicate_estimates(design, many, masks, variance,
+                                                        statistic)
+            for result, reps in zip(results[statistic], replicate_values, strict=True):
+                result.covariance[...] += variance.variance(result.estimates, reps)
     return results
 
 
@@ -471,29 +499,41 @@ def _spread_std_error(design: Design, values: np.ndarray, noise: np.ndarray,
     return np.sqrt(np.maximum(np.diag(covariance_of_totals(design, totals)), 0.0))
 
 
-def _srs_variance(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
-                  count: int, totals: np.ndarray, statistic: str, relative: bool
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Variance of the same estimate from a simple random sample of `count` TRUE answers
-    (R's deff convention: (1 − n/N̂) when N̂ = Σ w > n, none for `relative` weights:
-    `srs_factor`), the answers' variance estimated as
-    the pseudo-values' minus the mean randomization variance (module docstring); with its
-    s.e. (`_spread_std_error`)."""
+@dataclass(frozen=True)
+class _SrsBaseline:
+    """What the SRS baseline of a mean and of a total share (`_srs_variance`)."""
+
+    answers: np.ndarray  # the answers' variance: the pseudo-values' less the randomization's
+    std_error: np.ndarray  # its s.e. (`_spread_std_error`)
+
+
+def _srs_baseline(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
+                  count: int, totals: np.ndarray) -> _SrsBaseline:
+    """The answers' variance estimated as the pseudo-values' minus the mean randomization
+    variance (module docstring), with its s.e."""
     centre = totals / weight_sum
     squares = np.einsum("i,ij,ij->j", wd, pv.values, pv.values)
     spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
     inflation = count / (count - 1) if count > 1 else 1.0
     answers = (spread * count / (count - 1) if count > 1 else spread) - (
         wd @ pv.noise) / weight_sum
+    se = _spread_std_error(design, pv.values, pv.noise, centre, inflation, answers, wd,
+                           weight_sum)
+    return _SrsBaseline(answers, se)
+
+
+def _srs_variance(baseline: _SrsBaseline, weight_sum: float, count: int, statistic: str,
+                  relative: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Variance of the same estimate from a simple random sample of `count` TRUE answers
+    (R's deff convention: (1 − n/N̂) when N̂ = Σ w > n, none for `relative` weights:
+    `srs_factor`), with its s.e."""
     correction = srs_factor(weight_sum, count, relative)
-    per = answers * correction / count
+    per = baseline.answers * correction / count
     scale = correction / count
     if statistic == "total":
         per = per * weight_sum**2
         scale = scale * weight_sum**2
-    se = _spread_std_error(design, pv.values, pv.noise, centre, inflation, answers, wd,
-                           weight_sum)
-    return per, se * scale
+    return per, baseline.std_error * scale
 
 
 def _replicate_totals(design: Design, columns: list[np.ndarray],
