@@ -145,3 +145,20 @@ def discrete_laplace(rate: Fraction, source: RandomSource) -> int:
         if negative and y == 0:
             continue
         return -y if negative else y
+
+
+def draw_weighted(weights: Sequence[int], source: RandomSource) -> int:
+    """The index i with probability exactly weights[i] / sum(weights) (non-negative integers,
+    positive total): one draw u = randbelow(total), then the first i whose running sum
+    exceeds u. The numeric mean mechanisms draw a report cell this way (the page's port
+    requests the same draw)."""
+    total = sum(weights)
+    if total <= 0 or any(w < 0 for w in weights):
+        raise PrivacyCheckError("draw_weighted needs non-negative weights with a positive total")
+    u = source.randbelow(total)
+    running = 0
+    for index, weight in enumerate(weights):
+        running += weight
+        if u < running:
+            return index
+    raise AssertionError("unreachable: u < total")

@@ -30,12 +30,15 @@ from ..errors import SurveyError
 from .asked_geometric import AskedGeometric
 from .base import Mechanism, Misfit
 from .binary_rr import BinaryRR
+from .duchi import Duchi
 from .geometric import Geometric
 from .grr import GRR
 from .hr import HR
+from .hybrid import Hybrid
 from .location import GeoExp
 from .olh import OLH
 from .ordinal_exp import OrdinalExp
+from .piecewise import Piecewise
 from .rr_designs import DESIGNS, refuse_not_private
 from .set_choice import SET_MECHANISMS, choose_set_mechanism
 from .ss import SubsetSelection
@@ -54,6 +57,13 @@ GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
 # Mechanisms only for questions with a "not asked" value (skip logic, shared/skip_logic.py):
 # looked up by name, chosen by skip_logic.choose_mechanism, never by `auto` for a plain question.
 SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometric}
+# Mean mechanisms for numbers over an answer grid (issue 41: duchi, piecewise, hybrid), for the
+# `decimal` question type that no survey has yet (question_types = {"decimal"}): looked up by
+# name, never offered by `auto` for an existing type, and kept out of MECHANISMS until that type
+# exists, because every suite over MECHANISMS builds surveys, crosstabs and per-option
+# estimates of the existing types. Their own choice, among them and geometric on the same grid,
+# is numeric_auto.choose_mean_mechanism.
+MEAN_MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Duchi, Piecewise, Hybrid)}
 
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
@@ -62,7 +72,8 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     """The mechanism class registered under `name` (or a named design, shared/mechanisms/
     rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
     known but not differentially private."""
-    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS, SKIP_MECHANISMS):
+    for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS, SKIP_MECHANISMS,
+                     MEAN_MECHANISMS):
         if name in registry:
             return registry[name]
     refuse_not_private(name, where)
@@ -198,6 +209,7 @@ def mechanism_for(question: Any) -> Mechanism:
 
 __all__ = [
     "DESIGNS",
+    "MEAN_MECHANISMS",
     "MECHANISMS",
     "SET_MECHANISMS",
     "Mechanism",
