@@ -214,3 +214,23 @@ export function hmacSource(key, message, hmacSha256) {
     },
   };
 }
+
+/**
+ * The index i with probability exactly weights[i] / Σ weights (BigInts >= 0, positive total):
+ * one randbelow(total), then the first running sum above it (randomness.draw_weighted).
+ */
+export function drawWeighted(weights, source) {
+  let total = 0n;
+  for (const w of weights) {
+    if (w < 0n) throw new RangeError("drawWeighted needs non-negative weights");
+    total += w;
+  }
+  if (total <= 0n) throw new RangeError("drawWeighted needs a positive total");
+  const u = source.randbelow(total);
+  let running = 0n;
+  for (let i = 0; i < weights.length; i++) {
+    running += weights[i];
+    if (u < running) return i;
+  }
+  throw new Error("unreachable: u < total");
+}

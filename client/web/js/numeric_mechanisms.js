@@ -1,0 +1,172 @@
+// The mean mechanisms for numbers (shared/mechanisms/duchi.py, piecewise.py, hybrid.py), ported
+// draw for draw: an answer is a grid index j in [0, k) (t_j = -1 + 2j/(k - 1) on [-1, 1]), a
+// report is a cell index drawn with exact integer weights from the page's CSPRNG. Not wired into
+// the page's question flow yet: the `decimal` question type (issue 41) will load this module.
+
+import { bernoulli, drawWeighted, secureSource } from "./randomness.js";
+import { Rational, rationalExpFloor } from "./rational.js";
+import { ManifestMismatch, ONE, certifyRatio, checkEpsilon } from "./mechanisms.js";  // no cycle
+
+const MIN_CELLS = 16n;
+const MAX_CELLS = 4096n;
+const ROUNDING_SHARE = 100n;
+const MAX_OPTIONS = 65536;
+
+/** m for s = a/b (piecewise.py cells_for): exact integer comparisons. */
+export function cellsFor(a, b) {
+  let m = MIN_CELLS;
+  while (m < MAX_CELLS && (m * b < 2n * (a + b)
+                           || m * m * (a + 3n * b) * b < 2n * ROUNDING_SHARE * (a + b) ** 2n)) {
+    m *= 2n;
+  }
+  return m;
+}
+
+function checkGrid(name, epsilon, k) {
+  checkEpsilon(epsilon, `${name}: epsilon`);
+  if (!Number.isSafeInteger(k) || k < 2 || k > MAX_OPTIONS) {
+    throw new ManifestMismatch(`${name}: the answer grid needs 2 to ${MAX_OPTIONS} values`);
+  }
+  return BigInt(k);
+}
+
+function checkIndex(index, k) {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= k) {
+    throw new RangeError(`grid index ${index} is outside [0, ${k})`);
+  }
+  return BigInt(index);
+}
+
+/** Duchi's channel for e = c/d on K grid values (duchi.py DuchiGrid). */
+function duchiGrid(c, d, K) {
+  const base = (c + d) * (K - 1n);
+  return {
+    bound: new Rational(c + d, c - d),
+    weights(j) {
+      const tilt = (2n * j - (K - 1n)) * (c - d);
+      return [base - tilt, base + tilt];
+    },
+  };
+}
+
+/** PM's discretized channel for s = a/b, m cells, K grid values (piecewise.py PiecewiseGrid). */
+function piecewiseGrid(a, b, m, K) {
+  const q = (a + b) * (K - 1n);
+  const width = m * b * (K - 1n);
+  const denominator = 2n * q * q * a * b * m;
+  const b2 = b * b;
+  const a2 = a * a;
+  const hat = (i) => (i > 0n && i < m ? 2n * q * q : q * q);
+  function cumulative(i, position) {
+    const d = position - i * q;
+    if (d <= -q) return 0n;
+    if (d <= 0n) return (d + q) ** 2n;
+    if (d < q) return 2n * q * q - (q - d) ** 2n;
+    return 2n * q * q;
+  }
+  return {
+    m,
+    c: new Rational(a + b, a - b),
+    /** The numerators of P[i | j] over 2Q²abm, each checked within [b²H_i, a²H_i] and their
+     * total: the row the page draws from is proven, not just recomputed. */
+    weights(j) {
+      const low = m * a * j;
+      const high = low + width;
+      const first = low / q;
+      const last = (high + q - 1n) / q;
+      const row = [];
+      for (let i = 0n; i <= m; i++) row.push(b2 * hat(i));
+      for (let i = first; i <= (last < m ? last : m); i++) {
+        row[Number(i)] += (a2 - b2) * (cumulative(i, high) - cumulative(i, low));
+      }
+      let total = 0n;
+      row.forEach((w, i) => {
+        const h = hat(BigInt(i));
+        if (w < b2 * h || w > a2 * h) throw new ManifestMismatch("piecewise: a cell's weight leaves its exact bounds");
+        total += w;
+      });
+      if (total !== denominator) throw new ManifestMismatch("piecewise: a row is not a distribution");
+      return row;
+    },
+  };
+}
+
+function halfEpsilonStandIn(name, epsilon) {
+  const s = rationalExpFloor(epsilon / 2);
+  // Every column of PM's channel lies within [b²H_i, a²H_i]: its ratio is at most s².
+  certifyRatio(name, s.mul(s), epsilon);
+  return s;
+}
+
+/** Duchi et al.: report index 0 (-B) or 1 (+B). */
+export function duchiCore(epsilon, k) {
+  const K = checkGrid("duchi", epsilon, k);
+  const e = rationalExpFloor(epsilon);
+  certifyRatio("duchi", e, epsilon);  // the +B column: 2c(k-1) against 2d(k-1)
+  const grid = duchiGrid(e.num, e.den, K);
+  return {
+    name: "duchi", k, count: 2,
+    params: { exp_epsilon: e.toString() },
+    perturbIndex(index, source = secureSource) {
+      return drawWeighted(grid.weights(checkIndex(index, k)), source);
+    },
+  };
+}
+
+/** The Piecewise Mechanism: report a cell index in [0, m]. */
+export function piecewiseCore(epsilon, k) {
+  const K = checkGrid("piecewise", epsilon, k);
+  const s = halfEpsilonStandIn("piecewise", epsilon);
+  const m = cellsFor(s.num, s.den);
+  const grid = piecewiseGrid(s.num, s.den, m, K);
+  return {
+    name: "piecewise", k, count: Number(m) + 1,
+    params: { exp_half_epsilon: s.toString(), cells: Number(m) },
+    perturbIndex(index, source = secureSource) {
+      return drawWeighted(grid.weights(checkIndex(index, k)), source);
+    },
+  };
+}
+
+/** The Hybrid Mechanism: PM's cells 0..m with probability α, else Duchi's at m+1 (-B), m+2 (+B). */
+export function hybridCore(epsilon, k) {
+  const K = checkGrid("hybrid", epsilon, k);
+  const s = halfEpsilonStandIn("hybrid", epsilon);
+  const m = cellsFor(s.num, s.den);
+  const pm = piecewiseGrid(s.num, s.den, m, K);
+  const duchi = duchiGrid(s.num * s.num, s.den * s.den, K);
+  // α = 1 - 1/s where PM's variance at t = 0 is below Duchi's (ε > ε* ≈ 0.61), else 0.
+  const s1 = s.sub(ONE);
+  const pmZero = s.add(3).div(s1.mul(s1).mul(3));
+  const s2 = s.mul(s);
+  const ratio = s2.add(ONE).div(s2.sub(ONE));
+  const alpha = pmZero.lt(ratio.mul(ratio)) ? ONE.sub(s.inv()) : new Rational(0n);
+  return {
+    name: "hybrid", k, count: Number(m) + 3,
+    params: { exp_half_epsilon: s.toString(), cells: Number(m), alpha: alpha.toString() },
+    perturbIndex(index, source = secureSource) {
+      const j = checkIndex(index, k);
+      if (alpha.num !== 0n && bernoulli(alpha, source)) return drawWeighted(pm.weights(j), source);
+      return Number(m) + 1 + drawWeighted(duchi.weights(j), source);
+    },
+  };
+}
+
+const CORES = Object.freeze({ duchi: duchiCore, piecewise: piecewiseCore, hybrid: hybridCore });
+
+/**
+ * The core a signed description names ({mechanism, epsilon, k, params}), refusing parameters that
+ * are not what the page derives (ManifestMismatch), as mechanismFor does for the other types.
+ */
+export function meanMechanismFor({ mechanism, epsilon, k, params }) {
+  const make = Object.hasOwn(CORES, mechanism) ? CORES[mechanism] : null;
+  if (!make) throw new ManifestMismatch(`${JSON.stringify(mechanism)} is not a mean mechanism`);
+  const core = make(epsilon, k);
+  const expected = JSON.stringify(core.params, Object.keys(core.params).sort());
+  const given = params && typeof params === "object"
+    ? JSON.stringify(params, Object.keys(params).sort()) : null;
+  if (given !== expected) {
+    throw new ManifestMismatch(`${mechanism}: the parameters do not match ε = ${epsilon} on ${k} grid values (expected ${expected})`);
+  }
+  return core;
+}
