@@ -133,6 +133,12 @@ class GridMean(IndexReports, Mechanism):
         return cls.scaled_worst_case_variance(k, epsilon) * ((k - 1) / 2) ** 2
 
     @classmethod
+    def average_variance(cls, k: int, epsilon: float) -> float:
+        """Var_j averaged over the grid values, in grid steps² (what a typical answer sees;
+        numeric_auto's default criterion)."""
+        return float(cls.grid_variances(k, epsilon).mean()) * ((k - 1) / 2) ** 2
+
+    @classmethod
     def report_bytes(cls, k: int, epsilon: float) -> int:
         return len(str(cls.output_count(k, epsilon) - 1))
 

@@ -314,15 +314,23 @@ def test_a_survey_cannot_name_them_for_an_existing_type() -> None:
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
-def test_choice_is_the_smallest_exact_worst_case(epsilon: float) -> None:
+def test_choice_is_the_smallest_exact_variance(epsilon: float) -> None:
     k = 1001
-    choice = choose_mean_mechanism(k, epsilon)
-    assert choice.variance == min(choice.variances.values())
-    assert set(choice.variances) == {"duchi", "piecewise", "hybrid", "geometric"}
-    assert choice.variances["geometric"] == pytest.approx(
+    worst = choose_mean_mechanism(k, epsilon, worst_case=True)
+    average = choose_mean_mechanism(k, epsilon)
+    for choice in (worst, average):
+        assert choice.variance == min(choice.variances.values())
+        assert set(choice.variances) == {"duchi", "piecewise", "hybrid", "geometric"}
+    assert worst.variances["geometric"] == average.variances["geometric"] == pytest.approx(
         Geometric.noise_variance(k, epsilon) * (2 / (k - 1)) ** 2)
-    assert choice.name == ("duchi" if epsilon < 0.61 else "hybrid")
-    assert choice.reason.startswith("auto: lowest worst-case variance")
+    assert worst.name == ("duchi" if epsilon < 0.61 else "hybrid")
+    assert worst.reason.startswith("auto: lowest worst-case variance")
+    # Averaged over the answers: PM's t²/(s - 1) averages to 1/(3(s - 1)), below HM's constant.
+    assert average.name == ("duchi" if epsilon < 0.61 else "piecewise")
+    assert average.variances["piecewise"] == pytest.approx(
+        Piecewise.average_variance(k, epsilon) * (2 / (k - 1)) ** 2)
+    assert average.variances["duchi"] == pytest.approx(
+        paper_duchi(0, epsilon) - (k + 1) / (3 * (k - 1)), rel=1e-9)  # B² - mean t_j²
 
 
 def test_a_prior_moves_the_choice() -> None:
@@ -335,3 +343,5 @@ def test_a_prior_moves_the_choice() -> None:
     assert choose_mean_mechanism(k, epsilon, middle).name == "piecewise"
     with pytest.raises(ValueError):
         mean_variances(k, epsilon, np.zeros(k))
+    with pytest.raises(ValueError):
+        mean_variances(k, epsilon, ends, worst_case=True)
