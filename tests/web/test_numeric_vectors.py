@@ -90,3 +90,28 @@ def test_one_report_is_fast_on_the_page(js_page: Any, web_root_url: str) -> None
       return times[times.length >> 1];
     }""", web_root_url)
     assert median < 10, median
+
+
+@pytest.mark.parametrize("name", ["duchi", "piecewise", "hybrid"])
+def test_secure_reports_on_the_page_follow_the_exact_row(js_page: Any, web_root_url: str,
+                                                         name: str) -> None:
+    """20,000 reports drawn on the page with the CSPRNG (crypto.getRandomValues) for one answer,
+    against Python's exact row: Pearson χ² over the cells, false alarm 1e-5 per mechanism."""
+    from ldpsurvey.shared.mechanisms import MEAN_MECHANISMS
+    from scipy.stats import chi2
+
+    mech = MEAN_MECHANISMS[name](1.0, range(11))
+    draws = 20_000
+    counts = js_page.evaluate("""async ([root, name, draws]) => {
+      const N = await import(root + "js/numeric_mechanisms.js");
+      const core = N[name + "Core"](1.0, 11);
+      const counts = new Array(core.count).fill(0);
+      for (let i = 0; i < draws; i++) counts[core.perturbIndex(3)] += 1;
+      return counts;
+    }""", [web_root_url, name, draws])
+    expected = [float(p) * draws for p in mech.row(3)]
+    assert len(counts) == len(expected)
+    used = [i for i, e in enumerate(expected) if e > 0]
+    assert all(counts[i] == 0 for i in range(len(counts)) if i not in used)
+    statistic = sum((counts[i] - expected[i]) ** 2 / expected[i] for i in used)
+    assert statistic <= chi2.ppf(1 - 1e-5, len(used) - 1)
