@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from ..errors import AnswerError, SurveyError
+
 NOT_ASKED = "(not asked)"  # the domain value of a question that did not apply (skip logic)
 
 
@@ -67,6 +69,65 @@ class QuestionType:
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
+    # How the answer (or the device's local report) is measured as one Prio3 report. The unit
+    # chooses the circuit and its parameters; `measure` (shared/two_server/encoding.Measure,
+    # the path's Prio3 circuits for one question, as Django hands `db_type` its connection)
+    # builds it. Noise plans, estimators and crosstab cells follow from that choice, so the
+    # path asks no question's type. A unit imports nothing of the path (layering).
+
+    two_server_local_mechanisms: ClassVar[tuple[str, ...]] = (
+        "binary_rr", "grr", "ordinal_exp", "geometric")
+    """The local mechanisms that may run on the device before a two-server upload: their report
+    is one value (an index of the same domain or a bool, measured as a Count or a Histogram;
+    `geometric` an integer, clipped and summed)."""
+    two_server_crossable: ClassVar[bool] = False
+    """Whether a declared two-server crosstab may join this question: its measurement is one
+    of its k values, so a pair of answers is one cell of a k1·k2 Histogram."""
+    two_server_value_rows: ClassVar[str] = "categories"
+    """The estimate field that holds a two-server "not asked" question's value rows over
+    everyone: "categories", or "distribution" where the estimate is the values' mean."""
+
+    def check_two_server_local_mechanism(self, mechanism: str, where: str,
+                                         not_asked: bool) -> None:
+        """SurveyError (at `<where>.mechanism`) unless `mechanism` may run on the device before
+        a two-server upload of this type: its report must be one measurement."""
+        if mechanism not in self.two_server_local_mechanisms:
+            raise SurveyError(f"{where}.mechanism", f"{mechanism!r} cannot run before a "
+                              f"two-server upload: its report is not one value; use one of "
+                              f"{', '.join(self.two_server_local_mechanisms)}")
+
+    def two_server_encoding(self, question: Any, measure: Any) -> Any:
+        """The Prio3 encoding of the question's (local report or) answer, built by `measure`:
+        here a Histogram over its k values ("not asked", where it has one, the last cell)."""
+        return measure.histogram(self.k(question))
+
+    def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
+        """The measurement of a true answer (AnswerError if it is not one): its option index;
+        "not asked", where the question has that value, is the encoding's last cell."""
+        if question.not_asked and isinstance(value, str) and value == NOT_ASKED:
+            return measure.last_cell()
+        if value not in question.options:
+            raise AnswerError(f"{value!r} is not an option of {question.id!r}")
+        return question.options.index(value)
+
+    def two_server_labels(self, question: Any) -> tuple[Any, ...]:
+        """The values a Count or Histogram measurement's cells stand for, in cell order."""
+        return tuple(self.labels(question))
+
+    def two_server_asked_functionals(self, question: Any
+                                     ) -> list[tuple[str, Any, list[float]]]:
+        """What a two-server question with a "not asked" value estimates among those asked,
+        as linear functionals of its values' shares: ("option", label, weights) per value,
+        ("group", name, weights) per group, ("mean", None, weights) for a mean row."""
+        values = self.two_server_labels(question)[:-1]
+        k = len(values)
+        out: list[tuple[str, Any, list[float]]] = [
+            ("option", label, [1.0 if i == j else 0.0 for i in range(k)])
+            for j, label in enumerate(values)]
+        for name, members in (question.group_indices() if question.groups else {}).items():
+            chosen = set(members)
+            out.append(("group", name, [1.0 if i in chosen else 0.0 for i in range(k)]))
+        return out
 
     # --- on the device: answering and review words (client/) ------------------------------
 

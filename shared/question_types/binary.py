@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import QuestionType
+from ..errors import AnswerError
+from .base import NOT_ASKED, QuestionType
 
 
 class BinaryType(QuestionType):
@@ -24,6 +25,20 @@ class BinaryType(QuestionType):
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
+
+    two_server_crossable = True
+
+    def two_server_encoding(self, question: Any, measure: Any) -> Any:
+        """A Prio3Count of the answer (0/1), or (a "not asked" value) a Histogram over
+        no, yes and "not asked"."""
+        return measure.histogram(self.k(question)) if question.not_asked else measure.count()
+
+    def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
+        if question.not_asked and isinstance(value, str) and value == NOT_ASKED:
+            return measure.last_cell()
+        if not isinstance(value, bool):
+            raise AnswerError(f"the answer to {question.id!r} must be true or false")
+        return int(value)
 
     # --- on the device: answering and review words (client/) ------------------------------
 

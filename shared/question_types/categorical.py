@@ -26,6 +26,8 @@ class CategoricalType(QuestionType):
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
+    two_server_crossable = True
+
     # --- on the device: answering and review words (client/) ------------------------------
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

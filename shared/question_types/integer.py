@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import QuestionType
+from ..errors import AnswerError
+from .base import NOT_ASKED, QuestionType
 
 MEAN = "mean"
 
@@ -38,6 +39,54 @@ class IntegerType(QuestionType):
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
+
+    two_server_value_rows = "distribution"
+
+    def two_server_encoding(self, question: Any, measure: Any) -> Any:
+        """A Prio3Sum of answer - min; with a local ε0 the geometric report clipped and summed;
+        with a "not asked" value a Histogram over the range's values and "not asked" (at most
+        MAX_TWO_SERVER_INTEGER in all), or with ε0 asked_geometric's [bit, number] pair."""
+        assert question.min is not None and question.max is not None
+        if question.not_asked:
+            if question.local_epsilon is not None:
+                return measure.asked_pair()
+            return measure.histogram(self.k(question) + 1)
+        if question.local_epsilon is not None and question.mechanism == "geometric":
+            return measure.local_sum()
+        return measure.sum(question.min, question.max)
+
+    def check_two_server_local_mechanism(self, mechanism: str, where: str,
+                                         not_asked: bool) -> None:
+        if not_asked and mechanism == "asked_geometric":
+            return  # skip logic: its [bit, number] pair (shared/two_server/asked_pair.py)
+        super().check_two_server_local_mechanism(mechanism, where, not_asked)
+
+    def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
+        assert question.min is not None and question.max is not None
+        if question.not_asked:
+            if isinstance(value, str) and value == NOT_ASKED:
+                return measure.last_cell()
+            if isinstance(value, bool) or not isinstance(value, int) or not (
+                    question.min <= value <= question.max):
+                raise AnswerError(f"{value!r} is not an answer to {question.id!r}")
+            return value - question.min
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise AnswerError(f"the answer to {question.id!r} must be an integer")
+        if not question.min <= value <= question.max:
+            raise AnswerError(f"{value} is outside [{question.min}, {question.max}] for "
+                              f"{question.id!r}; it is refused, not clamped")
+        return value - question.min
+
+    def two_server_labels(self, question: Any) -> tuple[Any, ...]:
+        """The range's values, and "not asked" (a Histogram's last cell) where it is one."""
+        values = tuple(self.values(question))
+        return (*values, NOT_ASKED) if question.not_asked else values
+
+    def two_server_asked_functionals(self, question: Any
+                                     ) -> list[tuple[str, Any, list[float]]]:
+        """The mean among those asked (the values' shares are the distribution over
+        everyone)."""
+        return [("mean", None, [float(v) for v in self.values(question)])]
 
     # --- on the device: answering and review words (client/) ------------------------------
 

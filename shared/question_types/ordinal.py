@@ -42,6 +42,16 @@ class OrdinalType(QuestionType):
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
+    two_server_crossable = True
+
+    def two_server_asked_functionals(self, question: Any
+                                     ) -> list[tuple[str, Any, list[float]]]:
+        """The options and groups, and the mean score (options scored 1..k) among those
+        asked."""
+        k = len(question.options)
+        return [*super().two_server_asked_functionals(question),
+                ("mean", None, [float(s) for s in range(1, k + 1)])]
+
     # --- on the device: answering and review words (client/) ------------------------------
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

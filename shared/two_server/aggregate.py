@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import vdaf
 from .encoding import Encoding
-
-if TYPE_CHECKING:
-    from ..survey import Survey
 
 
 @dataclass
@@ -59,7 +56,7 @@ class BatchAggregate:
         return cls({k: KeyAggregate.from_dict(v) for k, v in data.items()})
 
 
-def noisy_release(survey: Survey, encodings: Mapping[str, Encoding],
+def noisy_release(survey: Any, encodings: Mapping[str, Encoding],
                   aggregate: BatchAggregate, source: Any = None) -> dict[str, Any]:
     """This server's noisy aggregate share per key (drawn once per batch, then stored)."""
     from .noise import add_noise, noise_plan

@@ -38,25 +38,14 @@ def add_among_asked(question: Any, design: Any, counts: np.ndarray, n: int,
     result.mean = None
     if rows:
         result.not_asked = rows[-1]
-    if question.type == "integer":  # its values' shares are a distribution; NA said apart
-        result.distribution, result.categories = rows[:-1], None
+    value_rows = question.unit.two_server_value_rows  # where its values' rows go
+    if value_rows != "categories":  # a number's values: a distribution, NA said apart
+        setattr(result, value_rows, rows[:-1])
+        result.categories = None
     asked = 1.0 - float(f_hat[k])
-    functionals: list[tuple[str, Any, np.ndarray]] = []
+    functionals = [(what, name, np.asarray(w, dtype=float))
+                   for what, name, w in question.unit.two_server_asked_functionals(question)]
     labels = design.labels
-    if question.type == "integer":
-        values = np.arange(question.min, question.max + 1, dtype=float)
-        functionals.append(("mean", None, values))
-    else:
-        for j in range(k):
-            w = np.zeros(k)
-            w[j] = 1.0
-            functionals.append(("option", labels[j], w))
-        for name, members in (question.group_indices() if question.groups else {}).items():
-            w = np.zeros(k)
-            w[list(members)] = 1.0
-            functionals.append(("group", name, w))
-        if question.type == "ordinal":
-            functionals.append(("mean", None, np.arange(1, k + 1, dtype=float)))
     options: list[ValueEstimate] = []
     groups: list[GroupEstimate] = []
     mean = None
@@ -81,5 +70,4 @@ def add_among_asked(question: Any, design: Any, counts: np.ndarray, n: int,
     if asked <= 0:
         result.notes.append("the estimated share asked is not positive: too few respondents "
                             "to estimate among those asked")
-    result.among_asked = AmongAsked(categories=options if question.type != "integer" else None,
-                                    groups=groups, mean=mean)
+    result.among_asked = AmongAsked(categories=options or None, groups=groups, mean=mean)

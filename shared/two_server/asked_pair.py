@@ -40,6 +40,8 @@ from typing import Any
 from ..errors import EstimateError
 from ..estimates import AmongAsked, MeanEstimate, ValueEstimate, z_value
 from ..skip_logic import NOT_ASKED
+from .entry import check_kind, noise_variance
+from .noise import SERVERS
 
 NOTE = ("an asked bit and a noisy number are sent for every respondent (randomized on the "
         "device at ε0) and added up by the two servers, each measurement with its part of the "
@@ -80,30 +82,15 @@ def pair_scale(mechanism: Any, width: int) -> int:
     return min({max(root, 1), root + 1}, key=lambda s: (cost(s), s))
 
 
-def pair_encoding(question: Any) -> Any:
-    """The key's encoding: kind "asked_pair", two totals, the number's clip range and offset,
-    the bit's scale and the sensitivity s + R."""
-    from ..mechanisms import mechanism_for
-    from .encoding import Encoding, clip_bounds
-
-    mechanism = mechanism_for(question)
-    lo, hi = clip_bounds(mechanism)
-    scale = pair_scale(mechanism, hi - lo)
-    return Encoding(question.id, "asked_pair", 2, hi - lo, lo, delta=scale + hi - lo,
-                    scale=scale)
-
-
-def estimate_pair(question: Any, entry: Any, result: Any, confidence: float) -> Any:
+def estimate_pair(question: Any, entry: Any, result: Any, confidence: float,
+                  encoding: Any) -> Any:
     """`result` (a TwoServerEstimate) with the share not asked and the mean among those asked
-    from the released pair (module docstring)."""
-    from .encoding import question_encoding
-    from .estimates import SERVERS, _check_kind, noise_variance
-
+    from the released pair (module docstring); `encoding` the question's (kind "asked_pair",
+    shared/two_server/encoding.Measure.asked_pair)."""
     z = z_value(confidence)
     n = int(result.n)
-    encoding = question_encoding(question)
     mechanism = _mechanism(question)
-    _check_kind(question.id, entry, "asked_pair")
+    check_kind(question.id, entry, "asked_pair")
     if int(getattr(entry, "offset", encoding.offset)) != encoding.offset:
         raise EstimateError(f"{question.id}: the batch measured numbers from {entry.offset}, "
                             f"the question's encoding from {encoding.offset}")

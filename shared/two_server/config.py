@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SurveyError
+from ..question_types import QuestionType, unit_for
 
 COLLECTIONS = ("ldp", "two-server")
 TWO_SERVER = "two-server"
@@ -38,8 +39,9 @@ MIN_BATCH_FLOOR = 2
 MAX_BATCH_SIZE = 10_000_000
 DEFAULT_DELTA = 1e-6
 # Local mechanisms whose report is a single index in [0, k) (or a bool): Prio3 encodes them as
-# a Count or a Histogram over the same domain; `geometric` reports an integer (clipped).
-LOCAL_MECHANISMS = ("binary_rr", "grr", "ordinal_exp", "geometric")
+# a Count or a Histogram over the same domain; `geometric` reports an integer (clipped). A
+# question type may allow others (`QuestionType.two_server_local_mechanisms`).
+LOCAL_MECHANISMS = QuestionType.two_server_local_mechanisms
 _B64URL = re.compile(r"^[A-Za-z0-9_-]*={0,2}$")
 _KEYS = {"leader_url", "leader_hpke_key", "helper_url", "helper_hpke_key", "min_batch_size",
          "delta"}
@@ -137,8 +139,6 @@ def parse_two_server(value: Any, collection: str) -> TwoServerConfig | None:
 def question_epsilons(data: Mapping[str, Any], where: str,
                       collection: str) -> tuple[float | None, float | None]:
     """(central_epsilon, local_epsilon) of a question; both None in the LDP mode."""
-    from ..survey import _epsilon
-
     central, local = data.get("central_epsilon"), data.get("local_epsilon")
     if collection != TWO_SERVER:
         for key, value in (("central_epsilon", central), ("local_epsilon", local)):
@@ -149,28 +149,32 @@ def question_epsilons(data: Mapping[str, Any], where: str,
     if central is None:
         raise SurveyError(f"{where}.central_epsilon", "a two-server question needs the "
                           "central ε each server's noise guarantees (central_epsilon)")
-    central = _epsilon(central, f"{where}.central_epsilon")
+    central = parse_epsilon(central, f"{where}.central_epsilon")
     if local is not None:
-        local = _epsilon(local, f"{where}.local_epsilon")
+        local = parse_epsilon(local, f"{where}.local_epsilon")
     return central, local
 
 
-def check_local_mechanism(mechanism: str, where: str, question_type: str = "",
-                          not_asked: bool = False) -> None:
-    if question_type == "integer" and not_asked and mechanism == "asked_geometric":
-        return  # skip logic: its [bit, number] pair (shared/two_server/asked_pair.py)
-    if question_type == "multiselect":
-        from .multiselect import LOCAL_SET_MECHANISMS
+def parse_epsilon(value: Any, where: str) -> float:
+    """A finite number > 0 (the survey's rule for an ε, shared/survey.py `_epsilon`, here so
+    that this module need not import the survey that imports it); its range is the
+    mechanism's (checked once it is known)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SurveyError(where, "must be a number > 0")
+    try:
+        eps = float(value)
+    except OverflowError:  # an integer beyond any float
+        eps = math.inf
+    if not math.isfinite(eps) or eps <= 0:
+        raise SurveyError(where, "must be a finite number > 0")
+    return eps
 
-        if mechanism not in LOCAL_SET_MECHANISMS:
-            raise SurveyError(f"{where}.mechanism", f"{mechanism!r} cannot run before a "
-                              f"two-server upload: its report is not one vector of counts; use "
-                              f"one of {', '.join(LOCAL_SET_MECHANISMS)}")
-        return
-    if mechanism not in LOCAL_MECHANISMS:
-        raise SurveyError(f"{where}.mechanism", f"{mechanism!r} cannot run before a two-server "
-                          f"upload: its report is not one value; use one of "
-                          f"{', '.join(LOCAL_MECHANISMS)}")
+
+def check_local_mechanism(mechanism: str, where: str, question_type: str,
+                          not_asked: bool = False) -> None:
+    """SurveyError unless `mechanism` may run on the device before a two-server upload of a
+    `question_type` question: its type's unit says (its report must be one measurement)."""
+    unit_for(question_type).check_two_server_local_mechanism(mechanism, where, not_asked)
 
 
 def _url(value: Any, where: str) -> str:

@@ -25,6 +25,10 @@ reports, so colluding servers see nothing finer than ε0-LDP reports.
 
 Each report is bound to its survey, version and key (question id or crosstab key) through the
 Prio3 application context `ctx`: a share made for another survey fails preparation.
+
+Which measurement a question takes is its type's to say (`two_server_encoding`,
+`two_server_answer` in shared/question_types): this module holds the circuits (`Measure`) and
+reads a local report by the measurement's kind, so it names no question type.
 """
 
 from __future__ import annotations
@@ -32,16 +36,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import AnswerError, SurveyError
-
-if TYPE_CHECKING:
-    from ..survey import CrosstabSpec, Question, Survey
+from ..errors import SurveyError
+from ..question_types import units
+from .asked_pair import pair_scale
 
 CTX_LABEL = b"ldpsurvey two-server v1"
 MAX_CELLS = 1 << 16
-CROSSTAB_TYPES = ("binary", "categorical", "ordinal")
 CLIP_TAIL = 1e-6  # per side: the chance an honest integer report is clipped
 
 
@@ -82,7 +84,7 @@ class Encoding:
         return prio3.prio3_histogram(self.length, prio3.best_chunk_length(self.length))
 
 
-def ctx(survey: Survey, key: str) -> bytes:
+def ctx(survey: Any, key: str) -> bytes:
     """The Prio3 application context of one key of one survey version."""
     return b"|".join([CTX_LABEL, survey.id.encode(), str(survey.version).encode(),
                       key.encode()])
@@ -112,41 +114,79 @@ def clip_bias_bound(mechanism: Any) -> float:
     return alpha ** (c + 1) / ((1 + alpha) * (1 - alpha))
 
 
-def question_encoding(question: Question) -> Encoding:
-    """The encoding of a question's (local report or) answer. A question with a "not asked"
-    value (skip logic) is a Histogram over its values and "not asked", the last cell: a yes/no
-    one over 3 cells, an integer one over its range's values and one (at most
-    MAX_TWO_SERVER_INTEGER in all)."""
-    if getattr(question, "not_asked", False) and question.type != "multiselect":
-        if question.type == "integer" and question.local_epsilon is not None:
-            from .asked_pair import pair_encoding
+@dataclass(frozen=True)
+class Measure:
+    """The Prio3 circuits one question's measurement is built from: its unit chooses
+    (`QuestionType.two_server_encoding`, `two_server_answer`), this builds."""
 
-            return pair_encoding(question)
-        if question.type == "integer":
-            return Encoding(question.id, "histogram", question.k + 1)
-        return Encoding(question.id, "histogram", question.k)
-    if question.type == "multiselect":
-        from .multiselect import set_encoding
+    question: Any
 
-        return set_encoding(question)
-    if question.local_epsilon is not None and question.mechanism == "geometric":
+    def count(self) -> Encoding:
+        """Prio3Count of a 0/1 measurement."""
+        return Encoding(self.question.id, "count", 1)
+
+    def histogram(self, length: int) -> Encoding:
+        """Prio3Histogram of one index in [0, length)."""
+        return Encoding(self.question.id, "histogram", length)
+
+    def sum(self, low: int, high: int) -> Encoding:
+        """Prio3Sum of a value in [low, high], measured as value - low."""
+        return Encoding(self.question.id, "sum", 1, high - low, low)
+
+    def local_sum(self) -> Encoding:
+        """Prio3Sum of the local geometric report clipped to `clip_bounds`, minus its low end."""
         from ..mechanisms import mechanism_for
 
-        lo, hi = clip_bounds(mechanism_for(question))
-        return Encoding(question.id, "sum", 1, hi - lo, lo)
-    if question.type == "binary":
-        return Encoding(question.id, "count", 1)
-    if question.type == "integer":
-        assert question.min is not None and question.max is not None
-        return Encoding(question.id, "sum", 1, question.max - question.min, question.min)
-    return Encoding(question.id, "histogram", question.k)
+        lo, hi = clip_bounds(mechanism_for(self.question))
+        return Encoding(self.question.id, "sum", 1, hi - lo, lo)
+
+    def asked_pair(self) -> Encoding:
+        """asked_geometric's [bit, number] pair under one key (shared/two_server/asked_pair.py):
+        two totals, the number's clip range and offset, the bit's scale and the sensitivity
+        s + R."""
+        from ..mechanisms import mechanism_for
+
+        mechanism = mechanism_for(self.question)
+        lo, hi = clip_bounds(mechanism)
+        scale = pair_scale(mechanism, hi - lo)
+        return Encoding(self.question.id, "asked_pair", 2, hi - lo, lo, delta=scale + hi - lo,
+                        scale=scale)
+
+    def multihot(self, length: int, max_weight: int, delta: int) -> Encoding:
+        """Prio3MultihotCountVec of `length` bits, at most `max_weight` set; `delta` the L1
+        change of the totals when one respondent's vector is substituted."""
+        return Encoding(self.question.id, "multihot", length, max_weight, delta=delta)
+
+    def last_cell(self) -> int:
+        """The measurement of a "not asked" value: the encoding's last cell."""
+        return question_encoding(self.question).length - 1
+
+    def set_bits(self, value: Any) -> list[int]:
+        """A set answer's k bits, one per option (AnswerError for a set the question does not
+        allow: option_rr's `encode` at ε = 1 checks the shape's rule; nothing is drawn)."""
+        from ..mechanisms.option_rr import OptionRR
+
+        question = self.question
+        shape = question.multiselect
+        mask = OptionRR(1.0, tuple(question.options), question_id=question.id,
+                        max_selected=shape.max_selected,
+                        required_min=shape.required_min).encode(value)
+        return [mask >> j & 1 for j in range(shape.k)]
 
 
-def crosstab_encoding(spec: CrosstabSpec, questions: Mapping[str, Question]) -> Encoding:
+def question_encoding(question: Any) -> Encoding:
+    """The encoding of a question's (local report or) answer: its unit's choice. A question
+    with a "not asked" value (skip logic) measures that value too (a Histogram's last cell, a
+    vector's last entry, or an integer's local [bit, number] pair)."""
+    encoding: Encoding = question.unit.two_server_encoding(question, Measure(question))
+    return encoding
+
+
+def crosstab_encoding(spec: Any, questions: Mapping[str, Any]) -> Encoding:
     return Encoding(spec.key, "histogram", questions[spec.rows].k * questions[spec.cols].k)
 
 
-def encodings(survey: Survey) -> dict[str, Encoding]:
+def encodings(survey: Any) -> dict[str, Encoding]:
     """Every key of a two-server survey in upload order: questions, then crosstabs."""
     by_id = {q.id: q for q in survey.questions}
     out = {q.id: question_encoding(q) for q in survey.questions}
@@ -154,72 +194,47 @@ def encodings(survey: Survey) -> dict[str, Encoding]:
     return out
 
 
-def check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:
-    """A two-server crosstab joins two non-integer questions in one Histogram."""
+def check_crosstab(spec: Any, questions: Mapping[str, Any], where: str) -> None:
+    """A two-server crosstab joins two questions whose measurement is one of their values
+    (`QuestionType.two_server_crossable`) in one Histogram."""
     for qid in (spec.rows, spec.cols):
-        if questions[qid].type not in CROSSTAB_TYPES:
-            raise SurveyError(where, f"a two-server crosstab joins binary, categorical or "
-                              f"ordinal questions; {qid!r} is {questions[qid].type}")
+        if not questions[qid].unit.two_server_crossable:
+            names = [unit.name for unit in units() if unit.two_server_crossable]
+            raise SurveyError(where, f"a two-server crosstab joins {', '.join(names[:-1])} or "
+                              f"{names[-1]} questions; {qid!r} is {questions[qid].unit.name}")
     cells = questions[spec.rows].k * questions[spec.cols].k
     if cells > MAX_CELLS:
         raise SurveyError(where, f"has {cells} cells; at most {MAX_CELLS} in a two-server "
                           f"crosstab")
 
 
-def question_index(question: Question, value: Any) -> int:
+def question_index(question: Any, value: Any) -> int:
     """The measured index (or value) of a question's true answer; AnswerError if invalid
     (a multiselect answer: its k bits). A question's "not asked" value is its last cell."""
-    from ..skip_logic import NOT_ASKED
-
-    if question.type == "multiselect":
-        from .multiselect import answer_measurement
-
-        return answer_measurement(question, value)  # type: ignore[return-value]
-    if getattr(question, "not_asked", False):
-        if isinstance(value, str) and value == NOT_ASKED:
-            return question_encoding(question).length - 1
-        if question.type == "integer":
-            if isinstance(value, bool) or not isinstance(value, int) or not (
-                    question.min <= value <= question.max):
-                raise AnswerError(f"{value!r} is not an answer to {question.id!r}")
-            return value - question.min
-    if question.type == "binary":
-        if not isinstance(value, bool):
-            raise AnswerError(f"the answer to {question.id!r} must be true or false")
-        return int(value)
-    if question.type == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise AnswerError(f"the answer to {question.id!r} must be an integer")
-        assert question.min is not None and question.max is not None
-        if not question.min <= value <= question.max:
-            raise AnswerError(f"{value} is outside [{question.min}, {question.max}] for "
-                              f"{question.id!r}; it is refused, not clamped")
-        return value - question.min
-    if value not in question.options:
-        raise AnswerError(f"{value!r} is not an option of {question.id!r}")
-    return question.options.index(value)
+    index: int = question.unit.two_server_answer(question, value, Measure(question))
+    return index
 
 
-def report_measurement(question: Question, report: Any) -> int:
-    """The measurement of a local mechanism's (validated) report."""
-    if question.type == "multiselect":
-        from .multiselect import report_measurement as set_report
-
-        return set_report(question, report)  # type: ignore[no-any-return]
+def report_measurement(question: Any, report: Any) -> Any:
+    """The measurement of a local mechanism's (validated) report, by the measurement's kind:
+    a bool or an index as it is, a number clipped as a Sum's, an asked pair's [bit, number],
+    a bitmap report's bits (k, or k + 1 with a "not asked" pseudo-option)."""
     encoding = question_encoding(question)
+    if encoding.kind == "multihot":  # 32-bit words, option j at bit j & 31 of word j >> 5
+        return [(report[j >> 5] >> (j & 31)) & 1 for j in range(encoding.length)]
     if isinstance(report, bool):
         return int(report)
     if encoding.kind == "asked_pair":  # [bit, number clipped as a sum's]
         number = min(max(int(report[1]), encoding.offset),
                      encoding.offset + encoding.max_measurement) - encoding.offset
-        return [int(report[0]), number]  # type: ignore[return-value]
+        return [int(report[0]), number]
     if encoding.kind == "sum":  # clipped to [offset, offset + max_measurement]
         return min(max(int(report), encoding.offset),
                    encoding.offset + encoding.max_measurement) - encoding.offset
     return int(report)
 
 
-def measurements(survey: Survey, indices: Mapping[str, int]) -> dict[str, int]:
+def measurements(survey: Any, indices: Mapping[str, int]) -> dict[str, int]:
     """Per key the Prio3 measurement, from per answered question its measured index.
 
     For a histogram key the measurement is the index; for count 0/1; for sum the offset value.

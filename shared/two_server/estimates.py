@@ -43,16 +43,15 @@ entries by question id, and by `CrosstabSpec.key` ("crosstab:<rows>:<cols>") for
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from ..errors import EstimateError
 from ..estimand import MEAN_SCORE, estimand
 from ..estimates import (
-    Estimate,
     GroupEstimate,
     MeanEstimate,
     ValueEstimate,
@@ -62,39 +61,33 @@ from ..estimates import (
     value_estimates,
     z_value,
 )
-from .noise import SERVERS, NoisePlan
+from .among_asked import add_among_asked
+from .asked_pair import estimate_pair
+from .encoding import clip_bounds, question_encoding
+from .entry import (
+    COLLECTION,
+    SAMPLING_NOTE,
+    BatchEntry,
+    CollectedBatchLike,
+    TwoServerEstimate,
+    check_kind,
+    entry_n,
+    entry_plan,
+    mechanism_label,
+    noise_variance,
+    too_noisy_notes,
+)
+from .multiselect import estimate_set_two_server
+from .noise import SERVERS
 
-COLLECTION = "two-server"
-SAMPLING_NOTE = ("standard errors count sampling (respondents as a random sample), "
-                 "both servers' noise{local}")
 MEAN_SAMPLING_NOTE = ("mean: the servers add up the answers but not their squares, so how "
                       "much the answers differ from person to person is not known; the "
                       "interval assumes the widest spread this mean allows, as if every answer "
                       "were the lowest or the highest possible (the Bhatia-Davis bound on the "
                       "variance, (max - mean)(mean - min)): it may be wider than needed, never "
                       "narrower")
-TOO_NOISY_NOTE = ("too noisy: at n = {n:,} the two servers' noise alone spreads the "
-                  "{confidence:.0%} interval {what} over more than {span}, so this estimate "
-                  "says almost nothing yet; the noise's part shrinks in proportion to 1/n "
-                  "(about {needed:,} respondents would make it a tenth of that)")
 # A crosstab is refused past this many joint cells (its worst case is O(cells²)).
 MAX_CROSSTAB_CELLS = 4096
-
-
-class BatchEntry(Protocol):
-    """One question's (or crosstab's) part of a collected batch (the contract's fields;
-    shared/two_server/results.py's `BatchEntry` has them, its `noise_plan` being a method)."""
-
-    noisy_sums: Sequence[int]
-    n: int
-    rejected: int
-
-
-class CollectedBatchLike(Protocol):
-    survey_id: str
-    version: int
-    batch_id: str
-    entries: Mapping[str, BatchEntry]
 
 
 # --- the linear design of a question ---------------------------------------------------------
@@ -350,18 +343,15 @@ def local_mechanism(question: Any) -> Any | None:
 
 
 def design_for(question: Any) -> Design:
-    """The design of a binary, categorical or ordinal question (an integer one is a Prio3 Sum:
-    `sum_design`)."""
-    not_asked = getattr(question, "not_asked", False)  # skip logic: a Histogram ending NA
-    if question.type == "integer" and not not_asked:
+    """The design of a question measured as one index (a Count or a Histogram: binary,
+    categorical, ordinal, an integer's values with "not asked"); a Sum is not one (an integer
+    question's: only its mean is estimated, `sum_design`)."""
+    measured = question_encoding(question).kind
+    if measured == "sum":
         raise EstimateError(f"{question.id}: an integer question is a Prio3 Sum; only its mean "
                             "is estimated")
-    labels = tuple(question.labels)
-    if question.type == "integer":
-        from ..skip_logic import NOT_ASKED
-
-        labels = (*labels, NOT_ASKED)
-    kind = "count" if question.type == "binary" and not not_asked else "histogram"
+    labels = question.unit.two_server_labels(question)
+    kind = "count" if measured == "count" else "histogram"
     mechanism = local_mechanism(question)
     if mechanism is None:
         return Design(labels, kind, len(labels))
@@ -388,51 +378,32 @@ def local_design(mechanism: Any, labels: tuple[Any, ...], kind: str) -> Design:
 # --- one question -----------------------------------------------------------------------------
 
 
-@dataclass
-class TwoServerEstimate(Estimate):
-    """An `Estimate` of the two-server mode: the central ε, the local ε0 (if any), the noise
-    each server added and the reports preparation rejected."""
-
-    central_epsilon: float = 0.0
-    local_epsilon: float | None = None
-    local_mechanism: str | None = None
-    rejected: int = 0
-    noise: NoisePlan | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d.update({"collection": COLLECTION, "central_epsilon": self.central_epsilon,
-                  "local_epsilon": self.local_epsilon, "local_mechanism": self.local_mechanism,
-                  "rejected": self.rejected,
-                  "noise": None if self.noise is None else self.noise.to_dict()})
-        return d
-
-
 def estimate_two_server(question: Any, entry: BatchEntry,
                         confidence: float = 0.95) -> TwoServerEstimate:
-    """Shares (and groups, and the mean score of ordinal questions) or the mean of an integer
-    question, from one batch entry."""
-    if question.type == "multiselect":  # shares that overlap: shared/two_server/multiselect.py
-        from .multiselect import estimate_set_two_server
-
+    """A question's estimates from one batch entry, by what it measured: overlapping shares
+    and the mean number selected (multiselect.py), the mean of a Sum, the share not asked and
+    the mean among those asked of an asked pair (asked_pair.py), or the shares of a Count or
+    Histogram (with groups, the mean score where the question has one, and among those asked
+    for a question with a "not asked" value)."""
+    if question.unit.overlapping:  # shares that overlap: shared/two_server/multiselect.py
         return estimate_set_two_server(question, entry, confidence)  # type: ignore[no-any-return]
     z = z_value(confidence)
-    n = _entry_n(entry)
+    n = entry_n(entry)
     plan = entry_plan(entry)
     local = getattr(question, "local_epsilon", None)
     result = TwoServerEstimate(
-        question=question.id, mechanism=_mechanism_label(question), epsilon=plan.epsilon, n=n,
+        question=question.id, mechanism=mechanism_label(question), epsilon=plan.epsilon, n=n,
         confidence=confidence, central_epsilon=plan.epsilon, local_epsilon=local,
         local_mechanism=question.mechanism if local is not None else None,
         rejected=int(getattr(entry, "rejected", 0) or 0), noise=plan)
     result.notes.append(SAMPLING_NOTE.format(
         local=f" and the local {question.mechanism} randomization at ε0 = {local:g}"
         if local is not None else ""))
-    if question.type == "integer" and getattr(question, "not_asked", False) and local is not None:
-        from .asked_pair import estimate_pair  # skip logic: the device's [bit, number] pair
-
-        return estimate_pair(question, entry, result, confidence)  # type: ignore[no-any-return]
-    if question.type == "integer" and not getattr(question, "not_asked", False):
+    encoding = question_encoding(question)
+    if encoding.kind == "asked_pair":  # skip logic: the device's [bit, number] pair
+        return estimate_pair(question, entry, result, confidence,  # type: ignore[no-any-return]
+                             encoding)
+    if encoding.kind == "sum":
         result.mean = _integer_mean(question, entry, n, z)
         result.notes.append(MEAN_SAMPLING_NOTE)
         if n:
@@ -442,17 +413,17 @@ def estimate_two_server(question: Any, entry: BatchEntry,
                 f"({question.min} to {question.max})")
         return result
     design = design_for(question)
-    _check_kind(question.id, entry, design.kind)
+    check_kind(question.id, entry, design.kind)
     groups = question.group_indices() if getattr(question, "groups", None) else {}
+    meaning = estimand(question)  # what its rows mean, as in every other path
     if n == 0:
         result.categories = empty_value_estimates(design.labels)
         result.groups = [GroupEstimate(name, [design.labels[i] for i in members],
                                        None, None, None, None, None, None)
                          for name, members in groups.items()]
-        if question.type == "ordinal":
+        if MEAN_SCORE in (meaning.mean, meaning.asked_mean):
             result.mean = MeanEstimate(None, None, None, None, None)
         return result
-    meaning = estimand(question)  # what its rows mean, as in every other path
     counts = design.counts(entry.noisy_sums, n)
     f_hat = design.unbiased(counts, n)
     consistent = meaning.consistent(f_hat)
@@ -474,8 +445,6 @@ def estimate_two_server(question: Any, entry: BatchEntry,
                                              noise_variance(entry), z))
     result.notes = meaning.with_notes(result.notes)
     if getattr(question, "not_asked", False):  # skip logic: among those asked
-        from .among_asked import add_among_asked
-
         add_among_asked(question, design, counts, n, f_hat, consistent, noise_variance(entry), z,
                         result)
     return result
@@ -491,19 +460,6 @@ def _share_rows(design: Design, f_hat: np.ndarray, consistent: np.ndarray, n: in
     bound = worst / n + extra
     return (value_estimates(design.labels, f_hat, variance, bound, consistent, z),
             math.sqrt(float(np.max(extra))))
-
-
-def too_noisy_notes(noise_se: float, span: float, n: int, z: float, confidence: float,
-                    what: str, span_words: str) -> list[str]:
-    """The too-noisy note when the servers' noise dominates: its part of the interval alone,
-    ±z times the noise's standard error, is wider than every value the estimate can take
-    (`span`: 1 for a share, max - min for a mean). Then no two possible truths can be told
-    apart from the noise, whatever the sampling. The noise's standard error falls as 1/n, so
-    n·20·z·se/span respondents bring its part to a tenth of the span. ([] otherwise.)"""
-    if n == 0 or span <= 0 or 2 * z * noise_se < span:
-        return []
-    return [TOO_NOISY_NOTE.format(n=n, confidence=confidence, what=what, span=span_words,
-                                  needed=math.ceil(n * 20 * z * noise_se / span))]
 
 
 def _linear(fn: Functional, counts: np.ndarray, n: int, consistent: np.ndarray,
@@ -548,8 +504,6 @@ def sum_design(question: Any) -> SumDesign:
     if not hasattr(mechanism, "report_bounds"):
         raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not report "
                             "an integer")
-    from .encoding import clip_bounds
-
     lo, hi = clip_bounds(mechanism)
     return SumDesign(low, high, lo, hi - lo,
                      mechanism.noise_variance(mechanism.k, mechanism.epsilon))
@@ -562,7 +516,7 @@ def _integer_mean(question: Any, entry: BatchEntry, n: int, z: float) -> MeanEst
         raise EstimateError(f"{question.id}: a Prio3 Sum releases 1 total, got {len(sums)}")
     if n == 0:
         return MeanEstimate(None, None, None, None, None)
-    _check_kind(question.id, entry, "sum")
+    check_kind(question.id, entry, "sum")
     if getattr(entry, "offset", design.offset) != design.offset:
         raise EstimateError(f"{question.id}: the batch measured values from "
                             f"{entry.offset}, the question's encoding from {design.offset}")
@@ -572,47 +526,6 @@ def _integer_mean(question: Any, entry: BatchEntry, n: int, z: float) -> MeanEst
     return MeanEstimate(estimate=mean, std_error=se,
                         variance_bound=design.worst_per_report() / n + noise,
                         ci_low=mean - z * se, ci_high=mean + z * se)
-
-
-def _entry_n(entry: BatchEntry) -> int:
-    n = entry.n
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
-        raise EstimateError(f"a batch's report count must be an integer >= 0, got {n!r}")
-    entry_plan(entry)
-    return int(n)
-
-
-def noise_variance(entry: Any) -> float:
-    """One server's noise variance per coordinate in this entry's totals: the plan's σ², times
-    the number of batches added up into the entry (each batch carries its own draws)."""
-    batches = getattr(entry, "batches", 1)
-    if isinstance(batches, bool) or not isinstance(batches, int | np.integer) or batches < 1:
-        raise EstimateError(f"an entry adds up a positive number of batches, got {batches!r}")
-    return entry_plan(entry).variance * int(batches)
-
-
-def entry_plan(entry: Any) -> NoisePlan:
-    """The NoisePlan the servers used for an entry (an attribute, or a method computing it)."""
-    plan = getattr(entry, "noise_plan", None)
-    if callable(plan) and not isinstance(plan, NoisePlan):
-        plan = plan()
-    if not isinstance(plan, NoisePlan):
-        raise EstimateError("a batch entry needs the NoisePlan its servers used")
-    return plan
-
-
-def _check_kind(key: str, entry: Any, kind: str) -> None:
-    """The entry's Prio3 measurement must be the one this estimator reads."""
-    found = getattr(entry, "kind", None) or entry_plan(entry).kind
-    if found != kind and not (kind == "histogram" and found == "crosstab"):
-        raise EstimateError(f"{key}: the batch holds a {found} where the estimator reads a "
-                            f"{kind}")
-
-
-def _mechanism_label(question: Any) -> str:
-    if getattr(question, "local_epsilon", None) is None:
-        return COLLECTION
-    return f"{COLLECTION}+{question.mechanism}"
 
 
 # --- declared crosstabs -----------------------------------------------------------------------
@@ -680,9 +593,9 @@ def estimate_crosstab(rows: Any, cols: Any, entry: BatchEntry,
                       confidence: float = 0.95) -> CrosstabEstimate:
     """Every joint cell's share with sampling + local + noise standard errors."""
     z = z_value(confidence)
-    n = _entry_n(entry)
+    n = entry_n(entry)
     design = crosstab_design(rows, cols)
-    _check_kind(f"crosstab:{rows.id}:{cols.id}", entry, "histogram")
+    check_kind(f"crosstab:{rows.id}:{cols.id}", entry, "histogram")
     k2 = len({b for _, b in design.labels})
     row_labels = list(dict.fromkeys(a for a, _ in design.labels))
     col_labels = list(dict.fromkeys(b for _, b in design.labels))

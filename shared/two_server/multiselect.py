@@ -48,9 +48,26 @@ from ..errors import EstimateError
 from ..estimand import CLIP, SHARES_NOTE
 from ..estimates import MeanEstimate, empty_value_estimates, value_estimates, z_value
 from ..mechanisms.set_base import SetShape
+from ..question_types.multiselect import MultiselectType
 from ..set_spread import size_variance_bound
+from .encoding import question_encoding
+from .entry import (
+    SAMPLING_NOTE,
+    TwoServerEstimate,
+    check_kind,
+    entry_n,
+    entry_plan,
+    mechanism_label,
+    noise_variance,
+    too_noisy_notes,
+)
+from .multiselect_not_asked import add_set_among_asked
+from .noise import SERVERS
 
-LOCAL_SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr")
+# The local mechanisms whose report is one vector of counts, and Δ of the answer's bits with a
+# "not asked" entry: the multiselect unit's (shared/question_types/multiselect.py).
+LOCAL_SET_MECHANISMS = MultiselectType.two_server_local_mechanisms
+not_asked_delta = MultiselectType.two_server_not_asked_delta
 BITS_NOTE = ("mean number selected: the servers add up each option's count but not how many "
              "each respondent selected, so that spread is taken at the widest the options' "
              "shares allow: the interval may be wider than needed, never narrower")
@@ -63,62 +80,6 @@ def measured_shape(question: Any) -> SetShape:
     if getattr(question, "not_asked", False):
         return SetShape(shape.k + 1, shape.max_selected, shape.required_min)
     return shape
-
-
-def not_asked_delta(shape: SetShape) -> int:
-    """Δ of the answer's bits with a "not asked" entry: max(min(2m, k), m + 1) for `shape` the
-    question's own (two answers differ in `max_difference` options; "not asked" against a set
-    of s <= m options in s + 1 entries, and a set of m options is an answer)."""
-    return max(shape.max_difference(), shape.max_selected + 1)
-
-
-def set_encoding(question: Any) -> Any:
-    """The Prio3 encoding of a multiselect question's measurement (module docstring)."""
-    from .encoding import Encoding
-
-    shape: SetShape = question.multiselect
-    measured = measured_shape(question)
-    if question.local_epsilon is None:
-        delta = (not_asked_delta(shape) if measured.k > shape.k else shape.max_difference())
-        return Encoding(question.id, "multihot", measured.k, shape.max_selected, delta=delta)
-    if question.mechanism == "psfo_grr":
-        return Encoding(question.id, "histogram", _padded_values(measured))
-    return Encoding(question.id, "multihot", measured.k, measured.k, delta=measured.k)
-
-
-def _padded_values(shape: SetShape) -> int:
-    return shape.k + shape.max_selected - shape.required_min
-
-
-def answer_measurement(question: Any, value: Any) -> list[int]:
-    """The answer's k bits, and a last "not asked" bit for a question that has that value
-    (AnswerError for a set the question does not allow)."""
-    from ..skip_logic import NOT_ASKED
-
-    k = question.multiselect.k
-    not_asked = getattr(question, "not_asked", False)
-    if not_asked and isinstance(value, str) and value == NOT_ASKED:
-        return [0] * k + [1]
-    mask = _checker(question).encode(value)
-    return [mask >> j & 1 for j in range(k)] + ([0] if not_asked else [])
-
-
-def report_measurement(question: Any, report: Any) -> Any:
-    """The measurement of a local mechanism's validated report: psfo_grr's index, or the bits
-    of a bitmap report (k, or k + 1 with a "not asked" pseudo-option)."""
-    if question.mechanism == "psfo_grr":
-        return int(report)
-    return [(report[j >> 5] >> (j & 31)) & 1 for j in range(measured_shape(question).k)]
-
-
-def _checker(question: Any) -> Any:
-    """A set mechanism of the question's shape that only checks answers (option_rr at ε = 1:
-    its `encode` is the shape's rule; nothing is drawn)."""
-    from ..mechanisms.option_rr import OptionRR
-
-    shape = question.multiselect
-    return OptionRR(1.0, tuple(question.options), question_id=question.id,
-                    max_selected=shape.max_selected, required_min=shape.required_min)
 
 
 def support_probabilities(question: Any) -> tuple[float, float, str]:
@@ -173,25 +134,13 @@ def count_worst(shape: SetShape, p: float, q: float, kind: str) -> float:
 def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95) -> Any:
     """Each option's share (of respondents who selected it) and the mean number selected from
     one batch entry, with sampling + local + noise standard errors."""
-    from .estimates import (
-        SAMPLING_NOTE,
-        SERVERS,
-        TwoServerEstimate,
-        _check_kind,
-        _entry_n,
-        _mechanism_label,
-        entry_plan,
-        noise_variance,
-        too_noisy_notes,
-    )
-
     z = z_value(confidence)
-    n = _entry_n(entry)
+    n = entry_n(entry)
     plan = entry_plan(entry)
     local = question.local_epsilon
-    encoding = set_encoding(question)
+    encoding = question_encoding(question)
     result = TwoServerEstimate(
-        question=question.id, mechanism=_mechanism_label(question), epsilon=plan.epsilon, n=n,
+        question=question.id, mechanism=mechanism_label(question), epsilon=plan.epsilon, n=n,
         confidence=confidence, consistent_method=CLIP,
         central_epsilon=plan.epsilon, local_epsilon=local,
         local_mechanism=question.mechanism if local is not None else None,
@@ -199,7 +148,7 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
     result.notes += [SHARES_NOTE, SAMPLING_NOTE.format(
         local=f" and the local {question.mechanism} randomization at ε0 = {local:g}"
         if local is not None else "")]
-    _check_kind(question.id, entry, encoding.kind)
+    check_kind(question.id, entry, encoding.kind)
     shape: SetShape = question.multiselect
     measured = measured_shape(question).k  # k, or k + 1 with "not asked"
     p, q, kind = support_probabilities(question)
@@ -209,8 +158,6 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
         result.categories = empty_value_estimates(question.labels)
         result.mean = MeanEstimate(None, None, None, None, None)
         if measured > shape.k:
-            from .multiselect_not_asked import add_set_among_asked
-
             add_set_among_asked(question, None, n, p, q, kind, 0.0, z, result)
         return result
     sums = np.asarray([int(s) for s in entry.noisy_sums], dtype=float)
@@ -227,8 +174,6 @@ def estimate_set_two_server(question: Any, entry: Any, confidence: float = 0.95)
     result.notes += too_noisy_notes(math.sqrt(noise), 1.0, n, z, confidence, "of a share",
                                     "100 percentage points (every share there is)")
     if measured > shape.k:  # skip logic: "not asked" and the shares among those asked
-        from .multiselect_not_asked import add_set_among_asked
-
         add_set_among_asked(question, f_hat, n, p, q, kind, noise, z, result)
         return result
     total = float(f_hat.sum())

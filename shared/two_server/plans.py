@@ -2,11 +2,12 @@
 crosstab. The leader and the helper each call these with the signed survey, so both size their
 noise from the same declaration (and the estimator reads the same plan back from the batch).
 
-A question's measurement (shared/two_server/estimates.py): binary -> Count (Δ = 1), categorical
-and ordinal -> Histogram (Δ = 2), integer -> Sum of (answer - min) (Δ = max - min) or, with a
-local ε0, of the device's geometric report clipped to its accepted range (Δ = that range's
-width). A declared crosstab is a Histogram over the joint cells (Δ = 2) at the crosstab's
-central ε: the smaller of its two questions' (`crosstab_epsilon`).
+A question's measurement (shared/two_server/encoding.py, its unit's choice): binary -> Count
+(Δ = 1), categorical and ordinal -> Histogram (Δ = 2), integer -> Sum of (answer - min)
+(Δ = max - min) or, with a local ε0, of the device's geometric report clipped to its accepted
+range (Δ = that range's width); multiselect -> its vector (Δ: shared/two_server/multiselect.py).
+A declared crosstab is a Histogram over the joint cells (Δ = 2) at the crosstab's central ε:
+the smaller of its two questions' (`crosstab_epsilon`).
 """
 
 from __future__ import annotations
@@ -14,27 +15,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import EstimateError
+from .encoding import question_encoding
 from .noise import NoisePlan, noise_plan
 
 
 def question_noise_plan(question: Any) -> NoisePlan:
-    """The certified noise each server adds to this question's aggregate share."""
-    from .estimates import sum_design
-
+    """The certified noise each server adds to this question's aggregate share: sized for
+    its measurement's kind and sensitivity (its unit's encoding, shared/two_server/encoding.py)."""
     epsilon = central_epsilon(question)
-    if question.type == "multiselect":
-        from .encoding import question_encoding
-
-        encoding = question_encoding(question)
-        return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
-    if getattr(question, "not_asked", False):  # skip logic: a Histogram ending "not asked",
-        from .encoding import question_encoding  # or an integer's local pair
-
-        encoding = question_encoding(question)
-        return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
-    if question.type == "integer":
-        return noise_plan("sum", epsilon, sum_design(question).sensitivity)
-    return noise_plan("count" if question.type == "binary" else "histogram", epsilon)
+    encoding = question_encoding(question)
+    return noise_plan(encoding.kind, epsilon, encoding.sensitivity)
 
 
 def crosstab_epsilon(survey: Any, spec: Any) -> float:
