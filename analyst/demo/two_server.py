@@ -21,6 +21,7 @@ from typing import Any
 import click
 import numpy as np
 from ldpsurvey.server.common.two_server.helper_token import generate as generate_helper_token
+from ldpsurvey.shared.estimand import MEAN
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.two_server.config import b64url
 from ldpsurvey.shared.two_server.hpke import generate_keypair
@@ -131,21 +132,22 @@ def render(survey: Survey, answers: dict[str, np.ndarray], results: dict[str, An
     for q in survey.questions:
         truth = answers[q.id]
         ldp, two = results["ldp"].get(q.id, {}), results["two"].get(q.id, {})
-        if q.type == "integer":
+        unit = q.unit
+        if unit.mean_label == MEAN:  # a number: its estimate is the mean (truth: min + index)
             assert q.min is not None
-            rows.append((q.id, "mean", f"{q.min + truth.mean():.3f}", _cell(ldp.get("mean")),
+            rows.append((q.id, MEAN, f"{q.min + truth.mean():.3f}", _cell(ldp.get("mean")),
                          _cell(two.get("mean"))))
             continue
         by_value = {json.dumps(c["value"]): c for c in ldp.get("categories") or []}
         two_by = {json.dumps(c["value"]): c for c in two.get("categories") or []}
-        sets = q.type == "multiselect"  # truth: a row of 0/1 per respondent, options overlap
+        sets = unit.overlapping  # truth: a row of 0/1 per respondent, options overlap
         for i, value in enumerate(q.labels):
             key = json.dumps(value)
             share = truth[:, i].mean() if sets else (truth == i).mean()
             rows.append((q.id if i == 0 else "", str(value), f"{share:.3f}",
                          _cell(by_value.get(key)), _cell(two_by.get(key))))
         if sets:
-            rows.append(("", "mean number selected", f"{truth.sum(axis=1).mean():.3f}",
+            rows.append(("", str(unit.mean_label), f"{truth.sum(axis=1).mean():.3f}",
                          _cell(ldp.get("mean")), _cell(two.get("mean"))))
     widths = [max(len(r[c]) for r in rows) for c in range(5)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
