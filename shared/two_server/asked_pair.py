@@ -39,7 +39,7 @@ from typing import Any
 
 from ..errors import EstimateError
 from ..estimates import AmongAsked, MeanEstimate, ValueEstimate, z_value
-from ..skip_logic import NOT_ASKED
+from ..question_types.base import NOT_ASKED
 from .entry import check_kind, noise_variance
 from .noise import SERVERS
 

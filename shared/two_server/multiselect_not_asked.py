@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from ..estimates import AmongAsked, MeanEstimate, ValueEstimate
+from ..question_types.base import NOT_ASKED
 from ..set_spread import size_variance_bound
-from ..skip_logic import NOT_ASKED
 from .among_asked import NOTE
 
 
