@@ -216,15 +216,9 @@ def draw_answers(survey: Survey, n: int, rng: np.random.Generator) -> dict[str, 
 
 def answer_value(question: Question, index: int) -> Any:
     """A domain index as the answer a respondent gives (bool, label or int; a multiselect
-    answer is drawn as a row of 0/1 per option and given as the list of its labels)."""
-    if question.type == "multiselect":
-        return [label for label, chosen in zip(question.options, index, strict=True) if chosen]
-    if question.type == "binary":
-        return bool(index)
-    if question.type == "integer":
-        assert question.min is not None
-        return question.min + int(index)
-    return question.options[int(index)]
+    answer is drawn as a row of 0/1 per option and given as the list of its labels): the
+    question's unit says."""
+    return question.unit.simulated_answer(question, index)
 
 
 def run_respondents(url: str, survey: Survey, fingerprint: str, answers: dict[str, np.ndarray],

@@ -45,21 +45,34 @@ def truth_of(survey: Survey, answers: dict[str, np.ndarray]) -> Truth:
 
 
 def true_shares(question: Any, answers: np.ndarray) -> tuple[dict[str, float], float | None]:
-    """Label -> share of `answers` (indices), group shares, and the mean for integer questions
-    (multiselect: answers are sets, the mean is the number selected)."""
-    if question.type == "multiselect":
+    """Label -> share of `answers` (indices), group shares, and the mean where answers are
+    numbers (integer values, ordinal scores; multiselect: answers are sets, the mean is the
+    number selected)."""
+    return question.unit.visit(question, _TrueShares(answers))  # type: ignore[no-any-return]
+
+
+class _TrueShares:
+    """`true_shares` per kind of answer (QuestionType.visit)."""
+
+    def __init__(self, answers: np.ndarray) -> None:
+        self.answers = answers
+
+    def option_set(self, question: Any) -> tuple[dict[str, float], float | None]:
         from ..simulate.multiselect import set_shares
 
-        return set_shares(answers, question)
-    n = max(len(answers), 1)
-    counts = np.bincount(np.asarray(answers, dtype=np.int64), minlength=question.k) / n
-    labels = list(question.labels)
-    shares = {answer_label(v): float(c) for v, c in zip(labels, counts, strict=True)}
-    for name, members in question.group_indices().items() if question.groups else ():
-        shares[name] = float(counts[list(members)].sum())
-    mean = None
-    if question.type == "integer":
-        mean = float(question.min + np.dot(np.arange(question.k), counts))
-    elif question.type == "ordinal":  # the mean score, options scored 1..k in order
-        mean = float(1 + np.dot(np.arange(question.k), counts))
-    return shares, mean
+        return set_shares(self.answers, question)
+
+    def options(self, question: Any) -> tuple[dict[str, float], float | None]:
+        n = max(len(self.answers), 1)
+        counts = np.bincount(np.asarray(self.answers, dtype=np.int64),
+                             minlength=question.k) / n
+        labels = list(question.labels)
+        shares = {answer_label(v): float(c) for v, c in zip(labels, counts, strict=True)}
+        for name, members in question.group_indices().items() if question.groups else ():
+            shares[name] = float(counts[list(members)].sum())
+        origin = question.unit.score_origin(question)  # integer: min; ordinal: scores 1..k
+        mean = (None if origin is None else
+                float(origin + np.dot(np.arange(question.k), counts)))
+        return shares, mean
+
+    number = cell = options

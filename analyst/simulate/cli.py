@@ -123,7 +123,7 @@ def format_question(q: QuestionResult, rows: int) -> list[str]:
         if len(shown) > rows:
             top = sorted(range(len(shown)), key=lambda i: -shown[i].truth)[:rows]
             shown = [shown[i] for i in sorted(top)]
-        out.extend(_table(shown, "value" if question.type == "integer" else "option", level))
+        out.extend(_table(shown, question.unit.answer_word, level))
         if len(q.values) > len(shown):
             out.append(f"  ... {len(q.values) - len(shown)} more not shown (coverage counts all)")
     if q.groups:

@@ -69,12 +69,7 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise SimulationError(f"n must be an integer >= 2, got {n!r}")
     q1, q2 = _question(survey, rows_q), _question(survey, cols_q)
-    for q in (q1, q2):
-        if q.type == "multiselect":
-            raise SimulationError(f"{q.id!r} is a multiselect question: simulate --crosstab does "
-                                  f"not draw sets of answers; `plan --crosstab {q.id}:OPTION "
-                                  "OTHER` gives one option's margin, and `report --crosstab` "
-                                  "crosses one option of it")
+    widths = [q.unit.visit(q, _DRAWN_WIDTH) for q in (q1, q2)]  # refuses sets of options
     m1, m2 = mechanism_for(q1), mechanism_for(q2)
     e1, e2 = encoder_for_question(q1, m1, row_bins), encoder_for_question(q2, m2, col_bins)
     truth = dict(truth or {})
@@ -82,8 +77,7 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
     counts = np.zeros((e1.width, e2.width), dtype=object)
     counts[:, :] = 0
     table = _TrueTable(e1, e2, q1, q2)
-    step = chunk_size(max(q1.k if q1.type != "integer" else 1,
-                          q2.k if q2.type != "integer" else 1))
+    step = chunk_size(max(widths))
     done = 0
     while done < n:
         size = min(step, n - done)
@@ -103,6 +97,29 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
     report = CrosstabReport(document=doc, survey=survey.to_dict(),
                             truth=CrosstabTruth(tables))
     return CrosstabSimulation(report, covered, total, seed)
+
+
+class _DrawnWidth:
+    """Per kind of answer (QuestionType.visit), the values one drawn answer spans, which sizes
+    the chunks: an option or a cell one of k, a number one (its range may be huge); a set of
+    options is not drawn here."""
+
+    def options(self, question: Question) -> int:
+        return question.k
+
+    cell = options
+
+    def number(self, question: Question) -> int:
+        return 1
+
+    def option_set(self, question: Question) -> int:
+        raise SimulationError(f"{question.id!r} is a multiselect question: simulate --crosstab "
+                              f"does not draw sets of answers; `plan --crosstab "
+                              f"{question.id}:OPTION OTHER` gives one option's margin, and "
+                              "`report --crosstab` crosses one option of it")
+
+
+_DRAWN_WIDTH = _DrawnWidth()
 
 
 def _perturb(mechanism: Mechanism, answers: np.ndarray, rng: np.random.Generator) -> Any:
@@ -143,8 +160,9 @@ class _TrueTable:
 
 
 def _value(question: Question, index: np.ndarray) -> np.ndarray:
-    """The number a mean is of: an integer answer's value, an ordinal option's score 1..k."""
-    first = question.min if question.type == "integer" else 1
+    """The number a mean is of: an integer answer's value, an ordinal option's score 1..k
+    (the unit's score_origin)."""
+    first = question.unit.score_origin(question)
     assert first is not None
     return (index + first).astype(float)
 

@@ -106,11 +106,10 @@ def compare_estimate(question: Question, mechanism: Mechanism, estimate: Estimat
         for group in estimate.groups:
             members = [index[label] for label in group.options]
             result.groups.append(value_result(group, float(true_freq[members].sum()), group.name))
-    if estimate.mean is not None and estimate.mean.estimate is not None \
-            and question.type in ("integer", "ordinal"):
-        # Integer answers are their values; ordinal options are scored 1..k.
-        first = question.min if question.type == "integer" else 1
-        assert first is not None
+    # Integer answers are their values, ordinal options scored 1..k (the unit's score_origin);
+    # a type whose answers are not numbers has no mean to compare.
+    first = question.unit.score_origin(question)
+    if estimate.mean is not None and estimate.mean.estimate is not None and first is not None:
         true_mean = first + true_index_sum / n
         m = estimate.mean
         assert m.std_error is not None and m.ci_low is not None and m.ci_high is not None

@@ -21,6 +21,7 @@ import numpy as np
 from ldpsurvey.shared.conditions import Node, Operand
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.question_types import unit_for
 from ldpsurvey.shared.survey import Question, Survey
 
 from .results import (
@@ -83,10 +84,10 @@ def condition_mask(node: Node, columns: Mapping[str, Column], n: int) -> np.ndar
 
 
 def _literal_as(side: Operand, literal: Any) -> Any:
-    """A literal in the units of the other side's array: an option's position for an ordinal
-    question, its label for a categorical one, itself otherwise."""
-    if side.kind == "ordinal" and side.question is not None and isinstance(literal, str):
-        return side.question.options.index(literal)
+    """A literal in the units of the other side's array (the answer's unit says: an option's
+    position for an ordinal question, its label for a categorical one, itself otherwise)."""
+    if side.form == "ref" and side.question is not None:
+        return unit_for(side.question.type).condition_literal(side.question, literal)
     return literal
 
 
@@ -109,15 +110,7 @@ def _operand(operand: Operand, columns: Mapping[str, Column], n: int
         j = column.question.options.index(operand.option)
         return column.values[:, j], present
     q = column.question
-    index = np.where(present, column.values, 0)
-    if q.type == "binary":
-        return index == 1, present
-    if q.type == "integer":
-        assert q.min is not None
-        return q.min + index, present
-    if q.type == "ordinal":
-        return index, present
-    return np.asarray(q.options, dtype=object)[index], present
+    return q.unit.condition_values(q, np.where(present, column.values, 0)), present
 
 
 def asked_truth(question: Question) -> Distribution:
@@ -140,13 +133,12 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
                         progress: Callable[[int], None] | None = None) -> SimulationResult:
     """`simulate_survey` for a survey with conditions (module docstring)."""
     truth = dict(truth or {})
-    if any(q.type == "location" for q in survey.questions):
-        raise SimulationError("simulating skip logic takes binary, categorical, ordinal, "
-                              "integer and multiselect questions")
+    kinds = {q.id: q.unit.visit(q, _KINDS) for q in survey.questions}  # refuses a grid's cells
     mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
     aggregates = {q.id: m.new_aggregate() for q, m in zip(survey.questions,
                                                            mechanisms.values(), strict=True)}
-    tallies = {q.id: _Tally(np.zeros(_cells(q), dtype=np.int64)) for q in survey.questions}
+    tallies = {q.id: _Tally(np.zeros(kinds[q.id].cells(q), dtype=np.int64))
+               for q in survey.questions}
     step = min(chunk_size(q.k) for q in survey.questions)
     done = 0
     while done < n:
@@ -160,15 +152,7 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
             tally = tallies[q.id]
             tally.asked += int(asked.sum())
             tally.index_sum += int(answers[asked].sum(dtype=np.int64))
-            if q.type == "multiselect":  # sets: the count of each option, "not asked" last
-                sent = _sets_sent(q, answers, asked, tally)
-            elif q.not_asked:
-                not_asked = len(tally.counts) - 1
-                sent = np.where(asked, answers, not_asked)
-                tally.counts += np.bincount(sent, minlength=len(tally.counts))
-            else:
-                sent = answers[asked]
-                tally.counts += np.bincount(sent, minlength=len(tally.counts))
+            sent = kinds[q.id].sent(q, answers, asked, tally)
             mechanism = mechanisms[q.id]
             if sent.size:
                 aggregates[q.id].merge(mechanism.aggregate_many(mechanism.perturb_many(sent,
@@ -176,105 +160,163 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
         done += size
         if progress is not None:
             progress(size * len(survey.questions))
-    results = [_result(q, mechanisms[q.id], aggregates[q.id], tallies[q.id], n, confidence)
+    results = [kinds[q.id].result(q, mechanisms[q.id], aggregates[q.id], tallies[q.id], n,
+                                  confidence)
                for q in survey.questions]
     return SimulationResult(survey=survey, n=n, seed=seed, confidence=confidence,
                             questions=results)
 
 
-def _cells(q: Question) -> int:
-    """The true-answer tally's cells: the domain's values ("not asked" included)."""
-    if q.type == "multiselect":
+class _Options:
+    """An answer index (an option): tallied per value, "not asked" last; each value's share
+    compared over everyone, or among those asked."""
+
+    def cells(self, q: Question) -> int:
+        """The true-answer tally's cells: the domain's values ("not asked" included)."""
+        return len(q.unit.values(q)) + (1 if q.not_asked else 0)
+
+    def sent(self, q: Question, answers: np.ndarray, asked: np.ndarray,
+             tally: _Tally) -> np.ndarray:
+        """What the mechanism takes: every answer, "not asked" for those not asked; or, with
+        no such value, the answers of those asked alone."""
+        sent = (np.where(asked, answers, len(tally.counts) - 1) if q.not_asked
+                else answers[asked])
+        tally.counts += np.bincount(sent, minlength=len(tally.counts))
+        return sent
+
+    def value_truths(self, freq: np.ndarray) -> np.ndarray | None:
+        """The per-value truths the values' rows are compared with."""
+        return freq
+
+    def result(self, q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
+               confidence: float) -> QuestionResult:
+        estimate = mechanism.estimate(aggregate, confidence)
+        sent = int(tally.counts.sum())
+        if not q.not_asked:  # every report is an answer: compared as any question's
+            freq = tally.counts / max(sent, 1)
+            return compare_estimate(q, mechanism, estimate, self.value_truths(freq),
+                                    tally.index_sum, max(sent, 1), confidence)
+        result = compare_estimate(q, mechanism, estimate, self.value_truths(tally.counts / n), 0,
+                                  n, confidence)
+        result.mean = None
+        asked_counts = tally.counts[:-1] / max(tally.asked, 1)
+        self.not_asked_row(result, estimate, tally, n)
+        among = estimate.among_asked
+        if among is None:
+            return result
+        if among.categories and among.categories[0].estimate is not None:
+            result.asked_values = [value_result(row, float(f)) for row, f in
+                                   zip(among.categories, asked_counts, strict=True)]
+            index = {label: i for i, label in enumerate(q.labels)}
+            for group in among.groups:
+                members = [index[label] for label in group.options]
+                result.asked_groups.append(value_result(group,
+                                                        float(asked_counts[members].sum()),
+                                                        group.name))
+        origin = q.unit.score_origin(q)
+        _asked_mean(result, among.mean, 1 if origin is None else origin, tally)
+        return result
+
+    def not_asked_row(self, result: QuestionResult, estimate: Any, tally: _Tally,
+                      n: int) -> None:
+        """The share not asked as a row of its own (the options list it among their values)."""
+
+
+class _Number(_Options):
+    """A whole number: its mean is compared, not each value's share; "not asked" is a row of
+    its own, beyond the range (asked_geometric)."""
+
+    def value_truths(self, freq: np.ndarray) -> np.ndarray | None:
+        return None
+
+    def not_asked_row(self, result: QuestionResult, estimate: Any, tally: _Tally,
+                      n: int) -> None:
+        if estimate.not_asked is not None and estimate.not_asked.estimate is not None:
+            result.not_asked = value_result(estimate.not_asked, float(tally.counts[-1] / n))
+
+
+class _OptionSet:
+    """A set of options (an (n, k) boolean matrix): each option's count, "not asked" last;
+    each option's share and the mean number selected compared."""
+
+    def cells(self, q: Question) -> int:
         return len(q.options) + 1
-    return q.k + (1 if q.not_asked and q.type == "integer" else 0)
 
+    def sent(self, q: Question, sets: np.ndarray, asked: np.ndarray,
+             tally: _Tally) -> np.ndarray:
+        """The sets as the mechanism takes them: with a "not asked" value, an extra last
+        column that alone is set for those not asked; else only those asked."""
+        tally.counts[:-1] += sets[asked].sum(axis=0)
+        tally.counts[-1] += int((~asked).sum())
+        if not q.not_asked:
+            return sets[asked]
+        out = np.zeros((sets.shape[0], sets.shape[1] + 1), dtype=bool)
+        out[:, :-1] = sets & asked[:, None]
+        out[:, -1] = ~asked
+        return out
 
-def _sets_sent(q: Question, sets: np.ndarray, asked: np.ndarray, tally: _Tally) -> np.ndarray:
-    """A multiselect question's sets as its mechanism takes them: with a "not asked" value,
-    an extra last column that alone is set for those not asked; else only those asked."""
-    tally.counts[:-1] += sets[asked].sum(axis=0)
-    tally.counts[-1] += int((~asked).sum())
-    if not q.not_asked:
-        return sets[asked]
-    out = np.zeros((sets.shape[0], sets.shape[1] + 1), dtype=bool)
-    out[:, :-1] = sets & asked[:, None]
-    out[:, -1] = ~asked
-    return out
-
-
-def _result(q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
-            confidence: float) -> QuestionResult:
-    estimate = mechanism.estimate(aggregate, confidence)
-    if q.type == "multiselect":
-        return _set_result(q, mechanism, estimate, tally, n, confidence)
-    sent = int(tally.counts.sum())
-    if not q.not_asked:  # every report is an answer: compared as any question's
-        freq = tally.counts / max(sent, 1)
-        return compare_estimate(q, mechanism, estimate, freq if q.type != "integer" else None,
-                        tally.index_sum, max(sent, 1), confidence)
-    if q.type == "integer":
-        result = compare_estimate(q, mechanism, estimate, None, 0, n, confidence)
-    else:
-        result = compare_estimate(q, mechanism, estimate, tally.counts / n, 0, n, confidence)
-    result.mean = None
-    asked_counts = tally.counts[:-1] / max(tally.asked, 1)
-    if q.type == "integer" and estimate.not_asked is not None \
-            and estimate.not_asked.estimate is not None:  # the others list it among values
-        result.not_asked = value_result(estimate.not_asked, float(tally.counts[-1] / n))
-    among = estimate.among_asked
-    if among is None:
+    def result(self, q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
+               confidence: float) -> QuestionResult:
+        """Each option's share (of those who sent it, or with "not asked" of everyone) and
+        the mean number selected, or among those asked."""
+        estimate = mechanism.estimate(aggregate, confidence)
+        result = QuestionResult(question=q, mechanism=mechanism.name,
+                                epsilon=mechanism.epsilon,
+                                realized_epsilon=mechanism.realized_epsilon(), n=n,
+                                confidence=confidence, estimate=estimate)
+        rows = estimate.categories or []
+        if not rows or rows[0].estimate is None:
+            return result
+        sent = n if q.not_asked else max(tally.asked, 1)
+        truths = tally.counts[:len(rows)] / sent
+        if q.not_asked:
+            truths = np.append(tally.counts[:-1], tally.counts[-1]) / n
+        result.values = [value_result(row, float(t))
+                         for row, t in zip(rows, truths, strict=True)]
+        if not q.not_asked:
+            m = estimate.mean
+            if m is not None and m.estimate is not None and m.std_error is not None:
+                true_mean = tally.index_sum / sent
+                result.mean = MeanResult(truth=true_mean, estimate=m.estimate,
+                                         std_error=m.std_error, ci_low=m.ci_low,
+                                         ci_high=m.ci_high,
+                                         covered=m.ci_low <= true_mean <= m.ci_high)
+            return result
+        among = estimate.among_asked
+        if among is not None and among.categories and among.categories[0].estimate is not None:
+            shares = tally.counts[:-1] / max(tally.asked, 1)
+            result.asked_values = [value_result(row, float(s)) for row, s in
+                                   zip(among.categories, shares, strict=True)]
+            _asked_mean(result, among.mean, 0, tally)  # the number selected counts from 0
         return result
-    if among.categories and among.categories[0].estimate is not None:
-        result.asked_values = [value_result(row, float(f)) for row, f in
-                               zip(among.categories, asked_counts, strict=True)]
-        index = {label: i for i, label in enumerate(q.labels)}
-        for group in among.groups:
-            members = [index[label] for label in group.options]
-            result.asked_groups.append(value_result(group, float(asked_counts[members].sum()),
-                                            group.name))
-    _asked_mean(result, among.mean, q, tally)
-    return result
 
 
-def _set_result(q: Question, mechanism: Any, estimate: Any, tally: _Tally, n: int,
-                confidence: float) -> QuestionResult:
-    """A multiselect question: each option's share (of those who sent it, or with "not
-    asked" of everyone) and the mean number selected, or among those asked."""
-    result = QuestionResult(question=q, mechanism=mechanism.name, epsilon=mechanism.epsilon,
-                            realized_epsilon=mechanism.realized_epsilon(), n=n,
-                            confidence=confidence, estimate=estimate)
-    rows = estimate.categories or []
-    if not rows or rows[0].estimate is None:
-        return result
-    sent = n if q.not_asked else max(tally.asked, 1)
-    truths = tally.counts[:len(rows)] / sent
-    if q.not_asked:
-        truths = np.append(tally.counts[:-1], tally.counts[-1]) / n
-    result.values = [value_result(row, float(t)) for row, t in zip(rows, truths, strict=True)]
-    if not q.not_asked:
-        m = estimate.mean
-        if m is not None and m.estimate is not None and m.std_error is not None:
-            true_mean = tally.index_sum / sent
-            result.mean = MeanResult(truth=true_mean, estimate=m.estimate,
-                                     std_error=m.std_error, ci_low=m.ci_low,
-                                     ci_high=m.ci_high,
-                                     covered=m.ci_low <= true_mean <= m.ci_high)
-        return result
-    among = estimate.among_asked
-    if among is not None and among.categories and among.categories[0].estimate is not None:
-        shares = tally.counts[:-1] / max(tally.asked, 1)
-        result.asked_values = [value_result(row, float(s)) for row, s in
-                               zip(among.categories, shares, strict=True)]
-        _asked_mean(result, among.mean, q, tally)
-    return result
+class _Kinds:
+    """The tallies per kind of answer (QuestionType.visit); a grid's cell is not simulated
+    with skip logic."""
+
+    def options(self, question: Question) -> _Options:
+        return _Options()
+
+    def number(self, question: Question) -> _Options:
+        return _Number()
+
+    def option_set(self, question: Question) -> _OptionSet:
+        return _OptionSet()
+
+    def cell(self, question: Question) -> _Options:
+        raise SimulationError("simulating skip logic takes binary, categorical, ordinal, "
+                              "integer and multiselect questions")
 
 
-def _asked_mean(result: QuestionResult, m: Any, q: Question, tally: _Tally) -> None:
-    """The mean among those asked against the truth: an integer's values, an ordinal's
-    scores 1..k, a multiselect's number selected."""
+_KINDS = _Kinds()
+
+
+def _asked_mean(result: QuestionResult, m: Any, first: int, tally: _Tally) -> None:
+    """The mean among those asked against the truth: `first` + the mean answer index among
+    those asked (an integer's values, an ordinal's scores 1..k, a multiselect's number
+    selected)."""
     if m is not None and m.estimate is not None and m.std_error is not None:
-        first = {"integer": q.min, "multiselect": 0}.get(q.type, 1)
-        assert first is not None
         true_mean = first + tally.index_sum / max(tally.asked, 1)
         result.asked_mean = MeanResult(truth=true_mean, estimate=m.estimate,
                                        std_error=m.std_error, ci_low=m.ci_low,

@@ -12,6 +12,7 @@ results.py's, and multiselect, location and skip-logic surveys have their own mo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 from ldpsurvey.shared.errors import SimulationError
@@ -53,9 +54,39 @@ def simulate_survey(survey: Survey, n: int, rng: np.random.Generator,
 def simulate_question(question: Question, n: int, rng: np.random.Generator,
                       truth: Distribution | None = None, confidence: float = 0.95,
                       progress: Callable[[int], None] | None = None) -> QuestionResult:
-    """Draw n true answers, randomize and aggregate them chunk by chunk, then estimate."""
-    if question.type == "multiselect":
-        return simulate_multiselect(question, n, rng, truth, confidence, progress)
+    """Draw n true answers, randomize and aggregate them chunk by chunk, then estimate (sets
+    of options: multiselect.py; the question's unit says which kind its answers are)."""
+    simulation = _Simulation(n, rng, truth, confidence, progress)
+    return question.unit.visit(question, simulation)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class _Simulation:
+    """`simulate_question` per kind of answer (QuestionType.visit): an answer index (an
+    option, a number, a cell) or a set of options."""
+
+    n: int
+    rng: np.random.Generator
+    truth: Distribution | None
+    confidence: float
+    progress: Callable[[int], None] | None
+
+    def options(self, question: Question) -> QuestionResult:
+        return _simulate_indices(question, self.n, self.rng, self.truth, self.confidence,
+                                 self.progress)
+
+    number = cell = options
+
+    def option_set(self, question: Question) -> QuestionResult:
+        return simulate_multiselect(question, self.n, self.rng, self.truth, self.confidence,
+                                    self.progress)  # type: ignore[no-any-return]
+
+
+def _simulate_indices(question: Question, n: int, rng: np.random.Generator,
+                      truth: Distribution | None, confidence: float,
+                      progress: Callable[[int], None] | None) -> QuestionResult:
+    """Answer indices drawn and tallied chunk by chunk; per-value truths up to a domain of
+    _MAX_COUNTED_VALUES."""
     mechanism = mechanism_for(question)
     dist = truth if truth is not None else default_truth(question)
     aggregate = mechanism.new_aggregate()

@@ -67,6 +67,84 @@ class QuestionType:
         return []
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+    # `plan` and `simulate` keep the arithmetic every type shares (respondents for a margin,
+    # randomizing in chunks, coverage); the unit says which kind of answer its type has (so
+    # which rows a plan or a simulation gives it), in what units and words, and how its true
+    # answers are drawn. Simulation only: numpy Generators seeded by the simulation, never what
+    # a device sends (question_types/truth.py, imported inside these methods so that a device
+    # does not load it).
+
+    answer_word: ClassVar[str] = "option"
+    """What a simulation's table calls one answer of this type."""
+    fixed_k: ClassVar[int | None] = None
+    """How many answers every question of this type has (None: its definition says), which
+    `plan --k` must match."""
+    plan_measurement: ClassVar[str] = "histogram"
+    """The two-server measurement `plan --compare-modes` prices one option's share with (the
+    Prio3 Histogram of an index)."""
+
+    def visit(self, question: Any, path: Any) -> Any:
+        """The handler `path` has for this type's kind of answer, called with `question`:
+        `path.options` (one of a list of options), `path.number` (a whole number in a range),
+        `path.option_set` (a set of options) or `path.cell` (a cell of a grid). How a kind of
+        answer is planned or simulated (its rows, its tallies) is the path's mechanics; which
+        kind a type's answer is, and so which rows its question gets, is the type's."""
+        return path.options(question)
+
+    def margin_unit(self, question: Any) -> str:
+        """What a plan's margin of error for `question` is on: "proportion" (one option's
+        share, in percentage points), "answer units" (the mean of a number) or "score" (the
+        mean score of ordered options); a question with a "not asked" value is planned among
+        those asked."""
+        return "proportion"
+
+    def shares_planned_as(self) -> str:
+        """The type whose mechanisms' ranking plans one option's share of this type's question
+        (`plan --compare-modes`, a "not asked" question planned among those asked)."""
+        return self.name
+
+    def score_origin(self, question: Any) -> int | None:
+        """The number answer index 0 counts as in the mean of `question`'s answers, each later
+        index one more (a simulation's true mean is origin + mean index); None where the
+        answers are not numbers (no mean of them)."""
+        return None
+
+    def default_truth(self, question: Any) -> Any:
+        """The built-in skewed truth a simulation draws `question`'s answers from (an object
+        with `draw(size, rng)`: answer indices, or an (n, k) boolean matrix of sets)."""
+        from .truth import zipf_truth
+
+        return zipf_truth(question.k)
+
+    def parse_truth(self, question: Any, dist: Any, where: str) -> Any:
+        """The truth a --truth file gives for `question` (`dist`, its JSON value); the errors
+        name `where` (`truth.<id>`) and the key."""
+        from .truth import index_truth
+
+        return index_truth(dist, lambda key, at: self.truth_index(question, key, at), where)
+
+    def truth_index(self, question: Any, key: Any, where: str) -> int:
+        """The answer index a --truth file's key names (SimulationError naming `where`)."""
+        from .truth import option_index
+
+        return option_index(question.options, key, where)
+
+    def simulated_answer(self, question: Any, drawn: Any) -> Any:
+        """A drawn answer index (or set row) as the answer a respondent gives (the demo)."""
+        return question.options[int(drawn)]
+
+    def condition_values(self, question: Any, index: Any) -> Any:
+        """What skip conditions compare of `question`'s drawn answer indices (a numpy array):
+        the option labels; a simulation evaluates `relevant` on them."""
+        import numpy as np
+
+        return np.asarray(question.options, dtype=object)[index]
+
+    def condition_literal(self, question: Any, literal: Any) -> Any:
+        """A condition's literal compared with `question`'s answer, in the units of
+        `condition_values`."""
+        return literal
+
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
     # How the answer (or the device's local report) is measured as one Prio3 report. The unit

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import AnswerError
 from .base import NOT_ASKED, QuestionType
@@ -23,6 +23,35 @@ class BinaryType(QuestionType):
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    fixed_k = 2
+    plan_measurement = "count"  # a Prio3 Count of the yes answers
+    truth_yes: ClassVar[float] = 0.3
+    """The built-in truth: the share answering yes."""
+
+    def default_truth(self, question: Any) -> Any:
+        import numpy as np
+
+        from .truth import Truth
+
+        return Truth(np.array([0, 1]), np.array([1 - self.truth_yes, self.truth_yes]))
+
+    def truth_index(self, question: Any, key: Any, where: str) -> int:
+        """yes/true or no/false, in any case."""
+        from ..errors import SimulationError
+
+        word = str(key).strip().lower()
+        if word in ("yes", "true"):
+            return 1
+        if word in ("no", "false"):
+            return 0
+        raise SimulationError(f"{where}: unknown answer; a binary question takes yes or no")
+
+    def simulated_answer(self, question: Any, drawn: Any) -> Any:
+        return bool(drawn)
+
+    def condition_values(self, question: Any, index: Any) -> Any:
+        return index == 1
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import AnswerError
 from .base import NOT_ASKED, QuestionType
@@ -37,6 +37,48 @@ class IntegerType(QuestionType):
     mean_label = MEAN
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    answer_word = "value"
+    truth_decay: ClassVar[float] = 4.0
+    """The built-in truth: P[min + i] ∝ exp(-4·i/k), a mean about a quarter of the range."""
+
+    def visit(self, question: Any, path: Any) -> Any:
+        return path.number(question)
+
+    def margin_unit(self, question: Any) -> str:
+        return "answer units"
+
+    def score_origin(self, question: Any) -> int | None:
+        return question.min
+
+    def default_truth(self, question: Any) -> Any:
+        import math
+
+        from .truth import TruncatedGeometric
+
+        return TruncatedGeometric(question.k, math.exp(-self.truth_decay / question.k))
+
+    def truth_index(self, question: Any, key: Any, where: str) -> int:
+        """A value of the range, as a string ("3")."""
+        from ..errors import SimulationError
+
+        assert question.min is not None and question.max is not None
+        try:
+            value = int(str(key).strip())
+        except ValueError:
+            raise SimulationError(f"{where}: not an integer value") from None
+        if not question.min <= value <= question.max:
+            raise SimulationError(f"{where}: {value} is outside [{question.min}, "
+                                  f"{question.max}]")
+        return value - question.min
+
+    def simulated_answer(self, question: Any, drawn: Any) -> Any:
+        assert question.min is not None
+        return question.min + int(drawn)
+
+    def condition_values(self, question: Any, index: Any) -> Any:
+        assert question.min is not None
+        return question.min + index
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 

@@ -24,6 +24,33 @@ class LocationType(QuestionType):
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 
+    def visit(self, question: Any, path: Any) -> Any:
+        return path.cell(question)
+
+    def default_truth(self, question: Any) -> Any:
+        """People cluster (`cluster_weights`)."""
+        import numpy as np
+
+        from .truth import Truth
+
+        grid = question.location
+        return Truth(np.arange(question.k), self.cluster_weights(grid.rows, grid.cols))
+
+    @staticmethod
+    def cluster_weights(rows: int, cols: int) -> Any:
+        """P(cell) over a grid in index order (row-major): two Gaussian clusters (a town at a
+        third of the way across, a smaller one at two thirds, with spreads of a sixth and a
+        tenth of the grid), so regions differ and many cells are nearly empty, as real places
+        are."""
+        import numpy as np
+
+        r, c = np.divmod(np.arange(rows * cols), cols)
+        r, c = (r + 0.5) / rows, (c + 0.5) / cols
+        big = np.exp(-((r - 1 / 3) ** 2 + (c - 1 / 3) ** 2) / (2 * (1 / 6) ** 2))
+        small = 0.6 * np.exp(-((r - 2 / 3) ** 2 + (c - 3 / 4) ** 2) / (2 * 0.1**2))
+        w = big + small
+        return w / w.sum()
+
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     # --- on the device: answering and review words (client/) ------------------------------

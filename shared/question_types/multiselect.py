@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import SurveyError
 from .base import NOT_ASKED, QuestionType
@@ -33,6 +33,66 @@ class MultiselectType(QuestionType):
         return [SHARES_NOTE]
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    truth_size_decay: ClassVar[float] = 0.5
+    """The built-in truth: P(s + 1 options selected) = 0.5 · P(s options)."""
+    truth_min_acceptance: ClassVar[float] = 0.01
+    """A --truth file's independent probabilities must give an allowed set at least this
+    often (sets of a size the question does not allow are drawn again)."""
+
+    def visit(self, question: Any, path: Any) -> Any:
+        return path.option_set(question)
+
+    def default_truth(self, question: Any) -> Any:
+        """How many options a respondent selects falls off by half with each extra option
+        (sizes required_min..max_selected), and which ones follows Zipf-like weights, so a few
+        options are common and most are rare, as in check-all-that-apply questions."""
+        import numpy as np
+
+        from .truth import ZIPF_EXPONENT, SetTruth
+
+        shape = question.multiselect
+        weights = 1.0 / np.arange(1, question.k + 1) ** ZIPF_EXPONENT
+        sizes = np.zeros(shape.max_selected + 1)
+        span = np.arange(shape.required_min, shape.max_selected + 1)
+        sizes[span] = self.truth_size_decay ** span
+        return SetTruth(weights / weights.sum(), sizes / sizes.sum())
+
+    def parse_truth(self, question: Any, dist: Any, where: str) -> Any:
+        """{option: probability of selecting it}: each option selected independently, a set
+        of a size the question does not allow drawn again (refused when fewer than 1 in 100
+        sets would be allowed)."""
+        from collections.abc import Mapping
+
+        import numpy as np
+
+        from ..errors import SimulationError
+        from .truth import IndependentSetTruth
+
+        if not isinstance(dist, Mapping) or not dist:
+            raise SimulationError(f"{where}: must be an object {{option: probability of "
+                                  f"selecting it}} (each option selected independently)")
+        probabilities = np.zeros(question.k)
+        for key, p in dist.items():
+            if key not in question.options:
+                raise SimulationError(f"{where}.{key}: unknown option; expected one of: "
+                                      f"{', '.join(question.options)}")
+            if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
+                raise SimulationError(f"{where}.{key}: the probability of selecting it must "
+                                      f"be a number from 0 to 1")
+            probabilities[question.options.index(key)] = float(p)
+        shape = question.multiselect
+        truth = IndependentSetTruth(probabilities, shape.required_min, shape.max_selected)
+        if truth.acceptance() < self.truth_min_acceptance:
+            raise SimulationError(f"{where}: with these probabilities fewer than "
+                                  f"{self.truth_min_acceptance:.0%} of sets have "
+                                  f"{shape.required_min} to {shape.max_selected} options (what "
+                                  f"the question allows)")
+        return truth
+
+    def simulated_answer(self, question: Any, drawn: Any) -> Any:
+        """A row of 0/1 per option, given as the list of the selected options' labels."""
+        return [label for label, chosen in zip(question.options, drawn, strict=True) if chosen]
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 

@@ -40,6 +40,24 @@ class OrdinalType(QuestionType):
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 
+    def margin_unit(self, question: Any) -> str:
+        """The mean score; among those asked ("not asked"), each option's share."""
+        return "proportion" if question.not_asked else "score"
+
+    def shares_planned_as(self) -> str:
+        """Its own ranking is on the mean score: its shares rank as a categorical one's."""
+        return "categorical"
+
+    def score_origin(self, question: Any) -> int | None:
+        return 1  # options scored 1..k in order
+
+    def condition_values(self, question: Any, index: Any) -> Any:
+        """Option positions: conditions compare ordinal answers by order."""
+        return index
+
+    def condition_literal(self, question: Any, literal: Any) -> Any:
+        return question.options.index(literal) if isinstance(literal, str) else literal
+
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     two_server_crossable = True
