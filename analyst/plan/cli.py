@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import click
 from ldpsurvey.shared.composition import DEFAULT_DELTA
+from ldpsurvey.shared.question_types import REGISTRY, unit_for
 from ldpsurvey.shared.survey import load_survey
 from ldpsurvey.shared.wording import epsilon_text
 
@@ -17,12 +20,13 @@ from .composition import (
     format_composition,
     plan_composition,
 )
-from .location import describe_location
 from .multiselect import describe_multiselect, plan_set
-from .skip import PUBLIC, describe_not_asked
+from .rows import QuestionPlan
+from .skip import PUBLIC
 from .survey import (
     PLANNED_TYPES,
     describe,
+    describe_question,
     format_plan,
     plan_k,
     plan_survey,
@@ -30,6 +34,10 @@ from .survey import (
 
 ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents and margins use "
               "the worst case over options and truth")
+# `plan --type`: the types planned from --k and --epsilon alone, and those whose definition
+# takes max_selected (a set of options: --max-selected), in the registry's order.
+BARE_TYPES = tuple(name for name, unit in REGISTRY.items()
+                   if name in PLANNED_TYPES or "max_selected" in unit.keys)
 
 
 @click.command("plan", short_help="Respondents needed for a margin of error, per mechanism.")
@@ -37,7 +45,7 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--k", "k", type=int, help="Number of possible answers (without SURVEY_FILE).")
 @click.option("--epsilon", type=float, help="Privacy budget of the question (without SURVEY_FILE).")
-@click.option("--type", "question_type", type=click.Choice((*PLANNED_TYPES, "multiselect")),
+@click.option("--type", "question_type", type=click.Choice(BARE_TYPES),
               default="categorical", show_default=True,
               help="Question type (without SURVEY_FILE); for integer, k = max - min + 1.")
 @click.option("--max-selected", type=click.IntRange(min=1), default=None,
@@ -120,8 +128,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
                          and _is_two_server(survey_file)):
         from .modes_cli import echo_mode_comparison
 
-        if max_selected is not None and question_type != "multiselect":
-            raise click.UsageError("--max-selected goes with --type multiselect")
+        _check_max_selected(question_type, max_selected)
         echo_mode_comparison(survey_file, k, epsilon, question_type, margin, mean_margin, n,
                              confidence, local_epsilon, max_selected)
         return
@@ -155,11 +162,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
         randomized = [q for q in survey.questions if not q.disclosed]
         for q, qp in zip(randomized, splan.questions, strict=True):
             click.echo("")
-            click.echo(f"{qp.question}: "
-                       + (describe_location(q) if q.type == "location" else
-                          describe_multiselect(q.multiselect, q.epsilon, confidence)
-                          if q.type == "multiselect" else
-                          describe_not_asked(qp, asked) if q.not_asked else describe(qp)))
+            click.echo(f"{qp.question}: {describe_question(q, qp, asked)}")
             click.echo(format_plan(qp))
             if q.not_asked:
                 click.echo(f"(the 'not asked' value: every respondent sends this question, "
@@ -179,23 +182,53 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
                                "--margin for one integer question")
     if k is None or epsilon is None:
         raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
-    if max_selected is not None and question_type != "multiselect":
+    _check_max_selected(question_type, max_selected)
+    probe = SimpleNamespace(id="", type=question_type, k=k, not_asked=False)
+    bare = _BarePlan(k, epsilon, margin, n, confidence, max_selected)
+    for line in unit_for(question_type).visit(probe, bare):
+        click.echo(line)
+
+
+def _check_max_selected(question_type: str, max_selected: int | None) -> None:
+    if max_selected is not None and "max_selected" not in unit_for(question_type).keys:
         raise click.UsageError("--max-selected goes with --type multiselect")
-    if question_type == "multiselect":
+
+
+@dataclass(frozen=True)
+class _BarePlan:
+    """`plan --type T --k K --epsilon E` per kind of answer (QuestionType.visit): its lines."""
+
+    k: int
+    epsilon: float
+    margin: float | None
+    n: int | None
+    confidence: float
+    max_selected: int | None
+
+    def options(self, probe: Any) -> list[str]:
+        qp = plan_k(self.k, self.epsilon, margin=self.margin, n=self.n,
+                    confidence=self.confidence, question_type=probe.type)
+        lines = [describe(qp), format_plan(qp)]
+        if _ranked_by_the_average(qp):
+            lines.append(ORDER_NOTE)
+        return lines
+
+    number = options
+
+    def option_set(self, probe: Any) -> list[str]:
         from ldpsurvey.shared.mechanisms.set_base import SetShape
 
-        shape = SetShape(k, k if max_selected is None else max_selected)
-        qp = plan_set(shape, epsilon, margin=margin, n=n, confidence=confidence)
-        click.echo(describe_multiselect(shape, epsilon, confidence))
-        click.echo(format_plan(qp))
-        click.echo(ORDER_NOTE)
-        return
-    qp = plan_k(k, epsilon, margin=margin, n=n, confidence=confidence,
-                question_type=question_type)
-    click.echo(describe(qp))
-    click.echo(format_plan(qp))
-    if qp.question_type in ("binary", "categorical") and len(qp.rows) > 1:
-        click.echo(ORDER_NOTE)
+        shape = SetShape(self.k, self.k if self.max_selected is None else self.max_selected)
+        qp = plan_set(shape, self.epsilon, margin=self.margin, n=self.n,
+                      confidence=self.confidence)
+        return [describe_multiselect(shape, self.epsilon, self.confidence), format_plan(qp),
+                ORDER_NOTE]
+
+
+def _ranked_by_the_average(plan: QuestionPlan) -> bool:
+    """Whether auto's order (the error averaged over options) can differ from the rows' worst
+    case: several rows, each on one option's share (a mean or mean score ranks by itself)."""
+    return plan.margin_unit == "proportion" and len(plan.rows) > 1
 
 
 def _summed(survey) -> str:
@@ -229,7 +262,7 @@ def _regress_plan(survey_file: Path | None, outcome: str, epsilon: float | None,
             question = survey.question(outcome)
         except KeyError:
             raise click.UsageError(f"--regress: the survey has no question {outcome!r}") from None
-        if question.type != "binary":
+        if tuple(question.unit.values(question)) != (False, True):
             raise click.UsageError("--regress plans a yes/no outcome")
         mechanism = mechanism_for(question)
     else:

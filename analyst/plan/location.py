@@ -36,9 +36,9 @@ def plan_location(question: Question, *, margin: float | None = None, n: int | N
                                               strict=True)]
     rows.append(plan_row("one cell (median)", float(np.median(one[len(regions):])), margin, n,
                      confidence, False, False))
-    return QuestionPlan(question=question.id, question_type="location", k=question.k,
+    return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
-                        margin_unit="proportion")
+                        margin_unit="proportion", row_label="estimate")
 
 
 def describe_location(question: Question) -> str:

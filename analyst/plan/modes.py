@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import MECHANISMS, candidates
 from ldpsurvey.shared.mechanisms.geometric import Geometric
 from ldpsurvey.shared.mechanisms.pure import PureProtocol
+from ldpsurvey.shared.question_types import REGISTRY, unit_for
 from ldpsurvey.shared.two_server.config import LOCAL_MECHANISMS
 from ldpsurvey.shared.two_server.estimates import Design, sum_design
 from ldpsurvey.shared.two_server.estimates import local_design as estimates_local_design
@@ -48,6 +50,7 @@ from .rows import (
     TWO_SERVER,
     TWO_SERVER_LOCAL,
     ModeComparison,
+    check_k,
     check_target,
     format_margin,
     mode_rows,
@@ -79,7 +82,8 @@ def best_ldp_share(question_type: str, k: int, epsilon: float,
 
 def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
                       index_only: bool = False) -> list[str]:
-    kinds = "categorical" if question_type == "ordinal" else question_type
+    unit = REGISTRY.get(question_type)
+    kinds = unit.shares_planned_as() if unit is not None else question_type
     names = [name for _, name in candidates(kinds, k, epsilon, low=low)]
     names = [n for n in names if issubclass(MECHANISMS[n], PureProtocol)
              and question_type in MECHANISMS[n].question_types
@@ -91,10 +95,12 @@ def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
 
 
 def local_design(name: str, question_type: str, k: int, epsilon0: float) -> Design:
-    """The two-server design of a share question randomized locally by `name` at ε0."""
-    labels: Any = (False, True) if question_type == "binary" else tuple(range(k))
-    return estimates_local_design(MECHANISMS[name](epsilon0, labels), tuple(labels),
-                                  "count" if question_type == "binary" else "histogram")
+    """The two-server design of a share question randomized locally by `name` at ε0 (its
+    answers: the type's values of a stand-in question whose options are 0..k-1)."""
+    unit = unit_for(question_type)
+    labels = tuple(unit.values(SimpleNamespace(options=tuple(range(k)))))
+    return estimates_local_design(MECHANISMS[name](epsilon0, labels), labels,
+                                  unit.plan_measurement)
 
 
 def design_worst(design: Design, noise_variance: float) -> tuple[float, float]:
@@ -120,28 +126,51 @@ def compare_modes(question_type: str, k: int, epsilon: float, *,
             raise PlanError(f"{what} must be a finite number > 0, got {value!r}")
     if isinstance(k, bool) or not isinstance(k, int) or k < 2:
         raise PlanError(f"k (the number of possible answers) must be an integer >= 2, got {k!r}")
-    if question_type == "binary" and k != 2:
-        raise PlanError(f"a binary question has k = 2, got {k}")
+    check_k(question_type, k)
     eps = float(epsilon)
-    pairs: list[tuple[str, str, float | None, float, float]] = []
-    if question_type == "integer":
-        pairs += _integer_pairs(k, eps, local_epsilon, low)
-    else:
+    pairs = _ModePairs(question_type, k, eps, local_epsilon, low, local_mechanism)
+    unit = REGISTRY.get(question_type)
+    probe = SimpleNamespace(id=question, type=question_type, k=k, min=low)
+    found, what = unit.visit(probe, pairs) if unit is not None else pairs.options(probe)
+    rows = mode_rows(found, eps, margin, n, confidence)
+    return ModeComparison(question, question_type, k, eps, confidence, what, rows)
+
+
+Pairs = list[tuple[str, str, float | None, float, float]]  # mode_rows' (mode, mech, ε0, a, b)
+
+
+@dataclass(frozen=True)
+class _ModePairs:
+    """`compare_modes`' rows per kind of answer (QuestionType.visit), and the unit of their
+    margin: one option's share, or the mean of a number."""
+
+    question_type: str
+    k: int
+    eps: float
+    local_epsilon: float | None
+    low: int
+    local_mechanism: str | None
+
+    def options(self, probe: Any) -> tuple[Pairs, str]:
+        question_type, k, eps = self.question_type, self.k, self.eps
+        unit = REGISTRY.get(question_type)
+        kind = unit.plan_measurement if unit is not None else "histogram"
         ldp = best_ldp_share(question_type, k, eps)
-        pairs.append((LDP, ldp[1], None, ldp[0], 0.0))
-        kind = "count" if question_type == "binary" else "histogram"
-        pairs.append((TWO_SERVER, "-", None, 0.25,
-                      SERVERS * noise_plan(kind, eps).variance))
-        if local_epsilon is not None:
+        pairs: Pairs = [(LDP, ldp[1], None, ldp[0], 0.0),
+                        (TWO_SERVER, "-", None, 0.25, SERVERS * noise_plan(kind, eps).variance)]
+        if self.local_epsilon is not None:
             plan = noise_plan(kind, eps)
-            names = ([local_mechanism] if local_mechanism is not None else
-                     _share_mechanisms(question_type, k, local_epsilon, index_only=True))
-            best = min((design_worst(local_design(name, question_type, k, local_epsilon),
+            names = ([self.local_mechanism] if self.local_mechanism is not None else
+                     _share_mechanisms(question_type, k, self.local_epsilon, index_only=True))
+            best = min((design_worst(local_design(name, question_type, k, self.local_epsilon),
                                      plan.variance), name) for name in names)
-            pairs.append((TWO_SERVER_LOCAL, best[1], float(local_epsilon), *best[0]))
-    rows = mode_rows(pairs, eps, margin, n, confidence)
-    return ModeComparison(question, question_type, k, eps, confidence,
-                          "answer units" if question_type == "integer" else "proportion", rows)
+            pairs.append((TWO_SERVER_LOCAL, best[1], float(self.local_epsilon), *best[0]))
+        return pairs, "proportion"
+
+    option_set = cell = options
+
+    def number(self, probe: Any) -> tuple[Pairs, str]:
+        return _integer_pairs(self.k, self.eps, self.local_epsilon, self.low), "answer units"
 
 
 def _integer_pairs(k: int, eps: float, local_epsilon: float | None,
@@ -185,28 +214,55 @@ def compare_question(question: Any, *, margin: float | None = None, n: int | Non
                      confidence: float = 0.95) -> ModeComparison:
     """The comparison for a survey question: at its central ε (two-server surveys) or its ε
     (LDP surveys), with its local ε0 if set."""
+    modes = _QuestionModes(margin, n, confidence)
+    return question.unit.visit(question, modes)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class _QuestionModes:
+    """`compare_question` per kind of answer (QuestionType.visit)."""
+
+    margin: float | None
+    n: int | None
+    confidence: float
+
+    def options(self, question: Any) -> ModeComparison:
+        eps, local = _epsilons(question)
+        configured = question.mechanism if local is not None else None
+        if getattr(question, "not_asked", False):  # skip logic: shares of its values + not asked
+            return compare_modes("categorical", question.k, eps, local_epsilon=local,
+                                 margin=self.margin, n=self.n, confidence=self.confidence,
+                                 question=question.id, local_mechanism=configured)
+        return compare_modes(question.type, question.k, eps, local_epsilon=local,
+                             margin=self.margin, n=self.n, confidence=self.confidence,
+                             low=getattr(question, "min", None) or 0, question=question.id,
+                             local_mechanism=configured)
+
+    cell = options
+
+    def number(self, question: Any) -> ModeComparison:
+        if getattr(question, "not_asked", False):  # skip logic: the mean among asked (skip.py)
+            return compare_not_asked_integer(  # type: ignore[no-any-return]
+                question, margin=self.margin, n=self.n, confidence=self.confidence)
+        eps, local = _epsilons(question)
+        return compare_modes(question.type, question.k, eps, local_epsilon=local,
+                             margin=self.margin, n=self.n, confidence=self.confidence,
+                             low=getattr(question, "min", None) or 0, question=question.id)
+
+    def option_set(self, question: Any) -> ModeComparison:
+        eps, local = _epsilons(question)
+        return compare_set_modes(  # type: ignore[no-any-return]
+            question.multiselect, eps, local_epsilon=local, margin=self.margin, n=self.n,
+            confidence=self.confidence, question=question.id,
+            local_mechanism=question.mechanism if local is not None else None,
+            not_asked=getattr(question, "not_asked", False))
+
+
+def _epsilons(question: Any) -> tuple[float, float | None]:
+    """A survey question's ε of the comparison (its central ε in a two-server survey) and its
+    local ε0 (None: none)."""
     eps = getattr(question, "central_epsilon", None) or question.epsilon
-    local = getattr(question, "local_epsilon", None)
-    if question.type == "multiselect":
-        return compare_set_modes(question.multiselect, eps, local_epsilon=local, margin=margin,
-                                 n=n, confidence=confidence, question=question.id,
-                                 local_mechanism=question.mechanism if local is not None
-                                 else None, not_asked=getattr(question, "not_asked", False)
-                                 )  # type: ignore[no-any-return]
-    if getattr(question, "not_asked", False) and question.type == "integer":
-        # skip logic: the mean among asked (skip.py)
-        return compare_not_asked_integer(question, margin=margin, n=n,  # type: ignore[no-any-return]
-                                         confidence=confidence)
-    if getattr(question, "not_asked", False):  # skip logic: shares of its values + not asked
-        k = question.k
-        return compare_modes("categorical", k, eps, local_epsilon=local, margin=margin, n=n,
-                             confidence=confidence, question=question.id,
-                             local_mechanism=question.mechanism if local is not None else None)
-    return compare_modes(question.type, question.k, eps, local_epsilon=local, margin=margin,
-                         n=n, confidence=confidence, low=getattr(question, "min", None) or 0,
-                         question=question.id,
-                         local_mechanism=(question.mechanism if local is not None
-                                          and question.type != "integer" else None))
+    return eps, getattr(question, "local_epsilon", None)
 
 
 # --- text --------------------------------------------------------------------------------------

@@ -4,9 +4,13 @@ table per question, and the survey's guarantees in plain words."""
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import click
+from ldpsurvey.shared.question_types import unit_for
 from ldpsurvey.shared.survey import load_survey
 from ldpsurvey.shared.two_server.guarantees import survey_guarantees
 
@@ -17,7 +21,7 @@ from .modes import (
     format_comparison,
     respondents_per_mode,
 )
-from .rows import check_target
+from .rows import ModeComparison, check_target
 
 NOTE = ("Two servers: each answer is split into two shares with a validity proof; each server "
         "adds its own noise to the totals, so estimates carry O(1/epsilon) noise for the whole "
@@ -32,20 +36,9 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
     if survey_file is None:
         if k is None or epsilon is None:
             raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
-        if question_type == "multiselect":
-            from ldpsurvey.shared.mechanisms.set_base import SetShape
-
-            from .multiselect import compare_set_modes
-
-            check_target(margin, n, confidence)
-            comparison = compare_set_modes(SetShape(k, k if max_selected is None
-                                                    else max_selected), epsilon,
-                                           local_epsilon=local_epsilon, margin=margin, n=n,
-                                           confidence=confidence)
-        else:
-            comparison = compare_modes(question_type, k, epsilon,
-                                       local_epsilon=local_epsilon, margin=margin, n=n,
-                                       confidence=confidence)
+        probe = SimpleNamespace(id="", type=question_type, k=k, not_asked=False)
+        comparison = unit_for(question_type).visit(probe, _BareModes(
+            k, epsilon, margin, n, confidence, local_epsilon, max_selected))
         click.echo(describe_comparison(comparison))
         click.echo(format_comparison(comparison))
         click.echo("\n".join(textwrap.wrap(NOTE, 96)))
@@ -62,7 +55,8 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
         click.echo("\n".join(textwrap.wrap(line, 96)))
     comparisons = []
     for q in survey.questions:
-        m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
+        # --mean-margin: a question whose answers are numbers (integer values, ordinal scores)
+        m = (mean_margin if q.unit.score_origin(q) is not None and mean_margin is not None
              else margin)
         comparisons.append(compare_question(q, margin=m, n=n, confidence=confidence))
         click.echo("")
@@ -75,3 +69,35 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
                                for mode, need in respondents_per_mode(comparisons).items()))
     click.echo("")
     click.echo("\n".join(textwrap.wrap(NOTE, 96)))
+
+
+@dataclass(frozen=True)
+class _BareModes:
+    """`plan --compare-modes --type T --k K --epsilon E` per kind of answer
+    (QuestionType.visit): a set of options is compared over --max-selected of its k."""
+
+    k: int
+    epsilon: float
+    margin: float | None
+    n: int | None
+    confidence: float
+    local_epsilon: float | None
+    max_selected: int | None
+
+    def options(self, probe: Any) -> ModeComparison:
+        return compare_modes(probe.type, self.k, self.epsilon,
+                             local_epsilon=self.local_epsilon, margin=self.margin, n=self.n,
+                             confidence=self.confidence)
+
+    number = cell = options
+
+    def option_set(self, probe: Any) -> ModeComparison:
+        from ldpsurvey.shared.mechanisms.set_base import SetShape
+
+        from .multiselect import compare_set_modes
+
+        check_target(self.margin, self.n, self.confidence)
+        shape = SetShape(self.k, self.k if self.max_selected is None else self.max_selected)
+        return compare_set_modes(  # type: ignore[no-any-return]
+            shape, self.epsilon, local_epsilon=self.local_epsilon, margin=self.margin, n=self.n,
+            confidence=self.confidence)

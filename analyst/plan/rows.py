@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.estimates import z_value
+from ldpsurvey.shared.question_types import REGISTRY
 from ldpsurvey.shared.readable import readable_number
 
 
@@ -43,6 +44,7 @@ class QuestionPlan:
     confidence: float
     rows: list[PlanRow]
     margin_unit: str  # "proportion", "answer units" (integer mean) or "score" (ordinal mean)
+    row_label: str = "mechanism"  # what a row is: a mechanism, or an "estimate" (a region)
 
 
 # Beyond this n (far past any population) the margin's square underflows or n overflows a float.
@@ -81,6 +83,14 @@ def check_target(margin: float | None, n: int | None, confidence: float) -> None
         raise PlanError(f"the number of respondents must be an integer >= 1, got {n!r}")
     if not (isinstance(confidence, float | int) and 0 < confidence < 1):
         raise PlanError(f"the confidence must lie strictly between 0 and 1, got {confidence!r}")
+
+
+def check_k(question_type: str, k: int) -> None:
+    """PlanError when the type has a fixed number of answers (binary: 2) and k is not it."""
+    unit = REGISTRY.get(question_type)
+    fixed = unit.fixed_k if unit is not None else None
+    if fixed is not None and k != fixed:
+        raise PlanError(f"a {question_type} question has k = {fixed}, got {k}")
 
 
 def plan_row(name: str, variance_one: float, margin: float | None, n: int | None,

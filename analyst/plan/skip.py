@@ -18,6 +18,7 @@ ratio of the two is what hiding the skip pattern costs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -64,21 +65,62 @@ def among_asked_variance(name: str, k: int, epsilon: float, asked: float) -> flo
 def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
                    confidence: float, asked: float = DEFAULT_ASKED) -> QuestionPlan:
     """A row per mechanism a question with a "not asked" value may use (the configured one
-    marked), and the same question with a condition on disclosed answers (PUBLIC)."""
+    marked), and the same question with a condition on disclosed answers (PUBLIC): each
+    option's share among those asked, or the mean of a number (the question's unit says
+    which kind of answer it has)."""
+    planner = _AmongAsked(margin, n, confidence, asked)
+    return question.unit.visit(question, planner)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class _AmongAsked:
+    """`plan_not_asked` per kind of answer (QuestionType.visit)."""
+
+    margin: float | None
+    n: int | None
+    confidence: float
+    asked: float
+
+    def options(self, question: Question) -> QuestionPlan:
+        return plan_shares_among_asked(question, margin=self.margin, n=self.n,
+                                       confidence=self.confidence, asked=self.asked)
+
+    def number(self, question: Question) -> QuestionPlan:
+        return plan_mean_among_asked(question, margin=self.margin, n=self.n,
+                                     confidence=self.confidence, asked=self.asked)
+
+
+def _check_asked(asked: float) -> None:
     if not 0 < asked <= 1:
         raise PlanError(f"the share asked must lie in (0, 1], got {asked!r}")
-    k = question.k - (0 if question.type == "integer" else 1)  # without "not asked"
-    if question.type == "integer":
-        name = AskedGeometric.name
-        rows = [plan_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
+
+
+def plan_mean_among_asked(question: Question, *, margin: float | None, n: int | None,
+                          confidence: float, asked: float = DEFAULT_ASKED) -> QuestionPlan:
+    """A number's mean among those asked: asked_geometric, and geometric had its condition
+    read disclosed answers only (PUBLIC)."""
+    _check_asked(asked)
+    k = len(question.unit.values(question))  # without "not asked"
+    name = AskedGeometric.name
+    rows = [plan_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
                      confidence, True, question.mechanism == name),
-                # the same sampling spread as asked_geometric's bound, (Δ/2)² among those asked
-                plan_row(f"geometric {PUBLIC}", (Geometric.noise_variance(k, question.epsilon)
-                                             + ((k - 1) / 2) ** 2) / asked,
+            # the same sampling spread as asked_geometric's bound, (Δ/2)² among those asked
+            plan_row(f"geometric {PUBLIC}", (Geometric.noise_variance(k, question.epsilon)
+                                         + ((k - 1) / 2) ** 2) / asked,
                      margin, n, confidence, False)]
-        return QuestionPlan(question=question.id, question_type="integer", k=k,
-                            epsilon=question.epsilon, confidence=confidence, rows=rows,
-                            margin_unit="answer units")
+    return QuestionPlan(question=question.id, question_type=question.type, k=k,
+                        epsilon=question.epsilon, confidence=confidence, rows=rows,
+                        margin_unit=question.unit.margin_unit(question))
+
+
+def plan_shares_among_asked(question: Question, *, margin: float | None, n: int | None,
+                            confidence: float, asked: float = DEFAULT_ASKED) -> QuestionPlan:
+    """Each option's share among those asked: a row per mechanism that can carry "not asked"
+    (auto's marked), and the ordinary mechanism had its condition read disclosed answers only
+    (PUBLIC)."""
+    _check_asked(asked)
+    unit = question.unit
+    k = len(unit.values(question))  # without "not asked"
     names = [name for name in NAMED_NOT_ASKED[question.type]
              if name in AUTO_NOT_ASKED[question.type] or name == question.mechanism]
     rows: list[PlanRow] = []
@@ -88,17 +130,15 @@ def plan_not_asked(question: Question, *, margin: float | None, n: int | None,
         rows.append(plan_row(name, among_asked_variance(name, k, question.epsilon, asked), margin,
                          n, confidence, name in AUTO_NOT_ASKED[question.type]
                          and name == _auto(question), question.mechanism == name))
-    plain_type = "categorical" if question.type == "binary" and k != 2 else question.type
     probe = Question(id=question.id, text=question.text, type=question.type,
                      epsilon=question.epsilon, mechanism="auto", options=question.options)
     plain, _ = choose_mechanism(probe)
-    variance = margin_variance(MECHANISMS[plain], "categorical" if plain_type == "ordinal"
-                               else plain_type, k, question.epsilon)
+    variance = margin_variance(MECHANISMS[plain], unit.shares_planned_as(), k, question.epsilon)
     assert variance is not None
     rows.append(plan_row(f"{plain} {PUBLIC}", variance / asked, margin, n, confidence, False))
     return QuestionPlan(question=question.id, question_type=question.type, k=k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
-                        margin_unit="proportion")
+                        margin_unit=unit.margin_unit(question))
 
 
 def _auto(question: Question) -> str:

@@ -32,18 +32,21 @@ from ldpsurvey.shared.mechanisms import (
     mechanism_for,
     misfits,
 )
+from ldpsurvey.shared.question_types import REGISTRY, unit_for
 from ldpsurvey.shared.readable import readable_number
-from ldpsurvey.shared.survey import QUESTION_TYPES, Question, Survey
+from ldpsurvey.shared.survey import Question, Survey
 
-from .location import plan_location
-from .multiselect import plan_multiselect
-from .rows import PlanRow, QuestionPlan, check_target, format_margin, plan_row
-from .skip import plan_not_asked
+from .location import describe_location, plan_location
+from .multiselect import describe_multiselect, plan_multiselect
+from .rows import PlanRow, QuestionPlan, check_k, check_target, format_margin, plan_row
+from .skip import describe_not_asked, plan_mean_among_asked, plan_shares_among_asked
 
-# `plan --type` and `plan_k`: question types planned from (k, ε) alone (a location question
-# needs its grid: analyst/plan/location.py; a multiselect one its max_selected:
-# analyst/plan/multiselect.py, `plan --type multiselect --max-selected M`).
-PLANNED_TYPES = tuple(t for t in QUESTION_TYPES if t not in ("location", "multiselect"))
+# `plan --type` and `plan_k`: question types planned from (k, ε) alone, those a registered
+# mechanism serves (a location question needs its grid: analyst/plan/location.py; a
+# multiselect one its max_selected: analyst/plan/multiselect.py, `plan --type multiselect
+# --max-selected M`).
+PLANNED_TYPES = tuple(name for name in REGISTRY
+                      if any(name in cls.question_types for cls in MECHANISMS.values()))
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,8 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
     if question_type not in PLANNED_TYPES:
         raise PlanError(f"unknown question type {question_type!r}; expected one of "
                         f"{', '.join(PLANNED_TYPES)}")
-    if question_type == "binary" and k != 2:
-        raise PlanError(f"a binary question has k = 2, got {k}")
+    unit = unit_for(question_type)
+    check_k(question_type, k)
     check_target(margin, n, confidence)
     epsilon = float(epsilon)
     ranked = candidates(question_type, k, epsilon, low=low)
@@ -81,12 +84,13 @@ def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None
         why = describe_misfits(misfits(question_type, k, epsilon, low))
         raise PlanError(f"no registered mechanism fits a {question_type} question with k={k} "
                         f"at epsilon={epsilon:g}" + (f" ({why})" if why else ""))
-    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon, min=low)
+    probe = SimpleNamespace(id="plan", type=question_type, k=k, epsilon=epsilon, min=low,
+                            not_asked=False)
     auto_name, _ = choose_mechanism(probe)
     rows = [plan_row(name, _margin_variance(name, question_type, k, epsilon), margin, n,
                      confidence, name == auto_name) for _, name in ranked]
     return QuestionPlan(question="", question_type=question_type, k=k, epsilon=epsilon,
-                        confidence=confidence, rows=rows, margin_unit=_unit(question_type))
+                        confidence=confidence, rows=rows, margin_unit=unit.margin_unit(probe))
 
 
 def plan_question(question: Question, *, margin: float | None = None, n: int | None = None,
@@ -125,25 +129,66 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
     for q in survey.questions:
         if q.disclosed:  # counted exactly: no margin of error to plan
             continue
-        if q.type == "location":
-            plans.append(plan_location(q, margin=margin, n=n, confidence=confidence))
-            continue
-        if q.type == "multiselect":
-            plans.append(plan_multiselect(q, margin=margin, n=n, confidence=confidence))
-            continue
-        m = (mean_margin if q.type in ("integer", "ordinal") and mean_margin is not None
+        # --mean-margin is the margin of a plan on a mean (integer values, ordinal scores)
+        m = (mean_margin if q.unit.margin_unit(q) != "proportion" and mean_margin is not None
              else margin)
-        if q.not_asked:  # skip logic: shares among those asked (plan/skip.py)
-            m = mean_margin if q.type == "integer" and mean_margin is not None else margin
-            plans.append(plan_not_asked(q, margin=m, n=n, confidence=confidence, asked=asked))
-            continue
-        plans.append(plan_question(q, margin=m, n=n, confidence=confidence))
+        plans.append(q.unit.visit(q, _Planner(m, n, confidence, asked)))
     return SurveyPlan(survey=survey.id, total_epsilon=survey.total_epsilon,
                       confidence=confidence, questions=plans)
 
 
-def _unit(question_type: str) -> str:
-    return {"integer": "answer units", "ordinal": "score"}.get(question_type, "proportion")
+@dataclass(frozen=True)
+class _Planner:
+    """A survey question's plan per kind of answer (QuestionType.visit); a question with a
+    "not asked" value is planned among those asked, a share `asked` of respondents
+    (plan/skip.py)."""
+
+    margin: float | None
+    n: int | None
+    confidence: float
+    asked: float
+
+    def options(self, q: Question) -> QuestionPlan:
+        if q.not_asked:  # skip logic: shares among those asked (plan/skip.py)
+            return plan_shares_among_asked(q, margin=self.margin, n=self.n,
+                                           confidence=self.confidence, asked=self.asked)
+        return plan_question(q, margin=self.margin, n=self.n, confidence=self.confidence)
+
+    def number(self, q: Question) -> QuestionPlan:
+        if q.not_asked:  # skip logic: the mean among those asked (plan/skip.py)
+            return plan_mean_among_asked(q, margin=self.margin, n=self.n,
+                                         confidence=self.confidence, asked=self.asked)
+        return plan_question(q, margin=self.margin, n=self.n, confidence=self.confidence)
+
+    def option_set(self, q: Question) -> QuestionPlan:
+        return plan_multiselect(q, margin=self.margin, n=self.n, confidence=self.confidence)
+
+    def cell(self, q: Question) -> QuestionPlan:
+        return plan_location(q, margin=self.margin, n=self.n, confidence=self.confidence)
+
+
+def describe_question(question: Question, plan: QuestionPlan, asked: float) -> str:
+    """The one-line description of a survey question's plan, per kind of answer."""
+    return question.unit.visit(question, _Describer(plan, asked))  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class _Describer:
+    """`describe_question` per kind of answer (QuestionType.visit)."""
+
+    plan: QuestionPlan
+    asked: float
+
+    def options(self, q: Question) -> str:
+        return describe_not_asked(self.plan, self.asked) if q.not_asked else describe(self.plan)
+
+    number = options
+
+    def option_set(self, q: Question) -> str:
+        return describe_multiselect(q.multiselect, q.epsilon, self.plan.confidence)
+
+    def cell(self, q: Question) -> str:
+        return describe_location(q)
 
 
 # --- text output -------------------------------------------------------------------------------
@@ -156,8 +201,8 @@ PICKED_BY = "picked by"  # the column that says which row auto picks and which t
 def format_plan(plan: QuestionPlan) -> str:
     """A plain-text table, one row per mechanism (per region and one cell for a location
     question); every column has a header, every number is written out (no exponents)."""
-    first = "estimate" if plan.question_type == "location" else "mechanism"
-    header = [first, "worst-case var (1 report)", "respondents", "margin of error", PICKED_BY]
+    header = [plan.row_label, "worst-case var (1 report)", "respondents", "margin of error",
+              PICKED_BY]
     body = []
     for r in plan.rows:
         marks = []
