@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.estimand import plain_estimate
 from ldpsurvey.shared.estimates import Estimate, ValueEstimate
 from ldpsurvey.shared.mechanisms import Mechanism
 from ldpsurvey.shared.survey import Question, Survey
@@ -89,6 +90,17 @@ class SimulationResult:
         """(intervals that covered their truth, intervals in all)."""
         flags = [c for q in self.questions for c in q.intervals]
         return sum(flags), len(flags)
+
+
+def estimate_of(question: Question, mechanism: Mechanism, aggregate: Any,
+                confidence: float) -> Estimate:
+    """The mechanism's estimate, with the plain report's mean score where its answers are
+    numbers and the mechanism gives no mean (an ordinal question under GRR:
+    shared/estimand.plain_estimate), so that simulate compares what `report` shows."""
+    estimate = mechanism.estimate(aggregate, confidence)
+    if estimate.mean is None and question.unit.score_origin(question) is not None:
+        estimate.mean = plain_estimate(question, mechanism, aggregate, confidence).mean
+    return estimate
 
 
 def compare_estimate(question: Question, mechanism: Mechanism, estimate: Estimate,

@@ -29,6 +29,7 @@ from .results import (
     QuestionResult,
     SimulationResult,
     compare_estimate,
+    estimate_of,
     value_result,
 )
 from .truth import Distribution, chunk_size, default_truth
@@ -190,7 +191,7 @@ class _Options:
 
     def result(self, q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
                confidence: float) -> QuestionResult:
-        estimate = mechanism.estimate(aggregate, confidence)
+        estimate = estimate_of(q, mechanism, aggregate, confidence)
         sent = int(tally.counts.sum())
         if not q.not_asked:  # every report is an answer: compared as any question's
             freq = tally.counts / max(sent, 1)

@@ -20,7 +20,7 @@ from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Question, Survey
 
 from .multiselect import simulate_multiselect
-from .results import QuestionResult, SimulationResult, compare_estimate
+from .results import QuestionResult, SimulationResult, compare_estimate, estimate_of
 from .skip import has_skip_logic, simulate_with_skips
 from .truth import Distribution, chunk_size, default_truth
 
@@ -105,6 +105,6 @@ def _simulate_indices(question: Question, n: int, rng: np.random.Generator,
         done += size
         if progress is not None:
             progress(size)
-    estimate = mechanism.estimate(aggregate, confidence)
+    estimate = estimate_of(question, mechanism, aggregate, confidence)
     return compare_estimate(question, mechanism, estimate, true_counts / n if counted else None,
                     true_index_sum, n, confidence)
