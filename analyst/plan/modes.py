@@ -136,7 +136,7 @@ def compare_modes(question_type: str, k: int, epsilon: float, *,
     return ModeComparison(question, question_type, k, eps, confidence, what, rows)
 
 
-Pairs = list[tuple[str, str, float | None, float, float]]  # mode_rows' (mode, mech, ε0, a, b)
+_Pairs = list[tuple[str, str, float | None, float, float]]  # mode_rows' (mode, mech, ε0, a, b)
 
 
 @dataclass(frozen=True)
@@ -151,12 +151,12 @@ class _ModePairs:
     low: int
     local_mechanism: str | None
 
-    def options(self, probe: Any) -> tuple[Pairs, str]:
+    def options(self, probe: Any) -> tuple[_Pairs, str]:
         question_type, k, eps = self.question_type, self.k, self.eps
         unit = REGISTRY.get(question_type)
         kind = unit.plan_measurement if unit is not None else "histogram"
         ldp = best_ldp_share(question_type, k, eps)
-        pairs: Pairs = [(LDP, ldp[1], None, ldp[0], 0.0),
+        pairs: _Pairs = [(LDP, ldp[1], None, ldp[0], 0.0),
                         (TWO_SERVER, "-", None, 0.25, SERVERS * noise_plan(kind, eps).variance)]
         if self.local_epsilon is not None:
             plan = noise_plan(kind, eps)
@@ -169,7 +169,7 @@ class _ModePairs:
 
     option_set = cell = options
 
-    def number(self, probe: Any) -> tuple[Pairs, str]:
+    def number(self, probe: Any) -> tuple[_Pairs, str]:
         return _integer_pairs(self.k, self.eps, self.local_epsilon, self.low), "answer units"
 
 
