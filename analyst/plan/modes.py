@@ -40,6 +40,7 @@ from ldpsurvey.shared.mechanisms.geometric import Geometric
 from ldpsurvey.shared.mechanisms.pure import PureProtocol
 from ldpsurvey.shared.question_types import REGISTRY, unit_for
 from ldpsurvey.shared.two_server.config import LOCAL_MECHANISMS
+from ldpsurvey.shared.two_server.encoding import Measure
 from ldpsurvey.shared.two_server.estimates import Design, sum_design
 from ldpsurvey.shared.two_server.estimates import local_design as estimates_local_design
 from ldpsurvey.shared.two_server.noise import SERVERS, noise_plan
@@ -95,12 +96,19 @@ def _share_mechanisms(question_type: str, k: int, epsilon: float, low: int = 0,
 
 
 def local_design(name: str, question_type: str, k: int, epsilon0: float) -> Design:
-    """The two-server design of a share question randomized locally by `name` at ε0 (its
-    answers: the type's values of a stand-in question whose options are 0..k-1)."""
+    """The two-server design of a share question randomized locally by `name` at ε0."""
+    labels, kind = share_measurement(question_type, k)
+    return estimates_local_design(MECHANISMS[name](epsilon0, labels), labels, kind)
+
+
+def share_measurement(question_type: str, k: int) -> tuple[tuple[Any, ...], str]:
+    """(cell labels, Prio3 measurement) of a question of the type with k answers measured by
+    two servers: what its unit's two-server section says of a stand-in question whose
+    options are 0..k-1 (a binary answer: a Count of yes; an index: a Histogram)."""
+    stand_in = SimpleNamespace(id="plan", options=tuple(range(k)), not_asked=False, groups={})
     unit = unit_for(question_type)
-    labels = tuple(unit.values(SimpleNamespace(options=tuple(range(k)))))
-    return estimates_local_design(MECHANISMS[name](epsilon0, labels), labels,
-                                  unit.plan_measurement)
+    return (tuple(unit.two_server_labels(stand_in)),
+            unit.two_server_encoding(stand_in, Measure(stand_in)).kind)
 
 
 def design_worst(design: Design, noise_variance: float) -> tuple[float, float]:
@@ -153,9 +161,8 @@ class _ModePairs:
 
     def options(self, probe: Any) -> tuple[_Pairs, str]:
         question_type, k, eps = self.question_type, self.k, self.eps
-        unit = REGISTRY.get(question_type)
-        kind = unit.plan_measurement if unit is not None else "histogram"
-        ldp = best_ldp_share(question_type, k, eps)
+        ldp = best_ldp_share(question_type, k, eps)  # PlanError where no mechanism fits
+        _, kind = share_measurement(question_type, k)
         pairs: _Pairs = [(LDP, ldp[1], None, ldp[0], 0.0),
                         (TWO_SERVER, "-", None, 0.25, SERVERS * noise_plan(kind, eps).variance)]
         if self.local_epsilon is not None:

@@ -79,9 +79,6 @@ class QuestionType:
     fixed_k: ClassVar[int | None] = None
     """How many answers every question of this type has (None: its definition says), which
     `plan --k` must match."""
-    plan_measurement: ClassVar[str] = "histogram"
-    """The two-server measurement `plan --compare-modes` prices one option's share with (the
-    Prio3 Histogram of an index)."""
 
     def visit(self, question: Any, path: Any) -> Any:
         """The handler `path` has for this type's kind of answer, called with `question`:

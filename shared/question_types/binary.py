@@ -25,7 +25,6 @@ class BinaryType(QuestionType):
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 
     fixed_k = 2
-    plan_measurement = "count"  # a Prio3 Count of the yes answers
     truth_yes: ClassVar[float] = 0.3
     """The built-in truth: the share answering yes."""
 
