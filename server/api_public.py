@@ -28,7 +28,19 @@ def openapi() -> dict[str, Any]:
 @bp.get("/api/surveys/<survey_id>")
 def get_survey(survey_id: str) -> dict[str, Any]:
     store = current_store()
-    return surveys.get(store, survey_id, version_param()).public(store.invite_only(survey_id))
+    record = surveys.get(store, survey_id, version_param())
+    invited = store.invite_only(survey_id)
+    return record.public(invited, store.invite_carried_names(survey_id) if invited else ())
+
+
+@bp.post("/api/surveys/<survey_id>/invitation")
+def post_invitation(survey_id: str) -> dict[str, Any]:
+    """What the code in the body carries (docs/sensitive-module.md): the page shows it
+    before the questions. In the body, not the URL, so that no access log holds the code."""
+    from .invites.carried import carried_values, requested_code
+
+    return {"carries": carried_values(current_store(), survey_id,
+                                      requested_code(json_object(request)))}
 
 
 @bp.post("/api/surveys/<survey_id>/submissions")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 from ldpsurvey.shared.cli_help import FullHelpGroup
 
@@ -34,15 +36,44 @@ def invites() -> None:
                    "(https://HOST/s/SURVEY, or an exported page's address); a bare server "
                    "address means its page, URL/s/SURVEY. The code in the #fragment never "
                    "reaches the server with the page request (docs/web.md).")
+@click.option("--from-export", "export_path", type=click.Path(dir_okay=False),
+              help="Instead of --count: the main survey's export CSV (ODK Central, "
+                   "KoboToolbox: one row per interview), one code per interview; prints "
+                   "'key,code' lines (docs/sensitive-module.md). Needs --key.")
+@click.option("--key", "key_column", metavar="COLUMN",
+              help="With --from-export: the column that identifies an interview (KEY, "
+                   "_uuid, a household id); printed beside its code, never stored.")
+@click.option("--carry", metavar="COLUMNS",
+              help="With --from-export: comma-separated columns whose values each code "
+                   "carries (e.g. region,age_band), shown to the respondent before they "
+                   "answer and linked by the server to their submission, for report --by "
+                   "and regress; at most 8 columns of at most 200 values each.")
+@click.option("--odk-csv", "odk_path", type=click.Path(dir_okay=False),
+              help="With --from-export and --links: write the codes to this new CSV "
+                   "(key,code,link) for an ODK/Kobo form to attach and read with "
+                   "pulldata('NAME', 'link', 'key', ${KEY}), instead of printing them.")
 def invites_create(db_path: str, survey_id: str, count: int | None, design_path: str | None,
-                   groups: int | None, allow_lonely_psu: bool, page_url: str | None) -> None:
-    """Create codes (COUNT, or one per unit of a --design frame), print them once, and make
-    the survey invite-only."""
-    if (count is None) == (design_path is None):
-        raise click.UsageError("give exactly one of --count N or --design FRAME.csv")
+                   groups: int | None, allow_lonely_psu: bool, page_url: str | None,
+                   export_path: str | None, key_column: str | None, carry: str | None,
+                   odk_path: str | None) -> None:
+    """Create codes (COUNT, one per unit of a --design frame, or one per interview of a main
+    survey's --from-export), print them once, and make the survey invite-only."""
+    if sum(x is not None for x in (count, design_path, export_path)) != 1:
+        raise click.UsageError("give exactly one of --count N, --design FRAME.csv or "
+                               "--from-export MAIN.csv")
     if design_path is None and (groups is not None or allow_lonely_psu):
         raise click.UsageError("--groups and --allow-lonely-psu go with --design")
+    if export_path is None and (key_column or carry or odk_path):
+        raise click.UsageError("--key, --carry and --odk-csv go with --from-export")
+    if export_path is not None and not key_column:
+        raise click.UsageError("--from-export needs --key COLUMN (the interview's id)")
+    if odk_path is not None and page_url is None:
+        raise click.UsageError("--odk-csv writes each code's link: give --links URL")
     page = _page(page_url, survey_id) if page_url is not None else None  # before any code
+    if export_path is not None:
+        assert key_column is not None
+        _create_from_export(db_path, survey_id, export_path, key_column, carry, page, odk_path)
+        return
     if design_path is not None:
         _create_designed(db_path, survey_id, design_path, groups, allow_lonely_psu, page)
         return
@@ -77,6 +108,10 @@ def _page(url: str, survey_id: str) -> str:
 
 def _csv(header: list[str], rows: list[tuple[str, ...]], page: str | None) -> None:
     """Print rows as CSV; with a page, each row's last column (a code) gets its link."""
+    click.echo(_csv_text(header, rows, page), nl=False)
+
+
+def _csv_text(header: list[str], rows: list[tuple[str, ...]], page: str | None) -> str:
     import csv
     import io
 
@@ -87,7 +122,7 @@ def _csv(header: list[str], rows: list[tuple[str, ...]], page: str | None) -> No
     writer.writerow(header)
     writer.writerows(rows if page is None else [(*row, invite_link(page, row[-1]))
                                                 for row in rows])
-    click.echo(out.getvalue(), nl=False)
+    return out.getvalue()
 
 
 def _create_designed(db_path: str, survey_id: str, design_path: str, groups: int | None,
@@ -105,6 +140,59 @@ def _create_designed(db_path: str, survey_id: str, design_path: str, groups: int
                + (f", {groups} random groups" if groups else "") + "); they are shown only this "
                "once, next to the ids of the frame (which are not stored). The survey now "
                "accepts only submissions with a code.", err=True)
+
+
+def _create_from_export(db_path: str, survey_id: str, export_path: str, key: str,
+                        carry: str | None, page: str | None, odk_path: str | None) -> None:
+    """One code per interview of the main survey's export, carrying the --carry columns;
+    'key,code[,link]' printed, or written to a new --odk-csv file (opened before any code is
+    made, so that a file that cannot be written stores nothing)."""
+    from . import surveys
+    from .invites import create
+    from .invites.carried import ExportError, create_carried, parse_carry, read_export
+
+    names = parse_carry(carry) if carry is not None else ()
+    export = read_export(export_path, key, names)
+    store = _existing_db(db_path)
+    out = None
+    if odk_path is not None:
+        try:
+            out = open(odk_path, "x", encoding="utf-8", newline="")  # noqa: SIM115
+        except FileExistsError:
+            raise ExportError(f"{odk_path} exists: give a new file (the codes in it would be "
+                              "lost)") from None
+        except OSError as exc:
+            raise ExportError(f"cannot write {odk_path}: {exc.strerror or exc}") from None
+    try:
+        if names:
+            questions = [q["id"] for q in
+                         surveys.get(store, survey_id, None).manifest["survey"]["questions"]]
+            pairs = create_carried(store, survey_id, export, questions)
+        else:
+            pairs = list(zip([k for k, _ in export.rows],
+                             create(store, survey_id, len(export.rows)), strict=True))
+    except BaseException:
+        if out is not None:
+            out.close()
+            Path(odk_path or "").unlink()
+        raise
+    if out is not None:
+        with out:
+            out.write(_csv_text(["key", "code", "link"], pairs, page))
+    else:
+        _csv(["key", "code"] + (["link"] if page else []), pairs, page)
+    carried = f", each carrying {', '.join(names)}" if names else ""
+    where = f"written to {odk_path}" if odk_path else "shown only this once"
+    click.echo(f"{len(pairs):,} invitation code(s) for survey {survey_id!r} created, one per "
+               f"interview of {export.source}{carried}; they are {where}, next to the "
+               f"interview keys (which are not stored). The survey now accepts only "
+               "submissions with a code.", err=True)
+    small = export.small_cells()
+    if names and small:
+        values, n = small[0]
+        click.echo(f"warning: {len(small)} combination(s) of {', '.join(names)} are shared by "
+                   f"fewer than 5 interviews (e.g. {', '.join(values)}: {n}); a respondent "
+                   "in one is nearly identified by the values their code carries", err=True)
 
 
 @invites.command("list")

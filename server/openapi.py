@@ -101,6 +101,7 @@ _SCHEMAS: dict[str, Any] = {
                        "sha256": {"type": "string"},
                        "status": {"type": "string"},
                        "invite_only": {"type": "boolean"},
+                       "invite_carries": {"type": "array", "items": {"type": "string"}},
                        "signed_bytes": {"type": "string"}}},
     "SurveyDocument": {
         "type": "object",
@@ -116,6 +117,13 @@ _SCHEMAS: dict[str, Any] = {
                                           "invites create`): the page asks for one. Set by "
                                           "the operator, not signed; nothing else about the "
                                           "codes is served."},
+                       "invite_carries": {
+                           "type": "array", "items": {"type": "string"},
+                           "description": "Only for a survey whose codes carry disclosed "
+                                          "covariates (`invites create --from-export "
+                                          "--carry`): their names. The page then asks "
+                                          "POST .../invitation what its code carries and "
+                                          "shows it before the questions."},
                        "signed_bytes": {
                            "type": "string", "contentEncoding": "base64",
                            "description": "The exact bytes the signature covers (the "
@@ -247,6 +255,23 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": {"description": "Accepted and duplicate submission ids",
                               "content": _json(_ref("SubmissionResult"))},
                       **_errors(400, 404, 409, 413, 415, 422), "403": _INVITE_REFUSED}}},
+    "/api/surveys/{survey_id}/invitation": {"post": {
+        "operationId": "invitation",
+        "summary": "What an invitation code carries (docs/sensitive-module.md): the disclosed "
+                   "covariates the server links to the submission made with it, which the "
+                   "page shows before the questions. The code travels in the body, not the "
+                   "URL, so that it is in no access log.",
+        "parameters": [_SURVEY_ID],
+        "requestBody": {"required": True, "content": _json({
+            "type": "object", "required": ["invite"], "additionalProperties": False,
+            "properties": {"invite": {"type": "string", "minLength": 1, "maxLength": 64}}})},
+        "responses": {"200": {"description": "The carried values ({} for none)",
+                              "content": _json({
+                                  "type": "object", "required": ["carries"],
+                                  "properties": {"carries": {
+                                      "type": "object",
+                                      "additionalProperties": {"type": "string"}}}})},
+                      **_errors(400, 404, 413, 415, 422)}}},
     "/api/surveys/{survey_id}/estimates": {"get": {
         "operationId": "estimates", "summary": "Estimates from the stored aggregates.",
         "security": _BEARER,

@@ -94,6 +94,12 @@ def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
     compiled = randomized_reports(record)
     survey = compiled.survey
     questions = {q.id: q for q in survey.questions}
+    if any(c not in questions for c in spec.covariates):
+        carried = store.invite_carried_names(record.id)
+        if any(c in carried for c in spec.covariates):
+            from .invites.carried_analysis import carried_regression  # sensitive-module.md
+
+            return carried_regression(store, record, compiled, spec, confidence)
     _check_spec(spec, questions, compiled.mechanisms)
     qids = [spec.outcome, *spec.covariates]
     columns, dropped = report_columns(store, record.id, record.version, qids,

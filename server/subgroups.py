@@ -74,6 +74,10 @@ def subgroups(store: Store, survey_id: str, version: int | None, by: str,
     question's estimate among the respondents who gave that value."""
     record = surveys.get(store, survey_id, version)
     compiled = randomized_reports(record)
+    if by not in compiled.mechanisms and by in store.invite_carried_names(record.id):
+        from .invites.carried_analysis import carried_subgroups  # docs/sensitive-module.md
+
+        return carried_subgroups(store, record, compiled, by, confidence, bins)
     question = grouping_question(compiled, by)
     labels, group_of = grouping(question, compiled.mechanisms[by], bins)
     sizes = np.zeros(len(labels), dtype=np.int64)

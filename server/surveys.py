@@ -33,10 +33,10 @@ from . import joint_aggregates
 from .common.errors import Conflict, NotFound, ValidationFailed
 from .store import Store, SurveyRow, current_hour
 
-# "status", "invite_only" and "signed_bytes" are accepted (and not kept) so that a served
-# document can be published as is.
+# "status", "invite_only", "invite_carries" and "signed_bytes" are accepted (and not kept) so
+# that a served document can be published as is.
 MANIFEST_KEYS = frozenset({"survey", "signature", "public_key", "sha256", "status",
-                           "invite_only", "signed_bytes"})
+                           "invite_only", "invite_carries", "signed_bytes"})
 _CACHE_SIZE = 256
 
 
@@ -148,7 +148,7 @@ class SurveyRecord:
                    n_submissions=row.n_submissions,
                    last_submission_hour=row.last_submission_hour)
 
-    def public(self, invite_only: bool) -> dict[str, Any]:
+    def public(self, invite_only: bool, carries: Sequence[str] = ()) -> dict[str, Any]:
         """What GET /api/surveys/<id> serves: the manifest unchanged, its hash and status,
         and whether the survey takes only submissions with an invitation code.
 
@@ -157,13 +157,18 @@ class SurveyRecord:
         reproduce Python's canonical bytes (1.0 becomes 1, for one). `invite_only` is the
         operator's choice (`invites create`), made after signing, so it is not signed: it
         tells the page to ask for a code, and nothing else about the codes (a submission
-        without one would be refused anyway, saying so).
+        without one would be refused anyway, saying so). `invite_carries`, only when the
+        survey's codes carry disclosed covariates, names them: the page then shows the
+        respondent what their code carries (docs/sensitive-module.md).
         """
-        return {"survey": self.manifest["survey"], "signature": self.manifest["signature"],
-                "public_key": self.manifest["public_key"], "sha256": self.sha256,
-                "status": self.status, "invite_only": invite_only,
-                "signed_bytes": base64.b64encode(canonical_json(self.manifest["survey"]))
-                .decode("ascii")}
+        document = {"survey": self.manifest["survey"], "signature": self.manifest["signature"],
+                    "public_key": self.manifest["public_key"], "sha256": self.sha256,
+                    "status": self.status, "invite_only": invite_only,
+                    "signed_bytes": base64.b64encode(canonical_json(self.manifest["survey"]))
+                    .decode("ascii")}
+        if carries:
+            document["invite_carries"] = list(carries)
+        return document
 
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "version": self.version, "title": self.manifest["survey"]["title"],

@@ -24,7 +24,8 @@ from .design import INTERVAL_QUANTILES, design_options, options_from
 @click.option("--level", help="For a categorical outcome: the option modelled against the rest.")
 @click.option("--covariates", default="",
               help="Comma-separated covariate questions: disclosed ones, and at most two "
-                   "randomized yes/no or categorical ones.")
+                   "randomized yes/no or categorical ones; also covariates the invitation "
+                   "codes carry (invites create --carry; docs/sensitive-module.md).")
 @click.option("--format", "fmt", type=click.Choice(list(REGRESSION_FORMATS)), default="table",
               show_default=True, help="Output format (html: a page with a forest plot).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),

@@ -32,7 +32,8 @@ from .design import INTERVAL_QUANTILES, design_options, options_from
                    "declared groups against the rest.")
 @click.option("--by", "by", metavar="QUESTION",
               help="Instead: every randomized question's estimates within each subgroup of a "
-                   "disclosed question (docs/disclosed.md).")
+                   "disclosed question (docs/disclosed.md), or of a covariate the invitation "
+                   "codes carry (invites create --carry; docs/sensitive-module.md).")
 @click.option("--bins", help="Bin edges for the integer question(s) of --crosstab or --by, "
                              "e.g. 0,5,10 (refused when no question is an integer one).")
 @click.option("--row-bins", help="Crosstab bin edges for an integer ROWS question.")

@@ -47,7 +47,8 @@ def render_subgroups(survey: Mapping[str, Any], document: Mapping[str, Any], fmt
     by = str(document.get("by"))
     parts = subgroup_reports(survey, document, language)
     shown = None  # report --lang: each subgroup's value in the language
-    if language is not None:
+    carried = bool(document.get("carried"))  # a covariate the invitation carried, not a question
+    if language is not None and not carried:
         from .language import answer_names, survey_labels
 
         shown = answer_names(survey, language, by, [label for label, _, _ in parts])
@@ -61,9 +62,10 @@ def render_subgroups(survey: Mapping[str, Any], document: Mapping[str, Any], fmt
         return _html(by, parts, shown)
     heading = "## {}\n\n" if fmt == "md" else "=== {} ===\n"
     lead = (f"# Subgroups of {by}\n\n" if fmt == "md" else f"Subgroups of {by}\n\n")
-    note = ("Each subgroup: respondents whose disclosed answer to "
-            f"{by!r} is the value shown (exact count); estimates within it use each question's "
-            "own randomized-response estimator.\n\n")
+    whose = (f"invitation code carried {by!r} with the value shown" if carried
+             else f"disclosed answer to {by!r} is the value shown")
+    note = (f"Each subgroup: respondents whose {whose} (exact count); estimates within it use "
+            "each question's own randomized-response estimator.\n\n")
     return lead + note + "\n".join(
         heading.format(f"{by} = {(shown or {}).get(label, label)} (n = {n:,})")
         + render(report, fmt) for label, n, report in parts)

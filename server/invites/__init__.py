@@ -37,6 +37,10 @@ def create(store: Store, survey_id: str, count: int) -> list[str]:
 
 
 def _no_design(stored: StoredDesigns) -> None:
+    if stored.carried:
+        raise FrameError(f"the survey's invitation codes carry {', '.join(stored.carried)} "
+                         "(--from-export): every code of a survey carries the same values, so "
+                         "new codes need --from-export with --carry too")
     if stored.designed:
         raise FrameError("the survey's invitation codes carry a design (weight, stratum, PSU): "
                          "every respondent needs one, so new codes need --design too")

@@ -105,6 +105,8 @@ class StoredDesigns:
     plain: int
     designed: list[tuple[str | None, str | None, float | None, int]]
     grouped: bool = False  # whether the designed codes carry random groups
+    # the names the survey's codes carry (`invites create --from-export`); () for none
+    carried: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,8 +194,8 @@ class Dump:
 
     surveys: list[SurveyRow]
     tokens: list[tuple[int, str, str, str, str | None]]  # id, name, sha256, created, revoked
-    invite_surveys: list[tuple[str, str]]
-    # code_sha256, survey_id, submission_id, weight, stratum, psu, fpc, random_group
+    invite_surveys: list[tuple[str, str, str | None]]  # survey_id, created, carried names
+    # code_sha256, survey_id, submission_id, weight, stratum, psu, fpc, random_group, carried
     invites: list[tuple[Any, ...]]
 
 
@@ -252,10 +254,26 @@ class Store(Protocol):
     # invitations
     def add_invites(self, survey_id: str, code_hashes: Sequence[str],
                     designs: Sequence[InviteDesign] | None = None,
-                    check: Callable[[StoredDesigns], None] | None = None) -> bool:
-        """Make a survey invite-only and store code hashes (with `designs`, one per code);
-        False if the survey is unknown. `check` runs inside the transaction on what the
-        survey's codes carry already; whatever it raises stores nothing."""
+                    check: Callable[[StoredDesigns], None] | None = None,
+                    carried: tuple[tuple[str, ...], Sequence[str]] | None = None) -> bool:
+        """Make a survey invite-only and store code hashes (with `designs`, one per code;
+        with `carried`, the carried names and one JSON object of values per code); False if
+        the survey is unknown. `check` runs inside the transaction on what the survey's codes
+        carry already; whatever it raises stores nothing."""
+        ...
+
+    def invite_carried_names(self, survey_id: str) -> tuple[str, ...]:
+        """The names of the disclosed covariates the survey's codes carry; () for none (one
+        lookup of the invite_surveys row)."""
+        ...
+
+    def invite_carried(self, survey_id: str, code_sha256: str) -> tuple[bool, str | None]:
+        """(whether the survey has this code, the JSON object of values it carries or None)."""
+        ...
+
+    def submission_carried(self, survey_id: str, version: int) -> list[tuple[str, str]]:
+        """(submission id, JSON object of carried values) of every stored submission of the
+        version made with a code that carries values."""
         ...
 
     def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:

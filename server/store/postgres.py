@@ -18,6 +18,7 @@ PGPASSFILE / ~/.pgpass); messages show the URL with any password replaced by ***
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -285,7 +286,8 @@ class PgStore:
 
     def add_invites(self, survey_id: str, code_hashes: Sequence[str],
                     designs: Sequence[InviteDesign] | None = None,
-                    check: Callable[[StoredDesigns], None] | None = None) -> bool:
+                    check: Callable[[StoredDesigns], None] | None = None,
+                    carried: tuple[tuple[str, ...], Sequence[str]] | None = None) -> bool:
         if not _fits(survey_id):
             return False
         def work(conn: psycopg.Connection) -> bool:
@@ -302,7 +304,15 @@ class PgStore:
                              (survey_id,))
                 check(self._stored_designs(conn, survey_id))
             with conn.cursor() as cur:
-                if designs is None:
+                if carried is not None:
+                    names, values = carried
+                    conn.execute("UPDATE invite_surveys SET carried = %s WHERE survey_id = %s",
+                                 (json.dumps(list(names)), survey_id))
+                    cur.executemany(
+                        "INSERT INTO invites (survey_id, code_sha256, carried) "
+                        "VALUES (%s, %s, %s)",
+                        [(survey_id, h, v) for h, v in zip(code_hashes, values, strict=True)])
+                elif designs is None:
                     cur.executemany("INSERT INTO invites (survey_id, code_sha256) "
                                     "VALUES (%s, %s)", [(survey_id, h) for h in code_hashes])
                 else:
@@ -324,7 +334,10 @@ class PgStore:
                                 "fpc", (survey_id,)).fetchall()
         grouped = conn.execute("SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = %s "
                                "AND random_group IS NOT NULL)", (survey_id,)).fetchone()[0]
-        return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped))
+        names = conn.execute("SELECT carried FROM invite_surveys WHERE survey_id = %s",
+                             (survey_id,)).fetchone()
+        return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped),
+                             tuple(json.loads(names[0])) if names and names[0] else ())
 
     def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:
         if not _fits(survey_id):
@@ -335,6 +348,33 @@ class PgStore:
                 "WHERE survey_id = %s AND weight IS NOT NULL", (survey_id,)).fetchall()
         make = InviteDesign._make
         return [(row[0], make(row[1:])) for row in rows]
+
+    def invite_carried_names(self, survey_id: str) -> tuple[str, ...]:
+        if not _fits(survey_id):
+            return ()
+        with self._read() as conn:
+            row = conn.execute("SELECT carried FROM invite_surveys WHERE survey_id = %s",
+                               (survey_id,)).fetchone()
+        return tuple(json.loads(row[0])) if row is not None and row[0] else ()
+
+    def invite_carried(self, survey_id: str, code_sha256: str) -> tuple[bool, str | None]:
+        if not _fits(survey_id):
+            return False, None
+        with self._read() as conn:
+            row = conn.execute("SELECT carried FROM invites WHERE survey_id = %s AND "
+                               "code_sha256 = %s", (survey_id, code_sha256)).fetchone()
+        return (False, None) if row is None else (True, row[0])
+
+    def submission_carried(self, survey_id: str, version: int) -> list[tuple[str, str]]:
+        if not _fits(survey_id):
+            return []
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT s.submission_id, i.carried FROM submissions AS s JOIN invites AS i ON "
+                "i.survey_id = s.survey_id AND i.submission_id = s.submission_id WHERE "
+                "s.survey_id = %s AND s.version = %s AND i.carried IS NOT NULL ORDER BY s.seq",
+                (survey_id, version)).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
     def invite_counts(self, survey_id: str) -> InviteCounts:
         if not _fits(survey_id):
@@ -615,10 +655,10 @@ class PgStore:
         with self._read() as conn:
             tokens = conn.execute("SELECT id, name, token_sha256, created, revoked FROM tokens "
                                   "ORDER BY id").fetchall()
-            invite_surveys = conn.execute("SELECT survey_id, created FROM invite_surveys "
-                                          "ORDER BY survey_id").fetchall()
+            invite_surveys = conn.execute("SELECT survey_id, created, carried FROM "
+                                          "invite_surveys ORDER BY survey_id").fetchall()
             invites = conn.execute("SELECT code_sha256, survey_id, submission_id, weight, "
-                                   "stratum, psu, fpc, random_group FROM invites "
+                                   "stratum, psu, fpc, random_group, carried FROM invites "
                                    "ORDER BY code_sha256").fetchall()
         return Dump(self.list_surveys(), [tuple(t) for t in tokens],
                     [tuple(r) for r in invite_surveys], [tuple(r) for r in invites])
@@ -642,11 +682,11 @@ class PgStore:
                             "VALUES (%s, %s, %s, %s, %s)", dump.tokens)
             cur.execute("SELECT setval(pg_get_serial_sequence('tokens', 'id'), "
                         "greatest((SELECT max(id) FROM tokens), 1))")
-            cur.executemany("INSERT INTO invite_surveys (survey_id, created) VALUES (%s, %s)",
-                            dump.invite_surveys)
+            cur.executemany("INSERT INTO invite_surveys (survey_id, created, carried) "
+                            "VALUES (%s, %s, %s)", dump.invite_surveys)
             cur.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
-                            "weight, stratum, psu, fpc, random_group) "
-                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", dump.invites)
+                            "weight, stratum, psu, fpc, random_group, carried) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", dump.invites)
             with cur.copy("COPY submissions (survey_id, version, submission_id, "
                           "received_hour, reports) FROM STDIN") as copy:
                 for row in reports:

@@ -47,6 +47,11 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         "ALTER TABLE invites ADD COLUMN fpc REAL",
         "ALTER TABLE invites ADD COLUMN random_group INTEGER",
     ],
+    [  # 5: an invitation code may carry disclosed covariates (`invites create --from-export`):
+        # a JSON object per code, and the carried names per survey (NULL: none)
+        "ALTER TABLE invites ADD COLUMN carried TEXT",
+        "ALTER TABLE invite_surveys ADD COLUMN carried TEXT",
+    ],
 ]
 
 POSTGRES_MIGRATIONS: list[list[str]] = [
@@ -80,5 +85,10 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
         """ALTER TABLE invites ADD COLUMN weight double precision, ADD COLUMN stratum text,
             ADD COLUMN psu text, ADD COLUMN fpc double precision,
             ADD COLUMN random_group integer""",
+    ],
+    [  # 3: an invitation code may carry disclosed covariates (`invites create --from-export`):
+        # a JSON object per code, and the carried names per survey (NULL: none)
+        "ALTER TABLE invites ADD COLUMN carried text",
+        "ALTER TABLE invite_surveys ADD COLUMN carried text",
     ],
 ]

@@ -21,6 +21,7 @@ much as storing a small submission.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -305,7 +306,8 @@ class SqliteStore:
 
     def add_invites(self, survey_id: str, code_hashes: Sequence[str],
                     designs: Sequence[InviteDesign] | None = None,
-                    check: Callable[[StoredDesigns], None] | None = None) -> bool:
+                    check: Callable[[StoredDesigns], None] | None = None,
+                    carried: tuple[tuple[str, ...], Sequence[str]] | None = None) -> bool:
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM surveys WHERE id = ?", (survey_id,)).fetchone() \
                     is None:
@@ -314,7 +316,14 @@ class SqliteStore:
                 check(_stored_designs(conn, survey_id))
             conn.execute("INSERT OR IGNORE INTO invite_surveys (survey_id, created) "
                          "VALUES (?, ?)", (survey_id, now_second()))
-            if designs is None:
+            if carried is not None:
+                names, values = carried
+                conn.execute("UPDATE invite_surveys SET carried = ? WHERE survey_id = ?",
+                             (json.dumps(list(names)), survey_id))
+                conn.executemany(
+                    "INSERT INTO invites (code_sha256, survey_id, carried) VALUES (?, ?, ?)",
+                    [(h, survey_id, v) for h, v in zip(code_hashes, values, strict=True)])
+            elif designs is None:
                 conn.executemany("INSERT INTO invites (code_sha256, survey_id) VALUES (?, ?)",
                                  [(h, survey_id) for h in code_hashes])
             else:
@@ -331,6 +340,23 @@ class SqliteStore:
             "WHERE survey_id = ? AND weight IS NOT NULL", (survey_id,))
         make = InviteDesign._make
         return [(row[0], make(row[1:])) for row in rows]
+
+    def invite_carried_names(self, survey_id: str) -> tuple[str, ...]:
+        row = self._conn().execute("SELECT carried FROM invite_surveys WHERE survey_id = ?",
+                                   (survey_id,)).fetchone()
+        return tuple(json.loads(row[0])) if row is not None and row[0] else ()
+
+    def invite_carried(self, survey_id: str, code_sha256: str) -> tuple[bool, str | None]:
+        row = self._conn().execute("SELECT carried FROM invites WHERE code_sha256 = ? AND "
+                                   "survey_id = ?", (code_sha256, survey_id)).fetchone()
+        return (False, None) if row is None else (True, row[0])
+
+    def submission_carried(self, survey_id: str, version: int) -> list[tuple[str, str]]:
+        return self._conn().execute(
+            "SELECT s.submission_id, i.carried FROM submissions AS s JOIN invites AS i ON "
+            "i.survey_id = s.survey_id AND i.submission_id = s.submission_id WHERE "
+            "s.survey_id = ? AND s.version = ? AND i.carried IS NOT NULL ORDER BY s.seq",
+            (survey_id, version)).fetchall()
 
     def invite_counts(self, survey_id: str) -> InviteCounts:
         conn = self._conn()
@@ -638,10 +664,10 @@ class SqliteStore:
             surveys=self.list_surveys(),
             tokens=conn.execute("SELECT id, name, token_sha256, created, revoked FROM tokens "
                                 "ORDER BY id").fetchall(),
-            invite_surveys=conn.execute("SELECT survey_id, created FROM invite_surveys "
-                                        "ORDER BY survey_id").fetchall(),
+            invite_surveys=conn.execute("SELECT survey_id, created, carried FROM "
+                                        "invite_surveys ORDER BY survey_id").fetchall(),
             invites=conn.execute("SELECT code_sha256, survey_id, submission_id, weight, "
-                                 "stratum, psu, fpc, random_group FROM invites "
+                                 "stratum, psu, fpc, random_group, carried FROM invites "
                                  "ORDER BY code_sha256").fetchall())
 
     def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]:
@@ -658,11 +684,11 @@ class SqliteStore:
                               for s in dump.surveys])
             conn.executemany("INSERT INTO tokens (id, name, token_sha256, created, revoked) "
                              "VALUES (?, ?, ?, ?, ?)", dump.tokens)
-            conn.executemany("INSERT INTO invite_surveys (survey_id, created) VALUES (?, ?)",
-                             dump.invite_surveys)
+            conn.executemany("INSERT INTO invite_surveys (survey_id, created, carried) "
+                             "VALUES (?, ?, ?)", dump.invite_surveys)
             conn.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
-                             "weight, stratum, psu, fpc, random_group) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", dump.invites)
+                             "weight, stratum, psu, fpc, random_group, carried) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.invites)
             conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
                              "received_hour, reports) VALUES (?, ?, ?, ?, ?)", reports)
             for (sid, version), replacement in texts.items():
@@ -721,7 +747,10 @@ def _stored_designs(conn: sqlite3.Connection, survey_id: str) -> StoredDesigns:
                             (survey_id,)).fetchall()
     grouped = conn.execute("SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? "
                            "AND random_group IS NOT NULL)", (survey_id,)).fetchone()[0]
-    return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped))
+    names = conn.execute("SELECT carried FROM invite_surveys WHERE survey_id = ?",
+                         (survey_id,)).fetchone()
+    return StoredDesigns(int(plain), [tuple(r) for r in designed], bool(grouped),
+                         tuple(json.loads(names[0])) if names and names[0] else ())
 
 
 def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob, new_ids: set[str]) -> None:

@@ -197,7 +197,7 @@ def test_random_groups_are_dealt_per_psu_and_balanced(db_path: Any, tmp_path: Pa
 
 
 @pytest.mark.parametrize("args, message", [
-    ((), "give exactly one of --count N or --design FRAME.csv"),
+    ((), "give exactly one of --count N, --design FRAME.csv or --from-export MAIN.csv"),
     (("--count", "2", "--groups", "3"), "--groups and --allow-lonely-psu go with --design"),
 ])
 def test_usage_errors(db_path: Any, args: tuple[str, ...], message: str) -> None:
@@ -224,12 +224,14 @@ def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, clien
     sql(db_path, "INSERT INTO invite_surveys (survey_id, created) VALUES ('health', 'then')")
     sql(db_path, "INSERT INTO invites (code_sha256, survey_id) VALUES (?, 'health')",
         (digest(code),))
-    for column in ("weight", "stratum", "psu", "fpc", "random_group"):  # undo the migration
+    # undo the design migration and the carried values' after it
+    for column in ("weight", "stratum", "psu", "fpc", "random_group", "carried"):
         sql(db_path, f"ALTER TABLE invites DROP COLUMN {column}")
-    sql(db_path, "DELETE FROM schema_version WHERE version = ?", (len(migrations),))
+    sql(db_path, "ALTER TABLE invite_surveys DROP COLUMN carried")
+    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 1,))
     open_store(db_path).close()  # migrates
-    assert sql(db_path, "SELECT weight, stratum, psu, fpc, random_group FROM invites") == \
-        [(None, None, None, None, None)]
+    assert sql(db_path, "SELECT weight, stratum, psu, fpc, random_group, carried FROM "
+                        "invites") == [(None, None, None, None, None, None)]
     assert client.post(URL, json=submission(invite=code)).status_code == 200
     assert designs(db_path) == {}
 

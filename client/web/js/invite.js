@@ -15,6 +15,7 @@
 //   again. A refusal whose reason is other_code (the server holds this very submission id,
 //   bound to another code) means it was delivered: outbox.js marks it sent.
 
+import { postSubmission } from "./api.js";
 import { adoptStyle, el, replace } from "./dom.js";
 import { t, tNodes } from "./i18n.js";
 import { deliver } from "./outbox.js";
@@ -37,6 +38,9 @@ let typed = "";  // what the field holds, kept when the page is drawn again in a
 let field = null;  // {input, error} of the field above the questions, while shown
 let page = null;  // page.js's {setTitle, setStatus, status, showDelivery, fail, statusEl}
 let refusedShown = false;  // the page's title says that the code was refused
+// What the code carries (a sensitive module beside a main survey, docs/sensitive-module.md):
+// {names, values (null until known), error}; null when the survey's codes carry nothing.
+let carried = null;
 
 function session(action) {
   try {
@@ -53,8 +57,10 @@ export function fragmentCode(hash) {
 }
 
 /** Take the code out of the link: read it from the fragment, remove it from the address bar
- * (and so from the history), keep it in this tab until the submission is stored. */
-export function setup({ server, surveyId, invited }, hooks) {
+ * (and so from the history), keep it in this tab until the submission is stored. When the
+ * survey's codes carry disclosed values (`carries`, their names), ask the server what this
+ * code carries, to show it before the questions. */
+export async function setup({ server, surveyId, invited, carries }, hooks) {
   page = hooks;
   inviteOnly = invited === true;
   storageKey = `ldpsurvey.invite ${server} ${surveyId}`;  // not words: a storage key
@@ -69,6 +75,31 @@ export function setup({ server, surveyId, invited }, hooks) {
     if (normalized(code)) session((s) => s.setItem(storageKey, normalized(code)));
   }
   fromLink = normalized(code ?? session((s) => s.getItem(storageKey)) ?? "") || null;
+  carried = Array.isArray(carries) && carries.length
+    ? { names: carries.map(String), values: null, error: null } : null;
+  if (carried && fromLink) {
+    try {
+      const answer = await postSubmission(server, surveyId, { invite: fromLink }, "/invitation");
+      carried.values = answer && typeof answer.carries === "object" ? answer.carries : {};
+    } catch (err) {
+      carried.error = err.message;  // the names are shown without their values
+    }
+  }
+}
+
+/** What travels with the code: each carried name with this code's value, as the server
+ * links them to the answers (not randomized), or the names alone when not known. */
+function carriedList() {
+  if (!carried) return [];
+  const { names, values, error } = carried;
+  const items = names.map((name) => el("li", {}, el("span", { class: "carried-name" }, name),
+    values && typeof values[name] === "string"
+      ? [": ", el("strong", { class: "carried-value" }, values[name])] : []));
+  return [
+    el("p", { id: "invite-carries-lead" }, t("invite.carries")),
+    el("ul", { id: "invite-carries", "aria-describedby": "invite-carries-lead" }, ...items),
+    ...(error ? [el("p", { class: "hint" }, t("invite.carriesUnknown", { error }))] : []),
+  ];
 }
 
 /** What a respondent typed, as a code: trimmed, a pasted link's code taken out of it, the
@@ -111,7 +142,7 @@ export function invitation(twoServer) {
   const why = el("p", { class: "hint", id: "invite-why" }, t("invite.why", mode(twoServer)));
   if (fromLink) {
     return el("div", { class: "notice", id: "invite" },
-      el("p", {}, t("invite.fromLink")), why);
+      el("p", {}, t("invite.fromLink")), ...carriedList(), why);
   }
   if (!inviteOnly) return null;
   const input = codeInput("invite-code", "invite-hint invite-why invite-error", typed);
@@ -123,7 +154,7 @@ export function invitation(twoServer) {
     el("label", { for: "invite-code", class: "inline" }, t("invite.enter")),
     input,
     el("p", { class: "hint", id: "invite-hint" }, t("invite.hint")),
-    why, error);
+    ...carriedList(), why, error);
 }
 
 function showError(target, key) {

@@ -48,6 +48,7 @@ let randomSource = null;  // start() sets it: every report's noise comes from it
 let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-server survey only
 let invite = null;  // invite.js (its header says when)
 let inviteOnly = false;
+let inviteCarries = [];  // what the survey's codes carry (doc.invite_carries; invite.js)
 
 // What the page shows can be drawn again in another language (the switcher): `redraw(true)`
 // draws the screen shown now, `drawStatus()` the status line, each from what it was given
@@ -116,8 +117,9 @@ async function useInvite() {
   if (!invite) {
     await loadModules(["invite"]);
     invite = loaded("invite");
-    invite.setup({ server: where.server, surveyId: where.surveyId, invited: inviteOnly },
-                 { setTitle, setStatus, status, showDelivery, fail, statusEl });
+    await invite.setup({ server: where.server, surveyId: where.surveyId, invited: inviteOnly,
+                         carries: inviteCarries },
+                       { setTitle, setStatus, status, showDelivery, fail, statusEl });
   }
 }
 
@@ -410,6 +412,7 @@ async function main() {
   }
   await words;
   inviteOnly = doc.invite_only === true;
+  if (Array.isArray(doc.invite_carries)) inviteCarries = doc.invite_carries;
   const inviting = inviteOnly || window.location.hash.includes("invite=") ? useInvite() : null;
   const verified = await verifyDocument(doc, where.surveyId);
   await inviting;

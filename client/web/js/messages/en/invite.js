@@ -14,5 +14,7 @@ export default {
   "invite.missing": "This survey accepts only invited answers: please enter the code from your invitation.",
   "invite.refused": "The survey server did not accept the invitation code ({error}).",
   "invite.kept": "{mode, select, two {Your answers are kept on this device exactly as they were split and sealed: they will be sent as they are with the code you enter, never split again.} other {Your answers are kept on this device exactly as they were randomized: they will be sent as they are with the code you enter, never randomized again.}}",
-  "invite.send": "Send with this code"
+  "invite.send": "Send with this code",
+  "invite.carries": "Your invitation carries these values from your interview. The survey server links them, as they are (not randomized), to your answers:",
+  "invite.carriesUnknown": "(Their values could not be loaded: {error}.)"
 };

@@ -14,5 +14,7 @@ export default {
   "invite.missing": "Esta encuesta solo admite respuestas de personas invitadas: escriba el código de su invitación, por favor.",
   "invite.refused": "El servidor de la encuesta no aceptó el código de invitación ({error}).",
   "invite.kept": "{mode, select, two {Sus respuestas se guardan en este dispositivo tal como se dividieron y sellaron: se enviarán tal cual con el código que escriba, sin volver a dividirlas.} other {Sus respuestas se guardan en este dispositivo tal como se aleatorizaron: se enviarán tal cual con el código que escriba, sin volver a aleatorizarlas.}}",
-  "invite.send": "Enviar con este código"
+  "invite.send": "Enviar con este código",
+  "invite.carries": "Su invitación lleva estos valores de su entrevista. El servidor de la encuesta los vincula tal cual (sin aleatorizar) a sus respuestas:",
+  "invite.carriesUnknown": "(No se pudieron cargar sus valores: {error}.)"
 };

@@ -14,5 +14,7 @@ export default {
   "invite.missing": "Cette enquête n'accepte que les réponses des personnes invitées : veuillez saisir le code de votre invitation.",
   "invite.refused": "Le serveur de l'enquête n'a pas accepté le code d'invitation ({error}).",
   "invite.kept": "{mode, select, two {Vos réponses sont conservées sur cet appareil telles qu'elles ont été partagées et scellées : elles seront envoyées telles quelles avec le code que vous saisirez, sans jamais être partagées à nouveau.} other {Vos réponses sont conservées sur cet appareil telles qu'elles ont été randomisées : elles seront envoyées telles quelles avec le code que vous saisirez, sans jamais être randomisées à nouveau.}}",
-  "invite.send": "Envoyer avec ce code"
+  "invite.send": "Envoyer avec ce code",
+  "invite.carries": "Votre invitation porte ces valeurs de votre entretien. Le serveur de l'enquête les relie telles quelles (non randomisées) à vos réponses :",
+  "invite.carriesUnknown": "(Leurs valeurs n’ont pas pu être chargées : {error}.)"
 };
