@@ -94,17 +94,21 @@ def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
     compiled = randomized_reports(record)
     survey = compiled.survey
     questions = {q.id: q for q in survey.questions}
-    if any(c not in questions for c in spec.covariates):
-        carried = store.invite_carried_names(record.id)
-        if any(c in carried for c in spec.covariates):
-            from .invites.carried_analysis import carried_regression  # sensitive-module.md
-
-            return carried_regression(store, record, compiled, spec, confidence)
-    _check_spec(spec, questions, compiled.mechanisms)
     qids = [spec.outcome, *spec.covariates]
-    columns, dropped = report_columns(store, record.id, record.version, qids,
-                                      [compiled.mechanisms[q].report_width for q in qids], PAGE)
-    result = fit_columns(columns, dropped, spec, questions, compiled.mechanisms, confidence)
+    carried = [c for c in spec.covariates if c not in questions
+               and c in store.invite_carried_names(record.id)]
+    if carried:  # covariates the invitation codes carry (docs/sensitive-module.md)
+        from .invites.carried_analysis import carried_columns, carried_covariates
+
+        questions, mechanisms, values = carried_covariates(store, record, compiled, carried)
+        _check_spec(spec, questions, mechanisms)
+        columns, dropped = carried_columns(store, record, compiled, qids, questions, values)
+    else:
+        mechanisms = compiled.mechanisms
+        _check_spec(spec, questions, mechanisms)
+        columns, dropped = report_columns(store, record.id, record.version, qids,
+                                          [mechanisms[q].report_width for q in qids], PAGE)
+    result = fit_columns(columns, dropped, spec, questions, mechanisms, confidence)
     return {"survey": record.id, "version": record.version, "sha256": record.sha256,
             "covariates": list(spec.covariates), **result.to_dict()}
 

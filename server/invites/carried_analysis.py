@@ -78,24 +78,27 @@ def carried_subgroups(store: Any, record: Any, compiled: Any, by: str, confidenc
                           for g, label in enumerate(labels)]}
 
 
-def carried_regression(store: Any, record: Any, compiled: Any, spec: Any,
-                       confidence: float) -> dict[str, Any]:
-    """The regression document (server/regression.py's shape) of a spec whose covariates
-    include carried ones: each carried covariate enters as a disclosed categorical question
-    whose options are the values seen; submissions missing a question or a carried value are
-    left out (counted)."""
-    from ..regression import check_spec, fit_columns
-
-    carried = [c for c in spec.covariates if c not in compiled.mechanisms]
+def carried_covariates(store: Any, record: Any, compiled: Any, names: Sequence[str]
+                       ) -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, str]]]:
+    """For a regression whose covariates include the carried `names`: the survey's questions
+    and mechanisms with each carried covariate added as a disclosed categorical question
+    (options: the values seen, sorted; no mechanism), and per name submission id -> value."""
     values = {name: submission_values(store, record.id, record.version, name)
-              for name in carried}
+              for name in names}
     questions = {q.id: q for q in compiled.survey.questions}
-    mechanisms = dict(compiled.mechanisms)
-    for name in carried:
+    mechanisms: dict[str, Any] = dict(compiled.mechanisms)
+    for name in names:
         questions[name] = carried_question(name, values[name].values())
-        mechanisms[name] = mechanisms.get(name)  # a disclosed covariate needs no mechanism
-    check_spec(spec, questions, mechanisms)
-    qids = [spec.outcome, *spec.covariates]
+        mechanisms[name] = None  # a disclosed covariate needs no mechanism
+    return questions, mechanisms, values
+
+
+def carried_columns(store: Any, record: Any, compiled: Any, qids: Sequence[str],
+                    questions: dict[str, Any], values: dict[str, dict[str, str]]
+                    ) -> tuple[list[np.ndarray], int]:
+    """The regression's columns (server/regression.py `fit_columns`) of the submissions that
+    hold every question of `qids` and every carried value: a carried covariate as the index
+    of its value among the options; and how many submissions were left out."""
     columns: list[list[Any]] = [[] for _ in qids]
     dropped = 0
     for sid, reports in _submissions(store, record.id, record.version):
@@ -116,6 +119,4 @@ def carried_regression(store: Any, record: Any, compiled: Any, spec: Any,
         if qid not in values:
             column = compiled.mechanisms[qid].validate_reports(column)
         arrays.append(np.asarray(column))
-    result = fit_columns(arrays, dropped, spec, questions, mechanisms, confidence)
-    return {"survey": record.id, "version": record.version, "sha256": record.sha256,
-            "covariates": list(spec.covariates), **result.to_dict()}
+    return arrays, dropped

@@ -136,6 +136,16 @@ def _fill(target, n: int = 30, codes: int = 3) -> None:
         (_, designed), *_ = create_designed(store, "designed", frame, groups=2)
         assert client.post("/api/surveys/designed/submissions",
                            json=submission(invite=designed)).status_code == 200
+        # a third whose codes carry covariates from a main survey's export (--from-export)
+        from ldpsurvey.server.invites.carried import create_carried, parse_export
+
+        assert client.post("/api/surveys", json=manifest(survey_dict("sidecar")),
+                           headers=auth).status_code == 201
+        export = parse_export("KEY,region\nk1,north\nk2,södra\n", "main.csv", "KEY",
+                              ("region",))
+        (_, carried), *_ = create_carried(store, "sidecar", export)
+        assert client.post("/api/surveys/sidecar/submissions",
+                           json=submission(invite=carried)).status_code == 200
     store.close()
 
 
@@ -147,7 +157,7 @@ def test_migrate_store_copies_everything_and_verifies(tmp_path, pg_url, directio
     _fill(source)
     result = run("migrate-store", "--from", source, "--to", target)
     assert result.exit_code == 0, result.output
-    assert "32 report(s), 1 token(s), 7 invitation code(s)" in result.output
+    assert "33 report(s), 1 token(s), 9 invitation code(s)" in result.output
     src, dst = open_store(source), open_store(target)
     try:
         assert dst.dump() == src.dump()
@@ -155,6 +165,9 @@ def test_migrate_store_copies_everything_and_verifies(tmp_path, pg_url, directio
             assert recompute(s, fix=False) == []
         designs = Counter(src.invite_designs("designed"))
         assert Counter(dst.invite_designs("designed")) == designs and designs
+        carried = src.submission_carried("sidecar", 1)
+        assert dst.submission_carried("sidecar", 1) == carried and carried
+        assert dst.invite_carried_names("sidecar") == ("region",)
         assert dst.aggregates("health", 1).n_submissions == 31
     finally:
         src.close()
