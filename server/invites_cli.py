@@ -202,6 +202,9 @@ def invites_list(db_path: str, survey_id: str) -> None:
     """How many codes were issued and used (never the codes)."""
     from .invites import counts
 
-    c = counts(_existing_db(db_path), survey_id)
+    store = _existing_db(db_path)
+    c = counts(store, survey_id)
     state = "invite-only" if c.invite_only else "open to anyone"
-    click.echo(f"{c.survey_id}: {state}; {c.issued} code(s) issued, {c.used} used")
+    carried = store.invite_carried_names(survey_id)
+    click.echo(f"{c.survey_id}: {state}; {c.issued} code(s) issued, {c.used} used"
+               + (f"; each carries {', '.join(carried)}" if carried else ""))

@@ -83,6 +83,10 @@ def test_each_interview_gets_a_code_carrying_only_the_named_columns(
         store.close()
     assert [(sid, json.loads(v)) for sid, v in linked] == [
         (body["submission_id"], {"hh-region": "north", "hh-age_band": "30-44"})]
+    listed = CliRunner().invoke(cli, ["invites", "list", "--db", str(db_path), "--survey",
+                                      "health"])
+    assert listed.output == ("health: invite-only; 3 code(s) issued, 1 used; each carries "
+                             "hh-region, hh-age_band\n")
 
 
 def test_codes_without_carried_values_serve_the_same_document(db_path: Any,
