@@ -89,6 +89,23 @@ def test_each_interview_gets_a_code_carrying_only_the_named_columns(
                              "hh-region, hh-age_band\n")
 
 
+def test_a_kobotoolbox_export_is_read_too(db_path: Any, tmp_path: Path) -> None:
+    """KoboToolbox: semicolons, a byte-order mark, group paths with '/', `_uuid` as the key."""
+    kobo = tmp_path / "kobo.csv"
+    kobo.write_bytes("\ufeffstart;group_hh/region;group_hh/age_band;_uuid\n"
+                     "2026-11-02;north;18-29;0b1e\n2026-11-02;south;30-44;9f2a\n"
+                     .encode("utf-8"))
+    result = CliRunner().invoke(cli, ["invites", "create", "--db", str(db_path), "--survey",
+                                      "health", "--from-export", str(kobo), "--key", "_uuid",
+                                      "--carry", "group_hh/region"])
+    assert result.exit_code == 0, result.output
+    codes = printed(result)
+    assert list(codes) == ["0b1e", "9f2a"]
+    stored = sql(db_path, "SELECT carried FROM invites WHERE code_sha256 = ?",
+                 (digest(codes["9f2a"]),))
+    assert [json.loads(s) for (s,) in stored] == [{"group_hh/region": "south"}]
+
+
 def test_codes_without_carried_values_serve_the_same_document(db_path: Any,
                                                                client: Any) -> None:
     before = client.get("/api/surveys/health").get_json()
