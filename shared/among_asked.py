@@ -37,7 +37,7 @@ from .estimates import (
     norm_sub,
     z_value,
 )
-from .skip_logic import NOT_ASKED
+from .question_types.base import NOT_ASKED
 
 NOTE = ("'not asked' is a value of this question: the device sends a randomized report whether "
         "or not the question applied; 'among those asked' divides by the estimated share asked "
@@ -60,28 +60,6 @@ class NotAskedEstimates:
 def with_not_asked(cls: type) -> type:
     """`cls` with NotAskedEstimates mixed in (one class per mechanism class)."""
     return type(cls.__name__ + "NotAsked", (NotAskedEstimates, cls), {})
-
-
-def not_asked_mechanism(question: Any) -> Any:
-    """The mechanism of a question with a "not asked" value (its domain already holds it)."""
-    from .mechanisms import mechanism_class
-
-    if question.type == "multiselect":
-        from .multiselect_not_asked import not_asked_set_mechanism
-
-        return not_asked_set_mechanism(question)
-    cls = mechanism_class(question.mechanism)
-    if question.type == "integer":  # asked_geometric: its own estimates
-        return cls.from_question(question)
-    instantaneous = getattr(question, "instantaneous_epsilon", None)
-    if instantaneous is not None:
-        from .mechanisms.longitudinal import Longitudinal
-
-        mechanism = with_not_asked(Longitudinal)(cls.from_question(question), instantaneous)
-    else:
-        mechanism = with_not_asked(cls).from_question(question)
-    mechanism.scored = question.type == "ordinal"
-    return mechanism
 
 
 def add_among_asked(mechanism: Any, result: Estimate, aggregate: Aggregate,

@@ -33,20 +33,22 @@ import numpy as np
 from .aggregates import CountAggregate
 from .estimates import MeanEstimate, norm_sub, z_value
 from .question_types import REGISTRY
-from .question_types.multiselect import MEAN_SELECTED, SHARES_NOTE
-from .question_types.ordinal import EM_NOTE, MEAN_SCORE, score_note
+from .question_types.words import (
+    CLIP,
+    DISCLOSED_NOTE,
+    EM,
+    EM_NOTE,
+    MEAN,
+    MEAN_SCORE,
+    MEAN_SELECTED,
+    NORM_SUB,
+    SHARES_NOTE,
+    score_note,
+)
 
 __all__ = ["CLIP", "DISCLOSED_NOTE", "EM", "EM_NOTE", "MEAN", "MEAN_SCORE", "MEAN_SELECTED",
            "NORM_SUB", "SHARES_NOTE", "Estimand", "estimand", "mean_label", "plain_estimate",
            "score_note"]
-
-NORM_SUB = "norm-sub"
-CLIP = "clip"
-EM = "em"
-
-DISCLOSED_NOTE = "disclosed: answers as respondents gave them (not randomized), counted exactly"
-
-MEAN = "mean"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ from typing import Any
 
 from .background_image import check_background
 from .errors import PrivacyCheckError, SurveyError
+from .question_types import fields
+from .question_types.base import Definition
 
 MAX_SIDE = 64
 MAX_CELLS = 1024
@@ -63,28 +65,15 @@ class LocationGrid:
         return d
 
 
-def survey_cells(questions_raw: list[Any]) -> int:
-    """Location cells declared across raw questions (before parsing), for the survey cap."""
-    total = 0
-    for q in questions_raw:
-        grid = q.get("grid") if isinstance(q, Mapping) and q.get("type") == "location" else None
-        if isinstance(grid, Mapping):
-            rows, cols = grid.get("rows"), grid.get("cols")
-            if isinstance(rows, int) and isinstance(cols, int):
-                total += max(rows, 0) * max(cols, 0)
-    return total
-
-
-def parse_location_question(data: Mapping[str, Any], where: str, qid: str, text: str) -> Any:
-    """The Question for a location question's table (id and text already checked)."""
+def parse_location_question(definition: Definition) -> Any:
+    """The Question for a location question's table (id and text already checked, the
+    location unit's `parse`)."""
     from dataclasses import replace
 
     from .mechanisms.location import GeoExp
-    from .survey import Question
 
-    optional = data.get("optional", False)
-    if not isinstance(optional, bool):
-        raise SurveyError(f"{where}.optional", "must be true or false")
+    data, where = definition.data, definition.where
+    optional = fields.optional(data, where)
     for key in ("instantaneous_epsilon", "mechanism_choice"):
         if data.get(key) is not None:
             raise SurveyError(f"{where}.{key}", "does not apply to a location question")
@@ -96,8 +85,9 @@ def parse_location_question(data: Mapping[str, Any], where: str, qid: str, text:
     labels = grid.labels()
     regions = _regions(data.get("regions", {}), grid, f"{where}.regions")
     claimed = data.get("epsilon")
-    question = Question(id=qid, text=text, type="location", epsilon=1.0, mechanism=GeoExp.name,
-                        options=labels, groups=regions, optional=optional, location=grid)
+    question = definition.build(id=definition.id, text=definition.text, type="location",
+                                epsilon=1.0, mechanism=GeoExp.name, options=labels,
+                                groups=regions, optional=optional, location=grid)
     try:
         probe = GeoExp(GeoExp.max_epsilon, labels, rows=grid.rows, cols=grid.cols,
                        cell_km=grid.cell_km, epsilon_geo=grid.epsilon_geo)

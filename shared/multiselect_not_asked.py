@@ -34,8 +34,8 @@ import numpy as np
 from .aggregates import Aggregate, CountAggregate
 from .errors import AnswerError, SurveyError
 from .estimates import AmongAsked, Estimate, MeanEstimate, ValueEstimate, z_value
+from .question_types.base import NOT_ASKED
 from .set_spread import size_variance_bound
-from .skip_logic import NOT_ASKED
 
 NOT_ASKED_SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr")
 

@@ -25,6 +25,8 @@ from typing import Any
 
 from .errors import SurveyError
 from .mechanisms.set_base import MAX_SET_OPTIONS, SetShape
+from .question_types import fields
+from .question_types.base import Definition, check_not_asked_domain
 
 MULTISELECT_KEYS = {"options", "max_selected", "required_min"}
 _REFUSED = {
@@ -34,25 +36,22 @@ _REFUSED = {
 }
 
 
-def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
-                               size_limit: int | None = None, not_asked: bool = False,
-                               skip: Mapping[str, Any] | None = None) -> Any:
-    """The Question for a multiselect question's table (id and text already checked).
-    `not_asked`: it depends on randomized answers (skip logic; `skip` holds its `relevant`
-    and parsed condition), so its mechanism also carries a "not asked" value
-    (shared/multiselect_not_asked.py)."""
-    from .mechanisms import REPORT_SIZE_LIMIT, mechanism_for
+def parse_multiselect_question(definition: Definition) -> Any:
+    """The Question for a multiselect question's table (id and text already checked, the
+    multiselect unit's `parse`). `definition.not_asked`: it depends on randomized answers
+    (skip logic; `definition.skip` holds its `relevant` and parsed condition), so its
+    mechanism also carries a "not asked" value (shared/multiselect_not_asked.py)."""
+    from .mechanisms.registry import REPORT_SIZE_LIMIT, mechanism_for
     from .mechanisms.set_choice import SET_MECHANISMS, choose_set_mechanism
-    from .survey import Question, _epsilon, _options
 
+    data, qid, text = definition.data, definition.id, definition.text
+    size_limit, not_asked = definition.size_limit, definition.not_asked
     at = f"questions.{qid}"
     for key, why in _REFUSED.items():
         if key in data and data[key] not in (None, False):
             raise SurveyError(f"{at}.{key}", why)
-    optional = data.get("optional", False)
-    if not isinstance(optional, bool):
-        raise SurveyError(f"{at}.optional", "must be true or false")
-    options = _options(data.get("options"), f"{at}.options")
+    optional = fields.optional(data, at)
+    options = fields.options(data.get("options"), f"{at}.options")
     if len(options) > MAX_SET_OPTIONS:
         raise SurveyError(f"{at}.options", f"a multiselect question has at most "
                           f"{MAX_SET_OPTIONS} options")
@@ -61,7 +60,7 @@ def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
     problem = shape.problem()
     if problem is not None:
         raise SurveyError(f"{at}.{problem[0]}", problem[1])
-    epsilon = _epsilon(data.get("epsilon"), f"{at}.epsilon")
+    epsilon = fields.epsilon(data.get("epsilon"), f"{at}.epsilon")
     requested = data.get("mechanism", "auto")
     if not isinstance(requested, str) or (requested != "auto"
                                           and requested not in SET_MECHANISMS):
@@ -72,14 +71,14 @@ def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
     if choice is not None and (not isinstance(choice, str) or requested == "auto"):
         raise SurveyError(f"{at}.mechanism_choice",
                           "is written by auto selection next to a concrete mechanism")
-    question = Question(id=qid, text=text, type="multiselect", epsilon=epsilon,
-                        mechanism=requested, options=options, optional=optional,
-                        mechanism_choice=choice, multiselect=shape, not_asked=not_asked,
-                        **(skip or {}))
+    question = definition.build(id=qid, text=text, type="multiselect", epsilon=epsilon,
+                                mechanism=requested, options=options, optional=optional,
+                                mechanism_choice=choice, multiselect=shape,
+                                not_asked=not_asked, **definition.skip)
     if not_asked:
-        from .skip_logic import choose_set_mechanism as choose_not_asked
-
-        question = choose_not_asked(question, requested, size_limit or REPORT_SIZE_LIMIT, at)
+        check_not_asked_domain(question.options, at)
+        question = choose_not_asked_set_mechanism(question, requested,
+                                                  size_limit or REPORT_SIZE_LIMIT, at)
     elif requested == "auto":
         name, choice = choose_set_mechanism(question, size_limit or REPORT_SIZE_LIMIT, at)
         question = replace(question, mechanism=name, mechanism_choice=choice)
@@ -96,6 +95,32 @@ def parse_multiselect_question(data: Mapping[str, Any], qid: str, text: str,
         raise SurveyError(f"{at}.params", f"do not match mechanism {question.mechanism!r} at "
                           f"epsilon {epsilon!r} for this question: expected {params}")
     return replace(question, params=params)
+
+
+def choose_not_asked_set_mechanism(question: Any, requested: str, size_limit: int,
+                                   where: str) -> Any:
+    """A multiselect question with a "not asked" value: its set mechanism runs over the
+    options + "not asked" (shared/multiselect_not_asked.py); `auto` ranks those that carry it
+    by the average variance per option over that shape."""
+    from .mechanisms.set_choice import set_candidates
+    from .multiselect_not_asked import NOT_ASKED_SET_MECHANISMS, check_set_mechanism
+
+    shape = question.multiselect
+    check_set_mechanism(requested if requested != "auto" else "option_rr", shape.k, where)
+    if requested != "auto":
+        return question
+    wider = SetShape(shape.k + 1, shape.max_selected, shape.required_min)
+    ranked = [(var, name) for var, _, name in set_candidates(wider, question.epsilon,
+                                                             size_limit)
+              if name in NOT_ASKED_SET_MECHANISMS]
+    if not ranked:
+        raise SurveyError(f"{where}.mechanism", "no multiselect mechanism that carries a "
+                          f"'not asked' value fits k={shape.k} at epsilon={question.epsilon:g}")
+    best_var, best = min(ranked)
+    return replace(question, mechanism=best, mechanism_choice=(
+        f"auto: a question that depends on randomized answers has a 'not asked' value; lowest "
+        f"variance averaged over options at k={shape.k}+1, max_selected={shape.max_selected}, "
+        f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"))
 
 
 def _integer(data: Mapping[str, Any], key: str, default: int, at: str) -> int:

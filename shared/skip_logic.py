@@ -30,19 +30,23 @@ from typing import Any
 
 from .conditions import Condition, ConditionError, QuestionInfo, parse_condition
 from .errors import AnswerError, SurveyError
-from .question_types.base import NOT_ASKED  # the value of a question that did not apply
+from .question_types import REGISTRY, unit_for, units
 
-# Options of a question with a "not asked" value, that value included: its share among those
-# asked is computed from the k x K estimator matrix of its index reports.
-MAX_NOT_ASKED_OPTIONS = 1025
+# The value of a question that did not apply, and the limits of a "not asked" value (the
+# units' "not asked" extension; imported from here by the two-server code and the planner).
+from .question_types.base import MAX_NOT_ASKED_OPTIONS as MAX_NOT_ASKED_OPTIONS
+from .question_types.base import NOT_ASKED
+from .question_types.base import check_not_asked_domain as check_not_asked_domain
+from .question_types.integer import MAX_TWO_SERVER_INTEGER as MAX_TWO_SERVER_INTEGER
+
 MAX_RELEVANT = 2000  # characters of a condition (as of every text of a survey)
-# Mechanisms a question with a "not asked" value may name; `auto` picks among the first group.
-# Their reports are one index, so the share of an option among those asked is a ratio whose
-# delta-method variance is read from the report counts alone (shared/among_asked.py).
-AUTO_NOT_ASKED = {"binary": ("grr", "hr"), "categorical": ("grr", "hr"),
-                  "ordinal": ("grr", "hr"), "integer": ("asked_geometric",)}
-NAMED_NOT_ASKED = {"binary": ("grr", "hr"), "categorical": ("grr", "hr"),
-                   "ordinal": ("grr", "hr", "ordinal_exp"), "integer": ("asked_geometric",)}
+# Mechanisms a question with a "not asked" value may name (by type); `auto` picks among the
+# first group. Their reports are one index, so the share of an option among those asked is a
+# ratio whose delta-method variance is read from the report counts alone
+# (shared/among_asked.py). Each unit holds its own (`auto_not_asked`, `named_not_asked`);
+# these tables gather them for callers that have a type's name.
+AUTO_NOT_ASKED = {u.name: u.auto_not_asked for u in units() if u.auto_not_asked}
+NAMED_NOT_ASKED = {u.name: u.named_not_asked for u in units() if u.named_not_asked}
 
 
 @dataclass(frozen=True)
@@ -89,87 +93,21 @@ def parse_relevance(data: Mapping[str, Any], where: str, qid: str, qtype: str,
             raise SurveyError(at, f"an optional question cannot depend on randomized answers "
                               f"({reads}): a declined answer sends nothing, which would reveal "
                               "that the question was asked. Drop optional")
-        if qtype == "location":
-            raise SurveyError(at, f"a location question cannot depend on randomized answers "
-                              f"({reads}): its grid has no 'not asked' cell")
+        if qtype in REGISTRY:
+            REGISTRY[qtype].check_hidden_condition(at, reads)
     return Relevance(text, condition, hidden)
 
 
-def check_not_asked_domain(options: Sequence[str], where: str) -> None:
-    """A question with a "not asked" value: the value is not one of its labels, and the
-    domain stays within MAX_NOT_ASKED_OPTIONS."""
-    if NOT_ASKED in options:
-        raise SurveyError(f"{where}.options", f"{NOT_ASKED!r} is the value a question that did "
-                          "not apply is sent as: rename this option")
-    if len(options) + 1 > MAX_NOT_ASKED_OPTIONS:
-        raise SurveyError(f"{where}.options", f"a question that depends on randomized answers "
-                          f"takes at most {MAX_NOT_ASKED_OPTIONS - 1} options")
-
-
 def choose_mechanism(question: Any, size_limit: int, where: str) -> tuple[str, str]:
-    """(name, reason) `auto` picks for a question with a "not asked" value: among the index
-    mechanisms of AUTO_NOT_ASKED, the lowest variance averaged over the k + 1 values."""
-    from .mechanisms import MECHANISMS
-
-    if question.type == "integer":
-        return "asked_geometric", ("auto: a question that depends on randomized answers sends "
-                                   "an asked bit and a noisy number (asked_geometric)")
-    layered = question.instantaneous_epsilon is not None
-    ranked = []
-    for name in AUTO_NOT_ASKED[question.type]:
-        cls = MECHANISMS[name]
-        if (cls.misfit(question.k, question.epsilon) is None
-                and cls.report_bytes(question.k, question.epsilon) <= size_limit
-                and (cls.supports_instantaneous_layer or not layered)):
-            ranked.append((cls.average_variance(question.k, question.epsilon), name))
-    if not ranked:
-        raise SurveyError(f"{where}.epsilon", f"no mechanism for a question with a 'not asked' "
-                          f"value fits k={question.k} at epsilon={question.epsilon:g}")
-    ranked.sort()
-    best_var, best = ranked[0]
-    others = ", ".join(f"{name} {var:.4g}" for var, name in ranked[1:])
-    return best, (f"auto: a question that depends on randomized answers has a 'not asked' "
-                  f"value; lowest variance averaged over its k={question.k} values at "
-                  f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"
-                  + (f" (vs {others})" if others else ""))
-
-
-def choose_set_mechanism(question: Any, requested: str, size_limit: int, where: str) -> Any:
-    """A multiselect question with a "not asked" value: its set mechanism runs over the
-    options + "not asked" (shared/multiselect_not_asked.py); `auto` ranks those that carry it
-    by the average variance per option over that shape."""
-    from dataclasses import replace
-
-    from .mechanisms.set_base import SetShape
-    from .mechanisms.set_choice import set_candidates
-    from .multiselect_not_asked import NOT_ASKED_SET_MECHANISMS, check_set_mechanism
-
-    shape = question.multiselect
-    check_not_asked_domain(question.options, where)
-    check_set_mechanism(requested if requested != "auto" else "option_rr", shape.k, where)
-    if requested != "auto":
-        return question
-    wider = SetShape(shape.k + 1, shape.max_selected, shape.required_min)
-    ranked = [(var, name) for var, _, name in set_candidates(wider, question.epsilon,
-                                                             size_limit)
-              if name in NOT_ASKED_SET_MECHANISMS]
-    if not ranked:
-        raise SurveyError(f"{where}.mechanism", "no multiselect mechanism that carries a "
-                          f"'not asked' value fits k={shape.k} at epsilon={question.epsilon:g}")
-    best_var, best = min(ranked)
-    return replace(question, mechanism=best, mechanism_choice=(
-        f"auto: a question that depends on randomized answers has a 'not asked' value; lowest "
-        f"variance averaged over options at k={shape.k}+1, max_selected={shape.max_selected}, "
-        f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"))
+    """(name, reason) `auto` picks for a question with a "not asked" value: its unit's
+    `choose_not_asked_mechanism` (among the index mechanisms of its `auto_not_asked`, the
+    lowest variance averaged over the k + 1 values; an integer's asked_geometric)."""
+    return unit_for(question.type).choose_not_asked_mechanism(question, size_limit, where)
 
 
 def check_mechanism(question: Any, name: str, where: str) -> None:
-    """A named mechanism must carry a "not asked" value (NAMED_NOT_ASKED)."""
-    fits = NAMED_NOT_ASKED[question.type]
-    if name not in fits:
-        raise SurveyError(f"{where}.mechanism", f"{name!r} cannot carry the 'not asked' value "
-                          f"this question has (it depends on randomized answers); use auto or "
-                          f"one of: {', '.join(fits)}")
+    """A named mechanism must carry a "not asked" value (the unit's `named_not_asked`)."""
+    unit_for(question.type).check_not_asked_mechanism(question, name, where)
 
 
 def local_not_asked(question: Any, plain: Mapping[str, Any], where: str, local: float,
@@ -177,15 +115,9 @@ def local_not_asked(question: Any, plain: Mapping[str, Any], where: str, local: 
     """A two-server question with a local ε0 and a "not asked" value: its local report must be
     one index of the options + "not asked" (a Prio3 Histogram): `auto` takes grr there. A
     multiselect one keeps its set mechanism over the options + "not asked" (shared/two_server/
-    multiselect.py), an integer one asked_geometric's pair (shared/two_server/asked_pair.py)."""
-    if question.type in ("multiselect", "integer"):
-        return question
-    if plain.get("mechanism", "auto") == "auto" and question.mechanism != "grr":
-        return parse({**plain, "epsilon": local, "mechanism": "grr"})
-    return question
-
-
-MAX_TWO_SERVER_INTEGER = 256  # values of an integer follow-up measured as a Histogram
+    multiselect.py), an integer one asked_geometric's pair (shared/two_server/asked_pair.py):
+    the unit's `local_not_asked`."""
+    return question.unit.local_not_asked(question, plain, where, local, parse)
 
 
 # --- what a device sends ---------------------------------------------------------------------
@@ -255,12 +187,8 @@ def public_skips(survey: Any) -> tuple[Any, ...]:
 
 
 def disclosed_value(question: Any, report: Any) -> Any:
-    """A disclosed question's answer from its (normalized) report."""
-    if question.type == "binary":
-        return bool(report)
-    if question.type == "integer":
-        return int(report)
-    return question.options[int(report)]
+    """A disclosed question's answer from its (normalized) report (its unit's)."""
+    return question.unit.disclosed_value(question, report)
 
 
 def presence_problems(survey: Any, skips: Sequence[Any],

@@ -20,10 +20,14 @@ from typing import Any
 
 from . import skip_logic
 from .errors import SurveyError
-from .location_question import MAX_SURVEY_CELLS, parse_location_question, survey_cells
-from .mechanisms.base import MAX_OPTIONS
-from .multiselect_question import parse_multiselect_question
-from .question_types import QUESTION_TYPES, QuestionType, unit_for
+from .location_question import MAX_SURVEY_CELLS
+from .question_types import QUESTION_TYPES, REGISTRY, QuestionType, unit_for
+from .question_types.base import Definition
+from .question_types.fields import MAX_LABEL as MAX_LABEL  # re-exported: the field limits
+from .question_types.fields import MAX_TEXT as MAX_TEXT
+from .question_types.fields import epsilon as _epsilon  # noqa: F401 (two_server/config.py)
+from .question_types.fields import integer as _int
+from .question_types.fields import text as _text
 from .translations import Translation, parse_hint, parse_language, parse_translations
 from .two_server.config import TwoServerConfig
 
@@ -34,8 +38,7 @@ MAX_VERSION = 999_999_999  # a survey version fits every store's version column 
 # Options in all questions together: with MAX_QUESTIONS it bounds the work one survey can cause
 # on a device or the server (parsing, building and proving every mechanism): ~2 µs per option.
 MAX_TOTAL_OPTIONS = 1 << 20
-MAX_LABEL = 200
-MAX_TEXT = 2000
+# MAX_LABEL and MAX_TEXT, and the checks every field shares, are shared/question_types/fields.py.
 # The ε range, the number of options and the integer range a question may have are the limits
 # of its mechanism (`Mechanism.misfit`, shared/mechanisms/base.py); the schema only bounds the
 # option list by the largest domain any mechanism takes.
@@ -320,7 +323,7 @@ def _parse_survey(data: Any) -> Survey:
     servers = two_server.parse_two_server(data.get("two_server"), collection)
     if servers is not None and series is not None:
         raise SurveyError("series", "a two-server survey is not longitudinal (no series)")
-    if survey_cells(questions_raw) > MAX_SURVEY_CELLS:
+    if _survey_cells(questions_raw) > MAX_SURVEY_CELLS:
         raise SurveyError("questions", f"at most {MAX_SURVEY_CELLS} location cells in all "
                                        f"questions together")
     places = [_question_where(q, i) for i, q in enumerate(questions_raw)]
@@ -350,6 +353,13 @@ def _parse_survey(data: Any) -> Survey:
                   description=description, series=series, report_size_limit=size_limit,
                   crosstabs=crosstabs, collection=collection, two_server=servers,
                   language=language, translations=translations)
+
+
+def _survey_cells(questions_raw: list[Any]) -> int:
+    """Location cells declared across raw questions (before parsing), for the survey cap."""
+    return sum(REGISTRY[q["type"]].declared_cells(q) for q in questions_raw
+               if isinstance(q, Mapping) and isinstance(q.get("type"), str)
+               and q["type"] in REGISTRY)
 
 
 def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:
@@ -395,9 +405,8 @@ def _crosstabs(value: Any, questions: Mapping[str, Question],
         bins = []
         for key, qid in (("row_bins", ids[0]), ("col_bins", ids[1])):
             raw = entry.get(key)
-            if raw is not None and questions[qid].type != "integer":
-                raise SurveyError(f"{where}.{key}", f"bins apply to integer questions; {qid!r} "
-                                  f"is {questions[qid].type}")
+            if raw is not None:
+                questions[qid].unit.check_bins(questions[qid], f"{where}.{key}")
             if raw is not None and (not isinstance(raw, list) or not raw or any(
                     isinstance(v, bool) or not isinstance(v, int) for v in raw)):
                 raise SurveyError(f"{where}.{key}", "must be a non-empty list of integers")
@@ -429,27 +438,16 @@ def _question_where(data: Any, index: int) -> str:
 def _parse_question(data: Any, where: str, size_limit: int | None = None,
                     collection: str = "ldp", earlier: Sequence[Question] = (),
                     later: Sequence[str] = ()) -> Question:
-    from .mechanisms import (
-        DESIGNS,
-        MECHANISMS,
-        REPORT_SIZE_LIMIT,
-        choose_mechanism,
-        domain_field,
-        mechanism_class,
-        mechanism_for,
-    )
-    from .mechanisms.channel_design import resolve_design
-    from .mechanisms.rr_designs import refuse_not_private
-
+    """One question: the keys every type shares here, then its unit's `parse`."""
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
     from .two_server.config import TWO_SERVER, question_epsilons
     if collection == TWO_SERVER and data.get("disclosed", False) is not False:
         raise SurveyError(f"{where}.disclosed", "a two-server survey has no disclosed questions "
                           "(yet): ask them in an LDP survey, or drop disclosed")
-    if collection == TWO_SERVER and data.get("type") == "location":
-        raise SurveyError(f"{where}.type", "a two-server survey has no location questions "
-                          "(yet): ask them in an LDP survey")
+    named = REGISTRY.get(data.get("type")) if isinstance(data.get("type"), str) else None
+    if collection == TWO_SERVER and named is not None and named.two_server_refusal:
+        raise SurveyError(f"{where}.type", named.two_server_refusal)
     central, local = question_epsilons(data, where, collection)
     if central is not None:
         return _two_server_question(data, where, size_limit, central, local, earlier, later)
@@ -457,7 +455,8 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if not isinstance(qtype, str) or qtype not in QUESTION_TYPES:
         raise SurveyError(f"{where}.type",
                           f"unknown type {qtype!r}; expected one of {', '.join(QUESTION_TYPES)}")
-    _reject_unknown(data, _COMMON_KEYS | unit_for(qtype).keys, where, qtype)
+    unit = unit_for(qtype)
+    _reject_unknown(data, _COMMON_KEYS | unit.keys, where, qtype)
     qid = data.get("id")
     if not isinstance(qid, str) or not QUESTION_ID.fullmatch(qid):
         raise SurveyError(f"{where}.id", "must be 1-63 letters, digits, '_', '.' or '-'")
@@ -465,113 +464,10 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     relevance = skip_logic.parse_relevance(data, where, qid, qtype, earlier, later)
     skip: dict[str, Any] = {} if relevance is None else {
         "relevant": relevance.text, "condition": relevance.condition}
-    if qtype == "location":
-        return _replace(parse_location_question(data, where, qid, text), **skip)
-    if qtype == "multiselect":
-        hidden = relevance is not None and relevance.hidden  # skip logic: a "not asked" value
-        return parse_multiselect_question(data, qid, text, size_limit, not_asked=hidden,
-                                          skip=skip)
-    if data.get("disclosed", False) is not False:
-        return _replace(_disclosed_question(data, where, qid, text, qtype), **skip)
-    not_asked = relevance is not None and relevance.hidden
-    # a design refused by name (Mangat, ...) says why before anything asks for its ε
-    refuse_not_private(str(data.get("mechanism")), f"{where}.mechanism")
-    designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed exactly
-    epsilon = (None if designed and data.get("epsilon") is None
-               else _epsilon(data.get("epsilon"), f"{where}.epsilon"))
-    optional, options, groups, lo, hi = _answer_domain(data, where, qtype)
-
-    requested = data.get("mechanism", "auto")
-    if not isinstance(requested, str):
-        raise SurveyError(f"{where}.mechanism", "must be a mechanism name")
-    choice = data.get("mechanism_choice")
-    if choice is not None and (not isinstance(choice, str) or requested == "auto"):
-        raise SurveyError(f"{where}.mechanism_choice",
-                          "is written by auto selection next to a concrete mechanism")
-    instantaneous = data.get("instantaneous_epsilon")
-    if instantaneous is not None:
-        instantaneous = _epsilon(instantaneous, f"{where}.instantaneous_epsilon")
-    if not_asked:
-        skip_logic.check_not_asked_domain(options, f"questions.{qid}")
-    question = Question(id=qid, text=text, type=qtype, epsilon=epsilon, mechanism=requested,
-                        options=options, groups=groups, min=lo, max=hi, optional=optional,
-                        mechanism_choice=choice, instantaneous_epsilon=instantaneous,
-                        not_asked=not_asked, **skip)
-    if requested == "auto":
-        name, choice = (skip_logic.choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT,
-                                                    f"questions.{qid}") if not_asked else
-                        choose_mechanism(question, size_limit or REPORT_SIZE_LIMIT, where))
-        question = _replace(question, mechanism=name, mechanism_choice=choice)
-    else:
-        cls = mechanism_class(requested, f"{where}.mechanism")
-        if not_asked:
-            skip_logic.check_mechanism(question, requested, f"questions.{qid}")
-        elif qtype not in cls.question_types:
-            fits = ", ".join(sorted(cls.question_types))
-            raise SurveyError(f"{where}.mechanism",
-                              f"{requested!r} does not fit a {qtype} question (it fits: {fits})")
-    if designed:  # the params are the design's inputs; ε is proven from them
-        question = resolve_design(question, data.get("params"))
-        epsilon = question.epsilon
-    cls = mechanism_class(question.mechanism, f"{where}.mechanism")
-    for key, eps in (("epsilon", epsilon), ("instantaneous_epsilon", instantaneous)):
-        misfit = None if eps is None else cls.misfit(question.k, eps, lo or 0)
-        if misfit is not None:
-            field = key if misfit.field == "epsilon" else domain_field(qtype)
-            raise SurveyError(f"{where}.{field}",
-                              f"{misfit.problem} (mechanism {question.mechanism!r})")
-    if instantaneous is not None and not cls.supports_instantaneous_layer:
-        layered = " or ".join(name for name, c in MECHANISMS.items()
-                              if c.supports_instantaneous_layer and qtype in c.question_types)
-        raise SurveyError(f"{where}.instantaneous_epsilon",
-                          f"an instantaneous layer needs a symmetric randomized response "
-                          f"(mechanism = {layered}), not {question.mechanism!r}; set the "
-                          f"mechanism explicitly or drop the key")
-    params = mechanism_for(question).params()
-    given = data.get("params")
-    if given is not None and not isinstance(given, dict):
-        raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")
-    if not designed and given is not None and given != {} and given != params:
-        raise SurveyError(f"{where}.params",
-                          f"do not match mechanism {question.mechanism!r} at epsilon "
-                          f"{epsilon!r} for this question: expected {json.dumps(params)}")
-    return _replace(question, params=params)
-
-
-def _answer_domain(data: Mapping[str, Any], where: str, qtype: str
-                   ) -> tuple[bool, tuple[str, ...], dict[str, tuple[str, ...]],
-                              int | None, int | None]:
-    """(optional, options, groups, min, max) of a question: what a respondent may answer."""
-    optional = data.get("optional", False)
-    if not isinstance(optional, bool):
-        raise SurveyError(f"{where}.optional", "must be true or false")
-    options: tuple[str, ...] = ()
-    groups: dict[str, tuple[str, ...]] = {}
-    lo = hi = None
-    if qtype in ("categorical", "ordinal"):
-        options = _options(data.get("options"), f"{where}.options")
-        groups = _groups(data.get("groups", {}), options, f"{where}.groups")
-    elif qtype == "integer":
-        lo, hi = _int(data, "min", f"{where}.min"), _int(data, "max", f"{where}.max")
-        if lo >= hi:
-            raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
-    return optional, options, groups, lo, hi
-
-
-def _disclosed_question(data: Mapping, where: str, qid: str, text: str, qtype: str
-                        ) -> Question:
-    """A question asked directly: `disclosed = true` and none of the randomization keys."""
-    if data["disclosed"] is not True:
-        raise SurveyError(f"{where}.disclosed", "must be true or false")
-    for key in ("epsilon", "mechanism", "mechanism_choice", "params", "instantaneous_epsilon"):
-        if key in data:
-            raise SurveyError(f"{where}.{key}", "a disclosed question has no mechanism and no "
-                              "ε: its answer is sent as given, not randomized")
-    optional, options, groups, lo, hi = _answer_domain(data, where, qtype)
-    return Question(id=qid, text=text, type=qtype, epsilon=0.0, mechanism="disclosed",
-                    options=options, groups=groups, min=lo, max=hi, optional=optional,
-                    disclosed=True)
-
+    hidden = relevance is not None and relevance.hidden  # skip logic: a "not asked" value
+    return unit.parse(Definition(data=data, where=where, id=qid, text=text,
+                                 size_limit=size_limit, not_asked=hidden, skip=skip,
+                                 build=Question))
 
 
 def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | None,
@@ -590,10 +486,10 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
         question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
                                    earlier, later)
         if question.not_asked:  # skip logic: a local report that is one index, with "not asked"
-            question = skip_logic.local_not_asked(question, plain, where, local,
-                                                  lambda d: _parse_question(
-                                                      d, where, size_limit, "ldp", earlier,
-                                                      later))
+            question = question.unit.local_not_asked(question, plain, where, local,
+                                                     lambda d: _parse_question(
+                                                         d, where, size_limit, "ldp", earlier,
+                                                         later))
         check_local_mechanism(question.mechanism, where, question.type, question.not_asked)
         return _replace(question, central_epsilon=central, local_epsilon=local)
     if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
@@ -606,11 +502,7 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                                later)
     if question.instantaneous_epsilon is not None:
         raise SurveyError(f"{where}.instantaneous_epsilon", "a two-server survey has no series")
-    if question.not_asked and question.type == "integer" and (
-            question.k + 1 > skip_logic.MAX_TWO_SERVER_INTEGER):
-        raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "
-                          f"answers is measured over its values and 'not asked' in a two-server "
-                          f"survey: at most {skip_logic.MAX_TWO_SERVER_INTEGER - 1} values")
+    question.unit.check_two_server_question(question, where)
     return _replace(question, epsilon=central, mechanism="none", mechanism_choice=None,
                     params={}, central_epsilon=central)
 
@@ -633,86 +525,3 @@ def _slug(data: Mapping, key: str, where: str) -> str:
     if not isinstance(value, str) or not SLUG.fullmatch(value):
         raise SurveyError(where, "must be a slug: 1-64 lowercase letters, digits, '-' or '_'")
     return value
-
-
-def _text(data: Mapping, key: str, where: str, required: bool = True,
-          empty_ok: bool = False) -> str | None:
-    value = data.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or (not empty_ok and not value.strip()):
-        raise SurveyError(where, "must be a non-empty string")
-    if len(value) > MAX_TEXT:
-        raise SurveyError(where, f"at most {MAX_TEXT} characters")
-    _check_utf8(value, where)
-    return value
-
-
-def _check_utf8(value: str, where: str) -> None:
-    """Refuse strings that have no UTF-8 form (lone surrogates): they cannot be signed."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise SurveyError(where, "contains characters that are not valid Unicode text "
-                          "(a lone surrogate)") from None
-
-
-def _int(data: Mapping, key: str, where: str) -> int:
-    value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SurveyError(where, "must be an integer")
-    return value
-
-
-def _epsilon(value: Any, where: str) -> float:
-    """A finite number > 0; its range is the mechanism's (checked once it is known)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SurveyError(where, "must be a number > 0")
-    try:
-        eps = float(value)
-    except OverflowError:  # an integer beyond any float
-        eps = math.inf
-    if not math.isfinite(eps) or eps <= 0:
-        raise SurveyError(where, "must be a finite number > 0")
-    return eps
-
-
-def _options(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise SurveyError(where, "must be a list of labels")
-    if len(value) < 2:
-        raise SurveyError(where, "needs at least 2 options")
-    if len(value) > MAX_OPTIONS:
-        raise SurveyError(where, f"at most {MAX_OPTIONS} options")
-    seen: set[str] = set()
-    for i, label in enumerate(value):
-        if not isinstance(label, str) or not label.strip():
-            raise SurveyError(f"{where}[{i}]", "must be a non-empty string")
-        if len(label) > MAX_LABEL:
-            raise SurveyError(f"{where}[{i}]", f"at most {MAX_LABEL} characters")
-        _check_utf8(label, f"{where}[{i}]")
-        if label in seen:
-            raise SurveyError(f"{where}[{i}]", f"duplicate label {label!r}")
-        seen.add(label)
-    return tuple(value)
-
-
-def _groups(value: Any, options: tuple[str, ...], where: str) -> dict[str, tuple[str, ...]]:
-    if not isinstance(value, Mapping):
-        raise SurveyError(where, "must be a table of name = [labels]")
-    known = set(options)
-    groups: dict[str, tuple[str, ...]] = {}
-    for name, members in value.items():
-        at = f"{where}.{name}"
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL:
-            raise SurveyError(at, "group name must be a non-empty string")
-        _check_utf8(name, at)
-        if not isinstance(members, list) or not members:
-            raise SurveyError(at, "must be a non-empty list of option labels")
-        if len(set(map(str, members))) != len(members):
-            raise SurveyError(at, "lists an option twice")
-        for label in members:
-            if not isinstance(label, str) or label not in known:
-                raise SurveyError(at, f"{label!r} is not one of the options")
-        groups[name] = tuple(members)
-    return groups

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SurveyError
+from .question_types.fields import MAX_LABEL, MAX_TEXT, check_utf8, text
 
 DEFAULT_LANGUAGE = "en"
 MAX_LANGUAGES = 64
@@ -200,9 +201,7 @@ def parse_language(data: Mapping[str, Any]) -> str | None:
 
 def parse_hint(data: Mapping[str, Any], where: str) -> str | None:
     """A question's `hint` in the base language (None when absent)."""
-    from .survey import _text
-
-    return _text(data, "hint", f"{where}.hint", required=False)
+    return text(data, "hint", f"{where}.hint", required=False)
 
 
 def parse_translations(value: Any, base: str, questions: Sequence[Any]
@@ -245,8 +244,8 @@ def _question(entry: Any, question: Any, at: str) -> QuestionTranslation:
         raise SurveyError(at, "must be a table with text, hint, options, groups and/or regions")
     _reject(entry, _QUESTION_KEYS, at)
     kind = f"{'an' if question.type[0] in 'aeiou' else 'a'} {question.type} question"
-    grouped = question.type in ("categorical", "ordinal")
-    located = question.type == "location"
+    grouped = question.unit.named_sets_key == "groups"
+    located = question.unit.named_sets_key == "regions"
     return QuestionTranslation(
         text=_string(entry, "text", at), hint=_string(entry, "hint", at),
         options=_names(entry.get("options"), option_labels(question), "option label", at,
@@ -272,8 +271,6 @@ def _names(raw: Any, names: Sequence[str], noun: str, at: str, key: str, none: s
         raise SurveyError(where, none)
     if not isinstance(raw, Mapping) or not raw:
         raise SurveyError(where, f"must be a table of {noun} = shown text")
-    from .survey import MAX_LABEL
-
     out: dict[str, str] = {}
     for name, shown in raw.items():
         if name not in names:
@@ -287,43 +284,40 @@ def _names(raw: Any, names: Sequence[str], noun: str, at: str, key: str, none: s
 
 def option_labels(question: Any) -> tuple[str, ...]:
     """The option labels a translation may give text for (none for yes/no, integer and
-    location questions: their values are not the designer's words)."""
-    if question.type in ("categorical", "ordinal", "multiselect"):
-        return tuple(question.options)
-    return ()
+    location questions: their values are not the designer's words; the unit's
+    `translatable_options`)."""
+    return question.unit.translatable_options(question)
 
 
 def group_names(question: Any) -> tuple[str, ...]:
     """The group names a translation may give text for (a categorical/ordinal question's
     `groups`; a location question's regions are `region_names`)."""
-    if question.type in ("categorical", "ordinal"):
-        return tuple(question.groups)
-    return ()
+    return _named_sets(question, "groups")
 
 
 def region_names(question: Any) -> tuple[str, ...]:
     """A location question's region names (its `groups` in the parsed question)."""
-    if question.type == "location":
-        return tuple(question.groups)
-    return ()
+    return _named_sets(question, "regions")
+
+
+def _named_sets(question: Any, key: str) -> tuple[str, ...]:
+    """The names of the question's named sets of options if its type writes them under
+    `key` ("groups" or "regions": the unit's `named_sets_key`), else none."""
+    return tuple(question.groups) if question.unit.named_sets_key == key else ()
 
 
 def _string(table: Mapping[str, Any], key: str, at: str, empty_ok: bool = False) -> str | None:
-    from .survey import MAX_TEXT
-
     if table.get(key) is None:
         return None
     return _checked(table[key], f"{at}.{key}", MAX_TEXT, empty_ok)
 
 
 def _checked(value: Any, where: str, limit: int, empty_ok: bool = False) -> str:
-    from .survey import _check_utf8
-
     if not isinstance(value, str) or (not empty_ok and not value.strip()):
         raise SurveyError(where, "must be a non-empty string")
     if len(value) > limit:
         raise SurveyError(where, f"at most {limit} characters")
-    _check_utf8(value, where)
+    check_utf8(value, where)
     return value
 
 
@@ -418,8 +412,7 @@ class SurveyText:
         """How a categorical/ordinal question's group is named (the name itself in the base
         language); KeyError for a name that is not one of the question's groups."""
         q = self._questions[qid]
-        if q.get("type") not in ("categorical", "ordinal") or name not in (q.get("groups")
-                                                                         or {}):
+        if name not in (q.get("groups") or {}):  # canonical: only a type with groups has them
             raise KeyError(name)
         return self._pick((self._qt(qid).get("groups") or {}).get(name), name)
 
@@ -443,12 +436,12 @@ class SurveyText:
             hint = self.hint(qid)
             if hint is not None and hint.fell_back:
                 out.append(f"questions.{qid}.hint")
-            if q.get("type") in ("categorical", "ordinal", "multiselect"):
-                out += [f"questions.{qid}.options.{label}" for label in q.get("options", [])
-                        if self.option(qid, label).fell_back]
-            if q.get("type") in ("categorical", "ordinal"):
-                out += [f"questions.{qid}.groups.{name}" for name in q.get("groups") or {}
-                        if self.group(qid, name).fell_back]
+            # A canonical question has `options` where they are the designer's words
+            # (categorical, ordinal, multiselect), `groups` where its type has them.
+            out += [f"questions.{qid}.options.{label}" for label in q.get("options", [])
+                    if self.option(qid, label).fell_back]
+            out += [f"questions.{qid}.groups.{name}" for name in q.get("groups") or {}
+                    if self.group(qid, name).fell_back]
             out += [f"questions.{qid}.regions.{name}" for name in q.get("regions") or {}
                     if self.region(qid, name).fell_back]
         return out
@@ -488,3 +481,4 @@ def choose_text(survey: Any, requested: str | None,
     if requested is not None:
         return SurveyText.choose(survey, [requested_tag(requested)])
     return SurveyText.choose(survey, environment_languages(environ))
+

@@ -22,9 +22,6 @@ KNOWN_PYTHON_CIRCLES = [
      "shared.translations", "shared.two_server.asked_pair", "shared.two_server.config",
      "shared.two_server.encoding", "shared.two_server.estimates", "shared.two_server.guarantees",
      "shared.two_server.multiselect", "shared.two_server.plans"},
-    {"shared.among_asked", "shared.mechanisms", "shared.mechanisms.asked_geometric",
-     "shared.mechanisms.channel_design", "shared.mechanisms.rr_designs",
-     "shared.multiselect_not_asked", "shared.skip_logic"},
     {"analyst.reports.design_view", "analyst.reports.language", "analyst.reports.model"},
 ]
 # The page's one circle (js/mechanisms.js, js/optional.js, js/skip_logic.js) is gone: the loader

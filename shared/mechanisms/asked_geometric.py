@@ -43,8 +43,8 @@ from ..aggregates import Aggregate, _count, _mapping
 from ..errors import AggregateError, AnswerError, ReportError, SurveyError
 from ..estimates import AmongAsked, Estimate, MeanEstimate, ValueEstimate, z_value
 from ..exact import WorstOfLosses, rational_exp_floor_of, rational_floor
+from ..question_types.base import NOT_ASKED
 from ..randomness import RandomSource, bernoulli, discrete_laplace
-from ..skip_logic import NOT_ASKED
 from .base import Mechanism, Misfit, reject_bool
 from .geometric import MAX_ABS_REPORT
 

@@ -105,17 +105,15 @@ def fraction_table(values: Sequence[Fraction], labels: Sequence[Any]) -> dict[st
     return {name: str(v) for name, v in zip(option_names(labels), values, strict=True)}
 
 
-def resolve_design(question: Any, given: Any) -> Any:
+def resolve_design(question: Any, given: Any, cls: type[ChannelDesign]) -> Any:
     """The question with its design's canonical params and its ε (the exact one when the survey
-    leaves ε out); SurveyError naming the parameter or ε the design refuses."""
+    leaves ε out); SurveyError naming the parameter or ε the design refuses. `cls`: the design
+    the question names (shared/mechanisms/registry.mechanism_class)."""
     from dataclasses import replace
-
-    from . import mechanism_class
 
     if not isinstance(given, Mapping):
         raise SurveyError(f"questions.{question.id}.params",
                           f"{question.mechanism} needs its parameters as a table")
-    cls = mechanism_class(question.mechanism)
     groups = question.group_indices() if question.groups else None
     design = cls(question.epsilon, question.labels, question_id=question.id, groups=groups,
                  params=given)

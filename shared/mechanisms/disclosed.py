@@ -15,21 +15,22 @@ is the mechanism's own. What disclosed answers add is identification: a rare com
 disclosed answers can single a respondent out, and then every randomized report is known to be
 theirs (still only ε-LDP about its answer).
 
-Wire format: binary -> true/false, categorical/ordinal -> the option index, integer -> the
-integer. Estimates are exact shares of what respondents sent (standard error 0 among them).
+Wire format: binary -> true/false (DisclosedBinary), categorical/ordinal -> the option index
+(Disclosed), integer -> the integer (DisclosedInteger); a question's unit picks its variant
+(`QuestionType.disclosed_mechanism`, shared/question_types). Estimates are exact shares of
+what respondents sent (standard error 0 among them).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate, HistogramAggregate
 from ..errors import ReportError
-from ..estimand import DISCLOSED_NOTE
 from ..estimates import (
     Estimate,
     GroupEstimate,
@@ -39,6 +40,7 @@ from ..estimates import (
     fill_unanswered,
 )
 from ..exact import PrivacyLoss
+from ..question_types.words import DISCLOSED_NOTE
 from ..randomness import RandomSource
 from .base import Mechanism, check_index, reject_bool
 
@@ -49,32 +51,35 @@ SAYING = "sent as you answer it, not randomized"
 
 
 class Disclosed(Mechanism):
-    """The identity 'mechanism' of a disclosed question (it is never registered for `auto`)."""
+    """The identity 'mechanism' of a disclosed question (it is never registered for `auto`):
+    its report is the answer's index. The subclasses send a yes/no answer as a boolean and an
+    integer answer as the number itself."""
 
     name = DISCLOSED
     question_types = frozenset({"binary", "categorical", "ordinal", "integer"})
     summary = "disclosed: the answer is sent as given (no randomization, no ε)."
 
-    def __init__(self, labels: Any, *, question_id: str = "", question_type: str = "categorical",
+    # An integer answer is sent as the number and crosses like a noise-free geometric report
+    # (binned): DisclosedInteger.
+    integer: ClassVar[bool] = False
+    joint_reports = "index"
+
+    def __init__(self, labels: Any, *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:
         # No ε to check: Mechanism.__init__'s limits are about ε, so set the fields directly.
         self.labels = labels if isinstance(labels, range) else tuple(labels)
         self.k = len(self.labels)
         self.epsilon = 0.0
         self.question_id = question_id
-        self.question_type = question_type
         self.groups = {name: tuple(members) for name, members in (groups or {}).items()}
         self._index = ({} if isinstance(self.labels, range)
                        else {label: i for i, label in enumerate(self.labels)})
         self._loss = None
-        # an integer answer crosses like a noise-free geometric report (binned)
-        self.joint_reports = "integer" if question_type == "integer" else "index"
 
     @classmethod
     def from_question(cls, question: Any) -> Disclosed:
         groups = question.group_indices() if question.groups else None
-        return cls(question.labels, question_id=question.id, question_type=question.type,
-                   groups=groups)
+        return cls(question.labels, question_id=question.id, groups=groups)
 
     @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:
@@ -88,10 +93,6 @@ class Disclosed(Mechanism):
 
     def deniability(self) -> str:
         return SAYING
-
-    @property
-    def integer(self) -> bool:
-        return self.question_type == "integer"
 
     def encode(self, answer: Any) -> int:
         if self.integer:
@@ -112,14 +113,14 @@ class Disclosed(Mechanism):
         if self.integer:
             assert isinstance(self.labels, range)
             return self.labels.start + index
-        return bool(index) if self.question_type == "binary" else index
+        return index
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(answers, dtype=np.int64)
         if self.integer:
             assert isinstance(self.labels, range)
             return answers + self.labels.start
-        return answers.astype(bool) if self.question_type == "binary" else answers
+        return answers
 
     def report_index(self, reports: np.ndarray) -> np.ndarray:
         """Answer indices of validated reports (integers: value - min)."""
@@ -130,10 +131,6 @@ class Disclosed(Mechanism):
         return values
 
     def validate_report(self, report: Any) -> Any:
-        if self.question_type == "binary":
-            if not isinstance(report, bool | np.bool_):
-                raise ReportError(f"a yes/no answer must be true or false, got {report!r}")
-            return bool(report)
         if self.integer:
             assert isinstance(self.labels, range)
             reject_bool(report, "an integer answer")
@@ -203,3 +200,25 @@ class Disclosed(Mechanism):
         shares = counts / n
         return [ValueEstimate(label, float(s), 0.0, 0.0, float(s), float(s), float(s))
                 for label, s in zip(labels, shares, strict=True)]
+
+
+class DisclosedBinary(Disclosed):
+    """A disclosed yes/no question: its report is the answer, true or false."""
+
+    def _report(self, index: int) -> Any:
+        return bool(index)
+
+    def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(answers, dtype=np.int64).astype(bool)
+
+    def validate_report(self, report: Any) -> Any:
+        if not isinstance(report, bool | np.bool_):
+            raise ReportError(f"a yes/no answer must be true or false, got {report!r}")
+        return bool(report)
+
+
+class DisclosedInteger(Disclosed):
+    """A disclosed integer question: its report is the number (labels: its range)."""
+
+    integer = True
+    joint_reports = "integer"

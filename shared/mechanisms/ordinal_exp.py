@@ -46,7 +46,6 @@ from typing import Any
 import numpy as np
 
 from ..aggregates import Aggregate, CountAggregate
-from ..estimand import EM_NOTE, score_note
 from ..estimates import (
     Estimate,
     GroupEstimate,
@@ -57,6 +56,7 @@ from ..estimates import (
     z_value,
 )
 from ..exact import PrivacyLoss, channel_ratio, exp_lower, simplest_between
+from ..question_types.words import EM_NOTE, score_note
 from ..randomness import RandomSource
 from .base import IndexReports, Mechanism
 

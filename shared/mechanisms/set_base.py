@@ -34,9 +34,9 @@ import numpy as np
 
 from ..aggregates import Aggregate
 from ..errors import AnswerError, SurveyError
-from ..estimand import CLIP, SHARES_NOTE
 from ..estimates import Estimate, MeanEstimate, empty_value_estimates, value_estimates, z_value
 from ..exact import exp_lower, simplest_between
+from ..question_types.words import CLIP, SHARES_NOTE
 from .base import Mechanism
 
 # Options of one multiselect question: a page of checkboxes, a k-bit report, a 64-bit mask.

@@ -13,12 +13,44 @@ same for the database, forms and serialization).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
 
 NOT_ASKED = "(not asked)"  # the domain value of a question that did not apply (skip logic)
+# Options of a question with a "not asked" value, that value included: its share among those
+# asked is computed from the k x K estimator matrix of its index reports.
+MAX_NOT_ASKED_OPTIONS = 1025
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One question's table as the schema hands it to its unit: shared/survey.py has checked
+    the common keys (type, unknown keys, id, text, `relevant`) and the unit parses the rest."""
+
+    data: Mapping[str, Any]
+    where: str                  # where its errors point: "questions.<id>"
+    id: str
+    text: str
+    size_limit: int | None      # the survey's report_size_limit (None: the default)
+    not_asked: bool             # its condition reads a randomized answer (skip logic)
+    skip: Mapping[str, Any] = field(default_factory=dict)  # relevant + parsed condition
+    # The question class (shared/survey.Question), passed so that a unit need not import the
+    # schema that imports it.
+    build: Callable[..., Any] = dict
+
+
+def check_not_asked_domain(options: Sequence[str], where: str) -> None:
+    """A question with a "not asked" value: the value is not one of its labels, and the
+    domain stays within MAX_NOT_ASKED_OPTIONS."""
+    if NOT_ASKED in options:
+        raise SurveyError(f"{where}.options", f"{NOT_ASKED!r} is the value a question that did "
+                          "not apply is sent as: rename this option")
+    if len(options) + 1 > MAX_NOT_ASKED_OPTIONS:
+        raise SurveyError(f"{where}.options", f"a question that depends on randomized answers "
+                          f"takes at most {MAX_NOT_ASKED_OPTIONS - 1} options")
 
 
 class QuestionType:
@@ -51,6 +83,116 @@ class QuestionType:
     def canonical(self, question: Any) -> dict[str, Any]:
         """This type's keys of the canonical dict (shared/survey.Question.to_dict)."""
         return {}
+
+    described: ClassVar[str] = "a question"
+    """The type in a designer's words ("a yes/no question"), for errors that name it."""
+    numeric: ClassVar[bool] = False
+    """The answer is a number: its estimates are of its mean, and a crosstab bins it."""
+    condition_operand: ClassVar[str | None] = None
+    """How a condition (shared/conditions.py) reads the answer: the operand kind ("bool",
+    "int", "text", "ordinal"), "set" (through selected() and count_selected() only), or None
+    (a condition cannot read it)."""
+    named_sets_key: ClassVar[str | None] = None
+    """The definition key of the type's named sets of options a report also estimates
+    ("groups", "regions"; None: it has none), which a translation may name."""
+    two_server_refusal: ClassVar[str | None] = None
+    """Why a two-server survey refuses the type (None: it takes it)."""
+    auto_not_asked: ClassVar[tuple[str, ...]] = ()
+    """The mechanisms `auto` ranks for the question with a "not asked" value (skip logic)."""
+    named_not_asked: ClassVar[tuple[str, ...]] = ()
+    """The mechanisms such a question may name: they carry the "not asked" value."""
+
+    def parse(self, definition: Definition) -> Any:
+        """The parsed question (shared/survey.Question, `auto` resolved, its mechanism's ε
+        proven) from its table; SurveyError naming `questions.<id>.<field>`."""
+        raise NotImplementedError
+
+    def declared_cells(self, data: Mapping[str, Any]) -> int:
+        """Location cells a raw (unparsed) definition declares, for the survey-wide cap."""
+        return 0
+
+    def check_hidden_condition(self, at: str, reads: str) -> None:
+        """Refuse a condition that reads randomized answers (`reads`) if the type cannot
+        carry a "not asked" value."""
+
+    def check_bins(self, question: Any, where: str) -> None:
+        """A crosstab's bins (`where`: crosstabs[i].row_bins) apply to numeric answers."""
+        if not self.numeric:
+            raise SurveyError(where, f"bins apply to integer questions; {question.id!r} "
+                              f"is {self.name}")
+
+    def translatable_options(self, question: Any) -> tuple[str, ...]:
+        """The option labels a translation may give text for (those that are the designer's
+        words)."""
+        return tuple(question.options)
+
+    def scores(self, question: Any) -> Sequence[float] | None:
+        """The options' scores where the type reads a mean score of them (None: it does
+        not)."""
+        return None
+
+    def disclosed_value(self, question: Any, report: Any) -> Any:
+        """A disclosed question's answer from its (normalized) report."""
+        return question.options[int(report)]
+
+    # Mechanisms and `auto` (shared/mechanisms): the criterion a choice minimizes, the choice,
+    # and the variants for a disclosed question and a "not asked" value.
+
+    auto_criterion: ClassVar[str] = "averaged over options"
+    """What `auto`'s variance is of, in its reason."""
+
+    def selection_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
+        """What `auto` minimizes for mechanism `cls` (None: not derived for it)."""
+        return cls.average_variance(k, epsilon)
+
+    def margin_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
+        """The one-report variance a margin of error must cover (worst case over options and
+        truth)."""
+        return cls.worst_case_variance(k, epsilon)
+
+    def candidates(self, k: int, epsilon: float, size_limit: int, low: int = 0,
+                   layered: bool = False) -> list[tuple[float, str]]:
+        """(variance, name) of the registered (k, ε) mechanisms that fit, best first (none
+        for a type whose mechanisms are built otherwise)."""
+        return []
+
+    def choose_mechanism(self, question: Any, size_limit: int, where: str) -> tuple[str, str]:
+        """(name, reason) of the mechanism `auto` picks; SurveyError naming the field."""
+        raise SurveyError(f"{where}.mechanism",
+                          f"no mechanism fits a {self.name} question with k={question.k} "
+                          f"at epsilon={question.epsilon:g} under the {size_limit}-byte "
+                          f"report limit")
+
+    def disclosed_mechanism(self, question: Any) -> Any:
+        """The identity channel of the disclosed question (shared/mechanisms/disclosed.py)."""
+        from ..mechanisms.disclosed import Disclosed
+
+        return Disclosed.from_question(question)
+
+    def not_asked_mechanism(self, question: Any) -> Any:
+        """The mechanism of the question with a "not asked" value (its domain holds it)."""
+        raise NotImplementedError
+
+    def choose_not_asked_mechanism(self, question: Any, size_limit: int, where: str
+                                   ) -> tuple[str, str]:
+        """(name, reason) `auto` picks for the question with a "not asked" value."""
+        raise NotImplementedError
+
+    def check_not_asked_mechanism(self, question: Any, name: str, where: str) -> None:
+        """A named mechanism must carry the "not asked" value (`named_not_asked`)."""
+        if name not in self.named_not_asked:
+            raise SurveyError(f"{where}.mechanism", f"{name!r} cannot carry the 'not asked' "
+                              f"value this question has (it depends on randomized answers); "
+                              f"use auto or one of: {', '.join(self.named_not_asked)}")
+
+    def local_not_asked(self, question: Any, plain: Mapping[str, Any], where: str,
+                        local: float, parse: Callable[[Mapping[str, Any]], Any]) -> Any:
+        """A two-server question with a local ε0 and a "not asked" value, its local report
+        as the two-server measurement reads it (shared/skip_logic.local_not_asked)."""
+        return question
+
+    def check_two_server_question(self, question: Any, where: str) -> None:
+        """Limits of the type in a two-server survey, once parsed (mechanism "none")."""
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
     # What the estimates mean, and the rows and notes every report shows.

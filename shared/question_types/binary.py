@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..errors import AnswerError
-from .base import NOT_ASKED, QuestionType
+from .base import NOT_ASKED
+from .single import SingleAnswerType
 
 
-class BinaryType(QuestionType):
+class BinaryType(SingleAnswerType):
     """Yes or no: the domain is (False, True)."""
 
     name = "binary"
@@ -19,6 +20,17 @@ class BinaryType(QuestionType):
 
     def values(self, question: Any) -> Sequence[Any]:
         return (False, True)
+
+    described = "a yes/no question"
+    condition_operand = "bool"
+
+    def disclosed_value(self, question: Any, report: Any) -> Any:
+        return bool(report)
+
+    def disclosed_mechanism(self, question: Any) -> Any:
+        from ..mechanisms.disclosed import DisclosedBinary
+
+        return DisclosedBinary.from_question(question)
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from .base import QuestionType
+from .single import Domain, SingleAnswerType, options_and_groups
 
 
-class CategoricalType(QuestionType):
+class CategoricalType(SingleAnswerType):
     """One option of an unordered list."""
 
     name = "categorical"
@@ -19,6 +20,13 @@ class CategoricalType(QuestionType):
     def canonical(self, question: Any) -> dict[str, Any]:
         return {"options": list(question.options),
                 "groups": {name: list(members) for name, members in question.groups.items()}}
+
+    described = "a categorical question"
+    condition_operand = "text"
+    named_sets_key = "groups"
+
+    def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:
+        return options_and_groups(data, where)
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 

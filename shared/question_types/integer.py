@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..errors import AnswerError
-from .base import NOT_ASKED, QuestionType
+from ..errors import AnswerError, SurveyError
+from . import fields
+from .base import NOT_ASKED
+from .single import Domain, SingleAnswerType
+from .words import MEAN
 
-MEAN = "mean"
+# Values of an integer follow-up (skip logic) a two-server survey measures as a Histogram of its
+# values and "not asked" (shared/two_server/asked_pair.py).
+MAX_TWO_SERVER_INTEGER = 256
 
 
-class IntegerType(QuestionType):
+class IntegerType(SingleAnswerType):
     """A whole number in a declared range."""
 
     name = "integer"
@@ -20,9 +25,63 @@ class IntegerType(QuestionType):
 
     # --- definition and answers (the schema: shared/survey.py) -----------------------------
 
+    described = "an integer question"
+    condition_operand = "int"
+    numeric = True
+    auto_criterion = "of the mean"
+    # A "not asked" value: an asked bit and a noisy number (shared/mechanisms/asked_geometric).
+    auto_not_asked = ("asked_geometric",)
+    named_not_asked = ("asked_geometric",)
+
+    def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:
+        lo = fields.integer(data, "min", f"{where}.min")
+        hi = fields.integer(data, "max", f"{where}.max")
+        if lo >= hi:
+            raise SurveyError(f"{where}.min", f"min ({lo}) must be < max ({hi})")
+        return Domain(min=lo, max=hi)
+
+    def translatable_options(self, question: Any) -> tuple[str, ...]:
+        return ()
+
+    def disclosed_value(self, question: Any, report: Any) -> Any:
+        return int(report)
+
+    def disclosed_mechanism(self, question: Any) -> Any:
+        from ..mechanisms.disclosed import DisclosedInteger
+
+        return DisclosedInteger.from_question(question)
+
+    def not_asked_mechanism(self, question: Any) -> Any:
+        """asked_geometric (its own estimates among those asked)."""
+        from ..mechanisms.registry import mechanism_class
+
+        return mechanism_class(question.mechanism).from_question(question)
+
+    def choose_not_asked_mechanism(self, question: Any, size_limit: int, where: str
+                                   ) -> tuple[str, str]:
+        return "asked_geometric", ("auto: a question that depends on randomized answers sends "
+                                   "an asked bit and a noisy number (asked_geometric)")
+
+    def local_not_asked(self, question: Any, plain: Mapping[str, Any], where: str,
+                        local: float, parse: Any) -> Any:
+        """asked_geometric's pair (shared/two_server/asked_pair.py)."""
+        return question
+
+    def check_two_server_question(self, question: Any, where: str) -> None:
+        if question.not_asked and question.k + 1 > MAX_TWO_SERVER_INTEGER:
+            raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "
+                              f"answers is measured over its values and 'not asked' in a "
+                              f"two-server survey: at most {MAX_TWO_SERVER_INTEGER - 1} values")
+
     def values(self, question: Any) -> Sequence[Any]:
         assert question.min is not None and question.max is not None
         return range(question.min, question.max + 1)
+
+    def k(self, question: Any) -> int:
+        """The range's size, computed (a range past sys.maxsize has no len(); its mechanism
+        refuses it with a misfit naming min/max)."""
+        assert question.min is not None and question.max is not None
+        return question.max - question.min + 1
 
     def labels(self, question: Any) -> Sequence[Any]:
         """The range alone: a "not asked" value is the mechanism's, beyond the range

@@ -3,9 +3,11 @@ regions (named sets of cells) a report also estimates."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from .base import QuestionType
+from ..errors import SurveyError
+from .base import Definition, QuestionType
 
 
 class LocationType(QuestionType):
@@ -19,6 +21,36 @@ class LocationType(QuestionType):
     def canonical(self, question: Any) -> dict[str, Any]:
         return {**question.location.to_dict(),
                 "regions": {name: list(members) for name, members in question.groups.items()}}
+
+    described = "a location question"
+    named_sets_key = "regions"
+    two_server_refusal = ("a two-server survey has no location questions (yet): ask them in an "
+                          "LDP survey")
+
+    def parse(self, definition: Definition) -> Any:
+        """The grid, its regions and the geo-indistinguishable mechanism
+        (shared/location_question.py)."""
+        from dataclasses import replace
+
+        from ..location_question import parse_location_question
+
+        return replace(parse_location_question(definition), **definition.skip)
+
+    def declared_cells(self, data: Mapping[str, Any]) -> int:
+        grid = data.get("grid")
+        if isinstance(grid, Mapping):
+            rows, cols = grid.get("rows"), grid.get("cols")
+            if isinstance(rows, int) and isinstance(cols, int):
+                return max(rows, 0) * max(cols, 0)
+        return 0
+
+    def check_hidden_condition(self, at: str, reads: str) -> None:
+        raise SurveyError(at, f"a location question cannot depend on randomized answers "
+                          f"({reads}): its grid has no 'not asked' cell")
+
+    def translatable_options(self, question: Any) -> tuple[str, ...]:
+        """None: its cells are not the designer's words."""
+        return ()
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 

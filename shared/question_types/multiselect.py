@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..errors import SurveyError
-from .base import NOT_ASKED, QuestionType
-
-MEAN_SELECTED = "mean number selected"
-SHARES_NOTE = ("each option's estimate is the share of respondents who selected it: shares "
-               "need not sum to 1 (their sum is the mean number selected); 'consistent' clips "
-               "each share to [0, 1]")
+from .base import NOT_ASKED, Definition, QuestionType
+from .words import MEAN_SELECTED, SHARES_NOTE
 
 
 class MultiselectType(QuestionType):
@@ -23,6 +19,27 @@ class MultiselectType(QuestionType):
 
     def canonical(self, question: Any) -> dict[str, Any]:
         return {"options": list(question.options), **question.multiselect.to_dict()}
+
+    described = "a multiselect question"
+    condition_operand = "set"  # selected(q, "option"), count_selected(q)
+
+    def parse(self, definition: Definition) -> Any:
+        """Options, the allowed sets (max_selected, required_min) and a set mechanism
+        (shared/multiselect_question.py)."""
+        from ..multiselect_question import parse_multiselect_question
+
+        return parse_multiselect_question(definition)
+
+    def choose_mechanism(self, question: Any, size_limit: int, where: str) -> tuple[str, str]:
+        from ..mechanisms.set_choice import choose_set_mechanism
+
+        return choose_set_mechanism(question, size_limit, where)
+
+    def not_asked_mechanism(self, question: Any) -> Any:
+        """Its set mechanism over the options + "not asked" (shared/multiselect_not_asked)."""
+        from ..multiselect_not_asked import not_asked_set_mechanism
+
+        return not_asked_set_mechanism(question)
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 

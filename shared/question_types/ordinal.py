@@ -3,20 +3,14 @@ for its mean score)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import QuestionType
-
-MEAN_SCORE = "mean score"
-EM_NOTE = "'consistent' is the EM (maximum-likelihood) distribution"
+from .single import Domain, SingleAnswerType, options_and_groups
+from .words import EM_NOTE, MEAN_SCORE, score_note
 
 
-def score_note(k: int) -> str:
-    """The note of an ordinal question's mean score."""
-    return f"mean score: options scored 1..{k} in order"
-
-
-class OrdinalType(QuestionType):
+class OrdinalType(SingleAnswerType):
     """One option of an ordered list."""
 
     name = "ordinal"
@@ -27,6 +21,27 @@ class OrdinalType(QuestionType):
     def canonical(self, question: Any) -> dict[str, Any]:
         return {"options": list(question.options),
                 "groups": {name: list(members) for name, members in question.groups.items()}}
+
+    described = "an ordinal question"
+    condition_operand = "ordinal"
+    named_sets_key = "groups"
+    # An ordered scale is read for its mean score: `auto` and a plan's margin compare the
+    # mean score's worst-case variance (mechanisms without one derived are left out).
+    auto_criterion = "of the mean score (1..k)"
+    named_not_asked = ("grr", "hr", "ordinal_exp")
+
+    def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:
+        return options_and_groups(data, where)
+
+    def scores(self, question: Any) -> Sequence[float]:
+        """Options scored 1..k in order."""
+        return tuple(float(s) for s in range(1, len(question.options) + 1))
+
+    def selection_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
+        return cls.mean_score_variance(k, epsilon)
+
+    def margin_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
+        return cls.mean_score_variance(k, epsilon)
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 

@@ -1,0 +1,116 @@
+"""The checks every definition field shares: texts, integers, ε, option lists and groups.
+
+The schema (shared/survey.py), the units' `parse` and the translations (shared/translations.py)
+check their fields with these, so that an error names `questions.<id>.<field>` in the same
+words everywhere. A leaf module: it imports only the errors (and, when an option list is
+checked, the largest domain any mechanism takes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import SurveyError
+
+MAX_LABEL = 200
+MAX_TEXT = 2000
+
+
+def text(data: Mapping, key: str, where: str, required: bool = True,
+         empty_ok: bool = False) -> str | None:
+    """A string field of at most MAX_TEXT characters (None when absent and not `required`)."""
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (not empty_ok and not value.strip()):
+        raise SurveyError(where, "must be a non-empty string")
+    if len(value) > MAX_TEXT:
+        raise SurveyError(where, f"at most {MAX_TEXT} characters")
+    check_utf8(value, where)
+    return value
+
+
+def check_utf8(value: str, where: str) -> None:
+    """Refuse strings that have no UTF-8 form (lone surrogates): they cannot be signed."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SurveyError(where, "contains characters that are not valid Unicode text "
+                          "(a lone surrogate)") from None
+
+
+def integer(data: Mapping, key: str, where: str) -> int:
+    """An integer field (a boolean is not one)."""
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SurveyError(where, "must be an integer")
+    return value
+
+
+def epsilon(value: Any, where: str) -> float:
+    """A finite number > 0; its range is the mechanism's (checked once it is known)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SurveyError(where, "must be a number > 0")
+    try:
+        eps = float(value)
+    except OverflowError:  # an integer beyond any float
+        eps = math.inf
+    if not math.isfinite(eps) or eps <= 0:
+        raise SurveyError(where, "must be a finite number > 0")
+    return eps
+
+
+def optional(data: Mapping, where: str) -> bool:
+    """A question's `optional` (false when absent)."""
+    value = data.get("optional", False)
+    if not isinstance(value, bool):
+        raise SurveyError(f"{where}.optional", "must be true or false")
+    return value
+
+
+def options(value: Any, where: str) -> tuple[str, ...]:
+    """A list of 2 or more distinct non-empty labels, at most the largest domain any
+    mechanism takes."""
+    from ..mechanisms.base import MAX_OPTIONS
+
+    if not isinstance(value, list):
+        raise SurveyError(where, "must be a list of labels")
+    if len(value) < 2:
+        raise SurveyError(where, "needs at least 2 options")
+    if len(value) > MAX_OPTIONS:
+        raise SurveyError(where, f"at most {MAX_OPTIONS} options")
+    seen: set[str] = set()
+    for i, label in enumerate(value):
+        if not isinstance(label, str) or not label.strip():
+            raise SurveyError(f"{where}[{i}]", "must be a non-empty string")
+        if len(label) > MAX_LABEL:
+            raise SurveyError(f"{where}[{i}]", f"at most {MAX_LABEL} characters")
+        check_utf8(label, f"{where}[{i}]")
+        if label in seen:
+            raise SurveyError(f"{where}[{i}]", f"duplicate label {label!r}")
+        seen.add(label)
+    return tuple(value)
+
+
+def groups(value: Any, options: tuple[str, ...], where: str) -> dict[str, tuple[str, ...]]:
+    """A table of group name = [option labels]."""
+    if not isinstance(value, Mapping):
+        raise SurveyError(where, "must be a table of name = [labels]")
+    known = set(options)
+    found: dict[str, tuple[str, ...]] = {}
+    for name, members in value.items():
+        at = f"{where}.{name}"
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL:
+            raise SurveyError(at, "group name must be a non-empty string")
+        check_utf8(name, at)
+        if not isinstance(members, list) or not members:
+            raise SurveyError(at, "must be a non-empty list of option labels")
+        if len(set(map(str, members))) != len(members):
+            raise SurveyError(at, "lists an option twice")
+        for label in members:
+            if not isinstance(label, str) or label not in known:
+                raise SurveyError(at, f"{label!r} is not one of the options")
+        found[name] = tuple(members)
+    return found
