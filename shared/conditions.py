@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import LdpSurveyError
+from .question_types import REGISTRY
 
 MAX_DEPTH = 32  # nested parentheses and `not`s: bounds the parser's recursion on both sides
 MAX_INTEGER = 2**53 - 1  # integer literals JavaScript holds exactly
@@ -47,9 +48,9 @@ KEYWORDS = frozenset({"and", "or", "not", "in", "true", "false"})
 FUNCTIONS = ("selected", "count_selected")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 ORDERING = ("<", "<=", ">", ">=")
-# Question types a condition can read, and how (multiselect: through the functions only).
-READABLE = ("binary", "categorical", "ordinal", "integer")
-MULTISELECT = "multiselect"
+# How a condition reads a question's answer is its type's (the unit's `condition_operand`):
+# an operand kind, SET (a multiselect question: through the functions only) or None.
+SET = "set"
 
 
 class ConditionError(LdpSurveyError):
@@ -194,9 +195,13 @@ class Node:
 
 _KIND_WORDS = {"bool": "a yes/no value", "int": "a number", "text": "text",
                "ordinal": "an ordinal answer"}
-_TYPE_WORDS = {"binary": "a yes/no question", "categorical": "a categorical question",
-               "ordinal": "an ordinal question", "integer": "an integer question",
-               "location": "a location question", MULTISELECT: "a multiselect question"}
+
+
+def _reading(question: QuestionInfo) -> tuple[str | None, str | None]:
+    """(how a condition reads the question's answer, its type in words): its unit's
+    `condition_operand` and `described` (None, None for a type no unit has)."""
+    unit = REGISTRY.get(question.type)
+    return (None, None) if unit is None else (unit.condition_operand, unit.described)
 
 
 class _Parser:
@@ -319,17 +324,15 @@ class _Parser:
             if self.peek().kind == "punct" and self.peek().text == "(":
                 return self.call(token)
             question = self.resolve(token)
-            if question.type == MULTISELECT:
+            kind, what = _reading(question)
+            if kind == SET:
                 raise ConditionError("type", token.position,
                                      f'"{question.id}" is a multiselect question: read it with '
                                      f'selected({question.id}, "option") or '
                                      f"count_selected({question.id})")
-            if question.type not in READABLE:
-                what = _TYPE_WORDS.get(question.type, "a question")
-                raise ConditionError("type", token.position, f'"{question.id}" is {what}, '
-                                     "which a condition cannot read")
-            kind = {"binary": "bool", "integer": "int", "categorical": "text",
-                    "ordinal": "ordinal"}[question.type]
+            if kind is None:
+                raise ConditionError("type", token.position, f'"{question.id}" is '
+                                     f'{what or "a question"}, which a condition cannot read')
             return Operand("ref", kind, token.position, token.position + len(token.text),
                            question=question)
         raise ConditionError("syntax", token.position, 'expected a question id, a value or '
@@ -345,10 +348,11 @@ class _Parser:
             raise ConditionError("syntax", target.position, "expected a question id")
         self.advance()
         question = self.resolve(target)
-        if question.type != MULTISELECT:
+        kind, what = _reading(question)
+        if kind != SET:
             raise ConditionError("type", target.position,
                                  f'{name.text}() reads a multiselect question; "{question.id}" '
-                                 f"is {_TYPE_WORDS.get(question.type, 'another question')}")
+                                 f"is {what or 'another question'}")
         option = None
         if name.text == "selected":
             self.expect(",", 'expected ","')

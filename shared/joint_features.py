@@ -45,9 +45,10 @@ _FLOAT_EXACT_ABS = 2**26
 
 def encoder_for_question(question: Any, mechanism: Mechanism,
                          bins: Sequence[int] | None = None) -> Encoder:
-    """The encoder of a survey question: ordinal questions also carry their mean score."""
+    """The encoder of a survey question: a question whose type scores its options (ordinal:
+    the unit's `scores`) also carries its mean score."""
     encoder = encoder_for(mechanism, bins)
-    return with_scores(encoder) if question.type == "ordinal" else encoder
+    return encoder if question.unit.scores(question) is None else with_scores(encoder)
 
 
 # Why a mechanism's reports cannot enter a crosstab, in the words of whoever declared one.
@@ -189,12 +190,11 @@ def survey_pair_bins(survey: Any, pair: tuple[str, str], bins: str | None
     A pair naming a question the survey lacks gets no bins here: the caller (planner,
     simulation) then refuses the question itself, with its own message.
     """
-    types = {q.id: q.type for q in survey.questions}
+    numeric = {q.id: q.unit.numeric for q in survey.questions}  # bins apply to numbers
     pair = (pair[0].partition(":")[0], pair[1].partition(":")[0])  # "q:option" sides too
-    if not all(qid in types for qid in pair):
+    if not all(qid in numeric for qid in pair):
         return None, None
-    return bins_for_pair(parse_bins(bins), pair,
-                         (types[pair[0]] == "integer", types[pair[1]] == "integer"))
+    return bins_for_pair(parse_bins(bins), pair, (numeric[pair[0]], numeric[pair[1]]))
 
 
 def bin_edges(low: int, high: int, bins: Sequence[int] | None) -> tuple[int, ...]:

@@ -85,7 +85,7 @@ def parse_location_question(definition: Definition) -> Any:
     labels = grid.labels()
     regions = _regions(data.get("regions", {}), grid, f"{where}.regions")
     claimed = data.get("epsilon")
-    question = definition.build(id=definition.id, text=definition.text, type="location",
+    question = definition.build(id=definition.id, text=definition.text, type=data["type"],
                                 epsilon=1.0, mechanism=GeoExp.name, options=labels,
                                 groups=regions, optional=optional, location=grid)
     try:

@@ -71,7 +71,7 @@ def parse_multiselect_question(definition: Definition) -> Any:
     if choice is not None and (not isinstance(choice, str) or requested == "auto"):
         raise SurveyError(f"{at}.mechanism_choice",
                           "is written by auto selection next to a concrete mechanism")
-    question = definition.build(id=qid, text=text, type="multiselect", epsilon=epsilon,
+    question = definition.build(id=qid, text=text, type=data["type"], epsilon=epsilon,
                                 mechanism=requested, options=options, optional=optional,
                                 mechanism_choice=choice, multiselect=shape,
                                 not_asked=not_asked, **definition.skip)

@@ -357,9 +357,12 @@ def _parse_survey(data: Any) -> Survey:
 
 def _survey_cells(questions_raw: list[Any]) -> int:
     """Location cells declared across raw questions (before parsing), for the survey cap."""
-    return sum(REGISTRY[q["type"]].declared_cells(q) for q in questions_raw
-               if isinstance(q, Mapping) and isinstance(q.get("type"), str)
-               and q["type"] in REGISTRY)
+    total = 0
+    for q in questions_raw:
+        name = q.get("type") if isinstance(q, Mapping) else None
+        unit = REGISTRY.get(name) if isinstance(name, str) else None
+        total += 0 if unit is None else unit.declared_cells(q)
+    return total
 
 
 def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where: str) -> None:

@@ -58,7 +58,7 @@ def asked_share_columns(question: Any, groups: dict[str, Any], pv: PseudoValues
     with options, from its pseudo-values `pv` (analyst/design/estimates.pseudo_values: the options,
     "not asked", an ordinal question's mean score, then the groups)."""
     k = len(question.labels) - 1  # the options; "not asked" is the last label
-    ordinal = question.type == "ordinal"
+    ordinal = question.unit.scores(question) is not None  # a mean score among those asked
     keep = [j for j in range(pv.values.shape[1]) if not (ordinal and j == k + 1)]
     everyone = replace(pv, labels=tuple(pv.labels[j] for j in keep), values=pv.values[:, keep],
                        noise=pv.noise[:, keep])

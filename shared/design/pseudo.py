@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import DesignError
 from ..mechanisms.base import Mechanism
+from ..question_types.words import MEAN_SCORE
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +83,8 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
             raise DesignError(f"{question.id!r}: {answered} reports for {int(mask.sum())} "
                               "respondents marked as answering")
     disclosed = bool(getattr(question, "disclosed", False))
-    if question.type == "integer":
+    unit = question.unit
+    if unit.numeric:  # one column: the value (its mean is what designs weight)
         labels: tuple[str, ...] = ("mean",)
         kind = "mean"
         if disclosed:
@@ -96,16 +98,20 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
     else:
         labels = tuple(option_label(v) for v in question.labels)
         kind = "shares"
-        if question.type == "ordinal":
+        # A type that scores its options (the unit's `scores`: ordinal, 1..k) gets the mean
+        # score's column; every column of z is scored in order (a hidden question's "not
+        # asked" too: shared/design/export_asked.py drops that column's use).
+        scored = unit.scores(question)
+        if scored is not None:
             scores = np.arange(1, z.shape[1] + 1, dtype=float)
             z = np.column_stack([z, z @ scores])
-            labels = (*labels, "mean score")
+            labels = (*labels, MEAN_SCORE)
         if disclosed:
             noise = np.zeros_like(z)
         else:  # z² − z per option (one pass, in place); the score's (s·z)² − (s∘s)·z
             noise = z - 1.0
             noise *= z
-            if question.type == "ordinal":
+            if scored is not None:
                 k = z.shape[1] - 1
                 noise[:, k] = z[:, k] * z[:, k] - z[:, :k] @ (scores * scores)
     if present is not None and not mask.all():
