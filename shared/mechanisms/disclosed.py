@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -59,9 +59,6 @@ class Disclosed(Mechanism):
     question_types = frozenset({"binary", "categorical", "ordinal", "integer"})
     summary = "disclosed: the answer is sent as given (no randomization, no ε)."
 
-    # An integer answer is sent as the number and crosses like a noise-free geometric report
-    # (binned): DisclosedInteger.
-    integer: ClassVar[bool] = False
     joint_reports = "index"
 
     def __init__(self, labels: Any, *, question_id: str = "",
@@ -94,79 +91,34 @@ class Disclosed(Mechanism):
     def deniability(self) -> str:
         return SAYING
 
-    def encode(self, answer: Any) -> int:
-        if self.integer:
-            assert isinstance(self.labels, range)
-            reject_bool(answer, "an answer")
-            if not isinstance(answer, int) or answer not in self.labels:
-                from ..errors import AnswerError
-
-                raise AnswerError(f"{answer!r} is not one of the possible answers to "
-                                  f"{self.question_id!r}")
-            return answer - self.labels.start
-        return super().encode(answer)
-
     def perturb_index(self, index: int, source: RandomSource) -> Any:
         return self._report(index)
 
     def _report(self, index: int) -> Any:
-        if self.integer:
-            assert isinstance(self.labels, range)
-            return self.labels.start + index
         return index
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        answers = np.asarray(answers, dtype=np.int64)
-        if self.integer:
-            assert isinstance(self.labels, range)
-            return answers + self.labels.start
-        return answers
+        return np.asarray(answers, dtype=np.int64)
 
     def report_index(self, reports: np.ndarray) -> np.ndarray:
-        """Answer indices of validated reports (integers: value - min)."""
-        values = np.asarray(reports).astype(np.int64)
-        if self.integer:
-            assert isinstance(self.labels, range)
-            return values - self.labels.start
-        return values
+        """Answer indices of validated reports."""
+        return np.asarray(reports).astype(np.int64)
 
     def validate_report(self, report: Any) -> Any:
-        if self.integer:
-            assert isinstance(self.labels, range)
-            reject_bool(report, "an integer answer")
-            if not isinstance(report, int | np.integer) or int(report) not in self.labels:
-                raise ReportError(f"answer {report!r} is not an integer in "
-                                  f"[{self.labels.start}, {self.labels.stop - 1}]")
-            return int(report)
         return check_index(report, self.k)
 
-    def _histogram(self) -> tuple[int | None, int | None]:
-        assert isinstance(self.labels, range)
-        if self.k > MAX_DISCLOSED_HISTOGRAM:
-            return None, None
-        return self.labels.start, self.labels.stop - 1
-
     def new_aggregate(self) -> Aggregate:
-        return HistogramAggregate(*self._histogram()) if self.integer else CountAggregate(self.k)
+        return CountAggregate(self.k)
 
     def aggregate_from_dict(self, data: Mapping[str, Any]) -> Aggregate:
-        if self.integer:
-            from ..errors import AggregateError
-
-            agg = HistogramAggregate.from_dict(data)
-            if (agg.low, agg.high) != self._histogram():
-                raise AggregateError("histogram range does not match this question")
-            return agg
         return CountAggregate.from_dict(data, size=self.k)
 
     def index_channel(self) -> tuple[np.ndarray, np.ndarray]:
         return np.eye(self.k), np.eye(self.k)
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
-        """The answer itself (contract 5): its indicators (n, k), or for an integer question
-        the value (n, 1). Nothing to debias, no randomization variance."""
-        if self.integer:
-            return np.asarray(reports, dtype=np.float64).reshape(-1, 1)
+        """The answer itself (contract 5): its indicators (n, k) (DisclosedInteger: the value,
+        (n, 1)). Nothing to debias, no randomization variance."""
         index = self.report_index(np.asarray(reports).reshape(-1))
         out = np.zeros((index.size, self.k))
         out[np.arange(index.size), index] = 1.0
@@ -174,16 +126,7 @@ class Disclosed(Mechanism):
 
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         n = aggregate.n
-        result = Estimate(question=self.question_id, mechanism=self.name, epsilon=0.0, n=n,
-                          confidence=confidence, notes=[DISCLOSED_NOTE])
-        if self.integer:
-            assert isinstance(aggregate, HistogramAggregate)
-            mean = aggregate.total / n if n else None
-            result.mean = MeanEstimate(mean, 0.0 if n else None, 0.0 if n else None, mean, mean)
-            if aggregate.has_histogram:
-                result.distribution = (self._exact_rows(self.labels, aggregate.counts, n) if n
-                                       else empty_value_estimates(self.labels))
-            return result
+        result = self._result(n, confidence)
         assert isinstance(aggregate, CountAggregate)
         if n == 0:
             fill_unanswered(result, self.labels, self.groups)
@@ -194,6 +137,10 @@ class Disclosed(Mechanism):
             result.groups.append(GroupEstimate(name, [self.labels[i] for i in members], share,
                                                0.0, 0.0, share, share, share))
         return result
+
+    def _result(self, n: int, confidence: float) -> Estimate:
+        return Estimate(question=self.question_id, mechanism=self.name, epsilon=0.0, n=n,
+                        confidence=confidence, notes=[DISCLOSED_NOTE])
 
     @staticmethod
     def _exact_rows(labels: Sequence[Any], counts: np.ndarray, n: int) -> list[ValueEstimate]:
@@ -218,7 +165,70 @@ class DisclosedBinary(Disclosed):
 
 
 class DisclosedInteger(Disclosed):
-    """A disclosed integer question: its report is the number (labels: its range)."""
+    """A disclosed integer question: its report is the number (labels: its range), and it
+    crosses like a noise-free geometric report (binned)."""
 
-    integer = True
     joint_reports = "integer"
+
+    def encode(self, answer: Any) -> int:
+        assert isinstance(self.labels, range)
+        reject_bool(answer, "an answer")
+        if not isinstance(answer, int) or answer not in self.labels:
+            from ..errors import AnswerError
+
+            raise AnswerError(f"{answer!r} is not one of the possible answers to "
+                              f"{self.question_id!r}")
+        return answer - self.labels.start
+
+    def _report(self, index: int) -> Any:
+        assert isinstance(self.labels, range)
+        return self.labels.start + index
+
+    def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        assert isinstance(self.labels, range)
+        return np.asarray(answers, dtype=np.int64) + self.labels.start
+
+    def report_index(self, reports: np.ndarray) -> np.ndarray:
+        """Answer indices of validated reports: value - min."""
+        assert isinstance(self.labels, range)
+        return np.asarray(reports).astype(np.int64) - self.labels.start
+
+    def validate_report(self, report: Any) -> Any:
+        assert isinstance(self.labels, range)
+        reject_bool(report, "an integer answer")
+        if not isinstance(report, int | np.integer) or int(report) not in self.labels:
+            raise ReportError(f"answer {report!r} is not an integer in "
+                              f"[{self.labels.start}, {self.labels.stop - 1}]")
+        return int(report)
+
+    def _histogram(self) -> tuple[int | None, int | None]:
+        assert isinstance(self.labels, range)
+        if self.k > MAX_DISCLOSED_HISTOGRAM:
+            return None, None
+        return self.labels.start, self.labels.stop - 1
+
+    def new_aggregate(self) -> Aggregate:
+        return HistogramAggregate(*self._histogram())
+
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> Aggregate:
+        from ..errors import AggregateError
+
+        agg = HistogramAggregate.from_dict(data)
+        if (agg.low, agg.high) != self._histogram():
+            raise AggregateError("histogram range does not match this question")
+        return agg
+
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        """The value (n, 1): nothing to debias, no randomization variance."""
+        return np.asarray(reports, dtype=np.float64).reshape(-1, 1)
+
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        n = aggregate.n
+        result = self._result(n, confidence)
+        assert isinstance(aggregate, HistogramAggregate)
+        mean = aggregate.total / n if n else None
+        result.mean = MeanEstimate(mean, 0.0 if n else None, 0.0 if n else None, mean, mean)
+        if aggregate.has_histogram:
+            result.distribution = (self._exact_rows(self.labels, aggregate.counts, n) if n
+                                   else empty_value_estimates(self.labels))
+        return result
