@@ -25,7 +25,6 @@ from .question_types import QUESTION_TYPES, REGISTRY, QuestionType, unit_for
 from .question_types.base import Definition
 from .question_types.fields import MAX_LABEL as MAX_LABEL  # re-exported: the field limits
 from .question_types.fields import MAX_TEXT as MAX_TEXT
-from .question_types.fields import epsilon as _epsilon  # noqa: F401 (two_server/config.py)
 from .question_types.fields import integer as _int
 from .question_types.fields import text as _text
 from .translations import Translation, parse_hint, parse_language, parse_translations
