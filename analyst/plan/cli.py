@@ -57,7 +57,9 @@ BARE_TYPES = tuple(name for name, unit in REGISTRY.items()
                    "the mean score (options scored 1..k).")
 @click.option("--mean-margin", type=float,
               help="With SURVEY_FILE and --margin: the margin on integer and ordinal questions' "
-                   "means, in their units (default: --margin).")
+                   "means, in their units (default: --margin). With --compare-modes, on "
+                   "integer questions' means only: ordinal questions are compared on shares, "
+                   "with --margin.")
 @click.option("--n", "n", type=int, help="Number of respondents: print the margin they give.")
 @click.option("--asked", type=click.FloatRange(0, 1, min_open=True), default=0.5,
               show_default=True,

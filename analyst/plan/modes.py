@@ -217,12 +217,46 @@ class _IntegerProbe:
         return range(self.min, self.max + 1)
 
 
+# Why a question of an LDP survey gets no comparison rows (`ModeComparison.not_compared`).
+DISCLOSED = ("disclosed: sent as given and counted exactly, no ε and no randomization cost in "
+             "either mode; not compared (a two-server survey has no disclosed questions yet)")
+NO_TWO_SERVER_LOCATION = ("not comparable: a two-server survey has no location questions "
+                          "(they are collected with local DP only)")
+
+
 def compare_question(question: Any, *, margin: float | None = None, n: int | None = None,
                      confidence: float = 0.95) -> ModeComparison:
     """The comparison for a survey question: at its central ε (two-server surveys) or its ε
-    (LDP surveys), with its local ε0 if set."""
+    (LDP surveys), with its local ε0 if set. A disclosed question (no ε, no mechanism) and a
+    location question (no two-server mode) get no rows, and say why (`not_compared`)."""
+    if getattr(question, "disclosed", False):
+        return _not_compared(question, confidence, DISCLOSED)
     modes = _QuestionModes(margin, n, confidence)
     return question.unit.visit(question, modes)  # type: ignore[no-any-return]
+
+
+def compares_mean(question: Any) -> bool:
+    """Whether `compare_question` compares `question` on a mean, in its answer's units (a
+    number: its mean, or its mean among those asked), rather than on one option's share (every
+    other kind, ordinal options included): the margin that applies (`plan --mean-margin`)."""
+    return bool(question.unit.visit(question, _ComparesMean()))
+
+
+class _ComparesMean:
+    """`compares_mean` per kind of answer (QuestionType.visit)."""
+
+    def number(self, question: Any) -> bool:
+        return True
+
+    def options(self, question: Any) -> bool:
+        return False
+
+    option_set = cell = options
+
+
+def _not_compared(question: Any, confidence: float, why: str) -> ModeComparison:
+    return ModeComparison(question.id, question.type, question.k, 0.0, confidence,
+                          "", [], not_compared=why)
 
 
 @dataclass(frozen=True)
@@ -245,7 +279,8 @@ class _QuestionModes:
                              low=getattr(question, "min", None) or 0, question=question.id,
                              local_mechanism=configured)
 
-    cell = options
+    def cell(self, question: Any) -> ModeComparison:
+        return _not_compared(question, self.confidence, NO_TWO_SERVER_LOCATION)
 
     def number(self, question: Any) -> ModeComparison:
         if getattr(question, "not_asked", False):  # skip logic: the mean among asked (skip.py)
@@ -302,6 +337,8 @@ def respondents_per_mode(comparisons: list[ModeComparison]) -> dict[str, int]:
 
 
 def describe_comparison(c: ModeComparison) -> str:
+    if c.not_compared:
+        return f"{c.question + ': ' if c.question else ''}{c.question_type}, {c.not_compared}"
     what = ("the mean, in the answer's units" if c.unit == "answer units"
             else "one option's share, in percentage points")
     return (f"{c.question + ': ' if c.question else ''}{c.question_type}, k={c.k}, "
@@ -309,5 +346,6 @@ def describe_comparison(c: ModeComparison) -> str:
             "worst case over the truth, sampling included in every mode")
 
 
-__all__ = ["best_ldp_share", "compare_modes", "compare_question", "describe_comparison",
+__all__ = ["best_ldp_share", "compare_modes", "compare_question", "compares_mean",
+           "describe_comparison",
            "format_comparison", "ldp_share_per_report", "respondents_per_mode"]

@@ -17,6 +17,7 @@ from ldpsurvey.shared.two_server.guarantees import survey_guarantees
 from .modes import (
     compare_modes,
     compare_question,
+    compares_mean,
     describe_comparison,
     format_comparison,
     respondents_per_mode,
@@ -27,6 +28,9 @@ NOTE = ("Two servers: each answer is split into two shares with a validity proof
         "adds its own noise to the totals, so estimates carry O(1/epsilon) noise for the whole "
         "batch instead of per respondent. Margins are worst case over the truth and include "
         "sampling error (respondents as a random sample) in every mode.")
+MEAN_MARGIN_NOTE = ("--mean-margin is the margin on the mean of each integer question, in its "
+                    "units; every other question (ordinal ones included) is compared on one "
+                    "option's share, in percentage points, with --margin.")
 
 
 def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float | None,
@@ -53,20 +57,24 @@ def echo_mode_comparison(survey_file: Path | None, k: int | None, epsilon: float
     click.echo("")
     for line in survey_guarantees(survey).statements:
         click.echo("\n".join(textwrap.wrap(line, 96)))
+    if mean_margin is not None:
+        click.echo("")
+        click.echo("\n".join(textwrap.wrap(MEAN_MARGIN_NOTE, 96)))
     comparisons = []
     for q in survey.questions:
-        # --mean-margin: a question whose answers are numbers (integer values, ordinal scores)
-        m = (mean_margin if q.unit.score_origin(q) is not None and mean_margin is not None
-             else margin)
+        # --mean-margin: a question compared on its mean (an integer's); shares use --margin
+        m = mean_margin if mean_margin is not None and compares_mean(q) else margin
         comparisons.append(compare_question(q, margin=m, n=n, confidence=confidence))
         click.echo("")
         click.echo(describe_comparison(comparisons[-1]))
-        click.echo(format_comparison(comparisons[-1]))
-    if margin is not None:
+        if comparisons[-1].rows:  # none: a disclosed or location question says why
+            click.echo(format_comparison(comparisons[-1]))
+    needed = respondents_per_mode(comparisons)
+    if margin is not None and needed:
         click.echo("")
         click.echo("respondents needed so that every question meets its margin: "
                    + "; ".join(f"{mode} {need:,}"
-                               for mode, need in respondents_per_mode(comparisons).items()))
+                               for mode, need in needed.items()))
     click.echo("")
     click.echo("\n".join(textwrap.wrap(NOTE, 96)))
 

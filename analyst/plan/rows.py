@@ -142,6 +142,8 @@ class ModeComparison:
     confidence: float
     unit: str  # "proportion" or "answer units"
     rows: list[ModeRow]
+    # Why the question has no rows (a disclosed question, a location one): shown instead
+    not_compared: str = ""
 
 
 def respondents_for(per_report: float, noise: float, margin: float, confidence: float) -> int:

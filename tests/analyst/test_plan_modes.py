@@ -135,3 +135,56 @@ def test_plan_of_a_two_server_survey_file(tmp_path: Path) -> None:
         q, margin=1.0 if q.type == "integer" else 0.05) for q in survey.questions])
     assert ("respondents needed so that every question meets its margin: "
             + "; ".join(f"{m} {v:,}" for m, v in needed.items())) in text
+
+
+MIXED = {"id": "mixed", "title": "Mixed", "version": 1, "questions": [
+    {"id": "region", "text": "Region?", "type": "categorical", "options": ["north", "south"],
+     "disclosed": True},
+    {"id": "mood", "text": "Mood?", "type": "ordinal", "options": ["low", "mid", "high"],
+     "epsilon": 1.0},
+    {"id": "days", "text": "Days?", "type": "integer", "min": 0, "max": 10, "epsilon": 1.0},
+    {"id": "home", "text": "Where?", "type": "location", "epsilon_geo": 2.0,
+     "grid": {"rows": 4, "cols": 4, "cell_km": 0.5}}]}
+
+
+def _compare_mixed(tmp_path: Path, *args: str, only: tuple[str, ...] = ()) -> str:
+    import json
+
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps({**MIXED, "questions": [
+        q for q in MIXED["questions"] if not only or q["id"] in only]}))
+    out = CliRunner().invoke(cli, ["plan", "--compare-modes", str(path), *args])
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+def test_compare_modes_names_disclosed_and_location_questions_without_rows(tmp_path) -> None:
+    """A disclosed question (no ε: 'epsilon must be a finite number > 0, got 0.0') and a
+    location one ('no mechanism fits') stopped the command; each now says why it has no rows,
+    and the others are compared as before."""
+    text = _compare_mixed(tmp_path, "--margin", "0.05")
+    assert "region: categorical, disclosed: sent as given" in text
+    assert "home: location, not comparable: a two-server survey has no location" in text
+    assert "mood: ordinal, k=3" in text and "days: integer, k=11" in text
+    from ldpsurvey.shared.survey import Survey
+
+    survey = Survey.from_dict(MIXED)
+    for qid in ("region", "home"):
+        c = compare_question(survey.question(qid), margin=0.05)
+        assert c.rows == [] and c.not_compared
+    needed = respondents_per_mode([compare_question(q, margin=0.05)
+                                   for q in survey.questions])
+    assert ("respondents needed so that every question meets its margin: "
+            + "; ".join(f"{m} {v:,}" for m, v in needed.items())) in text
+
+
+def test_mean_margin_applies_to_means_not_to_ordinal_shares(tmp_path) -> None:
+    """--mean-margin 1 gave the ordinal question's share rows a margin of ±100 pp; shares keep
+    --margin, the integer's mean takes --mean-margin, and the output says so."""
+    text = _compare_mixed(tmp_path, "--margin", "0.05", "--mean-margin", "1",
+                          only=("mood", "days"))
+    mood = text.split("mood: ordinal")[1].split("\n\n")[0]
+    days = text.split("days: integer")[1].split("\n\n")[0]
+    assert "±5.00 pp" in mood and "±100" not in mood
+    assert days.count("±1\n") + days.endswith("±1") == 2
+    assert "--mean-margin is the margin on the mean of each integer question" in text
