@@ -119,6 +119,24 @@ def asked_truth(question: Question) -> Distribution:
     return default_truth(replace(question, not_asked=False))
 
 
+def draw_column(question: Question, size: int, rng: np.random.Generator,
+                truth: Distribution | None, columns: Mapping[str, Column]) -> Column:
+    """`size` respondents' answers to `question` (from `truth`, else the built-in truth among
+    those asked) and who is asked: its condition read on the earlier questions' `columns`."""
+    answers = (truth or asked_truth(question)).draw(size, rng)
+    asked = (np.ones(size, dtype=bool) if question.condition is None
+             else condition_mask(question.condition.tree, columns, size))
+    return Column(question, answers, asked)
+
+
+def sent_reports(question: Question, answers: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """What the question's mechanism takes from these respondents: every answer, "not asked"
+    for those not asked where the question has that value; else the answers of those asked
+    alone (a condition on disclosed answers: the others send nothing)."""
+    return question.unit.visit(question, _KINDS).reports(  # type: ignore[no-any-return]
+        question, answers, asked)
+
+
 @dataclass
 class _Tally:
     """Per question: the true answers drawn (indices, NA last) and the aggregate."""
@@ -146,10 +164,8 @@ def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
         size = min(step, n - done)
         columns: dict[str, Column] = {}
         for q in survey.questions:
-            answers = (truth.get(q.id) or asked_truth(q)).draw(size, rng)
-            asked = (np.ones(size, dtype=bool) if q.condition is None
-                     else condition_mask(q.condition.tree, columns, size))
-            columns[q.id] = Column(q, answers, asked)
+            columns[q.id] = draw_column(q, size, rng, truth.get(q.id), columns)
+            answers, asked = columns[q.id].values, columns[q.id].present
             tally = tallies[q.id]
             tally.asked += int(asked.sum())
             tally.index_sum += int(answers[asked].sum(dtype=np.int64))
@@ -178,12 +194,16 @@ class _Options:
 
     def sent(self, q: Question, answers: np.ndarray, asked: np.ndarray,
              tally: _Tally) -> np.ndarray:
-        """What the mechanism takes: every answer, "not asked" for those not asked; or, with
-        no such value, the answers of those asked alone."""
-        sent = (np.where(asked, answers, len(tally.counts) - 1) if q.not_asked
-                else answers[asked])
+        """The reports sent (`reports`), tallied."""
+        sent = self.reports(q, answers, asked)
         tally.counts += np.bincount(sent, minlength=len(tally.counts))
         return sent
+
+    def reports(self, q: Question, answers: np.ndarray, asked: np.ndarray) -> np.ndarray:
+        """What the mechanism takes: every answer, "not asked" (the index past the values) for
+        those not asked; or, with no such value, the answers of those asked alone."""
+        return (np.where(asked, answers, len(q.unit.values(q))) if q.not_asked
+                else answers[asked])
 
     def value_truths(self, freq: np.ndarray) -> np.ndarray | None:
         """The per-value truths the values' rows are compared with."""
@@ -245,10 +265,14 @@ class _OptionSet:
 
     def sent(self, q: Question, sets: np.ndarray, asked: np.ndarray,
              tally: _Tally) -> np.ndarray:
-        """The sets as the mechanism takes them: with a "not asked" value, an extra last
-        column that alone is set for those not asked; else only those asked."""
+        """The sets sent (`reports`), tallied."""
         tally.counts[:-1] += sets[asked].sum(axis=0)
         tally.counts[-1] += int((~asked).sum())
+        return self.reports(q, sets, asked)
+
+    def reports(self, q: Question, sets: np.ndarray, asked: np.ndarray) -> np.ndarray:
+        """The sets as the mechanism takes them: with a "not asked" value, an extra last
+        column that alone is set for those not asked; else only those asked."""
         if not q.not_asked:
             return sets[asked]
         out = np.zeros((sets.shape[0], sets.shape[1] + 1), dtype=bool)
