@@ -205,20 +205,15 @@ class _Options:
         return (np.where(asked, answers, len(q.unit.values(q))) if q.not_asked
                 else answers[asked])
 
-    def value_truths(self, freq: np.ndarray) -> np.ndarray | None:
-        """The per-value truths the values' rows are compared with."""
-        return freq
-
     def result(self, q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
                confidence: float) -> QuestionResult:
         estimate = estimate_of(q, mechanism, aggregate, confidence)
         sent = int(tally.counts.sum())
         if not q.not_asked:  # every report is an answer: compared as any question's
             freq = tally.counts / max(sent, 1)
-            return compare_estimate(q, mechanism, estimate, self.value_truths(freq),
-                                    tally.index_sum, max(sent, 1), confidence)
-        result = compare_estimate(q, mechanism, estimate, self.value_truths(tally.counts / n), 0,
-                                  n, confidence)
+            return compare_estimate(q, mechanism, estimate, freq, tally.index_sum,
+                                    max(sent, 1), confidence)
+        result = compare_estimate(q, mechanism, estimate, tally.counts / n, 0, n, confidence)
         result.mean = None
         asked_counts = tally.counts[:-1] / max(tally.asked, 1)
         self.not_asked_row(result, estimate, tally, n)
@@ -244,11 +239,12 @@ class _Options:
 
 
 class _Number(_Options):
-    """A whole number: its mean is compared, not each value's share; "not asked" is a row of
-    its own, beyond the range (asked_geometric)."""
-
-    def value_truths(self, freq: np.ndarray) -> np.ndarray | None:
-        return None
+    """A whole number. Asked of those a condition on disclosed answers selects, each value's
+    share and the mean among them are compared, as the plain simulation compares them. With a
+    "not asked" value (asked_geometric), the share not asked is a row of its own, beyond the
+    range, and the mean among those asked is compared: that mechanism estimates no value's
+    share (an asked bit and a noisy number; shared/mechanisms/asked_geometric.py), so there is
+    no per-value row to compare."""
 
     def not_asked_row(self, result: QuestionResult, estimate: Any, tally: _Tally,
                       n: int) -> None:

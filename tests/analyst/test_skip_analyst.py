@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.reports.model import Report, render
+from ldpsurvey.analyst.simulate.cli import format_result
 from ldpsurvey.analyst.simulate.skip import Column, condition_mask
 from ldpsurvey.analyst.simulate.survey import simulate_survey
 from ldpsurvey.shared.conditions import ConditionError, parse_condition
@@ -206,3 +207,27 @@ def test_simulated_report_draws_skip_logic_and_gives_the_truth_among_those_asked
             assert abs(row.estimate - true) <= 4.5 * row.std_error + 1e-12, (view.id, row)
             checked += 1
     assert checked >= 20
+
+
+def test_skip_simulation_compares_an_integers_values_as_the_plain_one_does() -> None:
+    """An integer question asked on a condition on disclosed answers (geometric, sent by
+    those asked alone) had only its mean compared with skip logic, while the plain simulation
+    also compares each value's share: now both do, over those asked. With a "not asked" value
+    (asked_geometric: no per-value estimate) only the share not asked and the mean among those
+    asked are compared, as before."""
+    data = skip_survey("analyst-skip")
+    visit = {"id": "visits", "text": "Visits?", "type": "integer", "epsilon": 1.0,
+             "min": 0, "max": 5}
+    data["questions"].append({**visit, "relevant": "region == 'north'"})
+    result = simulate_survey(Survey.from_dict(data), 5000, np.random.default_rng(1))
+    visits, days = result.questions[-1], result.questions[2]
+    plain = simulate_survey(Survey.from_dict({**data, "questions": [visit]}), 5000,
+                            np.random.default_rng(1)).questions[0]
+    assert [v.value for v in visits.values] == [v.value for v in plain.values] == [*range(6)]
+    assert sum(v.truth for v in visits.values) == pytest.approx(1)
+    counts = [v.truth * visits.n for v in visits.values]  # shares of the n asked
+    assert all(c == pytest.approx(round(c), abs=1e-6) for c in counts)
+    assert visits.mean is not None
+    assert days.values == [] and days.not_asked is not None and days.asked_mean is not None
+    text = format_result(result)
+    assert "visits (integer)" in text and text.split("visits (integer)")[1].count("\n  5 ") == 1
