@@ -6,7 +6,9 @@ the set holding only an extra (k + 1)-th pseudo-option. The question's set mecha
 the k + 1 options with the same m and required_min: it is proven ε-LDP for ANY two sets of the
 k + 1 options of allowed size (set_base.py), a superset of the sets this question can send, so
 the proof covers "not asked" against every answer (Δ = min(2m, k + 1) for option_rr: one more
-than the exact max(min(2m, k), m + 1) only when k/2 < m < k). The share of the pseudo-option is
+than the exact max(min(2m, k), m + 1) only when k/2 < m < k). With exclusive options "not asked"
+is one more exclusive option (`SetShape.with_not_asked`): the family is then exact, and
+m' = min(m, k') and the padding are the question's own. The share of the pseudo-option is
 the share not asked; psfo_olh (its report is no vector of counts) is not offered.
 
 Estimates among those asked, R_j = f_j / (1 − f_na):
@@ -68,10 +70,11 @@ def not_asked_set_mechanism(question: Any) -> Any:
     from .mechanisms.set_choice import SET_MECHANISMS
 
     cls = SET_MECHANISMS[question.mechanism]
-    shape = question.multiselect
+    shape = question.multiselect.with_not_asked()
     return with_not_asked_set(cls)(question.epsilon, question.labels, question_id=question.id,
                                    max_selected=shape.max_selected,
-                                   required_min=shape.required_min)
+                                   required_min=shape.required_min,
+                                   exclusive=[question.labels[j] for j in shape.exclusive])
 
 
 def check_set_mechanism(name: str, k: int, where: str) -> None:
@@ -144,7 +147,8 @@ def _bits_variances(mechanism: Any, f_hat: np.ndarray, ratios: np.ndarray, count
     var_z = f * inside + (1 - f) * outside - f * f
     option_var = (var_z[:k] + ratios**2 * var_z[k] - 2 * ratios * f[:k] * f[k]) / asked**2
     noise = f * (inside - 1) + (1 - f) * outside  # the bits' own randomization
-    spread = size_variance_bound(f[:k] / asked, mechanism.required_min, mechanism.max_selected)
+    spread = size_variance_bound(f[:k] / asked, mechanism.required_min,
+                                 mechanism.shape.largest)
     count_var = (float(noise[:k].sum()) + count**2 * float(noise[k])
                  + asked * spread) / asked**2
     return option_var / n, count_var / n

@@ -7,6 +7,7 @@
     options = ["cannabis", "cocaine", "ecstasy", "opioids"]
     max_selected = 3     # optional, default = the number of options
     required_min = 1     # optional: 0 (default: nothing selected is an answer) or 1
+    exclusive = ["none"] # optional: options that can only be selected alone
     epsilon = 2.0
     mechanism = "auto"   # or option_rr, set_ue, psfo_grr, psfo_olh
 
@@ -28,7 +29,7 @@ from .mechanisms.set_base import MAX_SET_OPTIONS, SetShape
 from .question_types import fields
 from .question_types.base import Definition, check_not_asked_domain
 
-MULTISELECT_KEYS = {"options", "max_selected", "required_min"}
+MULTISELECT_KEYS = {"options", "max_selected", "required_min", "exclusive"}
 _REFUSED = {
     "groups": "a multiselect question has no groups: its options' shares overlap",
     "instantaneous_epsilon": "a multiselect question has no instantaneous layer",
@@ -56,7 +57,7 @@ def parse_multiselect_question(definition: Definition) -> Any:
         raise SurveyError(f"{at}.options", f"a multiselect question has at most "
                           f"{MAX_SET_OPTIONS} options")
     shape = SetShape(len(options), _integer(data, "max_selected", len(options), at),
-                     _integer(data, "required_min", 0, at))
+                     _integer(data, "required_min", 0, at), _exclusive(data, options, at))
     problem = shape.problem()
     if problem is not None:
         raise SurveyError(f"{at}.{problem[0]}", problem[1])
@@ -109,7 +110,7 @@ def choose_not_asked_set_mechanism(question: Any, requested: str, size_limit: in
     check_set_mechanism(requested if requested != "auto" else "option_rr", shape.k, where)
     if requested != "auto":
         return question
-    wider = SetShape(shape.k + 1, shape.max_selected, shape.required_min)
+    wider = shape.with_not_asked()
     ranked = [(var, name) for var, _, name in set_candidates(wider, question.epsilon,
                                                              size_limit)
               if name in NOT_ASKED_SET_MECHANISMS]
@@ -121,6 +122,19 @@ def choose_not_asked_set_mechanism(question: Any, requested: str, size_limit: in
         f"auto: a question that depends on randomized answers has a 'not asked' value; lowest "
         f"variance averaged over options at k={shape.k}+1, max_selected={shape.max_selected}, "
         f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"))
+
+
+def _exclusive(data: Mapping[str, Any], options: Any, at: str) -> tuple[int, ...]:
+    """The indices of the options that can only be selected alone (absent: none)."""
+    value = data.get("exclusive")
+    if value is None:
+        return ()
+    if (not isinstance(value, list) or not value
+            or any(not isinstance(x, str) or x not in options for x in value)
+            or len(set(value)) != len(value)):
+        raise SurveyError(f"{at}.exclusive", "must be a list of distinct options of the "
+                          "question (those that can only be selected alone, such as \"none\")")
+    return tuple(sorted(list(options).index(x) for x in value))
 
 
 def _integer(data: Mapping[str, Any], key: str, default: int, at: str) -> int:

@@ -450,6 +450,10 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     named = REGISTRY.get(data.get("type")) if isinstance(data.get("type"), str) else None
     if collection == TWO_SERVER and named is not None and named.two_server_refusal:
         raise SurveyError(f"{where}.type", named.two_server_refusal)
+    if collection == TWO_SERVER and named is not None:
+        for key, why in named.two_server_refused_keys.items():
+            if data.get(key) is not None:
+                raise SurveyError(f"{where}.{key}", why)
     central, local = question_epsilons(data, where, collection)
     if central is not None:
         return _two_server_question(data, where, size_limit, central, local, earlier, later)

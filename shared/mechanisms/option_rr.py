@@ -16,6 +16,9 @@ disjoint sets of size m differ in 2m when 2m <= k; otherwise S of size m and S' 
 k − m options (1 <= k − m <= m when m < k; with m = k, S' of size 1 and S its complement)
 differ in all k, and no two sets differ in more than min(|S| + |S'|, k). The empty set being
 allowed or not changes nothing (tests enumerate every pair of sets for small k).
+With exclusive options (set_base.py) Δ = max(min(2m', k'), m' + 1), m' = min(m, k') of the
+k' options that may be selected together: an exclusive option alone against a set of m'
+others differs in m' + 1 (tests/shared/test_multiselect_exclusive.py enumerates both).
 
 Sampling: with D the common denominator of p and q, bit j is [u_j < p·D] when j is in S and
 [u_j < q·D] otherwise, u_0..u_(k−1) independent uniform draws in [0, D) in option order

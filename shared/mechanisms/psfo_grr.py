@@ -21,7 +21,10 @@ every allowed S has |T(S)| = ℓ, so Z is the same for all of them.
 
 ℓ: no set may be truncated (ℓ >= m, else the estimate is biased), and every variance here
 grows with ℓ (the noise floor q(1 − q)/(p* − q)² ≈ (ℓE + k)/(E − 1)²), so ℓ = m; `best_pad`
-still ranks ℓ = m..2m by the exact variance, which a test pins.
+still ranks ℓ = m..2m by the exact variance, which a test pins. With exclusive options m is the
+largest allowed set, m' = min(max_selected, k') (SetShape.largest): an exclusive option alone
+pads like any set of one, and the proof above holds unchanged (every allowed S pads to ℓ
+items; each value is in T(S) for some allowed S and outside T(S') for another).
 
 Support: option j is supported when y = j: p* = E/Z, q* = 1/Z (set_base.py estimates). The mean
 number selected is (Σ_j C_j/n − k·q*)/(p* − q*): one report lands on an option with
@@ -49,7 +52,7 @@ _CHUNK_ROWS = 1 << 16
 
 def best_pad(cls: Any, shape: SetShape, epsilon: float) -> int:
     """ℓ in [m, 2m] with the least average variance (always m: see the module docstring)."""
-    return min(range(shape.max_selected, 2 * shape.max_selected + 1),
+    return min(range(shape.largest, 2 * shape.largest + 1),
                key=lambda pad: cls.padded_variances(shape, epsilon, pad)[1])
 
 
@@ -84,7 +87,7 @@ class PSFOGRR(IndexReports, SetMechanism):
         p, q = (float(x) for x in cls.padded_probabilities(shape, epsilon, pad))
         v_in, v_out = p * (1 - p), q * (1 - q)
         scale = (p - q) ** 2
-        selected = shape.max_selected if v_in > v_out else shape.required_min
+        selected = shape.largest if v_in > v_out else shape.required_min
         return (max(v_in, v_out) / scale,
                 (shape.k * v_out + selected * (v_in - v_out)) / (shape.k * scale))
 
@@ -101,7 +104,7 @@ class PSFOGRR(IndexReports, SetMechanism):
 
     def privacy_loss(self) -> PrivacyLoss | None:
         # Every allowed S pads to exactly ℓ items: |S| <= m <= ℓ, and ℓ - |S| <= the dummies.
-        if not (self.pad >= self.max_selected and self.dummies == self.pad - self.required_min
+        if not (self.pad >= self.shape.largest and self.dummies == self.pad - self.required_min
                 and self.size == self.k + self.dummies and self.size > self.pad):
             return None
         if self.total != self.pad * self.weight_in + (self.size - self.pad) * self.weight_out:
@@ -116,11 +119,9 @@ class PSFOGRR(IndexReports, SetMechanism):
     def channel(self) -> list[list[Fraction]]:
         """P[y | S] for every allowed S (rows in bitmask order): small k only (tests)."""
         rows = []
-        for mask in range(1 << self.k):
-            if self.required_min <= mask.bit_count() <= self.max_selected:
-                inside = self.padded(mask)
-                rows.append([self.p_star if y in inside else self.q_star
-                             for y in range(self.size)])
+        for mask in self.shape.allowed_masks():
+            inside = self.padded(mask)
+            rows.append([self.p_star if y in inside else self.q_star for y in range(self.size)])
         return rows
 
     def padded(self, mask: int) -> set[int]:

@@ -1,6 +1,7 @@
 """Padding and sampling with optimized local hashing (PSFO over OLH; Wang, Li and Jha, IEEE S&P
 2018), for multiselect questions: padded and sampled as in psfo_grr.py (ℓ = m items over
-D = k + m − required_min values), the sampled item then reported with OLH (olh.py) over the D
+D = k + m − required_min values; m the largest allowed set, min(max_selected, k') with
+exclusive options), the sampled item then reported with OLH (olh.py) over the D
 values: a fresh hash seed s, the bucket h_s(x) of the item x among g = round(e^ε) + 1, sent
 through g-ary randomized response (p' = r/(r + g − 1), q' = 1/(r + g − 1), r <= e^ε).
 
@@ -44,7 +45,7 @@ class PSFOOLH(LocalHashReports, SupportCounted, SetMechanism):
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)
-        self.pad = self.max_selected
+        self.pad = self.shape.largest
         self.size = self.k + self.pad - self.required_min
         self.g = buckets(self.epsilon)
         self.p_bucket, self.q_bucket = OLH._bucket_probabilities(self.epsilon, self.g)
@@ -56,7 +57,7 @@ class PSFOOLH(LocalHashReports, SupportCounted, SetMechanism):
     def probabilities(cls, shape: SetShape, epsilon: float) -> tuple[Fraction, Fraction]:
         g = buckets(epsilon)
         p_item, q = OLH._support(*OLH._bucket_probabilities(epsilon, g), g)
-        return q + (p_item - q) / shape.max_selected, q
+        return q + (p_item - q) / shape.largest, q
 
     @classmethod
     def report_bytes(cls, k: int, epsilon: float) -> int:
@@ -71,7 +72,7 @@ class PSFOOLH(LocalHashReports, SupportCounted, SetMechanism):
     def privacy_loss(self) -> PrivacyLoss | None:
         if self.p_bucket + (self.g - 1) * self.q_bucket != 1 or self.q_bucket <= 0:
             return None
-        if self.size > PRIME or self.pad < self.max_selected:
+        if self.size > PRIME or self.pad < self.shape.largest:
             return None
         return PrivacyLoss(ratio=max(self.p_bucket / self.q_bucket,
                                      self.q_bucket / self.p_bucket))

@@ -1,7 +1,10 @@
 """What every mechanism for a `multiselect` question (check all that apply) shares.
 
 The true answer is a set S of the k options with required_min <= |S| <= max_selected = m
-(required_min 0: the empty set is an answer; 1: at least one option). The neighbouring relation
+(required_min 0: the empty set is an answer; 1: at least one option). Exclusive options
+("None of these", "Don't know") can only be selected alone: the allowed family is then the
+sets of that size among the other k' = k − |E| options, plus each exclusive option alone
+(docs/multiselect.md, "Exclusive options"). The neighbouring relation
 every multiselect mechanism is proven for: ANY two allowed answer sets S, S' (not sets that
 differ in one option): for every report y, P[y | S] <= e^ε · P[y | S'].
 
@@ -19,7 +22,11 @@ share to [0, 1].
 How options can differ between two allowed sets (`SetShape.pairs`): S \\ S' has a options,
 S' \\ S has b, they share c; the pair exists iff some c >= 0 gives a + c <= m, b + c <= m,
 a + b + c <= k and a + c, b + c >= required_min. Bitwise mechanisms (option_rr, set_ue) prove
-their ε from the largest α^a·β^b over these pairs.
+their ε from the largest α^a·β^b over these pairs. With exclusive options the pairs are those of
+the non-exclusive sets (k' options, at most m' = min(m, k') selected), plus (1, s) and (s, 1)
+for an exclusive option against a non-exclusive set of s options (they are disjoint), plus
+(1, 1) between two exclusive options: Δ = max(min(2m', k'), m' + 1) (for m' >= 1), and every
+allowed set has at most m' options, which is what padding pads to.
 """
 
 from __future__ import annotations
@@ -53,11 +60,13 @@ def exp_floor(x: Fraction) -> Fraction:
 
 @dataclass(frozen=True)
 class SetShape:
-    """The allowed answers: sets of `required_min` to `max_selected` of k options."""
+    """The allowed answers: sets of `required_min` to `max_selected` of k options, where an
+    `exclusive` option (an index, ascending) can only be selected alone."""
 
     k: int
     max_selected: int
     required_min: int = 0
+    exclusive: tuple[int, ...] = ()
 
     def problem(self) -> tuple[str, str] | None:
         """(field, problem) when the shape is not a valid multiselect domain."""
@@ -67,10 +76,54 @@ class SetShape:
             return "max_selected", f"must be an integer from 1 to {self.k} (the options)"
         if self.required_min not in (0, 1):
             return "required_min", "must be 0 (nothing selected is an answer) or 1"
+        if (list(self.exclusive) != sorted(set(self.exclusive))
+                or any(not 0 <= j < self.k for j in self.exclusive)):
+            return "exclusive", "must list distinct options of the question"
+        if self.exclusive and self.free < 1:
+            return "exclusive", ("leaves no option that can be selected with another: list "
+                                 "only the options that must be selected alone")
         return None
+
+    @property
+    def free(self) -> int:
+        """k': the options that may be selected together (not exclusive)."""
+        return self.k - len(self.exclusive)
+
+    @property
+    def largest(self) -> int:
+        """m': the most options an allowed set holds (min(m, k') with exclusive options)."""
+        return min(self.max_selected, self.free) if self.exclusive else self.max_selected
+
+    @property
+    def exclusive_mask(self) -> int:
+        return sum(1 << j for j in self.exclusive)
+
+    def allows(self, mask: int) -> bool:
+        """Whether the set with this bitmask is an allowed answer."""
+        size = mask.bit_count()
+        if not self.required_min <= size <= self.max_selected:
+            return False
+        return not mask & self.exclusive_mask or size == 1
+
+    def allowed_masks(self) -> list[int]:
+        """Every allowed set's bitmask, ascending (small k only: tests, exact channels)."""
+        return [mask for mask in range(1 << self.k) if self.allows(mask)]
+
+    def with_not_asked(self) -> SetShape:
+        """The shape over the k options and a last "not asked" pseudo-option (skip logic): with
+        exclusive options, "not asked" is one more (it is never selected with anything);
+        without, the superset of every set of allowed size (shared/multiselect_not_asked.py)."""
+        extra = (*self.exclusive, self.k) if self.exclusive else ()
+        return SetShape(self.k + 1, self.max_selected, self.required_min, extra)
 
     def feasible(self, a: int, b: int) -> bool:
         """Whether two allowed sets can differ by a options one way and b the other."""
+        if self.exclusive:
+            sizes = range(self.required_min, self.largest + 1)  # the non-exclusive sets'
+            return ((a, b) == (0, 0) or ((a, b) == (1, 1) and len(self.exclusive) >= 2)
+                    or (a == 1 and b in sizes) or (b == 1 and a in sizes)
+                    or SetShape(max(self.free, 1), self.largest,
+                                self.required_min).feasible(a, b))
         c = max(0, self.required_min - min(a, b))  # the least overlap both sizes allow
         m = self.max_selected
         return a + c <= m and b + c <= m and a + b + c <= self.k
@@ -79,15 +132,16 @@ class SetShape:
         """For each a, (a, the largest b): every ratio α^a·β^b with α, β >= 1 is largest on
         these."""
         out = []
-        for a in range(self.max_selected + 1):
-            best = max((b for b in range(self.max_selected + 1) if self.feasible(a, b)),
+        for a in range(self.largest + 1):
+            best = max((b for b in range(self.largest + 1) if self.feasible(a, b)),
                        default=None)
             if best is not None:
                 out.append((a, best))
         return out
 
     def max_difference(self) -> int:
-        """Δ: the most options two allowed sets differ in (min(2m, k); tests enumerate)."""
+        """Δ: the most options two allowed sets differ in (min(2m, k); with exclusive options
+        max(min(2m', k'), m' + 1); tests enumerate)."""
         return max(a + b for a, b in self.pairs())
 
     def to_dict(self) -> dict[str, Any]:
@@ -105,7 +159,7 @@ class SetMechanism(Mechanism):
 
     def __init__(self, epsilon: float, labels: Any, *, max_selected: int | None = None,
                  required_min: int = 0, question_id: str = "",
-                 groups: Mapping[str, Any] | None = None) -> None:
+                 groups: Mapping[str, Any] | None = None, exclusive: Iterable[str] = ()) -> None:
         self.question_id = question_id
         if not 2 <= len(labels) <= MAX_SET_OPTIONS:
             raise SurveyError(self._at("options"), f"needs 2 to {MAX_SET_OPTIONS} options, "
@@ -114,7 +168,13 @@ class SetMechanism(Mechanism):
         if groups:
             raise SurveyError(self._at("groups"), "a multiselect question has no groups")
         m = self.k if max_selected is None else max_selected
-        self.shape = SetShape(self.k, m, required_min)
+        exclusive = list(exclusive)
+        unknown = [x for x in exclusive if self._index.get(x) is None]
+        if unknown or len(set(exclusive)) != len(exclusive):
+            raise SurveyError(self._at("exclusive"), f"must list distinct options of the "
+                              f"question, not {unknown[0] if unknown else exclusive!r}")
+        self.shape = SetShape(self.k, m, required_min,
+                              tuple(sorted(self._index[x] for x in exclusive)))
         problem = self.shape.problem() or self.shape_misfit(self.shape)
         if problem is not None:
             raise SurveyError(self._at(problem[0]), problem[1])
@@ -127,7 +187,8 @@ class SetMechanism(Mechanism):
     def from_question(cls, question: Any) -> Mechanism:
         shape = question.multiselect
         return cls(question.epsilon, question.labels, question_id=question.id,
-                   max_selected=shape.max_selected, required_min=shape.required_min)
+                   max_selected=shape.max_selected, required_min=shape.required_min,
+                   exclusive=[question.labels[j] for j in shape.exclusive])
 
     # --- limits and planning (per (k, m, required_min, ε): no mechanism is built) ---------
 
@@ -151,7 +212,7 @@ class SetMechanism(Mechanism):
         v_in, v_out = p * (1 - p), q * (1 - q)
         scale = (p - q) ** 2
         worst = max(v_in, v_out) / scale
-        selected = shape.max_selected if v_in > v_out else shape.required_min
+        selected = shape.largest if v_in > v_out else shape.required_min
         return worst, (shape.k * v_out + selected * (v_in - v_out)) / (shape.k * scale)
 
     @classmethod
@@ -190,6 +251,11 @@ class SetMechanism(Mechanism):
             raise AnswerError(f"{size} options selected{of}: at most {self.max_selected} may be")
         if size < self.required_min:
             raise AnswerError(f"nothing selected{of}: select at least one option")
+        alone = mask & self.shape.exclusive_mask
+        if alone and size > 1:
+            which = self.labels[members(alone, self.k)[0]]
+            raise AnswerError(f"{which!r} can only be selected alone{of}: select it or the "
+                              f"other options, not both")
         return mask
 
     def canonical(self, answer: Any) -> list[str]:
@@ -212,6 +278,10 @@ class SetMechanism(Mechanism):
         sizes = sets.sum(axis=1)
         if sizes.size and (sizes.max() > self.max_selected or sizes.min() < self.required_min):
             raise AnswerError(f"a set outside {self.required_min}..{self.max_selected} options")
+        if self.shape.exclusive and sizes.size:
+            with_exclusive = sets[:, list(self.shape.exclusive)].any(axis=1)
+            if (with_exclusive & (sizes > 1)).any():
+                raise AnswerError("a set with an exclusive option and another option")
         return sets
 
     @abstractmethod
@@ -257,7 +327,7 @@ class SetMechanism(Mechanism):
         result.categories = value_estimates(self.labels, f_hat, variance, bound,
                                             np.clip(f_hat, 0.0, 1.0), z)
         total = float(f_hat.sum())
-        low, high = self.required_min, self.max_selected
+        low, high = self.required_min, self.shape.largest
         se = max(self.count_variance(min(max(total, low), high), n), 0.0) ** 0.5
         result.mean = MeanEstimate(total, se, self.count_variance_bound(n), total - z * se,
                                    total + z * se)
@@ -266,7 +336,7 @@ class SetMechanism(Mechanism):
     def count_variance_bound(self, n: int) -> float:
         """Worst case over the mean number selected: on a fine grid of [required_min, m] (the
         variances are linear or concave in it, so the grid's ends and vertex are covered)."""
-        grid = np.linspace(self.required_min, self.max_selected, 65)
+        grid = np.linspace(self.required_min, self.shape.largest, 65)
         return float(max(self.count_variance(float(x), n) for x in grid))
 
 

@@ -10,7 +10,10 @@ R <= e^(ε/m) rational. Shares of check-all-that-apply options are mostly small,
 what the average over options `auto` ranks by rewards: set_ue wins there for m = 1 at small ε
 (it is then OUE over the k options, the empty set being all zeros), bench/bench_multiselect.py.
 With 2m > k the pair (m, k − m) binds and p = 1/2 is no longer the right tuning; option_rr or
-psfo_grr serve those shapes, so set_ue refuses them (`shape_misfit`).
+psfo_grr serve those shapes, so set_ue refuses them (`shape_misfit`). With exclusive options
+the same holds for the non-exclusive sets (m' = min(m, k') of k' options, 2m' <= k'); an
+exclusive option alone against a set of m' differs by (1, m'), whose α·β^m' <= (α·β)^m', so the
+exact loss stays R^m' with R <= e^(ε/m') (`privacy_loss` checks every pair).
 
 Exact privacy, sampling, wire format and estimation: as option_rr.py (`SetBits`).
 """
@@ -34,6 +37,10 @@ class SetUE(SetBits):
 
     @classmethod
     def shape_misfit(cls, shape: SetShape) -> tuple[str, str] | None:
+        if shape.exclusive and 2 * shape.largest > shape.free:
+            return ("mechanism", f"set_ue is tuned for sets of at most half the options that "
+                    f"can be selected together ({shape.free} besides the exclusive ones: at "
+                    f"most {shape.free // 2}); use option_rr or psfo_grr")
         if 2 * shape.max_selected > shape.k:
             return ("max_selected", f"set_ue is tuned for at most half the options "
                     f"(max_selected <= {shape.k // 2}); use option_rr or psfo_grr")
@@ -41,5 +48,5 @@ class SetUE(SetBits):
 
     @classmethod
     def probabilities(cls, shape: SetShape, epsilon: float) -> tuple[Fraction, Fraction]:
-        r = exp_floor(Fraction(epsilon) / shape.max_selected)
+        r = exp_floor(Fraction(epsilon) / shape.largest)
         return Fraction(1, 2), 1 / (r + 1)

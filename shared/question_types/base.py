@@ -97,6 +97,8 @@ class QuestionType:
     ("groups", "regions"; None: it has none), which a translation may name."""
     two_server_refusal: ClassVar[str | None] = None
     """Why a two-server survey refuses the type (None: it takes it)."""
+    two_server_refused_keys: ClassVar[Mapping[str, str]] = {}
+    """Definition keys a two-server survey refuses for this type, each with why."""
     auto_not_asked: ClassVar[tuple[str, ...]] = ()
     """The mechanisms `auto` ranks for the question with a "not asked" value (skip logic)."""
     named_not_asked: ClassVar[tuple[str, ...]] = ()

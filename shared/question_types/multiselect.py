@@ -13,12 +13,15 @@ class MultiselectType(QuestionType):
     """Any allowed set of options (shared/mechanisms/set_base.SetShape)."""
 
     name = "multiselect"
-    keys = frozenset({"options", "max_selected", "required_min", "groups"})
+    keys = frozenset({"options", "max_selected", "required_min", "exclusive", "groups"})
 
     # --- definition and answers (the schema: shared/survey.py) -----------------------------
 
     def canonical(self, question: Any) -> dict[str, Any]:
-        return {"options": list(question.options), **question.multiselect.to_dict()}
+        shape = question.multiselect
+        exclusive = {"exclusive": [question.options[j] for j in shape.exclusive]
+                     } if shape.exclusive else {}  # absent unless given: older bytes unchanged
+        return {"options": list(question.options), **shape.to_dict(), **exclusive}
 
     described = "a multiselect question"
     condition_operand = "set"  # selected(q, "option"), count_selected(q)
@@ -113,6 +116,11 @@ class MultiselectType(QuestionType):
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
+    two_server_refused_keys: ClassVar[dict[str, str]] = {
+        "exclusive": "a two-server survey has no exclusive options (yet): the Prio3 "
+                     "MultihotCountVec proof checks only that each option is 0 or 1 and at most "
+                     "max_selected are set, so it cannot refuse an exclusive option sent with "
+                     "others; ask the question in an LDP survey (docs/multiselect.md)"}
     two_server_local_mechanisms = ("option_rr", "set_ue", "psfo_grr")
 
     def check_two_server_local_mechanism(self, mechanism: str, where: str,

@@ -70,6 +70,15 @@ def test_local_mechanisms_that_report_no_vector_are_refused() -> None:
         Survey.from_dict(two_server_survey_dict([multiselect(local=2.0, mechanism="psfo_olh")]))
 
 
+@pytest.mark.parametrize("local", [None, 2.0])
+def test_exclusive_options_are_refused_with_the_reason(local: float | None) -> None:
+    """MultihotCountVec proves only 0/1 entries and at most m set: it cannot refuse "none"
+    sent with another option, so a two-server survey has no exclusive options (yet)."""
+    with pytest.raises(SurveyError, match=r"questions\.substances\.exclusive: .*MultihotCountVec"):
+        Survey.from_dict(two_server_survey_dict([multiselect(local=local,
+                                                             exclusive=["sedatives"])]))
+
+
 # --- through a real leader and helper ---------------------------------------------------------
 
 
