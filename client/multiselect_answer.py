@@ -11,20 +11,21 @@ NONE_WORDS = {"none", "-"}
 
 def hint(q: Question) -> str:
     shape = q.multiselect
-    most = ("" if shape.max_selected == q.k
-            else f", at most {shape.max_selected}")
+    most = ("" if shape.largest == q.k - len(shape.exclusive)
+            else f", at most {shape.largest}")
     none = ("" if shape.required_min else ', or "none"')
-    return f"numbers or options separated by commas{most}{none}"
+    alone = "".join(f"; {q.options[j]!r} only alone" for j in shape.exclusive)
+    return f"numbers or options separated by commas{most}{none}{alone}"
 
 
 def parse(q: Question, text: str) -> list[str]:
     """The labels of what was typed; AnswerError for a part that names no option. Whether the
     set is allowed (size, duplicates) is the mechanism's check (`SetMechanism.encode`)."""
     text = text.strip()
+    if text in q.options:  # a label that itself holds a comma, or an option named "none"
+        return [text]
     if text.lower() in NONE_WORDS:
         return []
-    if text in q.options:  # a label that itself holds a comma
-        return [text]
     chosen = []
     for part in (p.strip() for p in text.split(",")):
         if part in q.options:

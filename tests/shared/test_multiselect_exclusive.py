@@ -375,3 +375,19 @@ def test_a_follow_up_carries_not_asked_as_one_more_exclusive_option() -> None:
     assert mech.encode(NOT_ASKED) == 1 << 5
     with pytest.raises(AnswerError, match="alone"):
         mech.encode(["water", "dont_know"])
+
+
+def test_the_terminal_hint_says_which_options_go_alone() -> None:
+    from ldpsurvey.client.multiselect_answer import hint, parse
+
+    q = survey(NEEDS).questions[0]
+    assert hint(q) == ("numbers or options separated by commas, or \"none\"; 'none' only "
+                       "alone; 'dont_know' only alone")
+    assert "at most" not in hint(q)
+    assert "at most 2" in hint(survey({**NEEDS, "max_selected": 2}).questions[0])
+    from ldpsurvey.shared.mechanisms import mechanism_for
+
+    with pytest.raises(AnswerError, match="'none' can only be selected alone"):
+        mechanism_for(q).encode(parse(q, "1, none"))
+    assert parse(q, "none") == ["none"]  # the option so named, not the empty set
+    assert parse(q, "-") == [] and parse(q, "5") == ["dont_know"]

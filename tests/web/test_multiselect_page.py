@@ -204,14 +204,17 @@ def test_the_pages_words_are_respond_s_for_every_mechanism(js_page, web_root_url
     from support.sources import SeededSource
 
     cases, expected = [], []
-    for name, m, least in (("option_rr", 3, 0), ("set_ue", 2, 1), ("psfo_grr", 1, 0),
-                           ("psfo_grr", 5, 1), ("psfo_olh", 3, 0)):
+    for name, m, least, alone in (("option_rr", 3, 0, []), ("set_ue", 2, 1, []),
+                                  ("psfo_grr", 1, 0, []), ("psfo_grr", 5, 1, []),
+                                  ("psfo_olh", 3, 0, []), ("psfo_grr", 5, 0, ["sedatives"]),
+                                  ("psfo_olh", 5, 1, ["sedatives"])):
         data = {"id": "w", "title": "w", "version": 1, "questions": [
             {"id": "q", "text": "q", "type": "multiselect", "mechanism": name, "epsilon": 1.5,
-             "options": OPTIONS, "max_selected": m, "required_min": least}]}
+             "options": OPTIONS, "max_selected": m, "required_min": least,
+             **({"exclusive": alone} if alone else {})}]}
         q = Survey.from_dict(data).questions[0]
         mech = mechanism_for(q)
-        for answer in ([], OPTIONS[:1], OPTIONS[:m]):
+        for answer in ([], OPTIONS[:1], OPTIONS[:min(m, 5 - len(alone))]):
             if len(answer) < least:
                 continue
             report = json.loads(json.dumps(mech.perturb(answer, SeededSource(len(cases)))))
@@ -225,4 +228,67 @@ def test_the_pages_words_are_respond_s_for_every_mechanism(js_page, web_root_url
         return [mech.describe().text, mech.describe(answer).text, mech.explainReport(report)];
       });
     }""", [web_root_url, cases])
+    assert got == expected
+
+
+NONE = "none of these"
+
+
+def test_an_exclusive_option_clears_the_others_and_is_cleared_by_them(deployment, page):
+    """As ODK does: ticking "None of these" unchecks the options checked, ticking an option
+    unchecks "None of these", each said in the polite live region; "None" alone is sent."""
+    data = survey(deployment, options=[*OPTIONS, NONE], max_selected=6, exclusive=[NONE])
+    page.goto(deployment.page_url(data["id"]))
+    page.wait_for_selector(READY)
+    page.get_by_label("No", exact=True).check()
+    page.get_by_label("cannabis", exact=True).check()
+    page.get_by_label("cocaine", exact=True).check()
+    page.get_by_label(NONE, exact=True).check()
+    checked = [page.locator(f"#q1-{i}").is_checked() for i in range(6)]
+    assert checked == [False] * 5 + [True]
+    limit = page.locator("#q1-limit")
+    assert limit.inner_text() == '"none of these" can only be checked alone.'
+    page.get_by_label("ecstasy", exact=True).check()
+    assert [page.locator(f"#q1-{i}").is_checked() for i in range(6)] == \
+        [False, False, True, False, False, False]
+    assert limit.inner_text() == '"none of these" can only be checked alone.'
+    page.get_by_label(NONE, exact=True).check()
+    page.get_by_role("button", name="Review what will be sent").click()
+    page.wait_for_selector("#review")
+    assert NONE in page.locator("#review").inner_text()
+    page.click("#send")
+    page.wait_for_selector(SENT)
+    (stored,) = deployment.stored(data["id"])
+    mechanism = mechanism_for(Survey.from_dict(data).question("used"))
+    mechanism.validate_report(stored["answers"]["used"])
+    assert page.problems == []
+
+
+def test_the_page_refuses_what_the_client_refuses(js_page, web_root_url):
+    """An exclusive option with another: AnswerError on both sides; alone or without it: a
+    report on both."""
+    from ldpsurvey.shared.errors import AnswerError
+
+    data = {"id": "w", "title": "w", "version": 1, "questions": [
+        {"id": "q", "text": "q", "type": "multiselect", "mechanism": "option_rr",
+         "epsilon": 1.5, "options": [*OPTIONS, NONE], "exclusive": [NONE]}]}
+    q = Survey.from_dict(data).questions[0]
+    mech = mechanism_for(q)
+    answers = [[NONE], ["cannabis", NONE], [NONE, "opioids", "ecstasy"], OPTIONS]
+    expected = []
+    for answer in answers:
+        try:
+            mech.encode(answer)
+            expected.append("ok")
+        except AnswerError as exc:
+            expected.append(str(exc).replace("'", '"'))
+    assert expected[1].startswith('"none of these" can only be selected alone to "q"')
+    got = js_page.evaluate("""async ([root, q, answers]) => {
+      const M = await import(root + "js/mechanisms.js");
+      const mech = M.mechanismFor(q);
+      return answers.map((a) => {
+        try { mech.perturb(a); return "ok"; }
+        catch (e) { return e instanceof M.AnswerError ? e.message : `${e.name} ${e.message}`; }
+      });
+    }""", [web_root_url, q.to_dict(), answers])
     assert got == expected

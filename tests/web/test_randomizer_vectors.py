@@ -74,6 +74,9 @@ def test_vectors_cover_every_mechanism_and_edge(vectors: dict[str, Any]) -> None
     sets = [c for c in cases if c["question"]["type"] == "multiselect"]
     assert {len(c["question"]["options"]) for c in sets} >= {2, 64}
     assert any(c["answer"] == [] for c in sets) and any(c.get("memo") for c in sets)
+    alone = [c for c in sets if c["question"].get("exclusive")]
+    assert {c["question"]["mechanism"] for c in alone} == set(SET_MECHANISMS)
+    assert any(c["answer"] == c["question"]["exclusive"][-1:] for c in alone)
     assert {c["question"]["epsilon"] for c in cases} >= {0.01, 50.0}
     sizes = {len(c["question"].get("options", ())) for c in cases}
     assert {2, 3, 16, 1024} <= sizes

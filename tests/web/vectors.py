@@ -42,6 +42,8 @@ LOCATION_GRIDS = ((2, 3, 1.0, 0.5), (5, 4, 0.5, 2.0), (1, 9, 0.3, 3.0), (20, 20,
 # empty set allowed or not, m = 1, a few, all.
 SET_SHAPES = ((2, 1, 0), (5, 3, 1), (5, 5, 0), (10, 2, 0), (64, 3, 1), (64, 64, 0))
 SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr", "psfo_olh")
+# With exclusive options (the last `n` options selected only alone): (k, m, required_min, n).
+EXCLUSIVE_SHAPES = ((5, 5, 0, 2), (5, 2, 1, 1), (10, 10, 0, 2), (64, 64, 1, 2), (64, 3, 0, 1))
 MEMO_SECRET = bytes(range(32))  # a fixed test secret: never a device's
 SERIES = "weekly-check"
 
@@ -101,6 +103,15 @@ def _set_specs() -> Iterator[dict[str, Any]]:
                 yield {"type": "multiselect", "mechanism": name, "epsilon": epsilon,
                        "options": [f"option {i}" for i in range(k)], "max_selected": m,
                        "required_min": least}
+        for k, m, least, alone in EXCLUSIVE_SHAPES:
+            for name in SET_MECHANISMS:
+                free, largest = k - alone, min(m, k - alone)
+                if name == "set_ue" and 2 * largest > free:
+                    continue
+                options = [f"option {i}" for i in range(free)] + ["none", "don't know"][-alone:]
+                yield {"type": "multiselect", "mechanism": name, "epsilon": epsilon,
+                       "options": options, "max_selected": m, "required_min": least,
+                       "exclusive": options[free:]}
 
 
 def _design_specs() -> Iterator[dict[str, Any]]:
@@ -162,6 +173,11 @@ def _answers(question: dict[str, Any], every: bool = False) -> list[Any]:
     if question["type"] == "location":
         grid = question["grid"]
         return ["1,1", f"{(grid['rows'] + 1) // 2},{(grid['cols'] + 1) // 2}"]
+    if question["type"] == "multiselect" and question.get("exclusive"):
+        alone = question["exclusive"]  # each exclusive option alone, the largest other set
+        free = [o for o in question["options"] if o not in alone]
+        largest = list(reversed(free[:question["max_selected"]]))
+        return [[alone[-1]], largest] if not every else [*([o] for o in alone), largest]
     if question["type"] == "multiselect":  # the smallest and largest sets, listed out of order
         options, m = question["options"], question["max_selected"]
         largest = [options[(3 * j) % len(options)] for j in range(m)]
@@ -285,6 +301,28 @@ def _refused() -> Iterator[tuple[str, dict[str, Any]]]:
     half["mechanism"] = "set_ue"
     half["max_selected"] = 3
     yield "set_ue for more than half the options", half
+    none = ["a", "b", "c", "none"]
+    alone = _question({"id": "q", "text": "q", "type": "multiselect", "mechanism": "psfo_grr",
+                       "epsilon": 1.0, "options": none, "exclusive": ["none"]})
+    dropped = copy.deepcopy(alone)
+    del dropped["exclusive"]
+    yield "exclusive options dropped under their shorter padding", dropped
+    wide = copy.deepcopy(alone)
+    wide["params"] = _question({**{k: v for k, v in alone.items() if k != "params"},
+                                "exclusive": None})["params"]
+    yield "exclusive options with the padding of every set", wide
+    everything = copy.deepcopy(alone)
+    everything["exclusive"] = ["a", "b", "c", "none"]
+    yield "every option exclusive", everything
+    tuned = _question({"id": "q", "text": "q", "type": "multiselect", "mechanism": "set_ue",
+                       "epsilon": 1.0, "options": none, "max_selected": 2})
+    tuned["exclusive"] = ["none"]
+    yield "set_ue for more than half the options that can be selected together", tuned
+    rr = _question({"id": "q", "text": "q", "type": "multiselect", "mechanism": "option_rr",
+                    "epsilon": 1.0, "options": [*none, "dk"], "exclusive": ["none", "dk"]})
+    rr_wide = copy.deepcopy(rr)
+    del rr_wide["exclusive"]
+    yield "per-option bits sized for Δ with exclusive options, without them", rr_wide
     geometric = _question({"id": "q", "text": "q", "type": "integer", "mechanism": "geometric",
                            "epsilon": 1.0, "min": 0, "max": 30})
     geometric["max"] = 31

@@ -88,6 +88,7 @@ function question(q) {
     d.options = q.options;
     d.max_selected = q.max_selected;
     d.required_min = q.required_min;
+    if (q.exclusive != null) d.exclusive = q.exclusive;  // absent unless given
   }
   if (q.type === "location") {  // shared/location_question.py LocationGrid.to_dict
     const grid = q.grid ?? {};

@@ -17,7 +17,9 @@ const SKIP = "__skip__";
 
 // --- the allowed answers (set_base.py SetShape) ------------------------------------------------
 
-/** {k, m, least} of a multiselect question, or ManifestMismatch. */
+/** {k, m, least, exclusive, free, largest} of a multiselect question, or ManifestMismatch:
+ * `exclusive` the indices (ascending) of the options selected only alone, `free` the others'
+ * count k', `largest` the most options an allowed set holds (min(m, k') with exclusive ones). */
 export function shapeOf(question, where = `question ${JSON.stringify(question.id)}`) {
   const options = question.options;
   if (!Array.isArray(options) || options.length < 2 || options.length > MAX_SET_OPTIONS
@@ -32,26 +34,46 @@ export function shapeOf(question, where = `question ${JSON.stringify(question.id
     throw new ManifestMismatch(`${where}: max_selected must be an integer from 1 to ${k}`);
   }
   if (least !== 0 && least !== 1) throw new ManifestMismatch(`${where}: required_min must be 0 or 1`);
-  return { k, m, least };
+  const alone = question.exclusive;  // absent unless given (set_base.py SetShape.exclusive)
+  if (alone !== undefined && (!Array.isArray(alone) || !alone.length
+      || alone.some((o) => !options.includes(o)) || new Set(alone).size !== alone.length
+      || alone.length >= k)) {
+    throw new ManifestMismatch(`${where}: exclusive must list distinct options, leaving one that can be selected with another`);
+  }
+  const exclusive = (alone ?? []).map((o) => options.indexOf(o)).sort((x, y) => x - y);
+  const free = k - exclusive.length;
+  return { k, m, least, exclusive, free, largest: exclusive.length ? Math.min(m, free) : m };
 }
 
+function plainFeasible(k, m, least, a, b) {
+  const c = Math.max(0, least - Math.min(a, b));  // the least overlap both sizes allow
+  return a + c <= m && b + c <= m && a + b + c <= k;
+}
+
+/** set_base.py SetShape.feasible: with exclusive options, the non-exclusive sets' pairs, an
+ * exclusive option alone against a set of s others (1, s) and (s, 1), two of them (1, 1). */
 function feasible(shape, a, b) {
-  const c = Math.max(0, shape.least - Math.min(a, b));  // the least overlap both sizes allow
-  return a + c <= shape.m && b + c <= shape.m && a + b + c <= shape.k;
+  const { k, m, least, exclusive, free, largest } = shape;
+  if (!exclusive.length) return plainFeasible(k, m, least, a, b);
+  const size = (s) => s >= least && s <= largest;
+  return (a === 0 && b === 0) || (a === 1 && b === 1 && exclusive.length >= 2)
+    || (a === 1 && size(b)) || (b === 1 && size(a))
+    || plainFeasible(Math.max(free, 1), largest, least, a, b);
 }
 
 /** For each a, (a, the largest b) two allowed sets can differ by. */
 export function pairs(shape) {
   const out = [];
-  for (let a = 0; a <= shape.m; a++) {
+  for (let a = 0; a <= shape.largest; a++) {
     let best = -1;
-    for (let b = 0; b <= shape.m; b++) if (feasible(shape, a, b)) best = b;
+    for (let b = 0; b <= shape.largest; b++) if (feasible(shape, a, b)) best = b;
     if (best >= 0) out.push([a, best]);
   }
   return out;
 }
 
-/** Δ = min(2m, k): the most options two allowed sets differ in. */
+/** Δ = min(2m, k) (max(min(2m', k'), m' + 1) with exclusive options): the most options two
+ * allowed sets differ in. */
 export function maxDifference(shape) {
   return Math.max(...pairs(shape).map(([a, b]) => a + b));
 }
@@ -66,7 +88,7 @@ export function certify(name, ratio, epsilon) {
 
 /** encode(answer) -> the sorted indices of the options selected; AnswerError otherwise. */
 export function setEncoder(question) {
-  const { m, least } = shapeOf(question);
+  const { m, least, exclusive } = shapeOf(question);
   const of = ` to ${JSON.stringify(question.id)}`;
   return function encode(answer) {
     if (!Array.isArray(answer)) {
@@ -81,7 +103,12 @@ export function setEncoder(question) {
     }
     if (chosen.size > m) throw new AnswerError(`${chosen.size} options selected${of}: at most ${m} may be`);
     if (chosen.size < least) throw new AnswerError(`nothing selected${of}: select at least one option`);
-    return [...chosen].sort((x, y) => x - y);
+    const sorted = [...chosen].sort((x, y) => x - y);
+    const alone = sorted.find((j) => exclusive.includes(j));
+    if (alone !== undefined && chosen.size > 1) {
+      throw new AnswerError(`${JSON.stringify(question.options[alone])} can only be selected alone${of}: select it or the other options, not both`);
+    }
+    return sorted;
   };
 }
 
@@ -100,8 +127,8 @@ export const items = (checked, pad) => t("multi.items", { checked, blanks: pad -
 /** psfo_grr: T(S) padded to m items with blanks; one value of k + m − least drawn, weight E
  * for the items of T(S), 1 for the others (psfo_grr.py). */
 function psfoGrrCore(epsilon, shape) {
-  const { k, m, least } = shape;
-  const pad = m;  // psfo_grr.py best_pad: every variance grows with ℓ, so ℓ = m
+  const { k, least, largest } = shape;
+  const pad = largest;  // psfo_grr.py best_pad: every variance grows with ℓ, so ℓ = m (m')
   const size = k + pad - least;
   const e = rationalExpFloor(epsilon);
   const weightIn = e.num;
@@ -109,7 +136,7 @@ function psfoGrrCore(epsilon, shape) {
   const total = BigInt(pad) * weightIn + BigInt(size - pad) * weightOut;
   const p = new Rational(weightIn, total);
   const q = new Rational(weightOut, total);
-  if (!(pad >= m && size > pad && weightIn > 0n && weightOut > 0n)) certify("psfo_grr", null, epsilon);
+  if (!(pad >= largest && size > pad && weightIn > 0n && weightOut > 0n)) certify("psfo_grr", null, epsilon);
   const ratio = new Rational(weightIn, weightOut);
   certify("psfo_grr", ratio.ge(ONE) ? ratio : ratio.inv(), epsilon);
   const padded = (selected) => {
@@ -158,9 +185,11 @@ export function setCore(name, epsilon, question) {
 // --- the checkboxes (form.js) ----------------------------------------------------------------
 
 /** Native checkboxes in the question's fieldset (its legend is the question), a line saying how
- * many may be checked, and a polite live message when a box past max_selected is refused. */
+ * many may be checked, and a polite live message when a box past max_selected is refused or an
+ * exclusive option ("None of these") clears the others, or another clears it (as ODK does). */
 export function checkboxInputs(q, name, describedBy) {
-  const { k, m, least } = shapeOf(q);
+  const { k, m, least, exclusive } = shapeOf(q);
+  const alone = new Set(exclusive.map((j) => q.options[j]));
   const limitId = `${name}-limit`;
   const how = m < k ? t("multi.howMost", { m }) : t("multi.how");
   const boxes = q.options.map((option, i) => {
@@ -188,6 +217,16 @@ export function checkboxInputs(q, name, describedBy) {
       return;
     }
     if (box.checked) for (const other of all) if (other.value === SKIP) other.checked = false;
+    if (box.checked && alone.size) {  // an exclusive option alone; another clears it
+      const cleared = all.filter((b) => b !== box && b.checked && b.value !== SKIP
+                                  && (alone.has(box.value) || alone.has(b.value)));
+      for (const other of cleared) other.checked = false;
+      if (cleared.length) {
+        const only = alone.has(box.value) ? box.value : cleared[0].value;
+        limit.textContent = t("multi.alone", { option: optionText(q, only) });
+        return;
+      }
+    }
     const checked = all.filter((b) => b.checked && b.value !== SKIP).length;
     if (box.checked && checked > m) {
       box.checked = false;
@@ -202,11 +241,15 @@ export function checkboxInputs(q, name, describedBy) {
 
 /** {value} (the labels checked, in the options' order; null when skipped) or {error}. */
 export function readChecked(form, q, name) {
-  const { m, least } = shapeOf(q);
+  const { m, least, exclusive } = shapeOf(q);
   const boxes = [...form.querySelectorAll("input[type=checkbox]")].filter((b) => b.name === name);
   if (boxes.some((b) => b.value === SKIP && b.checked)) return { value: null };
   const value = q.options.filter((o) => boxes.some((b) => b.value === o && b.checked));
   if (value.length > m) return { error: t("multi.tooMany", { m }) };
   if (value.length < least) return { error: t("multi.atLeastOne") };
+  const only = exclusive.map((j) => q.options[j]).find((o) => value.includes(o));
+  if (only !== undefined && value.length > 1) {
+    return { error: t("multi.alone", { option: optionText(q, only) }) };
+  }
   return { value };
 }

@@ -20,7 +20,7 @@ function marks(k, checked, p, q) {
 
 /** option_rr and set_ue: k independent bits, 1 w.p. p when selected, q when not. */
 export function bitsCore(name, epsilon, shape) {
-  const { k, m } = shape;
+  const { k, m, exclusive, free, largest } = shape;
   let p;
   let q;
   if (name === "option_rr") {
@@ -28,8 +28,9 @@ export function bitsCore(name, epsilon, shape) {
     p = r.div(r.add(1));
     q = ONE.div(r.add(1));
   } else {
+    if (exclusive.length && 2 * largest > free) throw new ManifestMismatch(`set_ue serves sets of at most half the options that can be selected together (${Math.floor(free / 2)})`);
     if (2 * m > k) throw new ManifestMismatch(`set_ue serves at most half the options (max_selected <= ${Math.floor(k / 2)})`);
-    const r = rationalExpFloorOf(Rational.fromNumber(epsilon).div(m));
+    const r = rationalExpFloorOf(Rational.fromNumber(epsilon).div(largest));
     p = new Rational(1n, 2n);
     q = ONE.div(r.add(1));
   }
@@ -64,8 +65,8 @@ export function bitsCore(name, epsilon, shape) {
 
 /** psfo_olh: one item of T(S) drawn uniformly, then OLH over the k + m − least values. */
 export function psfoOlhCore(epsilon, shape) {
-  const { k, m, least } = shape;
-  const pad = m;
+  const { k, least, largest } = shape;
+  const pad = largest;  // the largest allowed set (min(m, k') with exclusive options)
   const size = k + pad - least;
   const lh = localHashing(epsilon);
   const { g, pB, qB, qStar: q } = lh;
