@@ -391,3 +391,15 @@ def test_the_terminal_hint_says_which_options_go_alone() -> None:
         mechanism_for(q).encode(parse(q, "1, none"))
     assert parse(q, "none") == ["none"]  # the option so named, not the empty set
     assert parse(q, "-") == [] and parse(q, "5") == ["dont_know"]
+
+
+@pytest.mark.parametrize("name, before, after", [("option_rr", 24458, 18696),
+                                                 ("psfo_grr", 16612, 12502),
+                                                 ("psfo_olh", 93451, 56344)])
+def test_the_respondents_docs_multiselect_md_states(name: str, before: int, after: int) -> None:
+    """8 options, "none" and "don't know" exclusive, any number of the other 6, ε = 2: the
+    respondents for ±5 points on every option's share (95%, worst case over the truth)."""
+    z = float(stats.norm.isf(0.025))
+    needed = [math.ceil(z * z * SET_MECHANISMS[name].set_variances(shape, 2.0)[0] / 0.05**2)
+              for shape in (SetShape(8, 8), SetShape(8, 8, 0, (6, 7)))]
+    assert needed == [before, after]
