@@ -76,7 +76,7 @@ class MultiselectType(QuestionType):
         sizes = np.zeros(shape.max_selected + 1)
         span = np.arange(shape.required_min, shape.max_selected + 1)
         sizes[span] = self.truth_size_decay ** span
-        return SetTruth(weights / weights.sum(), sizes / sizes.sum())
+        return SetTruth(weights / weights.sum(), sizes / sizes.sum(), shape.exclusive)
 
     def parse_truth(self, question: Any, dist: Any, where: str) -> Any:
         """{option: probability of selecting it}: each option selected independently, a set
@@ -102,7 +102,8 @@ class MultiselectType(QuestionType):
                                       f"be a number from 0 to 1")
             probabilities[question.options.index(key)] = float(p)
         shape = question.multiselect
-        truth = IndependentSetTruth(probabilities, shape.required_min, shape.max_selected)
+        truth = IndependentSetTruth(probabilities, shape.required_min, shape.max_selected,
+                                    shape.exclusive)
         if truth.acceptance() < self.truth_min_acceptance:
             raise SimulationError(f"{where}: with these probabilities fewer than "
                                   f"{self.truth_min_acceptance:.0%} of sets have "

@@ -51,10 +51,12 @@ class TruncatedGeometric:
 class SetTruth:
     """Sets of options: sizes from `sizes` (P[s], s = 0..m) and options drawn without
     replacement with probability proportional to `weights` (the Gumbel top-s trick); each
-    draw is an (n, k) boolean matrix."""
+    draw is an (n, k) boolean matrix. A set that drew an `exclusive` option (an index) with
+    others is that option alone (the first drawn), as the question allows."""
 
     weights: np.ndarray
     sizes: np.ndarray
+    exclusive: tuple[int, ...] = ()
 
     def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
         k = self.weights.size
@@ -62,17 +64,25 @@ class SetTruth:
         with np.errstate(divide="ignore"):
             keys = np.log(self.weights)[None, :] + rng.gumbel(size=(count, k))
         rank = np.argsort(np.argsort(-keys, axis=1), axis=1)  # 0 = the largest key
-        return rank < size[:, None]
+        sets = rank < size[:, None]
+        if self.exclusive:
+            alone = list(self.exclusive)
+            first = np.where(sets[:, alone], rank[:, alone], k).argmin(axis=1)
+            mixed = sets[:, alone].any(axis=1) & (sets.sum(axis=1) > 1)
+            sets[mixed] = False
+            sets[mixed, np.asarray(alone)[first[mixed]]] = True
+        return sets
 
 
 @dataclass(frozen=True)
 class IndependentSetTruth:
     """Sets of options, each selected independently with `probabilities[j]`; sets of a size
-    outside [low, high] drawn again."""
+    outside [low, high], or with an `exclusive` option (an index) and another, drawn again."""
 
     probabilities: np.ndarray
     low: int
     high: int
+    exclusive: tuple[int, ...] = ()
 
     def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
         out = np.empty((count, self.probabilities.size), dtype=bool)
@@ -81,18 +91,32 @@ class IndependentSetTruth:
             sets = rng.random((todo.size, self.probabilities.size)) < self.probabilities
             sizes = sets.sum(axis=1)
             ok = (sizes >= self.low) & (sizes <= self.high)
+            if self.exclusive:
+                ok &= ~(sets[:, list(self.exclusive)].any(axis=1) & (sizes > 1))
             out[todo[ok]] = sets[ok]
             todo = todo[~ok]
         return out
 
     def acceptance(self) -> float:
-        """P[low <= |S| <= high] (a Poisson-binomial, by dynamic programming)."""
+        """P[the set is allowed]: low <= |S| <= high (a Poisson-binomial, by dynamic
+        programming) with no exclusive option, or an exclusive option alone."""
+        alone = set(self.exclusive)
         dist = np.zeros(self.probabilities.size + 1)
         dist[0] = 1.0
-        for p in self.probabilities:
+        for j, p in enumerate(self.probabilities):
+            if j in alone:
+                continue
             dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
             dist[0] *= 1 - p
-        return float(dist[self.low:self.high + 1].sum())
+        none_alone = math.prod(1 - float(self.probabilities[j]) for j in alone)
+        allowed = none_alone * float(dist[self.low:self.high + 1].sum())
+        if alone and self.low <= 1 <= self.high:
+            for e in alone:
+                p_e = float(self.probabilities[e])
+                others = none_alone / (1 - p_e) if p_e < 1 else math.prod(
+                    1 - float(self.probabilities[j]) for j in alone if j != e)
+                allowed += p_e * others * float(dist[0])
+        return allowed
 
 
 def zipf_truth(k: int) -> Truth:

@@ -403,3 +403,26 @@ def test_the_respondents_docs_multiselect_md_states(name: str, before: int, afte
     needed = [math.ceil(z * z * SET_MECHANISMS[name].set_variances(shape, 2.0)[0] / 0.05**2)
               for shape in (SetShape(8, 8), SetShape(8, 8, 0, (6, 7)))]
     assert needed == [before, after]
+
+
+# --- simulation truths (simulate) ------------------------------------------------------------
+
+
+def test_simulated_truths_draw_only_allowed_sets() -> None:
+    """The built-in truth turns a drawn set holding an exclusive option and others into that
+    option alone; `--truth`'s independent options draw again; its acceptance is the exact
+    probability of an allowed set (enumerated)."""
+    from ldpsurvey.shared.question_types.truth import IndependentSetTruth
+
+    q = survey(NEEDS).questions[0]
+    mech = SET_MECHANISMS[q.mechanism].from_question(q)
+    sets = q.unit.default_truth(q).draw(5000, np.random.default_rng(1))
+    mech.check_sets(sets)
+    assert sets[:, 3].any() and sets[:, 4].any() and (sets.sum(axis=1) > 1).any()
+    probabilities = np.array([0.5, 0.3, 0.2, 0.25, 0.1])
+    truth = IndependentSetTruth(probabilities, 1, 2, (3, 4))
+    exact = sum(math.prod(p if mask >> j & 1 else 1 - p for j, p in enumerate(probabilities))
+                for mask in SetShape(5, 2, 1, (3, 4)).allowed_masks())
+    assert truth.acceptance() == pytest.approx(exact, rel=1e-12)
+    mech.check_sets(IndependentSetTruth(probabilities, 0, 5, (3, 4)).draw(
+        2000, np.random.default_rng(2)))
