@@ -57,6 +57,10 @@ def _specs() -> Iterator[dict[str, Any]]:
                 continue
             yield {"type": "multiselect", "mechanism": name, "epsilon": 2.0,
                    "options": ["a", "b", "c", "d"], "max_selected": m}
+    # with exclusive options: "not asked" is one more (SetShape.with_not_asked)
+    for name, m in (("option_rr", 5), ("psfo_grr", 5), ("psfo_grr", 2), ("set_ue", 1)):
+        yield {"type": "multiselect", "mechanism": name, "epsilon": 2.0, "max_selected": m,
+               "options": ["a", "b", "c", "none", "dk"], "exclusive": ["none", "dk"]}
     yield {"type": "categorical", "mechanism": "grr", "epsilon": 1e-6, "options": ["a", "b"]}
     yield {"type": "integer", "epsilon": 1e-6, "min": 0, "max": 10}
 

@@ -420,9 +420,11 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   }
   const epsilon = question.epsilon;
   // A multiselect question with "not asked": its set mechanism over the options and a "not
-  // asked" pseudo-option (shared/multiselect_not_asked.py).
+  // asked" pseudo-option (shared/multiselect_not_asked.py), one more exclusive option when the
+  // question has them (set_base.py SetShape.with_not_asked).
+  const alone = question.exclusive ? { exclusive: [...question.exclusive, NOT_ASKED] } : {};
   const subject = notAsked && question.type === "multiselect"
-    ? { ...question, options: [...question.options, NOT_ASKED] } : question;
+    ? { ...question, options: [...question.options, NOT_ASKED], ...alone } : question;
   let core = coreFor(name, epsilon, subject, notAsked && question.type !== "multiselect");
   const permanent = core;
   if (instantaneousEpsilon !== null) {

@@ -188,10 +188,10 @@ export function setCore(name, epsilon, question) {
  * many may be checked, and a polite live message when a box past max_selected is refused or an
  * exclusive option ("None of these") clears the others, or another clears it (as ODK does). */
 export function checkboxInputs(q, name, describedBy) {
-  const { k, m, least, exclusive } = shapeOf(q);
+  const { m, least, exclusive, free, largest } = shapeOf(q);
   const alone = new Set(exclusive.map((j) => q.options[j]));
   const limitId = `${name}-limit`;
-  const how = m < k ? t("multi.howMost", { m }) : t("multi.how");
+  const how = largest < free ? t("multi.howMost", { m: largest }) : t("multi.how");
   const boxes = q.options.map((option, i) => {
     const id = `${name}-${i}`;
     return el("div", { class: "choice" },
