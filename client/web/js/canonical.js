@@ -1,6 +1,10 @@
 // The bytes Python signs for a survey (canonical_json(Survey.to_dict()), floats as repr()),
 // re-derived to compare with the signed bytes; mechanisms.js canonicalJson is the integers-only
-// one for parameters. docs/web.md, "What the page does" (2).
+// one for parameters. docs/web.md, "What the page does" (2). Each question type's own keys come
+// from its unit (js/types/).
+
+import { loaded } from "./optional.js";
+import { unitOf } from "./types/index.js";
 
 /** A number Python holds as a float (written "1.0", not "1"). */
 export class PyFloat {
@@ -59,7 +63,7 @@ export function pythonJson(value) {
   throw new TypeError(`not JSON: ${typeof value}`);
 }
 
-const isFloat = (x) => typeof x === "number" && Number.isFinite(x);
+export const isFloat = (x) => typeof x === "number" && Number.isFinite(x);
 
 function question(q) {
   if (q.disclosed === true) return disclosedQuestion(q);
@@ -76,30 +80,7 @@ function question(q) {
     if (!isFloat(q[key])) throw new TypeError(`bad ${key}`);
     d[key] = new PyFloat(q[key]);
   }
-  if (q.type === "categorical" || q.type === "ordinal") {
-    d.options = q.options;
-    d.groups = q.groups ?? {};
-  }
-  if (q.type === "integer") {
-    d.min = q.min;
-    d.max = q.max;
-  }
-  if (q.type === "multiselect") {
-    d.options = q.options;
-    d.max_selected = q.max_selected;
-    d.required_min = q.required_min;
-    if (q.exclusive != null) d.exclusive = q.exclusive;  // absent unless given
-  }
-  if (q.type === "location") {  // shared/location_question.py LocationGrid.to_dict
-    const grid = q.grid ?? {};
-    if (!isFloat(q.epsilon_geo) || !isFloat(grid.cell_km)) {
-      throw new TypeError("a location question has epsilon_geo and a grid's cell_km");
-    }
-    d.epsilon_geo = new PyFloat(q.epsilon_geo);
-    d.grid = { rows: grid.rows, cols: grid.cols, cell_km: new PyFloat(grid.cell_km) };
-    if (q.background != null) d.background = q.background;
-    d.regions = q.regions ?? {};
-  }
+  Object.assign(d, unitOf(q).canonical(q, false));  // the type's own keys
   if (q.relevant != null) d.relevant = q.relevant;  // skip logic: absent without it
   if (q.hint != null) d.hint = q.hint;  // shared/translations.py: absent without a hint
   return d;
@@ -109,14 +90,7 @@ function question(q) {
 function disclosedQuestion(q) {
   const d = { id: q.id, text: q.text, type: q.type, optional: q.optional ?? false,
               disclosed: true };
-  if (q.type === "categorical" || q.type === "ordinal") {
-    d.options = q.options;
-    d.groups = q.groups ?? {};
-  }
-  if (q.type === "integer") {
-    d.min = q.min;
-    d.max = q.max;
-  }
+  Object.assign(d, unitOf(q).canonical(q, true));
   if (q.relevant != null) d.relevant = q.relevant;
   if (q.hint != null) d.hint = q.hint;
   return d;
@@ -155,49 +129,10 @@ export function canonicalSurveyText(survey) {
   }
   // Several languages (contract 4, shared/translations.py): absent when not given.
   if (survey.language != null) d.language = survey.language;
-  if (survey.translations != null) d.translations = translations(survey.translations);
+  if (survey.translations != null) {  // survey_text.js, loaded for a survey with translations
+    d.translations = loaded("surveyText").canonicalTranslations(survey.translations);
+  }
   return pythonJson(d);
-}
-
-const isTable = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
-
-/** Only the given keys of a table, each a string (Translation.to_dict keeps what is set). */
-function picked(table, keys) {
-  const d = {};
-  for (const key of keys) {
-    if (table[key] == null) continue;
-    if (typeof table[key] !== "string") throw new TypeError(`a translation's ${key} is text`);
-    d[key] = table[key];
-  }
-  return d;
-}
-
-/** Translation.to_dict() of every language: title, description, questions' text, hint,
- * option texts, group and region names, each only when given. */
-function translations(all) {
-  if (!isTable(all)) throw new TypeError("translations is a table of languages");
-  const out = {};
-  for (const [tag, t] of Object.entries(all)) {
-    if (!isTable(t)) throw new TypeError("a translation is a table");
-    const d = picked(t, ["title", "description"]);
-    if (t.questions != null) {
-      if (!isTable(t.questions)) throw new TypeError("a translation's questions is a table");
-      d.questions = {};
-      for (const [id, q] of Object.entries(t.questions)) {
-        if (!isTable(q)) throw new TypeError("a question's translation is a table");
-        const e = picked(q, ["text", "hint"]);
-        // option labels, group and region names -> shown text, each only when given
-        for (const key of ["options", "groups", "regions"]) {
-          if (q[key] == null) continue;
-          if (!isTable(q[key])) throw new TypeError(`translated ${key} are a table`);
-          e[key] = picked(q[key], Object.keys(q[key]));
-        }
-        d.questions[id] = e;
-      }
-    }
-    out[tag] = d;
-  }
-  return out;
 }
 
 /** TwoServerConfig.to_dict() (shared/two_server/config.py): delta is a float. */

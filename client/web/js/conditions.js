@@ -1,6 +1,9 @@
 // Skip-logic conditions (`relevant`), the twin of shared/conditions.py token for token (the
 // same errors, positions and messages; tests/web/condition_vectors.py): parseCondition(text,
 // questions, index).evaluate(answers). Never eval. docs/skip-logic.md, "Writing conditions".
+// What a condition may read of a question is its type's unit's (js/types/): `conditionKind`.
+
+import { isTypeName, unitOf } from "./types/index.js";
 
 export const MAX_DEPTH = 32;
 const MAX_INTEGER = 2n ** 53n - 1n;
@@ -9,8 +12,7 @@ const WORD = new Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 const KEYWORDS = new Set(["and", "or", "not", "in", "true", "false"]);
 const FUNCTIONS = ["selected", "count_selected"];
 const ORDERING = ["<", "<=", ">", ">="];
-const READABLE = ["binary", "categorical", "ordinal", "integer"];
-const MULTISELECT = "multiselect";
+const SET = "set";  // the kind of a multiselect answer: read with selected() or count_selected()
 
 export class ConditionError extends Error {
   constructor(kind, position, message) {
@@ -80,10 +82,6 @@ function wordToken(word, position) {
 }
 
 const KIND_WORDS = { bool: "a yes/no value", int: "a number", text: "text", ordinal: "an ordinal answer" };
-const TYPE_WORDS = { binary: "a yes/no question", categorical: "a categorical question",
-  ordinal: "an ordinal question", integer: "an integer question", location: "a location question",
-  multiselect: "a multiselect question" };
-const REF_KINDS = { binary: "bool", integer: "int", categorical: "text", ordinal: "ordinal" };
 
 function codeLength(s) { return Array.from(s).length; }
 
@@ -165,8 +163,12 @@ function checkMember(left, value) {
   }
 }
 
+/** What a condition reads of a question: its id, options, what kind of value its answer is
+ * (null: none a condition can read) and how an error names it. */
 function infoOf(q) {
-  return { id: String(q.id), type: String(q.type), options: Array.isArray(q.options) ? q.options : [] };
+  const unit = isTypeName(q.type) ? unitOf(q) : null;
+  return { id: String(q.id), options: Array.isArray(q.options) ? q.options : [],
+           kind: unit?.conditionKind ?? null, words: unit?.conditionWords };
 }
 
 class Parser {
@@ -277,15 +279,15 @@ class Parser {
       this.advance();
       if (this.isPunct("(")) return this.call(token);
       const question = this.resolve(token);
-      if (question.type === MULTISELECT) {
+      if (question.kind === SET) {
         throw new ConditionError("type", token.position,
           `"${question.id}" is a multiselect question: read it with selected(${question.id}, "option") or count_selected(${question.id})`);
       }
-      if (!READABLE.includes(question.type)) {
+      if (question.kind === null) {
         throw new ConditionError("type", token.position,
-          `"${question.id}" is ${TYPE_WORDS[question.type] ?? "a question"}, which a condition cannot read`);
+          `"${question.id}" is ${question.words ?? "a question"}, which a condition cannot read`);
       }
-      return { form: "ref", kind: REF_KINDS[question.type], start: token.position,
+      return { form: "ref", kind: question.kind, start: token.position,
                end: token.position + codeLength(token.text), question };
     }
     throw new ConditionError("syntax", token.position, `expected a question id, a value or "(", not ${describe(token)}`);
@@ -300,9 +302,9 @@ class Parser {
     if (target.kind !== "word") throw new ConditionError("syntax", target.position, "expected a question id");
     this.advance();
     const question = this.resolve(target);
-    if (question.type !== MULTISELECT) {
+    if (question.kind !== SET) {
       throw new ConditionError("type", target.position,
-        `${name.text}() reads a multiselect question; "${question.id}" is ${TYPE_WORDS[question.type] ?? "another question"}`);
+        `${name.text}() reads a multiselect question; "${question.id}" is ${question.words ?? "another question"}`);
     }
     let option = null;
     if (name.text === "selected") {

@@ -28,12 +28,12 @@ const MAX_REPORTS = 256;
 function gcd(a, b) { while (b) [a, b] = [b, a % b]; return a; }
 const lcm = (a, b) => (a / gcd(a, b)) * b;
 
-/** Option names as params use them: "no"/"yes" for a yes/no question, else the labels. */
-function optionNames(question) {
-  return question.type === "binary" ? ["no", "yes"] : question.options;
-}
+/** Option names as params use them: "no"/"yes" for yes/no answers, else the labels. */
+const optionNames = (values, yesNo) => (yesNo ? ["no", "yes"] : values);
 
-export function designCore(question, Mismatch) {
+/** The design named by `question` (its `unit`, js/types/, gives its answer values: a yes/no
+ * question's are false and true, and its reports are too). */
+export function designCore(question, Mismatch, unit) {
   const name = question.mechanism;
   const where = `question ${JSON.stringify(question.id)}: ${name}`;
   const params = question.params;
@@ -53,7 +53,9 @@ export function designCore(question, Mismatch) {
     }
     return r;
   };
-  const names = optionNames(question);
+  const values = unit.values(question);
+  const yesNo = values.every((v) => typeof v === "boolean");
+  const names = optionNames(values, yesNo);
   const table = (value, at) => {
     if (value === null || typeof value !== "object" || Array.isArray(value)
         || Object.keys(value).length !== names.length || !names.every((n) => n in value)) {
@@ -78,12 +80,11 @@ export function designCore(question, Mismatch) {
   } else if (name === "unrelated_question") {
     const p = prob(params.p_truth, "p_truth");
     if (!p.lt(ONE)) throw new Mismatch(`${where}: p_truth must be below 1`);
-    const binary = question.type === "binary";
-    const prevalence = binary ? [ONE.sub(prob(params.prevalence, "prevalence")),
+    const prevalence = yesNo ? [ONE.sub(prob(params.prevalence, "prevalence")),
       prob(params.prevalence, "prevalence")] : table(params.prevalence, "prevalence");
     rows = forced(p, prevalence.map((pi) => ONE.sub(p).mul(pi)));
     canonical = { p_truth: p.toString(),
-                  prevalence: binary ? prevalence[1].toString() : asTable(prevalence) };
+                  prevalence: yesNo ? prevalence[1].toString() : asTable(prevalence) };
   } else if (name === "matrix") {
     const raw = params.matrix;
     if (!Array.isArray(raw) || raw.length !== names.length
@@ -114,7 +115,7 @@ export function designCore(question, Mismatch) {
   if (worst.gt(expLower(Rational.fromNumber(question.epsilon)))) {
     throw new Mismatch(`${where}: the design's exact privacy loss exceeds ε = ${question.epsilon}`);
   }
-  const binaryReports = question.type === "binary" && name !== "matrix";
+  const binaryReports = yesNo && name !== "matrix";
   const cumulative = rows.map((r) => {
     const den = r.reduce((a, p) => lcm(a, p.den), 1n);
     let total = 0n;
@@ -133,7 +134,7 @@ export function designCore(question, Mismatch) {
     describe(labels, index = undefined) {
       const words = name === "crosswise" ? [t("design.differ"), t("design.same")]
         : name === "matrix" ? rows[0].map((_, y) => t("design.report", { n: y }))
-          : question.type === "binary" ? [t("word.noQuoted"), t("word.yesQuoted")]
+          : yesNo ? [t("word.noQuoted"), t("word.yesQuoted")]
             : labels.map(quoted);
       // the report that names the real answer is marked, as binary_rr and grr do (a crosswise
       // or matrix report names no answer)

@@ -3,10 +3,11 @@
 
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
-import { loaded } from "./optional.js";  // grid_picker.js, multiselect.js: only if needed
+import { loaded } from "./optional.js";  // skip_form.js: only for skip logic
 import { questionPrivacy } from "./odds.js";
-import { hintOf, optionOf, optionText, questionOf, shown, shownAttrs, shownString } from "./shown.js";
+import { hintOf, optionText, questionOf, shown, shownAttrs, shownString } from "./shown.js";
 import { applies, hasConditions } from "./skip_logic.js";
+import { unitOf } from "./types/index.js";  // each question's inputs and reading (js/types/)
 
 const SELECT_ABOVE = 12; // more options than this: a <select> instead of radios
 const SKIP = "__skip__";
@@ -14,20 +15,11 @@ const SKIP = "__skip__";
 const fieldName = (index) => `q${index}`;
 
 /** The answer a respondent sees for a domain value of a question (in the shown language). */
-export function answerText(q, value) {
-  if (q.type === "binary") return t(value ? "word.yes" : "word.no");
-  if (q.type === "location") return loaded("gridPicker").cellText(q, value);
-  if (q.type === "multiselect") return loaded("multiselect").answerText(q, value);
-  if (q.type === "integer") return String(value);
-  return optionText(q, value);
-}
+export const answerText = (q, value) => unitOf(q).answerText(q, value);
 
 function hintFor(q) {
   const parts = [q.disclosed === true ? t("form.disclosed") : questionPrivacy(q.epsilon)];
-  if (q.optional) {
-    parts.push(t(q.type === "integer" ? "form.optionalEmpty"
-      : q.type === "multiselect" ? "form.optionalCheck" : "form.optionalChoose"));
-  }
+  if (q.optional) parts.push(t(unitOf(q).optionalKey));
   const groups = Object.entries(q.groups || {});
   if (groups.length) {
     parts.push(t("form.groups", { groups: groups.map(([name, members]) =>
@@ -43,20 +35,10 @@ function choice(name, position, value, text, attrs = {}) {
     el("label", { for: id, ...attrs }, text));
 }
 
-function inputsFor(q, name, describedBy) {
-  if (q.type === "location") return loaded("gridPicker").gridInputs(q, name, describedBy);
-  if (q.type === "multiselect") return loaded("multiselect").checkboxInputs(q, name, describedBy);
-  if (q.type === "integer") {
-    const id = `${name}-input`;
-    return [
-      el("label", { for: id, class: "inline" }, t("form.number", { min: q.min, max: q.max })),
-      el("input", { type: "text", id, name, inputmode: q.min >= 0 ? "numeric" : "text",
-                    autocomplete: "off", "aria-describedby": describedBy, class: "number" }),
-    ];
-  }
-  const values = q.type === "binary"
-    ? [["true", { text: t("word.yes") }], ["false", { text: t("word.no") }]]
-    : q.options.map((o) => [o, optionOf(q, o)]);
+/** One radio per value (a <select> past SELECT_ABOVE of them), and a "skip" radio for an
+ * optional question: the inputs of a question that picks one value. `values`: [value, shown
+ * text (shown.js)] pairs. */
+export function choiceInputs(q, name, describedBy, values) {
   if (values.length > SELECT_ABOVE) {
     const id = `${name}-select`;
     return [
@@ -89,7 +71,7 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state 
          q.optional ? el("span", { class: "optional" }, ` ${t("form.optional")}`) : null),
       designer ? el("p", { class: "qhint" }, shown(designer)) : null,
       el("p", { class: "hint", id: hintId }, hint(q)),
-      inputsFor(q, name, `${hintId} ${errorId}`),
+      unitOf(q).inputs(q, name, `${hintId} ${errorId}`),
       el("p", { class: "error", id: errorId, hidden: true })));
   });
   if (state) restoreForm(form, state);
@@ -107,28 +89,19 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state 
   return form;
 }
 
-function readOne(form, q, index) {
-  const name = fieldName(index);
-  if (q.type === "multiselect") return loaded("multiselect").readChecked(form, q, name);
+/** The field's text ({raw}), or what an empty or skipped field means: {value: null} for an
+ * optional question, else {error}. A unit's `read` starts here (js/types/). */
+export function rawAnswer(form, q, name) {
   const field = form.elements[name];
   const raw = field ? (field.value ?? "") : "";
   if (raw === "" || raw === SKIP) {
     if (q.optional) return { value: null };
     return { error: t("form.required") };
   }
-  if (q.type === "binary") return { value: raw === "true" };
-  if (q.type === "location") return loaded("gridPicker").readCell(q, raw);
-  if (q.type === "integer") {
-    const text = raw.trim();
-    if (!/^[-+]?[0-9]+$/.test(text)) return { error: t("form.whole") };
-    const value = Number(text);
-    if (!Number.isSafeInteger(value) || value < q.min || value > q.max) {
-      return { error: t("form.range", { min: q.min, max: q.max }) };
-    }
-    return { value };
-  }
-  return q.options.includes(raw) ? { value: raw } : { error: t("form.choose") };
+  return { raw };
 }
+
+const readOne = (form, q, index) => unitOf(q).read(form, q, fieldName(index));
 
 /** {answers: Map(question id -> value or null when skipped), firstError: element or null};
  * shows or clears each question's error message. With a skip `plan`, a question that does not
@@ -158,12 +131,15 @@ export function readAnswers(form, survey, plan = null) {
   return { answers, firstError };
 }
 
+/** Whether a control holds a checked state (a radio or a checkbox), not a value. */
+const checkable = (control) => ["radio", "checkbox"].includes(control.type);
+
 /** What a form holds (every control's value or checked state), to rebuild it in another
  * language with the same answers: they are labels, numbers and cells, never shown text. */
 export function formState(form) {
   const state = new Map();
   form.querySelectorAll("input, select").forEach((c, i) => {
-    state.set(`${c.name} ${c.id} ${i}`, c.type === "radio" || c.type === "checkbox" ? c.checked : c.value);
+    state.set(`${c.name} ${c.id} ${i}`, checkable(c) ? c.checked : c.value);
   });
   return { state, invalid: form.querySelector(".invalid") !== null };
 }
@@ -172,7 +148,7 @@ function restoreForm(form, { state }) {
   form.querySelectorAll("input, select").forEach((c, i) => {
     const value = state.get(`${c.name} ${c.id} ${i}`);
     if (value === undefined) return;
-    if (c.type === "radio" || c.type === "checkbox") c.checked = value;
+    if (checkable(c)) c.checked = value;
     else if (c.restore) c.restore(value);  // the grid picker's cell
     else c.value = value;
   });

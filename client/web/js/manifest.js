@@ -7,10 +7,8 @@ import { Worded, quoted } from "./i18n.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 import { loadFor, loaded } from "./optional.js";
 import { SkipMismatch, skipPlan } from "./skip_logic.js";
+import { isTypeName, unitOf } from "./types/index.js";
 
-export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
-const QUESTION_TYPES = new Set(["binary", "categorical", "integer", "ordinal", "location",
-  "multiselect"]);
 
 /** A reason not to answer, in the respondent's words: a message of the catalogue. */
 export class Refusal extends Worded {
@@ -67,11 +65,13 @@ const QUESTION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,62}$/;
 const MAX_QUESTIONS = 500;
 const MAX_TOTAL_OPTIONS = 2 ** 20; // options in all questions together
 const MAX_TEXT = 2000;
-const MAX_LABEL = 200;
 const codePoints = (s) => [...s].length; // Python's len()
-const isText = (s, max = MAX_TEXT) => typeof s === "string" && s.trim() !== "" &&
+/** Text of at most `max` code points that is not blank. */
+export const isText = (s, max = MAX_TEXT) => typeof s === "string" && s.trim() !== "" &&
   codePoints(s) <= max;
 
+/** The survey's shape before any type's module is loaded: its fields and each question's
+ * common ones (id, text, a known type, ε, optional). */
 function checkShape(survey) {
   const ok = survey && typeof survey === "object" && !Array.isArray(survey) &&
     typeof survey.id === "string" && SLUG.test(survey.id) &&
@@ -88,27 +88,21 @@ function checkShape(survey) {
   const ids = new Set();
   for (const q of survey.questions) {
     if (!q || typeof q !== "object" || typeof q.id !== "string" || ids.has(q.id) ||
-        !QUESTION_ID.test(q.id) || !isText(q.text) || !QUESTION_TYPES.has(q.type) ||
+        !QUESTION_ID.test(q.id) || !isText(q.text) || !isTypeName(q.type) ||
         (q.disclosed !== true && (typeof q.epsilon !== "number" || !(q.epsilon > 0) ||
                                   !Number.isFinite(q.epsilon))) ||
         typeof q.optional !== "boolean") {
       throw new Refusal("refusal.badQuestion");
     }
     ids.add(q.id);
-    if ((q.type === "categorical" || q.type === "ordinal" || q.type === "multiselect") &&
-        (!Array.isArray(q.options) || q.options.length < 2 ||
-         !q.options.every((o) => isText(o, MAX_LABEL)))) {
-      throw new Refusal("refusal.noOptions", { question: quoted(q.text) });
-    }
-    if (q.type === "integer" && !(Number.isSafeInteger(q.min) && Number.isSafeInteger(q.max) &&
-                                  q.min < q.max)) {
-      throw new Refusal("refusal.noRange", { question: quoted(q.text) });
-    }
-    if (q.type === "location" && !(q.grid && typeof q.grid === "object" &&
-                                   Number.isSafeInteger(q.grid.rows) &&
-                                   Number.isSafeInteger(q.grid.cols))) {
-      throw new Refusal("refusal.noGrid", { question: quoted(q.text) });
-    }
+  }
+}
+
+/** Each question's own fields, as its type's unit checks them (once its module is loaded). */
+function checkQuestions(survey) {
+  for (const q of survey.questions) {
+    const refusal = unitOf(q).shapeRefusal(q);
+    if (refusal) throw new Refusal(refusal, { question: quoted(q.text) });
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
       throw new Refusal("refusal.instantaneous", { question: quoted(q.text) });
     }
@@ -141,6 +135,7 @@ export async function verifyDocument(doc, surveyId) {
   if (!(await verifySignature(publicKey, signature, bytes))) {
     throw new Refusal("refusal.badSignature");
   }
+  performance.mark("ldpsurvey-signature");  // the phases bench/bench_first_question.py prints
   let survey;
   let text;
   try {
@@ -152,10 +147,12 @@ export async function verifyDocument(doc, surveyId) {
   refuseUnsafeNumbers(survey);
   checkShape(survey);
   try {
-    await loadFor(survey);  // the location and two-server modules, only if it has them
+    await loadFor(survey);  // its types' units, the location and two-server modules, ...
   } catch {
     throw new Refusal("refusal.noCode");
   }
+  checkQuestions(survey);
+  performance.mark("ldpsurvey-modules");
   let twoServer = null;
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     const { TwoServerMismatch, checkTwoServer } = loaded("twoServerVerify");
@@ -189,6 +186,7 @@ export async function verifyDocument(doc, surveyId) {
     if (!(err instanceof SkipMismatch)) throw err;
     throw new Refusal("refusal.skipLogic", { detail: err.message });
   }
+  performance.mark("ldpsurvey-canonical");  // canonical bytes, hash and skip logic checked
   const mechanisms = new Map();
   for (const q of survey.questions) {
     // two-server without ε0: nothing to draw (twoserver/verify.js, loaded for such surveys)

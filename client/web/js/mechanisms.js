@@ -2,13 +2,14 @@
 // re-derives every parameter and re-checks ε (ManifestMismatch, UnsupportedMechanism),
 // perturb(answer, source, memo) draws a report. docs/browser-randomizers.md.
 
-import { expLower, Rational, rationalExpFloor, rationalFloor } from "./rational.js";
-import { bernoulli, choiceExcept, discreteLaplace, hmacSource, secureSource } from "./randomness.js";
+import { expLower, Rational, rationalExpFloor } from "./rational.js";
+import { bernoulli, choiceExcept, hmacSource, secureSource } from "./randomness.js";
 import { loaded } from "./optional.js";  // the cores and modules only some surveys need
 import { N, Worded, quoted, t } from "./i18n.js";
 import { epsilonText } from "./odds.js";
 import { optionText } from "./shown.js";
-import { MAX_NOT_ASKED_OPTIONS, NAMED_NOT_ASKED, NOT_ASKED } from "./skip_logic.js";
+import { MAX_NOT_ASKED_OPTIONS, NOT_ASKED } from "./skip_logic.js";
+import { isTypeName, unitOf } from "./types/index.js";  // each question type's unit
 
 export class UnsupportedMechanism extends Error {
   constructor(message) { super(message); this.name = "UnsupportedMechanism"; }
@@ -26,11 +27,8 @@ export class ReportError extends Error {
 
 // shared/survey.py and the limits mechanisms declare (Mechanism.misfit): below MIN_EPSILON
 // nothing is measurable, beyond MAX_EPSILON a report is the answer in all but name.
-const QUESTION_TYPES = ["binary", "categorical", "integer", "ordinal", "location",
-  "multiselect"];
 const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
-const MAX_OPTIONS = 65536;
 const INSTANTANEOUS_MECHANISMS = ["grr", "binary_rr"];
 export const BITMAP_ENCODING = "bitmap-u32-le";
 const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
@@ -38,37 +36,16 @@ const TAG_DOMAIN = "ldpsurvey/ledger-tag/v1\0";
 
 export const ONE = new Rational(1n);
 
-/** The named randomized-response designs (designs.js, loaded for a survey that names one) and
- * the question types each fits. */
-const DESIGN_FITS = Object.freeze({
-  warner: ["binary"],
-  crosswise: ["binary"],
-  forced_response: ["binary", "categorical"],
-  unrelated_question: ["binary", "categorical"],
-  matrix: ["binary", "categorical"],
-});
+/** The named randomized-response designs (designs.js, loaded for a survey that names one);
+ * the question types each fits are in the types' units (js/types/). */
+const DESIGNS = Object.freeze(["warner", "crosswise", "forced_response", "unrelated_question",
+  "matrix"]);
 
 
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
   "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric", "option_rr", "set_ue", "psfo_grr",
   "psfo_olh"]);
-
-const FITS = {
-  binary_rr: ["binary"],
-  grr: ["binary", "categorical", "ordinal"],
-  geometric: ["integer"],
-  oue: ["categorical", "ordinal"],
-  sue: ["categorical", "ordinal"],
-  olh: ["categorical", "ordinal"],
-  hr: ["categorical", "ordinal"],
-  ss: ["categorical", "ordinal"],
-  ordinal_exp: ["ordinal"],
-  geo_exp: ["location"],
-  asked_geometric: [],  // only for a question with a "not asked" value (NAMED_NOT_ASKED)
-  option_rr: ["multiselect"], set_ue: ["multiselect"], psfo_grr: ["multiselect"],
-  psfo_olh: ["multiselect"],
-};
 
 // --- helpers --------------------------------------------------------------------------------
 
@@ -213,57 +190,8 @@ export function bitThresholds(p, q) {
   return { D, pT: p.num * (D / p.den), qT: q.num * (D / q.den) };
 }
 
-const DISTRIBUTION_MAX_VALUES = 256n;
-const TAIL_MASS = 1e-4;
-const MAX_TAIL = 4096;
 export const MAX_ABS_REPORT = 2n ** 53n - 1n;
 export const REPORT_TAIL_BITS = 64;
-
-function geometricCore(epsilon, low, high) {
-  const sensitivity = high - low;
-  const epsilonRational = rationalFloor(epsilon);
-  const rate = epsilonRational.div(sensitivity);
-  const rateFloat = rate.toNumber();
-  let histLow = null;
-  let histHigh = null;
-  if (sensitivity + 1n <= DISTRIBUTION_MAX_VALUES) {
-    const tail = BigInt(Math.min(MAX_TAIL, Math.ceil(Math.log(1 / TAIL_MASS) / rateFloat)));
-    histLow = Number(low - tail);
-    histHigh = Number(high + tail);
-  }
-  // Log-domain loss: rate·Δ = ε' <= ε exactly (shared/mechanisms/geometric.py).
-  if (rate.mul(sensitivity).gt(Rational.fromNumber(epsilon))) {
-    throw new ManifestMismatch(`geometric: the exact privacy loss exceeds ε = ${epsilon}`);
-  }
-  // Every honest report (within T' of the range, all but 2^-64 of them) must be an integer
-  // JSON carries exactly, or the mechanism does not fit (geometric.py misfit/report_bounds).
-  const tail = BigInt(Math.ceil(REPORT_TAIL_BITS * Math.log(2) / rateFloat)) + 1n;
-  if (low - tail < -MAX_ABS_REPORT || high + tail > MAX_ABS_REPORT) {
-    throw new ManifestMismatch(`geometric: at ε = ${epsilon} the noise on [${low}, ${high}] reaches ${tail} beyond it, past ±(2^53 - 1)`);
-  }
-  const lowBound = low - tail;
-  const highBound = high + tail;
-  return {
-    name: "geometric", k: sensitivity + 1n, rate,
-    params: { epsilon_rational: epsilonRational.toString(), sensitivity: Number(sensitivity),
-      histogram_low: histLow, histogram_high: histHigh },
-    reportBounds: [lowBound, highBound],
-    perturbIndex(index, source) {
-      const y = low + index + discreteLaplace(rate, source);
-      if (y < lowBound || y > highBound) {
-        throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports: at this ε the range is too wide to answer`);
-      }
-      return Number(y);
-    },
-    describe() {
-      const zero = Math.tanh(rateFloat / 2);
-      const factor = Math.exp(rateFloat);
-      return { text: t("mech.geometric", { p: P(zero), step: stepWords(factor) }),
-               unchanged: zero, stepFactor: factor };
-    },
-    explain(report) { return t("mech.number", { n: report }); },
-  };
-}
 
 // --- checking the question --------------------------------------------------------------------
 
@@ -281,91 +209,20 @@ function checkQuestion(question) {
   }
   const where = `question ${JSON.stringify(question.id)}`;
   if (typeof question.id !== "string" || !question.id) throw new ManifestMismatch("a question needs an id");
-  if (!QUESTION_TYPES.includes(question.type)) {
+  if (!isTypeName(question.type)) {
     throw new ManifestMismatch(`${where}: unknown type ${JSON.stringify(question.type)}`);
   }
   if (question.disclosed !== true) checkEpsilon(question.epsilon, `${where}: epsilon`);
   if (question.instantaneous_epsilon != null) {
     checkEpsilon(question.instantaneous_epsilon, `${where}: instantaneous_epsilon`);
   }
-  if (question.type === "categorical" || question.type === "ordinal") {
-    const options = question.options;
-    if (!Array.isArray(options) || options.length < 2 || options.length > MAX_OPTIONS
-        || options.some((o) => typeof o !== "string" || !o.trim())
-        || new Set(options).size !== options.length) {
-      throw new ManifestMismatch(`${where}: options must be 2 to ${MAX_OPTIONS} distinct labels`);
-    }
-    const groups = question.groups ?? {};
-    if (typeof groups !== "object" || Array.isArray(groups)) throw new ManifestMismatch(`${where}: bad groups`);
-    const known = new Set(options);
-    for (const [name, members] of Object.entries(groups)) {
-      if (!Array.isArray(members) || !members.length || new Set(members).size !== members.length
-          || members.some((m) => !known.has(m))) {
-        throw new ManifestMismatch(`${where}: group ${JSON.stringify(name)} must list distinct options`);
-      }
-    }
-  }
-  if (question.type === "location") loaded("geoExp").checkLocation(question, where);
-  if (question.type === "multiselect") loaded("multiselect").shapeOf(question, where);
-  if (question.type === "integer") {
-    const { min, max } = question;
-    // The range's own bound is the geometric mechanism's (noise within JSON's exact integers,
-    // checked when it is built), as in Python: here only exact integers with min < max.
-    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min >= max) {
-      throw new ManifestMismatch(`${where}: min and max must be exact integers with min < max`);
-    }
-  }
+  unitOf(question).check(question, where, ManifestMismatch);
   return where;
 }
 
-/** The index of a true answer among a question's labels (an integer: its offset from min);
- *  AnswerError for anything else, never clamped (Python: Mechanism.encode). */
-function answerEncoder(question, labels, notAskedIndex = null) {
-  if (question.type === "multiselect") return loaded("multiselect").setEncoder(question);
-  return function encode(answer) {
-    if (question.type === "integer" && notAskedIndex !== null && answer === NOT_ASKED) {
-      return notAskedIndex;  // asked_geometric: index k is "not asked"
-    }
-    if (question.type === "integer") {
-      if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
-        throw new AnswerError(`the answer to ${JSON.stringify(question.id)} must be an integer`);
-      }
-      const value = BigInt(answer);
-      if (value < BigInt(question.min) || value > BigInt(question.max)) {
-        throw new AnswerError(`${value} is outside [${question.min}, ${question.max}] for ${JSON.stringify(question.id)}; it is refused, not clamped`);
-      }
-      return value - BigInt(question.min);
-    }
-    const index = labels.indexOf(answer);
-    if (index < 0) throw new AnswerError(`${JSON.stringify(answer)} is not one of the possible answers to ${JSON.stringify(question.id)}`);
-    return index;
-  };
-}
-
-/** A multiselect question's encoder with "not asked": the pseudo-option's index k. */
-function setNotAskedEncoder(question) {
-  const base = loaded("multiselect").setEncoder(question);
-  const k = question.options.length;
-  return function encode(answer) {
-    if (answer === NOT_ASKED) return [k];
-    if (Array.isArray(answer) && answer.includes(NOT_ASKED)) {
-      throw new AnswerError(`${JSON.stringify(NOT_ASKED)} is not an option: it is what a device sends for a question that does not apply`);
-    }
-    return base(answer);
-  };
-}
-
-function labelsOf(question, notAsked = false) {
-  if (question.type === "location") return loaded("geoExp").cellLabels(question.grid);
-  if (question.type === "integer") return null;
-  const values = question.type === "binary" ? [false, true] : question.options;
-  return notAsked ? [...values, NOT_ASKED] : values;
-}
-
-function coreFor(name, epsilon, question, notAsked = false) {
-  const k = question.type === "binary" ? 2 + (notAsked ? 1 : 0)
-    : question.type === "integer" || question.type === "location" ? null
-      : question.options.length + (notAsked ? 1 : 0);
+/** The core of mechanism `name` at `epsilon` over `k` values of `question` (the types' units
+ * build their own: geometric, geo_exp, the set mechanisms; js/types/). */
+export function coreFor(name, epsilon, question, k) {
   switch (name) {
     case "binary_rr": return grrCore(epsilon, 2, true);
     case "grr": return grrCore(epsilon, k);
@@ -374,14 +231,8 @@ function coreFor(name, epsilon, question, notAsked = false) {
     case "olh": return loaded("hashing").olhCore(epsilon, k);
     case "hr": return loaded("hashing").hrCore(epsilon, k);
     case "ordinal_exp": return loaded("ordinal").ordinalCore(epsilon, k);
-    case "geo_exp": return loaded("geoExp").geoCore(epsilon, question);
-    case "option_rr": case "set_ue": case "psfo_grr": case "psfo_olh":
-      return loaded("multiselect").setCore(name, epsilon, question);
-    case "geometric": return geometricCore(epsilon, BigInt(question.min), BigInt(question.max));
-    case "asked_geometric":
-      return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(question.min), BigInt(question.max));
     case "warner": case "crosswise": case "forced_response": case "unrelated_question":
-    case "matrix": return loaded("designs").designCore(question, ManifestMismatch);
+    case "matrix": return loaded("designs").designCore(question, ManifestMismatch, unitOf(question));
     default: throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
 }
@@ -392,26 +243,28 @@ function coreFor(name, epsilon, question, notAsked = false) {
  * The randomizer for one question of a verified survey. Throws ManifestMismatch when the
  * question, its mechanism or its parameters are not what shared/ derives, UnsupportedMechanism
  * for an unknown mechanism. `notAsked`: the question depends on randomized answers (skip
- * logic, skip_logic.js skipPlan), so its domain ends with NOT_ASKED.
+ * logic, skip_logic.js skipPlan), so its domain ends with NOT_ASKED. What depends on the
+ * question's type (its labels, its core, its encoding) its unit says (js/types/).
  */
 export function mechanismFor(question, { notAsked = false } = {}) {
   const where = checkQuestion(question);
-  if (question.disclosed === true) return disclosedFor(question);
+  const unit = unitOf(question);
+  if (question.disclosed === true) return disclosedFor(question, unit);
   const name = question.mechanism;
   if (typeof name !== "string") throw new ManifestMismatch(`${where}: no mechanism named`);
   if (name === "auto") throw new ManifestMismatch(`${where}: the mechanism was not resolved (auto)`);
-  if (!MECHANISMS.includes(name) && !Object.hasOwn(DESIGN_FITS, name)) {
+  if (!MECHANISMS.includes(name) && !DESIGNS.includes(name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
   if (notAsked) {
-    if (!(NAMED_NOT_ASKED[question.type] ?? []).includes(name)) {
+    if (!unit.notAskedMechanisms.includes(name)) {
       throw new ManifestMismatch(`${where}: ${name} cannot carry the ‘not asked’ value this question has`);
     }
     if (Array.isArray(question.options) && (question.options.includes(NOT_ASKED) ||
                                             question.options.length + 1 > MAX_NOT_ASKED_OPTIONS)) {
       throw new ManifestMismatch(`${where}: its options cannot take a ‘not asked’ value`);
     }
-  } else if (!(FITS[name] ?? DESIGN_FITS[name]).includes(question.type)) {
+  } else if (!unit.mechanisms.includes(name)) {
     throw new ManifestMismatch(`${where}: ${name} does not fit a ${question.type} question`);
   }
   const instantaneousEpsilon = question.instantaneous_epsilon ?? null;
@@ -419,27 +272,19 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     throw new ManifestMismatch(`${where}: an instantaneous layer needs grr or binary_rr, not ${name}`);
   }
   const epsilon = question.epsilon;
-  // A multiselect question with "not asked": its set mechanism over the options and a "not
-  // asked" pseudo-option (shared/multiselect_not_asked.py), one more exclusive option when the
-  // question has them (set_base.py SetShape.with_not_asked).
-  const alone = question.exclusive ? { exclusive: [...question.exclusive, NOT_ASKED] } : {};
-  const subject = notAsked && question.type === "multiselect"
-    ? { ...question, options: [...question.options, NOT_ASKED], ...alone } : question;
-  let core = coreFor(name, epsilon, subject, notAsked && question.type !== "multiselect");
+  let core = unit.core(name, epsilon, question, notAsked);
   const permanent = core;
   if (instantaneousEpsilon !== null) {
-    core = loaded("twoLayer").twoLayerCore(permanent, coreFor(name, instantaneousEpsilon, question, notAsked),
-                        epsilon);
+    core = loaded("twoLayer").twoLayerCore(
+      permanent, unit.core(name, instantaneousEpsilon, question, notAsked), epsilon);
   }
   if (!sameJson(question.params, core.params)) {
     throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params)})`);
   }
-  const labels = labelsOf(question, notAsked);
+  const labels = unit.labels(question, notAsked);
   /** The labels as the respondent sees them now (an option's text in the page's language). */
   const shownLabels = () => labels && labels.map((l) => optionText(question, l));
-
-  const encode = notAsked && question.type === "multiselect" ? setNotAskedEncoder(question)
-    : answerEncoder(question, labels, notAsked ? core.k : null);
+  const encode = unit.encoder(question, labels, notAsked ? core.k : null);
 
   /** The canonical answer as it enters the HMAC message (Python's JSON of the answer). */
   function memoMessage(domain, answer, memo) {
@@ -447,9 +292,7 @@ export function mechanismFor(question, { notAsked = false } = {}) {
         || typeof memo.series !== "string") {
       throw new TypeError("memo must be {secret: Uint8Array(32), series: string}");
     }
-    const value = question.type === "integer" && answer !== NOT_ASKED ? BigInt(answer)
-      : question.type === "multiselect" ? encode(answer).map((i) => labels[i])
-        : answer;
+    const value = unit.memoValue(question, answer, encode, labels);
     const json = canonicalJson([memo.series, question.id, value, permanent.name, permanent.params]);
     return new TextEncoder().encode(domain + json);
   }
@@ -488,11 +331,7 @@ export function mechanismFor(question, { notAsked = false } = {}) {
      * (location questions: for the given answer's cell, else a corner's; named designs: the
      * given answer's chances, else every answer's). */
     describe(answer = undefined) {
-      if ((question.type === "location" || question.type === "multiselect" || core.rows)
-          && answer !== undefined) {
-        return core.describe(shownLabels(), encode(answer));
-      }
-      return core.describe(shownLabels());
+      return unit.describe(core, shownLabels(), answer, encode);
     },
     /** A report in plain words ("yes", the option “weekly”, the number 7, ...). */
     explainReport(report) {
@@ -507,27 +346,18 @@ export function mechanismFor(question, { notAsked = false } = {}) {
  * A disclosed question (shared/mechanisms/disclosed.py): no mechanism, no ε; the report is the
  * answer as given (true/false, the option index, the integer).
  */
-function disclosedFor(question) {
-  const labels = labelsOf(question);
-  const encode = answerEncoder(question, labels);
-  function report(answer) {
-    const index = encode(answer);
-    if (question.type === "integer") return Number(BigInt(question.min) + index);  // safe
-    return question.type === "binary" ? index === 1 : index;
-  }
+function disclosedFor(question, unit) {
+  const labels = unit.labels(question);
+  const encode = unit.encoder(question, labels);
   return Object.freeze({
     question, name: "disclosed", epsilon: 0, instantaneousEpsilon: null, params: {},
     k: labels ? labels.length : null, disclosed: true, encode,
-    perturb(answer) { return report(answer); },
+    perturb(answer) { return unit.disclosedReport(question, encode(answer)); },
     answerTag() { return null; },
     describe() {
       return { text: t("mech.disclosed"), truthful: 1, other: 0 };
     },
-    explainReport(value) {
-      if (question.type === "binary") return yesNoWords(value);
-      if (question.type === "integer") return t("mech.number", { n: value });
-      return optionWords(optionText(question, labels[value]));
-    },
+    explainReport(value) { return unit.disclosedWords(question, value, labels); },
   });
 }
 

@@ -3,13 +3,33 @@
 // `loaded`). docs/web.md, "Modules loaded on demand"; docs/languages.md, "The page".
 
 import { addWords, wordsLanguage } from "./i18n.js";
+import {
+  TYPE_NAMES, hasUnit, modulesOf, register, twoServerModulesOf, typesOf, wordsOf,
+} from "./types/index.js";
+
+/** Each question type's unit (js/types/; the registry, types/index.js, names the types). */
+const TYPE_IMPORTS = Object.freeze({
+  binary: () => import("./types/binary.js"),
+  categorical: () => import("./types/categorical.js"),
+  integer: () => import("./types/integer.js"),
+  ordinal: () => import("./types/ordinal.js"),
+  location: () => import("./types/location.js"),
+  multiselect: () => import("./types/multiselect.js"),
+});
 
 const IMPORTS = Object.freeze({
+  // what the question types' units import (types/index.js modulesOf), asked for with them
   location: () => import("./location.js"),
+  geoExp: () => import("./geo_exp.js"),
   gridPicker: () => import("./grid_picker.js"),
+  multiselect: () => import("./multiselect.js"),
   twoServerVerify: () => import("./twoserver/verify.js"),
   twoServer: () => import("./twoserver/flow.js"),
-  multiselect: () => import("./multiselect.js"),
+  twoServerUpload: () => import("./twoserver/upload.js"),  // Prio3 and HPKE: to send
+  // what reviewing and sending need (every survey; `later`)
+  review: () => import("./review.js"),
+  composition: () => import("./composition.js"),
+  outbox: () => import("./outbox.js"),
   conditions: () => import("./conditions.js"),
   skipReview: () => import("./skip_review.js"),
   skipForm: () => import("./skip_form.js"),
@@ -22,7 +42,6 @@ const IMPORTS = Object.freeze({
   hashing: () => import("./hashing.js"),
   ordinal: () => import("./ordinal.js"),
   askedGeometric: () => import("./asked_geometric.js"),
-  geoExp: () => import("./geo_exp.js"),
   twoLayer: () => import("./two_layer.js"),
   setCores: () => import("./set_cores.js"),
   sha256: () => import("./sha256.js"),  // the memo of a survey with a series
@@ -30,7 +49,7 @@ const IMPORTS = Object.freeze({
 });
 
 /** The module of each core loaded for a survey naming its mechanism (mechanisms.js has the
- * others; geo_exp's and psfo_grr's come with their type's module). */
+ * others; geometric's, geo_exp's and psfo_grr's come with their type's unit, js/types/). */
 const CORE_MODULES = Object.freeze({
   oue: "bitmaps", sue: "bitmaps", ss: "bitmaps", olh: "hashing", hr: "hashing",
   ordinal_exp: "ordinal", asked_geometric: "askedGeometric", option_rr: "setCores",
@@ -81,8 +100,7 @@ const WORDS = Object.freeze({
   },
 });
 /** The part of the words each optional module speaks with. */
-const PART = Object.freeze({ multiselect: "multiselect", gridPicker: "location",
-                             twoServer: "twoserver", conditions: "skip",
+const PART = Object.freeze({ twoServer: "twoserver", conditions: "skip",
                              skipReview: "skip", designs: "designs", invite: "invite",
                              bitmaps: "cores", hashing: "cores", ordinal: "cores",
                              twoLayer: "cores", setCores: "cores", switcher: "switcher" });
@@ -104,8 +122,9 @@ export async function loadRefusals() {
   await loadWords(wordsLanguage());
 }
 
-export async function loadModules(names) {
+export async function loadModules(names, words = []) {
   for (const name of names) if (PART[name]) parts.add(PART[name]);
+  for (const part of words) parts.add(part);
   await Promise.all([...names.map(async (name) => {
     modules[name] ??= await IMPORTS[name]();
   }), loadWords(wordsLanguage())]);
@@ -113,17 +132,15 @@ export async function loadModules(names) {
 
 const modules = {};
 
-/** The optional modules a survey (its questions checked for shape) needs, by name. */
+/** The optional modules a survey (its questions checked for shape) needs, by name (its
+ * questions' types' units are loaded apart: js/types/index.js). */
 export function needed(survey) {
-  const names = [];
-  if (survey.questions.some((q) => q && q.type === "location")) names.push("location", "gridPicker", "geoExp");
-  if (survey.questions.some((q) => q && q.type === "multiselect")) names.push("multiselect");
+  const names = modulesOf(typesOf(survey));
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
     names.push("conditions", "skipReview", "skipForm");
   }
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
-    if (names.includes("multiselect")) names.push("twoServerSets");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
   if (survey.series != null) names.push("sha256");
@@ -134,18 +151,59 @@ export function needed(survey) {
   return [...new Set(names)];
 }
 
-/** Load what `survey` needs, each module once, and its words in the page's language. */
+/** Import the units of the given types (registered in types/index.js), each once; their
+ * common module (types/base.js, which every unit imports) is asked for alongside them, not one
+ * round trip after. */
+async function loadTypes(names) {
+  const missing = names.filter((name) => !hasUnit(name));
+  if (!missing.length) return;
+  await Promise.all([import("./types/base.js"), ...missing.map(async (name) => {
+    if (!hasUnit(name)) register((await TYPE_IMPORTS[name]()).default);
+  })]);
+}
+
+/** Start importing the modules an arrived, not yet verified survey will need (its types'
+ * units, the optional modules), so that they load while the rest of the page does (where.js).
+ * Only this page's own modules are asked for, by name; nothing from the document runs, and
+ * loadFor decides again once the survey is verified. */
+export function prefetch(survey) {
+  const types = typesOf(survey);
+  const names = [...needed(survey), ...later(survey)];
+  for (const load of [() => import("./types/base.js"), ...types.map((name) => TYPE_IMPORTS[name]),
+                      ...names.map((name) => IMPORTS[name])]) {
+    load().catch(() => {});  // loadFor says it if a module cannot load
+  }
+}
+
+/** What reviewing and sending need, for every survey. */
+export const SENDING = Object.freeze(["review", "composition", "outbox"]);
+
+/** The modules `survey` needs only to review and send, not to show its questions: loaded
+ * (laterFor) once they are on screen, before the page says it is ready (from then on it needs
+ * the network no more). */
+export function later(survey) {
+  if (survey.collection === undefined && survey.two_server === undefined) return SENDING;
+  return [...SENDING, "twoServerUpload", ...twoServerModulesOf(typesOf(survey))];
+}
+
+/** Load what `survey` needs only to review and send (later), each module once. */
+export const laterFor = (survey) => loadModules(later(survey));
+
+/** Load what `survey` needs, each module once: the units of its questions' types, the
+ * optional modules, and their words in the page's language. */
 export async function loadFor(survey) {
   // a disclosed question's words (no module: form, review and page say them)
   if (survey.questions.some((q) => q && q.disclosed === true)) parts.add("disclosed");
-  await loadModules(needed(survey));
+  const types = typesOf(survey);
+  await Promise.all([loadTypes(types), loadModules(needed(survey), wordsOf(types))]);
 }
 
-/** Load every optional module and its words (tests and benches that build mechanisms without a
- * survey). */
+/** Load every optional module, every question type's unit and their words (tests and benches
+ * that build mechanisms without a survey). */
 export async function loadAll() {
   parts.add("disclosed");
-  await loadModules(Object.keys(IMPORTS));
+  await Promise.all([loadTypes(TYPE_NAMES), loadModules(Object.keys(IMPORTS),
+                                                        wordsOf(TYPE_NAMES))]);
 }
 
 /** A loaded optional module; throws (a bug in the page, not the survey's fault) if it is not. */

@@ -2,27 +2,33 @@
 // only on Send randomize on this device, store (ledger + outbox) and send. Nothing is
 // randomized before every check passed, and nothing is randomized for the review (see send()).
 
-import { CorsRefused, Unreachable, fetchSurvey } from "./api.js";
-import { compositionDetails } from "./composition.js";
-import { config } from "./config.js";
+import { CorsRefused, Unreachable } from "./api.js";
 import { el, replace } from "./dom.js";
 import { formState, readAnswers, renderForm } from "./form.js";
 import { N, say, t, tNodes, wordsLocale } from "./i18n.js";
 import { chooseLanguage, firstCatalogue, markWords, preferences, speak } from "./language.js";
-import { DEFAULT_MAX_EPSILON, Refusal, verifyDocument } from "./manifest.js";
+import { Refusal, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
-import { deliver, flush } from "./outbox.js";
 import { capitalized, epsilonText, oddsSentence } from "./odds.js";
-import { reviewList, sentList, skippedNotes } from "./review.js";
 import { descriptionOf, showText, shown, titleOf } from "./shown.js";
 import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, answered,
-         chargedEpsilons, chargedTags, deviceSecret, getRecord,
-         recordSubmission } from "./store.js";
+         chargedEpsilons, chargedTags, deviceSecret, getRecord, recordSubmission,
+         records } from "./store.js";
 import { checkTrust } from "./trust.js";
-import { loadModules, loadRefusals, loaded } from "./optional.js";
+import { SENDING, laterFor, loadModules, loadRefusals, loaded } from "./optional.js";
+import { surveyRequest, where } from "./where.js";
 
 const RETRY_SECONDS = 30;
+
+// What reviewing and sending need (review.js, composition.js, outbox.js), loaded once the
+// questions are on screen (optional.js later): not on the way to the first question.
+const deliver = (record) => loaded("outbox").deliver(record);
+const flush = (server) => loaded("outbox").flush(server);
+const reviewList = (...args) => loaded("review").reviewList(...args);
+const sentList = (...args) => loaded("review").sentList(...args);
+const skippedNotes = (...args) => loaded("review").skippedNotes(...args);
+const compositionDetails = (...args) => loaded("composition").compositionDetails(...args);
 
 /** How many questions of a survey are disclosed (sent as given, not randomized). */
 const disclosedCount = (survey) => survey.questions.filter((q) => q.disclosed === true).length;
@@ -31,19 +37,6 @@ const statusEl = document.getElementById("status");
 const contentEl = document.getElementById("content");
 const mainEl = document.getElementById("main");
 
-/** Where the survey comes from: the exported page's pinned config, or this page's own URL. */
-export function target(cfg, loc) {
-  if (cfg.server) {
-    return { server: cfg.server.replace(/\/+$/, ""), surveyId: cfg.survey,
-             fingerprint: cfg.fingerprint || null,
-             maxEpsilon: cfg.maxEpsilon ?? DEFAULT_MAX_EPSILON };
-  }
-  const segments = loc.pathname.split("/").filter(Boolean);
-  return { server: loc.origin, surveyId: decodeURIComponent(segments.at(-1) || ""),
-           fingerprint: null, maxEpsilon: DEFAULT_MAX_EPSILON };
-}
-
-const where = target(config, window.location);
 let randomSource = null;  // start() sets it: every report's noise comes from it
 let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-server survey only
 let invite = null;  // invite.js (its header says when)
@@ -186,6 +179,7 @@ function receipt(verified, record) {
 }
 
 async function alreadyAnswered(verified, entry) {
+  await loadModules(SENDING);  // its receipt and delivery
   document.body.dataset.state = "answered";
   const record = await getRecord(entry.submission_id);
   await loadRefusals().catch(() => {});  // its words are a rare state's (orUnsaid)
@@ -385,10 +379,13 @@ async function main() {
     await words;
     return refuse(() => t("page.noSurvey"));
   }
-  flush(where.server).catch(() => {});  // earlier submissions still waiting
+  // earlier submissions still waiting (outbox.js loaded for them only)
+  records(where.server).then((waiting) => waiting.length && loadModules(["outbox"])
+    .then(() => flush(where.server))).catch(() => {});
   let doc;
   try {
-    doc = await fetchSurvey(where.server, where.surveyId);
+    doc = await surveyRequest;  // asked for as the page started (where.js)
+    performance.mark("ldpsurvey-fetched");  // the phases bench/bench_first_question.py prints
   } catch (err) {
     await words;
     if (err instanceof CorsRefused) {
@@ -415,6 +412,7 @@ async function main() {
   if (Array.isArray(doc.invite_carries)) inviteCarries = doc.invite_carries;
   const inviting = inviteOnly || window.location.hash.includes("invite=") ? useInvite() : null;
   const verified = await verifyDocument(doc, where.surveyId);
+  performance.mark("ldpsurvey-verified");
   await inviting;
   if (verified.twoServer) twoServer = loaded("twoServer");
   const { survey } = verified;
@@ -429,6 +427,7 @@ async function main() {
   }
   const { firstUse } = await checkTrust(verified, { origin: where.server, ...where });
   const previous = await answered(survey.id, survey.version);
+  performance.mark("ldpsurvey-checked");  // trust and ledger (IndexedDB)
   if (previous) return alreadyAnswered(verified, previous);
   if (verified.status !== "open") {
     return refuse(() => t("page.closed", { status: verified.status }));
@@ -437,8 +436,14 @@ async function main() {
     return refuse(() => twoServer.leaderMismatch(verified, where.server));
   }
   ask(verified, firstUse);
-  document.body.dataset.state = "ready";
   setStatus(null);
+  performance.mark("ldpsurvey-question");  // the questions on screen (bench_first_question.py)
+  try {
+    await laterFor(survey);  // what reviewing and sending need (two servers: Prio3, HPKE)
+  } catch {
+    throw new Refusal("refusal.noCode");
+  }
+  document.body.dataset.state = "ready";  // from here on the page needs the network no more
   performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
 }
 

@@ -3,55 +3,21 @@
 
 import { el } from "./dom.js";
 import { answerText } from "./form.js";
-import { quoted, t, tNodes } from "./i18n.js";
-import { P, stepWords, totalEpsilon } from "./mechanisms.js";
+import { t, tNodes } from "./i18n.js";
+import { totalEpsilon } from "./mechanisms.js";
 import { epsilonText, questionPrivacy } from "./odds.js";
 import { loaded } from "./optional.js";  // skip_review.js: for skip logic only
-import { optionText, questionOf, shown } from "./shown.js";
+import { questionOf, shown } from "./shown.js";
 import { hasConditions, notApplying } from "./skip_logic.js";
+import { unitOf } from "./types/index.js";
 
-const LIST_ALL_UP_TO = 8;  // an ordinal question with at most this many options: every chance
-
-const yesNo = (value) => t(value ? "word.yesQuoted" : "word.noQuoted");
-
-/** What the device will send for this answer, with the exact chances, in plain words. */
+/** What the device will send for this answer, with the exact chances, in plain words (the
+ * question type's words, js/types/). */
 export function chances(q, mechanism, answer) {
   if (mechanism.notAsked) {  // skip logic: options + "not asked" (skip_review.js)
     return loaded("skipReview").notAskedChances(q, mechanism, answer) ?? mechanism.describe().text;
   }
-  const d = mechanism.describe(answer);
-  if (q.type === "multiselect") return d.text;
-  if (mechanism.name === "binary_rr" || mechanism.name === "grr") {
-    if (q.type === "binary") {
-      return t("review.binary", { answer: yesNo(answer), other: yesNo(!answer),
-                                  p: P(d.truthful), q: P(d.other) });
-    }
-    return t("review.grr", { answer: quoted(optionText(q, answer)), p: P(d.truthful),
-                             others: q.options.length - 1, q: P(d.other) });
-  }
-  if (mechanism.name === "geometric") return numberChances(q, answer, d);
-  if (mechanism.name === "ordinal_exp" && q.options.length <= LIST_ALL_UP_TO) {
-    const at = q.options.indexOf(answer);
-    const weights = q.options.map((_, y) => d.stepFactor ** -Math.abs(at - y));
-    const total = weights.reduce((a, b) => a + b, 0);
-    return t("review.ordinal", { list: q.options.map((o, y) => t(
-      y === at ? "review.ordinalYours" : "review.ordinalOther",
-      { option: quoted(optionText(q, o)), p: P(weights[y] / total) })).join(", ") });
-  }
-  return d.text;
-}
-
-/** The noise on a number, its parameters for the sentences that say it (review.number and
- * skip_review.js's asked_geometric): chances of x itself, of x ± 1, of further away. */
-export function noiseParams(q, x, same, stepFactor) {
-  const next = (2 * same) / stepFactor;  // one step up or down, together
-  return { x, below: x - 1, above: x + 1, same: P(same), next: P(next),
-           further: P(Math.max(0, 1 - same - next)), step: stepWords(stepFactor),
-           min: q.min, max: q.max };
-}
-
-function numberChances(q, answer, d) {
-  return t("review.number", noiseParams(q, Number(answer), d.unchanged, d.stepFactor));
+  return unitOf(q).chances(q, mechanism, answer);
 }
 
 function epsilonLine(q, charge) {
@@ -104,8 +70,7 @@ export function sentList(survey, reports, mechanisms, sent = true) {
     }
     const report = reports[q.id];
     // a pair (a question with a "not asked" value) says it in its own words
-    const outside = q.disclosed !== true && q.type === "integer" && !Array.isArray(report) &&
-      (report < q.min || report > q.max);
+    const outside = q.disclosed !== true && unitOf(q).reportOutside(q, report);
     const key = q.disclosed === true ? "review.sentDisclosed"
       : outside ? "review.sentOutside" : "review.sent";
     return el("li", {}, qtext(q),

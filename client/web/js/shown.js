@@ -12,14 +12,14 @@ export function showText(surveyText) {
 }
 
 const own = (s) => ({ text: s, language: null, fellBack: false });
-const OPTIONS = new Set(["categorical", "ordinal", "multiselect"]);
 
 export const titleOf = (survey) => (text ? text.title() : own(survey.title));
 export const descriptionOf = (survey) => (text ? text.description() : own(survey.description));
 export const questionOf = (q) => (text ? text.question(q.id) : own(q.text));
 export const hintOf = (q) => (text ? text.hint(q.id) : q.hint ? own(q.hint) : null);
-/** An option label's shown text (anything else as it is). */
-export const optionOf = (q, label) => (text && OPTIONS.has(q.type) && q.options.includes(label)
+/** An option label's shown text (anything else as it is: yes/no, a number, a cell). Only a
+ * question with options has a label to translate. */
+export const optionOf = (q, label) => (text && Array.isArray(q.options) && q.options.includes(label)
   ? text.option(q.id, label) : own(label));
 
 /** The text alone, for sentences. */

@@ -4,14 +4,12 @@
 // (docs/skip-logic.md); one whose condition reads disclosed answers only sends nothing then.
 
 import { loaded } from "./optional.js";  // conditions.js, for surveys with skip logic only
+import { unitOf } from "./types/index.js";
 
 export const NOT_ASKED = "(not asked)";  // not words: the value sent, never shown
 export const MAX_NOT_ASKED_OPTIONS = 1025;
-/** The mechanisms a question with a "not asked" value may name (skip_logic.NAMED_NOT_ASKED). */
-export const NAMED_NOT_ASKED = Object.freeze({
-  binary: ["grr", "hr"], categorical: ["grr", "hr"], ordinal: ["grr", "hr", "ordinal_exp"],
-  integer: ["asked_geometric"], multiselect: ["option_rr", "set_ue", "psfo_grr"],
-});
+// The mechanisms a question with a "not asked" value may name (skip_logic.NAMED_NOT_ASKED) are
+// its unit's `notAskedMechanisms` (js/types/).
 
 /** A signed survey whose skip logic shared/ would refuse. */
 export class SkipMismatch extends Error {
@@ -45,7 +43,9 @@ export function skipPlan(survey) {
     }
     const hidden = condition.references.some(
       (id) => byId.get(id).disclosed === true ? plan.get(id).notAsked : true);
-    if (hidden && (q.disclosed === true || q.optional === true || q.type === "location")) {
+    // a question whose type has no "not asked" value (location) cannot be hidden either
+    if (hidden && (q.disclosed === true || q.optional === true ||
+                   !unitOf(q).notAskedMechanisms.length)) {
       throw new SkipMismatch(`question “${q.text}” depends on randomized answers, which a ` +
                              "disclosed, optional or location question cannot");
     }

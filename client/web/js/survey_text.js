@@ -52,8 +52,8 @@ export function bestLanguage(available, preferences) {
   return null;
 }
 
-const OPTION_TYPES = new Set(["categorical", "ordinal", "multiselect"]);
-const GROUP_TYPES = new Set(["categorical", "ordinal"]);
+// Only a question whose type takes options (groups, regions) has them: the signed canonical
+// form holds a type's own keys alone (js/types/), so the text asks the question, not its type.
 // A translated string by its name (an option, group or region named "constructor" is a name
 // like any other, not Object.prototype's).
 const own = (table, name) => (table && Object.hasOwn(table, name) ? table[name] : undefined);
@@ -122,7 +122,7 @@ export class SurveyText {
    * language); RangeError for a name that is not one of its groups. */
   group(id, name) {
     const q = this.questions.get(id);
-    if (q === undefined || !GROUP_TYPES.has(q.type) || !Object.hasOwn(q.groups ?? {}, name)) {
+    if (q === undefined || !Object.hasOwn(q.groups ?? {}, name)) {
       throw new RangeError(`${JSON.stringify(name)} is not a group of ${id}`);
     }
     return this.#pick(own(this.#qt(id).groups, name), name);
@@ -149,15 +149,11 @@ export class SurveyText {
       if (this.question(id).fellBack) out.push(`questions.${id}.text`);
       const hint = this.hint(id);
       if (hint !== null && hint.fellBack) out.push(`questions.${id}.hint`);
-      if (OPTION_TYPES.has(q.type)) {
-        for (const label of q.options ?? []) {
-          if (this.option(id, label).fellBack) out.push(`questions.${id}.options.${label}`);
-        }
+      for (const label of q.options ?? []) {
+        if (this.option(id, label).fellBack) out.push(`questions.${id}.options.${label}`);
       }
-      if (GROUP_TYPES.has(q.type)) {
-        for (const name of Object.keys(q.groups ?? {})) {
-          if (this.group(id, name).fellBack) out.push(`questions.${id}.groups.${name}`);
-        }
+      for (const name of Object.keys(q.groups ?? {})) {
+        if (this.group(id, name).fellBack) out.push(`questions.${id}.groups.${name}`);
       }
       for (const name of Object.keys(q.regions ?? {})) {
         if (this.region(id, name).fellBack) out.push(`questions.${id}.regions.${name}`);
@@ -178,4 +174,47 @@ export class SurveyText {
     }
     return { text: mine, language: this.language, fellBack: false };
   }
+}
+
+// --- the canonical form of the translations (canonical.js) ----------------------------------
+
+const isTable = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+
+/** Only the given keys of a table, each a string (Translation.to_dict keeps what is set). */
+function picked(table, keys) {
+  const d = {};
+  for (const key of keys) {
+    if (table[key] == null) continue;
+    if (typeof table[key] !== "string") throw new TypeError(`a translation's ${key} is text`);
+    d[key] = table[key];
+  }
+  return d;
+}
+
+/** Translation.to_dict() of every language (canonical.js, the signed bytes): title, description, questions' text, hint,
+ * option texts, group and region names, each only when given. */
+export function canonicalTranslations(all) {
+  if (!isTable(all)) throw new TypeError("translations is a table of languages");
+  const out = {};
+  for (const [tag, t] of Object.entries(all)) {
+    if (!isTable(t)) throw new TypeError("a translation is a table");
+    const d = picked(t, ["title", "description"]);
+    if (t.questions != null) {
+      if (!isTable(t.questions)) throw new TypeError("a translation's questions is a table");
+      d.questions = {};
+      for (const [id, q] of Object.entries(t.questions)) {
+        if (!isTable(q)) throw new TypeError("a question's translation is a table");
+        const e = picked(q, ["text", "hint"]);
+        // option labels, group and region names -> shown text, each only when given
+        for (const key of ["options", "groups", "regions"]) {
+          if (q[key] == null) continue;
+          if (!isTable(q[key])) throw new TypeError(`translated ${key} are a table`);
+          e[key] = picked(q[key], Object.keys(q[key]));
+        }
+        d.questions[id] = e;
+      }
+    }
+    out[tag] = d;
+  }
+  return out;
 }

@@ -11,7 +11,8 @@ import { epsilonText, oddsParams } from "../odds.js";
 import { questionOf, shown } from "../shown.js";
 import { NOT_ASKED } from "../skip_logic.js";
 import { PENDING, SENT } from "../store.js";
-import { UPLOAD_PATH, buildUpload, crosstabKey, crosstabsSent, questionOf as ofSurvey } from "./upload.js";
+import { loaded } from "../optional.js";  // upload.js (Prio3, HPKE): loaded once questions show
+import { crosstabKey, crosstabsSent, questionOf as ofSurvey } from "./crosstabs.js";
 
 const hostOf = (url) => new URL(url).host;
 const eps = (epsilon) => N(epsilonText(epsilon));
@@ -121,6 +122,7 @@ export function charges(survey, answers) {
 export async function record(verified, answers, source, server) {
   const { survey } = verified;
   const plain = Object.fromEntries([...answers].filter(([, v]) => v !== null && v !== undefined));
+  const { UPLOAD_PATH, buildUpload } = loaded("twoServerUpload");
   const upload = await buildUpload(survey, plain, { source });
   return { submission_id: upload.submissionId, survey_id: survey.id, server,
            path: `/${UPLOAD_PATH}`, body: upload.body, status: PENDING, attempts: 0,

@@ -26,9 +26,9 @@ import { seal } from "../hpke.js";
 import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
 import { prio3Count, prio3Histogram, prio3MultihotCountVec, prio3Sum } from "../prio3/vdaf.js";
-import { loaded } from "../optional.js";  // twoserver/multiselect.js, for multiselect questions only
 import { crosstabKey, crosstabsSent, questionOf } from "./crosstabs.js";
-import { NOT_ASKED, notAskedIds } from "../skip_logic.js";
+import { notAskedIds } from "../skip_logic.js";
+import { unitOf } from "../types/index.js";  // how each question type is measured (js/types/)
 
 const te = new TextEncoder();
 export const CTX_LABEL = "ldpsurvey two-server v1";
@@ -75,49 +75,12 @@ export function bestChunkLength(measLen) {
 }
 
 /** A question's values; one more with a "not asked" value (skip logic: its last cell). */
-function domainSize(q, notAsked = false) {
-  const extra = notAsked ? 1 : 0;
-  if (q.type === "binary") return 2 + extra;
-  if (q.type === "integer") return q.max - q.min + 1 + extra;
-  return q.options.length + extra;
-}
-
-// Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
-const CLIP_TAIL = 1e-6;
-
-/** encoding.clip_bounds: [min - c, max + c] with c the smallest integer such that
- *  P[noise > c] = α^(c+1)/(1 + α) <= CLIP_TAIL, within the mechanism's report range. */
-function clipBounds(q, mechanism) {
-  const alpha = Math.exp(-mechanism.rate.toNumber());
-  const c = Math.max(0, Math.ceil(Math.log(CLIP_TAIL * (1 + alpha)) / Math.log(alpha)) - 1);
-  const [lo, hi] = mechanism.reportBounds.map(Number);
-  return [Math.max(q.min - c, lo), Math.min(q.max + c, hi)];
-}
+const domainSize = (q, notAsked = false) => unitOf(q).valueCount(q) + (notAsked ? 1 : 0);
 
 /** How one key is encoded: { key, kind: "count" | "histogram" | "sum" | "multihot" |
- *  "asked_pair", length, max, offset }. */
+ *  "asked_pair", length, max, offset } (the question type's unit says how, js/types/). */
 export function questionEncoding(q, notAsked = false) {
-  if (q.type === "multiselect") {  // "not asked": a last entry of its vector
-    return { key: q.id, offset: 0, ...loaded("twoServerSets").setEncoding(q, notAsked) };
-  }
-  if (notAsked && q.type === "integer" && q.local_epsilon != null) {
-    // asked_geometric's [bit, number]: Count + Sum of the number clipped as a local geometric
-    // report's (shared/two_server/asked_pair.py; the bit's scale is the servers' business)
-    const [lo, hi] = clipBounds(q, mechanismFor(q, { notAsked: true }));
-    return { key: q.id, kind: "asked_pair", length: 2, max: hi - lo, offset: lo };
-  }
-  if (notAsked) {  // a Histogram ending with "not asked" (encoding.question_encoding)
-    return { key: q.id, kind: "histogram", length: domainSize(q, true), max: 1, offset: 0 };
-  }
-  if (q.local_epsilon != null && q.mechanism === "geometric") {
-    const [lo, hi] = clipBounds(q, mechanismFor(q));
-    return { key: q.id, kind: "sum", length: 1, max: hi - lo, offset: lo };
-  }
-  if (q.type === "binary") return { key: q.id, kind: "count", length: 1, max: 1, offset: 0 };
-  if (q.type === "integer") {
-    return { key: q.id, kind: "sum", length: 1, max: q.max - q.min, offset: q.min };
-  }
-  return { key: q.id, kind: "histogram", length: domainSize(q), max: 1, offset: 0 };
+  return { key: q.id, offset: 0, ...unitOf(q).encoding(q, notAsked) };
 }
 
 export { crosstabKey, crosstabsSent, questionOf };  // crosstabs.js, re-exported for callers
@@ -172,40 +135,12 @@ export function instanceOf(encoding) {
 }
 
 /** The measured index (or offset value) of a true answer; AnswerError if it does not fit. */
-export function questionIndex(q, value, notAsked = false) {
-  const name = JSON.stringify(q.id);
-  if (q.type === "multiselect") return loaded("twoServerSets").answerBits(q, value, notAsked);
-  if (notAsked && value === NOT_ASKED) return domainSize(q, true) - 1;
-  if (q.type === "binary") {
-    if (typeof value !== "boolean") throw new AnswerError(`the answer to ${name} must be true or false`);
-    return value ? 1 : 0;
-  }
-  if (q.type === "integer") {
-    if (!(typeof value === "bigint" || Number.isSafeInteger(value))) {
-      throw new AnswerError(`the answer to ${name} must be an integer`);
-    }
-    const v = Number(value);
-    if (v < q.min || v > q.max) {
-      throw new AnswerError(`${v} is outside [${q.min}, ${q.max}] for ${name}; it is refused, not clamped`);
-    }
-    return v - q.min;
-  }
-  const index = q.options.indexOf(value);
-  if (index < 0) throw new AnswerError(`${JSON.stringify(value)} is not an option of ${name}`);
-  return index;
-}
+export const questionIndex = (q, value, notAsked = false) =>
+  unitOf(q).measuredIndex(q, value, notAsked);
 
 /** The measurement of a local mechanism's report (encoding.report_measurement). */
 function reportMeasurement(q, report, notAsked = false) {
-  if (q.type === "multiselect") return loaded("twoServerSets").reportMeasurement(q, report, notAsked);
-  if (typeof report === "boolean") return report ? 1 : 0;
-  const encoding = questionEncoding(q, notAsked);
-  // Clipped to [offset, offset + max] (encoding.report_measurement).
-  const clip = (y) => Math.min(Math.max(Number(y), encoding.offset), encoding.offset + encoding.max) -
-    encoding.offset;
-  if (encoding.kind === "asked_pair") return [Number(report[0]), clip(report[1])];
-  if (encoding.kind !== "sum") return Number(report);
-  return clip(report);
+  return unitOf(q).reportMeasurement(q, report, notAsked, questionEncoding(q, notAsked));
 }
 
 export const ctxOf = (survey, key) => te.encode(`${CTX_LABEL}|${survey.id}|${survey.version}|${key}`);

@@ -5,12 +5,9 @@
 // that cannot run before encoding is refused before anything is asked or drawn.
 
 import { fromB64url } from "../bytes.js";
+import { unitOf } from "../types/index.js";  // the local mechanisms each type may run
 
 export const TWO_SERVER = "two-server";
-const LOCAL_MECHANISMS = ["binary_rr", "grr", "ordinal_exp", "geometric"];
-// multiselect questions (shared/two_server/multiselect.py): reports that are one vector of counts;
-// an integer follow-up (skip logic) also takes asked_geometric (shared/two_server/asked_pair.py)
-const LOCAL_SET_MECHANISMS = ["option_rr", "set_ue", "psfo_grr"];
 const KEYS = new Set(["leader_url", "leader_hpke_key", "helper_url", "helper_hpke_key",
   "min_batch_size", "delta"]);
 
@@ -69,9 +66,8 @@ export function checkTwoServer(survey) {
       if (q.mechanism !== "none" || q.epsilon !== q.central_epsilon) {
         throw new TwoServerMismatch(`question “${q.text}” names a local mechanism without a local ε0`);
       }
-    } else if (!(q.type === "multiselect" ? LOCAL_SET_MECHANISMS : LOCAL_MECHANISMS)
-      .includes(q.mechanism) && !(q.mechanism === "asked_geometric" && q.type === "integer"
-                                  && q.relevant !== undefined) || q.epsilon !== q.local_epsilon) {
+    } else if (!unitOf(q).localMechanisms(q).includes(q.mechanism) ||
+               q.epsilon !== q.local_epsilon) {
       throw new TwoServerMismatch(`question “${q.text}”: ${q.mechanism} cannot run before a ` +
                                   "two-server upload at its local ε0");
     }
