@@ -163,15 +163,21 @@ async function loadTypes(names) {
 }
 
 /** Start importing the modules an arrived, not yet verified survey will need (its types'
- * units, the optional modules), so that they load while the rest of the page does (where.js).
- * Only this page's own modules are asked for, by name; nothing from the document runs, and
- * loadFor decides again once the survey is verified. */
-export function prefetch(survey) {
+ * units, the optional modules) and their words in `lang` (the page's first language), so that
+ * they load while the rest of the page does (where.js). Only this page's own files are asked
+ * for, by name; nothing from the document runs, and loadFor decides again once the survey is
+ * verified. */
+export function prefetch(survey, lang) {
   const types = typesOf(survey);
   const names = [...needed(survey), ...later(survey)];
   for (const load of [() => import("./types/base.js"), ...types.map((name) => TYPE_IMPORTS[name]),
                       ...names.map((name) => IMPORTS[name])]) {
     load().catch(() => {});  // loadFor says it if a module cannot load
+  }
+  const speaking = [...wordsOf(types), ...names.map((name) => PART[name]).filter(Boolean)];
+  if (speaking.length) {
+    for (const part of speaking) parts.add(part);
+    loadWords(lang).catch(() => {});
   }
 }
 

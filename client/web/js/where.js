@@ -5,6 +5,7 @@
 
 import { fetchSurvey } from "./api.js";
 import { config } from "./config.js";
+import { firstCatalogue, preferences } from "./language.js";
 import { prefetch } from "./optional.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
@@ -28,7 +29,8 @@ export const where = target(config, window.location);
  * without a survey id. Its failure is page.js's to say (when it awaits it), not an unhandled
  * rejection before then. */
 export const surveyRequest = where.surveyId ? fetchSurvey(where.server, where.surveyId) : null;
-surveyRequest?.then((doc) => prefetch(signedSurvey(doc))).catch(() => {});
+surveyRequest?.then((doc) => prefetch(signedSurvey(doc), firstCatalogue(preferences())))
+  .catch(() => {});
 
 /** The survey a document's signed bytes hold, unverified (prefetch only looks at its types). */
 function signedSurvey(doc) {
