@@ -169,7 +169,7 @@ async function loadTypes(names) {
  * verified. */
 export function prefetch(survey, lang) {
   const types = typesOf(survey);
-  const names = [...needed(survey), ...later(survey)];
+  const names = needed(survey);  // not what only sending needs: after the questions (later)
   for (const load of [() => import("./types/base.js"), ...types.map((name) => TYPE_IMPORTS[name]),
                       ...names.map((name) => IMPORTS[name])]) {
     load().catch(() => {});  // loadFor says it if a module cannot load
