@@ -69,5 +69,5 @@ export default new BinaryType({
                "warner", "crosswise", "forced_response", "unrelated_question", "matrix"],
   notAskedMechanisms: ["grr", "hr"],
   conditionKind: "bool",
-  conditionWords: "a yes/no question",
+  conditionWords: "a yes/no question",  // not words: a condition error
 });

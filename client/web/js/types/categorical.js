@@ -9,5 +9,5 @@ export default new QuestionType({
                "forced_response", "unrelated_question", "matrix"],  // and the named designs
   notAskedMechanisms: ["grr", "hr"],
   conditionKind: "text",
-  conditionWords: "a categorical question",
+  conditionWords: "a categorical question",  // not words: a condition error
 });

@@ -227,5 +227,5 @@ export default new IntegerType({
   mechanisms: ["geometric"],
   notAskedMechanisms: ["asked_geometric"],
   conditionKind: "int",
-  conditionWords: "an integer question",
+  conditionWords: "an integer question",  // not words: a condition error
 });

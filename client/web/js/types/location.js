@@ -66,5 +66,5 @@ class LocationType extends QuestionType {
 export default new LocationType({
   name: "location",
   mechanisms: ["geo_exp"],
-  conditionWords: "a location question",
+  conditionWords: "a location question",  // not words: a condition error
 });

@@ -143,5 +143,5 @@ export default new MultiselectType({
   mechanisms: SET_MECHANISMS,
   notAskedMechanisms: ["option_rr", "set_ue", "psfo_grr"],
   conditionKind: "set",
-  conditionWords: "a multiselect question",
+  conditionWords: "a multiselect question",  // not words: a condition error
 });

@@ -30,5 +30,5 @@ export default new OrdinalType({
   mechanisms: ["grr", "oue", "sue", "olh", "hr", "ss", "ordinal_exp"],
   notAskedMechanisms: ["grr", "hr", "ordinal_exp"],
   conditionKind: "ordinal",
-  conditionWords: "an ordinal question",
+  conditionWords: "an ordinal question",  // not words: a condition error
 });
