@@ -9,6 +9,8 @@ import { loadFor, loaded } from "./optional.js";
 import { SkipMismatch, skipPlan } from "./skip_logic.js";
 import { isTypeName, unitOf } from "./types/index.js";
 
+export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
+
 
 /** A reason not to answer, in the respondent's words: a message of the catalogue. */
 export class Refusal extends Worded {

@@ -7,7 +7,7 @@ import { el, replace } from "./dom.js";
 import { formState, readAnswers, renderForm } from "./form.js";
 import { N, say, t, tNodes, wordsLocale } from "./i18n.js";
 import { chooseLanguage, firstCatalogue, markWords, preferences, speak } from "./language.js";
-import { Refusal, verifyDocument } from "./manifest.js";
+import { DEFAULT_MAX_EPSILON, Refusal, verifyDocument } from "./manifest.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { capitalized, epsilonText, oddsSentence } from "./odds.js";
 import { descriptionOf, showText, shown, titleOf } from "./shown.js";
@@ -17,7 +17,7 @@ import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, ans
          records } from "./store.js";
 import { checkTrust } from "./trust.js";
 import { SENDING, laterFor, loadModules, loadRefusals, loaded } from "./optional.js";
-import { surveyRequest, where } from "./where.js";
+import { surveyRequest, where as found } from "./where.js";
 
 const RETRY_SECONDS = 30;
 
@@ -37,6 +37,7 @@ const statusEl = document.getElementById("status");
 const contentEl = document.getElementById("content");
 const mainEl = document.getElementById("main");
 
+const where = { ...found, maxEpsilon: found.maxEpsilon ?? DEFAULT_MAX_EPSILON };
 let randomSource = null;  // start() sets it: every report's noise comes from it
 let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-server survey only
 let invite = null;  // invite.js (its header says when)

@@ -8,18 +8,16 @@ import { config } from "./config.js";
 import { firstCatalogue, preferences } from "./language.js";
 import { prefetch } from "./optional.js";
 
-export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
-
-/** Where the survey comes from: the exported page's pinned config, or this page's own URL. */
+/** Where the survey comes from: the exported page's pinned config, or this page's own URL
+ * (maxEpsilon null: manifest.js DEFAULT_MAX_EPSILON, page.js). */
 export function target(cfg, loc) {
   if (cfg.server) {
     return { server: cfg.server.replace(/\/+$/, ""), surveyId: cfg.survey,
-             fingerprint: cfg.fingerprint || null,
-             maxEpsilon: cfg.maxEpsilon ?? DEFAULT_MAX_EPSILON };
+             fingerprint: cfg.fingerprint || null, maxEpsilon: cfg.maxEpsilon ?? null };
   }
   const segments = loc.pathname.split("/").filter(Boolean);
   return { server: loc.origin, surveyId: decodeURIComponent(segments.at(-1) || ""),
-           fingerprint: null, maxEpsilon: DEFAULT_MAX_EPSILON };
+           fingerprint: null, maxEpsilon: null };
 }
 
 performance.mark("ldpsurvey-where");  // when this module runs (bench/bench_first_question.py)
