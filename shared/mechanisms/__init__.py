@@ -35,6 +35,7 @@ from ..question_types import unit_for
 from .base import Mechanism, Misfit
 from .registry import (
     DESIGNS,
+    DISTRIBUTION_MECHANISMS,
     GRID_MECHANISMS,
     MEAN_MECHANISMS,
     MECHANISMS,
@@ -94,6 +95,7 @@ def domain_field(question_type: str) -> str:
 
 __all__ = [
     "DESIGNS",
+    "DISTRIBUTION_MECHANISMS",
     "GRID_MECHANISMS",
     "MEAN_MECHANISMS",
     "MECHANISMS",

@@ -27,6 +27,7 @@ from .ordinal_exp import OrdinalExp
 from .piecewise import Piecewise
 from .rr_designs import DESIGNS, refuse_not_private
 from .set_choice import SET_MECHANISMS
+from .square_wave import SquareWave
 from .ss import SubsetSelection
 from .unary import OUE, SUE
 
@@ -51,6 +52,9 @@ SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometr
 # estimates of the existing types. Their own choice, among them and geometric on the same grid,
 # is numeric_auto.choose_mean_mechanism.
 MEAN_MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Duchi, Piecewise, Hybrid)}
+# The distribution mechanism for numbers (issue 41: square_wave, with EMS and quantiles in
+# shared/numeric/), for that `decimal` type too, kept apart from MECHANISMS for the same reason.
+DISTRIBUTION_MECHANISMS: dict[str, type[Mechanism]] = {SquareWave.name: SquareWave}
 
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
@@ -60,7 +64,7 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
     known but not differentially private."""
     for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS, SKIP_MECHANISMS,
-                     MEAN_MECHANISMS):
+                     MEAN_MECHANISMS, DISTRIBUTION_MECHANISMS):
         if name in registry:
             return registry[name]
     refuse_not_private(name, where)

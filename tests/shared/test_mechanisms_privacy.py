@@ -14,6 +14,7 @@ import pytest
 from ldpsurvey.shared.errors import PrivacyCheckError, SurveyError
 from ldpsurvey.shared.exact import channel_ratio, exp_lower, rational_exp_floor
 from ldpsurvey.shared.mechanisms import (
+    DISTRIBUTION_MECHANISMS,
     MEAN_MECHANISMS,
     MECHANISMS,
     Mechanism,
@@ -29,10 +30,13 @@ from support.mechanisms import DOMAIN_SIZES, EPSILONS, MECHANISM_NAMES, build, f
 GRID_SIZES = (*DOMAIN_SIZES, 1024)
 GRID = [(name, k, eps) for name in MECHANISM_NAMES for k in GRID_SIZES for eps in EPSILONS
         if fits(MECHANISMS[name], k)]
-# The mean mechanisms for numbers (issue 41: duchi, piecewise, hybrid) serve no existing question
-# type yet, so they are not in MECHANISMS; their discretized channels are enumerated here too,
-# over answer grids of k values (every grid value's row is part of the certificate).
-MEAN_GRID = [(name, k, eps) for name in sorted(MEAN_MECHANISMS) for k in (2, 5, 100, 1024)
+# The mechanisms for numbers (issue 41: duchi, piecewise, hybrid for the mean, square_wave for
+# the distribution) serve no existing question type yet, so they are not in MECHANISMS; their
+# discretized channels are enumerated here too, over answer grids of k values (every grid
+# value's row is part of the certificate; square_wave keeps k > 1024 on 1024 grid points).
+NUMBER_MECHANISMS = {**MEAN_MECHANISMS, **DISTRIBUTION_MECHANISMS}
+MEAN_GRID = [(name, k, eps) for name in sorted(NUMBER_MECHANISMS)
+             for k in (2, 5, 100, 1024, *((5000,) if name in DISTRIBUTION_MECHANISMS else ()))
              for eps in EPSILONS]
 
 
@@ -70,10 +74,10 @@ def test_rational_stand_in_wastes_almost_no_epsilon(name: str, k: int, epsilon: 
 
 @pytest.mark.parametrize("name, k, epsilon", MEAN_GRID)
 def test_mean_mechanism_channels_are_proven_exactly(name: str, k: int, epsilon: float) -> None:
-    """The three checks above for the mean mechanisms: proven within the claim, decided at the
-    realized boundary, and (up to ε = 8, where PM's cells still span its band) almost no ε
-    wasted by the rational stand-ins."""
-    mech = MEAN_MECHANISMS[name](epsilon, range(k), question_id="q")
+    """The three checks above for the mechanisms for numbers: proven within the claim, decided
+    at the realized boundary, and (up to ε = 8, where PM's cells still span its band) almost no
+    ε wasted by the rational stand-ins."""
+    mech = NUMBER_MECHANISMS[name](epsilon, range(k), question_id="q")
     loss = mech.privacy_loss()
     assert loss is not None and loss.ratio is not None
     assert loss.within(epsilon) and loss.ratio <= exp_lower(Fraction(epsilon))
@@ -172,12 +176,13 @@ def test_geometric_scaled_for_a_narrower_range_is_refused() -> None:
         _NarrowGeometric(1.0, range(0, 11))
 
 
-@pytest.mark.parametrize("name", sorted(MEAN_MECHANISMS))
+@pytest.mark.parametrize("name", sorted(NUMBER_MECHANISMS))
 @pytest.mark.parametrize("k", [2, 100])
 def test_mean_mechanism_refuted_below_its_channel(name: str, k: int) -> None:
-    """A mean mechanism claimed at a hair less than its discretized channel's exact ε is
-    refused when built (tests/shared/test_numeric_mean.py also refuses perturbed channels)."""
-    cls = MEAN_MECHANISMS[name]
+    """A mechanism for numbers claimed at a hair less than its discretized channel's exact ε is
+    refused when built (tests/shared/test_numeric_mean.py and test_square_wave.py also refuse
+    perturbed channels)."""
+    cls = NUMBER_MECHANISMS[name]
     realized = cls(1.0, range(k)).realized_epsilon()
 
     class Understated(cls):  # type: ignore[valid-type, misc]
