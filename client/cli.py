@@ -18,7 +18,7 @@ from ldpsurvey.shared.skip_logic import applies
 from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.translations import SurveyText
 
-from . import invitation, location_answer, multiselect_answer, review_words
+from . import invitation, review_words
 from .budget import BUDGET_RULES, Budget
 from .errors import DeliveryError, InvitationError
 from .invitation import AWAITING_CODE
@@ -34,7 +34,7 @@ from .review import (
     two_server_review_lines,
 )
 from .state import STATE_ENV, StateDir
-from .survey_language import fallback_line, said, shown_survey, survey_text
+from .survey_language import Terminal, fallback_line, said, shown_survey, survey_text
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
 
@@ -372,56 +372,20 @@ def check_answer(q: Question, value: Any) -> None:
 
 
 def _hint(q: Question, text: SurveyText | None = None, words: Words | None = None) -> str:
-    words = words or Words()
-    if q.type == "location":
-        return location_answer.hint(q, text)
-    if q.type == "binary":
-        return words.yes_no_hint()
-    if q.type == "integer":
-        return (f"a whole number from {q.min} to {q.max}" if words.english
-                else words.t("form.number", min=q.min, max=q.max))
-    for n, label in enumerate(q.options, 1):
-        shown = label if text is None else said(text.option(q.id, label), text)
-        click.echo(f"   [{n}] {shown}")
-    if q.type == "multiselect":
-        return multiselect_answer.hint(q)
-    if not words.english:
-        return f"{words.t('form.chooseOne')} (1-{len(q.options)})"
-    return f"choice 1-{len(q.options)}"
+    """Print what the question's unit lists before asking (its options) and return the
+    hint it asks with."""
+    listed, hint = q.unit.terminal_prompt(q, Terminal(words or Words(), text))
+    for line in listed:
+        click.echo(f"   {line}")
+    return hint
 
 
 def parse_answer(q: Question, text: str, shown: SurveyText | None = None,
                  words: Words | None = None) -> Any:
     """A typed answer from what was typed (a number, an option label, or an option's text in
     the language shown; yes/no also in the words of `words`' language, "sí", "oui");
-    AnswerError if it does not parse."""
-    words = words or Words()
-    text = text.strip()
-    if shown is not None and shown.translated and q.type in ("categorical", "ordinal"):
-        texts = {shown.option(q.id, label).text: label for label in q.options}
-        text = text if text in q.options else texts.get(text, text)
-    if q.type == "location":
-        return location_answer.parse(q, text, shown)
-    if q.type == "multiselect":
-        return multiselect_answer.parse(q, text)
-    if q.type == "binary":
-        said = words.yes_no(text)
-        if said is not None:
-            return said
-        raise AnswerError("answer yes or no" if words.english
-                          else f"{words.t('form.choose')} ({words.yes_no_hint()})")
-    if q.type == "integer":
-        try:
-            return int(text)
-        except ValueError:
-            raise AnswerError(f"{text!r} is not a whole number" if words.english
-                              else words.t("form.whole")) from None
-    if text in q.options:
-        return text
-    if text.isdigit() and 1 <= int(text) <= len(q.options):
-        return q.options[int(text) - 1]
-    raise AnswerError(f"choose 1-{len(q.options)} or type an option exactly" if words.english
-                      else f"{words.t('form.choose')} (1-{len(q.options)})")
+    AnswerError if it does not parse (the question's unit reads it)."""
+    return q.unit.parse_typed(q, text.strip(), Terminal(words or Words(), shown))
 
 
 SAID_DELIVERED = {"delivered": "no", "delivered (the server already had it)": "yes"}

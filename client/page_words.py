@@ -22,6 +22,8 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from ldpsurvey.shared.wording import pct
+
 CATALOGUES = ("en", "es", "fr")  # js/i18n.js CATALOGUES
 PREFIX = "export default "
 
@@ -169,6 +171,32 @@ class Words:
         if self.english:
             return "yes/no"
         return f"{self.t('word.yes').lower()}/{self.t('word.no').lower()}"
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """What a question's unit says with on this device (shared/question_types DeviceWords):
+    the page's messages in `words`' language, the options by their text in `shown` (a
+    SurveyText; None: by their labels, as the English review names them)."""
+
+    words: Words = Words()
+    shown: Any = None
+
+    @property
+    def english(self) -> bool:
+        return self.words.english
+
+    def t(self, key: str, **params: Any) -> str:
+        return self.words.t(key, **params)
+
+    def option(self, question: Any, label: Any) -> str:
+        return self.shown.option(question.id, label).text if self.shown is not None else label
+
+    def percent(self, p: float) -> Any:
+        return N(pct(p))
+
+
+ENGLISH = Speaker()  # the English review's and receipts' words (client/review.py)
 
 
 def _folded(text: str) -> str:

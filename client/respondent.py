@@ -148,10 +148,9 @@ class Respondent:
             if q.id in checked:  # refuse before randomizing anything
                 mechanism = self.mechanism(survey, q)
                 mechanism.encode(checked[q.id])
-                if q.type == "multiselect" and isinstance(checked[q.id], list | tuple):
-                    # a set in the options' order: the same answer, however listed, is one
-                    # answer (a series memoizes and the ledger charges per distinct answer)
-                    checked[q.id] = mechanism.canonical(checked[q.id])
+                # the same answer, however given (a set in any order), is one answer (a
+                # series memoizes and the ledger charges per distinct answer)
+                checked[q.id] = q.unit.canonical_answer(q, mechanism, checked[q.id])
         return checked
 
     def answer(self, survey: VerifiedSurvey | Survey, answers: Mapping[str, Any],
@@ -193,8 +192,7 @@ class Respondent:
             charges.append(Charge(question=q.id, epsilon=epsilon, report_epsilon=report_epsilon,
                                   series=survey.series, tag=tag,
                                   epsilon_geo=getattr(mechanism, "epsilon_geo", None),
-                                  grid_cols=getattr(mechanism, "cols", None)
-                                  if q.type == "location" else None))
+                                  grid_cols=getattr(mechanism, "cols", None)))
         return Submission(submission_id=str(uuid.uuid4()), survey_id=survey.id,
                           version=survey.version, reports=reports, charges=tuple(charges),
                           invite=invite)

@@ -14,10 +14,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.mechanisms.set_choice import SET_MECHANISMS as SET_MECHANISM_CLASSES
 from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.wording import epsilon_text, odds_factor, pct, percent_sure, to_precision
 
 from . import multiselect_words
+from .page_words import ENGLISH
 from .skip_review import (
     not_applying,
     not_asked_chances,
@@ -26,6 +28,8 @@ from .skip_review import (
     two_server_skipped_lines,
 )
 
+SET_MECHANISMS = tuple(SET_MECHANISM_CLASSES)  # a check-all-that-apply answer's (its words:
+# client/multiselect_words.py)
 LIST_ALL_UP_TO = 8  # an ordinal question with at most this many options: every chance listed
 
 
@@ -77,16 +81,9 @@ def survey_privacy(survey: Survey) -> str:
 
 
 def answer_text(q: Question, answer: Any) -> str:
-    """A true answer as the respondent chose it (the page's answerText, client/web/js/form.js)."""
-    if q.type == "binary":
-        return "Yes" if answer else "No"
-    if q.type == "multiselect":
-        return multiselect_words.answer_text(answer)
-    return str(answer)
-
-
-def _yes_no(value: bool) -> str:
-    return "‘yes’" if value else "‘no’"
+    """A true answer as the respondent chose it (the page's answerText, client/web/js/form.js):
+    its unit names it."""
+    return q.unit.answer_words(q, answer, ENGLISH)
 
 
 def _quote(text: Any) -> str:
@@ -104,9 +101,7 @@ def _design_reports(q: Question, name: str, size: int) -> list[str]:
         return ["‘differ’", "‘same’"]
     if name == "matrix":
         return [f"report {y}" for y in range(size)]
-    if q.type == "binary":
-        return ["‘no’", "‘yes’"]
-    return [_quote(o) for o in q.options]
+    return [q.unit.value_words(q, value, ENGLISH) for value in q.unit.values(q)]
 
 
 def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
@@ -122,7 +117,7 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
         if said is not None:
             return said
         return describe(q, mechanism)
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:  # a check-all-that-apply answer
         return multiselect_words.chances(q, mechanism, answer)
     if getattr(mechanism, "designed", False):  # a named design: its exact row, listed
         index = mechanism.encode(answer)
@@ -134,13 +129,7 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
         return (f"Your device will send one of these at random "
                 f"({mechanism.known_as or name}): {listed}.")
     if name in ("binary_rr", "grr"):  # layered (a series): both stages, in describe()
-        if q.type == "binary":
-            return (f"Your device will send {_yes_no(answer)} (your real answer) with "
-                    f"probability {pct(p)}, and {_yes_no(not answer)} with probability "
-                    f"{pct(qs)}.")
-        return (f"Your device will send {_quote(answer)} (your real answer) with probability "
-                f"{pct(p)}, otherwise one of the other {len(q.options) - 1} options, each with "
-                f"probability {pct(qs)}.")
+        return q.unit.randomized_response_chances(q, answer, p, qs, ENGLISH)
     if name == "geometric":
         return _number_chances(q, mechanism, answer)
     if name == "geo_exp":  # location: the spread around this very cell (docs/location.md)
@@ -159,15 +148,22 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
     return describe(q, mechanism)
 
 
+def sends_yes_no(mechanism: Any) -> bool:
+    """Whether randomized response sends one of yes and no (a yes/no question's values,
+    without "not asked"): it "says" them rather than "picks an option"."""
+    labels = mechanism.labels
+    return len(labels) == 2 and all(isinstance(v, bool) for v in labels)
+
+
 def describe(q: Question, mechanism: Any, truth: str = "your real answer") -> str:
     """How the mechanism randomizes, in plain words with its exact chances: the page's
     `describe().text` (client/web/js/mechanisms.js), character for character."""
     name = mechanism.name
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         return multiselect_words.describe(q, mechanism)
     if name in ("binary_rr", "grr"):
         k = len(mechanism.labels)
-        choice = "says ‘yes’ or ‘no’" if q.type == "binary" and k == 2 else "picks an option"
+        choice = "says ‘yes’ or ‘no’" if sends_yes_no(mechanism) else "picks an option"
         others = (f"the other one with probability {pct(mechanism.q_star)}" if k == 2 else
                   f"otherwise one of the other {k - 1} options, each with probability "
                   f"{pct(mechanism.q_star)}")
@@ -322,24 +318,19 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
         said = not_asked_report_words(q, mechanism, report)
         if said is not None:
             return said
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         return multiselect_words.report_words(q, mechanism, report)
     if name == "crosswise":
         return "‘same’" if report else "‘differ’"
     if name == "matrix":
         return f"report {report}"
-    if q.type == "binary":  # binary_rr sends true/false, grr the index of [false, true]
-        return "yes" if report else "no"
-    if q.type == "integer" and isinstance(report, int):
-        if q.min <= report <= q.max:
-            return f"the number {report}"
-        return (f"the number {report} (outside {q.min} to {q.max}: that is the random noise, as "
-                "expected; it is what keeps your real number private, and the survey's results "
-                "allow for it)")
+    said = q.unit.report_words(q, report, ENGLISH)  # a yes or no, a number
+    if said is not None:
+        return said
     if isinstance(report, int) and (name in ("grr", "ordinal_exp", "disclosed", "forced_response",
                                              "unrelated_question")
                                     or name.endswith("+instantaneous")):
-        return f"the option {_quote(q.options[report])}"
+        return q.unit.value_words(q, q.options[report], ENGLISH, as_report=True)
     if name in ("oue", "sue", "ss") and isinstance(report, list):
         marked = [q.options[v] for v in range(len(q.options))
                   if (report[v >> 5] >> (v & 31)) & 1]

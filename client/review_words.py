@@ -31,7 +31,8 @@ from ldpsurvey.shared.wording import (
     to_precision,
 )
 
-from .page_words import N, Words
+from .page_words import N, Speaker, Words
+from .review import LIST_ALL_UP_TO, SET_MECHANISMS, sends_yes_no
 
 
 def P(x: Any) -> Any:
@@ -82,30 +83,18 @@ def survey_privacy(survey: Survey, words: Words) -> str:
 
 
 def answer_text(q: Question, answer: Any, shown: Any, words: Words) -> str:
-    """A true answer as the respondent chose it, in the language (options by their text)."""
-    if q.type == "binary":
-        return words.t("word.yes" if answer else "word.no")
-    if q.type == "multiselect":
-        return ", ".join(_option(q, o, shown) for o in answer) if answer else words.t(
-            "multi.none")
-    if q.type in ("categorical", "ordinal"):
-        return _option(q, answer, shown)
-    return str(answer)
+    """A true answer as the respondent chose it, in the language (options by their text):
+    its unit names it."""
+    return q.unit.answer_words(q, answer, Speaker(words, shown))
 
 
 def _option(q: Question, label: str, shown: Any) -> str:
     return shown.option(q.id, label).text if shown is not None else label
 
 
-def _yes_no(value: bool, words: Words) -> str:
-    return words.t("word.yesQuoted" if value else "word.noQuoted")
-
-
 def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
             words: Words) -> str:
     """What the device will send for this answer, with the exact chances (review.js)."""
-    from .review import LIST_ALL_UP_TO
-
     name = mechanism.name
     if q.disclosed:
         return words.t("mech.disclosed")
@@ -125,11 +114,7 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
     p = getattr(mechanism, "p_star", None)
     other = getattr(mechanism, "q_star", None)
     if name in ("binary_rr", "grr"):
-        if q.type == "binary":
-            return words.t("review.binary", answer=_yes_no(answer, words),
-                           other=_yes_no(not answer, words), p=P(p), q=P(other))
-        return words.t("review.grr", answer=quoted(answer), p=P(p),
-                       others=len(q.options) - 1, q=P(other))
+        return q.unit.randomized_response_chances(q, answer, p, other, Speaker(words, shown))
     if name == "geometric":
         return words.t("review.number", **_noise_params(q, mechanism, int(answer), words))
     if name == "ordinal_exp" and len(q.options) <= LIST_ALL_UP_TO:
@@ -144,7 +129,7 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
     return describe(q, mechanism, words)
 
 
-SET_MECHANISMS = ("option_rr", "set_ue", "psfo_grr", "psfo_olh")  # check-all-that-apply's
+# SET_MECHANISMS: check-all-that-apply's (client/review.py)
 
 
 def _items(checked: int, pad: int, words: Words) -> str:
@@ -187,9 +172,8 @@ def _design_reports(q: Question, name: str, size: int, shown: Any, words: Words)
         return [words.t("design.differ"), words.t("design.same")]
     if name == "matrix":
         return [words.t("design.report", n=y) for y in range(size)]
-    if not q.options:  # yes/no
-        return [words.t("word.noQuoted"), words.t("word.yesQuoted")]
-    return [words.t("word.quoted", text=_option(q, o, shown)) for o in q.options]
+    speaker = Speaker(words, shown)
+    return [q.unit.value_words(q, value, speaker) for value in q.unit.values(q)]
 
 
 DESIGN_NAMES = {"warner": "design.warner", "crosswise": "design.crosswise",
@@ -227,11 +211,9 @@ def _spread(mechanism: Any, x: int, words: Words) -> str:
 
 def _value_words(q: Question, value: Any, shown: Any, words: Words) -> str:
     """One value of a question with a "not asked" value (skip_review.js valueWords)."""
-    if isinstance(value, bool):
-        return words.t("word.yesQuoted" if value else "word.noQuoted")
     if value == NOT_ASKED:
         return words.t("skip.notAskedQuoted")
-    return words.t("word.quoted", text=_option(q, value, shown))
+    return q.unit.value_words(q, value, Speaker(words, shown))
 
 
 def _not_asked_chances(q: Question, mechanism: Any, answer: Any, shown: Any,
@@ -321,14 +303,13 @@ def describe(q: Question, mechanism: Any, words: Words) -> str:
     if name.endswith("+instantaneous"):
         first, second = mechanism.permanent, mechanism.instantaneous
         n = len(first.labels)
-        yes_no = all(isinstance(v, bool) for v in first.labels)
-        return words.t("mech.twoLayer", binary="yes" if yes_no and n == 2 else "no",
+        return words.t("mech.twoLayer", binary="yes" if sends_yes_no(first) else "no",
                        k=n, others=n - 1, p1=P(first.p_star), q1=P(first.q_star),
                        p2=P(second.p_star), q2=P(second.q_star))
     k = mechanism.k if q.not_asked else (len(q.options) if q.options else 0)
     if name in ("binary_rr", "grr"):
         n = len(mechanism.labels)
-        return words.t("mech.grr", binary="yes" if q.type == "binary" and n == 2 else "no",
+        return words.t("mech.grr", binary="yes" if sends_yes_no(mechanism) else "no",
                        k=n, others=n - 1, p=P(mechanism.p_star), q=P(mechanism.q_star))
     if name in ("oue", "sue"):
         return words.t("mech.unary", k=k, p=P(mechanism.p_star), q=P(mechanism.q_star))
@@ -422,10 +403,9 @@ def report_words(q: Question, mechanism: Mechanism, report: Any, shown: Any,
         return option(q.options[report]) if report < len(q.options) else words.t("multi.blank")
     if name == "psfo_olh" and isinstance(report, list):
         return words.t("mech.code", code=report[0], bucket=report[1])
-    if q.type == "binary" and isinstance(report, (bool, int)):
-        return words.t("word.yesReport" if report else "word.noReport")
-    if q.type == "integer" and isinstance(report, int):
-        return words.t("mech.number", n=report)
+    own = q.unit.report_words(q, report, Speaker(words, shown))  # a yes or no, a number
+    if own is not None:
+        return own
     if bits and isinstance(report, list):
         return marked([v for v in range(len(q.options)) if (report[v >> 5] >> (v & 31)) & 1])
     if name == "olh" and isinstance(report, list):
@@ -537,8 +517,6 @@ def _not_asked_report(q: Question, mechanism: Any, report: Any, shown: Any,
         return words.t("mech.number", n=report)
     if name in ("grr", "ordinal_exp") and isinstance(report, int):
         value = labels[report]
-        if isinstance(value, bool):
-            return words.t("word.yesReport" if value else "word.noReport")
-        return words.t("skip.notAskedReport") if value == NOT_ASKED else words.t(
-            "mech.option", option=said(value))
+        return words.t("skip.notAskedReport") if value == NOT_ASKED else q.unit.value_words(
+            q, value, Speaker(words, shown), as_report=True)
     return None

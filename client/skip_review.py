@@ -14,35 +14,37 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ldpsurvey.shared.mechanisms.set_choice import SET_MECHANISMS
 from ldpsurvey.shared.skip_logic import NOT_ASKED, asked_values
 from ldpsurvey.shared.wording import epsilon_text, pct, to_precision
+
+from .page_words import ENGLISH
 
 NOT_ASKED_WORDS = "‘not asked’"
 OUTSIDE = (" (outside {low} to {high}: that is the random noise, as expected; it is what keeps "
            "your real number private, and the survey's results allow for it)")
 
 
-def value_words(value: Any) -> str:
-    """One value of a question with a "not asked" value, as the review names it."""
-    if isinstance(value, bool):
-        return "‘yes’" if value else "‘no’"
+def value_words(q: Any, value: Any) -> str:
+    """One value of a question with a "not asked" value, as the review names it (its unit
+    names the answers)."""
     if value == NOT_ASKED:
         return NOT_ASKED_WORDS
-    return f"“{value}”"
+    return q.unit.value_words(q, value, ENGLISH)
 
 
 def not_asked_chances(q: Any, mechanism: Any, answer: Any) -> str | None:
     """The exact chances of what the device sends for a question with a "not asked" value (the
     answer may be NOT_ASKED); None: the mechanism's general description says it."""
     name = mechanism.name
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:  # a check-all-that-apply answer
         return _set_chances(mechanism, answer)
     if name == "grr":
         k = len(mechanism.labels)
         truth = ("(the question does not apply to you)" if answer == NOT_ASKED
                  else "(your real answer)")
         others = "values" if answer == NOT_ASKED else f"values ({NOT_ASKED_WORDS} among them)"
-        return (f"Your device will send {value_words(answer)} {truth} with probability "
+        return (f"Your device will send {value_words(q, answer)} {truth} with probability "
                 f"{pct(mechanism.p_star)}, otherwise one of the other {k - 1} {others}, each "
                 f"with probability {pct(mechanism.q_star)}.")
     if name == "asked_geometric":
@@ -110,15 +112,14 @@ def not_asked_report_words(q: Any, mechanism: Any, report: Any) -> str | None:
         return f"{said} and the number {report[1]}" + (
             "" if q.min <= report[1] <= q.max else OUTSIDE.format(low=q.min, high=q.max))
     name = mechanism.name.removesuffix("+instantaneous")  # a layered report is one index too
-    if q.type == "multiselect":
+    if name in SET_MECHANISMS:
         return _set_report_words(mechanism, report)
     if name == "hr":
         return f"the number {report}"
     if name in ("grr", "ordinal_exp") and isinstance(report, int):
         value = mechanism.labels[report]
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        return "not asked" if value == NOT_ASKED else f"the option “{value}”"
+        return "not asked" if value == NOT_ASKED else q.unit.value_words(q, value, ENGLISH,
+                                                                           as_report=True)
     return None
 
 

@@ -11,11 +11,14 @@ the CLI's other messages stay English.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import Shown, SurveyText, choose_text, languages
+
+from .page_words import Speaker
 
 
 def survey_text(survey: Survey, lang: str | None, warn: Any = None) -> SurveyText:
@@ -53,3 +56,39 @@ def fallback_line(text: SurveyText) -> str | None:
         return f"Survey text in {text.language}."
     return (f"Survey text in {text.language}; {len(missing)} string(s) not translated are shown "
             f"in {text.base}, marked [{text.base}].")
+
+
+@dataclass(frozen=True)
+class Terminal(Speaker):
+    """What a question's unit asks with on the terminal (shared/question_types
+    TerminalWords): the page's words in `words`' language and the survey's text `shown` (a
+    SurveyText, or None: its own labels)."""
+
+    def yes_no(self, typed: str) -> bool | None:
+        return self.words.yes_no(typed)
+
+    def yes_no_hint(self) -> str:
+        return self.words.yes_no_hint()
+
+    def listed(self, question: Any, label: Any) -> str:
+        return label if self.shown is None else said(self.shown.option(question.id, label),
+                                                     self.shown)
+
+    def region(self, question: Any, name: str) -> str:
+        return name if self.shown is None else said(self.shown.region(question.id, name),
+                                                    self.shown)
+
+    def typed_option(self, question: Any, typed: str) -> str:
+        if self.shown is None or not self.shown.translated or typed in question.options:
+            return typed
+        texts = {self.shown.option(question.id, label).text: label for label in question.options}
+        return texts.get(typed, typed)
+
+    def typed_region(self, question: Any, typed: str) -> str:
+        if self.shown is None or not self.shown.translated or typed in question.groups:
+            return typed
+        names = {self.shown.region(question.id, name).text: name for name in question.groups}
+        return names.get(typed, typed)
+
+    def encode(self, question: Any, answer: Any) -> int:
+        return mechanism_for(question).encode(answer)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from ..errors import AnswerError, SurveyError
 
@@ -349,5 +349,120 @@ class QuestionType:
         return out
 
     # --- on the device: answering and review words (client/) ------------------------------
+    # How `respond` asks for an answer of this type on the terminal, and how the review and
+    # the receipts name its answers and reports. The words are the page's messages, asked of
+    # `words` (DeviceWords / TerminalWords below: client/ renders them in the respondent's
+    # language and knows the survey's text in it); the few the command line says only in
+    # English are written here. The defaults are those of a question answered with one
+    # option of its list (categorical, ordinal); a mechanism's own sentences stay client/'s.
+
+    def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
+        """A true answer as the respondent chose it (the page's answerText): the option, by
+        its text in the language shown."""
+        return words.option(question, answer)
+
+    def value_words(self, question: Any, value: Any, words: DeviceWords,
+                    as_report: bool = False) -> str:
+        """One value of the answer domain as the review quotes it (a named design's reports,
+        the values of a question with "not asked": “fine”), or, `as_report`, as a report
+        that names it reads ("the option “fine”"). "Not asked" is the caller's to say."""
+        quoted = words.t("word.quoted", text=words.option(question, value))
+        return words.t("mech.option", option=quoted) if as_report else quoted
+
+    def randomized_response_chances(self, question: Any, answer: Any, p: float, q: float,
+                                    words: DeviceWords) -> str:
+        """What randomized response (binary_rr, grr) will send for `answer`: the answer
+        itself with probability `p`, each other value with probability `q`."""
+        return words.t("review.grr", answer=self.value_words(question, answer, words),
+                       p=words.percent(p), others=len(question.options) - 1,
+                       q=words.percent(q))
+
+    def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
+        """A report in this type's own words (a yes or no, a number); None where the
+        mechanism's general wording says it (an option's index, marks, a code)."""
+        return None
+
+    def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
+        """The one form of an answer, however it was given: the same answer is one answer
+        (a series memoizes, and the ledger charges, per distinct answer)."""
+        return answer
+
+    def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
+        """What `respond` prints before asking (one line per option: "[2] fine") and the
+        hint it asks with."""
+        listed = [f"[{n}] {words.listed(question, label)}"
+                  for n, label in enumerate(question.options, 1)]
+        k = len(question.options)
+        if not words.english:
+            return listed, f"{words.t('form.chooseOne')} (1-{k})"
+        return listed, f"choice 1-{k}"
+
+    def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        """The answer typed on the terminal (stripped): an option's number, its label, or
+        its text in the language shown; AnswerError if it names none."""
+        typed = words.typed_option(question, typed)
+        if typed in question.options:
+            return typed
+        k = len(question.options)
+        if typed.isdigit() and 1 <= int(typed) <= k:
+            return question.options[int(typed) - 1]
+        raise AnswerError(f"choose 1-{k} or type an option exactly" if words.english
+                          else f"{words.t('form.choose')} (1-{k})")
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+
+class DeviceWords(Protocol):
+    """The words a unit says on the respondent's device, in the respondent's language
+    (client/page_words.Speaker): the page's message catalogue, and the survey's text."""
+
+    @property
+    def english(self) -> bool:
+        """Whether the words are English (the command line's own English sentences)."""
+        ...
+
+    def t(self, key: str, **params: Any) -> str:
+        """The page's message `key` filled in (client/web/js/messages)."""
+        ...
+
+    def option(self, question: Any, label: Any) -> str:
+        """An option by its text in the language shown (its label where none is shown)."""
+        ...
+
+    def percent(self, p: float) -> Any:
+        """A probability as a message's argument ("12.5%", written as the language does)."""
+        ...
+
+
+class TerminalWords(DeviceWords, Protocol):
+    """DeviceWords for asking on the terminal (`respond`): what a respondent types, and
+    the survey's text as listed (client/survey_language.Terminal)."""
+
+    def yes_no(self, typed: str) -> bool | None:
+        """A typed yes or no in English or the language ("sí"); None when it is neither."""
+        ...
+
+    def yes_no_hint(self) -> str:
+        """"yes/no" in the language."""
+        ...
+
+    def listed(self, question: Any, label: Any) -> str:
+        """An option as listed: its text in the language shown, marked where it falls
+        back."""
+        ...
+
+    def region(self, question: Any, name: str) -> str:
+        """A region's name as listed, marked where it falls back."""
+        ...
+
+    def typed_option(self, question: Any, typed: str) -> str:
+        """The label an option's text in the language shown names (else `typed`)."""
+        ...
+
+    def typed_region(self, question: Any, typed: str) -> str:
+        """The region a region's name in the language shown names (else `typed`)."""
+        ...
+
+    def encode(self, question: Any, answer: Any) -> int:
+        """The index the question's mechanism gives `answer` (AnswerError for none)."""
+        ...

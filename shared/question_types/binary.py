@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..errors import AnswerError
-from .base import NOT_ASKED
+from .base import NOT_ASKED, DeviceWords, TerminalWords
 from .single import SingleAnswerType
 
 
@@ -81,5 +81,36 @@ class BinaryType(SingleAnswerType):
         return int(value)
 
     # --- on the device: answering and review words (client/) ------------------------------
+
+    def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
+        return words.t("word.yes" if answer else "word.no")
+
+    def value_words(self, question: Any, value: Any, words: DeviceWords,
+                    as_report: bool = False) -> str:
+        if as_report:
+            return words.t("word.yesReport" if value else "word.noReport")
+        return words.t("word.yesQuoted" if value else "word.noQuoted")
+
+    def randomized_response_chances(self, question: Any, answer: Any, p: float, q: float,
+                                    words: DeviceWords) -> str:
+        return words.t("review.binary", answer=self.value_words(question, answer, words),
+                       other=self.value_words(question, not answer, words),
+                       p=words.percent(p), q=words.percent(q))
+
+    def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
+        """binary_rr sends true/false, grr and the designs the index of [false, true]."""
+        if isinstance(report, bool | int):
+            return self.value_words(question, bool(report), words, as_report=True)
+        return None
+
+    def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
+        return [], words.yes_no_hint()
+
+    def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        said = words.yes_no(typed)
+        if said is not None:
+            return said
+        raise AnswerError("answer yes or no" if words.english
+                          else f"{words.t('form.choose')} ({words.yes_no_hint()})")
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

@@ -7,13 +7,15 @@ from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
 from . import fields
-from .base import NOT_ASKED
+from .base import NOT_ASKED, DeviceWords, TerminalWords
 from .single import Domain, SingleAnswerType
 from .words import MEAN
 
 # Values of an integer follow-up (skip logic) a two-server survey measures as a Histogram of its
 # values and "not asked" (shared/two_server/asked_pair.py).
 MAX_TWO_SERVER_INTEGER = 256
+OUTSIDE = (" (outside {low} to {high}: that is the random noise, as expected; it is what keeps "
+           "your real number private, and the survey's results allow for it)")
 
 
 class IntegerType(SingleAnswerType):
@@ -190,5 +192,29 @@ class IntegerType(SingleAnswerType):
         return [("mean", None, [float(v) for v in self.values(question)])]
 
     # --- on the device: answering and review words (client/) ------------------------------
+
+    def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
+        return str(answer)
+
+    def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
+        """The number sent; in the command line's English, why one outside the range is
+        as expected (the page says it apart)."""
+        if not isinstance(report, int):
+            return None
+        said = words.t("mech.number", n=report)
+        if words.english and not question.min <= report <= question.max:
+            said += OUTSIDE.format(low=question.min, high=question.max)
+        return said
+
+    def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
+        return [], (f"a whole number from {question.min} to {question.max}" if words.english
+                    else words.t("form.number", min=question.min, max=question.max))
+
+    def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        try:
+            return int(typed)
+        except ValueError:
+            raise AnswerError(f"{typed!r} is not a whole number" if words.english
+                              else words.t("form.whole")) from None
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import SurveyError
-from .base import Definition, QuestionType
+from ..errors import AnswerError, SurveyError
+from .base import Definition, DeviceWords, QuestionType, TerminalWords
 
 
 class LocationType(QuestionType):
@@ -86,5 +86,27 @@ class LocationType(QuestionType):
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     # --- on the device: answering and review words (client/) ------------------------------
+
+    def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
+        return str(answer)
+
+    def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
+        """A cell as "row,col", or a region's name (its central cell: `GeoExp.central_cell`),
+        the regions named in the language shown."""
+        grid = question.location
+        names = [words.region(question, name) for name in question.groups]
+        regions = f" or a region ({', '.join(names)})" if question.groups else ""
+        return [], (f"a cell as row,col (rows 1-{grid.rows} from the top, columns "
+                    f"1-{grid.cols} from the left, cells of {grid.cell_km:g} km){regions}")
+
+    def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        """The cell label for a cell, a region's name, or its name in the language shown."""
+        typed = words.typed_region(question, typed)
+        try:
+            return question.options[words.encode(question, typed)]
+        except AnswerError:
+            raise AnswerError(f"{typed!r} is not a cell (row,col within "
+                              f"{question.location.rows} x {question.location.cols}) nor a "
+                              "region name") from None
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

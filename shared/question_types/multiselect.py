@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..errors import SurveyError
-from .base import NOT_ASKED, Definition, QuestionType
+from ..errors import AnswerError, SurveyError
+from .base import NOT_ASKED, Definition, DeviceWords, QuestionType, TerminalWords
 from .words import MEAN_SELECTED, SHARES_NOTE
+
+NONE_WORDS = {"none", "-"}  # typed for no option checked
 
 
 class MultiselectType(QuestionType):
@@ -164,5 +166,46 @@ class MultiselectType(QuestionType):
         return measure.set_bits(value) + ([0] if question.not_asked else [])
 
     # --- on the device: answering and review words (client/) ------------------------------
+
+    def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
+        """The options checked, in the order given (the page lists them the same)."""
+        if not answer:
+            return words.t("multi.none")
+        return ", ".join(words.option(question, label) for label in answer)
+
+    def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
+        """A set in the options' order (its set mechanism's `canonical`)."""
+        return mechanism.canonical(answer) if isinstance(answer, list | tuple) else answer
+
+    def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
+        """The options listed, then: numbers or options separated by commas ("none" for
+        none, where none may be checked; an exclusive option only alone)."""
+        listed, _ = super().terminal_prompt(question, words)
+        shape = question.multiselect
+        most = ("" if shape.largest == question.k - len(shape.exclusive)
+                else f", at most {shape.largest}")
+        none = "" if shape.required_min else ', or "none"'
+        alone = "".join(f"; {question.options[j]!r} only alone" for j in shape.exclusive)
+        return listed, f"numbers or options separated by commas{most}{none}{alone}"
+
+    def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        """The labels of what was typed; AnswerError for a part that names no option.
+        Whether the set is allowed (size, duplicates) is the mechanism's check
+        (`SetMechanism.encode`)."""
+        if typed in question.options:  # a label that itself holds a comma, or named "none"
+            return [typed]
+        if typed.lower() in NONE_WORDS:
+            return []
+        chosen = []
+        for part in (p.strip() for p in typed.split(",")):
+            if part in question.options:
+                chosen.append(part)
+            elif part.isdigit() and 1 <= int(part) <= len(question.options):
+                chosen.append(question.options[int(part) - 1])
+            else:
+                raise AnswerError(f"{part!r} is not an option: type numbers "
+                                  f"1-{len(question.options)} or options exactly, separated "
+                                  "by commas")
+        return chosen
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

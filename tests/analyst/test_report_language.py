@@ -119,19 +119,20 @@ def test_group_and_region_names_in_every_format() -> None:
 
 
 def test_respond_names_regions_in_the_language_shown() -> None:
-    from ldpsurvey.client import location_answer
+    from ldpsurvey.client.cli import _hint as hint
+    from ldpsurvey.client.cli import parse_answer as parse
 
     s = located()
     home = s.questions[0]
     es = SurveyText(s, "es")
-    assert location_answer.hint(home, es).endswith("or a region (pueblo, river [en])")
-    assert location_answer.hint(home).endswith("or a region (town, river)")
-    central = location_answer.parse(home, "town")
-    assert location_answer.parse(home, "pueblo", es) == central  # its shown name
-    assert location_answer.parse(home, "town", es) == central    # and its label, always
-    assert location_answer.parse(home, "river", es) == location_answer.parse(home, "river")
+    assert hint(home, es).endswith("or a region (pueblo, river [en])")
+    assert hint(home).endswith("or a region (town, river)")
+    central = parse(home, "town")
+    assert parse(home, "pueblo", es) == central  # its shown name
+    assert parse(home, "town", es) == central    # and its label, always
+    assert parse(home, "river", es) == parse(home, "river")
     with pytest.raises(AnswerError, match="'pueblo' is not a cell"):
-        location_answer.parse(home, "pueblo")  # without the language: not a name
+        parse(home, "pueblo")  # without the language: not a name
 
 
 def test_respond_prompts_regions_in_spanish() -> None:
@@ -149,9 +150,9 @@ def test_respond_prompts_regions_in_spanish() -> None:
     assert result.exit_code == 0, result.output
     assert "or a region (pueblo, river [en])" in result.output
     answers = json.loads(result.output.strip().splitlines()[-1])
-    from ldpsurvey.client import location_answer
+    from ldpsurvey.client.cli import parse_answer
 
-    assert answers == {"home": location_answer.parse(s.questions[0], "town"),
+    assert answers == {"home": parse_answer(s.questions[0], "town"),
                        "freq": "monthly"}
 
 

@@ -378,7 +378,8 @@ def test_a_follow_up_carries_not_asked_as_one_more_exclusive_option() -> None:
 
 
 def test_the_terminal_hint_says_which_options_go_alone() -> None:
-    from ldpsurvey.client.multiselect_answer import hint, parse
+    from ldpsurvey.client.cli import _hint as hint  # the unit's terminal_prompt, options listed
+    from ldpsurvey.client.cli import parse_answer as parse
 
     q = survey(NEEDS).questions[0]
     assert hint(q) == ("numbers or options separated by commas, or \"none\"; 'none' only "
