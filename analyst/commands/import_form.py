@@ -175,7 +175,7 @@ def plan_margins(survey: Any) -> str:
     """The margins of the `plan` command the import suggests: ±5 points on shares and, for
     integer questions, a twentieth of the widest range on means (plan's --mean-margin defaults
     to --margin, which would ask for ±0.05 days)."""
-    ranges = [q.max - q.min for q in survey.questions if q.type == "integer"]
+    ranges = [r for q in survey.questions if (r := q.unit.mean_range(q)) is not None]
     if not ranges:
         return "--margin 0.05"
     return f"--margin 0.05 --mean-margin {max(ranges) / 20:g}"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ldpsurvey.shared.errors import LdpSurveyError
+from ldpsurvey.shared.question_types import QuestionType, unit_for
 
 MAX_EXPRESSION = 2000  # characters (a condition's bound in ldpsurvey)
 MAX_DEPTH = 32
@@ -228,7 +229,7 @@ def references(node: Node) -> list[str]:
 class Target:
     """What a condition needs to know of a question it reads, as ldpsurvey will hold it.
 
-    `type`: binary, categorical, ordinal, integer or multiselect; `options`: XLSForm choice
+    `type`: its ldpsurvey type (its `unit` translates what reads it); `options`: XLSForm choice
     name -> ldpsurvey option label (selects); `yes`/`no`: the choice names of a binary
     question's two answers; `answered`: the condition (ldpsurvey text, or None for always)
     under which the question is surely answered when asked, for `${q} != ''` (None in
@@ -241,6 +242,11 @@ class Target:
     no: str = ""
     relevant: str | None = None
     optional: bool = False
+
+    @property
+    def unit(self) -> QuestionType:
+        """Its type's unit, which says how a condition reads its answer."""
+        return unit_for(self.type)
 
 
 # A translated condition: ldpsurvey text with its precedence, or a constant.
@@ -318,13 +324,7 @@ def _selected(node: Node, lookup: Callable[[str], Target]) -> _Out:
     target = _target(ref, lookup)
     if value.kind not in ("str", "num"):
         raise ExpressionError("selected()'s second argument must be a choice name in quotes")
-    name = str(value.value)
-    if target.type == "multiselect":
-        return _Out(f"selected({target.id}, {_quoted(_label(target, name))})")
-    if target.type in ("binary", "categorical", "ordinal"):
-        return _equals(target, "==", name)
-    raise ExpressionError(f"selected() reads a select question; ${{{ref.name}}} is "
-                          f"{target.type}")
+    return target.unit.xlsform_selected(target, str(value.value), _WRITER)
 
 
 def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
@@ -337,10 +337,7 @@ def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
         if arg.kind != "ref":
             raise ExpressionError("count-selected() reads a question: count-selected(${q})")
         target = _target(arg, lookup)
-        if target.type != "multiselect":
-            raise ExpressionError(f"count-selected() reads a select_multiple question; "
-                                  f"${{{arg.name}}} is {target.type}")
-        return _Out(f"count_selected({target.id}) {op} {_integer(right)}")
+        return target.unit.xlsform_count_selected(target, op, right, _WRITER)
     if left.kind == "self":
         _target(left, lookup)
     if left.kind != "ref":
@@ -355,24 +352,77 @@ def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
                           "reads as whether it was answered, not which choice: compare it "
                           f"with a choice name (${{{left.name}}} = '{target.yes or 'choice'}')")
     if right.kind == "str" and right.value == "":
+        if op not in ("==", "!="):
+            raise ExpressionError("compares an answer with '' by order")
+        return target.unit.xlsform_answered(target, op, _WRITER)
+    return target.unit.xlsform_compare(target, op, right, _WRITER)
+
+
+class _Writer:
+    """How the condition language writes what a relevant reads, for the question types'
+    units to choose from (shared/question_types XLSFormConditions)."""
+
+    @staticmethod
+    def name(value: Node) -> str:
+        return _name(value)
+
+    @staticmethod
+    def option(target: Target, op: str, name: str) -> _Out:
+        return _Out(f"{target.id} {op} {_quoted(_label(target, name))}")
+
+    @staticmethod
+    def yes_no(target: Target, op: str, name: str) -> _Out:
+        if name not in (target.yes, target.no):
+            near = _near(name, (target.yes, target.no)) or (
+                f": write ${{{target.id}}} = {target.yes!r} for yes, {target.no!r} for no")
+            raise FormMistake(f"{name!r} is not a choice of {target.id} (its choices: "
+                              f"{target.yes!r}, {target.no!r}){near}")
+        return _Out(f"{target.id} {op} {'true' if name == target.yes else 'false'}")
+
+    @staticmethod
+    def ordered(target: Target, op: str, value: Node) -> _Out:
+        return _ordered(target, op, value)
+
+    @staticmethod
+    def number(target: Target, op: str, value: Node) -> _Out:
+        return _Out(f"{target.id} {op} {_integer(value)}")
+
+    @staticmethod
+    def selected(target: Target, name: str) -> _Out:
+        return _Out(f"selected({target.id}, {_quoted(_label(target, name))})")
+
+    @staticmethod
+    def count(target: Target, op: str, value: Node) -> _Out:
+        return _Out(f"count_selected({target.id}) {op} {_integer(value)}")
+
+    @staticmethod
+    def count_answered(target: Target, op: str) -> _Out:
+        return _Out(f"count_selected({target.id}) {'>' if op == '!=' else '=='} 0")
+
+    @staticmethod
+    def answered(target: Target, op: str) -> _Out:
         return _answered(target, op)
-    if target.type == "integer":
-        return _Out(f"{target.id} {op} {_integer(right)}")
-    if target.type == "multiselect":
-        raise ExpressionError(f"${{{left.name}}} is a select_multiple: read it with "
-                              f"selected(${{{left.name}}}, 'choice') or count-selected()")
-    name = _name(right)
-    if op in ("==", "!="):
-        return _equals(target, op, name)
-    return _ordered(target, op, right)
+
+    @staticmethod
+    def not_selectable(target: Target) -> _Out:
+        raise ExpressionError(f"selected() reads a select question; ${{{target.id}}} is "
+                              f"{target.type}")
+
+    @staticmethod
+    def not_countable(target: Target) -> _Out:
+        raise ExpressionError(f"count-selected() reads a select_multiple question; "
+                              f"${{{target.id}}} is {target.type}")
+
+    @staticmethod
+    def refuse(message: str) -> _Out:
+        raise ExpressionError(message)
+
+
+_WRITER = _Writer()
 
 
 def _answered(target: Target, op: str) -> _Out:
     """`${q} != ''` (answered) and `${q} = ''` (not): from the question's own condition."""
-    if op not in ("==", "!="):
-        raise ExpressionError("compares an answer with '' by order")
-    if target.type == "multiselect":  # nothing checked is '' in XLSForm
-        return _Out(f"count_selected({target.id}) {'>' if op == '!=' else '=='} 0")
     if target.optional:
         raise ExpressionError(f"tests whether {target.id} was answered, but it is not "
                               "required (a skipped answer cannot be read): make it required, "
@@ -385,22 +435,9 @@ def _answered(target: Target, op: str) -> _Out:
     return _Out(f"not ({asked.text})", 3)
 
 
-def _equals(target: Target, op: str, name: str) -> _Out:
-    if target.type == "binary":
-        if name not in (target.yes, target.no):
-            near = _near(name, (target.yes, target.no)) or (
-                f": write ${{{target.id}}} = {target.yes!r} for yes, {target.no!r} for no")
-            raise FormMistake(f"{name!r} is not a choice of {target.id} (its choices: "
-                              f"{target.yes!r}, {target.no!r}){near}")
-        return _Out(f"{target.id} {op} {'true' if name == target.yes else 'false'}")
-    return _Out(f"{target.id} {op} {_quoted(_label(target, name))}")
-
-
 def _ordered(target: Target, op: str, right: Node) -> _Out:
     """A select_one compared by order with a number: the options whose numeric names
     satisfy it (XPath compares the names as numbers)."""
-    if target.type == "binary":
-        raise ExpressionError(f"{target.id} is yes/no: compare it with = or !=")
     try:
         bound = float(right.value)
         numbers = {name: float(name) for name in target.options}

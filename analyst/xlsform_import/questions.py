@@ -1,7 +1,8 @@
-"""One survey-sheet row as an ldpsurvey question: its type (select_one -> binary, categorical
-or ordinal; select_multiple -> multiselect; integer or range -> integer), text and hint,
-options, bounds, privacy, skip logic and translations, or Refusal saying why it cannot be
-one."""
+"""One survey-sheet row as an ldpsurvey question: its type (the units that import the row's
+XLSForm type, `QuestionType.xlsform_types`: select_one -> binary, categorical or ordinal;
+select_multiple -> multiselect; integer or range -> integer), text and hint, the type's keys
+(options, bounds: `QuestionType.from_xlsform`), privacy, skip logic and translations, or
+Refusal saying why it cannot be one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ldpsurvey.shared.question_types import QuestionType
 from ldpsurvey.shared.survey import QUESTION_ID
 
 from . import expressions as xp
@@ -18,11 +20,11 @@ from .conditions import Condition, refusal_of
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
 from .languages import UNTRANSLATED, Languages
 from .privacy import privacy
-from .refusals import collecting_cell
+from .refusals import UNITS_BY_XLSFORM_TYPE, collecting_cell
 
-LDP_TYPES = ("binary", "categorical", "ordinal")  # what ldp_type may force a select_one to
-_SELECTS = ("select_one", "select_multiple")
-_WITH_OPTIONS = ("categorical", "ordinal", "multiselect")
+_SELECTS = ("select_one", "select_multiple")  # the XLSForm types with a choice list
+# The XLSForm types several units import: ldp_type chooses among them.
+_CHOSEN = " and ".join(t for t, found in UNITS_BY_XLSFORM_TYPE.items() if len(found) > 1)
 
 
 @dataclass(frozen=True)
@@ -81,32 +83,56 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
     if category in _SELECTS:
         opts = options(r.el, r.xls_type, ctx.languages, ctx.notes)
         comments += opts.comments
-    target_type = question_type(category, r.cells, opts.labels)
-    data: dict[str, Any] = {"id": r.name, "type": target_type, "text": texts.text}
+    read = _Read(r.cells, opts.labels, r.el.get("list_name"), comments, r, category,
+                 is_required)
+    unit = question_unit(read)
+    data: dict[str, Any] = {"id": r.name, "type": unit.name, "text": texts.text}
     if texts.hint is not None:
         data["hint"] = texts.hint
-    yes = no = ""
-    if target_type == "binary":
-        yes, no = _yes_no_names(opts.labels)
-        comments = [c for c in comments if not c.startswith("XLSForm choice names")]
-        comments.append(f"the yes/no list {r.el.get('list_name')!r}: {yes!r} is true, "
-                        f"{no!r} is false")
-    elif target_type in _WITH_OPTIONS:
-        data["options"] = list(opts.labels.values())
-    data.update(_bounds(r, category, target_type, is_required, len(opts.labels)))
-    if target_type != "multiselect" and not is_required:
+    keys = unit.from_xlsform(read)
+    data.update(keys.keys)
+    if unit.xlsform_optional(is_required):
         data["optional"] = True
     data.update(privacy(r.cells, ctx.two_server, ctx.default_epsilon))
     condition = _condition(r.cells, outer, ctx.relevant)
     if condition is not None and condition.text is not None:
         data["relevant"] = condition.text
-    target = xp.Target(id=r.name, type=target_type,
-                       options=opts.labels if target_type != "binary" else {},
-                       yes=yes, no=no, relevant=data.get("relevant"),
+    target = xp.Target(id=r.name, type=unit.name, options=keys.choices, yes=keys.yes,
+                       no=keys.no, relevant=data.get("relevant"),
                        optional=bool(data.get("optional")))
     return Question(data=data, row=r.row, name=r.name, xls_type=r.xls_type, target=target,
                     reads=condition.reads if condition is not None else (),
-                    texts=_translations(texts, opts, target_type), comments=comments)
+                    texts=_translations(texts, opts, "options" in data),
+                    comments=read.comments)
+
+
+@dataclass
+class _Read:
+    """A row as a question type's unit reads it (shared/question_types XLSFormRow)."""
+
+    cells: Mapping[str, Any]
+    labels: Mapping[str, str]
+    list_name: Any
+    comments: list[str]
+    row: Row
+    category: str
+    required: bool
+
+    def yes_no(self) -> tuple[str, str] | None:
+        return yes_no(self.labels)
+
+    def integer_range(self) -> tuple[int, int]:
+        return integer_range(self.row.el, self.cells, self.category)
+
+    def count_bounds(self) -> dict[str, int]:
+        return multiselect_bounds(self.cells, self.required, len(self.labels))
+
+    def no_constraint(self) -> dict[str, Any]:
+        if self.cells.get("constraint"):
+            raise Refusal(UNSUPPORTED, f"its constraint {quoted(self.cells['constraint'])} is "
+                          "not a range", "drop the constraint (every option is an answer), or "
+                          "drop the options it excludes", "constraints that cannot be kept")
+        return {}
 
 
 def _check_row(r: Row) -> None:
@@ -138,57 +164,31 @@ def _texts(el: Mapping[str, Any], languages: Languages) -> _Texts:
     return _Texts(text, hint, text_tr, hint_tr)
 
 
-def question_type(category: str, cells: Mapping[str, Any], labels: Mapping[str, str]) -> str:
-    """The ldpsurvey type of a row: ldp_type (select_one only), else appearance likert
-    (ordinal), else binary for a yes/no list and categorical for any other."""
-    if category == "select_multiple":
-        if cells.get("ldp_type"):
-            raise Refusal(FIX, "ldp_type applies to select_one rows",
-                          "clear ldp_type on this select_multiple row", "ldp_type cells")
-        return "multiselect"
-    if category in ("integer", "range"):
-        if cells.get("ldp_type"):
-            raise Refusal(FIX, "ldp_type applies to select_one rows",
-                          "clear ldp_type on this integer row", "ldp_type cells")
-        return "integer"
-    chosen = str(cells.get("ldp_type") or "").strip().lower()
+def question_unit(row: _Read) -> QuestionType:
+    """The unit of a row's type: the one that imports its XLSForm type; among several
+    (select_one), the one its ldp_type cell names, else the one that takes it most
+    specifically (appearance likert: ordinal; a yes/no list: binary; else categorical)."""
+    found = UNITS_BY_XLSFORM_TYPE[row.category]
+    if len(found) == 1:
+        if row.cells.get("ldp_type"):
+            raise Refusal(FIX, f"ldp_type applies to {_CHOSEN} rows",
+                          f"clear ldp_type on this {found[0].xlsform_types[0]} row",
+                          "ldp_type cells")
+        return found[0]
+    chosen = str(row.cells.get("ldp_type") or "").strip().lower()
     if chosen:
-        if chosen not in LDP_TYPES:
-            raise Refusal(FIX, f"ldp_type {quoted(chosen)} is not one of "
-                          f"{', '.join(LDP_TYPES)}", "write binary, categorical or ordinal",
-                          "ldp_type cells")
-        if chosen == "binary" and yes_no(labels) is None:
-            raise Refusal(FIX, "ldp_type binary needs a yes/no list (two choices "
-                          "named yes and no)", "use categorical, or a yes/no list",
-                          "ldp_type cells")
-        return chosen
-    if "likert" in str(cells.get("appearance", "")).split():
-        return "ordinal"
-    return "binary" if yes_no(labels) is not None else "categorical"
-
-
-def _yes_no_names(labels: Mapping[str, str]) -> tuple[str, str]:
-    """(yes, no) choice names of a question typed binary (question_type made sure it has
-    them)."""
-    names = yes_no(labels)
-    assert names is not None, "a binary question without a yes/no list"
-    return names
-
-
-def _bounds(r: Row, category: str, target_type: str, is_required: bool, k: int
-            ) -> dict[str, int]:
-    """min/max of an integer, max_selected/required_min of a multiselect; Refusal for a
-    constraint on any other question."""
-    if category in ("integer", "range"):
-        low, high = integer_range(r.el, r.cells, category)
-        return {"min": low, "max": high}
-    if target_type == "multiselect":
-        return multiselect_bounds(r.cells, is_required, k)
-    if r.cells.get("constraint"):
-        raise Refusal(UNSUPPORTED, f"its constraint {quoted(r.cells['constraint'])} is not a "
-                      "range", "drop the constraint (every option is an answer), or "
-                      "drop the options it excludes", "constraints that cannot be kept")
-    return {}
+        names = [unit.name for unit in found]
+        if chosen not in names:
+            raise Refusal(FIX, f"ldp_type {quoted(chosen)} is not one of {', '.join(names)}",
+                          f"write {', '.join(names[:-1])} or {names[-1]}", "ldp_type cells")
+        unit = found[names.index(chosen)]
+        misfit = unit.xlsform_misfit(row)
+        if misfit is not None:
+            raise Refusal(FIX, *misfit, "ldp_type cells")
+        return unit
+    ranked = [(rank, i) for i, unit in enumerate(found)
+              if (rank := unit.xlsform_rank(row)) is not None]
+    return found[min(ranked)[1]]
 
 
 def _condition(cells: Mapping[str, Any], outer: Condition | None,
@@ -205,14 +205,16 @@ def _condition(cells: Mapping[str, Any], outer: Condition | None,
                       alternative, topic) from None
 
 
-def _translations(texts: _Texts, opts: Options, qtype: str) -> dict[str, dict[str, Any]]:
-    """{tag: {text, hint, options}} of a question (contract 4)."""
+def _translations(texts: _Texts, opts: Options, with_options: bool
+                  ) -> dict[str, dict[str, Any]]:
+    """{tag: {text, hint, options}} of a question (contract 4; options for a type that
+    has them)."""
     out: dict[str, dict[str, Any]] = {}
     for tag, shown in texts.text_tr.items():
         out.setdefault(tag, {})["text"] = shown
     for tag, shown in texts.hint_tr.items():
         out.setdefault(tag, {})["hint"] = shown
-    if qtype in _WITH_OPTIONS:
+    if with_options:
         for tag, shown_of in opts.translated.items():
             out.setdefault(tag, {})["options"] = {label: shown_of[label]
                                                   for label in opts.labels.values()

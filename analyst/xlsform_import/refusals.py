@@ -1,11 +1,15 @@
-"""What ldpsurvey cannot collect privately, with the reason and the nearest supported
-alternative: XLSForm question types (REFUSED_TYPES, by what `category` makes of pyxform's
-type) and survey-sheet columns that decide what is collected (COLLECTING_COLUMNS)."""
+"""What an XLSForm row's type becomes: the question types that import it
+(UNITS_BY_XLSFORM_TYPE, each unit's `xlsform_types`), or what ldpsurvey cannot collect
+privately, with the reason and the nearest supported alternative: XLSForm question types
+(REFUSED_TYPES, by what `category` makes of pyxform's type) and survey-sheet columns that
+decide what is collected (COLLECTING_COLUMNS)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from ldpsurvey.shared.question_types import QuestionType, units
 
 from .cells import FALSE_CELLS
 
@@ -62,9 +66,24 @@ TOPICS = {"text": "free text", "barcode": "free text", "decimal": "decimal numbe
           "calculate": "calculations", "acknowledge": "acknowledgements", "rank": "rankings",
           "external": "options from outside the form", "metadata": "device metadata",
           "repeat": "repeats"}
-MAPPED_CATEGORIES = ("select_one", "select_multiple", "integer", "range")
+
+
+def _units_by_xlsform_type() -> dict[str, tuple[QuestionType, ...]]:
+    """XLSForm type -> the units that import its rows, in the registry's order."""
+    found: dict[str, tuple[QuestionType, ...]] = {}
+    for unit in units():
+        for xls_type in unit.xlsform_types:
+            found[xls_type] = (*found.get(xls_type, ()), unit)
+    return found
+
+
+UNITS_BY_XLSFORM_TYPE = _units_by_xlsform_type()
+MAPPED_CATEGORIES = tuple(UNITS_BY_XLSFORM_TYPE)  # select_one, integer, range, select_multiple
 _GEO = ("geopoint", "geotrace", "geoshape")
 _DATES = ("date", "time", "dateTime")
+# ODK's bind types -> the category of a row bound so (ODK's names: its "binary" is a file).
+_BY_BIND_TYPE = {"int": "integer", "decimal": "decimal", **dict.fromkeys(_GEO, "geo"),
+                 **dict.fromkeys(_DATES, "date"), "binary": "media"}
 # pyxform's names of the select types, and what each is without a choice list.
 _SELECTS = {"select one": "select_one", "select all that apply": "select_multiple"}
 
@@ -90,15 +109,9 @@ def _by_binding(kind: str, bind: Mapping[str, Any], tag: str | None) -> str:
     if "jr:preload" in bind or tag == "action" or kind in ("audit", "background-geopoint"):
         return "metadata"
     value = bind.get("type")
-    if value == "int":
-        return "integer"
-    if value == "decimal":
-        return "decimal"
-    if value in _GEO:
-        return "geo"
-    if value in _DATES:
-        return "date"
-    if tag == "upload" or value == "binary":
+    if value in _BY_BIND_TYPE:
+        return _BY_BIND_TYPE[value]
+    if tag == "upload":
         return "media"
     if value == "barcode":
         return "barcode"

@@ -410,6 +410,65 @@ class QuestionType:
                           else f"{words.t('form.choose')} (1-{k})")
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+    # Which XLSForm rows become a question of this type, the keys it takes from them, and
+    # how the conditions of later rows (relevant) read its answer. The import's mechanics
+    # (cells, constraints, choice lists, refusals, the condition language's quoting) are
+    # asked of `row` and `conditions` (XLSFormRow, XLSFormConditions below, implemented in
+    # analyst/xlsform_import); what is decided per type is here. The defaults are those of
+    # a select_one of unordered options.
+
+    xlsform_types: ClassVar[tuple[str, ...]] = ()
+    """The XLSForm question types (as the import sorts them: select_one, select_multiple,
+    integer, range) whose rows may become a question of this type; none: not imported."""
+
+    def xlsform_rank(self, row: XLSFormRow) -> int | None:
+        """Whether a row of one of `xlsform_types` whose ldp_type cell names no type becomes
+        a question of this type: None if not, else how specifically it says so (the lowest
+        rank of the types that take it wins: BY_APPEARANCE, BY_CHOICES, ANY_ROW)."""
+        return ANY_ROW
+
+    def xlsform_misfit(self, row: XLSFormRow) -> tuple[str, str] | None:
+        """(reason, what to write instead) when an ldp_type cell names this type for a row
+        that cannot be one; None when it can."""
+        return None
+
+    def from_xlsform(self, row: XLSFormRow) -> XLSFormKeys:
+        """This type's keys of the question a row becomes (its options, its bounds), and what
+        a condition reading it needs; the row's problems are refused through `row`."""
+        return XLSFormKeys({"options": list(row.labels.values()), **row.no_constraint()},
+                           choices=row.labels)
+
+    def xlsform_optional(self, required: bool) -> bool:
+        """Whether a row that is (not) `required` becomes an optional question (one that may
+        be left unanswered)."""
+        return not required
+
+    def xlsform_selected(self, target: Any, name: str, conditions: XLSFormConditions) -> Any:
+        """`selected(${q}, 'name')` on a question of this type, translated."""
+        return conditions.option(target, "==", name)
+
+    def xlsform_compare(self, target: Any, op: str, value: Any,
+                        conditions: XLSFormConditions) -> Any:
+        """`${q} op value` (value: a string or number node, '' aside), translated."""
+        name = conditions.name(value)
+        if op in ("==", "!="):
+            return conditions.option(target, op, name)
+        return conditions.ordered(target, op, value)
+
+    def xlsform_count_selected(self, target: Any, op: str, value: Any,
+                               conditions: XLSFormConditions) -> Any:
+        """`count-selected(${q}) op value`, translated."""
+        return conditions.not_countable(target)
+
+    def xlsform_answered(self, target: Any, op: str, conditions: XLSFormConditions) -> Any:
+        """`${q} != ''` (answered) or `${q} = ''` (not), translated."""
+        return conditions.answered(target, op)
+
+    def mean_range(self, question: Any) -> int | None:
+        """The width of the answers' range that a mean is estimated in (`plan
+        --mean-margin` is in its units; the import suggests a twentieth of the widest);
+        None: no mean in the answers' own units."""
+        return None
 
 
 class DeviceWords(Protocol):
@@ -465,4 +524,105 @@ class TerminalWords(DeviceWords, Protocol):
 
     def encode(self, question: Any, answer: Any) -> int:
         """The index the question's mechanism gives `answer` (AnswerError for none)."""
+        ...
+
+
+# How specifically an XLSForm row says it is of a type (QuestionType.xlsform_rank).
+BY_APPEARANCE, BY_CHOICES, ANY_ROW = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class XLSFormKeys:
+    """What a unit makes of an XLSForm row (QuestionType.from_xlsform)."""
+
+    keys: dict[str, Any]
+    """This type's keys of the question, in the order written (options, bounds)."""
+    choices: Mapping[str, str] = field(default_factory=dict)
+    """XLSForm choice name -> the option label a condition compares with."""
+    yes: str = ""
+    """A yes/no list's choice names: the one read as true, the one read as false."""
+    no: str = ""
+
+
+class XLSFormRow(Protocol):
+    """A survey-sheet row as the XLSForm import reads it for a unit
+    (analyst/xlsform_import/questions.py); its methods raise the import's refusal."""
+
+    category: str
+    """Its XLSForm question type, as the import sorts it (select_one, integer, ...)."""
+    cells: Mapping[str, Any]
+    labels: Mapping[str, str]
+    """Its choice list: choice name -> option label (empty without one)."""
+    list_name: Any
+    comments: list[str]
+    """The comment lines above the question in the TOML written, which a unit may edit."""
+
+    def yes_no(self) -> tuple[str, str] | None:
+        """(yes name, no name) when its choice list is a yes/no list, else None."""
+        ...
+
+    def integer_range(self) -> tuple[int, int]:
+        """(min, max) from a range row's start and end, or an integer row's constraint."""
+        ...
+
+    def count_bounds(self) -> dict[str, int]:
+        """max_selected and required_min from its count-selected constraint and required."""
+        ...
+
+    def no_constraint(self) -> dict[str, Any]:
+        """Nothing ({}), refusing a constraint (it would exclude answers)."""
+        ...
+
+
+class XLSFormConditions(Protocol):
+    """The condition language's writing of what an XLSForm relevant reads
+    (analyst/xlsform_import/expressions.py); each method returns a translated condition or
+    raises the import's expression error."""
+
+    def name(self, value: Any) -> str:
+        """The choice name a string or number node says."""
+        ...
+
+    def option(self, target: Any, op: str, name: str) -> Any:
+        """The answer is (== or !=) the option of choice `name`."""
+        ...
+
+    def yes_no(self, target: Any, op: str, name: str) -> Any:
+        """The answer is (== or !=) the yes or the no of a yes/no list."""
+        ...
+
+    def ordered(self, target: Any, op: str, value: Any) -> Any:
+        """The options whose numeric choice names compare with `value` by `op`."""
+        ...
+
+    def number(self, target: Any, op: str, value: Any) -> Any:
+        """The number answered compares with the whole number `value` by `op`."""
+        ...
+
+    def selected(self, target: Any, name: str) -> Any:
+        """The option of choice `name` is among those checked."""
+        ...
+
+    def count(self, target: Any, op: str, value: Any) -> Any:
+        """The number of options checked compares with `value` by `op`."""
+        ...
+
+    def count_answered(self, target: Any, op: str) -> Any:
+        """Some option is checked (!=), or none (==): XLSForm's '' of nothing checked."""
+        ...
+
+    def answered(self, target: Any, op: str) -> Any:
+        """Answered (!=) or not (==), from the question's own condition."""
+        ...
+
+    def not_selectable(self, target: Any) -> Any:
+        """Refuse selected() on a question that is not a select."""
+        ...
+
+    def not_countable(self, target: Any) -> Any:
+        """Refuse count-selected() on a question that is not a select_multiple."""
+        ...
+
+    def refuse(self, message: str) -> Any:
+        """Refuse the expression, saying why."""
         ...

@@ -6,7 +6,15 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..errors import AnswerError
-from .base import NOT_ASKED, DeviceWords, TerminalWords
+from .base import (
+    BY_CHOICES,
+    NOT_ASKED,
+    DeviceWords,
+    TerminalWords,
+    XLSFormConditions,
+    XLSFormKeys,
+    XLSFormRow,
+)
 from .single import SingleAnswerType
 
 
@@ -114,3 +122,35 @@ class BinaryType(SingleAnswerType):
                           else f"{words.t('form.choose')} ({words.yes_no_hint()})")
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+    xlsform_types = ("select_one",)
+
+    def xlsform_rank(self, row: XLSFormRow) -> int | None:
+        """A select_one of a yes/no list (yes and no, y/n, true/false, 1/0)."""
+        return BY_CHOICES if row.yes_no() is not None else None
+
+    def xlsform_misfit(self, row: XLSFormRow) -> tuple[str, str] | None:
+        if row.yes_no() is None:
+            return ("ldp_type binary needs a yes/no list (two choices named yes and no)",
+                    "use categorical, or a yes/no list")
+        return None
+
+    def from_xlsform(self, row: XLSFormRow) -> XLSFormKeys:
+        """No options: the list's yes is true, its no false (said in the comments)."""
+        names = row.yes_no()
+        assert names is not None, "a binary question without a yes/no list"
+        yes, no = names
+        row.comments[:] = [c for c in row.comments if not c.startswith("XLSForm choice names")]
+        row.comments.append(f"the yes/no list {row.list_name!r}: {yes!r} is true, {no!r} is "
+                            "false")
+        return XLSFormKeys(row.no_constraint(), yes=yes, no=no)
+
+    def xlsform_selected(self, target: Any, name: str, conditions: XLSFormConditions) -> Any:
+        return conditions.yes_no(target, "==", name)
+
+    def xlsform_compare(self, target: Any, op: str, value: Any,
+                        conditions: XLSFormConditions) -> Any:
+        name = conditions.name(value)
+        if op in ("==", "!="):
+            return conditions.yes_no(target, op, name)
+        return conditions.refuse(f"{target.id} is yes/no: compare it with = or !=")

@@ -39,3 +39,5 @@ class CategoricalType(SingleAnswerType):
     # --- on the device: answering and review words (client/) ------------------------------
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+    xlsform_types = ("select_one",)  # any select_one no other type takes (ANY_ROW)

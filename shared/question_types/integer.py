@@ -7,7 +7,14 @@ from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
 from . import fields
-from .base import NOT_ASKED, DeviceWords, TerminalWords
+from .base import (
+    NOT_ASKED,
+    DeviceWords,
+    TerminalWords,
+    XLSFormConditions,
+    XLSFormKeys,
+    XLSFormRow,
+)
 from .single import Domain, SingleAnswerType
 from .words import MEAN
 
@@ -218,3 +225,20 @@ class IntegerType(SingleAnswerType):
                               else words.t("form.whole")) from None
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+    xlsform_types = ("integer", "range")
+
+    def from_xlsform(self, row: XLSFormRow) -> XLSFormKeys:
+        """min and max: a range row's start and end, or an integer row's range constraint."""
+        low, high = row.integer_range()
+        return XLSFormKeys({"min": low, "max": high})
+
+    def xlsform_selected(self, target: Any, name: str, conditions: XLSFormConditions) -> Any:
+        return conditions.not_selectable(target)
+
+    def xlsform_compare(self, target: Any, op: str, value: Any,
+                        conditions: XLSFormConditions) -> Any:
+        return conditions.number(target, op, value)
+
+    def mean_range(self, question: Any) -> int | None:
+        return question.max - question.min

@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
-from .base import NOT_ASKED, Definition, DeviceWords, QuestionType, TerminalWords
+from .base import (
+    NOT_ASKED,
+    Definition,
+    DeviceWords,
+    QuestionType,
+    TerminalWords,
+    XLSFormConditions,
+    XLSFormKeys,
+    XLSFormRow,
+)
 from .words import MEAN_SELECTED, SHARES_NOTE
 
 NONE_WORDS = {"none", "-"}  # typed for no option checked
@@ -209,3 +218,31 @@ class MultiselectType(QuestionType):
         return chosen
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+    xlsform_types = ("select_multiple",)
+
+    def from_xlsform(self, row: XLSFormRow) -> XLSFormKeys:
+        """The options, and max_selected/required_min from a count-selected constraint and
+        required."""
+        return XLSFormKeys({"options": list(row.labels.values()), **row.count_bounds()},
+                           choices=row.labels)
+
+    def xlsform_optional(self, required: bool) -> bool:
+        """Never: nothing checked is an answer (required_min says whether one must be)."""
+        return False
+
+    def xlsform_selected(self, target: Any, name: str, conditions: XLSFormConditions) -> Any:
+        return conditions.selected(target, name)
+
+    def xlsform_compare(self, target: Any, op: str, value: Any,
+                        conditions: XLSFormConditions) -> Any:
+        return conditions.refuse(f"${{{target.id}}} is a select_multiple: read it with "
+                                 f"selected(${{{target.id}}}, 'choice') or count-selected()")
+
+    def xlsform_count_selected(self, target: Any, op: str, value: Any,
+                               conditions: XLSFormConditions) -> Any:
+        return conditions.count(target, op, value)
+
+    def xlsform_answered(self, target: Any, op: str, conditions: XLSFormConditions) -> Any:
+        """Nothing checked is '' in XLSForm."""
+        return conditions.count_answered(target, op)

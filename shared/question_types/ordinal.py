@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .base import BY_APPEARANCE, XLSFormRow
 from .single import Domain, SingleAnswerType, options_and_groups
 from .words import EM_NOTE, MEAN_SCORE, score_note
 
@@ -88,3 +89,10 @@ class OrdinalType(SingleAnswerType):
     # --- on the device: answering and review words (client/) ------------------------------
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+    xlsform_types = ("select_one",)
+
+    def xlsform_rank(self, row: XLSFormRow) -> int | None:
+        """A select_one with appearance likert."""
+        appearance = str(row.cells.get("appearance", "")).split()
+        return BY_APPEARANCE if "likert" in appearance else None
