@@ -73,7 +73,7 @@ class _Texts:
 
 
 def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Question:
-    """The question of a row of a mapped category (refusals.MAPPED_CATEGORIES) inside the
+    """The question of a row of a mapped category (refusals.UNITS_BY_XLSFORM_TYPE) inside the
     groups whose condition is `outer`; Refusal for what it cannot be."""
     _check_row(r)
     texts = _texts(r.el, ctx.languages)

@@ -77,8 +77,10 @@ def _units_by_xlsform_type() -> dict[str, tuple[QuestionType, ...]]:
     return found
 
 
+# select_one: binary, categorical, ordinal; integer and range: integer; select_multiple:
+# multiselect. A new question type whose unit declares an XLSForm type refused today
+# (decimal) has its rows imported: the mapping is asked before REFUSED_TYPES.
 UNITS_BY_XLSFORM_TYPE = _units_by_xlsform_type()
-MAPPED_CATEGORIES = tuple(UNITS_BY_XLSFORM_TYPE)  # select_one, integer, range, select_multiple
 _GEO = ("geopoint", "geotrace", "geoshape")
 _DATES = ("date", "time", "dateTime")
 # ODK's bind types -> the category of a row bound so (ODK's names: its "binary" is a file).
@@ -89,7 +91,7 @@ _SELECTS = {"select one": "select_one", "select all that apply": "select_multipl
 
 
 def category(el: Mapping[str, Any]) -> str:
-    """What an element is, for the mapping: one of MAPPED_CATEGORIES, a key of
+    """What an element is, for the mapping: a key of UNITS_BY_XLSFORM_TYPE, a key of
     REFUSED_TYPES, or (another type) pyxform's name of its type."""
     kind = str(el.get("type", ""))
     if kind in _SELECTS:

@@ -15,7 +15,13 @@ from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
 from .languages import Languages
 from .questions import Context, Question, Row, question
 from .reading import RowIndex
-from .refusals import MAPPED_CATEGORIES, REFUSED_TYPES, TOPICS, category, collecting_cell
+from .refusals import (
+    REFUSED_TYPES,
+    TOPICS,
+    UNITS_BY_XLSFORM_TYPE,
+    category,
+    collecting_cell,
+)
 
 
 @dataclass
@@ -129,14 +135,17 @@ class Walk:
         """A question row, mapped or refused."""
         self.seen_question = True
         kind = category(r.el)
-        if kind in REFUSED_TYPES:
+        if kind in UNITS_BY_XLSFORM_TYPE:  # a question type imports it (xlsform_types)
+            self._mapped(r, kind, outer)
+        elif kind in REFUSED_TYPES:
             self.refuse(r, *REFUSED_TYPES[kind], topic=TOPICS[kind])
-            return
-        if kind not in MAPPED_CATEGORIES:
+        else:
             self.refuse(r, f"the XLSForm type {r.el.get('type')!r} has no private counterpart "
                         "in ldpsurvey", "use select_one, select_multiple or integer with a "
                         "range", topic="other types")
-            return
+
+    def _mapped(self, r: Row, kind: str, outer: Condition | None) -> None:
+        """A row of an XLSForm type a question type imports: its question, or refused."""
         context = Context(self.languages, self.two_server, self.default_epsilon, self.notes,
                           self.relevant)
         try:
