@@ -1,5 +1,7 @@
-"""A multiselect answer, its randomization and its report in plain words: the page's sentences
-(client/web/js/multiselect.js), character for character; client/review.py dispatches here."""
+"""A check-all-that-apply answer's randomization and its report in plain words: the page's
+sentences (client/web/js/multiselect.js), character for character, for the set mechanisms
+(option_rr, set_ue, psfo_grr, psfo_olh); client/review.py dispatches here by mechanism. The
+answer itself is named by the multiselect unit (shared/question_types/multiselect.py)."""
 
 from __future__ import annotations
 
@@ -7,17 +9,10 @@ from typing import Any
 
 from ldpsurvey.shared.wording import pct
 
-NOTHING_CHECKED = "None of the options"
-
 
 def count(n: int, noun: str) -> str:
     """'1 option', '3 options'."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def answer_text(answer: Any) -> str:
-    """The options checked, in the options' order as given (the page lists them the same)."""
-    return ", ".join(answer) if answer else NOTHING_CHECKED
 
 
 def _marks(k: int, checked: int, p: Any, q: Any) -> str:
