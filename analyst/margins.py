@@ -139,7 +139,7 @@ def _linear(design: Design, calibration: Calibration, version: SurveyVersion,
     columns, extra = [model], list(totals)
     for qid, t in numeric.items():
         question = _disclosed(version, qid, name)
-        if question.type != "integer":
+        if not question.unit.numeric:
             raise CalibrationError(f"{name}: {qid!r} is {question.type}: give its categories' "
                                    "totals (an empty value is the total of an integer answer)")
         present, reports = respondents.reports(qid, version.compiled.mechanisms[qid])

@@ -24,13 +24,7 @@ def survey_warnings(survey: Survey) -> list[str]:
     if limit is not None:
         warnings.append(limit)
     for q in survey.questions:
-        if q.type == "location" and q.location.background is None:
-            grid = q.location
-            warnings.append(
-                f"warning: question {q.id}: its {grid.rows} x {grid.cols} grid has no background "
-                f"image, so on a phone respondents see {grid.cells} blank squares with nothing to "
-                f"find their place by; add background = \"data:image/png;base64,...\" (a map of "
-                f"the area, at most 512 KiB: `base64 -w0 map.png`; docs/location.md)")
+        warnings += q.unit.survey_warnings(q)  # e.g. a location grid without a background
     return warnings
 
 

@@ -80,8 +80,8 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
         raise CrosstabError("a crosstab needs two different questions")
     shared_row, shared_col = bins_for_pair(
         bins, (rows_q, cols_q),
-        (compiled.mechanisms[rows_q].joint_reports == "integer",
-         compiled.mechanisms[cols_q].joint_reports == "integer"))
+        (_reports_numbers(compiled.mechanisms[rows_q]),
+         _reports_numbers(compiled.mechanisms[cols_q])))
     row_bins = shared_row if row_bins is None else row_bins
     col_bins = shared_col if col_bins is None else col_bins
     rows = encoder_for_question(compiled.survey.question(rows_q), compiled.mechanisms[rows_q],
@@ -114,6 +114,12 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
     return document(record, result)
 
 
+def _reports_numbers(mechanism: Mechanism) -> bool:
+    """Whether a side's reports are numbers (a side that takes bins): an integer question's
+    geometric or disclosed reports; a "not asked" one's [bit, number] pairs are not."""
+    return mechanism.joint_reports == "integer"
+
+
 def _grouped(compiled: CompiledSurvey, side: Side, encoder: Encoder) -> Encoder:
     """The side's encoder: the question's, or its group vs the rest (a multiselect question:
     one of its options vs not selecting it, shared/joint_sets.py)."""
@@ -138,15 +144,9 @@ def group_notes(compiled: CompiledSurvey, sides: Sequence[Side]) -> list[str]:
     """Say which declared groups could be a side, and how to ask for them."""
     notes = []
     for side in sides:
-        if side.group is not None and compiled.survey.question(side.question).type \
-                == "multiselect":
-            notes.append(f"{side.question}:{side.group}: respondents who selected "
-                         f"{side.group!r}, against those who did not (they may have selected "
-                         "other options too)")
-            continue
-        if side.group is not None:
-            notes.append(f"{side.question}:{side.group}: the group's options summed, report by "
-                         "report (X_G = sum of X_a over the group), against the rest")
+        if side.group is not None:  # the unit says what one of its groups against the rest is
+            notes.append(compiled.survey.question(side.question).unit.crosstab_group_note(
+                side.question, side.group))
             continue
         groups = compiled.survey.question(side.question).groups
         if groups:

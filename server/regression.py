@@ -66,25 +66,12 @@ def parse_covariates(text: str | None) -> tuple[str, ...]:
 
 
 def _label(question: Question, value: Any) -> str:
-    if question.type == "binary" and isinstance(value, bool):  # not NOT_ASKED (skip logic)
-        return "yes" if value else "no"
-    return str(value)
+    return question.unit.value_label(question, value)
 
 
 def _level_index(question: Question, level: str | None) -> tuple[int, str]:
-    """The modelled option of a logistic outcome: (index, label)."""
-    if question.type == "binary":
-        if level not in (None, "yes", "true", "True"):
-            raise AnalysisError(f"a yes/no outcome is modelled as 'yes'; level {level!r} is "
-                                "not needed")
-        return 1, "yes"
-    if level is None:
-        raise AnalysisError(f"{question.id!r} has {question.k} options: name the one to model "
-                            f"against the rest (level; one of {list(question.options)})")
-    if level not in question.options:
-        raise AnalysisError(f"level {level!r} is not an option of {question.id!r} "
-                            f"({list(question.options)})")
-    return question.options.index(level), level
+    """The modelled option of a logistic outcome: (index, label), as its unit names it."""
+    return question.unit.modelled_level(question, level)
 
 
 def regression(store: Store, survey_id: str, version: int | None, spec: Spec,
@@ -118,10 +105,9 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     for qid in (spec.outcome, *spec.covariates):
         if qid not in questions:
             raise AnalysisError(f"the survey has no question {qid!r}", {"question": qid})
-        if questions[qid].type == "multiselect":  # shares that overlap: no one answer per person
-            raise AnalysisError(f"{qid!r} is a multiselect question: a respondent may select "
-                                "several options, so it is neither an outcome nor a covariate "
-                                "of this regression", {"question": qid})
+        refusal = questions[qid].unit.regression_refusal(questions[qid])
+        if refusal is not None:  # e.g. shares that overlap: no one answer per person
+            raise AnalysisError(refusal, {"question": qid})
     if spec.outcome in spec.covariates:
         raise AnalysisError("the outcome cannot also be a covariate")
     if len(set(spec.covariates)) != len(spec.covariates):
@@ -132,10 +118,10 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     if len(latent) > MAX_LATENT:
         raise AnalysisError(f"at most {MAX_LATENT} randomized covariates ({', '.join(latent)}): "
                             "each multiplies the latent cells the likelihood sums over")
-    linear = questions[spec.outcome].type == "integer"
+    linear = questions[spec.outcome].unit.numeric
     for qid in latent:
         q, m = questions[qid], mechanisms[qid]
-        if q.type == "integer" or m.joint_reports not in ("index", "support_bits"):
+        if q.unit.numeric or m.joint_reports not in ("index", "support_bits"):
             raise AnalysisError(f"randomized covariate {qid!r} must be a yes/no or categorical "
                                 f"question, not {q.type} with {m.name}")
         if (m.joint_reports == "support_bits" and not linear
@@ -148,8 +134,8 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
             raise AnalysisError(f"randomized covariate {qid!r} has {q.k} options; at most "
                                 f"{MAX_LATENT_OPTIONS}")
     outcome = questions[spec.outcome]
-    if (outcome.type == "integer" and not outcome.disclosed
-            and mechanisms[spec.outcome].joint_reports != "integer"):
+    if (outcome.unit.numeric and not outcome.disclosed
+            and mechanisms[spec.outcome].joint_reports != "integer"):  # its reports: numbers
         raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 
 
@@ -177,7 +163,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     for j, qid in enumerate(spec.covariates, start=1):
         q, m = questions[qid], mechanisms[qid]
         values = columns[j]
-        if q.disclosed and q.type == "integer":
+        if q.disclosed and q.unit.numeric:  # the number itself
             x_parts.append(np.asarray(values, dtype=float)[:, None])
             names.append(qid)
         elif q.disclosed:
@@ -190,7 +176,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
         elif m.joint_reports == "support_bits":
             bits = m.support_bits(np.asarray(values).reshape(n, -1))
             labels = [_label(q, v) for v in q.labels]
-            if questions[spec.outcome].type == "integer":  # corrected moments
+            if questions[spec.outcome].unit.numeric:  # corrected moments
                 p_star, q_star = float(m.p_star), float(m.q_star)  # type: ignore[attr-defined]
                 latent.append(IndicatorEstimates(qid, labels,
                                                  support_estimates(bits, p_star, q_star)))
@@ -234,7 +220,7 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
          latent: list[LatentCovariate | IndicatorEstimates],
          latent_names: list[str], confidence: float,
          survey_weights: dict[str, Any]) -> RegressionResult:
-    if outcome.type == "integer":
+    if outcome.unit.numeric:  # a linear model of the number
         reports = np.asarray(columns[0], dtype=float)
         noise = 0.0 if outcome.disclosed else mech.noise_variance(  # type: ignore[attr-defined]
             outcome.k, outcome.epsilon)

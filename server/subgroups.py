@@ -42,7 +42,7 @@ def grouping(question: Any, mechanism: Mechanism, bins: Sequence[int] | None
     """The subgroup labels of a disclosed question and the subgroup of one answer: its option,
     or for an integer question its bin (`bins`: inner edges as in crosstabs; default: one bin
     per value up to 10 values, else four of equal width)."""
-    if question.type != "integer":
+    if not question.unit.numeric:
         if bins is not None:
             raise AnalysisError(f"bins apply to integer questions; {question.id!r} is not one",
                                 {"question": question.id})

@@ -71,7 +71,7 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
             continue
         mechanism = w.version.compiled.mechanisms[question.id]
         hidden = getattr(question, "not_asked", False)  # skip logic on a randomized answer
-        if hidden and question.type == "integer":  # asked_geometric's [bit, number]
+        if hidden and question.unit.numeric:  # asked_geometric's [bit, number]
             present, reports = w.respondents.reports(question.id, mechanism)
             everyone, asked[question.id] = asked_integer_columns(mechanism, reports, present)
             questions.append(everyone)
@@ -138,11 +138,5 @@ def _disclosed_values(question: Any, w: Any, present: Any, reports: list[Any]) -
         if not answered:
             out.append(None)
             continue
-        report = next(values)
-        if question.type == "integer":
-            out.append(int(report))
-        elif question.type == "binary":
-            out.append("yes" if report else "no")
-        else:
-            out.append(str(question.labels[int(report)]))
+        out.append(question.unit.data_value(question, next(values)))
     return out

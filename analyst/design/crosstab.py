@@ -65,7 +65,7 @@ def _side(w: Weighted, spec: str, bins: Sequence[int] | None) -> Side:
         raise AnalysisError(f"survey {w.version.id!r} has no question {qid!r}",
                             {"question": qid})
     question = compiled.survey.question(qid)
-    if question.type == "integer":
+    if question.unit.numeric:  # its bins
         if sep:
             raise AnalysisError(f"{spec!r}: an integer question has bins, not groups",
                                 {"question": qid})
@@ -73,10 +73,9 @@ def _side(w: Weighted, spec: str, bins: Sequence[int] | None) -> Side:
     if bins is not None:
         raise AnalysisError(f"bins apply to integer questions; {qid!r} is {question.type}",
                             {"question": qid})
-    if question.type not in ("binary", "categorical", "ordinal"):
-        raise AnalysisError(f"design-based crosstabs take yes/no, categorical, ordinal and "
-                            f"integer (binned) questions; {qid!r} is {question.type}",
-                            {"question": qid})
+    refusal = question.unit.design_crosstab_refusal(question)
+    if refusal is not None:
+        raise AnalysisError(refusal, {"question": qid})
     pv = pseudo_values(w, qid)
     k = question.k
     if not sep:
@@ -191,7 +190,7 @@ def crosstab_document(w: Weighted, rows_spec: str, cols_spec: str, confidence: f
 
 
 def _cell_labels(side: Side) -> list[Any]:
-    if side.group is not None or side.question.type == "integer":
+    if side.group is not None or side.question.unit.numeric:  # a group or bins
         return list(side.pv.labels)
     return list(side.question.labels)
 

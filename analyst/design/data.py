@@ -385,23 +385,14 @@ def _key_question(version: SurveyVersion, key: str) -> Any:
 
 def answer_texts(question: Any, reports: np.ndarray) -> np.ndarray:
     """Disclosed answers (checked reports, an array) as text, vectorized: option labels, yes/no,
-    integers (`key_text` for one)."""
-    if question.type == "integer":
-        return np.asarray(reports).astype(np.int64).astype(str)
-    if question.type == "binary":
-        return np.where(np.asarray(reports).astype(bool), "yes", "no")
-    labels = np.asarray([str(label) for label in question.labels])
-    return labels[np.asarray(reports).astype(np.int64)]
+    integers (`key_text` for one), as the question's unit writes them."""
+    return question.unit.disclosed_texts(question, reports)
 
 
 def key_text(question: Any, report: Any) -> str:
     """A disclosed answer as the text of a frame id: the option label (yes/no for a yes/no
-    question) or the integer."""
-    if question.type == "integer":
-        return str(int(report))
-    if question.type == "binary":
-        return "yes" if report else "no"
-    return str(question.labels[int(report)])
+    question) or the integer, as the question's unit writes it."""
+    return str(question.unit.data_value(question, report))
 
 
 def _columns(rows: Sequence[Any], source: str) -> JoinedDesign:

@@ -55,6 +55,7 @@ from ldpsurvey.shared.errors import AnalysisError, DesignError
 from ldpsurvey.shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
 from ldpsurvey.shared.estimates import finite_or_none
 from ldpsurvey.shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
+from ldpsurvey.shared.question_types.base import OPTIONS_SUM, SCORES
 from ldpsurvey.shared.skip_logic import NOT_ASKED
 
 from ..margins import Calibration, calibrated
@@ -245,7 +246,7 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
     skipped: dict[str, str] = {}
     hidden: dict[str, dict[str, Any]] = {}
     for question in survey.questions:
-        if getattr(question, "not_asked", False) and question.type == "integer":
+        if getattr(question, "not_asked", False) and question.unit.numeric:
             hidden[question.id] = _asked_integer_document(w, question, domain, variance,
                                                           confidence)
             continue
@@ -326,9 +327,10 @@ def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | No
     meaning = estimand(question, mechanism)
     k = len(question.labels) - 1
     groups = dict(getattr(mechanism, "groups", {}) or {})
-    if meaning.asked_mean == MEAN_SELECTED:
-        groups[MEAN_SELECTED] = tuple(range(k))
-    return among_asked(w.design, pv, k, groups, ordinal=meaning.asked_mean == MEAN_SCORE,
+    how = question.unit.design_mean  # the extra row among those asked, as its unit makes it
+    if how == OPTIONS_SUM:
+        groups[meaning.asked_mean] = tuple(range(k))
+    return among_asked(w.design, pv, k, groups, ordinal=how == SCORES,
                        domain=domain, variance=variance, confidence=confidence,
                        quantile=w.options.quantile)
 
@@ -379,12 +381,13 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
         doc["notes"].append(ASKED_NOTE)
         if asked.note:
             doc["notes"].append(asked.note)
-        if meaning.asked_mean == MEAN_SELECTED and w.design.has_fpc:
+        if question.unit.design_mean == OPTIONS_SUM and w.design.has_fpc:
             doc["notes"].append(SUM_FPC_NOTE)
         return doc  # an overall mean would count "not asked" as an option
-    if meaning.mean == MEAN_SCORE:
+    how = question.unit.design_mean if meaning.mean else None  # the extra row, as its unit
+    if how == SCORES:
         doc["mean"] = {**_mean(rows[k]), "total": None}  # a total of scores counts nothing
-    elif meaning.mean == MEAN_SELECTED:  # its total: the selections made in the population
+    elif how == OPTIONS_SUM:  # its total: the selections made in the population
         doc["mean"] = {**_mean(_sum_row(result, k)),
                        "total": _total(None if totals is None else [_sum_row(totals, k)], 0)}
         if w.design.has_fpc:
@@ -421,8 +424,9 @@ def _among_asked_document(meaning: Estimand, question: Any, asked: AmongAsked
     rows = asked.estimates.rows()
     ratios = np.array([r.estimate for r in rows[:k]])
     consistent = meaning.asked_consistent(ratios)
+    sums = question.unit.design_mean == OPTIONS_SUM  # the sum is a column like a group's
     named = [(g, (name, members)) for g, (name, members) in enumerate(asked.groups)
-             if name != MEAN_SELECTED or meaning.asked_mean != MEAN_SELECTED]
+             if not (sums and name == meaning.asked_mean)]
     doc: dict[str, Any] = {
         "categories": [_value(values[i], rows[i], float(consistent[i])) for i in range(k)],
         "groups": [{"name": name, "options": [values[i] for i in members],
@@ -431,7 +435,7 @@ def _among_asked_document(meaning: Estimand, question: Any, asked: AmongAsked
                    for g, (name, members) in named]}
     if asked.mean_score:
         doc["mean"] = _mean(rows[-1])
-    elif meaning.asked_mean == MEAN_SELECTED:
+    elif sums:
         sum_row = rows[k + len(asked.groups) - 1]
         doc["mean"] = {**_numbers(sum_row), "deff": None}  # its noise term is not one-hot's
     return doc

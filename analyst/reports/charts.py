@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ldpsurvey.shared.estimand import mean_label
+from ldpsurvey.shared.question_types.base import DISTRIBUTION as DISTRIBUTION_CHART
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -91,8 +92,8 @@ def chart_png(q: QuestionView, truth: Truth | None = None) -> Chart | None:
     """The chart of one question, or None when nobody has answered it yet."""
     if q.n == 0:
         return None
-    return responsive(lambda size: integer_chart(q, truth, size) if q.is_numeric
-                      else frequency_chart(q, truth, size))
+    draw = integer_chart if q.unit.chart == DISTRIBUTION_CHART else frequency_chart
+    return responsive(lambda size: draw(q, truth, size))
 
 
 def responsive(build: Callable[[ChartSize], Figure | None]) -> Chart | None:

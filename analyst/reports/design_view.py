@@ -281,16 +281,18 @@ def html_design(report: Report) -> str:
 
 
 def headline_row(q: QuestionView) -> Row | None:
-    """The estimate that speaks for a question in the summary: its mean, else "yes" of a
-    yes/no question, else its largest option (consistent view)."""
+    """The estimate that speaks for a question in the summary: its mean, else the option its
+    type names (the unit's `headline_option`: "yes" of a yes/no question), else its largest
+    option (consistent view)."""
     means = q.of_kind(MEAN)
     if means:
         return means[0]
     options = q.of_kind(ASKED_OPTION) or q.of_kind("option")  # skip logic: among those asked
     if not options:
         return None
-    if q.type == "binary":
-        return next((r for r in options if r.label == "yes"), options[-1])
+    headline = q.unit.headline_option  # e.g. "yes" of a yes/no question
+    if headline is not None:
+        return next((r for r in options if r.label == headline), options[-1])
     return max(options, key=lambda r: r.consistent or 0.0)
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from html import escape
 
+from ldpsurvey.shared.question_types.base import MAP
+
 from .charts import PHONE_MAX_CSS, Chart, chart_png
+from .columns import columns, value_cells
 from .design_view import design_css, html_design, html_side_by_side, reading_guide
 from .location_chart import location_chart_png
 from .model import (
@@ -21,13 +24,11 @@ from .model import (
     QuestionView,
     Report,
     Row,
-    columns,
     epsilon_cell,
     epsilon_words,
     hidden_options_note,
     listed_options,
     shows_negative,
-    value_cells,
 )
 from .text import explanation
 
@@ -161,7 +162,7 @@ def _question(q: QuestionView, report: Report) -> str:
            f'<p class="meta">{meta}</p>']
     out += [f'<p class="warn" role="note"><b>Warning:</b> {escape(w)}</p>' for w in q.warnings]
     out += [f'<p class="note">{escape(n)}</p>' for n in q.notes]
-    chart = (location_chart_png(q, report.question(q.id)) if q.type == "location"
+    chart = (location_chart_png(q, report.question(q.id)) if q.unit.chart == MAP
              else chart_png(q, report.truth))
     if chart is None:
         out.append('<p class="note">No reports yet: nothing to estimate.</p>')

@@ -19,10 +19,7 @@ from typing import Any
 from ldpsurvey.shared.errors import ReportRenderError, SurveyError
 from ldpsurvey.shared.translations import SurveyText, best_language, languages, requested_tag
 
-from .model import ASKED_GROUP, ASKED_OPTION, GROUP, OPTION, Report, Row
-
-OPTION_TYPES = ("categorical", "ordinal", "multiselect")
-GROUP_TYPES = ("categorical", "ordinal")
+from .model import Report, unit_of
 
 
 def chosen_language(survey: Mapping[str, Any], lang: str) -> str:
@@ -81,33 +78,17 @@ def request(lang: str | None) -> LanguageRequest | None:
     return None if lang is None else LanguageRequest(lang)
 
 
-def shown_row(row: Row, qdef: Mapping[str, Any], text: SurveyText) -> Row:
-    """A report row with its text in `text`'s language: an option's text, a group's name (and
-    its members' option texts) or a location question's region name; other rows (means,
-    integer values, "not asked", cells) as they are."""
-    qid, qtype = str(qdef["id"]), qdef.get("type")
-    options = qdef.get("options") or () if qtype in OPTION_TYPES else ()
-    if row.kind in (OPTION, ASKED_OPTION) and row.label in options:
-        return replace(row, shown=text.option(qid, row.label).text)
-    if row.kind in (GROUP, ASKED_GROUP):
-        if qtype in GROUP_TYPES and row.label in (qdef.get("groups") or {}):
-            return replace(row, shown=text.group(qid, row.label).text, shown_members=tuple(
-                text.option(qid, m).text if m in options else m for m in row.members))
-        if row.label in (qdef.get("regions") or {}):
-            return replace(row, shown=text.region(qid, row.label).text)
-    return row
-
-
 def question_labels(text: SurveyText, q: Mapping[str, Any]) -> dict[str, Any]:
     """One question's entry of `labels`: its text, and its option texts, group and region
     names in the language (each keyed by the label or name the estimates use)."""
     qid = q["id"]
     entry: dict[str, Any] = {"text": text.question(qid).text}
-    if q.get("type") in OPTION_TYPES:
+    unit = unit_of(q.get("type"))
+    if unit.option_texts(q):
         entry["options"] = {label: text.option(qid, label).text
-                            for label in q.get("options", [])}
-    if q.get("type") in GROUP_TYPES and q.get("groups"):
-        entry["groups"] = {name: text.group(qid, name).text for name in q["groups"]}
+                            for label in unit.option_texts(q)}
+    if unit.group_texts(q):
+        entry["groups"] = {name: text.group(qid, name).text for name in unit.group_texts(q)}
     if q.get("regions"):
         entry["regions"] = {name: text.region(qid, name).text for name in q["regions"]}
     return entry
@@ -138,7 +119,7 @@ def answer_text(text: SurveyText | None, qdef: Mapping[str, Any] | None, label: 
     The label itself without a language."""
     if text is None or qdef is None:
         return label
-    if qdef.get("type") in OPTION_TYPES and label in (qdef.get("options") or ()):
+    if label in unit_of(qdef.get("type")).option_texts(qdef):
         return text.option(str(qdef["id"]), label).text
     return label
 
@@ -151,7 +132,7 @@ def side_texts(text: SurveyText | None, qdef: Mapping[str, Any] | None,
     if text is None or qdef is None or group is None:
         return [answer_text(text, qdef, label) for label in labels]
     qid, name = str(qdef["id"]), str(group)
-    if qdef.get("type") in GROUP_TYPES and name in (qdef.get("groups") or {}):
+    if name in unit_of(qdef.get("type")).group_texts(qdef):
         shown = text.group(qid, name).text
     else:
         shown = answer_text(text, qdef, name)

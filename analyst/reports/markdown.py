@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .columns import columns, value_cells
 from .design_view import design_lines, reading_guide
 from .model import (
     ASKED_GROUP,
@@ -11,13 +12,11 @@ from .model import (
     QuestionView,
     Report,
     Row,
-    columns,
     epsilon_cell,
     epsilon_words,
     hidden_options_note,
     listed_options,
     shows_negative,
-    value_cells,
 )
 from .text import explanation_md
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ldpsurvey.shared.errors import ReportRenderError
-from ldpsurvey.shared.estimand import CLIP, MEAN_SELECTED, NORM_SUB, mean_label
+from ldpsurvey.shared.estimand import CLIP, NORM_SUB
+from ldpsurvey.shared.question_types import REGISTRY, QuestionType
 
 from ..plan.rows import respondents_needed
 
@@ -121,8 +122,10 @@ class QuestionView:
         return self.population is not None
 
     @property
-    def is_numeric(self) -> bool:
-        return self.type == "integer"
+    def unit(self) -> QuestionType:
+        """The question's type unit (shared/question_types); a view no type has (a two-server
+        crosstab's joint cells) gets the interface's defaults."""
+        return unit_of(self.type)
 
     def of_kind(self, kind: str) -> list[Row]:
         return [r for r in self.rows if r.kind == kind]
@@ -239,8 +242,7 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
         rows.append(_row(qid, GROUP, str(g["name"]), g,
                          tuple(answer_label(o) for o in g.get("options", []))))
     if est.get("mean") is not None:
-        label = MEAN_SELECTED if mean_label(qdef) == MEAN_SELECTED else "mean"
-        rows.append(_row(qid, MEAN, label, est["mean"]))
+        rows.append(_row(qid, MEAN, unit_of(qdef.get("type")).mean_row_label(qdef), est["mean"]))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
     rows += _among_asked(qid, est, qdef)
@@ -257,13 +259,38 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
 
 def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> QuestionView:
     """A question's view with its text, option and group (or region) rows in the report's
-    language (language.py says how)."""
-    from dataclasses import replace
-
-    from .language import shown_row
-
+    language (`text`: a shared/translations.SurveyText; language.py chooses it)."""
     return replace(view, text=text.question(view.id).text,
                    rows=[shown_row(r, qdef, text) for r in view.rows])
+
+
+def shown_row(row: Row, qdef: Mapping[str, Any], text: Any) -> Row:
+    """A report row with its text in `text`'s language: an option's text, a group's name (and
+    its members' option texts) or a location question's region name; other rows (means,
+    integer values, "not asked", cells) as they are. Which labels are words the languages
+    translate is the question's unit's to say."""
+    qid, unit = str(qdef["id"]), unit_of(qdef.get("type"))
+    options = unit.option_texts(qdef)
+    if row.kind in (OPTION, ASKED_OPTION) and row.label in options:
+        return replace(row, shown=text.option(qid, row.label).text)
+    if row.kind in (GROUP, ASKED_GROUP):
+        if row.label in unit.group_texts(qdef):
+            return replace(row, shown=text.group(qid, row.label).text, shown_members=tuple(
+                text.option(qid, m).text if m in options else m for m in row.members))
+        if row.label in (qdef.get("regions") or {}):
+            return replace(row, shown=text.region(qid, row.label).text)
+    return row
+
+
+# What a report asks of a view whose type no unit has (a two-server crosstab's joint cells):
+# the interface's defaults (a bar chart, rows named as the document names them).
+_NO_UNIT = QuestionType()
+
+
+def unit_of(name: Any) -> QuestionType:
+    """The unit of a question type named in a stored document (its defaults for a name no
+    unit has)."""
+    return REGISTRY.get(str(name), _NO_UNIT)
 
 
 def _among_asked(qid: str, est: Mapping[str, Any],
@@ -283,18 +310,12 @@ def _among_asked(qid: str, est: Mapping[str, Any],
                          tuple(answer_label(o) for o in g.get("options", []))))
     if asked.get("mean") is not None:
         options = [answer_label(c["value"]) for c in asked.get("categories") or []]
-        label = ASKED_MEAN_LABELS.get(str((qdef or {}).get("type")), "mean")
-        if label == SCORE and options:  # the scores, from the options among those asked
-            label += f" ({options[0]} = 1 ... {options[-1]} = {len(options)})"
+        label = unit_of((qdef or {}).get("type")).asked_mean_row_label(qdef, options)
         rows.append(_row(qid, ASKED_MEAN, label, asked["mean"]))
     return rows
 
 
 AMONG_ASKED_TITLE = "among those asked"
-SCORE = "mean score"
-# What a mean among those asked is, by question type: an ordinal question's is its options'
-# score (1 ... k, as shared/design/among_asked.py computes it); otherwise a mean of answers.
-ASKED_MEAN_LABELS = {"ordinal": SCORE}
 
 
 def shows_negative(questions: list[QuestionView]) -> bool:
@@ -406,26 +427,6 @@ class Column:
 
     header: str
     cell: Callable[[QuestionView, Row, Truth | None], str]
-
-
-def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
-    """The value columns after the label, in order: the same in every text format."""
-    cols = [Column("estimate", lambda q, r, t: fmt(q, r, r.estimate)),
-            Column("std error", lambda q, r, t: fmt(q, r, r.std_error)),
-            Column(f"{q.confidence:.0%} interval", lambda q, r, t: interval(q, r)),
-            Column("s.e. bound", lambda q, r, t: fmt(q, r, r.std_error_bound)),
-            Column("consistent", lambda q, r, t: "" if r.kind in MEANS else pct(r.consistent))]
-    if q.design_based:
-        from .design_view import design_columns
-
-        cols = [c for c in cols if c.header != "s.e. bound"] + design_columns(q)
-    if truth is not None:
-        cols.append(Column("true", lambda q, r, t: fmt(q, r, t.of(q.id, r.kind, r.label))))
-    return cols
-
-
-def value_cells(q: QuestionView, r: Row, truth: Truth | None) -> list[str]:
-    return [c.cell(q, r, truth) for c in columns(q, truth)]
 
 
 COLUMN_NOTES = ("estimate: unbiased, can be negative by noise; consistent: non-negative, sums "

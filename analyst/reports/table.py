@@ -1,9 +1,10 @@
-"""A terminal table per question, with the columns every text format shares (model.columns)."""
+"""A terminal table per question, with the columns every text format shares (columns.py)."""
 
 from __future__ import annotations
 
 import textwrap
 
+from .columns import columns, value_cells
 from .design_view import DESIGN_COLUMN_NOTES, design_lines
 from .model import (
     AMONG_ASKED_TITLE,
@@ -18,11 +19,9 @@ from .model import (
     QuestionView,
     Report,
     Row,
-    columns,
     epsilon_words,
     hidden_options_note,
     listed_options,
-    value_cells,
 )
 
 

@@ -17,7 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from ..errors import AnswerError, SurveyError
+import numpy as np
+
+from ..errors import AnalysisError, AnswerError, SurveyError
 
 NOT_ASKED = "(not asked)"  # the domain value of a question that did not apply (skip logic)
 # Options of a question with a "not asked" value, that value included: its share among those
@@ -51,6 +53,14 @@ def check_not_asked_domain(options: Sequence[str], where: str) -> None:
     if len(options) + 1 > MAX_NOT_ASKED_OPTIONS:
         raise SurveyError(f"{where}.options", f"a question that depends on randomized answers "
                           f"takes at most {MAX_NOT_ASKED_OPTIONS - 1} options")
+
+# The charts a report draws (QuestionType.chart).
+BARS, DISTRIBUTION, MAP = "bars", "distribution", "map"
+MEAN_ROW = "mean"  # a report row's name of a mean (QuestionType.mean_row_label)
+# How a design-based report makes the extra row from the options (QuestionType.design_mean).
+SCORES, OPTIONS_SUM = "scores", "options sum"
+DESIGN_CROSSTAB_REFUSAL = ("design-based crosstabs take yes/no, categorical, ordinal and integer "
+                           "(binned) questions; {qid!r} is {type}")
 
 
 class QuestionType:
@@ -208,6 +218,96 @@ class QuestionType:
     def notes(self, question: Any, consistency: str) -> list[str]:
         """The type's notes every report shows for `question` (`consistency`: how its
         'consistent' column is made, shared/estimand.py)."""
+        return []
+
+    # `numeric` (the schema's section): the report paths read it too, a regression takes the
+    # number itself (a linear outcome, a value covariate, never a latent one), a `--by`
+    # grouping and a design-based crosstab side bin it, a calibration takes its total, and
+    # its "not asked" value is the mechanism's (the share not asked, the mean among those
+    # asked).
+    chart: ClassVar[str] = BARS
+    """The chart a report draws of the estimates: BARS (a bar per option and group),
+    DISTRIBUTION (the values' shares and the mean) or MAP (a heat map over a grid)."""
+    design_mean: ClassVar[str | None] = None
+    """How a design-based report makes the extra row (`mean_label`) from the options'
+    pseudo-values: SCORES (the options scored 1..k: a column of its own, also among those
+    asked; a total of scores counts nothing), OPTIONS_SUM (the sum of the options' shares,
+    and of their totals: the selections made in the population; among those asked a column
+    like a group's, named `mean_label`), or None (no such row; a numeric question's mean is
+    its own pseudo-value)."""
+    headline_option: ClassVar[str | None] = None
+    """The option row (as a report labels it) that speaks for the question in a summary
+    (None: its largest option)."""
+
+    def mean_row_label(self, question: Any) -> str:
+        """How a report's row names the extra row over everyone (`mean` of the estimate
+        document): 'mean' unless the type says what its mean counts (an ordinal question's
+        mean score reads 'mean' there: its note says how the options are scored)."""
+        return MEAN_ROW
+
+    def asked_mean_row_label(self, question: Any, options: Sequence[str]) -> str:
+        """How a report's row names the mean among those asked (skip logic), given the option
+        labels among those asked: 'mean' unless the type's mean is of something else."""
+        return MEAN_ROW
+
+    def option_texts(self, question: Mapping[str, Any]) -> Sequence[str]:
+        """The option labels that are words the survey's languages translate (`report --lang`),
+        of the definition a stored document holds; none where the labels are yes/no, numbers
+        or cells."""
+        return ()
+
+    def group_texts(self, question: Mapping[str, Any]) -> Mapping[str, Sequence[str]]:
+        """The named groups of options (name -> members) that a report shows as group rows
+        and the survey's languages name (`report --lang`), of a stored definition."""
+        return {}
+
+    def value_label(self, question: Any, value: Any) -> str:
+        """An answer value as a report row, a regressor or a cell names it."""
+        return str(value)
+
+    def data_value(self, question: Any, report: Any) -> Any:
+        """A disclosed answer (its checked report) as a data file holds it (`export`, a
+        frame's key): its label as a report names it (yes/no, the option; "not asked" too),
+        the number itself for a number (`disclosed_value` is the answer a condition reads)."""
+        return str(question.labels[int(report)])
+
+    def disclosed_texts(self, question: Any, reports: np.ndarray) -> np.ndarray:
+        """Disclosed answers (checked reports) as text, vectorized: `data_value` of each, as a
+        string."""
+        labels = np.asarray([str(label) for label in question.labels])
+        return labels[np.asarray(reports).astype(np.int64)]
+
+    def regression_refusal(self, question: Any) -> str | None:
+        """Why the question can be neither an outcome nor a covariate of a regression (None:
+        it can be)."""
+        return None
+
+    def modelled_level(self, question: Any, level: str | None) -> tuple[int, str]:
+        """The option a logistic regression models against the rest, from the analyst's
+        `level`: (its index, its label); AnalysisError when `level` does not name one."""
+        if level is None:
+            raise AnalysisError(f"{question.id!r} has {question.k} options: name the one to "
+                                f"model against the rest (level; one of "
+                                f"{list(question.options)})")
+        if level not in question.options:
+            raise AnalysisError(f"level {level!r} is not an option of {question.id!r} "
+                                f"({list(question.options)})")
+        return question.options.index(level), level
+
+    def design_crosstab_refusal(self, question: Any) -> str | None:
+        """Why a design-based crosstab cannot take the question as a side (None: it takes its
+        options, or for a numeric question its bins)."""
+        return None
+
+    def crosstab_group_note(self, qid: str, group: str) -> str:
+        """A crosstab's note on a side that is one of the question's groups against the
+        rest."""
+        return (f"{qid}:{group}: the group's options summed, report by report (X_G = sum of "
+                "X_a over the group), against the rest")
+
+    def survey_warnings(self, question: Any) -> list[str]:
+        """What a designer should hear about the question before respondents find out (`plan`
+        and `publish` print each, a line starting 'warning:')."""
         return []
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------

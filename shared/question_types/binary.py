@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ..errors import AnswerError
+import numpy as np
+
+from ..errors import AnalysisError, AnswerError
 from .base import (
     BY_CHOICES,
     NOT_ASKED,
@@ -41,6 +43,26 @@ class BinaryType(SingleAnswerType):
         return DisclosedBinary.from_question(question)
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
+
+    headline_option = "yes"
+
+    def value_label(self, question: Any, value: Any) -> str:
+        if isinstance(value, bool):  # not NOT_ASKED (skip logic)
+            return "yes" if value else "no"
+        return str(value)
+
+    def data_value(self, question: Any, report: Any) -> Any:
+        return "yes" if report else "no"
+
+    def disclosed_texts(self, question: Any, reports: np.ndarray) -> np.ndarray:
+        return np.where(np.asarray(reports).astype(bool), "yes", "no")
+
+    def modelled_level(self, question: Any, level: str | None) -> tuple[int, str]:
+        """A yes/no outcome models "yes"."""
+        if level not in (None, "yes", "true", "True"):
+            raise AnalysisError(f"a yes/no outcome is modelled as 'yes'; level {level!r} is "
+                                "not needed")
+        return 1, "yes"
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .single import Domain, SingleAnswerType, options_and_groups
@@ -29,6 +29,12 @@ class CategoricalType(SingleAnswerType):
         return options_and_groups(data, where)
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
+
+    def option_texts(self, question: Mapping[str, Any]) -> Sequence[str]:
+        return tuple(question.get("options") or ())
+
+    def group_texts(self, question: Mapping[str, Any]) -> Mapping[str, Sequence[str]]:
+        return question.get("groups") or {}
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

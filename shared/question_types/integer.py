@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..errors import AnswerError, SurveyError
 from . import fields
 from .base import (
+    DISTRIBUTION,
     NOT_ASKED,
     DeviceWords,
     TerminalWords,
@@ -103,6 +106,14 @@ class IntegerType(SingleAnswerType):
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 
     mean_label = MEAN
+
+    chart = DISTRIBUTION
+
+    def data_value(self, question: Any, report: Any) -> Any:
+        return int(report)
+
+    def disclosed_texts(self, question: Any, reports: np.ndarray) -> np.ndarray:
+        return np.asarray(reports).astype(np.int64).astype(str)
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

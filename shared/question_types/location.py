@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import AnswerError, SurveyError
-from .base import Definition, DeviceWords, QuestionType, TerminalWords
+from .base import DESIGN_CROSSTAB_REFUSAL, MAP, Definition, DeviceWords, QuestionType, TerminalWords
 
 
 class LocationType(QuestionType):
@@ -53,6 +53,22 @@ class LocationType(QuestionType):
         return ()
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
+
+    chart = MAP
+
+    def design_crosstab_refusal(self, question: Any) -> str | None:
+        return DESIGN_CROSSTAB_REFUSAL.format(qid=question.id, type=self.name)
+
+    def survey_warnings(self, question: Any) -> list[str]:
+        """A grid without a background image is, on a phone, blank squares."""
+        grid = question.location
+        if grid.background is not None:
+            return []
+        return [f"warning: question {question.id}: its {grid.rows} x {grid.cols} grid has no "
+                f"background image, so on a phone respondents see {grid.cells} blank squares "
+                f"with nothing to find their place by; add background = "
+                f"\"data:image/png;base64,...\" (a map of the area, at most 512 KiB: "
+                f"`base64 -w0 map.png`; docs/location.md)"]
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
 from .base import (
+    DESIGN_CROSSTAB_REFUSAL,
     NOT_ASKED,
+    OPTIONS_SUM,
     Definition,
     DeviceWords,
     QuestionType,
@@ -62,6 +65,27 @@ class MultiselectType(QuestionType):
 
     def notes(self, question: Any, consistency: str) -> list[str]:
         return [SHARES_NOTE]
+
+    design_mean = OPTIONS_SUM
+
+    def mean_row_label(self, question: Any) -> str:
+        return MEAN_SELECTED
+
+    def option_texts(self, question: Mapping[str, Any]) -> Sequence[str]:
+        return tuple(question.get("options") or ())
+
+    def regression_refusal(self, question: Any) -> str | None:
+        """Shares that overlap: no one answer per person."""
+        return (f"{question.id!r} is a multiselect question: a respondent may select several "
+                "options, so it is neither an outcome nor a covariate of this regression")
+
+    def design_crosstab_refusal(self, question: Any) -> str | None:
+        return DESIGN_CROSSTAB_REFUSAL.format(qid=question.id, type=self.name)
+
+    def crosstab_group_note(self, qid: str, group: str) -> str:
+        """A side is one option, selected or not (shared/joint_sets.py)."""
+        return (f"{qid}:{group}: respondents who selected {group!r}, against those who did not "
+                "(they may have selected other options too)")
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

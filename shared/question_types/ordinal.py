@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import BY_APPEARANCE, XLSFormRow
+from .base import BY_APPEARANCE, SCORES, XLSFormRow
 from .single import Domain, SingleAnswerType, options_and_groups
 from .words import EM_NOTE, MEAN_SCORE, score_note
 
@@ -53,6 +53,20 @@ class OrdinalType(SingleAnswerType):
         if consistency == "em":
             notes.append(EM_NOTE)
         return notes
+
+    design_mean = SCORES
+
+    def asked_mean_row_label(self, question: Any, options: Sequence[str]) -> str:
+        """The mean score among those asked, with the scores of the options asked."""
+        if not options:
+            return MEAN_SCORE
+        return f"{MEAN_SCORE} ({options[0]} = 1 ... {options[-1]} = {len(options)})"
+
+    def option_texts(self, question: Mapping[str, Any]) -> Sequence[str]:
+        return tuple(question.get("options") or ())
+
+    def group_texts(self, question: Mapping[str, Any]) -> Mapping[str, Sequence[str]]:
+        return question.get("groups") or {}
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from ldpsurvey.analyst.reports import FORMATS, Report, render
 from ldpsurvey.analyst.reports.charts import frequency_chart
+from ldpsurvey.analyst.reports.columns import columns
 from ldpsurvey.analyst.reports.csv_format import COLUMNS
 from ldpsurvey.analyst.reports.model import (
     DISTRIBUTION,
@@ -19,7 +20,6 @@ from ldpsurvey.analyst.reports.model import (
     MAX_LISTED_OPTIONS,
     MEAN,
     OPTION,
-    columns,
     listed_options,
 )
 from ldpsurvey.analyst.reports.simulated import simulated_report
