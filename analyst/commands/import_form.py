@@ -43,10 +43,18 @@ def import_group() -> None:
                    "kind, topic, reason, alternative; kind 'fix' for the rows that need "
                    "your fix, listed first, 'unsupported' for the others), "
                    "whether or not the import succeeds.")
+@click.option("--group", "groups", multiple=True, metavar="NAME",
+              help="Import only the rows inside this group or repeat (its name column; "
+                   "repeatable, nested groups included): the sensitive module of a large "
+                   "form.")
+@click.option("--marked", default=None, metavar="COLUMN",
+              help="Import only the rows whose COLUMN cell in the survey sheet is filled "
+                   "(anything but no, false or 0), and every row inside a group so marked.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
                            skip_unsupported: bool, survey_id: str | None, version: int | None,
-                           problems_path: Path | None, force: bool) -> None:
+                           problems_path: Path | None, groups: tuple[str, ...],
+                           marked: str | None, force: bool) -> None:
     """Read an XLSForm (.xlsx, .xlsm, .xls, .csv, .md) with pyxform and write it as a survey
     file.
 
@@ -60,15 +68,18 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     need fixing (a condition naming a choice the question does not have, no ε, ...) are
     listed first. With --skip-unsupported every such row is left out and listed, those that
     need your fix under their own heading and in a warning (the exit status is 0: a survey
-    was written). Nothing is written unless the whole survey checks; then `ldpsurvey plan
-    OUT` plans it.
+    was written). --group and --marked import only part of the form (the rows outside it are
+    counted, not listed; a condition reading one is refused). The import says how many rows
+    it kept of each type and left out of each kind, with the reason. Nothing is written
+    unless the whole survey checks; then `ldpsurvey plan OUT` plans it.
     """
-    from ..xlsform_import import ImportOptions, ImportRefused, import_xlsform
+    from ..xlsform_import import ImportOptions, ImportRefused, Selection, import_xlsform
 
     if out_path.exists() and not force:
         raise click.ClickException(f"{out_path} exists: pass --force to overwrite it")
     options = ImportOptions(epsilon=epsilon, skip_unsupported=skip_unsupported,
-                            survey_id=survey_id, version=version)
+                            survey_id=survey_id, version=version,
+                            selection=Selection(tuple(groups), marked))
     try:
         result = import_xlsform(form, options)
     except ImportRefused as exc:
@@ -95,6 +106,7 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
         _list(other, err=False, every=f"listed in {where}")
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
+    click.echo(result.counts.summary(), err=True)
     click.echo(f"next: ldpsurvey plan {out_path} {plan_margins(survey)}")
     if to_fix:
         click.echo(f"warning: {len(to_fix)} row(s) of {form.name} need your fix and were left "

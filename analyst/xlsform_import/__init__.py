@@ -17,12 +17,14 @@ need the designer's fix first; none is cut off at a count (errors.py). With
 
 Display-only rows (notes, group labels) never stop the import: notes before the first question
 become the survey's description (the designer's introduction), and what happened to every
-other one is listed in `ImportResult.notes`.
+other one is listed in `ImportResult.notes`. selection.py picks the rows of `--group` /
+`--marked` (a sensitive module of a large form); counts.py counts the rows kept by type and
+left out by kind; exclusivity.py reads a select_multiple's "ticked alone" constraint.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from ldpsurvey.shared.survey import Survey
 
 from .assembly import toml, with_introduction
 from .columns import check_sheets_and_columns
+from .counts import RowCounts, row_counts
 from .errors import (
     FIX,
     UNSUPPORTED,
@@ -43,13 +46,14 @@ from .errors import (
 from .languages import languages
 from .privacy import NO_EPSILON
 from .reading import SUFFIXES, RowIndex, read
+from .selection import Selection
 from .settings import is_two_server, survey_settings, unread_settings
 from .validation import OPTIONAL_FOLLOW_UP, validated
 from .walk import Walk
 
 __all__ = ["FIX", "NO_EPSILON", "OPTIONAL_FOLLOW_UP", "SUFFIXES", "UNSUPPORTED",
-           "ImportOptions", "ImportRefused", "ImportResult", "RowProblem", "XlsFormError",
-           "import_xlsform", "topics"]
+           "ImportOptions", "ImportRefused", "ImportResult", "RowCounts", "RowProblem",
+           "Selection", "XlsFormError", "import_xlsform", "topics"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class ImportOptions:
     skip_unsupported: bool = False
     survey_id: str | None = None  # instead of settings form_id
     version: int | None = None  # instead of settings version
+    # --group, --marked: import only these rows (selection.py)
+    selection: Selection = field(default_factory=Selection)
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class ImportResult:
     toml: str
     left_out: tuple[RowProblem, ...]  # every row left out, those that need fixing first
     notes: tuple[str, ...]
+    counts: RowCounts  # rows kept by type, left out by kind (counts.py)
 
     @property
     def to_fix(self) -> tuple[RowProblem, ...]:
@@ -90,9 +97,14 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     notes += unread_settings(form.settings)
     settings = survey_settings(form.json, form.settings, langs, options.survey_id,
                                options.version, filename, notes)  # form-level problems first
+    children = form.json.get("children") or ()
+    options.selection.check(form.survey_rows, filename)
     walk = Walk(RowIndex(form.survey_rows), langs, is_two_server(form.settings),
-                options.epsilon, notes, options.skip_unsupported)
-    walk.walk(form.json.get("children") or (), relevant=None, inside=None)
+                options.epsilon, notes, options.skip_unsupported, selection=options.selection)
+    walk.walk(children, relevant=None, inside=None)
+    if options.selection.active and not (walk.questions or walk.problems or walk.intro
+                                         or walk.hidden_notes):
+        raise XlsFormError(f"{filename}: the selection (--group, --marked) keeps no row")
     refuse_rows(walk.problems, options.skip_unsupported)
     if not walk.questions:
         if walk.problems:
@@ -105,6 +117,11 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     except ImportRefused as exc:  # said with the rows the walk refused, every row at once
         raise ImportRefused([*exc.problems, *walk.problems], exc.nothing_left) from None
     left_out = needs_fixing_first([*walk.problems, *refused])
+    ids = {q.id for q in survey.questions}
+    counts = row_counts(len(form.survey_rows), [q.xls_type for q in walk.questions
+                                                 if q.name in ids],
+                        left_out, walk.hidden_notes, len(walk.intro), len(walk.outside),
+                        sum(name in ids for name in walk.exclusive))
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, walk.questions, left_out),
-                        left_out=left_out, notes=tuple(notes))
+                        left_out=left_out, notes=tuple(notes), counts=counts)

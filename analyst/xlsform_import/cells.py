@@ -10,6 +10,7 @@ from typing import Any
 
 from . import expressions as xp
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
+from .exclusivity import split
 
 TRUE_CELLS = ("yes", "true", "true()", "1")
 FALSE_CELLS = ("no", "false", "false()", "0")
@@ -137,9 +138,12 @@ def multiselect_bounds(cells: Mapping[str, Any], is_required: bool, k: int) -> d
     defaults)."""
     constraint = str(cells.get("constraint") or "").strip()
     low, high = None, None
-    if constraint:
+    if constraint:  # an exclusivity (exclusivity.py) and bounds on how many are checked
+        exclusive = split(constraint, str(cells.get("name") or ""))
         try:
-            low, high = xp.count_bounds(xp.parse(constraint))
+            tree = xp.parse(constraint) if exclusive is None else exclusive.rest
+            if tree is not None:
+                low, high = xp.count_bounds(tree)
         except xp.ExpressionError as exc:
             raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a bound on "
                           f"how many are checked ({exc.message})", "drop it, or write "

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import expressions as xp
 from .errors import FIX, RowProblem
+from .selection import TOPIC as OUTSIDE
 
 # What the import says of a relevant it cannot otherwise translate: (topic, alternative).
 _UNTRANSLATABLE = ("conditions that cannot be translated", "write it with " + xp.SUPPORTED)
@@ -79,6 +80,9 @@ def _unreadable(name: str, left_out: Mapping[str, RowProblem], later: Callable[[
                 ) -> xp.ExpressionError:
     if name in left_out:
         left = left_out[name]
+        if left.topic == OUTSIDE:
+            return ReadsLeftOut(f"it reads ${{{name}}} (row {left.row}, {left.type}), which is "
+                                "outside the selection (--group, --marked)")
         if left.kind == FIX:
             return WaitsOnFix(f"it reads ${{{name}}} (row {left.row}, {left.type}), which "
                               "needs fixing")

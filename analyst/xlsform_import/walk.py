@@ -12,6 +12,7 @@ from typing import Any
 from . import expressions as xp
 from .conditions import Condition, refusal_of, translate
 from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
+from .exclusivity import split
 from .languages import Languages
 from .questions import Context, Question, Row, question
 from .reading import RowIndex
@@ -22,6 +23,7 @@ from .refusals import (
     category,
     collecting_cell,
 )
+from .selection import Selection, begins, holds_rows
 
 
 @dataclass
@@ -40,6 +42,12 @@ class Walk:
     targets: dict[str, xp.Target] = field(default_factory=dict)  # questions so far, by name
     left_out: dict[str, RowProblem] = field(default_factory=dict)  # rows not imported, by name
     seen_question: bool = False
+    selection: Selection = field(default_factory=Selection)  # --group, --marked
+    outside: list[int | None] = field(default_factory=list)  # rows outside the selection
+    exclusive: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> options
+    hidden_notes: int = 0  # notes not shown
+    _picked: bool = False  # inside a selected group: every row is selected
+    _picked_names: frozenset[str] | None = None
 
     def walk(self, elements: Sequence[Mapping[str, Any]], relevant: Condition | None,
              inside: RowProblem | None) -> None:
@@ -49,25 +57,66 @@ class Walk:
             r = self._row(el)
             if r is None:  # added by pyxform (meta/instanceID, or_other's text): not a row
                 continue
-            if inside is not None:  # left out with it: back once a group to fix is fixed
-                fix = inside.kind == FIX
-                self.refuse(r, f"inside the refused {inside.type} {inside.name!r} (row "
-                            f"{inside.row}){', which needs fixing' if fix else ''}",
-                            "fix that row first" if fix else "it is left out with it",
-                            inside.kind, "rows inside a group that needs fixing" if fix
-                            else "rows inside a group or repeat left out")
-                self.walk(el.get("children") or (), None, inside)
+            if not self._selected(el, r):
+                self._leave_outside(el, r)
                 continue
-            kind = el.get("type")
-            if kind == "group":
-                self._group(r, relevant)
-            elif kind in ("repeat", "loop"):
-                problem = self.refuse(r, *REFUSED_TYPES["repeat"], topic=TOPICS["repeat"])
-                self.walk(el.get("children") or (), None, problem)
-            elif kind == "note":
-                self._note(r, relevant)
-            else:
-                self._question(r, relevant)
+            picked = self._picked
+            self._picked = picked or self.selection.picks(r.cells, r.name, holds_rows(el))
+            self._element(el, r, relevant, inside)
+            self._picked = picked
+
+    def _element(self, el: Mapping[str, Any], r: Row, relevant: Condition | None,
+                 inside: RowProblem | None) -> None:
+        """One selected element (and the rows inside it)."""
+        if inside is not None:  # left out with it: back once a group to fix is fixed
+            fix = inside.kind == FIX
+            self.refuse(r, f"inside the refused {inside.type} {inside.name!r} (row "
+                        f"{inside.row}){', which needs fixing' if fix else ''}",
+                        "fix that row first" if fix else "it is left out with it",
+                        inside.kind, "rows inside a group that needs fixing" if fix
+                        else "rows inside a group or repeat left out")
+            self.walk(el.get("children") or (), None, inside)
+            return
+        kind = el.get("type")
+        if kind == "group":
+            self._group(r, relevant)
+        elif kind in ("repeat", "loop"):
+            problem = self.refuse(r, *REFUSED_TYPES["repeat"], topic=TOPICS["repeat"])
+            self.walk(el.get("children") or (), None, problem)
+        elif kind == "note":
+            self._note(r, relevant)
+        else:
+            self._question(r, relevant)
+
+    def _selected(self, el: Mapping[str, Any], r: Row) -> bool:
+        """Whether the row is imported: no selection, inside a selected group, selected
+        itself, or a group with a selected row somewhere inside."""
+        if not self.selection.active or self._picked:
+            return True
+        if self.selection.picks(r.cells, r.name, holds_rows(el)):
+            return True
+        return holds_rows(el) and self._holds_picked(el.get("children") or ())
+
+    def _holds_picked(self, elements: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether a row among these elements (or inside them) is selected (by name: the
+        rows' cells are read when the walk takes them)."""
+        if self._picked_names is None:
+            self._picked_names = frozenset(
+                str(cells.get("name", "")).strip() for _, cells in self.rows.rows
+                if self.selection.picks(cells, str(cells.get("name", "")).strip(), begins(cells)))
+        return any(str(el.get("name", "")) in self._picked_names
+                   or self._holds_picked(el.get("children") or ()) for el in elements)
+
+    def _leave_outside(self, el: Mapping[str, Any], r: Row) -> None:
+        """The row, and every row inside it, outside the selection: counted, and left out for
+        the conditions that read it."""
+        self.outside.append(r.row)
+        if r.name:
+            self.left_out[r.name] = self.selection.outside(r.row, r.name, r.xls_type)
+        for child in el.get("children") or ():
+            inner = self._row(child)
+            if inner is not None:
+                self._leave_outside(child, inner)
 
     def _row(self, el: Mapping[str, Any]) -> Row | None:
         """The element's survey-sheet row, with pyxform's reading of its relevant,
@@ -130,6 +179,7 @@ class Walk:
                           f"has no display-only text between questions; put it in a question's "
                           f"hint): {shown}")
         self.left_out[r.name] = RowProblem(r.row, r.name, "note", "a note", "not imported")
+        self.hidden_notes += 1
 
     def _question(self, r: Row, outer: Condition | None) -> None:
         """A question row, mapped or refused."""
@@ -155,6 +205,13 @@ class Walk:
             return
         self.questions.append(mapped)
         self.targets[r.name] = mapped.target
+        exclusive = split(str(r.cells.get("constraint") or ""), r.name)
+        if exclusive is not None:  # mapped, so a select_multiple (exclusivity.py)
+            self.exclusive[r.name] = exclusive.exclusive
+            self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): its constraint makes "
+                              f"{', '.join(map(repr, exclusive.exclusive))} exclusive (ticked "
+                              "alone); ldpsurvey cannot declare that yet, so the question is "
+                              "imported without it")
 
     def relevant(self, text: str) -> Condition:
         """A relevant cell on the questions imported so far."""
