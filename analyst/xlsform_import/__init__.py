@@ -121,7 +121,8 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     counts = row_counts(len(form.survey_rows), [q.xls_type for q in walk.questions
                                                  if q.name in ids],
                         left_out, walk.hidden_notes, len(walk.intro), len(walk.outside),
-                        sum(name in ids for name in walk.exclusive))
+                        sum(name in ids for name in walk.exclusive),
+                        sum(name in ids for name in walk.exclusive_pending))
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, walk.questions, left_out),
                         left_out=left_out, notes=tuple(notes), counts=counts)

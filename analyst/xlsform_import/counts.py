@@ -5,7 +5,8 @@ text (free text cannot be randomized), ..."): what a researcher checks first of 
 Every survey-sheet row is counted once: kept (a question), left out (by topic, the reasons
 of ImportResult.left_out), a note (the introduction, or not shown), outside the selection
 (--group, --marked), or the rows that only structure the form (begin/end group, end repeat).
-Rows kept with an exclusivity constraint ldpsurvey cannot declare yet are said apart."""
+The select_multiple rows kept with their exclusivity constraint (as `exclusive` options), or
+without it (a two-server survey has none yet), are said after the kept rows."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ class RowCounts:
     total: int
     kept: tuple[tuple[str, int], ...]  # (XLSForm type, rows), most first
     left_out: tuple[tuple[str, int, str], ...]  # (kind, rows, reason or ''), most first
-    exclusive_pending: int = 0  # kept without their exclusivity constraint
+    exclusive: int = 0  # kept with their exclusivity constraint as exclusive options
+    exclusive_pending: int = 0  # kept without it (two-server: no exclusive options yet)
 
     @property
     def kept_rows(self) -> int:
@@ -44,6 +46,8 @@ class RowCounts:
         left = ", ".join(f"{n} {kind}" + (f" ({why})" if why else "")
                          for kind, n, why in self.left_out)
         line = f"kept {self.kept_rows} of {self.total} rows: {kept}"
+        if self.exclusive:
+            line += f" ({self.exclusive} select_multiple of them with exclusive options)"
         if self.exclusive_pending:
             line += (f" ({self.exclusive_pending} select_multiple of them without their "
                      f"exclusivity constraint: {EXCLUSIVITY})")
@@ -51,7 +55,8 @@ class RowCounts:
 
 
 def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProblem],
-               notes: int, intro: int, outside: int, exclusive_pending: int) -> RowCounts:
+               notes: int, intro: int, outside: int, exclusive: int = 0,
+               exclusive_pending: int = 0) -> RowCounts:
     """The counts of a form of `total` rows: the kept questions' XLSForm types as written
     (`select_one list` counts as select_one), the rows left out, the notes not shown and
     those that became the introduction, the rows outside the selection; the rest only
@@ -73,7 +78,8 @@ def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProb
         left.append(("group and repeat ends and display groups", structure,
                      "they only structure the form"))
     left.sort(key=lambda t: -t[1])
-    return RowCounts(total, tuple(kept.most_common()), tuple(left), exclusive_pending)
+    return RowCounts(total, tuple(kept.most_common()), tuple(left), exclusive,
+                     exclusive_pending)
 
 
 def _reason(problems: Sequence[RowProblem]) -> str:

@@ -44,7 +44,8 @@ class Walk:
     seen_question: bool = False
     selection: Selection = field(default_factory=Selection)  # --group, --marked
     outside: list[int | None] = field(default_factory=list)  # rows outside the selection
-    exclusive: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> options
+    exclusive: list[str] = field(default_factory=list)  # names of those with exclusive options
+    exclusive_pending: list[str] = field(default_factory=list)  # recognised, not kept (yet)
     hidden_notes: int = 0  # notes not shown
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
@@ -203,15 +204,38 @@ class Walk:
         except Refusal as refusal:
             self.refuse(r, refusal.reason, refusal.alternative, refusal.kind, refusal.topic)
             return
+        exclusive = split(str(r.cells.get("constraint") or ""), r.name)
+        if exclusive is not None and not self._exclusive(r, mapped, exclusive.exclusive):
+            return
         self.questions.append(mapped)
         self.targets[r.name] = mapped.target
-        exclusive = split(str(r.cells.get("constraint") or ""), r.name)
-        if exclusive is not None:  # mapped, so a select_multiple (exclusivity.py)
-            self.exclusive[r.name] = exclusive.exclusive
+
+    def _exclusive(self, r: Row, mapped: Question, names: tuple[str, ...]) -> bool:
+        """A mapped question's exclusivity constraint (so a select_multiple: exclusivity.py)
+        as its `exclusive` options (their labels); refused (False) when it names a choice the
+        question does not have; left out, said and counted, in a two-server survey, which
+        has no exclusive options (yet)."""
+        labels = mapped.target.options
+        missing = [n for n in names if n not in labels]
+        if missing:
+            near = xp.near_match(missing[0], labels)
+            choices = ", ".join(map(repr, labels))
+            self.refuse(r, f"its exclusivity constraint names {missing[0]!r}, which is not a "
+                        f"choice of this question (its choices: {choices})"
+                        + (f": did you mean {near!r}?" if near else ""),
+                        "correct the constraint", FIX, "constraints that name what the form "
+                        "does not have")
+            return False
+        if self.two_server:
+            self.exclusive_pending.append(r.name)
             self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): its constraint makes "
-                              f"{', '.join(map(repr, exclusive.exclusive))} exclusive (ticked "
-                              "alone); ldpsurvey cannot declare that yet, so the question is "
-                              "imported without it")
+                              f"{', '.join(map(repr, names))} exclusive (ticked alone); a "
+                              "two-server survey has no exclusive options yet, so the question "
+                              "is imported without it")
+            return True
+        mapped.data["exclusive"] = [labels[n] for n in names]
+        self.exclusive.append(r.name)
+        return True
 
     def relevant(self, text: str) -> Condition:
         """A relevant cell on the questions imported so far."""

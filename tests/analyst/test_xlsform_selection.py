@@ -6,6 +6,7 @@ declare it yet: imported without it, and counted)."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -235,11 +236,44 @@ def test_an_exclusivity_constraint_is_recognised_and_counted(tmp_path: Path,
                              "ldp_epsilon": 1, "constraint": constraint}])
     [subs] = result.data["questions"]
     assert subs.get("max_selected") == (3 if "<= 3" in constraint else None)
-    assert "exclusive" not in subs  # not on main yet
-    assert result.counts.exclusive_pending == 1
+    exclusive = ["None of these", "Don't know"] if "dnk" in constraint else ["None of these"]
+    assert subs["exclusive"] == exclusive  # the labels, the options' values
+    written = tomllib.loads(result.toml)["questions"][0]  # checked by Survey.from_dict
+    assert written["exclusive"] == exclusive
+    assert result.counts.exclusive == 1
+    assert "(1 select_multiple of them with exclusive options)" in result.counts.summary()
+
+
+def test_an_exclusivity_naming_a_choice_the_question_lacks_needs_fixing(
+        tmp_path: Path) -> None:
+    """MSNA row 145: 'none' where the list has no such choice (ODK's selected() is then never
+    true): a mistake, like a condition naming a choice the question lacks."""
+    result = run(tmp_path, [q("used"), {
+        "type": "select_multiple subs", "name": "subs", "label": "Which?", "ldp_epsilon": 1,
+        "constraint": "not(selected(., 'nothing') and count-selected(.) > 1)"}],
+        skip_unsupported=True)
+    [problem] = result.left_out
+    assert problem.kind == FIX and problem.name == "subs"
+    assert "names 'nothing', which is not a choice of this question (its choices: " \
+           "'cannabis', 'cocaine', 'none', 'dnk')" in problem.reason
+
+
+def test_a_two_server_form_imports_an_exclusivity_without_it_and_says_so(
+        tmp_path: Path) -> None:
+    from ldpsurvey.shared.two_server.config import b64url
+
+    settings = {"form_id": "t", "version": 1, "collection": "two-server",
+                "helper_url": "https://helper.example", "helper_hpke_key": b64url(b"h" * 32),
+                "leader_hpke_key": b64url(b"l" * 32), "min_batch_size": 100}
+    path = xlsform(tmp_path / "form.xlsx", [{
+        "type": "select_multiple subs", "name": "subs", "label": "Which?",
+        "constraint": "not(selected(., 'none') and count-selected(.) > 1)"}], CHOICES, settings)
+    result = import_xlsform(path, ImportOptions(epsilon=1))
+    assert "exclusive" not in result.data["questions"][0]
+    assert result.counts.exclusive_pending == 1 and result.counts.exclusive == 0
     assert "(1 select_multiple of them without their exclusivity constraint: exclusivity " \
            "(not imported yet))" in result.counts.summary()
-    assert any("its constraint makes 'none'" in n for n in result.notes)
+    assert any("a two-server survey has no exclusive options yet" in n for n in result.notes)
 
 
 def test_an_exclusivity_written_without_parentheses_forbids_an_option_and_needs_fixing(
