@@ -80,3 +80,15 @@ def test_the_loader_knows_the_module_of_every_core_it_loads():
     assert designs == {"warner", "crosswise", "forced_response", "unrelated_question", "matrix"}
     assert {m for m, module in cores.items() if module == "designs"} == designs
     assert set(cores.values()) <= set(_frozen_table(optional, "IMPORTS"))
+
+
+def test_the_draw_sources_only_tests_use_are_in_a_module_the_page_never_imports():
+    """Issue 40's page weight: replaying and recording draws (the shared vectors, the no-reroll
+    test) is tests' and benches' code; it lives in js/tapes.js, which no page module imports,
+    not in randomness.js, which every page loads."""
+    randomness = without_comments((WEB / "js" / "randomness.js").read_text())
+    assert not re.search(r"\b(tapeSource|recordingSource)\b", randomness)
+    for path in WEB.rglob("*.js"):
+        code = without_comments(path.read_text())
+        assert not re.search(r'(?:from|import\()\s*"[^"]*tapes\.js"', code), path
+    assert "tapes.js" not in (WEB / "index.html").read_text()

@@ -5,7 +5,7 @@ fresh one, so a respondent could review until the device said "no" and send a ch
 Now the review shows the answers and the exact chances (no draw); Send draws, stores, sends.
 
 The page runs unchanged except for its entry module: these tests serve an `app.js` that
-starts page.js with a *recording* source wrapping the CSPRNG (randomness.js recordingSource),
+starts page.js with a *recording* source wrapping the CSPRNG (tapes.js recordingSource),
 so every randbelow call the page makes is on a tape the test reads. Replaying that tape through
 mechanismFor(q).perturb once per answered question, in order, must give exactly the reports the
 server stored and use up the tape: one draw per question, and the sent report is that draw.
@@ -25,7 +25,8 @@ ANSWERS = {"smoker": True, "mood": "fine", "drinks": 4}  # what fill() answers
 
 RECORDING_ENTRY = """
 import { start } from "./page.js";
-import { recordingSource, secureSource } from "./randomness.js";
+import { secureSource } from "./randomness.js";
+import { recordingSource } from "./tapes.js";
 const source = recordingSource(secureSource);
 window.ldpDraws = () => source.tape.map(([n, value]) => [n.toString(), value.toString()]);
 start(source);
@@ -89,7 +90,7 @@ def test_reviewing_again_and_again_draws_nothing_and_send_draws_once(deployment,
     (stored,) = deployment.stored(sid)
     replayed = page.evaluate("""async ([questions, tape, answers]) => {
         const M = await import("./js/mechanisms.js");
-        const R = await import("./js/randomness.js");
+        const R = await import("./js/tapes.js");
         const source = R.tapeSource(tape);
         const reports = {};
         for (const q of questions) reports[q.id] = M.mechanismFor(q).perturb(answers[q.id], source);

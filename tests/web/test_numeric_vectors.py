@@ -11,7 +11,7 @@ from numeric_vectors import build_cases, refused
 
 REPLAY = """async ([root, cases]) => {
   const N = await import(root + "js/numeric_mechanisms.js");
-  const R = await import(root + "js/randomness.js");
+  const R = await import(root + "js/tapes.js");
   const failures = [];
   cases.forEach((c, i) => {
     try {

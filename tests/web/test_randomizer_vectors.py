@@ -25,7 +25,7 @@ VECTORS_FILE = Path(__file__).with_name("vectors.json")
 
 REPLAY = """async ([root, cases]) => {
   const M = await import(root + "js/mechanisms.js");
-  const R = await import(root + "js/randomness.js");
+  const R = await import(root + "js/tapes.js");
   const S = await import(root + "js/sha256.js");
   const failures = [];
   cases.forEach((c, i) => {

@@ -17,7 +17,7 @@ from skip_vectors import build_skip_vectors, survey_of
 REPLAY = """async ([root, cases]) => {
   const M = await import(root + "js/mechanisms.js");
   const K = await import(root + "js/skip_logic.js");
-  const R = await import(root + "js/randomness.js");
+  const R = await import(root + "js/tapes.js");
   const S = await import(root + "js/sha256.js");
   const failures = [];
   cases.forEach((c, i) => {

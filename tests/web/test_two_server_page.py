@@ -242,7 +242,8 @@ def test_an_exported_page_answers_a_two_server_survey(pair, site, page):
 
 RECORDING_ENTRY = """
 import { start } from "./page.js";
-import { recordingSource, secureSource } from "./randomness.js";
+import { secureSource } from "./randomness.js";
+import { recordingSource } from "./tapes.js";
 const source = recordingSource(secureSource);
 window.ldpDraws = () => source.tape.map(([n, value]) => [n.toString(), value.toString()]);
 start(source);
@@ -270,7 +271,7 @@ def test_review_draws_nothing_and_send_shards_once_from_the_pages_source(pair, p
     [stored] = [json.loads(b) for b in uploads(pair, sid)]
     replayed = page.evaluate("""async ([survey, tape]) => {
       const U = await import("/s/js/twoserver/upload.js");
-      const R = await import("/s/js/randomness.js");
+      const R = await import("/s/js/tapes.js");
       const source = R.tapeSource(tape);
       const up = await U.buildUpload(survey, { smoker: true, mood: "great", hours: 5 },
                                      { source });

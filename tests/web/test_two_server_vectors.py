@@ -33,7 +33,7 @@ RFC = Path(__file__).parents[1] / "data" / "hpke" / "rfc9180-base-x25519-sha256-
 
 REPLAY = """async ([root, cases]) => {
   const U = await import(root + "js/twoserver/upload.js");
-  const R = await import(root + "js/randomness.js");
+  const R = await import(root + "js/tapes.js");
   const { canonicalJson } = await import(root + "js/mechanisms.js");
   const bytes = (h) => Uint8Array.from(h.match(/../g) || [], (x) => parseInt(x, 16));
   const failures = [];

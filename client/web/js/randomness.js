@@ -1,6 +1,6 @@
 // Exact samplers over a source with randbelow(n: bigint), a port of shared/randomness.py. Every
 // report is drawn with secureSource (crypto.getRandomValues, secrets.randbelow's algorithm),
-// never Math.random; tests replay Python's draws (tapeSource). docs/browser-randomizers.md.
+// never Math.random; tests replay Python's draws (tapes.js tapeSource). docs/browser-randomizers.md.
 
 import { bitLength, Rational } from "./rational.js";
 
@@ -26,7 +26,8 @@ function randomBits(k) {
   return value >> BigInt(words * 32 - k);
 }
 
-function checkBound(n) {
+/** Throws unless `n` is a valid randbelow bound (a positive BigInt). */
+export function checkBound(n) {
   if (typeof n !== "bigint") throw new TypeError("randbelow takes a BigInt bound");
   if (n <= 0n) throw new RangeError("randbelow needs n > 0");
 }
@@ -59,43 +60,6 @@ export const secureSource = Object.freeze({
     }
   },
 });
-
-/**
- * A source replaying recorded draws: `draws` is a list of [n, value] (BigInt, Number, or a
- * decimal or 0x-hex string). Throws if a sampler asks for another n than recorded, or for more
- * draws.
- */
-export function tapeSource(draws) {
-  const tape = draws.map(([n, value]) => [BigInt(n), BigInt(value)]);
-  let at = 0;
-  return {
-    requests: [],
-    randbelow(n) {
-      checkBound(n);
-      if (at >= tape.length) throw new Error(`tape exhausted: randbelow(${n}) was not recorded`);
-      const [expected, value] = tape[at];
-      if (n !== expected) {
-        throw new Error(`draw ${at}: randbelow(${n}) requested, the tape recorded randbelow(${expected})`);
-      }
-      at += 1;
-      this.requests.push(n);
-      return value;
-    },
-    get remaining() { return tape.length - at; },
-  };
-}
-
-/** Wraps a source and records every (n, value) it hands out (for tests and benchmarks). */
-export function recordingSource(inner) {
-  return {
-    tape: [],
-    randbelow(n) {
-      const value = inner.randbelow(n);
-      this.tape.push([n, value]);
-      return value;
-    },
-  };
-}
 
 /** For each bound b (BigInt), one draw in [0, b), in order: the sequential randbelow calls. */
 export function randbelowEach(source, bounds) {
