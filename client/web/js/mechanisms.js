@@ -3,7 +3,7 @@
 // perturb(answer, source, memo) draws a report. docs/browser-randomizers.md.
 
 import { expLower, Rational, rationalExpFloor } from "./rational.js";
-import { bernoulli, choiceExcept, hmacSource, secureSource } from "./randomness.js";
+import { bernoulli, choiceExcept, secureSource } from "./randomness.js";
 import { loaded } from "./optional.js";  // the cores and modules only some surveys need
 import { N, Worded, quoted, t } from "./i18n.js";
 import { epsilonText } from "./odds.js";
@@ -31,8 +31,6 @@ const MIN_EPSILON = 1e-6;
 const MAX_EPSILON = 50;
 const INSTANTANEOUS_MECHANISMS = ["grr", "binary_rr"];
 export const BITMAP_ENCODING = "bitmap-u32-le";
-const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
-const TAG_DOMAIN = "ldpsurvey/ledger-tag/v1\0";
 
 export const ONE = new Rational(1n);
 
@@ -286,16 +284,8 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   const shownLabels = () => labels && labels.map((l) => optionText(question, l));
   const encode = unit.encoder(question, labels, notAsked ? core.k : null);
 
-  /** The canonical answer as it enters the HMAC message (Python's JSON of the answer). */
-  function memoMessage(domain, answer, memo) {
-    if (!memo || !(memo.secret instanceof Uint8Array) || memo.secret.length !== 32
-        || typeof memo.series !== "string") {
-      throw new TypeError("memo must be {secret: Uint8Array(32), series: string}");
-    }
-    const value = unit.memoValue(question, answer, encode, labels);
-    const json = canonicalJson([memo.series, question.id, value, permanent.name, permanent.params]);
-    return new TextEncoder().encode(domain + json);
-  }
+  /** What a series' memo reads of this question (memo.js, loaded for a survey with one). */
+  const memoed = () => ({ question, unit, encode, labels, permanent });
 
   return Object.freeze({
     question,
@@ -315,17 +305,14 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     perturb(answer, source = secureSource, memo = undefined) {
       const index = encode(answer);
       if (memo === undefined || memo === null) return core.perturbIndex(index, source);
-      const permanentValue = permanent.perturbIndex(
-        index, hmacSource(memo.secret, memoMessage(PERMANENT_DOMAIN, answer, memo),
-                          loaded("sha256").hmacSha256));
+      const permanentValue = loaded("memo").permanentValue(memoed(), index, answer, memo);
       if (core === permanent) return permanentValue;
       return core.instantaneous.perturbIndex(permanent.indexOf(permanentValue), source);
     },
     /** The ledger's keyed tag of a distinct answer in a series (hazmat_memo.answer_tag). */
     answerTag(answer, memo) {
       encode(answer);
-      const { hmacSha256, toHex } = loaded("sha256");  // a survey with a series (optional.js)
-      return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, answer, memo))).slice(0, 32);
+      return loaded("memo").answerTag(memoed(), answer, memo);  // a survey with a series
     },
     /** What the device does to an answer, in plain words, with the probabilities as Numbers
      * (location questions: for the given answer's cell, else a corner's; named designs: the

@@ -44,7 +44,8 @@ const IMPORTS = Object.freeze({
   askedGeometric: () => import("./asked_geometric.js"),
   twoLayer: () => import("./two_layer.js"),
   setCores: () => import("./set_cores.js"),
-  sha256: () => import("./sha256.js"),  // the memo of a survey with a series
+  memo: () => import("./memo.js"),  // a survey with a series (its memo, with sha256.js)
+  sha256: () => import("./sha256.js"),
   twoServerSets: () => import("./twoserver/multiselect.js"),
 });
 
@@ -143,7 +144,7 @@ export function needed(survey) {
     names.push("twoServerVerify", "twoServer");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
-  if (survey.series != null) names.push("sha256");
+  if (survey.series != null) names.push("memo", "sha256");
   for (const q of survey.questions) {
     if (q && Object.hasOwn(CORE_MODULES, q.mechanism)) names.push(CORE_MODULES[q.mechanism]);
     if (q && q.instantaneous_epsilon != null) names.push("twoLayer");

@@ -13,8 +13,7 @@ import { capitalized, epsilonText, oddsSentence } from "./odds.js";
 import { descriptionOf, showText, shown, titleOf } from "./shown.js";
 import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, answered,
-         chargedEpsilons, chargedTags, deviceSecret, getRecord, recordSubmission,
-         records } from "./store.js";
+         chargedEpsilons, getRecord, recordSubmission, records } from "./store.js";
 import { checkTrust } from "./trust.js";
 import { SENDING, laterFor, loadModules, loadRefusals, loaded } from "./optional.js";
 import { surveyRequest, where as found } from "./where.js";
@@ -202,8 +201,9 @@ async function alreadyAnswered(verified, entry) {
 async function chargesFor(verified, answers) {
   const { survey, mechanisms } = verified;
   const series = survey.series ?? null;
-  const memo = series === null ? undefined : { secret: await deviceSecret(), series };
-  const known = memo ? await chargedTags() : new Set();
+  const memo = series === null ? undefined
+    : { secret: await loaded("memo").deviceSecret(), series };  // memo.js: a series only
+  const known = memo ? await loaded("memo").chargedTags() : new Set();
   const charges = [];
   for (const q of survey.questions) {
     const answer = answers.get(q.id);

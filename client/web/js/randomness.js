@@ -135,50 +135,6 @@ export function discreteLaplace(rate, source) {
   }
 }
 
-// --- client/hazmat_memo.py HmacSource ---------------------------------------------------------
-
-/**
- * HAZMAT. A deterministic source: HMAC-SHA256(key, message || 8-byte big-endian counter)
- * blocks, `randbelow(n)` taking bit_length(n - 1) bits (big-endian bytes, masked) and
- * rejecting >= n, as client/hazmat_memo.py's HmacSource. Used only to draw a memoized
- * permanent value; anyone with the key can recompute it for every answer. `hmacSha256` is
- * sha256.js's, loaded only for a survey with a series (optional.js).
- */
-export function hmacSource(key, message, hmacSha256) {
-  let counter = 0n;
-  let buffer = new Uint8Array(0);
-  function take(count) {
-    while (buffer.length < count) {
-      const block = new Uint8Array(message.length + 8);
-      block.set(message);
-      new DataView(block.buffer).setBigUint64(message.length, counter);
-      const digest = hmacSha256(key, block);
-      const grown = new Uint8Array(buffer.length + digest.length);
-      grown.set(buffer);
-      grown.set(digest, buffer.length);
-      buffer = grown;
-      counter += 1n;
-    }
-    const out = buffer.slice(0, count);
-    buffer = buffer.slice(count);
-    return out;
-  }
-  return {
-    randbelow(n) {
-      checkBound(n);
-      if (n === 1n) return 0n;
-      const bits = bitLength(n - 1n);
-      const mask = (1n << BigInt(bits)) - 1n;
-      for (;;) {
-        let value = 0n;
-        for (const byte of take(Math.ceil(bits / 8))) value = (value << 8n) | BigInt(byte);
-        value &= mask;
-        if (value < n) return value;
-      }
-    },
-  };
-}
-
 /**
  * The index i with probability exactly weights[i] / Σ weights (BigInts >= 0, positive total):
  * one randbelow(total), then the first running sum above it (randomness.draw_weighted).

@@ -54,7 +54,7 @@ export function openStore() {
   return opening;
 }
 
-function done(tx) {
+export function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
     tx.onerror = () => reject(tx.error);
@@ -62,7 +62,7 @@ function done(tx) {
   });
 }
 
-function result(request) {
+export function result(request) {
   return new Promise((resolve, reject) => {
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
@@ -88,20 +88,6 @@ export const getTrust = (key) => get("trust", key);
 export const putTrust = (key, value) => put("trust", value, key);
 export const answered = (surveyId, version) => get("ledger", ledgerKey(surveyId, version));
 
-/** The device's 32-byte memo secret, drawn with crypto.getRandomValues on first need. */
-export async function deviceSecret() {
-  const db = await openStore();
-  const tx = db.transaction("device", "readwrite", { durability: "strict" });
-  const finished = done(tx);
-  const store = tx.objectStore("device");
-  let secret = await result(store.get("secret"));
-  if (!(secret instanceof Uint8Array) || secret.length !== 32) {
-    secret = crypto.getRandomValues(new Uint8Array(32));
-    store.put(secret, "secret");
-  }
-  await finished;
-  return secret;
-}
 export const getRecord = (submissionId) => get("outbox", submissionId);
 
 /**
@@ -145,14 +131,8 @@ export async function chargedEpsilons() {
   return entries.flatMap((e) => e.entries.map((c) => c.epsilon)).filter((x) => x > 0);
 }
 
-/** "<series> <question> <tag>" of every answer this browser was charged for in a series. */
-export async function chargedTags() {
-  const db = await openStore();
-  const entries = await result(db.transaction("ledger").objectStore("ledger").getAll());
-  return knownTags(entries);
-}
-
-function knownTags(ledgerEntries) {
+/** "<series> <question> <tag>" of every charge in `ledgerEntries` with a tag. */
+export function knownTags(ledgerEntries) {
   const known = new Set();
   for (const entry of ledgerEntries) {
     for (const c of entry.entries) if (c.tag) known.add(`${c.series} ${c.question} ${c.tag}`);
