@@ -11,7 +11,7 @@ from square_wave_vectors import build_square_wave_vectors
 
 REPLAY = """async ([root, cases]) => {
   const SW = await import(root + "js/square_wave.js");
-  const R = await import(root + "js/randomness.js");
+  const R = await import(root + "js/tapes.js");
   const failures = [];
   cases.forEach((c, i) => {
     try {
