@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 from ldpsurvey.shared.cli_help import language_tag
-from ldpsurvey.shared.errors import ReportRenderError
 
 from ..reports.language import LanguageRequest, request
 from ..reports.regression_format import REGRESSION_FORMATS, render_regression
 from ..source_options import source_options
 from .design import INTERVAL_QUANTILES, design_options, options_from
+from .output import emit
 
 
 @click.command("regress", short_help="Logistic/linear regression through the randomization.")
@@ -81,14 +81,7 @@ def regress(server_url: str | None, db_path: str | None, survey_id: str, version
                                version, wanted)
     text = render_regression(doc, fmt, survey,
                              None if wanted is None else wanted.language(survey))
-    if out_path is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        out_path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {fmt} regression to {out_path}", err=True)
+    emit(text, out_path, f"{fmt} regression")
 
 
 def _design_based(server_url: str | None, db_path: str | None, survey_id: str,

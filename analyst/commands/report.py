@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 from ldpsurvey.shared.cli_help import language_tag
-from ldpsurvey.shared.errors import ReportRenderError
 
 from ..reports.language import LanguageRequest, request
 from ..reports.model import FORMATS, render
 from ..source_options import source_options
 from .design import INTERVAL_QUANTILES, design_options, options_from
+from .output import emit
 
 
 @click.command("report", short_help="Estimates as a table, JSON, CSV, Markdown or HTML.")
@@ -124,14 +124,7 @@ def report(server_url: str | None, db_path: str | None, survey_id: str, version:
             assert db_path is not None
             estimates = db_report(db_path, survey_id, confidence, version)
         text = render(estimates if wanted is None else wanted.report(estimates), fmt)
-    if out_path is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        out_path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ReportRenderError(f"cannot write {out_path}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {fmt} report to {out_path}", err=True)
+    emit(text, out_path, f"{fmt} report")
 
 
 def _design_text(server_url: str | None, db_path: str | None, survey_id: str,
