@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from ..errors import SurveyError
 from ..question_types import QuestionType, unit_for
+from ..question_types.fields import epsilon
 
 COLLECTIONS = ("ldp", "two-server")
 TWO_SERVER = "two-server"
@@ -149,25 +150,10 @@ def question_epsilons(data: Mapping[str, Any], where: str,
     if central is None:
         raise SurveyError(f"{where}.central_epsilon", "a two-server question needs the "
                           "central ε each server's noise guarantees (central_epsilon)")
-    central = parse_epsilon(central, f"{where}.central_epsilon")
+    central = epsilon(central, f"{where}.central_epsilon")
     if local is not None:
-        local = parse_epsilon(local, f"{where}.local_epsilon")
+        local = epsilon(local, f"{where}.local_epsilon")
     return central, local
-
-
-def parse_epsilon(value: Any, where: str) -> float:
-    """A finite number > 0 (the survey's rule for an ε, shared/survey.py `_epsilon`, here so
-    that this module need not import the survey that imports it); its range is the
-    mechanism's (checked once it is known)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SurveyError(where, "must be a number > 0")
-    try:
-        eps = float(value)
-    except OverflowError:  # an integer beyond any float
-        eps = math.inf
-    if not math.isfinite(eps) or eps <= 0:
-        raise SurveyError(where, "must be a finite number > 0")
-    return eps
 
 
 def check_local_mechanism(mechanism: str, where: str, question_type: str,
