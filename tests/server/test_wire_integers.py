@@ -25,6 +25,7 @@ from ldpsurvey.client.two_server import build_upload
 from ldpsurvey.helper.app import create_app as create_helper
 from ldpsurvey.server.app import create_app
 from ldpsurvey.server.auth import create_token
+from ldpsurvey.server.invites.carried import create_carried, parse_export
 from ldpsurvey.server.openapi import openapi_document
 from ldpsurvey.server.store import open_store
 from ldpsurvey.shared.manifest import public_key_b64
@@ -65,6 +66,17 @@ class Deployed:
             assert leader.post("/api/surveys", json=body, headers=self.auth).status_code == 201
         assert leader.post("/api/surveys/health/submissions",
                            json=submission()).status_code == 200
+        # a survey whose codes carry a covariate (docs/sensitive-module.md), for the body of
+        # POST .../invitation
+        carried = survey_dict("carried")
+        assert leader.post("/api/surveys", json=manifest(carried),
+                           headers=self.auth).status_code == 201
+        db = open_store(tmp / "leader.db")
+        try:
+            export = parse_export("key,region\nk1,north\n", "export.csv", "key", ["region"])
+            [(_, self.invite_code)] = create_carried(db, "carried", export)
+        finally:
+            db.close()
 
     @property
     def auth(self) -> dict[str, str]:
@@ -106,6 +118,7 @@ def body_templates(deployed: Deployed) -> dict[str, list[tuple[dict[str, Any], A
                              deployed.leader_key, version=2))}), resigned)],
         "submit": [(submission(), keep), ({"submissions": [submission(), submission()]}, keep)],
         "twoServerUpload": [(deployed.upload(), keep)],
+        "invitation": [({"invite": deployed.invite_code}, keep)],
     }
 
 
@@ -184,7 +197,7 @@ def url(path: str, values: dict[str, str]) -> str:
     return path
 
 
-SURVEY_IDS = ("health", "pulse")
+SURVEY_IDS = ("health", "pulse", "carried")
 BATCH = str(uuid.uuid4())
 
 
@@ -217,7 +230,8 @@ def test_leader_parameters_never_5xx(deployed: Deployed, path: str, method: str,
                                                     response.data[:300])
 
 
-@pytest.mark.parametrize("operation_id", ["createSurvey", "submit", "twoServerUpload"])
+@pytest.mark.parametrize("operation_id", ["createSurvey", "submit", "twoServerUpload",
+                                          "invitation"])
 def test_leader_bodies_never_5xx(deployed: Deployed, operation_id: str) -> None:
     paths = {op["operationId"]: (path, method) for path, method, op in openapi_operations()}
     path, method = paths[operation_id]
