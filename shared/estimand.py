@@ -136,6 +136,12 @@ def plain_estimate(question: Any, mechanism: Any, aggregate: Any,
     return result
 
 
+# The largest k·k dense channel the mean score of index reports is computed from (2^24 cells,
+# 128 MiB of float64 each for the channel and its inverse): an ordinal question of 65,536
+# options through GRR asked for 32 GiB (simulate's fuzz test: MemoryError).
+MAX_SCORE_CHANNEL = 1 << 24
+
+
 def _score_from_counts(mechanism: Any, aggregate: Any, rows: Sequence[Any],
                        confidence: float) -> Any:
     """The mean score s·f̂ (options scored s = 1..k) of index reports, with the plain
@@ -147,6 +153,8 @@ def _score_from_counts(mechanism: Any, aggregate: Any, rows: Sequence[Any],
     if getattr(mechanism, "joint_reports", "") != "index" or not isinstance(aggregate,
                                                                             CountAggregate):
         return None  # no mechanism offered for ordinal questions reports otherwise
+    if len(rows) ** 2 > MAX_SCORE_CHANNEL:
+        return None  # the dense (k, m) channel would not fit in memory: no mean score row
     channel, inverse = mechanism.index_channel()  # (k, m) each
     k = channel.shape[0]
     scores = np.arange(1, k + 1, dtype=float)

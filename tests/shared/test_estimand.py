@@ -90,3 +90,23 @@ def test_the_plain_mean_score_of_grr_has_the_variance_it_states() -> None:
     assert low <= ratio <= high
     # the plug-in (at the consistent distribution) is near the exact variance: within 10%
     assert np.mean(variances) == pytest.approx(exact, rel=0.1)
+
+
+def test_a_huge_grr_ordinal_gets_no_mean_score_rather_than_a_memory_error() -> None:
+    """The mean score of index reports needs the dense k x k channel: past 2^24 cells (here
+    k = 4,200) the row is left out instead of allocating it (simulate's fuzz test found an
+    ordinal of 65,536 options asking for 32 GiB)."""
+    from ldpsurvey.shared.estimand import MAX_SCORE_CHANNEL, plain_estimate
+
+    k = 4200
+    assert k * k > MAX_SCORE_CHANNEL
+    survey = Survey.from_dict({"id": "big", "title": "big", "version": 1, "questions": [
+        {"id": "o", "text": "o", "type": "ordinal", "epsilon": 1.0, "mechanism": "grr",
+         "options": [f"o{i}" for i in range(k)]}]})
+    question = survey.questions[0]
+    mechanism = mechanism_for(question)
+    aggregate = mechanism.new_aggregate()
+    for report in mechanism.perturb_many(np.arange(50) % k, np.random.default_rng(1)):
+        aggregate.add(report)
+    result = plain_estimate(question, mechanism, aggregate)
+    assert result.mean is None
