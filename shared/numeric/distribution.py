@@ -76,8 +76,15 @@ EMS_NOTE = ("the distribution is EMS (EM with smoothing, Li et al. 2020): non-ne
             "over reports")
 
 
+class _FiniteFields:
+    """`to_dict`: every field, NaN and infinities as None (JSON has no such numbers)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: finite_or_none(v) for k, v in asdict(self).items()}
+
+
 @dataclass
-class BinShare:
+class BinShare(_FiniteFields):
     """The share of answers in [low, high) with its interval."""
 
     low: float
@@ -87,12 +94,9 @@ class BinShare:
     ci_low: float | None
     ci_high: float | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: finite_or_none(v) for k, v in asdict(self).items()}
-
 
 @dataclass
-class CdfPoint:
+class CdfPoint(_FiniteFields):
     """P[answer <= value] with its interval."""
 
     value: float
@@ -100,12 +104,9 @@ class CdfPoint:
     ci_low: float | None
     ci_high: float | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: finite_or_none(v) for k, v in asdict(self).items()}
-
 
 @dataclass
-class QuantileEstimate:
+class QuantileEstimate(_FiniteFields):
     """The p-quantile of the answers (answer units) with its interval."""
 
     p: float
@@ -113,9 +114,6 @@ class QuantileEstimate:
     std_error: float | None
     ci_low: float | None
     ci_high: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: finite_or_none(v) for k, v in asdict(self).items()}
 
 
 @dataclass
