@@ -21,6 +21,7 @@ from typing import Any
 from . import skip_logic
 from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS
+from .piping import check_piping
 from .question_types import QUESTION_TYPES, REGISTRY, QuestionType, unit_for
 from .question_types.base import Definition
 from .question_types.fields import MAX_LABEL as MAX_LABEL  # re-exported: the field limits
@@ -342,6 +343,7 @@ def _parse_survey(data: Any) -> Survey:
     questions = tuple(parsed)
     language = parse_language(data)
     translations = parse_translations(data.get("translations"), language or "en", questions)
+    check_piping(questions, translations)  # `${id}` in a text reads an earlier question
     for where, q in zip(places, questions, strict=True):
         if q.instantaneous_epsilon is not None and series is None:
             raise SurveyError(f"{where}.instantaneous_epsilon",

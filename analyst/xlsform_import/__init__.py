@@ -122,7 +122,8 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
                                                  if q.name in ids],
                         left_out, walk.hidden_notes, len(walk.intro), len(walk.outside),
                         sum(name in ids for name in walk.exclusive),
-                        sum(name in ids for name in walk.exclusive_pending))
+                        sum(name in ids for name in walk.exclusive_pending),
+                        sum(name in ids for name in walk.piped))
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, walk.questions, left_out),
                         left_out=left_out, notes=tuple(notes), counts=counts)

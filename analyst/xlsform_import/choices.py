@@ -4,7 +4,6 @@ translations; the XLSForm choice names are kept in a TOML comment."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,8 +13,6 @@ from ldpsurvey.shared.survey import MAX_LABEL
 from .errors import UNSUPPORTED, Refusal
 from .languages import Languages
 from .refusals import REFUSED_TYPES, TOPICS
-
-PIPED = re.compile(r"\$\{[^}]*\}")  # an earlier answer shown in a text
 
 
 @dataclass(frozen=True)
@@ -56,10 +53,6 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
 
 
 def _check_label(name: str, label: str, labels: Mapping[str, str], list_name: Any) -> None:
-    if PIPED.search(label):
-        raise Refusal(UNSUPPORTED, f"the choice {name!r} shows an earlier answer "
-                      "(${...})", "write the text without ${...}",
-                      "texts that show an earlier answer")
     # Both are right in XLSForm (which keeps the choice's name), not as ldpsurvey options
     # (their text is the answer): the row is left out, saying what would import it.
     if len(label) > MAX_LABEL:

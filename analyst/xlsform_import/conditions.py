@@ -76,6 +76,32 @@ def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str
     return Condition(condition, tuple(dict.fromkeys(reads)))
 
 
+def piped_refusal(name: str, left_out: Mapping[str, RowProblem], later: Callable[[str], bool]
+                  ) -> tuple[bool, str, str, str]:
+    """(needs the designer's fix, reason, alternative, topic) of a `${name}` in a label, hint
+    or choice label (a piped text, shared/piping.py) that is no question imported before it."""
+    shows = f"its text shows ${{{name}}}"
+    if name in left_out:
+        left = left_out[name]
+        where = f"{shows} (row {left.row}, {left.type}), which"
+        if left.topic == OUTSIDE:
+            return (False, f"{where} is outside the selection (--group, --marked)",
+                    f"select that row too, or write the text without ${{{name}}}",
+                    "texts that show a row left out")
+        if left.kind == FIX:
+            return (True, f"{where} needs fixing", "fix that row first; this text then shows "
+                    "its answer", "texts that show a row that needs fixing")
+        return (False, f"{where} is not imported (a piped text shows an earlier question's "
+                "answer)", f"it is left out with that row (import that row, or write the "
+                f"text without ${{{name}}})", "texts that show a row left out")
+    if later(name):
+        return (False, f"{shows}, which comes later in the form: a piped text shows an "
+                "earlier answer only", f"move ${{{name}}} before this row, or write the text "
+                "without it", "texts that show a later answer")
+    return (True, f"{shows}, which is not a question of this form", "correct the name",
+            "texts that name what the form does not have")
+
+
 def _unreadable(name: str, left_out: Mapping[str, RowProblem], later: Callable[[str], bool]
                 ) -> xp.ExpressionError:
     if name in left_out:

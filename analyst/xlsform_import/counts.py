@@ -6,7 +6,8 @@ Every survey-sheet row is counted once: kept (a question), left out (by topic, t
 of ImportResult.left_out), a note (the introduction, or not shown), outside the selection
 (--group, --marked), or the rows that only structure the form (begin/end group, end repeat).
 The select_multiple rows kept with their exclusivity constraint (as `exclusive` options), or
-without it (a two-server survey has none yet), are said after the kept rows."""
+without it (a two-server survey has none yet), and the rows kept with a piped text (`${name}`),
+are said after the kept rows."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class RowCounts:
     left_out: tuple[tuple[str, int, str], ...]  # (kind, rows, reason or ''), most first
     exclusive: int = 0  # kept with their exclusivity constraint as exclusive options
     exclusive_pending: int = 0  # kept without it (two-server: no exclusive options yet)
+    piped: int = 0  # kept with a piped text (`${name}`: an earlier answer, shown on the device)
 
     @property
     def kept_rows(self) -> int:
@@ -46,17 +48,23 @@ class RowCounts:
         left = ", ".join(f"{n} {kind}" + (f" ({why})" if why else "")
                          for kind, n, why in self.left_out)
         line = f"kept {self.kept_rows} of {self.total} rows: {kept}"
+        said = []
         if self.exclusive:
-            line += f" ({self.exclusive} select_multiple of them with exclusive options)"
+            said.append(f"{self.exclusive} select_multiple of them with exclusive options")
         if self.exclusive_pending:
-            line += (f" ({self.exclusive_pending} select_multiple of them without their "
-                     f"exclusivity constraint: {EXCLUSIVITY})")
+            said.append(f"{self.exclusive_pending} select_multiple of them without their "
+                        f"exclusivity constraint: {EXCLUSIVITY}")
+        if self.piped:
+            said.append(f"{self.piped} of them with a piped text (an earlier answer shown on "
+                        "the device)")
+        if said:
+            line += f" ({'; '.join(said)})"
         return line + (f"; left out: {left}" if left else "")
 
 
 def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProblem],
                notes: int, intro: int, outside: int, exclusive: int = 0,
-               exclusive_pending: int = 0) -> RowCounts:
+               exclusive_pending: int = 0, piped: int = 0) -> RowCounts:
     """The counts of a form of `total` rows: the kept questions' XLSForm types as written
     (`select_one list` counts as select_one), the rows left out, the notes not shown and
     those that became the introduction, the rows outside the selection; the rest only
@@ -79,7 +87,7 @@ def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProb
                      "they only structure the form"))
     left.sort(key=lambda t: -t[1])
     return RowCounts(total, tuple(kept.most_common()), tuple(left), exclusive,
-                     exclusive_pending)
+                     exclusive_pending, piped)
 
 
 def _reason(problems: Sequence[RowProblem]) -> str:

@@ -10,12 +10,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ldpsurvey.shared.piping import references
 from ldpsurvey.shared.question_types import QuestionType
 from ldpsurvey.shared.survey import QUESTION_ID
 
 from . import expressions as xp
 from .cells import integer_range, multiselect_bounds, required, yes_no
-from .choices import PIPED, Options, options
+from .choices import Options, options
 from .conditions import Condition, refusal_of
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
 from .languages import UNTRANSLATED, Languages
@@ -49,6 +50,7 @@ class Question:
     xls_type: str
     target: xp.Target
     reads: tuple[str, ...]  # ids its relevant reads
+    pipes: tuple[str, ...] = ()  # ids its texts show (`${name}`: piped texts)
     texts: dict[str, dict[str, Any]] = field(default_factory=dict)  # tag -> translation
     comments: list[str] = field(default_factory=list)
 
@@ -62,6 +64,8 @@ class Context:
     default_epsilon: float | None  # --epsilon
     notes: list[str]  # the import's notes, appended to
     relevant: Callable[[str], Condition]  # a relevant cell on the questions so far
+    # the id a piped `${name}` shows (a question so far); Refusal otherwise (Walk.shows)
+    shows: Callable[[str], str] = lambda name: name
 
 
 @dataclass(frozen=True)
@@ -100,8 +104,12 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
     target = xp.Target(id=r.name, type=unit.name, options=keys.choices, yes=keys.yes,
                        no=keys.no, relevant=data.get("relevant"),
                        optional=bool(data.get("optional")))
+    shown = [texts.text, texts.hint, *texts.text_tr.values(), *texts.hint_tr.values(),
+             *opts.labels.values(), *(t for tr in opts.translated.values() for t in tr.values())]
+    pipes = tuple(dict.fromkeys(_shows(name, r.name, ctx) for text in shown if text
+                                for name in references(text)))
     return Question(data=data, row=r.row, name=r.name, xls_type=r.xls_type, target=target,
-                    reads=condition.reads if condition is not None else (),
+                    reads=condition.reads if condition is not None else (), pipes=pipes,
                     texts=_translations(texts, opts, "options" in data),
                     comments=read.comments)
 
@@ -147,20 +155,26 @@ def _check_row(r: Row) -> None:
         raise Refusal(UNSUPPORTED, f"it {bad[0]}", bad[1], "cells that change what is collected")
 
 
+def _shows(name: str, own: str, ctx: Context) -> str:
+    """The question id a piped `${name}` in the row `own`'s texts shows; Refusal for its own
+    answer (not given yet when it is shown: ODK shows it as it is typed) or what
+    `ctx.shows` refuses."""
+    if name == own:
+        raise Refusal(UNSUPPORTED, f"its text shows its own answer (${{{name}}}), which is not "
+                      "given yet: a piped text shows an earlier answer only",
+                      f"write the text without ${{{name}}}", "texts that show a later answer")
+    return ctx.shows(name)
+
+
 def _texts(el: Mapping[str, Any], languages: Languages) -> _Texts:
-    """The label (required in the base language) and hint, with their translations; Refusal
-    for a text that shows an earlier answer."""
+    """The label (required in the base language) and hint, with their translations (a
+    `${name}` in them is a piped text: `question` checks that it shows an earlier question)."""
     text, text_tr = languages.text(el.get("label"))
     if text is None:
         column = "label" if languages.base == UNTRANSLATED else f"label::{languages.base}"
         raise Refusal(FIX, f"it has no label in the base language ({languages.base_tag})",
                       f"fill its {column} cell", "rows without a label")
     hint, hint_tr = languages.text(el.get("hint"))
-    for shown in (text, hint, *text_tr.values(), *hint_tr.values()):
-        if shown and PIPED.search(shown):
-            raise Refusal(UNSUPPORTED, "its text shows an earlier answer (${...} in a "
-                          "label or hint)", "write the text without ${...}",
-                          "texts that show an earlier answer")
     return _Texts(text, hint, text_tr, hint_tr)
 
 

@@ -71,9 +71,18 @@ def _problem(exc: SurveyError, failed: Question) -> RowProblem:
 
 
 def _reads_refused(q: Question, refused: RowProblem) -> RowProblem:
-    """A question whose condition reads a question the check refused: it goes with it,
-    said as the walk says a condition on a row left out (conditions.py)."""
+    """A question whose condition reads (or whose text shows) a question the check refused:
+    it goes with it, said as the walk says a condition on a row left out (conditions.py)."""
     fix = refused.kind == FIX
+    if refused.name in q.pipes and refused.name not in q.reads:
+        return RowProblem(q.row, q.name, q.xls_type,
+                          f"its text shows ${{{refused.name}}} (row {refused.row}, "
+                          f"{refused.type}), which {'needs fixing' if fix else 'is not imported'}",
+                          "fix that row first; this text then shows its answer" if fix else
+                          "it is left out with that row (import that row, or write the text "
+                          f"without ${{{refused.name}}})", refused.kind,
+                          "texts that show a row that needs fixing" if fix else
+                          "texts that show a row left out")
     return RowProblem(q.row, q.name, q.xls_type,
                       f"its relevant reads ${{{refused.name}}} (row {refused.row}, "
                       f"{refused.type}), which {'needs fixing' if fix else 'is not imported'}",
@@ -91,7 +100,7 @@ def _without(failed: Question, questions: Sequence[Question]
     gone = {failed.data["id"]}
     readers = []
     for q in questions:
-        if gone & set(q.reads):
+        if gone & (set(q.reads) | set(q.pipes)):
             gone.add(q.data["id"])
             readers.append(q)
     return [q for q in questions if q.data["id"] not in gone], readers

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import expressions as xp
-from .conditions import Condition, refusal_of, translate
+from .conditions import Condition, piped_refusal, refusal_of, translate
 from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
 from .exclusivity import split
 from .languages import Languages
@@ -46,6 +46,7 @@ class Walk:
     outside: list[int | None] = field(default_factory=list)  # rows outside the selection
     exclusive: list[str] = field(default_factory=list)  # names of those with exclusive options
     exclusive_pending: list[str] = field(default_factory=list)  # recognised, not kept (yet)
+    piped: list[str] = field(default_factory=list)  # names of those whose texts pipe answers
     hidden_notes: int = 0  # notes not shown
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
@@ -198,7 +199,7 @@ class Walk:
     def _mapped(self, r: Row, kind: str, outer: Condition | None) -> None:
         """A row of an XLSForm type a question type imports: its question, or refused."""
         context = Context(self.languages, self.two_server, self.default_epsilon, self.notes,
-                          self.relevant)
+                          self.relevant, self.shows)
         try:
             mapped = question(r, kind, outer, context)
         except Refusal as refusal:
@@ -209,6 +210,8 @@ class Walk:
             return
         self.questions.append(mapped)
         self.targets[r.name] = mapped.target
+        if mapped.pipes:
+            self.piped.append(r.name)
 
     def _exclusive(self, r: Row, mapped: Question, names: tuple[str, ...]) -> bool:
         """A mapped question's exclusivity constraint (so a select_multiple: exclusivity.py)
@@ -240,6 +243,16 @@ class Walk:
     def relevant(self, text: str) -> Condition:
         """A relevant cell on the questions imported so far."""
         return translate(text, self.targets, self.left_out, self.rows.later)
+
+    def shows(self, name: str) -> str:
+        """The question id a piped text's `${name}` shows (a question imported before the
+        row); Refusal saying why otherwise (conditions.piped_refusal)."""
+        target = self.targets.get(name)
+        if target is not None:
+            return target.id
+        mistake, reason, alternative, topic = piped_refusal(name, self.left_out,
+                                                            self.rows.later)
+        raise Refusal(FIX if mistake else UNSUPPORTED, reason, alternative, topic)
 
     def refuse(self, r: Row, reason: str, alternative: str, kind: str = UNSUPPORTED,
                topic: str = "") -> RowProblem:
