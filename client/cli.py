@@ -34,7 +34,7 @@ from .review import (
     two_server_review_lines,
 )
 from .state import STATE_ENV, StateDir
-from .survey_language import Terminal, fallback_line, said, shown_survey, survey_text
+from .survey_language import Terminal, fallback_line, piping, said, shown_survey, survey_text
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
 
@@ -334,21 +334,22 @@ def prompt_answers(survey: Survey, text: SurveyText | None = None,
         click.echo(f"Part of the series {survey.series!r}: the same answer as last time costs "
                    f"no extra privacy; a changed answer costs its ε again.")
     answers: dict[str, Any] = {}
+    pipe = piping(survey, text, words, answers)  # `${id}`: an earlier answer, shown only
     for i, q in enumerate(survey.questions, 1):
         if not applies(q, answers):  # skip logic: asked only when its condition holds
             continue
         click.echo()
-        click.secho(f"{i}. {said(text.question(q.id), text)}", bold=True)
+        click.secho(f"{i}. {pipe(said(text.question(q.id), text))}", bold=True)
         hint = text.hint(q.id)
         if hint is not None:
-            click.echo(f"   {said(hint, text)}")
+            click.echo(f"   {pipe(said(hint, text))}")
         click.echo("   " + (question_privacy(q) if words.english
                               else review_words.question_privacy(q, words)))
         if q.optional:
             click.echo("   optional: leave empty to skip (the server sees that you skipped it)"
                        if words.english else f"   {words.t('form.optionalEmpty')}")
         while True:
-            typed = click.prompt("   " + _hint(q, text, words),
+            typed = click.prompt("   " + _hint(q, text, words, pipe),
                                  default="" if q.optional else None, show_default=False)
             if q.optional and not typed.strip():
                 break
@@ -371,10 +372,11 @@ def check_answer(q: Question, value: Any) -> None:
         mechanism_for(q).encode(value)
 
 
-def _hint(q: Question, text: SurveyText | None = None, words: Words | None = None) -> str:
-    """Print what the question's unit lists before asking (its options) and return the
-    hint it asks with."""
-    listed, hint = q.unit.terminal_prompt(q, Terminal(words or Words(), text))
+def _hint(q: Question, text: SurveyText | None = None, words: Words | None = None,
+          pipe: Any = None) -> str:
+    """Print what the question's unit lists before asking (its options, piped texts written
+    with `pipe`) and return the hint it asks with."""
+    listed, hint = q.unit.terminal_prompt(q, Terminal(words or Words(), text, pipe))
     for line in listed:
         click.echo(f"   {line}")
     return hint

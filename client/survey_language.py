@@ -11,14 +11,16 @@ the CLI's other messages stay English.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.piping import substitute
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import Shown, SurveyText, choose_text, languages
 
-from .page_words import Speaker
+from .page_words import Speaker, Words
 
 
 def survey_text(survey: Survey, lang: str | None, warn: Any = None) -> SurveyText:
@@ -47,6 +49,25 @@ def shown_survey(survey: Survey, text: SurveyText) -> Survey:
                                    for q in survey.questions))
 
 
+def piping(survey: Survey, text: SurveyText, words: Words,
+           answers: Mapping[str, Any]) -> Callable[[str], str]:
+    """What writes the respondent's earlier answers into a piped text (`${id}`,
+    shared/piping.py) as the prompts show it: each answer as the review names it (an option by
+    its text in `text`'s language, yes/no in `words`'), FALLBACK for a question not asked or
+    not answered. `answers` is read when the text is, so it may still be filling. For what is
+    shown only: never for what is stored or sent (the receipts keep the template)."""
+    by_id = {q.id: q for q in survey.questions}
+    speaker = Speaker(words, text)
+
+    def answer(qid: str) -> str | None:
+        value = answers.get(qid)
+        if value is None or qid not in by_id:
+            return None
+        q = by_id[qid]
+        return q.unit.answer_words(q, value, speaker)
+    return lambda shown: substitute(shown, answer)
+
+
 def fallback_line(text: SurveyText) -> str | None:
     """One line saying where the text falls back, or None when nothing does."""
     if not text.translated:
@@ -70,9 +91,13 @@ class Terminal(Speaker):
     def yes_no_hint(self) -> str:
         return self.words.yes_no_hint()
 
+    # Writes earlier answers into a piped option text (`piping`); None: shown as it is.
+    pipe: Callable[[str], str] | None = None
+
     def listed(self, question: Any, label: Any) -> str:
-        return label if self.shown is None else said(self.shown.option(question.id, label),
-                                                     self.shown)
+        listed = label if self.shown is None else said(self.shown.option(question.id, label),
+                                                       self.shown)
+        return listed if self.pipe is None else self.pipe(listed)
 
     def region(self, question: Any, name: str) -> str:
         return name if self.shown is None else said(self.shown.region(question.id, name),
