@@ -3,7 +3,7 @@
 
 import { el } from "./dom.js";
 import { quoted, t } from "./i18n.js";
-import { loaded } from "./optional.js";  // skip_form.js: only for skip logic
+import { hasPipes, loaded } from "./optional.js";  // skip_form.js, piping.js: when needed
 import { questionPrivacy } from "./odds.js";
 import { hintOf, optionText, questionOf, shown, shownAttrs, shownString } from "./shown.js";
 import { applies, hasConditions } from "./skip_logic.js";
@@ -49,7 +49,7 @@ export function choiceInputs(q, name, describedBy, values) {
                                          shownString(item)))),
     ];
   }
-  const radios = values.map(([value, item], i) => choice(name, i, value, shown(item)));
+  const radios = values.map(([value, item], i) => choice(name, i, value, shown(item, true)));
   if (q.optional) radios.push(choice(name, "skip", SKIP, t("form.skip")));
   return [el("div", { class: `choices ${q.type}` }, radios)];
 }
@@ -67,9 +67,9 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state 
     const designer = hintOf(q);
     form.append(el("fieldset", { class: "question", id: `${name}-fieldset`,
                                  "aria-describedby": `${hintId} ${errorId}` },
-      el("legend", {}, `${index + 1}. `, shown(questionOf(q)),
+      el("legend", {}, `${index + 1}. `, shown(questionOf(q), true),
          q.optional ? el("span", { class: "optional" }, ` ${t("form.optional")}`) : null),
-      designer ? el("p", { class: "qhint" }, shown(designer)) : null,
+      designer ? el("p", { class: "qhint" }, shown(designer, true)) : null,
       el("p", { class: "hint", id: hintId }, hint(q)),
       unitOf(q).inputs(q, name, `${hintId} ${errorId}`),
       el("p", { class: "error", id: errorId, hidden: true })));
@@ -80,6 +80,10 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state 
       (index) => form.querySelector(`#${fieldName(index)}-fieldset`),
       (q, index) => readOne(form, q, index).value);
     if (live) form.append(live);
+  }
+  if (hasPipes(survey)) {  // piping.js: earlier answers in the texts, after skip logic's
+    loaded("piping").attachPiping(form, survey, (q, index) => readOne(form, q, index).value,
+      (index) => form.querySelector(`#${fieldName(index)}-fieldset`));
   }
   form.append(el("button", { type: "submit", class: "primary" }, t("form.review")));
   form.addEventListener("submit", (event) => {

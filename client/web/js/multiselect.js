@@ -197,7 +197,7 @@ export function checkboxInputs(q, name, describedBy) {
     return el("div", { class: "choice" },
       el("input", { type: "checkbox", name, id, value: option,
                     "aria-describedby": `${describedBy} ${limitId}` }),
-      el("label", { for: id }, shown(optionOf(q, option))));
+      el("label", { for: id }, shown(optionOf(q, option), true)));
   });
   if (q.optional) {
     const id = `${name}-skip`;

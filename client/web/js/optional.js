@@ -37,6 +37,7 @@ const IMPORTS = Object.freeze({
   surveyText: () => import("./survey_text.js"),
   switcher: () => import("./switcher.js"),
   invite: () => import("./invite.js"),
+  piping: () => import("./piping.js"),
   // the randomizers' cores (CORE_MODULES)
   bitmaps: () => import("./bitmaps.js"),
   hashing: () => import("./hashing.js"),
@@ -133,6 +134,17 @@ export async function loadModules(names, words = []) {
 
 const modules = {};
 
+/** Whether a survey's texts may pipe earlier answers (`${id}`: piping.js, docs/piping.md):
+ * any "${" in its questions or translations loads the module (one more than needed at worst). */
+export function hasPipes(survey) {
+  if (!piping.has(survey)) {
+    piping.set(survey, JSON.stringify([survey.questions, survey.translations ?? null])
+      .includes("${"));
+  }
+  return piping.get(survey);
+}
+const piping = new WeakMap();  // survey -> whether it pipes (read once)
+
 /** The optional modules a survey (its questions checked for shape) needs, by name (its
  * questions' types' units are loaded apart: js/types/index.js). */
 export function needed(survey) {
@@ -144,6 +156,7 @@ export function needed(survey) {
     names.push("twoServerVerify", "twoServer");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
+  if (hasPipes(survey)) names.push("piping");
   if (survey.series != null) names.push("memo", "sha256");
   for (const q of survey.questions) {
     if (q && Object.hasOwn(CORE_MODULES, q.mechanism)) names.push(CORE_MODULES[q.mechanism]);

@@ -6,7 +6,7 @@ import { answerText } from "./form.js";
 import { t, tNodes } from "./i18n.js";
 import { totalEpsilon } from "./mechanisms.js";
 import { epsilonText, questionPrivacy } from "./odds.js";
-import { loaded } from "./optional.js";  // skip_review.js: for skip logic only
+import { hasPipes, loaded } from "./optional.js";  // skip_review.js, piping.js: when needed
 import { questionOf, shown } from "./shown.js";
 import { hasConditions, notApplying } from "./skip_logic.js";
 import { unitOf } from "./types/index.js";
@@ -25,7 +25,9 @@ function epsilonLine(q, charge) {
     : charge && charge.reused ? t("review.reused") : questionPrivacy(q.epsilon));
 }
 
-const qtext = (q) => el("p", { class: "qtext" }, shown(questionOf(q)));
+// piped: the review writes the answers in (piping.js pipeAnswers); after sending, the sent
+// list shows the fallback, as the stored receipt keeps no true answer
+const qtext = (q) => el("p", { class: "qtext" }, shown(questionOf(q), true));
 
 /** The review before sending: per question the true answer (stays here), what sending it
  * means with the exact chances, and the ε charged (0 for an answer a series already
@@ -36,7 +38,7 @@ export function reviewList(survey, answers, charges, mechanisms, plan = null) {
   const charged = new Map(charges.map((c) => [c.question, c]));
   const listed = survey.questions.map((q, index) => [q, index])
     .filter(([q]) => plan === null || !notApplying(plan, q, answers));
-  return el("ol", { class: "review" }, listed.map(([q, index]) => {
+  const list = el("ol", { class: "review" }, listed.map(([q, index]) => {
     const answer = answers.get(q.id);
     if (answer === null || answer === undefined) {
       return el("li", {}, qtext(q), el("p", {}, t("review.skipped")));
@@ -47,6 +49,8 @@ export function reviewList(survey, answers, charges, mechanisms, plan = null) {
       el("p", { class: "how" }, chances(q, mechanisms.get(q.id), answer)),
       epsilonLine(q, charged.get(q.id)));
   }));
+  if (hasPipes(survey)) loaded("piping").pipeAnswers(list, survey, answers);
+  return list;
 }
 
 /** The review's words on the questions that do not apply (none: an empty list). */

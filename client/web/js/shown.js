@@ -3,6 +3,7 @@
 
 import { el } from "./dom.js";
 import { directionOf, t, wordsLanguage } from "./i18n.js";
+import { loaded } from "./optional.js";  // piping.js, for a survey that pipes
 
 let text = null;  // a SurveyText, or null: the survey's own text
 
@@ -37,16 +38,24 @@ export function languageName(tag, inLanguage = wordsLanguage()) {
 
 const note = (item) => t("lang.fellBack", { language: languageName(item.language) });
 
-/** A shown string as DOM: when it fell back, in its language (lang, dir) and said so. */
-export function shown(item) {
-  if (!item.fellBack) return item.text;
+/** A shown string as DOM: when it fell back, in its language (lang, dir) and said so.
+ * `piped`: a question's text, hint or option, whose `${id}` references become spans that
+ * piping.js refreshPipes writes the earlier answers into. */
+export function shown(item, piped = false) {
+  const words = piped && pipes(item.text) ? loaded("piping").pipedNodes(item.text) : [item.text];
+  if (!item.fellBack) return words.length === 1 ? words[0] : el("span", {}, words);
   const out = document.createDocumentFragment();
   out.append(el("span", { class: "untranslated", lang: item.language,
-                          dir: directionOf(item.language) }, item.text),
+                          dir: directionOf(item.language) }, words),
              " ", el("small", { class: "fallback" }, note(item)));
   return out;
 }
 
-/** The same for an <option>: its attributes, its text. */
-export const shownAttrs = (item) => (item.fellBack ? { lang: item.language } : {});
+/** Whether a text may pipe an answer (optional.js hasPipes loads piping.js for it). */
+const pipes = (text) => typeof text === "string" && text.includes("${");
+
+/** The same for an <option>: its attributes (a piped option's template too: refreshPipes
+ * writes its text), its text. */
+export const shownAttrs = (item) => ({ ...(item.fellBack ? { lang: item.language } : {}),
+                                       ...(pipes(item.text) ? { "data-piped": shownString(item) } : {}) });
 export const shownString = (item) => (item.fellBack ? `${item.text} ${note(item)}` : item.text);

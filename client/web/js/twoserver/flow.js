@@ -11,7 +11,7 @@ import { epsilonText, oddsParams } from "../odds.js";
 import { questionOf, shown } from "../shown.js";
 import { NOT_ASKED } from "../skip_logic.js";
 import { PENDING, SENT } from "../store.js";
-import { loaded } from "../optional.js";  // upload.js (Prio3, HPKE): loaded once questions show
+import { hasPipes, loaded } from "../optional.js";  // upload.js (Prio3, HPKE), piping.js
 import { crosstabKey, crosstabsSent, questionOf as ofSurvey } from "./crosstabs.js";
 
 const hostOf = (url) => new URL(url).host;
@@ -83,9 +83,9 @@ export function reviewList(verified, answers, server) {
   const pair = organizations(verified, server);
   const listed = verified.survey.questions.map((q, index) => [q, index])
     .filter(([q]) => answers.get(q.id) !== NOT_ASKED);  // said after the list (skip logic)
-  return el("ol", { class: "review" }, listed.map(([q, index]) => {
+  const list = el("ol", { class: "review" }, listed.map(([q, index]) => {
     const answer = answers.get(q.id);
-    const qtext = el("p", { class: "qtext" }, shown(questionOf(q)));
+    const qtext = el("p", { class: "qtext" }, shown(questionOf(q), true));
     if (answer === null || answer === undefined) {
       return el("li", {}, qtext, el("p", {}, t("two.skipped")));
     }
@@ -97,6 +97,10 @@ export function reviewList(verified, answers, server) {
       el("p", { class: "mine" }, tNodes("two.mine", { answer: el("strong", {}, answerText(q, answer)) })),
       el("p", { class: "how" }, how));
   }));
+  if (hasPipes(verified.survey)) {  // piped texts: the answers, on this device
+    loaded("piping").pipeAnswers(list, verified.survey, answers);
+  }
+  return list;
 }
 
 /** The ledger's charges: central ε, with both guarantees written in the entry; a declared
