@@ -5,6 +5,7 @@ returns the value or raises Refusal with the reason and what to write instead.""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,21 @@ FALSE_CELLS = ("no", "false", "false()", "0")
 # The spellings of a yes/no choice list's two names (any case), each yes with its own no.
 _YES_NO = (("yes", "no"), ("y", "n"), ("true", "false"), ("1", "0"))
 _RANGES = "integers without a range"
+# `a <= . <= b` (or `b >= . >= a`, strict or not): the range the designer wrote, though XPath
+# reads it as `(a <= .) <= b`, a true/false compared with b, so ODK enforces nothing there.
+_CHAINED = re.compile(r"^\s*(-?\d+)\s*(<=?|>=?)\s*\.\s*(<=?|>=?)\s*(-?\d+)\s*$")
+
+
+def chained_range(constraint: str) -> tuple[int, int] | None:
+    """(min, max) of a chained range constraint `a <= . <= b` (`<` made inclusive; `>` the
+    other way round), None for any other constraint."""
+    m = _CHAINED.match(constraint)
+    if m is None or m[2][0] != m[3][0]:
+        return None
+    first, second = int(m[1]), int(m[4])
+    if m[2][0] == ">":  # b >= . >= a
+        return second + (m[3] == ">"), first - (m[2] == ">")
+    return first + (m[2] == "<"), second - (m[3] == "<")
 
 
 def blank(value: Any) -> bool:
@@ -117,7 +133,7 @@ def _range_constraint(constraint: str) -> tuple[int, int]:
         raise Refusal(UNSUPPORTED, "an integer without a range cannot be randomized",
                       "add a constraint such as . >= 0 and . <= 30", _RANGES)
     try:
-        low, high = xp.range_of(xp.parse(constraint))
+        low, high = chained_range(constraint) or xp.range_of(xp.parse(constraint))
     except xp.ExpressionError as exc:
         raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
                       f"({exc.message})", "write it as . >= a and . <= b",

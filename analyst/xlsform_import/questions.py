@@ -15,7 +15,7 @@ from ldpsurvey.shared.question_types import QuestionType
 from ldpsurvey.shared.survey import QUESTION_ID
 
 from . import expressions as xp
-from .cells import integer_range, multiselect_bounds, required, yes_no
+from .cells import chained_range, integer_range, multiselect_bounds, required, yes_no
 from .choices import Options, options
 from .conditions import Condition, refusal_of
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
@@ -88,7 +88,7 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
         opts = options(r.el, r.xls_type, ctx.languages, ctx.notes)
         comments += opts.comments
     read = _Read(r.cells, opts.labels, r.el.get("list_name"), comments, r, category,
-                 is_required)
+                 is_required, ctx.notes)
     unit = question_unit(read)
     data: dict[str, Any] = {"id": r.name, "type": unit.name, "text": texts.text}
     if texts.hint is not None:
@@ -125,12 +125,23 @@ class _Read:
     row: Row
     category: str
     required: bool
+    notes: list[str] = field(default_factory=list)  # the import's notes, appended to
 
     def yes_no(self) -> tuple[str, str] | None:
         return yes_no(self.labels)
 
     def integer_range(self) -> tuple[int, int]:
-        return integer_range(self.row.el, self.cells, self.category)
+        low, high = integer_range(self.row.el, self.cells, self.category)
+        constraint = str(self.cells.get("constraint") or "").strip()
+        if self.category != "range" and chained_range(constraint) is not None:
+            said = (f"its constraint {quoted(constraint)} is imported as the range {low} to "
+                    f"{high} it writes (XPath reads a chained comparison as a true/false "
+                    "compared with the last number, always true: ODK itself enforces nothing "
+                    "there)")
+            self.comments.append(said)
+            self.notes.append(f"row {self.row.row} ({self.row.name}, {self.row.xls_type}): "
+                              f"{said}")
+        return low, high
 
     def count_bounds(self) -> dict[str, int]:
         return multiselect_bounds(self.cells, self.required, len(self.labels))

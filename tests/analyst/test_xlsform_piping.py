@@ -39,7 +39,8 @@ HOW_ROW = {"type": "select_one how", "name": "how", "label::English (en)": "How?
 
 
 def run(tmp_path: Path, survey: list[dict[str, Any]], **options: Any) -> Any:
-    path = xlsform(tmp_path / "form.xlsx", survey, [*YN, *SUBS, *HOW],
+    how = HOW if any(row.get("type") == "select_one how" for row in survey) else []
+    path = xlsform(tmp_path / "form.xlsx", survey, [*YN, *SUBS, *how],
                    {"form_id": "piped", "version": 1, "default_language": "English (en)"})
     return import_xlsform(path, ImportOptions(**options))
 
@@ -126,3 +127,27 @@ def test_a_question_the_survey_check_refuses_takes_the_texts_that_show_it(
     assert shows.reason.startswith("its text shows ${drug} (row 3, select_one subs), which "
                                    "is not imported")
     assert shows.kind == UNSUPPORTED
+
+
+@pytest.mark.parametrize(("constraint", "low", "high"), [
+    ("1<=.<=6", 1, 6), ("1 < . < 6", 2, 5), ("6 >= . >= 1", 1, 6), ("-3<=.<6", -3, 5)])
+def test_a_chained_range_constraint_is_the_range_it_writes_said_in_the_notes(
+        tmp_path: Path, constraint: str, low: int, high: int) -> None:
+    """The ODK docs' form-update example writes `1<=.<=6`: XPath reads `(1 <= .) <= 6`, always
+    true, so ODK enforces nothing; the import keeps the range the designer wrote (and says
+    so) instead of leaving the row out as an integer without a range."""
+    result = run(tmp_path, [{"type": "integer", "name": "n", "label::English (en)": "N?",
+                             "label::Español (es)": "¿N?", "constraint": constraint,
+                             "required": "yes", "ldp_epsilon": 1}])
+    (q,) = result.data["questions"]
+    assert (q["min"], q["max"]) == (low, high)
+    assert any(f"is imported as the range {low} to {high} it writes" in n for n in result.notes)
+    assert f"range {low} to {high} it writes" in result.toml  # the question's comment
+
+
+@pytest.mark.parametrize("constraint", ["1<=.>=6", ". <= 6 <= 7", "1 <= . <= 6 <= 9"])
+def test_other_chains_are_still_refused(tmp_path: Path, constraint: str) -> None:
+    problems = refused(tmp_path, [{"type": "integer", "name": "n", "label::English (en)": "N?",
+                                   "label::Español (es)": "¿N?", "constraint": constraint,
+                                   "ldp_epsilon": 1}])
+    assert [p.name for p in problems] == ["n"] and "not a range" in problems[0].reason

@@ -11,6 +11,7 @@ import csv
 import io
 import os
 import time
+import tomllib
 import warnings
 import zipfile
 from collections import Counter
@@ -326,7 +327,7 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     "ucl_biomass_plot_en_sw.xlsx": ("imported", 8, {UNSUPPORTED: 59}, []),
     "odk_colors_en_es.md": ("imported", 1, {}, []),
     "odk_icecream_en_es.md": ("imported", 1, {UNSUPPORTED: 2}, []),
-    "odk_form_update_en_es.md": ("imported", 1, {UNSUPPORTED: 6}, []),
+    "odk_form_update_en_es.md": ("imported", 2, {UNSUPPORTED: 5}, []),
     "kobo_translations_en_ny.md": ("imported", 1, {UNSUPPORTED: 1}, []),
     "kobo_rtl_en_ar.md": ("nothing", 2),
 }
@@ -346,10 +347,10 @@ REAL_KEPT = {
                                    "and repeat ends",
     "odk_colors_en_es.md": "kept 1 of 1 rows: 1 select_multiple",
     "odk_icecream_en_es.md": "kept 1 of 3 rows: 1 select_one; left out: 2 calculations",
-    "odk_form_update_en_es.md": "kept 1 of 7 rows: 1 select_one; left out: 4 integers without "
-                                "a range (an integer without a range on both sides cannot be "
-                                "randomized), 1 free text (free text cannot be randomized), 1 "
-                                "calculations",
+    "odk_form_update_en_es.md": "kept 2 of 7 rows: 1 select_one, 1 integer; left out: 3 "
+                                "integers without a range (an integer without a range on both "
+                                "sides cannot be randomized), 1 free text (free text cannot be "
+                                "randomized), 1 calculations",
     "kobo_translations_en_ny.md": "kept 1 of 2 rows: 1 select_one; left out: 1 integers "
                                   "without a range",
 }
@@ -407,16 +408,54 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
         f"warning: {len(to_fix)} row(s) of {name} need your fix and were left out")
 
 
+# What `import xlsform --epsilon 1 --survey-version 1` (no --skip-unsupported) says of each
+# form pyxform accepts: its last line (docs/xlsform.md, "Real forms"). Only the colours
+# example imports as it is.
+REAL_WITHOUT_SKIP = {
+    "impact_msna_en_fr.xlsx": "Error: 28 row(s) of impact_msna_en_fr.xlsx need fixing (listed "
+                              "first above): fix them (--skip-unsupported would leave them "
+                              "out, with the 346 that cannot be collected privately)",
+    "ucl_biomass_plot_en_sw.xlsx": "Error: 59 row(s) of ucl_biomass_plot_en_sw.xlsx cannot be "
+                                   "collected privately",
+    "odk_colors_en_es.md": "kept 1 of 1 rows: 1 select_multiple",
+    "odk_icecream_en_es.md": "Error: 2 row(s) of odk_icecream_en_es.md cannot be collected "
+                             "privately",
+    "odk_form_update_en_es.md": "Error: 5 row(s) of odk_form_update_en_es.md cannot be "
+                                "collected privately",
+    "kobo_translations_en_ny.md": "Error: 1 row(s) of kobo_translations_en_ny.md cannot be "
+                                  "collected privately",
+    "kobo_rtl_en_ar.md": "Error: 2 row(s) of kobo_rtl_en_ar.md cannot be collected privately",
+}
+
+
+@NO_REAL_FORMS
+@pytest.mark.parametrize("name", sorted(REAL_WITHOUT_SKIP))
+def test_each_real_form_without_skip_unsupported_says_how_many_rows_stop_it(
+        tmp_path: Path, name: str) -> None:
+    res = cli_import(REAL_FORMS / name, tmp_path / "s.toml", "--epsilon", "1",
+                     "--survey-version", "1")
+    last = res.stderr.strip().splitlines()[-1]  # the counts, or the error
+    assert last.startswith(REAL_WITHOUT_SKIP[name]), last
+    assert res.exit_code == (0 if last.startswith("kept") else 1)
+
+
 @NO_REAL_FORMS
 def test_the_colours_example_imports_as_it_is(tmp_path: Path) -> None:
     """The ODK docs' colours example needs no --skip-unsupported (nor does anything else of
     it need changing); the form-update example cannot: its name is free text, total a
-    calculation, and no integer has a range on both sides (`1<=.<=6` is XPath's
-    `(1 <= .) <= 6`, always true, so ODK enforces nothing there)."""
+    calculation, sid and marks have no range and age only `.<=20`. Its course_cnt's
+    `1<=.<=6` (XPath's `(1 <= .) <= 6`, always true in ODK) is imported as the range 1 to 6
+    it writes, said in the notes."""
     out = tmp_path / "s.toml"
     res = cli_import(REAL_FORMS / "odk_colors_en_es.md", out, "--epsilon", "1")
     assert res.exit_code == 0, res.output
     assert res.stderr.splitlines()[-1] == "kept 1 of 1 rows: 1 select_multiple"
     res = cli_import(REAL_FORMS / "odk_form_update_en_es.md", out, "--epsilon", "1",
                      "--survey-version", "1", "--force")
-    assert res.exit_code == 1 and "6 row(s) of odk_form_update_en_es.md cannot be" in res.output
+    assert res.exit_code == 1 and "5 row(s) of odk_form_update_en_es.md cannot be" in res.output
+    res = cli_import(REAL_FORMS / "odk_form_update_en_es.md", out, "--epsilon", "1",
+                     "--survey-version", "1", "--force", "--skip-unsupported")
+    assert res.exit_code == 0, res.output
+    course_cnt = tomllib.loads(out.read_text())["questions"][1]
+    assert (course_cnt["id"], course_cnt["min"], course_cnt["max"]) == ("course_cnt", 1, 6)
+    assert "its constraint '1<=.<=6' is imported as the range 1 to 6 it writes" in res.output
