@@ -34,7 +34,15 @@ from .review import (
     two_server_review_lines,
 )
 from .state import STATE_ENV, StateDir
-from .survey_language import Terminal, fallback_line, piping, said, shown_survey, survey_text
+from .survey_language import (
+    Terminal,
+    fallback_line,
+    piped_texts,
+    piping,
+    said,
+    shown_survey,
+    survey_text,
+)
 from .transport import RetryPolicy
 from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
 
@@ -144,7 +152,8 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
-        for line in _review(respondent, survey, checked, shown, text, words):
+        reviewed = piped_texts(shown, piping(survey, text, words, answers))  # shown only
+        for line in _review(respondent, survey, checked, reviewed, text, words):
             click.echo(line)
         if code is not None:
             click.echo("The invitation code is sent with the reports: it links them to the code.")

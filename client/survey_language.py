@@ -68,6 +68,13 @@ def piping(survey: Survey, text: SurveyText, words: Words,
     return lambda shown: substitute(shown, answer)
 
 
+def piped_texts(shown: Survey, pipe: Callable[[str], str]) -> Survey:
+    """The printed survey (shown_survey) with its question texts piped (`piping`): for the
+    review, which shows the answers anyway; never for what is stored or sent."""
+    return replace(shown, questions=tuple(replace(q, text=pipe(q.text))
+                                          for q in shown.questions))
+
+
 def fallback_line(text: SurveyText) -> str | None:
     """One line saying where the text falls back, or None when nothing does."""
     if not text.translated:

@@ -81,5 +81,8 @@ def test_the_english_prompts_name_the_option_by_its_label(server: FakeServer,
                                       "--dry-run"], input="30\ncannabis\nno\n2\n")
     assert result.exit_code == 0, result.output
     assert "3. Have you used cannabis this month?" in result.output
+    # asked, then reviewed: the review shows the piped texts too
+    assert result.output.count("3. Have you used cannabis this month?") == 2
+    assert result.output.count("4. How (No)?") == 2
     assert "   Age 30." in result.output
     assert "4. How (No)?" in result.output and "smoked cannabis" in result.output
