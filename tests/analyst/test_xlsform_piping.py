@@ -151,3 +151,20 @@ def test_other_chains_are_still_refused(tmp_path: Path, constraint: str) -> None
                                    "label::Español (es)": "¿N?", "constraint": constraint,
                                    "ldp_epsilon": 1}])
     assert [p.name for p in problems] == ["n"] and "not a range" in problems[0].reason
+
+
+def test_a_text_showing_a_row_outside_the_selection_says_to_select_it(tmp_path: Path) -> None:
+    from ldpsurvey.analyst.xlsform_import import Selection
+
+    rows = [DRUG, {"type": "begin_group", "name": "module", "label::English (en)": "M",
+                   "label::Español (es)": "M"}, USED, {"type": "end_group"}]
+    with pytest.raises(ImportRefused) as info:
+        run(tmp_path, rows, selection=Selection(groups=("module",)))
+    (problem,) = info.value.problems
+    assert problem.name == "used" and problem.kind == UNSUPPORTED
+    assert "its text shows ${drug} (row 2, select_one subs), which is outside the selection" in (
+        problem.reason)
+    assert "select that row too" in problem.alternative
+    result = run(tmp_path, [{**DRUG, "sensitive": "yes"}, *rows[1:]],
+                 selection=Selection(groups=("module",), marked="sensitive"))
+    assert [q.id for q in result.survey.questions] == ["drug", "used"]

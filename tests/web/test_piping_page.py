@@ -92,3 +92,22 @@ def test_a_piped_label_shows_the_earlier_answer_and_the_request_does_not_carry_i
         assert problems == []
     finally:
         context.close()
+
+
+VECTORS = [("Have you used ${drug}?", {"drug": "cocaína"}),
+           ("${a}${b} and ${c}", {"a": "1", "c": "<i>x</i>"}),
+           ("no ${} {x} $x ${ a }", {}),
+           ("${a}", {"a": "${b}", "b": "never read again"})]
+
+
+def test_the_page_substitutes_as_shared_piping_does(js_page, web_root_url):
+    """client/web/js/piping.js substitute and shared/piping.py substitute: the same text for
+    the same answers (references, the fallback, an answer that holds `${...}`)."""
+    from ldpsurvey.shared.piping import substitute
+
+    for text, answers in VECTORS:
+        page = js_page.evaluate("""async ([root, text, answers]) => {
+            const { substitute } = await import(root + "js/piping.js");
+            return substitute(text, (id) => (Object.hasOwn(answers, id) ? answers[id] : null));
+        }""", [web_root_url, text, answers])
+        assert page == substitute(text, answers.get), text
