@@ -48,8 +48,9 @@ class Composition:
     def best_delta(self) -> float:
         return self.delta if self.best == "advanced" else 0.0
 
-    def to_dict(self) -> dict[str, float | int | str]:
-        return {"k": self.k, "basic_epsilon": self.basic, "advanced_epsilon": self.advanced,
+    def to_dict(self) -> dict[str, float | int | str | None]:
+        advanced = self.advanced if math.isfinite(self.advanced) else None  # JSON has no inf
+        return {"k": self.k, "basic_epsilon": self.basic, "advanced_epsilon": advanced,
                 "delta": self.delta, "best": self.best}
 
 
@@ -62,12 +63,18 @@ def _check(epsilons: tuple[float, ...], delta: float) -> None:
         raise CompositionError(f"δ' must be in (0, 1), got {delta!r}")
 
 
+# Above this, math.expm1 raises OverflowError (e^709.78 is the largest float).
+MAX_EXP_ARGUMENT = 709.0
+
+
 def advanced_epsilon(epsilons: Iterable[float], delta: float = DEFAULT_DELTA) -> float:
     """The advanced composition bound's ε' at δ' = `delta` (heterogeneous form, see module)."""
     eps = tuple(epsilons)
     _check(eps, delta)
     if not eps:
         return 0.0
+    if max(eps) > MAX_EXP_ARGUMENT:  # e^ε overflows a float: the bound is useless, not an error
+        return math.inf
     spread = math.sqrt(2.0 * math.log(1.0 / delta) * math.fsum(e * e for e in eps))
     drift = math.fsum(e * math.expm1(e) for e in eps)
     return spread + drift

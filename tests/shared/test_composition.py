@@ -54,3 +54,15 @@ def test_group_privacy_scales_linearly():
     assert group_epsilon(0.5, 4) == 2.0
     with pytest.raises(CompositionError):
         group_epsilon(0.5, 0)
+
+
+def test_an_epsilon_whose_exponential_overflows_gives_an_infinite_advanced_bound_not_an_error():
+    """e^ε overflows a float above ε ≈ 709.78: math.expm1 raised OverflowError and `respond`
+    crashed in its budget check. The advanced bound is then useless: infinite, and the plain
+    sum is the total (JSON says null, never a bare Infinity)."""
+    from ldpsurvey.shared.composition import advanced_epsilon, compose
+    assert advanced_epsilon([800.0, 1.0]) == float("inf")
+    total = compose([800.0, 1.0])
+    assert total.best == "basic" and total.best_epsilon == 801.0
+    assert total.to_dict()["advanced_epsilon"] is None
+    assert compose([700.0]).to_dict()["advanced_epsilon"] > 700.0
