@@ -385,7 +385,7 @@ def _hint(q: Question, text: SurveyText | None = None, words: Words | None = Non
           pipe: Any = None) -> str:
     """Print what the question's unit lists before asking (its options, piped texts written
     with `pipe`) and return the hint it asks with."""
-    listed, hint = q.unit.terminal_prompt(q, Terminal(words or Words(), text, pipe))
+    listed, hint = q.unit.terminal_prompt_with_special(q, Terminal(words or Words(), text, pipe))
     for line in listed:
         click.echo(f"   {line}")
     return hint
@@ -396,7 +396,7 @@ def parse_answer(q: Question, text: str, shown: SurveyText | None = None,
     """A typed answer from what was typed (a number, an option label, or an option's text in
     the language shown; yes/no also in the words of `words`' language, "sí", "oui");
     AnswerError if it does not parse (the question's unit reads it)."""
-    return q.unit.parse_typed(q, text.strip(), Terminal(words or Words(), shown))
+    return q.unit.parse_typed_or_special(q, text.strip(), Terminal(words or Words(), shown))
 
 
 SAID_DELIVERED = {"delivered": "no", "delivered (the server already had it)": "yes"}

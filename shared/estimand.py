@@ -95,7 +95,7 @@ def estimand(question: Any, mechanism: Any = None) -> Estimand:
     has no likelihood to maximize) decides only between Norm-Sub and EM for a distribution."""
     unit = question.unit
     disclosed = bool(getattr(question, "disclosed", False))
-    hidden = bool(getattr(question, "not_asked", False))
+    hidden = bool(getattr(question, "not_asked", False) or getattr(question, "special", None))
     notes: list[str] = [DISCLOSED_NOTE] if disclosed else []
     overlapping = unit.overlapping
     if overlapping:

@@ -130,6 +130,9 @@ class Estimate:
     consistent_method: str = CONSISTENT_METHOD
     not_asked: ValueEstimate | None = None
     among_asked: AmongAsked | None = None
+    # Special values ("Don't know", "Prefer not to say"): each one's share of everyone; then
+    # `among_asked` is among those who gave an answer (asked, and not a special value).
+    special: list[ValueEstimate] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -153,6 +156,8 @@ class Estimate:
             d["not_asked"] = self.not_asked.to_dict()
         if self.among_asked is not None:
             d["among_asked"] = self.among_asked.to_dict()
+        if self.special is not None:  # absent unless the question has special values
+            d["special"] = [v.to_dict() for v in self.special]
         return d
 
 

@@ -22,7 +22,7 @@ from . import skip_logic
 from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS
 from .piping import check_piping
-from .question_types import QUESTION_TYPES, REGISTRY, QuestionType, unit_for
+from .question_types import QUESTION_TYPES, REGISTRY, QuestionType, fields, unit_for
 from .question_types.base import Definition
 from .question_types.fields import MAX_LABEL as MAX_LABEL  # re-exported: the field limits
 from .question_types.fields import MAX_TEXT as MAX_TEXT
@@ -53,7 +53,7 @@ MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
-                "local_epsilon", "relevant", "hint"}
+                "local_epsilon", "relevant", "hint", "special"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,9 @@ class Question:
     relevant: str | None = None
     condition: Any = field(default=None, compare=False, repr=False)
     not_asked: bool = False
+    # Special values (shared/question_types/fields.special): name -> label ("Don't know",
+    # "Prefer not to say"), extra values of the domain after the answers, randomized with them.
+    special: Mapping[str, str] = field(default_factory=dict)
     # Text shown under the question, in the survey's base language (shared/translations.py).
     hint: str | None = None
 
@@ -106,6 +109,12 @@ class Question:
     def k(self) -> int:
         """Size of the answer domain ("not asked" included; an integer question's range)."""
         return self.unit.k(self)
+
+    @property
+    def extended(self) -> bool:
+        """The domain has values beyond the answers (special values, "not asked"), which its
+        mechanism carries (the unit's `not_asked_mechanism`)."""
+        return self.not_asked or bool(self.special)
 
     @property
     def labels(self) -> Sequence[Any]:
@@ -145,6 +154,8 @@ class Question:
             d["relevant"] = self.relevant
         if self.hint is not None:  # absent without a hint: older bytes unchanged
             d["hint"] = self.hint
+        if self.special:  # absent without special values: older bytes unchanged
+            d["special"] = dict(self.special)
         return d
 
 
@@ -456,6 +467,10 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
         for key, why in named.two_server_refused_keys.items():
             if data.get(key) is not None:
                 raise SurveyError(f"{where}.{key}", why)
+    if collection == TWO_SERVER and data.get("special") is not None:
+        raise SurveyError(f"{where}.special", "a two-server survey takes no special values "
+                          "(yet): ask the question in an LDP survey, where don't know and "
+                          "prefer not to say are randomized with the answers")
     central, local = question_epsilons(data, where, collection)
     if central is not None:
         return _two_server_question(data, where, size_limit, central, local, earlier, later)
@@ -473,9 +488,15 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     skip: dict[str, Any] = {} if relevance is None else {
         "relevant": relevance.text, "condition": relevance.condition}
     hidden = relevance is not None and relevance.hidden  # skip logic: a "not asked" value
+    special = fields.special(data.get("special"), f"{where}.special")
+    if special and unit.special_refusal:
+        raise SurveyError(f"{where}.special", unit.special_refusal)
+    if special and data.get("disclosed", False) is not False:
+        raise SurveyError(f"{where}.special", "a disclosed question takes no special values "
+                          "(yet): its answer is sent as given; make it optional instead")
     return unit.parse(Definition(data=data, where=where, id=qid, text=text,
                                  size_limit=size_limit, not_asked=hidden, skip=skip,
-                                 build=Question))
+                                 build=Question, special=special))
 
 
 def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | None,

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import SurveyError
+from .question_types.base import special_labels
 from .question_types.fields import MAX_LABEL, MAX_TEXT, check_utf8, text
 
 DEFAULT_LANGUAGE = "en"
@@ -286,7 +287,7 @@ def option_labels(question: Any) -> tuple[str, ...]:
     """The option labels a translation may give text for (none for yes/no, integer and
     location questions: their values are not the designer's words; the unit's
     `translatable_options`)."""
-    return question.unit.translatable_options(question)
+    return (*question.unit.translatable_options(question), *special_labels(question))
 
 
 def group_names(question: Any) -> tuple[str, ...]:

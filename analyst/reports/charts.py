@@ -28,7 +28,6 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from .model import (
-    AMONG_ASKED_TITLE,
     ASKED_GROUP,
     ASKED_MEAN,
     ASKED_OPTION,
@@ -139,8 +138,8 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     rows += asked
     if not rows:
         return None
-    suffix = {OPTION: "", GROUP: " (group)", ASKED_OPTION: f" ({AMONG_ASKED_TITLE})",
-              ASKED_GROUP: f" (group, {AMONG_ASKED_TITLE})"}
+    suffix = {OPTION: "", GROUP: " (group)", ASKED_OPTION: f" ({q.among_title})",
+              ASKED_GROUP: f" (group, {q.among_title})"}
     labels = [wrap(r.display + suffix[r.kind], size.wrap) for r in rows]
     height = size.scale * (1.3 + sum(0.34 + 0.2 * label.count("\n") for label in labels))
     fig = Figure(figsize=(size.width_in, max(2.0 * size.scale, height)), layout="constrained")
@@ -164,7 +163,7 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     if any(r.kind == GROUP for r in rows):
         handles.insert(1, Patch(color=GROUP_BAR, label="estimate (group)"))
     if asked:
-        handles.insert(1, Patch(color=ASKED_BAR, label=f"estimate {AMONG_ASKED_TITLE}"))
+        handles.insert(1, Patch(color=ASKED_BAR, label=f"estimate {q.among_title}"))
     if truth is not None:
         tv = [truth.of(q.id, r.kind, r.label) for r in rows]
         pts = [(t * 100, y) for t, y in zip(tv, ys, strict=True) if t is not None]
@@ -194,7 +193,7 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     ax.set_yticks(ys, labels, fontsize=size.font)
     ax.set_ylim(len(rows) - 0.5, -0.5)  # first option on top, no empty margin rows
     ax.set_xlabel("share of respondents (%)" if not asked else
-                  f"share (%) of all respondents, or of those asked ({AMONG_ASKED_TITLE})",
+                  f"share (%) of all respondents, or of those asked ({q.among_title})",
                   fontsize=size.font)
     if hidden:
         ax.set_title(wrap(f"the {MAX_LISTED_OPTIONS} largest of {MAX_LISTED_OPTIONS + hidden} "

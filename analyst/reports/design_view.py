@@ -28,7 +28,6 @@ from ldpsurvey.shared.design.estimators import FIXED
 from ldpsurvey.shared.distributions import t_value
 
 from .model import (
-    AMONG_ASKED_TITLE,
     ASKED_GROUP,
     ASKED_MEAN,
     ASKED_OPTION,
@@ -405,7 +404,7 @@ def html_side_by_side(q: QuestionView, report: Report) -> str:
         if r.kind in ASKED_KINDS and not asked_said:  # skip logic: its own block of rows
             asked_said = True
             lines.append(f'<tr class="section"><th colspan="{len(head)}">'
-                         f"{escape(AMONG_ASKED_TITLE.capitalize())}</th></tr>")
+                         f"{escape(q.among_title.capitalize())}</th></tr>")
         other = unweighted.get((r.kind, r.label))
         cells = [r.display if r.kind not in (MEAN, ASKED_MEAN) else r.label,
                  fmt(q, r, r.estimate),

@@ -15,7 +15,6 @@ from .design_view import design_css, html_design, html_side_by_side, reading_gui
 from .location_chart import location_chart_png
 from .model import (
     AMONG_ASKED,
-    AMONG_ASKED_TITLE,
     ASKED_GROUP,
     ASKED_MEAN,
     GROUP,
@@ -175,7 +174,7 @@ def _question(q: QuestionView, report: Report) -> str:
     asked = [r for r in q.rows if r.kind in AMONG_ASKED]
     # skip logic: the shares (or mean) among those asked (html_side_by_side has its own block)
     if asked and not q.design_based:
-        out.append(f"<h3>{escape(AMONG_ASKED_TITLE.capitalize())}</h3>{_table(q, asked, report)}")
+        out.append(f"<h3>{escape(q.among_title.capitalize())}</h3>{_table(q, asked, report)}")
     if hidden:
         out.append(f'<p class="note">{escape(hidden_options_note(hidden))}</p>')
     dist = q.of_kind("distribution")

@@ -111,6 +111,9 @@ class QuestionView:
     population: float | None = None
     # how the 'consistent' column was made (shared/estimand.py): "norm-sub", "em" or "clip"
     consistent_method: str = NORM_SUB
+    # what the rows among those asked are among: those asked (skip logic), or those who gave
+    # an answer (a question with special values: "don't know", "prefer not to say")
+    among_title: str = "among those asked"
 
     @property
     def overlapping(self) -> bool:
@@ -254,7 +257,8 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         notes=list(est.get("notes") or []), min=qdef.get("min"),
                         max=qdef.get("max"), warnings=list(est.get("warnings") or []),
                         population=_number(est.get("population")),
-                        consistent_method=str(est.get("consistent_method") or NORM_SUB))
+                        consistent_method=str(est.get("consistent_method") or NORM_SUB),
+                        among_title=among_title(est))
 
 
 def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> QuestionView:
@@ -300,6 +304,9 @@ def _among_asked(qid: str, est: Mapping[str, Any],
     asked."""
     rows = []
     not_asked = est.get("not_asked")
+    if not est.get("categories"):  # special values' shares are option rows where there are none
+        for special in est.get("special") or []:
+            rows.append(_row(qid, OPTION, answer_label(special["value"]), special))
     if not_asked is not None and not est.get("categories"):
         rows.append(_row(qid, OPTION, answer_label(not_asked["value"]), not_asked))
     asked = est.get("among_asked") or {}
@@ -316,6 +323,13 @@ def _among_asked(qid: str, est: Mapping[str, Any],
 
 
 AMONG_ASKED_TITLE = "among those asked"
+AMONG_ANSWERED_TITLE = "among those who gave an answer"
+
+
+def among_title(est: Mapping[str, Any]) -> str:
+    """What an estimate's rows among those asked are among: those who gave an answer where
+    the question has special values (its `special` shares), else those asked."""
+    return AMONG_ANSWERED_TITLE if est.get("special") is not None else AMONG_ASKED_TITLE
 
 
 def shows_negative(questions: list[QuestionView]) -> bool:

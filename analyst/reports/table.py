@@ -7,7 +7,6 @@ import textwrap
 from .columns import columns, value_cells
 from .design_view import DESIGN_COLUMN_NOTES, design_lines
 from .model import (
-    AMONG_ASKED_TITLE,
     ASKED_GROUP,
     ASKED_MEAN,
     ASKED_OPTION,
@@ -52,9 +51,9 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
     body: list[list[str]] = []
     notes: list[str] = []
     for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None),
-                        (DISTRIBUTION, "distribution"), (ASKED_OPTION, AMONG_ASKED_TITLE),
-                        (ASKED_GROUP, f"groups {AMONG_ASKED_TITLE}"),
-                        (ASKED_MEAN, None if q.of_kind(ASKED_OPTION) else AMONG_ASKED_TITLE)):
+                        (DISTRIBUTION, "distribution"), (ASKED_OPTION, q.among_title),
+                        (ASKED_GROUP, f"groups {q.among_title}"),
+                        (ASKED_MEAN, None if q.of_kind(ASKED_OPTION) else q.among_title)):
         rows = q.of_kind(kind)
         if not rows or (kind == DISTRIBUTION and not q.distribution_is_informative()):
             continue

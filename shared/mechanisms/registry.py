@@ -113,11 +113,11 @@ def describe_misfits(refused: dict[str, Misfit]) -> str:
 def mechanism_for(question: Any) -> Mechanism:
     """The mechanism object for a question (its ε proven on construction; a disclosed
     question gets its unit's identity channel, which claims no ε; a question with a "not
-    asked" value its unit's mechanism over the options and "not asked")."""
+    asked" value or special values its unit's mechanism over the options and those values)."""
     if getattr(question, "disclosed", False):
         return question.unit.disclosed_mechanism(question)
-    if getattr(question, "not_asked", False):  # skip logic: options + "not asked"
-        return question.unit.not_asked_mechanism(question)
+    if getattr(question, "not_asked", False) or getattr(question, "special", None):
+        return question.unit.not_asked_mechanism(question)  # options + special + "not asked"
     mechanism = mechanism_class(question.mechanism).from_question(question)
     instantaneous = getattr(question, "instantaneous_epsilon", None)
     if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys

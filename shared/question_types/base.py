@@ -3,8 +3,10 @@
 One instance per type (`shared/question_types/__init__.py` registers them); every method takes
 the parsed question (`shared/survey.Question`) it is asked about, so a unit holds no state.
 Properties every unit handles the same way are arguments, not parallel types: a question may be
-`disclosed` (sent as given, no mechanism) or have a "not asked" value (skip logic that reads a
-randomized answer, the last of its `labels`).
+`disclosed` (sent as given, no mechanism), have a "not asked" value (skip logic that reads a
+randomized answer, the last of its `labels`), or offer special values (`special`: "Don't know",
+"Prefer not to say"), extra values of the domain the respondent chooses, randomized with the
+answers and estimated with the same machinery as "not asked" (`extra_values`).
 
 Each path's part of the interface sits in its own section below, in the base class and in each
 unit, so that the paths' needs stay readable side by side (Django's model `Field` does the
@@ -42,17 +44,47 @@ class Definition:
     # The question class (shared/survey.Question), passed so that a unit need not import the
     # schema that imports it.
     build: Callable[..., Any] = dict
+    # Special values (name -> label: "Don't know", "Prefer not to say"), {} without
+    # (fields.special): extra values of the domain, after the answers, before "not asked".
+    special: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def extended(self) -> bool:
+        """The domain has values beyond the answers (special values, "not asked"): its
+        mechanism is one that carries them (`not_asked_mechanism`)."""
+        return self.not_asked or bool(self.special)
 
 
-def check_not_asked_domain(options: Sequence[str], where: str) -> None:
-    """A question with a "not asked" value: the value is not one of its labels, and the
-    domain stays within MAX_NOT_ASKED_OPTIONS."""
+def special_labels(question: Any) -> tuple[str, ...]:
+    """The labels of a question's special values, in the order declared (none without)."""
+    return tuple((getattr(question, "special", None) or {}).values())
+
+
+def extra_values(question: Any) -> tuple[str, ...]:
+    """The values of a question's domain beyond its answers, in domain order: its special
+    values' labels, then NOT_ASKED where it has that value. Estimates "among those who gave
+    an answer" (among those asked, where there are no special values) leave them out."""
+    hidden = (NOT_ASKED,) if getattr(question, "not_asked", False) else ()
+    return (*special_labels(question), *hidden)
+
+
+def check_not_asked_domain(options: Sequence[str], where: str,
+                           special: Mapping[str, str] | None = None) -> None:
+    """A question with a "not asked" value or special values: those values are not among its
+    labels, and the domain stays within MAX_NOT_ASKED_OPTIONS."""
+    special = special or {}
     if NOT_ASKED in options:
         raise SurveyError(f"{where}.options", f"{NOT_ASKED!r} is the value a question that did "
                           "not apply is sent as: rename this option")
-    if len(options) + 1 > MAX_NOT_ASKED_OPTIONS:
-        raise SurveyError(f"{where}.options", f"a question that depends on randomized answers "
-                          f"takes at most {MAX_NOT_ASKED_OPTIONS - 1} options")
+    for name, label in special.items():
+        if label == NOT_ASKED or label in options:
+            raise SurveyError(f"{where}.special.{name}", f"{label!r} is already a value of "
+                              "this question: a special value needs a label of its own")
+    extra = len(special) + 1
+    if len(options) + extra > MAX_NOT_ASKED_OPTIONS:
+        raise SurveyError(f"{where}.options", f"a question with special values or that depends "
+                          f"on randomized answers takes at most "
+                          f"{MAX_NOT_ASKED_OPTIONS - extra} options")
 
 # The charts a report draws (QuestionType.chart).
 BARS, DISTRIBUTION, MAP = "bars", "distribution", "map"
@@ -81,10 +113,11 @@ class QuestionType:
         return question.options
 
     def labels(self, question: Any) -> Sequence[Any]:
-        """The values estimates name, in domain order: `values`, then NOT_ASKED where the
-        question has a "not asked" value."""
+        """The values estimates name, in domain order: `values`, then the special values'
+        labels and NOT_ASKED where the question has them (`extra_values`)."""
         values = self.values(question)
-        return (*values, NOT_ASKED) if question.not_asked else values
+        extra = extra_values(question)
+        return (*values, *extra) if extra else values
 
     def k(self, question: Any) -> int:
         """The size of the answer domain ("not asked" included)."""
@@ -113,6 +146,11 @@ class QuestionType:
     """The mechanisms `auto` ranks for the question with a "not asked" value (skip logic)."""
     named_not_asked: ClassVar[tuple[str, ...]] = ()
     """The mechanisms such a question may name: they carry the "not asked" value."""
+
+    special_refusal: ClassVar[str | None] = (
+        "this question type takes no special values (don't know, prefer not to say)")
+    """Why the type refuses `special` (None: it takes special values, extra values of its
+    domain every unit that takes them handles alike)."""
 
     def parse(self, definition: Definition) -> Any:
         """The parsed question (shared/survey.Question, `auto` resolved, its mechanism's ε
@@ -508,6 +546,31 @@ class QuestionType:
             return question.options[int(typed) - 1]
         raise AnswerError(f"choose 1-{k} or type an option exactly" if words.english
                           else f"{words.t('form.choose')} (1-{k})")
+
+    # Special values ("Don't know", "Prefer not to say": `special`) on the terminal, the same
+    # for every type (not overridden): listed after the type's own prompt, typed by label,
+    # name or text in the language shown; anything else is the type's to parse.
+
+    def terminal_prompt_with_special(self, question: Any, words: TerminalWords
+                                     ) -> tuple[list[str], str]:
+        """`terminal_prompt`, then one line per special value ("or type: Don't know")."""
+        listed, hint = self.terminal_prompt(question, words)
+        special = special_labels(question)
+        if not special:
+            return listed, hint
+        return ([*listed, *(f"[{words.listed(question, label)}]" for label in special)],
+                hint + (" or one of the answers in brackets" if words.english else ""))
+
+    def parse_typed_or_special(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        """A special value (its label, its name, or its text in the language shown, in any
+        case), else `parse_typed`."""
+        special = getattr(question, "special", None) or {}
+        if special:
+            said = words.typed_option(question, typed).casefold()
+            for name, label in special.items():
+                if said in (label.casefold(), name.casefold()):
+                    return label
+        return self.parse_typed(question, typed, words)
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
     # Which XLSForm rows become a question of this type, the keys it takes from them, and

@@ -114,3 +114,38 @@ def groups(value: Any, options: tuple[str, ...], where: str) -> dict[str, tuple[
                 raise SurveyError(at, f"{label!r} is not one of the options")
         found[name] = tuple(members)
     return found
+
+
+# A special value's name: what a designer and an imported form call it (dont_know, refused).
+SPECIAL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+MAX_SPECIAL = 4  # special values a question may offer ("don't know", "prefer not to say", ...)
+
+
+def special(value: Any, where: str) -> dict[str, str]:
+    """`special`: a table of name = label (`{dont_know = "Don't know", refused = "Prefer not to
+    say"}`), the extra values a respondent may choose instead of an answer; {} when absent. A
+    name is lowercase letters, digits and '_'; a label is a non-empty string (the value the
+    domain holds, as an option's label is)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not value:
+        raise SurveyError(where, 'must be a table of name = "label" (e.g. dont_know = '
+                          '"Don\'t know"), with at least one entry')
+    if len(value) > MAX_SPECIAL:
+        raise SurveyError(where, f"at most {MAX_SPECIAL} special values")
+    labels: set[str] = set()
+    for name, label in value.items():
+        at = f"{where}.{name}"
+        if (not isinstance(name, str) or not name or len(name) > 63
+                or not set(name) <= SPECIAL_NAME_CHARS):
+            raise SurveyError(at, "a special value's name is 1-63 lowercase letters, digits "
+                              "or '_'")
+        if not isinstance(label, str) or not label.strip():
+            raise SurveyError(at, "must be a non-empty label")
+        if len(label) > MAX_LABEL:
+            raise SurveyError(at, f"at most {MAX_LABEL} characters")
+        check_utf8(label, at)
+        if label in labels:
+            raise SurveyError(at, f"duplicate label {label!r}")
+        labels.add(label)
+    return dict(value)

@@ -39,6 +39,12 @@ class MultiselectType(QuestionType):
 
     described = "a multiselect question"
     condition_operand = "set"  # selected(q, "option"), count_selected(q)
+    # "Don't know" / "Prefer not to say" on a check-all-that-apply question is an option that
+    # is checked alone: an `exclusive` option, randomized with the sets and estimated as any
+    # option's share (docs/survey-definition.md, "Don't know and prefer not to say").
+    special_refusal = ("a multiselect question offers don't know / prefer not to say as "
+                       "options checked alone: add them to options and list them in exclusive "
+                       '(exclusive = ["Don\'t know", "Prefer not to say"])')
 
     def parse(self, definition: Definition) -> Any:
         """Options, the allowed sets (max_selected, required_min) and a set mechanism

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import SurveyError
 from . import fields
-from .base import Definition, QuestionType, check_not_asked_domain
+from .base import Definition, QuestionType, check_not_asked_domain, extra_values
 
 # Keys a disclosed question does not take: it has no mechanism and no ε.
 _RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params",
@@ -73,7 +73,7 @@ class SingleAnswerType(QuestionType):
         )
         from ..mechanisms.rr_designs import refuse_not_private
 
-        data, where, not_asked = d.data, d.where, d.not_asked
+        data, where, not_asked = d.data, d.where, d.extended  # extra values: "not asked", special
         # a design refused by name (Mangat, ...) says why before anything asks for its ε
         refuse_not_private(str(data.get("mechanism")), f"{where}.mechanism")
         designed = str(data.get("mechanism")) in DESIGNS  # its ε may be left out: computed
@@ -93,12 +93,13 @@ class SingleAnswerType(QuestionType):
             instantaneous = fields.epsilon(instantaneous, f"{where}.instantaneous_epsilon")
         at = f"questions.{d.id}"
         if not_asked:
-            check_not_asked_domain(domain.options, at)
+            check_not_asked_domain(domain.options, at, d.special)
+        special = {"special": dict(d.special)} if d.special else {}
         question = d.build(id=d.id, text=d.text, type=self.name, epsilon=epsilon,
                            mechanism=requested, options=domain.options, groups=domain.groups,
                            min=domain.min, max=domain.max, optional=optional,
                            mechanism_choice=choice, instantaneous_epsilon=instantaneous,
-                           not_asked=not_asked, **d.skip)
+                           not_asked=d.not_asked, **special, **d.skip)
         size_limit = d.size_limit or REPORT_SIZE_LIMIT
         if requested == "auto":
             name, choice = (self.choose_not_asked_mechanism(question, size_limit, at)
@@ -179,9 +180,11 @@ class SingleAnswerType(QuestionType):
                   + f"; reports under {size_limit} bytes")
         return best, reason
 
-    # A question with a "not asked" value: one index over its options + "not asked".
+    # A question with a "not asked" value or special values: one index over its options, its
+    # special values and "not asked".
     auto_not_asked = ("grr", "hr")
     named_not_asked = ("grr", "hr")
+    special_refusal = None  # special values are extra values of the domain (base.extra_values)
 
     def not_asked_mechanism(self, question: Any) -> Any:
         from ..among_asked import with_not_asked
@@ -196,6 +199,7 @@ class SingleAnswerType(QuestionType):
         else:
             mechanism = with_not_asked(cls).from_question(question)
         mechanism.scored = self.scores(question) is not None
+        mechanism.extra = extra_values(question)
         return mechanism
 
     def choose_not_asked_mechanism(self, question: Any, size_limit: int, where: str
@@ -219,9 +223,11 @@ class SingleAnswerType(QuestionType):
         ranked.sort()
         best_var, best = ranked[0]
         others = ", ".join(f"{name} {var:.4g}" for var, name in ranked[1:])
-        return best, (f"auto: a question that depends on randomized answers has a 'not asked' "
-                      f"value; lowest variance averaged over its k={question.k} values at "
-                      f"epsilon={question.epsilon:g}: {best} {best_var:.4g}"
+        why = ("depends on randomized answers has a 'not asked' value"
+               if question.not_asked else "has special values")
+        return best, (f"auto: a question that {why}; lowest variance averaged over its "
+                      f"k={question.k} values at epsilon={question.epsilon:g}: {best} "
+                      f"{best_var:.4g}"
                       + (f" (vs {others})" if others else ""))
 
     def local_not_asked(self, question: Any, plain: Mapping[str, Any], where: str,

@@ -1,0 +1,58 @@
+"""Special values ("Don't know", "Prefer not to say") in reports: every format gives each special
+value's share (with its s.e.) and the estimates among those who gave an answer, titled so."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from ldpsurvey.analyst.reports.model import Report, render
+from ldpsurvey.shared.estimand import plain_estimate
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.survey import Survey
+
+REFUSED = {"refused": "Prefer not to say"}
+SURVEY = Survey.from_dict({"id": "dk", "title": "DK", "version": 1, "questions": [
+    {"id": "used", "text": "Used?", "type": "binary", "epsilon": 2.0, "special": REFUSED},
+    {"id": "often", "text": "How often?", "type": "ordinal", "epsilon": 2.0,
+     "options": ["never", "sometimes", "often"],
+     "special": {"dont_know": "Don't know", **REFUSED}},
+]})
+
+
+@pytest.fixture(scope="module")
+def report() -> Report:
+    rng = np.random.default_rng(0)
+    questions = []
+    for q in SURVEY.questions:
+        m = mechanism_for(q)
+        truth = rng.integers(0, q.k, size=3000)
+        questions.append(plain_estimate(q, m, m.aggregate_many(m.perturb_many(truth, rng)))
+                         .to_dict())
+    doc = {"survey": SURVEY.id, "version": 1, "confidence": 0.95, "n_submissions": 3000,
+           "questions": questions}
+    return Report(SURVEY.to_dict(), doc)
+
+
+def test_every_format_shows_special_shares_and_estimates_among_answerers(
+        report: Report) -> None:
+    table = render(report, "table")
+    assert "among those who gave an answer:" in table and "Prefer not to say" in table
+    assert "among those asked:" not in table
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    special = [r for r in rows if r["option"] == "Prefer not to say"]
+    assert {r["question"] for r in special} == {"used", "often"}
+    assert all(float(r["std_error"]) > 0 for r in special)
+    assert {("often", "asked_mean"), ("used", "asked_option")} <= {
+        (r["question"], r["kind"]) for r in rows}
+    doc = json.loads(render(report, "json"))
+    often = next(q for q in doc["questions"] if q["question"] == "often")
+    assert [s["value"] for s in often["special"]] == ["Don't know", "Prefer not to say"]
+    assert len(often["among_asked"]["categories"]) == 3 and "not_asked" not in often
+    assert often["among_asked"]["mean"]["std_error"] > 0
+    html = render(report, "html")
+    assert html.count("<h3>Among those who gave an answer</h3>") == 2
+    assert "| asked_option | never |" in render(report, "md")
