@@ -21,6 +21,18 @@ t = min(1, 5Δ/(9h)) minimizes the small-ε worst-case variance of the mean amon
 (below), 2Δ²/(tε)² + h²/(ε - tεh/Δ)², whose optimum 1/(r(1 + 2^(-1/3))) (r = h/Δ) is rounded
 to 5/(9r): t = 1 for every range but the smallest (Δ = 1 gives t = 5/9, Δ = 3 gives 5/6).
 
+Special values ("Don't know", "Prefer not to say": the question's `special`) are further values
+beyond the range, handled as "not asked" is: the asked bit becomes a status code randomized by
+GRR over m = 1 + (extra values) codes (the answer, each special value, "not asked" where the
+question has it; p = e₁/(e₁ + m - 1), q = 1/(e₁ + m - 1), ratio p/q = e₁ again), and every extra
+value puts the number's noise on the default d. Two extra values differ in the code alone (ratio
+e₁ <= e₁·e^(λh)); an answer against an extra value as above: the certified loss is the same
+max(e^(λΔ), e₁·e^(λh)). Codes: 1 is the answer and 0 the first extra value, as the asked bit
+has them, then 2, 3, ... the others in domain order; with one extra value ("not asked" alone)
+the pair and its aggregate are exactly the asked bit's. With special values the aggregate keeps
+per code its count and Σy (`StatusMomentsAggregate`), and each extra value's share and the mean
+among those who gave an answer are the GRR indicator estimates and the same ratio (`estimate`).
+
 Estimates, per report: Z = (b - q)/(p - q) is unbiased for the asked indicator A, and
 E[y - d] = E[A·(x - d)]. So π̂ = mean Z estimates the share asked (1 - π̂ the share not asked,
 with the sample variance of Z), and the mean among those asked is the ratio
@@ -43,8 +55,8 @@ from ..aggregates import Aggregate, _count, _mapping
 from ..errors import AggregateError, AnswerError, ReportError, SurveyError
 from ..estimates import AmongAsked, Estimate, MeanEstimate, ValueEstimate, z_value
 from ..exact import WorstOfLosses, rational_exp_floor_of, rational_floor
-from ..question_types.base import NOT_ASKED
-from ..randomness import RandomSource, bernoulli, discrete_laplace
+from ..question_types.base import NOT_ASKED, extra_values
+from ..randomness import RandomSource, bernoulli, choice_except, discrete_laplace
 from .base import Mechanism, Misfit, reject_bool
 from .geometric import MAX_ABS_REPORT
 
@@ -122,6 +134,71 @@ class AskedMomentsAggregate(Aggregate):
     __hash__ = None  # type: ignore[assignment]
 
 
+class StatusMomentsAggregate(Aggregate):
+    """The exact integer sums of report pairs [code, y] over m status codes (special values,
+    module docstring): per code its count and Σy, and Σy, Σy² over all."""
+
+    kind = "status_moments"
+
+    def __init__(self, codes: int = 2) -> None:
+        self.n = 0
+        self.counts = [0] * codes
+        self.totals = [0] * codes
+        self.total = 0
+        self.squares = 0
+
+    def add(self, report: Any) -> None:
+        code, y = int(report[0]), int(report[1])
+        self.n += 1
+        self.counts[code] += 1
+        self.totals[code] += y
+        self.total += y
+        self.squares += y * y
+
+    def add_many(self, reports: Any) -> None:
+        pairs = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+        for code, y in pairs.tolist():
+            self.add((code, y))
+
+    def merge(self, other: Aggregate) -> None:
+        self._check_kind(other)
+        assert isinstance(other, StatusMomentsAggregate)
+        if len(other.counts) != len(self.counts):
+            raise AggregateError("the aggregates have different numbers of status codes")
+        self.n += other.n
+        self.counts = [a + b for a, b in zip(self.counts, other.counts, strict=True)]
+        self.totals = [a + b for a, b in zip(self.totals, other.totals, strict=True)]
+        self.total += other.total
+        self.squares += other.squares
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "n": self.n, "counts": list(self.counts),
+                "totals": list(self.totals), "total": self.total, "squares": self.squares}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StatusMomentsAggregate:
+        agg = cls()
+        agg._check_kind(_mapping(data))
+        agg.n = _count(data.get("n"), "n")
+        counts, totals = data.get("counts"), data.get("totals")
+        if (not isinstance(counts, list) or not isinstance(totals, list)
+                or len(counts) != len(totals) or len(counts) < 2):
+            raise AggregateError("counts and totals must be lists of one integer per code")
+        for value in (*counts, *totals, data.get("total"), data.get("squares")):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise AggregateError("counts, totals, total and squares must be integers")
+        if any(c < 0 for c in counts) or sum(counts) != agg.n or data["squares"] < 0:
+            raise AggregateError("the counts must be >= 0 and add up to n; squares >= 0")
+        agg.counts, agg.totals = list(counts), list(totals)
+        agg.total, agg.squares = data["total"], data["squares"]
+        return agg
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StatusMomentsAggregate) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class AskedGeometric(Mechanism):
     """The report pair of an integer question with a "not asked" value (module docstring)."""
 
@@ -133,11 +210,16 @@ class AskedGeometric(Mechanism):
                "the middle of the range when not asked), for integer follow-up questions")
     max_options = 2 * MAX_ABS_REPORT + 1
 
-    def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
+    def __init__(self, epsilon: float, labels: range, *, extra: Sequence[Any] = (NOT_ASKED,),
+                 **kwargs: Any) -> None:
         if not isinstance(labels, range) or labels.step != 1:
             raise SurveyError("domain", "an integer question needs a contiguous integer range")
         kwargs.pop("groups", None)
         super().__init__(epsilon, labels, **kwargs)
+        self.extra = tuple(extra)  # the values beyond the range: special values, "not asked"
+        self.codes = 1 + len(self.extra)
+        # "not asked" alone: the asked bit's aggregate and estimate; else the status codes'
+        self.status = self.extra != (NOT_ASKED,)
         self.low, self.high = labels.start, labels.stop - 1
         self.span = self.high - self.low
         self.default = self.low + self.span // 2
@@ -145,10 +227,25 @@ class AskedGeometric(Mechanism):
         self.rate = self.rate_for(self.k, self.epsilon)
         self.asked_epsilon = Fraction(self.epsilon) - self.rate * self.half
         e1 = rational_exp_floor_of(self.asked_epsilon)
-        self.p_star = e1 / (e1 + 1)
-        self.q_star = 1 / (e1 + 1)
+        self.p_star = e1 / (e1 + self.codes - 1)
+        self.q_star = 1 / (e1 + self.codes - 1)
         self._ratio = e1
         self._certify()
+
+    @classmethod
+    def from_question(cls, question: Any) -> AskedGeometric:
+        """The pair over the question's range and its extra values (special values, then "not
+        asked" where it has it)."""
+        return cls(question.epsilon, question.labels, question_id=question.id,
+                   extra=extra_values(question))
+
+    def code_of(self, index: int) -> int:
+        """The status code of a domain index (module docstring): 1 an answer, 0 the first extra
+        value, 2, 3, ... the others."""
+        if index < self.k:
+            return 1
+        extra = index - self.k
+        return 0 if extra == 0 else extra + 1
 
     # --- limits and parameters -----------------------------------------------------------------
 
@@ -230,8 +327,8 @@ class AskedGeometric(Mechanism):
     # --- the respondent's side -------------------------------------------------------------------
 
     def encode(self, answer: Any) -> int:
-        if isinstance(answer, str) and answer == NOT_ASKED:
-            return self.k
+        if isinstance(answer, str) and answer in self.extra:
+            return self.k + self.extra.index(answer)
         if isinstance(answer, bool) or not isinstance(answer, int):
             raise AnswerError(f"the answer to {self.question_id!r} must be an integer")
         if not self.low <= answer <= self.high:
@@ -241,15 +338,26 @@ class AskedGeometric(Mechanism):
 
     def perturb_index(self, index: int, source: RandomSource) -> list[int]:
         asked = index < self.k
-        bit = bernoulli(self.p_star if asked else self.q_star, source)
+        if self.codes == 2:
+            bit = int(bernoulli(self.p_star if asked else self.q_star, source))
+        else:  # GRR over the status codes
+            code = self.code_of(index)
+            bit = (code if bernoulli(self.p_star, source)
+                   else choice_except(self.codes, code, source))
         value = self.low + index if asked else self.default
         return [int(bit), value + discrete_laplace(self.rate, source)]
 
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(answers, dtype=np.int64)
         asked = answers < self.k
-        bits = rng.random(answers.size) < np.where(asked, float(self.p_star),
-                                                   float(self.q_star))
+        if self.codes == 2:
+            bits = rng.random(answers.size) < np.where(asked, float(self.p_star),
+                                                       float(self.q_star))
+        else:
+            codes = np.where(asked, 1, np.where(answers == self.k, 0, answers - self.k + 1))
+            keep = rng.random(answers.size) < float(self.p_star)
+            other = rng.integers(0, self.codes - 1, size=answers.size)
+            bits = np.where(keep, codes, other + (other >= codes))
         values = np.where(asked, self.low + answers, self.default)
         success = -math.expm1(-float(self.rate))
         noise = rng.geometric(success, answers.size) - rng.geometric(success, answers.size)
@@ -268,8 +376,9 @@ class AskedGeometric(Mechanism):
         bit, value = report[0], report[1]
         reject_bool(bit, "the asked bit")
         reject_bool(value, "the number")
-        if not isinstance(bit, int | np.integer) or int(bit) not in (0, 1):
-            raise ReportError("the asked bit must be 0 or 1")
+        if not isinstance(bit, int | np.integer) or not 0 <= int(bit) < self.codes:
+            raise ReportError("the asked bit must be 0 or 1" if self.codes == 2 else
+                              f"the status code must be 0 to {self.codes - 1}")
         if not isinstance(value, int | np.integer):
             raise ReportError(f"the number must be an integer, got {type(value).__name__}")
         low, high = self.report_bounds
@@ -285,13 +394,22 @@ class AskedGeometric(Mechanism):
     def report_width(self) -> int:
         return 2
 
-    def new_aggregate(self) -> AskedMomentsAggregate:
+    def new_aggregate(self) -> Aggregate:
+        if self.status:
+            return StatusMomentsAggregate(self.codes)
         return AskedMomentsAggregate()
 
-    def aggregate_from_dict(self, data: Mapping[str, Any]) -> AskedMomentsAggregate:
+    def aggregate_from_dict(self, data: Mapping[str, Any]) -> Aggregate:
+        if self.status:
+            agg = StatusMomentsAggregate.from_dict(data)
+            if len(agg.counts) != self.codes:
+                raise AggregateError(f"this question's aggregate has {self.codes} status codes")
+            return agg
         return AskedMomentsAggregate.from_dict(data)
 
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        if self.status:
+            return self._status_estimate(aggregate, confidence)
         assert isinstance(aggregate, AskedMomentsAggregate)
         z = z_value(confidence)
         n = aggregate.n
@@ -324,6 +442,63 @@ class AskedGeometric(Mechanism):
         ratio = (s1 / n - d) / asked  # μ̂ - d
         var_u = max(yy - 2 * ratio * yz + ratio**2 * z_square, 0.0) * n / max(n - 1, 1)
         se = math.sqrt(var_u / n) / asked
+        mean = d + ratio
+        result.among_asked = AmongAsked(mean=MeanEstimate(mean, se, None, mean - z * se,
+                                                          mean + z * se))
+        return result
+
+    def _status_estimate(self, aggregate: Aggregate, confidence: float) -> Estimate:
+        """Status codes with special values: each extra value's share of everyone (GRR's
+        unbiased indicator Z_j = ([code = j] - q)/(p - q), its sample variance over n), and
+        the mean among those who gave an answer, μ̂ = d + mean(y - d)/π̂ with π̂ the answer
+        code's share, its delta-method variance the sample variance of u = (y - d) - (μ̂ - d)·Z₁
+        over n·π̂² (module docstring)."""
+        from ..among_asked import special_note
+
+        assert isinstance(aggregate, StatusMomentsAggregate)
+        z = z_value(confidence)
+        n = aggregate.n
+        special = [v for v in self.extra if v != NOT_ASKED]
+        result = Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
+                          n=n, confidence=confidence,
+                          notes=[NOTE, special_note(special)] if special else [NOTE])
+        result.among_asked = AmongAsked(mean=MeanEstimate(None, None, None, None, None))
+        empty = [ValueEstimate(v, None, None, None, None, None, None) for v in self.extra]
+        if n == 0:
+            result.special = empty[:len(special)]
+            result.not_asked = empty[-1] if NOT_ASKED in self.extra else None
+            return result
+        p, q = float(self.p_star), float(self.q_star)
+        gap = p - q
+        counts = np.asarray(aggregate.counts, dtype=float)
+        f = (counts / n - q) / gap  # each code's share
+
+        def share(code: int, value: Any) -> ValueEstimate:
+            z_sq = (counts[code] * (1 - q) ** 2 + (n - counts[code]) * q**2) / (gap**2 * n)
+            se = math.sqrt(max(z_sq - f[code] ** 2, 0.0) / max(n - 1, 1))
+            est = float(f[code])
+            return ValueEstimate(value, est, se, None, est - z * se, est + z * se,
+                                 min(max(est, 0.0), 1.0))
+
+        rows = [share(self.code_of(self.k + i), v) for i, v in enumerate(self.extra)]
+        result.special = rows[:len(special)] or None
+        result.not_asked = rows[-1] if NOT_ASKED in self.extra else None
+        answered = float(f[1])
+        if answered <= 0:
+            result.notes.append("the estimated share who gave an answer is not positive: too "
+                                "few respondents to estimate the mean among them")
+            return result
+        d = self.default
+        # Z₁ per code: (1 - q)/gap for code 1, -q/gap for the others.
+        z1 = np.full(self.codes, -q / gap)
+        z1[1] = (1 - q) / gap
+        totals = np.asarray(aggregate.totals, dtype=float)
+        yy = (aggregate.squares - 2 * d * aggregate.total + n * d * d) / n
+        yz = float(z1 @ (totals - d * counts)) / n
+        z_square = float((z1 * z1) @ counts) / n
+        ratio = (aggregate.total / n - d) / answered  # μ̂ - d
+        var_u = max(yy - 2 * ratio * yz + ratio**2 * z_square, 0.0) * n / max(n - 1, 1)
+        se = math.sqrt(var_u / n) / answered
         mean = d + ratio
         result.among_asked = AmongAsked(mean=MeanEstimate(mean, se, None, mean - z * se,
                                                           mean + z * se))

@@ -71,6 +71,11 @@ class IntegerType(SingleAnswerType):
 
     def choose_not_asked_mechanism(self, question: Any, size_limit: int, where: str
                                    ) -> tuple[str, str]:
+        if getattr(question, "special", None):  # special values: a status code, not a bit
+            return "asked_geometric", ("auto: a question with special values sends a "
+                                       "randomized status code (an answer, a special value"
+                                       + (", not asked" if question.not_asked else "")
+                                       + ") and a noisy number (asked_geometric)")
         return "asked_geometric", ("auto: a question that depends on randomized answers sends "
                                    "an asked bit and a noisy number (asked_geometric)")
 

@@ -20,6 +20,8 @@ SURVEY = Survey.from_dict({"id": "dk", "title": "DK", "version": 1, "questions":
     {"id": "often", "text": "How often?", "type": "ordinal", "epsilon": 2.0,
      "options": ["never", "sometimes", "often"],
      "special": {"dont_know": "Don't know", **REFUSED}},
+    {"id": "days", "text": "Days?", "type": "integer", "epsilon": 2.0, "min": 0, "max": 7,
+     "special": REFUSED},
 ]})
 
 
@@ -29,7 +31,7 @@ def report() -> Report:
     questions = []
     for q in SURVEY.questions:
         m = mechanism_for(q)
-        truth = rng.integers(0, q.k, size=3000)
+        truth = rng.integers(0, q.k + (1 if q.type == "integer" else 0), size=3000)
         questions.append(plain_estimate(q, m, m.aggregate_many(m.perturb_many(truth, rng)))
                          .to_dict())
     doc = {"survey": SURVEY.id, "version": 1, "confidence": 0.95, "n_submissions": 3000,
@@ -44,9 +46,9 @@ def test_every_format_shows_special_shares_and_estimates_among_answerers(
     assert "among those asked:" not in table
     rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
     special = [r for r in rows if r["option"] == "Prefer not to say"]
-    assert {r["question"] for r in special} == {"used", "often"}
+    assert {r["question"] for r in special} == {"used", "often", "days"}
     assert all(float(r["std_error"]) > 0 for r in special)
-    assert {("often", "asked_mean"), ("used", "asked_option")} <= {
+    assert {("often", "asked_mean"), ("used", "asked_option"), ("days", "asked_mean")} <= {
         (r["question"], r["kind"]) for r in rows}
     doc = json.loads(render(report, "json"))
     often = next(q for q in doc["questions"] if q["question"] == "often")
@@ -54,5 +56,5 @@ def test_every_format_shows_special_shares_and_estimates_among_answerers(
     assert len(often["among_asked"]["categories"]) == 3 and "not_asked" not in often
     assert often["among_asked"]["mean"]["std_error"] > 0
     html = render(report, "html")
-    assert html.count("<h3>Among those who gave an answer</h3>") == 2
+    assert html.count("<h3>Among those who gave an answer</h3>") == 3
     assert "| asked_option | never |" in render(report, "md")

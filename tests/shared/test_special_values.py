@@ -15,6 +15,7 @@ per estimand (plus COVERAGE_SLACK for the normal approximation of a ratio).
 
 from __future__ import annotations
 
+import math
 import os
 from fractions import Fraction
 from typing import Any
@@ -25,6 +26,8 @@ from ldpsurvey.shared.errors import SurveyError
 from ldpsurvey.shared.estimand import plain_estimate
 from ldpsurvey.shared.exact import channel_ratio, exp_lower
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.mechanisms.asked_geometric import AskedGeometric
+from ldpsurvey.shared.question_types.base import NOT_ASKED
 from ldpsurvey.shared.survey import Survey
 from scipy import stats
 from support.two_server import two_server_survey
@@ -122,6 +125,44 @@ def test_epsilon_is_proven_exactly_over_answers_and_special_values(mechanism: st
     assert mech.privacy_loss().within(epsilon)
 
 
+@pytest.mark.parametrize("low, high", [(0, 1), (0, 4), (-3, 6)])
+@pytest.mark.parametrize("hidden", [False, True])
+def test_an_integer_pair_with_special_values_proves_its_loss_by_brute_force(
+        low: int, high: int, hidden: bool) -> None:
+    """Every pair of values of {special values, "not asked"} ∪ [min, max] and every output
+    (code, y) in a window that reaches every ratio: the log of the largest ratio equals the
+    certified loss, which is within ε."""
+    extra = ("Don't know", "Prefer not to say", *((NOT_ASKED,) if hidden else ()))
+    mech = AskedGeometric(1.0, range(low, high + 1), question_id="q", extra=extra)
+    rate, p, q = float(mech.rate), float(mech.p_star), float(mech.q_star)
+    assert mech.codes == len(extra) + 1 and mech.p_star / mech.q_star == mech._ratio
+
+    def log_prob(index: int, code: int, y: int) -> float:
+        value = low + index if index < mech.k else mech.default
+        return math.log(p if code == mech.code_of(index) else q) - rate * abs(y - value)
+
+    indices = range(mech.k + len(extra))
+    worst = max(log_prob(x, c, y) - log_prob(x2, c, y)
+                for x in indices for x2 in indices for c in range(mech.codes)
+                for y in range(low - 3, high + 4))
+    assert worst == pytest.approx(float(mech.privacy_loss()), abs=1e-9)
+    assert mech.privacy_loss().within(1.0)
+
+
+def test_an_integer_question_with_special_values_reports_a_status_code() -> None:
+    q = question(type="integer", min=0, max=20, special=BOTH)
+    mech = mechanism_for(q)
+    assert q.mechanism == "asked_geometric" and "special values" in q.mechanism_choice
+    assert mech.extra == ("Don't know", "Prefer not to say")
+    assert mech.encode("Prefer not to say") == q.k + 1
+    code, _ = mech.perturb("Don't know")
+    assert code in (0, 1, 2)
+    agg = mech.aggregate_many(np.array([[0, 3], [1, 5], [2, 9], [1, -4]]))
+    assert type(agg).from_dict(agg.to_dict()) == agg
+    plain = question(type="integer", min=0, max=20)
+    assert "special" not in plain.to_dict() and plain.mechanism != "asked_geometric"
+
+
 # --- statistics: a survey with "Prefer not to say" everywhere ------------------------------
 
 
@@ -192,5 +233,28 @@ def test_an_exclusive_none_of_these_and_prefer_not_to_say_cover_their_shares() -
                              CONFIDENCE)
         for a, c in enumerate(est.categories):
             covered[a] += c.ci_low <= truth[a] <= c.ci_high
+    low, high = _band(RUNS)
+    assert all(low <= c <= high for c in covered), (covered, (low, high))
+
+
+def test_an_integer_special_share_and_mean_among_answerers_cover_the_truth() -> None:
+    q = question(type="integer", min=0, max=20, special=REFUSED)
+    mech = mechanism_for(q)
+    values = np.arange(21)
+    weights = np.exp(-values / 6)
+    weights /= weights.sum()
+    refused = 0.2
+    p = np.append((1 - refused) * weights, refused)  # index 21: "Prefer not to say"
+    true_mean = float(values @ weights)
+    # with one extra value the status code is the asked bit: still a randomized 0/1
+    rng = np.random.default_rng(7)
+    covered = np.zeros(2, dtype=int)
+    for _ in range(RUNS):
+        population = rng.choice(q.k + 1, size=N, p=p)
+        est = plain_estimate(q, mech, mech.aggregate_many(mech.perturb_many(population, rng)),
+                             CONFIDENCE)
+        share, mean = est.special[0], est.among_asked.mean
+        covered[0] += share.ci_low <= refused <= share.ci_high
+        covered[1] += mean.ci_low <= true_mean <= mean.ci_high
     low, high = _band(RUNS)
     assert all(low <= c <= high for c in covered), (covered, (low, high))
