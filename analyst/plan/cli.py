@@ -22,7 +22,7 @@ from .composition import (
 )
 from .multiselect import describe_multiselect, plan_set
 from .rows import QuestionPlan
-from .skip import PUBLIC
+from .skip import PUBLIC, WITHOUT_SPECIAL
 from .survey import (
     PLANNED_TYPES,
     describe,
@@ -66,6 +66,11 @@ BARE_TYPES = tuple(name for name, unit in REGISTRY.items()
               help="With SURVEY_FILE: the share of respondents a follow-up question (one with "
                    "`relevant`) is expected to apply to; its shares among those asked are "
                    "planned at it.")
+@click.option("--answered", type=click.FloatRange(0, 1, min_open=True), default=0.9,
+              show_default=True,
+              help="With SURVEY_FILE: the share of respondents expected to give an answer "
+                   "rather than a special value (don't know, prefer not to say); the "
+                   "estimates among those who gave an answer are planned at it.")
 @click.option("--confidence", type=float, default=0.95, show_default=True,
               help="Confidence level of the interval.")
 @click.option("--crosstab", nargs=2, metavar="ROWS COLS",
@@ -113,7 +118,7 @@ def plan(survey_file: Path | None, **options: Any) -> None:
 
 def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
           max_selected: int | None, margin: float | None, mean_margin: float | None, n: int | None,
-          asked: float,
+          asked: float, answered: float,
           confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
           regress_outcome: str | None, odds_ratio: float | None, baseline: float,
           exposed: float, compare_modes: bool, local_epsilon: float | None,
@@ -147,7 +152,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             raise click.UsageError("give either SURVEY_FILE or --k/--epsilon, not both")
         survey = load_survey(survey_file)
         splan = plan_survey(survey, margin=margin, n=n, confidence=confidence,
-                            mean_margin=mean_margin, asked=asked)
+                            mean_margin=mean_margin, asked=asked, answered=answered)
         click.echo(f"survey {survey.id} v{survey.version} ({survey.title}): total ε per "
                    f"respondent {epsilon_text(splan.total_epsilon)} ({_summed(survey)})")
         composition = format_composition(
@@ -164,9 +169,14 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
         randomized = [q for q in survey.questions if not q.disclosed]
         for q, qp in zip(randomized, splan.questions, strict=True):
             click.echo("")
-            click.echo(f"{qp.question}: {describe_question(q, qp, asked)}")
+            click.echo(f"{qp.question}: {describe_question(q, qp, asked, answered)}")
             click.echo(format_plan(qp))
-            if q.not_asked:
+            if q.special:
+                click.echo(f"(special values: every report may be one, so its estimates among "
+                           f"those who gave an answer carry everyone's noise; the last row is "
+                           f"the same question {WITHOUT_SPECIAL}, with the answerers' reports "
+                           f"only: the respondents needed with and without them)")
+            elif q.not_asked:
                 click.echo(f"(the 'not asked' value: every respondent sends this question, "
                            f"so its estimates among those asked carry everyone's noise; the last "
                            f"row is the same question {PUBLIC}, where only those asked would "

@@ -14,6 +14,12 @@ follow-up plans its mean among those asked (asked_geometric.mean_variance).
 Each plan also shows the same question had its condition read disclosed answers only (those
 not asked send nothing): the ordinary mechanism over the k options with π·n reports, V/π. The
 ratio of the two is what hiding the skip pattern costs.
+
+Special values ("Don't know", "Prefer not to say": docs/survey-definition.md) are planned the
+same way: the estimates are among those who give an answer, a share `answered` (`--answered`,
+times `--asked` for a follow-up), every extra value in the mechanism's domain; the last row is
+the question without special values (WITHOUT_SPECIAL), where the ordinary mechanism over the k
+options would have the answerers' reports only. The ratio is what offering them costs.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
 from ldpsurvey.shared.mechanisms.asked_geometric import AskedGeometric
 from ldpsurvey.shared.mechanisms.geometric import Geometric
+from ldpsurvey.shared.question_types.base import extra_values
 from ldpsurvey.shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
 from ldpsurvey.shared.survey import Question
 
@@ -44,20 +51,37 @@ from .rows import (
 DEFAULT_ASKED = 0.5
 _GRID = np.linspace(0.0, 1.0, 51)
 PUBLIC = "if its condition read disclosed answers only"
+WITHOUT_SPECIAL = "without special values"
+DEFAULT_ANSWERED = 0.9
 
 
-def among_asked_variance(name: str, k: int, epsilon: float, asked: float) -> float:
+def answering_share(question: Question, asked: float, answered: float) -> float:
+    """The share of respondents an estimate among those who gave an answer is over: `asked`
+    for a follow-up, times `answered` where the question has special values."""
+    return ((asked if question.not_asked else 1.0)
+            * (answered if getattr(question, "special", None) else 1.0))
+
+
+def without_extra(question: Question) -> str:
+    """The last row's name: the same question without its extra values."""
+    return PUBLIC if question.not_asked else WITHOUT_SPECIAL
+
+
+def among_asked_variance(name: str, k: int, epsilon: float, asked: float,
+                         extra: int = 1) -> float:
     """Worst-case one-report variance of an option's share among those asked (k options plus
-    "not asked", a share `asked` of respondents asked)."""
+    `extra` values beyond them, "not asked" and special values, a share `asked` of respondents
+    giving an answer, the rest on the first extra value)."""
     cls = MECHANISMS[name]
-    mechanism = cls(epsilon, (*(f"o{i}" for i in range(k)), NOT_ASKED))
+    mechanism = cls(epsilon, (*(f"o{i}" for i in range(k)), NOT_ASKED,
+                              *(f"s{i}" for i in range(extra - 1))))
     channel, inverse = mechanism.index_channel()
     worst = 0.0
     for share in _GRID:
-        f = np.zeros(k + 1)
+        f = np.zeros(k + extra)
         f[0], f[1], f[k] = asked * share, asked * (1 - share), 1 - asked
         reports = f @ channel
-        u = (inverse[0] - share * (1.0 - inverse[k])) / asked
+        u = (inverse[0] - share * (1.0 - inverse[k:].sum(axis=0))) / asked
         worst = max(worst, float(reports @ (u * u)))
     return worst
 
@@ -102,10 +126,12 @@ def plan_mean_among_asked(question: Question, *, margin: float | None, n: int | 
     _check_asked(asked)
     k = len(question.unit.values(question))  # without "not asked"
     name = AskedGeometric.name
-    rows = [plan_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked), margin, n,
-                     confidence, True, question.mechanism == name),
+    codes = 1 + len(extra_values(question))
+    rows = [plan_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked, codes),
+                     margin, n, confidence, True, question.mechanism == name),
             # the same sampling spread as asked_geometric's bound, (Δ/2)² among those asked
-            plan_row(f"geometric {PUBLIC}", (Geometric.noise_variance(k, question.epsilon)
+            plan_row(f"geometric {without_extra(question)}",
+                     (Geometric.noise_variance(k, question.epsilon)
                                          + ((k - 1) / 2) ** 2) / asked,
                      margin, n, confidence, False)]
     return QuestionPlan(question=question.id, question_type=question.type, k=k,
@@ -124,18 +150,20 @@ def plan_shares_among_asked(question: Question, *, margin: float | None, n: int 
     names = [name for name in NAMED_NOT_ASKED[question.type]
              if name in AUTO_NOT_ASKED[question.type] or name == question.mechanism]
     rows: list[PlanRow] = []
+    extra = len(extra_values(question))
     for name in names:
-        if MECHANISMS[name].misfit(k + 1, question.epsilon) is not None:
+        if MECHANISMS[name].misfit(k + extra, question.epsilon) is not None:
             continue
-        rows.append(plan_row(name, among_asked_variance(name, k, question.epsilon, asked), margin,
-                         n, confidence, name in AUTO_NOT_ASKED[question.type]
+        rows.append(plan_row(name, among_asked_variance(name, k, question.epsilon, asked, extra),
+                         margin, n, confidence, name in AUTO_NOT_ASKED[question.type]
                          and name == _auto(question), question.mechanism == name))
     probe = Question(id=question.id, text=question.text, type=question.type,
                      epsilon=question.epsilon, mechanism="auto", options=question.options)
     plain, _ = choose_mechanism(probe)
     variance = margin_variance(MECHANISMS[plain], unit.shares_planned_as(), k, question.epsilon)
     assert variance is not None
-    rows.append(plan_row(f"{plain} {PUBLIC}", variance / asked, margin, n, confidence, False))
+    rows.append(plan_row(f"{plain} {without_extra(question)}", variance / asked, margin, n,
+                         confidence, False))
     return QuestionPlan(question=question.id, question_type=question.type, k=k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
                         margin_unit=unit.margin_unit(question))
@@ -146,6 +174,18 @@ def _auto(question: Question) -> str:
 
     name, _ = skip_logic.choose_mechanism(question, 1 << 30, f"questions.{question.id}")
     return name
+
+
+def describe_special(question: Question, plan: QuestionPlan, share: float) -> str:
+    """The one-line description of a question with special values' plan (`share`: of
+    respondents who give an answer)."""
+    what = ("the mean among those who gave an answer, in the answer's units"
+            if plan.margin_unit == "answer units"
+            else "each option's share among those who gave an answer, in percentage points")
+    extra = " + ".join(repr(v) for v in extra_values(question))
+    return (f"{plan.question_type}, k={plan.k} + {extra}, epsilon={plan.epsilon:g}, "
+            f"{plan.confidence:.0%} confidence, {share:.0%} of respondents give an answer "
+            f"(--answered" + (" x --asked" if question.not_asked else "") + f"); margin on {what}")
 
 
 def describe_not_asked(plan: QuestionPlan, asked: float) -> str:

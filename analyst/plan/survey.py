@@ -39,7 +39,14 @@ from ldpsurvey.shared.survey import Question, Survey
 from .location import describe_location, plan_location
 from .multiselect import describe_multiselect, plan_multiselect
 from .rows import PlanRow, QuestionPlan, check_k, check_target, format_margin, plan_row
-from .skip import describe_not_asked, plan_mean_among_asked, plan_shares_among_asked
+from .skip import (
+    DEFAULT_ANSWERED,
+    answering_share,
+    describe_not_asked,
+    describe_special,
+    plan_mean_among_asked,
+    plan_shares_among_asked,
+)
 
 # `plan --type` and `plan_k`: question types planned from (k, ε) alone, those a registered
 # mechanism serves (a location question needs its grid: analyst/plan/location.py; a
@@ -115,11 +122,12 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
 
 def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,
                 confidence: float = 0.95, mean_margin: float | None = None,
-                asked: float = 0.5) -> SurveyPlan:
+                asked: float = 0.5, answered: float = DEFAULT_ANSWERED) -> SurveyPlan:
     """Per question, with the survey's own ε per question; the total ε is what one respondent
     spends on all of them. `mean_margin` (default: `margin`) is the margin on the means of
     integer questions (answer units) and ordinal ones (score). A question with a "not asked"
-    value is planned among those asked, a share `asked` of respondents (plan/skip.py)."""
+    value is planned among those asked, a share `asked` of respondents, and one with special
+    values among those who give an answer, a share `answered` (plan/skip.py)."""
     check_target(margin, n, confidence)
     if mean_margin is not None:
         if margin is None:
@@ -132,7 +140,7 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         # --mean-margin is the margin of a plan on a mean (integer values, ordinal scores)
         m = (mean_margin if q.unit.margin_unit(q) != "proportion" and mean_margin is not None
              else margin)
-        plans.append(q.unit.visit(q, _Planner(m, n, confidence, asked)))
+        plans.append(q.unit.visit(q, _Planner(m, n, confidence, asked, answered)))
     return SurveyPlan(survey=survey.id, total_epsilon=survey.total_epsilon,
                       confidence=confidence, questions=plans)
 
@@ -147,17 +155,20 @@ class _Planner:
     n: int | None
     confidence: float
     asked: float
+    answered: float = DEFAULT_ANSWERED
 
     def options(self, q: Question) -> QuestionPlan:
-        if q.not_asked:  # skip logic: shares among those asked (plan/skip.py)
+        if q.extended:  # skip logic, special values: shares among those asked (plan/skip.py)
             return plan_shares_among_asked(q, margin=self.margin, n=self.n,
-                                           confidence=self.confidence, asked=self.asked)
+                                           confidence=self.confidence,
+                                           asked=answering_share(q, self.asked, self.answered))
         return plan_question(q, margin=self.margin, n=self.n, confidence=self.confidence)
 
     def number(self, q: Question) -> QuestionPlan:
-        if q.not_asked:  # skip logic: the mean among those asked (plan/skip.py)
+        if q.extended:  # skip logic, special values: the mean among those asked (plan/skip.py)
             return plan_mean_among_asked(q, margin=self.margin, n=self.n,
-                                         confidence=self.confidence, asked=self.asked)
+                                         confidence=self.confidence,
+                                         asked=answering_share(q, self.asked, self.answered))
         return plan_question(q, margin=self.margin, n=self.n, confidence=self.confidence)
 
     def option_set(self, q: Question) -> QuestionPlan:
@@ -167,8 +178,11 @@ class _Planner:
         return plan_location(q, margin=self.margin, n=self.n, confidence=self.confidence)
 
 
-def describe_question(question: Question, plan: QuestionPlan, asked: float) -> str:
+def describe_question(question: Question, plan: QuestionPlan, asked: float,
+                      answered: float = DEFAULT_ANSWERED) -> str:
     """The one-line description of a survey question's plan, per kind of answer."""
+    if getattr(question, "special", None):  # special values: among those who gave an answer
+        return describe_special(question, plan, answering_share(question, asked, answered))
     return question.unit.visit(question, _Describer(plan, asked))  # type: ignore[no-any-return]
 
 

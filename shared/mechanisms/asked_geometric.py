@@ -282,15 +282,20 @@ class AskedGeometric(Mechanism):
         return 2 * (am1 + 1) / am1**2
 
     @classmethod
-    def bit_variance(cls, k: int, epsilon: float) -> float:
-        """pq/(p - q)²: the variance the asked bit's randomization adds to Z."""
+    def bit_variance(cls, k: int, epsilon: float, codes: int = 2) -> float:
+        """pq/(p - q)²: the variance the asked bit's randomization adds to Z; with m = `codes`
+        status codes (special values) GRR's at its worst over the answer code's share,
+        max(q(1 - q), p(1 - p))/(p - q)²."""
         span = k - 1
         x = Fraction(epsilon) - cls.rate_for(k, epsilon) * (span - span // 2)
         e1 = float(rational_exp_floor_of(x))
-        return e1 / (e1 - 1) ** 2
+        if codes == 2:
+            return e1 / (e1 - 1) ** 2
+        p, q = e1 / (e1 + codes - 1), 1 / (e1 + codes - 1)
+        return max(q * (1 - q), p * (1 - p)) / (p - q) ** 2
 
     @classmethod
-    def mean_variance(cls, k: int, epsilon: float, asked: float) -> float:
+    def mean_variance(cls, k: int, epsilon: float, asked: float, codes: int = 2) -> float:
         """An upper bound over the answers of the one-report variance of the mean among those
         asked, when a share `asked` of respondents is asked: [Var Z_noise + π·σ² + h²·V_bit]/π²
         with σ² <= (Δ/2)² and |μ - d| <= h. The linearized u = (y - d) - (μ - d)·Z has exactly
@@ -299,7 +304,7 @@ class AskedGeometric(Mechanism):
         span = k - 1
         half = span - span // 2
         return (cls.noise_variance(k, epsilon) + asked * (span / 2) ** 2
-                + half**2 * cls.bit_variance(k, epsilon)) / asked**2
+                + half**2 * cls.bit_variance(k, epsilon, codes)) / asked**2
 
     @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:

@@ -58,3 +58,30 @@ def test_every_format_shows_special_shares_and_estimates_among_answerers(
     html = render(report, "html")
     assert html.count("<h3>Among those who gave an answer</h3>") == 3
     assert "| asked_option | never |" in render(report, "md")
+
+
+def test_plan_shows_what_special_values_cost(tmp_path) -> None:
+    """Each question with special values is planned among those who give an answer
+    (--answered), with the same question without them as the last row: more respondents
+    with them than without, and more the fewer answer."""
+    from click.testing import CliRunner
+    from ldpsurvey.analyst.cli import cli
+    from ldpsurvey.analyst.plan.survey import plan_survey
+
+    path = tmp_path / "dk.json"
+    path.write_text(json.dumps(SURVEY.to_dict()))
+    result = CliRunner().invoke(cli, ["plan", str(path), "--margin", "0.05",
+                                      "--answered", "0.8"])
+    assert result.exit_code == 0, result.output
+    assert "80% of respondents give an answer (--answered)" in result.output
+    assert result.output.count("without special values") >= 3
+    for answered in (0.9, 0.6):
+        plans = plan_survey(SURVEY, margin=0.05, answered=answered)
+        for plan in plans.questions:
+            configured = next(r for r in plan.rows if r.configured)
+            without = plan.rows[-1]
+            assert without.mechanism.endswith("without special values")
+            assert configured.n > without.n
+    few = plan_survey(SURVEY, margin=0.05, answered=0.6).questions[0]
+    many = plan_survey(SURVEY, margin=0.05, answered=0.9).questions[0]
+    assert few.rows[0].n > many.rows[0].n
