@@ -68,6 +68,18 @@ def not_canonical(survey: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, A
             "signed_bytes": base64.b64encode(spaced).decode()}
 
 
+def with_special(survey: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+    """A question with special values (don't know, prefer not to say), which the page does not
+    ask yet: refused by name, not answered without them."""
+    data = copy.deepcopy(survey)
+    data["questions"][0]["special"] = {"refused": "Prefer not to say"}
+    for question in data["questions"]:
+        question.pop("params", None)
+        question.pop("mechanism", None)
+        question.pop("mechanism_choice", None)
+    return document(data, key)
+
+
 CASES: dict[str, tuple[Callable[[dict[str, Any], Any], dict[str, Any]], str]] = {
     "changed after signing": (tampered_bytes, "signature does not verify"),
     "signed but not canonical": (not_canonical, "not in canonical form"),
@@ -80,6 +92,7 @@ CASES: dict[str, tuple[Callable[[dict[str, Any], Any], dict[str, Any]], str]] = 
     "total above the ε limit": (with_epsilons(2.0, 2.0, 1.5), "ε = 5.5 in total, above your limit"),
     "another survey": (lambda s, k: document({**s, "id": "other"}, k), "instead of"),
     "wrong hash": (lambda s, k: document(s, k, sha256="0" * 64), "hash does not match"),
+    "special values": (with_special, "cannot ask yet"),
 }
 
 

@@ -108,6 +108,9 @@ function checkQuestions(survey) {
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
       throw new Refusal("refusal.instantaneous", { question: quoted(q.text) });
     }
+    // special values (don't know, prefer not to say): randomized with the answers on the
+    // command line (shared/question_types/base.extra_values); this page does not ask them yet
+    if (q.special != null) throw new Refusal("refusal.special", { question: quoted(q.text) });
   }
 }
 
