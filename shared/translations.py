@@ -404,8 +404,10 @@ class SurveyText:
 
     def option(self, qid: str, label: str) -> Shown:
         """How an option is shown (the label itself in the base language); KeyError for a
-        label that is not one of the question's options."""
-        if label not in (self._questions[qid].get("options") or ()):
+        label that is not one of the question's options (or special values' labels)."""
+        q = self._questions[qid]
+        if label not in (q.get("options") or ()) and label not in (q.get("special") or {}
+                                                                    ).values():
             raise KeyError(label)
         return self._pick((self._qt(qid).get("options") or {}).get(label), label)
 

@@ -55,7 +55,12 @@ from ldpsurvey.shared.errors import AnalysisError, DesignError
 from ldpsurvey.shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
 from ldpsurvey.shared.estimates import finite_or_none
 from ldpsurvey.shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
-from ldpsurvey.shared.question_types.base import OPTIONS_SUM, SCORES
+from ldpsurvey.shared.question_types.base import (
+    OPTIONS_SUM,
+    SCORES,
+    extra_values,
+    special_labels,
+)
 from ldpsurvey.shared.skip_logic import NOT_ASKED
 
 from ..margins import Calibration, calibrated
@@ -246,6 +251,9 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
     skipped: dict[str, str] = {}
     hidden: dict[str, dict[str, Any]] = {}
     for question in survey.questions:
+        if question.unit.numeric and getattr(question, "special", None):
+            skipped[question.id] = SPECIAL_INTEGER_REFUSAL
+            continue
         if getattr(question, "not_asked", False) and question.unit.numeric:
             hidden[question.id] = _asked_integer_document(w, question, domain, variance,
                                                           confidence)
@@ -321,18 +329,19 @@ def _asked(w: Weighted, question: Any, pv: PseudoValues, domain: np.ndarray | No
     """A hidden question's shares among those asked (shared/design/among_asked.py), with the
     extra row its estimand has there: the mean score, or the mean number selected (the sum of
     the options, a column like a group's)."""
-    if not getattr(question, "not_asked", False) or pv.kind != "shares":
+    if not question.extended or pv.kind != "shares":
         return None
     mechanism = w.version.compiled.mechanisms[question.id]
     meaning = estimand(question, mechanism)
-    k = len(question.labels) - 1
+    extra = len(extra_values(question))  # special values, "not asked"
+    k = len(question.labels) - extra
     groups = dict(getattr(mechanism, "groups", {}) or {})
     how = question.unit.design_mean  # the extra row among those asked, as its unit makes it
     if how == OPTIONS_SUM:
         groups[meaning.asked_mean] = tuple(range(k))
     return among_asked(w.design, pv, k, groups, ordinal=how == SCORES,
                        domain=domain, variance=variance, confidence=confidence,
-                       quantile=w.options.quantile)
+                       quantile=w.options.quantile, extra=extra)
 
 
 def _question_document(w: Weighted, question: Any, pv: PseudoValues,
@@ -368,7 +377,12 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
          "total": _total(total_rows, first_group + g)}
         for g, (name, members) in enumerate(groups.items())]
     if asked is not None:  # skip logic: the share not asked, then the rest among those asked
-        doc["not_asked"] = doc["categories"][-1]
+        if question.not_asked:
+            doc["not_asked"] = doc["categories"][-1]
+        special = special_labels(question)
+        if special:  # special values: each one's share; the rest among those who answered
+            first = len(asked.options)
+            doc["special"] = doc["categories"][first:first + len(special)]
         doc["among_asked"] = _among_asked_document(meaning, question, asked)
         # the number who gave an option (or a group's) among those asked is its number in
         # the population: an answer that is an option was asked; a mean score has no total
@@ -395,6 +409,9 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
     return doc
 
 
+SPECIAL_INTEGER_REFUSAL = ("design-based estimates of an integer question with special values "
+                           "(its status code and noisy number) are not built yet: the plain "
+                           "report has its special shares and mean among those who answered")
 SUM_FPC_NOTE = ("mean number selected: the sum of the options' shares, its variance theirs "
                 "and their covariances; with an fpc the randomization noise added back is "
                 "each option's own (exact where the options are randomized independently, "

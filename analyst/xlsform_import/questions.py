@@ -7,7 +7,7 @@ Refusal saying why it cannot be one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ldpsurvey.shared.piping import references
@@ -22,6 +22,7 @@ from .errors import FIX, UNSUPPORTED, Refusal, quoted
 from .languages import UNTRANSLATED, Languages
 from .privacy import privacy
 from .refusals import UNITS_BY_XLSFORM_TYPE, collecting_cell
+from .special import split_choices, split_codes
 
 _SELECTS = ("select_one", "select_multiple")  # the XLSForm types with a choice list
 # The XLSForm types several units import: ldp_type chooses among them.
@@ -66,6 +67,8 @@ class Context:
     relevant: Callable[[str], Condition]  # a relevant cell on the questions so far
     # the id a piped `${name}` shows (a question so far); Refusal otherwise (Walk.shows)
     shows: Callable[[str], str] = lambda name: name
+    # (question, choice) names the form's conditions read: such a choice stays an option
+    read_choices: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,11 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
     if category in _SELECTS:
         opts = options(r.el, r.xls_type, ctx.languages, ctx.notes)
         comments += opts.comments
-    read = _Read(r.cells, opts.labels, r.el.get("list_name"), comments, r, category,
+    asked_directly = bool(privacy(r.cells, ctx.two_server, ctx.default_epsilon).get("disclosed"))
+    read = frozenset(c for q, c in ctx.read_choices if q == r.name)
+    opts, cells, special = _special(r, category, opts, comments,
+                                    ctx.two_server or asked_directly, read)
+    read = _Read(cells, opts.labels, r.el.get("list_name"), comments, r, category,
                  is_required, ctx.notes)
     unit = question_unit(read)
     data: dict[str, Any] = {"id": r.name, "type": unit.name, "text": texts.text}
@@ -95,6 +102,8 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
         data["hint"] = texts.hint
     keys = unit.from_xlsform(read)
     data.update(keys.keys)
+    if special:  # don't know / prefer not to say (special.py)
+        data["special"] = special
     if unit.xlsform_optional(is_required):
         data["optional"] = True
     data.update(privacy(r.cells, ctx.two_server, ctx.default_epsilon))
@@ -110,7 +119,8 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
                                 for name in references(text)))
     return Question(data=data, row=r.row, name=r.name, xls_type=r.xls_type, target=target,
                     reads=condition.reads if condition is not None else (), pipes=pipes,
-                    texts=_translations(texts, opts, "options" in data),
+                    texts=_translations(texts, opts, "options" in data,
+                                        tuple(special.values())),
                     comments=read.comments)
 
 
@@ -230,18 +240,49 @@ def _condition(cells: Mapping[str, Any], outer: Condition | None,
                       alternative, topic) from None
 
 
-def _translations(texts: _Texts, opts: Options, with_options: bool
-                  ) -> dict[str, dict[str, Any]]:
+def _special(r: Row, category: str, opts: Options, comments: list[str], refused: bool,
+             read: frozenset[str] = frozenset()
+             ) -> tuple[Options, Mapping[str, Any], dict[str, str]]:
+    """The row's options and cells without its special values, and those values
+    (special.py): a select_one's don't-know / prefer-not choices, an integer's codes beside
+    its range; none where they are `refused` (a two-server survey, a disclosed question: they
+    take none yet)."""
+    if refused:
+        return opts, r.cells, {}
+    if category == "select_one":
+        kept, special = split_choices(opts.labels, read)
+        if special:
+            comments.append("special values (randomized with the answers, estimated apart): "
+                            + ", ".join(f"choice {name} = {label!r}"
+                                        for name, label in special.items()))
+            return replace(opts, labels=kept), r.cells, special
+        return opts, r.cells, {}
+    if category in _SELECTS:  # select_multiple: its exclusive options are its special values
+        return opts, r.cells, {}
+    rest, special, codes = split_codes(str(r.cells.get("constraint") or "").strip())
+    if not special:
+        return opts, r.cells, {}
+    comments.append("special values (randomized with the answers, estimated apart): "
+                    + ", ".join(f"XLSForm code {code} = {label!r}"
+                                for code, label in zip(codes, special.values(), strict=True))
+                    + " (-999 reads don't know and -888 prefer not to say by convention: "
+                    "rename a label that means something else)")
+    return opts, {**r.cells, "constraint": rest}, special
+
+
+def _translations(texts: _Texts, opts: Options, with_options: bool,
+                  special: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
     """{tag: {text, hint, options}} of a question (contract 4; options for a type that
-    has them)."""
+    has them, and the special values' labels, which a translation names as options)."""
     out: dict[str, dict[str, Any]] = {}
     for tag, shown in texts.text_tr.items():
         out.setdefault(tag, {})["text"] = shown
     for tag, shown in texts.hint_tr.items():
         out.setdefault(tag, {})["hint"] = shown
-    if with_options:
+    if with_options or special:
+        labels = (*opts.labels.values(), *special) if with_options else special
         for tag, shown_of in opts.translated.items():
-            out.setdefault(tag, {})["options"] = {label: shown_of[label]
-                                                  for label in opts.labels.values()
-                                                  if label in shown_of}
+            shown = {label: shown_of[label] for label in labels if label in shown_of}
+            if shown or with_options:
+                out.setdefault(tag, {})["options"] = shown
     return out

@@ -24,6 +24,7 @@ from .refusals import (
     collecting_cell,
 )
 from .selection import Selection, begins, holds_rows
+from .special import read_choices
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Walk:
     hidden_notes: int = 0  # notes not shown
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
+    _read_choices: frozenset[tuple[str, str]] | None = None
 
     def walk(self, elements: Sequence[Mapping[str, Any]], relevant: Condition | None,
              inside: RowProblem | None) -> None:
@@ -198,8 +200,11 @@ class Walk:
 
     def _mapped(self, r: Row, kind: str, outer: Condition | None) -> None:
         """A row of an XLSForm type a question type imports: its question, or refused."""
+        if self._read_choices is None:  # the choices the form's conditions read (special.py)
+            self._read_choices = read_choices(cells.get("relevant")
+                                              for _, cells in self.rows.rows)
         context = Context(self.languages, self.two_server, self.default_epsilon, self.notes,
-                          self.relevant, self.shows)
+                          self.relevant, self.shows, self._read_choices)
         try:
             mapped = question(r, kind, outer, context)
         except Refusal as refusal:

@@ -17,6 +17,11 @@ check-all-that-apply question "not asked" is never selected with an option eithe
 ratio therefore takes the cross term −(c·z)·z_na (estimators.ratio `cross_noise`); with an fpc
 it enters the randomization term, and always the deff's privacy part.
 
+Special values ("Don't know", "Prefer not to say": the question's `special`) are further
+values after the options, before "not asked": the ratios are then among those who gave an
+answer, the denominator 1 − S with S = Σ_e z_e over the extra values, and the argument above
+holds with S for z_na (an answer is one value, so (c·y)·s = 0 and s² = s for s = Σ_e y_e).
+
 A hidden integer question sends the pair [b, y] (shared/mechanisms/asked_geometric.py): the
 asked bit b, whose Z = (b − q)/(p − q) is unbiased for "asked" (so 1 − Z for "not asked",
 randomization variance estimate Z² − Z), and y, the answer or the range's middle d plus
@@ -57,27 +62,29 @@ class AmongAsked:
 def among_asked(design: object, pv: PseudoValues, option_count: int,
                 groups: Mapping[str, Sequence[int]], *, ordinal: bool = False,
                 domain: np.ndarray | None = None, variance: Variance = "linearized",
-                confidence: float = 0.95, quantile: str = "t") -> AmongAsked:
+                confidence: float = 0.95, quantile: str = "t", extra: int = 1) -> AmongAsked:
     """Shares among those asked of a hidden question whose pseudo-values `pv` have its
-    `option_count` options then "not asked" as their first columns; `groups` name option
-    indices; `ordinal` adds the mean score (options scored 1..option_count)."""
+    `option_count` options then its `extra` values (special values, "not asked") as their
+    first columns; `groups` name option indices; `ordinal` adds the mean score (options
+    scored 1..option_count)."""
     k = option_count
     named = tuple((str(name), tuple(int(i) for i in members)) for name, members in groups.items())
     labels = [*pv.labels[:k], *(name for name, _ in named), *(["mean score"] if ordinal else [])]
-    coefficients = column_coefficients(k, [members for _, members in named], ordinal)
-    full = pv.values[:, :k + 1]
+    coefficients = column_coefficients(k, [members for _, members in named], ordinal, extra)
+    full = pv.values[:, :k + extra]
     values = full @ coefficients
     if pv.disclosed:
         noise, den_noise, cross = (np.zeros_like(values), np.zeros((pv.n, 1)),
                                    np.zeros_like(values))
     else:
-        noise, den_noise, cross = randomization_estimates(full, coefficients)
+        noise, den_noise, cross = randomization_estimates(full, coefficients, extra)
     present = pv.present
     mask = present[:, None]
     numerator = PseudoValues(pv.question, pv.mechanism, tuple(labels), values * mask,
                              noise * mask, present, "shares", pv.disclosed)
     denominator = PseudoValues(pv.question, pv.mechanism, ("asked",),
-                               (1.0 - full[:, k:]) * mask, den_noise * mask, present,
+                               (1.0 - full[:, k:].sum(axis=1, keepdims=True)) * mask,
+                               den_noise * mask, present,
                                "shares", pv.disclosed)
     try:
         result = ratio(design, numerator, denominator, domain=domain,  # type: ignore[arg-type]
@@ -95,26 +102,29 @@ def among_asked(design: object, pv: PseudoValues, option_count: int,
     return AmongAsked(result, tuple(pv.labels[:k]), named, ordinal)
 
 
-def column_coefficients(k: int, groups: Sequence[Sequence[int]], ordinal: bool) -> np.ndarray:
-    """(k + 1, m): each column's coefficients c on the k options and "not asked" (0 there):
-    the options, then the groups, then (ordinal) the scores 1..k."""
-    columns = [np.eye(k + 1)[:, :k]]
+def column_coefficients(k: int, groups: Sequence[Sequence[int]], ordinal: bool,
+                        extra: int = 1) -> np.ndarray:
+    """(k + extra, m): each column's coefficients c on the k options and the extra values
+    (0 there): the options, then the groups, then (ordinal) the scores 1..k."""
+    columns = [np.eye(k + extra)[:, :k]]
     for members in groups:
-        c = np.zeros((k + 1, 1))
+        c = np.zeros((k + extra, 1))
         c[list(members), 0] = 1.0
         columns.append(c)
     if ordinal:
-        columns.append(np.concatenate([np.arange(1, k + 1, dtype=float), [0.0]])[:, None])
+        columns.append(np.concatenate([np.arange(1, k + 1, dtype=float),
+                                       np.zeros(extra)])[:, None])
     return np.hstack(columns)
 
 
-def randomization_estimates(z: np.ndarray, coefficients: np.ndarray
+def randomization_estimates(z: np.ndarray, coefficients: np.ndarray, extra: int = 1
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per respondent, unbiased estimates (module docstring) of the randomization variance of
     each column c·z, of the share asked 1 − z_na, and of their covariance, from the one-hot
-    answers' pseudo-values z (n, k + 1), "not asked" last."""
+    answers' pseudo-values z (n, k + extra), the extra values last (their sum S stands for
+    "not asked", module docstring)."""
     values = z @ coefficients
-    z_na = z[:, -1]
+    z_na = z[:, z.shape[1] - extra:].sum(axis=1)
     noise = values * values - z @ (coefficients * coefficients)
     den_noise = (z_na * z_na - z_na)[:, None]
     cross = -values * z_na[:, None]

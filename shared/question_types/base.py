@@ -565,11 +565,11 @@ class QuestionType:
         """A special value (its label, its name, or its text in the language shown, in any
         case), else `parse_typed`."""
         special = getattr(question, "special", None) or {}
-        if special:
-            said = words.typed_option(question, typed).casefold()
-            for name, label in special.items():
-                if said in (label.casefold(), name.casefold()):
-                    return label
+        said = typed.casefold()
+        for name, label in special.items():
+            if said in (label.casefold(), name.casefold(),
+                        str(words.option(question, label)).casefold()):
+                return label
         return self.parse_typed(question, typed, words)
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------

@@ -85,3 +85,40 @@ def test_plan_shows_what_special_values_cost(tmp_path) -> None:
     few = plan_survey(SURVEY, margin=0.05, answered=0.6).questions[0]
     many = plan_survey(SURVEY, margin=0.05, answered=0.9).questions[0]
     assert few.rows[0].n > many.rows[0].n
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_design_based_among_answerers_on_a_simple_random_sample_is_the_plain_estimator(
+        hidden: bool) -> None:
+    """The design-based ratios among those who gave an answer (shared/design/among_asked.py,
+    the extra values summed in the denominator) equal the plain report's on a simple random
+    sample, estimates and standard errors."""
+    from ldpsurvey.shared.design import Design
+    from ldpsurvey.shared.design import pseudo_values as question_pseudo_values
+    from ldpsurvey.shared.design.among_asked import among_asked
+    from ldpsurvey.shared.question_types.base import extra_values
+
+    gate = [{"id": "gate", "text": "Gate?", "type": "binary", "epsilon": 1.0}] if hidden else []
+    survey = Survey.from_dict({"id": "d", "title": "D", "version": 1, "questions": [*gate, {
+        "id": "often", "text": "How often?", "type": "ordinal", "epsilon": 2.0,
+        "options": ["never", "sometimes", "often"], "groups": {"ever": ["sometimes", "often"]},
+        "special": {"dont_know": "Don't know", **REFUSED},
+        **({"relevant": "gate"} if hidden else {})}]})
+    question = survey.questions[-1]
+    mechanism = mechanism_for(question)
+    extra = len(extra_values(question))
+    k = len(question.labels) - extra
+    rng = np.random.default_rng(5)
+    truth = rng.choice(len(question.labels), size=3000)
+    reports = mechanism.perturb_many(truth, rng)
+    srs = mechanism.estimate(mechanism.aggregate_many(reports)).among_asked
+    pv = question_pseudo_values(question, mechanism, reports)
+    ours = among_asked(Design.simple_random_sample(truth.size), pv, k, mechanism.groups,
+                       ordinal=True, extra=extra)
+    assert ours.estimates is not None
+    rows = ours.estimates.rows()
+    expected = [*srs.categories, *srs.groups, srs.mean]
+    np.testing.assert_allclose([r.estimate for r in rows], [e.estimate for e in expected],
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose([r.std_error for r in rows], [e.std_error for e in expected],
+                               rtol=1e-10, atol=0)
