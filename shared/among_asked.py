@@ -46,10 +46,10 @@ from .question_types.base import NOT_ASKED
 NOTE = ("'not asked' is a value of this question: the device sends a randomized report whether "
         "or not the question applied; 'among those asked' divides by the estimated share asked "
         "(delta-method standard errors; no worst-case bound)")
-SPECIAL_NOTE = ("{values} are values of this question, randomized with the answers (the server "
-                "cannot tell them from an answer); each one's share is of everyone, and the rows "
-                "'among those asked' are among those who gave an answer: they divide by the "
-                "estimated share who did (delta-method standard errors; no worst-case bound)")
+SPECIAL_NOTE = ("special values {values}: randomized with the answers (the server cannot tell "
+                "them from an answer); each one's share is of everyone, and the rows among "
+                "those who gave an answer divide by the estimated share who did (delta-method "
+                "standard errors; no worst-case bound)")
 
 
 def special_note(labels: Any) -> str:

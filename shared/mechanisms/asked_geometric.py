@@ -65,6 +65,11 @@ NOTE = ("an asked bit and a noisy number are sent for every respondent; the mean
         "asked is a ratio of estimates (delta-method standard error)")
 
 
+STATUS_NOTE = ("a randomized status code (an answer, a special value or 'not asked') and a noisy "
+               "number are sent for every respondent; the mean among those who gave an answer "
+               "is a ratio of estimates (delta-method standard error)")
+
+
 def value_share(span: int) -> Fraction:
     """t: the share of ε' the number's noise takes, min(1, 5Δ/(9h)) (module docstring)."""
     half = span - span // 2
@@ -466,7 +471,7 @@ class AskedGeometric(Mechanism):
         special = [v for v in self.extra if v != NOT_ASKED]
         result = Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
                           n=n, confidence=confidence,
-                          notes=[NOTE, special_note(special)] if special else [NOTE])
+                          notes=[STATUS_NOTE, special_note(special)] if special else [NOTE])
         result.among_asked = AmongAsked(mean=MeanEstimate(None, None, None, None, None))
         empty = [ValueEstimate(v, None, None, None, None, None, None) for v in self.extra]
         if n == 0:
