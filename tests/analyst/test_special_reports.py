@@ -122,3 +122,61 @@ def test_design_based_among_answerers_on_a_simple_random_sample_is_the_plain_est
                                rtol=0, atol=1e-12)
     np.testing.assert_allclose([r.std_error for r in rows], [e.std_error for e in expected],
                                rtol=1e-10, atol=0)
+
+
+def test_through_the_server_store_every_report_path_gives_special_shares(tmp_path) -> None:
+    """Submissions posted through the server's API (a yes/no question with "Prefer not to
+    say", an ordinal one with both special values, an integer one, a follow-up): the plain
+    report and the design-based one (--weighted) give the special shares and the rows among
+    those who gave an answer; an integer question with special values is left out of the
+    design-based report with its reason; every format renders."""
+    from click.testing import CliRunner
+    from ldpsurvey.analyst.cli import cli
+    from ldpsurvey.shared.skip_logic import NOT_ASKED
+    from support import designed
+
+    survey = {"id": "dk-store", "title": "DK", "version": 1, "questions": [
+        *(q.to_dict() for q in SURVEY.questions),
+        {"id": "why", "text": "Why?", "type": "categorical", "epsilon": 2.0,
+         "options": ["cost", "taste"], "relevant": "used", "special": REFUSED}]}
+    rng = np.random.default_rng(2)
+    units = []
+    for i in range(300):
+        used = ["Prefer not to say", True, False][int(rng.choice(3, p=[0.2, 0.4, 0.4]))]
+        answers = {"used": used,
+                   "often": ["never", "sometimes", "often", "Don't know",
+                             "Prefer not to say"][int(rng.integers(0, 5))],
+                   "days": "Prefer not to say" if rng.random() < 0.2 else int(rng.integers(0, 8)),
+                   "why": (["cost", "taste", "Prefer not to say"][int(rng.integers(0, 3))]
+                           if used is True else NOT_ASKED)}
+        units.append(designed.Unit(id=f"u{i}", weight=1.0, stratum="all", psu=f"p{i}",
+                                   fpc=10**6, answers=answers))
+    built = designed.build(tmp_path / "dk.db", survey=survey, units=units, response_rate=1.0,
+                           fpc=False)
+
+    def report(*args: str) -> str:
+        result = CliRunner().invoke(cli, ["report", "--db", str(built.path), "--survey",
+                                          "dk-store", *args])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    plain = {q["question"]: q for q in json.loads(report("--format", "json"))["questions"]}
+    assert [s["value"] for s in plain["often"]["special"]] == ["Don't know",
+                                                               "Prefer not to say"]
+    assert plain["days"]["special"][0]["std_error"] > 0
+    assert plain["days"]["among_asked"]["mean"]["estimate"] is not None
+    why = plain["why"]
+    assert why["not_asked"]["value"] == NOT_ASKED and why["special"][0]["value"] == REFUSED[
+        "refused"]
+    assert len(why["among_asked"]["categories"]) == 2
+    weighted = {q["question"]: q for q in json.loads(
+        report("--format", "json", "--weighted"))["questions"]}
+    for qid in ("used", "often", "why"):
+        assert weighted[qid]["special"] and weighted[qid]["among_asked"]["categories"], qid
+        np.testing.assert_allclose(
+            [c["estimate"] for c in weighted[qid]["among_asked"]["categories"]],
+            [c["estimate"] for c in plain[qid]["among_asked"]["categories"]], atol=1e-9)
+    assert any("not built yet" in n for n in weighted["days"]["notes"])
+    assert "among those who gave an answer:" in report("--format", "table")
+    assert "<h3>Among those who gave an answer</h3>" in report("--format", "html")
+    assert "Prefer not to say" in report("--format", "csv")
