@@ -22,6 +22,7 @@ from ldpsurvey.shared.conditions import Node, Operand
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.question_types import unit_for
+from ldpsurvey.shared.question_types.base import extra_values, special_labels
 from ldpsurvey.shared.survey import Question, Survey
 
 from .results import (
@@ -141,9 +142,12 @@ def sent_reports(question: Question, answers: np.ndarray, asked: np.ndarray) -> 
 class _Tally:
     """Per question: the true answers drawn (indices, NA last) and the aggregate."""
 
-    counts: np.ndarray  # over the mechanism's domain: options (+ "not asked")
+    counts: np.ndarray  # over the mechanism's domain: options (+ special values, "not asked")
     index_sum: int = 0  # sum of answer indices among those asked
     asked: int = 0
+    # a question with special values: those asked who gave an answer, and their index sum
+    answered: int | None = None
+    answered_sum: int = 0
 
 
 def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
@@ -189,21 +193,28 @@ class _Options:
     compared over everyone, or among those asked."""
 
     def cells(self, q: Question) -> int:
-        """The true-answer tally's cells: the domain's values ("not asked" included)."""
-        return len(q.unit.values(q)) + (1 if q.not_asked else 0)
+        """The true-answer tally's cells: the domain's values (special values and "not
+        asked" included)."""
+        return len(q.unit.values(q)) + len(extra_values(q))
 
     def sent(self, q: Question, answers: np.ndarray, asked: np.ndarray,
              tally: _Tally) -> np.ndarray:
-        """The reports sent (`reports`), tallied."""
+        """The reports sent (`reports`), tallied; with special values, who gave an answer."""
         sent = self.reports(q, answers, asked)
         tally.counts += np.bincount(sent, minlength=len(tally.counts))
+        if q.special:
+            given = answers[asked]
+            given = given[given < len(q.unit.values(q))]
+            tally.answered = (tally.answered or 0) + int(given.size)
+            tally.answered_sum += int(given.sum(dtype=np.int64))
         return sent
 
     def reports(self, q: Question, answers: np.ndarray, asked: np.ndarray) -> np.ndarray:
-        """What the mechanism takes: every answer, "not asked" (the index past the values) for
-        those not asked; or, with no such value, the answers of those asked alone."""
-        return (np.where(asked, answers, len(q.unit.values(q))) if q.not_asked
-                else answers[asked])
+        """What the mechanism takes: every answer, "not asked" (the index past the values and
+        the special values) for those not asked; or, with no such value, the answers of those
+        asked alone."""
+        return (np.where(asked, answers, len(q.unit.values(q)) + len(special_labels(q)))
+                if q.not_asked else answers[asked])
 
     def result(self, q: Question, mechanism: Any, aggregate: Any, tally: _Tally, n: int,
                confidence: float) -> QuestionResult:
@@ -211,15 +222,27 @@ class _Options:
         sent = int(tally.counts.sum())
         if not q.not_asked:  # every report is an answer: compared as any question's
             freq = tally.counts / max(sent, 1)
-            return compare_estimate(q, mechanism, estimate, freq, tally.index_sum,
-                                    max(sent, 1), confidence)
+            result = compare_estimate(q, mechanism, estimate, freq, tally.index_sum,
+                                      max(sent, 1), confidence)
+            if q.special:  # and among those who gave an answer
+                self.among_answered(q, result, estimate, tally)
+            return result
         result = compare_estimate(q, mechanism, estimate, tally.counts / n, 0, n, confidence)
         result.mean = None
-        asked_counts = tally.counts[:-1] / max(tally.asked, 1)
         self.not_asked_row(result, estimate, tally, n)
+        self.among_answered(q, result, estimate, tally)
+        return result
+
+    def among_answered(self, q: Question, result: QuestionResult, estimate: Any,
+                       tally: _Tally) -> None:
+        """The shares (and mean) among those asked, or who gave an answer, against the
+        truth."""
+        values = len(q.unit.values(q))  # among those who gave an answer (special values aside)
+        asked_counts = tally.counts[:values] / max(
+            tally.asked if tally.answered is None else tally.answered, 1)
         among = estimate.among_asked
         if among is None:
-            return result
+            return
         if among.categories and among.categories[0].estimate is not None:
             result.asked_values = [value_result(row, float(f)) for row, f in
                                    zip(among.categories, asked_counts, strict=True)]
@@ -231,7 +254,6 @@ class _Options:
                                                         group.name))
         origin = q.unit.score_origin(q)
         _asked_mean(result, among.mean, 1 if origin is None else origin, tally)
-        return result
 
     def not_asked_row(self, result: QuestionResult, estimate: Any, tally: _Tally,
                       n: int) -> None:
@@ -338,7 +360,8 @@ def _asked_mean(result: QuestionResult, m: Any, first: int, tally: _Tally) -> No
     those asked (an integer's values, an ordinal's scores 1..k, a multiselect's number
     selected)."""
     if m is not None and m.estimate is not None and m.std_error is not None:
-        true_mean = first + tally.index_sum / max(tally.asked, 1)
+        true_mean = (first + tally.index_sum / max(tally.asked, 1) if tally.answered is None
+                     else first + tally.answered_sum / max(tally.answered, 1))
         result.asked_mean = MeanResult(truth=true_mean, estimate=m.estimate,
                                        std_error=m.std_error, ci_low=m.ci_low,
                                        ci_high=m.ci_high,

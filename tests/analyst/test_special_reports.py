@@ -180,3 +180,26 @@ def test_through_the_server_store_every_report_path_gives_special_shares(tmp_pat
     assert "among those who gave an answer:" in report("--format", "table")
     assert "<h3>Among those who gave an answer</h3>" in report("--format", "html")
     assert "Prefer not to say" in report("--format", "csv")
+
+
+def test_simulate_a_survey_with_skip_logic_and_special_values() -> None:
+    """`simulate` draws special values with the answers (a follow-up's "not asked" index is
+    past them) and compares the shares among those who gave an answer with their truth.
+    Before: the tally had no cells for special values and the run crashed."""
+    from ldpsurvey.analyst.simulate.survey import simulate_survey
+
+    survey = Survey.from_dict({"id": "sim", "title": "S", "version": 1, "questions": [
+        {"id": "used", "text": "Used?", "type": "binary", "epsilon": 2.0, "special": REFUSED},
+        {"id": "often", "text": "How often?", "type": "ordinal", "epsilon": 2.0,
+         "options": ["never", "sometimes", "often"], "relevant": "used",
+         "special": {"dont_know": "Don't know", **REFUSED}},
+        {"id": "days", "text": "Days?", "type": "integer", "epsilon": 2.0, "min": 0,
+         "max": 7, "relevant": "used", "special": REFUSED}]})
+    result = simulate_survey(survey, 3000, np.random.default_rng(4), seed=4)
+    by_id = {r.question.id: r for r in result.questions}
+    for qid in ("used", "often"):
+        among = by_id[qid].asked_values
+        assert len(among) == len(survey.question(qid).unit.values(survey.question(qid)))
+        assert sum(v.truth for v in among) == pytest.approx(1.0)
+    assert by_id["often"].asked_mean is not None and by_id["days"].asked_mean is not None
+    assert by_id["often"].values[-1].value == "(not asked)"
