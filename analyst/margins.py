@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 from ldpsurvey.shared.design import (
+    Coded,
     Design,
     Margin,
     calibrate,
@@ -157,9 +158,23 @@ def _margins(version: SurveyVersion, respondents: Respondents,
              margins: Mapping[str, Mapping[str, float]], name: str) -> list[Margin]:
     out = []
     for qid, totals in margins.items():
-        (cells,) = _answers(version, respondents, [qid], name)
-        out.append(Margin(qid, cells, dict(totals)))
+        out.append(Margin(qid, _coded(version, respondents, qid, name), dict(totals)))
     return out
+
+
+def _coded(version: SurveyVersion, respondents: Respondents, qid: str,
+           name: str) -> Coded | np.ndarray:
+    """Each respondent's answer to `qid` as a category number (-1: not answered) and the
+    categories' texts: the distinct reports written once each by the question's unit, instead
+    of a text per respondent (`_answers`, kept for reports of more than one value)."""
+    question = _disclosed(version, qid, name)
+    present, reports = respondents.reports(qid, version.compiled.mechanisms[qid])
+    if reports.ndim != 1:
+        return _answers(version, respondents, [qid], name)[0]
+    values, inverse = np.unique(reports, return_inverse=True)
+    codes = np.full(respondents.n, -1, dtype=np.int64)
+    codes[present] = inverse.reshape(-1)
+    return Coded(codes, answer_texts(question, values).tolist())
 
 
 def _disclosed(version: SurveyVersion, qid: str, name: str) -> Any:

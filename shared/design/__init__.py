@@ -2,7 +2,8 @@
 
 The pieces, in the order an analysis uses them:
 - `Design.build(weights, strata, psus, fpc, lonely_psu=...)` (sample.py): the validated design.
-- `poststratify`, `rake`, `calibrate`, `model_matrix`, `Margin`, `require_disclosed`
+- `poststratify`, `rake`, `calibrate`, `model_matrix`, `Margin` (its cells labels or `Coded`),
+  `require_disclosed`
   (calibration.py): weights calibrated to population totals of disclosed covariates.
 - `pseudo_values(question, mechanism, reports, present)` (pseudo.py): each respondent's
   unbiased estimates of their answer's indicators (or value) and their randomization variance.
@@ -13,7 +14,15 @@ The pieces, in the order an analysis uses them:
   as.svrepdesign builds them, passed as `variance=` to the estimators.
 """
 
-from .calibration import Margin, calibrate, model_matrix, poststratify, rake, require_disclosed
+from .calibration import (
+    Coded,
+    Margin,
+    calibrate,
+    model_matrix,
+    poststratify,
+    rake,
+    require_disclosed,
+)
 from .estimators import (
     DesignEffect,
     DesignEstimate,
@@ -31,6 +40,7 @@ from .sample import LONELY_PSU, Design
 
 __all__ = [
     "LONELY_PSU",
+    "Coded",
     "Design",
     "DesignEffect",
     "DesignEstimate",

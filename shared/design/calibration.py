@@ -70,8 +70,21 @@ class Margin:
     """
 
     name: str
-    cells: Sequence[Any] | np.ndarray
+    cells: Sequence[Any] | np.ndarray | Coded
     totals: Mapping[Any, float]
+
+
+@dataclass(frozen=True, eq=False)
+class Coded:
+    """Respondents' categories already numbered: `codes` (n,) each an index into `labels`, -1
+    where missing. The same margin as the labels themselves, without a label per respondent
+    (at 10^6 respondents numbering text labels in Python took most of a rake)."""
+
+    codes: np.ndarray
+    labels: Sequence[Any]
+
+    def __len__(self) -> int:
+        return len(self.codes)
 
 
 # --- the residual projection shared by every step -------------------------------------------
@@ -140,17 +153,16 @@ def _codes(margin: Margin, n: int) -> tuple[np.ndarray, list[Any], np.ndarray]:
     cells = margin.cells
     if len(cells) != n:
         raise CalibrationError(f"{margin.name!r} has {len(cells)} values for {n} respondents")
-    if isinstance(cells, np.ndarray) and cells.dtype.kind in "iub":
+    if isinstance(cells, Coded):
+        codes, labels = _renumbered(cells, margin.name)
+    elif isinstance(cells, np.ndarray) and cells.dtype.kind in "iub":
         uniques, codes = np.unique(cells, return_inverse=True)
         labels = uniques.tolist()
     else:
         missing = [i for i, c in enumerate(cells) if c is None
                    or (isinstance(c, float) and math.isnan(c))]
         if missing:
-            raise CalibrationError(f"{len(missing)} respondent(s) have no value of "
-                                   f"{margin.name!r} (first: row {missing[0] + 1}): a "
-                                   "calibration variable must be known for everyone",
-                                   {"margin": margin.name, "row": missing[0]})
+            raise _unknown(margin.name, len(missing), missing[0])
         index: dict[Any, int] = {}
         codes = np.fromiter((index.setdefault(c, len(index)) for c in cells), dtype=np.int64,
                             count=n)
@@ -175,6 +187,29 @@ def _codes(margin: Margin, n: int) -> tuple[np.ndarray, list[Any], np.ndarray]:
             "neighbouring category in the totals and the data", {"margin": margin.name,
                                                                  "category": str(empty[0])})
     return codes, labels, totals
+
+
+def _renumbered(cells: Coded, name: str) -> tuple[np.ndarray, list[Any]]:
+    """(codes, labels) of the categories respondents have, numbered in order of first
+    appearance, as a margin of labels is numbered (so both give the same labels in the same
+    order)."""
+    raw = np.asarray(cells.codes, dtype=np.int64).reshape(-1)
+    missing = np.flatnonzero(raw < 0)
+    if missing.size:
+        raise _unknown(name, int(missing.size), int(missing[0]))
+    first = np.full(len(cells.labels), raw.size, dtype=np.int64)
+    np.minimum.at(first, raw, np.arange(raw.size, dtype=np.int64))
+    present = np.flatnonzero(first < raw.size)
+    present = present[np.argsort(first[present], kind="stable")]
+    rank = np.full(len(cells.labels), -1, dtype=np.int64)
+    rank[present] = np.arange(present.size)
+    return rank[raw], [cells.labels[i] for i in present.tolist()]
+
+
+def _unknown(name: str, count: int, first: int) -> CalibrationError:
+    return CalibrationError(f"{count} respondent(s) have no value of {name!r} (first: row "
+                            f"{first + 1}): a calibration variable must be known for everyone",
+                            {"margin": name, "row": first})
 
 
 def _key(label: Any) -> str:

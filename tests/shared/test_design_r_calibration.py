@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from ldpsurvey.shared.design import (
+    Coded,
     Margin,
     calibrate,
     mean,
@@ -166,3 +167,34 @@ def test_calibrating_on_a_randomized_answer_is_refused_with_the_reason(data) -> 
 
     with pytest.raises(CalibrationError, match=r"randomized answer.*its own estimator"):
         require_disclosed(data.question)
+
+
+def test_a_coded_margin_is_the_same_margin_as_its_labels(data, margins) -> None:
+    """Categories given as numbers into a label list (`Coded`, how `report --rake` reads
+    disclosed answers) calibrate exactly as the same labels given per respondent: the same
+    weights bit for bit, the same categories in the same order (first appearance), the same
+    refusals."""
+    design = data.design(fpc=True)
+    names = ["north", "south", "east", "west"]  # "west" unused; numbered out of label order
+    labels = np.array(names)[[2, 0, 1]][data.region]
+    totals = {name: margins["region"].totals[i] for i, name in enumerate(["east", "north",
+                                                                            "south"])}
+    coded = Coded(np.array([2, 0, 1])[data.region], names)
+    as_labels = rake(design, [margins["sex"], Margin("region", labels.tolist(), totals)],
+                     tolerance=1e-13)
+    as_codes = rake(design, [margins["sex"], Margin("region", coded, totals)],
+                    tolerance=1e-13)
+    assert np.array_equal(as_codes.weights, as_labels.weights)
+    (by_codes,), (by_labels,) = as_codes.calibration, as_labels.calibration
+    assert by_codes.labels == by_labels.labels == ((0, 1), ("north", "south", "east"))
+    assert by_codes.describe() == by_labels.describe()
+    one = poststratify(design, Margin("region", coded, totals))
+    assert np.array_equal(one.weights, poststratify(
+        design, Margin("region", labels.tolist(), totals)).weights)
+    missing = np.array([2, 0, 1])[data.region]
+    missing[[3, 7]] = -1
+    with pytest.raises(CalibrationError, match=r"2 respondent\(s\) have no value of 'region' "
+                                               r"\(first: row 4\)"):
+        rake(design, [margins["sex"], Margin("region", Coded(missing, names), totals)])
+    with pytest.raises(CalibrationError, match=r"'region' = 'west' \(population"):
+        rake(design, [margins["sex"], Margin("region", coded, {**totals, "west": 5.0})])
