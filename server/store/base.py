@@ -334,11 +334,11 @@ class Store(Protocol):
 
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[tuple[str, ...]]:
-        """The design of each stored submission of a version through its invitation code,
-        aligned with `submission_table`: per page weight and fpc (exact decimal text joined by
-        ',', 'nan' where the code carries none), stratum and PSU (joined by \\x1f), random
-        group (','), each '' when no code of the survey carries that column, and the page's
-        size."""
+        """The design of each stored submission of a version (its invitation code's, copied
+        onto the submission row when the code was claimed), aligned with `submission_table`:
+        per page weight and fpc (exact decimal text joined by ',', 'nan' where the code
+        carries none), stratum and PSU (joined by \\x1f), random group (','), each '' when no
+        code of the survey carries that column, and the page's size."""
         ...
 
     def designed_invites(self, survey_id: str) -> int:

@@ -53,7 +53,7 @@ from .base import (
     refusal,
     split_fresh,
 )
-from .schema import POSTGRES_MIGRATIONS
+from .schema import POSTGRES_COPY_DESIGNS, POSTGRES_MIGRATIONS
 
 log = logging.getLogger("ldpsurvey.server.store")
 
@@ -425,8 +425,14 @@ class PgStore:
              [it.submission_id for it in candidates],
              [compact(it.reports) for it in candidates])).fetchall()}
         result, fresh = split_fresh(job, {it.submission_id for it in candidates} - inserted)
-        if invite_only:
-            self._claim(conn, job, inserted)  # raises InviteRefused: the transaction rolls back
+        if invite_only:  # raises InviteRefused: the transaction rolls back
+            bindings = self._claim(conn, job, inserted)
+            if bindings:  # each new submission carries its code's design
+                conn.execute(
+                    "UPDATE submissions AS s SET weight = i.weight, stratum = i.stratum, "
+                    "psu = i.psu, fpc = i.fpc, random_group = i.random_group FROM invites AS i "
+                    "WHERE i.survey_id = %s AND i.code_sha256 = ANY(%s) AND s.survey_id = "
+                    "i.survey_id AND s.submission_id = i.submission_id", (sid, list(bindings)))
         shard = random.randrange(N_SHARDS)  # noqa: S311 (spreads writers; not a secret)
         for version, items in sorted(by_version(fresh).items()):
             rules = job.rules[version]
@@ -441,7 +447,9 @@ class PgStore:
         return result
 
     @staticmethod
-    def _claim(conn: psycopg.Connection, job: IngestJob, new_ids: set[str]) -> None:
+    def _claim(conn: psycopg.Connection, job: IngestJob, new_ids: set[str]) -> dict[str, str]:
+        """Binds the request's new submission ids to their codes (InviteRefused: none);
+        returns the bindings, code hash -> submission id."""
         hashes = sorted({digest(it.invite) for it in job.items if it.invite is not None})
         bound = dict(conn.execute(
             "SELECT code_sha256, submission_id FROM invites WHERE survey_id = %s "
@@ -453,6 +461,7 @@ class PgStore:
             conn.execute("UPDATE invites SET submission_id = t.s FROM unnest(%s::text[], "
                          "%s::text[]) AS t(c, s) WHERE survey_id = %s AND code_sha256 = t.c",
                          (list(bindings), list(bindings.values()), job.survey_id))
+        return bindings
 
     def _apply_deltas(self, conn: psycopg.Connection, survey_id: str, version: int, shard: int,
                       rules: Any, deltas: Mapping[str, Any]) -> None:
@@ -625,11 +634,9 @@ class PgStore:
                 "string_agg(coalesce(psu, ''), chr(31) ORDER BY seq)",
                 "string_agg(coalesce(random_group, 0)::text, ',' ORDER BY seq)"), strict=True):
             columns.append(column if have else "''")
-        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT s.seq, "  # noqa: S608
-               "i.weight, i.fpc, i.stratum, i.psu, i.random_group FROM submissions AS s "
-               "LEFT JOIN invites AS i ON i.survey_id = s.survey_id AND i.submission_id = "
-               "s.submission_id WHERE s.survey_id = %s AND s.version = %s AND s.seq > %s "
-               "ORDER BY s.seq LIMIT %s) AS t")
+        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT seq, weight, "  # noqa: S608
+               "fpc, stratum, psu, random_group FROM submissions WHERE survey_id = %s AND "
+               "version = %s AND seq > %s ORDER BY seq LIMIT %s) AS t")
         last = 0
         while True:
             with self._read() as conn:
@@ -695,5 +702,6 @@ class PgStore:
                           "received_hour, reports) FROM STDIN") as copy:
                 for row in reports:
                     copy.write_row(row)
+            cur.execute(POSTGRES_COPY_DESIGNS)
             for (sid, version), replacement in texts.items():
                 self._replace(conn, sid, version, replacement)

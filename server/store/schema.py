@@ -10,6 +10,21 @@ be distributed by survey (see docs/postgresql.md on Citus).
 
 from __future__ import annotations
 
+# Each submission made with an invitation code gets the code's design (weight, stratum, PSU,
+# fpc, random group: NULL where the code carries none): run by the migration that added the
+# columns, and after a database is loaded (`migrate-store`). Ingest copies it as it claims.
+DESIGN_COLUMNS = ("weight", "stratum", "psu", "fpc", "random_group")
+SQLITE_COPY_DESIGNS = (
+    "UPDATE submissions SET (weight, stratum, psu, fpc, random_group) = (SELECT i.weight, "
+    "i.stratum, i.psu, i.fpc, i.random_group FROM invites AS i WHERE i.survey_id = "
+    "submissions.survey_id AND i.submission_id = submissions.submission_id) WHERE "
+    "(survey_id, submission_id) IN (SELECT survey_id, submission_id FROM invites WHERE "
+    "submission_id IS NOT NULL)")
+POSTGRES_COPY_DESIGNS = (
+    "UPDATE submissions AS s SET weight = i.weight, stratum = i.stratum, psu = i.psu, "
+    "fpc = i.fpc, random_group = i.random_group FROM invites AS i WHERE i.survey_id = "
+    "s.survey_id AND i.submission_id = s.submission_id")
+
 SQLITE_MIGRATIONS: list[list[str]] = [
     [  # 1: surveys, submissions, aggregates, tokens
         """CREATE TABLE surveys (id TEXT, version INTEGER, manifest TEXT NOT NULL,
@@ -52,6 +67,16 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         "ALTER TABLE invites ADD COLUMN carried TEXT",
         "ALTER TABLE invite_surveys ADD COLUMN carried TEXT",
     ],
+    [  # 6: a submission carries the design of the invitation code it was made with (copied
+        # when the code is claimed), so a design-based analysis reads it with the reports in
+        # one scan instead of looking up each submission's code
+        "ALTER TABLE submissions ADD COLUMN weight REAL",
+        "ALTER TABLE submissions ADD COLUMN stratum TEXT",
+        "ALTER TABLE submissions ADD COLUMN psu TEXT",
+        "ALTER TABLE submissions ADD COLUMN fpc REAL",
+        "ALTER TABLE submissions ADD COLUMN random_group INTEGER",
+        SQLITE_COPY_DESIGNS,
+    ],
 ]
 
 POSTGRES_MIGRATIONS: list[list[str]] = [
@@ -90,5 +115,11 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
         # a JSON object per code, and the carried names per survey (NULL: none)
         "ALTER TABLE invites ADD COLUMN carried text",
         "ALTER TABLE invite_surveys ADD COLUMN carried text",
+    ],
+    [  # 4: a submission carries the design of the invitation code it was made with (SQLite's 6)
+        """ALTER TABLE submissions ADD COLUMN weight double precision, ADD COLUMN stratum text,
+            ADD COLUMN psu text, ADD COLUMN fpc double precision,
+            ADD COLUMN random_group integer""",
+        POSTGRES_COPY_DESIGNS,
     ],
 ]

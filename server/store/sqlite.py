@@ -57,7 +57,7 @@ from .base import (
     split_fresh,
 )
 from .ingest_process import ChildPlan, IngestProcess
-from .schema import SQLITE_MIGRATIONS
+from .schema import SQLITE_COPY_DESIGNS, SQLITE_MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
 # Page cache per connection (KiB): keeps the submission-id index hot under large ingests.
@@ -446,21 +446,28 @@ class SqliteStore:
                                               if it.submission_id not in seen])
             result, fresh = split_fresh(job, seen)
             new_ids = {it.submission_id for it in fresh}
+            code_of: dict[str, str] = {}  # new submission id -> the hash of its code
             if states[sid][1]:  # invite-only
                 try:  # claims the codes, or refuses the whole request claiming none
-                    _claim(conn, sid, job, new_ids)
+                    code_of = {s: key for key, s in _claim(conn, sid, job, new_ids).items()}
                 except InviteRefused as exc:
                     outcomes.append(exc)
                     continue
             seen |= new_ids
-            rows.extend((sid, it.version, it.submission_id, hour, compact(it.reports))
-                        for it in fresh)
+            rows.extend((sid, it.version, it.submission_id, hour, compact(it.reports),
+                         code_of.get(it.submission_id)) for it in fresh)
             fresh_by_job.append((job, fresh))
             outcomes.append(result)
-        if rows:
+        if any(row[-1] is not None for row in rows):  # each with its code's design
             conn.executemany(
                 "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
-                "reports) VALUES (?, ?, ?, ?, ?)", rows)
+                "reports, weight, stratum, psu, fpc, random_group) SELECT ?, ?, ?, ?, ?, "
+                "i.weight, i.stratum, i.psu, i.fpc, i.random_group FROM (SELECT 1) LEFT JOIN "
+                "invites AS i ON i.code_sha256 = ?", rows)
+        elif rows:
+            conn.executemany(
+                "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
+                "reports) VALUES (?, ?, ?, ?, ?)", [row[:-1] for row in rows])
         self._add_up(conn, fresh_by_job, hour)
         return outcomes
 
@@ -616,8 +623,9 @@ class SqliteStore:
 
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[tuple[str, ...]]:
-        """The design of each stored submission of a version, joined to it through its
-        invitation code, `page` submissions at a time in arrival order: per page the columns
+        """The design of each stored submission of a version (its invitation code's, copied
+        onto the submission when the code was claimed), `page` submissions at a time in
+        arrival order: per page the columns
         weight and fpc (18 significant digits, joined by ','; SQLite's own text of a REAL keeps
         15 and its quote() does not always read back exactly; 'nan' where the
         submission's code carries no design), stratum and PSU (joined by \\x1f) and random
@@ -633,11 +641,9 @@ class SqliteStore:
                 "group_concat(coalesce(psu, ''), char(31))",
                 "group_concat(coalesce(random_group, 0), ',')"), strict=True):
             columns.append(column if have else "''")
-        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT s.seq, "  # noqa: S608
-               "i.weight, i.fpc, i.stratum, i.psu, i.random_group FROM submissions AS s "
-               "LEFT JOIN invites AS i ON i.survey_id = s.survey_id AND i.submission_id = "
-               "s.submission_id WHERE s.survey_id = ? AND s.version = ? AND s.seq > ? "
-               "ORDER BY s.seq LIMIT ?)")
+        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT seq, weight, "  # noqa: S608
+               "fpc, stratum, psu, random_group FROM submissions WHERE survey_id = ? AND "
+               "version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
             row = self._conn().execute(sql, (survey_id, version, last, page)).fetchone()
@@ -691,6 +697,7 @@ class SqliteStore:
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.invites)
             conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
                              "received_hour, reports) VALUES (?, ?, ?, ?, ?)", reports)
+            conn.execute(SQLITE_COPY_DESIGNS)
             for (sid, version), replacement in texts.items():
                 self._replace(conn, sid, version, replacement)
 
@@ -753,7 +760,10 @@ def _stored_designs(conn: sqlite3.Connection, survey_id: str) -> StoredDesigns:
                          tuple(json.loads(names[0])) if names and names[0] else ())
 
 
-def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob, new_ids: set[str]) -> None:
+def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob,
+           new_ids: set[str]) -> dict[str, str]:
+    """Binds the request's new submission ids to their codes (InviteRefused: none); returns
+    the bindings, code hash -> submission id."""
     hashes = sorted({digest(it.invite) for it in job.items if it.invite is not None})
     bound: dict[str, str | None] = {}
     for start in range(0, len(hashes), _IN_CHUNK):
@@ -765,3 +775,4 @@ def _claim(conn: sqlite3.Connection, survey_id: str, job: IngestJob, new_ids: se
     bindings = plan_claims([(it.submission_id, it.invite) for it in job.items], new_ids, bound)
     conn.executemany("UPDATE invites SET submission_id = ? WHERE code_sha256 = ?",
                      [(sid, key) for key, sid in bindings.items()])
+    return bindings

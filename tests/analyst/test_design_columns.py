@@ -174,6 +174,9 @@ def test_a_submission_without_a_design_is_refused_by_both_paths(stored_sqlite: P
     with sqlite3.connect(copy) as conn:
         conn.execute("UPDATE invites SET submission_id = NULL WHERE submission_id = "
                      "'00000000-0000-4000-8000-000000000007'")
+        conn.execute("UPDATE submissions SET weight = NULL, stratum = NULL, psu = NULL, "
+                     "fpc = NULL, random_group = NULL WHERE submission_id = "
+                     "'00000000-0000-4000-8000-000000000007'")  # as if made without the code
     with db_source(str(copy), SURVEY["id"], None) as source:
         respondents = source.respondents()
         with pytest.raises(AnalysisError, match=f"1 of {N:,} submissions have no design"):

@@ -224,16 +224,46 @@ def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, clien
     sql(db_path, "INSERT INTO invite_surveys (survey_id, created) VALUES ('health', 'then')")
     sql(db_path, "INSERT INTO invites (code_sha256, survey_id) VALUES (?, 'health')",
         (digest(code),))
-    # undo the design migration and the carried values' after it
+    # undo the design migration and the two after it (carried values, submissions' designs)
     for column in ("weight", "stratum", "psu", "fpc", "random_group", "carried"):
         sql(db_path, f"ALTER TABLE invites DROP COLUMN {column}")
+    for column in ("weight", "stratum", "psu", "fpc", "random_group"):
+        sql(db_path, f"ALTER TABLE submissions DROP COLUMN {column}")
     sql(db_path, "ALTER TABLE invite_surveys DROP COLUMN carried")
-    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 1,))
+    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 2,))
     open_store(db_path).close()  # migrates
     assert sql(db_path, "SELECT weight, stratum, psu, fpc, random_group, carried FROM "
                         "invites") == [(None, None, None, None, None, None)]
     assert client.post(URL, json=submission(invite=code)).status_code == 200
     assert designs(db_path) == {}
+
+
+@pytest.mark.backends("sqlite", "postgresql")
+def test_a_submission_carries_its_codes_design_and_an_older_database_gets_them(
+        db_path: Any, tmp_path: Path, client: Any) -> None:
+    """A submission made with a designed code carries that design on its own row, copied when
+    the code is claimed (a design-based analysis reads it with the reports in one scan, not
+    through each submission's code); a database stored before that migration gets them
+    copied when it opens, with nothing else changed."""
+    from ldpsurvey.server.store.schema import POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS
+    from support.server_data import is_postgres
+
+    codes = printed_codes(create(db_path, write(tmp_path, FRAME)))
+    bodies = [submission(invite=codes[unit]) for unit in ("a3", "b2")]
+    for body in bodies:
+        assert client.post(URL, json=body).status_code == 200
+    query = ("SELECT submission_id, weight, stratum, psu, fpc, random_group, reports FROM "
+             "submissions ORDER BY seq")
+    stored = sql(db_path, query)
+    assert [row[:6] for row in stored] == [
+        (bodies[0]["submission_id"], 12.0, "north", "school-2", 40.0, None),
+        (bodies[1]["submission_id"], 30.0, "south", "school-9", 8.0, None)]
+    migrations = POSTGRES_MIGRATIONS if is_postgres(db_path) else SQLITE_MIGRATIONS
+    for column in ("weight", "stratum", "psu", "fpc", "random_group"):  # the schema before
+        sql(db_path, f"ALTER TABLE submissions DROP COLUMN {column}")
+    sql(db_path, "DELETE FROM schema_version WHERE version = ?", (len(migrations),))
+    open_store(db_path).close()  # migrates
+    assert sql(db_path, query) == stored
 
 
 def test_the_designs_route_serves_each_submissions_design_to_an_analyst(
