@@ -17,7 +17,6 @@ from typing import Any
 
 from ldpsurvey.shared.errors import ReportRenderError
 
-from ..remote import RemoteError, request_json
 from .model import Report
 
 
@@ -49,6 +48,8 @@ def fetch_with_survey(server_url: str, survey_id: str, endpoint: str, params: di
 
 def get_json(url: str, token: str | None, timeout: float) -> Any:
     """GET a JSON document; a refusal or an unreachable server is one ReportRenderError line."""
+    from ..remote import RemoteError, request_json  # the HTTP client: not for --db (0.1 s)
+
     try:
         return request_json(url, token=token, timeout=timeout)[1]
     except RemoteError as exc:
