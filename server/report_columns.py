@@ -110,7 +110,7 @@ def submission_columns(store: Store, survey_id: str, version: int, qids: Sequenc
 
 def submission_designs(store: Store, survey_id: str, version: int, page: int = 200_000
                        ) -> dict[str, np.ndarray | None] | None:
-    """Each stored submission's design through its invitation code, aligned with
+    """Each stored submission's design (copied from its invitation code), aligned with
     `submission_columns`: weight and fpc (float, nan where the code carries no design),
     stratum and psu (text), group (int); None for a column no code carries. None when a
     column cannot be split (a label holding the separator: then join in Python,
@@ -118,17 +118,16 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
     names = ("weight", "fpc", "stratum", "psu", "group")
     parts: dict[str, list[Any]] = {k: [] for k in names}
     n = 0
-    for texts in store.submission_designs(survey_id, version, page):
-        *columns, count = texts
-        n += count
-        for name, text in zip(names, columns, strict=True):
-            if not text:
+    for found in store.submission_designs(survey_id, version, page):
+        n += found.weight.size
+        for name in names:
+            value = getattr(found, name)
+            if value is None or (isinstance(value, str) and not value):
                 parts[name].append(None)
-            elif name in ("stratum", "psu"):
-                parts[name].append(text.split(_SEPARATOR))
+            elif isinstance(value, str):
+                parts[name].append(value.split(_SEPARATOR))
             else:
-                kind = np.int64 if name == "group" else float
-                parts[name].append(np.fromstring(text, dtype=kind, sep=","))
+                parts[name].append(value)
     out: dict[str, np.ndarray | None] = {}
     for name in names:
         chunks = parts[name]

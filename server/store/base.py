@@ -97,6 +97,20 @@ class InviteDesign(NamedTuple):
     group: int | None = None  # the random group (two-server variance by random groups)
 
 
+@dataclass(frozen=True, eq=False)
+class DesignPage:
+    """The designs of a page of stored submissions, in arrival order (`Store.submission_designs`):
+    weight and fpc as float arrays (nan where the submission has no design), stratum and PSU
+    labels joined by \\x1f ('' where none), the random group as an int array (0 where none);
+    None for a column that no invitation code of the survey carries."""
+
+    weight: Any  # np.ndarray (float64)
+    fpc: Any | None
+    stratum: str | None
+    psu: str | None
+    group: Any | None  # np.ndarray (int64)
+
+
 @dataclass(frozen=True)
 class StoredDesigns:
     """What a survey's stored codes carry, read inside the transaction that adds more: how many
@@ -333,12 +347,10 @@ class Store(Protocol):
         ...
 
     def submission_designs(self, survey_id: str, version: int,
-                           page: int) -> Iterator[tuple[str, ...]]:
+                           page: int) -> Iterator[DesignPage]:
         """The design of each stored submission of a version (its invitation code's, copied
-        onto the submission row when the code was claimed), aligned with `submission_table`:
-        per page weight and fpc (exact decimal text joined by ',', 'nan' where the code
-        carries none), stratum and PSU (joined by \\x1f), random group (','), each '' when no
-        code of the survey carries that column, and the page's size."""
+        onto the submission row when the code was claimed), `page` submissions at a time,
+        aligned with `submission_table`."""
         ...
 
     def designed_invites(self, survey_id: str) -> int:

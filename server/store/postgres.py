@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+import numpy as np
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -34,6 +35,7 @@ from ..common.db_target import redact, scrub
 from ..common.errors import STORE_UNAVAILABLE, StoreError, StoreUnavailable
 from ..invites.claims import digest, plan_claims
 from .base import (
+    DesignPage,
     Dump,
     IngestJob,
     IngestResult,
@@ -69,6 +71,11 @@ _SURVEY_COLUMNS = """SELECT s.id, s.version, s.manifest, s.sha256, s.status, s.c
     FROM surveys s """
 _parsed = ParsedCache()
 T = TypeVar("T")
+
+
+def _numbers(text: str, kind: Any) -> Any:
+    """The numbers of a column joined by ',' ('nan' where missing) as an array."""
+    return np.fromstring(text, dtype=kind, sep=",")
 
 
 def _fits(text: str) -> bool:
@@ -618,9 +625,10 @@ class PgStore:
         return out
 
     def submission_designs(self, survey_id: str, version: int,
-                           page: int) -> Iterator[tuple[str, ...]]:
-        """As SQLite's (Store.submission_designs). A double precision's text in PostgreSQL
-        12+ is the shortest that reads back exactly."""
+                           page: int) -> Iterator[DesignPage]:
+        """As Store.submission_designs. The database joins each column as text (a double
+        precision's text in PostgreSQL 12+ is the shortest that reads back exactly), which
+        numpy parses."""
         if not _fits(survey_id):
             return
         with self._read() as conn:
@@ -643,7 +651,10 @@ class PgStore:
                 row = conn.execute(sql, (survey_id, version, last, page)).fetchone()
             if not row[-2]:
                 return
-            yield tuple("" if v is None else v for v in row[:-1])
+            weight, fpc, stratum, psu, group = ("" if v is None else v for v in row[:-2])
+            yield DesignPage(_numbers(weight, float), _numbers(fpc, float) if carried[0] else None,
+                             stratum if carried[1] else None, psu if carried[2] else None,
+                             _numbers(group, np.int64) if carried[3] else None)
             last = row[-1]
 
     def designed_invites(self, survey_id: str) -> int:

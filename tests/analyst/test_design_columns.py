@@ -183,3 +183,18 @@ def test_a_submission_without_a_design_is_refused_by_both_paths(stored_sqlite: P
             source.joined_invitations(respondents)
         with pytest.raises(AnalysisError, match=f"1 of {N:,} submissions have no design"):
             join_invitations(respondents, source.invite_designs())
+
+
+def test_designs_read_in_pages_are_the_designs_read_at_once(stored: Path) -> None:
+    """Store.submission_designs page by page (the numbers read as floats, the labels joined
+    over the same rows) gives the same columns as one page: nothing shifts at a page edge."""
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.server.report_columns import submission_designs
+
+    with db_source(str(stored), SURVEY["id"], None) as source:
+        version = source.record.version
+        whole = submission_designs(source.store, SURVEY["id"], version)
+        paged = submission_designs(source.store, SURVEY["id"], version, page=7)
+    assert whole is not None and paged is not None and whole["weight"].size == N
+    for name, column in whole.items():
+        assert (paged[name] is None) if column is None else np.array_equal(column, paged[name])
