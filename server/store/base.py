@@ -212,6 +212,16 @@ class Dump:
     # code_sha256, survey_id, submission_id, weight, stratum, psu, fpc, random_group, carried
     invites: list[tuple[Any, ...]]
 
+    def with_designs(self, reports: Iterable[tuple[str, int, str, str, str]]
+                     ) -> Iterator[tuple[Any, ...]]:
+        """Each stored submission's row followed by the design of the code it was made with
+        (weight, stratum, PSU, fpc, random group; NULLs without one), as ingest stores it: a
+        loaded store writes the copy with the row instead of updating every row after."""
+        designs = {(code[1], code[2]): code[3:8] for code in self.invites if code[2] is not None}
+        none = (None,) * 5
+        for row in reports:
+            yield (*row, *designs.get((row[0], row[2]), none))
+
 
 class BodyIngest(Protocol):
     """Ingest that runs in another process and takes request bodies there as they came."""

@@ -55,7 +55,7 @@ from .base import (
     refusal,
     split_fresh,
 )
-from .schema import POSTGRES_COPY_DESIGNS, POSTGRES_MIGRATIONS
+from .schema import POSTGRES_MIGRATIONS
 
 log = logging.getLogger("ldpsurvey.server.store")
 
@@ -710,9 +710,9 @@ class PgStore:
                             "weight, stratum, psu, fpc, random_group, carried) "
                             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", dump.invites)
             with cur.copy("COPY submissions (survey_id, version, submission_id, "
-                          "received_hour, reports) FROM STDIN") as copy:
-                for row in reports:
+                          "received_hour, reports, weight, stratum, psu, fpc, random_group) "
+                          "FROM STDIN") as copy:
+                for row in dump.with_designs(reports):
                     copy.write_row(row)
-            cur.execute(POSTGRES_COPY_DESIGNS)
             for (sid, version), replacement in texts.items():
                 self._replace(conn, sid, version, replacement)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 # Each submission made with an invitation code gets the code's design (weight, stratum, PSU,
 # fpc, random group: NULL where the code carries none): run by the migration that added the
-# columns, and after a database is loaded (`migrate-store`). Ingest copies it as it claims.
+# columns. Ingest copies it as it claims; `migrate-store` writes it with each row (Dump).
 DESIGN_COLUMNS = ("weight", "stratum", "psu", "fpc", "random_group")
 SQLITE_COPY_DESIGNS = (
     "UPDATE submissions SET (weight, stratum, psu, fpc, random_group) = (SELECT i.weight, "

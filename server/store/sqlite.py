@@ -59,7 +59,7 @@ from .base import (
     split_fresh,
 )
 from .ingest_process import ChildPlan, IngestProcess
-from .schema import SQLITE_COPY_DESIGNS, SQLITE_MIGRATIONS
+from .schema import SQLITE_MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
 # Page cache per connection (KiB): keeps the submission-id index hot under large ingests.
@@ -701,8 +701,8 @@ class SqliteStore:
                              "weight, stratum, psu, fpc, random_group, carried) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.invites)
             conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
-                             "received_hour, reports) VALUES (?, ?, ?, ?, ?)", reports)
-            conn.execute(SQLITE_COPY_DESIGNS)
+                             "received_hour, reports, weight, stratum, psu, fpc, random_group) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.with_designs(reports))
             for (sid, version), replacement in texts.items():
                 self._replace(conn, sid, version, replacement)
 

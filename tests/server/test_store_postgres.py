@@ -19,6 +19,7 @@ from ldpsurvey.analyst.cli import cli
 from ldpsurvey.server.aggregation import recompute
 from ldpsurvey.server.common.db_target import redact
 from ldpsurvey.server.common.errors import StoreError
+from ldpsurvey.server.report_columns import submission_designs
 from ldpsurvey.server.store import open_store
 from ldpsurvey.server.store.postgres import N_SHARDS
 from support.clients import free_port
@@ -165,6 +166,12 @@ def test_migrate_store_copies_everything_and_verifies(tmp_path, pg_url, directio
             assert recompute(s, fix=False) == []
         designs = Counter(src.invite_designs("designed"))
         assert Counter(dst.invite_designs("designed")) == designs and designs
+        # each submission's copy of its code's design comes along (schema 6 / 4)
+        read = [submission_designs(s, "designed", 1) for s in (src, dst)]
+        assert read[0] is not None and read[1] is not None and read[0]["group"] is not None
+        for name, column in read[0].items():
+            other = read[1][name]
+            assert (other is None) if column is None else column.tolist() == other.tolist()
         carried = src.submission_carried("sidecar", 1)
         assert dst.submission_carried("sidecar", 1) == carried and carried
         assert dst.invite_carried_names("sidecar") == ("region",)
