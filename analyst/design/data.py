@@ -183,9 +183,10 @@ class DbSource:
         codes = self.store.designed_invites(self.record.id)
         if not codes:
             return None  # no design on the codes: the caller decides (equal weights, or why)
-        missing = int(np.isnan(weights).sum())
-        if missing:
-            raise AnalysisError(missing_designs(missing, respondents.n))
+        if np.isnan(weights).any():  # stored without the copy of its code's design (by a
+            # version before schema 6, during a rolling upgrade), or without a designed code:
+            # join through the codes, which refuses the latter
+            return join_invitations(respondents, self.invite_designs())
         return JoinedDesign(weights, columns["stratum"], columns["psu"], columns["fpc"],
                             columns["group"], invitation_source(respondents.n, codes))
 

@@ -198,3 +198,28 @@ def test_designs_read_in_pages_are_the_designs_read_at_once(stored: Path) -> Non
     assert whole is not None and paged is not None and whole["weight"].size == N
     for name, column in whole.items():
         assert (paged[name] is None) if column is None else np.array_equal(column, paged[name])
+
+
+def test_a_row_stored_without_its_codes_design_is_joined_through_the_code(
+        stored_sqlite: Path, tmp_path: Path) -> None:
+    """A submission stored by a version before schema 6 while a newer one had migrated the
+    database (a rolling upgrade) has no copy of its code's design on its row: the read joins
+    it through the code instead of refusing it."""
+    import sqlite3
+
+    from ldpsurvey.analyst.design.data import db_source
+
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(copy) as target:
+        source_db.backup(target)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE submissions SET weight = NULL, stratum = NULL, psu = NULL, "
+                     "fpc = NULL, random_group = NULL WHERE submission_id = "
+                     "'00000000-0000-4000-8000-000000000007'")
+    with db_source(str(copy), SURVEY["id"], None) as source:
+        respondents = source.respondents()
+        joined = source.joined_invitations(respondents)
+        python = join_invitations(respondents, source.invite_designs())
+    assert joined is not None and not np.isnan(joined.weights).any()
+    for name in ("weights", "strata", "psus", "fpc"):
+        assert np.array_equal(getattr(joined, name), getattr(python, name)), name
