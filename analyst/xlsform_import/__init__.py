@@ -48,10 +48,10 @@ from .privacy import NO_EPSILON
 from .reading import SUFFIXES, RowIndex, read
 from .selection import Selection
 from .settings import is_two_server, survey_settings, unread_settings
-from .validation import OPTIONAL_FOLLOW_UP, validated
+from .validation import validated
 from .walk import Walk
 
-__all__ = ["FIX", "NO_EPSILON", "OPTIONAL_FOLLOW_UP", "SUFFIXES", "UNSUPPORTED",
+__all__ = ["FIX", "NO_EPSILON", "SUFFIXES", "UNSUPPORTED",
            "ImportOptions", "ImportRefused", "ImportResult", "RowCounts", "RowProblem",
            "Selection", "XlsFormError", "import_xlsform", "topics"]
 
@@ -111,9 +111,9 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
             raise ImportRefused(walk.problems, nothing_left=True)
         raise XlsFormError(f"{filename}: no question of the form can be imported")
     try:
-        survey, data, refused = validated(
+        survey, data, refused, imported = validated(
             walk.questions, with_introduction(settings, walk.intro, langs), langs, filename,
-            options.skip_unsupported)
+            options.skip_unsupported, notes)
     except ImportRefused as exc:  # said with the rows the walk refused, every row at once
         raise ImportRefused([*exc.problems, *walk.problems], exc.nothing_left) from None
     left_out = needs_fixing_first([*walk.problems, *refused])
@@ -125,5 +125,5 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
                         sum(name in ids for name in walk.exclusive_pending),
                         sum(name in ids for name in walk.piped))
     return ImportResult(survey=survey, data=data,
-                        toml=toml(data, filename, walk.questions, left_out),
+                        toml=toml(data, filename, imported, left_out),
                         left_out=left_out, notes=tuple(notes), counts=counts)

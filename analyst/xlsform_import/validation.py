@@ -1,20 +1,28 @@
 """The assembled survey checked by `Survey.from_dict` (the check `publish` makes), its
 refusals said as row problems: the row of the question a SurveyError names, the column of the
 field, and what to change. Every refused question is found, one check at a time, leaving out
-each one refused and the questions whose conditions read it."""
+each one refused and the questions whose conditions read it.
+
+An optional row whose condition reads randomized answers is imported as required, with a note
+(`required_follow_up`): a declined answer would send nothing, and a report that is missing
+tells the server that the question was asked, i.e. something of the randomized answers its
+condition read. Required, it is sent by every respondent (randomized, "not asked" where it
+does not apply), so nothing about the condition leaves the device; a respondent who would
+decline picks the form's "prefer not to say" choice, which is randomized like any answer."""
 
 from __future__ import annotations
 
 import re
 import tomllib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ldpsurvey.shared.errors import SurveyError
 from ldpsurvey.shared.survey import Survey
 
 from .assembly import assemble, toml
-from .errors import FIX, UNSUPPORTED, ImportRefused, RowProblem, XlsFormError
+from .errors import FIX, ImportRefused, RowProblem, XlsFormError
 from .languages import Languages
 from .questions import Question
 from .settings import SurveySettings
@@ -30,24 +38,33 @@ _SETTING_OF = {"id": "settings form_id", "title": "settings form_title",
 
 
 def validated(questions: Sequence[Question], settings: SurveySettings, languages: Languages,
-              filename: str, skip_unsupported: bool = False
-              ) -> tuple[Survey, dict[str, Any], list[RowProblem]]:
-    """The survey, its table (checked through its TOML, as `plan` and `publish` will read it)
-    and the rows Survey.from_dict refuses (every one, with the questions whose conditions read
-    it), left out with `skip_unsupported`; without it ImportRefused for them. XlsFormError
-    for a survey-level refusal; ImportRefused(nothing_left) when no question remains."""
+              filename: str, skip_unsupported: bool = False, notes: list[str] | None = None
+              ) -> tuple[Survey, dict[str, Any], list[RowProblem], list[Question]]:
+    """The survey, its table (checked through its TOML, as `plan` and `publish` will read it),
+    the rows Survey.from_dict refuses (every one, with the questions whose conditions read
+    it), left out with `skip_unsupported` (without it ImportRefused for them), and the
+    questions as imported (an optional follow-up of randomized answers made required, said in
+    `notes` and in its TOML comment). XlsFormError for a survey-level refusal;
+    ImportRefused(nothing_left) when no question remains."""
     remaining = list(questions)
     refused: list[RowProblem] = []
     while True:
         data = assemble(remaining, settings, languages)
         try:
-            survey = Survey.from_dict(tomllib.loads(toml(data, filename, questions, ())))
+            survey = Survey.from_dict(tomllib.loads(toml(data, filename, remaining, ())))
             break
         except SurveyError as exc:
             failed = _question_of(exc.field, remaining)
             if failed is None:
                 raise XlsFormError(f"{filename}: {_SETTING_OF.get(exc.field, exc.field)}: "
                                    f"{exc.problem}") from None
+            if exc.problem.startswith(_OPTIONAL_FOLLOW_UP_PROBLEM) \
+                    and failed.data.get("optional") is True:
+                made = required_follow_up(failed, exc.problem)
+                remaining = [made if q is failed else q for q in remaining]
+                if notes is not None:
+                    notes.append(made.comments[-1])
+                continue
             problem = _problem(exc, failed)
             refused.append(problem)
             remaining, readers = _without(failed, remaining)
@@ -56,16 +73,26 @@ def validated(questions: Sequence[Question], settings: SurveySettings, languages
                 raise ImportRefused(refused, nothing_left=skip_unsupported) from None
     if refused and not skip_unsupported:
         raise ImportRefused(refused)
-    return survey, data, refused
+    return survey, data, refused, remaining
+
+
+def required_follow_up(q: Question, problem: str) -> Question:
+    """The optional question `q`, whose condition reads randomized answers (`problem`, the
+    check's words, names them), as a required one: its note (the last comment) says why."""
+    reads = problem[problem.find("(") + 1:problem.find(")")] if "(" in problem else ""
+    note = (f"row {q.row} ({q.name}, {q.xls_type}): optional in the form, imported as "
+            f"required: its condition reads randomized answers ({reads}), and a declined "
+            "answer would send nothing, which would tell the server that it was asked; every "
+            "respondent sends it, randomized ('not asked' where it does not apply). For a "
+            "respondent who would rather not answer, offer a 'prefer not to say' choice: it is "
+            "randomized like any answer")
+    data = {key: value for key, value in q.data.items() if key != "optional"}
+    return replace(q, data=data, comments=[*q.comments, note])
 
 
 def _problem(exc: SurveyError, failed: Question) -> RowProblem:
-    """The refused question as a row problem: an optional follow-up of a randomized answer
-    cannot be collected as written (left out with --skip-unsupported); anything else the
-    check refuses needs the designer's fix."""
-    if exc.problem.startswith(_OPTIONAL_FOLLOW_UP_PROBLEM):
-        return RowProblem(failed.row, failed.name, failed.xls_type, _reason(exc, failed),
-                          FOLLOW_UP_ALTERNATIVE, UNSUPPORTED, OPTIONAL_FOLLOW_UP)
+    """The refused question as a row problem: what the check refuses needs the designer's
+    fix (an optional follow-up of randomized answers is made required instead)."""
     return RowProblem(failed.row, failed.name, failed.xls_type, _reason(exc, failed),
                       _remedy(exc), FIX, "refused by the survey's check")
 
@@ -127,11 +154,7 @@ def _reason(exc: SurveyError, q: Question) -> str:
     return f"{field_name + ': ' if field_name else ''}{exc.problem}"
 
 
-OPTIONAL_FOLLOW_UP = "optional follow-ups of randomized answers"
-_OPTIONAL_FOLLOW_UP_PROBLEM = "an optional question cannot depend"
-FOLLOW_UP_ALTERNATIVE = ("make it required = yes (a follow-up of a randomized answer is then "
-                         "sent by everyone, as 'not asked' when it does not apply), or make the "
-                         "questions its condition reads disclosed (ldp_disclosed = yes)")
+_OPTIONAL_FOLLOW_UP_PROBLEM = "an optional question cannot depend"  # shared/skip_logic.py
 
 
 def _remedy(exc: SurveyError) -> str:

@@ -423,20 +423,22 @@ def test_survey_checks_are_mapped_back_to_rows(tmp_path: Path) -> None:
          "relevant": "${freq} = '3'", "required": "yes"},  # reads freq
     ]
     problems = refused(tmp_path, survey)
-    assert [(p.row, p.name, p.kind) for p in problems] == [
-        (4, "big", FIX), (3, "freq", UNSUPPORTED), (5, "again", UNSUPPORTED)]
+    assert [(p.row, p.name, p.kind) for p in problems] == [(4, "big", FIX)]
     assert problems[0].reason.startswith("ldp_mechanism: ")
-    # An optional follow-up of a randomized answer cannot be collected as written (the
-    # server would see whether it was answered): left out like an integer without a range.
-    assert "an optional question cannot depend on randomized answers" in problems[1].reason
-    assert "make it required = yes" in problems[1].alternative
-    assert "ldp_disclosed = yes" in problems[1].alternative
-    assert "reads ${freq} (row 3, select_one freq), which is not imported" in (
-        problems[2].reason)
+    # An optional follow-up of a randomized answer would tell the server, by sending nothing
+    # when declined, that it was asked: it is imported as required (sent by everyone,
+    # randomized, 'not asked' where it does not apply), said in a note and in its TOML
+    # comment; the question that reads it follows it.
     result = run(tmp_path, survey, skip_unsupported=True)
-    assert [q.id for q in result.survey.questions] == ["used"]
-    assert [(p.name, p.kind) for p in result.left_out] == [
-        ("big", FIX), ("freq", UNSUPPORTED), ("again", UNSUPPORTED)]
+    assert [q.id for q in result.survey.questions] == ["used", "freq", "again"]
+    assert not result.survey.question("freq").optional
+    assert result.survey.question("freq").not_asked
+    assert [(p.name, p.kind) for p in result.left_out] == [("big", FIX)]
+    note = next(n for n in result.notes if "imported as required" in n)
+    assert note.startswith("row 3 (freq, select_one freq): optional in the form, imported as "
+                           "required: its condition reads randomized answers (used)")
+    assert "'prefer not to say' choice" in note
+    assert "imported as required" in result.toml.split('id = "freq"')[0].split('id = "used"')[1]
 
 
 def test_notes_become_the_introduction_or_are_said_to_be_left_out(tmp_path: Path) -> None:
