@@ -20,8 +20,10 @@ prove both give the same result, the same error kind, position and message.
 Values: a binary question is true/false; categorical and ordinal questions are option labels
 (ordinal ones also order with <, <=, >, >= by option position, against one of their own
 labels); integer questions are integers; a multiselect question is read only through
-selected(q, "option") and count_selected(q). A bare operand is a condition only where it is
-yes/no (a binary question, selected(...), true/false, a parenthesized condition).
+selected(q, "option") and count_selected(q). Either side of a comparison may be a question
+(two answers compared: `now != before`), with the same types as against a literal. A bare
+operand is a condition only where it is yes/no (a binary question, selected(...), true/false,
+a parenthesized condition).
 
 A referenced question that was not asked or not answered (absent from the answers, or None):
 every comparison, `in` and selected() is false, except `!=` and `not in`, which are true

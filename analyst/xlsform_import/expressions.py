@@ -308,7 +308,7 @@ def _what(node: Node) -> str:
     if node.kind == "bool":
         return "true()" if node.value else "false()"
     return {"ref": f"${{{node.name}}}", "self": "'.'", "str": repr(node.value),
-            "num": str(node.value)}.get(node.kind, node.kind)
+            "num": str(node.value), "call": f"{node.name}()"}.get(node.kind, node.kind)
 
 
 def _target(node: Node, lookup: Callable[[str], Target]) -> Target:
@@ -343,9 +343,11 @@ def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
     if left.kind != "ref":
         raise ExpressionError(f"compares {_what(left)} with {_what(right)}: a comparison "
                               "reads a question (${q} = 'choice', ${q} > 3)")
-    if right.kind in ("ref", "self", "call"):
-        raise ExpressionError("compares two answers with each other: ldpsurvey conditions "
-                              "compare an answer with a value")
+    if right.kind == "ref":
+        return _two_answers(_target(left, lookup), op, _target(right, lookup))
+    if right.kind in ("self", "call"):
+        raise ExpressionError(f"compares ${{{left.name}}} with {_what(right)}: a comparison "
+                              "reads a question against a value or another question's answer")
     target = _target(left, lookup)
     if right.kind == "bool":  # XPath makes the answer a boolean: true for any answer given
         raise FormMistake(f"compares ${{{left.name}}} with {_what(right)}, which XPath "
@@ -433,6 +435,56 @@ def _answered(target: Target, op: str) -> _Out:
     if asked.const is True:
         return _FALSE
     return _Out(f"not ({asked.text})", 3)
+
+
+def _two_answers(a: Target, op: str, b: Target) -> _Out:
+    """`${a} op ${b}`: two answers compared with each other, with XPath's value on every
+    answer. Both are read as a condition reads each (its unit's `condition_operand`): two
+    integers in any order; two select_one (or yes/no) answers for (in)equality when their
+    choices are the same names with the same labels (XPath compares the choice names, a
+    condition the labels). XPath's empty value: a comparison with one empty side is false but
+    `!=`, as in a condition; two empty sides are equal in XPath, and not in a condition (where
+    a side not asked or not answered makes `==` false and `!=` true), so `=` adds "or neither
+    was answered" and `!=` "and either was answered", from the questions' own conditions."""
+    kind, other = a.unit.condition_operand, b.unit.condition_operand
+    if kind not in _ANSWER_KINDS or other not in _ANSWER_KINDS:
+        odd = a if kind not in _ANSWER_KINDS else b
+        raise ExpressionError(f"compares two answers, and ${{{odd.id}}} is {odd.type}, whose "
+                              "answer a comparison cannot read (select_multiple: "
+                              "selected() or count-selected())")
+    if kind != other:
+        raise ExpressionError(f"compares ${{{a.id}}} ({a.type}) with ${{{b.id}}} ({b.type}): "
+                              "two answers compared must be of one kind")
+    if op not in ("==", "!=") and kind != _NUMBER:
+        raise ExpressionError(f"orders ${{{a.id}}} and ${{{b.id}}}, which are not numbers: "
+                              "XPath would order their choice names as text")
+    if (dict(a.options), a.yes, a.no) != (dict(b.options), b.yes, b.no):
+        raise ExpressionError(f"compares ${{{a.id}}} with ${{{b.id}}}, whose choice lists "
+                              "differ: XPath compares choice names, a condition the labels; "
+                              "give both the same list")
+    text = _Out(f"{a.id} {op} {b.id}")
+    if op not in ("==", "!="):
+        return text
+    try:  # whether each side was answered (None: it may be skipped, so unknown)
+        given = [_answered(a, "!="), _answered(b, "!=")]
+    except ExpressionError:
+        given = [None]
+    if any(g is not None and g.const is True for g in given):
+        return text  # one side is always answered when this is read: no two empty sides
+    if None in given:
+        raise ExpressionError(f"compares ${{{a.id}}} with ${{{b.id}}}, which may both be left "
+                              "unanswered (not required): XPath reads two empty answers as "
+                              "equal, which a condition cannot test; make them required")
+    first, second = given
+    either = first if first.text == second.text else _Out(f"({first.text}) or ({second.text})",
+                                                           1)
+    if op == "!=":
+        return _Out(f"{text.text} and ({either.text})", 2)
+    return _Out(f"{text.text} or not ({either.text})", 1)
+
+
+_NUMBER = "int"  # the condition operand of a number (an integer's unit's)
+_ANSWER_KINDS = (_NUMBER, "bool", "text", "ordinal")  # operands compared as answers
 
 
 def _ordered(target: Target, op: str, right: Node) -> _Out:

@@ -3,6 +3,7 @@ by row with its alternative, every XLSForm question type, the TOML written, and 
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from pathlib import Path
@@ -188,6 +189,95 @@ def test_relevant_becomes_skip_logic(tmp_path: Path, relevant: str,
          "relevant": relevant, "required": "yes"},
     ])
     assert question(result, "follow").get("relevant") == expected
+
+
+TWO_ANSWERS = [
+    USED,
+    {"type": "integer", "name": "days", "label": "Days?", "ldp_epsilon": 1,
+     "constraint": ". >= 0 and . <= 30", "required": "yes"},
+    {"type": "integer", "name": "now", "label": "Now?", "ldp_epsilon": 1,
+     "constraint": ". >= 0 and . <= 30", "required": "yes", "relevant": "${used} = 'yes'"},
+    {"type": "integer", "name": "then", "label": "Then?", "ldp_epsilon": 1,
+     "constraint": ". >= 0 and . <= 30", "required": "yes", "relevant": "${used} = 'yes'"},
+    {"type": "select_one freq", "name": "freq", "label": "How often?", "ldp_epsilon": 1,
+     "required": "yes", "relevant": "${used} = 'yes'"},
+    {"type": "select_one freq", "name": "freq2", "label": "And now?", "ldp_epsilon": 1,
+     "required": "yes", "relevant": "${days} > 0"},
+    {"type": "select_one yn", "name": "used2", "label": "Used again?", "ldp_epsilon": 1,
+     "required": "yes"},
+    {"type": "select_multiple subs", "name": "subs", "label": "Which?", "ldp_epsilon": 2},
+    {"type": "integer", "name": "maybe", "label": "Maybe?", "ldp_epsilon": 1,
+     "constraint": ". >= 0 and . <= 30"},  # optional: may be left empty
+]
+
+
+def _x(answers: dict[str, Any], name: str) -> Any:
+    """An answer as XPath holds it: '' when not asked, a choice name, a number."""
+    given = answers.get(name)
+    names = {"Never": "1", "Daily": "4", True: "yes", False: "no"}
+    return "" if given is None else names.get(given, given) if not isinstance(given, int) \
+        or isinstance(given, bool) else given
+
+
+def _eq(a: Any, b: Any) -> bool:  # XPath `=` on two answers: '' = '' holds
+    return str(a) == str(b)
+
+
+def _lt(a: Any, b: Any) -> bool:  # XPath `<` on two answers: '' is NaN, false in every order
+    return a != "" and b != "" and a < b
+
+
+@pytest.mark.parametrize("relevant, expected, xpath", [
+    ("${now} > ${then}", "now > then", lambda x: _lt(x("then"), x("now"))),
+    ("${days} <= ${now}", "days <= now",
+     lambda x: _lt(x("days"), x("now")) or (_eq(x("days"), x("now")) and x("now") != "")),
+    ("${then} < ${days}", "then < days", lambda x: _lt(x("then"), x("days"))),
+    # one side always answered when the condition is read: no two empty sides
+    ("${days} != ${now}", "days != now", lambda x: not _eq(x("days"), x("now"))),
+    ("${used} = ${used2}", "used == used2", lambda x: _eq(x("used"), x("used2"))),
+    # both may be empty (not asked): XPath's '' = '' is true, '' != '' false
+    ("${now} != ${then}", "now != then and (used == true)",
+     lambda x: not _eq(x("now"), x("then"))),
+    ("${now} = ${then}", "now == then or not (used == true)",
+     lambda x: _eq(x("now"), x("then"))),
+    ("${freq} = ${freq2}", "freq == freq2 or not ((used == true) or (days > 0))",
+     lambda x: _eq(x("freq"), x("freq2"))),
+    ("${used} = 'yes' and ${now}!=${then}", "used == true and now != then and (used == true)",
+     lambda x: x("used") == "yes" and not _eq(x("now"), x("then"))),
+])
+def test_a_relevant_comparing_two_answers_keeps_xpaths_value(
+        tmp_path: Path, relevant: str, expected: str, xpath: Any) -> None:
+    """`${a} != ${b}` (MSNA: `${fsl_oxen_n_now} != ${fsl_oxen_n_ly}`) is a condition on the
+    device with XPath's value on every answer set, the empty (not asked) answers included."""
+    follow = {"type": "select_one yn", "name": "follow", "label": "Follow-up?",
+              "ldp_epsilon": 1, "relevant": relevant, "required": "yes"}
+    result = run(tmp_path, [*TWO_ANSWERS, follow])
+    assert question(result, "follow")["relevant"] == expected
+    condition = result.survey.question("follow").condition
+    for used, days, used2, now, then, freq, freq2 in itertools.product(
+            (True, False), (0, 3), (True, False), (1, 3), (1, 3), ("Never", "Daily"),
+            ("Never", "Daily")):
+        answers = {"used": used, "days": days, "used2": used2,
+                   "now": now if used else None, "then": then if used else None,
+                   "freq": freq if used else None, "freq2": freq2 if days > 0 else None}
+        assert condition.evaluate(answers) == xpath(lambda n, a=answers: _x(a, n)), answers
+
+
+@pytest.mark.parametrize("relevant, refused", [
+    ("${freq} < ${freq2}", "orders ${freq} and ${freq2}, which are not numbers"),
+    ("${days} = ${freq}", "compares ${days} (integer) with ${freq} (categorical)"),
+    ("${subs} = ${used}", "${subs} is multiselect, whose answer a comparison cannot read"),
+    ("${freq} = ${used}", "compares ${freq} (categorical) with ${used} (binary)"),
+    ("${maybe} != ${maybe}", "may both be left unanswered"),
+    ("${days} > count-selected(${subs})", "compares ${days} with count-selected()"),
+])
+def test_a_relevant_comparing_two_answers_is_refused_where_it_cannot_be_kept(
+        tmp_path: Path, relevant: str, refused: str) -> None:
+    follow = {"type": "select_one yn", "name": "follow", "label": "Follow-up?",
+              "ldp_epsilon": 1, "relevant": relevant, "required": "yes"}
+    result = run(tmp_path, [*TWO_ANSWERS, follow], skip_unsupported=True)
+    problem = next(p for p in result.left_out if p.name == "follow")
+    assert refused in problem.reason, problem.reason
 
 
 def test_a_group_relevant_is_added_to_each_question_inside(tmp_path: Path) -> None:

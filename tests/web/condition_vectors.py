@@ -45,6 +45,10 @@ EXPRESSIONS = [
     "  used\tand\n\rn>3  ", "n>=-1", "used==true", "n == -0", "n < 9007199254740991",
     "n > -9007199254740991", "(n > 1) != used", "used or used or used and used",
     "not (used and not q.2-b)", "sev > 'low' and sev < 'high'", "n in [007]",
+    # two answers compared (an XLSForm `${a} != ${b}`): a side not asked makes == false and
+    # != true, as against a value; the import adds "either was answered" where XPath needs it
+    "n != 2b", "n < 2b", "2b >= n", "used == q.2-b", "used != q.2-b", "sev != mood",
+    "n != 2b and (used or q.2-b)", "n == 2b or not (used or q.2-b)", "freq == freq",
     # syntax errors
     "", "   ", "used =", "used = true", "n ! 3", "!used", "used ==", "used and", "and used",
     "(used", "used)", "n in 3", "n in [", "n in [1,", "n in [1 2]", "n in []", "n in [n]",
