@@ -123,3 +123,17 @@ def split(constraint: str, name: str) -> Split | None:
     if not rest:
         return Split(tuple(exclusive), None)
     return Split(tuple(exclusive), rest[0] if len(rest) == 1 else xp.Node("and", tuple(rest)))
+
+
+def holds_for_one_answer(constraint: str, name: str) -> bool:
+    """Whether a constraint holds for every answer of a single-choice question: each of its
+    `and`-joined parts is `not(... and count-selected(.) > 1 and ...)`, which a question that
+    takes one choice never breaks (an exclusivity constraint kept on a select_one, as in a
+    template written for a select_multiple)."""
+    try:
+        tree = xp.parse(constraint)
+    except xp.ExpressionError:
+        return False
+    return all(part.kind == "not" and any(_more_than_one(item, name)
+                                          for item in _conjuncts(part.items[0]))
+               for part in _conjuncts(tree))

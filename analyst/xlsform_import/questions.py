@@ -19,6 +19,7 @@ from .cells import chained_range, integer_range, multiselect_bounds, required, y
 from .choices import Options, options
 from .conditions import Condition, refusal_of
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
+from .exclusivity import holds_for_one_answer
 from .languages import UNTRANSLATED, Languages
 from .privacy import privacy
 from .refusals import UNITS_BY_XLSFORM_TYPE, collecting_cell
@@ -157,6 +158,14 @@ class _Read:
         return multiselect_bounds(self.cells, self.required, len(self.labels))
 
     def no_constraint(self) -> dict[str, Any]:
+        constraint = str(self.cells.get("constraint") or "").strip()
+        if constraint and holds_for_one_answer(constraint, self.row.name):
+            said = (f"its constraint {quoted(constraint)} is dropped: it forbids ticking more "
+                    "than one choice with some, which one answer never does")
+            self.comments.append(said)
+            self.notes.append(f"row {self.row.row} ({self.row.name}, {self.row.xls_type}): "
+                              f"{said}")
+            return {}
         if self.cells.get("constraint"):
             raise Refusal(UNSUPPORTED, f"its constraint {quoted(self.cells['constraint'])} is "
                           "not a range", "drop the constraint (every option is an answer), or "

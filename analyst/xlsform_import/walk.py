@@ -222,7 +222,10 @@ class Walk:
         """A mapped question's exclusivity constraint (so a select_multiple: exclusivity.py)
         as its `exclusive` options (their labels); refused (False) when it names a choice the
         question does not have; left out, said and counted, in a two-server survey, which
-        has no exclusive options (yet)."""
+        has no exclusive options (yet). A question of one answer (its options do not overlap)
+        has none to exclude: its unit dropped the constraint, saying so (questions.py)."""
+        if not mapped.target.unit.overlapping:
+            return True
         labels = mapped.target.options
         missing = [n for n in names if n not in labels]
         if missing:

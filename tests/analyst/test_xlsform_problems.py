@@ -320,17 +320,17 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     # Its 5 piped rows outside the repeats: 280 and 323 (showing ${wash_drinking_water_source}
     # and ${wash_sanitation_facility}) are kept as piped texts; 285 and 291 read row 264 or
     # the 'piped_neighbor' typo, 292 is an integer without a range.
-    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 248
+    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 250
     # (its 23 optional follow-ups of randomized answers made required, with the 19 rows whose
-    # conditions read them); the other 130: 28 mistakes in the form (below), 46 integers
+    # conditions read them; 2 select_one rows without their exclusivity constraint, which one
+    # answer always meets); the other 128: 28 mistakes in the form (below), 46 integers
     # without a range (39 encode "don't know" as -999 beside their range), 33 in the groups
     # edu, nutrition and hesper, whose conditions read counts over the roster repeat (a
     # calculation, not collected), 14 conditions on rows left out (9 `${a_now} != ${a_ly}`
     # reading integers `. >= 0 or . = -999`, without an upper bound; 2 reading the integer
     # cm_income_total; 3 reading counts over the roster), 4 choice_filter, 3 choice labels
-    # (two 'North', two longer than 200 characters), 2 select_one rows with an exclusivity
-    # constraint.
-    "impact_msna_en_fr.xlsx": ("imported", 248, {FIX: 28, UNSUPPORTED: 346},
+    # (two 'North', two longer than 200 characters).
+    "impact_msna_en_fr.xlsx": ("imported", 250, {FIX: 28, UNSUPPORTED: 344},
                                [133, 137, 145, 147, 152, 155, 157, 159, 234, 264, 265, 266,
                                 285, 287, 291, 423, 437, 449, 624, 625, 652, 653, 657, 671,
                                 675, 677, 691, 692]),
@@ -346,7 +346,7 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
 }
 # The start of the counts the import prints last on stderr (docs/xlsform.md, "Real forms").
 REAL_KEPT = {
-    "impact_msna_en_fr.xlsx": "kept 248 of 710 rows: 148 select_one, 83 select_multiple, 17 "
+    "impact_msna_en_fr.xlsx": "kept 250 of 710 rows: 150 select_one, 83 select_multiple, 17 "
                               "integer (74 select_multiple of them with exclusive options; 2 "
                               "of them with a piped text (an earlier answer shown on the "
                               "device)); left out: 146 rows "
@@ -428,7 +428,7 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
 REAL_WITHOUT_SKIP = {
     "impact_msna_en_fr.xlsx": "Error: 28 row(s) of impact_msna_en_fr.xlsx need fixing (listed "
                               "first above): fix them (--skip-unsupported would leave them "
-                              "out, with the 346 that cannot be collected privately)",
+                              "out, with the 344 that cannot be collected privately)",
     "ucl_biomass_plot_en_sw.xlsx": "Error: 59 row(s) of ucl_biomass_plot_en_sw.xlsx cannot be "
                                    "collected privately",
     "odk_colors_en_es.md": "kept 1 of 1 rows: 1 select_multiple",
@@ -473,3 +473,32 @@ def test_the_colours_example_imports_as_it_is(tmp_path: Path) -> None:
     course_cnt = tomllib.loads(out.read_text())["questions"][1]
     assert (course_cnt["id"], course_cnt["min"], course_cnt["max"]) == ("course_cnt", 1, 6)
     assert "its constraint '1<=.<=6' is imported as the range 1 to 6 it writes" in res.output
+
+
+def test_an_exclusivity_constraint_on_a_select_one_is_dropped_with_a_note(
+        tmp_path: Path) -> None:
+    """MSNA rows 149 and 246: a template's `not(... and count-selected(.) > 1)` kept on a
+    select_one holds for every answer (one choice is never more than one): the question is
+    imported without it, said in a note and its TOML comment; a constraint that does exclude
+    answers stays refused."""
+    dk = [*YES_NO, {"list_name": "yn", "name": "dnk", "label": "Don't know"}]
+    survey = [USED,
+              {"type": "select_one yn", "name": "a", "label": "A?", "ldp_epsilon": 1,
+               "required": "yes",
+               "constraint": "not((selected(., 'dnk') or selected(., 'no')) and "
+                             "count-selected(.) > 1)"},
+              {"type": "select_one yn", "name": "b", "label": "B?", "ldp_epsilon": 1,
+               "required": "yes",
+               "constraint": "not(selected(., 'no') and selected(., 'dnk') and "
+                             "count-selected(.)>1)"},
+              {"type": "select_one yn", "name": "c", "label": "C?", "ldp_epsilon": 1,
+               "required": "yes", "constraint": "not(selected(., 'dnk'))"}]
+    result = import_xlsform(form(tmp_path, survey, dk), ImportOptions(skip_unsupported=True))
+    assert [q.id for q in result.survey.questions] == ["used", "a", "b"]
+    assert "exclusive" not in result.data["questions"][1]
+    assert [(p.name, p.topic) for p in result.left_out] == [
+        ("c", "constraints that cannot be kept")]
+    dropped = [n for n in result.notes if "is dropped" in n]
+    assert [n.split(" (")[0] for n in dropped] == ["row 3", "row 4"]
+    assert "one answer never does" in dropped[0]
+    assert "is dropped" in result.toml.split('id = "a"')[0].split('id = "used"')[1]
