@@ -114,9 +114,10 @@ def test_a_row_whose_text_shows_a_row_left_out_goes_with_it_under_skip_unsupport
 
 def test_a_question_the_survey_check_refuses_takes_the_texts_that_show_it(
         tmp_path: Path) -> None:
-    """An optional follow-up of a randomized answer is refused by Survey.from_dict
-    (validation.py); a later question whose label shows it goes with it, saying so."""
-    rows = [{**DRUG, "required": "no", "relevant": "${used0} = 'yes'"},
+    """A question Survey.from_dict refuses (validation.py: an unknown mechanism); a later
+    question whose label shows it goes with it, saying so. (An optional follow-up of a
+    randomized answer is no longer refused there: it is imported as required.)"""
+    rows = [{**DRUG, "ldp_mechanism": "nope", "relevant": "${used0} = 'yes'"},
             {**USED, "label::Español (es)": "¿${drug}?"}]
     rows.insert(0, {"type": "select_one yn", "name": "used0", "label::English (en)": "Ever?",
                     "label::Español (es)": "¿Alguna vez?", "required": "yes",
@@ -125,8 +126,8 @@ def test_a_question_the_survey_check_refuses_takes_the_texts_that_show_it(
     assert [q.id for q in result.survey.questions] == ["used0"]
     (shows,) = [p for p in result.left_out if p.name == "used"]
     assert shows.reason.startswith("its text shows ${drug} (row 3, select_one subs), which "
-                                   "is not imported")
-    assert shows.kind == UNSUPPORTED
+                                   "needs fixing")
+    assert shows.kind == FIX
 
 
 @pytest.mark.parametrize(("constraint", "low", "high"), [
