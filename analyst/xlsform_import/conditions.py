@@ -113,7 +113,7 @@ def _unreadable(name: str, left_out: Mapping[str, RowProblem], later: Callable[[
             return WaitsOnFix(f"it reads ${{{name}}} (row {left.row}, {left.type}), which "
                               "needs fixing")
         return ReadsLeftOut(f"it reads ${{{name}}} (row {left.row}, {left.type}), which is "
-                            "not imported")
+                            f"not imported ({left.reason})")
     if later(name):
         return xp.ExpressionError(f"it reads ${{{name}}}, which comes later in the form: "
                                   "ldpsurvey conditions read earlier questions only")

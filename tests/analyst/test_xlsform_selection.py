@@ -83,7 +83,8 @@ def test_a_group_relevant_on_a_calculation_is_refused_with_its_rows_saying_why(
     ], skip_unsupported=True)
     assert [question.id for question in result.survey.questions] == ["used"]
     edu = next(p for p in result.left_out if p.name == "edu")
-    assert "it reads ${n_kids} (row 3, calculate), which is not imported" in edu.reason
+    assert "it reads ${n_kids} (row 3, calculate), which is not imported (a calculation on the " \
+        "true answers would be sent as it is, not randomized)" in edu.reason  # and why not
     school = next(p for p in result.left_out if p.name == "school")
     assert "inside the refused begin_group 'edu'" in school.reason
 
