@@ -28,6 +28,8 @@ a parenthesized condition).
 A referenced question that was not asked or not answered (absent from the answers, or None):
 every comparison, `in` and selected() is false, except `!=` and `not in`, which are true
 (XLSForm's empty-value behaviour); count_selected() is 0; a bare binary question is false.
+A special value (a label of the question's `special`: don't know, prefer not to say) is an
+answer that `==`, `!=` and `in` read by its label and that no order (<, <=, >, >=) holds for.
 References must be to earlier questions. Strings have no escapes: a label holding both kinds of
 quote cannot be written in a condition.
 """
@@ -511,10 +513,17 @@ def _value(operand: Operand, answers: Mapping[str, Any]) -> Any:
 
 
 def _position(operand: Operand, value: Any, other: Operand) -> Any:
-    """An ordinal value's place: a label's index among its (or the other side's) options."""
+    """An ordinal value's place: a label's index among its (or the other side's) options;
+    None for a value that is none of them (a special value: don't know, prefer not to say)."""
     question = operand.question if operand.kind == "ordinal" else other.question
     assert question is not None
-    return question.options.index(value)
+    return question.options.index(value) if value in question.options else None
+
+
+def _orders(value: Any) -> bool:
+    """Whether a value takes part in an order: a number or an option's place, not a special
+    value's label (an answer `in` or `==` reads like any other)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _evaluate(node: Node, answers: Mapping[str, Any]) -> bool:
@@ -544,5 +553,7 @@ def _evaluate(node: Node, answers: Mapping[str, Any]) -> bool:
     if node.left.kind == "ordinal" or node.right.kind == "ordinal":
         left = _position(node.left, left, node.right)
         right = _position(node.right, right, node.left)
+    if not _orders(left) or not _orders(right):
+        return False  # a special value (don't know, ...) is in no order: as XPath's -999 vs NaN
     return {"<": left < right, "<=": left <= right, ">": left > right,
             ">=": left >= right}[node.op]

@@ -88,6 +88,10 @@ ANSWER_SETS: list[dict[str, Any]] = [
     {"used": None, "freq": None, "n": None, "subs": None, "2b": 1},
     {"used": False, "n": 9007199254740991, "sev": "high", "mood": "mid", "subs": ["cannabis",
                                                                                   "cocaine"]},
+    # special values (don't know, prefer not to say: their labels): read by == != in, no order
+    {"used": True, "n": "Don't know", "2b": 3, "sev": "Don't know", "mood": "low",
+     "freq": "Prefer not to say"},
+    {"n": 2, "2b": "Don't know", "sev": "mid", "mood": "Don't know"},
 ]
 
 

@@ -359,10 +359,15 @@ function valueOf(operand, answers) {
   return given;
 }
 
+// An ordinal value's place among its (or the other side's) options; null for a special value.
 function place(operand, value, other) {
   const question = operand.kind === "ordinal" ? operand.question : other.question;
-  return question.options.indexOf(value);
+  const at = question.options.indexOf(value);
+  return at < 0 ? null : at;
 }
+
+// A special value (don't know, ...) is in no order: only numbers and options' places are.
+const orders = (value) => typeof value === "number";
 
 function evaluate(node, answers) {
   switch (node.form) {
@@ -384,6 +389,7 @@ function evaluate(node, answers) {
   if (node.left.kind === "ordinal" || node.right.kind === "ordinal") {
     [left, right] = [place(node.left, left, node.right), place(node.right, right, node.left)];
   }
+  if (!orders(left) || !orders(right)) return false;
   switch (node.op) {
     case "<": return left < right;
     case "<=": return left <= right;
