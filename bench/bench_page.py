@@ -129,12 +129,13 @@ def budget_left(numbers: dict) -> str:
 
 
 def page_bodies(files: dict[str, tuple[int, int, str]]) -> dict[str, bytes]:
-    """The page's files as shipped (client/web), to gzip them here; the survey's page is
-    index.html."""
+    """The page's files as served (client/web, JavaScript without its comments:
+    server/page_files.py served_bytes), to gzip them here; the survey's page is index.html."""
+    from ldpsurvey.server.page_files import served_bytes
     from ldpsurvey.server.web_page import web_dir
 
     root = web_dir()
-    return {name: (root / name).read_bytes() if (root / name).is_file()
+    return {name: served_bytes(root / name) if (root / name).is_file()
             else (root / "index.html").read_bytes() for name in files}
 
 

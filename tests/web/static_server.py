@@ -1,5 +1,9 @@
 """client/web/ served read-only over HTTP from a thread (ES modules do not load from file://).
 
+Its JavaScript is served as the aggregator serves it (server/page_files.py served_bytes:
+without comments and indentation), so every test that imports the page's modules here (the
+shared vectors among them) runs the code respondents' browsers run.
+
 Used by the browser test fixtures (conftest.py) and bench/bench_web.py. Only GET/HEAD, no
 directory listings, on 127.0.0.1 with a free port. `TEST_PAGE` answers an empty page, so a test
 can `import()` the modules from the same origin.
@@ -15,6 +19,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ldpsurvey.server.page_files import served_bytes
+
 WEB_ROOT = Path(__file__).resolve().parents[2] / "client" / "web"
 TEST_PAGE = "__blank_test_page__.html"
 
@@ -28,6 +34,15 @@ class _ReadOnlyHandler(SimpleHTTPRequestHandler):
             body = b"<!doctype html><meta charset=utf-8><title>test</title>"
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        path = Path(self.translate_path(self.path))
+        if path.suffix == ".js" and path.is_file():
+            body = served_bytes(path)  # as the aggregator serves it
+            self.send_response(200)
+            self.send_header("Content-Type", "text/javascript")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
