@@ -13,9 +13,9 @@ up, 150 ms round trip per request).
 "First question on screen" is the page's performance mark `ldpsurvey-question` (page.js: the
 survey fetched, its signature verified, every mechanism re-derived and its ε proven, the trust
 checks done and the form rendered), from the start of navigation; "ready" (`ldpsurvey-ready`,
-body[data-state=ready]) comes once what only sending needs has loaded too (a two-server
-survey's Prio3 and HPKE), after which the page needs the network no more. Issue 40's target:
-the first question within 2 s. The phases come from the page's own marks (page.js,
+body[data-state=ready]) comes once what only reviewing and sending need has loaded too
+(a two-server survey's Prio3 and HPKE load later, at the respondent's first answer). Issue
+40's target: the first question within 2 s. The phases come from the page's own marks (page.js,
 manifest.js) and its resource timing:
 
 - html: the HTML document received;

@@ -15,7 +15,7 @@ import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, answered,
          chargedEpsilons, getRecord, recordSubmission, records } from "./store.js";
 import { checkTrust } from "./trust.js";
-import { SENDING, laterFor, loadModules, loadRefusals, loaded } from "./optional.js";
+import { SENDING, laterFor, loadModules, loadRefusals, loaded, uploadFor } from "./optional.js";
 import { surveyRequest, where as found } from "./where.js";
 
 const RETRY_SECONDS = 30;
@@ -242,6 +242,7 @@ async function send(verified, answers, buttons) {
   let charges;
   let record;
   if (verified.twoServer) {  // one sealed upload, split on this device (twoserver/flow.js)
+    await uploadFor(survey);  // loaded before the review was shown
     charges = twoServer.charges(survey, answers);
     record = await twoServer.record(verified, answers, randomSource, where.server);
   } else {
@@ -286,8 +287,12 @@ function review(verified, again = false) {
   // Skip logic: what the device randomizes, a randomized "not asked" for each question that
   // does not apply and depends on randomized answers (skip_logic.js).
   const answers = resolveAnswers(verified.survey, verified.skip, read.answers);
-  const charged = verified.twoServer ? Promise.resolve({ charges: twoServer.charges(
-    verified.survey, answers) }) : chargesFor(verified, answers);
+  // two servers: the review waits for the upload's code (Prio3, HPKE; asked for when the
+  // respondent started answering), so a page that shows it can send offline
+  const charged = verified.twoServer ? uploadFor(verified.survey).then(() => ({
+    charges: twoServer.charges(verified.survey, answers) }), () => {
+    throw new Refusal("refusal.noCode");
+  }) : chargesFor(verified, answers);
   const shownForm = form;
   Promise.all([charged, chargedEpsilons()]).then(([{ charges }, before]) => {
     if (form !== shownForm) return;  // drawn again meanwhile (a language switch)
@@ -439,12 +444,18 @@ async function main() {
   ask(verified, firstUse);
   setStatus(null);
   performance.mark("ldpsurvey-question");  // the questions on screen (bench_first_question.py)
+  if (verified.twoServer) {  // the upload's code once the respondent starts answering
+    const start = () => uploadFor(survey).catch(() => {});  // the review says a failure
+    for (const type of ["input", "change"]) contentEl.addEventListener(type, start, { once: true });
+  }
   try {
-    await laterFor(survey);  // what reviewing and sending need (two servers: Prio3, HPKE)
+    await laterFor();  // what reviewing and sending need
   } catch {
     throw new Refusal("refusal.noCode");
   }
-  document.body.dataset.state = "ready";  // from here on the page needs the network no more
+  // from here on the page needs the network no more (a two-server survey: once the respondent
+  // has started answering, its upload's code loaded then)
+  document.body.dataset.state = "ready";
   performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
 }
 
