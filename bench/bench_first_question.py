@@ -20,7 +20,8 @@ manifest.js) and its resource timing:
 
 - html: the HTML document received;
 - code: the page's modules (those index.html names) received, the last of them;
-- survey: the survey document fetched (GET /api/surveys/<id>);
+- survey: the survey document fetched (GET /api/surveys/<id>; the page the aggregator serves
+  carries it, so this is where.js running and reading it);
 - signature: its Ed25519 signature verified (WebCrypto);
 - modules: the modules and words this survey needs loaded (js/optional.js, js/types/);
 - canonical: the canonical bytes, the hash and the skip logic checked;
@@ -65,8 +66,10 @@ TIMINGS = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
   const resources = performance.getEntriesByType("resource");
   const api = resources.find((r) => r.name.includes("/api/surveys/"));
-  const before = resources.filter((r) => !r.name.includes("/api/") &&
-                                         (!api || r.startTime < api.startTime));
+  // the page's own modules: those asked for before the survey (or, when the page carries its
+  // survey's document, before where.js ran)
+  const cut = api ? api.startTime : mark("ldpsurvey-where") ?? Infinity;
+  const before = resources.filter((r) => !r.name.includes("/api/") && r.startTime < cut);
   const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null;
   return {
     html: nav.responseEnd,

@@ -27,10 +27,7 @@ def openapi() -> dict[str, Any]:
 
 @bp.get("/api/surveys/<survey_id>")
 def get_survey(survey_id: str) -> dict[str, Any]:
-    store = current_store()
-    record = surveys.get(store, survey_id, version_param())
-    invited = store.invite_only(survey_id)
-    return record.public(invited, store.invite_carried_names(survey_id) if invited else ())
+    return surveys.public_document(current_store(), survey_id, version_param())
 
 
 @bp.post("/api/surveys/<survey_id>/invitation")

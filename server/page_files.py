@@ -69,14 +69,18 @@ def served_bytes(path: str | Path) -> bytes:
         return raw
 
 
-def _read(path: str, stamp: tuple[int, int]) -> PageFile:
-    raw = served_bytes(path)
+def page_file(raw: bytes, name: str, stamp: tuple[int, int] = (0, 0)) -> PageFile:
+    """`raw`, the bytes of a file named `name`, with its compressed form when that is smaller."""
     gzipped = None
-    if Path(path).suffix in COMPRESSIBLE:
+    if Path(name).suffix in COMPRESSIBLE:
         packed = gzip.compress(raw, GZIP_LEVEL, mtime=0)  # mtime 0: the same bytes every time
         gzipped = packed if len(packed) < len(raw) else None
     return PageFile(stamp=stamp, raw=raw, gzipped=gzipped,
-                    digest=hashlib.sha256(raw).hexdigest()[:32], mimetype=_mimetype(path))
+                    digest=hashlib.sha256(raw).hexdigest()[:32], mimetype=_mimetype(name))
+
+
+def _read(path: str, stamp: tuple[int, int]) -> PageFile:
+    return page_file(served_bytes(path), path, stamp)
 
 
 class PageFiles:
@@ -107,15 +111,19 @@ class PageFiles:
 
     def response(self, filename: str, request: Request) -> Response:
         """The file for this request: compressed when it accepts gzip, conditional (304)."""
-        page_file = self.get(filename)
-        compressed = (page_file.gzipped is not None
-                      and request.accept_encodings.quality("gzip") > 0)
-        response = Response(page_file.gzipped if compressed else page_file.raw,
-                            mimetype=page_file.mimetype)
-        if page_file.gzipped is not None:
-            response.vary.add("Accept-Encoding")
-        if compressed:
-            response.content_encoding = "gzip"
-        response.set_etag(page_file.digest + ("-gzip" if compressed else ""))
-        response.cache_control.no_cache = True
-        return response.make_conditional(request)
+        return respond(self.get(filename), request)
+
+
+def respond(page_file: PageFile, request: Request) -> Response:
+    """`page_file` for this request: compressed when it accepts gzip, conditional (304)."""
+    compressed = (page_file.gzipped is not None
+                  and request.accept_encodings.quality("gzip") > 0)
+    response = Response(page_file.gzipped if compressed else page_file.raw,
+                        mimetype=page_file.mimetype)
+    if page_file.gzipped is not None:
+        response.vary.add("Accept-Encoding")
+    if compressed:
+        response.content_encoding = "gzip"
+    response.set_etag(page_file.digest + ("-gzip" if compressed else ""))
+    response.cache_control.no_cache = True
+    return response.make_conditional(request)

@@ -219,6 +219,15 @@ def get(store: Store, survey_id: str, version: int | None = None) -> SurveyRecor
     return SurveyRecord.from_row(row)
 
 
+def public_document(store: Store, survey_id: str, version: int | None = None
+                    ) -> dict[str, Any]:
+    """What a respondent's device reads of a survey version (GET /api/surveys/<id>; the page
+    the aggregator serves carries the latest's too): NotFound for an unknown one."""
+    record = get(store, survey_id, version)
+    invited = store.invite_only(survey_id)
+    return record.public(invited, store.invite_carried_names(survey_id) if invited else ())
+
+
 def randomized_reports(record: SurveyRecord) -> CompiledSurvey:
     """The compiled survey of a version whose devices send randomized reports here; Conflict
     (409) for a two-server survey, whose server holds shares, not reports (estimates,

@@ -5,6 +5,9 @@ under /s/, and /s/<survey_id> serves its index.html: the page reads the survey i
 path and talks to its own origin. Every response here carries a strict Content-Security-Policy
 (only this origin's scripts, styles and connections; no inline code, no framing). The files are
 served gzip-compressed to browsers that accept it, compressed once and kept (page_files.py).
+The page at /s/<survey_id> carries the survey's public document (what GET /api/surveys/<id>
+answers) in a JSON data block, so the page's code need not ask for it one round trip after it
+has loaded (js/where.js takes it from there; an exported page asks its server).
 
 In this mode the respondent trusts the aggregator to serve honest code: a hostile aggregator
 could serve a page that sends true answers. `ldpsurvey page export` (hosting mode 1) puts the
@@ -13,14 +16,17 @@ page on an origin the aggregator does not control; see docs/web.md.
 
 from __future__ import annotations
 
+import json
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from flask import Blueprint, Response, current_app, request
+from markupsafe import escape
 
 from . import surveys
 from .http_request import current_store
-from .page_files import PageFiles
+from .page_files import PageFiles, page_file, respond
 
 bp = Blueprint("page", __name__)
 
@@ -57,10 +63,29 @@ def static_file(filename: str) -> Response:
     return page_files().response(filename, request)
 
 
+SURVEY_SLOT = b"<!--survey-document-->"  # in index.html, before where.js's script
+# what could end the data block or be read as markup, escaped in the JSON (as \uXXXX)
+_JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
+                 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def document_block(survey_id: str, document: dict[str, Any]) -> bytes:
+    """The data block (`<script type="application/json">`, never run: the page's CSP allows
+    no inline script) that carries survey `survey_id`'s document in its page."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    return (f'<script type="application/json" id="survey-document" '
+            f'data-survey="{escape(survey_id)}">{text.translate(_JSON_ESCAPES)}</script>'
+            ).encode()
+
+
 @bp.get("/s/<survey_id>")
 def survey_page(survey_id: str) -> Response:
-    surveys.get(current_store(), survey_id)  # 404 JSON for an unknown survey
-    return page_files().response("index.html", request)  # no-cache, like every page file
+    """index.html with the survey's document in it (404 JSON for an unknown survey); made per
+    request (the document changes with the survey's status), no-cache like every page file."""
+    document = surveys.public_document(current_store(), survey_id)
+    html = page_files().get("index.html").raw
+    filled = html.replace(SURVEY_SLOT, document_block(survey_id, document), 1)
+    return respond(page_file(filled, "index.html"), request)
 
 
 def add_security_headers(response: Response) -> Response:

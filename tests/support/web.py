@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import json
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.client.page_export import export_page
@@ -46,3 +49,46 @@ class Deployment:
         return self.server.export(survey_id, self.token)
 
 
+
+
+DOCUMENT_BLOCK = re.compile(rb'(<script type="application/json" id="survey-document"[^>]*>)'
+                            rb"(.*?)(</script>)", re.S)
+
+
+def serve_document(page: Any, survey_id: str,
+                   change: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[], None]:
+    """Make `page` get `change(document)` in place of survey `survey_id`'s document wherever
+    the page reads it: at GET /api/surveys/<id> (an exported page, a later read) and in the
+    page the aggregator serves at /s/<id>, which carries it (server/web_page.py). What a
+    hostile or broken aggregator could serve. Returns what undoes it."""
+    from ldpsurvey.server.web_page import document_block
+
+    def api(route: Any) -> None:
+        if route.request.method != "GET":
+            route.continue_()
+            return
+        route.fulfill(json=change(route.fetch().json()))
+
+    def html(route: Any) -> None:
+        response = route.fetch()
+        body = response.body()
+        match = DOCUMENT_BLOCK.search(body)
+        if match:
+            body = body.replace(match.group(0), document_block(
+                survey_id, change(json.loads(match.group(2)))))
+        headers = {name: value for name, value in response.headers.items()
+                   if name.lower() not in ("content-encoding", "content-length")}
+        route.fulfill(status=response.status, headers=headers, body=body)
+
+    def is_page(url: str) -> bool:
+        return urlsplit(url).path.endswith(f"/s/{survey_id}")
+
+    api_url = f"**/api/surveys/{survey_id}"
+    page.route(api_url, api)
+    page.route(is_page, html)
+
+    def undo() -> None:
+        page.unroute(api_url, api)
+        page.unroute(is_page, html)
+
+    return undo

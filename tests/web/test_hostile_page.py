@@ -19,6 +19,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.shared.manifest import public_key_b64
 from ldpsurvey.shared.survey import Survey, canonical_json
+from support.web import serve_document
 
 REFUSED = "body[data-state=refused]"
 OTHER_KEY = Ed25519PrivateKey.generate()
@@ -129,16 +130,15 @@ def test_the_exported_page_refuses_a_hostile_manifest(deployment, page, case):
 def test_a_closed_survey_is_not_offered(deployment, page):
     survey = deployment.new_survey()
     doc = document(survey, deployment.key, status="closed")
-    page.route(f"**/api/surveys/{survey['id']}", lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(doc)))
+    serve_document(page, survey["id"], lambda _: doc)
     page.goto(deployment.page_url(survey["id"]))
     page.wait_for_selector(REFUSED)
     assert "takes no more answers" in page.locator("#status").inner_text()
 
 
-def serve_instead(page: Any, survey_id: str, doc: dict[str, Any]) -> None:
-    page.route(f"**/api/surveys/{survey_id}", lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(doc)))
+def serve_instead(page: Any, survey_id: str, doc: dict[str, Any]) -> Callable[[], None]:
+    """The aggregator serves `doc` as the survey's (in its page and at its API): undo()."""
+    return serve_document(page, survey_id, lambda _: doc)
 
 
 def test_the_served_page_pins_the_key_on_first_use(deployment, page):
@@ -161,11 +161,11 @@ def test_the_served_page_refuses_a_changed_or_older_version(deployment, page):
     page.wait_for_selector("body[data-state=ready]")
     changed = copy.deepcopy(survey)
     changed["title"] = "Check-in, reworded"
-    serve_instead(page, sid, document(changed, deployment.key))
+    undo = serve_instead(page, sid, document(changed, deployment.key))
     page.reload()
     page.wait_for_selector(REFUSED)
     assert "seen before with different content" in page.locator("#status").inner_text()
-    page.unroute(f"**/api/surveys/{sid}")
+    undo()
     serve_instead(page, sid, document({**survey, "version": 1}, deployment.key))
     page.reload()
     page.wait_for_selector(REFUSED)

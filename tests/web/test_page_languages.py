@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from support.clients import survey_dict
+from support.web import serve_document
 
 READY = "body[data-state=ready]"
 SENT = "body[data-delivery=sent]"
@@ -287,18 +288,17 @@ def test_the_signature_covers_every_language(deployment, browser):
     context, page = open_page(browser, deployment.page_url(sid), locale="es-ES")
     context.close()
 
-    def tamper(route: Any) -> None:
-        doc = route.fetch().json()
+    def tamper(doc: dict[str, Any]) -> dict[str, Any]:
         survey = json.loads(base64.b64decode(doc["signed_bytes"]))
         survey["translations"]["fr"]["questions"]["smoker"]["text"] = "Fumez-vous beaucoup ?"
         doc["signed_bytes"] = base64.b64encode(json.dumps(
             survey, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()).decode()
-        route.fulfill(json=doc)
+        return doc
 
     context = browser.new_context(locale="es-ES")
     try:
         page = context.new_page()
-        page.route(f"**/api/surveys/{sid}", tamper)
+        serve_document(page, sid, tamper)
         page.goto(deployment.page_url(sid))
         page.wait_for_selector("body[data-state=refused]")
         status = text(page, "#status")

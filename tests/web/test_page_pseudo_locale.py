@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support.page_catalogue import MESSAGES, pseudo, read_part
+from support.web import serve_document
 
 READY = "body[data-state=ready]"
 SENT = "body[data-delivery=sent]"
@@ -141,13 +142,11 @@ def test_a_refusal_shows_only_catalogue_words(deployment: Any, pseudo_spanish: A
     sid = f"pseudo-{next(deployment.ids)}"
     deployment.server.publish({"id": sid, **SURVEY}, deployment.key, deployment.token)
 
-    def unsigned(route: Any) -> None:
-        doc = route.fetch().json()
-        doc["signed_bytes"] = base64.b64encode(b"{}").decode()
-        route.fulfill(json=doc)
+    def unsigned(doc: dict[str, Any]) -> dict[str, Any]:
+        return {**doc, "signed_bytes": base64.b64encode(b"{}").decode()}
 
     page = pseudo_spanish.new_page()
-    page.route(f"**/api/surveys/{sid}", unsigned)
+    serve_document(page, sid, unsigned)
     page.goto(deployment.page_url(sid))
     page.wait_for_selector("body[data-state=refused]")
     assert plain_words(page, (sid,)) == []

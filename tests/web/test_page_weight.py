@@ -90,6 +90,20 @@ def test_a_single_server_surveys_page_is_within_budget_and_served_compressed(dep
     assert page.problems == []
 
 
+def test_the_served_page_carries_its_survey_and_does_not_ask_for_it(deployment, page):
+    """Issue 40: the page asked for its survey once its code had loaded, one more round trip
+    (150 ms and more on a slow network) before the first question; the aggregator's page now
+    carries the document (server/web_page.py), verified as before (tests/web/
+    test_hostile_page.py serves hostile ones both ways)."""
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    sid = deployment.new_survey()["id"]
+    page.goto(deployment.page_url(sid))
+    page.wait_for_selector(READY)
+    assert not [url for url in asked if "/api/" in url], asked
+    assert page.problems == []
+
+
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
 def sample_survey(name: str) -> dict[str, Any]:
     """A sample as published: a two-server one with fresh X25519 public keys and a loopback

@@ -33,6 +33,7 @@ from ldpsurvey.shared.survey import canonical_json
 from static_server import serve_web_root
 from support.clients import http_json
 from support.two_server import signed_survey, start_pair, two_server_survey
+from support.web import serve_document
 
 READY = "body[data-state=ready]"
 REFUSED = "body[data-state=refused]"
@@ -162,9 +163,7 @@ def _document(pair, sid: str) -> dict[str, Any]:
 
 def _refused_with(page: Any, url: str, doc: dict[str, Any]) -> str:
     sent = posts(page)
-    page.route("**/api/surveys/*", lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(doc))
-        if route.request.method == "GET" else route.continue_())
+    serve_document(page, urlsplit(url).path.rsplit("/", 1)[-1], lambda _: doc)
     page.goto(url)
     page.wait_for_selector(REFUSED)
     assert sent == [] and page.locator("form#answers").count() == 0

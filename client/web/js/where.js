@@ -23,10 +23,27 @@ export function target(cfg, loc) {
 performance.mark("ldpsurvey-where");  // when this module runs (bench/bench_first_question.py)
 export const where = target(config, window.location);
 
-/** The survey document's request (fetchSurvey), made once, when this module first runs; null
- * without a survey id. Its failure is page.js's to say (when it awaits it), not an unhandled
- * rejection before then. */
-export const surveyRequest = where.surveyId ? fetchSurvey(where.server, where.surveyId) : null;
+/** The survey's document as the page the aggregator serves carries it (server/web_page.py:
+ * a JSON data block before this module's script, for this survey); null otherwise (an
+ * exported page, or a block that does not parse: then the page asks its server). Verified
+ * like a fetched one (manifest.js). */
+function carried(surveyId) {
+  const block = document.getElementById("survey-document");
+  if (config.server || !block || block.dataset.survey !== surveyId) return null;
+  try {
+    return JSON.parse(block.textContent);
+  } catch {
+    return null;
+  }
+}
+
+/** The survey's document: carried by the page, or its request (fetchSurvey), made once, when
+ * this module first runs; null without a survey id. A request's failure is page.js's to say
+ * (when it awaits it), not an unhandled rejection before then. */
+const carriedDocument = where.surveyId ? carried(where.surveyId) : null;
+export const surveyRequest = !where.surveyId ? null
+  : carriedDocument ? Promise.resolve(carriedDocument)
+    : fetchSurvey(where.server, where.surveyId);
 surveyRequest?.then((doc) => prefetch(signedSurvey(doc), firstCatalogue(preferences())))
   .catch(() => {});
 
