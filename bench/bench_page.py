@@ -130,7 +130,8 @@ def budget_left(numbers: dict) -> str:
 
 def page_bodies(files: dict[str, tuple[int, int, str]]) -> dict[str, bytes]:
     """The page's files as served (client/web, JavaScript without its comments:
-    server/page_files.py served_bytes), to gzip them here; the survey's page is index.html."""
+    server/page_files.py served_bytes), to gzip them here; the survey's page is index.html
+    (without the survey's document it carries: counted on the wire only)."""
     from ldpsurvey.server.page_files import served_bytes
     from ldpsurvey.server.web_page import web_dir
 
