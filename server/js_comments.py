@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["Unsure", "strip"]
+__all__ = ["Unsure", "static_imports", "strip"]
 
 
 class Unsure(ValueError):
@@ -70,6 +70,7 @@ class _Tokenizer:
         self.before_last = ""
         self.parens: list[bool] = []  # per open "(": whether it is a statement's head
         self.braces: list[str] = []  # per open "{" or "${": "block" or "template"
+        self.tokens: list[tuple[str, str]] = []  # (kind, text): punct, name, string, literal
 
     # --- output ---
 
@@ -82,8 +83,10 @@ class _Tokenizer:
         elif self.gap_breaks:
             self.out.append("\n" * self.gap_breaks)  # the first line keeps its number
         self.out.append(token)
+        self.tokens.append((kind, token))
         self.gap, self.gap_breaks = False, 0
-        self.before_last, self.last = self.last, token if kind in ("punct", "name") else kind
+        self.before_last = self.last
+        self.last = token if kind in ("punct", "name") else "literal"
 
     # --- the walk ---
 
@@ -107,7 +110,7 @@ class _Tokenizer:
                 self.gap_breaks += _line_breaks(src[self.i:end])
                 self.gap, self.i = True, end + 2
             elif c in "'\"":
-                self.emit(self._string(c), "literal")
+                self.emit(self._string(c), "string")
             elif c == "`":
                 self._template()
             elif c == "/":
@@ -269,3 +272,32 @@ def strip(source: str) -> str:
     """`source` (an ECMAScript module or script) without its comments and indentation, with
     every token and every line break kept; `Unsure` where that cannot be done with certainty."""
     return _Tokenizer(source).run()
+
+
+def static_imports(source: str) -> list[str]:
+    """The module specifiers `source`'s static import declarations name (`import ... from "s"`,
+    `import "s"`, `export ... from "s"`), in order; not `import()` or `import.meta`. `Unsure`
+    as for strip. The server preloads a survey's modules by them (web_page.py)."""
+    tokenizer = _Tokenizer(source)
+    tokenizer.run()
+    tokens = tokenizer.tokens
+    specifiers = []
+    for at, (kind, text) in enumerate(tokens):
+        if kind != "name" or text not in ("import", "export") or (at and tokens[at - 1][1] in (
+                ".", "?.")):
+            continue
+        following = tokens[at + 1][1] if at + 1 < len(tokens) else ""
+        if text == "import" and following in ("(", "."):
+            continue  # a dynamic import, import.meta
+        if text == "import" and tokens[at + 1][0] == "string":
+            specifiers.append(tokens[at + 1][1][1:-1])
+            continue
+        for j in range(at + 1, len(tokens) - 1):  # up to the declaration's `from "s"`
+            if tokens[j][1] == ";" or (tokens[j][0] == "name" and tokens[j][1] in (
+                    "import", "export", "const", "let", "var", "function", "class", "async",
+                    "default")):
+                break
+            if tokens[j] == ("name", "from") and tokens[j + 1][0] == "string":
+                specifiers.append(tokens[j + 1][1][1:-1])
+                break
+    return specifiers

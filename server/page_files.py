@@ -21,11 +21,14 @@ The page is small (about 150 kB raw), so keeping it in memory costs little.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import mimetypes
 import os
+import posixpath
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +36,7 @@ from flask import Request, Response
 from werkzeug.exceptions import NotFound
 from werkzeug.security import safe_join
 
-from .js_comments import Unsure, strip
+from .js_comments import Unsure, static_imports, strip
 
 COMPRESSIBLE = frozenset({".html", ".js", ".css", ".svg", ".json", ".txt"})
 GZIP_LEVEL = 9
@@ -49,6 +52,7 @@ class PageFile:
     gzipped: bytes | None
     digest: str  # of the raw bytes: the ETag
     mimetype: str
+    imports: tuple[str, ...] = ()  # a module's static imports, as written ("./x.js")
 
 
 def _mimetype(path: str) -> str:
@@ -80,7 +84,14 @@ def page_file(raw: bytes, name: str, stamp: tuple[int, int] = (0, 0)) -> PageFil
 
 
 def _read(path: str, stamp: tuple[int, int]) -> PageFile:
-    return page_file(served_bytes(path), path, stamp)
+    read = page_file(served_bytes(path), path, stamp)
+    if path.endswith(".js"):
+        try:
+            imports = tuple(static_imports(read.raw.decode("utf-8")))
+        except (Unsure, UnicodeDecodeError):
+            imports = ()
+        read = dataclasses.replace(read, imports=imports)
+    return read
 
 
 class PageFiles:
@@ -108,6 +119,25 @@ class PageFiles:
             cached = _read(path, stamp)
             self._files[filename] = cached  # a race reads the file twice, harmlessly
         return cached
+
+    def modules(self, entries: Iterable[str]) -> list[str]:
+        """The modules `entries` (paths under the root) and every module they import
+        statically, transitively, each once, in the order found; a path that is not a file
+        under the root is left out."""
+        found: list[str] = []
+        todo = list(entries)
+        while todo:
+            name = todo.pop(0)
+            if name in found:
+                continue
+            try:
+                module = self.get(name)
+            except NotFound:
+                continue
+            found.append(name)
+            todo.extend(posixpath.normpath(posixpath.join(posixpath.dirname(name), spec))
+                        for spec in module.imports if spec.startswith("."))
+        return found
 
     def response(self, filename: str, request: Request) -> Response:
         """The file for this request: compressed when it accepts gzip, conditional (304)."""

@@ -7,7 +7,10 @@ path and talks to its own origin. Every response here carries a strict Content-S
 served gzip-compressed to browsers that accept it, compressed once and kept (page_files.py).
 The page at /s/<survey_id> carries the survey's public document (what GET /api/surveys/<id>
 answers) in a JSON data block, so the page's code need not ask for it one round trip after it
-has loaded (js/where.js takes it from there; an exported page asks its server).
+has loaded (js/where.js takes it from there; an exported page asks its server), and
+`<link rel=modulepreload>` hints for its question types' modules (js/types/<type>.js and what
+they import statically, beyond what index.html preloads for every survey), so they load with
+the page's own code rather than once where.js has read the survey.
 
 In this mode the respondent trusts the aggregator to serve honest code: a hostile aggregator
 could serve a page that sends true answers. `ldpsurvey page export` (hosting mode 1) puts the
@@ -16,7 +19,10 @@ page on an origin the aggregator does not control; see docs/web.md.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -78,13 +84,45 @@ def document_block(survey_id: str, document: dict[str, Any]) -> bytes:
             ).encode()
 
 
+ENTRY_MODULES = ("js/app.js", "js/where.js")  # what index.html loads and preloads
+_TYPE_NAME = re.compile(r"[a-z][a-z_]*")
+
+
+def type_modules(files: PageFiles, document: dict[str, Any]) -> list[str]:
+    """The modules the page imports for the question types of the survey `document` signs
+    (js/types/<type>.js, optional.js loadFor) and everything they import statically, less what
+    every page loads (ENTRY_MODULES and their imports); none for a document it cannot read
+    (the page refuses it)."""
+    try:
+        survey = json.loads(base64.b64decode(document["signed_bytes"], validate=True))
+        types = sorted({q["type"] for q in survey["questions"]})
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        return []
+    units = [f"js/types/{name}.js" for name in types
+             if isinstance(name, str) and _TYPE_NAME.fullmatch(name)]
+    if not units:
+        return []
+    every_page = set(files.modules(ENTRY_MODULES))
+    return [name for name in files.modules(["js/types/base.js", *units])
+            if name not in every_page]
+
+
+def preload_links(modules: list[str]) -> bytes:
+    """The hints for `modules`, each on its own line; the page puts them last in its head,
+    after those of what every page loads (asked for first)."""
+    return "".join(f'\n<link rel="modulepreload" href="{escape(name)}">'
+                   for name in modules).encode()
+
+
 @bp.get("/s/<survey_id>")
 def survey_page(survey_id: str) -> Response:
     """index.html with the survey's document in it (404 JSON for an unknown survey); made per
     request (the document changes with the survey's status), no-cache like every page file."""
     document = surveys.public_document(current_store(), survey_id)
-    html = page_files().get("index.html").raw
-    filled = html.replace(SURVEY_SLOT, document_block(survey_id, document), 1)
+    files = page_files()
+    html = files.get("index.html").raw
+    filled = html.replace(SURVEY_SLOT, document_block(survey_id, document), 1).replace(
+        b"</head>", preload_links(type_modules(files, document)) + b"\n</head>", 1)
     return respond(page_file(filled, "index.html"), request)
 
 

@@ -4,24 +4,35 @@ served uncompressed), with the headers a cache needs, compressed once rather tha
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 from ldpsurvey.server import page_files as page_files_module
 from ldpsurvey.server.page_files import PageFiles, served_bytes
-from ldpsurvey.server.web_page import SURVEY_SLOT, document_block, web_dir
+from ldpsurvey.server.web_page import (
+    SURVEY_SLOT,
+    document_block,
+    preload_links,
+    type_modules,
+    web_dir,
+)
 
 GZIP = {"Accept-Encoding": "gzip, deflate, br"}
 
 
 @pytest.mark.parametrize("path", ["/s/js/mechanisms.js", "/s/css/page.css", "/s/health"])
 def test_a_page_file_is_gzipped_for_a_browser_that_accepts_it(client, published, path):
-    if path == "/s/health":  # the page, with its survey's document in it
+    if path == "/s/health":  # the page, with its survey's document and modules' hints in it
+        document = client.get("/api/surveys/health").get_json()
         raw = served_bytes(web_dir() / "index.html").replace(
-            SURVEY_SLOT, document_block("health", client.get("/api/surveys/health").get_json()))
+            SURVEY_SLOT, document_block("health", document)).replace(
+            b"</head>", preload_links(type_modules(PageFiles(web_dir()), document))
+            + b"\n</head>")
     else:
         raw = served_bytes(web_dir() / path.removeprefix("/s/"))
     response = client.get(path, headers=GZIP)
@@ -103,3 +114,29 @@ def test_nothing_in_a_document_can_end_its_data_block():
     assert b"&" not in block and "\u2028".encode() not in block
     inner = block[block.index(b">") + 1:block.rindex(b"<")]
     assert json.loads(inner) == {"title": "</script><script>alert(1)</script><!-- & \u2028"}
+
+
+def test_the_survey_page_preloads_its_question_types_modules(client, published):
+    """Issue 40: a survey's type units (js/types/) were asked for once where.js had read the
+    survey, a round trip after the page's own code; the page names them for preloading,
+    with what they import that every page does not (index.html preloads that)."""
+    page = client.get("/s/health").data.decode()
+    links = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
+    hinted = links.findall(page)[len(links.findall(
+        served_bytes(web_dir() / "index.html").decode())):]  # the hints come last
+    signed = client.get("/api/surveys/health").get_json()["signed_bytes"]
+    types = {q["type"] for q in json.loads(base64.b64decode(signed))["questions"]}
+    assert len(types) >= 2
+    every_page = set(PageFiles(web_dir()).modules(["js/app.js", "js/where.js"]))
+    assert {f"js/types/{name}.js" for name in types} | {"js/types/base.js"} <= set(hinted)
+    assert len(hinted) == len(set(hinted)) and not set(hinted) & every_page
+    assert all((web_dir() / name).is_file() for name in hinted)
+    for name in every_page - {"js/app.js"}:  # index.html hints these (and loads app.js)
+        assert f'<link rel="modulepreload" href="{name}">' in page, name
+
+
+def test_a_document_it_cannot_read_gets_no_hints():
+    files = PageFiles(web_dir())
+    for document in ({}, {"signed_bytes": "%%"}, {"signed_bytes": "e30="},
+                     {"signed_bytes": "eyJxdWVzdGlvbnMiOlt7InR5cGUiOiIuLi9hcGkifV19"}):
+        assert type_modules(files, document) == [], document

@@ -152,6 +152,12 @@ def test_a_sample_surveys_page_is_within_budget(deployment, page, sample):
         "index.js", "base.js", *(f"{t}.js" for t in types)}, sorted(files)
     assert raw <= BUDGET_RAW, f"{raw:,} bytes raw"
     assert wire <= BUDGET_GZIP, f"{wire:,} bytes on the wire"
+    # the page names its types' modules for preloading (server/web_page.py), and only
+    # modules it loads
+    hinted = set(page.evaluate("[...document.querySelectorAll('link[rel=modulepreload]')]"
+                               ".map((link) => link.getAttribute('href'))"))
+    assert hinted <= set(files), sorted(hinted - set(files))
+    assert {p for p in files if p.startswith("js/types/")} <= hinted, sorted(hinted)
 
 
 UPLOAD_MODULES = ("js/twoserver/upload.js", "js/hpke.js", "js/prio3/vdaf.js",
