@@ -87,7 +87,7 @@ class _Inversion:
 
 class Geometric(Mechanism):
     name = "geometric"
-    question_types = frozenset({"integer"})
+    question_types = frozenset({"integer", "decimal"})
     summary = "Two-sided geometric noise added to the number: unbiased mean, exact sampling."
     # Any span of integers JSON carries exactly; `misfit` narrows it by the noise's reach.
     max_options = 2 * MAX_ABS_REPORT + 1

@@ -1,5 +1,5 @@
-"""Which mean mechanism a number question should use: the choice `auto` will make for a
-`decimal` question (and wide integer ranges) once that question type exists (issue 41).
+"""Which mean mechanism a number question should use: the choice `auto` makes for a `decimal`
+question asked for its mean (shared/question_types/decimal.py; issue 41).
 
 Candidates: duchi, piecewise, hybrid (numeric_grid.py and its subclasses) and geometric
 noise on the same grid (geometric.py). Each one's variance with one report is exact for every

@@ -45,8 +45,9 @@ from ..estimates import Estimate, MeanEstimate, z_value
 from ..randomness import RandomSource, draw_weighted
 from .base import IndexReports, Mechanism
 
-# No question type uses these mechanisms yet: the `decimal` type (issue 41) will. An empty
-# overlap with every existing type keeps `auto` and every existing survey byte-identical.
+# The `decimal` type (shared/question_types/decimal.py) takes these mechanisms, on its grid's
+# indices with its exact scale (numeric_scale.py); no other type does, so `auto` and every
+# survey of the other types stay byte-identical.
 DECIMAL_TYPES = frozenset({"decimal"})
 
 STD_ERROR_NOTE = ("std_error is a plug-in for these respondents' answers (the randomization's "

@@ -22,6 +22,7 @@ from .grr import GRR
 from .hr import HR
 from .hybrid import Hybrid
 from .location import GeoExp
+from .numeric_pair import MeanAndDistribution
 from .olh import OLH
 from .ordinal_exp import OrdinalExp
 from .piecewise import Piecewise
@@ -46,15 +47,18 @@ GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
 # plain question.
 SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometric}
 # Mean mechanisms for numbers over an answer grid (issue 41: duchi, piecewise, hybrid), for the
-# `decimal` question type that no survey has yet (question_types = {"decimal"}): looked up by
-# name, never offered by `auto` for an existing type, and kept out of MECHANISMS until that type
-# exists, because every suite over MECHANISMS builds surveys, crosstabs and per-option
-# estimates of the existing types. Their own choice, among them and geometric on the same grid,
-# is numeric_auto.choose_mean_mechanism.
+# `decimal` question type (question_types = {"decimal"}, shared/question_types/decimal.py):
+# looked up by name, never offered by `rank` for another type, and kept out of MECHANISMS,
+# because every suite over MECHANISMS builds surveys, crosstabs and per-option estimates of the
+# option types. Their choice, among them and geometric on the same grid, is the decimal unit's
+# (numeric_auto.choose_mean_mechanism).
 MEAN_MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Duchi, Piecewise, Hybrid)}
 # The distribution mechanism for numbers (issue 41: square_wave, with EMS and quantiles in
-# shared/numeric/), for that `decimal` type too, kept apart from MECHANISMS for the same reason.
+# shared/numeric/), for the `decimal` type too, kept apart from MECHANISMS for the same reason.
 DISTRIBUTION_MECHANISMS: dict[str, type[Mechanism]] = {SquareWave.name: SquareWave}
+# Both at once (a decimal's estimate = ["mean", "distribution"]): one answer sent twice, its ε
+# split between a mean mechanism and square_wave (numeric_pair.py); built by the decimal unit.
+PAIR_MECHANISMS: dict[str, type[Mechanism]] = {MeanAndDistribution.name: MeanAndDistribution}
 
 REPORT_SIZE_LIMIT = 1024  # bytes of JSON per report that `auto` accepts
 
@@ -64,7 +68,7 @@ def mechanism_class(name: str, where: str = "mechanism") -> type[Mechanism]:
     rr_designs.py: never chosen by `auto`); SurveyError if there is none, or the design is
     known but not differentially private."""
     for registry in (MECHANISMS, DESIGNS, GRID_MECHANISMS, SET_MECHANISMS, SKIP_MECHANISMS,
-                     MEAN_MECHANISMS, DISTRIBUTION_MECHANISMS):
+                     MEAN_MECHANISMS, DISTRIBUTION_MECHANISMS, PAIR_MECHANISMS):
         if name in registry:
             return registry[name]
     refuse_not_private(name, where)
@@ -118,7 +122,10 @@ def mechanism_for(question: Any) -> Mechanism:
         return question.unit.disclosed_mechanism(question)
     if getattr(question, "not_asked", False) or getattr(question, "special", None):
         return question.unit.not_asked_mechanism(question)  # options + special + "not asked"
-    mechanism = mechanism_class(question.mechanism).from_question(question)
+    unit = getattr(question, "unit", None)
+    mechanism = None if unit is None else unit.plain_mechanism(question)
+    if mechanism is None:
+        mechanism = mechanism_class(question.mechanism).from_question(question)
     instantaneous = getattr(question, "instantaneous_epsilon", None)
     if instantaneous is not None:  # RAPPOR's second layer, for longitudinal surveys
         from .longitudinal import Longitudinal

@@ -90,9 +90,9 @@ def geometry(epsilon: float, k: int) -> tuple[int, int, int]:
 
 class SquareWave(IndexReports, Mechanism):
     name = "square_wave"
-    # No question type takes it yet (issue 41's `decimal` is being built as a question-type
-    # unit): `auto` and the survey parser can never pick it for an existing question, and it is
-    # registered in DISTRIBUTION_MECHANISMS, not MECHANISMS (shared/mechanisms/registry.py).
+    # Only the `decimal` type takes it (shared/question_types/decimal.py): registered in
+    # DISTRIBUTION_MECHANISMS, not MECHANISMS (shared/mechanisms/registry.py), so `auto` never
+    # picks it for a question of another type.
     question_types = frozenset({"decimal"})
     summary = ("Square Wave (Li et al. 2020), discretized: a grid cell near the number w.p. "
                "e^ε times any far one; the distribution by EM with smoothing.")

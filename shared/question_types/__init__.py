@@ -13,6 +13,7 @@ from __future__ import annotations
 from .base import QuestionType
 from .binary import BinaryType
 from .categorical import CategoricalType
+from .decimal import DecimalType
 from .integer import IntegerType
 from .location import LocationType
 from .multiselect import MultiselectType
@@ -20,7 +21,8 @@ from .ordinal import OrdinalType
 
 # In the order the schema lists them (error messages, docs).
 _UNITS: tuple[QuestionType, ...] = (BinaryType(), CategoricalType(), IntegerType(),
-                                    OrdinalType(), LocationType(), MultiselectType())
+                                    OrdinalType(), LocationType(), MultiselectType(),
+                                    DecimalType())
 REGISTRY: dict[str, QuestionType] = {unit.name: unit for unit in _UNITS}
 QUESTION_TYPES: tuple[str, ...] = tuple(REGISTRY)
 

@@ -213,6 +213,13 @@ class QuestionType:
                           f"at epsilon={question.epsilon:g} under the {size_limit}-byte "
                           f"report limit")
 
+    def plain_mechanism(self, question: Any) -> Any:
+        """The mechanism of a randomized question without a "not asked" value, for a type
+        whose mechanisms are built on something else than its labels (the decimal's grid
+        and scale); None (the default): the registered class its `mechanism` names, built
+        from the question (shared/mechanisms/registry.mechanism_for, which asks this)."""
+        return None
+
     def disclosed_mechanism(self, question: Any) -> Any:
         """The identity channel of the disclosed question (shared/mechanisms/disclosed.py)."""
         from ..mechanisms.disclosed import Disclosed

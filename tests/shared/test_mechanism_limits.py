@@ -25,7 +25,7 @@ EDGE_KS = [2, 3, 64, 65, 1023, 1024, 1025, 4096, MAX_OPTIONS]
 def labels(question_type: str, k: int, low: int = 0) -> Any:
     if question_type == "binary":
         return (False, True)
-    if question_type == "integer":
+    if question_type in ("integer", "decimal"):  # a decimal's mechanisms: its grid's indices
         return range(low, low + k)
     return tuple(f"o{i}" for i in range(k))
 

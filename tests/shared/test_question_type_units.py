@@ -28,6 +28,8 @@ QUESTIONS = [
      "grid": {"rows": 3, "cols": 3, "cell_km": 1.0}, "epsilon_geo": 1.0},
     {"id": "sex", "type": "categorical", "text": "Sex?", "disclosed": True,
      "options": ["f", "m"]},
+    {"id": "income", "type": "decimal", "text": "Income?", "epsilon": 1.0, "min": 0,
+     "max": 2000, "resolution": 0.5, "estimate": ["mean", "distribution"]},
 ]
 
 

@@ -26,6 +26,8 @@ SURVEY = Survey.from_dict({"id": "units", "title": "Units", "version": 1, "quest
      "epsilon": 1.0},
     {"id": "home", "type": "location", "text": "?", "epsilon_geo": 0.5,
      "grid": {"rows": 2, "cols": 2, "cell_km": 1.0}},
+    {"id": "income", "type": "decimal", "text": "?", "min": 0, "max": 100,
+     "resolution": 0.5, "epsilon": 1.0},
 ]})
 Q = {q.id: q for q in SURVEY.questions}
 DISCLOSED = [q for q in SURVEY.questions if q.disclosed]
@@ -70,8 +72,8 @@ def test_disclosed_answers_as_a_data_file_holds_them() -> None:
 def test_what_a_report_draws_and_names() -> None:
     assert {q.id: q.unit.chart for q in SURVEY.questions} == {
         "smoker": BARS, "region": BARS, "age": DISTRIBUTION, "health": BARS, "drugs": BARS,
-        "home": MAP}
-    assert [q.id for q in SURVEY.questions if q.unit.numeric] == ["age"]
+        "home": MAP, "income": DISTRIBUTION}
+    assert [q.id for q in SURVEY.questions if q.unit.numeric] == ["age", "income"]
     assert {q.id: q.unit.mean_row_label(q) for q in SURVEY.questions}["drugs"] == (
         "mean number selected")
     assert {q.unit.mean_row_label(q) for q in SURVEY.questions if q.id != "drugs"} == {"mean"}
@@ -89,7 +91,7 @@ def test_which_labels_a_language_translates() -> None:
     options = {qid: tuple(REGISTRY[d["type"]].option_texts(d)) for qid, d in docs.items()}
     assert options == {"smoker": (), "region": ("n", "s", "e"), "age": (),
                        "health": ("bad", "ok", "good", "great"), "drugs": ("a", "b", "c"),
-                       "home": ()}
+                       "home": (), "income": ()}
     groups = {qid: dict(REGISTRY[d["type"]].group_texts(d)) for qid, d in docs.items()}
     assert groups["region"] == {"coast": ["n", "s"]}
     assert all(not g for qid, g in groups.items() if qid != "region")

@@ -1,0 +1,172 @@
+"""An exact answer scale over a number mechanism: grid index j stands for origin + j·step.
+
+The number mechanisms (duchi, piecewise, hybrid, geometric, square_wave) are built on a range of
+integer labels. A question whose answers are decimals on a grid (the `decimal` type: min,
+min + resolution, ..., max) builds them on the indices 0..k-1 and wraps them with its scale
+(`on_scale`): the wrapper turns an exact answer into its index (refusing anything off the grid or
+outside the range, never rounding: rounding to the resolution is the device's, before), and turns
+every number an estimate states back into the question's units (the mean, its std error, its
+worst-case bound, its interval; the distribution's values; each report's pseudo-value). The
+channel, its certificate and its sampler are the wrapped mechanism's, unchanged.
+
+A mechanism knows nothing of question types: the wrapper is told the scale, not the type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ..aggregates import Aggregate
+from ..errors import AnswerError
+from ..estimates import Estimate, MeanEstimate
+from .base import Mechanism
+
+
+@dataclass(frozen=True)
+class AnswerScale:
+    """Grid index j <-> the value origin + j·step (exact rationals), j = 0..k-1."""
+
+    origin: Fraction
+    step: Fraction
+    k: int
+
+    def value(self, index: int) -> Fraction:
+        """Grid value `index` in the question's units."""
+        return self.origin + index * self.step
+
+    @property
+    def high(self) -> Fraction:
+        return self.value(self.k - 1)
+
+    def index(self, answer: Any, question_id: str = "") -> int:
+        """The grid index of an exact answer (int, Decimal, Fraction, a decimal string, or a
+        float read as its shortest decimal); AnswerError off the grid or outside the range."""
+        where = f" for {question_id!r}" if question_id else ""
+        exact = exact_number(answer, f"the answer{where}")
+        units = (exact - self.origin) / self.step
+        if units.denominator != 1:
+            raise AnswerError(f"{answer} is not on the answer grid {_text(self.origin)}, "
+                              f"{_text(self.origin + self.step)}, ...{where} (round it to the "
+                              f"resolution {_text(self.step)} first)")
+        if not 0 <= units.numerator < self.k:
+            raise AnswerError(f"{answer} is outside [{_text(self.origin)}, {_text(self.high)}]"
+                              f"{where}; it is refused, not clamped")
+        return units.numerator
+
+    def to_units(self, x: float) -> float:
+        """An index-scale number (a mean, a quantile) in the question's units."""
+        return float(self.origin) + float(self.step) * x
+
+    def spread(self, x: float) -> float:
+        """An index-scale spread (a std error) in the question's units."""
+        return float(self.step) * x
+
+    def to_index(self, x: float) -> float:
+        """A number in the question's units on the index scale (bins' edges)."""
+        return (x - float(self.origin)) / float(self.step)
+
+
+def exact_number(value: Any, what: str) -> Fraction:
+    """An exact rational from an int, Decimal, Fraction, decimal string, or a float read as its
+    shortest decimal (0.1 is 1/10); AnswerError for anything else or a non-finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction | Decimal | str):
+        raise AnswerError(f"{what} must be a number")
+    try:
+        if isinstance(value, float):
+            return Fraction(Decimal(repr(value)))
+        if isinstance(value, str):
+            return Fraction(Decimal(value.strip()))
+        return Fraction(value)
+    except (InvalidOperation, ValueError, OverflowError, ZeroDivisionError):
+        raise AnswerError(f"{what} must be a finite number") from None
+
+
+def _text(x: Fraction) -> str:
+    """An exact grid value as decimal text (the grid's values are terminating decimals)."""
+    d = Decimal(x.numerator) / Decimal(x.denominator)
+    text = format(d.normalize(), "f")
+    return text
+
+
+def scale_mean(mean: MeanEstimate | None, scale: AnswerScale) -> MeanEstimate | None:
+    """A mean estimate on the index scale, in the question's units."""
+    if mean is None:
+        return None
+
+    def at(x: float | None) -> float | None:
+        return None if x is None else scale.to_units(x)
+
+    def spread(x: float | None) -> float | None:
+        return None if x is None else scale.spread(x)
+
+    bound = mean.variance_bound
+    return MeanEstimate(estimate=at(mean.estimate), std_error=spread(mean.std_error),
+                        variance_bound=None if bound is None else bound * float(scale.step) ** 2,
+                        ci_low=at(mean.ci_low), ci_high=at(mean.ci_high))
+
+
+def value_label(label: Any, scale: AnswerScale) -> Any:
+    """A distribution row's value (an index, or 'a..b' for indices sharing a grid point) in
+    the question's units."""
+    if isinstance(label, int | np.integer):
+        return _number(scale.value(int(label)))
+    if isinstance(label, str) and ".." in label:
+        a, b = label.split("..", 1)
+        return f"{_number(scale.value(int(a)))}..{_number(scale.value(int(b)))}"
+    return label
+
+
+def _number(x: Fraction) -> int | float:
+    """An exact grid value as a JSON number: an int when whole, else the float of its decimal."""
+    return x.numerator if x.denominator == 1 else float(Decimal(_text(x)))
+
+
+class Scaled:
+    """The mixin `on_scale` puts before a number mechanism (module docstring)."""
+
+    scale: AnswerScale
+
+    def encode(self, answer: Any) -> int:
+        index = self.scale.index(answer, getattr(self, "question_id", ""))
+        return super().encode(index + self.labels.start)  # type: ignore[misc, attr-defined]
+
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        result = super().estimate(aggregate, confidence)  # type: ignore[misc]
+        result.mean = scale_mean(result.mean, self.scale)
+        if result.distribution is not None:
+            result.distribution = [replace(v, value=value_label(v.value, self.scale))
+                                   for v in result.distribution]
+        return result
+
+    def pseudo_values(self, reports: Any) -> np.ndarray:
+        inner = super().pseudo_values(reports)  # type: ignore[misc]
+        return float(self.scale.origin) + float(self.scale.step) * inner
+
+    def report_value(self, report: int) -> float:
+        """A mean mechanism's report on the question's scale (unbiased for the answer)."""
+        return self.scale.to_units(super().report_value(report))  # type: ignore[misc]
+
+    def answer_value(self, index: int) -> Fraction:
+        """Grid value `index` in the question's units."""
+        return self.scale.value(index)
+
+
+@cache
+def on_scale(cls: type[Mechanism]) -> type[Mechanism]:
+    """`cls` (a number mechanism built on integer labels) with an exact answer scale: build it
+    with `cls`'s arguments and the scale, `on_scale(cls)(epsilon, range(k),
+    scale=AnswerScale(...), question_id=...)`."""
+
+    def __init__(self: Any, *args: Any, scale: AnswerScale, **kwargs: Any) -> None:
+        self.scale = scale
+        cls.__init__(self, *args, **kwargs)
+
+    return type(cls.__name__, (Scaled, cls), {"__init__": __init__,
+                                               "__doc__": cls.__doc__,
+                                               "__module__": cls.__module__})

@@ -1,0 +1,453 @@
+"""The `decimal` question type: a number in [min, max], kept on the device to a resolution.
+
+    [questions.income]
+    type = "decimal"
+    text = "Your household's income last month, in dollars"
+    min = 0
+    max = 20000
+    resolution = 10          # (max - min) / resolution is a whole number: k = that + 1 values
+    estimate = ["mean"]      # default; or ["distribution"], or ["mean", "distribution"]
+    bins = 20                # distribution only: equal-width bins, or a list of edges
+    mechanism = "auto"       # duchi | piecewise | hybrid | geometric | square_wave
+    epsilon = 1.0
+
+The grid. The answer is rounded on the device to the nearest of min + j·resolution, j = 0..k-1
+(half up), and the mechanism randomizes the index j; min, max and resolution are read exactly
+(an int, a decimal string, or a number read by its shortest decimal: 0.1 is 1/10), so the grid
+is exact rational arithmetic everywhere (`DecimalSpec`). The signed manifest carries them as
+JSON numbers (an int when whole), which is why each has at most 15 significant digits: its
+float's shortest decimal is then the number itself.
+
+Mechanisms. `estimate = ["mean"]`: a mean mechanism on the grid, `auto` choosing among duchi,
+piecewise, hybrid and geometric by the exact variance of the mean averaged over the grid values
+(shared/mechanisms/numeric_auto.py). `["distribution"]`: square_wave (EMS; the distribution over
+the bins, median and quartiles with intervals, and an unbiased mean). Both: the answer is sent
+twice, ε split in halves between the mean mechanism (`auto` choosing at ε/2) and square_wave
+(mechanism "mean_and_distribution", shared/mechanisms/numeric_pair.py; its params name the mean
+part and each part's ε). The mechanisms are built on the indices 0..k-1 and wrapped with the
+grid's exact scale (shared/mechanisms/numeric_scale.py), so every estimate is in the
+question's units.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any
+
+from ..errors import AnswerError, SurveyError
+from . import fields
+from .base import DISTRIBUTION, Definition, DeviceWords, QuestionType, TerminalWords
+from .words import MEAN
+
+MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE = "mean", "distribution"
+ESTIMATES = (MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE)
+MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid", "geometric")
+DISTRIBUTION_MECHANISM = "square_wave"
+PAIR_MECHANISM = "mean_and_distribution"
+DEFAULT_BINS = 20
+MAX_BINS = 200
+MAX_DIGITS = 15          # significant digits of min, max and resolution (module docstring)
+MAX_MAGNITUDE = Decimal(10) ** 15
+_PLAIN_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+_RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params")
+
+
+def exact_decimal(value: Any, where: str) -> Decimal:
+    """An exact decimal from an int, a decimal string ("0.1") or a float read by its shortest
+    decimal; SurveyError naming `where` for anything else, beyond ±10^15, or with more than
+    MAX_DIGITS significant digits."""
+    if isinstance(value, bool):
+        raise SurveyError(where, "must be a number")
+    if isinstance(value, int):
+        found = Decimal(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise SurveyError(where, "must be a finite number")
+        found = Decimal(repr(value))
+    elif isinstance(value, str) and _PLAIN_DECIMAL.fullmatch(value.strip()):
+        found = Decimal(value.strip())
+    else:
+        raise SurveyError(where, 'must be a number (an integer, a decimal such as 0.5, or a '
+                          'decimal string such as "0.1")')
+    if abs(found) > MAX_MAGNITUDE:
+        raise SurveyError(where, f"must lie within ±{MAX_MAGNITUDE:.0e}")
+    if found != 0 and len(found.normalize().as_tuple().digits) > MAX_DIGITS:
+        raise SurveyError(where, f"at most {MAX_DIGITS} significant digits")
+    return found + 0  # -0 is 0
+
+
+def json_number(value: Decimal | Fraction) -> int | float:
+    """An exact decimal as the manifest writes it: an int when whole, else the float whose
+    shortest decimal it is (MAX_DIGITS guarantees one)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return value.numerator
+    return float(Decimal(value.numerator) / Decimal(value.denominator))
+
+
+def decimal_text(value: Decimal | Fraction) -> str:
+    """An exact grid value as plain decimal text ("0.1", "20000", "-2.3")."""
+    value = Fraction(value)
+    text = format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+@dataclass(frozen=True)
+class DecimalSpec:
+    """A decimal question's own keys, parsed exactly (module docstring)."""
+
+    min: Decimal
+    max: Decimal
+    resolution: Decimal
+    estimate: tuple[str, ...] = (MEAN_ESTIMATE,)
+    bins: int | tuple[Decimal, ...] | None = None  # None without the distribution
+
+    @property
+    def k(self) -> int:
+        """How many grid values: (max - min)/resolution + 1."""
+        return int((self.max - self.min) / self.resolution) + 1
+
+    def value(self, index: int) -> Decimal:
+        """Grid value `index`: min + index·resolution, exact."""
+        return self.min + index * self.resolution
+
+    @property
+    def scale(self) -> Any:
+        from ..mechanisms.numeric_scale import AnswerScale
+
+        return AnswerScale(Fraction(self.min), Fraction(self.resolution), self.k)
+
+    def round_index(self, answer: Any, question_id: str = "") -> int:
+        """The grid index of an answer rounded to the resolution, half up (what the device
+        sends); AnswerError for a non-number or one outside [min, max]."""
+        from ..mechanisms.numeric_scale import exact_number
+
+        exact = exact_number(answer, f"the answer to {question_id!r}" if question_id
+                             else "the answer")
+        if not Fraction(self.min) <= exact <= Fraction(self.max):
+            raise AnswerError(f"{decimal_text(exact)} is outside {decimal_text(self.min)} to "
+                              f"{decimal_text(self.max)}" + (f" for {question_id!r}"
+                                                             if question_id else ""))
+        steps = (exact - Fraction(self.min)) / Fraction(self.resolution)
+        return min(math.floor(steps + Fraction(1, 2)), self.k - 1)
+
+    def rounded(self, answer: Any, question_id: str = "") -> Decimal:
+        """An answer rounded to the grid (half up), as an exact decimal."""
+        return self.value(self.round_index(answer, question_id))
+
+    def bin_edges(self) -> tuple[Fraction, ...]:
+        """The bins' edges in the question's units: `bins` equal widths over [min, max], or
+        the edges given."""
+        if self.bins is None:
+            return ()
+        if isinstance(self.bins, int):
+            low, width = Fraction(self.min), Fraction(self.max - self.min) / self.bins
+            return tuple(low + i * width for i in range(self.bins + 1))
+        return tuple(Fraction(edge) for edge in self.bins)
+
+    def canonical(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"min": json_number(self.min), "max": json_number(self.max),
+                                 "resolution": json_number(self.resolution),
+                                 "estimate": list(self.estimate)}
+        if self.bins is not None:
+            found["bins"] = (self.bins if isinstance(self.bins, int)
+                             else [json_number(edge) for edge in self.bins])
+        return found
+
+
+class GridValues(Sequence[Any]):
+    """A decimal question's grid values, min + j·resolution, as JSON numbers (lazy: a grid may
+    hold tens of thousands)."""
+
+    def __init__(self, spec: DecimalSpec) -> None:
+        self.spec = spec
+
+    def __len__(self) -> int:
+        return self.spec.k
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return json_number(self.spec.value(index % len(self)))
+
+
+class DecimalType(QuestionType):
+    """A number on a grid min, min + resolution, ..., max (module docstring)."""
+
+    name = "decimal"
+    keys = frozenset({"min", "max", "resolution", "estimate", "bins"})
+    domain_field = "resolution"
+
+    # --- definition and answers (the schema: shared/survey.py) -----------------------------
+
+    described = "a decimal question"
+    numeric = True
+    auto_criterion = "of the mean"
+    two_server_refusal = ("a two-server survey has no decimal questions (yet): ask them in an "
+                          "LDP survey")
+
+    def values(self, question: Any) -> Sequence[Any]:
+        return GridValues(question.spec)
+
+    def labels(self, question: Any) -> Sequence[Any]:
+        return self.values(question)
+
+    def k(self, question: Any) -> int:
+        return int(question.spec.k)
+
+    def canonical(self, question: Any) -> dict[str, Any]:
+        return question.spec.canonical()
+
+    def translatable_options(self, question: Any) -> tuple[str, ...]:
+        return ()
+
+    def check_hidden_condition(self, at: str, reads: str) -> None:
+        raise SurveyError(at, f"a decimal question cannot depend on randomized answers yet "
+                          f"({reads}): it has no 'not asked' value; make the condition read "
+                          f"disclosed answers only, or ask the number of everyone")
+
+    def parse(self, definition: Definition) -> Any:
+        d = definition
+        if d.not_asked:  # shared/skip_logic asks check_hidden_condition first: never here
+            self.check_hidden_condition(f"{d.where}.relevant", "randomized answers")
+        spec = self.parse_spec(d.data, d.where)
+        optional = fields.optional(d.data, d.where)
+        if "instantaneous_epsilon" in d.data:
+            raise SurveyError(f"{d.where}.instantaneous_epsilon", "a decimal question has no "
+                              "instantaneous layer (it needs a symmetric randomized response)")
+        common = {"id": d.id, "text": d.text, "type": self.name, "min": json_number(spec.min),
+                  "max": json_number(spec.max), "optional": optional, "spec": spec, **d.skip}
+        if d.data.get("disclosed", False) is not False:
+            if d.data["disclosed"] is not True:
+                raise SurveyError(f"{d.where}.disclosed", "must be true or false")
+            for key in _RANDOMIZATION_KEYS:
+                if key in d.data:
+                    raise SurveyError(f"{d.where}.{key}", "a disclosed question has no "
+                                      "mechanism and no ε: its answer is sent as given, not "
+                                      "randomized")
+            return d.build(epsilon=0.0, mechanism="disclosed", disclosed=True, **common)
+        epsilon = fields.epsilon(d.data.get("epsilon"), f"{d.where}.epsilon")
+        requested = d.data.get("mechanism", "auto")
+        if not isinstance(requested, str):
+            raise SurveyError(f"{d.where}.mechanism", "must be a mechanism name")
+        given_choice = d.data.get("mechanism_choice")
+        if given_choice is not None and (not isinstance(given_choice, str)
+                                         or requested == "auto"):
+            raise SurveyError(f"{d.where}.mechanism_choice",
+                              "is written by auto selection next to a concrete mechanism")
+        given = d.data.get("params")
+        if given is not None and not isinstance(given, dict):
+            raise SurveyError(f"{d.where}.params", "must be a table (an object of parameters)")
+        name, choice, mean = self.resolve_mechanism(spec, epsilon, requested, given or {},
+                                                     d.where)
+        question = d.build(epsilon=epsilon, mechanism=name,
+                           mechanism_choice=given_choice if choice is None else choice,
+                           params={"mean": mean} if name == PAIR_MECHANISM else {}, **common)
+        params = self.plain_mechanism(question).params()
+        if given is not None and given != {} and given != params:
+            raise SurveyError(f"{d.where}.params",
+                              f"do not match mechanism {name!r} at epsilon {epsilon!r} for this "
+                              f"question: expected {json.dumps(params)}")
+        return replace(question, params=params)
+
+    def parse_spec(self, data: Mapping[str, Any], where: str) -> DecimalSpec:
+        """min, max, resolution, estimate and bins (module docstring)."""
+        from ..mechanisms.base import MAX_OPTIONS
+
+        for key in ("min", "max", "resolution"):
+            if key not in data:
+                raise SurveyError(f"{where}.{key}", "is required for a decimal question")
+        low = exact_decimal(data["min"], f"{where}.min")
+        high = exact_decimal(data["max"], f"{where}.max")
+        resolution = exact_decimal(data["resolution"], f"{where}.resolution")
+        if low >= high:
+            raise SurveyError(f"{where}.min", f"min ({low}) must be < max ({high})")
+        if resolution <= 0:
+            raise SurveyError(f"{where}.resolution", "must be > 0")
+        steps = (high - low) / resolution
+        if steps != steps.to_integral_value(rounding=ROUND_FLOOR):
+            raise SurveyError(f"{where}.resolution", f"(max - min) / resolution must be a whole "
+                              f"number: ({high} - {low}) / {resolution} = {steps.normalize()}")
+        if int(steps) + 1 > MAX_OPTIONS:
+            raise SurveyError(f"{where}.resolution", f"at most {MAX_OPTIONS} values from min to "
+                              f"max: ({high} - {low}) / {resolution} + 1 = {int(steps) + 1}; "
+                              f"use a coarser resolution")
+        estimate = self._estimate(data.get("estimate", [MEAN_ESTIMATE]), f"{where}.estimate")
+        spec = DecimalSpec(low, high, resolution, estimate)
+        bins = data.get("bins")
+        if DISTRIBUTION_ESTIMATE not in estimate:
+            if bins is not None:
+                raise SurveyError(f"{where}.bins", 'bins are of the distribution: add '
+                                  '"distribution" to estimate, or drop bins')
+            return spec
+        return replace(spec, bins=self._bins(spec, DEFAULT_BINS if bins is None else bins,
+                                             f"{where}.bins"))
+
+    @staticmethod
+    def _estimate(value: Any, where: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value or any(
+                not isinstance(v, str) or v not in ESTIMATES for v in value) \
+                or len(set(value)) != len(value):
+            raise SurveyError(where, 'must be ["mean"], ["distribution"] or '
+                              '["mean", "distribution"]')
+        return tuple(e for e in ESTIMATES if e in value)
+
+    @staticmethod
+    def _bins(spec: DecimalSpec, value: Any, where: str) -> int | tuple[Decimal, ...]:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 2 <= value <= min(MAX_BINS, spec.k):
+                raise SurveyError(where, f"must be between 2 and {min(MAX_BINS, spec.k)} "
+                                  f"(equal-width bins over min..max)")
+            return value
+        if not isinstance(value, list) or not 3 <= len(value) <= MAX_BINS + 1:
+            raise SurveyError(where, f"must be a number of bins (2 to {MAX_BINS}) or a list of "
+                              f"3 to {MAX_BINS + 1} increasing edges")
+        edges = tuple(exact_decimal(v, f"{where}[{i}]") for i, v in enumerate(value))
+        for i, (a, b) in enumerate(itertools.pairwise(edges)):
+            if b <= a:
+                raise SurveyError(f"{where}[{i + 1}]", "edges must increase")
+        if edges[0] < spec.min or edges[-1] > spec.max:
+            raise SurveyError(where, f"edges must lie within min..max ({spec.min} to "
+                              f"{spec.max})")
+        return edges
+
+    def resolve_mechanism(self, spec: DecimalSpec, epsilon: float, requested: str,
+                          params: Mapping[str, Any], where: str
+                          ) -> tuple[str, str | None, str | None]:
+        """(mechanism, auto's reason or None, the mean mechanism or None) for what `estimate`
+        asks (module docstring)."""
+        from ..mechanisms.registry import mechanism_class
+
+        estimate = spec.estimate
+        if requested != "auto":
+            cls = mechanism_class(requested, f"{where}.mechanism")
+            if self.name not in cls.question_types:
+                raise SurveyError(f"{where}.mechanism", f"{requested!r} does not fit a decimal "
+                                  f"question (it fits: {', '.join(sorted(cls.question_types))})")
+        if estimate == (DISTRIBUTION_ESTIMATE,):
+            if requested not in ("auto", DISTRIBUTION_MECHANISM):
+                raise SurveyError(f"{where}.mechanism", f"the distribution is estimated by "
+                                  f"{DISTRIBUTION_MECHANISM}, not {requested!r}: write "
+                                  f"mechanism = \"auto\" or \"{DISTRIBUTION_MECHANISM}\"")
+            self._misfit(DISTRIBUTION_MECHANISM, spec.k, epsilon, where)
+            reason = (f"auto: the distribution (median, quartiles, bins) is estimated by "
+                      f"{DISTRIBUTION_MECHANISM} with EMS" if requested == "auto" else None)
+            return DISTRIBUTION_MECHANISM, reason, None
+        if requested == DISTRIBUTION_MECHANISM:
+            raise SurveyError(f"{where}.mechanism", f"{DISTRIBUTION_MECHANISM} estimates the "
+                              f"distribution: write estimate = [\"distribution\"] (its report "
+                              f"has an unbiased mean too), or pick a mean mechanism")
+        both = estimate == ESTIMATES
+        if requested == PAIR_MECHANISM:
+            if not both:
+                raise SurveyError(f"{where}.mechanism", f"{PAIR_MECHANISM!r} sends the mean "
+                                  f"and the distribution: write estimate = [\"mean\", "
+                                  f"\"distribution\"]")
+            mean = params.get("mean")
+            if mean not in MEAN_MECHANISMS:
+                raise SurveyError(f"{where}.params", f"{PAIR_MECHANISM} needs params.mean, one "
+                                  f"of {', '.join(MEAN_MECHANISMS)}")
+        elif requested != "auto":
+            mean = requested
+        mean_epsilon = epsilon / 2 if both else epsilon
+        reason = None
+        if requested == "auto":
+            from ..mechanisms.numeric_auto import choose_mean_mechanism
+
+            try:
+                chosen = choose_mean_mechanism(spec.k, mean_epsilon)
+            except ValueError:
+                raise SurveyError(f"{where}.epsilon", f"no mean mechanism can be built for "
+                                  f"k={spec.k} at epsilon={mean_epsilon:g}") from None
+            mean, reason = chosen.name, chosen.reason
+            if both:
+                reason = (f"auto: epsilon {epsilon:g} split in halves, the mean by "
+                          f"{mean} and the distribution by {DISTRIBUTION_MECHANISM}; "
+                          f"the mean's " + chosen.reason.removeprefix("auto: "))
+        self._misfit(str(mean), spec.k, mean_epsilon, where)
+        if both:
+            self._misfit(DISTRIBUTION_MECHANISM, spec.k, epsilon / 2, where)
+            return PAIR_MECHANISM, reason, str(mean)
+        return str(mean), reason, str(mean)
+
+    @staticmethod
+    def _misfit(name: str, k: int, epsilon: float, where: str) -> None:
+        from ..mechanisms.registry import mechanism_class
+
+        misfit = mechanism_class(name).misfit(k, epsilon)
+        if misfit is not None:
+            field = "epsilon" if misfit.field == "epsilon" else "resolution"
+            raise SurveyError(f"{where}.{field}", f"{misfit.problem} (mechanism {name!r})")
+
+    def plain_mechanism(self, question: Any) -> Any:
+        """The mechanism on the grid's indices, in the question's units (module docstring)."""
+        from ..mechanisms.numeric_pair import MeanAndDistribution
+        from ..mechanisms.numeric_scale import on_scale
+        from ..mechanisms.registry import mechanism_class
+
+        spec: DecimalSpec = question.spec
+
+        def build(name: str, epsilon: float) -> Any:
+            return on_scale(mechanism_class(name))(epsilon, range(spec.k), scale=spec.scale,
+                                                   question_id=question.id)
+
+        if question.mechanism != PAIR_MECHANISM:
+            return build(question.mechanism, question.epsilon)
+        mean = question.params["mean"]  # parse puts the resolved name there first
+        half = question.epsilon / 2
+        return MeanAndDistribution(build(str(mean), half), build(DISTRIBUTION_MECHANISM, half),
+                                   question_id=question.id)
+
+    def disclosed_mechanism(self, question: Any) -> Any:
+        """The identity channel on the grid's indices (the report is the index)."""
+        from ..mechanisms.disclosed import DisclosedInteger
+        from ..mechanisms.numeric_scale import on_scale
+
+        spec: DecimalSpec = question.spec
+        return on_scale(DisclosedInteger)(range(spec.k), scale=spec.scale,
+                                          question_id=question.id)
+
+    # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
+
+    mean_label = MEAN
+    chart = DISTRIBUTION
+
+    # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    # --- two-server measurement (shared/two_server) ---------------------------------------
+
+    # --- on the device: answering and review words (client/) ------------------------------
+
+    def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
+        return decimal_text(question.spec.rounded(answer, question.id))
+
+    def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
+        """The answer rounded to the resolution, as the JSON number the device keeps."""
+        return json_number(question.spec.rounded(answer, question.id))
+
+    def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
+        spec: DecimalSpec = question.spec
+        return [], (f"a number from {decimal_text(spec.min)} to {decimal_text(spec.max)} "
+                    f"(kept to the nearest {decimal_text(spec.resolution)})")
+
+    def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
+        """A typed number (a decimal point, no thousands separators), rounded to the
+        resolution; AnswerError for anything else or outside min..max."""
+        text = typed.strip()
+        if not _PLAIN_DECIMAL.fullmatch(text):
+            raise AnswerError(f"{typed!r} is not a number (write it like 1234.5)")
+        try:
+            return json_number(question.spec.rounded(Decimal(text), question.id))
+        except InvalidOperation:
+            raise AnswerError(f"{typed!r} is not a number") from None
+
+    # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
