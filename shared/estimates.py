@@ -133,6 +133,9 @@ class Estimate:
     # Special values ("Don't know", "Prefer not to say"): each one's share of everyone; then
     # `among_asked` is among those who gave an answer (asked, and not a special value).
     special: list[ValueEstimate] | None = None
+    # Quantiles of a number's distribution (median, quartiles: `value` names each), in the
+    # answer's units; absent where none is estimated.
+    quantiles: list[ValueEstimate] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -158,6 +161,8 @@ class Estimate:
             d["among_asked"] = self.among_asked.to_dict()
         if self.special is not None:  # absent unless the question has special values
             d["special"] = [v.to_dict() for v in self.special]
+        if self.quantiles is not None:  # absent unless estimated: older documents unchanged
+            d["quantiles"] = [v.to_dict() for v in self.quantiles]
         return d
 
 

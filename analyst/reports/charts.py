@@ -36,6 +36,7 @@ from .model import (
     MAX_LISTED_OPTIONS,
     MEAN,
     OPTION,
+    QUANTILE,
     QuestionView,
     Row,
     Truth,
@@ -278,7 +279,10 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
                         truth: Truth | None, size: ChartSize) -> Figure:
     fig = Figure(figsize=(size.width_in, 3.8 * size.scale), layout="constrained")
     ax = fig.add_subplot()
-    xs = [int(r.label) for r in dist]
+    # each value at its place on the answer's axis; a number's bins ("0 to 1000": not one value)
+    # side by side, named under their bars, the mean and the quantiles said in the legend
+    valued = all(r.label.lstrip("-").isdigit() for r in dist)
+    xs = [int(r.label) for r in dist] if valued else list(range(len(dist)))
     est = [r.estimate * 100 for r in dist]
     ax.bar(xs, est, width=0.75, color=BAR, zorder=2)
     ax.errorbar(xs, est, yerr=[[(r.estimate - r.ci_low) * 100 for r in dist],
@@ -286,7 +290,8 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
                 fmt="none", ecolor="#222222", elinewidth=1, capsize=2, zorder=3)
     ax.axhline(0, color="#222222", linewidth=1, zorder=1)
     ax.set_ylabel("share of respondents (%)", fontsize=size.font)
-    handles: list = [Patch(color=BAR, label="estimated share of each answer"),
+    handles: list = [Patch(color=BAR, label="estimated share of each answer" if valued
+                           else "estimated share in each bin"),
                      Line2D([], [], color="#222222", linewidth=1,
                             label=f"{q.confidence:.0%} interval")]
     if truth is not None:
@@ -298,6 +303,15 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
     if min(r.ci_low for r in dist) < 0:
         handles.append(Line2D([], [], linestyle="none",
                               label="below 0%: noise around a small share"))
+    if not valued:
+        ax.set_xticks(xs, [r.label for r in dist], rotation=45, ha="right",
+                      fontsize=size.font - 2)
+        for row in ([mean] if mean is not None else []) + q.of_kind(QUANTILE):
+            if row.estimate is not None and row.ci_low is not None and row.ci_high is not None:
+                handles.append(Line2D([], [], linestyle="none",
+                                      label=f"{row.label} {row.estimate:.4g} "
+                                            f"[{row.ci_low:.4g}, {row.ci_high:.4g}]"))
+        mean = None
     if mean is not None:
         ax.axvspan(mean.ci_low, mean.ci_high, color="#f0b429", alpha=0.3, zorder=1)
         ax.axvline(mean.estimate, color="#b7791f", linewidth=2, zorder=4)
@@ -309,7 +323,7 @@ def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
             ax.axvline(true_mean, color=TRUTH, linestyle="--", linewidth=1.6, zorder=5)
             handles.append(Line2D([], [], color=TRUTH, linestyle="--",
                                   label=f"true mean {true_mean:.2f}"))
-    ax.set_xlabel("answer", fontsize=size.font)
+    ax.set_xlabel("answer" if valued else "answer (bins)", fontsize=size.font)
     ax.tick_params(labelsize=size.font - 1)
     ax.grid(axis="y", color="#dddddd", zorder=0)
     ax.set_axisbelow(True)

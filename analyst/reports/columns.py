@@ -7,7 +7,7 @@ that model.py imports none of them back."""
 from __future__ import annotations
 
 from .design_view import design_columns
-from .model import MEANS, Column, QuestionView, Row, Truth, fmt, interval, pct
+from .model import NUMBER_KINDS, Column, QuestionView, Row, Truth, fmt, interval, pct
 
 
 def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
@@ -16,7 +16,8 @@ def columns(q: QuestionView, truth: Truth | None) -> list[Column]:
             Column("std error", lambda q, r, t: fmt(q, r, r.std_error)),
             Column(f"{q.confidence:.0%} interval", lambda q, r, t: interval(q, r)),
             Column("s.e. bound", lambda q, r, t: fmt(q, r, r.std_error_bound)),
-            Column("consistent", lambda q, r, t: "" if r.kind in MEANS else pct(r.consistent))]
+            Column("consistent",
+                   lambda q, r, t: "" if r.kind in NUMBER_KINDS else pct(r.consistent))]
     if q.design_based:
         cols = [c for c in cols if c.header != "s.e. bound"] + design_columns(q)
     if truth is not None:

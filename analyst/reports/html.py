@@ -19,7 +19,9 @@ from .model import (
     ASKED_MEAN,
     GROUP,
     MEAN,
+    NUMBER_KINDS,
     OPTION,
+    QUANTILE,
     QuestionView,
     Report,
     Row,
@@ -197,14 +199,14 @@ def _table(q: QuestionView, rows: list[Row], report: Report) -> str:
     for r in rows:
         label = r.display if r.kind not in (GROUP, ASKED_GROUP) else \
             f"{r.display} ({' + '.join(r.display_members)})"
-        if r.kind in (MEAN, ASKED_MEAN):
-            label = r.label  # "mean", or "mean number selected" (multiselect)
+        if r.kind in NUMBER_KINDS:
+            label = r.label  # "mean", "mean number selected" (multiselect), "median"
         neg = ' class="neg"' if r.estimate is not None and r.estimate < 0 else ""
         estimate, *rest = value_cells(q, r, truth)
         cells = [f"<td>{escape(label)}</td>", f"<td{neg}>{escape(estimate)}</td>",
                  *(f"<td>{escape(c)}</td>" for c in rest)]
         cls = {GROUP: ' class="group"', ASKED_GROUP: ' class="group"', MEAN: ' class="mean"',
-               ASKED_MEAN: ' class="mean"'}.get(r.kind, "")
+               ASKED_MEAN: ' class="mean"', QUANTILE: ' class="mean"'}.get(r.kind, "")
         lines.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
     lines.append("</table></div>")
     return "".join(lines)

@@ -24,6 +24,10 @@ OPTION, GROUP, MEAN, DISTRIBUTION = "option", "group", "mean", "distribution"
 ASKED_OPTION, ASKED_GROUP, ASKED_MEAN = "asked_option", "asked_group", "asked_mean"
 AMONG_ASKED = (ASKED_OPTION, ASKED_GROUP, ASKED_MEAN)
 MEANS = (MEAN, ASKED_MEAN)
+# A number's quantiles (median, quartiles: the estimate document's `quantiles`), in the
+# answer's units like a mean; each row's label names which.
+QUANTILE = "quantile"
+NUMBER_KINDS = (*MEANS, QUANTILE)
 # A distribution is listed in tables and charts when its typical interval is within ±10 points.
 INFORMATIVE_HALF_WIDTH = 0.10
 TARGET_HALF_WIDTH = 0.05
@@ -44,6 +48,8 @@ class Truth:
     def of(self, question: str, kind: str, label: str) -> float | None:
         if kind in MEANS:
             return self.means.get(question)
+        if kind == QUANTILE:  # no true quantiles are kept
+            return None
         if kind in (ASKED_OPTION, ASKED_GROUP):
             return self.asked_shares.get(question, {}).get(label)
         return self.shares.get(question, {}).get(label)
@@ -246,6 +252,8 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                          tuple(answer_label(o) for o in g.get("options", []))))
     if est.get("mean") is not None:
         rows.append(_row(qid, MEAN, unit_of(qdef.get("type")).mean_row_label(qdef), est["mean"]))
+    for v in est.get("quantiles") or []:
+        rows.append(_row(qid, QUANTILE, str(v["value"]), v))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
     rows += _among_asked(qid, est, qdef)
@@ -401,7 +409,7 @@ def num(x: float | None, digits: int = 2) -> str:
 
 def fmt(question: QuestionView, row: Row, x: float | None) -> str:
     """A value in the row's unit: shares as percentages, means in the answer's units."""
-    return num(x) if row.kind in MEANS else pct(x)
+    return num(x) if row.kind in NUMBER_KINDS else pct(x)
 
 
 def interval(question: QuestionView, row: Row) -> str:

@@ -15,6 +15,7 @@ from .model import (
     GROUP,
     MEAN,
     OPTION,
+    QUANTILE,
     QuestionView,
     Report,
     Row,
@@ -50,7 +51,7 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
     header = ["", *(c.header for c in columns(q, truth))]
     body: list[list[str]] = []
     notes: list[str] = []
-    for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None),
+    for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None), (QUANTILE, None),
                         (DISTRIBUTION, "distribution"), (ASKED_OPTION, q.among_title),
                         (ASKED_GROUP, f"groups {q.among_title}"),
                         (ASKED_MEAN, None if q.of_kind(ASKED_OPTION) else q.among_title)):

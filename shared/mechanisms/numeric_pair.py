@@ -177,6 +177,7 @@ class MeanAndDistribution(Mechanism):
         return Estimate(question=self.question_id, mechanism=self.name, epsilon=self.epsilon,
                         n=aggregate.n, confidence=confidence, mean=mean.mean,
                         distribution=distribution.distribution,
+                        quantiles=distribution.quantiles,
                         notes=[f"the mean is {mean.mechanism}'s at epsilon "
                                f"{mean.epsilon:g}; the distribution is {distribution.mechanism}'s "
                                f"at epsilon {distribution.epsilon:g} (one answer sent twice: "

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..aggregates import Aggregate
 from ..errors import AnswerError
-from ..estimates import Estimate, MeanEstimate
+from ..estimates import Estimate, MeanEstimate, ValueEstimate
 from .base import Mechanism
 
 
@@ -155,6 +155,77 @@ class Scaled:
     def answer_value(self, index: int) -> Fraction:
         """Grid value `index` in the question's units."""
         return self.scale.value(index)
+
+
+class ScaledDistribution(Scaled):
+    """A distribution mechanism (square_wave) on a scale, whose estimate is the designer's bins
+    with the quartiles (shared/numeric/distribution.py), in the question's units."""
+
+    edges: tuple[Fraction, ...]
+
+    def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
+        from ..numeric.distribution import QUARTILES, distribution_estimate
+
+        mech: Any = self
+        result = Estimate(question=mech.question_id, mechanism=mech.name, epsilon=mech.epsilon,
+                          n=aggregate.n, confidence=confidence, consistent_method="ems")
+        # [e_i, e_(i+1)) on the index scale; the last bin holds max itself
+        inner = [float((edge - self.scale.origin) / self.scale.step) for edge in self.edges]
+        if self.edges[-1] >= self.scale.high:
+            inner[-1] = mech.k - 0.5
+        found = distribution_estimate(mech, mech_counts(aggregate), bins=inner,
+                                      quantiles=QUARTILES, cdf_at=(), confidence=confidence)
+        labels = [f"{_text(a)} to {_text(b)}"
+                  for a, b in zip(self.edges, self.edges[1:], strict=False)]
+        result.distribution = [
+            ValueEstimate(value=label, estimate=b.estimate, std_error=b.std_error,
+                          variance_bound=None, ci_low=b.ci_low, ci_high=b.ci_high,
+                          consistent=b.estimate)
+            for label, b in zip(labels, found.bins, strict=True)]
+        result.quantiles = [
+            ValueEstimate(value=QUANTILE_NAMES.get(q.p, f"quantile {q.p:g}"),
+                          estimate=_units(self.scale, q.estimate),
+                          std_error=None if q.std_error is None else self.scale.spread(
+                              q.std_error),
+                          variance_bound=None, ci_low=_units(self.scale, q.ci_low),
+                          ci_high=_units(self.scale, q.ci_high), consistent=None)
+            for q in found.quantiles]
+        result.mean = (scale_mean(found.mean, self.scale) if aggregate.n
+                       else MeanEstimate(None, None, None, None, None))
+        result.notes += found.notes
+        if aggregate.n:
+            result.notes.append(QUANTILE_NOTE)
+        return result
+
+
+def mech_counts(aggregate: Aggregate) -> np.ndarray:
+    """A count aggregate's counts (square_wave's reports)."""
+    return np.asarray(aggregate.counts)  # type: ignore[attr-defined]
+
+
+QUANTILE_NAMES = {0.25: "1st quartile", 0.5: "median", 0.75: "3rd quartile"}
+QUANTILE_NOTE = ("the quartiles are read off the EMS distribution (interpolated within a grid "
+                 "point's answers), with bootstrap percentile intervals over reports")
+
+
+def _units(scale: AnswerScale, x: float | None) -> float | None:
+    return None if x is None else scale.to_units(x)
+
+
+@cache
+def distribution_on_scale(cls: type[Mechanism]) -> type[Mechanism]:
+    """`on_scale` for square_wave, estimating the bins whose edges (the question's units,
+    exact) the constructor takes as `edges=`."""
+
+    def __init__(self: Any, *args: Any, scale: AnswerScale, edges: tuple[Fraction, ...],
+                 **kwargs: Any) -> None:
+        self.scale = scale
+        self.edges = tuple(edges)
+        cls.__init__(self, *args, **kwargs)
+
+    return type(cls.__name__, (ScaledDistribution, cls), {"__init__": __init__,
+                                                           "__doc__": cls.__doc__,
+                                                           "__module__": cls.__module__})
 
 
 @cache

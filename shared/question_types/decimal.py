@@ -391,14 +391,19 @@ class DecimalType(QuestionType):
     def plain_mechanism(self, question: Any) -> Any:
         """The mechanism on the grid's indices, in the question's units (module docstring)."""
         from ..mechanisms.numeric_pair import MeanAndDistribution
-        from ..mechanisms.numeric_scale import on_scale
+        from ..mechanisms.numeric_scale import distribution_on_scale, on_scale
         from ..mechanisms.registry import mechanism_class
 
         spec: DecimalSpec = question.spec
 
         def build(name: str, epsilon: float) -> Any:
-            return on_scale(mechanism_class(name))(epsilon, range(spec.k), scale=spec.scale,
-                                                   question_id=question.id)
+            cls = mechanism_class(name)
+            if name == DISTRIBUTION_MECHANISM:  # its estimate: the bins and the quartiles
+                return distribution_on_scale(cls)(epsilon, range(spec.k), scale=spec.scale,
+                                                  edges=spec.bin_edges(),
+                                                  question_id=question.id)
+            return on_scale(cls)(epsilon, range(spec.k), scale=spec.scale,
+                                 question_id=question.id)
 
         if question.mechanism != PAIR_MECHANISM:
             return build(question.mechanism, question.epsilon)

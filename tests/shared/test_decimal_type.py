@@ -235,9 +235,16 @@ def test_the_mean_is_in_the_questions_units(estimate: list[str], mechanism: str)
     pseudo = mech.pseudo_values(mech.perturb_many(answers, rng))
     assert pseudo.shape == (answers.size, 1)
     assert abs(pseudo.mean() - truth) <= Z * math.sqrt(est.mean.variance_bound)
-    if "distribution" in estimate:
+    if "distribution" in estimate:  # the default 20 bins over min..max, and the quartiles
         values = [row.value for row in est.distribution]
-        assert values[0] == 1000 and values[-1] == 1250
+        assert values[0] == "1000 to 1012.5" and values[-1] == "1237.5 to 1250"
+        assert len(values) == 20
+        assert sum(row.estimate for row in est.distribution) == pytest.approx(1.0)
+        median = next(row for row in est.quantiles if row.value == "median")
+        true_median = float(np.median([float(q.spec.value(int(j))) for j in answers]))
+        assert abs(median.estimate - true_median) <= Z * median.std_error
+        assert [row.value for row in est.quantiles] == ["1st quartile", "median",
+                                                         "3rd quartile"]
 
 
 def test_a_disclosed_decimal_is_sent_as_its_grid_index_and_counted_exactly() -> None:
