@@ -195,6 +195,9 @@ class Speaker:
     def percent(self, p: float) -> Any:
         return N(pct(p))
 
+    def number(self, text: str) -> Any:
+        return N(text)
+
 
 ENGLISH = Speaker()  # the English review's and receipts' words (client/review.py)
 

@@ -143,10 +143,13 @@ class Respondent:
         # Skip logic: only questions that apply are answered; one that does not and depends
         # on randomized answers is sent as a randomized "not asked" (shared/skip_logic.py).
         checked = resolve_answers(survey.questions, answers,
-                                  check=lambda q, value: self.mechanism(survey, q).encode(value))
+                                  check=lambda q, value: self.mechanism(survey, q).encode(
+                                      q.unit.device_answer(q, value)))
         for q in survey.questions:
             if q.id in checked:  # refuse before randomizing anything
                 mechanism = self.mechanism(survey, q)
+                if not q.not_asked:  # a decimal kept to its grid ("not asked": as sent)
+                    checked[q.id] = q.unit.device_answer(q, checked[q.id])
                 mechanism.encode(checked[q.id])
                 # the same answer, however given (a set in any order), is one answer (a
                 # series memoizes and the ledger charges per distinct answer)

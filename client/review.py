@@ -117,6 +117,9 @@ def chances(q: Question, mechanism: Mechanism, answer: Any) -> str:
         if said is not None:
             return said
         return describe(q, mechanism)
+    said = q.unit.device_chances(q, mechanism, answer, ENGLISH)  # a decimal's grid
+    if said is not None:
+        return said
     if name in SET_MECHANISMS:  # a check-all-that-apply answer
         return multiselect_words.chances(q, mechanism, answer)
     if getattr(mechanism, "designed", False):  # a named design: its exact row, listed

@@ -101,6 +101,9 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
     if q.not_asked:  # skip logic: options + "not asked" (skip_review.js)
         said = _not_asked_chances(q, mechanism, answer, shown, words)
         return said if said is not None else describe(q, mechanism, words)
+    own = q.unit.device_chances(q, mechanism, answer, Speaker(words, shown))  # a decimal's
+    if own is not None:
+        return own
     if name in SET_MECHANISMS:
         return _set_chances(mechanism, answer, words)
     if getattr(mechanism, "designed", False):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -187,6 +188,10 @@ class DisclosedInteger(Disclosed):
     def perturb_many(self, answers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         assert isinstance(self.labels, range)
         return np.asarray(answers, dtype=np.int64) + self.labels.start
+
+    def sent_label(self, report: int) -> Fraction:
+        """The number a report is (the answer itself)."""
+        return Fraction(report)
 
     def report_index(self, reports: np.ndarray) -> np.ndarray:
         """Answer indices of validated reports: value - min."""

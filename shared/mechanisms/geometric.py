@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -211,6 +212,10 @@ class Geometric(Mechanism):
         """
         tail = self.report_tail(self.k, self.epsilon)
         return max(self.low - tail, -MAX_ABS_REPORT), min(self.high + tail, MAX_ABS_REPORT)
+
+    def sent_label(self, report: int) -> Fraction:
+        """The number a report is (the answer plus noise), on the labels' scale."""
+        return Fraction(report)
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The report itself, (n, 1): y = x + Z with E[Z] = 0 is unbiased for the value x

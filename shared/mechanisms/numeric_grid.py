@@ -228,6 +228,10 @@ class GridMean(IndexReports, Mechanism):
         """A report's value on the question's scale (unbiased for the answer)."""
         return float(self.center + self.half * self.values[report])
 
+    def sent_label(self, report: int) -> Fraction:
+        """The number report cell `report` stands for, exactly, on the labels' scale."""
+        return self.center / self.unit + self.half / self.unit * self.values[report]
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each report's value on the question's scale, (n, 1): unbiased for the answer."""
         index = np.asarray(reports).astype(np.int64).reshape(-1)

@@ -156,6 +156,23 @@ class Scaled:
         """Grid value `index` in the question's units."""
         return self.scale.value(index)
 
+    def sent_value(self, report: int) -> Fraction:
+        """The number a report stands for, exactly, in the question's units (the words a
+        review and a receipt say it in)."""
+        label = super().sent_label(report)  # type: ignore[misc]
+        return self.scale.origin + self.scale.step * (label - self.labels.start)  # type: ignore
+
+    def sent_range(self) -> tuple[Fraction, Fraction]:
+        """The smallest and largest number a report can stand for (cells; a noise-adding
+        mechanism's honest report bounds)."""
+        bounds = getattr(self, "report_bounds", None)
+        if bounds is not None:
+            low, high = bounds
+        else:
+            cells = [self.sent_value(y) for y in range(self.index_count)]  # type: ignore
+            return min(cells), max(cells)
+        return self.sent_value(low), self.sent_value(high)
+
 
 class ScaledDistribution(Scaled):
     """A distribution mechanism (square_wave) on a scale, whose estimate is the designer's bins

@@ -269,6 +269,11 @@ class SquareWave(IndexReports, Mechanism):
         last = np.append(first[1:] - 1, self.k - 1)
         return first, last
 
+    def sent_label(self, report: int) -> Fraction:
+        """The number cell `report` stands for, exactly, on the labels' scale: its position
+        (y - B)/(d - 1) on [0, 1] stretched over low..low + k - 1 (about [-b, 1 + b])."""
+        return self.low + Fraction((report - self.half_window) * (self.k - 1), self.d - 1)
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each report's unbiased estimate of its answer's grid value in answer units, (n, 1):
         v̂ = (ṽ - q_c·m/2)/((p_c - q_c)·L) (module docstring), scaled to the labels."""

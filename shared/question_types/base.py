@@ -522,6 +522,13 @@ class QuestionType:
                        p=words.percent(p), others=len(question.options) - 1,
                        q=words.percent(q))
 
+    def device_chances(self, question: Any, mechanism: Any, answer: Any,
+                       words: DeviceWords) -> str | None:
+        """What the device will send for `answer`, in the type's own words, for a type whose
+        mechanisms the client's general wording does not cover (a decimal's grid); None: the
+        client says it by its mechanism (client/review.py, client/review_words.py)."""
+        return None
+
     def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
         """A report in this type's own words (a yes or no, a number); None where the
         mechanism's general wording says it (an option's index, marks, a code)."""
@@ -530,6 +537,12 @@ class QuestionType:
     def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
         """The one form of an answer, however it was given: the same answer is one answer
         (a series memoizes, and the ledger charges, per distinct answer)."""
+        return answer
+
+    def device_answer(self, question: Any, answer: Any) -> Any:
+        """The answer as the device keeps it, before its mechanism checks it: as given, unless
+        the type keeps answers to a grid (a decimal rounds to its resolution, half up; one
+        outside its range is refused, AnswerError)."""
         return answer
 
     def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
@@ -660,6 +673,11 @@ class DeviceWords(Protocol):
 
     def percent(self, p: float) -> Any:
         """A probability as a message's argument ("12.5%", written as the language does)."""
+        ...
+
+    def number(self, text: str) -> Any:
+        """A number (its plain decimal text, "1234.5") as a message's argument, written as the
+        language does."""
         ...
 
 

@@ -99,6 +99,33 @@ def decimal_text(value: Decimal | Fraction) -> str:
     return "0" if text in ("-0", "0") else text
 
 
+# The page's words for what a decimal's device sends (client/web/js/messages/<lang>/decimal.js,
+# the page unit's catalogue part): the command line says them from the catalogue where it has
+# that part, and in these same English sentences where it does not (a build without the page's
+# decimal unit).
+ENGLISH_WORDS = {
+    "decimal.describe": "Your device will send a number between {low} and {high} that depends "
+                        "on your answer.",
+    "decimal.geometric": "Your device adds random noise to your number: it stays unchanged "
+                         "with probability {p}; small changes ({resolution} up or down) are "
+                         "likelier than large ones, each further step {step} less likely than "
+                         "the one before.",
+    "decimal.pair": "Your answer is sent twice, randomized each time on its own. For the "
+                    "average: {mean} For the distribution: {distribution}",
+    "decimal.numbers": "the numbers {mean} (for the average) and {distribution} (for the "
+                       "distribution)",
+}
+
+
+def say(words: DeviceWords, key: str, **params: Any) -> str:
+    """The page's message `key` in the respondent's language, or its English (ENGLISH_WORDS)
+    where the catalogue has no decimal part."""
+    try:
+        return words.t(key, **params)
+    except KeyError:
+        return ENGLISH_WORDS[key].format(**{k: str(v) for k, v in params.items()})
+
+
 @dataclass(frozen=True)
 class DecimalSpec:
     """A decimal question's own keys, parsed exactly (module docstring)."""
@@ -435,8 +462,60 @@ class DecimalType(QuestionType):
     def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
         return decimal_text(question.spec.rounded(answer, question.id))
 
+    def device_chances(self, question: Any, mechanism: Any, answer: Any,
+                       words: DeviceWords) -> str | None:
+        """"Your device will send a number between A and B that depends on your answer" (the
+        numbers the reports can stand for, in the question's units); the pair's two parts."""
+        parts = getattr(mechanism, "parts", None)
+        if parts is not None:
+            mean, distribution = (self._part_chances(question, part, words) for part in parts)
+            return say(words, "decimal.pair", mean=mean, distribution=distribution)
+        return self._part_chances(question, mechanism, words)
+
+    def _part_chances(self, question: Any, mechanism: Any, words: DeviceWords) -> str:
+        from ..wording import to_precision
+
+        rate = getattr(mechanism, "rate", None)
+        if rate is not None:  # geometric noise on the grid: unbounded, so its chances
+            factor = math.exp(float(rate))
+            step = (words.t("review.stepSlightly") if factor < 1.0001 else
+                    words.t("review.stepTimes", factor=words.number(to_precision(factor, 3))))
+            return say(words, "decimal.geometric", p=words.percent(math.tanh(float(rate) / 2)),
+                           resolution=words.number(decimal_text(question.spec.resolution)),
+                           step=step)
+        low, high = mechanism.sent_range()
+        return say(words, "decimal.describe", low=words.number(self.stated(question, low)),
+                       high=words.number(self.stated(question, high)))
+
+    def stated(self, question: Any, value: Fraction) -> str:
+        """A number a report stands for as the words state it: rounded half away from zero to
+        the resolution's decimal places ("-2.3", "31640")."""
+        places = max(0, -int(question.spec.resolution.normalize().as_tuple().exponent))
+        scaled = abs(Fraction(value)) * 10**places
+        units = math.floor(scaled + Fraction(1, 2))
+        return decimal_text(Fraction(units if value >= 0 else -units, 10**places))
+
+    def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
+        """The number a report stands for ("the number 1234.5"); the pair's two."""
+        mechanism = (self.disclosed_mechanism(question) if question.disclosed
+                     else self.plain_mechanism(question))
+        parts = getattr(mechanism, "parts", None)
+        if parts is not None and isinstance(report, list | tuple) and len(report) == 2:
+            mean, distribution = (words.number(self.stated(question, part.sent_value(r)))
+                                  for part, r in zip(parts, report, strict=True))
+            return say(words, "decimal.numbers", mean=mean, distribution=distribution)
+        if isinstance(report, bool) or not isinstance(report, int) or parts is not None:
+            return None
+        return words.t("mech.number", n=words.number(
+            self.stated(question, mechanism.sent_value(report))))
+
     def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
         """The answer rounded to the resolution, as the JSON number the device keeps."""
+        return json_number(question.spec.rounded(answer, question.id))
+
+    def device_answer(self, question: Any, answer: Any) -> Any:
+        """Rounded to the resolution, half up (refused outside min..max): the grid value the
+        mechanism randomizes."""
         return json_number(question.spec.rounded(answer, question.id))
 
     def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
