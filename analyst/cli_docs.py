@@ -75,12 +75,19 @@ def cli_summary() -> str:
 
 def mechanism_tables() -> str:
     """Registered mechanisms and, from the planner, respondents needed per (k, ε)."""
-    from ldpsurvey.shared.mechanisms import MECHANISMS, SET_MECHANISMS
+    from ldpsurvey.shared.mechanisms import (
+        DISTRIBUTION_MECHANISMS,
+        MEAN_MECHANISMS,
+        MECHANISMS,
+        SET_MECHANISMS,
+    )
+    from ldpsurvey.shared.mechanisms.registry import PAIR_MECHANISMS
 
     from .plan.survey import plan_k
 
     lines = ["| mechanism | question types | what a report is | limits |", "|---|---|---|---|"]
-    for name, cls in sorted({**MECHANISMS, **SET_MECHANISMS}.items()):
+    for name, cls in sorted({**MECHANISMS, **SET_MECHANISMS, **MEAN_MECHANISMS,
+                             **DISTRIBUTION_MECHANISMS, **PAIR_MECHANISMS}.items()):
         lines.append(f"| `{name}` | {', '.join(sorted(cls.question_types))} | {cls.summary} | "
                      f"{cls.describe_limits()} |")
     lines += ["", f"Respondents needed for a margin of error of ±{MARGIN * 100:g} percentage "

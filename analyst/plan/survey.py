@@ -29,6 +29,7 @@ from ldpsurvey.shared.mechanisms import (
     choose_mechanism,
     describe_misfits,
     margin_variance,
+    mechanism_class,
     mechanism_for,
     misfits,
 )
@@ -111,7 +112,7 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
     if not any(r.configured for r in rows):
         var = (mechanism_for(question).design_worst_case_variance()  # type: ignore[attr-defined]
                if question.mechanism in DESIGNS else
-               margin_variance(MECHANISMS[question.mechanism], question.type, question.k,
+               margin_variance(mechanism_class(question.mechanism), question.type, question.k,
                                question.epsilon))
         if var is not None:  # None: no mean-score variance derived for this mechanism
             rows.append(plan_row(question.mechanism, var, margin, n, confidence, False, True))
@@ -235,13 +236,14 @@ def format_plan(plan: QuestionPlan) -> str:
 
 def describe(plan: QuestionPlan) -> str:
     what = {"answer units": "the mean, in the answer's units",
-            "score": f"the mean score (options scored 1..{plan.k})"}.get(
-        plan.margin_unit, "each option's share, in percentage points")
+            "score": f"the mean score (options scored 1..{plan.k})",
+            "proportion": "each option's share, in percentage points"}.get(
+        plan.margin_unit, f"the mean, in {plan.margin_unit}")  # a unit's own (a decimal's grid)
     return (f"{plan.question_type}, k={plan.k}, epsilon={plan.epsilon:g}, "
             f"{plan.confidence:.0%} confidence; margin on {what}")
 
 
 def _margin_variance(name: str, question_type: str, k: int, epsilon: float) -> float:
-    var = margin_variance(MECHANISMS[name], question_type, k, epsilon)
+    var = margin_variance(mechanism_class(name), question_type, k, epsilon)
     assert var is not None  # candidates() lists only mechanisms with a derived variance
     return var

@@ -121,9 +121,9 @@ class _TrueShares:
         shares = {answer_label(v): float(c) for v, c in zip(labels, counts, strict=True)}
         for name, members in question.group_indices().items() if question.groups else ():
             shares[name] = float(counts[list(members)].sum())
-        origin = question.unit.score_origin(question)  # integer: min; ordinal: scores 1..k
-        mean = (None if origin is None else
-                float(origin + np.dot(np.arange(question.k), counts)))
+        # integer: min + index; ordinal: scores 1..k; decimal: min + index·resolution
+        mean = question.unit.mean_of_indices(question, float(np.dot(np.arange(question.k),
+                                                                    counts)))
         return shares, mean
 
     number = cell = options

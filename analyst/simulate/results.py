@@ -112,17 +112,18 @@ def compare_estimate(question: Question, mechanism: Mechanism, estimate: Estimat
                             confidence=confidence, estimate=estimate)
     rows = estimate.categories if estimate.categories is not None else estimate.distribution
     if rows is not None and true_freq is not None:
+        truth = question.unit.row_shares(question, true_freq)  # a decimal's bins
         result.values = [value_result(row, float(f))
-                         for row, f in zip(rows, true_freq, strict=True)]
+                         for row, f in zip(rows, truth, strict=True)]
         index = {label: i for i, label in enumerate(question.labels)}
         for group in estimate.groups:
             members = [index[label] for label in group.options]
             result.groups.append(value_result(group, float(true_freq[members].sum()), group.name))
     # Integer answers are their values, ordinal options scored 1..k (the unit's score_origin);
     # a type whose answers are not numbers has no mean to compare.
-    first = question.unit.score_origin(question)
-    if estimate.mean is not None and estimate.mean.estimate is not None and first is not None:
-        true_mean = first + true_index_sum / n
+    true_mean = question.unit.mean_of_indices(question, true_index_sum / n)
+    if estimate.mean is not None and estimate.mean.estimate is not None and \
+            true_mean is not None:
         m = estimate.mean
         assert m.std_error is not None and m.ci_low is not None and m.ci_high is not None
         result.mean = MeanResult(truth=true_mean, estimate=m.estimate, std_error=m.std_error,

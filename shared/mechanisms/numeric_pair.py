@@ -76,8 +76,8 @@ class MeanAndDistribution(Mechanism):
 
     name = "mean_and_distribution"
     question_types: ClassVar[frozenset[str]] = frozenset({"decimal"})
-    summary = ("a number sent twice, independently: by a mean mechanism and by square_wave, "
-               "at shares of ε that add up to it")
+    summary = ("A decimal sent twice, independently: by a mean mechanism and by square_wave, "
+               "at halves of ε (sequential composition); the mean and the distribution.")
 
     def __init__(self, mean: Mechanism, distribution: Mechanism, *,
                  question_id: str = "") -> None:
@@ -100,6 +100,10 @@ class MeanAndDistribution(Mechanism):
     @classmethod
     def misfit(cls, k: int, epsilon: float, low: int = 0) -> Any:
         return None  # each part checks its own limits when it is built
+
+    @classmethod
+    def describe_limits(cls) -> str:
+        return "its parts' limits, each at half of ε"
 
     @classmethod
     def worst_case_variance(cls, k: int, epsilon: float) -> float:

@@ -415,6 +415,19 @@ class QuestionType:
 
         return option_index(question.options, key, where)
 
+    def row_shares(self, question: Any, shares: Any) -> Any:
+        """The true share of each row an estimate lists (a simulation's truth), from the
+        answers' shares in domain order: those shares (a row per value), unless the type's
+        rows group values (a decimal's bins)."""
+        return shares
+
+    def mean_of_indices(self, question: Any, mean_index: float) -> float | None:
+        """The mean of answers whose indices average `mean_index`, in the answer's units
+        (a simulation's true mean): `score_origin` + mean index, each index one more; None
+        where the answers are not numbers."""
+        origin = self.score_origin(question)
+        return None if origin is None else origin + mean_index
+
     def simulated_answer(self, question: Any, drawn: Any) -> Any:
         """A drawn answer index (or set row) as the answer a respondent gives (the demo)."""
         return question.options[int(drawn)]

@@ -439,6 +439,44 @@ class DecimalType(QuestionType):
         return MeanAndDistribution(build(str(mean), half), build(DISTRIBUTION_MECHANISM, half),
                                    question_id=question.id)
 
+    def candidates(self, k: int, epsilon: float, size_limit: int, low: int = 0,
+                   layered: bool = False) -> list[tuple[float, str]]:
+        """(variance of the mean with one report averaged over the grid, in grid steps², name)
+        of the mean mechanisms that fit, best first (numeric_auto's ranking), then square_wave
+        and the pair (the mean at ε/2), so that a plan lists every way to ask the mean."""
+        from ..mechanisms.numeric_auto import mean_variances
+        from ..mechanisms.registry import mechanism_class
+
+        steps = ((k - 1) / 2) ** 2
+        found = sorted((v * steps, name) for name, v in mean_variances(k, epsilon).items())
+        for name in (DISTRIBUTION_MECHANISM, PAIR_MECHANISM):
+            variance = self.margin_variance(mechanism_class(name), k, epsilon)
+            if variance is not None:
+                found.append((variance, name))
+        return found
+
+    def margin_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
+        """The worst case over answers of the mean's one-report variance, in grid steps²
+        (times resolution² in the answer's units); the pair's is its mean part's at ε/2."""
+        from ..mechanisms.numeric_auto import mean_variances
+
+        if cls.name == PAIR_MECHANISM:
+            found = mean_variances(k, epsilon / 2, worst_case=True)
+            return min(found.values()) * ((k - 1) / 2) ** 2 if found else None
+        if cls.misfit(k, epsilon) is not None:
+            return None
+        return float(cls.worst_case_variance(k, epsilon))
+
+    def choose_mechanism(self, question: Any, size_limit: int, where: str) -> tuple[str, str]:
+        """For a plan's probe (k, ε): numeric_auto's choice of the mean mechanism."""
+        from ..mechanisms.numeric_auto import choose_mean_mechanism
+
+        try:
+            chosen = choose_mean_mechanism(question.k, question.epsilon)
+        except ValueError:
+            return super().choose_mechanism(question, size_limit, where)
+        return chosen.name, chosen.reason
+
     def disclosed_mechanism(self, question: Any) -> Any:
         """The identity channel on the grid's indices (the report is the index)."""
         from ..mechanisms.disclosed import DisclosedInteger
@@ -454,6 +492,63 @@ class DecimalType(QuestionType):
     chart = DISTRIBUTION
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
+
+    answer_word = "value"
+
+    def visit(self, question: Any, path: Any) -> Any:
+        return path.number(question)
+
+    def margin_unit(self, question: Any) -> str:
+        """A mean's margin in grid steps: one step is the resolution (a plan from (k, ε)
+        alone has no resolution; docs/decimal.md)."""
+        spec = getattr(question, "spec", None)
+        if spec is None:
+            return "grid steps"
+        return f"grid steps of {decimal_text(spec.resolution)}"
+
+    def score_origin(self, question: Any) -> int | None:
+        """Not None: the answers are numbers (their mean is `mean_of_indices`)."""
+        return 0
+
+    def default_truth(self, question: Any) -> Any:
+        """P[index i] ∝ exp(-4·i/k): skewed toward min, as incomes are."""
+        from .truth import TruncatedGeometric
+
+        return TruncatedGeometric(question.k, math.exp(-4.0 / question.k))
+
+    def truth_index(self, question: Any, key: Any, where: str) -> int:
+        """A grid value, as a string ("1230"): rounded to the grid, half up."""
+        from ..errors import SimulationError
+
+        try:
+            return question.spec.round_index(str(key).strip(), question.id)
+        except AnswerError as exc:
+            raise SimulationError(f"{where}: {exc.message}") from None
+
+    def simulated_answer(self, question: Any, drawn: Any) -> Any:
+        return json_number(question.spec.value(int(drawn)))
+
+    def condition_values(self, question: Any, index: Any) -> Any:
+        import numpy as np
+
+        return float(question.spec.min) + float(question.spec.resolution) * np.asarray(index)
+
+    def row_shares(self, question: Any, shares: Any) -> Any:
+        """The bins' true shares: the grid values in [e_i, e_(i+1)) (the last bin closed)."""
+        import numpy as np
+
+        spec: DecimalSpec = question.spec
+        edges = spec.bin_edges()
+        if not edges:
+            return shares
+        shares = np.asarray(shares)
+        steps = [(edge - Fraction(spec.min)) / Fraction(spec.resolution) for edge in edges]
+        first = [max(0, math.ceil(s)) for s in steps]  # the first index at or past each edge
+        first[-1] = spec.k if edges[-1] >= Fraction(spec.max) else first[-1]
+        return np.array([shares[a:b].sum() for a, b in itertools.pairwise(first)])
+
+    def mean_of_indices(self, question: Any, mean_index: float) -> float | None:
+        return float(question.spec.min) + float(question.spec.resolution) * mean_index
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
 

@@ -1,0 +1,72 @@
+"""`plan` and `simulate` of a `decimal` question through its unit (issue 41): a plan lists every
+way to ask the mean with its worst-case margin in grid steps and marks auto's choice and the
+survey's; a simulation draws grid indices, compares the mean in the question's units with the
+truth and the bins with their true shares; a series re-sends the report kept for an answer."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+from ldpsurvey.analyst.cli import cli
+from ldpsurvey.analyst.plan.survey import plan_survey
+from ldpsurvey.analyst.simulate.survey import simulate_survey
+from ldpsurvey.client.respondent import Respondent
+from ldpsurvey.shared.mechanisms.numeric_auto import choose_mean_mechanism
+from ldpsurvey.shared.survey import Survey, load_survey
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "samples" / "income.toml"
+
+
+def test_a_plan_lists_the_mean_mechanisms_and_the_pair() -> None:
+    plan = plan_survey(load_survey(SAMPLE), margin=0.05, mean_margin=50)
+    income = next(q for q in plan.questions if q.question == "income")
+    names = [r.mechanism for r in income.rows]
+    assert set(names) == {"duchi", "piecewise", "hybrid", "geometric", "square_wave",
+                          "mean_and_distribution"}
+    assert next(r for r in income.rows if r.auto).mechanism == choose_mean_mechanism(2001,
+                                                                                      2.0).name
+    configured = next(r for r in income.rows if r.configured)
+    assert configured.mechanism == "mean_and_distribution"
+    # halving ε costs the pair's mean: it needs more respondents than its mean part alone
+    assert configured.n > min(r.n for r in income.rows if r.mechanism != configured.mechanism)
+    assert income.margin_unit == "grid steps"
+
+
+def test_plan_by_type_is_one_line_of_output_per_mechanism() -> None:
+    result = CliRunner().invoke(cli, ["plan", "--type", "decimal", "--k", "101", "--epsilon",
+                                      "1", "--margin", "5"])
+    assert result.exit_code == 0, result.output
+    assert "margin on the mean, in grid steps" in result.output
+
+
+def test_a_simulation_compares_the_mean_and_the_bins_with_the_truth() -> None:
+    result = simulate_survey(load_survey(SAMPLE), 3000, np.random.default_rng(1))
+    by_id = {q.question.id: q for q in result.questions}
+    gambling = by_id["gambling"]
+    assert [v.value for v in gambling.values] == ["0 to 10", "10 to 50", "50 to 100",
+                                                  "100 to 250", "250 to 500"]
+    assert abs(sum(v.truth for v in gambling.values) - 1) < 1e-9
+    for qid in ("income", "hours", "gambling"):
+        mean = by_id[qid].mean
+        assert mean is not None
+        assert load_survey(SAMPLE).question(qid).spec.min <= mean.truth
+    assert 0 < by_id["hours"].mean.truth <= 80
+
+
+def test_a_series_resends_the_report_kept_for_the_same_grid_value() -> None:
+    """Memoized per distinct answer on the grid (client/hazmat_memo): the same income in a
+    later round re-sends the same report, so rounds cannot be averaged to remove the noise; a
+    different one is drawn afresh (and charged ε: the ledger)."""
+    data = {"id": "s", "title": "t", "series": "monthly", "questions": [
+        {"id": "inc", "type": "decimal", "text": "Income?", "min": 0, "max": 2000,
+         "resolution": 10, "epsilon": 1.0, "estimate": ["mean", "distribution"]}]}
+    state = tempfile.mkdtemp()
+    reports = []
+    for version, answer in ((1, 1234.5), (2, 1230), (3, 1500)):
+        survey = Survey.from_dict({**data, "version": version})
+        reports.append(Respondent("https://x.example", state_dir=state).answer(
+            survey, {"inc": answer}).reports["inc"])
+    assert reports[0] == reports[1]  # 1234.5 and 1230 are the same grid value
