@@ -121,6 +121,7 @@ def test_the_grid_is_exact_and_the_device_rounds_half_up() -> None:
     ({"instantaneous_epsilon": 1.0}, "instantaneous_epsilon"),
     ({"disclosed": True}, "epsilon"),
     ({"options": ["a", "b"]}, "options"),
+    ({"special": {"dk": "Don't know"}}, "special"),
 ])
 def test_errors_name_the_field(keys: dict[str, Any], field: str) -> None:
     raw = {"id": "x", "type": "decimal", "text": "How much?", "min": 0, "max": 100,
