@@ -43,25 +43,27 @@ const DESIGNS = Object.freeze(["warner", "crosswise", "forced_response", "unrela
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
   "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric", "option_rr", "set_ue", "psfo_grr",
-  "psfo_olh"]);
+  "psfo_olh", "duchi", "piecewise", "hybrid", "square_wave", "mean_and_distribution"]);
 
 // --- helpers --------------------------------------------------------------------------------
 
-/** Canonical JSON as shared/survey.py canonical_json writes it (sorted keys, no spaces). */
-export function canonicalJson(value) {
+/** Canonical JSON as shared/survey.py canonical_json writes it (sorted keys, no spaces);
+ * integers only unless `floats` (then a number is JS's shortest digits: for comparing parsed
+ * values, such as a pair mechanism's ε shares, not for bytes Python signs). */
+export function canonicalJson(value, floats = false) {
   if (value === null || typeof value === "boolean" || typeof value === "string") {
     return JSON.stringify(value);
   }
   if (typeof value === "bigint") return value.toString();
   if (typeof value === "number") {
     if (!Number.isFinite(value)) throw new TypeError("no NaN or infinity in canonical JSON");
-    if (!Number.isInteger(value)) throw new TypeError("canonicalJson writes integers only");
+    if (!floats && !Number.isInteger(value)) throw new TypeError("canonicalJson writes integers only");
     return String(value);
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, floats)).join(",")}]`;
   if (typeof value === "object") {
     const keys = Object.keys(value).sort(codePointOrder);
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k], floats)}`).join(",")}}`;
   }
   throw new TypeError(`not JSON: ${typeof value}`);
 }
@@ -76,7 +78,7 @@ function codePointOrder(a, b) {
 /** Whether two parsed JSON values are equal (any value: a malformed one is simply unequal). */
 function sameJson(given, expected) {
   try {
-    return canonicalJson(given) === canonicalJson(expected);
+    return canonicalJson(given, true) === canonicalJson(expected, true);
   } catch {
     return false;
   }
@@ -277,7 +279,7 @@ export function mechanismFor(question, { notAsked = false } = {}) {
       permanent, unit.core(name, instantaneousEpsilon, question, notAsked), epsilon);
   }
   if (!sameJson(question.params, core.params)) {
-    throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params)})`);
+    throw new ManifestMismatch(`${where}: the parameters do not match mechanism ${name} at ε = ${epsilon} for this question (expected ${canonicalJson(core.params, true)})`);
   }
   const labels = unit.labels(question, notAsked);
   /** The labels as the respondent sees them now (an option's text in the page's language). */

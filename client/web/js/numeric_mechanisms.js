@@ -1,7 +1,7 @@
 // The mean mechanisms for numbers (shared/mechanisms/duchi.py, piecewise.py, hybrid.py), ported
 // draw for draw: an answer is a grid index j in [0, k) (t_j = -1 + 2j/(k - 1) on [-1, 1]), a
-// report is a cell index drawn with exact integer weights from the page's CSPRNG. Not wired into
-// the page's question flow yet: the `decimal` question type (issue 41) will load this module.
+// report is a cell index drawn with exact integer weights from the page's CSPRNG. The `decimal`
+// question type's unit (js/types/decimal.js) loads this module for a survey that has one.
 
 import { bernoulli, drawWeighted, secureSource } from "./randomness.js";
 import { Rational, rationalExpFloor } from "./rational.js";
@@ -42,6 +42,8 @@ function duchiGrid(c, d, K) {
   const base = (c + d) * (K - 1n);
   return {
     bound: new Rational(c + d, c - d),
+    /** Report i's value on [-1, 1]: -B or +B. */
+    value(i) { return i === 0 ? this.bound.neg() : this.bound; },
     weights(j) {
       const tilt = (2n * j - (K - 1n)) * (c - d);
       return [base - tilt, base + tilt];
@@ -67,6 +69,8 @@ function piecewiseGrid(a, b, m, K) {
   return {
     m,
     c: new Rational(a + b, a - b),
+    /** Cell i's value on [-1, 1]: C·(2i - m)/m. */
+    value(i) { return this.c.mul(new Rational(2n * BigInt(i) - m, m)); },
     /** The numerators of P[i | j] over 2Q²abm, each checked within [b²H_i, a²H_i] and their
      * total: the row the page draws from is proven, not just recomputed. */
     weights(j) {
@@ -107,6 +111,10 @@ export function duchiCore(epsilon, k) {
   return {
     name: "duchi", k, count: 2,
     params: { exp_epsilon: e.toString() },
+    /** The largest |value| a report may have on [-1, 1] (the review's range), and a
+     * report's value there (the receipt's number). */
+    reach: grid.bound,
+    value: (report) => grid.value(report),
     perturbIndex(index, source = secureSource) {
       return drawWeighted(grid.weights(checkIndex(index, k)), source);
     },
@@ -122,6 +130,8 @@ export function piecewiseCore(epsilon, k) {
   return {
     name: "piecewise", k, count: Number(m) + 1,
     params: { exp_half_epsilon: s.toString(), cells: Number(m) },
+    reach: grid.c,
+    value: (report) => grid.value(report),
     perturbIndex(index, source = secureSource) {
       return drawWeighted(grid.weights(checkIndex(index, k)), source);
     },
@@ -144,6 +154,11 @@ export function hybridCore(epsilon, k) {
   return {
     name: "hybrid", k, count: Number(m) + 3,
     params: { exp_half_epsilon: s.toString(), cells: Number(m), alpha: alpha.toString() },
+    // every cell's value, PM's included (Python's sent_range): C exceeds Duchi's
+    // (s² + 1)/(s² - 1) at e^ε = s² (at α = 0 only those two are drawn)
+    reach: pm.c,
+    value: (report) => (report <= Number(m) ? pm.value(report)
+      : duchi.value(report - Number(m) - 1)),
     perturbIndex(index, source = secureSource) {
       const j = checkIndex(index, k);
       if (alpha.num !== 0n && bernoulli(alpha, source)) return drawWeighted(pm.weights(j), source);

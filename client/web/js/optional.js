@@ -15,6 +15,7 @@ const TYPE_IMPORTS = Object.freeze({
   ordinal: () => import("./types/ordinal.js"),
   location: () => import("./types/location.js"),
   multiselect: () => import("./types/multiselect.js"),
+  decimal: () => import("./types/decimal.js"),
 });
 
 const IMPORTS = Object.freeze({
@@ -23,6 +24,10 @@ const IMPORTS = Object.freeze({
   geoExp: () => import("./geo_exp.js"),
   gridPicker: () => import("./grid_picker.js"),
   multiselect: () => import("./multiselect.js"),
+  geometric: () => import("./geometric.js"),
+  decimalNumber: () => import("./decimal_number.js"),
+  numericMechanisms: () => import("./numeric_mechanisms.js"),
+  squareWave: () => import("./square_wave.js"),
   twoServerVerify: () => import("./twoserver/verify.js"),
   twoServer: () => import("./twoserver/flow.js"),
   twoServerUpload: () => import("./twoserver/upload.js"),  // Prio3 and HPKE: to send
@@ -50,20 +55,26 @@ const IMPORTS = Object.freeze({
   twoServerSets: () => import("./twoserver/multiselect.js"),
 });
 
-/** The module of each core loaded for a survey naming its mechanism (mechanisms.js has the
- * others; geometric's, geo_exp's and psfo_grr's come with their type's unit, js/types/). */
+/** The module(s) of each core loaded for a survey naming its mechanism (mechanisms.js has the
+ * others; geo_exp's and psfo_grr's come with their type's unit, js/types/; geometric's with
+ * the integer unit, and for a decimal question that names it). */
 const CORE_MODULES = Object.freeze({
   oue: "bitmaps", sue: "bitmaps", ss: "bitmaps", olh: "hashing", hr: "hashing",
   ordinal_exp: "ordinal", asked_geometric: "askedGeometric", option_rr: "setCores",
   set_ue: "setCores", psfo_olh: "setCores",
   warner: "designs", crosswise: "designs", forced_response: "designs",
   unrelated_question: "designs", matrix: "designs",
+  duchi: "numericMechanisms", piecewise: "numericMechanisms", hybrid: "numericMechanisms",
+  geometric: "geometric", square_wave: "squareWave",
+  // a decimal's mean and distribution: its mean part's module (params.mean) and the square wave
+  mean_and_distribution: (q) => [CORE_MODULES[q.params?.mean], "squareWave"],
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
 const WORDS = Object.freeze({
   en: {
     multiselect: () => import("./messages/en/multiselect.js"),
+    decimal: () => import("./messages/en/decimal.js"),
     location: () => import("./messages/en/location.js"),
     twoserver: () => import("./messages/en/twoserver.js"),
     skip: () => import("./messages/en/skip.js"),
@@ -77,6 +88,7 @@ const WORDS = Object.freeze({
   es: {
     core: () => import("./messages/es/core.js"),
     multiselect: () => import("./messages/es/multiselect.js"),
+    decimal: () => import("./messages/es/decimal.js"),
     location: () => import("./messages/es/location.js"),
     twoserver: () => import("./messages/es/twoserver.js"),
     skip: () => import("./messages/es/skip.js"),
@@ -90,6 +102,7 @@ const WORDS = Object.freeze({
   fr: {
     core: () => import("./messages/fr/core.js"),
     multiselect: () => import("./messages/fr/multiselect.js"),
+    decimal: () => import("./messages/fr/decimal.js"),
     location: () => import("./messages/fr/location.js"),
     twoserver: () => import("./messages/fr/twoserver.js"),
     skip: () => import("./messages/fr/skip.js"),
@@ -159,10 +172,14 @@ export function needed(survey) {
   if (hasPipes(survey)) names.push("piping");
   if (survey.series != null) names.push("memo", "sha256");
   for (const q of survey.questions) {
-    if (q && Object.hasOwn(CORE_MODULES, q.mechanism)) names.push(CORE_MODULES[q.mechanism]);
+    const core = q && Object.hasOwn(CORE_MODULES, q.mechanism) ? CORE_MODULES[q.mechanism]
+      : null;
+    if (core) names.push(...[typeof core === "function" ? core(q) : core].flat());
     if (q && q.instantaneous_epsilon != null) names.push("twoLayer");
   }
-  return [...new Set(names)];
+  // a module named by what the (not yet verified) survey says is one of this page's own
+  return [...new Set(names)].filter((name) => typeof name === "string" &&
+                                              Object.hasOwn(IMPORTS, name));
 }
 
 /** Import the units of the given types (registered in types/index.js), each once; their

@@ -2,8 +2,8 @@
 // kept on a grid of at most 1024 points, reported as a cell of the grid widened by B points on
 // each side, a near cell e^ε times likelier than a far one. Exact: the geometry (d, B, m) is
 // derived in rationals as Python derives it, the draw is one randbelow(W) from the page's
-// CSPRNG (drawWeighted's mapping). Not yet wired into the page's question flow (issue 41's `decimal` type is being built
-// as a question-type unit); tests/web/test_square_wave_vectors.py proves it equal to Python.
+// CSPRNG (drawWeighted's mapping). The `decimal` question type's unit (js/types/decimal.js)
+// loads it; tests/web/test_square_wave_vectors.py proves it equal to Python.
 
 import { Rational, rationalExpFloor } from "./rational.js";
 import { secureSource } from "./randomness.js";

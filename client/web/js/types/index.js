@@ -9,10 +9,11 @@
 const TYPES = Object.freeze({
   binary: {},
   categorical: {},
-  integer: {},
+  integer: { modules: ["geometric"] },
   ordinal: {},
   location: { modules: ["location", "geoExp", "gridPicker"], words: ["location"] },
   multiselect: { modules: ["multiselect"], words: ["multiselect"], twoServer: ["twoServerSets"] },
+  decimal: { modules: ["decimalNumber"], words: ["decimal"] },
 });
 
 /** The type names a survey may use (QUESTION_TYPES in Python). */

@@ -1,0 +1,301 @@
+// A decimal question (shared/question_types/decimal.py): a number in [min, max] kept on the
+// device to the grid min + j·resolution (../decimal_number.js, exact), its grid index j
+// randomized by a mean mechanism (../numeric_mechanisms.js: duchi, piecewise, hybrid; geometric,
+// ../geometric.js), the square wave (../square_wave.js), or both at halves of ε
+// (mean_and_distribution: the report is the pair); optional.js loads the modules of the
+// mechanisms a survey names. docs/web.md, "Question types on the page".
+
+import { PyFloat, isFloat } from "../canonical.js";
+import { Exact, Grid, exactOf, readTyped } from "../decimal_number.js";
+import { el } from "../dom.js";
+import { rawAnswer } from "../form.js";
+import { N, t, wordsLocale } from "../i18n.js";
+import { AnswerError, ManifestMismatch, P, stepWords } from "../mechanisms.js";
+import { loaded } from "../optional.js";  // each mechanism's module, for a survey naming it
+import { Rational } from "../rational.js";
+import { QuestionType } from "./base.js";
+
+const MEAN_CORES = Object.freeze(["duchi", "piecewise", "hybrid"]);  // numeric_mechanisms.js
+const MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "geometric"]);
+const DISTRIBUTION = "square_wave";
+const PAIR = "mean_and_distribution";
+const MAX_GRID = 65536n;  // shared/mechanisms/base.py MAX_OPTIONS
+
+const grids = new WeakMap();
+const cores = new WeakMap();  // each question's core, for its receipt's words
+
+/** The question's grid (min, max and resolution read exactly), built once per question. */
+export function gridOf(q) {
+  let grid = grids.get(q);
+  if (grid === undefined) {
+    const [min, max, resolution] = [q.min, q.max, q.resolution].map(exactOf);
+    if (!min || !max || !resolution) throw new RangeError("min, max and resolution must be exact decimals");
+    grid = new Grid(min, max, resolution);
+    grids.set(q, grid);
+  }
+  return grid;
+}
+
+/** The page's decimal mark ("," in Spanish and French), which a respondent may type too. */
+function decimalMark() {
+  const part = new Intl.NumberFormat(wordsLocale()).formatToParts(1.5)
+    .find((p) => p.type === "decimal");
+  return part ? part.value : ".";
+}
+
+/** An exact grid value as its plain decimal text ("12.5", "20000": decimal_text). */
+const plain = (x) => x.normalized().toString();
+
+/** A rational number on the question's scale as the words state it: rounded half away from
+ * zero to the resolution's decimal places ("-2.3", "31640"). */
+function stated(grid, x) {
+  const scale = grid.resolution.normalized().scale;
+  const scaled = x.mul(new Rational(10n ** BigInt(scale)));
+  const size = scaled.num < 0n ? scaled.neg() : scaled;
+  const units = size.add(new Rational(1n, 2n)).floor();
+  return N(plain(new Exact(scaled.num < 0n ? -units : units, scale)));
+}
+
+/** The grid's bounds as Rationals. */
+const ends = (grid) => [grid.min.toRational(), grid.max.toRational()];
+
+/** What a part sends, in the words the command line says too (DecimalType.device_chances): a
+ * number between the lowest and highest numbers its reports stand for. */
+function between(grid, low, high) {
+  return { text: t("decimal.describe", { low: stated(grid, low), high: stated(grid, high) }) };
+}
+
+/** A mean mechanism (duchi, piecewise, hybrid) on the grid's indices. */
+function boundedMeanCore(name, epsilon, grid) {
+  const core = loaded("numericMechanisms")[`${name}Core`](epsilon, Number(grid.k));
+  const [min, max] = ends(grid);
+  const half = max.sub(min).div(2n);
+  const value = (v) => min.add(half).add(half.mul(v));  // [-1, 1] -> the question's scale
+  const low = value(core.reach.neg());
+  const high = value(core.reach);
+  return {
+    name, k: grid.k, params: core.params,
+    perturbIndex: (index, source) => core.perturbIndex(Number(index), source),
+    reportValue: (report) => value(core.value(report)),
+    describe: () => between(grid, low, high),
+  };
+}
+
+/** The geometric mechanism on the grid's indices: the report is index + noise, its value
+ * min + report·resolution. */
+function geometricOnGrid(epsilon, grid) {
+  const core = loaded("geometric").geometricCore(epsilon, 0n, grid.k - 1n);
+  const rate = core.rate.toNumber();
+  return {
+    name: "geometric", k: grid.k, params: core.params, rate: core.rate,
+    reportBounds: core.reportBounds,
+    perturbIndex: (index, source) => core.perturbIndex(index, source),
+    reportValue: (report) => grid.value(BigInt(report)).toRational(),
+    describe: () => ({ text: t("decimal.geometric", {
+      p: P(Math.tanh(rate / 2)), resolution: N(plain(grid.resolution)),
+      step: stepWords(Math.exp(rate)) }) }),
+  };
+}
+
+/** The square wave on the grid's indices: cell y stands for min + (y - B)/(d - 1)·(max - min). */
+function squareWaveOnGrid(epsilon, grid, params) {
+  const core = loaded("squareWave").squareWave(epsilon, 0n, grid.k - 1n, params);
+  const [min, max] = ends(grid);
+  const value = (y) => min.add(max.sub(min).mul(new Rational(BigInt(y) - core.half, core.d - 1n)));
+  const low = value(0);
+  const high = value(core.m - 1n);
+  return {
+    name: DISTRIBUTION, k: grid.k, params: core.params,
+    perturbIndex: (index, source) => core.perturbIndex(index, source),
+    reportValue: value,
+    describe: () => between(grid, low, high),
+  };
+}
+
+/** One part's core: a mean mechanism or the square wave (`params` checked by mechanismFor,
+ * or by the pair for its parts). */
+function partCore(name, epsilon, grid, params) {
+  if (MEAN_CORES.includes(name)) return boundedMeanCore(name, epsilon, grid);
+  if (name === "geometric") return geometricOnGrid(epsilon, grid);
+  if (name === DISTRIBUTION) return squareWaveOnGrid(epsilon, grid, params);
+  throw new ManifestMismatch(`${JSON.stringify(name)} is not a mechanism of a decimal question`);
+}
+
+/** mean_and_distribution (shared/mechanisms/numeric_pair.py): the answer sent twice, by the
+ * mean mechanism params.mean at ε/2 and by the square wave at ε/2, [mean, distribution]. */
+function pairCore(epsilon, grid, params) {
+  const meanName = params && typeof params === "object" ? params.mean : undefined;
+  if (!MEAN_MECHANISMS.includes(meanName)) {
+    throw new ManifestMismatch(`${PAIR}: params.mean must be one of ${MEAN_MECHANISMS.join(", ")}`);
+  }
+  const half = epsilon / 2;
+  const parts = [partCore(meanName, half, grid), partCore(DISTRIBUTION, half, grid)];
+  return {
+    name: PAIR, k: grid.k, parts,
+    params: { mean: meanName, mean_epsilon: half, mean_params: parts[0].params,
+              distribution: DISTRIBUTION, distribution_epsilon: half,
+              distribution_params: parts[1].params },
+    perturbIndex: (index, source) => parts.map((part) => part.perturbIndex(index, source)),
+    describe() {
+      const [mean, distribution] = parts.map((part) => part.describe().text);
+      return { text: t("decimal.pair", { mean, distribution }) };
+    },
+  };
+}
+
+class DecimalType extends QuestionType {
+  // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
+
+  shapeRefusal(q) {
+    try {
+      gridOf(q);
+      return null;
+    } catch {
+      return "refusal.noRange";
+    }
+  }
+
+  check(q, where, Mismatch) {
+    let grid;
+    try {
+      grid = gridOf(q);
+    } catch {
+      throw new Mismatch(`${where}: min, max and resolution must be exact numbers with (max - min) / resolution a whole number >= 1`);
+    }
+    if (grid.k > MAX_GRID) throw new Mismatch(`${where}: more than ${MAX_GRID} values from min to max`);
+  }
+
+  /** DecimalSpec.canonical: min, max, resolution (an int when whole, else a float), estimate,
+   * bins (with the distribution); the pair's ε shares are floats in its params. */
+  canonical(q, disclosed) {
+    const number = (x) => (Number.isInteger(x) ? x : new PyFloat(x));
+    const d = { min: number(q.min), max: number(q.max), resolution: number(q.resolution),
+                estimate: q.estimate };
+    if (q.bins != null) d.bins = Array.isArray(q.bins) ? q.bins.map(number) : q.bins;
+    if (!disclosed && q.mechanism === PAIR && q.params && typeof q.params === "object") {
+      const { mean_epsilon: mean, distribution_epsilon: distribution } = q.params;
+      if (!isFloat(mean) || !isFloat(distribution)) throw new TypeError("a pair's ε shares are numbers");
+      d.params = { ...q.params, mean_epsilon: new PyFloat(mean),  // floats, as Python writes them
+                   distribution_epsilon: new PyFloat(distribution) };
+    }
+    return d;
+  }
+
+  // --- the mechanism (mechanisms.js) ---
+
+  values() { return null; }
+
+  core(name, epsilon, q) {
+    const grid = gridOf(q);
+    const core = name === PAIR ? pairCore(epsilon, grid, q.params)
+      : partCore(name, epsilon, grid, q.params);
+    core.explain = explainer(grid, core);  // a report in words (mechanisms.js explainReport)
+    cores.set(q, core);
+    return core;
+  }
+
+  /** The grid index (a BigInt) of a grid value (its decimal text or number); anything off the
+   * grid or outside [min, max] is refused, not rounded or clamped (AnswerScale.index): the
+   * form rounds to the resolution first (read). */
+  encoder(q) {
+    const grid = gridOf(q);
+    return function encode(answer) {
+      const x = typeof answer === "string" || typeof answer === "number" ? exactOf(answer) : null;
+      const index = x === null ? null : grid.indexOf(x);
+      if (index === null) {
+        throw new AnswerError(`${JSON.stringify(answer)} is not one of ${JSON.stringify(q.id)}'s values ${plain(grid.min)}, ${plain(grid.value(1n))}, ... ${plain(grid.max)}`);
+      }
+      return index;
+    };
+  }
+
+  /** The answer as the memo's message holds it (canonical_answer: the JSON number). */
+  memoValue(q, answer) { return Number(plain(exactOf(answer))); }
+
+  describe(core) { return core.describe(); }
+
+  /** A disclosed answer is sent as its grid index (on_scale(DisclosedInteger)). */
+  disclosedReport(q, index) { return Number(index); }
+
+  disclosedWords(q, value) {
+    return t("mech.number", { n: N(plain(gridOf(q).value(BigInt(value)))) });
+  }
+
+  // --- the form (form.js) ---
+
+  get optionalKey() { return "form.optionalEmpty"; }
+
+  inputs(q, name, describedBy) {
+    const grid = gridOf(q);
+    const id = `${name}-input`;
+    return [
+      el("label", { for: id, class: "inline" },
+         t("decimal.label", { min: N(plain(grid.min)), max: N(plain(grid.max)),
+                              resolution: N(plain(grid.resolution)) })),
+      el("input", { type: "text", id, name, inputmode: "decimal", autocomplete: "off",
+                    "aria-describedby": describedBy, class: "number" }),
+    ];
+  }
+
+  /** {value}: the grid value nearest what was typed, half up (its decimal text), or {error}. */
+  read(form, q, name) {
+    const { raw, ...done } = rawAnswer(form, q, name);
+    if (raw === undefined) return done;
+    return readAnswer(q, raw, decimalMark());
+  }
+
+  /** The grid value with the page's decimal mark (exact: no digit rounded again). */
+  answerText(q, value) { return String(value).replace(".", decimalMark()); }
+
+  // --- the review and the receipt (review.js, skip_review.js) ---
+
+  /** The numbers the report can stand for, whatever the answer (the command line's words). */
+  chances(q, mechanism) {
+    return mechanism.describe().text;
+  }
+
+  /** Whether a report (a part of the pair) stands for a number outside [min, max]. */
+  reportOutside(q, report) {
+    const core = cores.get(q);
+    if (!core || q.disclosed === true) return false;
+    const [min, max] = ends(gridOf(q));
+    const parts = core.parts ?? [core];
+    const reports = core.parts ? report : [report];
+    return parts.some((part, i) => {
+      const x = part.reportValue(reports[i]);
+      return x.lt(min) || x.gt(max);
+    });
+  }
+}
+
+/** What a respondent typed (`text`, the page's decimal mark `mark`), as the form reads it:
+ * {value: the nearest grid value's decimal text} or {error: the words}. */
+export function readAnswer(q, text, mark = ".") {
+  const typed = readTyped(text, mark);
+  const grid = gridOf(q);
+  if (typed.error) {
+    const example = N(plain(grid.value(grid.k / 2n)));
+    return { error: t(typed.error === "separators" ? "decimal.separators" : "decimal.notNumber",
+                      { example }) };
+  }
+  if (!grid.holds(typed.value)) {
+    return { error: t("decimal.range", { min: N(plain(grid.min)), max: N(plain(grid.max)) }) };
+  }
+  return { value: plain(grid.value(grid.nearest(typed.value))) };
+}
+
+/** A report in plain words: the number it stands for on the question's scale (the pair's
+ * two). */
+function explainer(grid, core) {
+  const one = (part, report) => stated(grid, part.reportValue(report));
+  return core.parts
+    ? (report) => t("decimal.numbers", { mean: one(core.parts[0], report[0]),
+                                         distribution: one(core.parts[1], report[1]) })
+    : (report) => t("mech.number", { n: one(core, report) });
+}
+
+export default new DecimalType({
+  name: "decimal",
+  mechanisms: [...MEAN_MECHANISMS, DISTRIBUTION, PAIR],
+  conditionWords: "a decimal question",  // not words: a condition error
+});
