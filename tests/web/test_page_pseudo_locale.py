@@ -2,10 +2,11 @@
 replaced by a pseudo-locale (every letter of English's messages accented, built here from the
 catalogue itself) and a survey whose Spanish text is Greek, no run of plain Latin letters may
 remain anywhere a respondent reads: text, labels, aria-labels, titles. The walk goes through
-every screen of a survey with every kind of question (yes/no with a hint, options, an
-optional number, check-all-that-apply with its limit, a map, an ordinal, a follow-up that is
-skipped and still sent as 'not asked'): the form, its errors, the review with its details, the
-thank-you screen and receipt with its details, and a refusal."""
+every screen of a survey with every kind of question (yes/no with a hint, options, an optional
+number, check-all-that-apply with its limit, a map, an ordinal, a decimal sent twice for its
+mean and distribution, a follow-up that is skipped and still sent as 'not asked'): the form, its
+errors, the review with its details, the thank-you screen and receipt with its details, and a
+refusal."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ SURVEY = {
          "options": ["tea", "coffee", "cola"], "max_selected": 2},
         {"id": "home", "text": "Where do you live?", "type": "location", "epsilon_geo": 0.5,
          "grid": {"rows": 3, "cols": 3, "cell_km": 1.0}, "regions": {"Βορράς": ["1,1-3"]}},
+        {"id": "income", "text": "Your income?", "type": "decimal", "epsilon": 0.5, "min": 0,
+         "max": 100, "resolution": "0.5", "mechanism": "hybrid",
+         "estimate": ["mean", "distribution"]},
     ],
     "translations": {"es": {
         "title": "Υγεία", "description": "Μια σύντομη έρευνα.",
@@ -48,7 +52,7 @@ SURVEY = {
             "drinks": {"text": "Ποτά την περασμένη εβδομάδα;"},
             "used": {"text": "Τι έχετε χρησιμοποιήσει;",
                      "options": {"tea": "τσάι", "coffee": "καφές", "cola": "κόλα"}},
-            "home": {"text": "Πού μένετε;"}}}},
+            "home": {"text": "Πού μένετε;"}, "income": {"text": "Το εισόδημά σας;"}}}},
 }
 
 SCAN = """() => {
@@ -124,9 +128,16 @@ def test_every_screen_shows_only_catalogue_words(deployment: Any, pseudo_spanish
     page.locator("[role=gridcell][tabindex='0']").focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
+    page.locator("#q6-input").fill("1.234,5")  # a thousands separator: its error
     page.locator("#answers button[type=submit]").click()
     assert page.locator("#q3-error").is_visible()
+    assert page.locator("#q6-error").is_visible()
     assert plain_words(page, allowed) == []
+    page.locator("#q6-input").fill("abc")  # not a number: its error
+    page.locator("#answers button[type=submit]").click()
+    assert page.locator("#q6-error").is_visible()
+    assert plain_words(page, allowed) == []
+    page.locator("#q6-input").fill("12,5")  # the language's decimal mark
     page.locator("#q3-input").fill("3")
     page.locator("#answers button[type=submit]").click()
     page.wait_for_selector("#review")
