@@ -50,7 +50,7 @@ NOTE = ("an asked bit and a noisy number are sent for every respondent (randomiz
         "their squares, so the interval may be wider than needed, never narrower)")
 
 
-def _icbrt(n: int) -> int:
+def icbrt(n: int) -> int:
     """The largest integer c >= 0 with c³ <= n."""
     if n <= 0:
         return 0
@@ -74,7 +74,7 @@ def pair_scale(mechanism: Any, width: int) -> int:
     if gap <= 0:
         return 1
     b = Fraction(mechanism.half) ** 2 / gap**2
-    root = _icbrt(math.floor(width * b))
+    root = icbrt(math.floor(width * b))
 
     def cost(s: int) -> Fraction:
         return (s + width) ** 2 * (s * s + b) / (s * s)

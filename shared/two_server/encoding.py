@@ -10,7 +10,12 @@
   local ε0 -> its asked_geometric report pair as Prio3Count of the bit and Prio3Sum of the
   clipped number under one key (shared/two_server/asked_pair.py, pair_vdaf.py);
 - a declared crosstab (binary/categorical/ordinal questions only) -> Prio3Histogram over the
-  k1*k2 joint cells, cell index i*k2 + j.
+  k1*k2 joint cells, cell index i*k2 + j;
+- a number kept on a grid (origin + j·step, j in [0, k - 1]: a decimal) -> its fixed-point
+  measurement (`Measure.fixed_point`, shared/two_server/fixed_point.py): Prio3Sum of j for the
+  mean, Prio3Histogram of its bin for the distribution, or both as Prio3Histogram +
+  Prio3SumVec under one key (pair_vdaf.py), the bins ending with "not asked" for a hidden
+  follow-up.
 
 With a local ε0 the local mechanism's report is encoded instead of the answer: binary_rr, grr
 and ordinal_exp report one index of the same domain (Count / Histogram as above); geometric
@@ -41,6 +46,7 @@ from typing import Any
 from ..errors import SurveyError
 from ..question_types import units
 from .asked_pair import pair_scale
+from .fixed_point import Grid, grid_encoding, grid_measurement
 
 CTX_LABEL = b"ldpsurvey two-server v1"
 MAX_CELLS = 1 << 16
@@ -52,19 +58,25 @@ class Encoding:
     """How one key (question or crosstab) is encoded: the Prio3 instance and its domain."""
 
     key: str
-    kind: str              # "count" | "histogram" | "sum" | "multihot" | "asked_pair"
-    length: int            # entries of the aggregate (count/sum: 1, histogram: cells)
-    max_measurement: int = 1  # sum (and asked_pair's number): the largest measurement;
-                              # count: 1; multihot: max weight
+    kind: str              # "count" | "histogram" | "sum" | "multihot" | "asked_pair" |
+                           # "histogram_sum"
+    length: int            # entries of the aggregate (count/sum: 1, histogram: cells,
+                           # histogram_sum: cells + 1)
+    max_measurement: int = 1  # sum (and asked_pair's number, histogram_sum's sum): the largest
+                              # measurement; count: 1; multihot: max weight
     offset: int = 0        # sum, asked_pair: the value measured as 0
-    delta: int = 0         # multihot, asked_pair: the L1 sensitivity of the aggregate
-    scale: int = 1         # asked_pair: what the servers multiply the bit's share by
+    delta: int = 0         # multihot, asked_pair, histogram_sum: the L1 sensitivity of the
+                           # aggregate
+    scale: int = 1         # asked_pair, histogram_sum: what the servers multiply the first
+                           # measurement's shares by
+    grid: Grid | None = None  # a number on a grid (fixed_point.py): what the totals count
 
     @property
     def sensitivity(self) -> int:
         """L1 change of the aggregate when one respondent's report is substituted."""
         return {"count": 1, "histogram": 2, "sum": self.max_measurement,
-                "multihot": self.delta, "asked_pair": self.delta}[self.kind]
+                "multihot": self.delta, "asked_pair": self.delta,
+                "histogram_sum": self.delta}[self.kind]
 
     def vdaf(self) -> Any:
         from .. import prio3
@@ -73,6 +85,10 @@ class Encoding:
             from .pair_vdaf import AskedPairPrio3
 
             return AskedPairPrio3(self.max_measurement, self.scale)
+        if self.kind == "histogram_sum":
+            from .pair_vdaf import HistogramSumPrio3
+
+            return HistogramSumPrio3(self.length - 1, self.max_measurement, self.scale)
         if self.kind == "count":
             return prio3.prio3_count()
         if self.kind == "sum":
@@ -156,6 +172,27 @@ class Measure:
         """Prio3MultihotCountVec of `length` bits, at most `max_weight` set; `delta` the L1
         change of the totals when one respondent's vector is substituted."""
         return Encoding(self.question.id, "multihot", length, max_weight, delta=delta)
+
+    def fixed_point(self, grid: Grid) -> Encoding:
+        """A number on `grid` (origin + j·step, j in [0, points - 1]), its mean and/or its
+        distribution over the grid's bins measured as fixed_point.py says: Prio3Sum of j,
+        Prio3Histogram of its bin ("not asked" the last), or both under one key."""
+        return grid_encoding(self.question.id, grid, Encoding)
+
+    def on_grid(self, j: int) -> Any:
+        """The measurement of the grid point j (an answer already kept to the grid) in this
+        question's fixed-point encoding; "not asked" is `grid_not_asked`."""
+        encoding = question_encoding(self.question)
+        assert encoding.grid is not None, "on_grid measures a fixed-point encoding"
+        return grid_measurement(encoding, j)
+
+    def grid_not_asked(self) -> Any:
+        """The measurement of a hidden follow-up that did not apply, in its fixed-point
+        encoding: the last cell of its bins (and a grid index of 0, which adds nothing)."""
+        encoding = question_encoding(self.question)
+        assert encoding.grid is not None and encoding.grid.not_asked, (
+            "grid_not_asked measures a fixed-point encoding with a 'not asked' cell")
+        return grid_measurement(encoding, None)
 
     def last_cell(self) -> int:
         """The measurement of a "not asked" value: the encoding's last cell."""

@@ -28,13 +28,15 @@ every truth maximizes the concave f·u - (w·f)² over the simplex, which is att
 between two answers (`_worst_case`). Without a local mechanism u = w∘w and the first term is
 the familiar f(1 - f).
 
-Integer questions are Prio3 Sums: only the mean is estimated (a Sum carries no squares, so the
-sampling variance plugs in the Bhatia-Davis bound σ² <= (max - μ)(μ - min), the variance of
-answers all at min or max with mean μ: a conservative interval). When the servers' noise alone
-spreads an interval over more than every value the estimate can take, a note says the estimate
-is too noisy to read (`too_noisy_notes`). With a local ε0 the device's geometric report,
-clipped to the mechanism's accepted report range, is summed; its noise variance is added per
-respondent.
+A number kept on a grid (a decimal) is measured and estimated by
+shared/two_server/fixed_point.py: its mean on the fixed-point scale, its bins, CDF and
+quantiles. Integer questions are Prio3 Sums: only the mean is estimated (a Sum carries no
+squares, so the sampling variance plugs in the Bhatia-Davis bound σ² <= (max - μ)(μ - min),
+the variance of answers all at min or max with mean μ: a conservative interval). When the
+servers' noise alone spreads an interval over more than every value the estimate can take, a
+note says the estimate is too noisy to read (`too_noisy_notes`). With a local ε0 the device's
+geometric report, clipped to the mechanism's accepted report range, is summed; its noise
+variance is added per respondent.
 
 This module reads the contract's fields duck-typed (`BatchEntry`, `CollectedBatchLike`):
 entries by question id, and by `CrosstabSpec.key` ("crosstab:<rows>:<cols>") for crosstabs.
@@ -77,6 +79,7 @@ from .entry import (
     noise_variance,
     too_noisy_notes,
 )
+from .fixed_point import estimate_grid
 from .multiselect import estimate_set_two_server
 from .noise import SERVERS
 
@@ -400,6 +403,9 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         local=f" and the local {question.mechanism} randomization at ε0 = {local:g}"
         if local is not None else ""))
     encoding = question_encoding(question)
+    if encoding.grid is not None:  # a number on a grid: its mean and/or its bins
+        return estimate_grid(question, entry, result,  # type: ignore[no-any-return]
+                             confidence, encoding)
     if encoding.kind == "asked_pair":  # skip logic: the device's [bit, number] pair
         return estimate_pair(question, entry, result, confidence,  # type: ignore[no-any-return]
                              encoding)

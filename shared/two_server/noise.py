@@ -12,7 +12,9 @@ sensitivity of what one question's aggregate releases, under substitution:
   report's k free bits): the caller gives it, as for a Sum;
 - an asked pair (a hidden integer question's local [bit, number], shared/two_server/
   pair_vdaf.py): the bit's total, scaled by s, moves by at most s and the number's by R, so
-  s + R: the caller gives it.
+  s + R: the caller gives it;
+- a fixed-point pair (a number on a grid, shared/two_server/fixed_point.py: a Histogram of its
+  bin scaled by s and a Sum of its grid index j in [0, R]): 2s + R, the caller gives it.
 
 Each server adds, to every coordinate of its aggregate share, an independent two-sided geometric
 (discrete Laplace) draw Z with P[Z = z] ∝ α^|z|, α = e^-λ, where λ = ε'/Δ is an exact rational
@@ -50,7 +52,8 @@ from ..randomness import RandomSource, discrete_laplace, resolve
 SERVERS = 2  # leader and helper: each adds its own noise
 # Least L1 sensitivity under substitution of one respondent, per Prio3 measurement kind.
 MIN_SENSITIVITY: dict[str, int] = {"count": 1, "histogram": 2, "crosstab": 2, "sum": 1,
-                                   "multihot": 1, "asked_pair": 2}
+                                   "multihot": 1, "asked_pair": 2,
+                                   "histogram_sum": 3}
 KINDS = tuple(MIN_SENSITIVITY)
 
 
@@ -142,7 +145,7 @@ def noise_plan(question_kind: str, central_epsilon: float,
         raise NoiseError(f"unknown measurement kind {question_kind!r}; expected one of "
                          f"{', '.join(KINDS)}")
     if sensitivity is None:
-        if question_kind in ("sum", "multihot", "asked_pair"):
+        if question_kind in ("sum", "multihot", "asked_pair", "histogram_sum"):
             raise NoiseError(f"a {question_kind}'s sensitivity depends on its range: give it")
         sensitivity = MIN_SENSITIVITY[question_kind]
     _check_epsilon(central_epsilon)

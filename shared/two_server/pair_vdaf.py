@@ -1,31 +1,39 @@
-"""Two Prio3 reports under one key: the report pair of an integer follow-up with a local ε0.
+"""Two Prio3 reports under one key: a pair of standard Prio3 instances measured together.
 
-A hidden integer question (skip logic) whose device runs asked_geometric at ε0 sends a pair
-[b, y]: an asked bit and a noisy number (shared/mechanisms/asked_geometric.py). Both are
-measured, each with the proof that fits it, under the question's one key:
+Two measurements of one answer are sent under the question's one key, each with the proof that
+fits it (`Prio3Pair`):
 
-- Prio3Count of the bit b (the servers' proof checks b is 0 or 1), then
-- Prio3Sum of the number clipped to [lo, lo + R] and offset to [0, R] (the proof checks the
-  range), R and lo as for a local geometric report (encoding.clip_bounds).
+- a hidden integer question (skip logic) whose device runs asked_geometric at ε0 sends [b, y],
+  an asked bit and a noisy number (shared/mechanisms/asked_geometric.py): Prio3Count of b (the
+  proof checks b is 0 or 1), then Prio3Sum of y clipped to [lo, lo + R] and offset to [0, R]
+  (the proof checks the range), R and lo as for a local geometric report
+  (encoding.clip_bounds) (`AskedPairPrio3`);
+- a number on a grid whose distribution and mean are both asked (a decimal's
+  `["mean", "distribution"]`, or a hidden one's mean: shared/two_server/fixed_point.py) sends
+  [bin, j]: Prio3Histogram of its bin index (the proof checks one-hot), then Prio3SumVec of
+  length 1 of its grid index j (the proof checks j in [0, k - 1]) (`HistogramSumPrio3`); both
+  over Field128, so the output share is one vector mod one prime.
 
 On the wire each part is Prio3 as draft-irtf-cfrg-vdaf-20 specifies it, with the same nonce
 (the report id) and the same application context (the key's): the public share, each input
-share, each prep share and the prep message are the Count's bytes followed by the Sum's (both
-have fixed lengths; neither uses joint randomness, so public shares and prep messages are
-empty); `rand` is the Count's bytes followed by the Sum's. The two circuits have different
-VDAF ids, so their XOF derivations are separated although nonce and context are shared.
+share, each prep share and the prep message are the first's bytes followed by the second's
+(all have fixed lengths; Count and Sum use no joint randomness, so their public shares and prep
+messages are empty); `rand` is the first's bytes followed by the second's. The two circuits
+have different VDAF ids, so their XOF derivations are separated although nonce and context are
+shared.
 
-Each server's output share is [scale·b-share, y-share]: the servers multiply the bit's share by
-the integer `scale` before aggregating, so that one noise rate λ on both coordinates (the key's
-one NoisePlan, sensitivity scale + R) is the noise at λ·scale on the bit and λ on the number:
-the central ε split between the two measurements (shared/two_server/asked_pair.py chooses it).
+Each server's output share is [scale·first's share, second's share]: the servers multiply the
+first measurement's shares by the integer `scale` before aggregating, so that one noise rate λ
+on every coordinate (the key's one NoisePlan, sensitivity scale·Δ1 + Δ2) is the noise at
+λ·scale on the first and λ on the second: the central ε split between the two measurements
+(shared/two_server/asked_pair.py and fixed_point.py choose it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..prio3 import prio3_count, prio3_sum
+from ..prio3 import best_chunk_length, prio3_count, prio3_histogram, prio3_sum, prio3_sumvec
 from ..prio3.errors import DecodeError, MeasurementError
 
 
@@ -54,87 +62,108 @@ def _split(encoded: bytes, first: int, total: int, what: str) -> tuple[bytes, by
     return encoded[:first], encoded[first:]
 
 
-class AskedPairPrio3:
-    """Prio3Count of the asked bit and Prio3Sum(max_measurement) of the clipped number, as one
-    key's VDAF (the interface shared/two_server/vdaf.py calls; module docstring)."""
+class Prio3Pair:
+    """Two Prio3 instances over one field as one key's VDAF (the interface
+    shared/two_server/vdaf.py calls; module docstring): `first` scaled by `scale`, then
+    `second`."""
 
     NONCE_SIZE = 16
 
-    def __init__(self, max_measurement: int, scale: int) -> None:
+    def __init__(self, first: Any, second: Any, scale: int, name: str) -> None:
         if not isinstance(scale, int) or scale < 1:
-            raise ValueError("the bit's scale must be a positive integer")
-        self.bit, self.number = prio3_count(), prio3_sum(max_measurement)
-        assert self.bit.field.MODULUS == self.number.field.MODULUS  # both Field64
-        assert self.bit.VERIFY_KEY_SIZE == self.number.VERIFY_KEY_SIZE
-        self.field = self.bit.field
+            raise ValueError("the first measurement's scale must be a positive integer")
+        assert first.field.MODULUS == second.field.MODULUS  # one output vector mod one prime
+        assert first.VERIFY_KEY_SIZE == second.VERIFY_KEY_SIZE
+        self.first, self.second = first, second
+        self.field = first.field
         self.scale = scale
-        self.name = "Prio3Count+Prio3Sum"
-        self.VERIFY_KEY_SIZE = self.bit.VERIFY_KEY_SIZE
-        self.RAND_SIZE = self.bit.RAND_SIZE + self.number.RAND_SIZE
+        self.name = name
+        self.VERIFY_KEY_SIZE = first.VERIFY_KEY_SIZE
+        self.RAND_SIZE = first.RAND_SIZE + second.RAND_SIZE
 
     # --- the client -----------------------------------------------------------------------------
 
     def shard(self, ctx: bytes, measurement: Any, nonce: bytes, rand: bytes) -> Any:
         if not isinstance(measurement, list | tuple) or len(measurement) != 2:
-            raise MeasurementError("an asked pair is [bit, clipped number - its low end]")
-        cut = self.bit.RAND_SIZE
-        public_b, shares_b = self.bit.shard(ctx, measurement[0], nonce, rand[:cut])
-        public_y, shares_y = self.number.shard(ctx, measurement[1], nonce, rand[cut:])
-        return (public_b, public_y), [(shares_b[i], shares_y[i]) for i in range(2)]
+            raise MeasurementError(f"a {self.name} measurement is a pair [first, second]")
+        cut = self.first.RAND_SIZE
+        public_a, shares_a = self.first.shard(ctx, measurement[0], nonce, rand[:cut])
+        public_b, shares_b = self.second.shard(ctx, measurement[1], nonce, rand[cut:])
+        return (public_a, public_b), [(shares_a[i], shares_b[i]) for i in range(2)]
 
     def encode_public_share(self, public: Any) -> bytes:
-        return (self.bit.encode_public_share(public[0])
-                + self.number.encode_public_share(public[1]))
+        return (self.first.encode_public_share(public[0])
+                + self.second.encode_public_share(public[1]))
 
     def encode_input_share(self, agg_id: int, share: Any) -> bytes:
-        return (self.bit.encode_input_share(agg_id, share[0])
-                + self.number.encode_input_share(agg_id, share[1]))
+        return (self.first.encode_input_share(agg_id, share[0])
+                + self.second.encode_input_share(agg_id, share[1]))
 
     # --- the servers ----------------------------------------------------------------------------
 
     def decode_public_share(self, encoded: bytes) -> Any:
-        first = _public_len(self.bit)
-        a, b = _split(encoded, first, first + _public_len(self.number), "a public share")
-        return self.bit.decode_public_share(a), self.number.decode_public_share(b)
+        cut = _public_len(self.first)
+        a, b = _split(encoded, cut, cut + _public_len(self.second), "a public share")
+        return self.first.decode_public_share(a), self.second.decode_public_share(b)
 
     def decode_input_share(self, agg_id: int, encoded: bytes) -> Any:
-        first = _input_len(self.bit, agg_id)
-        a, b = _split(encoded, first, first + _input_len(self.number, agg_id),
-                      "an input share")
-        return (self.bit.decode_input_share(agg_id, a),
-                self.number.decode_input_share(agg_id, b))
+        cut = _input_len(self.first, agg_id)
+        a, b = _split(encoded, cut, cut + _input_len(self.second, agg_id), "an input share")
+        return (self.first.decode_input_share(agg_id, a),
+                self.second.decode_input_share(agg_id, b))
 
     def prep_init(self, verify_key: bytes, ctx: bytes, agg_id: int, agg_param: None,
                   nonce: bytes, public: Any, share: Any) -> tuple[Any, Any]:
-        state_b, prep_b = self.bit.prep_init(verify_key, ctx, agg_id, agg_param, nonce,
-                                             public[0], share[0])
-        state_y, prep_y = self.number.prep_init(verify_key, ctx, agg_id, agg_param, nonce,
+        state_a, prep_a = self.first.prep_init(verify_key, ctx, agg_id, agg_param, nonce,
+                                               public[0], share[0])
+        state_b, prep_b = self.second.prep_init(verify_key, ctx, agg_id, agg_param, nonce,
                                                 public[1], share[1])
-        return (state_b, state_y), (prep_b, prep_y)
+        return (state_a, state_b), (prep_a, prep_b)
 
     def encode_prep_share(self, prep_share: Any) -> bytes:
-        return (self.bit.encode_prep_share(prep_share[0])
-                + self.number.encode_prep_share(prep_share[1]))
+        return (self.first.encode_prep_share(prep_share[0])
+                + self.second.encode_prep_share(prep_share[1]))
 
     def decode_prep_share(self, encoded: bytes) -> Any:
-        first = _prep_share_len(self.bit)
-        a, b = _split(encoded, first, first + _prep_share_len(self.number), "a prep share")
-        return self.bit.decode_prep_share(a), self.number.decode_prep_share(b)
+        cut = _prep_share_len(self.first)
+        a, b = _split(encoded, cut, cut + _prep_share_len(self.second), "a prep share")
+        return self.first.decode_prep_share(a), self.second.decode_prep_share(b)
 
     def prep_shares_to_prep(self, ctx: bytes, agg_param: None, prep_shares: list[Any]) -> Any:
-        return (self.bit.prep_shares_to_prep(ctx, agg_param, [s[0] for s in prep_shares]),
-                self.number.prep_shares_to_prep(ctx, agg_param, [s[1] for s in prep_shares]))
+        return (self.first.prep_shares_to_prep(ctx, agg_param, [s[0] for s in prep_shares]),
+                self.second.prep_shares_to_prep(ctx, agg_param, [s[1] for s in prep_shares]))
 
     def encode_prep_msg(self, prep_msg: Any) -> bytes:
-        return self.bit.encode_prep_msg(prep_msg[0]) + self.number.encode_prep_msg(prep_msg[1])
+        return self.first.encode_prep_msg(prep_msg[0]) + self.second.encode_prep_msg(prep_msg[1])
 
     def decode_prep_msg(self, encoded: bytes) -> Any:
-        first = _blind_len(self.bit)
-        a, b = _split(encoded, first, first + _blind_len(self.number), "a prep message")
-        return self.bit.decode_prep_msg(a), self.number.decode_prep_msg(b)
+        cut = _blind_len(self.first)
+        a, b = _split(encoded, cut, cut + _blind_len(self.second), "a prep message")
+        return self.first.decode_prep_msg(a), self.second.decode_prep_msg(b)
 
     def prep_next(self, ctx: bytes, state: Any, prep_msg: Any) -> list[int]:
-        """[scale · this server's share of the bit, its share of the number]."""
-        (bit,) = self.bit.prep_next(ctx, state[0], prep_msg[0])
-        (number,) = self.number.prep_next(ctx, state[1], prep_msg[1])
-        return [bit * self.scale % self.field.MODULUS, number]
+        """[scale · this server's share of the first, its share of the second]."""
+        first = self.first.prep_next(ctx, state[0], prep_msg[0])
+        second = self.second.prep_next(ctx, state[1], prep_msg[1])
+        return [x * self.scale % self.field.MODULUS for x in first] + list(second)
+
+
+class AskedPairPrio3(Prio3Pair):
+    """Prio3Count of the asked bit and Prio3Sum(max_measurement) of the clipped number
+    (`bit`, `number`)."""
+
+    def __init__(self, max_measurement: int, scale: int) -> None:
+        super().__init__(prio3_count(), prio3_sum(max_measurement), scale, "Prio3Count+Prio3Sum")
+        self.bit, self.number = self.first, self.second
+
+
+class HistogramSumPrio3(Prio3Pair):
+    """Prio3Histogram(cells) of a bin index and Prio3SumVec(length 1, max_measurement) of a
+    grid index (`histogram`, `sum`), both with the chunk length of the shortest proof."""
+
+    def __init__(self, cells: int, max_measurement: int, scale: int) -> None:
+        histogram = prio3_histogram(cells, best_chunk_length(cells))
+        total = prio3_sumvec(1, None, best_chunk_length(max_measurement.bit_length()),
+                             max_measurement=max_measurement)
+        super().__init__(histogram, total, scale, "Prio3Histogram+Prio3SumVec")
+        self.histogram, self.sum = self.first, self.second
