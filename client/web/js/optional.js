@@ -53,6 +53,8 @@ const IMPORTS = Object.freeze({
   memo: () => import("./memo.js"),  // a survey with a series (its memo, with sha256.js)
   sha256: () => import("./sha256.js"),
   twoServerSets: () => import("./twoserver/multiselect.js"),
+  // a number on a grid in the two-server mode: a type's `twoServer` modules (js/types/index.js)
+  twoServerGrid: () => import("./twoserver/fixed_point.js"),
 });
 
 /** The module(s) of each core loaded for a survey naming its mechanism (mechanisms.js has the

@@ -10,7 +10,9 @@
 //    Prio3MultihotCountVec(k, max weight, bestChunkLength(k + bits of the weight)) of its bits
 //    (twoserver/multiselect.js setEncoding: a local psfo_grr report is a Histogram; skip logic
 //    adds a "not asked" entry) / for a skip-logic integer with ε0, Prio3Count + Prio3Sum of its
-//    report pair (askedPair), sharded with `rand` drawn from `source`,
+//    report pair (askedPair) / for a number on a grid (twoserver/fixed_point.js) Prio3Sum of
+//    its grid index, Prio3Histogram of its bin, or both as Prio3Histogram + Prio3SumVec
+//    (histogramSum), sharded with `rand` drawn from `source`,
 //    ctx = "ldpsurvey two-server v1|<survey id>|<version>|<key>";
 // 4. the leader's input shares and the helper's, each as canonical JSON {key: base64url}, sealed
 //    (hpke.js) to that server's key from the signed manifest with info
@@ -27,6 +29,7 @@ import { AnswerError, canonicalJson, mechanismFor } from "../mechanisms.js";
 import { secureSource } from "../randomness.js";
 import { prio3Count, prio3Histogram, prio3MultihotCountVec, prio3Sum } from "../prio3/vdaf.js";
 import { crosstabKey, crosstabsSent, questionOf } from "./crosstabs.js";
+import { loaded } from "../optional.js";  // twoserver/fixed_point.js: a number on a grid
 import { notAskedIds } from "../skip_logic.js";
 import { unitOf } from "../types/index.js";  // how each question type is measured (js/types/)
 
@@ -78,7 +81,8 @@ export function bestChunkLength(measLen) {
 const domainSize = (q, notAsked = false) => unitOf(q).valueCount(q) + (notAsked ? 1 : 0);
 
 /** How one key is encoded: { key, kind: "count" | "histogram" | "sum" | "multihot" |
- *  "asked_pair", length, max, offset } (the question type's unit says how, js/types/). */
+ *  "asked_pair" | "histogram_sum", length, max, offset } (the question type's unit says how,
+ *  js/types/). */
 export function questionEncoding(q, notAsked = false) {
   return { key: q.id, offset: 0, ...unitOf(q).encoding(q, notAsked) };
 }
@@ -123,6 +127,8 @@ export function instanceOf(encoding) {
   const id = `${encoding.kind}:${encoding.length}:${encoding.max}`;
   if (!instances.has(id)) {
     const vdaf = encoding.kind === "asked_pair" ? askedPair(encoding.max)
+      : encoding.kind === "histogram_sum"
+        ? loaded("twoServerGrid").histogramSum(encoding.length - 1, encoding.max)
       : encoding.kind === "count" ? prio3Count()
       : encoding.kind === "sum" ? prio3Sum(encoding.max)
         : encoding.kind === "multihot"
