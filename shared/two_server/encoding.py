@@ -39,8 +39,9 @@ reads a local report by the measurement's kind, so it names no question type.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ..errors import SurveyError
@@ -173,10 +174,16 @@ class Measure:
         change of the totals when one respondent's vector is substituted."""
         return Encoding(self.question.id, "multihot", length, max_weight, delta=delta)
 
-    def fixed_point(self, grid: Grid) -> Encoding:
-        """A number on `grid` (origin + j·step, j in [0, points - 1]), its mean and/or its
-        distribution over the grid's bins measured as fixed_point.py says: Prio3Sum of j,
-        Prio3Histogram of its bin ("not asked" the last), or both under one key."""
+    def fixed_point(self, origin: Fraction, step: Fraction, points: int,
+                    edges: Sequence[Fraction] = (), mean: bool = True) -> Encoding:
+        """A number kept on the grid origin + j·step, j in [0, points - 1]: its mean (`mean`)
+        and/or its distribution over the bins with these `edges` (increasing, covering the
+        grid; none: no distribution) measured as fixed_point.py says: Prio3Sum of j,
+        Prio3Histogram of its bin ("not asked" the last where the question has that value), or
+        both under one key. Exact rationals, so that every device measures the same."""
+        grid = Grid(Fraction(origin), Fraction(step), int(points),
+                    tuple(Fraction(e) for e in edges), bool(mean),
+                    bool(getattr(self.question, "not_asked", False)))
         return grid_encoding(self.question.id, grid, Encoding)
 
     def on_grid(self, j: int) -> Any:

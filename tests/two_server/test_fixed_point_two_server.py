@@ -45,7 +45,8 @@ class AmountType(QuestionType):
     name = "amount"
 
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
-        return measure.fixed_point(question.grid)
+        g = question.grid
+        return measure.fixed_point(g.origin, g.step, g.points, g.edges, g.mean)
 
     def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
         if question.grid.not_asked and value == NOT_ASKED:
