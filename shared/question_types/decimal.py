@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
 from . import fields
@@ -219,8 +219,6 @@ class DecimalType(QuestionType):
     described = "a decimal question"
     numeric = True
     auto_criterion = "of the mean"
-    two_server_refusal = ("a two-server survey has no decimal questions (yet): ask them in an "
-                          "LDP survey")
 
     def values(self, question: Any) -> Sequence[Any]:
         return GridValues(question.spec)
@@ -551,6 +549,35 @@ class DecimalType(QuestionType):
         return float(question.spec.min) + float(question.spec.resolution) * mean_index
 
     # --- two-server measurement (shared/two_server) ---------------------------------------
+    # The number is measured on its grid (shared/two_server/fixed_point.py): the mean as a
+    # Prio3Sum of the grid index j, the distribution as a Prio3Histogram of its bin over the
+    # designer's bins, both as the two under one key with the central ε split evenly; each
+    # server adds its geometric noise as for every key. No local mechanism runs first (its
+    # reports are not one bounded measurement).
+
+    two_server_local_mechanisms = ()
+    two_server_refused_keys: ClassVar[dict[str, str]] = {
+        "local_epsilon": ("a decimal question in a two-server survey runs no local mechanism: "
+                          "its number, kept to the resolution, is measured on its grid and each "
+                          "server adds its own noise (central_epsilon); drop local_epsilon, or "
+                          "ask it in an LDP survey for ε-LDP against colluding servers")}
+
+    def two_server_encoding(self, question: Any, measure: Any) -> Any:
+        """The grid min + j·resolution, j = 0..k-1: its mean and/or its distribution over the
+        bins, as `estimate` asks."""
+        spec: DecimalSpec = question.spec
+        return measure.fixed_point(Fraction(spec.min), Fraction(spec.resolution), spec.k,
+                                   spec.bin_edges(), MEAN_ESTIMATE in spec.estimate)
+
+    def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
+        """The answer's grid index, rounded half up as on the device (AnswerError outside
+        min..max or for a non-number: refused, never clamped); "not asked", where the question
+        has that value, the encoding's last cell."""
+        from .base import NOT_ASKED
+
+        if question.not_asked and isinstance(value, str) and value == NOT_ASKED:
+            return measure.grid_not_asked()
+        return measure.on_grid(question.spec.round_index(value, question.id))
 
     # --- on the device: answering and review words (client/) ------------------------------
 
