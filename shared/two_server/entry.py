@@ -55,11 +55,6 @@ class TwoServerEstimate(Estimate):
     local_mechanism: str | None = None
     rejected: int = 0
     noise: NoisePlan | None = None
-    # a number's distribution over the designer's bins (shared/two_server/fixed_point.py):
-    # BinShare, CdfPoint and QuantileEstimate rows (shared/numeric/distribution.py)
-    bins: list[Any] | None = None
-    cdf: list[Any] | None = None
-    quantiles: list[Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
@@ -67,10 +62,6 @@ class TwoServerEstimate(Estimate):
                   "local_epsilon": self.local_epsilon, "local_mechanism": self.local_mechanism,
                   "rejected": self.rejected,
                   "noise": None if self.noise is None else self.noise.to_dict()})
-        for name in ("bins", "cdf", "quantiles"):  # absent unless a distribution is measured
-            rows = getattr(self, name)
-            if rows is not None:
-                d[name] = [row.to_dict() for row in rows]
         return d
 
 

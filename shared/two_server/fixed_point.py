@@ -51,6 +51,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -58,7 +59,8 @@ import numpy as np
 
 from ..errors import EstimateError
 from ..estimates import AmongAsked, MeanEstimate, ValueEstimate, norm_sub, z_value
-from ..numeric.distribution import QUARTILES, BinShare, CdfPoint, QuantileEstimate
+from ..mechanisms.numeric_scale import QUANTILE_NAMES
+from ..numeric.distribution import QUARTILES
 from ..question_types.base import NOT_ASKED
 from .asked_pair import icbrt
 from .entry import check_kind, noise_variance, too_noisy_notes
@@ -67,9 +69,9 @@ from .noise import SERVERS
 SCAN = 256  # points per bin at which a quantile's interval is read off the CDF's band
 NOTE = ("{what} on the device (kept to steps of {step} from {origin}) is added up by the two "
         "servers{split}; each adds its own geometric noise, counted in every standard error")
-BINS_NOTE = ("bins, CDF and quantiles: the answers are taken as spread evenly inside each bin "
-             "(the quantiles are interpolated inside their bin); a quantile's interval inverts "
-             "the CDF's pointwise intervals")
+BINS_NOTE = ("bins and quartiles: the answers are taken as spread evenly inside each bin (a "
+             "quartile is interpolated inside its bin); a quartile's interval inverts the CDF's "
+             "pointwise intervals")
 ASKED_NOTE = ("{what} among those asked: ratios of estimates over the estimated number asked "
               "(delta-method standard errors)")
 
@@ -221,8 +223,9 @@ def read_totals(encoding: Any, sums: Sequence[int], n: int, noise: float) -> Tot
 
 def estimate_grid(question: Any, entry: Any, result: Any, confidence: float,
                   encoding: Any, quantiles: Sequence[float] = QUARTILES) -> Any:
-    """`result` (a TwoServerEstimate) with the mean and/or the bins, CDF and quantiles of a
-    number on a grid (module docstring), among those asked for a hidden follow-up."""
+    """`result` (a TwoServerEstimate) with the mean and/or the distribution over the bins (its
+    rows named "low to high") and the quantiles (named "median", ...) of a number on a grid
+    (module docstring), among those asked for a hidden follow-up."""
     grid: Grid = encoding.grid
     z = z_value(confidence)
     n = int(result.n)
@@ -269,12 +272,27 @@ def estimate_grid(question: Any, entry: Any, result: Any, confidence: float,
             float(grid.step) * grid.top, n, z, confidence, "of the mean",
             f"the whole range ({_number(grid.origin)} to {_number(grid.value(grid.top))})")
     if grid.edges:
-        result.bins, result.cdf, result.quantiles = _distribution(grid, totals, z, quantiles)
+        result.distribution, result.quantiles = _distribution(grid, totals, z, quantiles)
     return result
 
 
 def _number(x: Fraction) -> str:
-    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+    """An exact grid value as plain decimal text ("0.5", "20000"; a non-terminating one to
+    15 significant digits)."""
+    if x.denominator == 1:
+        return str(x.numerator)
+    text = format((Decimal(x.numerator) / Decimal(x.denominator)).normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def bin_labels(grid: Grid) -> list[str]:
+    """The bins as report rows name them: "low to high" in the answer's units."""
+    return [f"{_number(a)} to {_number(b)}" for a, b in itertools.pairwise(grid.edges)]
+
+
+def quantile_name(p: float) -> str:
+    """A quantile as report rows name it ("median", "1st quartile"), as the LDP path does."""
+    return QUANTILE_NAMES.get(p, f"quantile {p:g}")
 
 
 def _empty(grid: Grid, result: Any, quantiles: Sequence[float]) -> None:
@@ -285,11 +303,10 @@ def _empty(grid: Grid, result: Any, quantiles: Sequence[float]) -> None:
     elif grid.mean:
         result.mean = none
     if grid.edges:
-        edges = [float(e) for e in grid.edges]
-        result.bins = [BinShare(a, b, None, None, None, None)
-                       for a, b in itertools.pairwise(edges)]
-        result.cdf = [CdfPoint(e, None, None, None) for e in edges]
-        result.quantiles = [QuantileEstimate(p, None, None, None, None) for p in quantiles]
+        result.distribution = [ValueEstimate(label, None, None, None, None, None, None)
+                               for label in bin_labels(grid)]
+        result.quantiles = [ValueEstimate(quantile_name(p), None, None, None, None, None, None)
+                            for p in quantiles]
 
 
 def _mean(grid: Grid, totals: Totals, z: float) -> MeanEstimate:
@@ -308,7 +325,8 @@ def _mean(grid: Grid, totals: Totals, z: float) -> MeanEstimate:
 
 
 def _distribution(grid: Grid, totals: Totals, z: float, quantiles: Sequence[float]
-                  ) -> tuple[list[BinShare], list[CdfPoint], list[QuantileEstimate]]:
+                  ) -> tuple[list[ValueEstimate], list[ValueEstimate]]:
+    """The bins' shares (rows named by `bin_labels`) and the quantiles (module docstring)."""
     assert totals.counts is not None
     edges = np.asarray([float(e) for e in grid.edges])
     bins = edges.size - 1
@@ -316,10 +334,12 @@ def _distribution(grid: Grid, totals: Totals, z: float, quantiles: Sequence[floa
     shares = norm_sub(raw)
     noise = totals.counts_noise
     out_bins = []
-    for b in range(bins):
+    for b, label in enumerate(bin_labels(grid)):
         se = math.sqrt(totals.ratio_variance(shares[b] * (1 - shares[b]), raw[b], noise))
-        out_bins.append(BinShare(float(edges[b]), float(edges[b + 1]), float(raw[b]), se,
-                                 float(raw[b]) - z * se, float(raw[b]) + z * se))
+        bound = (None if grid.not_asked  # a ratio has no worst case
+                 else 0.25 / totals.n + noise / totals.n**2)
+        out_bins.append(ValueEstimate(label, float(raw[b]), se, bound, float(raw[b]) - z * se,
+                                      float(raw[b]) + z * se, float(shares[b])))
     # the CDF at SCAN points per bin and the last edge: weights 1 below, t on x's bin
     t = np.arange(SCAN) / SCAN
     weights = np.zeros((bins * SCAN + 1, bins))
@@ -337,9 +357,6 @@ def _distribution(grid: Grid, totals: Totals, z: float, quantiles: Sequence[floa
     squares = (weights**2).sum(axis=1)
     se = np.sqrt(totals.ratio_variance(per, estimate, noise * squares))
     low, high = estimate - z * se, estimate + z * se
-    at_edges = np.arange(0, xs.size, SCAN)
-    cdf = [CdfPoint(float(xs[i]), float(estimate[i]), float(low[i]), float(high[i]))
-           for i in at_edges]
     out_quantiles = []
     cumulative = np.cumsum(shares)
     for p in quantiles:
@@ -353,6 +370,7 @@ def _distribution(grid: Grid, totals: Totals, z: float, quantiles: Sequence[floa
         ci_high = (float(xs[min(short[-1] + 1, xs.size - 1)]) if short.size
                    else float(edges[0]))
         ci_low, ci_high = min(ci_low, value), max(ci_high, value)
-        out_quantiles.append(QuantileEstimate(p, value, (ci_high - ci_low) / (2 * z), ci_low,
-                                              ci_high))
-    return out_bins, cdf, out_quantiles
+        out_quantiles.append(ValueEstimate(quantile_name(p), value,
+                                           (ci_high - ci_low) / (2 * z), None, ci_low,
+                                           ci_high, None))
+    return out_bins, out_quantiles

@@ -19,7 +19,9 @@ import math
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from ldpsurvey.analyst.cli import cli
 from ldpsurvey.client.respondent import Respondent
 from ldpsurvey.shared.errors import AnswerError, SurveyError
 from ldpsurvey.shared.survey import Survey
@@ -180,11 +182,24 @@ def test_a_real_pair_collects_a_decimal_survey(pair, tmp_path) -> None:
     docs = {d["question"]: d for d in batch["estimates"]["questions"]}
     assert docs["income"]["mean"]["estimate"] == pytest.approx(11500, abs=1000 / 4)
     assert docs["hours"]["mean"]["estimate"] == pytest.approx(4.0, abs=0.5 / 4)
-    assert [b["estimate"] for b in docs["gambling"]["bins"]] == pytest.approx(
+    gambling_bins = docs["gambling"]["distribution"]
+    assert [b["value"] for b in gambling_bins] == ["0 to 10", "10 to 50", "50 to 100",
+                                                   "100 to 250", "250 to 500"]
+    assert [b["estimate"] for b in gambling_bins] == pytest.approx(
         [0.25, 0.25, 0.0, 0.25, 0.25], abs=1 / 4)
-    assert [b["estimate"] for b in docs["income"]["bins"]] == pytest.approx(
+    assert [b["estimate"] for b in docs["income"]["distribution"]] == pytest.approx(
         [0.25, 0, 0.25, 0.5], abs=1 / 40)
-    median = next(x for x in docs["gambling"]["quantiles"] if x["p"] == 0.5)
+    median = next(x for x in docs["gambling"]["quantiles"] if x["value"] == "median")
     assert median["ci_low"] <= 50.0 <= median["ci_high"]
-    assert "mean" not in docs["gambling"] and "bins" not in docs["hours"]
-    assert len(docs["income"]["quantiles"]) == 3
+    assert "mean" not in docs["gambling"] and "distribution" not in docs["hours"]
+    assert [x["value"] for x in docs["income"]["quantiles"]] == ["1st quartile", "median",
+                                                                  "3rd quartile"]
+    shown = {}
+    for fmt in ("json", "table", "csv", "md", "html"):  # every report format shows it
+        out = CliRunner().invoke(cli, ["report", "--server", pair.leader.url, "--token",
+                                       pair.token, "--survey", "income-two", "--batch",
+                                       listed["batch_id"], "--format", fmt])
+        assert out.exit_code == 0, out.output
+        shown[fmt] = out.output
+    assert "10 to 50" in shown["table"] and "median" in shown["table"]
+    assert "quantile" in shown["csv"] and "250 to 500" in shown["md"]

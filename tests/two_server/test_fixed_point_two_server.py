@@ -228,10 +228,10 @@ def test_estimates_are_unbiased_and_calibrated(mean: bool, edges: tuple, not_ask
             add("mean", est.among_asked.mean if not_asked else est.mean)
         if not_asked:
             add("na", est.not_asked)
-        for b, row in enumerate(est.bins or ()):
+        for b, row in enumerate(est.distribution or ()):
             add(f"bin{b}", row)
-        for row in est.quantiles or ():
-            add(f"q{row.p}", row)
+        for p, row in zip((0.25, 0.5, 0.75), est.quantiles or (), strict=False):
+            add(f"q{p}", row)
     lo = stats.chi2.ppf(ALPHA / 2, RUNS - 1) / (RUNS - 1)
     hi = stats.chi2.isf(ALPHA / 2, RUNS - 1) / (RUNS - 1)
     floor = 0.95 - Z * math.sqrt(0.95 * 0.05 / RUNS)
@@ -253,7 +253,9 @@ def test_an_empty_batch_and_a_batch_of_noise_say_so() -> None:
     plan = question_noise_plan(q)
     empty = estimate_two_server(q, Entry([0] * 5, 0, plan)).to_dict()
     assert empty["among_asked"]["mean"]["estimate"] is None
-    assert [b["estimate"] for b in empty["bins"]] == [None] * 3
+    assert [b["estimate"] for b in empty["distribution"]] == [None] * 3
+    assert [x["value"] for x in empty["quantiles"]] == ["1st quartile", "median",
+                                                         "3rd quartile"]
     assert [x["estimate"] for x in empty["quantiles"]] == [None] * 3
     nobody = estimate_two_server(q, Entry([0, 0, 0, 5 * 10, 0], 10, plan)).to_dict()
     assert nobody["not_asked"]["estimate"] == 1.0
