@@ -67,8 +67,9 @@ from .entry import check_kind, noise_variance, too_noisy_notes
 from .noise import SERVERS
 
 SCAN = 256  # points per bin at which a quantile's interval is read off the CDF's band
-NOTE = ("{what} on the device (kept to steps of {step} from {origin}) is added up by the two "
-        "servers{split}; each adds its own geometric noise, counted in every standard error")
+NOTE = ("{what} (the answer kept on the device to steps of {step} from {origin}) {verb} added "
+        "up by the two servers{split}; each adds its own geometric noise, counted in every "
+        "standard error")
 BINS_NOTE = ("bins and quartiles: the answers are taken as spread evenly inside each bin (a "
              "quartile is interpolated inside its bin); a quartile's interval inverts the CDF's "
              "pointwise intervals")
@@ -230,15 +231,16 @@ def estimate_grid(question: Any, entry: Any, result: Any, confidence: float,
     z = z_value(confidence)
     n = int(result.n)
     check_kind(question.id, entry, encoding.kind)
-    what = " and ".join(w for w, on in (("the number", grid.mean),
+    what = " and ".join(w for w, on in (("its grid index", grid.mean),
                                         ("its bin", bool(grid.edges))) if on)
     split = ""
     if encoding.kind == "histogram_sum":
         measured = 2 * encoding.scale + grid.top
         split = (f", the central ε split {2 * encoding.scale}/{measured} to the histogram and "
                  f"{grid.top}/{measured} to the sum")
-    result.notes.append(NOTE.format(what=what[0].upper() + what[1:], step=_number(grid.step),
-                                    origin=_number(grid.origin), split=split))
+    result.notes.append(NOTE.format(what="I" + what[1:], step=_number(grid.step),
+                                    origin=_number(grid.origin), split=split,
+                                    verb="are" if " and " in what else "is"))
     if grid.edges:
         result.notes.append(BINS_NOTE)
     if grid.not_asked:

@@ -201,5 +201,6 @@ def test_a_real_pair_collects_a_decimal_survey(pair, tmp_path) -> None:
                                        listed["batch_id"], "--format", fmt])
         assert out.exit_code == 0, out.output
         shown[fmt] = out.output
-    assert "10 to 50" in shown["table"] and "median" in shown["table"]
-    assert "quantile" in shown["csv"] and "250 to 500" in shown["md"]
+    assert "median" in shown["table"] and "3rd quartile" in shown["md"]  # bins: too noisy
+    assert ",gambling,distribution,10 to 50," in shown["csv"]  # at n = 4 for a table
+    assert ",income,quantile,median," in shown["csv"] and "median" in shown["html"]
