@@ -562,6 +562,15 @@ class DecimalType(QuestionType):
                           "server adds its own noise (central_epsilon); drop local_epsilon, or "
                           "ask it in an LDP survey for ε-LDP against colluding servers")}
 
+    def check_two_server_question(self, question: Any, where: str) -> None:
+        """The bins must hold every answer: a histogram has no cell for one outside them."""
+        spec: DecimalSpec = question.spec
+        edges = spec.bin_edges()
+        if edges and (edges[0] != Fraction(spec.min) or edges[-1] != Fraction(spec.max)):
+            raise SurveyError(f"{where}.bins", f"a two-server survey measures the bin of every "
+                              f"answer: the edges must start at min ({decimal_text(spec.min)}) "
+                              f"and end at max ({decimal_text(spec.max)})")
+
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
         """The grid min + j·resolution, j = 0..k-1: its mean and/or its distribution over the
         bins, as `estimate` asks."""

@@ -77,6 +77,10 @@ def test_what_the_two_servers_cannot_measure_is_refused_naming_the_key() -> None
         parsed({**HOURS, "local_epsilon": 1.0, "mechanism": "duchi"})
     assert local.value.field == "questions.hours.local_epsilon"
     assert "local" in str(local.value)
+    with pytest.raises(SurveyError) as inside:  # an answer of 5 would have no bin
+        parsed({**GAMBLING, "bins": [10, 50, 500]})
+    assert inside.value.field == "questions.gambling.bins"
+    parsed({**GAMBLING, "bins": [0, 50, 500]})
     gate = {"id": "works", "text": "Working?", "type": "binary", "central_epsilon": 1.0}
     with pytest.raises(SurveyError) as hidden:
         parsed(gate, {**HOURS, "relevant": "works"})
