@@ -194,6 +194,10 @@ def _estimates(doc: Mapping[str, Any]) -> list[float | None]:
     return [row.get("estimate") for _, row in _rows(doc)]
 
 
+QUANTILES_NOTE = ("quantiles: not combined across the design's cells (a quantile is not a "
+                  "weighted sum of the cells' quantiles); the weighted distribution's bins are")
+
+
 def _combine(pooled: dict[str, Any], cells: Sequence[dict[str, Any]], shares: np.ndarray,
              z: float, variance: bool) -> dict[str, Any]:
     """The document θ = Σ_c W_c θ_c on the pooled document's shape (its n, notes, labels);
@@ -229,6 +233,11 @@ def _combine(pooled: dict[str, Any], cells: Sequence[dict[str, Any]], shares: np
             _interval(row, math.sqrt(var), z)
     if out.get("among_asked"):
         _among_asked(out, z, single=len(cells) == 1, cells=cells, shares=shares)
+    if out.get("quantiles") and len(cells) > 1:  # the pooled ones would ignore the weights
+        for row in out["quantiles"]:
+            row.update({f: None for f in ("estimate", "std_error", "variance_bound", "ci_low",
+                                          "ci_high", "consistent") if f in row})
+        out.setdefault("notes", []).append(QUANTILES_NOTE)
     return out
 
 

@@ -52,6 +52,9 @@ def true_totals(survey: Any, answers: Sequence[Mapping[str, Any]]) -> dict[str, 
                 total[m] += 1
             elif enc.kind == "multihot":  # a multiselect question's bits
                 total = [t + b for t, b in zip(total, m, strict=True)]
+            elif enc.kind == "histogram_sum":  # a number's [bin, [j]]: the bin scaled, then j
+                total[m[0]] += enc.scale
+                total[-1] += m[1][0]
             else:
                 total[0] += m
         out[key] = (total, n)

@@ -124,6 +124,29 @@ def test_the_mean_is_in_the_questions_units_unbiased_and_calibrated(question: di
     assert float(np.mean(covered)) >= 0.95 - Z * math.sqrt(0.95 * 0.05 / runs)
 
 
+def test_post_stratified_cells_weight_the_bins_and_leave_the_quantiles_out() -> None:
+    """The bins and the mean of a design are the cells' weighted sums (linear); a quantile is
+    not, so the combined document names none rather than the unweighted pooled one."""
+    from ldpsurvey.shared.two_server.design import BatchDesign, estimate_batches
+    from support.batches import simulate
+
+    survey = parsed({**INCOME, "bins": 2})
+    answers = ([{"income": 1000}] * 30 + [{"income": 19000}] * 10  # north: mostly low
+               + [{"income": 19000}] * 40)  # south: all high
+    parts = [("north", None)] * 40 + [("south", None)] * 40
+    batches = simulate(survey, answers, parts, None)
+    doc = estimate_batches(survey, batches, BatchDesign(totals={"north": 900.0,
+                                                                "south": 100.0}))
+    [q] = doc["questions"]
+    # north 3/4 low, south none: 0.9 · 0.75 + 0.1 · 0 = 0.675 low
+    assert [r["estimate"] for r in q["distribution"]] == pytest.approx([0.675, 0.325])
+    assert q["mean"]["estimate"] == pytest.approx(0.675 * 1000 + 0.325 * 19000)
+    assert [r["estimate"] for r in q["quantiles"]] == [None] * 3
+    assert any("not combined" in note for note in q["notes"])
+    pooled = estimate_batches(survey, batches, BatchDesign())  # one cell: its own quantiles
+    assert pooled["questions"][0]["quantiles"][1]["estimate"] is not None
+
+
 # --- through a real leader and helper, answered with the command-line client -----------------
 
 
