@@ -279,8 +279,8 @@ def estimate_grid(question: Any, entry: Any, result: Any, confidence: float,
 
 
 def _number(x: Fraction) -> str:
-    """An exact grid value as plain decimal text ("0.5", "20000"; a non-terminating one to
-    15 significant digits)."""
+    """An exact grid value as plain decimal text ("0.5", "20000"; a decimal's grid values and
+    bins terminate, any other rational is cut to 28 significant digits)."""
     if x.denominator == 1:
         return str(x.numerator)
     text = format((Decimal(x.numerator) / Decimal(x.denominator)).normalize(), "f")
