@@ -13,6 +13,7 @@ import { N, t, wordsLocale } from "../i18n.js";
 import { AnswerError, ManifestMismatch, P, stepWords } from "../mechanisms.js";
 import { loaded } from "../optional.js";  // each mechanism's module, for a survey naming it
 import { Rational } from "../rational.js";
+import { NOT_ASKED } from "../skip_logic.js";
 import { QuestionType } from "./base.js";
 
 const MEAN_CORES = Object.freeze(["duchi", "piecewise", "hybrid"]);  // numeric_mechanisms.js
@@ -266,6 +267,55 @@ class DecimalType extends QuestionType {
       return x.lt(min) || x.gt(max);
     });
   }
+
+  // --- the two-server measurement (twoserver/upload.js, verify.js) ---
+  // The number on its grid (../twoserver/fixed_point.js, shared/two_server/fixed_point.py): the
+  // mean as Prio3Sum of the grid index j, the distribution as Prio3Histogram of its bin, both
+  // as the Histogram + SumVec pair, as `estimate` asks; no local mechanism runs first.
+
+  /** {kind, length, max, offset, scale?} of the question's grid (fixed_point.grid_encoding). */
+  encoding(q, notAsked = false) {
+    return loaded("twoServerGrid").gridEncoding(measuredGrid(q, notAsked));
+  }
+
+  /** The answer's grid index, rounded half up as the form keeps it (DecimalSpec.round_index),
+   * measured as `encoding` says; "not asked" the last cell. AnswerError for a non-number
+   * or one outside [min, max]: refused, never clamped. */
+  measuredIndex(q, value, notAsked = false) {
+    const grid = measuredGrid(q, notAsked);
+    if (notAsked && value === NOT_ASKED) return loaded("twoServerGrid").gridMeasurement(grid, null);
+    const x = typeof value === "string" || typeof value === "number" ? exactOf(value) : null;
+    if (x === null || !gridOf(q).holds(x)) {
+      const { min, max } = gridOf(q);
+      throw new AnswerError(`${JSON.stringify(value)} is not a number from ${plain(min)} to ${plain(max)} for ${JSON.stringify(q.id)}`);
+    }
+    return loaded("twoServerGrid").gridMeasurement(grid, Number(gridOf(q).nearest(x)));
+  }
+
+  /** None: a decimal's number is measured on its grid (DecimalType.two_server_local_mechanisms). */
+  localMechanisms() { return []; }
+}
+
+/** What the servers measure of the question (fixed_point.Grid): its grid min + j·resolution,
+ * the bins' edges when `estimate` asks for the distribution (`bins` equal widths, or the edges
+ * given: DecimalSpec.bin_edges), whether the mean, and "not asked" for a hidden follow-up. */
+function measuredGrid(q, notAsked) {
+  const grid = gridOf(q);
+  const [min, max] = ends(grid);
+  const asked = (name) => Array.isArray(q.estimate) && q.estimate.includes(name);
+  let edges = [];
+  if (asked("distribution") && Number.isInteger(q.bins)) {
+    const width = max.sub(min).div(q.bins);
+    edges = Array.from({ length: q.bins + 1 }, (_, i) => min.add(width.mul(i)));
+  } else if (asked("distribution") && Array.isArray(q.bins)) {
+    edges = q.bins.map((edge) => {
+      const exact = exactOf(edge);
+      if (!exact) throw new ManifestMismatch(`${JSON.stringify(q.id)}: a bin edge must be an exact decimal`);
+      return exact.toRational();
+    });
+  }
+  return { origin: min, step: grid.resolution.toRational(), points: Number(grid.k), edges,
+           mean: asked("mean"), notAsked };
 }
 
 /** What a respondent typed (`text`, the page's decimal mark `mark`), as the form reads it:

@@ -13,7 +13,7 @@ const TYPES = Object.freeze({
   ordinal: {},
   location: { modules: ["location", "geoExp", "gridPicker"], words: ["location"] },
   multiselect: { modules: ["multiselect"], words: ["multiselect"], twoServer: ["twoServerSets"] },
-  decimal: { modules: ["decimalNumber"], words: ["decimal"] },
+  decimal: { modules: ["decimalNumber"], words: ["decimal"], twoServer: ["twoServerGrid"] },
 });
 
 /** The type names a survey may use (QUESTION_TYPES in Python). */
