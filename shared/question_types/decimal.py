@@ -314,8 +314,9 @@ class DecimalType(QuestionType):
                 raise SurveyError(f"{where}.bins", 'bins are of the distribution: add '
                                   '"distribution" to estimate, or drop bins')
             return spec
-        return replace(spec, bins=self._bins(spec, DEFAULT_BINS if bins is None else bins,
-                                             f"{where}.bins"))
+        if bins is None:  # the default, capped by the grid: a 6-value grid has 6 bins, not 20
+            bins = min(DEFAULT_BINS, spec.k)
+        return replace(spec, bins=self._bins(spec, bins, f"{where}.bins"))
 
     @staticmethod
     def _estimate(value: Any, where: str) -> tuple[str, ...]:

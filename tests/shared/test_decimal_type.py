@@ -267,3 +267,13 @@ def test_the_unit_is_registered_and_its_mechanisms_say_they_take_it() -> None:
     for name in ("duchi", "piecewise", "hybrid", "geometric", "square_wave",
                  "mean_and_distribution"):
         assert "decimal" in mechanism_class(name).question_types
+
+
+def test_the_default_bins_of_a_short_grid_are_its_values_not_an_error() -> None:
+    """A distribution asked without `bins` has 20 equal-width bins, but a grid of 6 values
+    cannot hold 20: the default is capped by the grid (it said "must be between 2 and 6")."""
+    short = question(max=5, estimate=["distribution"])
+    assert short.spec.bins == 6
+    assert question(estimate=["distribution"]).spec.bins == 20
+    with pytest.raises(SurveyError, match="between 2 and 6"):
+        question(max=5, estimate=["distribution"], bins=7)
