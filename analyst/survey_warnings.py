@@ -5,9 +5,7 @@ A survey can be valid and still fail its respondents:
   page's manifest.js holds the same number): every device that keeps the default refuses it,
   including every browser on the page the aggregator serves, which has no way to raise it;
 - a location question has no background image: on a phone it is a blank grid of small squares
-  with nothing to find one's place by;
-- a question offers special values (don't know, prefer not to say), which the page refuses
-  (not built yet): only `ldpsurvey respond` answers the survey.
+  with nothing to find one's place by.
 Both commands print the same lines from `survey_warnings`, one warning a line.
 """
 
@@ -27,11 +25,6 @@ def survey_warnings(survey: Survey) -> list[str]:
         warnings.append(limit)
     for q in survey.questions:
         warnings += q.unit.survey_warnings(q)  # e.g. a location grid without a background
-    special = [q.id for q in survey.questions if q.special]
-    if special:
-        warnings.append(f"warning: {', '.join(special)} offer special values (don't know, prefer "
-                        f"not to say), which the web page does not ask yet: it refuses this "
-                        f"survey, saying so; respondents answer it with `ldpsurvey respond`")
     return warnings
 
 

@@ -70,15 +70,12 @@ def not_canonical(survey: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, A
 
 
 def with_special(survey: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
-    """A question with special values (don't know, prefer not to say), which the page does not
-    ask yet: refused by name, not answered without them."""
-    data = copy.deepcopy(survey)
-    data["questions"][0]["special"] = {"refused": "Prefer not to say"}
-    for question in data["questions"]:
-        question.pop("params", None)
-        question.pop("mechanism", None)
-        question.pop("mechanism_choice", None)
-    return document(data, key)
+    """A signed question whose special value ("prefer not to say") has the label of one of
+    its answers, which shared/ refuses: the page refuses it by name, before randomizing."""
+    data = copy.deepcopy(Survey.from_dict(survey).to_dict())
+    question = next(q for q in data["questions"] if q.get("options"))
+    question["special"] = {"refused": question["options"][0]}
+    return document(data, key, raw=True)
 
 
 CASES: dict[str, tuple[Callable[[dict[str, Any], Any], dict[str, Any]], str]] = {
@@ -93,7 +90,7 @@ CASES: dict[str, tuple[Callable[[dict[str, Any], Any], dict[str, Any]], str]] = 
     "total above the ε limit": (with_epsilons(2.0, 2.0, 1.5), "ε = 5.5 in total, above your limit"),
     "another survey": (lambda s, k: document({**s, "id": "other"}, k), "instead of"),
     "wrong hash": (lambda s, k: document(s, k, sha256="0" * 64), "hash does not match"),
-    "special values": (with_special, "cannot ask yet"),
+    "special values": (with_special, "special values"),
 }
 
 

@@ -1,7 +1,7 @@
 // An integer question that depends on randomized answers (skip logic), loaded only for a
 // survey that names asked_geometric (optional.js).
 
-import { bernoulli, discreteLaplace } from "./randomness.js";
+import { bernoulli, choiceExcept, discreteLaplace } from "./randomness.js";
 import { Rational, expLower, rationalExpFloorOf, rationalFloor } from "./rational.js";
 import { t } from "./i18n.js";
 import {
@@ -12,8 +12,12 @@ import {
  * An integer question with a "not asked" value (shared/mechanisms/asked_geometric.py): an asked
  * bit by randomized response and two-sided geometric noise on the number, or on the middle of
  * the range when not asked. Indices are BigInts; index k is "not asked".
+ *
+ * With special values (don't know, prefer not to say) the bit is a status code over `codes` =
+ * 1 + (extra values): GRR with p/q = e₁, 1 an answer, 0 the first extra value, then 2, 3, ...;
+ * indices k, k + 1, ... are the extra values in domain order. `codes` 2: the asked bit.
  */
-export function askedGeometricCore(epsilon, low, high) {
+export function askedGeometricCore(epsilon, low, high, codes = 2) {
   const span = high - low;
   const half = span - span / 2n;
   const middle = low + span / 2n;
@@ -24,8 +28,9 @@ export function askedGeometricCore(epsilon, low, high) {
   const askedEpsilon = eps.sub(rate.mul(half));
   if (askedEpsilon.num <= 0n) certifyRatio("asked_geometric", null, epsilon);
   const e1 = rationalExpFloorOf(askedEpsilon);
-  const p = e1.div(e1.add(1));
-  const q = ONE.div(e1.add(1));
+  const others = BigInt(codes - 1);
+  const p = e1.div(e1.add(others));
+  const q = ONE.div(e1.add(others));
   // WorstOfLosses: two asked answers (rate·Δ), asked against "not asked" (e1·e^(rate·h)).
   if (rate.mul(span).gt(eps) || (e1.gt(ONE) && e1.gt(expLower(eps.sub(rate.mul(half)))))) {
     throw new ManifestMismatch(`asked_geometric: the exact privacy loss exceeds ε = ${epsilon}`);
@@ -38,18 +43,26 @@ export function askedGeometricCore(epsilon, low, high) {
   const lowBound = low - tail;
   const highBound = high + tail;
   const k = span + 1n;
+  /** The status code of an index (asked_geometric.py code_of). */
+  const codeOf = (index) => (index < k ? 1n : index === k ? 0n : index - k + 1n);
   return {
-    name: "asked_geometric", k, rate, p, q, middle,
+    name: "asked_geometric", k, rate, p, q, middle, codes,
     params: { default: Number(middle), rate: rate.toString(), p: p.toString(), q: q.toString() },
     reportBounds: [lowBound, highBound],
     perturbIndex(index, source) {
       const asked = index < k;
-      const bit = bernoulli(asked ? p : q, source);
+      let bit;
+      if (codes === 2) {
+        bit = bernoulli(asked ? p : q, source) ? 1 : 0;
+      } else {  // GRR over the status codes
+        const code = codeOf(index);
+        bit = Number(bernoulli(p, source) ? code : choiceExcept(BigInt(codes), code, source));
+      }
       const y = (asked ? low + index : middle) + discreteLaplace(rate, source);
       if (y < lowBound || y > highBound) {
         throw new ReportError(`the noise drawn for this answer took the report to ${y}, outside [${lowBound}, ${highBound}] where the server accepts reports`);
       }
-      return [bit ? 1 : 0, Number(y)];
+      return [bit, Number(y)];
     },
     describe() {
       const zero = Math.tanh(rateFloat / 2);

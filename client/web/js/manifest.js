@@ -6,7 +6,7 @@ import { canonicalSurveyText } from "./canonical.js";
 import { Worded, quoted } from "./i18n.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 import { loadFor, loaded } from "./optional.js";
-import { SkipMismatch, skipPlan } from "./skip_logic.js";
+import { NOT_ASKED, SkipMismatch, skipPlan } from "./skip_logic.js";
 import { isTypeName, unitOf } from "./types/index.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
@@ -100,6 +100,22 @@ function checkShape(survey) {
   }
 }
 
+const SPECIAL_NAME = /^[a-z0-9_]{1,63}$/;
+const MAX_SPECIAL = 4;  // shared/question_types/fields.special
+
+/** Whether a question's `special` is what shared/ allows: 1 to 4 names with distinct labels
+ * that are not its options or "not asked", on a randomized question whose type takes them. */
+function specialFits(q) {
+  const special = q.special;
+  if (special === null || typeof special !== "object" || Array.isArray(special)) return false;
+  const entries = Object.entries(special);
+  const labels = entries.map(([, label]) => label);
+  return entries.length >= 1 && entries.length <= MAX_SPECIAL && q.disclosed !== true &&
+    unitOf(q).takesSpecial && entries.every(([name, label]) => SPECIAL_NAME.test(name) &&
+      isText(label, 200) && label !== NOT_ASKED && !(q.options ?? []).includes(label)) &&
+    new Set(labels).size === labels.length;
+}
+
 /** Each question's own fields, as its type's unit checks them (once its module is loaded). */
 function checkQuestions(survey) {
   for (const q of survey.questions) {
@@ -108,9 +124,11 @@ function checkQuestions(survey) {
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
       throw new Refusal("refusal.instantaneous", { question: quoted(q.text) });
     }
-    // special values (don't know, prefer not to say): randomized with the answers on the
-    // command line (shared/question_types/base.extra_values); this page does not ask them yet
-    if (q.special != null) throw new Refusal("refusal.special", { question: quoted(q.text) });
+    // special values (don't know, prefer not to say): extra values of the domain, randomized
+    // with the answers (shared/question_types/base.extra_values), for a type that takes them
+    if (q.special !== undefined && !specialFits(q)) {
+      throw new Refusal("refusal.special", { question: quoted(q.text) });
+    }
   }
 }
 

@@ -7,7 +7,7 @@ import { bernoulli, choiceExcept, secureSource } from "./randomness.js";
 import { loaded } from "./optional.js";  // the cores and modules only some surveys need
 import { N, Worded, quoted, t } from "./i18n.js";
 import { epsilonText } from "./odds.js";
-import { optionText } from "./shown.js";
+import { optionText, specialLabels } from "./shown.js";
 import { MAX_NOT_ASKED_OPTIONS, NOT_ASKED } from "./skip_logic.js";
 import { isTypeName, unitOf } from "./types/index.js";  // each question type's unit
 
@@ -256,12 +256,18 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   if (!MECHANISMS.includes(name) && !DESIGNS.includes(name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
-  if (notAsked) {
+  // special values (don't know, prefer not to say) and "not asked": extra values of the
+  // domain, randomized with the answers by a mechanism that carries them (base.py extra_values)
+  const special = specialLabels(question);
+  const extended = notAsked || special.length > 0;
+  if (extended) {
     if (!unit.notAskedMechanisms.includes(name)) {
-      throw new ManifestMismatch(`${where}: ${name} cannot carry the ‘not asked’ value this question has`);
+      throw new ManifestMismatch(notAsked
+        ? `${where}: ${name} cannot carry the ‘not asked’ value this question has`
+        : `${where}: ${name} cannot carry this question's special values`);
     }
     if (Array.isArray(question.options) && (question.options.includes(NOT_ASKED) ||
-                                            question.options.length + 1 > MAX_NOT_ASKED_OPTIONS)) {
+        question.options.length + special.length + 1 > MAX_NOT_ASKED_OPTIONS)) {
       throw new ManifestMismatch(`${where}: its options cannot take a ‘not asked’ value`);
     }
   } else if (!unit.mechanisms.includes(name)) {
@@ -284,7 +290,7 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   const labels = unit.labels(question, notAsked);
   /** The labels as the respondent sees them now (an option's text in the page's language). */
   const shownLabels = () => labels && labels.map((l) => optionText(question, l));
-  const encode = unit.encoder(question, labels, notAsked ? core.k : null);
+  const encode = unit.encoder(question, labels, extended ? core.k : null, notAsked);
 
   /** What a series' memo reads of this question (memo.js, loaded for a survey with one). */
   const memoed = () => ({ question, unit, encode, labels, permanent });
@@ -293,6 +299,8 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     question,
     name: core.name,
     notAsked,
+    /** The domain has values beyond the answers (special values, "not asked"). */
+    extended,
     labels,
     epsilon,
     instantaneousEpsilon,
@@ -324,8 +332,8 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     },
     /** A report in plain words ("yes", the option “weekly”, the number 7, ...). */
     explainReport(report) {
-      const said = notAsked ? loaded("skipReview").notAskedReportWords(
-        { name: core.name, labels, question }, report) : null;
+      const said = extended ? loaded("skipReview").notAskedReportWords(
+        { name: core.name, labels, question, notAsked }, report) : null;
       return said ?? core.explain(report, shownLabels());
     },
   });

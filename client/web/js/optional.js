@@ -166,6 +166,8 @@ export function needed(survey) {
   const names = modulesOf(typesOf(survey));
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
     names.push("conditions", "skipReview", "skipForm");
+  } else if (survey.questions.some((q) => q && q.special != null)) {
+    names.push("skipReview");  // special values: the extended domain's words
   }
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");

@@ -14,7 +14,7 @@ import { unitOf } from "./types/index.js";
 /** What the device will send for this answer, with the exact chances, in plain words (the
  * question type's words, js/types/). */
 export function chances(q, mechanism, answer) {
-  if (mechanism.notAsked) {  // skip logic: options + "not asked" (skip_review.js)
+  if (mechanism.extended) {  // options + special values + "not asked" (skip_review.js)
     return loaded("skipReview").notAskedChances(q, mechanism, answer) ?? mechanism.describe().text;
   }
   return unitOf(q).chances(q, mechanism, answer);

@@ -24,7 +24,9 @@ export function notAskedChances(q, mechanism, answer) {
   if (own !== undefined) return own;
   if (mechanism.name === "grr") {
     const d = mechanism.describe();
-    return t(answer === NOT_ASKED ? "skip.grrNotAsked" : "skip.grr",
+    const key = answer === NOT_ASKED ? "skip.grrNotAsked"
+      : mechanism.notAsked ? "skip.grr" : "skip.grrSpecial";
+    return t(key,
              { answer: valueWords(q, answer), others: mechanism.labels.length - 1,
                p: P(d.truthful), q: P(d.other) });
   }

@@ -112,7 +112,8 @@ export class SurveyText {
 
   option(id, label) {
     const q = this.questions.get(id);
-    if (q === undefined || !(q.options ?? []).includes(label)) {
+    if (q === undefined || !(q.options ?? []).includes(label) &&
+        !Object.values(q.special ?? {}).includes(label)) {
       throw new RangeError(`${JSON.stringify(label)} is not an option of ${id}`);
     }
     return this.#pick(own(this.#qt(id).options, label), label);

@@ -6,12 +6,19 @@ import { choiceInputs, rawAnswer } from "../form.js";
 import { quoted, t } from "../i18n.js";
 import { isText } from "../manifest.js";
 import { AnswerError, P, coreFor, optionWords } from "../mechanisms.js";
-import { optionOf, optionText } from "../shown.js";
+import { optionOf, optionText, specialLabels } from "../shown.js";
+
+export { specialLabels };
 import { NOT_ASKED } from "../skip_logic.js";
 
 const MAX_LABEL = 200;  // shared/survey.py: an option's label
 /** What may run on the device before a two-server upload (shared/two_server/config.py). */
 export const LOCAL_MECHANISMS = Object.freeze(["binary_rr", "grr", "ordinal_exp", "geometric"]);
+
+/** The values beyond the answers, in domain order (base.py extra_values): the special values'
+ * labels, then NOT_ASKED with `notAsked`. */
+export const extraValues = (q, notAsked = false) => [...specialLabels(q),
+                                                      ...(notAsked ? [NOT_ASKED] : [])];
 
 export class QuestionType {
   /** name: the survey's `type`; mechanisms: those that fit it; notAskedMechanisms: those
@@ -25,6 +32,10 @@ export class QuestionType {
   }
 
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
+
+  /** Whether the type takes special values (`special`: don't know, prefer not to say), extra
+   * values of its domain (base.py special_refusal is None): every single-answer type. */
+  get takesSpecial() { return true; }
 
   /** The refusal's catalogue key when the type's fields are malformed, or null. */
   shapeRefusal(q) {
@@ -49,15 +60,18 @@ export class QuestionType {
     return q.options;
   }
 
-  /** The values a mechanism names, NOT_ASKED last with `notAsked`. */
+  /** The values a mechanism names: the answers, the special values, NOT_ASKED last with
+   * `notAsked` (extraValues). */
   labels(q, notAsked = false) {
     const values = this.values(q);
-    return notAsked && values ? [...values, NOT_ASKED] : values;
+    const extra = extraValues(q, notAsked);
+    return extra.length && values ? [...values, ...extra] : values;
   }
 
-  /** The core of mechanism `name` at `epsilon` (mechanisms.js). */
+  /** The core of mechanism `name` at `epsilon` (mechanisms.js), over the answers and the
+   * extra values. */
   core(name, epsilon, q, notAsked = false) {
-    return coreFor(name, epsilon, q, this.values(q).length + (notAsked ? 1 : 0));
+    return coreFor(name, epsilon, q, this.values(q).length + extraValues(q, notAsked).length);
   }
 
   /** encode(answer) -> its index; AnswerError otherwise, never clamped (Mechanism.encode).
@@ -96,16 +110,18 @@ export class QuestionType {
   /** The hint of an optional question (how to skip it). */
   get optionalKey() { return "form.optionalChoose"; }
 
-  /** The inputs of the question's fieldset. */
+  /** The inputs of the question's fieldset: the options, then its special values. */
   inputs(q, name, describedBy) {
-    return choiceInputs(q, name, describedBy, q.options.map((o) => [o, optionOf(q, o)]));
+    return choiceInputs(q, name, describedBy, [...q.options, ...specialLabels(q)]
+      .map((o) => [o, optionOf(q, o)]));
   }
 
   /** {value} (null: skipped) or {error} from the form. */
   read(form, q, name) {
     const { raw, ...done } = rawAnswer(form, q, name);
     if (raw === undefined) return done;
-    return q.options.includes(raw) ? { value: raw } : { error: t("form.choose") };
+    return q.options.includes(raw) || specialLabels(q).includes(raw) ? { value: raw }
+      : { error: t("form.choose") };
   }
 
   /** An answer as the respondent sees it. */

@@ -4,7 +4,8 @@
 import { choiceInputs, rawAnswer } from "../form.js";
 import { t } from "../i18n.js";
 import { AnswerError, P, yesNoWords } from "../mechanisms.js";
-import { QuestionType } from "./base.js";
+import { optionOf, optionText } from "../shown.js";
+import { QuestionType, specialLabels } from "./base.js";
 
 const VALUES = Object.freeze([false, true]);
 const yesNo = (value) => t(value ? "word.yesQuoted" : "word.noQuoted");
@@ -30,15 +31,19 @@ class BinaryType extends QuestionType {
 
   inputs(q, name, describedBy) {
     return choiceInputs(q, name, describedBy,
-                        [["true", { text: t("word.yes") }], ["false", { text: t("word.no") }]]);
+                        [["true", { text: t("word.yes") }], ["false", { text: t("word.no") }],
+                         ...specialLabels(q).map((label) => [label, optionOf(q, label)])]);
   }
 
   read(form, q, name) {
     const { raw, ...done } = rawAnswer(form, q, name);
-    return raw === undefined ? done : { value: raw === "true" };
+    if (raw === undefined) return done;
+    return specialLabels(q).includes(raw) ? { value: raw } : { value: raw === "true" };
   }
 
-  answerText(q, value) { return t(value ? "word.yes" : "word.no"); }
+  answerText(q, value) {
+    return typeof value === "string" ? optionText(q, value) : t(value ? "word.yes" : "word.no");
+  }
 
   // --- the review and the receipt (review.js, skip_review.js) ---
 

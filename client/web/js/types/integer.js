@@ -3,12 +3,13 @@
 
 import { el } from "../dom.js";
 import { rawAnswer } from "../form.js";
-import { t } from "../i18n.js";
+import { quoted, t } from "../i18n.js";
 import { geometricCore } from "../geometric.js";
 import { loaded } from "../optional.js";  // asked_geometric.js, for a survey that names it
 import { AnswerError, P, mechanismFor, stepWords } from "../mechanisms.js";
 import { NOT_ASKED } from "../skip_logic.js";
-import { QuestionType } from "./base.js";
+import { QuestionType, extraValues, specialLabels } from "./base.js";
+import { optionOf, optionText, shown } from "../shown.js";
 
 // Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
 const CLIP_TAIL = 1e-6;
@@ -29,6 +30,10 @@ function clipBounds(q, mechanism) {
   const [lo, hi] = mechanism.reportBounds.map(Number);
   return [Math.max(q.min - c, lo), Math.min(q.max + c, hi)];
 }
+
+/** A value beyond the range (a special value, "not asked") as the review names it. */
+const extraWords = (q, value) => (value === NOT_ASKED ? t("skip.notAskedQuoted")
+  : quoted(optionText(q, value)));
 
 class IntegerType extends QuestionType {
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
@@ -53,16 +58,20 @@ class IntegerType extends QuestionType {
 
   core(name, epsilon, q, notAsked = false) {
     if (name === "geometric") return geometricCore(epsilon, BigInt(q.min), BigInt(q.max));
-    if (name === "asked_geometric") {
-      return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(q.min), BigInt(q.max));
+    if (name === "asked_geometric") {  // 1 + extra values status codes (2: the asked bit)
+      return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(q.min), BigInt(q.max),
+                                                         1 + extraValues(q, notAsked).length);
     }
     return super.core(name, epsilon, q, notAsked);
   }
 
-  /** The offset from min (a BigInt); "not asked" is index k (asked_geometric). */
-  encoder(q, labels, notAskedIndex = null) {
+  /** The offset from min (a BigInt); the extra values (special values, then "not asked") are
+   * indices k, k + 1, ... (asked_geometric). */
+  encoder(q, labels, notAskedIndex = null, notAsked = notAskedIndex !== null) {
+    const extra = notAskedIndex === null ? [] : extraValues(q, notAsked);
     return function encode(answer) {
-      if (notAskedIndex !== null && answer === NOT_ASKED) return notAskedIndex;
+      const at = extra.indexOf(answer);
+      if (at >= 0) return notAskedIndex + BigInt(at);
       if (typeof answer !== "bigint" && !Number.isSafeInteger(answer)) {
         throw new AnswerError(`the answer to ${JSON.stringify(q.id)} must be an integer`);
       }
@@ -74,7 +83,7 @@ class IntegerType extends QuestionType {
     };
   }
 
-  memoValue(q, answer) { return answer !== NOT_ASKED ? BigInt(answer) : answer; }
+  memoValue(q, answer) { return typeof answer === "string" ? answer : BigInt(answer); }
 
   disclosedReport(q, index) { return Number(BigInt(q.min) + index); }  // safe
 
@@ -86,14 +95,22 @@ class IntegerType extends QuestionType {
 
   inputs(q, name, describedBy) {
     const id = `${name}-input`;
+    // special values: radios below the number (their own name: a number or one of them)
+    const special = specialLabels(q).map((label, i) => el("div", { class: "choice" },
+      el("input", { type: "radio", name: `${name}-special`, id: `${name}-special-${i}`,
+                    value: label }),
+      el("label", { for: `${name}-special-${i}` }, shown(optionOf(q, label), true))));
     return [
       el("label", { for: id, class: "inline" }, t("form.number", { min: q.min, max: q.max })),
       el("input", { type: "text", id, name, inputmode: q.min >= 0 ? "numeric" : "text",
                     autocomplete: "off", "aria-describedby": describedBy, class: "number" }),
+      ...(special.length ? [el("div", { class: "choices special" }, special)] : []),
     ];
   }
 
   read(form, q, name) {
+    const chosen = form.elements[`${name}-special`]?.value ?? "";
+    if (chosen && specialLabels(q).includes(chosen)) return { value: chosen };
     const { raw, ...done } = rawAnswer(form, q, name);
     if (raw === undefined) return done;
     const text = raw.trim();
@@ -105,7 +122,7 @@ class IntegerType extends QuestionType {
     return { value };
   }
 
-  answerText(q, value) { return String(value); }
+  answerText(q, value) { return typeof value === "string" ? optionText(q, value) : String(value); }
 
   // --- the review and the receipt (review.js, skip_review.js) ---
 
@@ -124,6 +141,20 @@ class IntegerType extends QuestionType {
     if (mechanism.name !== "asked_geometric") return undefined;
     const d = mechanism.describe();
     const chance = { p: P(d.truthful), q: P(d.other) };
+    const extra = extraValues(q, mechanism.notAsked);
+    if (extra.length > 1 || specialLabels(q).length) {  // a status code (special values)
+      const words = [t("skip.statusAnswer"), ...extra.map((v) => extraWords(q, v))];
+      const mine = extra.indexOf(answer) + 1;  // 0: an answer
+      const values = words.filter((_, i) => i !== mine).join(", ");
+      if (mine) {
+        return t("skip.statusSpecial", { ...chance, answer: words[mine], values,
+                                         middle: mechanism.params.default, min: q.min,
+                                         max: q.max });
+      }
+      const rate = mechanism.rate.toNumber();
+      return t("skip.statusNumber", { ...chance, values, ...noiseParams(
+        q, Number(answer), Math.tanh(rate / 2), Math.exp(rate)) });
+    }
     if (answer === NOT_ASKED) {
       return t("skip.numberNotAsked", { ...chance, middle: mechanism.params.default,
                                         min: q.min, max: q.max });
@@ -136,6 +167,13 @@ class IntegerType extends QuestionType {
   notAskedReportWords(mechanism, report) {
     if (mechanism.name !== "asked_geometric") return undefined;
     const q = mechanism.question;
+    const extra = extraValues(q, mechanism.notAsked);
+    if (extra.length > 1 || specialLabels(q).length) {  // a status code (special values)
+      const code = report[0];
+      const status = code === 1 ? t("skip.statusAnswer")
+        : extraWords(q, extra[code === 0 ? 0 : code - 1]);
+      return t("skip.statusReport", { status, n: report[1] });
+    }
     const outside = report[1] < q.min || report[1] > q.max;
     return t(outside ? "skip.askedReportOutside" : "skip.askedReport",
              { asked: report[0] === 1 ? "yes" : "no", n: report[1], min: q.min, max: q.max });

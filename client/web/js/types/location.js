@@ -11,6 +11,8 @@ import { QuestionType } from "./base.js";
 class LocationType extends QuestionType {
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
 
+  get takesSpecial() { return false; }  // its own refusal: base.py special_refusal
+
   shapeRefusal(q) {
     return q.grid && typeof q.grid === "object" && Number.isSafeInteger(q.grid.rows) &&
       Number.isSafeInteger(q.grid.cols) ? null : "refusal.noGrid";

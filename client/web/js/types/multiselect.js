@@ -20,6 +20,8 @@ const notAskedWords = () => t("skip.notAskedQuoted");
 class MultiselectType extends QuestionType {
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
 
+  get takesSpecial() { return false; }  // its own refusal: base.py special_refusal
+
   check(q, where) {
     shapeOf(q, where);
   }
