@@ -43,11 +43,16 @@ def test_prefer_not_to_say_on_every_question_end_to_end(deployment: Any, page: A
     sid = data["id"]
     page.goto(deployment.page_url(sid))
     page.wait_for_selector(READY)
+    days = page.locator("#q3-fieldset")
+    days.get_by_label(PNTS, exact=True).check()
+    page.fill("#q3-input", "5")  # a number unchecks the special value, and back
+    assert not days.get_by_label(PNTS, exact=True).is_checked()
     for index in range(4):  # below each question's own answer control
         page.locator(f"#q{index}-fieldset").get_by_label(PNTS, exact=True).check()
     page.get_by_label(NONE, exact=True).check()
     page.get_by_role("button", name="Review what will be sent").click()
     page.wait_for_selector("#review")
+    assert page.input_value("#q3-input") == ""
     review = page.locator("#review").inner_text()
     assert review.count(PNTS) >= 4 and NONE in review, review
     # the integer's status code, with the chance of each other status

@@ -95,15 +95,20 @@ class IntegerType extends QuestionType {
 
   inputs(q, name, describedBy) {
     const id = `${name}-input`;
-    // special values: radios below the number (their own name: a number or one of them)
-    const special = specialLabels(q).map((label, i) => el("div", { class: "choice" },
-      el("input", { type: "radio", name: `${name}-special`, id: `${name}-special-${i}`,
-                    value: label }),
-      el("label", { for: `${name}-special-${i}` }, shown(optionOf(q, label), true))));
+    // special values: radios below the number (their own name), a number or one of them:
+    // choosing one empties the box, typing a number unchecks them
+    const radios = specialLabels(q).map((label, i) => el("input", {
+      type: "radio", name: `${name}-special`, id: `${name}-special-${i}`, value: label,
+      onchange: () => { box.value = ""; } }));
+    const special = radios.map((radio, i) => el("div", { class: "choice" }, radio,
+      el("label", { for: radio.id }, shown(optionOf(q, specialLabels(q)[i]), true))));
+    const box = el("input", { type: "text", id, name, inputmode: q.min >= 0 ? "numeric" : "text",
+                              autocomplete: "off", "aria-describedby": describedBy,
+                              class: "number",
+                              oninput: () => radios.forEach((r) => { r.checked = false; }) });
     return [
       el("label", { for: id, class: "inline" }, t("form.number", { min: q.min, max: q.max })),
-      el("input", { type: "text", id, name, inputmode: q.min >= 0 ? "numeric" : "text",
-                    autocomplete: "off", "aria-describedby": describedBy, class: "number" }),
+      box,
       ...(special.length ? [el("div", { class: "choices special" }, special)] : []),
     ];
   }
