@@ -100,19 +100,14 @@ function checkShape(survey) {
   }
 }
 
-const SPECIAL_NAME = /^[a-z0-9_]{1,63}$/;
-const MAX_SPECIAL = 4;  // shared/question_types/fields.special
-
-/** Whether a question's `special` is what shared/ allows: 1 to 4 names with distinct labels
- * that are not its options or "not asked", on a randomized question whose type takes them. */
+/** Whether `special` is what fields.special allows, on a type that takes it. */
 function specialFits(q) {
-  const special = q.special;
-  if (special === null || typeof special !== "object" || Array.isArray(special)) return false;
-  const entries = Object.entries(special);
-  const labels = entries.map(([, label]) => label);
-  return entries.length >= 1 && entries.length <= MAX_SPECIAL && q.disclosed !== true &&
-    unitOf(q).takesSpecial && entries.every(([name, label]) => SPECIAL_NAME.test(name) &&
-      isText(label, 200) && label !== NOT_ASKED && !(q.options ?? []).includes(label)) &&
+  const s = q.special;
+  if (s === null || typeof s !== "object" || Array.isArray(s)) return false;
+  const labels = Object.values(s);
+  return labels.length >= 1 && labels.length <= 4 && q.disclosed !== true &&
+    unitOf(q).takesSpecial && Object.keys(s).every((n) => /^[a-z0-9_]{1,63}$/.test(n)) &&
+    labels.every((l) => isText(l, 200) && l !== NOT_ASKED && !(q.options ?? []).includes(l)) &&
     new Set(labels).size === labels.length;
 }
 
@@ -124,8 +119,6 @@ function checkQuestions(survey) {
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
       throw new Refusal("refusal.instantaneous", { question: quoted(q.text) });
     }
-    // special values (don't know, prefer not to say): extra values of the domain, randomized
-    // with the answers (shared/question_types/base.extra_values), for a type that takes them
     if (q.special !== undefined && !specialFits(q)) {
       throw new Refusal("refusal.special", { question: quoted(q.text) });
     }

@@ -256,15 +256,12 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   if (!MECHANISMS.includes(name) && !DESIGNS.includes(name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
-  // special values (don't know, prefer not to say) and "not asked": extra values of the
-  // domain, randomized with the answers by a mechanism that carries them (base.py extra_values)
+  // special values and "not asked": extra values of the domain (base.py extra_values)
   const special = specialLabels(question);
   const extended = notAsked || special.length > 0;
   if (extended) {
     if (!unit.notAskedMechanisms.includes(name)) {
-      throw new ManifestMismatch(notAsked
-        ? `${where}: ${name} cannot carry the ‘not asked’ value this question has`
-        : `${where}: ${name} cannot carry this question's special values`);
+      throw new ManifestMismatch(`${where}: ${name} cannot carry its ‘not asked’ or special values`);
     }
     if (Array.isArray(question.options) && (question.options.includes(NOT_ASKED) ||
         question.options.length + special.length + 1 > MAX_NOT_ASKED_OPTIONS)) {
@@ -299,7 +296,6 @@ export function mechanismFor(question, { notAsked = false } = {}) {
     question,
     name: core.name,
     notAsked,
-    /** The domain has values beyond the answers (special values, "not asked"). */
     extended,
     labels,
     epsilon,

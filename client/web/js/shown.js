@@ -18,13 +18,11 @@ export const titleOf = (survey) => (text ? text.title() : own(survey.title));
 export const descriptionOf = (survey) => (text ? text.description() : own(survey.description));
 export const questionOf = (q) => (text ? text.question(q.id) : own(q.text));
 export const hintOf = (q) => (text ? text.hint(q.id) : q.hint ? own(q.hint) : null);
-/** The labels of a question's special values ("Don't know", "Prefer not to say"), in the
- * order signed (shared/question_types/base.py special_labels); [] without. */
+/** A question's special values' labels (base.py special_labels). */
 export const specialLabels = (q) => (q.special != null && typeof q.special === "object"
   ? Object.values(q.special) : []);
 
-/** An option label's shown text (anything else as it is: yes/no, a number, a cell). Only a
- * question with options or special values has a label to translate. */
+/** An option's or special value's shown text (anything else as it is). */
 export const optionOf = (q, label) => (text && ((Array.isArray(q.options) &&
   q.options.includes(label)) || specialLabels(q).includes(label))
   ? text.option(q.id, label) : own(label));

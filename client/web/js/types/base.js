@@ -15,8 +15,7 @@ const MAX_LABEL = 200;  // shared/survey.py: an option's label
 /** What may run on the device before a two-server upload (shared/two_server/config.py). */
 export const LOCAL_MECHANISMS = Object.freeze(["binary_rr", "grr", "ordinal_exp", "geometric"]);
 
-/** The values beyond the answers, in domain order (base.py extra_values): the special values'
- * labels, then NOT_ASKED with `notAsked`. */
+/** The values beyond the answers (base.py extra_values). */
 export const extraValues = (q, notAsked = false) => [...specialLabels(q),
                                                       ...(notAsked ? [NOT_ASKED] : [])];
 
@@ -33,8 +32,7 @@ export class QuestionType {
 
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
 
-  /** Whether the type takes special values (`special`: don't know, prefer not to say), extra
-   * values of its domain (base.py special_refusal is None): every single-answer type. */
+  /** Whether it takes `special` (base.py special_refusal None). */
   get takesSpecial() { return true; }
 
   /** The refusal's catalogue key when the type's fields are malformed, or null. */
@@ -60,16 +58,14 @@ export class QuestionType {
     return q.options;
   }
 
-  /** The values a mechanism names: the answers, the special values, NOT_ASKED last with
-   * `notAsked` (extraValues). */
+  /** The values a mechanism names: answers, then extraValues. */
   labels(q, notAsked = false) {
     const values = this.values(q);
     const extra = extraValues(q, notAsked);
     return extra.length && values ? [...values, ...extra] : values;
   }
 
-  /** The core of mechanism `name` at `epsilon` (mechanisms.js), over the answers and the
-   * extra values. */
+  /** The core of mechanism `name` at `epsilon` (mechanisms.js). */
   core(name, epsilon, q, notAsked = false) {
     return coreFor(name, epsilon, q, this.values(q).length + extraValues(q, notAsked).length);
   }

@@ -65,8 +65,7 @@ class IntegerType extends QuestionType {
     return super.core(name, epsilon, q, notAsked);
   }
 
-  /** The offset from min (a BigInt); the extra values (special values, then "not asked") are
-   * indices k, k + 1, ... (asked_geometric). */
+  /** The offset from min (a BigInt); extraValues are k, k + 1, ... (asked_geometric). */
   encoder(q, labels, notAskedIndex = null, notAsked = notAskedIndex !== null) {
     const extra = notAskedIndex === null ? [] : extraValues(q, notAsked);
     return function encode(answer) {
@@ -95,8 +94,7 @@ class IntegerType extends QuestionType {
 
   inputs(q, name, describedBy) {
     const id = `${name}-input`;
-    // special values: radios below the number (their own name), a number or one of them:
-    // choosing one empties the box, typing a number unchecks them
+    // special values: radios below; choosing one empties the box, typing unchecks them
     const radios = specialLabels(q).map((label, i) => el("input", {
       type: "radio", name: `${name}-special`, id: `${name}-special-${i}`, value: label,
       onchange: () => { box.value = ""; } }));

@@ -15,7 +15,7 @@ export default {
   "refusal.noRange": "Question {question} has no valid range of numbers.",
   "refusal.noGrid": "Question {question} has no valid grid (mechanisms.js checks it).",
   "refusal.instantaneous": "Question {question} has an instantaneous layer outside a series.",
-  "refusal.special": "Question {question} has special values (“don’t know”, “prefer not to say”) that its type or form does not allow: a check-all-that-apply, location or disclosed question takes none, and each is a distinct label that is not an option.",
+  "refusal.special": "Question {question} has special values (“don’t know”, …) that shared/ refuses for it.",
   "refusal.noManifest": "The server did not send a survey manifest.",
   "refusal.unsigned": "The survey is not signed (no signature), so nothing shows that its designer wrote it.",
   "refusal.badEncoding": "The survey's signature or public key is not valid base64 of an Ed25519 signature/key.",

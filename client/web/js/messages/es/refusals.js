@@ -15,7 +15,7 @@ export default {
   "refusal.noRange": "La pregunta {question} no tiene un intervalo de números válido.",
   "refusal.noGrid": "La pregunta {question} no tiene una cuadrícula válida (la comprueba mechanisms.js).",
   "refusal.instantaneous": "La pregunta {question} tiene una capa instantánea fuera de una serie.",
-  "refusal.special": "La pregunta {question} tiene valores especiales («no sé», «prefiero no decirlo») que su tipo o forma no admite: una pregunta de varias opciones, de ubicación o divulgada no los admite, y cada uno es una etiqueta distinta que no es una opción.",
+  "refusal.special": "La pregunta {question} tiene valores especiales («no sé», …) que shared/ rechaza para ella.",
   "refusal.noManifest": "El servidor no ha enviado el manifiesto de una encuesta.",
   "refusal.unsigned": "La encuesta no está firmada (no tiene firma), así que nada demuestra que la haya escrito quien la diseñó.",
   "refusal.badEncoding": "La firma o la clave pública de la encuesta no son una firma o clave Ed25519 válida en base64.",

@@ -15,7 +15,7 @@ export default {
   "refusal.noRange": "La question {question} n'a pas d'intervalle de nombres valide.",
   "refusal.noGrid": "La question {question} n'a pas de grille valide (mechanisms.js la vérifie).",
   "refusal.instantaneous": "La question {question} a une couche instantanée en dehors d'une série.",
-  "refusal.special": "La question {question} a des valeurs spéciales (« je ne sais pas », « je préfère ne pas répondre ») que son type ou sa forme n’admet pas : une question à cases à cocher, de lieu ou divulguée n’en prend aucune, et chacune est une étiquette distincte qui n’est pas une option.",
+  "refusal.special": "La question {question} a des valeurs spéciales (« je ne sais pas », …) que shared/ refuse pour elle.",
   "refusal.noManifest": "Le serveur n'a pas envoyé de manifeste d'enquête.",
   "refusal.unsigned": "L'enquête n'est pas signée (aucune signature) : rien ne montre que la personne qui l'a conçue l'a écrite.",
   "refusal.badEncoding": "La signature ou la clé publique de l'enquête n'est pas une signature ou une clé Ed25519 valide en base64.",
