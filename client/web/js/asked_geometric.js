@@ -3,7 +3,9 @@
 
 import { bernoulli, choiceExcept, discreteLaplace } from "./randomness.js";
 import { Rational, expLower, rationalExpFloorOf, rationalFloor } from "./rational.js";
-import { t } from "./i18n.js";
+import { quoted, t } from "./i18n.js";
+import { optionText, specialLabels } from "./shown.js";
+import { NOT_ASKED } from "./skip_logic.js";
 import {
   MAX_ABS_REPORT, ManifestMismatch, ONE, P, REPORT_TAIL_BITS, ReportError, certifyRatio,
 } from "./mechanisms.js";  // a cycle, safe: this module is loaded after mechanisms.js
@@ -74,4 +76,38 @@ export function askedGeometricCore(epsilon, low, high, codes = 2) {
       return t("skip.askedReport", { asked: report[0] === 1 ? "yes" : "no", n: report[1] });
     },
   };
+}
+
+// --- a status code's words (special values; types/integer.js asks) ---
+
+/** The statuses in code order after ‘an answer’: the special values, then "not asked". */
+function statusWordsOf(q, notAsked) {
+  const extra = [...specialLabels(q), ...(notAsked ? [NOT_ASKED] : [])];
+  return [t("special.statusAnswer"), ...extra.map((v) => (v === NOT_ASKED ? t("skip.notAskedQuoted")
+    : quoted(optionText(q, v))))];
+}
+
+/** The review's chances of a status code pair for `answer`. */
+export function statusChances(q, mechanism, answer, noiseParams) {
+  const d = mechanism.describe();
+  const chance = { p: P(d.truthful), q: P(d.other) };
+  const words = statusWordsOf(q, mechanism.notAsked);
+  const extra = [...specialLabels(q), NOT_ASKED];
+  const mine = typeof answer === "string" ? extra.indexOf(answer) + 1 : 0;  // 0: an answer
+  const values = words.filter((_, i) => i !== mine).join(", ");
+  if (mine) {
+    return t("special.statusSpecial", { ...chance, answer: words[mine], values,
+                                     middle: mechanism.params.default, min: q.min, max: q.max });
+  }
+  const rate = mechanism.rate.toNumber();
+  return t("special.statusNumber", { ...chance, values, ...noiseParams(
+    q, Number(answer), Math.tanh(rate / 2), Math.exp(rate)) });
+}
+
+/** A stored status code pair in words (code 1 an answer, 0 the first extra value, 2, 3, ...). */
+export function statusWords(mechanism, report) {
+  const words = statusWordsOf(mechanism.question, mechanism.notAsked);
+  const code = report[0];
+  return t("special.statusReport", { status: words[code === 1 ? 0 : code === 0 ? 1 : code],
+                                  n: report[1] });
 }

@@ -81,7 +81,7 @@ function question(q) {
     d[key] = new PyFloat(q[key]);
   }
   Object.assign(d, unitOf(q).canonical(q, false));  // the type's own keys
-  if (q.special != null) d.special = q.special;  // special values: absent without them
+  if (q.special != null) d.special = q.special;
   if (q.relevant != null) d.relevant = q.relevant;  // skip logic: absent without it
   if (q.hint != null) d.hint = q.hint;  // shared/translations.py: absent without a hint
   return d;

@@ -6,7 +6,7 @@ import { canonicalSurveyText } from "./canonical.js";
 import { Worded, quoted } from "./i18n.js";
 import { ManifestMismatch, UnsupportedMechanism, mechanismFor } from "./mechanisms.js";
 import { loadFor, loaded } from "./optional.js";
-import { NOT_ASKED, SkipMismatch, skipPlan } from "./skip_logic.js";
+import { SkipMismatch, skipPlan } from "./skip_logic.js";
 import { isTypeName, unitOf } from "./types/index.js";
 
 export const DEFAULT_MAX_EPSILON = 5.0; // client/trust.py DEFAULT_MAX_EPSILON
@@ -100,17 +100,6 @@ function checkShape(survey) {
   }
 }
 
-/** Whether `special` is what fields.special allows, on a type that takes it. */
-function specialFits(q) {
-  const s = q.special;
-  if (s === null || typeof s !== "object" || Array.isArray(s)) return false;
-  const labels = Object.values(s);
-  return labels.length >= 1 && labels.length <= 4 && q.disclosed !== true &&
-    unitOf(q).takesSpecial && Object.keys(s).every((n) => /^[a-z0-9_]{1,63}$/.test(n)) &&
-    labels.every((l) => isText(l, 200) && l !== NOT_ASKED && !(q.options ?? []).includes(l)) &&
-    new Set(labels).size === labels.length;
-}
-
 /** Each question's own fields, as its type's unit checks them (once its module is loaded). */
 function checkQuestions(survey) {
   for (const q of survey.questions) {
@@ -119,7 +108,7 @@ function checkQuestions(survey) {
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
       throw new Refusal("refusal.instantaneous", { question: quoted(q.text) });
     }
-    if (q.special !== undefined && !specialFits(q)) {
+    if (q.special !== undefined && !loaded("special").specialFits(q, unitOf(q))) {
       throw new Refusal("refusal.special", { question: quoted(q.text) });
     }
   }

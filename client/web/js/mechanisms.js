@@ -256,12 +256,11 @@ export function mechanismFor(question, { notAsked = false } = {}) {
   if (!MECHANISMS.includes(name) && !DESIGNS.includes(name)) {
     throw new UnsupportedMechanism(`${where}: mechanism ${JSON.stringify(name)} is not supported in the browser`);
   }
-  // special values and "not asked": extra values of the domain (base.py extra_values)
   const special = specialLabels(question);
   const extended = notAsked || special.length > 0;
   if (extended) {
     if (!unit.notAskedMechanisms.includes(name)) {
-      throw new ManifestMismatch(`${where}: ${name} cannot carry its ‘not asked’ or special values`);
+      throw new ManifestMismatch(`${where}: ${name} cannot carry the ‘not asked’ value this question has`);
     }
     if (Array.isArray(question.options) && (question.options.includes(NOT_ASKED) ||
         question.options.length + special.length + 1 > MAX_NOT_ASKED_OPTIONS)) {

@@ -37,6 +37,7 @@ const IMPORTS = Object.freeze({
   outbox: () => import("./outbox.js"),
   conditions: () => import("./conditions.js"),
   skipReview: () => import("./skip_review.js"),
+  special: () => import("./special.js"),
   skipForm: () => import("./skip_form.js"),
   designs: () => import("./designs.js"),
   surveyText: () => import("./survey_text.js"),
@@ -80,6 +81,7 @@ const WORDS = Object.freeze({
     location: () => import("./messages/en/location.js"),
     twoserver: () => import("./messages/en/twoserver.js"),
     skip: () => import("./messages/en/skip.js"),
+    special: () => import("./messages/en/special.js"),
     designs: () => import("./messages/en/designs.js"),
     cores: () => import("./messages/en/cores.js"),
     disclosed: () => import("./messages/en/disclosed.js"),
@@ -94,6 +96,7 @@ const WORDS = Object.freeze({
     location: () => import("./messages/es/location.js"),
     twoserver: () => import("./messages/es/twoserver.js"),
     skip: () => import("./messages/es/skip.js"),
+    special: () => import("./messages/es/special.js"),
     designs: () => import("./messages/es/designs.js"),
     cores: () => import("./messages/es/cores.js"),
     disclosed: () => import("./messages/es/disclosed.js"),
@@ -108,6 +111,7 @@ const WORDS = Object.freeze({
     location: () => import("./messages/fr/location.js"),
     twoserver: () => import("./messages/fr/twoserver.js"),
     skip: () => import("./messages/fr/skip.js"),
+    special: () => import("./messages/fr/special.js"),
     designs: () => import("./messages/fr/designs.js"),
     cores: () => import("./messages/fr/cores.js"),
     disclosed: () => import("./messages/fr/disclosed.js"),
@@ -118,7 +122,8 @@ const WORDS = Object.freeze({
 });
 /** The part of the words each optional module speaks with. */
 const PART = Object.freeze({ twoServer: "twoserver", conditions: "skip",
-                             skipReview: "skip", designs: "designs", invite: "invite",
+                             skipReview: "skip", special: "special", designs: "designs",
+                             invite: "invite",
                              bitmaps: "cores", hashing: "cores", ordinal: "cores",
                              twoLayer: "cores", setCores: "cores", switcher: "switcher" });
 const parts = new Set(["core"]);
@@ -166,9 +171,8 @@ export function needed(survey) {
   const names = modulesOf(typesOf(survey));
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
     names.push("conditions", "skipReview", "skipForm");
-  } else if (survey.questions.some((q) => q && q.special != null)) {
-    names.push("skipReview");  // special values: the extended domain's words
   }
+  if (survey.questions.some((q) => q && q.special !== undefined)) names.push("special", "skipReview");
   if (survey.collection !== undefined || survey.two_server !== undefined) {
     names.push("twoServerVerify", "twoServer");
   }

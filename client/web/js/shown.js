@@ -18,11 +18,10 @@ export const titleOf = (survey) => (text ? text.title() : own(survey.title));
 export const descriptionOf = (survey) => (text ? text.description() : own(survey.description));
 export const questionOf = (q) => (text ? text.question(q.id) : own(q.text));
 export const hintOf = (q) => (text ? text.hint(q.id) : q.hint ? own(q.hint) : null);
-/** A question's special values' labels (base.py special_labels). */
 export const specialLabels = (q) => (q.special != null && typeof q.special === "object"
   ? Object.values(q.special) : []);
 
-/** An option's or special value's shown text (anything else as it is). */
+/** An option label's shown text (anything else as it is: yes/no, a number, a cell). */
 export const optionOf = (q, label) => (text && ((Array.isArray(q.options) &&
   q.options.includes(label)) || specialLabels(q).includes(label))
   ? text.option(q.id, label) : own(label));

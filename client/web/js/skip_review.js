@@ -25,7 +25,7 @@ export function notAskedChances(q, mechanism, answer) {
   if (mechanism.name === "grr") {
     const d = mechanism.describe();
     const key = answer === NOT_ASKED ? "skip.grrNotAsked"
-      : mechanism.notAsked ? "skip.grr" : "skip.grrSpecial";
+      : mechanism.notAsked ? "skip.grr" : "special.grrSpecial";
     return t(key,
              { answer: valueWords(q, answer), others: mechanism.labels.length - 1,
                p: P(d.truthful), q: P(d.other) });

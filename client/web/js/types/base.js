@@ -8,14 +8,12 @@ import { isText } from "../manifest.js";
 import { AnswerError, P, coreFor, optionWords } from "../mechanisms.js";
 import { optionOf, optionText, specialLabels } from "../shown.js";
 
-export { specialLabels };
 import { NOT_ASKED } from "../skip_logic.js";
 
 const MAX_LABEL = 200;  // shared/survey.py: an option's label
 /** What may run on the device before a two-server upload (shared/two_server/config.py). */
 export const LOCAL_MECHANISMS = Object.freeze(["binary_rr", "grr", "ordinal_exp", "geometric"]);
 
-/** The values beyond the answers (base.py extra_values). */
 export const extraValues = (q, notAsked = false) => [...specialLabels(q),
                                                       ...(notAsked ? [NOT_ASKED] : [])];
 
@@ -24,16 +22,14 @@ export class QuestionType {
    * that carry its "not asked" value; conditionKind: what a condition reads of its answer
    * ("bool", "int", "text", "ordinal", "set"; null: nothing); conditionWords: its name there. */
   constructor({ name, mechanisms, notAskedMechanisms = [], conditionKind = null,
-                conditionWords }) {
-    Object.assign(this, { name, mechanisms: Object.freeze(mechanisms),
+                conditionWords, takesSpecial = true }) {
+    Object.assign(this, { name, takesSpecial, mechanisms: Object.freeze(mechanisms),
                           notAskedMechanisms: Object.freeze(notAskedMechanisms), conditionKind,
                           conditionWords });
   }
 
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
 
-  /** Whether it takes `special` (base.py special_refusal None). */
-  get takesSpecial() { return true; }
 
   /** The refusal's catalogue key when the type's fields are malformed, or null. */
   shapeRefusal(q) {
@@ -58,7 +54,7 @@ export class QuestionType {
     return q.options;
   }
 
-  /** The values a mechanism names: answers, then extraValues. */
+  /** The values a mechanism names, extraValues last. */
   labels(q, notAsked = false) {
     const values = this.values(q);
     const extra = extraValues(q, notAsked);
@@ -106,7 +102,7 @@ export class QuestionType {
   /** The hint of an optional question (how to skip it). */
   get optionalKey() { return "form.optionalChoose"; }
 
-  /** The inputs of the question's fieldset: the options, then its special values. */
+  /** The inputs of the question's fieldset. */
   inputs(q, name, describedBy) {
     return choiceInputs(q, name, describedBy, [...q.options, ...specialLabels(q)]
       .map((o) => [o, optionOf(q, o)]));

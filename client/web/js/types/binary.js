@@ -4,8 +4,8 @@
 import { choiceInputs, rawAnswer } from "../form.js";
 import { t } from "../i18n.js";
 import { AnswerError, P, yesNoWords } from "../mechanisms.js";
-import { optionOf, optionText } from "../shown.js";
-import { QuestionType, specialLabels } from "./base.js";
+import { optionOf, optionText, specialLabels } from "../shown.js";
+import { QuestionType } from "./base.js";
 
 const VALUES = Object.freeze([false, true]);
 const yesNo = (value) => t(value ? "word.yesQuoted" : "word.noQuoted");

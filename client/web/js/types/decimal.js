@@ -346,6 +346,7 @@ function explainer(grid, core) {
 
 export default new DecimalType({
   name: "decimal",
+  takesSpecial: false,
   mechanisms: [...MEAN_MECHANISMS, DISTRIBUTION, PAIR],
   conditionWords: "a decimal question",  // not words: a condition error
 });

@@ -3,13 +3,13 @@
 
 import { el } from "../dom.js";
 import { rawAnswer } from "../form.js";
-import { quoted, t } from "../i18n.js";
+import { t } from "../i18n.js";
 import { geometricCore } from "../geometric.js";
 import { loaded } from "../optional.js";  // asked_geometric.js, for a survey that names it
 import { AnswerError, P, mechanismFor, stepWords } from "../mechanisms.js";
 import { NOT_ASKED } from "../skip_logic.js";
-import { QuestionType, extraValues, specialLabels } from "./base.js";
-import { optionOf, optionText, shown } from "../shown.js";
+import { QuestionType, extraValues } from "./base.js";
+import { optionText, specialLabels } from "../shown.js";
 
 // Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
 const CLIP_TAIL = 1e-6;
@@ -30,10 +30,6 @@ function clipBounds(q, mechanism) {
   const [lo, hi] = mechanism.reportBounds.map(Number);
   return [Math.max(q.min - c, lo), Math.min(q.max + c, hi)];
 }
-
-/** A value beyond the range (a special value, "not asked") as the review names it. */
-const extraWords = (q, value) => (value === NOT_ASKED ? t("skip.notAskedQuoted")
-  : quoted(optionText(q, value)));
 
 class IntegerType extends QuestionType {
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
@@ -58,14 +54,14 @@ class IntegerType extends QuestionType {
 
   core(name, epsilon, q, notAsked = false) {
     if (name === "geometric") return geometricCore(epsilon, BigInt(q.min), BigInt(q.max));
-    if (name === "asked_geometric") {  // 1 + extra values status codes (2: the asked bit)
+    if (name === "asked_geometric") {
       return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(q.min), BigInt(q.max),
                                                          1 + extraValues(q, notAsked).length);
     }
     return super.core(name, epsilon, q, notAsked);
   }
 
-  /** The offset from min (a BigInt); extraValues are k, k + 1, ... (asked_geometric). */
+  /** The offset from min (a BigInt); "not asked" and special values are k, k + 1, ... */
   encoder(q, labels, notAskedIndex = null, notAsked = notAskedIndex !== null) {
     const extra = notAskedIndex === null ? [] : extraValues(q, notAsked);
     return function encode(answer) {
@@ -94,20 +90,12 @@ class IntegerType extends QuestionType {
 
   inputs(q, name, describedBy) {
     const id = `${name}-input`;
-    // special values: radios below; choosing one empties the box, typing unchecks them
-    const radios = specialLabels(q).map((label, i) => el("input", {
-      type: "radio", name: `${name}-special`, id: `${name}-special-${i}`, value: label,
-      onchange: () => { box.value = ""; } }));
-    const special = radios.map((radio, i) => el("div", { class: "choice" }, radio,
-      el("label", { for: radio.id }, shown(optionOf(q, specialLabels(q)[i]), true))));
     const box = el("input", { type: "text", id, name, inputmode: q.min >= 0 ? "numeric" : "text",
                               autocomplete: "off", "aria-describedby": describedBy,
-                              class: "number",
-                              oninput: () => radios.forEach((r) => { r.checked = false; }) });
+                              class: "number" });
     return [
       el("label", { for: id, class: "inline" }, t("form.number", { min: q.min, max: q.max })),
-      box,
-      ...(special.length ? [el("div", { class: "choices special" }, special)] : []),
+      box, specialLabels(q).length ? loaded("special").numberRadios(q, name, box) : null,
     ];
   }
 
@@ -144,19 +132,8 @@ class IntegerType extends QuestionType {
     if (mechanism.name !== "asked_geometric") return undefined;
     const d = mechanism.describe();
     const chance = { p: P(d.truthful), q: P(d.other) };
-    const extra = extraValues(q, mechanism.notAsked);
-    if (extra.length > 1 || specialLabels(q).length) {  // a status code (special values)
-      const words = [t("skip.statusAnswer"), ...extra.map((v) => extraWords(q, v))];
-      const mine = extra.indexOf(answer) + 1;  // 0: an answer
-      const values = words.filter((_, i) => i !== mine).join(", ");
-      if (mine) {
-        return t("skip.statusSpecial", { ...chance, answer: words[mine], values,
-                                         middle: mechanism.params.default, min: q.min,
-                                         max: q.max });
-      }
-      const rate = mechanism.rate.toNumber();
-      return t("skip.statusNumber", { ...chance, values, ...noiseParams(
-        q, Number(answer), Math.tanh(rate / 2), Math.exp(rate)) });
+    if (specialLabels(q).length) {
+      return loaded("askedGeometric").statusChances(q, mechanism, answer, noiseParams);
     }
     if (answer === NOT_ASKED) {
       return t("skip.numberNotAsked", { ...chance, middle: mechanism.params.default,
@@ -170,13 +147,7 @@ class IntegerType extends QuestionType {
   notAskedReportWords(mechanism, report) {
     if (mechanism.name !== "asked_geometric") return undefined;
     const q = mechanism.question;
-    const extra = extraValues(q, mechanism.notAsked);
-    if (extra.length > 1 || specialLabels(q).length) {  // a status code (special values)
-      const code = report[0];
-      const status = code === 1 ? t("skip.statusAnswer")
-        : extraWords(q, extra[code === 0 ? 0 : code - 1]);
-      return t("skip.statusReport", { status, n: report[1] });
-    }
+    if (specialLabels(q).length) return loaded("askedGeometric").statusWords(mechanism, report);
     const outside = report[1] < q.min || report[1] > q.max;
     return t(outside ? "skip.askedReportOutside" : "skip.askedReport",
              { asked: report[0] === 1 ? "yes" : "no", n: report[1], min: q.min, max: q.max });

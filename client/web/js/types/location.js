@@ -11,8 +11,6 @@ import { QuestionType } from "./base.js";
 class LocationType extends QuestionType {
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
 
-  get takesSpecial() { return false; }  // its own refusal: base.py special_refusal
-
   shapeRefusal(q) {
     return q.grid && typeof q.grid === "object" && Number.isSafeInteger(q.grid.rows) &&
       Number.isSafeInteger(q.grid.cols) ? null : "refusal.noGrid";
@@ -67,6 +65,7 @@ class LocationType extends QuestionType {
 
 export default new LocationType({
   name: "location",
+  takesSpecial: false,
   mechanisms: ["geo_exp"],
   conditionWords: "a location question",  // not words: a condition error
 });

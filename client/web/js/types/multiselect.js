@@ -20,8 +20,6 @@ const notAskedWords = () => t("skip.notAskedQuoted");
 class MultiselectType extends QuestionType {
   // --- the signed definition (manifest.js, canonical.js, mechanisms.js) ---
 
-  get takesSpecial() { return false; }  // its own refusal: base.py special_refusal
-
   check(q, where) {
     shapeOf(q, where);
   }
@@ -142,6 +140,7 @@ class MultiselectType extends QuestionType {
 
 export default new MultiselectType({
   name: "multiselect",
+  takesSpecial: false,
   mechanisms: SET_MECHANISMS,
   notAskedMechanisms: ["option_rr", "set_ue", "psfo_grr"],
   conditionKind: "set",

@@ -19,10 +19,5 @@ export default {
   "skip.noMarkSet": "no mark set",
   "skip.twoServerHidden": "Not asked, because they do not apply to your answers: {questions}. Your device still sends ‘not asked’ for each, split into two halves like any answer: whether they apply depends on your other answers, and sending nothing for them would tell the organizations those answers.",
   "skip.hidden": "Not asked, because they do not apply to your answers: {questions}. Your device still sends a randomized ‘not asked’ for each, drawn like any answer (ε = {epsilon} in total, counted above): whether they apply depends on answers that are randomized, and sending nothing for them would reveal those answers.",
-  "skip.open": "Not asked, because they do not apply to your answers: {questions}. Nothing is sent for them: whether they apply depends only on answers sent as you give them, which the server sees anyway.",
-  "skip.grrSpecial": "Your device will send {answer} with probability {p}, otherwise one of the other {others} values (your answer, ‘don’t know’ and the like among them), each with probability {q}. The server cannot tell which happened.",
-  "skip.statusAnswer": "‘an answer’",
-  "skip.statusNumber": "Your device will send the status ‘an answer’ with probability {p}, otherwise one of {values}, each with probability {q}; and your number with random noise added: {x} itself with probability {same}, {below} or {above} with probability {next}, a number further away with probability {further} (each further step is {step} less likely than the one before). The number sent can be below {min} or above {max}: that is the noise, as expected.",
-  "skip.statusSpecial": "Your device will send the status {answer} with probability {p}, otherwise one of {values}, each with probability {q}; and the number {middle} (the middle of {min} to {max}, standing in for an answer) with random noise added, as for any answer.",
-  "skip.statusReport": "the status {status} and the number {n}"
+  "skip.open": "Not asked, because they do not apply to your answers: {questions}. Nothing is sent for them: whether they apply depends only on answers sent as you give them, which the server sees anyway."
 };
