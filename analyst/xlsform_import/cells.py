@@ -7,7 +7,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from ldpsurvey.shared.question_types.base import XLSFormRange
 
 from . import expressions as xp
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
@@ -21,6 +25,13 @@ _RANGES = "integers without a range"
 # `a <= . <= b` (or `b >= . >= a`, strict or not): the range the designer wrote, though XPath
 # reads it as `(a <= .) <= b`, a true/false compared with b, so ODK enforces nothing there.
 _CHAINED = re.compile(r"^\s*(-?\d+)\s*(<=?|>=?)\s*\.\s*(<=?|>=?)\s*(-?\d+)\s*$")
+# The same with decimals (`0 <= . <= 99.5`), for a decimal's range.
+_CHAINED_NUMBERS = re.compile(r"^\s*(-?\d+(?:\.\d*)?)\s*(<=?|>=?)\s*\.\s*(<=?|>=?)\s*"
+                              r"(-?\d+(?:\.\d*)?)\s*$")
+# A number written in a cell, with the digits after its point.
+_WRITTEN = re.compile(r"(?<![\w.])-?\d+(?:\.(\d*))?(?![\w.])")
+_NUMBERS = "numbers without a range"
+_RANGE_DEFAULTS = {"start": "1", "end": "10", "step": "1"}  # XLSForm's, for an empty cell
 
 
 def chained_range(constraint: str) -> tuple[int, int] | None:
@@ -126,6 +137,81 @@ def _range_parameters(params: Mapping[str, Any]) -> tuple[int, int]:
                       "start < end with step=1 (or an integer with a range constraint)",
                       _RANGES)
     return start, end
+
+
+@dataclass(frozen=True)
+class NumberRange:
+    """A decimal's range as written (XLSFormRange), with how the constraint said it: chained
+    (`a <= . <= b`) and which sides were strict (`. < b`), which the import notes."""
+
+    range: XLSFormRange
+    chained: bool = False
+    strict: tuple[str, ...] = ()
+
+
+def range_parameters(el: Mapping[str, Any]) -> dict[str, str]:
+    """A range row's start, end and step as written, XLSForm's defaults for empty cells."""
+    params = el.get("parameters") or {}
+    return {key: str(params.get(key) or default).strip()
+            for key, default in _RANGE_DEFAULTS.items()}
+
+
+def places(text: str) -> int:
+    """The most digits after the decimal point among the numbers written in `text`."""
+    return max((len(m[1] or "") for m in _WRITTEN.finditer(text)), default=0)
+
+
+def number_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: str
+                 ) -> NumberRange:
+    """The exact range of a number: a range row's start, end and step, or a row's two-sided
+    range constraint (a strict bound read as inclusive: the answer is rounded to the grid,
+    which holds the bound)."""
+    constraint = str(cells.get("constraint") or "").strip()
+    if category == "range":
+        if constraint:
+            raise Refusal(UNSUPPORTED, "a constraint on a range question",
+                          "drop the constraint: the range's start and end bound it",
+                          "constraints that cannot be kept")
+        written = range_parameters(el)
+        try:
+            start, end, step = (Decimal(written[k]) for k in ("start", "end", "step"))
+        except InvalidOperation:
+            raise Refusal(FIX, f"a range whose start, end or step is not a number "
+                          f"({written['start']}, {written['end']}, {written['step']})",
+                          "write numbers such as start=0 end=10 step=0.5", _NUMBERS) from None
+        if not (start.is_finite() and end.is_finite() and step.is_finite()) \
+                or step <= 0 or start >= end:
+            raise Refusal(UNSUPPORTED, f"a range from {start} to {end} in steps of {step}",
+                          "start < end with a step > 0", _NUMBERS)
+        return NumberRange(XLSFormRange(start, end, step, places(" ".join(written.values()))))
+    if not constraint:
+        raise Refusal(UNSUPPORTED, "a number without a range cannot be randomized",
+                      "add a constraint such as . >= 0 and . <= 5000", _NUMBERS)
+    m = _CHAINED_NUMBERS.match(constraint)
+    if m is not None and m[2][0] == m[3][0]:
+        ascending = m[2][0] == "<"  # a <= . <= b, else b >= . >= a
+        low, high = (Decimal(m[1]), Decimal(m[4])) if ascending else \
+            (Decimal(m[4]), Decimal(m[1]))
+        ops = (m[2], m[3]) if ascending else (m[3], m[2])  # the low side's, the high side's
+        strict = tuple(side for side, op in zip(("min", "max"), ops, strict=True)
+                       if len(op) == 1)
+        found = NumberRange(XLSFormRange(low, high, None, places(constraint)), True, strict)
+    else:
+        try:
+            (low, high), strict = xp.number_range_of(xp.parse(constraint))
+        except xp.ExpressionError as exc:
+            raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
+                          f"({exc.message})", "write it as . >= a and . <= b",
+                          _NUMBERS) from None
+        if low is None or high is None:
+            raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} bounds only one "
+                          "side (a number without a range cannot be randomized)",
+                          "give both: . >= a and . <= b", _NUMBERS)
+        found = NumberRange(XLSFormRange(low, high, None, places(constraint)), False, strict)
+    if found.range.low >= found.range.high:
+        raise Refusal(FIX, f"its constraint {quoted(constraint)} leaves no range",
+                      "widen the range", "ranges that leave one value")
+    return found
 
 
 def _range_constraint(constraint: str) -> tuple[int, int]:

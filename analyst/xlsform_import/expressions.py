@@ -23,6 +23,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ldpsurvey.shared.errors import LdpSurveyError
@@ -597,6 +598,48 @@ def _bounds(node: Node, reads: Callable[[Node], bool]) -> tuple[int | None, int 
 def range_of(node: Node) -> tuple[int | None, int | None]:
     """An integer's range from `. >= a and . <= b` (strict bounds made inclusive)."""
     return _bounds(node, lambda n: n.kind == "self")
+
+
+def number_range_of(node: Node) -> tuple[tuple[Decimal | None, Decimal | None],
+                                           tuple[str, ...]]:
+    """A number's exact range from `. >= a and . <= b` (decimals allowed), and the sides
+    ("min", "max") whose bound is strict: a strict bound is kept as the bound itself (the
+    answer is rounded to a grid that holds it)."""
+    items = node.items if node.kind == "and" else (node,)
+    low: Decimal | None = None
+    high: Decimal | None = None
+    strict: dict[str, bool] = {}
+    for item in items:
+        if item.kind != "cmp":
+            raise ExpressionError("only bounds joined by 'and' can be kept")
+        left, right = item.items
+        op = item.op
+        if right.kind == "self" and left.kind != "self":
+            left, right, op = right, left, _FLIP[op]
+        if left.kind != "self" or right.kind not in ("num", "str"):
+            raise ExpressionError("only bounds on the answer can be kept")
+        n = _exact(right)
+        if op in (">=", ">"):
+            if low is None or n > low or (n == low and op == ">"):  # the tighter bound
+                low, strict["min"] = n, op == ">"
+        elif op in ("<=", "<"):
+            if high is None or n < high or (n == high and op == "<"):
+                high, strict["max"] = n, op == "<"
+        else:
+            raise ExpressionError(f"'{op}' is not a bound")
+    return (low, high), tuple(side for side in ("min", "max") if strict.get(side))
+
+
+def _exact(node: Node) -> Decimal:
+    """A number node's exact value (a float read by its shortest decimal, as written)."""
+    value = node.value
+    try:
+        found = Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+    except InvalidOperation:
+        found = Decimal("nan")
+    if not found.is_finite():
+        raise ExpressionError(f"{_what(node)} is not a number")
+    return found
 
 
 def count_bounds(node: Node) -> tuple[int | None, int | None]:

@@ -1,6 +1,7 @@
 """One survey-sheet row as an ldpsurvey question: its type (the units that import the row's
 XLSForm type, `QuestionType.xlsform_types`: select_one -> binary, categorical or ordinal;
-select_multiple -> multiselect; integer or range -> integer), text and hint, the type's keys
+select_multiple -> multiselect; integer -> integer; decimal -> decimal; range -> integer or
+decimal), text and hint, the type's keys
 (options, bounds: `QuestionType.from_xlsform`), privacy, skip logic and translations, or
 Refusal saying why it cannot be one."""
 
@@ -8,14 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from ldpsurvey.shared.piping import references
 from ldpsurvey.shared.question_types import QuestionType
+from ldpsurvey.shared.question_types.base import XLSFormRange
 from ldpsurvey.shared.survey import QUESTION_ID
 
 from . import expressions as xp
-from .cells import chained_range, integer_range, multiselect_bounds, required, yes_no
+from .cells import (
+    chained_range,
+    integer_range,
+    multiselect_bounds,
+    number_range,
+    range_parameters,
+    required,
+    yes_no,
+)
 from .choices import Options, options
 from .conditions import Condition, refusal_of
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
@@ -26,6 +36,7 @@ from .refusals import UNITS_BY_XLSFORM_TYPE, collecting_cell
 from .special import split_choices, split_codes
 
 _SELECTS = ("select_one", "select_multiple")  # the XLSForm types with a choice list
+_SIDE = {"min": "low", "max": "high"}  # a range's side, as XLSFormRange names its bound
 # The XLSForm types several units import: ldp_type chooses among them.
 _CHOSEN = " and ".join(t for t, found in UNITS_BY_XLSFORM_TYPE.items() if len(found) > 1)
 
@@ -156,6 +167,36 @@ class _Read:
 
     def count_bounds(self) -> dict[str, int]:
         return multiselect_bounds(self.cells, self.required, len(self.labels))
+
+    def range_parameters(self) -> dict[str, str]:
+        return range_parameters(self.row.el) if self.category == "range" else {}
+
+    def number_range(self) -> XLSFormRange:
+        found = number_range(self.row.el, self.cells, self.category)
+        constraint = str(self.cells.get("constraint") or "").strip()
+        said = []
+        if found.chained:
+            said.append(f"its constraint {quoted(constraint)} is imported as the range "
+                        f"{found.range.low} to {found.range.high} it writes (XPath reads a "
+                        "chained comparison as a true/false compared with the last number, "
+                        "always true: ODK itself enforces nothing there)")
+        if found.strict:
+            said.append(f"its constraint {quoted(constraint)} excludes "
+                        + " and ".join(f"its {side} ({getattr(found.range, _SIDE[side])})"
+                                       for side in found.strict)
+                        + ", which is kept as the range's end: the answer is rounded to "
+                        "the grid on the device")
+        for line in said:
+            self._note(line)
+        return found.range
+
+    def refuse(self, reason: str, alternative: str, topic: str) -> NoReturn:
+        raise Refusal(UNSUPPORTED, reason, alternative, topic)
+
+    def _note(self, said: str) -> None:
+        """A line above the question in the TOML and in the import's notes."""
+        self.comments.append(said)
+        self.notes.append(f"row {self.row.row} ({self.row.name}, {self.row.xls_type}): {said}")
 
     def no_constraint(self) -> dict[str, Any]:
         constraint = str(self.cells.get("constraint") or "").strip()

@@ -36,9 +36,6 @@ REFUSED_TYPES: dict[str, tuple[str, str]] = {
     "text": ("free text cannot be randomized", "offer a select_one list"),
     "barcode": ("a scanned code is free text, which cannot be randomized",
                 "offer a select_one list"),
-    "decimal": ("a decimal number has no private mechanism here",
-                "an integer with a range (in whole units, e.g. . >= 0 and . <= 300), or a "
-                "select_one of bands"),
     "geo": ("an exact position cannot be sent privately",
             "a location question (a grid of cells, docs/location.md), added to the TOML by "
             "hand"),
@@ -61,8 +58,8 @@ REFUSED_TYPES: dict[str, tuple[str, str]] = {
                "ask a fixed set of questions, or an integer with a range for the count"),
 }
 # What each refused type is, in the counts of the rows left out.
-TOPICS = {"text": "free text", "barcode": "free text", "decimal": "decimal numbers",
-          "geo": "positions", "date": "dates and times", "media": "media",
+TOPICS = {"text": "free text", "barcode": "free text", "geo": "positions",
+          "date": "dates and times", "media": "media",
           "calculate": "calculations", "acknowledge": "acknowledgements", "rank": "rankings",
           "external": "options from outside the form", "metadata": "device metadata",
           "repeat": "repeats"}
@@ -77,9 +74,9 @@ def _units_by_xlsform_type() -> dict[str, tuple[QuestionType, ...]]:
     return found
 
 
-# select_one: binary, categorical, ordinal; integer and range: integer; select_multiple:
-# multiselect. A new question type whose unit declares an XLSForm type refused today
-# (decimal) has its rows imported: the mapping is asked before REFUSED_TYPES.
+# select_one: binary, categorical, ordinal; integer: integer; range: integer or decimal;
+# decimal: decimal; select_multiple: multiselect. A new question type whose unit declares an
+# XLSForm type refused today has its rows imported: the mapping is asked before REFUSED_TYPES.
 UNITS_BY_XLSFORM_TYPE = _units_by_xlsform_type()
 _GEO = ("geopoint", "geotrace", "geoshape")
 _DATES = ("date", "time", "dateTime")

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from decimal import Decimal
+from typing import Any, ClassVar, NoReturn, Protocol
 
 import numpy as np
 
@@ -745,6 +746,20 @@ class XLSFormKeys:
     no: str = ""
 
 
+@dataclass(frozen=True)
+class XLSFormRange:
+    """The two-sided range of a number an XLSForm row writes (XLSFormRow.number_range), read
+    exactly: a range row's start, end and step, or a decimal or integer row's constraint
+    (`. >= a and . <= b`, or the chained `a <= . <= b`)."""
+
+    low: Decimal
+    high: Decimal
+    step: Decimal | None
+    """A range row's step; None for a constraint (which says no resolution)."""
+    places: int
+    """The most digits after the decimal point among the numbers written (`0.50`: 2)."""
+
+
 class XLSFormRow(Protocol):
     """A survey-sheet row as the XLSForm import reads it for a unit
     (analyst/xlsform_import/questions.py); its methods raise the import's refusal."""
@@ -768,6 +783,21 @@ class XLSFormRow(Protocol):
 
     def count_bounds(self) -> dict[str, int]:
         """max_selected and required_min from its count-selected constraint and required."""
+        ...
+
+    def range_parameters(self) -> dict[str, str]:
+        """A range row's start, end and step as written (XLSForm's defaults 1, 10 and 1 where
+        a cell is empty); {} for any other row."""
+        ...
+
+    def number_range(self) -> XLSFormRange:
+        """The exact range a range row's parameters or a number row's two-sided constraint
+        gives (a strict bound read as inclusive, said in the notes)."""
+        ...
+
+    def refuse(self, reason: str, alternative: str, topic: str) -> NoReturn:
+        """Refuse the row: why it cannot be collected privately, what to write instead, and
+        the topic the counts of rows left out group it under."""
         ...
 
     def no_constraint(self) -> dict[str, Any]:

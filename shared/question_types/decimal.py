@@ -43,7 +43,19 @@ from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
 from . import fields
-from .base import DISTRIBUTION, Definition, DeviceWords, QuestionType, TerminalWords
+from .base import (
+    ANY_ROW,
+    BY_CHOICES,
+    DISTRIBUTION,
+    Definition,
+    DeviceWords,
+    QuestionType,
+    TerminalWords,
+    XLSFormConditions,
+    XLSFormKeys,
+    XLSFormRange,
+    XLSFormRow,
+)
 from .words import MEAN
 
 MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE = "mean", "distribution"
@@ -57,6 +69,9 @@ MAX_DIGITS = 15          # significant digits of min, max and resolution (module
 MAX_MAGNITUDE = Decimal(10) ** 15
 _PLAIN_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params")
+# The resolutions the XLSForm import chooses where the form says none: c·10^j.
+_ROUND_STEPS = (1, 2, 5)
+_NUMBERS = "numbers without a range"
 
 
 def exact_decimal(value: Any, where: str) -> Decimal:
@@ -667,3 +682,82 @@ class DecimalType(QuestionType):
             raise AnswerError(f"{typed!r} is not a number") from None
 
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
+
+    xlsform_types = ("decimal", "range")
+
+    def xlsform_rank(self, row: XLSFormRow) -> int | None:
+        """Every decimal row; a range row whose start, end or step is not a whole number
+        (one that is stays an integer, as before decimals)."""
+        written = row.range_parameters()
+        if not written:
+            return ANY_ROW
+        return None if all(_whole_text(v) for v in written.values()) else BY_CHOICES
+
+    def from_xlsform(self, row: XLSFormRow) -> XLSFormKeys:
+        """min, max and resolution: a range row's start, end and step, or a decimal row's
+        two-sided range constraint with a resolution chosen (`xlsform_resolution`) and said
+        in a comment above the question."""
+        found = row.number_range()
+        resolution = found.step
+        if resolution is None:
+            resolution = self.xlsform_resolution(found)
+            if resolution is None:
+                row.refuse(f"its range {found.low} to {found.high} has no resolution of 1, 2 "
+                           f"or 5 times a power of ten that divides it into at most "
+                           f"{_max_options():,} values",
+                           "a range whose width is a round number (e.g. . >= 0 and . <= "
+                           "20000), or a range row with its step", _NUMBERS)
+            row.comments.append(
+                f"resolution {decimal_text(resolution)}: chosen by the import (the form says "
+                f"none): the finest 1, 2 or 5 times a power of ten, no finer than the "
+                f"{found.places} decimal(s) its constraint writes, that divides max - min into "
+                f"at most {_max_options():,} values; the answer is rounded to it on the "
+                f"device: change it to what the answer needs")
+        keys = {"min": json_number(found.low), "max": json_number(found.high),
+                "resolution": json_number(resolution)}
+        try:
+            self.parse_spec(keys, "the question")
+        except SurveyError as exc:
+            row.refuse(f"its range {found.low} to {found.high} in steps of "
+                       f"{decimal_text(resolution)}: {exc.problem}",
+                       "a step that divides the range into at most "
+                       f"{_max_options():,} values", _NUMBERS)
+        return XLSFormKeys(keys)
+
+    @staticmethod
+    def xlsform_resolution(found: XLSFormRange) -> Decimal | None:
+        """The resolution of a decimal whose form says none: the finest c·10^j (c = 1, 2, 5;
+        10^j no finer than the decimals the constraint writes, 10^-places) that divides
+        max - min into at most MAX_OPTIONS values; None when none does (an odd width such as
+        1234567: no round step divides it but 1, which leaves too many values)."""
+        width = found.high - found.low
+        power = Decimal(1).scaleb(-found.places)
+        while power <= width:
+            for c in _ROUND_STEPS:
+                step = c * power
+                steps = width / step
+                if steps == steps.to_integral_value() and int(steps) + 1 <= _max_options():
+                    return step
+            power *= 10
+        return None
+
+    def xlsform_selected(self, target: Any, name: str, conditions: XLSFormConditions) -> Any:
+        return conditions.not_selectable(target)
+
+    def xlsform_compare(self, target: Any, op: str, value: Any,
+                        conditions: XLSFormConditions) -> Any:
+        """Refused: conditions cannot read a decimal's answer yet (docs/decimal.md)."""
+        return conditions.refuse(f"a condition cannot read the decimal {target.id}'s answer "
+                                 "yet (only whether it was answered)")
+
+
+def _whole_text(text: str) -> bool:
+    """A whole number as written ("5", "-3"; not "5.0")."""
+    return bool(re.fullmatch(r"-?\d+", text.strip()))
+
+
+def _max_options() -> int:
+    """The most values a grid may have (the mechanisms' limit)."""
+    from ..mechanisms.base import MAX_OPTIONS
+
+    return int(MAX_OPTIONS)

@@ -382,7 +382,9 @@ def test_two_server_collection(tmp_path: Path) -> None:
     ({"type": "date", "name": "x", "label": "When?"}, "date or time", "a select_one of periods"),
     ({"type": "dateTime", "name": "x", "label": "When?"}, "date or time", "days ago"),
     ({"type": "time", "name": "x", "label": "When?"}, "date or time", "select_one of periods"),
-    ({"type": "decimal", "name": "x", "label": "Weight?"}, "decimal", "an integer with a range"),
+    ({"type": "decimal", "name": "x", "label": "Weight?", "ldp_epsilon": 1},
+     "a number without a range",
+     ". >= 0 and . <= 5000"),
     ({"type": "calculate", "name": "x", "calculation": "1 + 1"}, "calculation",
      "drop the row"),
     ({"type": "image", "name": "x", "label": "Photo"}, "photo", "drop the row"),
@@ -574,6 +576,8 @@ IMPORTED_TYPES = {
     "number of days in last month": "imported integer",
     "number of days in last six months": "imported integer",
     "number of days in last year": "imported integer", "range": "imported integer",
+    "decimal": "imported decimal", "q decimal": "imported decimal",
+    "add decimal prompt": "imported decimal",
     "select_one freq": "imported categorical", "select_multiple subs": "imported multiselect",
     "note": "not a question",
     "audit": "pyxform", "background-geopoint": "pyxform", "select all that apply from": "pyxform",
@@ -594,8 +598,8 @@ def test_every_xlsform_question_type_is_mapped_or_refused(tmp_path: Path) -> Non
                "required": "yes"}
         if xls_type in ("calculate", "q calculate", "add calculate prompt"):
             row["calculation"] = "1"
-        if QUESTION_TYPE_DICT.get(xls_type, {}).get("bind", {}).get("type") == "int" and (
-                xls_type != "range"):
+        if QUESTION_TYPE_DICT.get(xls_type, {}).get("bind", {}).get("type") in (
+                "int", "decimal") and xls_type != "range":
             row["constraint"] = ". >= 0 and . <= 5"
         path = xlsform(tmp_path / f"t{i}.xlsx", [USED, row], YES_NO + FREQ + SUBS,
                        {"form_id": "t", "version": 1})

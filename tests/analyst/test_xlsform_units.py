@@ -1,6 +1,6 @@
 """The XLSForm import asks the question types' units (issue 40): which XLSForm types each
-imports, which of several takes a select_one, and a new unit's XLSForm mapping lives in its
-own module (a type that declares `decimal` has its rows imported, not refused)."""
+imports, which of several takes a select_one or a range, and a unit's XLSForm mapping lives in
+its own module (the decimal unit declares `decimal`: its rows are imported, not refused)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ldpsurvey.analyst.xlsform_import import ImportOptions, ImportRefused, import_xlsform
+from ldpsurvey.analyst.xlsform_import import ImportOptions, import_xlsform
 from ldpsurvey.analyst.xlsform_import.refusals import UNITS_BY_XLSFORM_TYPE
 from ldpsurvey.shared.question_types import units
 from ldpsurvey.shared.question_types.integer import IntegerType
@@ -27,24 +27,24 @@ def run(tmp_path: Path, survey: list[dict[str, Any]]) -> Any:
 def test_each_xlsform_type_is_imported_by_the_units_that_declare_it() -> None:
     names = {xls: [unit.name for unit in found] for xls, found in UNITS_BY_XLSFORM_TYPE.items()}
     assert names == {"select_one": ["binary", "categorical", "ordinal"],
-                     "integer": ["integer"], "range": ["integer"],
-                     "select_multiple": ["multiselect"]}
+                     "integer": ["integer"], "range": ["integer", "decimal"],
+                     "select_multiple": ["multiselect"], "decimal": ["decimal"]}
     declared = {xls for unit in units() for xls in unit.xlsform_types}
     assert declared == set(UNITS_BY_XLSFORM_TYPE)
 
 
 class _DecimalAsInteger(IntegerType):
-    """A stand-in for a future unit that imports XLSForm's decimal rows (here as integers:
-    the survey check knows no decimal type yet)."""
+    """A stand-in unit that imports XLSForm's decimal rows as integers: the mapping asks
+    the units, so whichever declares `decimal` takes its rows."""
 
     xlsform_types = ("decimal",)
 
 
 def test_a_unit_that_declares_an_xlsform_type_takes_its_rows(tmp_path: Path,
                                                             monkeypatch: Any) -> None:
-    with pytest.raises(ImportRefused) as info:  # today: no unit imports decimal
-        run(tmp_path, [WEIGHT])
-    assert [p.topic for p in info.value.problems] == ["decimal numbers"]
+    [weight] = run(tmp_path, [WEIGHT]).data["questions"]  # the decimal unit's
+    assert (weight["type"], weight["min"], weight["max"], weight["resolution"]) == \
+        ("decimal", 30, 200, 1)
     monkeypatch.setitem(UNITS_BY_XLSFORM_TYPE, "decimal", (_DecimalAsInteger(),))
     result = run(tmp_path, [WEIGHT])
     [weight] = result.data["questions"]
