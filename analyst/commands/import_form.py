@@ -60,7 +60,8 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
 
     select_one becomes a categorical question (binary for a yes/no list, ordinal with
     ldp_type = ordinal or appearance likert), select_multiple a check-all-that-apply question,
-    integer with a range constraint an integer question; relevant becomes skip logic and
+    integer with a range constraint an integer question, decimal with a range constraint (or a
+    range with a decimal step) a decimal question; relevant becomes skip logic and
     label::Language (xx) / hint::... columns translations. Privacy comes from the columns
     ldp_epsilon, ldp_mechanism, ldp_disclosed (and ldp_central_epsilon, ldp_local_epsilon with
     settings collection = two-server). Rows that cannot be collected privately are refused by
