@@ -337,6 +337,8 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     # Every select_one, select_multiple and integer row outside its repeats that can be
     # randomized: the rest are select_one_from_file (options in CSV files outside the form),
     # two integers without any constraint, a geopoint, an image, calculations, text, metadata.
+    # Its 4 decimal rows (tree_distance, bole_height, stem_height, stump_distance) are inside
+    # the repeats: importing decimals (issue 41) changed none of these counts.
     "ucl_biomass_plot_en_sw.xlsx": ("imported", 8, {UNSUPPORTED: 59}, []),
     "odk_colors_en_es.md": ("imported", 1, {}, []),
     "odk_icecream_en_es.md": ("imported", 1, {UNSUPPORTED: 2}, []),
@@ -420,6 +422,22 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
     assert "did you mean 'piped_neighbour'?" in lines[heading + 1 + to_fix.index(264)]
     assert res.stderr.splitlines()[-1].startswith(
         f"warning: {len(to_fix)} row(s) of {name} need your fix and were left out")
+
+
+@NO_REAL_FORMS
+def test_the_real_forms_decimal_rows_are_left_out_only_with_their_repeats(
+        tmp_path: Path) -> None:
+    """The UCL plot form's decimal rows are all inside its repeats (no longer refused as
+    decimals: issue 41 imports a decimal with a range)."""
+    listing = tmp_path / "problems.csv"
+    res = cli_import(REAL_FORMS / "ucl_biomass_plot_en_sw.xlsx", tmp_path / "s.toml",
+                     "--skip-unsupported", "--epsilon", "1", "--survey-version", "1",
+                     "--problems", str(listing))
+    assert res.exit_code == 0, res.output
+    decimals = [r for r in rows_of(listing.read_text()) if r["type"] == "decimal"]
+    assert [r["name"] for r in decimals] == ["tree_distance", "bole_height", "stem_height",
+                                             "stump_distance"]
+    assert {r["topic"] for r in decimals} == {"rows inside a group or repeat left out"}
 
 
 # What `import xlsform --epsilon 1 --survey-version 1` (no --skip-unsupported) says of each
