@@ -24,6 +24,8 @@ ALL_TYPES = Survey.from_dict({"id": "all", "title": "All", "version": 1, "questi
     {"id": "agree", "text": "Agree?", "type": "ordinal", "epsilon": 2.0, "mechanism": "grr",
      "options": ["lo", "mid", "hi"]},
     {"id": "num", "text": "Num?", "type": "integer", "epsilon": 1.0, "min": 2, "max": 12},
+    {"id": "amount", "text": "Amount?", "type": "decimal", "epsilon": 1.0, "min": 0, "max": 10,
+     "resolution": "0.5"},
     {"id": "multi", "text": "Multi?", "type": "multiselect", "epsilon": 2.0,
      "options": ["x", "y", "z", "w"], "max_selected": 2, "required_min": 1},
     {"id": "home", "type": "location", "text": "Where?", "epsilon_geo": 2.0,
@@ -53,7 +55,8 @@ class _Kinds:
 def test_every_unit_names_its_kind_of_answer() -> None:
     kinds = {q.type: q.unit.visit(q, _Kinds()) for q in ALL_TYPES.questions}
     assert kinds == {"binary": "options", "categorical": "options", "ordinal": "options",
-                     "integer": "number", "multiselect": "option_set", "location": "cell"}
+                     "integer": "number", "decimal": "number", "multiselect": "option_set",
+                     "location": "cell"}
     assert set(kinds) == set(REGISTRY)
 
 
@@ -75,7 +78,8 @@ def test_the_margin_of_a_plan_is_on_what_the_unit_says() -> None:
     plans = {p.question_type: p for p in plan_survey(ALL_TYPES, n=1000).questions}
     assert {t: p.margin_unit for t, p in plans.items()} == {
         "binary": "proportion", "categorical": "proportion", "ordinal": "score",
-        "integer": "answer units", "multiselect": "proportion", "location": "proportion"}
+        "integer": "answer units", "decimal": "grid steps", "multiselect": "proportion",
+        "location": "proportion"}
     assert plans["location"].row_label == "estimate"
     assert {p.row_label for t, p in plans.items() if t != "location"} == {"mechanism"}
 
