@@ -148,8 +148,7 @@ class Respondent:
         for q in survey.questions:
             if q.id in checked:  # refuse before randomizing anything
                 mechanism = self.mechanism(survey, q)
-                if not q.not_asked:  # a decimal kept to its grid ("not asked": as sent)
-                    checked[q.id] = q.unit.device_answer(q, checked[q.id])
+                checked[q.id] = q.unit.device_answer(q, checked[q.id])  # a decimal: its grid
                 mechanism.encode(checked[q.id])
                 # the same answer, however given (a set in any order), is one answer (a
                 # series memoizes and the ledger charges per distinct answer)

@@ -31,7 +31,6 @@ import numpy as np
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
 from ldpsurvey.shared.mechanisms.asked_geometric import AskedGeometric
-from ldpsurvey.shared.mechanisms.geometric import Geometric
 from ldpsurvey.shared.question_types.base import extra_values
 from ldpsurvey.shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
 from ldpsurvey.shared.survey import Question
@@ -121,19 +120,15 @@ def _check_asked(asked: float) -> None:
 
 def plan_mean_among_asked(question: Question, *, margin: float | None, n: int | None,
                           confidence: float, asked: float = DEFAULT_ASKED) -> QuestionPlan:
-    """A number's mean among those asked: asked_geometric, and geometric had its condition
-    read disclosed answers only (PUBLIC)."""
+    """A number's mean among those asked: its unit's mechanism with a "not asked" value (an
+    integer's asked_geometric, a decimal's asked_grid), and its plain mean mechanism had its
+    condition read disclosed answers only (PUBLIC), both from `asked_mean_variances`."""
     _check_asked(asked)
     k = len(question.unit.values(question))  # without "not asked"
-    name = AskedGeometric.name
-    codes = 1 + len(extra_values(question))
-    rows = [plan_row(name, AskedGeometric.mean_variance(k, question.epsilon, asked, codes),
-                     margin, n, confidence, True, question.mechanism == name),
-            # the same sampling spread as asked_geometric's bound, (Δ/2)² among those asked
-            plan_row(f"geometric {without_extra(question)}",
-                     (Geometric.noise_variance(k, question.epsilon)
-                                         + ((k - 1) / 2) ** 2) / asked,
-                     margin, n, confidence, False)]
+    (name, variance), (plain, public) = question.unit.asked_mean_variances(question, asked)
+    rows = [plan_row(name, variance, margin, n, confidence, True, question.mechanism == name),
+            plan_row(f"{plain} {without_extra(question)}", public, margin, n, confidence,
+                     False)]
     return QuestionPlan(question=question.id, question_type=question.type, k=k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
                         margin_unit=question.unit.margin_unit(question))

@@ -252,8 +252,11 @@ class _Options:
                 result.asked_groups.append(value_result(group,
                                                         float(asked_counts[members].sum()),
                                                         group.name))
-        origin = q.unit.score_origin(q)
-        _asked_mean(result, among.mean, 1 if origin is None else origin, tally)
+        if q.unit.score_origin(q) is None:  # an ordinal's scores 1..k
+            _asked_mean(result, among.mean, lambda index: 1 + index, tally)
+        else:  # a number's mean index in its units (a decimal's grid: min + index·resolution)
+            _asked_mean(result, among.mean, lambda index: q.unit.mean_of_indices(q, index),
+                        tally)
 
     def not_asked_row(self, result: QuestionResult, estimate: Any, tally: _Tally,
                       n: int) -> None:
@@ -330,7 +333,7 @@ class _OptionSet:
             shares = tally.counts[:-1] / max(tally.asked, 1)
             result.asked_values = [value_result(row, float(s)) for row, s in
                                    zip(among.categories, shares, strict=True)]
-            _asked_mean(result, among.mean, 0, tally)  # the number selected counts from 0
+            _asked_mean(result, among.mean, lambda index: index, tally)  # from 0 selected
         return result
 
 
@@ -355,13 +358,14 @@ class _Kinds:
 _KINDS = _Kinds()
 
 
-def _asked_mean(result: QuestionResult, m: Any, first: int, tally: _Tally) -> None:
-    """The mean among those asked against the truth: `first` + the mean answer index among
-    those asked (an integer's values, an ordinal's scores 1..k, a multiselect's number
-    selected)."""
+def _asked_mean(result: QuestionResult, m: Any, to_mean: Callable[[float], float],
+                tally: _Tally) -> None:
+    """The mean among those asked against the truth: `to_mean` of the mean answer index among
+    those asked (an integer's values, a decimal's grid values, an ordinal's scores 1..k, a
+    multiselect's number selected)."""
     if m is not None and m.estimate is not None and m.std_error is not None:
-        true_mean = (first + tally.index_sum / max(tally.asked, 1) if tally.answered is None
-                     else first + tally.answered_sum / max(tally.answered, 1))
+        true_mean = to_mean(tally.index_sum / max(tally.asked, 1) if tally.answered is None
+                            else tally.answered_sum / max(tally.answered, 1))
         result.asked_mean = MeanResult(truth=true_mean, estimate=m.estimate,
                                        std_error=m.std_error, ci_low=m.ci_low,
                                        ci_high=m.ci_high,

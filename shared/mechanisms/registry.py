@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import SurveyError
 from .asked_geometric import AskedGeometric
+from .asked_grid import AskedGrid
 from .base import Mechanism, Misfit
 from .binary_rr import BinaryRR
 from .duchi import Duchi
@@ -45,7 +46,8 @@ GRID_MECHANISMS: dict[str, type[Mechanism]] = {GeoExp.name: GeoExp}
 # Mechanisms only for questions with a "not asked" value (skip logic, shared/skip_logic.py):
 # looked up by name, chosen by the unit's `choose_not_asked_mechanism`, never by `auto` for a
 # plain question.
-SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometric}
+SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometric,
+                                                AskedGrid.name: AskedGrid}
 # Mean mechanisms for numbers over an answer grid (issue 41: duchi, piecewise, hybrid), for the
 # `decimal` question type (question_types = {"decimal"}, shared/question_types/decimal.py):
 # looked up by name, never offered by `rank` for another type, and kept out of MECHANISMS,

@@ -252,6 +252,15 @@ class QuestionType:
     def check_two_server_question(self, question: Any, where: str) -> None:
         """Limits of the type in a two-server survey, once parsed (mechanism "none")."""
 
+    def asked_mean_variances(self, question: Any, asked: float
+                             ) -> tuple[tuple[str, float], tuple[str, float]]:
+        """A number with a "not asked" value, for a plan of its mean among those asked when a
+        share `asked` is asked: ((its not-asked mechanism, the worst-case one-report variance
+        of that mean), (its plain mean mechanism, the same had its condition read disclosed
+        answers only, with the same (Δ/2)² sampling spread among those asked)), in grid
+        steps²."""
+        raise NotImplementedError(f"{self.name} has no mean among those asked")
+
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
     # What the estimates mean, and the rows and notes every report shows.
 

@@ -234,6 +234,9 @@ class DecimalType(QuestionType):
     described = "a decimal question"
     numeric = True
     auto_criterion = "of the mean"
+    # A "not asked" value: an asked bit and a grid mean report (shared/mechanisms/asked_grid).
+    auto_not_asked = ("asked_grid",)
+    named_not_asked = ("asked_grid",)
 
     def values(self, question: Any) -> Sequence[Any]:
         return GridValues(question.spec)
@@ -250,15 +253,8 @@ class DecimalType(QuestionType):
     def translatable_options(self, question: Any) -> tuple[str, ...]:
         return ()
 
-    def check_hidden_condition(self, at: str, reads: str) -> None:
-        raise SurveyError(at, f"a decimal question cannot depend on randomized answers yet "
-                          f"({reads}): it has no 'not asked' value; make the condition read "
-                          f"disclosed answers only, or ask the number of everyone")
-
     def parse(self, definition: Definition) -> Any:
         d = definition
-        if d.not_asked:  # shared/skip_logic asks check_hidden_condition first: never here
-            self.check_hidden_condition(f"{d.where}.relevant", "randomized answers")
         spec = self.parse_spec(d.data, d.where)
         optional = fields.optional(d.data, d.where)
         if "instantaneous_epsilon" in d.data:
@@ -287,6 +283,9 @@ class DecimalType(QuestionType):
         given = d.data.get("params")
         if given is not None and not isinstance(given, dict):
             raise SurveyError(f"{d.where}.params", "must be a table (an object of parameters)")
+        if d.not_asked:
+            return self.parse_not_asked(d, spec, epsilon, requested, given_choice, given,
+                                        common)
         name, choice, mean = self.resolve_mechanism(spec, epsilon, requested, given or {},
                                                      d.where)
         question = d.build(epsilon=epsilon, mechanism=name,
@@ -297,6 +296,48 @@ class DecimalType(QuestionType):
             raise SurveyError(f"{d.where}.params",
                               f"do not match mechanism {name!r} at epsilon {epsilon!r} for this "
                               f"question: expected {json.dumps(params)}")
+        return replace(question, params=params)
+
+    def parse_not_asked(self, d: Definition, spec: DecimalSpec, epsilon: float,
+                        requested: str, given_choice: Any, given: Any,
+                        common: Mapping[str, Any]) -> Any:
+        """A decimal that depends on randomized answers: asked_grid (an asked bit and a grid
+        mean report, shared/mechanisms/asked_grid.py), its mean part and ε split chosen by
+        `choose_split` unless params name them (a canonical survey re-read)."""
+        from ..mechanisms.asked_grid import MEAN_PARTS, AskedGrid, choose_split
+
+        where = d.where
+        if DISTRIBUTION_ESTIMATE in spec.estimate:
+            raise SurveyError(f"{where}.estimate", "a decimal that depends on randomized "
+                              "answers estimates the mean among those asked (asked_grid): "
+                              'write estimate = ["mean"], or ask the number of everyone')
+        if requested != "auto":
+            self.check_not_asked_mechanism(None, requested, where)
+        given = given or {}
+        mean = given.get("mean")
+        if mean is not None and mean not in MEAN_PARTS:
+            raise SurveyError(f"{where}.params", f"asked_grid's params.mean must be one of "
+                              f"{', '.join(MEAN_PARTS)}")
+        try:
+            name, share, reason = choose_split(spec.k, epsilon, mean)
+        except ValueError as exc:
+            raise SurveyError(f"{where}.epsilon", str(exc)) from None
+        if "mean_share" in given:
+            try:
+                share = Fraction(str(given["mean_share"]))
+            except (ValueError, ZeroDivisionError):
+                raise SurveyError(f"{where}.params", "mean_share must be a fraction such as "
+                                  '"1/2"') from None
+        question = d.build(epsilon=epsilon, mechanism=AskedGrid.name,
+                           mechanism_choice=(reason if requested == "auto"
+                                             else given_choice),
+                           params={"mean": name, "mean_share": str(share)}, not_asked=True,
+                           **common)
+        params = self.not_asked_mechanism(question).params()
+        if given and given != params:
+            raise SurveyError(f"{where}.params",
+                              f"do not match mechanism {AskedGrid.name!r} at epsilon "
+                              f"{epsilon!r} for this question: expected {json.dumps(params)}")
         return replace(question, params=params)
 
     def parse_spec(self, data: Mapping[str, Any], where: str) -> DecimalSpec:
@@ -491,6 +532,41 @@ class DecimalType(QuestionType):
             return super().choose_mechanism(question, size_limit, where)
         return chosen.name, chosen.reason
 
+    def not_asked_mechanism(self, question: Any) -> Any:
+        """asked_grid (its own estimates: the share not asked, the mean among those asked)."""
+        from ..mechanisms.asked_grid import AskedGrid
+
+        try:
+            return AskedGrid.from_question(question)
+        except SurveyError as exc:
+            raise SurveyError(f"questions.{question.id}.{exc.field}", exc.problem) from None
+
+    def choose_not_asked_mechanism(self, question: Any, size_limit: int, where: str
+                                   ) -> tuple[str, str]:
+        from ..mechanisms.asked_grid import AskedGrid, choose_split
+
+        return AskedGrid.name, choose_split(question.k, question.epsilon)[2]
+
+    def asked_mean_variances(self, question: Any, asked: float
+                             ) -> tuple[tuple[str, float], tuple[str, float]]:
+        """asked_grid's worst case at its split (`split_variance`), and the best plain mean
+        mechanism's worst case at ε with (Δ/2)² among those asked, in grid steps²."""
+        from ..mechanisms.asked_grid import MEAN_PARTS, AskedGrid, choose_split, split_variance
+        from ..mechanisms.numeric_auto import mean_variances
+
+        k, epsilon = question.k, question.epsilon
+        steps = ((k - 1) / 2) ** 2
+        params = getattr(question, "params", None) or {}
+        if question.mechanism == AskedGrid.name and "mean_share" in params:
+            mean, share = params["mean"], Fraction(params["mean_share"])
+        else:
+            mean, share, _ = choose_split(k, epsilon)
+        variance = split_variance(MEAN_PARTS[mean], k, epsilon, share, asked)
+        plain = min((v, name) for name, v in mean_variances(k, epsilon,
+                                                            worst_case=True).items())
+        return ((AskedGrid.name, (variance or math.inf) * steps),
+                (plain[1], (plain[0] * steps + steps) / asked))
+
     def disclosed_mechanism(self, question: Any) -> Any:
         """The identity channel on the grid's indices (the report is the index)."""
         from ..mechanisms.disclosed import DisclosedInteger
@@ -580,6 +656,11 @@ class DecimalType(QuestionType):
 
     def check_two_server_question(self, question: Any, where: str) -> None:
         """The bins must hold every answer: a histogram has no cell for one outside them."""
+        if question.not_asked:
+            raise SurveyError(f"{where}.relevant", "a decimal question that depends on "
+                              "randomized answers is asked in an LDP survey only (asked_grid): "
+                              "a two-server survey does not measure its 'not asked' value yet; "
+                              "make the condition read disclosed answers only")
         spec: DecimalSpec = question.spec
         edges = spec.bin_edges()
         if edges and (edges[0] != Fraction(spec.min) or edges[-1] != Fraction(spec.max)):
@@ -643,7 +724,14 @@ class DecimalType(QuestionType):
         return decimal_text(Fraction(units if value >= 0 else -units, 10**places))
 
     def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
-        """The number a report stands for ("the number 1234.5"); the pair's two."""
+        """The number a report stands for ("the number 1234.5"); the pair's two; a hidden
+        follow-up's asked bit and number ("‘asked’ and the number 120")."""
+        if question.not_asked:
+            if not isinstance(report, list | tuple) or len(report) != 2:
+                return None
+            number = self.not_asked_mechanism(question).sent_value(int(report[1]))
+            return (f"{'‘asked’' if report[0] == 1 else '‘not asked’'} and the number "
+                    f"{words.number(self.stated(question, number))}")
         mechanism = (self.disclosed_mechanism(question) if question.disclosed
                      else self.plain_mechanism(question))
         parts = getattr(mechanism, "parts", None)
@@ -657,12 +745,17 @@ class DecimalType(QuestionType):
             self.stated(question, mechanism.sent_value(report))))
 
     def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
-        """The answer rounded to the resolution, as the JSON number the device keeps."""
-        return json_number(question.spec.rounded(answer, question.id))
+        """The answer rounded to the resolution, as the JSON number the device keeps ("not
+        asked" as it is)."""
+        return self.device_answer(question, answer)
 
     def device_answer(self, question: Any, answer: Any) -> Any:
         """Rounded to the resolution, half up (refused outside min..max): the grid value the
-        mechanism randomizes."""
+        mechanism randomizes; "not asked" (a hidden follow-up that did not apply) as it is."""
+        from .base import NOT_ASKED
+
+        if question.not_asked and isinstance(answer, str) and answer == NOT_ASKED:
+            return answer
         return json_number(question.spec.rounded(answer, question.id))
 
     def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:

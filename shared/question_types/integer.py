@@ -17,6 +17,7 @@ from .base import (
     XLSFormConditions,
     XLSFormKeys,
     XLSFormRow,
+    extra_values,
 )
 from .single import Domain, SingleAnswerType
 from .words import MEAN
@@ -89,6 +90,19 @@ class IntegerType(SingleAnswerType):
             raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "
                               f"answers is measured over its values and 'not asked' in a "
                               f"two-server survey: at most {MAX_TWO_SERVER_INTEGER - 1} values")
+
+    def asked_mean_variances(self, question: Any, asked: float
+                             ) -> tuple[tuple[str, float], tuple[str, float]]:
+        """asked_geometric's bound, and geometric's noise with (Δ/2)² among those asked."""
+        from ..mechanisms.asked_geometric import AskedGeometric
+        from ..mechanisms.geometric import Geometric
+
+        k = question.k
+        codes = 1 + len(extra_values(question))
+        return ((AskedGeometric.name,
+                 AskedGeometric.mean_variance(k, question.epsilon, asked, codes)),
+                (Geometric.name,
+                 (Geometric.noise_variance(k, question.epsilon) + ((k - 1) / 2) ** 2) / asked))
 
     def values(self, question: Any) -> Sequence[Any]:
         assert question.min is not None and question.max is not None

@@ -132,13 +132,19 @@ def test_errors_name_the_field(keys: dict[str, Any], field: str) -> None:
     assert info.value.field == f"questions.x.{field}"
 
 
-def test_a_follow_up_on_a_randomized_answer_is_refused_with_the_field() -> None:
+def test_a_follow_up_on_a_randomized_answer_has_a_not_asked_value() -> None:
+    """It sends asked_grid's pair (tests/shared/test_asked_grid.py); a named mechanism that
+    cannot carry "not asked" is refused naming the field."""
+    raw = {"id": "s", "title": "t", "version": 1, "questions": [
+        {"id": "paid", "type": "binary", "text": "Paid?", "epsilon": 1.0},
+        {"id": "amount", "type": "decimal", "text": "How much?", "min": 0, "max": 100,
+         "resolution": 1, "epsilon": 1.0, "relevant": "paid == true"}]}
+    amount = Survey.from_dict(raw).question("amount")
+    assert amount.not_asked and amount.mechanism == "asked_grid"
+    raw["questions"][1]["mechanism"] = "duchi"
     with pytest.raises(SurveyError) as info:
-        Survey.from_dict({"id": "s", "title": "t", "version": 1, "questions": [
-            {"id": "paid", "type": "binary", "text": "Paid?", "epsilon": 1.0},
-            {"id": "amount", "type": "decimal", "text": "How much?", "min": 0, "max": 100,
-             "resolution": 1, "epsilon": 1.0, "relevant": "paid == true"}]})
-    assert info.value.field.startswith("questions.amount.relevant")
+        Survey.from_dict(raw)
+    assert info.value.field == "questions.amount.mechanism"
     assert "not asked" in info.value.message
 
 
