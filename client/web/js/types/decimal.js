@@ -348,5 +348,9 @@ export default new DecimalType({
   name: "decimal",
   takesSpecial: false,
   mechanisms: [...MEAN_MECHANISMS, DISTRIBUTION, PAIR],
+  // A follow-up on a randomized answer carries "not asked" by asked_grid (shared/mechanisms/
+  // asked_grid.py), which this page does not port yet: mechanismFor refuses it as unsupported
+  // in the browser (refusal.unsupported names it), never as a broken survey.
+  notAskedMechanisms: ["asked_grid"],
   conditionWords: "a decimal question",  // not words: a condition error
 });
