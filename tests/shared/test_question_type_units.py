@@ -71,7 +71,7 @@ def test_the_not_asked_tables_are_the_units() -> None:
     """skip_logic's tables by type name gather the units' own (no type without one)."""
     assert skip_logic.AUTO_NOT_ASKED == {
         "binary": ("grr", "hr"), "categorical": ("grr", "hr"), "integer": ("asked_geometric",),
-        "ordinal": ("grr", "hr")}
+        "ordinal": ("grr", "hr"), "decimal": ("asked_grid",)}
     assert skip_logic.NAMED_NOT_ASKED["ordinal"] == ("grr", "hr", "ordinal_exp")
     assert "multiselect" not in skip_logic.AUTO_NOT_ASKED
 
