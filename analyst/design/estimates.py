@@ -359,7 +359,7 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
         "epsilon": 0.0 if question.disclosed else float(question.epsilon),
         "n": result.n, "population": finite_or_none(result.population),
         "confidence": result.confidence, "consistent_method": meaning.method,
-        "notes": meaning.with_notes(result.notes)}
+        "notes": meaning.with_notes([*result.notes, *question.unit.design_omissions(question)])}
     if pv.kind == "mean":
         doc["mean"] = {**_mean(rows[0]), "total": _total(total_rows, 0)}
         return doc

@@ -90,11 +90,11 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
         if disclosed:
             noise = np.zeros_like(z)
         else:
-            variance = getattr(mechanism, "noise_variance", None)
-            if variance is None:
+            stated = mechanism.value_noise(reports)
+            if stated is None:
                 raise DesignError(f"{question.id!r}: {mechanism.name} states no noise "
-                                  "variance for its integer reports")
-            noise = np.full_like(z, variance(mechanism.k, mechanism.epsilon))
+                                  "variance for its reports")
+            noise = np.asarray(stated, dtype=np.float64).reshape(z.shape)
     else:
         labels = tuple(option_label(v) for v in question.labels)
         kind = "shares"

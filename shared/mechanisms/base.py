@@ -260,6 +260,14 @@ class Mechanism(JointReports, ABC):
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         """Unbiased estimates with plug-in std errors, worst-case bounds and intervals."""
 
+    def value_noise(self, reports: Any) -> np.ndarray | None:
+        """For a mechanism of numbers (`pseudo_values` of width 1): each report's estimate of
+        its pseudo-value's randomization variance, (n, 1), in the pseudo-values' units (what a
+        design's finite-population correction adds back and its design effect's privacy part
+        reads; shared/design/pseudo.py). None: the mechanism states none (the default; a
+        mechanism of options needs none: its indicators' z² − z is unbiased)."""
+        return None
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each respondent's unbiased estimate of their answer's indicators (contract 5):
         an (n, k) float array z with E[z_i | answer a] = e_a, from n reports as stored columns

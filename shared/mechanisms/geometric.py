@@ -217,6 +217,11 @@ class Geometric(Mechanism):
         """The number a report is (the answer plus noise), on the labels' scale."""
         return Fraction(report)
 
+    def value_noise(self, reports: Any) -> np.ndarray:
+        """`noise_variance` for every report: the noise does not depend on the answer."""
+        n = np.asarray(reports).reshape(-1).shape[0]
+        return np.full((n, 1), self.noise_variance(self.k, self.epsilon))
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The report itself, (n, 1): y = x + Z with E[Z] = 0 is unbiased for the value x
         (contract 5; its randomization variance is `noise_variance`, the same for everyone)."""

@@ -237,6 +237,20 @@ class GridMean(IndexReports, Mechanism):
         index = np.asarray(reports).astype(np.int64).reshape(-1)
         return (float(self.center) + float(self.half) * self.values_float[index]).reshape(-1, 1)
 
+    def value_noise(self, reports: Any) -> np.ndarray:
+        """The plug-in randomization variance the mean's std error uses (`plug_in_variance`,
+        from these reports' mean and mean square), the same for every report, in the
+        question's units: the variance depends on the answer, which one report cannot tell
+        (for Duchi's two outputs no unbiased per-report estimate exists), so each report
+        carries the respondents' average; with equal weights a design's std error is then
+        the plain report's."""
+        index = np.asarray(reports).astype(np.int64).reshape(-1)
+        if index.size == 0:
+            return np.zeros((0, 1))
+        values = self.values_float[index]
+        variance = self.plug_in_variance(float(values.mean()), float((values * values).mean()))
+        return np.full((index.size, 1), variance * float(self.half) ** 2)
+
     @cached_property
     def _square_fit(self) -> tuple[float, float]:
         """(a, b) with E[v² | j] ≈ a + b·t_j² (least squares over the grid, from the exact

@@ -189,6 +189,11 @@ class MeanAndDistribution(Mechanism):
                                *distribution.notes],
                         consistent_method=distribution.consistent_method)
 
+    def value_noise(self, reports: Any) -> np.ndarray | None:
+        """The mean part's (its pseudo-values are the pair's)."""
+        pairs = np.asarray(reports).reshape(-1, 2)
+        return self.parts[0].value_noise(pairs[:, 0])
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The mean part's pseudo-values: each report's unbiased value, (n, 1)."""
         pairs = np.asarray(reports).reshape(-1, 2)

@@ -144,6 +144,11 @@ class Scaled:
                                    for v in result.distribution]
         return result
 
+    def value_noise(self, reports: Any) -> np.ndarray | None:
+        """The wrapped mechanism's, in the question's units (a variance: step² times)."""
+        inner = super().value_noise(reports)  # type: ignore[misc]
+        return None if inner is None else float(self.scale.step) ** 2 * inner
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         inner = super().pseudo_values(reports)  # type: ignore[misc]
         return float(self.scale.origin) + float(self.scale.step) * inner

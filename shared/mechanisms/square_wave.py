@@ -281,6 +281,23 @@ class SquareWave(IndexReports, Mechanism):
         slope, intercept, _ = _mean_channel(self.epsilon, self.k)
         return (self.low + (index - intercept) / slope).reshape(-1, 1)
 
+    def value_noise(self, reports: Any) -> np.ndarray:
+        """Each report's unbiased estimate of its pseudo-value's randomization variance, in
+        answer units (n, 1). For grid point value x the variance is a quadratic
+        V(x) = c0 + c1·x + c2·x² (`_mean_channel`: Var[y | j] is quadratic in j), and
+        E[v̂²] = V(x) + x², so g(v̂) = (v̂² − c0 − c1·v̂)/(c2 + 1) is unbiased for x² and
+        V̂ = c0 + c1·v̂ + c2·g(v̂) for V(x)."""
+        v = self.pseudo_values(reports)
+        first, last = self.cells
+        x = self.low + (first + last) / 2.0  # each grid point's value on the labels' scale
+        per_point = _mean_channel(self.epsilon, self.k)[2]
+        if x.size < 3:
+            c2, c1, c0 = 0.0, *np.polyfit(x, per_point, 1)
+        else:
+            c2, c1, c0 = np.polyfit(x, per_point, 2)
+        square = (v * v - c0 - c1 * v) / (c2 + 1.0)
+        return c0 + c1 * v + c2 * square
+
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         """EMS distribution over the grid points (bootstrap intervals) and the unbiased mean.
 

@@ -294,6 +294,12 @@ class QuestionType:
     """The option row (as a report labels it) that speaks for the question in a summary
     (None: its largest option)."""
 
+    def design_omissions(self, question: Any) -> list[str]:
+        """Notes a design-based report adds for what the plain report of `question` estimates
+        and it does not (an estimate not linear in the reports has no pseudo-values to
+        weight): said plainly rather than left out silently."""
+        return []
+
     def mean_row_label(self, question: Any) -> str:
         """How a report's row names the extra row over everyone (`mean` of the estimate
         document): 'mean' unless the type says what its mean counts (an ordinal question's

@@ -70,6 +70,10 @@ SURVEY: dict[str, Any] = {
          "min": 0, "max": 20, "relevant": "smoker"},
         {"id": "where", "text": "Where do you smoke?", "type": "multiselect", "epsilon": 6.0,
          "options": ["home", "work", "bar"], "mechanism": "option_rr", "relevant": "smoker"},
+        {"id": "income", "text": "Income?", "type": "decimal", "epsilon": 2.0, "min": 0,
+         "max": 50, "resolution": 0.5, "mechanism": "piecewise"},
+        {"id": "hours", "text": "Hours?", "type": "decimal", "epsilon": 4.0, "min": 0,
+         "max": 10, "resolution": 0.5, "estimate": ["distribution"], "bins": 5},
     ]}
 PARSED = Survey.from_dict(SURVEY)
 QUESTIONS = [q.id for q in PARSED.questions]
@@ -91,7 +95,9 @@ def units() -> list[designed.Unit]:
             "drinks": int(rng.integers(0, 11)),
             "subs": [o for o, p in zip("abc", (0.8, 0.7, 0.6), strict=True)
                      if rng.random() < p],
-            "home": [int(rng.integers(1, 4)), 1 + min(3, int(rng.poisson(0.8)))]}
+            "home": [int(rng.integers(1, 4)), 1 + min(3, int(rng.poisson(0.8)))],
+            "income": round(float(rng.uniform(0, 50)), 1),
+            "hours": round(float(rng.uniform(0, 10)), 2)}
         if smoker:
             answers.update(brand=("x", "y", "z")[int(rng.integers(0, 3))],
                            craving=("mild", "strong", "severe")[int(rng.integers(0, 3))],
@@ -216,6 +222,17 @@ def test_design_based_reports_mean_what_the_plain_report_means(
     for qid in QUESTIONS:
         assert meaning(got[qid]) == meaning(plain[qid]), (design, qid)
         same_numbers(got[qid], plain[qid])  # a trivial design: the plain point estimates
+        says_what_it_leaves_out(got[qid], plain[qid])
+
+
+def says_what_it_leaves_out(got: dict[str, Any], plain: dict[str, Any]) -> None:
+    """A design-based document gives a decimal's quartiles (EMS: no pseudo-values), or says
+    plainly that it does not; nothing else is left out."""
+    omitted = PARSED.question(got["question"]).unit.design_omissions(
+        PARSED.question(got["question"]))
+    assert (got.get("quantiles") is None and plain.get("quantiles") is not None) == bool(
+        omitted), got["question"]
+    assert set(omitted) <= set(got.get("notes") or []), got["question"]
 
 
 @pytest.mark.parametrize("design", [(), ("--weighted",)])
@@ -230,6 +247,8 @@ def test_one_subgroup_is_the_whole_report(built: tuple[designed.Built, Path],
     for qid in RANDOMIZED:
         assert meaning(got[qid]) == meaning(plain[qid]), (design, qid)
         same_numbers(got[qid], plain[qid])
+        if design:
+            says_what_it_leaves_out(got[qid], plain[qid])
 
 
 @pytest.mark.parametrize(("rows", "cols", "design"), [

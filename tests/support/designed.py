@@ -144,6 +144,7 @@ def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = T
     rng = np.random.default_rng(seed)
     responded = [u for u in units if rng.random() < response_rate]
     mechs = mechanisms(survey)
+    parsed = Survey.from_dict(survey)
     bodies = []
     for number, unit in enumerate(responded):
         answers = dict(unit.answers)
@@ -151,6 +152,9 @@ def build(path: Path, *, survey: dict[str, Any] | None = None, invites: bool = T
             answers["resp_no"] = units.index(unit) + 1
         reports = {}
         for qid, value in answers.items():
+            if value is not NOT_ASKED:  # as the device keeps it (a decimal: to its grid)
+                question = parsed.question(qid)
+                value = question.unit.device_answer(question, value)
             reports[qid] = plain(mechs[qid].perturb_many(encoded(mechs[qid], value), rng))[0]
         body: dict[str, Any] = {"submission_id": f"00000000-0000-4000-8000-{number:012d}",
                                 "answers": reports}
