@@ -277,6 +277,10 @@ class SquareWave(IndexReports, Mechanism):
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each report's unbiased estimate of its answer's grid value in answer units, (n, 1):
         v̂ = (ṽ - q_c·m/2)/((p_c - q_c)·L) (module docstring), scaled to the labels."""
+        return self._label_values(reports)
+
+    def _label_values(self, reports: Any) -> np.ndarray:
+        """`pseudo_values` on the labels' scale, whatever wraps this mechanism."""
         index = np.asarray(reports, dtype=np.int64).reshape(-1)
         slope, intercept, _ = _mean_channel(self.epsilon, self.k)
         return (self.low + (index - intercept) / slope).reshape(-1, 1)
@@ -287,9 +291,8 @@ class SquareWave(IndexReports, Mechanism):
         V(x) = c0 + c1·x + c2·x² (`_mean_channel`: Var[y | j] is quadratic in j), and
         E[v̂²] = V(x) + x², so g(v̂) = (v̂² − c0 − c1·v̂)/(c2 + 1) is unbiased for x² and
         V̂ = c0 + c1·v̂ + c2·g(v̂) for V(x)."""
-        v = self.pseudo_values(reports)
-        first, last = self.cells
-        x = self.low + (first + last) / 2.0  # each grid point's value on the labels' scale
+        v = self._label_values(reports)  # not pseudo_values: a scale wrapper rescales those
+        x = self.low + np.arange(self.d) * (self.k - 1) / (self.d - 1)  # the grid points
         per_point = _mean_channel(self.epsilon, self.k)[2]
         if x.size < 3:
             c2, c1, c0 = 0.0, *np.polyfit(x, per_point, 1)
