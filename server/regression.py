@@ -135,7 +135,8 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
                                 f"{MAX_LATENT_OPTIONS}")
     outcome = questions[spec.outcome]
     if (outcome.unit.numeric and not outcome.disclosed
-            and mechanisms[spec.outcome].joint_reports != "integer"):  # its reports: numbers
+            and mechanisms[spec.outcome].value_noise(np.zeros((0, 1))) is None):
+        # a linear model needs each report's unbiased value and its noise's variance
         raise AnalysisError(f"no linear regression through {outcome.mechanism!r}")
 
 
@@ -163,8 +164,8 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
     for j, qid in enumerate(spec.covariates, start=1):
         q, m = questions[qid], mechanisms[qid]
         values = columns[j]
-        if q.disclosed and q.unit.numeric:  # the number itself
-            x_parts.append(np.asarray(values, dtype=float)[:, None])
+        if q.disclosed and q.unit.numeric:  # the number itself, in the question's units
+            x_parts.append(m.pseudo_values(np.asarray(values)).reshape(-1, 1))
             names.append(qid)
         elif q.disclosed:
             index = np.asarray(values, dtype=np.int64)
@@ -221,9 +222,12 @@ def _fit(x: np.ndarray, names: list[str], columns: Sequence[np.ndarray], n: int,
          latent_names: list[str], confidence: float,
          survey_weights: dict[str, Any]) -> RegressionResult:
     if outcome.unit.numeric:  # a linear model of the number
-        reports = np.asarray(columns[0], dtype=float)
-        noise = 0.0 if outcome.disclosed else mech.noise_variance(  # type: ignore[attr-defined]
-            outcome.k, outcome.epsilon)
+        # each report's unbiased value in the question's units (an integer's: the report) and
+        # the randomization's noise variance, averaged over the reports where it depends on
+        # the answer (mechanism.value_noise)
+        reports = mech.pseudo_values(np.asarray(columns[0])).reshape(-1)
+        noise = 0.0 if outcome.disclosed else float(np.mean(mech.value_noise(
+            np.asarray(columns[0]))))
         assert outcome.min is not None and outcome.max is not None
         return fit_linear(x, names, reports, noise, outcome=spec.outcome,
                           outcome_range=float(outcome.max - outcome.min),

@@ -20,7 +20,8 @@ from .output import emit
 @click.command("regress", short_help="Logistic/linear regression through the randomization.")
 @source_options
 @click.option("--outcome", required=True,
-              help="The outcome question: yes/no or categorical (logistic), integer (linear).")
+              help="The outcome question: yes/no or categorical (logistic), integer or "
+                   "decimal (linear).")
 @click.option("--level", help="For a categorical outcome: the option modelled against the rest.")
 @click.option("--covariates", default="",
               help="Comma-separated covariate questions: disclosed ones, and at most two "

@@ -132,3 +132,32 @@ def test_square_waves_report_noise_is_unbiased_for_its_variance(epsilon: float, 
         variance = channel[j] @ (v - mean) ** 2
         assert mean == pytest.approx(10 + 0.5 * j * (k - 1) / (d - 1), abs=1e-9)
         assert channel[j] @ noise == pytest.approx(variance, rel=1e-8), j
+
+
+@pytest.mark.parametrize("design", [(), ("--weighted",)])
+def test_regress_takes_a_decimal_outcome(built: tuple[designed.Built, Path],
+                                         design: tuple[str, ...]) -> None:
+    """A decimal outcome is a linear model of each report's unbiased value (the pair's mean
+    part, in dollars): each region's coefficient is within 4 of its standard errors of the
+    same regression on the respondents' true answers (rounded as the device keeps them; a
+    false alarm about 6e-5 per coefficient)."""
+    db, _ = built
+    result = CliRunner().invoke(cli, ["regress", "--db", str(db.path), "--survey",
+                                      db.survey_id, "--outcome", "income", "--covariates",
+                                      "region", "--format", "json", *design])
+    assert result.exit_code == 0, result.output
+    fit = json.loads(result.stdout)
+    question = Survey.from_dict(SURVEY).question("income")
+    truth = np.array([float(question.unit.device_answer(question, u.answers["income"]))
+                      for u in db.responded])
+    region = np.array([u.answers["region"] for u in db.responded])
+    weights = (np.array([u.weight for u in db.responded]) if design
+               else np.ones(len(db.responded)))
+    means = {r: float(np.average(truth[region == r], weights=weights[region == r]))
+             for r in designed.REGIONS}
+    wanted = {"(intercept)": means["north"],
+              **{f"region={r}": means[r] - means["north"] for r in designed.REGIONS[1:]}}
+    got = {c["name"]: c for c in fit["coefficients"]}
+    assert set(got) == set(wanted)
+    for name, value in wanted.items():
+        assert abs(got[name]["estimate"] - value) < 4 * got[name]["std_error"], name
