@@ -255,8 +255,11 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
             skipped[question.id] = SPECIAL_INTEGER_REFUSAL
             continue
         if getattr(question, "not_asked", False) and question.unit.numeric:
-            hidden[question.id] = _asked_integer_document(w, question, domain, variance,
-                                                          confidence)
+            try:
+                hidden[question.id] = _asked_integer_document(w, question, domain, variance,
+                                                              confidence)
+            except DesignError as exc:
+                skipped[question.id] = exc.message
             continue
         try:
             pv = pseudo_values(w, question.id)

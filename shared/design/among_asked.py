@@ -156,6 +156,10 @@ class AskedPairs:
 def asked_pairs(mechanism: Any, reports: np.ndarray, present: np.ndarray) -> AskedPairs:
     """The pseudo-values of a hidden integer question's stored [bit, number] pairs (`reports`
     of the rows where `present`)."""
+    if not hasattr(mechanism, "noise_variance"):  # asked_grid: a grid report, not a number
+        raise DesignError(f"design-based estimates of a hidden number sent by "
+                          f"{mechanism.name} are not built yet; the plain report (without "
+                          f"weights) gives its share not asked and its mean among those asked")
     pairs = np.asarray(reports, dtype=np.float64).reshape(-1, 2)
     mask = np.asarray(present, dtype=bool)
     p, q = float(mechanism.p_star), float(mechanism.q_star)

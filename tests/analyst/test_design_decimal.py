@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Survey
 from support import designed
 from support.r_oracle import run_r
@@ -161,3 +162,23 @@ def test_regress_takes_a_decimal_outcome(built: tuple[designed.Built, Path],
     assert set(got) == set(wanted)
     for name, value in wanted.items():
         assert abs(got[name]["estimate"] - value) < 4 * got[name]["std_error"], name
+
+
+def test_a_hidden_decimal_gets_a_note_in_a_design_based_report_not_a_crash(
+        tmp_path: Path) -> None:
+    """A decimal asked only after a randomized yes (asked_grid) crashed `report --weighted`
+    with an AttributeError (no noise_variance): its design-based estimates are not built, and
+    the report says so for that question and gives every other one."""
+    survey = {**designed.SURVEY, "id": "hidden-decimal", "questions": [
+        *designed.SURVEY["questions"],
+        {"id": "lost", "type": "decimal", "text": "If you smoke: how much a week?",
+         "relevant": "smoker", "min": 0, "max": 100, "resolution": 5, "epsilon": 2.0}]}
+    rng = np.random.default_rng(7)
+    frame = [designed.Unit(u.id, u.weight, u.stratum, u.psu, u.fpc,
+                           {**u.answers, "lost": float(rng.integers(0, 20) * 5)
+                            if u.answers["smoker"] else NOT_ASKED})
+             for u in designed.population_frame()]
+    built = designed.build(tmp_path / "survey.db", survey=survey, units=frame, fpc=False)
+    docs = {d["question"]: d for d in document(built, "--weighted")["questions"]}
+    assert "not built yet" in " ".join(docs["lost"]["notes"])
+    assert docs["drinks"]["mean"]["estimate"] is not None
