@@ -252,7 +252,9 @@ def _review(respondent: Respondent, survey: Survey, checked: dict[str, Any],
         return [*two_server_review_lines(shown, checked, respondent.server_url),
                 *guarantees.statements]
     mechanisms = {q.id: respondent.mechanism(survey, q) for q in survey.questions}
-    if not words.english:
+    # Special values are said in the page's sentences in every language, English included
+    # (client/review.py has no English twin of them).
+    if not words.english or any(q.special for q in survey.questions):
         return review_words.review_lines(shown, checked, mechanisms, text, words,
                                          respondent.max_epsilon)
     return review_lines(shown, checked, mechanisms)

@@ -317,7 +317,7 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     """A stored report in plain words (what the server receives for this question): the page's
     words after "Your device sent: " (mechanisms.js explain and review.js outsideNote)."""
     name = mechanism.name
-    if q.not_asked:
+    if q.extended:  # "not asked" or special values: indices past the options
         said = not_asked_report_words(q, mechanism, report)
         if said is not None:
             return said

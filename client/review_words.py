@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.question_types.base import extra_values
 from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.wording import (
@@ -98,7 +99,7 @@ def chances(q: Question, mechanism: Mechanism, answer: Any, shown: Any,
     name = mechanism.name
     if q.disclosed:
         return words.t("mech.disclosed")
-    if q.not_asked:  # skip logic: options + "not asked" (skip_review.js)
+    if q.extended:  # skip logic or special values: the extended domain (skip_review.js)
         said = _not_asked_chances(q, mechanism, answer, shown, words)
         return said if said is not None else describe(q, mechanism, words)
     own = q.unit.device_chances(q, mechanism, answer, Speaker(words, shown))  # a decimal's
@@ -241,18 +242,37 @@ def _not_asked_chances(q: Question, mechanism: Any, answer: Any, shown: Any,
                            items=items, p=p, q=other)
         return None
     if name == "grr":
-        return words.t("skip.grrNotAsked" if not_asked else "skip.grr",
-                       answer=_value_words(q, answer, shown, words),
+        key = "skip.grrNotAsked" if not_asked else "skip.grr" if q.not_asked else \
+            "special.grrSpecial"
+        return words.t(key, answer=_value_words(q, answer, shown, words),
                        others=len(mechanism.labels) - 1, p=P(mechanism.p_star),
                        q=P(mechanism.q_star))
     if name == "asked_geometric":
         chance = {"p": P(mechanism.p_star), "q": P(mechanism.q_star)}
+        if q.special:
+            return _status_chances(q, mechanism, answer, shown, words, chance)
         if not_asked:
             return words.t("skip.numberNotAsked", **chance, middle=mechanism.default,
                            min=q.min, max=q.max)
         return words.t("skip.number", **chance, **_noise_params(q, mechanism, int(answer),
                                                                 words))
     return None
+
+
+def _status_chances(q: Question, mechanism: Any, answer: Any, shown: Any, words: Words,
+                    chance: dict[str, Any]) -> str:
+    """An integer with special values: its status code's chances and its number's noise
+    (asked_geometric.js statusChances)."""
+    extra = extra_values(q)
+    statuses = [words.t("special.statusAnswer"),
+                *(_value_words(q, value, shown, words) for value in extra)]
+    mine = extra.index(answer) + 1 if answer in extra else 0  # 0: an answer
+    values = ", ".join(w for i, w in enumerate(statuses) if i != mine)
+    if mine:
+        return words.t("special.statusSpecial", **chance, answer=statuses[mine], values=values,
+                       middle=mechanism.default, min=q.min, max=q.max)
+    return words.t("special.statusNumber", **chance, values=values,
+                   **_noise_params(q, mechanism, int(answer), words))
 
 
 def _noise_params(q: Question, mechanism: Any, x: int, words: Words) -> dict[str, Any]:
@@ -391,7 +411,7 @@ def report_words(q: Question, mechanism: Mechanism, report: Any, shown: Any,
         return words.t("mech.option", option=words.t("word.quoted", text=_option(q, label, shown)))
 
     bits = name in ("oue", "sue", "ss", "option_rr", "set_ue")
-    if q.not_asked:
+    if q.extended:  # "not asked" or special values: indices past the options
         return _not_asked_report(q, mechanism, report, shown, words) or in_english(said, words)
     if name == "crosswise":
         return words.t("design.same" if report else "design.differ")
@@ -498,6 +518,12 @@ def _not_asked_report(q: Question, mechanism: Any, report: Any, shown: Any,
     def said(value: Any) -> str:
         return _value_words(q, value, shown, words)
 
+    if name == "asked_geometric" and q.special:  # a status code (asked_geometric.js)
+        code = report[0]
+        extra = extra_values(q)
+        status = words.t("special.statusAnswer") if code == 1 else \
+            said(extra[0 if code == 0 else code - 1])
+        return words.t("special.statusReport", status=status, n=report[1])
     if name == "asked_geometric":
         number = report[1]
         return words.t("skip.askedReport" if q.min <= number <= q.max else
@@ -520,6 +546,10 @@ def _not_asked_report(q: Question, mechanism: Any, report: Any, shown: Any,
         return words.t("mech.number", n=report)
     if name in ("grr", "ordinal_exp") and isinstance(report, int):
         value = labels[report]
-        return words.t("skip.notAskedReport") if value == NOT_ASKED else q.unit.value_words(
-            q, value, Speaker(words, shown), as_report=True)
+        if value == NOT_ASKED:
+            return words.t("skip.notAskedReport")
+        if value in extra_values(q):  # a special value: its label, whatever the type
+            return words.t("mech.option", option=words.t("word.quoted",
+                                                         text=_option(q, value, shown)))
+        return q.unit.value_words(q, value, Speaker(words, shown), as_report=True)
     return None

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ldpsurvey.shared.mechanisms.set_choice import SET_MECHANISMS
+from ldpsurvey.shared.question_types.base import extra_values
 from ldpsurvey.shared.skip_logic import NOT_ASKED, asked_values
 from ldpsurvey.shared.wording import epsilon_text, pct, to_precision
 
@@ -104,9 +105,20 @@ def number_noise(q: Any, mechanism: Any, x: int) -> str:
             f"{q.min} or above {q.max}: that is the noise, as expected.")
 
 
+def status_words(q: Any, code: int) -> str:
+    """An integer's status code with special values in words (asked_geometric.js
+    statusWords): 1 an answer, 0 the first extra value, 2, 3, ... the next ones."""
+    if code == 1:
+        return "‘an answer’"
+    value = extra_values(q)[0 if code == 0 else code - 1]
+    return NOT_ASKED_WORDS if value == NOT_ASKED else f"“{value}”"
+
+
 def not_asked_report_words(q: Any, mechanism: Any, report: Any) -> str | None:
     """A stored report of a question with a "not asked" value in plain words (None: the
     general wording fits)."""
+    if mechanism.name == "asked_geometric" and q.special:  # a status code, not an asked bit
+        return f"the status {status_words(q, report[0])} and the number {report[1]}"
     if mechanism.name == "asked_geometric":
         said = "‘asked’" if report[0] == 1 else NOT_ASKED_WORDS
         return f"{said} and the number {report[1]}" + (
@@ -118,8 +130,11 @@ def not_asked_report_words(q: Any, mechanism: Any, report: Any) -> str | None:
         return f"the number {report}"
     if name in ("grr", "ordinal_exp") and isinstance(report, int):
         value = mechanism.labels[report]
-        return "not asked" if value == NOT_ASKED else q.unit.value_words(q, value, ENGLISH,
-                                                                           as_report=True)
+        if value == NOT_ASKED:
+            return "not asked"
+        if value in extra_values(q):  # a special value: its label, whatever the type
+            return f"the option “{value}”"
+        return q.unit.value_words(q, value, ENGLISH, as_report=True)
     return None
 
 

@@ -4,11 +4,14 @@ domain like any answer."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from click.testing import CliRunner
 from ldpsurvey.client.cli import check_answer, parse_answer, prompt_answers
 from ldpsurvey.client.page_words import words_for
 from ldpsurvey.shared.errors import AnswerError
+from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import SurveyText
 
@@ -59,3 +62,47 @@ def test_the_prompt_lists_the_special_values() -> None:
     assert result.exit_code == 0, result.output
     assert "[Don't know]" in result.output and "[Prefer not to say]" in result.output
     assert "'used': \"Don't know\"" in result.output and "'freq': 'never'" in result.output
+
+
+class _Device:
+    """What the review asks of a respondent: each question's mechanism and the ε ceiling."""
+
+    max_epsilon = 5.0
+    server_url = "http://127.0.0.1:9"
+
+    def mechanism(self, survey: Survey, q: Any) -> Any:
+        return mechanism_for(q)
+
+
+def test_the_review_counts_special_values_among_what_may_be_sent() -> None:
+    """The English review said "one of the other 2 options" for a 3-option question with two
+    special values (grr over 5 values: 4 others), and "whether you were asked" for an integer
+    that has no "not asked" value; it now says the page's sentences for special values."""
+    from ldpsurvey.client.cli import _review
+
+    lines = "\n".join(_review(_Device(), SURVEY, {"used": "Prefer not to say", "days": 3,
+                                                  "freq": "never"}))
+    assert "one of the other 3 values (your answer, ‘don’t know’ and the like among them)" \
+        in lines  # binary: yes, no, 2 special values
+    assert "the status ‘an answer’" in lines and "whether you were asked" not in lines
+    assert "other 1 option" not in lines and "other 2 options" not in lines
+
+
+def test_a_report_of_a_special_value_is_said_after_sending_not_an_index_error() -> None:
+    """What `respond` prints once a report is stored: a report of a special value's index
+    raised IndexError (the options alone were indexed), and an integer's status code was
+    said as an asked bit."""
+    from ldpsurvey.client.review_words import report_words
+
+    english, french = words_for("en"), words_for("fr")
+    used, days, freq = SURVEY.questions
+    assert report_words(used, mechanism_for(used), 3, None, english) == \
+        "the option “Prefer not to say”"
+    assert report_words(freq, mechanism_for(freq), 2, None, english) == \
+        "the option “Don't know”"
+    assert report_words(days, mechanism_for(days), [1, 4], None, english) == \
+        "the status ‘an answer’ and the number 4"
+    assert report_words(days, mechanism_for(days), [2, 4], None, english) == \
+        "the status “Prefer not to say” and the number 4"
+    assert "«\xa0Prefer not to say\xa0»" in report_words(days, mechanism_for(days), [2, 4], None,
+                                                   french)
