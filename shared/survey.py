@@ -470,10 +470,6 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
         for key, why in named.two_server_refused_keys.items():
             if data.get(key) is not None:
                 raise SurveyError(f"{where}.{key}", why)
-    if collection == TWO_SERVER and data.get("special") is not None:
-        raise SurveyError(f"{where}.special", "a two-server survey takes no special values "
-                          "(yet): ask the question in an LDP survey, where don't know and "
-                          "prefer not to say are randomized with the answers")
     central, local = question_epsilons(data, where, collection)
     if central is not None:
         return _two_server_question(data, where, size_limit, central, local, earlier, later)
@@ -517,12 +513,12 @@ def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | 
                               "equal to local_epsilon")
         question = _parse_question({**plain, "epsilon": local}, where, size_limit, "ldp",
                                    earlier, later)
-        if question.not_asked:  # skip logic: a local report that is one index, with "not asked"
+        if question.extended:  # a local report that is one index, with the extra values
             question = question.unit.local_not_asked(question, plain, where, local,
                                                      lambda d: _parse_question(
                                                          d, where, size_limit, "ldp", earlier,
                                                          later))
-        check_local_mechanism(question.mechanism, where, question.type, question.not_asked)
+        check_local_mechanism(question.mechanism, where, question.type, question.extended)
         return _replace(question, central_epsilon=central, local_epsilon=local)
     if data.get("epsilon", central) != central or data.get("mechanism", "none") != "none" or (
             data.get("params") not in (None, {})) or "mechanism_choice" in data:

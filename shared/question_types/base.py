@@ -496,12 +496,22 @@ class QuestionType:
 
     def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
         """The measurement of a true answer (AnswerError if it is not one): its option index;
-        "not asked", where the question has that value, is the encoding's last cell."""
-        if question.not_asked and isinstance(value, str) and value == NOT_ASKED:
-            return measure.last_cell()
+        a special value's label or "not asked", where the question has them, is its cell
+        after the answers' (`two_server_extra_cell`)."""
+        extra = self.two_server_extra_cell(question, value)
+        if extra is not None:
+            return extra
         if value not in question.options:
             raise AnswerError(f"{value!r} is not an option of {question.id!r}")
         return question.options.index(value)
+
+    def two_server_extra_cell(self, question: Any, value: Any) -> int | None:
+        """The Histogram cell of an extra value (a special value's label, "not asked": the
+        cells after the answers', in `extra_values` order), or None if `value` is not one."""
+        extra = extra_values(question)
+        if isinstance(value, str) and value in extra:
+            return len(self.values(question)) + extra.index(value)
+        return None
 
     def two_server_labels(self, question: Any) -> tuple[Any, ...]:
         """The values a Count or Histogram measurement's cells stand for, in cell order."""
@@ -509,10 +519,12 @@ class QuestionType:
 
     def two_server_asked_functionals(self, question: Any
                                      ) -> list[tuple[str, Any, list[float]]]:
-        """What a two-server question with a "not asked" value estimates among those asked,
-        as linear functionals of its values' shares: ("option", label, weights) per value,
-        ("group", name, weights) per group, ("mean", None, weights) for a mean row."""
-        values = self.two_server_labels(question)[:-1]
+        """What a two-server question with extra values (special values, "not asked")
+        estimates among those who answered, as linear functionals of its answers' shares:
+        ("option", label, weights) per value, ("group", name, weights) per group,
+        ("mean", None, weights) for a mean row."""
+        labels = self.two_server_labels(question)
+        values = labels[:len(labels) - len(extra_values(question))]
         k = len(values)
         out: list[tuple[str, Any, list[float]]] = [
             ("option", label, [1.0 if i == j else 0.0 for i in range(k)])

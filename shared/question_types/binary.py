@@ -10,12 +10,12 @@ import numpy as np
 from ..errors import AnalysisError, AnswerError
 from .base import (
     BY_CHOICES,
-    NOT_ASKED,
     DeviceWords,
     TerminalWords,
     XLSFormConditions,
     XLSFormKeys,
     XLSFormRow,
+    extra_values,
 )
 from .single import SingleAnswerType
 
@@ -99,13 +99,14 @@ class BinaryType(SingleAnswerType):
     two_server_crossable = True
 
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
-        """A Prio3Count of the answer (0/1), or (a "not asked" value) a Histogram over
-        no, yes and "not asked"."""
-        return measure.histogram(self.k(question)) if question.not_asked else measure.count()
+        """A Prio3Count of the answer (0/1), or (extra values: special values, "not asked")
+        a Histogram over no, yes and the extra values."""
+        return measure.histogram(self.k(question)) if extra_values(question) else measure.count()
 
     def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
-        if question.not_asked and isinstance(value, str) and value == NOT_ASKED:
-            return measure.last_cell()
+        extra = self.two_server_extra_cell(question, value)
+        if extra is not None:
+            return extra
         if not isinstance(value, bool):
             raise AnswerError(f"the answer to {question.id!r} must be true or false")
         return int(value)

@@ -662,7 +662,9 @@ class DecimalType(QuestionType):
         "local_epsilon": ("a decimal question in a two-server survey runs no local mechanism: "
                           "its number, kept to the resolution, is measured on its grid and each "
                           "server adds its own noise (central_epsilon); drop local_epsilon, or "
-                          "ask it in an LDP survey for ε-LDP against colluding servers")}
+                          "ask it in an LDP survey for ε-LDP against colluding servers"),
+        "special": ("a two-server survey takes no special values on a decimal question (yet): "
+                    "its grid measures a number only; ask it in an LDP survey")}
 
     def check_two_server_question(self, question: Any, where: str) -> None:
         """The bins must hold every answer: a histogram has no cell for one outside them."""

@@ -181,6 +181,11 @@ class IntegerType(SingleAnswerType):
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     two_server_value_rows = "distribution"
+    two_server_refused_keys: ClassVar[dict[str, str]] = {
+        "special": ("a two-server survey takes no special values on an integer question (yet): "
+                    "its Prio3 Sum measures a number only, and the status codes beside it "
+                    "(an answer or which special value) are not measured; ask it in an LDP "
+                    "survey, or make the special values options of a categorical question")}
 
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
         """A Prio3Sum of answer - min; with a local ε0 the geometric report clipped and summed;

@@ -63,6 +63,7 @@ from ..estimates import (
     value_estimates,
     z_value,
 )
+from ..question_types.base import extra_values
 from .among_asked import add_among_asked
 from .asked_pair import estimate_pair
 from .encoding import clip_bounds, question_encoding
@@ -450,7 +451,7 @@ def estimate_two_server(question: Any, entry: BatchEntry,
         result.mean = MeanEstimate(**_linear(design.functional(scores), counts, n, consistent,
                                              noise_variance(entry), z))
     result.notes = meaning.with_notes(result.notes)
-    if getattr(question, "not_asked", False):  # skip logic: among those asked
+    if extra_values(question):  # special values, "not asked": among those who answered
         add_among_asked(question, design, counts, n, f_hat, consistent, noise_variance(entry), z,
                         result)
     return result

@@ -89,16 +89,21 @@ def test_a_multiselect_question_says_to_use_exclusive_options() -> None:
     assert exc.value.field == "questions.q.special" and "exclusive" in exc.value.message
 
 
-def test_a_disclosed_question_and_a_two_server_survey_refuse_special_values() -> None:
+def test_a_disclosed_question_and_a_two_server_number_refuse_special_values() -> None:
     with pytest.raises(SurveyError, match="disclosed"):
         survey({"id": "q", "text": "Q?", "type": "binary", "disclosed": True,
                 "special": REFUSED})
     data = two_server_survey("https://helper.example", os.urandom(32), os.urandom(32))
-    data["questions"][0]["special"] = REFUSED
+    by_type = {q["type"]: q for q in data["questions"]}
+    by_type["binary"]["special"] = REFUSED  # a two-server Histogram cell (docs/special-values.md)
+    by_type["categorical"]["special"] = REFUSED
+    parsed = Survey.from_dict(data)
+    assert [q.special for q in parsed.questions[:2]] == [REFUSED, REFUSED]
+    by_type["integer"]["special"] = REFUSED
     with pytest.raises(SurveyError) as exc:
         Survey.from_dict(data)
-    assert exc.value.field == f"questions.{data['questions'][0]['id']}.special"
-    assert "two-server" in exc.value.message
+    assert exc.value.field == f"questions.{by_type['integer']['id']}.special"
+    assert "two-server" in exc.value.message and "integer" in exc.value.message
 
 
 def test_a_named_mechanism_must_carry_the_extra_values() -> None:

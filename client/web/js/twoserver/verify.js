@@ -62,6 +62,8 @@ export function checkTwoServer(survey) {
           Number.isFinite(q.central_epsilon))) {
       throw new TwoServerMismatch(`question “${q.text}” has no central ε`);
     }
+    const refusal = unitOf(q).twoServerRefusal(q);
+    if (refusal) throw new TwoServerMismatch(`question “${q.text}”: ${refusal}`);
     if (q.local_epsilon == null) {
       if (q.mechanism !== "none" || q.epsilon !== q.central_epsilon) {
         throw new TwoServerMismatch(`question “${q.text}” names a local mechanism without a local ε0`);

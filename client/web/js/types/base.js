@@ -155,15 +155,25 @@ export class QuestionType {
     return this.values(q).length;
   }
 
-  /** {kind, length, max, offset?}: how the answer is measured (encoding.question_encoding). */
+  /** {kind, length, max, offset?}: how the answer is measured (encoding.question_encoding):
+   * a Histogram over the values, then the special values and "not asked" (extraValues). */
   encoding(q, notAsked = false) {
-    return { kind: "histogram", length: this.valueCount(q) + (notAsked ? 1 : 0), max: 1 };
+    return { kind: "histogram", length: this.valueCount(q) + extraValues(q, notAsked).length,
+             max: 1 };
   }
 
-  /** The measured index of an answer; AnswerError if it does not fit. */
+  /** The measured index of an answer; AnswerError if it does not fit. A special value or
+   * "not asked" is its cell after the values' (QuestionType.two_server_extra_cell). */
   measuredIndex(q, value, notAsked = false) {
-    if (notAsked && value === NOT_ASKED) return this.valueCount(q);
+    const extra = typeof value === "string" ? extraValues(q, notAsked).indexOf(value) : -1;
+    if (extra >= 0) return this.valueCount(q) + extra;
     return this.index(q, value);
+  }
+
+  /** Why a two-server survey refuses this question (null: it takes it), as shared/survey.py
+   * refuses a unit's `two_server_refused_keys`. */
+  twoServerRefusal(q) {
+    return null;
   }
 
   /** The index of an answer (not "not asked"). */

@@ -59,7 +59,8 @@ class BinaryType extends QuestionType {
   // --- the two-server measurement (twoserver/upload.js, verify.js) ---
 
   encoding(q, notAsked = false) {
-    return notAsked ? super.encoding(q, true) : { kind: "count", length: 1, max: 1 };
+    return notAsked || specialLabels(q).length ? super.encoding(q, notAsked)
+      : { kind: "count", length: 1, max: 1 };
   }
 
   index(q, value) {

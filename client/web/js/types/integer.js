@@ -173,6 +173,11 @@ class IntegerType extends QuestionType {
 
   index(q, value) { return Number(this.encoder(q)(value)); }  // the same checks and words
 
+  twoServerRefusal(q) {  // shared/question_types/integer.py two_server_refused_keys
+    return specialLabels(q).length ? "a two-server survey takes no special values on an " +
+      "integer question (yet): its Prio3 Sum measures a number only" : null;
+  }
+
   localMechanisms(q) {
     // a follow-up (skip logic) also takes asked_geometric (asked_pair.py)
     const base = super.localMechanisms(q);
