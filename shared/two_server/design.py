@@ -176,7 +176,7 @@ def _rows(doc: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every row of one question's (crosstab's) document that holds an estimate, with its
     kind: "linear" (a share of everyone, a mean, a joint share) or "asked" (among those
     asked, a ratio)."""
-    for name in ("categories", "groups", "distribution", "cells"):
+    for name in ("categories", "groups", "distribution", "cells", "special"):
         for row in doc.get(name) or []:
             yield "linear", row
     for name in ("mean", "not_asked"):
@@ -252,13 +252,19 @@ def _interval(row: dict[str, Any], se: float | None, q: float) -> None:
 
 def _among_asked(doc: dict[str, Any], z: float, single: bool,
                  cells: Sequence[dict[str, Any]] = (), shares: Any = None) -> None:
-    """Among those asked, from the combined shares of everyone: a share is the option's share
-    over the share asked (1 − not asked), a mean its values' weighted sum over it. An integer
-    follow-up's local pair releases no values' shares: its mean among those asked is the cells'
-    means weighted by their shares asked, Σ W_c π_c μ_c / Σ W_c π_c (the same ratio)."""
+    """Among those asked (who answered), from the combined shares of everyone: a share is the
+    option's share over the share who answered (1 − not asked − the special shares), a mean
+    its values' weighted sum over it. An integer follow-up's local pair releases no values'
+    shares: its mean among those asked is the cells' means weighted by their shares asked,
+    Σ W_c π_c μ_c / Σ W_c π_c (the same ratio)."""
     if single:
         return  # one cell: the per-entry estimator's rows (with their delta-method s.e.)
-    asked_share = 1.0 - float(doc["not_asked"]["estimate"])
+    # the extra values (special values, then "not asked") are the last category rows
+    special = doc.get("special") or []
+    hidden = isinstance(doc.get("not_asked"), dict)
+    extras = len(special) + int(hidden)
+    asked_share = 1.0 - sum(float(r["estimate"]) for r in special) - (
+        float(doc["not_asked"]["estimate"]) if hidden else 0.0)
     asked = doc["among_asked"]
     if doc.get("distribution") is None and doc.get("categories") is None:
         parts = [((1.0 - c["not_asked"]["estimate"]) * c["among_asked"]["mean"]["estimate"]
@@ -277,7 +283,7 @@ def _among_asked(doc: dict[str, Any], z: float, single: bool,
         asked["mean"]["estimate"] = float(values @ shares) / asked_share
         _interval(asked["mean"], None, z)
         return
-    cats = doc["categories"][:-1]  # the last is "not asked"
+    cats = doc["categories"][:len(doc["categories"]) - extras]
     shares = np.array([float(r["estimate"]) for r in cats])
     ratio = shares / asked_share
     # a multiselect question's shares overlap (clipped each, and their sum is the mean number

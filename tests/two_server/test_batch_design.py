@@ -328,3 +328,37 @@ def test_a_bad_cells_file_is_one_line(tmp_path, text, message) -> None:
     with pytest.raises(AnalysisError) as caught:
         read_cell_totals(path)
     assert message in caught.value.message and "\n" not in caught.value.message
+
+
+def test_among_those_who_answered_combines_the_cells_special_shares() -> None:
+    """Special values: each special value's share is combined as the options' are, and
+    'among those who answered' is the ratio over 1 − the combined special shares."""
+    data = two_server_survey("http://h", b"\x01" * 32, b"\x02" * 32)
+    mood = next(q for q in data["questions"] if q["id"] == "mood")
+    mood["special"] = {"refused": "Prefer not to say"}
+    survey = Survey.from_dict(data)
+    rng = np.random.default_rng(5)
+    answers, parts = [], []
+    for i in range(400):
+        refuses = rng.random() < (0.3 if i % 2 else 0.1)
+        answers.append({"smoker": bool(rng.random() < 0.3), "hours": int(rng.integers(0, 13)),
+                        "mood": "Prefer not to say" if refuses else MOODS[int(rng.integers(4))]})
+        parts.append(("a" if i % 2 else "b", 1 + i % 3))
+    exact = simulate(survey, answers, parts, None)
+    doc = estimate_batches(survey, exact, BatchDesign(totals={"a": 1.0, "b": 3.0},
+                                                      variance="groups"))
+    q = next(q for q in doc["questions"] if q["question"] == "mood")
+    cats = {r["value"]: r["estimate"] for r in q["categories"]}
+    [special] = q["special"]
+    assert special["estimate"] == pytest.approx(cats["Prefer not to say"], abs=1e-12)
+    # post-stratified: the cells' refusal shares weighted 1:3
+    by_cell = [np.mean([a["mood"] == "Prefer not to say"
+                        for a, p in zip(answers, parts, strict=True) if p[0] == c])
+               for c in ("a", "b")]
+    assert special["estimate"] == pytest.approx((by_cell[0] + 3 * by_cell[1]) / 4, abs=1e-12)
+    among = {r["value"]: r for r in q["among_asked"]["categories"]}
+    assert list(among) == MOODS
+    for mood_value in MOODS:
+        assert among[mood_value]["estimate"] == pytest.approx(
+            cats[mood_value] / (1 - special["estimate"]), abs=1e-12)
+    assert sum(r["estimate"] for r in among.values()) == pytest.approx(1.0, abs=1e-12)
