@@ -20,7 +20,8 @@ BACKENDS = ("sqlite", "sqlite-process", "postgresql")
 
 def question_for(name: str) -> dict:
     cls = MECHANISMS[name]
-    qtype = sorted(cls.question_types)[0]
+    # the first type it fits, an integer before a decimal (tests/shared covers decimals')
+    qtype = min(cls.question_types, key=lambda t: (t == "decimal", t))
     q = {"id": f"q_{name}", "text": name, "type": qtype, "epsilon": 1.0, "mechanism": name}
     if qtype in ("categorical", "ordinal"):
         q["options"] = [f"option-{i}" for i in range(6)]
