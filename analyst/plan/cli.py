@@ -27,6 +27,7 @@ from .survey import (
     PLANNED_TYPES,
     describe,
     describe_question,
+    format_median,
     format_plan,
     plan_k,
     plan_survey,
@@ -60,6 +61,10 @@ BARE_TYPES = tuple(name for name, unit in REGISTRY.items()
                    "means, in their units (default: --margin). With --compare-modes, on "
                    "integer questions' means only: ordinal questions are compared on shares, "
                    "with --margin.")
+@click.option("--median-margin", type=float,
+              help="With SURVEY_FILE and --margin: the margin on the median of decimal "
+                   "questions that estimate the distribution, in their units (a seeded "
+                   "simulation of EMS; with --n, their median's margin is shown).")
 @click.option("--n", "n", type=int, help="Number of respondents: print the margin they give.")
 @click.option("--asked", type=click.FloatRange(0, 1, min_open=True), default=0.5,
               show_default=True,
@@ -117,7 +122,8 @@ def plan(survey_file: Path | None, **options: Any) -> None:
 
 
 def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
-          max_selected: int | None, margin: float | None, mean_margin: float | None, n: int | None,
+          max_selected: int | None, margin: float | None, mean_margin: float | None,
+          median_margin: float | None, n: int | None,
           asked: float, answered: float,
           confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
           regress_outcome: str | None, odds_ratio: float | None, baseline: float,
@@ -125,6 +131,12 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
           repeats: int | None, household: int | None, delta: float | None) -> None:
     if survey_file is None and (repeats, household, delta) != (None, None, None):
         raise click.UsageError("--repeat, --household and --delta go with SURVEY_FILE")
+    if median_margin is not None and (survey_file is None or compare_modes
+                                      or crosstab is not None or regress_outcome is not None
+                                      or _is_two_server(survey_file)):
+        raise click.UsageError("--median-margin goes with SURVEY_FILE and --margin (an LDP "
+                               "survey's plan, without --compare-modes, --crosstab or "
+                               "--regress)")
     if regress_outcome is not None:
         click.echo(_regress_plan(survey_file, regress_outcome, epsilon, odds_ratio, baseline,
                                  exposed))
@@ -152,7 +164,8 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             raise click.UsageError("give either SURVEY_FILE or --k/--epsilon, not both")
         survey = load_survey(survey_file)
         splan = plan_survey(survey, margin=margin, n=n, confidence=confidence,
-                            mean_margin=mean_margin, asked=asked, answered=answered)
+                            mean_margin=mean_margin, asked=asked, answered=answered,
+                            median_margin=median_margin)
         click.echo(f"survey {survey.id} v{survey.version} ({survey.title}): total ε per "
                    f"respondent {epsilon_text(splan.total_epsilon)} ({_summed(survey)})")
         composition = format_composition(
@@ -171,6 +184,8 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             click.echo("")
             click.echo(f"{qp.question}: {describe_question(q, qp, asked, answered)}")
             click.echo(format_plan(qp))
+            if qp.median is not None:
+                click.echo(format_median(qp))
             if q.special:
                 click.echo(f"(special values: every report may be one, so its estimates among "
                            f"those who gave an answer carry everyone's noise; the last row is "

@@ -34,6 +34,19 @@ class PlanRow:
 
 
 @dataclass(frozen=True)
+class MedianPlan:
+    """A question's median: the respondents for `margin` (or the margin `n` give), in the
+    question's units, with its mechanism, ε and how it was found."""
+
+    mechanism: str
+    epsilon: float
+    n: int
+    margin: float
+    runs: int
+    truth: str
+
+
+@dataclass(frozen=True)
 class QuestionPlan:
     """The plan for one question (or a bare k/ε): a row per mechanism that fits."""
 
@@ -45,6 +58,7 @@ class QuestionPlan:
     rows: list[PlanRow]
     margin_unit: str  # "proportion", "answer units" (integer mean) or "score" (ordinal mean)
     row_label: str = "mechanism"  # what a row is: a mechanism, or an "estimate" (a region)
+    median: MedianPlan | None = None  # a number's median (a decimal's distribution: median.py)
 
 
 # Beyond this n (far past any population) the margin's square underflows or n overflows a float.

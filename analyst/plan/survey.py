@@ -18,7 +18,7 @@ question by question, asking the planners of location (location.py), multiselect
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 
 from ldpsurvey.shared.errors import PlanError
@@ -38,6 +38,7 @@ from ldpsurvey.shared.readable import readable_number
 from ldpsurvey.shared.survey import Question, Survey
 
 from .location import describe_location, plan_location
+from .median import plan_median
 from .multiselect import describe_multiselect, plan_multiselect
 from .rows import PlanRow, QuestionPlan, check_k, check_target, format_margin, plan_row
 from .skip import (
@@ -66,8 +67,10 @@ class SurveyPlan:
 
     @property
     def n_needed(self) -> int:
-        """Respondents so that every question's configured mechanism meets the margin."""
-        return max((r.n for q in self.questions for r in q.rows if r.configured), default=0)
+        """Respondents so that every question's configured mechanism meets the margin (and
+        each planned median its margin on the median)."""
+        return max([*(r.n for q in self.questions for r in q.rows if r.configured),
+                    *(q.median.n for q in self.questions if q.median is not None)], default=0)
 
 
 def plan_k(k: int, epsilon: float, *, margin: float | None = None, n: int | None = None,
@@ -123,17 +126,22 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
 
 def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,
                 confidence: float = 0.95, mean_margin: float | None = None,
-                asked: float = 0.5, answered: float = DEFAULT_ANSWERED) -> SurveyPlan:
+                asked: float = 0.5, answered: float = DEFAULT_ANSWERED,
+                median_margin: float | None = None) -> SurveyPlan:
     """Per question, with the survey's own ε per question; the total ε is what one respondent
     spends on all of them. `mean_margin` (default: `margin`) is the margin on the means of
     integer questions (answer units) and ordinal ones (score). A question with a "not asked"
     value is planned among those asked, a share `asked` of respondents, and one with special
-    values among those who give an answer, a share `answered` (plan/skip.py)."""
+    values among those who give an answer, a share `answered` (plan/skip.py).
+    A question whose unit has a distribution mechanism (a decimal asking for the distribution)
+    also gets the plan of its median (plan/median.py): the respondents `median_margin` (in its
+    units) needs, or, with `n`, the margin they give; with `margin` alone, none."""
     check_target(margin, n, confidence)
-    if mean_margin is not None:
-        if margin is None:
-            raise PlanError("--mean-margin goes with --margin, not with --n")
-        check_target(mean_margin, None, confidence)
+    for option, value in (("--mean-margin", mean_margin), ("--median-margin", median_margin)):
+        if value is not None:
+            if margin is None:
+                raise PlanError(f"{option} goes with --margin, not with --n")
+            check_target(value, None, confidence)
     plans = []
     for q in survey.questions:
         if q.disclosed:  # counted exactly: no margin of error to plan
@@ -141,7 +149,11 @@ def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = 
         # --mean-margin is the margin of a plan on a mean (integer values, ordinal scores)
         m = (mean_margin if q.unit.margin_unit(q) != "proportion" and mean_margin is not None
              else margin)
-        plans.append(q.unit.visit(q, _Planner(m, n, confidence, asked, answered)))
+        plan = q.unit.visit(q, _Planner(m, n, confidence, asked, answered))
+        if median_margin is not None or n is not None:
+            median = plan_median(q, margin=median_margin, n=n, confidence=confidence)
+            plan = plan if median is None else replace(plan, median=median)
+        plans.append(plan)
     return SurveyPlan(survey=survey.id, total_epsilon=survey.total_epsilon,
                       confidence=confidence, questions=plans)
 
@@ -232,6 +244,17 @@ def format_plan(plan: QuestionPlan) -> str:
              for row in [header, *body]]
     lines.insert(1, "  ".join("-" * w for w in widths).rstrip())
     return "\n".join(lines)
+
+
+def format_median(plan: QuestionPlan) -> str:
+    """The median's line: its respondents and margin in the question's units, and how they
+    were found (plan/median.py)."""
+    median = plan.median
+    assert median is not None
+    return (f"median ({median.mechanism} at ε={median.epsilon:g}, EMS): {median.n:,} "
+            f"respondents for a margin of ±{readable_number(median.margin)} on the median, in "
+            f"the answer's units (the error's {plan.confidence:.0%} quantile over "
+            f"{median.runs} seeded simulated surveys of {median.truth})")
 
 
 def describe(plan: QuestionPlan) -> str:

@@ -418,6 +418,13 @@ class QuestionType:
 
         return zipf_truth(question.k)
 
+    def distribution_mechanism(self, question: Any) -> Any:
+        """The mechanism whose reports estimate `question`'s distribution and median (one with
+        the square wave's exact window channel: `d`, `window`, `p_cell`, `q_cell`, `cells`, and
+        `scale` for the question's units), or None where the question has no median to plan
+        (`plan --median-margin`, analyst/plan/median.py)."""
+        return None
+
     def parse_truth(self, question: Any, dist: Any, where: str) -> Any:
         """The truth a --truth file gives for `question` (`dist`, its JSON value); the errors
         name `where` (`truth.<id>`) and the key."""

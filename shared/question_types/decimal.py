@@ -616,6 +616,18 @@ class DecimalType(QuestionType):
 
         return TruncatedGeometric(question.k, math.exp(-4.0 / question.k))
 
+    def distribution_mechanism(self, question: Any) -> Any:
+        """square_wave, on its own or as the pair's second part (at ε/2), where `estimate` asks
+        for the distribution; None for the mean alone, a disclosed or a hidden follow-up
+        (asked_grid estimates the mean only)."""
+        spec: DecimalSpec = question.spec
+        if (DISTRIBUTION_ESTIMATE not in spec.estimate or question.disclosed
+                or question.not_asked):
+            return None
+        mechanism = self.plain_mechanism(question)
+        parts = getattr(mechanism, "parts", None)
+        return mechanism if parts is None else parts[1]
+
     def truth_index(self, question: Any, key: Any, where: str) -> int:
         """A grid value, as a string ("1230"): rounded to the grid, half up."""
         from ..errors import SimulationError

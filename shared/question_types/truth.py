@@ -46,6 +46,11 @@ class TruncatedGeometric:
         i = np.floor(np.log1p(-u * top) / math.log(self.rho)).astype(np.int64)
         return np.minimum(i, self.k - 1)
 
+    def probabilities(self) -> np.ndarray:
+        """P[i] for i = 0..k-1 (a plan's exact report distribution, analyst/plan/median.py)."""
+        weights = np.exp(np.arange(self.k) * math.log(self.rho))
+        return weights / weights.sum()
+
 
 @dataclass(frozen=True)
 class SetTruth:
