@@ -27,6 +27,7 @@ from .survey import (
     PLANNED_TYPES,
     describe,
     describe_question,
+    format_mean_units,
     format_median,
     format_plan,
     plan_k,
@@ -184,6 +185,10 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             click.echo("")
             click.echo(f"{qp.question}: {describe_question(q, qp, asked, answered)}")
             click.echo(format_plan(qp))
+            step = q.unit.mean_step(q)
+            if step is not None and not q.not_asked:
+                mean_margin_of_q = (mean_margin if mean_margin is not None else margin)
+                click.echo(format_mean_units(step, mean_margin_of_q))
             if qp.median is not None:
                 click.echo(format_median(qp))
             if q.special:

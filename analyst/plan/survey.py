@@ -257,6 +257,14 @@ def format_median(plan: QuestionPlan) -> str:
             f"{median.runs} seeded simulated surveys of {median.truth})")
 
 
+def format_mean_units(step: float, margin: float | None) -> str:
+    """The mean's margin in the answer's units where the rows give it in steps of `step`."""
+    what = (f"±{readable_number(margin)} steps is ±{readable_number(margin * step)}"
+            if margin is not None else "each margin above times that")
+    return (f"(on the mean, one grid step is {readable_number(step)} in the answer's units: "
+            f"{what})")
+
+
 def describe(plan: QuestionPlan) -> str:
     what = {"answer units": "the mean, in the answer's units",
             "score": f"the mean score (options scored 1..{plan.k})",

@@ -418,6 +418,12 @@ class QuestionType:
 
         return zipf_truth(question.k)
 
+    def mean_step(self, question: Any) -> float | None:
+        """The answer's units in one unit of the plan's margin on `question`'s mean, where the
+        plan is not in the answer's units (a decimal's grid step, its resolution); None where
+        it is (an integer's mean) or the plan is on shares or scores."""
+        return None
+
     def distribution_mechanism(self, question: Any) -> Any:
         """The mechanism whose reports estimate `question`'s distribution and median (one with
         the square wave's exact window channel: `d`, `window`, `p_cell`, `q_cell`, `cells`, and

@@ -616,6 +616,10 @@ class DecimalType(QuestionType):
 
         return TruncatedGeometric(question.k, math.exp(-4.0 / question.k))
 
+    def mean_step(self, question: Any) -> float | None:
+        """The resolution: the plan's margin on the mean is in grid steps (`margin_unit`)."""
+        return float(question.spec.resolution)
+
     def distribution_mechanism(self, question: Any) -> Any:
         """square_wave, on its own or as the pair's second part (at ε/2), where `estimate` asks
         for the distribution; None for the mean alone, a disclosed or a hidden follow-up

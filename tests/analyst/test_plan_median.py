@@ -104,3 +104,13 @@ def test_the_command_prints_the_median_line_and_refuses_it_without_a_survey() ->
     assert refused.exit_code == 2 and "--median-margin goes with SURVEY_FILE" in refused.output
     with pytest.raises(PlanError, match="--median-margin goes with --margin"):
         plan_survey(load_survey(SAMPLE), n=100, median_margin=5)
+
+
+def test_the_mean_s_margin_in_grid_steps_is_also_said_in_the_answer_s_units() -> None:
+    result = CliRunner().invoke(cli, ["plan", str(SAMPLE), "--margin", "0.05", "--mean-margin",
+                                      "50"])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("(on the mean")]
+    assert said == ["(on the mean, one grid step is 10 in the answer's units: ±50 steps is ±500)",
+                    "(on the mean, one grid step is 0.5 in the answer's units: ±50 steps is ±25)",
+                    "(on the mean, one grid step is 1 in the answer's units: ±50 steps is ±50)"]
