@@ -87,9 +87,11 @@ class GridMean(IndexReports, Mechanism):
 
     @classmethod
     def from_question(cls, question: Any) -> Mechanism:
-        """Built from a question's ε, its range of grid units and its `unit` (1 if none)."""
-        return cls(question.epsilon, question.labels, unit=getattr(question, "unit", 1),
-                   question_id=question.id)
+        """Built from a question's ε and its range of whole-number labels, one unit apart (an
+        integer question's min..max; a decimal question builds on its grid's indices with its
+        scale instead, numeric_scale.on_scale). A question's `unit` attribute is its type's
+        unit (shared/question_types), not a grid step, so it is not read here."""
+        return cls(question.epsilon, question.labels, question_id=question.id)
 
     # --- the grid ------------------------------------------------------------------------
 

@@ -236,6 +236,12 @@ class QuestionType:
         """(name, reason) `auto` picks for the question with a "not asked" value."""
         raise NotImplementedError
 
+    def takes_mechanism(self, cls: Any) -> bool:
+        """Whether a question of this type may name mechanism `cls` (`mechanism = "..."`):
+        the types the mechanism says it serves. A type may take more by name than `auto`
+        ranks (the integer's mean mechanisms, shared/question_types/integer.py)."""
+        return self.name in cls.question_types
+
     def check_not_asked_mechanism(self, question: Any, name: str, where: str) -> None:
         """A named mechanism must carry the "not asked" value (`named_not_asked`)."""
         if name not in self.named_not_asked:

@@ -22,6 +22,13 @@ from .base import (
 from .single import Domain, SingleAnswerType
 from .words import MEAN
 
+# The mean mechanisms of numbers (shared/mechanisms/numeric_grid.py: duchi, piecewise, hybrid)
+# an integer question takes by name, on its values min..max one unit apart (issue 41: a wide
+# range, such as an amount in currency, is served as a decimal grid of resolution 1). `auto`
+# does not rank them for an integer, so every survey written before them keeps its mechanism
+# and its canonical bytes (docs/decimal.md, "Wide integer ranges").
+NAMED_MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid")
+
 # Values of an integer follow-up (skip logic) a two-server survey measures as a Histogram of its
 # values and "not asked" (shared/two_server/asked_pair.py).
 MAX_TWO_SERVER_INTEGER = 256
@@ -45,6 +52,11 @@ class IntegerType(SingleAnswerType):
     # A "not asked" value: an asked bit and a noisy number (shared/mechanisms/asked_geometric).
     auto_not_asked = ("asked_geometric",)
     named_not_asked = ("asked_geometric",)
+
+    def takes_mechanism(self, cls: Any) -> bool:
+        """geometric (the types it serves) and, by name only, the mean mechanisms of numbers
+        (NAMED_MEAN_MECHANISMS)."""
+        return super().takes_mechanism(cls) or cls.name in NAMED_MEAN_MECHANISMS
 
     def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:
         lo = fields.integer(data, "min", f"{where}.min")

@@ -109,7 +109,7 @@ class SingleAnswerType(QuestionType):
             cls = mechanism_class(requested, f"{where}.mechanism")
             if not_asked:
                 self.check_not_asked_mechanism(question, requested, at)
-            elif self.name not in cls.question_types:
+            elif not self.takes_mechanism(cls):
                 fits = ", ".join(sorted(cls.question_types))
                 raise SurveyError(f"{where}.mechanism", f"{requested!r} does not fit a "
                                   f"{self.name} question (it fits: {fits})")
