@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -57,6 +58,16 @@ class IntegerType(SingleAnswerType):
         """geometric (the types it serves) and, by name only, the mean mechanisms of numbers
         (NAMED_MEAN_MECHANISMS)."""
         return super().takes_mechanism(cls) or cls.name in NAMED_MEAN_MECHANISMS
+
+    def plain_mechanism(self, question: Any) -> Any:
+        """A named mean mechanism on the labels min..max, one unit apart (numeric_grid's
+        GridMean.from_question: the same channel, certificate and estimates as a decimal grid
+        of resolution 1); None for geometric (the registry builds it)."""
+        if question.mechanism not in NAMED_MEAN_MECHANISMS:
+            return None
+        from ..mechanisms.registry import mechanism_class
+
+        return mechanism_class(question.mechanism).from_question(question)
 
     def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:
         lo = fields.integer(data, "min", f"{where}.min")
@@ -250,11 +261,30 @@ class IntegerType(SingleAnswerType):
     def answer_words(self, question: Any, answer: Any, words: DeviceWords) -> str:
         return str(answer)
 
-    def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
-        """The number sent; in the command line's English, why one outside the range is
-        as expected (the page says it apart)."""
-        if not isinstance(report, int):
+    def device_chances(self, question: Any, mechanism: Any, answer: Any,
+                       words: DeviceWords) -> str | None:
+        """A mean mechanism's words, as a decimal's: "Your device will send a number between
+        A and B that depends on your answer" (the numbers its report cells stand for, rounded
+        to whole numbers); None for geometric (the client says its chances)."""
+        if question.mechanism not in NAMED_MEAN_MECHANISMS:
             return None
+        from .decimal import say
+
+        cells = [mechanism.sent_label(y) for y in range(mechanism.index_count)]
+        return say(words, "decimal.describe", low=words.number(_whole(min(cells))),
+                   high=words.number(_whole(max(cells))))
+
+    def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
+        """The number sent (a mean mechanism's: the number its report cell stands for); in
+        the command line's English, why one outside the range is as expected (the page says
+        it apart)."""
+        if isinstance(report, bool) or not isinstance(report, int):
+            return None
+        if question.mechanism in NAMED_MEAN_MECHANISMS:
+            mechanism = self.plain_mechanism(question)
+            if not 0 <= report < mechanism.index_count:
+                return None
+            return words.t("mech.number", n=words.number(_whole(mechanism.sent_label(report))))
         said = words.t("mech.number", n=report)
         if words.english and not question.min <= report <= question.max:
             said += OUTSIDE.format(low=question.min, high=question.max)
@@ -289,3 +319,12 @@ class IntegerType(SingleAnswerType):
 
     def mean_range(self, question: Any) -> int | None:
         return question.max - question.min
+
+
+def _whole(value: Any) -> str:
+    """A number a report stands for, rounded half away from zero to a whole number (the
+    words a review and a receipt say it in, as a decimal of resolution 1 states it)."""
+    from fractions import Fraction
+
+    units = math.floor(abs(Fraction(value)) + Fraction(1, 2))
+    return str(units if value >= 0 else -units)

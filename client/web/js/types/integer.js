@@ -6,10 +6,16 @@ import { rawAnswer } from "../form.js";
 import { t } from "../i18n.js";
 import { geometricCore } from "../geometric.js";
 import { loaded } from "../optional.js";  // asked_geometric.js, for a survey that names it
-import { AnswerError, P, mechanismFor, stepWords } from "../mechanisms.js";
+import { AnswerError, P, UnsupportedMechanism, mechanismFor, stepWords } from "../mechanisms.js";
 import { NOT_ASKED } from "../skip_logic.js";
 import { QuestionType, extraValues } from "./base.js";
 import { optionText, specialLabels } from "../shown.js";
+
+// The mean mechanisms an integer question takes by name (shared/question_types/integer.py
+// NAMED_MEAN_MECHANISMS). The page has no integer port of them yet (its review, receipt and
+// vectors are the decimal's): it refuses such a survey clearly, naming the mechanism, and the
+// survey is answered with `ldpsurvey respond` (docs/decimal.md, "Wide integer ranges").
+const NAMED_MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid"]);
 
 // Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
 const CLIP_TAIL = 1e-6;
@@ -54,6 +60,9 @@ class IntegerType extends QuestionType {
 
   core(name, epsilon, q, notAsked = false) {
     if (name === "geometric") return geometricCore(epsilon, BigInt(q.min), BigInt(q.max));
+    if (NAMED_MEAN_MECHANISMS.includes(name)) {
+      throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} on an integer question is not supported in the browser yet (answer it with ldpsurvey respond)`);
+    }
     if (name === "asked_geometric") {
       return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(q.min), BigInt(q.max),
                                                          1 + extraValues(q, notAsked).length);
@@ -187,7 +196,7 @@ class IntegerType extends QuestionType {
 
 export default new IntegerType({
   name: "integer",
-  mechanisms: ["geometric"],
+  mechanisms: ["geometric", ...NAMED_MEAN_MECHANISMS],  // the mean ones refused in core()
   notAskedMechanisms: ["asked_geometric"],
   conditionKind: "int",
   conditionWords: "an integer question",  // not words: a condition error
