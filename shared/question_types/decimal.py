@@ -56,7 +56,7 @@ from .base import (
     XLSFormRange,
     XLSFormRow,
 )
-from .words import MEAN
+from .words import MEAN, say
 
 MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE = "mean", "distribution"
 ESTIMATES = (MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE)
@@ -117,31 +117,8 @@ def decimal_text(value: Decimal | Fraction) -> str:
     return "0" if text in ("-0", "0") else text
 
 
-# The page's words for what a decimal's device sends (client/web/js/messages/<lang>/decimal.js,
-# the page unit's catalogue part): the command line says them from the catalogue where it has
-# that part, and in these same English sentences where it does not (a build without the page's
-# decimal unit).
-ENGLISH_WORDS = {
-    "decimal.describe": "Your device will send a number between {low} and {high} that depends "
-                        "on your answer.",
-    "decimal.geometric": "Your device adds random noise to your number: it stays unchanged "
-                         "with probability {p}; small changes ({resolution} up or down) are "
-                         "likelier than large ones, each further step {step} less likely than "
-                         "the one before.",
-    "decimal.pair": "Your answer is sent twice, randomized each time on its own. For the "
-                    "average: {mean} For the distribution: {distribution}",
-    "decimal.numbers": "the numbers {mean} (for the average) and {distribution} (for the "
-                       "distribution)",
-}
-
-
-def say(words: DeviceWords, key: str, **params: Any) -> str:
-    """The page's message `key` in the respondent's language, or its English (ENGLISH_WORDS)
-    where the catalogue has no decimal part."""
-    try:
-        return words.t(key, **params)
-    except KeyError:
-        return ENGLISH_WORDS[key].format(**{k: str(v) for k, v in params.items()})
+# The page's words for what a decimal's device sends, and `say`, are in words.py (a leaf:
+# the integer's mean mechanisms say the same sentences).
 
 
 @dataclass(frozen=True)

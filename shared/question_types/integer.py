@@ -21,7 +21,7 @@ from .base import (
     extra_values,
 )
 from .single import Domain, SingleAnswerType
-from .words import MEAN
+from .words import MEAN, say
 
 # The mean mechanisms of numbers (shared/mechanisms/numeric_grid.py: duchi, piecewise, hybrid)
 # an integer question takes by name, on its values min..max one unit apart (issue 41: a wide
@@ -268,8 +268,6 @@ class IntegerType(SingleAnswerType):
         to whole numbers); None for geometric (the client says its chances)."""
         if question.mechanism not in NAMED_MEAN_MECHANISMS:
             return None
-        from .decimal import say
-
         cells = [mechanism.sent_label(y) for y in range(mechanism.index_count)]
         return say(words, "decimal.describe", low=words.number(_whole(min(cells))),
                    high=words.number(_whole(max(cells))))

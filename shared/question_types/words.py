@@ -8,6 +8,8 @@ mechanism can name them without importing the units that choose mechanisms (no i
 
 from __future__ import annotations
 
+from typing import Any
+
 # How the 'consistent' column of a question's option rows is made (shared/estimand.py).
 NORM_SUB = "norm-sub"
 CLIP = "clip"
@@ -28,3 +30,30 @@ SHARES_NOTE = ("each option's estimate is the share of respondents who selected 
 def score_note(k: int) -> str:
     """The note of an ordinal question's mean score."""
     return f"mean score: options scored 1..{k} in order"
+
+
+# The page's words for what a number's device sends (client/web/js/messages/<lang>/decimal.js,
+# the page's decimal unit's catalogue part; an integer's mean mechanisms say them too): the
+# command line says them from the catalogue where it has that part, and in these same English
+# sentences where it does not (a build without the page's decimal unit).
+ENGLISH_WORDS = {
+    "decimal.describe": "Your device will send a number between {low} and {high} that depends "
+                        "on your answer.",
+    "decimal.geometric": "Your device adds random noise to your number: it stays unchanged "
+                         "with probability {p}; small changes ({resolution} up or down) are "
+                         "likelier than large ones, each further step {step} less likely than "
+                         "the one before.",
+    "decimal.pair": "Your answer is sent twice, randomized each time on its own. For the "
+                    "average: {mean} For the distribution: {distribution}",
+    "decimal.numbers": "the numbers {mean} (for the average) and {distribution} (for the "
+                       "distribution)",
+}
+
+
+def say(words: Any, key: str, **params: Any) -> str:
+    """The page's message `key` in the respondent's language (`words`: the units' DeviceWords),
+    or its English (ENGLISH_WORDS) where the catalogue has no decimal part."""
+    try:
+        return words.t(key, **params)
+    except KeyError:
+        return ENGLISH_WORDS[key].format(**{k: str(v) for k, v in params.items()})

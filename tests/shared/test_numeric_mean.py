@@ -302,11 +302,17 @@ def test_registered_by_name_for_decimal_only() -> None:
         assert not {n for _, n in candidates(qtype, k, 1.0)} & set(NAMES)
 
 
-def test_a_survey_cannot_name_them_for_an_existing_type() -> None:
+def test_an_integer_names_them_and_no_other_existing_type_can() -> None:
+    """An integer takes them by name (issue 41: wide ranges; `auto` does not rank them, above);
+    a question of options does not."""
     for name in NAMES:
-        with pytest.raises(SurveyError, match="does not fit a integer question"):
+        parsed = Survey.from_dict({"id": "s", "title": "s", "version": 1, "questions": [
+            {"id": "q", "text": "q", "type": "integer", "min": 0, "max": 10,
+             "epsilon": 1.0, "mechanism": name}]})
+        assert parsed.question("q").mechanism == name
+        with pytest.raises(SurveyError, match="does not fit a ordinal question"):
             Survey.from_dict({"id": "s", "title": "s", "version": 1, "questions": [
-                {"id": "q", "text": "q", "type": "integer", "min": 0, "max": 10,
+                {"id": "q", "text": "q", "type": "ordinal", "options": ["a", "b", "c"],
                  "epsilon": 1.0, "mechanism": name}]})
 
 
