@@ -183,8 +183,8 @@ class IntegerType extends QuestionType {
   index(q, value) { return Number(this.encoder(q)(value)); }  // the same checks and words
 
   twoServerRefusal(q) {  // shared/question_types/integer.py two_server_refused_keys
-    return specialLabels(q).length ? "a two-server survey takes no special values on an " +
-      "integer question (yet): its Prio3 Sum measures a number only" : null;
+    const why = "a two-server survey takes no special values on an integer question (yet): its Prio3 Sum measures a number only";  // not words: a TwoServerMismatch's detail (twoserver/verify.js)
+    return specialLabels(q).length ? why : null;
   }
 
   localMechanisms(q) {
