@@ -43,7 +43,8 @@ const DESIGNS = Object.freeze(["warner", "crosswise", "forced_response", "unrela
 /** The mechanism names this port implements (every one the server accepts). */
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
   "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric", "option_rr", "set_ue", "psfo_grr",
-  "psfo_olh", "duchi", "piecewise", "hybrid", "square_wave", "mean_and_distribution"]);
+  "psfo_olh", "duchi", "piecewise", "hybrid", "square_wave", "mean_and_distribution",
+  "asked_grid"]);
 
 // --- helpers --------------------------------------------------------------------------------
 

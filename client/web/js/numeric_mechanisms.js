@@ -48,6 +48,9 @@ function duchiGrid(c, d, K) {
       const tilt = (2n * j - (K - 1n)) * (c - d);
       return [base - tilt, base + tilt];
     },
+    /** The exact worst column ratio over every grid value (duchi.py DuchiGrid.loss): each
+     * column runs from 2d(K - 1) to 2c(K - 1), so c/d. */
+    loss() { return new Rational(c, d); },
   };
 }
 
@@ -59,6 +62,14 @@ function piecewiseGrid(a, b, m, K) {
   const b2 = b * b;
   const a2 = a * a;
   const hat = (i) => (i > 0n && i < m ? 2n * q * q : q * q);
+  /** (L, R, first, last): the band of grid value j and the hats it touches (band). */
+  function band(j) {
+    const low = m * a * j;
+    const high = low + width;
+    const first = low / q;
+    const up = (high + q - 1n) / q;
+    return [low, high, first, up < m ? up : m];
+  }
   function cumulative(i, position) {
     const d = position - i * q;
     if (d <= -q) return 0n;
@@ -92,6 +103,36 @@ function piecewiseGrid(a, b, m, K) {
       if (total !== denominator) throw new ManifestMismatch("piecewise: a row is not a distribution");
       return row;
     },
+    /** The exact worst ratio max_i max_j P[i|j] / min_j P[i|j] over every grid value j
+     * (piecewise.py PiecewiseGrid.loss, the same integers): a hat no band touches is b²·H_i. */
+    loss() {
+      const lows = new Map();
+      const highs = new Map();
+      let below = 0n;
+      let above = m;
+      for (let j = 0n; j < K; j++) {
+        const [, high, first, last] = band(j);
+        const low = m * a * j;
+        for (let i = first; i <= last; i++) {
+          const value = b2 * hat(i) + (a2 - b2) * (cumulative(i, high) - cumulative(i, low));
+          if (!lows.has(i) || value < lows.get(i)) lows.set(i, value);
+          if (!highs.has(i) || value > highs.get(i)) highs.set(i, value);
+        }
+        if (first > below) below = first;
+        if (last < above) above = last;
+      }
+      let worst = ONE;
+      for (let i = 0n; i <= m; i++) {
+        const column = lows.has(i) ? [lows.get(i), highs.get(i)] : [];
+        if (i < below || i > above) column.push(b2 * hat(i));
+        const top = column.reduce((x, y) => (y > x ? y : x));
+        const bottom = column.reduce((x, y) => (y < x ? y : x));
+        if (bottom <= 0n) return null;
+        const ratio = new Rational(top, bottom);
+        if (ratio.gt(worst)) worst = ratio;
+      }
+      return worst;
+    },
   };
 }
 
@@ -115,6 +156,10 @@ export function duchiCore(epsilon, k) {
      * report's value there (the receipt's number). */
     reach: grid.bound,
     value: (report) => grid.value(report),
+    /** The channel's rows in blocks of integer weights, each block's over the same total in
+     * every row (asked_grid.js compares rows), and its exact worst ratio R₂. */
+    blocks: (j) => [grid.weights(BigInt(j))],
+    loss: () => grid.loss(),
     perturbIndex(index, source = secureSource) {
       return drawWeighted(grid.weights(checkIndex(index, k)), source);
     },
@@ -132,6 +177,8 @@ export function piecewiseCore(epsilon, k) {
     params: { exp_half_epsilon: s.toString(), cells: Number(m) },
     reach: grid.c,
     value: (report) => grid.value(report),
+    blocks: (j) => [grid.weights(BigInt(j))],
+    loss: () => grid.loss(),
     perturbIndex(index, source = secureSource) {
       return drawWeighted(grid.weights(checkIndex(index, k)), source);
     },
@@ -159,6 +206,15 @@ export function hybridCore(epsilon, k) {
     reach: pm.c,
     value: (report) => (report <= Number(m) ? pm.value(report)
       : duchi.value(report - Number(m) - 1)),
+    // PM's cells weigh α·w/total, Duchi's (1 - α)·w/total: within a block a ratio of weights is
+    // one of probabilities; at α = 0 PM's cells are never drawn (an all-zero block, skipped)
+    blocks: (j) => [pm.weights(BigInt(j)).map((w) => (alpha.num === 0n ? 0n : w)),
+                    duchi.weights(BigInt(j))],
+    loss() {  // hybrid.py privacy_loss: Duchi's, and PM's when it is drawn
+      const losses = [duchi.loss(), ...(alpha.num === 0n ? [] : [pm.loss()])];
+      if (losses.includes(null)) return null;
+      return losses.reduce((x, y) => (y.gt(x) ? y : x));
+    },
     perturbIndex(index, source = secureSource) {
       const j = checkIndex(index, k);
       if (alpha.num !== 0n && bernoulli(alpha, source)) return drawWeighted(pm.weights(j), source);

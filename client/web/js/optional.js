@@ -49,6 +49,7 @@ const IMPORTS = Object.freeze({
   hashing: () => import("./hashing.js"),
   ordinal: () => import("./ordinal.js"),
   askedGeometric: () => import("./asked_geometric.js"),
+  askedGrid: () => import("./asked_grid.js"),
   twoLayer: () => import("./two_layer.js"),
   setCores: () => import("./set_cores.js"),
   memo: () => import("./memo.js"),  // a survey with a series (its memo, with sha256.js)
@@ -69,6 +70,8 @@ const CORE_MODULES = Object.freeze({
   unrelated_question: "designs", matrix: "designs",
   duchi: "numericMechanisms", piecewise: "numericMechanisms", hybrid: "numericMechanisms",
   geometric: "geometric", square_wave: "squareWave",
+  // a decimal follow-up on a randomized answer: the asked bit and its mean part's module
+  asked_grid: ["askedGrid", "numericMechanisms"],
   // a decimal's mean and distribution: its mean part's module (params.mean) and the square wave
   mean_and_distribution: (q) => [CORE_MODULES[q.params?.mean], "squareWave"],
 });

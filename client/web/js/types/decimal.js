@@ -20,6 +20,7 @@ const MEAN_CORES = Object.freeze(["duchi", "piecewise", "hybrid"]);  // numeric_
 const MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "geometric"]);
 const DISTRIBUTION = "square_wave";
 const PAIR = "mean_and_distribution";
+const ASKED = "asked_grid";  // a follow-up on a randomized answer (../asked_grid.js)
 const MAX_GRID = 65536n;  // shared/mechanisms/base.py MAX_OPTIONS
 
 const grids = new WeakMap();
@@ -113,6 +114,19 @@ function squareWaveOnGrid(epsilon, grid, params) {
   };
 }
 
+/** asked_grid (../asked_grid.js, loaded for a survey naming it): [asked bit, the mean part's
+ * report cell], the cell standing for a number on the grid's scale as the part's do. */
+function askedCore(epsilon, grid, params) {
+  const core = loaded("askedGrid").askedGridCore(epsilon, Number(grid.k), params);
+  const part = boundedMeanCore(core.params.mean, core.params.mean_epsilon, grid);
+  return {
+    name: ASKED, k: core.k, params: core.params,
+    perturbIndex: (index, source) => core.perturbIndex(index, source),
+    reportValue: (report) => part.reportValue(report[1]),
+    describe: () => ({ text: t("decimal.asked") }),
+  };
+}
+
 /** One part's core: a mean mechanism or the square wave (`params` checked by mechanismFor,
  * or by the pair for its parts). */
 function partCore(name, epsilon, grid, params) {
@@ -173,6 +187,10 @@ class DecimalType extends QuestionType {
     const d = { min: number(q.min), max: number(q.max), resolution: number(q.resolution),
                 estimate: q.estimate };
     if (q.bins != null) d.bins = Array.isArray(q.bins) ? q.bins.map(number) : q.bins;
+    if (!disclosed && q.mechanism === ASKED && q.params && typeof q.params === "object") {
+      if (!isFloat(q.params.mean_epsilon)) throw new TypeError("asked_grid's ε share is a number");
+      d.params = { ...q.params, mean_epsilon: new PyFloat(q.params.mean_epsilon) };
+    }
     if (!disclosed && q.mechanism === PAIR && q.params && typeof q.params === "object") {
       const { mean_epsilon: mean, distribution_epsilon: distribution } = q.params;
       if (!isFloat(mean) || !isFloat(distribution)) throw new TypeError("a pair's ε shares are numbers");
@@ -189,7 +207,8 @@ class DecimalType extends QuestionType {
   core(name, epsilon, q) {
     const grid = gridOf(q);
     const core = name === PAIR ? pairCore(epsilon, grid, q.params)
-      : partCore(name, epsilon, grid, q.params);
+      : name === ASKED ? askedCore(epsilon, grid, q.params)
+        : partCore(name, epsilon, grid, q.params);
     core.explain = explainer(grid, core);  // a report in words (mechanisms.js explainReport)
     cores.set(q, core);
     return core;
@@ -197,10 +216,12 @@ class DecimalType extends QuestionType {
 
   /** The grid index (a BigInt) of a grid value (its decimal text or number); anything off the
    * grid or outside [min, max] is refused, not rounded or clamped (AnswerScale.index): the
-   * form rounds to the resolution first (read). */
-  encoder(q) {
+   * form rounds to the resolution first (read). "Not asked" (a follow-up on a randomized
+   * answer) is index k. */
+  encoder(q, labels, notAskedIndex = null) {
     const grid = gridOf(q);
     return function encode(answer) {
+      if (notAskedIndex !== null && answer === NOT_ASKED) return notAskedIndex;
       const x = typeof answer === "string" || typeof answer === "number" ? exactOf(answer) : null;
       const index = x === null ? null : grid.indexOf(x);
       if (index === null) {
@@ -338,6 +359,10 @@ export function readAnswer(q, text, mark = ".") {
  * two). */
 function explainer(grid, core) {
   const one = (part, report) => stated(grid, part.reportValue(report));
+  if (core.name === ASKED) {  // DecimalType.report_words: the asked bit and the number
+    return (report) => t(report[0] === 1 ? "decimal.askedNumber" : "decimal.notAskedNumber",
+                         { n: one(core, report) });
+  }
   return core.parts
     ? (report) => t("decimal.numbers", { mean: one(core.parts[0], report[0]),
                                          distribution: one(core.parts[1], report[1]) })
@@ -349,8 +374,7 @@ export default new DecimalType({
   takesSpecial: false,
   mechanisms: [...MEAN_MECHANISMS, DISTRIBUTION, PAIR],
   // A follow-up on a randomized answer carries "not asked" by asked_grid (shared/mechanisms/
-  // asked_grid.py), which this page does not port yet: mechanismFor refuses it as unsupported
-  // in the browser (refusal.unsupported names it), never as a broken survey.
-  notAskedMechanisms: ["asked_grid"],
+  // asked_grid.py; ../asked_grid.js, loaded for a survey naming it).
+  notAskedMechanisms: [ASKED],
   conditionWords: "a decimal question",  // not words: a condition error
 });
