@@ -47,7 +47,7 @@ OTHER_OPTIONAL = ("js/multiselect.js", "js/conditions.js",  # multiselect, skip 
                   "js/sha256.js")  # the memo of a survey with a series
 # the randomizers' cores a plain survey (binary_rr, grr, geometric) does not name
 CORE_MODULES = ("js/bitmaps.js", "js/hashing.js", "js/ordinal.js", "js/asked_geometric.js",
-                "js/two_layer.js", "js/set_cores.js")
+                "js/two_layer.js", "js/set_cores.js", "js/asked_grid.js")
 # a decimal question's unit, its exact numbers, its mechanisms and its words (issue 41)
 # (geometric.js, which a decimal may name too, is the integer question's)
 DECIMAL_MODULES = ("js/types/decimal.js", "js/decimal_number.js", "js/numeric_mechanisms.js",
@@ -222,6 +222,24 @@ def test_the_decimal_modules_load_only_for_a_survey_with_a_decimal(deployment, p
     added = sum(files[p]["wire"] for p in unit | modules)
     assert added <= DECIMAL_WIRE, f"{added:,} bytes on the wire for the decimal question"
     assert sum(len(f["body"]) for f in files.values()) <= BUDGET_RAW
+    assert page.problems == []
+
+
+def test_asked_grid_loads_only_for_a_survey_with_a_decimal_follow_up(deployment, page):
+    """"Do you gamble? If yes: how much?": the follow-up's asked_grid module (and its mean
+    part's) loads for the survey that names it, and no other core (the plain decimal's test
+    above loads none of CORE_MODULES, asked_grid.js among them)."""
+    data = {"id": f"weight-asked-grid-{next(deployment.ids)}", "title": "Gambling",
+            "version": 1, "questions": [
+                {"id": "gambles", "type": "binary", "text": "Do you gamble?", "epsilon": 1.0},
+                {"id": "lost", "type": "decimal", "text": "If yes: how much did you lose?",
+                 "relevant": "gambles == true", "min": 0, "max": 500, "resolution": 5,
+                 "epsilon": 2.0}]}
+    deployment.server.publish(data, deployment.key, deployment.token)
+    files = loaded_files(page, deployment.page_url(data["id"]))
+    assert {"js/asked_grid.js", "js/numeric_mechanisms.js"} <= set(files), sorted(files)
+    assert not set(files) & (set(CORE_MODULES) - {"js/asked_grid.js"}), sorted(files)
+    assert not set(files) & {"js/square_wave.js", "js/geometric.js"}, sorted(files)
     assert page.problems == []
 
 
