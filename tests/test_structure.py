@@ -32,8 +32,8 @@ COMMON = "server.common"
 # type's name; switches inside the units and their registry are not counted. The page's: 84 ->
 # 2 once each question type became a page module (client/web/js/types/); the two left compare
 # a message node's and a checkbox's `type`, not a question's.
-MAX_PYTHON_NAME_SWITCHES = 9
-MAX_PYTHON_TYPE_COMPARISONS = 7
+MAX_PYTHON_NAME_SWITCHES = 8
+MAX_PYTHON_TYPE_COMPARISONS = 6
 MAX_PAGE_TYPE_COMPARISONS = 2
 
 
