@@ -12,7 +12,6 @@ from ..errors import AnswerError, SurveyError
 from . import fields
 from .base import (
     DISTRIBUTION,
-    NOT_ASKED,
     DeviceWords,
     TerminalWords,
     XLSFormConditions,
@@ -105,14 +104,22 @@ class IntegerType(SingleAnswerType):
 
     def local_not_asked(self, question: Any, plain: Mapping[str, Any], where: str,
                         local: float, parse: Any) -> Any:
-        """asked_geometric's pair (shared/two_server/asked_pair.py)."""
+        """asked_geometric's pair (shared/two_server/asked_pair.py); special values with a
+        local ε0 are refused: the pair measures an asked bit, not a status code."""
+        if getattr(question, "special", None):
+            raise SurveyError(f"{where}.special", "a two-server integer question with a local "
+                              "ε0 takes no special values: its report pair measures an asked "
+                              "bit and a number, not which special value; drop local_epsilon "
+                              "(the servers then count the special values in a Histogram)")
         return question
 
     def check_two_server_question(self, question: Any, where: str) -> None:
-        if question.not_asked and question.k + 1 > MAX_TWO_SERVER_INTEGER:
-            raise SurveyError(f"{where}.max", f"an integer question that depends on randomized "
-                              f"answers is measured over its values and 'not asked' in a "
-                              f"two-server survey: at most {MAX_TWO_SERVER_INTEGER - 1} values")
+        extras = len(extra_values(question))
+        if question.extended and question.k + extras > MAX_TWO_SERVER_INTEGER:
+            raise SurveyError(f"{where}.max", f"an integer question with special values or "
+                              f"that depends on randomized answers is measured over its values "
+                              f"and its {extras} extra value(s) in a two-server survey: at most "
+                              f"{MAX_TWO_SERVER_INTEGER - extras} values")
 
     def asked_mean_variances(self, question: Any, asked: float
                              ) -> tuple[tuple[str, float], tuple[str, float]]:
@@ -204,21 +211,17 @@ class IntegerType(SingleAnswerType):
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     two_server_value_rows = "distribution"
-    two_server_refused_keys: ClassVar[dict[str, str]] = {
-        "special": ("a two-server survey takes no special values on an integer question (yet): "
-                    "its Prio3 Sum measures a number only, and the status codes beside it "
-                    "(an answer or which special value) are not measured; ask it in an LDP "
-                    "survey, or make the special values options of a categorical question")}
 
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
         """A Prio3Sum of answer - min; with a local ε0 the geometric report clipped and summed;
-        with a "not asked" value a Histogram over the range's values and "not asked" (at most
-        MAX_TWO_SERVER_INTEGER in all), or with ε0 asked_geometric's [bit, number] pair."""
+        with extra values ("not asked", special values) a Histogram over the range's values
+        and those values (at most MAX_TWO_SERVER_INTEGER cells in all), or with ε0 and "not
+        asked" asked_geometric's [bit, number] pair."""
         assert question.min is not None and question.max is not None
-        if question.not_asked:
+        if question.extended:
             if question.local_epsilon is not None:
                 return measure.asked_pair()
-            return measure.histogram(self.k(question) + 1)
+            return measure.histogram(self.k(question) + len(extra_values(question)))
         if question.local_epsilon is not None and question.mechanism == "geometric":
             return measure.local_sum()
         return measure.sum(question.min, question.max)
@@ -231,9 +234,10 @@ class IntegerType(SingleAnswerType):
 
     def two_server_answer(self, question: Any, value: Any, measure: Any) -> Any:
         assert question.min is not None and question.max is not None
-        if question.not_asked:
-            if isinstance(value, str) and value == NOT_ASKED:
-                return measure.last_cell()
+        if question.extended:
+            extra = self.two_server_extra_cell(question, value)
+            if extra is not None:
+                return extra
             if isinstance(value, bool) or not isinstance(value, int) or not (
                     question.min <= value <= question.max):
                 raise AnswerError(f"{value!r} is not an answer to {question.id!r}")
@@ -246,9 +250,9 @@ class IntegerType(SingleAnswerType):
         return value - question.min
 
     def two_server_labels(self, question: Any) -> tuple[Any, ...]:
-        """The range's values, and "not asked" (a Histogram's last cell) where it is one."""
-        values = tuple(self.values(question))
-        return (*values, NOT_ASKED) if question.not_asked else values
+        """The range's values, then the special values and "not asked" (a Histogram's last
+        cells) where the question has them."""
+        return (*self.values(question), *extra_values(question))
 
     def two_server_asked_functionals(self, question: Any
                                      ) -> list[tuple[str, Any, list[float]]]:

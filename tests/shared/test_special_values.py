@@ -99,11 +99,14 @@ def test_a_disclosed_question_and_a_two_server_number_refuse_special_values() ->
     by_type["categorical"]["special"] = REFUSED
     parsed = Survey.from_dict(data)
     assert [q.special for q in parsed.questions[:2]] == [REFUSED, REFUSED]
-    by_type["integer"]["special"] = REFUSED
+    by_type["integer"]["special"] = REFUSED  # a Histogram over its values, then PNTA
+    assert Survey.from_dict(data).questions[2].special == REFUSED
+    by_type["decimal"] = {**by_type["integer"], "id": "d", "type": "decimal", "resolution": 1}
+    data["questions"].append(by_type["decimal"])
     with pytest.raises(SurveyError) as exc:
         Survey.from_dict(data)
-    assert exc.value.field == f"questions.{by_type['integer']['id']}.special"
-    assert "two-server" in exc.value.message and "integer" in exc.value.message
+    assert exc.value.field == "questions.d.special"
+    assert "two-server" in exc.value.message and "decimal" in exc.value.message
 
 
 def test_a_named_mechanism_must_carry_the_extra_values() -> None:

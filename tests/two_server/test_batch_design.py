@@ -362,3 +362,33 @@ def test_among_those_who_answered_combines_the_cells_special_shares() -> None:
         assert among[mood_value]["estimate"] == pytest.approx(
             cats[mood_value] / (1 - special["estimate"]), abs=1e-12)
     assert sum(r["estimate"] for r in among.values()) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_an_integers_mean_among_those_who_answered_combines_the_cells() -> None:
+    """An integer question with a special value: its Histogram's values' shares and the
+    special share are combined across the cells, and the mean among those who answered is
+    Σ value·share over 1 − the combined special share."""
+    data = two_server_survey("http://h", b"\x01" * 32, b"\x02" * 32)
+    hours = next(q for q in data["questions"] if q["id"] == "hours")
+    hours["special"] = {"refused": "Prefer not to say"}
+    survey = Survey.from_dict(data)
+    rng = np.random.default_rng(7)
+    answers, parts = [], []
+    for i in range(400):
+        refuses = rng.random() < (0.3 if i % 2 else 0.1)
+        answers.append({"smoker": bool(rng.random() < 0.3), "mood": MOODS[int(rng.integers(4))],
+                        "hours": "Prefer not to say" if refuses else int(rng.integers(0, 13))})
+        parts.append(("a" if i % 2 else "b", 1 + i % 3))
+    exact = simulate(survey, answers, parts, None)
+    doc = estimate_batches(survey, exact, BatchDesign(totals={"a": 1.0, "b": 3.0},
+                                                      variance="groups"))
+    q = next(q for q in doc["questions"] if q["question"] == "hours")
+    [special] = q["special"]
+    by_cell = {c: [a["hours"] for a, p in zip(answers, parts, strict=True) if p[0] == c]
+               for c in ("a", "b")}
+    refused = [np.mean([v == "Prefer not to say" for v in by_cell[c]]) for c in ("a", "b")]
+    assert special["estimate"] == pytest.approx((refused[0] + 3 * refused[1]) / 4, abs=1e-12)
+    totals = [np.sum([v for v in by_cell[c] if v != "Prefer not to say"]) / len(by_cell[c])
+              for c in ("a", "b")]
+    mean = (totals[0] + 3 * totals[1]) / 4 / (1 - special["estimate"])
+    assert q["among_asked"]["mean"]["estimate"] == pytest.approx(mean, abs=1e-9)

@@ -3,8 +3,9 @@ survey: a binary, categorical or ordinal question's special values are extra cel
 Prio3 Histogram (after the answers, before "not asked"); the report gives each special share
 of everyone and the estimates among those who gave an answer.
 
-- The measurement: cells and indices; an integer or decimal question refuses `special` with
-  the field named and the reason.
+- The measurement: cells and indices (an integer's: its range, then the special values); a
+  decimal question, or an integer with a local ε0, refuses `special` with the field named and
+  the reason.
 - Simulated batches (the stand-ins): the ratios among those who answered (several extra
   cells, special values and "not asked" together) are unbiased with calibrated delta-method
   standard errors, at the false-alarm rate ALPHA = 1e-6 per check.
@@ -64,12 +65,52 @@ def test_special_values_are_cells_after_the_answers() -> None:
     assert [question_index(q, v) for v in ("b", DK, PNTA, NOT_ASKED)] == [1, 2, 3, 4]
 
 
-@pytest.mark.parametrize(("qtype", "spec"), [
-    ("integer", {"min": 0, "max": 10}),
-    ("decimal", {"min": 0, "max": 10, "resolution": 1})])
-def test_a_number_refuses_special_values_with_the_reason(qtype: str, spec: dict) -> None:
+def test_a_decimal_refuses_special_values_with_the_reason() -> None:
     with pytest.raises(SurveyError, match=r"questions\.q\.special: .*measures a number only"):
-        survey_of([question_data(qtype, 1.0, special={"refused": PNTA}, **spec)])
+        survey_of([question_data("decimal", 1.0, special={"refused": PNTA}, min=0, max=10,
+                                 resolution=1)])
+
+
+def test_an_integers_special_values_are_cells_after_its_values() -> None:
+    """Without a local ε0 an integer with special values is a Histogram over its range,
+    then the special values, then "not asked"; with ε0 it is refused by field (its report
+    pair measures an asked bit, not which special value)."""
+    n, = survey_of([question_data("integer", 1.0, qid="n", min=2, max=5,
+                                  special=BOTH)]).questions
+    assert (question_encoding(n).kind, question_encoding(n).length) == ("histogram", 6)
+    assert [question_index(n, v) for v in (2, 5, DK, PNTA)] == [0, 3, 4, 5]
+    with pytest.raises(AnswerError):
+        question_index(n, 6)
+    follow = {**question_data("integer", 1.0, qid="m", min=0, max=3, special={"refused": PNTA}),
+              "relevant": "gate"}
+    m = survey_of([question_data("binary", 1.0, qid="gate"), follow]).questions[1]
+    assert question_encoding(m).length == 6
+    assert [question_index(m, v) for v in (3, PNTA, NOT_ASKED)] == [3, 4, 5]
+    with pytest.raises(SurveyError, match=r"questions\.q\.special: .*local ε0"):
+        survey_of([question_data("integer", 1.0, 2.0, mechanism="asked_geometric", min=0,
+                                 max=10, special=BOTH)])
+    with pytest.raises(SurveyError, match=r"questions\.q\.max: .*at most 254 values"):
+        survey_of([question_data("integer", 1.0, min=0, max=254, special=BOTH)])
+
+
+def test_an_integers_mean_among_those_who_answered() -> None:
+    """An integer 0..4 with two special values: each special share of everyone and the
+    mean among those who answered, unbiased with calibrated standard errors."""
+    q, = survey_of([question_data("integer", 1.0, qid="q", min=0, max=4,
+                                  special=BOTH)]).questions
+    among = np.array([0.1, 0.2, 0.4, 0.2, 0.1])
+    extra = np.array([0.15, 0.1])
+    pi = np.append((1 - extra.sum()) * among, extra)
+    design = design_for(q)
+    plan = question_noise_plan(q)
+    n = 2000
+    rng = np.random.default_rng(23)
+    totals = simulate_cells(rng, n, design.cell_probabilities(pi), plan, REPS)
+    ests = [estimate_two_server(q, e, CONF) for e in entries(totals, n, plan)]
+    _check(*_fields([e.among_asked.mean for e in ests]), float(among @ np.arange(5)))
+    for j, label in enumerate((DK, PNTA)):
+        assert all(e.special[j].value == label for e in ests)
+        _check(*_fields([e.special[j] for e in ests]), extra[j])
 
 
 def _check(values: np.ndarray, ses: np.ndarray, lows: np.ndarray, highs: np.ndarray,
@@ -167,21 +208,22 @@ def test_a_real_pair_reports_special_shares_and_shares_among_answerers(pair, tmp
                           special={"refused": PNTA})
     often = question_data("ordinal", 30.0, qid="often", options=["never", "sometimes", "often"],
                           special=BOTH)
+    times = question_data("integer", 30.0, qid="times", min=0, max=3, special=BOTH)
     data = {"id": "special-two", "title": "Special", "version": 1, "collection": "two-server",
             "two_server": {"helper_url": pair.helper.url, "min_batch_size": 4,
                            "helper_hpke_key": b64url(pair.helper_key),
                            "leader_hpke_key": b64url(pair.leader_key)},
-            "questions": [used, brand, often]}
+            "questions": [used, brand, often, times]}
     http_json("POST", pair.leader.url + "/api/surveys",
               signed_survey(data, Ed25519PrivateKey.generate()), pair.token)
-    given = [{"used": True, "brand": "a", "often": "often"},
-             {"used": DK, "brand": PNTA, "often": DK},
-             {"used": PNTA, "brand": "b", "often": "never"},
-             {"used": False, "brand": "a", "often": PNTA},
-             {"used": True, "brand": PNTA, "often": "sometimes"},
-             {"used": DK, "brand": "c", "often": PNTA}]
+    given = [{"used": True, "brand": "a", "often": "often", "times": 3},
+             {"used": DK, "brand": PNTA, "often": DK, "times": DK},
+             {"used": PNTA, "brand": "b", "often": "never", "times": 1},
+             {"used": False, "brand": "a", "often": PNTA, "times": 0},
+             {"used": True, "brand": PNTA, "often": "sometimes", "times": PNTA},
+             {"used": DK, "brand": "c", "often": PNTA, "times": DK}]
     respond = ["respond", "--server", pair.leader.url, "--survey", "special-two",
-               "--max-epsilon", "100", "--max-total-epsilon", "100", "--yes"]
+               "--max-epsilon", "200", "--max-total-epsilon", "200", "--yes"]
     for i, answers in enumerate(given[:-1]):
         path = tmp_path / f"answers{i}.json"
         path.write_text(json.dumps(answers))
@@ -190,7 +232,7 @@ def test_a_real_pair_reports_special_shares_and_shares_among_answerers(pair, tmp
         assert out.exit_code == 0, out.output
     # typed at the prompts: a special value by its name, in any case
     out = CliRunner().invoke(cli, [*respond, "--state", str(tmp_path / "typed")],
-                             input="dont_know\nc\nREFUSED\n")
+                             input="dont_know\nc\nREFUSED\ndont_know\n")
     assert out.exit_code == 0, out.output
     api = lambda method, path, body=None: http_json(  # noqa: E731
         method, pair.leader.url + path, body, pair.token)
@@ -230,6 +272,20 @@ def test_a_real_pair_reports_special_shares_and_shares_among_answerers(pair, tmp
     lo, hi = _ratio_range(scored, 1 + 2 + 3, answered, 2, t)
     assert lo - 1e-9 <= often["estimate"] <= hi + 1e-9, (often, lo, hi)
     assert [r["value"] for r in docs["brand"]["among_asked"]["categories"]] == ["a", "b", "c"]
+    # the integer: its range's values, then the special values, in one Histogram
+    entry, doc = batch["entries"]["times"], docs["times"]
+    domain = [0, 1, 2, 3, DK, PNTA]
+    counts = [sum(1 for g in given if g["times"] == v and type(g["times"]) is type(v))
+              for v in domain]
+    assert (entry["kind"], entry["n"]) == ("histogram", n)
+    assert all(abs(f - c) <= t for f, c in zip(entry["noisy_sums"], counts, strict=True))
+    assert [s["value"] for s in doc["special"]] == [DK, PNTA]
+    for row, c in zip(doc["special"], counts[4:], strict=True):
+        assert abs(row["estimate"] - c / n) <= t / n, row
+    total = sum(v * c for v, c in zip(range(4), counts, strict=False))
+    lo, hi = _ratio_range(total, 1 + 2 + 3, sum(counts[:4]), 2, t)
+    mean = doc["among_asked"]["mean"]
+    assert lo - 1e-9 <= mean["estimate"] <= hi + 1e-9, (mean, lo, hi)
     for fmt in ("table", "csv"):  # the report prints them
         out = CliRunner().invoke(cli, ["report", "--server", pair.leader.url, "--token",
                                        pair.token, "--survey", "special-two", "--batch",

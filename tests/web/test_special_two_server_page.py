@@ -2,8 +2,9 @@
 measurement (client/web/js/types: `encoding`, `measuredIndex`) is Python's
 (shared/two_server/encoding.py) for binary, categorical and ordinal questions with special
 values, with and without "not asked", so a special value is uploaded as its Histogram cell
-with no new circuit; an integer question with special values is refused by name, as
-shared/survey.py refuses it."""
+with no new circuit (an integer's cells: its range's values, then the special values); an
+integer question with special values and a local ε0 is refused, as shared/survey.py refuses
+it."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def _questions() -> list[Any]:
     plain = [question_data("binary", 1.0, qid="b", special=BOTH),
              question_data("categorical", 1.0, qid="c", options=["a", "b", "c"],
                            special={"refused": PNTA}),
-             question_data("ordinal", 1.0, qid="o", options=["lo", "mid", "hi"], special=BOTH)]
+             question_data("ordinal", 1.0, qid="o", options=["lo", "mid", "hi"], special=BOTH),
+             question_data("integer", 1.0, qid="n", min=0, max=4, special=BOTH)]
     follow = [{**data, "id": data["id"] + "_f", "relevant": "gate"} for data in plain]
     return survey_of([gate, *plain, *follow]).questions[1:]
 
@@ -63,13 +65,16 @@ REFUSAL = """async ([root, survey]) => {
 }"""
 
 
-def test_an_integer_with_special_values_is_refused_by_name(js_page, web_root_url) -> None:
+def test_an_integer_with_special_values_and_a_local_epsilon_is_refused(js_page,
+                                                                     web_root_url) -> None:
     survey = survey_of([question_data("ordinal", 1.0, qid="o", options=["lo", "hi"],
                                       special=BOTH)]).to_dict()
     assert js_page.evaluate(REFUSAL, [web_root_url, survey]) is None
-    # a forged document: shared/survey.py refuses `special` on an integer question
-    survey["questions"].append({**question_data("integer", 1.0, qid="n", min=0, max=5),
-                                "text": "How many?", "epsilon": 1.0, "mechanism": "none",
-                                "special": {"refused": PNTA}})
+    plain = {**question_data("integer", 1.0, qid="n", min=0, max=5), "text": "How many?",
+             "epsilon": 1.0, "mechanism": "none", "special": {"refused": PNTA}}
+    survey["questions"].append(plain)  # a Histogram over its values and special values
+    assert js_page.evaluate(REFUSAL, [web_root_url, survey]) is None
+    # a forged document: shared/survey.py refuses `special` on an integer with a local ε0
+    survey["questions"][-1] = {**plain, "local_epsilon": 2.0, "mechanism": "asked_geometric"}
     message = js_page.evaluate(REFUSAL, [web_root_url, survey])
     assert message is not None and "“How many?”" in message and "special values" in message

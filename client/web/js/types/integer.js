@@ -172,7 +172,8 @@ class IntegerType extends QuestionType {
       const [lo, hi] = clipBounds(q, mechanismFor(q, { notAsked: true }));
       return { kind: "asked_pair", length: 2, max: hi - lo, offset: lo };
     }
-    if (notAsked) return super.encoding(q, true);  // a Histogram ending with "not asked"
+    // a Histogram over the values, then the special values and "not asked"
+    if (notAsked || specialLabels(q).length) return super.encoding(q, notAsked);
     if (q.local_epsilon != null && q.mechanism === "geometric") {
       const [lo, hi] = clipBounds(q, mechanismFor(q));
       return { kind: "sum", length: 1, max: hi - lo, offset: lo };
@@ -182,9 +183,9 @@ class IntegerType extends QuestionType {
 
   index(q, value) { return Number(this.encoder(q)(value)); }  // the same checks and words
 
-  twoServerRefusal(q) {  // shared/question_types/integer.py two_server_refused_keys
-    const why = "a two-server survey takes no special values on an integer question (yet): its Prio3 Sum measures a number only";  // not words: a TwoServerMismatch's detail (twoserver/verify.js)
-    return specialLabels(q).length ? why : null;
+  twoServerRefusal(q) {  // shared/question_types/integer.py local_not_asked
+    const why = "a two-server integer question with a local ε0 takes no special values: its report pair measures an asked bit and a number";  // not words: a TwoServerMismatch's detail (twoserver/verify.js)
+    return specialLabels(q).length && q.local_epsilon != null ? why : null;
   }
 
   localMechanisms(q) {
