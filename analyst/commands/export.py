@@ -71,9 +71,14 @@ def export(server_url: str | None, db_path: str | None, survey_id: str, version:
             continue
         mechanism = w.version.compiled.mechanisms[question.id]
         hidden = getattr(question, "not_asked", False)  # skip logic on a randomized answer
-        if hidden and question.unit.numeric:  # asked_geometric's [bit, number]
+        if question.extended and question.unit.numeric:  # asked_geometric's pairs
             present, reports = w.respondents.reports(question.id, mechanism)
-            everyone, asked[question.id] = asked_integer_columns(mechanism, reports, present)
+            try:
+                everyone, asked[question.id] = asked_integer_columns(mechanism, reports,
+                                                                     present)
+            except DesignError as exc:  # a hidden decimal's grid report (asked_grid)
+                progress(f"left out {question.id!r}: {exc.message}")
+                continue
             questions.append(everyone)
             continue
         try:

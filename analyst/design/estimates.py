@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 from ldpsurvey.shared.among_asked import NOTE as ASKED_NOTE
+from ldpsurvey.shared.among_asked import special_note
 from ldpsurvey.shared.design import (
     Design,
     DesignEstimates,
@@ -55,6 +56,7 @@ from ldpsurvey.shared.errors import AnalysisError, DesignError
 from ldpsurvey.shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
 from ldpsurvey.shared.estimates import finite_or_none
 from ldpsurvey.shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
+from ldpsurvey.shared.mechanisms.asked_geometric import STATUS_NOTE
 from ldpsurvey.shared.question_types.base import (
     OPTIONS_SUM,
     SCORES,
@@ -251,10 +253,7 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
     skipped: dict[str, str] = {}
     hidden: dict[str, dict[str, Any]] = {}
     for question in survey.questions:
-        if question.unit.numeric and getattr(question, "special", None):
-            skipped[question.id] = SPECIAL_INTEGER_REFUSAL
-            continue
-        if getattr(question, "not_asked", False) and question.unit.numeric:
+        if question.extended and question.unit.numeric:  # sent as pairs: answered, a number
             try:
                 hidden[question.id] = _asked_integer_document(w, question, domain, variance,
                                                               confidence)
@@ -292,8 +291,9 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
 
 def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | None,
                             variance: Any, confidence: float) -> dict[str, Any]:
-    """A hidden integer question's document: the share not asked and the mean among those
-    asked (shared/design/among_asked.py `asked_mean`)."""
+    """An integer question sent as pairs (skip logic, special values): each special value's
+    share, the share not asked and the mean among those who answered
+    (shared/design/among_asked.py `asked_mean`)."""
     mechanism = w.version.compiled.mechanisms[question.id]
     present, reports = w.respondents.reports(question.id, mechanism)
     if (domain is not None and not (present & domain).any()) or not present.any():
@@ -301,27 +301,35 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
     result = asked_mean(w.design, mechanism, reports, present, domain=domain,
                         variance=variance, confidence=confidence,
                         quantile=w.options.quantile)
-    assert result.not_asked is not None
-    [share] = result.not_asked.rows()
+    assert result.extras is not None
+    shares = result.extras.rows()
+    special = special_labels(question)
+    # the plain report's notes (AskedGeometric.estimate)
+    notes = [STATUS_NOTE, special_note(special)] if special else [ASKED_INTEGER_NOTE]
     doc: dict[str, Any] = {
         "question": question.id, "mechanism": mechanism.name,
-        "epsilon": float(question.epsilon), "n": result.not_asked.n,
-        "population": finite_or_none(result.not_asked.population),
-        "confidence": result.not_asked.confidence,
+        "epsilon": float(question.epsilon), "n": result.extras.n,
+        "population": finite_or_none(result.extras.population),
+        "confidence": result.extras.confidence,
         "consistent_method": estimand(question, mechanism).method,
-        "notes": [ASKED_INTEGER_NOTE, *([result.note] if result.note else [])],
-        "not_asked": _value(NOT_ASKED, share, min(max(share.estimate, 0.0), 1.0))}
+        "notes": [*notes, *([result.note] if result.note else [])]}
+    rows = {label: _value(label, row, min(max(row.estimate, 0.0), 1.0))
+            for label, row in zip(extra_values(question), shares, strict=True)}
+    if special:
+        doc["special"] = [rows[label] for label in special]
+    if question.not_asked:
+        doc["not_asked"] = rows[NOT_ASKED]
     doc["among_asked"] = {"mean": _mean(result.mean.rows()[0]) if result.mean is not None
                           else _numbers(None)}
-    # totals: the number not asked, the total of the answers over those asked
-    not_asked_total, asked_total = None, None
+    # totals: the number of each extra value, the total of the answers over those who answered
+    extra_totals, asked_total = None, None
     if w.totals_refusal is None:
         pairs = asked_pairs(mechanism, reports, present)
-        not_asked_total, asked_total = estimate(
-            w.design, [pairs.not_asked, asked_value(pairs)], statistic="total", domain=domain,
+        extra_totals, asked_total = estimate(
+            w.design, [pairs.extras, asked_value(pairs)], statistic="total", domain=domain,
             variance=variance, confidence=confidence, quantile=w.options.quantile)
-    doc["not_asked"]["total"] = _total(None if not_asked_total is None
-                                       else not_asked_total.rows(), 0)
+    for j, label in enumerate(extra_values(question)):
+        rows[label]["total"] = _total(None if extra_totals is None else extra_totals.rows(), j)
     doc["among_asked"]["mean"]["total"] = _total(None if asked_total is None
                                                  else asked_total.rows(), 0)
     return doc
@@ -412,9 +420,6 @@ def _question_document(w: Weighted, question: Any, pv: PseudoValues,
     return doc
 
 
-SPECIAL_INTEGER_REFUSAL = ("design-based estimates of an integer question with special values "
-                           "(its status code and noisy number) are not built yet: the plain "
-                           "report has its special shares and mean among those who answered")
 SUM_FPC_NOTE = ("mean number selected: the sum of the options' shares, its variance theirs "
                 "and their covariances; with an fpc the randomization noise added back is "
                 "each option's own (exact where the options are randomized independently, "

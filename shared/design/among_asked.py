@@ -133,21 +133,24 @@ def randomization_estimates(z: np.ndarray, coefficients: np.ndarray, extra: int 
 
 @dataclass(frozen=True)
 class AskedMean:
-    """A hidden integer question's share not asked and mean among those asked (either None,
-    with `note` saying why)."""
+    """A hidden integer question's extra values' shares of everyone (its special values, then
+    "not asked": `extras`, one row each) and mean among those who answered (either None, with
+    `note` saying why)."""
 
-    not_asked: DesignEstimates | None
+    extras: DesignEstimates | None
     mean: DesignEstimates | None
     note: str | None = None
 
 
 @dataclass(frozen=True)
 class AskedPairs:
-    """A hidden integer question's [bit, number] reports as pseudo-values over the design's
-    rows (module docstring): `not_asked` 1 − Z, `asked` Z (each with Z² − Z), and `centred`
-    y − d, unbiased for asked·(x − d), with the geometric noise's variance."""
+    """A hidden integer question's [bit, number] reports (or, with special values, [status
+    code, number]) as pseudo-values over the design's rows (module docstring): `extras` the
+    extra values' indicators (1 − Z for "not asked" alone; Z_e = ([code = e] − q)/(p − q) per
+    extra value with status codes), `asked` Z of an answer, each with Z² − Z, and `centred`
+    y − d, unbiased for answered·(x − d), with the geometric noise's variance."""
 
-    not_asked: PseudoValues
+    extras: PseudoValues
     asked: PseudoValues
     centred: PseudoValues
     default: int
@@ -155,7 +158,8 @@ class AskedPairs:
 
 def asked_pairs(mechanism: Any, reports: np.ndarray, present: np.ndarray) -> AskedPairs:
     """The pseudo-values of a hidden integer question's stored [bit, number] pairs (`reports`
-    of the rows where `present`)."""
+    of the rows where `present`), or of an integer's [status code, number] pairs with special
+    values."""
     if not hasattr(mechanism, "noise_variance"):  # asked_grid: a grid report, not a number
         raise DesignError(f"design-based estimates of a hidden number sent by "
                           f"{mechanism.name} are not built yet; the plain report (without "
@@ -163,16 +167,31 @@ def asked_pairs(mechanism: Any, reports: np.ndarray, present: np.ndarray) -> Ask
     pairs = np.asarray(reports, dtype=np.float64).reshape(-1, 2)
     mask = np.asarray(present, dtype=bool)
     p, q = float(mechanism.p_star), float(mechanism.q_star)
-    z = np.zeros(mask.size)
+    codes = int(getattr(mechanism, "codes", 2))
+
+    def indicator(code: int | None) -> np.ndarray:
+        """Z of a status code over every row (0 where absent); None: the asked bit."""
+        out = np.zeros(mask.size)
+        hit = pairs[:, 0] if code is None else (pairs[:, 0] == code).astype(np.float64)
+        out[mask] = (hit - q) / (p - q)
+        return out
+
+    z = indicator(None if codes == 2 else 1)
     y = np.zeros(mask.size)
-    z[mask] = (pairs[:, 0] - q) / (p - q)
     y[mask] = pairs[:, 1] - mechanism.default
     z_noise = (z * z - z)[:, None]
     y_noise = np.where(mask, mechanism.noise_variance(mechanism.k, mechanism.epsilon), 0.0)
     qid, name = mechanism.question_id, mechanism.name
+    labels = tuple(mechanism.extra)
+    if codes == 2:  # "not asked" alone: 1 − Z
+        extra_z = (1.0 - z)[:, None] * mask[:, None]
+        extra_noise = z_noise
+    else:
+        extra_z = np.column_stack([indicator(mechanism.code_of(mechanism.k + j))
+                                   for j in range(len(labels))])
+        extra_noise = extra_z * extra_z - extra_z
     return AskedPairs(
-        PseudoValues(qid, name, ("(not asked)",), (1.0 - z)[:, None] * mask[:, None], z_noise,
-                     mask, "shares", False),
+        PseudoValues(qid, name, labels, extra_z, extra_noise, mask, "shares", False),
         PseudoValues(qid, name, ("asked",), z[:, None], z_noise, mask, "shares", False),
         PseudoValues(qid, name, ("mean",), y[:, None], y_noise[:, None], mask, "mean", False),
         int(mechanism.default))
@@ -194,16 +213,17 @@ def asked_value(pairs: AskedPairs) -> PseudoValues:
 def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.ndarray, *,
                domain: np.ndarray | None = None, variance: Variance = "linearized",
                confidence: float = 0.95, quantile: str = "t") -> AskedMean:
-    """The share not asked and the mean among those asked of a hidden integer question from
-    its stored [bit, number] pairs (`reports` of the rows where `present`), module docstring."""
+    """The extra values' shares (special values, "not asked") and the mean among those who
+    answered of an integer question sent as pairs (`reports` of the rows where `present`),
+    module docstring."""
     pv = asked_pairs(mechanism, reports, present)
-    share = estimate(design, pv.not_asked, domain=domain, variance=variance,
-                     confidence=confidence, quantile=quantile)[0]
+    shares = estimate(design, pv.extras, domain=domain, variance=variance,
+                      confidence=confidence, quantile=quantile)[0]
     used = pv.asked.present if domain is None else pv.asked.present & np.asarray(domain,
                                                                                  dtype=bool)
     if float((design.weights * used) @ pv.asked.values[:, 0]) <= 0:
-        return AskedMean(share, None, "the estimated share asked is not positive: too few "
-                                      "respondents to estimate the mean among those asked")
+        return AskedMean(shares, None, "the estimated share who answered is not positive: too "
+                                       "few respondents to estimate the mean among them")
     result = ratio(design, pv.centred, pv.asked, domain=domain, variance=variance,
                    confidence=confidence, quantile=quantile)
-    return AskedMean(share, replace(result, estimates=result.estimates + pv.default))
+    return AskedMean(shares, replace(result, estimates=result.estimates + pv.default))

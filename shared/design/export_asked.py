@@ -96,4 +96,4 @@ def asked_integer_columns(mechanism: Any, reports: np.ndarray, present: np.ndarr
     extra = replace(pairs.asked, labels=("asked", "value"), kind="mean",
                     values=np.hstack([z, value.values]),
                     noise=np.hstack([z_noise, value.noise]))
-    return pairs.not_asked, AskedColumns(("mean",), extra, (2,), d * z_noise * mask)
+    return pairs.extras, AskedColumns(("mean",), extra, (2,), d * z_noise * mask)

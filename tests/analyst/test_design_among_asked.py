@@ -81,10 +81,44 @@ def test_a_hidden_integer_on_a_simple_random_sample_is_the_srs_estimator() -> No
     srs = mechanism.estimate(mechanism.aggregate_many(reports))
     ours = asked_mean(Design.simple_random_sample(answers.size), mechanism, reports,
                       np.ones(answers.size, dtype=bool))
-    assert ours.not_asked is not None and ours.mean is not None
-    [share], [mean] = ours.not_asked.rows(), ours.mean.rows()
+    assert ours.extras is not None and ours.mean is not None
+    [share], [mean] = ours.extras.rows(), ours.mean.rows()
     assert share.estimate == pytest.approx(srs.not_asked.estimate, abs=1e-12)
     assert share.std_error == pytest.approx(srs.not_asked.std_error, rel=1e-10)
+    assert mean.estimate == pytest.approx(srs.among_asked.mean.estimate, abs=1e-10)
+    assert mean.std_error == pytest.approx(srs.among_asked.mean.std_error, rel=1e-10)
+
+
+def test_an_integer_with_special_values_on_a_simple_random_sample_is_the_srs_estimator(
+) -> None:
+    """Special values: the pair is [status code, number] (GRR over the codes): each extra
+    value's share and the mean among those who gave an answer are the plain estimator's."""
+    survey = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [
+        {"id": "gate", "text": "Gate?", "type": "binary", "epsilon": 1.0},
+        {"id": "n", "text": "How many?", "type": "integer", "epsilon": 2.0, "min": 0,
+         "max": 20, "relevant": "gate", "special": {"dont_know": "DK", "refused": "PNTA"}}]})
+    question = survey.questions[1]
+    mechanism = mechanism_for(question)
+    assert mechanism.codes == 4
+    rng = np.random.default_rng(8)
+    n = 4000
+    kind = rng.choice(4, size=n, p=[0.5, 0.1, 0.15, 0.25])  # answer, DK, PNTA, not asked
+    answers = np.where(kind == 0, rng.integers(0, 21, n),
+                       np.array([0, *(mechanism.encode(v) for v in ("DK", "PNTA", NOT_ASKED))])
+                       [kind])
+    reports = mechanism.perturb_many(answers, rng)
+    srs = mechanism.estimate(mechanism.aggregate_many(reports))
+    ours = asked_mean(Design.simple_random_sample(n), mechanism, reports,
+                      np.ones(n, dtype=bool))
+    assert ours.extras is not None and ours.mean is not None
+    rows = ours.extras.rows()
+    expected = [*srs.special, srs.not_asked]
+    assert [r.label for r in rows] == ["DK", "PNTA", NOT_ASKED]
+    np.testing.assert_allclose([r.estimate for r in rows], [e.estimate for e in expected],
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose([r.std_error for r in rows], [e.std_error for e in expected],
+                               rtol=1e-10, atol=0)
+    [mean] = ours.mean.rows()
     assert mean.estimate == pytest.approx(srs.among_asked.mean.estimate, abs=1e-10)
     assert mean.std_error == pytest.approx(srs.among_asked.mean.std_error, rel=1e-10)
 

@@ -33,7 +33,10 @@ MARGINS = ("question,value,total\nregion,north,3000\nregion,south,5000\nregion,e
 SURVEY = {**designed.ASKED_SURVEY, "id": "asked-export-2026", "questions": [
     *designed.ASKED_SURVEY["questions"],
     {"id": "quit", "text": "Have you tried to quit?", "type": "binary", "epsilon": 2.0,
-     "relevant": "smoker"}]}
+     "relevant": "smoker"},
+    {"id": "days", "text": "Days drinking last week?", "type": "integer", "epsilon": 2.0,
+     "min": 0, "max": 7, "special": {"refused": "Prefer not to say"}}]}
+NUMBERS = ("cigs", "days")  # sent as pairs: a hidden integer's, one with a special value
 HIDDEN = ("brand", "craving", "quit")  # with options; `cigs` is the hidden integer
 CASES = {"weighted": ["--weighted"],
          "raked": ["--weighted", "--rake", "MARGINS"],
@@ -46,8 +49,11 @@ def units() -> list[designed.Unit]:
     for u in designed.asked_units():
         smoker = u.answers["smoker"]
         quit_ = bool(rng.random() < (0.3 if u.stratum == "north" else 0.6)) if smoker else None
+        days = ("Prefer not to say" if rng.random() < (0.1 if u.stratum == "north" else 0.25)
+                else int(rng.integers(0, 8)))
         out.append(designed.Unit(u.id, u.weight, u.stratum, u.psu, u.fpc,
-                                 {**u.answers, "quit": NOT_ASKED if not smoker else quit_}))
+                                 {**u.answers, "quit": NOT_ASKED if not smoker else quit_,
+                                  "days": days}))
     return out
 
 
@@ -86,7 +92,7 @@ def exported(built, margins, tmp_path_factory) -> dict[str, Any]:
         script.append(files[f"{name}.R"].replace(f'"{stem}.csv"', f'"{name}.csv"'))
         script.append(f"e_{name} <- lapply(ldp_results, function(t) c(t$estimate, "
                       "t$std_error))\n")
-        for qid in (*HIDDEN, "cigs"):
+        for qid in (*HIDDEN, *NUMBERS):
             names.append((f"{name}_{qid}", f'e_{name}[["{qid}"]]'))
             names.append((f"{name}_{qid}_asked", f'e_{name}[["{qid} among those asked"]]'))
             names.append((f"{name}_{qid}_total", f'e_{name}[["{qid} total"]]'))
@@ -111,12 +117,17 @@ def _expected(q: dict[str, Any]) -> tuple[list[tuple[float, float]], list[tuple[
     order: the options (with "(not asked)") and groups; among those asked the options, groups
     and an ordinal question's mean score; a hidden integer's share not asked and mean."""
     among = q["among_asked"]
-    if "categories" not in q:
-        return _pairs([q["not_asked"]]), _pairs([among["mean"]])
+    if "categories" not in q:  # a number: its special values' shares, then "not asked"
+        return _pairs(_extras(q)), _pairs([among["mean"]])
     everyone = _pairs([*q["categories"], *q.get("groups", [])])
     asked = _pairs([*among["categories"], *among["groups"],
                     *([among["mean"]] if "mean" in among else [])])
     return everyone, asked
+
+
+def _extras(q: dict[str, Any]) -> list[dict[str, Any]]:
+    """A number's extra values' rows in the export's order: special values, "not asked"."""
+    return [*q.get("special", []), *([q["not_asked"]] if "not_asked" in q else [])]
 
 
 def _expected_totals(q: dict[str, Any]) -> list[tuple[float, float]]:
@@ -124,7 +135,7 @@ def _expected_totals(q: dict[str, Any]) -> list[tuple[float, float]]:
     "(not asked)") and each group's; a hidden integer's number not asked and the total of its
     answers over those asked."""
     if "categories" not in q:
-        rows = [q["not_asked"]["total"], q["among_asked"]["mean"]["total"]]
+        rows = [*(r["total"] for r in _extras(q)), q["among_asked"]["mean"]["total"]]
     else:
         rows = [r["total"] for r in (*q["categories"], *q.get("groups", []))]
     return _pairs(rows)
@@ -141,7 +152,7 @@ def _check(got: list[float], expected: list[tuple[float, float]], what: str) -> 
 @pytest.mark.parametrize("name", list(CASES))
 def test_r_gives_the_reports_numbers_among_those_asked(built, margins, exported, name) -> None:
     doc = _report(built, margins, name)
-    for qid in (*HIDDEN, "cigs"):
+    for qid in (*HIDDEN, *NUMBERS):
         everyone, asked = _expected(doc[qid])
         _check(exported["r"][f"{name}_{qid}"], everyone, f"{name} {qid}")
         _check(exported["r"][f"{name}_{qid}_asked"], asked, f"{name} {qid} among those asked")
@@ -154,7 +165,7 @@ def test_r_gives_the_reports_numbers_among_those_asked(built, margins, exported,
             assert got[j] == pytest.approx(estimate, rel=1e-10), (name, qid, j)
             assert got[m + j] == pytest.approx(se, rel=1e-10), (name, qid, j)
         among = doc[qid]["among_asked"]
-        if qid != "cigs":  # an option's count among those asked is its count: it was asked
+        if qid not in NUMBERS:  # an option's count among those asked is its count: it was asked
             counted = {c["value"]: c["total"] for c in doc[qid]["categories"]}
             assert all(c["total"] == counted[c["value"]] for c in among["categories"])
             assert among.get("mean", {}).get("total") is None  # no total of scores
@@ -181,6 +192,9 @@ def test_the_csv_and_the_scripts_name_the_columns_among_those_asked(exported) ->
     assert 'ldp_ratios(c("brand_a", "brand_b", "brand_c", "brand_a_or_b"), "brand_asked")' \
         in script
     assert 'ldp_ratios(c("cigs_value"), "cigs_asked")' in script
+    assert 'ldp_ratios(c("days_value"), "days_asked")' in script  # among those who answered
+    assert [c for c in header if c.startswith("days")] == [
+        "days_Prefer_not_to_say", "days_asked", "days_value"]
     # totals: the number not asked and the total of the answers over those asked
     assert 'ldp_totals(c("cigs_not_asked", "cigs_value"))' in script
     assert 'ldp_totals(c("craving_mild", "craving_strong", "craving_severe", ' in script

@@ -128,8 +128,7 @@ def test_through_the_server_store_every_report_path_gives_special_shares(tmp_pat
     """Submissions posted through the server's API (a yes/no question with "Prefer not to
     say", an ordinal one with both special values, an integer one, a follow-up): the plain
     report and the design-based one (--weighted) give the special shares and the rows among
-    those who gave an answer; an integer question with special values is left out of the
-    design-based report with its reason; every format renders."""
+    those who gave an answer (an integer's from its status codes); every format renders."""
     from click.testing import CliRunner
     from ldpsurvey.analyst.cli import cli
     from ldpsurvey.shared.skip_logic import NOT_ASKED
@@ -176,7 +175,14 @@ def test_through_the_server_store_every_report_path_gives_special_shares(tmp_pat
         np.testing.assert_allclose(
             [c["estimate"] for c in weighted[qid]["among_asked"]["categories"]],
             [c["estimate"] for c in plain[qid]["among_asked"]["categories"]], atol=1e-9)
-    assert any("not built yet" in n for n in weighted["days"]["notes"])
+    # the integer's [status code, number] pairs: on equal weights the plain estimator's
+    days, plain_days = weighted["days"], plain["days"]
+    assert [s["value"] for s in days["special"]] == ["Prefer not to say"]
+    assert days["special"][0]["estimate"] == pytest.approx(
+        plain_days["special"][0]["estimate"], abs=1e-9)
+    assert days["among_asked"]["mean"]["estimate"] == pytest.approx(
+        plain_days["among_asked"]["mean"]["estimate"], abs=1e-9)
+    assert "total" in days["special"][0]  # None here: the weights give no totals
     assert "among those who gave an answer:" in report("--format", "table")
     assert "<h3>Among those who gave an answer</h3>" in report("--format", "html")
     assert "Prefer not to say" in report("--format", "csv")
