@@ -21,6 +21,7 @@ from typing import Any
 from . import skip_logic
 from .errors import SurveyError
 from .location_question import MAX_SURVEY_CELLS
+from .option_filter import OptionFilter, parse_filter
 from .piping import check_piping
 from .question_types import QUESTION_TYPES, REGISTRY, QuestionType, fields, unit_for
 from .question_types.base import Definition
@@ -102,6 +103,9 @@ class Question:
     special: Mapping[str, str] = field(default_factory=dict)
     # Text shown under the question, in the survey's base language (shared/translations.py).
     hint: str | None = None
+    # Categorical questions only: the options the device shows follow an earlier answer
+    # (shared/option_filter.py); the mechanism still ranges over every option.
+    option_filter: OptionFilter | None = None
 
     @property
     def unit(self) -> QuestionType:
@@ -159,6 +163,8 @@ class Question:
             d["hint"] = self.hint
         if self.special:  # absent without special values: older bytes unchanged
             d["special"] = dict(self.special)
+        if self.option_filter is not None:  # absent without a filter: older bytes unchanged
+            d["filter"] = self.option_filter.to_dict()
         return d
 
 
@@ -493,9 +499,11 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if special and data.get("disclosed", False) is not False:
         raise SurveyError(f"{where}.special", "a disclosed question takes no special values "
                           "(yet): its answer is sent as given; make it optional instead")
-    return unit.parse(Definition(data=data, where=where, id=qid, text=text,
-                                 size_limit=size_limit, not_asked=hidden, skip=skip,
-                                 build=Question, special=special))
+    question = unit.parse(Definition(data=data, where=where, id=qid, text=text,
+                                     size_limit=size_limit, not_asked=hidden, skip=skip,
+                                     build=Question, special=special))
+    rule = parse_filter(data.get("filter"), where, question.options, earlier)
+    return question if rule is None else _replace(question, option_filter=rule)
 
 
 def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | None,

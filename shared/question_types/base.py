@@ -136,6 +136,9 @@ class QuestionType:
     """How a condition (shared/conditions.py) reads the answer: the operand kind ("bool",
     "int", "text", "ordinal"), "set" (through selected() and count_selected() only), or None
     (a condition cannot read it)."""
+    filter_reads: ClassVar[bool] = False
+    """The answer is one or several of the question's options, which a later categorical
+    question's `filter` may follow (shared/option_filter.py: cascading options)."""
     named_sets_key: ClassVar[str | None] = None
     """The definition key of the type's named sets of options a report also estimates
     ("groups", "regions"; None: it has none), which a translation may name."""

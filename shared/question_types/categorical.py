@@ -13,7 +13,7 @@ class CategoricalType(SingleAnswerType):
     """One option of an unordered list."""
 
     name = "categorical"
-    keys = frozenset({"options", "groups"})
+    keys = frozenset({"options", "groups", "filter"})  # filter: shared/option_filter.py
 
     # --- definition and answers (the schema: shared/survey.py) -----------------------------
 
@@ -23,6 +23,7 @@ class CategoricalType(SingleAnswerType):
 
     described = "a categorical question"
     condition_operand = "text"
+    filter_reads = True  # a later question's options may follow it (shared/option_filter.py)
     named_sets_key = "groups"
 
     def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:

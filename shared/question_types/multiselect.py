@@ -39,6 +39,7 @@ class MultiselectType(QuestionType):
 
     described = "a multiselect question"
     condition_operand = "set"  # selected(q, "option"), count_selected(q)
+    filter_reads = True  # options ticked: a later question's options may follow any of them
     # "Don't know" / "Prefer not to say" on a check-all-that-apply question is an option that
     # is checked alone: an `exclusive` option, randomized with the sets and estimated as any
     # option's share (docs/survey-definition.md, "Don't know and prefer not to say").

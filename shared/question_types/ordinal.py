@@ -25,6 +25,7 @@ class OrdinalType(SingleAnswerType):
 
     described = "an ordinal question"
     condition_operand = "ordinal"
+    filter_reads = True  # a later question's options may follow it (shared/option_filter.py)
     named_sets_key = "groups"
     # An ordered scale is read for its mean score: `auto` and a plan's margin compare the
     # mean score's worst-case variance (mechanisms without one derived are left out).

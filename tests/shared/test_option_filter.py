@@ -1,0 +1,139 @@
+"""Cascading options (shared/option_filter.py): a categorical question's `filter` names an
+earlier question with options and, per option, the answers it goes with; it is validated
+naming `questions.<id>.filter...`, signed only when given (older bytes unchanged), leaves the
+mechanism over the full option list, and `shown_options` narrows what the device shows, all
+of them when it cannot narrow (not asked, skipped, a special value, nothing matching)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from ldpsurvey.shared.errors import SurveyError
+from ldpsurvey.shared.manifest import sign_survey, verify_manifest
+from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.option_filter import shown_for, shown_options
+from ldpsurvey.shared.skip_logic import NOT_ASKED
+from ldpsurvey.shared.survey import Survey
+
+REGIONS = ["North", "South"]
+TOWNS = ["Aville", "Btown", "Cburg", "Dham"]
+FILTER = {"by": "region", "values": {"Aville": ["North"], "Btown": ["North"],
+                                     "Cburg": ["South"], "Dham": ["South", "North"]}}
+
+
+def cascading(**town: Any) -> dict[str, Any]:
+    return {"id": "cascade", "title": "Cascade", "version": 1, "questions": [
+        {"id": "region", "type": "categorical", "text": "Region?", "epsilon": 1.0,
+         "options": REGIONS, "special": {"dont_know": "Don't know"}, "optional": True},
+        {"id": "town", "type": "categorical", "text": "Town?", "epsilon": 1.0,
+         "options": TOWNS, "filter": copy.deepcopy(FILTER), **town}]}
+
+
+def test_a_filter_is_signed_and_the_mechanism_ranges_over_every_option():
+    survey = Survey.from_dict(cascading())
+    town = survey.question("town")
+    assert town.option_filter is not None and town.option_filter.by == "region"
+    # Dham's values are kept in region's order: one canonical form
+    assert town.option_filter.values["Dham"] == ("North", "South")
+    assert town.to_dict()["filter"]["values"]["Dham"] == ["North", "South"]
+    assert mechanism_for(town).k == len(TOWNS)  # the report: the full list
+    same = copy.deepcopy(cascading())
+    same["questions"][1]["filter"]["values"]["Dham"] = ["North", "South"]
+    assert Survey.from_dict(same).canonical_bytes() == survey.canonical_bytes()
+    manifest = json.loads(json.dumps(sign_survey(survey, Ed25519PrivateKey.generate())
+                                     .to_dict()))
+    assert verify_manifest(manifest).survey.question("town").option_filter == town.option_filter
+
+
+def test_a_survey_without_a_filter_keeps_its_bytes():
+    data = cascading()
+    del data["questions"][1]["filter"]
+    survey = Survey.from_dict(data)
+    assert b'"filter"' not in survey.canonical_bytes()
+    assert "filter" not in survey.question("town").to_dict()
+
+
+def test_the_filter_changes_the_signed_bytes():
+    data = cascading()
+    del data["questions"][1]["filter"]
+    assert Survey.from_dict(data).sha256 != Survey.from_dict(cascading()).sha256
+
+
+@pytest.mark.parametrize(("town", "field", "says"), [
+    ({"filter": "region"}, "questions.town.filter", "must be a table"),
+    ({"filter": {"by": "region", "values": FILTER["values"], "column": "x"}},
+     "questions.town.filter.column", "unknown key"),
+    ({"filter": {"values": FILTER["values"]}}, "questions.town.filter.by", "earlier question"),
+    ({"filter": {"by": "later", "values": FILTER["values"]}}, "questions.town.filter.by",
+     "not a question asked before"),
+    ({"filter": {"by": "town", "values": FILTER["values"]}}, "questions.town.filter.by",
+     "not a question asked before"),
+    ({"filter": {"by": "ever", "values": FILTER["values"]}}, "questions.town.filter.by",
+     "is a yes/no question"),
+    ({"filter": {"by": "region", "values": ["North"]}}, "questions.town.filter.values",
+     "must be a table"),
+    ({"filter": {"by": "region", "values": {**FILTER["values"], "Ecity": ["North"]}}},
+     "questions.town.filter.values.Ecity", "not an option of this question"),
+    ({"filter": {"by": "region", "values": {"Aville": ["North"]}}},
+     "questions.town.filter.values.Btown", "missing"),
+    ({"filter": {"by": "region", "values": {**FILTER["values"], "Aville": []}}},
+     "questions.town.filter.values.Aville", "non-empty list"),
+    ({"filter": {"by": "region", "values": {**FILTER["values"], "Aville": ["East"]}}},
+     "questions.town.filter.values.Aville", "'East' is not an option of 'region'"),
+    ({"filter": {"by": "region", "values": {**FILTER["values"], "Aville": ["Don't know"]}}},
+     "questions.town.filter.values.Aville", "not an option of 'region'"),
+    ({"filter": {"by": "region", "values": {**FILTER["values"], "Aville": ["North", "North"]}}},
+     "questions.town.filter.values.Aville", "twice"),
+])
+def test_a_bad_filter_is_refused_naming_its_field(town, field, says):
+    data = cascading(**town)
+    data["questions"].insert(0, {"id": "ever", "type": "binary", "text": "Ever?",
+                                 "epsilon": 1.0})
+    data["questions"].append({"id": "later", "type": "categorical", "text": "Later?",
+                              "epsilon": 1.0, "options": REGIONS})
+    with pytest.raises(SurveyError) as caught:
+        Survey.from_dict(data)
+    assert caught.value.field == field
+    assert says in caught.value.problem
+
+
+def test_only_a_categorical_question_takes_a_filter():
+    data = cascading()
+    data["questions"][1]["type"] = "ordinal"
+    with pytest.raises(SurveyError) as caught:
+        Survey.from_dict(data)
+    assert caught.value.field == "questions.town.filter"
+
+
+@pytest.mark.parametrize(("answer", "shown"), [
+    ("North", ("Aville", "Btown", "Dham")),
+    ("South", ("Cburg", "Dham")),
+    (None, tuple(TOWNS)),  # skipped (optional)
+    (NOT_ASKED, tuple(TOWNS)),  # not asked (skip logic)
+    ("Don't know", tuple(TOWNS)),  # a special value
+    ("Nowhere", tuple(TOWNS)),  # not an option (never given on a device)
+])
+def test_the_shown_options_follow_the_answer_or_are_all_of_them(answer, shown):
+    survey = Survey.from_dict(cascading())
+    town, region = survey.question("town"), survey.question("region")
+    assert shown_options(town, region, answer) == shown
+    answers = {} if answer is None else {"region": answer}
+    assert shown_for(town, {q.id: q for q in survey.questions}, answers) == shown
+
+
+def test_a_multiselect_answer_shows_the_options_of_any_option_ticked():
+    """XLSForm's selected(${q}, name): the options the respondent ticked earlier."""
+    data = {"id": "ticked", "title": "Ticked", "version": 1, "questions": [
+        {"id": "sources", "type": "multiselect", "text": "Sources?", "epsilon": 1.0,
+         "options": ["own", "bought", "aid"]},
+        {"id": "main", "type": "categorical", "text": "Main one?", "epsilon": 1.0,
+         "options": ["own", "bought", "aid"],
+         "filter": {"by": "sources", "values": {o: [o] for o in ["own", "bought", "aid"]}}}]}
+    survey = Survey.from_dict(data)
+    main, sources = survey.question("main"), survey.question("sources")
+    assert shown_options(main, sources, ["aid", "own"]) == ("own", "aid")
+    assert shown_options(main, sources, []) == ("own", "bought", "aid")
