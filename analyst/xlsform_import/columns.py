@@ -15,7 +15,7 @@ DISPLAY_COLUMNS = ("constraint_message", "required_message", "guidance_hint", "i
                    "big-image", "audio", "video", "media", "autoplay", "default",
                    "instance", "body")
 MAPPED_COLUMNS = ("type", "name", "label", "hint", "required", "relevant", "constraint",
-                  "appearance", "parameters", *LDP_COLUMNS)
+                  "appearance", "parameters", "choice_filter", *LDP_COLUMNS)
 
 
 def check_sheets_and_columns(form: Form, filename: str) -> list[str]:

@@ -20,9 +20,6 @@ COLLECTING_COLUMNS = {
     "calculate": ("computes a value from the answers", "drop the calculation; compute what "
                   "you need from the estimates"),
     "trigger": ("is recomputed when another answer changes", "drop the trigger"),
-    "choice_filter": ("filters its options by earlier answers (the options shown would reveal "
-                      "them)", "list every option and drop choice_filter; use relevant for "
-                      "follow-up questions"),
     "repeat_count": ("repeats questions", "ask a fixed set of questions"),
     "read_only": ("is read-only (filled by the form, not the respondent)", "drop the row"),
     "readonly": ("is read-only (filled by the form, not the respondent)", "drop the row"),

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import choice_filter
 from . import expressions as xp
 from .conditions import Condition, piped_refusal, refusal_of, translate
 from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
@@ -210,6 +211,8 @@ class Walk:
         except Refusal as refusal:
             self.refuse(r, refusal.reason, refusal.alternative, refusal.kind, refusal.topic)
             return
+        if not self._choice_filter(r, mapped):
+            return
         exclusive = split(str(r.cells.get("constraint") or ""), r.name)
         if exclusive is not None and not self._exclusive(r, mapped, exclusive.exclusive):
             return
@@ -246,6 +249,23 @@ class Walk:
             return True
         mapped.data["exclusive"] = [labels[n] for n in names]
         self.exclusive.append(r.name)
+        return True
+
+    def _choice_filter(self, r: Row, mapped: Question) -> bool:
+        """A mapped question's choice_filter as its `filter` (choice_filter.py: the options
+        shown follow an earlier answer); refused (False) when it cannot be one."""
+        expression = " ".join(str(r.cells.get("choice_filter") or "").split())
+        if not expression:
+            return True
+        try:
+            by = self.targets[self.shows(choice_filter.reads(expression))]
+            mapped.data["filter"] = choice_filter.option_filter(
+                expression, mapped.target, r.el.get("choices") or (), by)
+        except Refusal as refusal:
+            self.refuse(r, refusal.reason, refusal.alternative, refusal.kind, refusal.topic)
+            return False
+        mapped.comments.append(f"choice_filter {quoted(expression)}: the options shown "
+                               f"follow the answer to {by.id!r}; randomized over all of them")
         return True
 
     def relevant(self, text: str) -> Condition:

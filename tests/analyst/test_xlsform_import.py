@@ -395,7 +395,8 @@ def test_two_server_collection(tmp_path: Path) -> None:
     ({"type": "start", "name": "x"}, "device metadata", "delete the row"),
     ({"type": "deviceid", "name": "x"}, "device metadata", "delete the row"),
     ({"type": "select_one freq", "name": "x", "label": "F", "choice_filter": "name != '1'",
-      "ldp_epsilon": 1}, "filters its options", "list every option"),
+      "ldp_epsilon": 1}, "is not a filter ldpsurvey reads", "drop choice_filter and list every "
+     "option"),
     ({"type": "select_one freq", "name": "x", "label": "F", "constraint": ". != '1'",
       "ldp_epsilon": 1}, "is not a range", "drop the constraint"),
     ({"type": "integer", "name": "x", "label": "N", "constraint": ". mod 2 = 0",
