@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from ldpsurvey.shared.cli_help import FullHelpGroup, language_tag
 from ldpsurvey.shared.composition import DEFAULT_DELTA, Composition
 from ldpsurvey.shared.errors import AnswerError
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.option_filter import shown_for
 from ldpsurvey.shared.skip_logic import applies
 from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.translations import SurveyText
@@ -359,19 +360,30 @@ def prompt_answers(survey: Survey, text: SurveyText | None = None,
         if q.optional:
             click.echo("   optional: leave empty to skip (the server sees that you skipped it)"
                        if words.english else f"   {words.t('form.optionalEmpty')}")
+        asked = _shown(q, survey, answers)  # a filter narrows what is shown, not the domain
         while True:
-            typed = click.prompt("   " + _hint(q, text, words, pipe),
+            typed = click.prompt("   " + _hint(asked, text, words, pipe),
                                  default="" if q.optional else None, show_default=False)
             if q.optional and not typed.strip():
                 break
             try:
-                answers[q.id] = parse_answer(q, typed, text, words)
+                answers[q.id] = parse_answer(asked, typed, text, words)
                 check_answer(q, answers[q.id])
                 break
             except AnswerError as exc:
                 answers.pop(q.id, None)
                 click.secho(f"   {exc.message}", fg="red", err=True)
     return answers
+
+
+def _shown(q: Question, survey: Survey, answers: Mapping[str, Any]) -> Question:
+    """The question as `respond` lists and reads it: with a filter (shared/option_filter.py),
+    only the options that go with the earlier answer, numbered 1..m; the answer stays an
+    option of the full list, which its mechanism randomizes over (`check_answer(q, ...)`)."""
+    if q.option_filter is None:
+        return q
+    shown = shown_for(q, {p.id: p for p in survey.questions}, answers)
+    return q if shown == q.options else replace(q, options=shown, groups={})
 
 
 def check_answer(q: Question, value: Any) -> None:
