@@ -81,6 +81,10 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state 
       (q, index) => readOne(form, q, index).value);
     if (live) form.append(live);
   }
+  if (survey.questions.some((q) => q.filter != null)) {  // option_filter.js: cascading options
+    loaded("optionFilter").attachFilters(form, survey, (q, index) => readOne(form, q, index).value,
+      (index) => form.querySelector(`#${fieldName(index)}-fieldset`));
+  }
   if (hasPipes(survey)) {  // piping.js: earlier answers in the texts, after skip logic's
     loaded("piping").attachPiping(form, survey, (q, index) => readOne(form, q, index).value,
       (index) => form.querySelector(`#${fieldName(index)}-fieldset`));

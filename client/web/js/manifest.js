@@ -102,7 +102,7 @@ function checkShape(survey) {
 
 /** Each question's own fields, as its type's unit checks them (once its module is loaded). */
 function checkQuestions(survey) {
-  for (const q of survey.questions) {
+  for (const [index, q] of survey.questions.entries()) {
     const refusal = unitOf(q).shapeRefusal(q);
     if (refusal) throw new Refusal(refusal, { question: quoted(q.text) });
     if (q.instantaneous_epsilon != null && survey.series === undefined) {
@@ -110,6 +110,10 @@ function checkQuestions(survey) {
     }
     if (q.special !== undefined && !loaded("special").specialFits(q, unitOf(q))) {
       throw new Refusal("refusal.special", { question: quoted(q.text) });
+    }
+    if (q.filter !== undefined && (!unitOf(q).takesFilter || loaded("optionFilter")
+      .filterMismatch(q, survey.questions.slice(0, index)))) {  // option_filter.js
+      throw new Refusal("refusal.badQuestion");
     }
   }
 }

@@ -44,6 +44,7 @@ const IMPORTS = Object.freeze({
   switcher: () => import("./switcher.js"),
   invite: () => import("./invite.js"),
   piping: () => import("./piping.js"),
+  optionFilter: () => import("./option_filter.js"),
   // the randomizers' cores (CORE_MODULES)
   bitmaps: () => import("./bitmaps.js"),
   hashing: () => import("./hashing.js"),
@@ -181,6 +182,7 @@ export function needed(survey) {
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
   if (hasPipes(survey)) names.push("piping");
+  if (survey.questions.some((q) => q && q.filter !== undefined)) names.push("optionFilter");
   if (survey.series != null) names.push("memo", "sha256");
   for (const q of survey.questions) {
     const core = q && Object.hasOwn(CORE_MODULES, q.mechanism) ? CORE_MODULES[q.mechanism]

@@ -20,10 +20,13 @@ export const extraValues = (q, notAsked = false) => [...specialLabels(q),
 export class QuestionType {
   /** name: the survey's `type`; mechanisms: those that fit it; notAskedMechanisms: those
    * that carry its "not asked" value; conditionKind: what a condition reads of its answer
-   * ("bool", "int", "text", "ordinal", "set"; null: nothing); conditionWords: its name there. */
+   * ("bool", "int", "text", "ordinal", "set"; null: nothing); conditionWords: its name there;
+   * filterReads: whether a later question's `filter` may follow its answer, takesFilter:
+   * whether it takes one (option_filter.js, shared/option_filter.py). */
   constructor({ name, mechanisms, notAskedMechanisms = [], conditionKind = null,
-                conditionWords, takesSpecial = true }) {
-    Object.assign(this, { name, takesSpecial, mechanisms: Object.freeze(mechanisms),
+                conditionWords, takesSpecial = true, filterReads = false, takesFilter = false }) {
+    Object.assign(this, { name, takesSpecial, filterReads, takesFilter,
+                          mechanisms: Object.freeze(mechanisms),
                           notAskedMechanisms: Object.freeze(notAskedMechanisms), conditionKind,
                           conditionWords });
   }

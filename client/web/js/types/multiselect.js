@@ -144,5 +144,6 @@ export default new MultiselectType({
   mechanisms: SET_MECHANISMS,
   notAskedMechanisms: ["option_rr", "set_ue", "psfo_grr"],
   conditionKind: "set",
+  filterReads: true,
   conditionWords: "a multiselect question",  // not words: a condition error
 });

@@ -30,5 +30,6 @@ export default new OrdinalType({
   mechanisms: ["grr", "oue", "sue", "olh", "hr", "ss", "ordinal_exp"],
   notAskedMechanisms: ["grr", "hr", "ordinal_exp"],
   conditionKind: "ordinal",
+  filterReads: true,
   conditionWords: "an ordinal question",  // not words: a condition error
 });
