@@ -328,8 +328,9 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     # edu, nutrition and hesper, whose conditions read counts over the roster repeat (a
     # calculation, not collected), 14 conditions on rows left out (9 `${a_now} != ${a_ly}`
     # reading integers `. >= 0 or . = -999`, without an upper bound; 2 reading the integer
-    # cm_income_total; 3 reading counts over the roster), 4 choice_filter, 3 choice labels
-    # (two 'North', two longer than 200 characters).
+    # cm_income_total; 3 reading counts over the roster), 7 choice labels (two 'North', two
+    # longer than 200 characters, and the 4 cascading rows 14-17, whose choice_filter is read
+    # but whose lists repeat a label: 'Jaghatu', 'To be updated by country').
     "impact_msna_en_fr.xlsx": ("imported", 250, {FIX: 28, UNSUPPORTED: 344},
                                [133, 137, 145, 147, 152, 155, 157, 159, 234, 264, 265, 266,
                                 285, 287, 291, 423, 437, 449, 624, 625, 652, 653, 657, 671,

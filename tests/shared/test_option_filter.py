@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -137,3 +140,29 @@ def test_a_multiselect_answer_shows_the_options_of_any_option_ticked():
     main, sources = survey.question("main"), survey.question("sources")
     assert shown_options(main, sources, ["aid", "own"]) == ("own", "aid")
     assert shown_options(main, sources, []) == ("own", "bought", "aid")
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "option-filter.md"
+
+
+def test_the_docs_example_parses_and_its_errors_are_the_ones_written():
+    text = DOC.read_text(encoding="utf-8")
+    example = tomllib.loads(re.search(r"```toml\n(.*?)```", text, re.S).group(1))
+    data = {"id": "doc", "title": "Doc", "version": 1, **example}
+    district = Survey.from_dict(data).question("district")
+    assert district.option_filter.values["Guzara"] == ("Herat",)
+    written = re.search(r"```\n(questions\..*?)```", text, re.S).group(1).splitlines()
+    age = {"id": "age", "type": "integer", "text": "Age?", "epsilon": 1.0, "min": 0, "max": 9}
+    broken = []
+    for change in ({"by": "age"}, {"values": {k: v for k, v in
+                                              example["questions"][1]["filter"]["values"].items()
+                                              if k != "Paghman"}},
+                   {"values": {**example["questions"][1]["filter"]["values"],
+                               "Guzara": ["Herad"]}}):
+        d = copy.deepcopy(data)
+        d["questions"].insert(0, age)
+        d["questions"][2]["filter"].update(change)
+        with pytest.raises(SurveyError) as caught:
+            Survey.from_dict(d)
+        broken.append(str(caught.value))
+    assert broken == written
