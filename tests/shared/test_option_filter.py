@@ -166,3 +166,19 @@ def test_the_docs_example_parses_and_its_errors_are_the_ones_written():
             Survey.from_dict(d)
         broken.append(str(caught.value))
     assert broken == written
+
+
+def test_a_two_server_question_keeps_its_filter():
+    """The filter is about what is shown: a two-server question (local ε0 or none) takes one."""
+    from support.two_server_stand_ins import two_server_survey_dict
+
+    questions = copy.deepcopy(cascading()["questions"])
+    for q in questions:
+        q.pop("epsilon")
+        q.pop("special", None)
+        q["central_epsilon"] = 1.0
+    questions[1]["local_epsilon"] = 2.0
+    survey = Survey.from_dict(two_server_survey_dict(questions))
+    assert survey.question("town").option_filter.by == "region"
+    assert survey.to_dict()["questions"][1]["filter"] == cascading()["questions"][1]["filter"] | {
+        "values": {**FILTER["values"], "Dham": ["North", "South"]}}
