@@ -3,7 +3,8 @@
 The same stored submissions of one survey (a yes/no, a categorical question with a group, an
 ordinal one through GRR and one through the ordinal exponential mechanism, an integer, a
 check-all-that-apply question, a location on a small grid with two regions, a disclosed
-covariate, and follow-ups shown only to smokers: a
+covariate, a categorical and an integer question with special values ("Prefer not to say"), and
+follow-ups shown only to smokers: a
 categorical, an ordinal, an integer and a check-all-that-apply one) are read through the
 plain report, the design-based report with equal weights (`--weighted`, proportional
 `--poststratify`, `--rake` and `--calibrate` totals), the subgroup report with one group
@@ -41,6 +42,7 @@ from ldpsurvey.shared.survey import Survey
 from support import designed
 
 N = 240
+DK, PNTA = "Don't know", "Prefer not to say"
 SURVEY: dict[str, Any] = {
     "id": "cross", "title": "Cross paths", "version": 1, "questions": [
         {"id": "region", "text": "Region?", "type": "categorical",
@@ -74,6 +76,10 @@ SURVEY: dict[str, Any] = {
          "max": 50, "resolution": 0.5, "mechanism": "piecewise"},
         {"id": "hours", "text": "Hours?", "type": "decimal", "epsilon": 4.0, "min": 0,
          "max": 10, "resolution": 0.5, "estimate": ["distribution"], "bins": 5},
+        {"id": "dk_color", "text": "Colour, or not say?", "type": "categorical",
+         "epsilon": 2.0, "options": ["red", "green", "blue"], "special": {"refused": PNTA}},
+        {"id": "dk_days", "text": "Days, or don't know?", "type": "integer", "epsilon": 2.0,
+         "min": 0, "max": 7, "special": {"dont_know": DK, "refused": PNTA}},
     ]}
 PARSED = Survey.from_dict(SURVEY)
 QUESTIONS = [q.id for q in PARSED.questions]
@@ -97,7 +103,11 @@ def units() -> list[designed.Unit]:
                      if rng.random() < p],
             "home": [int(rng.integers(1, 4)), 1 + min(3, int(rng.poisson(0.8)))],
             "income": round(float(rng.uniform(0, 50)), 1),
-            "hours": round(float(rng.uniform(0, 10)), 2)}
+            "hours": round(float(rng.uniform(0, 10)), 2),
+            "dk_color": ("red", "green", "blue", PNTA)[int(rng.choice(4, p=[0.4, 0.3, 0.1,
+                                                                          0.2]))],
+            "dk_days": (DK if rng.random() < 0.1 else PNTA if rng.random() < 0.2
+                        else int(rng.integers(0, 8)))}
         if smoker:
             answers.update(brand=("x", "y", "z")[int(rng.integers(0, 3))],
                            craving=("mild", "strong", "severe")[int(rng.integers(0, 3))],
@@ -148,6 +158,7 @@ def meaning(q: dict[str, Any]) -> dict[str, Any]:
             "options": [c["value"] for c in q.get("categories") or []],
             "groups": [(g["name"], g["options"]) for g in q.get("groups") or []],
             "mean": q.get("mean") is not None, "not_asked": q.get("not_asked") is not None,
+            "special": [c["value"] for c in q.get("special") or []],
             "asked options": [c["value"] for c in asked.get("categories") or []],
             "asked groups": [(g["name"], g["options"]) for g in asked.get("groups") or []],
             "asked mean": asked.get("mean") is not None,
@@ -171,6 +182,8 @@ def numbers(q: dict[str, Any]) -> dict[str, float | None]:
             out[f"{part}mean"] = doc["mean"]["estimate"]
     if q.get("not_asked") is not None:
         out["not asked"] = q["not_asked"]["estimate"]
+    for c in q.get("special") or []:
+        out[f"special {c['value']}"] = c["estimate"]
     return out
 
 
