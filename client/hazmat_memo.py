@@ -7,7 +7,10 @@ it is re-derived each round by running the question's own exact sampler with a d
 random source: HMAC-SHA256 keyed by a 32-byte device secret (os.urandom), over
 (series, question id, canonical answer, mechanism name and parameters), in counter mode, with
 rejection sampling for `randbelow`. Without the secret the stream is indistinguishable from
-uniform, so a permanent value is distributed exactly as the mechanism's channel says.
+uniform, so a permanent value is distributed exactly as the mechanism's channel says. A
+mechanism that rounds before it randomizes (one_bit_mean's α-point, `series_answer`) draws its
+rounding point from a stream over (series, question id, mechanism name and parameters) alone,
+so the point is the same every round and the memo keys on the rounded answer.
 
 Handle with care: anyone holding the device secret can recompute which permanent value (and
 which ledger tag) each possible answer gives, and so learn the true answers behind reports
@@ -32,6 +35,7 @@ SECRET_FILE = "hazmat-device-secret"  # noqa: S105 (a file name, not a secret)
 SECRET_BYTES = 32
 _PERMANENT = b"ldpsurvey/permanent-value/v1\0"
 _TAG = b"ldpsurvey/ledger-tag/v1\0"
+_SERIES_ANSWER = b"ldpsurvey/series-answer/v1\0"
 
 
 class HmacSource:
@@ -89,6 +93,18 @@ class Memoizer:
                              f"refusing to memoize with it")
         return secret
 
+    def _series_answer(self, mechanism: Mechanism, series: str, question_id: str,
+                       answer: Any) -> Any:
+        """What the memo keys on for `answer` (`Mechanism.series_answer`: the answer itself,
+        or one_bit_mean's end at its α-point), from the question's own keyed stream: HMAC over
+        (series, question id, mechanism name and parameters), never the answer, so the same
+        draw every round."""
+        layer = mechanism.permanent_layer
+        layer.encode(answer)  # refuse an invalid answer before deriving anything from it
+        source = HmacSource(self._secret(), _SERIES_ANSWER + canonical_json(
+            [series, question_id, layer.name, layer.params()]))
+        return layer.series_answer(answer, source)
+
     @staticmethod
     def _message(domain: bytes, mechanism: Mechanism, series: str, question_id: str,
                  answer: Any) -> bytes:
@@ -101,7 +117,7 @@ class Memoizer:
                         answer: Any) -> Any:
         """The memoized permanent report: identical for the same answer every round."""
         layer = mechanism.permanent_layer
-        layer.encode(answer)  # refuse an invalid answer before deriving anything from it
+        answer = self._series_answer(mechanism, series, question_id, answer)
         source = HmacSource(self._secret(),
                             self._message(_PERMANENT, mechanism, series, question_id, answer))
         return layer.perturb(answer, source=source)
@@ -113,7 +129,9 @@ class Memoizer:
 
     def answer_tag(self, mechanism: Mechanism, series: str, question_id: str,
                    answer: Any) -> str:
-        """A keyed hash naming a distinct (answer, mechanism) so the ledger can charge once."""
+        """A keyed hash naming a distinct (answer, mechanism) so the ledger can charge once
+        (one_bit_mean: a distinct end, so at most two charges)."""
+        answer = self._series_answer(mechanism, series, question_id, answer)
         digest = hmac.new(self._secret(),
                           self._message(_TAG, mechanism, series, question_id, answer),
                           hashlib.sha256).hexdigest()

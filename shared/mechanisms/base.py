@@ -220,6 +220,13 @@ class Mechanism(JointReports, ABC):
         """The mechanism whose report is memoized in a series (itself, for one-layer ones)."""
         return self
 
+    def series_answer(self, answer: Any, source: RandomSource) -> Any:
+        """The answer a series memoizes (and the ledger tags) for a true answer: the answer
+        itself, one permanent value per distinct answer; a mechanism that rounds first draws
+        from `source`, the question's own keyed stream (the same every round, whatever the
+        answer: one_bit_mean's α-point)."""
+        return answer
+
     def rerandomize(self, permanent_value: Any, source: RandomSource | None = None) -> Any:
         """This round's report from the memoized permanent value (one layer: unchanged)."""
         return permanent_value

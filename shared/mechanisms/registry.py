@@ -25,6 +25,7 @@ from .hybrid import Hybrid
 from .location import GeoExp
 from .numeric_pair import MeanAndDistribution
 from .olh import OLH
+from .one_bit_mean import OneBitMean
 from .ordinal_exp import OrdinalExp
 from .piecewise import Piecewise
 from .rr_designs import DESIGNS, refuse_not_private
@@ -54,7 +55,10 @@ SKIP_MECHANISMS: dict[str, type[Mechanism]] = {AskedGeometric.name: AskedGeometr
 # because every suite over MECHANISMS builds surveys, crosstabs and per-option estimates of the
 # option types. Their choice, among them and geometric on the same grid, is the decimal unit's
 # (numeric_auto.choose_mean_mechanism).
-MEAN_MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Duchi, Piecewise, Hybrid)}
+# one_bit_mean (Ding et al.'s 1BitMean with α-point rounding, for a series) is looked up by name
+# with them; numeric_auto does not rank it (its round's variance is duchi's).
+MEAN_MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (Duchi, Piecewise, Hybrid,
+                                                                          OneBitMean)}
 # The distribution mechanism for numbers (issue 41: square_wave, with EMS and quantiles in
 # shared/numeric/), for the `decimal` type too, kept apart from MECHANISMS for the same reason.
 DISTRIBUTION_MECHANISMS: dict[str, type[Mechanism]] = {SquareWave.name: SquareWave}

@@ -9,7 +9,7 @@
     estimate = ["mean"]      # default; or ["distribution"], or ["mean", "distribution"]
     bins = 20                # distribution only: equal-width bins, or a list of edges
     mechanism = "auto"       # duchi | piecewise | hybrid | geometric | square_wave
-    epsilon = 1.0
+    epsilon = 1.0            #   | one_bit_mean (a series: Ding et al.'s 1BitMean, by name)
 
 The grid. The answer is rounded on the device to the nearest of min + j·resolution, j = 0..k-1
 (half up), and the mechanism randomizes the index j; min, max and resolution are read exactly
@@ -420,6 +420,11 @@ class DecimalType(QuestionType):
                                   f"of {', '.join(MEAN_MECHANISMS)}")
         elif requested != "auto":
             mean = requested
+            if both and mean not in MEAN_MECHANISMS:  # one_bit_mean: its memo keys on an end
+                raise SurveyError(f"{where}.mechanism", f"{requested!r} sends the mean alone "
+                                  f"(a series memoizes its bit per end of the range): write "
+                                  f"estimate = [\"mean\"], or name {PAIR_MECHANISM!r} with "
+                                  f"params.mean one of {', '.join(MEAN_MECHANISMS)}")
         mean_epsilon = epsilon / 2 if both else epsilon
         reason = None
         if requested == "auto":

@@ -27,7 +27,7 @@ from .words import MEAN, say
 # range, such as an amount in currency, is served as a decimal grid of resolution 1). `auto`
 # does not rank them for an integer, so every survey written before them keeps its mechanism
 # and its canonical bytes (docs/decimal.md, "Wide integer ranges").
-NAMED_MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid")
+NAMED_MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid", "one_bit_mean")
 
 # Values of an integer follow-up (skip logic) a two-server survey measures as a Histogram of its
 # values and "not asked" (shared/two_server/asked_pair.py).

@@ -35,6 +35,10 @@ GRIDS: tuple[tuple[Any, Any, Any], ...] = (
     (-999999999999999, -999999999990000, 1), (0.001, 0.002, "0.00001"), (-7, 7, "0.5"),
     (0, 65535, 1), (-1000, 1000, 0.2))
 MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid", "geometric")
+# Mean mechanisms for a series that send the mean alone (never a pair's part): one_bit_mean.
+SERIES_MECHANISMS = ("one_bit_mean",)
+MEMO_SECRET = bytes(range(32, 64))  # a fixed test secret: never a device's
+SERIES = "monthly-income"
 EPSILONS = (0.5, 1.0, 4.0)
 SEEDS = (1, 2)
 REPORT_GRIDS = (*GRIDS[:5], GRIDS[7])
@@ -108,7 +112,7 @@ def report_cases() -> list[dict[str, Any]]:
     cases = []
     for grid in REPORT_GRIDS:
         for epsilon in EPSILONS:
-            kinds = [{"mechanism": name} for name in MEAN_MECHANISMS]
+            kinds = [{"mechanism": name} for name in (*MEAN_MECHANISMS, *SERIES_MECHANISMS)]
             kinds.append({"mechanism": "square_wave", "estimate": ["distribution"]})
             # both estimates: the answer sent twice, by `mechanism` and by square_wave
             kinds += [{"mechanism": name, "estimate": ["mean", "distribution"]}
@@ -129,6 +133,40 @@ def report_cases() -> list[dict[str, Any]]:
                         mech.validate_report(report)
                         cases.append({"question": q, "answer": answer, "report": report,
                                       "tape": [[hex(n), hex(v)] for n, v in source.tape]})
+    return cases
+
+
+def memo_cases() -> list[dict[str, Any]]:
+    """(question, answer, memo, report, tag) of a decimal in a series, as the Python client
+    memoizes it (client/hazmat_memo.py with a fixed test secret): one_bit_mean's end at its
+    α-point and the end's memoized bit, and duchi's per-value memo beside it; every grid value
+    of a short grid (so both sides of α), three of a long one."""
+    import tempfile
+
+    from ldpsurvey.client.hazmat_memo import SECRET_FILE, Memoizer
+    from ldpsurvey.client.state import StateDir
+
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / SECRET_FILE).write_bytes(MEMO_SECRET)
+        memo = Memoizer(StateDir(tmp))
+        for grid in ((0, 1, "0.1"), (-2.5, 3, "0.5"), (0, 20000, 10), (-7, 7, "0.5")):
+            for epsilon in (0.5, 1.0, 4.0):
+                for name in (*SERIES_MECHANISMS, "duchi"):
+                    q = question(grid, epsilon=epsilon, mechanism=name)
+                    survey_question = _survey_question(q)
+                    mech = mechanism_for(survey_question)
+                    spec = survey_question.spec
+                    every = range(spec.k) if spec.k <= 41 else sorted({0, spec.k // 3,
+                                                                      spec.k - 1})
+                    for j in every:
+                        answer = survey_question.unit.device_answer(
+                            survey_question, decimal_text(spec.value(j)))
+                        report = _plain(memo.permanent_value(mech, SERIES, q["id"], answer))
+                        cases.append({"question": q, "answer": answer, "report": report,
+                                      "memo": {"secret": MEMO_SECRET.hex(), "series": SERIES,
+                                               "tag": memo.answer_tag(mech, SERIES, q["id"],
+                                                                      answer)}})
     return cases
 
 
@@ -216,4 +254,11 @@ def refused() -> list[tuple[str, dict[str, Any]]]:
     past = copy.deepcopy(wave)
     past.update({"min": 0, "max": 65536, "resolution": 1})
     out.append(("more grid values than a mechanism takes", past))
+    one_bit = question((0, 20000, 10), mechanism="one_bit_mean")
+    keen = copy.deepcopy(one_bit)
+    keen["params"]["exp_epsilon"] = "3/1"
+    out.append(("a larger e^ε for one_bit_mean", keen))
+    paired = copy.deepcopy(pair)
+    paired["params"]["mean"] = "one_bit_mean"
+    out.append(("one_bit_mean as a pair's mean part", paired))
     return out

@@ -12,8 +12,10 @@ import pytest
 from decimal_vectors import (
     GRIDS,
     MEAN_MECHANISMS,
+    SERIES_MECHANISMS,
     canonical_cases,
     cli_chances,
+    memo_cases,
     question,
     refused,
     report_cases,
@@ -85,7 +87,8 @@ def test_the_vectors_cover_every_mechanism_and_grid(cases: list[dict[str, Any]])
     named = {(c["question"]["mechanism"], c["question"]["params"].get("mean")
               if c["question"]["mechanism"] == "mean_and_distribution" else None)
              for c in cases}
-    assert named >= {*((m, None) for m in (*MEAN_MECHANISMS, "square_wave")),
+    assert named >= {*((m, None) for m in (*MEAN_MECHANISMS, *SERIES_MECHANISMS,
+                                           "square_wave")),
                      *(("mean_and_distribution", m) for m in MEAN_MECHANISMS)}
     rounded = rounding_cases()
     assert len(rounded) == len(GRIDS)
@@ -111,6 +114,52 @@ def test_js_reproduces_every_python_report(js_page: Any, web_root_url: str,
         failures += js_page.evaluate(REPLAY, [web_root_url, cases[start:start + 100]])
     assert not failures, f"{len(failures)} of {len(cases)} vectors differ:\n" + "\n".join(
         failures[:20])
+
+
+MEMO_REPLAY = """async ([root, cases]) => {
+  const M = await import(root + "js/mechanisms.js");
+  const S = await import(root + "js/sha256.js");
+  const failures = [];
+  for (const c of cases) {
+    try {
+      const mech = M.mechanismFor(c.question);
+      const memo = { secret: S.fromHex(c.memo.secret), series: c.memo.series };
+      const noDraws = { randbelow() { throw new Error("a memoized report drew fresh noise"); } };
+      const report = mech.perturb(c.answer, noDraws, memo);
+      if (JSON.stringify(report) !== JSON.stringify(c.report)) {
+        throw new Error(`report ${JSON.stringify(report)}, Python: ${JSON.stringify(c.report)}`);
+      }
+      if (mech.answerTag(c.answer, memo) !== c.memo.tag) throw new Error("ledger tag differs");
+    } catch (e) {
+      const q = c.question;
+      const grid = `[${q.min}, ${q.max}] by ${q.resolution}`;
+      failures.push(`${q.mechanism} ε=${q.epsilon} ${grid}, ${c.answer}: ${e.message}`);
+    }
+  }
+  return failures;
+}"""
+
+
+def test_memo_vectors_cross_both_sides_of_alpha() -> None:
+    """The series vectors hold, for one_bit_mean, answers rounded to each end on one grid, and
+    answers sharing an end's tag and bit (at most two tags per question)."""
+    cases = [c for c in memo_cases() if c["question"]["mechanism"] == "one_bit_mean"]
+    by_question: dict[str, set[str]] = {}
+    for c in cases:
+        key = repr(sorted(c["question"].items()))
+        by_question.setdefault(key, set()).add(c["memo"]["tag"])
+    assert all(len(tags) <= 2 for tags in by_question.values())
+    assert any(len(tags) == 2 for tags in by_question.values())
+
+
+def test_js_memoizes_a_series_decimal_as_python_does(js_page: Any, web_root_url: str) -> None:
+    """one_bit_mean's α-point, end and memoized bit, and duchi's per-value memo: the same report
+    and ledger tag from the same device secret, no fresh draw."""
+    cases = memo_cases()
+    failures: list[str] = []
+    for start in range(0, len(cases), 100):
+        failures += js_page.evaluate(MEMO_REPLAY, [web_root_url, cases[start:start + 100]])
+    assert not failures, f"{len(failures)} of {len(cases)} differ:\n" + "\n".join(failures[:20])
 
 
 def test_the_page_rebuilds_the_signed_bytes(js_page: Any, web_root_url: str) -> None:
@@ -165,6 +214,17 @@ def test_the_review_says_what_respond_says(js_page: Any, web_root_url: str, mech
     """Every mean mechanism alone and in the pair (geometric: its noise in steps of the
     resolution), character for character."""
     q = question((-2.5, 3, "0.1"), mechanism=mechanism, estimate=estimate)
+    said = js_page.evaluate("""async ([root, q]) => {
+      const M = await import(root + "js/mechanisms.js");
+      return M.mechanismFor(q).describe().text;
+    }""", [web_root_url, q])
+    assert said == cli_chances(q)
+
+
+@pytest.mark.parametrize("mechanism", SERIES_MECHANISMS)
+def test_the_review_of_a_series_mechanism_says_what_respond_says(js_page: Any, web_root_url: str,
+                                                                 mechanism: str) -> None:
+    q = question((-2.5, 3, "0.1"), mechanism=mechanism)
     said = js_page.evaluate("""async ([root, q]) => {
       const M = await import(root + "js/mechanisms.js");
       return M.mechanismFor(q).describe().text;

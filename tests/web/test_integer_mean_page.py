@@ -12,7 +12,7 @@ import pytest
 from ldpsurvey.shared.survey import Survey
 
 
-@pytest.mark.parametrize("name", ["duchi", "piecewise", "hybrid"])
+@pytest.mark.parametrize("name", ["duchi", "piecewise", "hybrid", "one_bit_mean"])
 def test_the_page_refuses_an_integer_mean_mechanism_naming_it(js_page: Any, web_root_url: str,
                                                               name: str) -> None:
     question = Survey.from_dict({"id": "spend", "title": "Spending", "version": 1,

@@ -44,9 +44,20 @@ const DESIGNS = Object.freeze(["warner", "crosswise", "forced_response", "unrela
 export const MECHANISMS = Object.freeze(["binary_rr", "grr", "geometric", "oue", "sue", "olh",
   "hr", "ss", "ordinal_exp", "geo_exp", "asked_geometric", "option_rr", "set_ue", "psfo_grr",
   "psfo_olh", "duchi", "piecewise", "hybrid", "square_wave", "mean_and_distribution",
-  "asked_grid"]);
+  "asked_grid", "one_bit_mean"]);
 
 // --- helpers --------------------------------------------------------------------------------
+
+/** A number as Python's json writes it, its text given (a float: its repr, canonical.js
+ * pyFloat), for canonicalJson: a decimal answer in a series memo's message. */
+export class JsonNumber {
+  constructor(text) {
+    if (typeof text !== "string" || !/^-?\d+(\.\d+)?(e[+-]\d+)?$/.test(text)) {
+      throw new TypeError(`not a JSON number: ${text}`);
+    }
+    this.text = text;
+  }
+}
 
 /** Canonical JSON as shared/survey.py canonical_json writes it (sorted keys, no spaces);
  * integers only unless `floats` (then a number is JS's shortest digits: for comparing parsed
@@ -61,6 +72,7 @@ export function canonicalJson(value, floats = false) {
     if (!floats && !Number.isInteger(value)) throw new TypeError("canonicalJson writes integers only");
     return String(value);
   }
+  if (value instanceof JsonNumber) return value.text;
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, floats)).join(",")}]`;
   if (typeof value === "object") {
     const keys = Object.keys(value).sort(codePointOrder);

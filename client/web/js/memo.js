@@ -12,6 +12,7 @@ import { done, knownTags, openStore, result } from "./store.js";
 
 const PERMANENT_DOMAIN = "ldpsurvey/permanent-value/v1\0";
 const TAG_DOMAIN = "ldpsurvey/ledger-tag/v1\0";
+const SERIES_ANSWER_DOMAIN = "ldpsurvey/series-answer/v1\0";
 
 /** The device's 32-byte memo secret, drawn with crypto.getRandomValues on first need. */
 export async function deviceSecret() {
@@ -94,13 +95,35 @@ function memoMessage(domain, m, answer, memo) {
   return new TextEncoder().encode(domain + json);
 }
 
-/** The memoized permanent report of `answer` (its `index`), drawn from the keyed source. */
-export function permanentValue(m, index, answer, memo) {
-  return m.permanent.perturbIndex(
-    index, hmacSource(memo.secret, memoMessage(PERMANENT_DOMAIN, m, answer, memo), hmacSha256));
+/**
+ * What the memo keys on (hazmat_memo._series_answer): the answer itself, or, for a core that
+ * rounds first (one_bit_mean's `seriesIndex`), the end it rounds to at the point drawn from the
+ * question's own keyed stream: HMAC over (series, question id, mechanism name and parameters),
+ * never the answer, so the same point every round.
+ */
+function seriesAnswer(m, index, answer, memo) {
+  memoMessage(PERMANENT_DOMAIN, m, answer, memo);  // checks memo and the answer first
+  if (typeof m.permanent.seriesIndex !== "function") return { index, answer };
+  const json = canonicalJson([memo.series, m.question.id, m.permanent.name, m.permanent.params]);
+  const source = hmacSource(memo.secret, new TextEncoder().encode(SERIES_ANSWER_DOMAIN + json),
+                            hmacSha256);
+  const end = m.permanent.seriesIndex(index, source);
+  return { index: typeof index === "bigint" ? BigInt(end) : end,
+           answer: m.permanent.indexAnswer(end) };
 }
 
-/** The ledger's keyed tag of a distinct answer in a series (hazmat_memo.answer_tag). */
+/** The memoized permanent report of `answer` (its `index`), drawn from the keyed source. */
+export function permanentValue(m, index, answer, memo) {
+  const kept = seriesAnswer(m, index, answer, memo);
+  return m.permanent.perturbIndex(
+    kept.index,
+    hmacSource(memo.secret, memoMessage(PERMANENT_DOMAIN, m, kept.answer, memo), hmacSha256));
+}
+
+/** The ledger's keyed tag of a distinct answer in a series (hazmat_memo.answer_tag; one_bit_mean:
+ * of the end, so at most two charges). */
 export function answerTag(m, answer, memo) {
-  return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, m, answer, memo))).slice(0, 32);
+  const kept = seriesAnswer(m, m.encode(answer), answer, memo);
+  return toHex(hmacSha256(memo.secret, memoMessage(TAG_DOMAIN, m, kept.answer, memo)))
+    .slice(0, 32);
 }

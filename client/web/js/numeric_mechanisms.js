@@ -1,4 +1,5 @@
-// The mean mechanisms for numbers (shared/mechanisms/duchi.py, piecewise.py, hybrid.py), ported
+// The mean mechanisms for numbers (shared/mechanisms/duchi.py, piecewise.py, hybrid.py,
+// one_bit_mean.py), ported
 // draw for draw: an answer is a grid index j in [0, k) (t_j = -1 + 2j/(k - 1) on [-1, 1]), a
 // report is a cell index drawn with exact integer weights from the page's CSPRNG. The `decimal`
 // question type's unit (js/types/decimal.js) loads this module for a survey that has one.
@@ -166,6 +167,48 @@ export function duchiCore(epsilon, k) {
   };
 }
 
+/**
+ * Ding et al.'s 1BitMean with α-point rounding (one_bit_mean.py): α uniform on {0, ..., k - 2},
+ * the answer rounded to max (index k - 1) if j > α, else min (index 0), and Duchi's bit for
+ * that end: report index 0 (-B) or 1 (+B), the same channel as duchi's once mixed over α. In a
+ * series (memo.js) α is drawn once from the question's keyed stream (`seriesIndex`) and each
+ * end's bit is memoized.
+ */
+export function oneBitMeanCore(epsilon, k) {
+  const name = "one_bit_mean";
+  const K = checkGrid(name, epsilon, k);
+  const e = rationalExpFloor(epsilon);
+  const grid = duchiGrid(e.num, e.den, K);
+  const [low, high] = [grid.weights(0n), grid.weights(K - 1n)];
+  /** Row j mixed over α (rounded_weights): (K - 1 - j)·w(min) + j·w(max), the same total. */
+  const rounded = (j) => low.map((w, i) => (K - 1n - j) * w + j * high[i]);
+  // Each column is linear in j: its extremes are the rows of j = 0 and j = K - 1.
+  const ratio = [0, 1].map((i) => {
+    const [a, b] = [rounded(0n)[i], rounded(K - 1n)[i]];
+    return a > b ? new Rational(a, b) : new Rational(b, a);
+  }).reduce((x, y) => (y.gt(x) ? y : x));
+  certifyRatio(name, ratio, epsilon);
+  const alphaRound = (j, alpha) => (j > alpha ? K - 1n : 0n);
+  return {
+    name, k, count: 2,
+    params: { exp_epsilon: e.toString() },
+    reach: grid.bound,
+    value: (report) => grid.value(report),
+    blocks: (j) => [rounded(BigInt(j))],
+    loss: () => ratio,
+    perturbIndex(index, source = secureSource) {
+      const j = checkIndex(index, k);
+      const end = alphaRound(j, source.randbelow(K - 1n));
+      return drawWeighted(grid.weights(end), source);
+    },
+    /** The end (an index) a series memoizes for grid index `index`, at the α drawn from the
+     * question's keyed stream `source` (OneBitMean.series_answer). */
+    seriesIndex(index, source) {
+      return Number(alphaRound(checkIndex(Number(index), k), source.randbelow(K - 1n)));
+    },
+  };
+}
+
 /** The Piecewise Mechanism: report a cell index in [0, m]. */
 export function piecewiseCore(epsilon, k) {
   const K = checkGrid("piecewise", epsilon, k);
@@ -223,7 +266,14 @@ export function hybridCore(epsilon, k) {
   };
 }
 
-const CORES = Object.freeze({ duchi: duchiCore, piecewise: piecewiseCore, hybrid: hybridCore });
+const CORES = Object.freeze({ duchi: duchiCore, piecewise: piecewiseCore, hybrid: hybridCore,
+                             one_bit_mean: oneBitMeanCore });
+
+/** The core of a mean mechanism by its name (duchi, piecewise, hybrid, one_bit_mean). */
+export function meanCore(name, epsilon, k) {
+  if (!Object.hasOwn(CORES, name)) throw new ManifestMismatch(`${JSON.stringify(name)} is not a mean mechanism`);
+  return CORES[name](epsilon, k);
+}
 
 /**
  * The core a signed description names ({mechanism, epsilon, k, params}), refusing parameters that

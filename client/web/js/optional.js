@@ -70,6 +70,7 @@ const CORE_MODULES = Object.freeze({
   warner: "designs", crosswise: "designs", forced_response: "designs",
   unrelated_question: "designs", matrix: "designs",
   duchi: "numericMechanisms", piecewise: "numericMechanisms", hybrid: "numericMechanisms",
+  one_bit_mean: "numericMechanisms",
   geometric: "geometric", square_wave: "squareWave",
   // a decimal follow-up on a randomized answer: the asked bit and its mean part's module
   asked_grid: ["askedGrid", "numericMechanisms"],

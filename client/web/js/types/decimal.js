@@ -1,22 +1,26 @@
 // A decimal question (shared/question_types/decimal.py): a number in [min, max] kept on the
 // device to the grid min + j·resolution (../decimal_number.js, exact), its grid index j
-// randomized by a mean mechanism (../numeric_mechanisms.js: duchi, piecewise, hybrid; geometric,
+// randomized by a mean mechanism (../numeric_mechanisms.js: duchi, piecewise, hybrid, and
+// one_bit_mean for a series; geometric,
 // ../geometric.js), the square wave (../square_wave.js), or both at halves of ε
 // (mean_and_distribution: the report is the pair); optional.js loads the modules of the
 // mechanisms a survey names. docs/web.md, "Question types on the page".
 
-import { PyFloat, isFloat } from "../canonical.js";
+import { PyFloat, isFloat, pyFloat } from "../canonical.js";
 import { Exact, Grid, exactOf, readTyped } from "../decimal_number.js";
 import { el } from "../dom.js";
 import { rawAnswer } from "../form.js";
 import { N, t, wordsLocale } from "../i18n.js";
-import { AnswerError, ManifestMismatch, P, stepWords } from "../mechanisms.js";
+import { AnswerError, JsonNumber, ManifestMismatch, P, stepWords } from "../mechanisms.js";
 import { loaded } from "../optional.js";  // each mechanism's module, for a survey naming it
 import { Rational } from "../rational.js";
 import { NOT_ASKED } from "../skip_logic.js";
 import { QuestionType } from "./base.js";
 
-const MEAN_CORES = Object.freeze(["duchi", "piecewise", "hybrid"]);  // numeric_mechanisms.js
+// numeric_mechanisms.js; one_bit_mean (a series: 1BitMean with α-point rounding) sends the mean
+// alone, never as a pair's part
+const ONE_BIT_MEAN = "one_bit_mean";
+const MEAN_CORES = Object.freeze(["duchi", "piecewise", "hybrid", ONE_BIT_MEAN]);
 const MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "geometric"]);
 const DISTRIBUTION = "square_wave";
 const PAIR = "mean_and_distribution";
@@ -67,9 +71,9 @@ function between(grid, low, high) {
   return { text: t("decimal.describe", { low: stated(grid, low), high: stated(grid, high) }) };
 }
 
-/** A mean mechanism (duchi, piecewise, hybrid) on the grid's indices. */
+/** A mean mechanism (duchi, piecewise, hybrid, one_bit_mean) on the grid's indices. */
 function boundedMeanCore(name, epsilon, grid) {
-  const core = loaded("numericMechanisms")[`${name}Core`](epsilon, Number(grid.k));
+  const core = loaded("numericMechanisms").meanCore(name, epsilon, Number(grid.k));
   const [min, max] = ends(grid);
   const half = max.sub(min).div(2n);
   const value = (v) => min.add(half).add(half.mul(v));  // [-1, 1] -> the question's scale
@@ -80,6 +84,12 @@ function boundedMeanCore(name, epsilon, grid) {
     perturbIndex: (index, source) => core.perturbIndex(Number(index), source),
     reportValue: (report) => value(core.value(report)),
     describe: () => between(grid, low, high),
+    // one_bit_mean in a series (memo.js): the end memoized at the α-point, as the grid value
+    // the memo's message holds (OneBitMean.series_answer)
+    ...(core.seriesIndex ? {
+      seriesIndex: (index, source) => core.seriesIndex(index, source),
+      indexAnswer: (index) => plain(grid.value(BigInt(index))),
+    } : {}),
   };
 }
 
@@ -231,8 +241,12 @@ class DecimalType extends QuestionType {
     };
   }
 
-  /** The answer as the memo's message holds it (canonical_answer: the JSON number). */
-  memoValue(q, answer) { return Number(plain(exactOf(answer))); }
+  /** The answer as the memo's message holds it (canonical_answer: the JSON number, an int when
+   * whole, else the float Python writes by its repr: 0.1, 1e-05). */
+  memoValue(q, answer) {
+    const value = Number(plain(exactOf(answer)));
+    return Number.isInteger(value) ? value : new JsonNumber(pyFloat(value));
+  }
 
   describe(core) { return core.describe(); }
 
@@ -372,7 +386,7 @@ function explainer(grid, core) {
 export default new DecimalType({
   name: "decimal",
   takesSpecial: false,
-  mechanisms: [...MEAN_MECHANISMS, DISTRIBUTION, PAIR],
+  mechanisms: [...MEAN_MECHANISMS, ONE_BIT_MEAN, DISTRIBUTION, PAIR],
   // A follow-up on a randomized answer carries "not asked" by asked_grid (shared/mechanisms/
   // asked_grid.py; ../asked_grid.js, loaded for a survey naming it).
   notAskedMechanisms: [ASKED],

@@ -15,7 +15,7 @@ import { optionText, specialLabels } from "../shown.js";
 // NAMED_MEAN_MECHANISMS). The page has no integer port of them yet (its review, receipt and
 // vectors are the decimal's): it refuses such a survey clearly, naming the mechanism, and the
 // survey is answered with `ldpsurvey respond` (docs/decimal.md, "Wide integer ranges").
-const NAMED_MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid"]);
+const NAMED_MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "one_bit_mean"]);
 
 // Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
 const CLIP_TAIL = 1e-6;
