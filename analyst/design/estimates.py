@@ -45,6 +45,8 @@ from ldpsurvey.shared.design.among_asked import (
     asked_pairs,
     asked_value,
 )
+from ldpsurvey.shared.design.distribution import NOTE as DISTRIBUTION_NOTE
+from ldpsurvey.shared.design.distribution import distribution_values, monotone, quantiles_of
 from ldpsurvey.shared.design.estimators import (
     QUANTILES,
     DesignEstimate,
@@ -55,8 +57,6 @@ from ldpsurvey.shared.design_frame import LONELY_PSU, read_frame
 from ldpsurvey.shared.errors import AnalysisError, DesignError
 from ldpsurvey.shared.estimand import MEAN_SCORE, MEAN_SELECTED, Estimand, estimand
 from ldpsurvey.shared.estimates import finite_or_none
-from ldpsurvey.shared.mechanisms.asked_geometric import NOTE as ASKED_INTEGER_NOTE
-from ldpsurvey.shared.mechanisms.asked_geometric import STATUS_NOTE
 from ldpsurvey.shared.question_types.base import (
     OPTIONS_SUM,
     SCORES,
@@ -284,6 +284,11 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
     found = {q.id: _question_document(w, q, pv, r, _asked(w, q, pv, domain, variance,
                                                             confidence), t)
              for (q, pv), r, t in zip(usable, results, totals, strict=True)}
+    for question, pv in usable:
+        if pv.kind == "mean" and not pv.disclosed:
+            extra = _distribution(w, question, domain, variance, confidence)
+            found[question.id]["notes"] += extra.pop("notes", [])
+            found[question.id].update(extra)
     found.update(hidden)
     return [found.get(q.id) or _empty_document(w, q, skipped[q.id], confidence)
             for q in survey.questions]
@@ -291,9 +296,10 @@ def question_documents(w: Weighted, confidence: float, domain: np.ndarray | None
 
 def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | None,
                             variance: Any, confidence: float) -> dict[str, Any]:
-    """An integer question sent as pairs (skip logic, special values): each special value's
-    share, the share not asked and the mean among those who answered
-    (shared/design/among_asked.py `asked_mean`)."""
+    """A number sent as pairs (skip logic, special values; an integer's asked_geometric, a
+    hidden decimal's asked_grid): each special value's share, the share not asked and the mean
+    among those who answered (shared/design/among_asked.py `asked_mean`, from the mechanism's
+    `asked_number`)."""
     mechanism = w.version.compiled.mechanisms[question.id]
     present, reports = w.respondents.reports(question.id, mechanism)
     if (domain is not None and not (present & domain).any()) or not present.any():
@@ -304,8 +310,9 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
     assert result.extras is not None
     shares = result.extras.rows()
     special = special_labels(question)
-    # the plain report's notes (AskedGeometric.estimate)
-    notes = [STATUS_NOTE, special_note(special)] if special else [ASKED_INTEGER_NOTE]
+    # the plain report's notes: the mechanism's (AskedNumber.note), and the special values'
+    notes = [*([result.method] if result.method else []),
+             *([special_note(special)] if special else [])]
     doc: dict[str, Any] = {
         "question": question.id, "mechanism": mechanism.name,
         "epsilon": float(question.epsilon), "n": result.extras.n,
@@ -332,6 +339,52 @@ def _asked_integer_document(w: Weighted, question: Any, domain: np.ndarray | Non
         rows[label]["total"] = _total(None if extra_totals is None else extra_totals.rows(), j)
     doc["among_asked"]["mean"]["total"] = _total(None if asked_total is None
                                                  else asked_total.rows(), 0)
+    return doc
+
+
+def _distribution(w: Weighted, question: Any, domain: np.ndarray | None, variance: Any,
+                  confidence: float) -> dict[str, Any]:
+    """A number's design-based `distribution` (its bins' shares, each with its total),
+    `cdf` (the share below each bin edge) and `quantiles` (median, quartiles), where its
+    mechanism's reports have linear pseudo-values for them (shared/design/distribution.py);
+    empty where they have none. The notes it adds say how."""
+    mechanism = w.version.compiled.mechanisms[question.id]
+    present, reports = w.respondents.reports(question.id, mechanism)
+    try:
+        found = distribution_values(mechanism, reports, present)
+    except DesignError as exc:
+        return {"notes": [f"distribution: not estimated by a design-based report: "
+                          f"{exc.message}"]}
+    if found is None:
+        return {}
+    pv, columns = found
+    options = {"domain": domain, "variance": variance, "confidence": confidence,
+               "quantile": w.options.quantile}
+    totals = None
+    if w.totals_refusal is None:
+        [result], [totals] = means_and_totals(w.design, [pv], **options)
+    else:
+        [result] = estimate(w.design, [pv], **options)
+    rows = result.rows()
+    total_rows = totals.rows() if totals is not None else None
+    nbins = len(columns.bins)
+    # consistent: the bins' shares of the monotone CDF (never negative)
+    shares = np.diff(np.concatenate([[0.0], monotone(result.estimates[nbins:])]))
+    doc: dict[str, Any] = {"notes": [DISTRIBUTION_NOTE],
+        "distribution": [{**_value(label, rows[i], float(shares[i + 1])),
+                          "total": _total(total_rows, i)}
+                         for i, label in enumerate(columns.bins)],
+        "cdf": [{**_value(label, rows[nbins + i], None), "point": float(point),
+                 "total": _total(total_rows, nbins + i)}
+                for i, (label, point) in enumerate(zip(columns.cdf, columns.points,
+                                                       strict=True))]}
+    found_quantiles = quantiles_of(columns, result)
+    if found_quantiles is not None:
+        doc["quantiles"] = [
+            {"value": q.label, "estimate": finite_or_none(q.estimate),
+             "std_error": finite_or_none(q.std_error), "ci_low": finite_or_none(q.ci_low),
+             "ci_high": finite_or_none(q.ci_high), "variance_bound": None, "deff": None,
+             "consistent": None} for q in found_quantiles]
     return doc
 
 

@@ -27,7 +27,12 @@ asked bit b, whose Z = (b − q)/(p − q) is unbiased for "asked" (so 1 − Z f
 randomization variance estimate Z² − Z), and y, the answer or the range's middle d plus
 geometric noise of known variance, so y − d is unbiased for asked·(x − d). The mean among
 those asked is d + Σ w (y − d) / Σ w Z; the bit and the noise are drawn independently, so the
-ratio's numerator and denominator have no randomization covariance.
+ratio's numerator and denominator have no randomization covariance. A hidden decimal sends
+[b, i] (shared/mechanisms/asked_grid.py): i a grid mean report whose value is unbiased for the
+grid value randomized (the answer, or the grid's middle d when not asked), so the same ratio
+holds in the question's units, with the mean part's plug-in randomization variance for y.
+Each mechanism says how it reads its pair (`Mechanism.asked_number`, status codes included):
+nothing here branches on which one it is.
 
 A design without strata, clusters, unequal weights or calibration gives exactly the simple
 random sample's estimators (shared/among_asked.py, AskedGeometric.estimate: their delta method
@@ -140,61 +145,51 @@ class AskedMean:
     extras: DesignEstimates | None
     mean: DesignEstimates | None
     note: str | None = None
+    method: str = ""  # the mechanism's note on how (AskedNumber.note)
 
 
 @dataclass(frozen=True)
 class AskedPairs:
-    """A hidden integer question's [bit, number] reports (or, with special values, [status
-    code, number]) as pseudo-values over the design's rows (module docstring): `extras` the
+    """A number's [bit, number] reports (or, with special values, [status code, number]) as
+    pseudo-values over the design's rows (module docstring): `extras` the
     extra values' indicators (1 − Z for "not asked" alone; Z_e = ([code = e] − q)/(p − q) per
     extra value with status codes), `asked` Z of an answer, each with Z² − Z, and `centred`
-    y − d, unbiased for answered·(x − d), with the geometric noise's variance."""
+    y − d, unbiased for answered·(x − d), with its randomization variance estimate; `note`
+    the mechanism's."""
 
     extras: PseudoValues
     asked: PseudoValues
     centred: PseudoValues
-    default: int
+    default: float
+    note: str = ""
 
 
 def asked_pairs(mechanism: Any, reports: np.ndarray, present: np.ndarray) -> AskedPairs:
-    """The pseudo-values of a hidden integer question's stored [bit, number] pairs (`reports`
-    of the rows where `present`), or of an integer's [status code, number] pairs with special
-    values."""
-    if not hasattr(mechanism, "noise_variance"):  # asked_grid: a grid report, not a number
-        raise DesignError(f"design-based estimates of a hidden number sent by "
-                          f"{mechanism.name} are not built yet; the plain report (without "
-                          f"weights) gives its share not asked and its mean among those asked")
-    pairs = np.asarray(reports, dtype=np.float64).reshape(-1, 2)
+    """The pseudo-values of a number's stored pairs ([bit, number], or with special values
+    [status code, number]; `reports` of the rows where `present`), as its mechanism reads
+    them (`Mechanism.asked_number`); DesignError for a mechanism that sends no such pair."""
+    found = mechanism.asked_number(reports)
+    if found is None:
+        raise DesignError(f"design-based estimates of a number sent by {mechanism.name} as "
+                          f"pairs are not built; the plain report (without weights) gives its "
+                          f"extra values' shares and its mean among those who answered")
     mask = np.asarray(present, dtype=bool)
-    p, q = float(mechanism.p_star), float(mechanism.q_star)
-    codes = int(getattr(mechanism, "codes", 2))
-
-    def indicator(code: int | None) -> np.ndarray:
-        """Z of a status code over every row (0 where absent); None: the asked bit."""
-        out = np.zeros(mask.size)
-        hit = pairs[:, 0] if code is None else (pairs[:, 0] == code).astype(np.float64)
-        out[mask] = (hit - q) / (p - q)
-        return out
-
-    z = indicator(None if codes == 2 else 1)
+    z = np.zeros(mask.size)
     y = np.zeros(mask.size)
-    y[mask] = pairs[:, 1] - mechanism.default
+    y_noise = np.zeros(mask.size)
+    extra_z = np.zeros((mask.size, found.extras.shape[1]))
+    z[mask] = found.asked
+    y[mask] = found.centred
+    y_noise[mask] = found.noise
+    extra_z[mask] = found.extras
     z_noise = (z * z - z)[:, None]
-    y_noise = np.where(mask, mechanism.noise_variance(mechanism.k, mechanism.epsilon), 0.0)
+    extra_noise = extra_z * extra_z - extra_z  # "not asked" alone: (1 − Z)² − (1 − Z) = Z² − Z
     qid, name = mechanism.question_id, mechanism.name
-    labels = tuple(mechanism.extra)
-    if codes == 2:  # "not asked" alone: 1 − Z
-        extra_z = (1.0 - z)[:, None] * mask[:, None]
-        extra_noise = z_noise
-    else:
-        extra_z = np.column_stack([indicator(mechanism.code_of(mechanism.k + j))
-                                   for j in range(len(labels))])
-        extra_noise = extra_z * extra_z - extra_z
     return AskedPairs(
-        PseudoValues(qid, name, labels, extra_z, extra_noise, mask, "shares", False),
+        PseudoValues(qid, name, found.labels, extra_z, extra_noise, mask, "shares", False),
         PseudoValues(qid, name, ("asked",), z[:, None], z_noise, mask, "shares", False),
         PseudoValues(qid, name, ("mean",), y[:, None], y_noise[:, None], mask, "mean", False),
-        int(mechanism.default))
+        float(found.default), found.note)
 
 
 def asked_value(pairs: AskedPairs) -> PseudoValues:
@@ -223,7 +218,9 @@ def asked_mean(design: Any, mechanism: Any, reports: np.ndarray, present: np.nda
                                                                                  dtype=bool)
     if float((design.weights * used) @ pv.asked.values[:, 0]) <= 0:
         return AskedMean(shares, None, "the estimated share who answered is not positive: too "
-                                       "few respondents to estimate the mean among them")
+                                       "few respondents to estimate the mean among them",
+                         pv.note)
     result = ratio(design, pv.centred, pv.asked, domain=domain, variance=variance,
                    confidence=confidence, quantile=quantile)
-    return AskedMean(shares, replace(result, estimates=result.estimates + pv.default))
+    return AskedMean(shares, replace(result, estimates=result.estimates + pv.default),
+                     method=pv.note)

@@ -57,7 +57,7 @@ from ..estimates import AmongAsked, Estimate, MeanEstimate, ValueEstimate, z_val
 from ..exact import WorstOfLosses, rational_exp_floor_of, rational_floor
 from ..question_types.base import NOT_ASKED, extra_values
 from ..randomness import RandomSource, bernoulli, choice_except, discrete_laplace
-from .base import Mechanism, Misfit, reject_bool
+from .base import AskedNumber, Mechanism, Misfit, reject_bool
 from .geometric import MAX_ABS_REPORT
 
 _REPORT_TAIL_BITS = 64  # as geometric.py: honest reports beyond the tail have chance < 2^-64
@@ -374,6 +374,32 @@ class AskedGeometric(Mechanism):
         return np.stack([bits.astype(np.int64), values + noise], axis=1)
 
     # --- the aggregator's side -------------------------------------------------------------------
+
+    def asked_number(self, reports: Any) -> AskedNumber:
+        """Pairs as a design weights them: Z = (b − q)/(p − q) of the asked bit (1 − Z "not
+        asked"), or with status codes Z_c = ([code = c] − q)/(p − q) per code (GRR's unbiased
+        indicator: an answer's, each extra value's); the number minus the default; the
+        geometric noise's known variance."""
+        pairs = np.asarray(reports, dtype=np.float64).reshape(-1, 2)
+        p, q = float(self.p_star), float(self.q_star)
+
+        def indicator(code: int | None) -> np.ndarray:
+            hit = pairs[:, 0] if code is None else (pairs[:, 0] == code).astype(np.float64)
+            return (hit - q) / (p - q)
+
+        if self.status:
+            asked = indicator(1)
+            extras = np.column_stack([indicator(self.code_of(self.k + j))
+                                      for j in range(len(self.extra))])
+        else:
+            asked = indicator(None)
+            extras = (1.0 - asked)[:, None]
+        centred = pairs[:, 1] - self.default
+        return AskedNumber(asked=asked, extras=extras, labels=tuple(self.extra),
+                           centred=centred,
+                           noise=np.full(centred.size, self.noise_variance(self.k, self.epsilon)),
+                           default=float(self.default),
+                           note=STATUS_NOTE if self.status else NOTE)
 
     @property
     def report_bounds(self) -> tuple[int, int]:

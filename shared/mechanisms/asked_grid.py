@@ -52,7 +52,7 @@ from ..estimates import AmongAsked, Estimate, MeanEstimate, ValueEstimate, z_val
 from ..exact import WorstOfLosses, channel_ratio, exp_lower, rational_floor, simplest_between
 from ..question_types.base import NOT_ASKED
 from ..randomness import RandomSource, bernoulli
-from .base import Mechanism, reject_bool
+from .base import AskedNumber, Mechanism, reject_bool
 from .duchi import Duchi
 from .hybrid import Hybrid
 from .numeric_grid import GridMean, grid_point
@@ -317,6 +317,22 @@ class AskedGrid(Mechanism):
         part randomized)."""
         index = Fraction(self.k - 1, 2) * (1 + self.part.values[cell])
         return Fraction(self.scale.origin) + Fraction(self.scale.step) * index
+
+    def asked_number(self, reports: Any) -> AskedNumber:
+        """[bit, cell] pairs as a design weights them (module docstring, in the question's
+        units): Z = (b − q)/(p − q); the cell's value minus the default's; the mean part's
+        plug-in randomization variance (its `value_noise`: one report cannot tell the
+        variance of a grid mean report, which depends on the answer)."""
+        pairs = np.asarray(reports, dtype=np.int64).reshape(-1, 2)
+        p, q = float(self.p_star), float(self.q_star)
+        step, half = float(self.scale.step), (self.k - 1) / 2
+        cells = pairs[:, 1]
+        centred = step * half * (self.part.values_float[cells] - float(self.default_point))
+        noise = step * step * self.part.value_noise(cells).reshape(-1)
+        asked = (pairs[:, 0] - q) / (p - q)
+        return AskedNumber(asked=asked, extras=(1.0 - asked)[:, None], labels=(NOT_ASKED,),
+                           centred=centred, noise=noise,
+                           default=float(self.scale.value(self.default)), note=NOTE)
 
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         assert isinstance(aggregate, AskedCellsAggregate)

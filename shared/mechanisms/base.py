@@ -42,6 +42,27 @@ class Misfit:
     problem: str
 
 
+@dataclass(frozen=True)
+class AskedNumber:
+    """A number's reports sent as pairs ([asked bit, number], or [status code, number] with
+    special values) as what a design weights (the hook `Mechanism.asked_number`;
+    shared/design/among_asked.py): per report, `asked` Z, unbiased for the indicator of an
+    answer; `extras` (n, E), unbiased for the indicators of the extra values named `labels`
+    (special values, then "not asked"); `centred`, unbiased for answered·(x − default) in the
+    question's units; `noise`, an estimate of `centred`'s randomization variance (the code and
+    the number are drawn independently, so they have no randomization covariance); `default`,
+    the number randomized when there is no answer, in the question's units; `note`, what the
+    report says of the method."""
+
+    asked: np.ndarray
+    extras: np.ndarray
+    labels: tuple[str, ...]
+    centred: np.ndarray
+    noise: np.ndarray
+    default: float
+    note: str
+
+
 class JointReports:
     """What a crosstab needs of a mechanism beyond its marginal estimator (defaults: none)."""
 
@@ -273,6 +294,18 @@ class Mechanism(JointReports, ABC):
         design's finite-population correction adds back and its design effect's privacy part
         reads; shared/design/pseudo.py). None: the mechanism states none (the default; a
         mechanism of options needs none: its indicators' z² − z is unbiased)."""
+        return None
+
+    def asked_number(self, reports: Any) -> AskedNumber | None:
+        """A number's stored pairs ([asked bit, number], [status code, number]) as a design
+        weights them (`AskedNumber`); None: the mechanism sends no such pair (the default)."""
+        return None
+
+    def distribution_columns(self, reports: Any) -> Any:
+        """A number's distribution as linear pseudo-values: a
+        shared/numeric/linear_inverse.DistributionColumns (the bins' shares and the CDF at the
+        bins' edges, each report's unbiased estimate of them) for a mechanism whose
+        distribution a design can weight; None (the default): it has none."""
         return None
 
     def pseudo_values(self, reports: Any) -> np.ndarray:

@@ -198,3 +198,8 @@ class MeanAndDistribution(Mechanism):
         """The mean part's pseudo-values: each report's unbiased value, (n, 1)."""
         pairs = np.asarray(reports).reshape(-1, 2)
         return self.parts[0].pseudo_values(pairs[:, 0])
+
+    def distribution_columns(self, reports: Any) -> Any:
+        """The distribution part's (its reports are the pairs' second entries)."""
+        pairs = np.asarray(reports).reshape(-1, 2)
+        return self.parts[1].distribution_columns(pairs[:, 1])

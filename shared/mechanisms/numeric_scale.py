@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import numpy as np
@@ -192,9 +192,7 @@ class ScaledDistribution(Scaled):
         result = Estimate(question=mech.question_id, mechanism=mech.name, epsilon=mech.epsilon,
                           n=aggregate.n, confidence=confidence, consistent_method="ems")
         # [e_i, e_(i+1)) on the index scale; the last bin holds max itself
-        inner = [float((edge - self.scale.origin) / self.scale.step) for edge in self.edges]
-        if self.edges[-1] >= self.scale.high:
-            inner[-1] = mech.k - 0.5
+        inner = self._index_edges()
         found = distribution_estimate(mech, mech_counts(aggregate), bins=inner,
                                       quantiles=QUARTILES, cdf_at=(), confidence=confidence)
         labels = [f"{_text(a)} to {_text(b)}"
@@ -218,6 +216,59 @@ class ScaledDistribution(Scaled):
         if aggregate.n:
             result.notes.append(QUANTILE_NOTE)
         return result
+
+
+    def _index_edges(self) -> list[float]:
+        """The bins' edges on the index scale, the last at max made k - 1/2 (holds max)."""
+        inner = [float((edge - self.scale.origin) / self.scale.step) for edge in self.edges]
+        if self.edges[-1] >= self.scale.high:
+            inner[-1] = self.k - 0.5  # type: ignore[attr-defined]
+        return inner
+
+    @cached_property
+    def _design_columns(self) -> tuple[np.ndarray, tuple[str, ...], tuple[str, ...],
+                                       tuple[float, ...], tuple[float, ...],
+                                       tuple[int | None, ...], tuple[float, ...]]:
+        """(C, bin labels, CDF labels, CDF points, quantile points, their columns, fixed
+        values): C (cells × columns) maps a report cell to its pseudo-values
+        (shared/numeric/linear_inverse.py); built once per mechanism."""
+        from ..numeric.linear_inverse import segment_inverse
+
+        mech: Any = self
+        k, d = mech.k, mech.d
+        edges = self._index_edges()
+        below = edges[0] > 0  # a segment below the first edge, from min
+        above = edges[-1] < k - 0.5  # one above the last edge, to max
+        points = [*([0.0] if below else []), *edges, *([k - 0.5] if above else [])]
+        positions = np.arange(d) * (k - 1) / max(d - 1, 1)
+        inverse = segment_inverse(mech.float_channel(), positions, points)
+        first = 1 if below else 0
+        nbins = len(edges) - 1
+        cumulative = np.hstack([np.zeros((inverse.shape[0], 1)), np.cumsum(inverse, axis=1)])
+        columns = np.hstack([inverse[:, first:first + nbins],
+                             cumulative[:, first:first + len(edges)]])
+        bins = tuple(f"{_text(a)} to {_text(b)}"
+                     for a, b in zip(self.edges, self.edges[1:], strict=False))
+        last = len(self.edges) - 1
+        cdf = tuple((f"at most {_text(e)}" if i == last and edges[i] >= k - 0.5
+                     else f"below {_text(e)}") for i, e in enumerate(self.edges))
+        at = tuple(float(e) for e in self.edges)
+        units = tuple(self.scale.to_units(min(x, k - 1)) for x in points)
+        where = tuple(None if (below and i == 0) or (above and i == len(points) - 1)
+                      else nbins + i - first for i in range(len(points)))
+        fixed = tuple(0.0 if i == 0 else 1.0 for i in range(len(points)))
+        return columns, bins, cdf, at, units, where, fixed
+
+    def distribution_columns(self, reports: Any) -> Any:
+        """Each report's linear estimate of the bins' shares and of the CDF at their edges
+        (shared/numeric/linear_inverse.py), what a design weights."""
+        from ..numeric.linear_inverse import DistributionColumns
+
+        columns, bins, cdf, at, units, where, fixed = self._design_columns
+        cells = np.asarray(reports, dtype=np.int64).reshape(-1)
+        return DistributionColumns(bins=bins, cdf=cdf, points=at, values=columns[cells],
+                                   quantile_points=units, quantile_columns=where,
+                                   quantile_fixed=fixed)
 
 
 def mech_counts(aggregate: Aggregate) -> np.ndarray:

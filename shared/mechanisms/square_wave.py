@@ -157,6 +157,14 @@ class SquareWave(IndexReports, Mechanism):
             rows.append([Fraction(w, total) for w in weights])
         return rows
 
+    def float_channel(self) -> np.ndarray:
+        """P[cell y | grid point j] as floats, d x m (the design's linear inverse,
+        shared/numeric/linear_inverse.py): s/W in the window j..j + 2B, t/W elsewhere."""
+        cells = np.arange(self.m)[None, :]
+        first, last = self.windows()
+        near = (first[:, None] <= cells) & (cells <= last[:, None])
+        return np.where(near, float(self.p_cell), float(self.q_cell))
+
     def privacy_loss(self) -> PrivacyLoss | None:
         """The exact worst ratio max_y max_{j,j'} P[y|j]/P[y|j'] over every (j, y) pair.
 

@@ -72,9 +72,6 @@ _RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params")
 # The resolutions the XLSForm import chooses where the form says none: c·10^j.
 _ROUND_STEPS = (1, 2, 5)
 _NUMBERS = "numbers without a range"
-DESIGN_DISTRIBUTION_NOTE = ("distribution: the bins, median and quartiles are not estimated "
-                            "by a design-based report (they are EMS's, which is not linear in "
-                            "the reports: there are no pseudo-values to weight); the mean is")
 
 
 def exact_decimal(value: Any, where: str) -> Decimal:
@@ -565,13 +562,6 @@ class DecimalType(QuestionType):
 
     mean_label = MEAN
     chart = DISTRIBUTION
-
-    def design_omissions(self, question: Any) -> list[str]:
-        """With the distribution: its bins and quartiles are EMS's (not linear in the
-        reports), so a design-based report gives the mean only."""
-        if question.disclosed or DISTRIBUTION_ESTIMATE not in question.spec.estimate:
-            return []
-        return [DESIGN_DISTRIBUTION_NOTE]
 
     # --- plan and simulate (analyst/plan, analyst/simulate) -------------------------------
 

@@ -239,8 +239,9 @@ def test_design_based_reports_mean_what_the_plain_report_means(
 
 
 def says_what_it_leaves_out(got: dict[str, Any], plain: dict[str, Any]) -> None:
-    """A design-based document gives a decimal's quartiles (EMS: no pseudo-values), or says
-    plainly that it does not; nothing else is left out."""
+    """A design-based document gives what the plain one gives (a decimal's quartiles too,
+    from the linear inverse of its square wave over the bins), or says plainly what it does
+    not; nothing else is left out."""
     omitted = PARSED.question(got["question"]).unit.design_omissions(
         PARSED.question(got["question"]))
     assert (got.get("quantiles") is None and plain.get("quantiles") is not None) == bool(
