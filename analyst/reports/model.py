@@ -28,6 +28,9 @@ MEANS = (MEAN, ASKED_MEAN)
 # answer's units like a mean; each row's label names which.
 QUANTILE = "quantile"
 NUMBER_KINDS = (*MEANS, QUANTILE)
+# A number's CDF at its bins' edges (design-based reports: the estimate document's `cdf`), a
+# share per edge ("share below 1000").
+CDF = "cdf"
 # A distribution is listed in tables and charts when its typical interval is within ±10 points.
 INFORMATIVE_HALF_WIDTH = 0.10
 TARGET_HALF_WIDTH = 0.05
@@ -256,6 +259,8 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
         rows.append(_row(qid, QUANTILE, str(v["value"]), v))
     for v in est.get("distribution") or []:
         rows.append(_row(qid, DISTRIBUTION, answer_label(v["value"]), v))
+    for v in est.get("cdf") or []:
+        rows.append(_row(qid, CDF, str(v["value"]), v))
     rows += _among_asked(qid, est, qdef)
     return QuestionView(id=qid, text=str(qdef.get("text", "")), type=str(qdef.get("type")),
                         epsilon=float(est.get("epsilon", qdef.get("epsilon", 0.0))),

@@ -10,6 +10,7 @@ from .model import (
     ASKED_GROUP,
     ASKED_MEAN,
     ASKED_OPTION,
+    CDF,
     COLUMN_NOTES,
     DISTRIBUTION,
     GROUP,
@@ -52,7 +53,8 @@ def question_block(q: QuestionView, report: Report) -> list[str]:
     body: list[list[str]] = []
     notes: list[str] = []
     for kind, title in ((OPTION, None), (GROUP, "groups"), (MEAN, None), (QUANTILE, None),
-                        (DISTRIBUTION, "distribution"), (ASKED_OPTION, q.among_title),
+                        (DISTRIBUTION, "distribution"), (CDF, "CDF"),
+                        (ASKED_OPTION, q.among_title),
                         (ASKED_GROUP, f"groups {q.among_title}"),
                         (ASKED_MEAN, None if q.of_kind(ASKED_OPTION) else q.among_title)):
         rows = q.of_kind(kind)

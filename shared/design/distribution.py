@@ -4,21 +4,24 @@ the bins' edges as weighted pseudo-values (`distribution_values`; the mechanism'
 interpolated within bins, with intervals by test inversion (`quantiles_of`).
 
 Quantiles. Input: the CDF F̂ at increasing points t_0 < ... < t_K (t_0 the range's min, where
-F = 0; t_K its max, where F = 1; the bins' edges between), each with its design-based standard
-error s_i (estimators.py on the distribution's pseudo-values).
+F = 0; t_K its max, where F = 1; the bins' edges between), with their design-based covariance
+(estimators.py on the distribution's pseudo-values).
 
 - Made monotone: F̂ is unbiased, not monotone; the points' values are replaced by their
-  isotonic (pool-adjacent-violators, equal weights) fit, clipped to [0, 1]. Standard errors
-  stay the design's.
-- Between points F̂ and s are linear in t (the usual interpolated quantile of a histogram:
-  mass spread evenly within a bin, as R's svyquantile interpolates).
+  isotonic (pool-adjacent-violators, equal weights) fit, clipped to [0, 1]. The covariance
+  stays the design's.
+- Between points F̂ is linear in t (the usual interpolated quantile of a histogram: mass
+  spread evenly within a bin, as R's svyquantile interpolates), and so is its variance's
+  argument: Var F̂(t) = (1 − u)²V_i + 2u(1 − u)C_i,i+1 + u²V_i+1 from the design-based
+  covariance of the two edges' estimates (interpolating the standard errors instead would
+  overstate it between edges: the median's interval was a quarter too wide, covering 97%).
 - The p-quantile: the smallest t with F̂(t) = p.
 - Its interval (Francisco and Fuller 1991; Woodruff 1952 is its linearization at the point
   estimate): the values t that a test of F(t) = p at the interval's level does not reject,
-  |F̂(t) − p| <= z·s(t), z the same multiplier (t with the design's df, or normal) as every
+  |F̂(t) − p| <= z·se(F̂(t)), z the same multiplier (t with the design's df, or normal) as every
   interval of the report; the interval is from the smallest to the largest such t (on each
-  segment both conditions are linear in t, so the set is found exactly). Its `std_error` is
-  the interval's half width over z (as svyquantile reports).
+  segment the squared condition is a quadratic in t, so the set is found exactly). Its
+  `std_error` is the interval's half width over z (as svyquantile reports).
 """
 
 from __future__ import annotations
@@ -66,23 +69,24 @@ def monotone(values: Sequence[float]) -> np.ndarray:
     return np.clip(fitted, 0.0, 1.0)
 
 
-def quantile(points: Sequence[float], cdf: Sequence[float], se: Sequence[float], p: float,
+def quantile(points: Sequence[float], cdf: Sequence[float], covariance: np.ndarray, p: float,
              z: float, label: str = "") -> Quantile:
     """The p-quantile of the piecewise-linear CDF through (points, cdf) with its interval by
-    test inversion (module docstring); `cdf` is taken as it is (make it monotone first)."""
+    test inversion (module docstring); `cdf` is taken as it is (make it monotone first),
+    `covariance` is the points' CDF estimates' (zeros where the CDF is known)."""
     t = np.asarray(points, dtype=np.float64)
     f = np.asarray(cdf, dtype=np.float64)
-    s = np.asarray(se, dtype=np.float64)
+    v = np.asarray(covariance, dtype=np.float64)
     estimate = _crossing(t, f, p)
     low, high = np.inf, -np.inf
     for i in range(t.size - 1):
-        found = _accepted(f[i], f[i + 1] - f[i], s[i], s[i + 1] - s[i], p, z)
+        found = _accepted(f[i], f[i + 1], v[i, i], v[i, i + 1], v[i + 1, i + 1], p, z)
         if found is None:
             continue
         a, b = found
         width = t[i + 1] - t[i]
         low, high = min(low, t[i] + a * width), max(high, t[i] + b * width)
-    if not np.isfinite(low):  # z·s = 0 everywhere (a disclosed number): the point itself
+    if not np.isfinite(low):  # no variance anywhere (a disclosed number): the point itself
         low = high = estimate
     low, high = min(low, estimate), max(high, estimate)
     return Quantile(p, label, float(estimate), float(low), float(high),
@@ -100,19 +104,30 @@ def _crossing(t: np.ndarray, f: np.ndarray, p: float) -> float:
     return float(t[i - 1] + (p - f[i - 1]) / rise * (t[i] - t[i - 1]))
 
 
-def _accepted(f0: float, df: float, s0: float, ds: float, p: float, z: float
+def _accepted(f0: float, f1: float, v0: float, c01: float, v1: float, p: float, z: float
               ) -> tuple[float, float] | None:
-    """The u in [0, 1] with |f0 + df·u − p| <= z(s0 + ds·u), as [a, b], or None."""
-    low, high = 0.0, 1.0
-    # f0 − p − z·s0 + (df − z·ds)·u <= 0 and p − f0 − z·s0 + (−df − z·ds)·u <= 0
-    for c0, c1 in ((f0 - p - z * s0, df - z * ds), (p - f0 - z * s0, -df - z * ds)):
-        if c1 > 0:
-            high = min(high, -c0 / c1)
-        elif c1 < 0:
-            low = max(low, -c0 / c1)
-        elif c0 > 0:
-            return None
-    return (low, high) if low <= high else None
+    """The smallest and largest u in [0, 1] with (F(u) − p)² <= z²·Var F(u), F(u) =
+    (1 − u)F0 + uF1 and Var F(u) = (1 − u)²v0 + 2u(1 − u)c01 + u²v1 (the estimates' own
+    covariance, not an interpolated standard error); None when no u is. The set's ends are
+    among 0, 1 and the roots of that quadratic in u."""
+    a, b = f0 - p, f1 - f0  # F(u) − p = a + b·u
+    z2 = z * z
+    # (a + bu)² − z²[v0 + 2(c01 − v0)u + (v0 − 2c01 + v1)u²] = A u² + B u + C
+    quad_a = b * b - z2 * (v0 - 2 * c01 + v1)
+    quad_b = 2 * a * b - 2 * z2 * (c01 - v0)
+    quad_c = a * a - z2 * v0
+    candidates = [0.0, 1.0]
+    if abs(quad_a) > 1e-15:
+        disc = quad_b * quad_b - 4 * quad_a * quad_c
+        if disc >= 0:
+            root = np.sqrt(disc)
+            candidates += [(-quad_b - root) / (2 * quad_a), (-quad_b + root) / (2 * quad_a)]
+    elif abs(quad_b) > 1e-15:
+        candidates.append(-quad_c / quad_b)
+    scale = 1e-12 * max(1.0, a * a + b * b)
+    inside = [u for u in candidates if 0.0 <= u <= 1.0
+              and quad_a * u * u + quad_b * u + quad_c <= scale]
+    return (min(inside), max(inside)) if inside else None
 
 
 def distribution_values(mechanism: Any, reports: Any, present: np.ndarray
@@ -143,9 +158,17 @@ def quantiles_of(columns: Any, result: DesignEstimates) -> list[Quantile] | None
     z = result.quantile_value()
     if not np.isfinite(z):
         return None
-    f, s = [], []
+    f = []
+    index = []
     for column, fixed in zip(columns.quantile_columns, columns.quantile_fixed, strict=True):
         f.append(fixed if column is None else float(result.estimates[column]))
-        s.append(0.0 if column is None else float(result.std_errors[column]))
+        index.append(column)
+    size = len(index)
+    covariance = np.zeros((size, size))
+    for a, ca in enumerate(index):
+        for b, cb in enumerate(index):
+            if ca is not None and cb is not None:
+                covariance[a, b] = result.covariance[ca, cb]
     cdf = monotone(f)
-    return [quantile(columns.quantile_points, cdf, s, p, z, label) for p, label in QUANTILES]
+    return [quantile(columns.quantile_points, cdf, covariance, p, z, label)
+            for p, label in QUANTILES]

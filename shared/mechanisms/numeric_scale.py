@@ -250,8 +250,8 @@ class ScaledDistribution(Scaled):
         bins = tuple(f"{_text(a)} to {_text(b)}"
                      for a, b in zip(self.edges, self.edges[1:], strict=False))
         last = len(self.edges) - 1
-        cdf = tuple((f"at most {_text(e)}" if i == last and edges[i] >= k - 0.5
-                     else f"below {_text(e)}") for i, e in enumerate(self.edges))
+        cdf = tuple((f"share at most {_text(e)}" if i == last and edges[i] >= k - 0.5
+                     else f"share below {_text(e)}") for i, e in enumerate(self.edges))
         at = tuple(float(e) for e in self.edges)
         units = tuple(self.scale.to_units(min(x, k - 1)) for x in points)
         where = tuple(None if (below and i == 0) or (above and i == len(points) - 1)

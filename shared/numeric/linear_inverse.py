@@ -105,12 +105,11 @@ def segment_inverse(channel: np.ndarray, positions: np.ndarray, points: Sequence
     return found
 
 
-def worst_bias(channel: np.ndarray, inverse: np.ndarray, positions: np.ndarray,
+def worst_bias(channel: np.ndarray, cdf: np.ndarray, positions: np.ndarray,
                points: Sequence[float]) -> np.ndarray:
-    """Per CDF point (points[1:-1], the interior ones), the largest |bias| of its estimate over
-    point-mass answers: max_j |(M·G·cumulative)[j] − 1[position_j < point]| (module
-    docstring)."""
-    cdf = np.cumsum(inverse, axis=1)[:, :-1]
-    expected = np.asarray(channel) @ cdf
-    below = positions[:, None] < np.asarray(points, dtype=np.float64)[None, 1:-1]
+    """Per CDF column (`cdf`, cells × points: each report's estimate of the share below each
+    of `points`), the largest |bias| over point-mass answers:
+    max_j |(M·cdf)[j] − 1[position_j < point]| (module docstring)."""
+    expected = np.asarray(channel) @ np.asarray(cdf)
+    below = positions[:, None] < np.asarray(points, dtype=np.float64)[None, :]
     return np.abs(expected - below).max(axis=0)

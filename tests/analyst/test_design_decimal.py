@@ -248,3 +248,19 @@ def _stored_reports(built: designed.Built, qid: str) -> list[Any]:
     with sqlite3.connect(built.path) as conn:
         rows = conn.execute("SELECT reports FROM submissions ORDER BY seq").fetchall()
     return [json.loads(r[0])[qid] for r in rows]
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "csv", "html"])
+def test_every_format_shows_the_design_based_quartiles_and_cdf(
+        built: tuple[designed.Built, Path], fmt: str) -> None:
+    """Under --weighted every report format shows a decimal's design-based median and
+    quartiles and its CDF at the bins' edges, the numbers of the JSON document."""
+    db, _ = built
+    doc = {q["question"]: q for q in document(db, "--weighted")["questions"]}
+    result = CliRunner().invoke(cli, ["report", "--db", str(db.path), "--survey",
+                                      db.survey_id, "--weighted", "--format", fmt])
+    assert result.exit_code == 0, result.output
+    median = next(q for q in doc["hours"]["quantiles"] if q["value"] == "median")
+    for words in ("median", "1st quartile", "3rd quartile", "share below 10",
+                  "share at most 60", f"{median['estimate']:.2f}"[:4]):
+        assert words in result.stdout, (fmt, words)
