@@ -1,8 +1,11 @@
 """Design-based reports of decimal questions (issue 41): the mean and total of a number kept on
-a grid equal R's survey (`svymean`, `svytotal`, weighted and raked) on the same respondents'
-pseudo-values, for a decimal through the mean-and-distribution pair and one through the Square
-Wave; each report's randomization-variance estimate (`Mechanism.value_noise`) is unbiased
-where the mechanism allows it (square_wave) and in the question's units."""
+a grid, and its bins' shares and CDF at their edges (with totals), equal R's survey (`svymean`,
+`svytotal`, weighted and raked) on the same respondents' pseudo-values, for a decimal through
+the mean-and-distribution pair and one through the Square Wave, and every format shows the
+median, quartiles and CDF; each report's randomization-variance estimate
+(`Mechanism.value_noise`) is unbiased where the mechanism allows it (square_wave) and in the
+question's units. A hidden decimal (asked_grid): its share not asked and mean among those
+asked equal R's svymean and svyratio, and its export runs in R to the report's numbers."""
 
 from __future__ import annotations
 
@@ -193,22 +196,32 @@ def test_regress_takes_a_decimal_outcome(built: tuple[designed.Built, Path],
         assert abs(got[name]["estimate"] - value) < 4 * got[name]["std_error"], name
 
 
-def test_a_hidden_decimals_mean_among_those_asked_is_r_svyratio(tmp_path: Path) -> None:
-    """A decimal asked only after a randomized yes (asked_grid: an asked bit and a grid mean
-    report) had no design-based estimate (a note: "not built yet"). Its share not asked is
-    R's svymean of 1 − Z and its mean among those asked R's svyratio of the reports' centred
-    values over Z plus the grid's middle, on a stratified cluster design, to 1e-10; every
-    other question is still estimated."""
-    survey = {**designed.SURVEY, "id": "hidden-decimal", "questions": [
-        *designed.SURVEY["questions"],
-        {"id": "lost", "type": "decimal", "text": "If you smoke: how much a week?",
-         "relevant": "smoker", "min": 0, "max": 100, "resolution": 5, "epsilon": 2.0}]}
+HIDDEN_SURVEY: dict[str, Any] = {**designed.SURVEY, "id": "hidden-decimal", "questions": [
+    *designed.SURVEY["questions"],
+    {"id": "lost", "type": "decimal", "text": "If you smoke: how much a week?",
+     "relevant": "smoker", "min": 0, "max": 100, "resolution": 5, "epsilon": 2.0}]}
+
+
+@pytest.fixture(scope="module")
+def hidden(tmp_path_factory: pytest.TempPathFactory) -> designed.Built:
+    """The designed population with a decimal asked of smokers only (asked_grid)."""
     rng = np.random.default_rng(7)
     frame = [designed.Unit(u.id, u.weight, u.stratum, u.psu, u.fpc,
                            {**u.answers, "lost": float(rng.integers(0, 20) * 5)
                             if u.answers["smoker"] else NOT_ASKED})
              for u in designed.population_frame()]
-    built = designed.build(tmp_path / "survey.db", survey=survey, units=frame, fpc=False)
+    return designed.build(tmp_path_factory.mktemp("hidden") / "survey.db",
+                          survey=HIDDEN_SURVEY, units=frame, fpc=False)
+
+
+def test_a_hidden_decimals_mean_among_those_asked_is_r_svyratio(hidden: designed.Built
+                                                                 ) -> None:
+    """A decimal asked only after a randomized yes (asked_grid: an asked bit and a grid mean
+    report) had no design-based estimate (a note: "not built yet"). Its share not asked is
+    R's svymean of 1 − Z and its mean among those asked R's svyratio of the reports' centred
+    values over Z plus the grid's middle, on a stratified cluster design, to 1e-10; every
+    other question is still estimated."""
+    built, survey = hidden, HIDDEN_SURVEY
     docs = {d["question"]: d for d in document(built, "--weighted")["questions"]}
     lost = docs["lost"]
     assert docs["drinks"]["mean"]["estimate"] is not None
@@ -240,6 +253,32 @@ emit(list(est = c(coef(na), coef(m)), se = c(SE(na), SE(m))))
     mean = lost["among_asked"]["mean"]
     assert abs(mean["estimate"] - truth) < 4 * mean["std_error"]
     assert any("grid mean report" in n for n in lost["notes"])
+
+
+def test_a_hidden_decimals_export_gives_the_reports_numbers_in_r(
+        hidden: designed.Built, tmp_path: Path) -> None:
+    """`export --weighted` writes a hidden decimal's columns (share not asked, asked, value)
+    and the R script, which prints the report's share not asked, mean among those asked and
+    totals (to 1e-8: the CSV's digits)."""
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["export", "--db", str(hidden.path), "--survey",
+                                      hidden.survey_id, "--weighted", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    stem = f"{hidden.survey_id}-v1"
+    script = (out / f"{stem}.R").read_text() + (
+        'e <- lapply(ldp_results, function(t) c(t$estimate, t$std_error))\n'
+        'emit(list(na = e[["lost"]], asked = e[["lost among those asked"]], '
+        'total = e[["lost total"]]))\n')
+    r = run_r(script, {}, files={f"{stem}.csv": (out / f"{stem}.csv").read_text()})
+    lost = {d["question"]: d for d in document(hidden, "--weighted")["questions"]}["lost"]
+    mean = lost["among_asked"]["mean"]
+    expected = {"na": [lost["not_asked"]["estimate"], lost["not_asked"]["std_error"]],
+                "asked": [mean["estimate"], mean["std_error"]],
+                "total": [lost["not_asked"]["total"]["estimate"], mean["total"]["estimate"],
+                          lost["not_asked"]["total"]["std_error"],
+                          mean["total"]["std_error"]]}
+    for key, values in expected.items():
+        np.testing.assert_allclose(r[key], values, rtol=1e-8, atol=0, err_msg=key)
 
 
 def _stored_reports(built: designed.Built, qid: str) -> list[Any]:
