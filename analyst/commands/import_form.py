@@ -41,7 +41,8 @@ def import_group() -> None:
               type=click.Path(dir_okay=False, path_type=Path),
               help="Write every row refused or left out to this CSV file (row, name, type, "
                    "kind, topic, reason, alternative; kind 'fix' for the rows that need "
-                   "your fix, listed first, 'unsupported' for the others), "
+                   "your fix, listed first, 'check' for the rows imported as ODK runs them "
+                   "though the form is wrong there, 'unsupported' for the others), "
                    "whether or not the import succeeds.")
 @click.option("--group", "groups", multiple=True, metavar="NAME",
               help="Import only the rows inside this group or repeat (its name column; "
@@ -50,11 +51,17 @@ def import_group() -> None:
 @click.option("--marked", default=None, metavar="COLUMN",
               help="Import only the rows whose COLUMN cell in the survey sheet is filled "
                    "(anything but no, false or 0), and every row inside a group so marked.")
+@click.option("--integer-max", "integer_max", type=int, default=None, metavar="N",
+              help="The largest answer of every integer row whose constraint bounds it below "
+                   "only (. >= 0, . > 0): such a row is imported with the range from its "
+                   "bound to N, shown to the respondent, and said in the notes and the TOML "
+                   "(a row's ldp_max cell bounds that row instead). Without it (or ldp_max), "
+                   "such rows are left out: no bound is made up.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
                            skip_unsupported: bool, survey_id: str | None, version: int | None,
                            problems_path: Path | None, groups: tuple[str, ...],
-                           marked: str | None, force: bool) -> None:
+                           marked: str | None, integer_max: int | None, force: bool) -> None:
     """Read an XLSForm (.xlsx, .xlsm, .xls, .csv, .md) with pyxform and write it as a survey
     file.
 
@@ -80,7 +87,8 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
         raise click.ClickException(f"{out_path} exists: pass --force to overwrite it")
     options = ImportOptions(epsilon=epsilon, skip_unsupported=skip_unsupported,
                             survey_id=survey_id, version=version,
-                            selection=Selection(tuple(groups), marked))
+                            selection=Selection(tuple(groups), marked),
+                            integer_max=integer_max)
     try:
         result = import_xlsform(form, options)
     except ImportRefused as exc:
@@ -88,8 +96,10 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
             _write(problems_path, problems_csv(exc.problems))
         raise click.ClickException(_refused(exc, form.name, skip_unsupported,
                                             problems_path)) from None
-    if problems_path is not None:
-        _write(problems_path, problems_csv(result.left_out))
+    to_fix, to_check = result.to_fix, result.to_check
+    if problems_path is not None:  # the rows to fix, those to check, then the rest
+        _write(problems_path, problems_csv([*to_fix, *to_check,
+                                            *result.left_out[len(to_fix):]]))
     _write(out_path, result.toml)
     survey = result.survey
     languages = ", ".join([survey.language or "en", *survey.translations])
@@ -97,10 +107,13 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
                f"{len(survey.questions)} question(s), languages {languages}")
     where = f"the header of {out_path}" + (
         f" and in {problems_path}" if problems_path is not None else "")
-    to_fix = result.to_fix
     if to_fix:  # wrong as written: every one, apart and first, and warned about below
         click.echo(f"{len(to_fix)} row(s) need your fix and were left out:")
         _fix_rows(to_fix, err=False)
+    if to_check:  # wrong too, but ODK runs them: imported so, every one, warned about below
+        click.echo(f"imported as ODK runs them; check ({len(to_check)} row(s)):")
+        for problem in to_check:
+            click.echo(f"  {problem}")
     other = result.left_out[len(to_fix):]  # the rows that need fixing come first
     if other:
         click.echo(f"left out ({len(other)} row(s), --skip-unsupported):")
@@ -109,6 +122,10 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
         click.echo(f"note: {note}", err=True)
     click.echo(result.counts.summary(), err=True)
     click.echo(f"next: ldpsurvey plan {out_path} {plan_margins(survey)}")
+    if to_check:
+        click.echo(f"warning: {len(to_check)} row(s) of {form.name} are wrong in the form and "
+                   f"imported as ODK runs them (listed above and in {where}): check them",
+                   err=True)
     if to_fix:
         click.echo(f"warning: {len(to_fix)} row(s) of {form.name} need your fix and were left "
                    f"out (listed above and in {where}): fix them and import again", err=True)

@@ -13,7 +13,10 @@ and two-server settings, columns.py what is said of the survey sheet's columns.
 Every row problem is kept and said (ImportRefused, ImportResult.left_out), the rows that
 need the designer's fix first; none is cut off at a count (errors.py). With
 `skip_unsupported` every problem row is left out, those that need the designer's fix too
-(`ImportResult.to_fix`: listed apart, never quietly).
+(`ImportResult.to_fix`: listed apart, never quietly). Rows wrong in a way ODK runs without
+complaint (a condition or an exclusivity naming a choice the list lacks, an exclusivity whose
+`and` binds before its `or`) are imported as ODK runs them and listed to check
+(`ImportResult.to_check`).
 
 Display-only rows (notes, group labels) never stop the import: notes before the first question
 become the survey's description (the designer's introduction), and what happened to every
@@ -34,6 +37,7 @@ from .assembly import toml, with_introduction
 from .columns import check_sheets_and_columns
 from .counts import RowCounts, row_counts
 from .errors import (
+    CHECK,
     FIX,
     UNSUPPORTED,
     ImportRefused,
@@ -51,7 +55,7 @@ from .settings import is_two_server, survey_settings, unread_settings
 from .validation import validated
 from .walk import Walk
 
-__all__ = ["FIX", "NO_EPSILON", "SUFFIXES", "UNSUPPORTED",
+__all__ = ["CHECK", "FIX", "NO_EPSILON", "SUFFIXES", "UNSUPPORTED",
            "ImportOptions", "ImportRefused", "ImportResult", "RowCounts", "RowProblem",
            "Selection", "XlsFormError", "import_xlsform", "topics"]
 
@@ -66,6 +70,9 @@ class ImportOptions:
     version: int | None = None  # instead of settings version
     # --group, --marked: import only these rows (selection.py)
     selection: Selection = field(default_factory=Selection)
+    # --integer-max: the max of every integer row bounded below only (`. >= 0`), chosen by
+    # the researcher (a row's ldp_max wins); None: such rows are left out, as without a range
+    integer_max: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,9 @@ class ImportResult:
     left_out: tuple[RowProblem, ...]  # every row left out, those that need fixing first
     notes: tuple[str, ...]
     counts: RowCounts  # rows kept by type, left out by kind (counts.py)
+    # rows imported as ODK runs them though the form is wrong there (kind CHECK), in the
+    # form's order: listed for the designer to check
+    to_check: tuple[RowProblem, ...] = ()
 
     @property
     def to_fix(self) -> tuple[RowProblem, ...]:
@@ -100,7 +110,8 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     children = form.json.get("children") or ()
     options.selection.check(form.survey_rows, filename)
     walk = Walk(RowIndex(form.survey_rows), langs, is_two_server(form.settings),
-                options.epsilon, notes, options.skip_unsupported, selection=options.selection)
+                options.epsilon, notes, options.skip_unsupported, selection=options.selection,
+                integer_max=options.integer_max)
     walk.walk(children, relevant=None, inside=None)
     if options.selection.active and not (walk.questions or walk.problems or walk.intro
                                          or walk.hidden_notes):
@@ -118,6 +129,12 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
         raise ImportRefused([*exc.problems, *walk.problems], exc.nothing_left) from None
     left_out = needs_fixing_first([*walk.problems, *refused])
     ids = {q.id for q in survey.questions}
+    to_check = tuple(sorted(
+        [*walk.checks, *(RowProblem(q.row, q.name, q.xls_type, reason, alternative, CHECK,
+                                    topic)
+                         for q in walk.questions if q.name in ids
+                         for reason, alternative, topic in q.checks)],
+        key=lambda p: (p.row is None, p.row or 0)))
     counts = row_counts(len(form.survey_rows), [q.xls_type for q in walk.questions
                                                  if q.name in ids],
                         left_out, walk.hidden_notes, len(walk.intro), len(walk.outside),
@@ -125,5 +142,6 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
                         sum(name in ids for name in walk.exclusive_pending),
                         sum(name in ids for name in walk.piped))
     return ImportResult(survey=survey, data=data,
-                        toml=toml(data, filename, imported, left_out),
-                        left_out=left_out, notes=tuple(notes), counts=counts)
+                        toml=toml(data, filename, imported, left_out, to_check),
+                        left_out=left_out, notes=tuple(notes), counts=counts,
+                        to_check=to_check)

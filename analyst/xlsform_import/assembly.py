@@ -63,9 +63,10 @@ def assemble(questions: Sequence[Question], settings: SurveySettings, languages:
 
 
 def toml(data: Mapping[str, Any], filename: str, questions: Sequence[Question],
-         left_out: Sequence[RowProblem]) -> str:
-    """The table as TOML: a header naming the form and the rows left out (those that need
-    the designer's fix apart, first), and above each question the row it came from."""
+         left_out: Sequence[RowProblem], to_check: Sequence[RowProblem] = ()) -> str:
+    """The table as TOML: a header naming the form, the rows left out (those that need
+    the designer's fix apart, first) and the rows imported as ODK runs them, to check; above
+    each question the row it came from."""
     from ..survey_toml import to_toml
 
     header = [f"Imported from the XLSForm {filename} by `ldpsurvey import xlsform`.",
@@ -75,6 +76,10 @@ def toml(data: Mapping[str, Any], filename: str, questions: Sequence[Question],
         header.append(f"{len(to_fix)} row(s) need your fix and were left out "
                       "(--skip-unsupported):")
         header += [f"  {p}" for p in to_fix]
+    if to_check:
+        header.append(f"{len(to_check)} row(s) imported as ODK runs them; check them (the "
+                      "form is wrong there):")
+        header += [f"  {p}" for p in to_check]
     if len(left_out) > len(to_fix):
         header.append("Rows left out (--skip-unsupported):")
         header += [f"  {p}" for p in left_out if p.kind != FIX]

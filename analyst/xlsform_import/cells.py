@@ -111,18 +111,56 @@ def yes_no(options: Mapping[str, str]) -> tuple[str, str] | None:
     return None
 
 
-def integer_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: str
-                  ) -> tuple[int, int]:
-    """(min, max) of an integer question: a range row's start and end, or an integer row's
-    range constraint."""
+@dataclass(frozen=True)
+class ChosenBounds:
+    """The bounds the researcher gives an integer the form leaves open on a side (an
+    unbounded count, `. >= 0`), without editing the form: the row's `ldp_min` / `ldp_max`
+    cells, and `--integer-max N` for every integer bounded below only. Never a default: a
+    side nobody bounds leaves the row out, as before."""
+
+    low: int | None = None  # ldp_min
+    high: int | None = None  # ldp_max
+    integer_max: int | None = None  # --integer-max: the max of an integer bounded below only
+
+
+def chosen_bounds(cells: Mapping[str, Any], integer_max: int | None = None) -> ChosenBounds:
+    """The row's ldp_min and ldp_max (whole numbers; Refusal to fix otherwise) and
+    `integer_max`."""
+    found: dict[str, int | None] = {}
+    for column in ("ldp_min", "ldp_max"):
+        value = cells.get(column)
+        if blank(value):
+            found[column] = None
+            continue
+        text = str(value).strip()
+        if isinstance(value, float) and value.is_integer():
+            text = str(int(value))
+        try:
+            found[column] = int(text)
+        except ValueError:
+            raise Refusal(FIX, f"{column} {quoted(value)} is not a whole number",
+                          f"write {column} as a whole number such as 50", "ldp_* cells") from None
+    return ChosenBounds(found["ldp_min"], found["ldp_max"], integer_max)
+
+
+def integer_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: str,
+                  chosen: ChosenBounds = ChosenBounds()) -> tuple[int, int, list[str]]:
+    """(min, max) of an integer question, and what is said of a bound the researcher chose:
+    a range row's start and end, or an integer row's range constraint, a side it leaves open
+    bounded by `chosen`."""
     constraint = str(cells.get("constraint") or "").strip()
     if category == "range":
         if constraint:
             raise Refusal(UNSUPPORTED, "a constraint on a range question",
                           "drop the constraint: the range's start and end bound it",
                           "constraints that cannot be kept")
-        return _range_parameters(el.get("parameters") or {})
-    return _range_constraint(constraint)
+        if chosen.low is not None or chosen.high is not None:
+            raise Refusal(FIX, "ldp_min and ldp_max bound an integer row; a range row's "
+                          "start and end bound it", "clear ldp_min and ldp_max on this row",
+                          "ldp_* cells")
+        low, high = _range_parameters(el.get("parameters") or {})
+        return low, high, []
+    return _range_constraint(constraint, chosen)
 
 
 def _range_parameters(params: Mapping[str, Any]) -> tuple[int, int]:
@@ -214,24 +252,53 @@ def number_range(el: Mapping[str, Any], cells: Mapping[str, Any], category: str
     return found
 
 
-def _range_constraint(constraint: str) -> tuple[int, int]:
-    if not constraint:  # like a decimal, an unbounded number has no private mechanism
-        raise Refusal(UNSUPPORTED, "an integer without a range cannot be randomized",
-                      "add a constraint such as . >= 0 and . <= 30", _RANGES)
-    try:
-        low, high = chained_range(constraint) or xp.range_of(xp.parse(constraint))
-    except xp.ExpressionError as exc:
-        raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
-                      f"({exc.message})", "write it as . >= a and . <= b",
-                      _RANGES) from None
+_CHOOSE = ("give both: . >= a and . <= b, or, without editing the form, ldp_min and ldp_max "
+           "(--integer-max N bounds every integer bounded below only)")
+
+
+def _range_constraint(constraint: str, chosen: ChosenBounds) -> tuple[int, int, list[str]]:
+    low: int | None = None
+    high: int | None = None
+    if constraint:
+        try:
+            low, high = chained_range(constraint) or xp.range_of(xp.parse(constraint))
+        except xp.ExpressionError as exc:
+            raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
+                          f"({exc.message})", "write it as . >= a and . <= b",
+                          _RANGES) from None
+    written = (low, high)
+    said: list[str] = []
+    for side, own, column in (("min", chosen.low, "ldp_min"), ("max", chosen.high, "ldp_max")):
+        bound = low if side == "min" else high
+        if own is None:
+            continue
+        if bound is not None and bound != own:
+            raise Refusal(FIX, f"{column} {own} differs from its constraint's {side} {bound} "
+                          f"({quoted(constraint)})", f"clear {column} (the constraint bounds "
+                          f"that side), or change the constraint", "ldp_* cells")
+        if bound is None:
+            said.append(f"its {side} {own} is the row's {column}")
+        low, high = (own, high) if side == "min" else (low, own)
+    if low is not None and high is None and chosen.integer_max is not None \
+            and written[1] is None:
+        high = chosen.integer_max
+        said.append(f"its max {high} is --integer-max (its constraint bounds it below only)")
     if low is None or high is None:
-        raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} bounds only one "
-                      "side (an integer without a range cannot be randomized)",
-                      "give both: . >= a and . <= b", _RANGES)
+        if not constraint and low is None and high is None:  # like a decimal: no mechanism
+            raise Refusal(UNSUPPORTED, "an integer without a range cannot be randomized",
+                          "add a constraint such as . >= 0 and . <= 30, or ldp_min and "
+                          "ldp_max", _RANGES)
+        what = (f"its constraint {quoted(constraint)} bounds only one side" if constraint
+                else "only one side is bounded")
+        raise Refusal(UNSUPPORTED, f"{what} (an integer without a range cannot be "
+                      "randomized)", _CHOOSE, _RANGES)
     if low >= high:
+        if said:
+            raise Refusal(FIX, f"its range {low} to {high} ({'; '.join(said)}) leaves fewer "
+                          "than two values", "widen the range", "ranges that leave one value")
         raise Refusal(FIX, f"its constraint {quoted(constraint)} leaves fewer than two "
                       "values", "widen the range", "ranges that leave one value")
-    return low, high
+    return low, high, said
 
 
 def multiselect_bounds(cells: Mapping[str, Any], is_required: bool, k: int) -> dict[str, int]:

@@ -1,6 +1,12 @@
 """A select row's choice list as ldpsurvey options: each option is its choice's label in the
 base language (its name without one, said in the notes), kept in the list's order, with its
-translations; the XLSForm choice names are kept in a TOML comment."""
+translations; the XLSForm choice names are kept in a TOML comment.
+
+An ldpsurvey option is its text: the text is the answer value the device randomizes and what
+conditions compare, so two options of one question cannot read alike. XLSForm tells choices
+apart by their names, and a list may give two of them one label (the MSNA's admin1 list has a
+'North' in Haiti and one in Lebanon): the later one's text, in every language, is its label
+followed by its choice name in brackets ('North (LB5)'), said in the notes and the TOML."""
 
 from __future__ import annotations
 
@@ -26,8 +32,8 @@ class Options:
 
 def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: list[str]
             ) -> Options:
-    """The options of pyxform's select element; Refusal for or_other, an external list, a
-    choice that shows an earlier answer, a label too long, or two choices that read alike."""
+    """The options of pyxform's select element (two choices that read alike told apart by
+    the later one's name); Refusal for or_other, an external list or a label too long."""
     if "or_other" in xls_type.split():
         raise Refusal(UNSUPPORTED, "'or_other' adds a free-text 'specify' answer",
                       "drop or_other (an 'other' choice without text is fine)", "free text")
@@ -44,7 +50,14 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
         if label is None:
             label = name
             unlabelled.append(name)
-        _check_label(name, label, labels, el.get("list_name"))
+        if label in labels.values():  # told apart by the choice name, in every language
+            earlier = next(n for n, text in labels.items() if text == label)
+            label, others = f"{label} ({name})", {tag: f"{shown} ({name})"
+                                                  for tag, shown in others.items()}
+            notes.append(f"list {el.get('list_name')!r} ({el.get('name')}): the choices "
+                         f"{earlier!r} and {name!r} have one label; {name!r} is shown as "
+                         f"{label!r} (an ldpsurvey option is its text)")
+        _check_label(name, label, labels)
         labels[name] = label
         for tag, shown in others.items():
             translated.setdefault(tag, {})[label] = shown
@@ -52,17 +65,18 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
     return Options(labels, translated, _comments(labels))
 
 
-def _check_label(name: str, label: str, labels: Mapping[str, str], list_name: Any) -> None:
-    # Both are right in XLSForm (which keeps the choice's name), not as ldpsurvey options
-    # (their text is the answer): the row is left out, saying what would import it.
+def _check_label(name: str, label: str, labels: Mapping[str, str]) -> None:
+    # Right in XLSForm, not as an ldpsurvey option (its text is the answer): the row is left
+    # out, saying what would import it.
     if len(label) > MAX_LABEL:
         raise Refusal(UNSUPPORTED, f"the choice {name!r}'s label is longer than "
                       f"{MAX_LABEL} characters (an option is its text)", "shorten it",
                       "options that cannot be option texts")
-    if label in labels.values():
-        raise Refusal(UNSUPPORTED, f"two choices of list {list_name!r} read "
-                      f"{label!r} (ldpsurvey's options are their text)",
-                      "give each choice its own label", "options that cannot be option texts")
+    if label in labels.values():  # 'North (b)' written as a label of its own, then 'North'
+        raise Refusal(UNSUPPORTED, f"the choice {name!r} reads {label!r}, as another choice "
+                      "of its list does, even told apart by its name (ldpsurvey's options "
+                      "are their text)", "give each choice its own label",
+                      "options that cannot be option texts")
 
 
 def _comments(labels: Mapping[str, str]) -> list[str]:

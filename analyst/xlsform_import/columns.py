@@ -9,7 +9,7 @@ from .refusals import COLLECTING_COLUMNS
 
 # ldpsurvey's columns on the survey sheet (docs/xlsform.md).
 LDP_COLUMNS = ("ldp_epsilon", "ldp_mechanism", "ldp_disclosed", "ldp_local_epsilon",
-               "ldp_central_epsilon", "ldp_type")
+               "ldp_central_epsilon", "ldp_type", "ldp_min", "ldp_max")
 # Survey-sheet columns that only change what is shown: not imported, said once.
 DISPLAY_COLUMNS = ("constraint_message", "required_message", "guidance_hint", "image",
                    "big-image", "audio", "video", "media", "autoplay", "default",

@@ -41,20 +41,25 @@ def refusal_of(exc: xp.ExpressionError) -> tuple[bool, str, str]:
 
 @dataclass(frozen=True)
 class Condition:
-    """A translated relevant (None: always) and the question ids it reads."""
+    """A translated relevant (None: always), the question ids it reads, and what it reads as
+    ODK runs it though the form is wrong there (`absent`: a term naming a choice its question
+    does not have, read as XPath reads it; said for the designer to check)."""
 
     text: str | None
     reads: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
 
     @staticmethod
     def both(outer: Condition | None, inner: Condition) -> Condition:
-        """`outer and inner` (a group's condition and a question's inside it)."""
+        """`outer and inner` (a group's condition and a question's inside it); what the
+        outer one reads as ODK runs it was said of the group, so only the inner's is kept."""
         if outer is None or outer.text is None:
-            return inner if outer is None else Condition(inner.text, outer.reads + inner.reads)
+            return inner if outer is None else Condition(inner.text, outer.reads + inner.reads,
+                                                         inner.absent)
         if inner.text is None:
-            return Condition(outer.text, outer.reads + inner.reads)
+            return Condition(outer.text, outer.reads + inner.reads, inner.absent)
         return Condition(f"({outer.text}) and ({inner.text})",
-                         tuple(dict.fromkeys(outer.reads + inner.reads)))
+                         tuple(dict.fromkeys(outer.reads + inner.reads)), inner.absent)
 
 
 def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str, RowProblem],
@@ -72,8 +77,9 @@ def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str
         reads.append(target.id)
         return target
 
-    condition = xp.translate_relevant(tree, lookup)
-    return Condition(condition, tuple(dict.fromkeys(reads)))
+    absent: list[str] = []
+    condition = xp.translate_relevant(tree, lookup, absent)
+    return Condition(condition, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(absent)))
 
 
 def piped_refusal(name: str, left_out: Mapping[str, RowProblem], later: Callable[[str], bool]

@@ -5,12 +5,18 @@ and one row's refusal inside the mapping (Refusal, which the walk turns into a R
 Two kinds of row problems: "unsupported" (valid XLSForm that ldpsurvey cannot collect as
 written: free text, dates, repeats, an integer without a range, an optional follow-up of a
 randomized answer, ...) and "fix" (the row is wrong as written, or so are ldpsurvey's own
-columns on it: no ε, an ε its mechanism cannot take, a condition naming a choice the question
-does not have, a row whose condition reads such a row, ...). Without `skip_unsupported` any
-row problem stops the import; with it, every problem row is left out and listed, the rows
-that need the designer's fix first, under their own heading and never quietly (the CLI also
-warns about them on stderr). Every problem is kept (none is cut off at a count):
-`ImportRefused` and `ImportResult.left_out` hold them all, the rows that need fixing first.
+columns on it: no ε, an ε its mechanism cannot take, a condition naming a question the form
+does not have, a row whose condition reads a row that needs fixing, ...). Without
+`skip_unsupported` any row problem stops the import; with it, every problem row is left out
+and listed, the rows that need the designer's fix first, under their own heading and never
+quietly (the CLI also warns about them on stderr). Every problem is kept (none is cut off at
+a count): `ImportRefused` and `ImportResult.left_out` hold them all, the rows that need fixing
+first.
+
+A third kind, "check", is no problem that leaves a row out: a row wrong in a way ODK itself
+runs without complaint (a condition or an exclusivity naming a choice the list does not have,
+an exclusivity whose `and` binds before its `or`) is imported as ODK runs it, and listed
+(`ImportResult.to_check`) under its own heading for the designer to check.
 """
 
 from __future__ import annotations
@@ -23,6 +29,10 @@ from typing import Any
 from ldpsurvey.shared.errors import LdpSurveyError
 
 UNSUPPORTED, FIX = "unsupported", "fix"
+# A row imported as ODK runs it though the form is wrong there (a condition or exclusivity
+# naming a choice the list lacks, an exclusivity whose 'and' binds before its 'or'): kept, and
+# listed for the designer to check, never quietly.
+CHECK = "check"
 MAX_QUOTED = 80  # characters of a cell quoted in a message (a long one is cut, said with ...)
 
 

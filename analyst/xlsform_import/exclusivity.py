@@ -7,26 +7,32 @@ count bounds (`count-selected(.) <= 3`). 101 rows of the IMPACT MSNA form carry 
 `split` recognises them and gives the options made exclusive and the rest of the constraint
 (the count bounds, read by cells.multiselect_bounds as before). A constraint that looks like
 one but, as written, forbids an option outright (`not(selected(., 'a') or selected(., 'b')
-and count-selected(.) > 1)`: `and` binds before `or`, so 'a' can never be ticked) is a
-mistake in the form: Refusal (needs fixing) saying so."""
+and count-selected(.) > 1)`: `and` binds before `or`, so ODK never lets anyone tick 'a') is
+a mistake in the form, which ODK runs as written: `forbidden` names such options, and the
+import keeps ODK's meaning (the option is not offered, 'b' is exclusive) and lists the row
+to check (docs/xlsform.md, "Imported as ODK runs them")."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from . import expressions as xp
-from .errors import FIX, Refusal
 
 TOPIC = "exclusivity constraints written wrongly"
+# What the import says of such a constraint: how to write the exclusivity that was meant.
+PARENTHESES = ("add parentheses if 'a' was meant to be ticked alone: not((selected(., 'a') or "
+               "selected(., 'b')) and count-selected(.) > 1)")
 
 
 @dataclass(frozen=True)
 class Split:
-    """An exclusivity constraint's options (choice names, in the order written) and the rest
-    of the constraint (None: nothing else)."""
+    """An exclusivity constraint's options (choice names, in the order written), the options
+    it forbids outright (written without parentheses: never allowed in ODK), and the rest of
+    the constraint (None: nothing else)."""
 
     exclusive: tuple[str, ...]
     rest: xp.Node | None
+    forbidden: tuple[str, ...] = ()
 
 
 def _conjuncts(node: xp.Node) -> list[xp.Node]:
@@ -83,46 +89,52 @@ def _options(node: xp.Node, name: str) -> tuple[str, ...] | None:
     return None
 
 
-def _forbidden(node: xp.Node, name: str) -> str | None:
-    """The option a `not(selected(., 'a') or ... selected(., 'b') and count > 1)` forbids
-    outright ('and' binds before 'or'), None for anything else."""
+def _forbidden(node: xp.Node, name: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(the options forbidden outright, the options made exclusive) of a
+    `not(selected(., 'a') or ... selected(., 'b') and count > 1)` ('and' binds before 'or':
+    not(a or (b and count > 1)) forbids 'a' and makes 'b' exclusive), None for anything
+    else."""
     if node.kind != "not" or node.items[0].kind != "or":
         return None
     parts = _disjuncts(node.items[0])
-    if not any(p.kind == "and" and _options(xp.Node("not", (p,)), name) for p in parts):
+    exclusive = [found for p in parts if p.kind == "and"
+                 and (found := _options(xp.Node("not", (p,)), name)) is not None]
+    if not exclusive or len(exclusive) != sum(p.kind == "and" for p in parts):
         return None
     bare = [_ticked(p, name) for p in parts if p.kind != "and"]
-    return bare[0] if bare and all(b is not None for b in bare) else None
+    if not bare or any(b is None for b in bare):
+        return None
+    return (tuple(dict.fromkeys(b for b in bare if b is not None)),
+            tuple(dict.fromkeys(o for options in exclusive for o in options)))
 
 
 def split(constraint: str, name: str) -> Split | None:
     """The exclusivity part of a select_multiple's constraint, None if it has none (or
-    cannot be read: the caller says why); Refusal for one that forbids an option
-    outright."""
+    cannot be read: the caller says why); the options one written without parentheses
+    forbids outright are in `forbidden`, as ODK runs it."""
     try:
         tree = xp.parse(constraint)
     except xp.ExpressionError:
         return None
     exclusive: list[str] = []
+    forbidden: list[str] = []
     rest: list[xp.Node] = []
     for conjunct in _conjuncts(tree):
         options = _options(conjunct, name)
         if options is not None:
             exclusive += [o for o in options if o not in exclusive]
             continue
-        forbidden = _forbidden(conjunct, name)
-        if forbidden is not None:
-            raise Refusal(FIX, f"its constraint forbids ticking {forbidden!r} at all ('and' "
-                          "binds before 'or', so not(selected(., 'a') or selected(., 'b') and "
-                          "count-selected(.) > 1) means 'a' is never allowed)",
-                          "add parentheses: not((selected(., 'a') or selected(., 'b')) and "
-                          "count-selected(.) > 1)", TOPIC)
+        wrongly = _forbidden(conjunct, name)
+        if wrongly is not None:
+            forbidden += [o for o in wrongly[0] if o not in forbidden]
+            exclusive += [o for o in wrongly[1] if o not in exclusive]
+            continue
         rest.append(conjunct)
-    if not exclusive:
+    if not exclusive and not forbidden:
         return None
-    if not rest:
-        return Split(tuple(exclusive), None)
-    return Split(tuple(exclusive), rest[0] if len(rest) == 1 else xp.Node("and", tuple(rest)))
+    exclusive = [o for o in exclusive if o not in forbidden]  # never ticked, alone or not
+    left = None if not rest else rest[0] if len(rest) == 1 else xp.Node("and", tuple(rest))
+    return Split(tuple(exclusive), left, tuple(forbidden))
 
 
 def holds_for_one_answer(constraint: str, name: str) -> bool:

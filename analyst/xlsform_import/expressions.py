@@ -261,21 +261,32 @@ class _Out:
 _TRUE, _FALSE = _Out(const=True), _Out(const=False)
 
 
-def translate_relevant(node: Node, lookup: Callable[[str], Target]) -> str | None:
+def translate_relevant(node: Node, lookup: Callable[[str], Target],
+                       absent: list[str] | None = None) -> str | None:
     """The ldpsurvey condition with the value of this XLSForm `relevant` on every answer;
     None when it always holds. ExpressionError when it cannot be written (the message says
-    why); `lookup` raises ExpressionError for a reference that cannot be read."""
-    out = _condition(node, lookup)
+    why); `lookup` raises ExpressionError for a reference that cannot be read.
+
+    A term naming a choice its question does not have (`selected(${q}, 'piped_neighbor')`
+    where the choice is `piped_neighbour`) is a mistake in the form, and ODK runs it: the
+    choice is never the answer, so `selected()` and `=` are false and `!=` true. It is
+    translated so, and said in `absent` (one line a term, with the near match) for the
+    designer to check."""
+    absent = absent if absent is not None else []
+    out = _condition(node, lookup, _Writer(absent))
     if out.const is True:
         return None
+    if out.const is False and absent:  # ODK never asks it: a mistake, not a condition
+        raise FormMistake("never holds, so ODK never asks it: "
+                          + "; ".join(dict.fromkeys(absent)))
     if out.const is False:
         raise ExpressionError("never holds: the question would never be asked")
     return out.text
 
 
-def _condition(node: Node, lookup: Callable[[str], Target]) -> _Out:
+def _condition(node: Node, lookup: Callable[[str], Target], writer: _Writer) -> _Out:
     if node.kind in ("or", "and"):
-        parts = [_condition(item, lookup) for item in node.items]
+        parts = [_condition(item, lookup, writer) for item in node.items]
         absorbing = node.kind == "or"  # true absorbs an or, false an and
         if any(p.const is absorbing for p in parts):
             return _Out(const=absorbing)
@@ -288,7 +299,7 @@ def _condition(node: Node, lookup: Callable[[str], Target]) -> _Out:
         return _Out(f" {node.kind} ".join(p.text if p.level >= level else f"({p.text})"
                                           for p in parts), level)
     if node.kind == "not":
-        inner = _condition(node.items[0], lookup)
+        inner = _condition(node.items[0], lookup, writer)
         if inner.const is not None:
             return _Out(const=not inner.const)
         return _Out(f"not {inner.text}" if inner.level == 3 and not inner.text.startswith(
@@ -296,9 +307,9 @@ def _condition(node: Node, lookup: Callable[[str], Target]) -> _Out:
     if node.kind == "bool":
         return _Out(const=bool(node.value))
     if node.kind == "cmp":
-        return _comparison(node, lookup)
+        return _comparison(node, lookup, writer)
     if node.kind == "call" and node.name == "selected":
-        return _selected(node, lookup)
+        return _selected(node, lookup, writer)
     if node.kind == "call":
         raise ExpressionError(f"{node.name}() is a number here: compare it (e.g. "
                               f"{node.name}(${{q}}) >= 1)")
@@ -318,17 +329,17 @@ def _target(node: Node, lookup: Callable[[str], Target]) -> Target:
     return lookup(node.name)
 
 
-def _selected(node: Node, lookup: Callable[[str], Target]) -> _Out:
+def _selected(node: Node, lookup: Callable[[str], Target], writer: _Writer) -> _Out:
     ref, value = node.items
     if ref.kind != "ref":
         raise ExpressionError("selected() reads a question: selected(${q}, 'choice')")
     target = _target(ref, lookup)
     if value.kind not in ("str", "num"):
         raise ExpressionError("selected()'s second argument must be a choice name in quotes")
-    return target.unit.xlsform_selected(target, str(value.value), _WRITER)
+    return target.unit.xlsform_selected(target, str(value.value), writer)
 
 
-def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
+def _comparison(node: Node, lookup: Callable[[str], Target], writer: _Writer) -> _Out:
     left, right = node.items
     op = node.op
     if left.kind not in ("ref", "call", "self") and right.kind in ("ref", "call", "self"):
@@ -338,7 +349,7 @@ def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
         if arg.kind != "ref":
             raise ExpressionError("count-selected() reads a question: count-selected(${q})")
         target = _target(arg, lookup)
-        return target.unit.xlsform_count_selected(target, op, right, _WRITER)
+        return target.unit.xlsform_count_selected(target, op, right, writer)
     if left.kind == "self":
         _target(left, lookup)
     if left.kind != "ref":
@@ -357,29 +368,44 @@ def _comparison(node: Node, lookup: Callable[[str], Target]) -> _Out:
     if right.kind == "str" and right.value == "":
         if op not in ("==", "!="):
             raise ExpressionError("compares an answer with '' by order")
-        return target.unit.xlsform_answered(target, op, _WRITER)
-    return target.unit.xlsform_compare(target, op, right, _WRITER)
+        return target.unit.xlsform_answered(target, op, writer)
+    return target.unit.xlsform_compare(target, op, right, writer)
 
 
 class _Writer:
     """How the condition language writes what a relevant reads, for the question types'
-    units to choose from (shared/question_types XLSFormConditions)."""
+    units to choose from (shared/question_types XLSFormConditions); `absent` collects the
+    terms that name a choice their question does not have, each translated as ODK runs it."""
+
+    def __init__(self, absent: list[str]) -> None:
+        self.absent = absent
+
+    def _absent(self, target: Target, op: str, name: str, known: Iterable[str],
+                meant: str = "") -> _Out:
+        """A term on a choice `target` does not have: XPath's value (never the answer: `=`
+        and selected() false, `!=` true), said in `absent` with the near match (else
+        `meant`)."""
+        value = op == "!="
+        known = list(known)
+        self.absent.append(f"{name!r} is not a choice of {target.id} (its choices: "
+                           f"{', '.join(map(repr, known))}), so ODK reads that term as "
+                           f"{'true' if value else 'false'}{_near(name, known) or meant}")
+        return _TRUE if value else _FALSE
 
     @staticmethod
     def name(value: Node) -> str:
         return _name(value)
 
-    @staticmethod
-    def option(target: Target, op: str, name: str) -> _Out:
+    def option(self, target: Target, op: str, name: str) -> _Out:
+        if name not in target.options:
+            return self._absent(target, op, name, target.options)
         return _Out(f"{target.id} {op} {_quoted(_label(target, name))}")
 
-    @staticmethod
-    def yes_no(target: Target, op: str, name: str) -> _Out:
+    def yes_no(self, target: Target, op: str, name: str) -> _Out:
         if name not in (target.yes, target.no):
-            near = _near(name, (target.yes, target.no)) or (
-                f": write ${{{target.id}}} = {target.yes!r} for yes, {target.no!r} for no")
-            raise FormMistake(f"{name!r} is not a choice of {target.id} (its choices: "
-                              f"{target.yes!r}, {target.no!r}){near}")
+            return self._absent(target, op, name, (target.yes, target.no),
+                                f": write ${{{target.id}}} = {target.yes!r} for yes, "
+                                f"{target.no!r} for no")
         return _Out(f"{target.id} {op} {'true' if name == target.yes else 'false'}")
 
     @staticmethod
@@ -390,8 +416,9 @@ class _Writer:
     def number(target: Target, op: str, value: Node) -> _Out:
         return _Out(f"{target.id} {op} {_integer(value)}")
 
-    @staticmethod
-    def selected(target: Target, name: str) -> _Out:
+    def selected(self, target: Target, name: str) -> _Out:
+        if name not in target.options:
+            return self._absent(target, "==", name, target.options)
         return _Out(f"selected({target.id}, {_quoted(_label(target, name))})")
 
     @staticmethod
@@ -419,9 +446,6 @@ class _Writer:
     @staticmethod
     def refuse(message: str) -> _Out:
         raise ExpressionError(message)
-
-
-_WRITER = _Writer()
 
 
 def _answered(target: Target, op: str) -> _Out:

@@ -18,7 +18,9 @@ from ldpsurvey.shared.survey import QUESTION_ID
 
 from . import expressions as xp
 from .cells import (
+    blank,
     chained_range,
+    chosen_bounds,
     integer_range,
     multiselect_bounds,
     number_range,
@@ -29,7 +31,7 @@ from .cells import (
 from .choices import Options, options
 from .conditions import Condition, refusal_of
 from .errors import FIX, UNSUPPORTED, Refusal, quoted
-from .exclusivity import holds_for_one_answer
+from .exclusivity import PARENTHESES, TOPIC, holds_for_one_answer, split
 from .languages import UNTRANSLATED, Languages
 from .privacy import privacy
 from .refusals import UNITS_BY_XLSFORM_TYPE, collecting_cell
@@ -37,6 +39,7 @@ from .special import split_choices, split_codes
 
 _SELECTS = ("select_one", "select_multiple")  # the XLSForm types with a choice list
 _SIDE = {"min": "low", "max": "high"}  # a range's side, as XLSFormRange names its bound
+_BOUND_COLUMNS = ("ldp_min", "ldp_max")  # an integer's range, chosen by the researcher
 # The XLSForm types several units import: ldp_type chooses among them.
 _CHOSEN = " and ".join(t for t, found in UNITS_BY_XLSFORM_TYPE.items() if len(found) > 1)
 
@@ -66,6 +69,9 @@ class Question:
     pipes: tuple[str, ...] = ()  # ids its texts show (`${name}`: piped texts)
     texts: dict[str, dict[str, Any]] = field(default_factory=dict)  # tag -> translation
     comments: list[str] = field(default_factory=list)
+    # imported as ODK runs it though the form is wrong there: (reason, alternative, topic),
+    # listed for the designer to check (errors.CHECK)
+    checks: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ class Context:
     shows: Callable[[str], str] = lambda name: name
     # (question, choice) names the form's conditions read: such a choice stays an option
     read_choices: frozenset[tuple[str, str]] = frozenset()
+    integer_max: int | None = None  # --integer-max: the max of integers bounded below only
 
 
 @dataclass(frozen=True)
@@ -99,20 +106,26 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
     is_required = required(r.cells.get("required"))
     comments = [f"row {r.row}: {r.xls_type} {r.name!r}" if r.row is not None else r.name]
     opts = Options()
+    checks: list[tuple[str, str, str]] = []
     if category in _SELECTS:
         opts = options(r.el, r.xls_type, ctx.languages, ctx.notes)
+        if category == "select_multiple":
+            opts = _without_forbidden(r, opts, checks)
         comments += opts.comments
     asked_directly = bool(privacy(r.cells, ctx.two_server, ctx.default_epsilon).get("disclosed"))
     read = frozenset(c for q, c in ctx.read_choices if q == r.name)
     opts, cells, special = _special(r, category, opts, comments,
                                     ctx.two_server or asked_directly, read)
     read = _Read(cells, opts.labels, r.el.get("list_name"), comments, r, category,
-                 is_required, ctx.notes)
+                 is_required, ctx.notes, ctx.integer_max)
     unit = question_unit(read)
     data: dict[str, Any] = {"id": r.name, "type": unit.name, "text": texts.text}
     if texts.hint is not None:
         data["hint"] = texts.hint
     keys = unit.from_xlsform(read)
+    if not read.bounds_read and any(not blank(r.cells.get(c)) for c in _BOUND_COLUMNS):
+        raise Refusal(FIX, "ldp_min and ldp_max bound an integer row's range",
+                      f"clear them on this {r.xls_type} row", "ldp_* cells")
     data.update(keys.keys)
     if special:  # don't know / prefer not to say (special.py)
         data["special"] = special
@@ -122,6 +135,11 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
     condition = _condition(r.cells, outer, ctx.relevant)
     if condition is not None and condition.text is not None:
         data["relevant"] = condition.text
+    if condition is not None and condition.absent:
+        checks.append((f"its relevant {quoted(r.cells['relevant'])} names a choice its "
+                       f"question does not have: {'; '.join(condition.absent)}; imported so",
+                       "correct the condition and import again",
+                       "conditions that name what the form does not have"))
     target = xp.Target(id=r.name, type=unit.name, options=keys.choices, yes=keys.yes,
                        no=keys.no, relevant=data.get("relevant"),
                        optional=bool(data.get("optional")))
@@ -133,7 +151,36 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
                     reads=condition.reads if condition is not None else (), pipes=pipes,
                     texts=_translations(texts, opts, "options" in data,
                                         tuple(special.values())),
-                    comments=read.comments)
+                    comments=read.comments + [f"CHECK: {reason}" for reason, _, _ in checks],
+                    checks=checks)
+
+
+def _without_forbidden(r: Row, opts: Options, checks: list[tuple[str, str, str]]) -> Options:
+    """A select_multiple's options without those its exclusivity constraint, written without
+    parentheses, forbids outright (exclusivity.py: ODK never lets them be ticked, so they are
+    not offered), said in `checks`."""
+    found = split(str(r.cells.get("constraint") or ""), r.name)
+    if found is None or not found.forbidden:
+        return opts
+    gone = [n for n in found.forbidden if n in opts.labels]
+    named = ", ".join(map(repr, found.forbidden))
+    kept = {n: label for n, label in opts.labels.items() if n not in gone}
+    how = [f"{', '.join(map(repr, gone))} not offered"] if gone else []
+    if len(gone) < len(found.forbidden):
+        how.append(", ".join(repr(n) for n in found.forbidden if n not in gone)
+                   + " not a choice of its list anyway")
+    if found.exclusive:
+        how.append(f"{', '.join(map(repr, found.exclusive))} ticked alone")
+    checks.append((f"its constraint {quoted(r.cells.get('constraint'))} forbids ticking "
+                   f"{named} at all ('and' binds before 'or': not(selected(., 'a') or "
+                   "selected(., 'b') and count-selected(.) > 1) never allows 'a'); imported as "
+                   f"ODK runs it: {'; '.join(how)}", PARENTHESES, TOPIC))
+    if not gone:
+        return opts
+    labels = {opts.labels[n] for n in gone}
+    translated = {tag: {label: shown for label, shown in entry.items() if label not in labels}
+                  for tag, entry in opts.translated.items()}
+    return Options(kept, translated, opts.comments)
 
 
 @dataclass
@@ -148,12 +195,19 @@ class _Read:
     category: str
     required: bool
     notes: list[str] = field(default_factory=list)  # the import's notes, appended to
+    integer_max: int | None = None  # --integer-max (cells.ChosenBounds)
+    bounds_read: bool = False  # whether the unit read an integer's range (ldp_min, ldp_max)
 
     def yes_no(self) -> tuple[str, str] | None:
         return yes_no(self.labels)
 
     def integer_range(self) -> tuple[int, int]:
-        low, high = integer_range(self.row.el, self.cells, self.category)
+        self.bounds_read = True
+        low, high, chosen = integer_range(self.row.el, self.cells, self.category,
+                                          chosen_bounds(self.cells, self.integer_max))
+        if chosen:  # the researcher's bound: shown to the respondent as the question's range
+            self._note(f"imported as an integer from {low} to {high}: {'; '.join(chosen)} "
+                       "(the page shows the range; answers beyond it cannot be given)")
         constraint = str(self.cells.get("constraint") or "").strip()
         if self.category != "range" and chained_range(constraint) is not None:
             said = (f"its constraint {quoted(constraint)} is imported as the range {low} to "

@@ -11,8 +11,9 @@ from typing import Any
 
 from . import choice_filter
 from . import expressions as xp
+from .cells import blank
 from .conditions import Condition, piped_refusal, refusal_of, translate
-from .errors import FIX, UNSUPPORTED, Refusal, RowProblem, quoted
+from .errors import CHECK, FIX, UNSUPPORTED, Refusal, RowProblem, quoted
 from .exclusivity import split
 from .languages import Languages
 from .questions import Context, Question, Row, question
@@ -45,11 +46,13 @@ class Walk:
     left_out: dict[str, RowProblem] = field(default_factory=dict)  # rows not imported, by name
     seen_question: bool = False
     selection: Selection = field(default_factory=Selection)  # --group, --marked
+    integer_max: int | None = None  # --integer-max (cells.ChosenBounds)
     outside: list[int | None] = field(default_factory=list)  # rows outside the selection
     exclusive: list[str] = field(default_factory=list)  # names of those with exclusive options
     exclusive_pending: list[str] = field(default_factory=list)  # recognised, not kept (yet)
     piped: list[str] = field(default_factory=list)  # names of those whose texts pipe answers
     hidden_notes: int = 0  # notes not shown
+    checks: list[RowProblem] = field(default_factory=list)  # groups imported as ODK runs them
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
     _read_choices: frozenset[tuple[str, str]] | None = None
@@ -142,7 +145,14 @@ class Walk:
         """A display group's questions, under its condition; a group that collects, or whose
         condition cannot be translated, is refused with every row inside."""
         children = r.el.get("children") or ()
-        bad = collecting_cell(r.cells)
+        counted = [column for column, value in r.cells.items() if not blank(value)
+                   and str(column).split("::", 1)[0].strip() == "repeat_count"]
+        if counted:  # pyxform keeps a begin_group a group: ODK repeats only a repeat
+            self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): its repeat_count is "
+                              "ignored, as ODK ignores it: a begin_group with repeat_count is "
+                              "a plain group (pyxform writes no repeat; jr:count counts a "
+                              "repeat's entries only)")
+        bad = collecting_cell({k: v for k, v in r.cells.items() if k not in counted})
         if bad is not None:
             self.walk(children, None, self.refuse(r, f"the group {bad[0]}", bad[1],
                                                   topic="groups that compute or repeat"))
@@ -151,7 +161,8 @@ class Walk:
         text = r.cells.get("relevant")
         if text:
             try:
-                condition = Condition.both(outer, self.relevant(str(text)))
+                own = self.relevant(str(text))
+                condition = Condition.both(outer, own)
             except xp.ExpressionError as exc:
                 mistake, topic, alternative = refusal_of(exc)
                 problem = self.refuse(r, f"relevant {quoted(text)}: {exc.message}",
@@ -161,6 +172,12 @@ class Walk:
                 else:  # problems, so all are said at once; else they go with the group
                     self.walk(children, None, problem)
                 return
+            if own.absent:
+                self.checks.append(RowProblem(
+                    r.row, r.name, r.xls_type, f"its relevant {quoted(text)} names a choice "
+                    f"its question does not have: {'; '.join(own.absent)}; imported so (for "
+                    "every question inside)", "correct the condition and import again",
+                    CHECK, "conditions that name what the form does not have"))
         label, _ = self.languages.text(r.el.get("label"))
         said = f"its label {label!r} is not shown (ldpsurvey has no sections); " if label else ""
         added = "its relevant is added to each question inside; " if text else ""
@@ -205,7 +222,7 @@ class Walk:
             self._read_choices = read_choices(cells.get("relevant")
                                               for _, cells in self.rows.rows)
         context = Context(self.languages, self.two_server, self.default_epsilon, self.notes,
-                          self.relevant, self.shows, self._read_choices)
+                          self.relevant, self.shows, self._read_choices, self.integer_max)
         try:
             mapped = question(r, kind, outer, context)
         except Refusal as refusal:
@@ -223,23 +240,30 @@ class Walk:
 
     def _exclusive(self, r: Row, mapped: Question, names: tuple[str, ...]) -> bool:
         """A mapped question's exclusivity constraint (so a select_multiple: exclusivity.py)
-        as its `exclusive` options (their labels); refused (False) when it names a choice the
-        question does not have; left out, said and counted, in a two-server survey, which
-        has no exclusive options (yet). A question of one answer (its options do not overlap)
-        has none to exclude: its unit dropped the constraint, saying so (questions.py)."""
-        if not mapped.target.unit.overlapping:
+        as its `exclusive` options (their labels); a choice it names that the question does
+        not have is dropped (ODK reads it as never ticked), the row listed to check; left
+        out, said and counted, in a two-server survey, which has no exclusive options (yet).
+        A question of one answer (its options do not overlap) has none to exclude: its unit
+        dropped the constraint, saying so (questions.py)."""
+        if not mapped.target.unit.overlapping or not names:
             return True
         labels = mapped.target.options
         missing = [n for n in names if n not in labels]
-        if missing:
-            near = xp.near_match(missing[0], labels)
-            choices = ", ".join(map(repr, labels))
-            self.refuse(r, f"its exclusivity constraint names {missing[0]!r}, which is not a "
-                        f"choice of this question (its choices: {choices})"
-                        + (f": did you mean {near!r}?" if near else ""),
-                        "correct the constraint", FIX, "constraints that name what the form "
-                        "does not have")
-            return False
+        if missing:  # ODK reads selected(., 'x') as false: the rest stay exclusive
+            near = [f"{n!r} (did you mean {m!r}?)" if (m := xp.near_match(n, labels)) else
+                    repr(n) for n in missing]
+            names = tuple(n for n in names if n in labels)
+            kept = (f"{', '.join(map(repr, names))} ticked alone" if names else
+                    "no option is exclusive")
+            reason = (f"its exclusivity constraint names {', '.join(near)}, not a choice of "
+                      f"this question (its choices: {', '.join(map(repr, labels))}); ODK reads "
+                      f"selected(., 'x') of a choice it lacks as false, so imported as ODK runs "
+                      f"it: {kept}")
+            mapped.checks.append((reason, "correct the constraint and import again",
+                                  "constraints that name what the form does not have"))
+            mapped.comments.append(f"CHECK: {reason}")
+            if not names:
+                return True
         if self.two_server:
             self.exclusive_pending.append(r.name)
             self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): its constraint makes "

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import SurveyError
 
-MAX_LABEL = 200
+MAX_LABEL = 500  # an option, group, region or special value's text (MAX_TEXT: a question's)
 MAX_TEXT = 2000
 
 

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.xlsform_import import (
+    CHECK,
     FIX,
     UNSUPPORTED,
     ImportOptions,
@@ -112,8 +113,9 @@ def test_skip_unsupported_leaves_a_wrong_case_choice_out_but_never_quietly(
     lines = res.stdout.splitlines()
     heading = lines.index("2 row(s) need your fix and were left out:")
     assert lines[heading + 1].startswith("  row 4 (inject, select_one yn): its relevant ")
-    assert "'Yes' is not a choice of used (its choices: 'yes', 'no'): did you mean " \
-           "'yes'?; correct the condition" in lines[heading + 1]
+    assert "never holds, so ODK never asks it: 'Yes' is not a choice of used (its choices: " \
+           "'yes', 'no'), so ODK reads that term as false: did you mean 'yes'?; correct the " \
+           "condition" in lines[heading + 1]
     assert lines[heading + 2].startswith("  row 5 (paid, select_one yn): its relevant ")
     assert "which needs fixing; fix that row first" in lines[heading + 2]
     assert lines[heading + 3] == "left out (1 row(s), --skip-unsupported):"
@@ -311,30 +313,31 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     "cht_pregnancy_home_visit.xlsx": ("pyxform", "'meta' is invalid"),
     "epfl_abidjan_2022.xls": ("pyxform", "'HandWashHabits1' is invalid"),
     "unhcr_demo.xlsx": ("pyxform", "Choice names must be unique"),
-    # Mistakes in the form, left out but never quietly: 'piped_neighbor' where the choice is
-    # 'piped_neighbour' (rows 264, 266, 287; 265 reads 264), 'no_source' and 'dnt' that are
-    # no choice of the question read (152, 155, 157, 624, 625), exclusivity constraints
-    # naming a choice the question lacks (145, 159, 234, 423, 437, 449, 675, 691, 692; 147
-    # reads 145) and whose 'and' binds before 'or', forbidding an option outright (133, 137,
-    # 652, 653, 657, 671, 677).
-    # Its 5 piped rows outside the repeats: 280 and 323 (showing ${wash_drinking_water_source}
-    # and ${wash_sanitation_facility}) are kept as piped texts; 285 and 291 read row 264 or
-    # the 'piped_neighbor' typo, 292 is an integer without a range.
-    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 250
-    # (its 23 optional follow-ups of randomized answers made required, with the 19 rows whose
-    # conditions read them; 2 select_one rows without their exclusivity constraint, which one
-    # answer always meets); the other 128: 28 mistakes in the form (below), 46 integers
-    # without a range (39 encode "don't know" as -999 beside their range), 33 in the groups
-    # edu, nutrition and hesper, whose conditions read counts over the roster repeat (a
-    # calculation, not collected), 14 conditions on rows left out (9 `${a_now} != ${a_ly}`
-    # reading integers `. >= 0 or . = -999`, without an upper bound; 2 reading the integer
-    # cm_income_total; 3 reading counts over the roster), 7 choice labels (two 'North', two
-    # longer than 200 characters, and the 4 cascading rows 14-17, whose choice_filter is read
-    # but whose lists repeat a label: 'Jaghatu', 'To be updated by country').
-    "impact_msna_en_fr.xlsx": ("imported", 250, {FIX: 28, UNSUPPORTED: 344},
-                               [133, 137, 145, 147, 152, 155, 157, 159, 234, 264, 265, 266,
-                                285, 287, 291, 423, 437, 449, 624, 625, 652, 653, 657, 671,
-                                675, 677, 691, 692]),
+    # Mistakes in the form that ODK runs anyway, imported as ODK runs them and listed to
+    # check (issue 42): 'piped_neighbor' where the choice is 'piped_neighbour' (rows 264, 265,
+    # 266, 287, 291: that term is false), 'no_source' and 'dnt' that are no choice of the
+    # question read (152, 155, 157, 624, 625), exclusivity constraints naming a choice the
+    # question lacks (145, 147, 157, 159, 234, 423, 437, 449, 675, 691, 692: the others stay
+    # exclusive) and whose 'and' binds before 'or', forbidding an option outright (133, 137,
+    # 657, 671, 677: that option is not offered; 652 and 653 are left out for reading row
+    # 651, whose condition reads a count over the roster). Row 157 is listed twice (its
+    # condition and its exclusivity).
+    # Its 5 piped rows outside the repeats: 280, 285, 291 and 323 are kept as piped texts;
+    # 292 is an integer without a range.
+    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 279
+    # (its optional follow-ups of randomized answers made required; 2 select_one rows
+    # without their exclusivity constraint, which one answer always meets; admin1's second
+    # 'North' and 'South' told apart by their choice names; dis_reasons and dis_main_reasons
+    # with labels of 201 to 269 characters); the other 99: 46 integers without a range (39
+    # bounded below only: --integer-max N or ldp_max imports them), 33 in the groups edu,
+    # nutrition and hesper (a plain group despite its repeat_count, as in ODK), whose
+    # conditions read counts over the roster repeat (a calculation, not collected), 9
+    # `${a_now} != ${a_ly}` reading integers without an upper bound, 2 reading the integer
+    # cm_income_total, 5 reading counts over the roster (650-653, 668), 4 choice_filter.
+    "impact_msna_en_fr.xlsx": ("imported", 279, {CHECK: 26, UNSUPPORTED: 343}, [],
+                               [133, 137, 145, 147, 152, 155, 157, 157, 159, 234, 264, 265,
+                                266, 287, 291, 423, 437, 449, 624, 625, 657, 671, 675, 677,
+                                691, 692]),
     # Every select_one, select_multiple and integer row outside its repeats that can be
     # randomized: the rest are select_one_from_file (options in CSV files outside the form),
     # two integers without any constraint, a geopoint, an image, calculations, text, metadata.
@@ -349,8 +352,8 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
 }
 # The start of the counts the import prints last on stderr (docs/xlsform.md, "Real forms").
 REAL_KEPT = {
-    "impact_msna_en_fr.xlsx": "kept 250 of 710 rows: 150 select_one, 83 select_multiple, 17 "
-                              "integer (74 select_multiple of them with exclusive options; 2 "
+    "impact_msna_en_fr.xlsx": "kept 279 of 710 rows: 157 select_one, 104 select_multiple, 18 "
+                              "integer (91 select_multiple of them with exclusive options; 4 "
                               "of them with a piped text (an earlier answer shown on the "
                               "device)); left out: 146 rows "
                               "inside a group or repeat left out, 104 free text (free text "
@@ -358,7 +361,7 @@ REAL_KEPT = {
                               "groups (they only structure the form), 46 integers without a "
                               "range (an integer without a range on both sides cannot be "
                               "randomized), 21 notes (display-only text between questions is "
-                              "not shown), 16 conditions on rows left out",
+                              "not shown), 19 conditions on rows left out",
     "ucl_biomass_plot_en_sw.xlsx": "kept 8 of 90 rows: 7 select_one, 1 select_multiple; left "
                                    "out: 39 rows inside a group or repeat left out, 20 group "
                                    "and repeat ends",
@@ -404,7 +407,8 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
         assert res.exit_code == 1 and not out.exists()
         assert "no question of" in res.output and len(listed) == expected[1]
         return
-    _, questions, kinds, to_fix = expected
+    _, questions, kinds, to_fix, *more = expected
+    to_check = more[0] if more else []
     assert res.exit_code == 0, res.output
     counts = next(line for line in res.stderr.splitlines() if line.startswith("kept "))
     assert counts.startswith(REAL_KEPT[name])
@@ -413,6 +417,16 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
     assert Counter(r["kind"] for r in listed) == Counter(kinds)
     assert all(f"row {r['row']} ({r['name']}, " in text for r in listed)  # the TOML's header
     assert [int(r["row"]) for r in listed if r["kind"] == FIX] == to_fix  # first in the file
+    assert [int(r["row"]) for r in listed if r["kind"] == CHECK] == to_check  # then these
+    if to_check:  # every row imported as ODK runs it printed, under its own heading
+        lines = res.stdout.splitlines()
+        heading = lines.index(f"imported as ODK runs them; check ({len(to_check)} row(s)):")
+        checked = lines[heading + 1:heading + 1 + len(to_check)]
+        assert [int(line.split()[1]) for line in checked] == to_check
+        assert "did you mean 'piped_neighbour'?" in checked[to_check.index(264)]
+        assert any(line.startswith(f"warning: {len(to_check)} row(s) of {name} are wrong in "
+                                   "the form and imported as ODK runs them")
+                   for line in res.stderr.splitlines())
     if not to_fix:
         assert "need your fix" not in res.output
         return
@@ -445,9 +459,8 @@ def test_the_real_forms_decimal_rows_are_left_out_only_with_their_repeats(
 # form pyxform accepts: its last line (docs/xlsform.md, "Real forms"). Only the colours
 # example imports as it is.
 REAL_WITHOUT_SKIP = {
-    "impact_msna_en_fr.xlsx": "Error: 28 row(s) of impact_msna_en_fr.xlsx need fixing (listed "
-                              "first above): fix them (--skip-unsupported would leave them "
-                              "out, with the 344 that cannot be collected privately)",
+    "impact_msna_en_fr.xlsx": "Error: 343 row(s) of impact_msna_en_fr.xlsx cannot be "
+                              "collected privately",
     "ucl_biomass_plot_en_sw.xlsx": "Error: 59 row(s) of ucl_biomass_plot_en_sw.xlsx cannot be "
                                    "collected privately",
     "odk_colors_en_es.md": "kept 1 of 1 rows: 1 select_multiple",

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.analyst.xlsform_import import (
-    FIX,
+    CHECK,
     ImportOptions,
     ImportRefused,
     ImportResult,
@@ -245,18 +245,21 @@ def test_an_exclusivity_constraint_is_recognised_and_counted(tmp_path: Path,
     assert "(1 select_multiple of them with exclusive options)" in result.counts.summary()
 
 
-def test_an_exclusivity_naming_a_choice_the_question_lacks_needs_fixing(
+def test_an_exclusivity_naming_a_choice_the_question_lacks_is_imported_as_odk_runs_it(
         tmp_path: Path) -> None:
-    """MSNA row 145: 'none' where the list has no such choice (ODK's selected() is then never
-    true): a mistake, like a condition naming a choice the question lacks."""
+    """MSNA row 145: 'none' where the list has no such choice. ODK's selected() is then never
+    true, so the constraint holds for every answer: the question is imported without an
+    exclusive option, listed to check (test_xlsform_odk_mistakes.py has the other cases)."""
     result = run(tmp_path, [q("used"), {
         "type": "select_multiple subs", "name": "subs", "label": "Which?", "ldp_epsilon": 1,
         "constraint": "not(selected(., 'nothing') and count-selected(.) > 1)"}],
         skip_unsupported=True)
-    [problem] = result.left_out
-    assert problem.kind == FIX and problem.name == "subs"
-    assert "names 'nothing', which is not a choice of this question (its choices: " \
-           "'cannabis', 'cocaine', 'none', 'dnk')" in problem.reason
+    assert result.left_out == ()
+    assert "exclusive" not in result.data["questions"][1]
+    [check] = result.to_check
+    assert check.kind == CHECK and check.name == "subs"
+    assert "names 'nothing', not a choice of this question (its choices: " \
+           "'cannabis', 'cocaine', 'none', 'dnk')" in check.reason
 
 
 def test_a_two_server_form_imports_an_exclusivity_without_it_and_says_so(
@@ -277,14 +280,18 @@ def test_a_two_server_form_imports_an_exclusivity_without_it_and_says_so(
     assert any("a two-server survey has no exclusive options yet" in n for n in result.notes)
 
 
-def test_an_exclusivity_written_without_parentheses_forbids_an_option_and_needs_fixing(
+def test_an_exclusivity_written_without_parentheses_forbids_an_option_as_in_odk(
         tmp_path: Path) -> None:
     """MSNA row 133: `not(selected(., 'dnk') or selected(., 'pnta') and count-selected(.) > 1)`
-    ('and' first) means 'dnk' can never be ticked: ODK enforces that, so it is a mistake."""
+    ('and' first) means 'dnk' can never be ticked: ODK enforces that, and so does the import
+    ('dnk' is not offered, 'none' is exclusive), listed to check."""
     result = run(tmp_path, [q("used"), {
         "type": "select_multiple subs", "name": "subs", "label": "Which?", "ldp_epsilon": 1,
         "constraint": "not(selected(., 'dnk') or selected(., 'none') and count-selected(.) > 1)"}],
         skip_unsupported=True)
-    [problem] = result.left_out
-    assert problem.kind == FIX and "forbids ticking 'dnk' at all" in problem.reason
-    assert "add parentheses" in problem.alternative
+    assert result.left_out == ()
+    subs = result.data["questions"][1]
+    assert "Don't know" not in subs["options"] and subs["exclusive"] == ["None of these"]
+    [check] = result.to_check
+    assert check.kind == CHECK and "forbids ticking 'dnk' at all" in check.reason
+    assert "add parentheses" in check.alternative

@@ -13,7 +13,7 @@ export function specialFits(q, unit) {
   const labels = Object.values(s);
   return labels.length >= 1 && labels.length <= 4 && q.disclosed !== true &&
     unit.takesSpecial && Object.keys(s).every((n) => /^[a-z0-9_]{1,63}$/.test(n)) &&
-    labels.every((l) => isText(l, 200) && l !== NOT_ASKED && !(q.options ?? []).includes(l)) &&
+    labels.every((l) => isText(l, 500) && l !== NOT_ASKED && !(q.options ?? []).includes(l)) &&
     new Set(labels).size === labels.length;
 }
 

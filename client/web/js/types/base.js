@@ -10,7 +10,7 @@ import { optionOf, optionText, specialLabels } from "../shown.js";
 
 import { NOT_ASKED } from "../skip_logic.js";
 
-const MAX_LABEL = 200;  // shared/survey.py: an option's label
+const MAX_LABEL = 500;  // shared/question_types/fields.py: an option's label
 /** What may run on the device before a two-server upload (shared/two_server/config.py). */
 export const LOCAL_MECHANISMS = Object.freeze(["binary_rr", "grr", "ordinal_exp", "geometric"]);
 
