@@ -332,9 +332,10 @@ def question_unit(row: _Read) -> QuestionType:
 
 def _condition(cells: Mapping[str, Any], outer: Condition | None,
                relevant: Callable[[str], Condition]) -> Condition | None:
-    """The row's relevant joined to its groups' (None: always asked)."""
+    """The row's relevant joined to its groups' (None: always asked); what the groups'
+    read as ODK runs them is said of the group rows, not here."""
     if not cells.get("relevant"):
-        return outer
+        return outer if outer is None or not outer.absent else replace(outer, absent=())
     try:
         return Condition.both(outer, relevant(str(cells["relevant"])))
     except xp.ExpressionError as exc:

@@ -108,6 +108,23 @@ def test_a_condition_naming_a_choice_the_question_lacks_is_imported_as_odk_runs_
     assert "# 2 row(s) imported as ODK runs them; check them" in header
 
 
+def test_a_group_condition_naming_a_choice_the_question_lacks_is_listed_once(
+        tmp_path: Path) -> None:
+    """A group's condition is said of the group row; its questions take it as translated."""
+    path = md(tmp_path, [
+        HEAD,
+        ["select_one src", "source", "Water source?", "yes", "", ""],
+        ["begin_group", "piped", "Piped", "", "selected(${source}, 'piped_neighbor') or "
+         "selected(${source}, 'piped_dwelling')", ""],
+        ["select_one yn", "daily", "Every day?", "yes", "", ""],
+        ["select_one yn", "paid", "Paid?", "yes", "${daily} = 'yes'", ""],
+        ["end_group", "", "", "", "", ""],
+    ], SOURCES)
+    result = import_xlsform(path, ImportOptions(epsilon=1))
+    assert result.survey.question("daily").relevant == "source == 'Piped into the dwelling'"
+    assert [(p.row, p.name, p.type) for p in result.to_check] == [(3, "piped", "begin_group")]
+
+
 def test_a_yes_no_condition_on_a_word_that_is_no_choice_says_how_to_write_it(
         tmp_path: Path) -> None:
     path = md(tmp_path, [
