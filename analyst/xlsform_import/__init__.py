@@ -140,7 +140,8 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
                         left_out, walk.hidden_notes, len(walk.intro), len(walk.outside),
                         sum(name in ids for name in walk.exclusive),
                         sum(name in ids for name in walk.exclusive_pending),
-                        sum(name in ids for name in walk.piped))
+                        sum(name in ids for name in walk.piped),
+                        len({p.row for p in to_check}))
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, imported, left_out, to_check),
                         left_out=left_out, notes=tuple(notes), counts=counts,

@@ -7,7 +7,7 @@ of ImportResult.left_out), a note (the introduction, or not shown), outside the 
 (--group, --marked), or the rows that only structure the form (begin/end group, end repeat).
 The select_multiple rows kept with their exclusivity constraint (as `exclusive` options), or
 without it (a two-server survey has none yet), and the rows kept with a piped text (`${name}`),
-are said after the kept rows."""
+are said after the kept rows, and so are the rows imported as ODK runs them (to check)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ class RowCounts:
     exclusive: int = 0  # kept with their exclusivity constraint as exclusive options
     exclusive_pending: int = 0  # kept without it (two-server: no exclusive options yet)
     piped: int = 0  # kept with a piped text (`${name}`: an earlier answer, shown on the device)
+    to_check: int = 0  # rows imported as ODK runs them though the form is wrong there
 
     @property
     def kept_rows(self) -> int:
@@ -57,6 +58,8 @@ class RowCounts:
         if self.piped:
             said.append(f"{self.piped} of them with a piped text (an earlier answer shown on "
                         "the device)")
+        if self.to_check:
+            said.append(f"{self.to_check} row(s) imported as ODK runs them, to check")
         if said:
             line += f" ({'; '.join(said)})"
         return line + (f"; left out: {left}" if left else "")
@@ -64,7 +67,7 @@ class RowCounts:
 
 def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProblem],
                notes: int, intro: int, outside: int, exclusive: int = 0,
-               exclusive_pending: int = 0, piped: int = 0) -> RowCounts:
+               exclusive_pending: int = 0, piped: int = 0, to_check: int = 0) -> RowCounts:
     """The counts of a form of `total` rows: the kept questions' XLSForm types as written
     (`select_one list` counts as select_one), the rows left out, the notes not shown and
     those that became the introduction, the rows outside the selection; the rest only
@@ -87,7 +90,7 @@ def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProb
                      "they only structure the form"))
     left.sort(key=lambda t: -t[1])
     return RowCounts(total, tuple(kept.most_common()), tuple(left), exclusive,
-                     exclusive_pending, piped)
+                     exclusive_pending, piped, to_check)
 
 
 def _reason(problems: Sequence[RowProblem]) -> str:

@@ -92,6 +92,8 @@ def test_a_condition_naming_a_choice_the_question_lacks_is_imported_as_odk_runs_
     assert "'piped_neighbor' is not a choice of source" in said
     assert "ODK reads that term as false: did you mean 'piped_neighbour'?" in said
     assert "ODK reads that term as true" in result.to_check[1].reason
+    assert result.counts.summary() == ("kept 3 of 3 rows: 3 select_one (2 row(s) imported as "
+                                       "ODK runs them, to check)")
 
     out, listing = tmp_path / "s.toml", tmp_path / "problems.csv"
     res = cli_import(path, out, "--skip-unsupported", "--problems", str(listing))
