@@ -44,6 +44,7 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
     labels: dict[str, str] = {}
     translated: dict[str, dict[str, str]] = {}
     unlabelled: list[str] = []
+    apart: list[str] = []  # choices shown with their name: an earlier one has their label
     for choice in choices:
         name = str(choice.get("name"))
         label, others = languages.text(choice.get("label"))
@@ -54,13 +55,15 @@ def options(el: Mapping[str, Any], xls_type: str, languages: Languages, notes: l
             earlier = next(n for n, text in labels.items() if text == label)
             label, others = f"{label} ({name})", {tag: f"{shown} ({name})"
                                                   for tag, shown in others.items()}
-            notes.append(f"list {el.get('list_name')!r} ({el.get('name')}): the choices "
-                         f"{earlier!r} and {name!r} have one label; {name!r} is shown as "
-                         f"{label!r} (an ldpsurvey option is its text)")
+            apart.append(f"{name!r} as {label!r} ({earlier!r} has its label)")
         _check_label(name, label, labels)
         labels[name] = label
         for tag, shown in others.items():
             translated.setdefault(tag, {})[label] = shown
+    if apart:
+        notes.append(f"list {el.get('list_name')!r} ({el.get('name')}): {len(apart)} "
+                     "choice(s) have the label of an earlier one and are shown with their "
+                     f"name (an ldpsurvey option is its text): {', '.join(apart)}")
     notes += _notes(el, unlabelled, languages.base)
     return Options(labels, translated, _comments(labels))
 

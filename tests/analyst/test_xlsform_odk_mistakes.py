@@ -225,7 +225,9 @@ def test_two_choices_with_one_label_are_told_apart_by_the_later_ones_name(
     assert question.options == ("North", "South", "North (lb5)", "Beirut")
     shown = result.data["translations"]["fr"]["questions"]["region"]["options"]
     assert shown["North (lb5)"] == "Nord (lb5)" and shown["North"] == "Nord"
-    assert any("'lb5' is shown as 'North (lb5)'" in note for note in result.notes)
+    assert "list 'admin1' (region): 1 choice(s) have the label of an earlier one and are " \
+           "shown with their name (an ldpsurvey option is its text): 'lb5' as 'North (lb5)' " \
+           "('ht03' has its label)" in result.notes
     assert result.left_out == () and result.to_check == ()
 
 

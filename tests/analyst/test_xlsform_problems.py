@@ -324,17 +324,20 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     # condition and its exclusivity).
     # Its 5 piped rows outside the repeats: 280, 285, 291 and 323 are kept as piped texts;
     # 292 is an integer without a range.
-    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 279
+    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 280
     # (its optional follow-ups of randomized answers made required; 2 select_one rows
     # without their exclusivity constraint, which one answer always meets; admin1's second
-    # 'North' and 'South' told apart by their choice names; dis_reasons and dis_main_reasons
-    # with labels of 201 to 269 characters); the other 99: 46 integers without a range (39
+    # 'North' and 'South', and admin2's 27 repeated district names, told apart by their
+    # choice names, admin2 with its cascading filter; dis_reasons and dis_main_reasons with
+    # labels of 201 to 269 characters); the other 98: 46 integers without a range (39
     # bounded below only: --integer-max N or ldp_max imports them), 33 in the groups edu,
     # nutrition and hesper (a plain group despite its repeat_count, as in ODK), whose
     # conditions read counts over the roster repeat (a calculation, not collected), 9
     # `${a_now} != ${a_ly}` reading integers without an upper bound, 2 reading the integer
-    # cm_income_total, 5 reading counts over the roster (650-653, 668), 4 choice_filter.
-    "impact_msna_en_fr.xlsx": ("imported", 279, {CHECK: 26, UNSUPPORTED: 343}, [],
+    # cm_income_total, 5 reading counts over the roster (650-653, 668), admin3 (its filter's
+    # parent_admin2 codes are no choices of admin2) and admin4 and cluster_id, whose labels
+    # show ${admin3}.
+    "impact_msna_en_fr.xlsx": ("imported", 280, {CHECK: 26, UNSUPPORTED: 342}, [],
                                [133, 137, 145, 147, 152, 155, 157, 157, 159, 234, 264, 265,
                                 266, 287, 291, 423, 437, 449, 624, 625, 657, 671, 675, 677,
                                 691, 692]),
@@ -352,7 +355,7 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
 }
 # The start of the counts the import prints last on stderr (docs/xlsform.md, "Real forms").
 REAL_KEPT = {
-    "impact_msna_en_fr.xlsx": "kept 279 of 710 rows: 157 select_one, 104 select_multiple, 18 "
+    "impact_msna_en_fr.xlsx": "kept 280 of 710 rows: 158 select_one, 104 select_multiple, 18 "
                               "integer (91 select_multiple of them with exclusive options; 4 "
                               "of them with a piped text (an earlier answer shown on the "
                               "device); 25 row(s) imported as ODK runs them, to check); left "
@@ -460,7 +463,7 @@ def test_the_real_forms_decimal_rows_are_left_out_only_with_their_repeats(
 # form pyxform accepts: its last line (docs/xlsform.md, "Real forms"). Only the colours
 # example imports as it is.
 REAL_WITHOUT_SKIP = {
-    "impact_msna_en_fr.xlsx": "Error: 343 row(s) of impact_msna_en_fr.xlsx cannot be "
+    "impact_msna_en_fr.xlsx": "Error: 342 row(s) of impact_msna_en_fr.xlsx cannot be "
                               "collected privately",
     "ucl_biomass_plot_en_sw.xlsx": "Error: 59 row(s) of ucl_biomass_plot_en_sw.xlsx cannot be "
                                    "collected privately",
