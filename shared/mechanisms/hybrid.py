@@ -32,7 +32,7 @@ from ..exact import PrivacyLoss
 from ..randomness import RandomSource, bernoulli, draw_weighted
 from .duchi import DuchiGrid
 from .numeric_grid import GridMean
-from .piecewise import PiecewiseGrid, piecewise_grid
+from .piecewise import PiecewiseGrid, piecewise_grid, piecewise_variances
 
 
 def mixing(pm: PiecewiseGrid) -> Fraction:
@@ -50,10 +50,11 @@ def _parts(k: int, epsilon: float) -> tuple[PiecewiseGrid, DuchiGrid, Fraction]:
 
 @lru_cache(maxsize=256)
 def _variances(k: int, epsilon: float) -> np.ndarray:
-    pm, duchi, alpha = _parts(k, epsilon)
+    _, duchi, alpha = _parts(k, epsilon)
     if alpha == 0:
         return duchi.variances()
-    return float(alpha) * pm.variances() + float(1 - alpha) * duchi.variances()
+    # PM's are piecewise.py's cached ones (the same grid): computed once per (k, ε)
+    return float(alpha) * piecewise_variances(k, epsilon) + float(1 - alpha) * duchi.variances()
 
 
 def paper_worst_variance(epsilon: float) -> float:

@@ -163,12 +163,12 @@ def test_a_tampered_row_is_caught_by_the_certificate() -> None:
     assert grid.loss() is not None
 
     class Tampered(type(grid)):  # type: ignore[misc]
-        def touched(self, j: int) -> dict[int, int]:
-            found = super().touched(j)
+        def crossed(self, j: int) -> tuple[dict[int, int], range]:
+            found, inner = super().crossed(j)  # what the weights and the certificate read
             if j == 2:
                 first = min(found)
                 found[first] += 1
-            return found
+            return found, inner
 
     assert Tampered(grid.a, grid.b, grid.m, grid.k).loss() is None
 
