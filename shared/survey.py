@@ -90,7 +90,7 @@ class Question:
     # max_selected, required_min); `options` are the options that may be checked.
     multiselect: Any = None
     # A type's own parsed keys that no field above holds (the decimal's exact grid and
-    # estimates: shared/question_types/decimal.DecimalSpec); only its unit reads it.
+    # estimates: shared/question_types/number_grid.GridSpec); only its unit reads it.
     spec: Any = None
     # Skip logic (shared/skip_logic.py): the condition under which the question is asked, and
     # whether it reads a randomized answer, so that the question has a "not asked" value

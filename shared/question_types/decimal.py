@@ -14,7 +14,7 @@
 The grid. The answer is rounded on the device to the nearest of min + j·resolution, j = 0..k-1
 (half up), and the mechanism randomizes the index j; min, max and resolution are read exactly
 (an int, a decimal string, or a number read by its shortest decimal: 0.1 is 1/10), so the grid
-is exact rational arithmetic everywhere (`DecimalSpec`). The signed manifest carries them as
+is exact rational arithmetic everywhere (`GridSpec`). The signed manifest carries them as
 JSON numbers (an int when whole), which is why each has at most 15 significant digits: its
 float's shortest decimal is then the number itself.
 
@@ -31,18 +31,17 @@ question's units.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from ..errors import AnswerError, SurveyError
-from . import fields
+from . import fields, number_grid
 from .base import (
     ANY_ROW,
     BY_CHOICES,
@@ -56,136 +55,31 @@ from .base import (
     XLSFormRange,
     XLSFormRow,
 )
-from .words import MEAN, say
+from .number_grid import (
+    DISTRIBUTION_ESTIMATE,
+    DISTRIBUTION_MECHANISM,
+    MEAN_ESTIMATE,
+    PAIR_MECHANISM,
+    PLAIN_DECIMAL,
+    GridSpec,
+    decimal_text,
+    exact_decimal,
+    json_number,
+)
+from .words import MEAN
 
-MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE = "mean", "distribution"
-ESTIMATES = (MEAN_ESTIMATE, DISTRIBUTION_ESTIMATE)
-MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid", "geometric")
-DISTRIBUTION_MECHANISM = "square_wave"
-PAIR_MECHANISM = "mean_and_distribution"
-DEFAULT_BINS = 20
-MAX_BINS = 200
-MAX_DIGITS = 15          # significant digits of min, max and resolution (module docstring)
-MAX_MAGNITUDE = Decimal(10) ** 15
-_PLAIN_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params")
 # The resolutions the XLSForm import chooses where the form says none: c·10^j.
 _ROUND_STEPS = (1, 2, 5)
 _NUMBERS = "numbers without a range"
-
-
-def exact_decimal(value: Any, where: str) -> Decimal:
-    """An exact decimal from an int, a decimal string ("0.1") or a float read by its shortest
-    decimal; SurveyError naming `where` for anything else, beyond ±10^15, or with more than
-    MAX_DIGITS significant digits."""
-    if isinstance(value, bool):
-        raise SurveyError(where, "must be a number")
-    if isinstance(value, int):
-        found = Decimal(value)
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise SurveyError(where, "must be a finite number")
-        found = Decimal(repr(value))
-    elif isinstance(value, str) and _PLAIN_DECIMAL.fullmatch(value.strip()):
-        found = Decimal(value.strip())
-    else:
-        raise SurveyError(where, 'must be a number (an integer, a decimal such as 0.5, or a '
-                          'decimal string such as "0.1")')
-    if abs(found) > MAX_MAGNITUDE:
-        raise SurveyError(where, f"must lie within ±{MAX_MAGNITUDE:.0e}")
-    if found != 0 and len(found.normalize().as_tuple().digits) > MAX_DIGITS:
-        raise SurveyError(where, f"at most {MAX_DIGITS} significant digits")
-    return found + 0  # -0 is 0
-
-
-def json_number(value: Decimal | Fraction) -> int | float:
-    """An exact decimal as the manifest writes it: an int when whole, else the float whose
-    shortest decimal it is (MAX_DIGITS guarantees one)."""
-    value = Fraction(value)
-    if value.denominator == 1:
-        return value.numerator
-    return float(Decimal(value.numerator) / Decimal(value.denominator))
-
-
-def decimal_text(value: Decimal | Fraction) -> str:
-    """An exact grid value as plain decimal text ("0.1", "20000", "-2.3")."""
-    value = Fraction(value)
-    text = format((Decimal(value.numerator) / Decimal(value.denominator)).normalize(), "f")
-    return "0" if text in ("-0", "0") else text
-
-
-# The page's words for what a decimal's device sends, and `say`, are in words.py (a leaf:
-# the integer's mean mechanisms say the same sentences).
-
-
-@dataclass(frozen=True)
-class DecimalSpec:
-    """A decimal question's own keys, parsed exactly (module docstring)."""
-
-    min: Decimal
-    max: Decimal
-    resolution: Decimal
-    estimate: tuple[str, ...] = (MEAN_ESTIMATE,)
-    bins: int | tuple[Decimal, ...] | None = None  # None without the distribution
-
-    @property
-    def k(self) -> int:
-        """How many grid values: (max - min)/resolution + 1."""
-        return int((self.max - self.min) / self.resolution) + 1
-
-    def value(self, index: int) -> Decimal:
-        """Grid value `index`: min + index·resolution, exact."""
-        return self.min + index * self.resolution
-
-    @property
-    def scale(self) -> Any:
-        from ..mechanisms.numeric_scale import AnswerScale
-
-        return AnswerScale(Fraction(self.min), Fraction(self.resolution), self.k)
-
-    def round_index(self, answer: Any, question_id: str = "") -> int:
-        """The grid index of an answer rounded to the resolution, half up (what the device
-        sends); AnswerError for a non-number or one outside [min, max]."""
-        from ..mechanisms.numeric_scale import exact_number
-
-        exact = exact_number(answer, f"the answer to {question_id!r}" if question_id
-                             else "the answer")
-        if not Fraction(self.min) <= exact <= Fraction(self.max):
-            raise AnswerError(f"{decimal_text(exact)} is outside {decimal_text(self.min)} to "
-                              f"{decimal_text(self.max)}" + (f" for {question_id!r}"
-                                                             if question_id else ""))
-        steps = (exact - Fraction(self.min)) / Fraction(self.resolution)
-        return min(math.floor(steps + Fraction(1, 2)), self.k - 1)
-
-    def rounded(self, answer: Any, question_id: str = "") -> Decimal:
-        """An answer rounded to the grid (half up), as an exact decimal."""
-        return self.value(self.round_index(answer, question_id))
-
-    def bin_edges(self) -> tuple[Fraction, ...]:
-        """The bins' edges in the question's units: `bins` equal widths over [min, max], or
-        the edges given."""
-        if self.bins is None:
-            return ()
-        if isinstance(self.bins, int):
-            low, width = Fraction(self.min), Fraction(self.max - self.min) / self.bins
-            return tuple(low + i * width for i in range(self.bins + 1))
-        return tuple(Fraction(edge) for edge in self.bins)
-
-    def canonical(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"min": json_number(self.min), "max": json_number(self.max),
-                                 "resolution": json_number(self.resolution),
-                                 "estimate": list(self.estimate)}
-        if self.bins is not None:
-            found["bins"] = (self.bins if isinstance(self.bins, int)
-                             else [json_number(edge) for edge in self.bins])
-        return found
+_PLAIN_DECIMAL = PLAIN_DECIMAL  # tests/web/decimal_vectors.py reads the typed-number pattern
 
 
 class GridValues(Sequence[Any]):
     """A decimal question's grid values, min + j·resolution, as JSON numbers (lazy: a grid may
     hold tens of thousands)."""
 
-    def __init__(self, spec: DecimalSpec) -> None:
+    def __init__(self, spec: GridSpec) -> None:
         self.spec = spec
 
     def __len__(self) -> int:
@@ -225,7 +119,9 @@ class DecimalType(QuestionType):
         return int(question.spec.k)
 
     def canonical(self, question: Any) -> dict[str, Any]:
-        return question.spec.canonical()
+        spec: GridSpec = question.spec
+        return {"min": json_number(spec.min), "max": json_number(spec.max),
+                "resolution": json_number(spec.resolution), **spec.canonical_estimates()}
 
     def translatable_options(self, question: Any) -> tuple[str, ...]:
         return ()
@@ -275,7 +171,7 @@ class DecimalType(QuestionType):
                               f"question: expected {json.dumps(params)}")
         return replace(question, params=params)
 
-    def parse_not_asked(self, d: Definition, spec: DecimalSpec, epsilon: float,
+    def parse_not_asked(self, d: Definition, spec: GridSpec, epsilon: float,
                         requested: str, given_choice: Any, given: Any,
                         common: Mapping[str, Any]) -> Any:
         """A decimal that depends on randomized answers: asked_grid (an asked bit and a grid
@@ -317,7 +213,7 @@ class DecimalType(QuestionType):
                               f"{epsilon!r} for this question: expected {json.dumps(params)}")
         return replace(question, params=params)
 
-    def parse_spec(self, data: Mapping[str, Any], where: str) -> DecimalSpec:
+    def parse_spec(self, data: Mapping[str, Any], where: str) -> GridSpec:
         """min, max, resolution, estimate and bins (module docstring)."""
         from ..mechanisms.base import MAX_OPTIONS
 
@@ -339,142 +235,18 @@ class DecimalType(QuestionType):
             raise SurveyError(f"{where}.resolution", f"at most {MAX_OPTIONS} values from min to "
                               f"max: ({high} - {low}) / {resolution} + 1 = {int(steps) + 1}; "
                               f"use a coarser resolution")
-        estimate = self._estimate(data.get("estimate", [MEAN_ESTIMATE]), f"{where}.estimate")
-        spec = DecimalSpec(low, high, resolution, estimate)
-        bins = data.get("bins")
-        if DISTRIBUTION_ESTIMATE not in estimate:
-            if bins is not None:
-                raise SurveyError(f"{where}.bins", 'bins are of the distribution: add '
-                                  '"distribution" to estimate, or drop bins')
-            return spec
-        if bins is None:  # the default, capped by the grid: a 6-value grid has 6 bins, not 20
-            bins = min(DEFAULT_BINS, spec.k)
-        return replace(spec, bins=self._bins(spec, bins, f"{where}.bins"))
+        return GridSpec(low, high, resolution).with_estimates(data, where)
 
-    @staticmethod
-    def _estimate(value: Any, where: str) -> tuple[str, ...]:
-        if not isinstance(value, list) or not value or any(
-                not isinstance(v, str) or v not in ESTIMATES for v in value) \
-                or len(set(value)) != len(value):
-            raise SurveyError(where, 'must be ["mean"], ["distribution"] or '
-                              '["mean", "distribution"]')
-        return tuple(e for e in ESTIMATES if e in value)
-
-    @staticmethod
-    def _bins(spec: DecimalSpec, value: Any, where: str) -> int | tuple[Decimal, ...]:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not 2 <= value <= min(MAX_BINS, spec.k):
-                raise SurveyError(where, f"must be between 2 and {min(MAX_BINS, spec.k)} "
-                                  f"(equal-width bins over min..max)")
-            return value
-        if not isinstance(value, list) or not 3 <= len(value) <= MAX_BINS + 1:
-            raise SurveyError(where, f"must be a number of bins (2 to {MAX_BINS}) or a list of "
-                              f"3 to {MAX_BINS + 1} increasing edges")
-        edges = tuple(exact_decimal(v, f"{where}[{i}]") for i, v in enumerate(value))
-        for i, (a, b) in enumerate(itertools.pairwise(edges)):
-            if b <= a:
-                raise SurveyError(f"{where}[{i + 1}]", "edges must increase")
-        if edges[0] < spec.min or edges[-1] > spec.max:
-            raise SurveyError(where, f"edges must lie within min..max ({spec.min} to "
-                              f"{spec.max})")
-        return edges
-
-    def resolve_mechanism(self, spec: DecimalSpec, epsilon: float, requested: str,
+    def resolve_mechanism(self, spec: GridSpec, epsilon: float, requested: str,
                           params: Mapping[str, Any], where: str
                           ) -> tuple[str, str | None, str | None]:
         """(mechanism, auto's reason or None, the mean mechanism or None) for what `estimate`
-        asks (module docstring)."""
-        from ..mechanisms.registry import mechanism_class
-
-        estimate = spec.estimate
-        if requested != "auto":
-            cls = mechanism_class(requested, f"{where}.mechanism")
-            if self.name not in cls.question_types:
-                raise SurveyError(f"{where}.mechanism", f"{requested!r} does not fit a decimal "
-                                  f"question (it fits: {', '.join(sorted(cls.question_types))})")
-        if estimate == (DISTRIBUTION_ESTIMATE,):
-            if requested not in ("auto", DISTRIBUTION_MECHANISM):
-                raise SurveyError(f"{where}.mechanism", f"the distribution is estimated by "
-                                  f"{DISTRIBUTION_MECHANISM}, not {requested!r}: write "
-                                  f"mechanism = \"auto\" or \"{DISTRIBUTION_MECHANISM}\"")
-            self._misfit(DISTRIBUTION_MECHANISM, spec.k, epsilon, where)
-            reason = (f"auto: the distribution (median, quartiles, bins) is estimated by "
-                      f"{DISTRIBUTION_MECHANISM} with EMS" if requested == "auto" else None)
-            return DISTRIBUTION_MECHANISM, reason, None
-        if requested == DISTRIBUTION_MECHANISM:
-            raise SurveyError(f"{where}.mechanism", f"{DISTRIBUTION_MECHANISM} estimates the "
-                              f"distribution: write estimate = [\"distribution\"] (its report "
-                              f"has an unbiased mean too), or pick a mean mechanism")
-        both = estimate == ESTIMATES
-        if requested == PAIR_MECHANISM:
-            if not both:
-                raise SurveyError(f"{where}.mechanism", f"{PAIR_MECHANISM!r} sends the mean "
-                                  f"and the distribution: write estimate = [\"mean\", "
-                                  f"\"distribution\"]")
-            mean = params.get("mean")
-            if mean not in MEAN_MECHANISMS:
-                raise SurveyError(f"{where}.params", f"{PAIR_MECHANISM} needs params.mean, one "
-                                  f"of {', '.join(MEAN_MECHANISMS)}")
-        elif requested != "auto":
-            mean = requested
-            if both and mean not in MEAN_MECHANISMS:  # one_bit_mean: its memo keys on an end
-                raise SurveyError(f"{where}.mechanism", f"{requested!r} sends the mean alone "
-                                  f"(a series memoizes its bit per end of the range): write "
-                                  f"estimate = [\"mean\"], or name {PAIR_MECHANISM!r} with "
-                                  f"params.mean one of {', '.join(MEAN_MECHANISMS)}")
-        mean_epsilon = epsilon / 2 if both else epsilon
-        reason = None
-        if requested == "auto":
-            from ..mechanisms.numeric_auto import choose_mean_mechanism
-
-            try:
-                chosen = choose_mean_mechanism(spec.k, mean_epsilon)
-            except ValueError:
-                raise SurveyError(f"{where}.epsilon", f"no mean mechanism can be built for "
-                                  f"k={spec.k} at epsilon={mean_epsilon:g}") from None
-            mean, reason = chosen.name, chosen.reason
-            if both:
-                reason = (f"auto: epsilon {epsilon:g} split in halves, the mean by "
-                          f"{mean} and the distribution by {DISTRIBUTION_MECHANISM}; "
-                          f"the mean's " + chosen.reason.removeprefix("auto: "))
-        self._misfit(str(mean), spec.k, mean_epsilon, where)
-        if both:
-            self._misfit(DISTRIBUTION_MECHANISM, spec.k, epsilon / 2, where)
-            return PAIR_MECHANISM, reason, str(mean)
-        return str(mean), reason, str(mean)
-
-    @staticmethod
-    def _misfit(name: str, k: int, epsilon: float, where: str) -> None:
-        from ..mechanisms.registry import mechanism_class
-
-        misfit = mechanism_class(name).misfit(k, epsilon)
-        if misfit is not None:
-            field = "epsilon" if misfit.field == "epsilon" else "resolution"
-            raise SurveyError(f"{where}.{field}", f"{misfit.problem} (mechanism {name!r})")
+        asks (number_grid.resolve_mechanism)."""
+        return number_grid.resolve_mechanism(self, spec, epsilon, requested, params, where)
 
     def plain_mechanism(self, question: Any) -> Any:
         """The mechanism on the grid's indices, in the question's units (module docstring)."""
-        from ..mechanisms.numeric_pair import MeanAndDistribution
-        from ..mechanisms.numeric_scale import distribution_on_scale, on_scale
-        from ..mechanisms.registry import mechanism_class
-
-        spec: DecimalSpec = question.spec
-
-        def build(name: str, epsilon: float) -> Any:
-            cls = mechanism_class(name)
-            if name == DISTRIBUTION_MECHANISM:  # its estimate: the bins and the quartiles
-                return distribution_on_scale(cls)(epsilon, range(spec.k), scale=spec.scale,
-                                                  edges=spec.bin_edges(),
-                                                  question_id=question.id)
-            return on_scale(cls)(epsilon, range(spec.k), scale=spec.scale,
-                                 question_id=question.id)
-
-        if question.mechanism != PAIR_MECHANISM:
-            return build(question.mechanism, question.epsilon)
-        mean = question.params["mean"]  # parse puts the resolved name there first
-        half = question.epsilon / 2
-        return MeanAndDistribution(build(str(mean), half), build(DISTRIBUTION_MECHANISM, half),
-                                   question_id=question.id)
+        return number_grid.grid_mechanism(question.spec, question)
 
     def candidates(self, k: int, epsilon: float, size_limit: int, low: int = 0,
                    layered: bool = False) -> list[tuple[float, str]]:
@@ -495,11 +267,8 @@ class DecimalType(QuestionType):
     def margin_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
         """The worst case over answers of the mean's one-report variance, in grid steps²
         (times resolution² in the answer's units); the pair's is its mean part's at ε/2."""
-        from ..mechanisms.numeric_auto import mean_variances
-
         if cls.name == PAIR_MECHANISM:
-            found = mean_variances(k, epsilon / 2, worst_case=True)
-            return min(found.values()) * ((k - 1) / 2) ** 2 if found else None
+            return number_grid.pair_margin_variance(k, epsilon)
         if cls.misfit(k, epsilon) is not None:
             return None
         return float(cls.worst_case_variance(k, epsilon))
@@ -554,7 +323,7 @@ class DecimalType(QuestionType):
         from ..mechanisms.disclosed import DisclosedInteger
         from ..mechanisms.numeric_scale import on_scale
 
-        spec: DecimalSpec = question.spec
+        spec: GridSpec = question.spec
         return on_scale(DisclosedInteger)(range(spec.k), scale=spec.scale,
                                           question_id=question.id)
 
@@ -593,16 +362,7 @@ class DecimalType(QuestionType):
         return float(question.spec.resolution)
 
     def distribution_mechanism(self, question: Any) -> Any:
-        """square_wave, on its own or as the pair's second part (at ε/2), where `estimate` asks
-        for the distribution; None for the mean alone, a disclosed or a hidden follow-up
-        (asked_grid estimates the mean only)."""
-        spec: DecimalSpec = question.spec
-        if (DISTRIBUTION_ESTIMATE not in spec.estimate or question.disclosed
-                or question.not_asked):
-            return None
-        mechanism = self.plain_mechanism(question)
-        parts = getattr(mechanism, "parts", None)
-        return mechanism if parts is None else parts[1]
+        return number_grid.distribution_part(question.spec, question)
 
     def truth_index(self, question: Any, key: Any, where: str) -> int:
         """A grid value, as a string ("1230"): rounded to the grid, half up."""
@@ -622,18 +382,7 @@ class DecimalType(QuestionType):
         return float(question.spec.min) + float(question.spec.resolution) * np.asarray(index)
 
     def row_shares(self, question: Any, shares: Any) -> Any:
-        """The bins' true shares: the grid values in [e_i, e_(i+1)) (the last bin closed)."""
-        import numpy as np
-
-        spec: DecimalSpec = question.spec
-        edges = spec.bin_edges()
-        if not edges:
-            return shares
-        shares = np.asarray(shares)
-        steps = [(edge - Fraction(spec.min)) / Fraction(spec.resolution) for edge in edges]
-        first = [max(0, math.ceil(s)) for s in steps]  # the first index at or past each edge
-        first[-1] = spec.k if edges[-1] >= Fraction(spec.max) else first[-1]
-        return np.array([shares[a:b].sum() for a, b in itertools.pairwise(first)])
+        return number_grid.row_shares(question.spec, shares)
 
     def mean_of_indices(self, question: Any, mean_index: float) -> float | None:
         return float(question.spec.min) + float(question.spec.resolution) * mean_index
@@ -661,7 +410,7 @@ class DecimalType(QuestionType):
                               "randomized answers is asked in an LDP survey only (asked_grid): "
                               "a two-server survey does not measure its 'not asked' value yet; "
                               "make the condition read disclosed answers only")
-        spec: DecimalSpec = question.spec
+        spec: GridSpec = question.spec
         edges = spec.bin_edges()
         if edges and (edges[0] != Fraction(spec.min) or edges[-1] != Fraction(spec.max)):
             raise SurveyError(f"{where}.bins", f"a two-server survey measures the bin of every "
@@ -671,7 +420,7 @@ class DecimalType(QuestionType):
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
         """The grid min + j·resolution, j = 0..k-1: its mean and/or its distribution over the
         bins, as `estimate` asks."""
-        spec: DecimalSpec = question.spec
+        spec: GridSpec = question.spec
         return measure.fixed_point(Fraction(spec.min), Fraction(spec.resolution), spec.k,
                                    spec.bin_edges(), MEAN_ESTIMATE in spec.estimate)
 
@@ -692,36 +441,9 @@ class DecimalType(QuestionType):
 
     def device_chances(self, question: Any, mechanism: Any, answer: Any,
                        words: DeviceWords) -> str | None:
-        """"Your device will send a number between A and B that depends on your answer" (the
-        numbers the reports can stand for, in the question's units); the pair's two parts."""
-        parts = getattr(mechanism, "parts", None)
-        if parts is not None:
-            mean, distribution = (self._part_chances(question, part, words) for part in parts)
-            return say(words, "decimal.pair", mean=mean, distribution=distribution)
-        return self._part_chances(question, mechanism, words)
-
-    def _part_chances(self, question: Any, mechanism: Any, words: DeviceWords) -> str:
-        from ..wording import to_precision
-
-        rate = getattr(mechanism, "rate", None)
-        if rate is not None:  # geometric noise on the grid: unbounded, so its chances
-            factor = math.exp(float(rate))
-            step = (words.t("review.stepSlightly") if factor < 1.0001 else
-                    words.t("review.stepTimes", factor=words.number(to_precision(factor, 3))))
-            return say(words, "decimal.geometric", p=words.percent(math.tanh(float(rate) / 2)),
-                           resolution=words.number(decimal_text(question.spec.resolution)),
-                           step=step)
-        low, high = mechanism.sent_range()
-        return say(words, "decimal.describe", low=words.number(self.stated(question, low)),
-                       high=words.number(self.stated(question, high)))
-
-    def stated(self, question: Any, value: Fraction) -> str:
-        """A number a report stands for as the words state it: rounded half away from zero to
-        the resolution's decimal places ("-2.3", "31640")."""
-        places = max(0, -int(question.spec.resolution.normalize().as_tuple().exponent))
-        scaled = abs(Fraction(value)) * 10**places
-        units = math.floor(scaled + Fraction(1, 2))
-        return decimal_text(Fraction(units if value >= 0 else -units, 10**places))
+        """"Your device will send a number between A and B that depends on your answer"
+        (number_grid.chances)."""
+        return number_grid.chances(question.spec, mechanism, words)
 
     def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
         """The number a report stands for ("the number 1234.5"); the pair's two; a hidden
@@ -731,18 +453,10 @@ class DecimalType(QuestionType):
                 return None
             number = self.not_asked_mechanism(question).sent_value(int(report[1]))
             return (f"{'‘asked’' if report[0] == 1 else '‘not asked’'} and the number "
-                    f"{words.number(self.stated(question, number))}")
+                    f"{words.number(number_grid.stated(question.spec, number))}")
         mechanism = (self.disclosed_mechanism(question) if question.disclosed
                      else self.plain_mechanism(question))
-        parts = getattr(mechanism, "parts", None)
-        if parts is not None and isinstance(report, list | tuple) and len(report) == 2:
-            mean, distribution = (words.number(self.stated(question, part.sent_value(r)))
-                                  for part, r in zip(parts, report, strict=True))
-            return say(words, "decimal.numbers", mean=mean, distribution=distribution)
-        if isinstance(report, bool) or not isinstance(report, int) or parts is not None:
-            return None
-        return words.t("mech.number", n=words.number(
-            self.stated(question, mechanism.sent_value(report))))
+        return number_grid.report_words(question.spec, mechanism, report, words)
 
     def canonical_answer(self, question: Any, mechanism: Any, answer: Any) -> Any:
         """The answer rounded to the resolution, as the JSON number the device keeps ("not
@@ -759,7 +473,7 @@ class DecimalType(QuestionType):
         return json_number(question.spec.rounded(answer, question.id))
 
     def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
-        spec: DecimalSpec = question.spec
+        spec: GridSpec = question.spec
         return [], (f"a number from {decimal_text(spec.min)} to {decimal_text(spec.max)} "
                     f"(kept to the nearest {decimal_text(spec.resolution)})")
 
