@@ -1,17 +1,34 @@
-"""The `integer` question type: a whole number in [min, max]."""
+"""The `integer` question type: a whole number in [min, max].
+
+By default an integer's answer gets geometric noise over its range (`auto`) and its mean is
+reported. A wide range (an amount in currency, an age in days) takes the number grid's
+estimates and mechanisms as a decimal of resolution 1 does (shared/question_types/
+number_grid.py; docs/decimal.md, "Wide integer ranges"):
+
+    estimate = ["mean"]      # or ["distribution"] (median, quartiles, bins), or both
+    bins = 20                # with the distribution
+    mechanism = "auto"       # duchi | piecewise | hybrid | geometric | square_wave
+
+`auto` then ranks duchi, piecewise, hybrid and geometric (or takes square_wave, or the pair at
+halves of ε) exactly as for a decimal. The keys are absent unless given, so a survey written
+without them keeps its mechanism (geometric) and its canonical bytes; duchi, piecewise and
+hybrid may also be named without them.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..errors import AnswerError, SurveyError
-from . import fields
+from . import fields, number_grid
 from .base import (
     DISTRIBUTION,
+    Definition,
     DeviceWords,
     TerminalWords,
     XLSFormConditions,
@@ -19,15 +36,18 @@ from .base import (
     XLSFormRow,
     extra_values,
 )
+from .number_grid import DISTRIBUTION_ESTIMATE, PAIR_MECHANISM, GridSpec
 from .single import Domain, SingleAnswerType
-from .words import MEAN, say
+from .words import MEAN
 
-# The mean mechanisms of numbers (shared/mechanisms/numeric_grid.py: duchi, piecewise, hybrid)
-# an integer question takes by name, on its values min..max one unit apart (issue 41: a wide
-# range, such as an amount in currency, is served as a decimal grid of resolution 1). `auto`
-# does not rank them for an integer, so every survey written before them keeps its mechanism
-# and its canonical bytes (docs/decimal.md, "Wide integer ranges").
-NAMED_MEAN_MECHANISMS = ("duchi", "piecewise", "hybrid", "one_bit_mean")
+# The number grid's mechanisms (number_grid.py) an integer takes, on its values min..max one
+# unit apart: by name, or by `auto` where the survey gives `estimate` or `bins`. Without those
+# keys `auto` ranks geometric only, so every survey written before them keeps its mechanism
+# and its canonical bytes (docs/decimal.md, "Wide integer ranges"). Geometric on its own stays
+# the registry's, on the labels min..max (its report is the answer plus noise).
+# one_bit_mean (a series: 1BitMean) by name only, never as the pair's part.
+GRID_MECHANISMS = ("duchi", "piecewise", "hybrid", "one_bit_mean", "square_wave", PAIR_MECHANISM)
+GRID_KEYS = ("estimate", "bins")
 
 # Values of an integer follow-up (skip logic) a two-server survey measures as a Histogram of its
 # values and "not asked" (shared/two_server/asked_pair.py).
@@ -40,7 +60,7 @@ class IntegerType(SingleAnswerType):
     """A whole number in a declared range."""
 
     name = "integer"
-    keys = frozenset({"min", "max"})
+    keys = frozenset({"min", "max", *GRID_KEYS})
     domain_field = "min/max"
 
     # --- definition and answers (the schema: shared/survey.py) -----------------------------
@@ -54,19 +74,114 @@ class IntegerType(SingleAnswerType):
     named_not_asked = ("asked_geometric",)
 
     def takes_mechanism(self, cls: Any) -> bool:
-        """geometric (the types it serves) and, by name only, the mean mechanisms of numbers
-        (NAMED_MEAN_MECHANISMS)."""
-        return super().takes_mechanism(cls) or cls.name in NAMED_MEAN_MECHANISMS
+        """geometric (the types it serves) and the number grid's (GRID_MECHANISMS)."""
+        return super().takes_mechanism(cls) or cls.name in GRID_MECHANISMS
+
+    def parse(self, definition: Definition) -> Any:
+        """As every single-answer type, unless the survey gives `estimate` or `bins` or names
+        a number grid mechanism: then the grid's (number_grid.py), with `spec` holding the
+        keys given (written back by `canonical`)."""
+        d = definition
+        given = any(key in d.data for key in GRID_KEYS)
+        if not given and d.data.get("mechanism") not in GRID_MECHANISMS:
+            return super().parse(d)
+        if d.data.get("disclosed", False) is not False or d.extended:
+            question = super().parse(d)
+            spec = self.grid_spec(d.data, d.where) if given else None
+            if spec is not None and not question.disclosed \
+                    and DISTRIBUTION_ESTIMATE in spec.estimate:
+                raise SurveyError(f"{d.where}.estimate", "an integer question with special "
+                                  "values or one that depends on randomized answers estimates "
+                                  "its mean (asked_geometric): write estimate = [\"mean\"], or "
+                                  "ask the number of everyone without special values")
+            return replace(question, spec=spec)
+        return self._parse_on_grid(d, given)
+
+    def grid_spec(self, data: Mapping[str, Any], where: str) -> GridSpec:
+        """min..max one unit apart, with `estimate` and `bins` (at most MAX_OPTIONS values:
+        the grid mechanisms' limit)."""
+        from decimal import Decimal
+
+        from ..mechanisms.base import MAX_OPTIONS
+
+        domain = self.answer_domain(data, where)
+        assert domain.min is not None and domain.max is not None
+        if domain.max - domain.min + 1 > MAX_OPTIONS:
+            raise SurveyError(f"{where}.{self.domain_field}", f"at most {MAX_OPTIONS} values from "
+                              f"min to max "
+                              f"with estimate, bins or a number grid mechanism: "
+                              f"{domain.max} - {domain.min} + 1 = {domain.max - domain.min + 1}"
+                              f"; ask a decimal with a coarser resolution")
+        return GridSpec(Decimal(domain.min), Decimal(domain.max), Decimal(1)).with_estimates(
+            data, where)
+
+    def _parse_on_grid(self, d: Definition, given: bool) -> Any:
+        """A randomized integer asked on the number grid (number_grid.resolve_mechanism)."""
+        import json
+
+        from ..mechanisms.registry import mechanism_for
+
+        where = d.where
+        if "instantaneous_epsilon" in d.data:
+            raise SurveyError(f"{where}.instantaneous_epsilon", "an integer asked with estimate, "
+                              "bins or a number grid mechanism has no instantaneous layer (it "
+                              "needs a symmetric randomized response)")
+        spec = self.grid_spec(d.data, where)
+        epsilon = fields.epsilon(d.data.get("epsilon"), f"{where}.epsilon")
+        requested = d.data.get("mechanism", "auto")
+        if not isinstance(requested, str):
+            raise SurveyError(f"{where}.mechanism", "must be a mechanism name")
+        given_choice = d.data.get("mechanism_choice")
+        if given_choice is not None and (not isinstance(given_choice, str)
+                                         or requested == "auto"):
+            raise SurveyError(f"{where}.mechanism_choice",
+                              "is written by auto selection next to a concrete mechanism")
+        params = d.data.get("params")
+        if params is not None and not isinstance(params, dict):
+            raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")
+        name, choice, mean = number_grid.resolve_mechanism(self, spec, epsilon, requested,
+                                                           params or {}, where)
+        question = d.build(id=d.id, text=d.text, type=self.name, epsilon=epsilon,
+                           mechanism=name, min=int(spec.min), max=int(spec.max),
+                           optional=fields.optional(d.data, where),
+                           mechanism_choice=given_choice if choice is None else choice,
+                           params={"mean": mean} if name == PAIR_MECHANISM else {},
+                           spec=spec if given else None, **d.skip)
+        expected = mechanism_for(question).params()
+        if params is not None and params != {} and params != expected:
+            raise SurveyError(f"{where}.params",
+                              f"do not match mechanism {name!r} at epsilon {epsilon!r} for this "
+                              f"question: expected {json.dumps(expected)}")
+        return replace(question, params=expected)
+
+    def grid(self, question: Any) -> GridSpec:
+        """The question's number grid: its `spec`, or min..max for the mean (a mean mechanism
+        named without `estimate`)."""
+        if question.spec is not None:
+            return question.spec
+        from decimal import Decimal
+
+        return GridSpec(Decimal(question.min), Decimal(question.max), Decimal(1))
 
     def plain_mechanism(self, question: Any) -> Any:
-        """A named mean mechanism on the labels min..max, one unit apart (numeric_grid's
-        GridMean.from_question: the same channel, certificate and estimates as a decimal grid
-        of resolution 1); None for geometric (the registry builds it)."""
-        if question.mechanism not in NAMED_MEAN_MECHANISMS:
+        """A number grid mechanism on the indices of min..max with the scale min + j
+        (number_grid.grid_mechanism: the channel, certificate and estimates of a decimal of
+        resolution 1); None for geometric (the registry builds it on the labels)."""
+        if question.mechanism not in GRID_MECHANISMS:
             return None
-        from ..mechanisms.registry import mechanism_class
+        return number_grid.grid_mechanism(self.grid(question), question)
 
-        return mechanism_class(question.mechanism).from_question(question)
+    def margin_variance(self, cls: Any, k: int, epsilon: float) -> float | None:
+        """The pair's is its mean part's at ε/2 (number_grid); the others' worst case."""
+        if cls.name == PAIR_MECHANISM:
+            return number_grid.pair_margin_variance(k, epsilon)
+        return super().margin_variance(cls, k, epsilon)
+
+    def distribution_mechanism(self, question: Any) -> Any:
+        return number_grid.distribution_part(question.spec, question)
+
+    def row_shares(self, question: Any, shares: Any) -> Any:
+        return number_grid.row_shares(question.spec, shares)
 
     def answer_domain(self, data: Mapping[str, Any], where: str) -> Domain:
         lo = fields.integer(data, "min", f"{where}.min")
@@ -150,7 +265,10 @@ class IntegerType(SingleAnswerType):
         return self.values(question)
 
     def canonical(self, question: Any) -> dict[str, Any]:
-        return {"min": question.min, "max": question.max}
+        """min and max; `estimate` and `bins` only where the survey gave them."""
+        found = {"min": question.min, "max": question.max}
+        spec = getattr(question, "spec", None)
+        return found if spec is None else {**found, **spec.canonical_estimates()}
 
     # --- estimates and reports (shared/estimand.py, the report paths) ---------------------
 
@@ -180,7 +298,6 @@ class IntegerType(SingleAnswerType):
         return question.min
 
     def default_truth(self, question: Any) -> Any:
-        import math
 
         from .truth import TruncatedGeometric
 
@@ -211,6 +328,10 @@ class IntegerType(SingleAnswerType):
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     two_server_value_rows = "distribution"
+    two_server_refused_keys: ClassVar[dict[str, str]] = dict.fromkeys(GRID_KEYS, (
+        "a two-server survey measures an integer's mean as a Prio3 Sum: estimate and bins "
+        "(the number grid's mechanisms) are LDP only; drop them, or ask a decimal "
+        "(its two-server mode measures the distribution too)"))
 
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
         """A Prio3Sum of answer - min; with a local ε0 the geometric report clipped and summed;
@@ -267,26 +388,23 @@ class IntegerType(SingleAnswerType):
 
     def device_chances(self, question: Any, mechanism: Any, answer: Any,
                        words: DeviceWords) -> str | None:
-        """A mean mechanism's words, as a decimal's: "Your device will send a number between
-        A and B that depends on your answer" (the numbers its report cells stand for, rounded
-        to whole numbers); None for geometric (the client says its chances)."""
-        if question.mechanism not in NAMED_MEAN_MECHANISMS:
+        """A number grid mechanism's words, as a decimal's: "Your device will send a number
+        between A and B that depends on your answer" (the numbers its reports stand for,
+        rounded to whole numbers), the pair's two parts; None for geometric (the client says
+        its chances)."""
+        if question.mechanism not in GRID_MECHANISMS:
             return None
-        cells = [mechanism.sent_label(y) for y in range(mechanism.index_count)]
-        return say(words, "decimal.describe", low=words.number(_whole(min(cells))),
-                   high=words.number(_whole(max(cells))))
+        return number_grid.chances(self.grid(question), mechanism, words)
 
     def report_words(self, question: Any, report: Any, words: DeviceWords) -> str | None:
         """The number sent (a mean mechanism's: the number its report cell stands for); in
         the command line's English, why one outside the range is as expected (the page says
         it apart)."""
+        if question.mechanism in GRID_MECHANISMS and not question.not_asked:
+            return number_grid.report_words(self.grid(question), self.plain_mechanism(question),
+                                            report, words)
         if isinstance(report, bool) or not isinstance(report, int):
             return None
-        if question.mechanism in NAMED_MEAN_MECHANISMS:
-            mechanism = self.plain_mechanism(question)
-            if not 0 <= report < mechanism.index_count:
-                return None
-            return words.t("mech.number", n=words.number(_whole(mechanism.sent_label(report))))
         said = words.t("mech.number", n=report)
         if words.english and not question.min <= report <= question.max:
             said += OUTSIDE.format(low=question.min, high=question.max)
@@ -322,11 +440,3 @@ class IntegerType(SingleAnswerType):
     def mean_range(self, question: Any) -> int | None:
         return question.max - question.min
 
-
-def _whole(value: Any) -> str:
-    """A number a report stands for, rounded half away from zero to a whole number (the
-    words a review and a receipt say it in, as a decimal of resolution 1 states it)."""
-    from fractions import Fraction
-
-    units = math.floor(abs(Fraction(value)) + Fraction(1, 2))
-    return str(units if value >= 0 else -units)

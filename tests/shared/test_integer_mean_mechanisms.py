@@ -41,14 +41,15 @@ def test_an_integer_takes_a_mean_mechanism_by_name_and_reads_back_its_bytes(name
 @pytest.mark.parametrize("name", MEANS)
 def test_the_grid_is_min_to_max_one_unit_apart(name: str) -> None:
     """Every report's value is unbiased for the answer on the answer's own scale (min = -50):
-    E[report value | answer] is the answer exactly, from the exact channel."""
+    E[report value | answer] is the answer exactly, from the exact channel (sent_value: a
+    cell in the answer's units, the grid's indices built with the scale min + j)."""
     question = Survey.from_dict({"id": "t", "title": "T", "version": 1, "questions": [
         {"id": "temp", "type": "integer", "text": "Lowest temperature?", "min": -50,
          "max": 49, "epsilon": 2.0, "mechanism": name}]}).question("temp")
     mechanism = mechanism_for(question)
     for answer in (-50, -1, 0, 49):
         row = mechanism.row(mechanism.encode(answer))
-        assert sum(p * mechanism.sent_label(i) for i, p in enumerate(row)) == Fraction(answer)
+        assert sum(p * mechanism.sent_value(i) for i, p in enumerate(row)) == Fraction(answer)
 
 
 def test_auto_still_picks_geometric_for_a_wide_integer() -> None:
