@@ -51,6 +51,7 @@ CORE_MODULES = ("js/bitmaps.js", "js/hashing.js", "js/ordinal.js", "js/asked_geo
 # a decimal question's unit, its exact numbers, its mechanisms and its words (issue 41)
 # (geometric.js, which a decimal may name too, is the integer question's)
 DECIMAL_MODULES = ("js/types/decimal.js", "js/decimal_number.js", "js/numeric_mechanisms.js",
+                   "js/number_grid.js",
                    "js/square_wave.js", "js/messages/en/decimal.js")
 
 

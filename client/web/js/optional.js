@@ -27,6 +27,7 @@ const IMPORTS = Object.freeze({
   geometric: () => import("./geometric.js"),
   decimalNumber: () => import("./decimal_number.js"),
   numericMechanisms: () => import("./numeric_mechanisms.js"),
+  numberGrid: () => import("./number_grid.js"),
   squareWave: () => import("./square_wave.js"),
   twoServerVerify: () => import("./twoserver/verify.js"),
   twoServer: () => import("./twoserver/flow.js"),
@@ -69,13 +70,15 @@ const CORE_MODULES = Object.freeze({
   set_ue: "setCores", psfo_olh: "setCores",
   warner: "designs", crosswise: "designs", forced_response: "designs",
   unrelated_question: "designs", matrix: "designs",
-  duchi: "numericMechanisms", piecewise: "numericMechanisms", hybrid: "numericMechanisms",
-  one_bit_mean: "numericMechanisms",
-  geometric: "geometric", square_wave: "squareWave",
+  // the number grid's (number_grid.js: a decimal imports it, an integer naming one loads it)
+  duchi: ["numericMechanisms", "numberGrid"], piecewise: ["numericMechanisms", "numberGrid"],
+  hybrid: ["numericMechanisms", "numberGrid"], one_bit_mean: ["numericMechanisms", "numberGrid"],
+  geometric: "geometric", square_wave: ["squareWave", "numberGrid"],
   // a decimal follow-up on a randomized answer: the asked bit and its mean part's module
   asked_grid: ["askedGrid", "numericMechanisms"],
-  // a decimal's mean and distribution: its mean part's module (params.mean) and the square wave
-  mean_and_distribution: (q) => [CORE_MODULES[q.params?.mean], "squareWave"],
+  // a number's mean and distribution: its mean part's module (params.mean) and the square wave
+  mean_and_distribution: (q) => [CORE_MODULES[q.params?.mean], "squareWave", "numberGrid"]
+    .flat(),
 });
 
 /** The message catalogue's files: per language, per part (i18n.js; docs/languages.md). */
@@ -126,7 +129,7 @@ const WORDS = Object.freeze({
   },
 });
 /** The part of the words each optional module speaks with. */
-const PART = Object.freeze({ twoServer: "twoserver", conditions: "skip",
+const PART = Object.freeze({ twoServer: "twoserver", conditions: "skip", numberGrid: "decimal",
                              skipReview: "skip", special: "special", designs: "designs",
                              invite: "invite",
                              bitmaps: "cores", hashing: "cores", ordinal: "cores",

@@ -7,23 +7,18 @@
 // mechanisms a survey names. docs/web.md, "Question types on the page".
 
 import { PyFloat, isFloat, pyFloat } from "../canonical.js";
-import { Exact, Grid, exactOf, readTyped } from "../decimal_number.js";
+import { Grid, exactOf, readTyped } from "../decimal_number.js";
 import { el } from "../dom.js";
 import { rawAnswer } from "../form.js";
 import { N, t, wordsLocale } from "../i18n.js";
-import { AnswerError, JsonNumber, ManifestMismatch, P, stepWords } from "../mechanisms.js";
+import { AnswerError, JsonNumber, ManifestMismatch } from "../mechanisms.js";
+import {
+  GRID_MECHANISMS, PAIR, boundedMeanCore, ends, gridCore, outside, plain, stated,
+} from "../number_grid.js";  // the grid's cores and words, shared with the integer unit
 import { loaded } from "../optional.js";  // each mechanism's module, for a survey naming it
-import { Rational } from "../rational.js";
 import { NOT_ASKED } from "../skip_logic.js";
 import { QuestionType } from "./base.js";
 
-// numeric_mechanisms.js; one_bit_mean (a series: 1BitMean with α-point rounding) sends the mean
-// alone, never as a pair's part
-const ONE_BIT_MEAN = "one_bit_mean";
-const MEAN_CORES = Object.freeze(["duchi", "piecewise", "hybrid", ONE_BIT_MEAN]);
-const MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "geometric"]);
-const DISTRIBUTION = "square_wave";
-const PAIR = "mean_and_distribution";
 const ASKED = "asked_grid";  // a follow-up on a randomized answer (../asked_grid.js)
 const MAX_GRID = 65536n;  // shared/mechanisms/base.py MAX_OPTIONS
 
@@ -49,81 +44,6 @@ function decimalMark() {
   return part ? part.value : ".";
 }
 
-/** An exact grid value as its plain decimal text ("12.5", "20000": decimal_text). */
-const plain = (x) => x.normalized().toString();
-
-/** A rational number on the question's scale as the words state it: rounded half away from
- * zero to the resolution's decimal places ("-2.3", "31640"). */
-function stated(grid, x) {
-  const scale = grid.resolution.normalized().scale;
-  const scaled = x.mul(new Rational(10n ** BigInt(scale)));
-  const size = scaled.num < 0n ? scaled.neg() : scaled;
-  const units = size.add(new Rational(1n, 2n)).floor();
-  return N(plain(new Exact(scaled.num < 0n ? -units : units, scale)));
-}
-
-/** The grid's bounds as Rationals. */
-const ends = (grid) => [grid.min.toRational(), grid.max.toRational()];
-
-/** What a part sends, in the words the command line says too (DecimalType.device_chances): a
- * number between the lowest and highest numbers its reports stand for. */
-function between(grid, low, high) {
-  return { text: t("decimal.describe", { low: stated(grid, low), high: stated(grid, high) }) };
-}
-
-/** A mean mechanism (duchi, piecewise, hybrid, one_bit_mean) on the grid's indices. */
-function boundedMeanCore(name, epsilon, grid) {
-  const core = loaded("numericMechanisms").meanCore(name, epsilon, Number(grid.k));
-  const [min, max] = ends(grid);
-  const half = max.sub(min).div(2n);
-  const value = (v) => min.add(half).add(half.mul(v));  // [-1, 1] -> the question's scale
-  const low = value(core.reach.neg());
-  const high = value(core.reach);
-  return {
-    name, k: grid.k, params: core.params,
-    perturbIndex: (index, source) => core.perturbIndex(Number(index), source),
-    reportValue: (report) => value(core.value(report)),
-    describe: () => between(grid, low, high),
-    // one_bit_mean in a series (memo.js): the end memoized at the α-point, as the grid value
-    // the memo's message holds (OneBitMean.series_answer)
-    ...(core.seriesIndex ? {
-      seriesIndex: (index, source) => core.seriesIndex(index, source),
-      indexAnswer: (index) => plain(grid.value(BigInt(index))),
-    } : {}),
-  };
-}
-
-/** The geometric mechanism on the grid's indices: the report is index + noise, its value
- * min + report·resolution. */
-function geometricOnGrid(epsilon, grid) {
-  const core = loaded("geometric").geometricCore(epsilon, 0n, grid.k - 1n);
-  const rate = core.rate.toNumber();
-  return {
-    name: "geometric", k: grid.k, params: core.params, rate: core.rate,
-    reportBounds: core.reportBounds,
-    perturbIndex: (index, source) => core.perturbIndex(index, source),
-    reportValue: (report) => grid.value(BigInt(report)).toRational(),
-    describe: () => ({ text: t("decimal.geometric", {
-      p: P(Math.tanh(rate / 2)), resolution: N(plain(grid.resolution)),
-      step: stepWords(Math.exp(rate)) }) }),
-  };
-}
-
-/** The square wave on the grid's indices: cell y stands for min + (y - B)/(d - 1)·(max - min). */
-function squareWaveOnGrid(epsilon, grid, params) {
-  const core = loaded("squareWave").squareWave(epsilon, 0n, grid.k - 1n, params);
-  const [min, max] = ends(grid);
-  const value = (y) => min.add(max.sub(min).mul(new Rational(BigInt(y) - core.half, core.d - 1n)));
-  const low = value(0);
-  const high = value(core.m - 1n);
-  return {
-    name: DISTRIBUTION, k: grid.k, params: core.params,
-    perturbIndex: (index, source) => core.perturbIndex(index, source),
-    reportValue: value,
-    describe: () => between(grid, low, high),
-  };
-}
-
 /** asked_grid (../asked_grid.js, loaded for a survey naming it): [asked bit, the mean part's
  * report cell], the cell standing for a number on the grid's scale as the part's do. */
 function askedCore(epsilon, grid, params) {
@@ -134,37 +54,6 @@ function askedCore(epsilon, grid, params) {
     perturbIndex: (index, source) => core.perturbIndex(index, source),
     reportValue: (report) => part.reportValue(report[1]),
     describe: () => ({ text: t("decimal.asked") }),
-  };
-}
-
-/** One part's core: a mean mechanism or the square wave (`params` checked by mechanismFor,
- * or by the pair for its parts). */
-function partCore(name, epsilon, grid, params) {
-  if (MEAN_CORES.includes(name)) return boundedMeanCore(name, epsilon, grid);
-  if (name === "geometric") return geometricOnGrid(epsilon, grid);
-  if (name === DISTRIBUTION) return squareWaveOnGrid(epsilon, grid, params);
-  throw new ManifestMismatch(`${JSON.stringify(name)} is not a mechanism of a decimal question`);
-}
-
-/** mean_and_distribution (shared/mechanisms/numeric_pair.py): the answer sent twice, by the
- * mean mechanism params.mean at ε/2 and by the square wave at ε/2, [mean, distribution]. */
-function pairCore(epsilon, grid, params) {
-  const meanName = params && typeof params === "object" ? params.mean : undefined;
-  if (!MEAN_MECHANISMS.includes(meanName)) {
-    throw new ManifestMismatch(`${PAIR}: params.mean must be one of ${MEAN_MECHANISMS.join(", ")}`);
-  }
-  const half = epsilon / 2;
-  const parts = [partCore(meanName, half, grid), partCore(DISTRIBUTION, half, grid)];
-  return {
-    name: PAIR, k: grid.k, parts,
-    params: { mean: meanName, mean_epsilon: half, mean_params: parts[0].params,
-              distribution: DISTRIBUTION, distribution_epsilon: half,
-              distribution_params: parts[1].params },
-    perturbIndex: (index, source) => parts.map((part) => part.perturbIndex(index, source)),
-    describe() {
-      const [mean, distribution] = parts.map((part) => part.describe().text);
-      return { text: t("decimal.pair", { mean, distribution }) };
-    },
   };
 }
 
@@ -216,10 +105,16 @@ class DecimalType extends QuestionType {
 
   core(name, epsilon, q) {
     const grid = gridOf(q);
-    const core = name === PAIR ? pairCore(epsilon, grid, q.params)
-      : name === ASKED ? askedCore(epsilon, grid, q.params)
-        : partCore(name, epsilon, grid, q.params);
-    core.explain = explainer(grid, core);  // a report in words (mechanisms.js explainReport)
+    let core;
+    if (name === ASKED) {
+      core = askedCore(epsilon, grid, q.params);
+      const n = (report) => stated(grid, core.reportValue(report));
+      // DecimalType.report_words: the asked bit and the number
+      core.explain = (report) => t(report[0] === 1 ? "decimal.askedNumber"
+        : "decimal.notAskedNumber", { n: n(report) });
+    } else {
+      core = gridCore(name, epsilon, grid, q.params);
+    }
     cores.set(q, core);
     return core;
   }
@@ -294,13 +189,7 @@ class DecimalType extends QuestionType {
   reportOutside(q, report) {
     const core = cores.get(q);
     if (!core || q.disclosed === true) return false;
-    const [min, max] = ends(gridOf(q));
-    const parts = core.parts ?? [core];
-    const reports = core.parts ? report : [report];
-    return parts.some((part, i) => {
-      const x = part.reportValue(reports[i]);
-      return x.lt(min) || x.gt(max);
-    });
+    return outside(gridOf(q), core, report);
   }
 
   // --- the two-server measurement (twoserver/upload.js, verify.js) ---
@@ -369,24 +258,10 @@ export function readAnswer(q, text, mark = ".") {
   return { value: plain(grid.value(grid.nearest(typed.value))) };
 }
 
-/** A report in plain words: the number it stands for on the question's scale (the pair's
- * two). */
-function explainer(grid, core) {
-  const one = (part, report) => stated(grid, part.reportValue(report));
-  if (core.name === ASKED) {  // DecimalType.report_words: the asked bit and the number
-    return (report) => t(report[0] === 1 ? "decimal.askedNumber" : "decimal.notAskedNumber",
-                         { n: one(core, report) });
-  }
-  return core.parts
-    ? (report) => t("decimal.numbers", { mean: one(core.parts[0], report[0]),
-                                         distribution: one(core.parts[1], report[1]) })
-    : (report) => t("mech.number", { n: one(core, report) });
-}
-
 export default new DecimalType({
   name: "decimal",
   takesSpecial: false,
-  mechanisms: [...MEAN_MECHANISMS, ONE_BIT_MEAN, DISTRIBUTION, PAIR],
+  mechanisms: GRID_MECHANISMS,
   // A follow-up on a randomized answer carries "not asked" by asked_grid (shared/mechanisms/
   // asked_grid.py; ../asked_grid.js, loaded for a survey naming it).
   notAskedMechanisms: [ASKED],

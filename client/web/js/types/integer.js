@@ -1,21 +1,27 @@
 // An integer question in [min, max] (shared/question_types/integer.py): geometric noise
-// (asked_geometric with "not asked"), a text input, a sum in the two-server mode.
+// (asked_geometric with "not asked"), a text input, a sum in the two-server mode; or, where it
+// names one of the number grid's mechanisms (duchi, piecewise, hybrid, one_bit_mean,
+// square_wave, mean_and_distribution, or geometric as the pair's mean part), the grid of
+// resolution 1 over min..max as a decimal's (../number_grid.js, loaded for such a survey by
+// optional.js).
 
 import { el } from "../dom.js";
 import { rawAnswer } from "../form.js";
 import { t } from "../i18n.js";
 import { geometricCore } from "../geometric.js";
 import { loaded } from "../optional.js";  // asked_geometric.js, for a survey that names it
-import { AnswerError, P, UnsupportedMechanism, mechanismFor, stepWords } from "../mechanisms.js";
+import { PyFloat, isFloat } from "../canonical.js";
+import { AnswerError, P, mechanismFor, stepWords } from "../mechanisms.js";
 import { NOT_ASKED } from "../skip_logic.js";
 import { QuestionType, extraValues } from "./base.js";
 import { optionText, specialLabels } from "../shown.js";
 
-// The mean mechanisms an integer question takes by name (shared/question_types/integer.py
-// NAMED_MEAN_MECHANISMS). The page has no integer port of them yet (its review, receipt and
-// vectors are the decimal's): it refuses such a survey clearly, naming the mechanism, and the
-// survey is answered with `ldpsurvey respond` (docs/decimal.md, "Wide integer ranges").
-const NAMED_MEAN_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "one_bit_mean"]);
+// The number grid's mechanisms an integer takes (shared/question_types/integer.py
+// GRID_MECHANISMS): their cores are number_grid.js's, on the indices of min..max.
+const GRID_MECHANISMS = Object.freeze(["duchi", "piecewise", "hybrid", "one_bit_mean",
+                                       "square_wave", "mean_and_distribution"]);
+const PAIR = "mean_and_distribution";
+const cores = new WeakMap();  // a grid question's core and grid, for its receipt's words
 
 // Per side, the chance an honest local geometric report is clipped (encoding.CLIP_TAIL).
 const CLIP_TAIL = 1e-6;
@@ -52,7 +58,20 @@ class IntegerType extends QuestionType {
     }
   }
 
-  canonical(q) { return { min: q.min, max: q.max }; }
+  /** min and max; estimate and bins where the survey gives them (IntegerType.canonical); the
+   * pair's ε shares are floats in its params, as Python writes them. */
+  canonical(q, disclosed) {
+    const d = { min: q.min, max: q.max };
+    if (q.estimate !== undefined) d.estimate = q.estimate;
+    if (q.bins !== undefined) d.bins = q.bins;
+    if (!disclosed && q.mechanism === PAIR && q.params && typeof q.params === "object") {
+      const { mean_epsilon: mean, distribution_epsilon: distribution } = q.params;
+      if (!isFloat(mean) || !isFloat(distribution)) throw new TypeError("a pair's ε shares are numbers");
+      d.params = { ...q.params, mean_epsilon: new PyFloat(mean),
+                   distribution_epsilon: new PyFloat(distribution) };
+    }
+    return d;
+  }
 
   // --- the mechanism (mechanisms.js) ---
 
@@ -60,8 +79,12 @@ class IntegerType extends QuestionType {
 
   core(name, epsilon, q, notAsked = false) {
     if (name === "geometric") return geometricCore(epsilon, BigInt(q.min), BigInt(q.max));
-    if (NAMED_MEAN_MECHANISMS.includes(name)) {
-      throw new UnsupportedMechanism(`mechanism ${JSON.stringify(name)} on an integer question is not supported in the browser yet (answer it with ldpsurvey respond)`);
+    if (GRID_MECHANISMS.includes(name) && !notAsked) {
+      const numberGrid = loaded("numberGrid");
+      const grid = numberGrid.wholeGrid(q.min, q.max);
+      const core = numberGrid.gridCore(name, epsilon, grid, q.params);
+      cores.set(q, { core, grid });
+      return core;
     }
     if (name === "asked_geometric") {
       return loaded("askedGeometric").askedGeometricCore(epsilon, BigInt(q.min), BigInt(q.max),
@@ -128,11 +151,13 @@ class IntegerType extends QuestionType {
 
   chances(q, mechanism, answer) {
     const d = mechanism.describe(answer);
-    if (mechanism.name !== "geometric") return d.text;
+    if (mechanism.name !== "geometric" || cores.has(q)) return d.text;
     return t("review.number", noiseParams(q, Number(answer), d.unchanged, d.stepFactor));
   }
 
   reportOutside(q, report) {
+    const grid = cores.get(q);  // a grid mechanism's report is a cell: the number it stands for
+    if (grid && q.disclosed !== true) return loaded("numberGrid").outside(grid.grid, grid.core, report);
     // a pair ("not asked") says it in its own words
     return !Array.isArray(report) && (report < q.min || report > q.max);
   }
@@ -197,7 +222,7 @@ class IntegerType extends QuestionType {
 
 export default new IntegerType({
   name: "integer",
-  mechanisms: ["geometric", ...NAMED_MEAN_MECHANISMS],  // the mean ones refused in core()
+  mechanisms: ["geometric", ...GRID_MECHANISMS],
   notAskedMechanisms: ["asked_geometric"],
   conditionKind: "int",
   conditionWords: "an integer question",  // not words: a condition error
