@@ -45,10 +45,12 @@ from ..estimates import Estimate, MeanEstimate, z_value
 from ..randomness import RandomSource, draw_weighted
 from .base import IndexReports, Mechanism
 
-# The `decimal` type (shared/question_types/decimal.py) takes these mechanisms, on its grid's
-# indices with its exact scale (numeric_scale.py); no other type does, so `auto` and every
-# survey of the other types stay byte-identical.
-DECIMAL_TYPES = frozenset({"decimal"})
+# The number types (shared/question_types/number_grid.py: decimal, and integer on min..max)
+# take these mechanisms, on the grid's indices with its exact scale (numeric_scale.py). They
+# are registered apart from MECHANISMS (registry.py), so `auto` ranks them only where the unit
+# asks numeric_auto (a decimal; an integer given `estimate`): every other survey stays
+# byte-identical.
+NUMBER_TYPES = frozenset({"decimal", "integer"})
 
 STD_ERROR_NOTE = ("std_error is a plug-in for these respondents' answers (the randomization's "
                   "variance depends on how far answers lie from the middle of the range, "
@@ -68,7 +70,7 @@ class GridMean(IndexReports, Mechanism):
     `perturb_index` directly), `variance_at(j)` and the class-level `grid_variances`.
     """
 
-    question_types: ClassVar[frozenset[str]] = DECIMAL_TYPES
+    question_types: ClassVar[frozenset[str]] = NUMBER_TYPES
     values: tuple[Fraction, ...]
 
     def __init__(self, epsilon: float, labels: range, *, unit: int | Fraction | Decimal = 1,

@@ -75,8 +75,8 @@ class MeanAndDistribution(Mechanism):
     """[mean report, distribution report] of one answer (module docstring)."""
 
     name = "mean_and_distribution"
-    question_types: ClassVar[frozenset[str]] = frozenset({"decimal"})
-    summary = ("A decimal sent twice, independently: by a mean mechanism and by square_wave, "
+    question_types: ClassVar[frozenset[str]] = frozenset({"decimal", "integer"})
+    summary = ("A number sent twice, independently: by a mean mechanism and by square_wave, "
                "at halves of ε (sequential composition); the mean and the distribution.")
 
     def __init__(self, mean: Mechanism, distribution: Mechanism, *,

@@ -90,10 +90,10 @@ def geometry(epsilon: float, k: int) -> tuple[int, int, int]:
 
 class SquareWave(IndexReports, Mechanism):
     name = "square_wave"
-    # Only the `decimal` type takes it (shared/question_types/decimal.py): registered in
-    # DISTRIBUTION_MECHANISMS, not MECHANISMS (shared/mechanisms/registry.py), so `auto` never
-    # picks it for a question of another type.
-    question_types = frozenset({"decimal"})
+    # The number types take it where `estimate` asks for the distribution (shared/
+    # question_types/number_grid.py): registered in DISTRIBUTION_MECHANISMS, not MECHANISMS
+    # (shared/mechanisms/registry.py), so `auto` never ranks it.
+    question_types = frozenset({"decimal", "integer"})
     summary = ("Square Wave (Li et al. 2020), discretized: a grid cell near the number w.p. "
                "e^ε times any far one; the distribution by EM with smoothing.")
     max_options = 2 * MAX_VALUES + 1  # any range of integers JSON carries exactly

@@ -73,10 +73,6 @@ class IntegerType(SingleAnswerType):
     auto_not_asked = ("asked_geometric",)
     named_not_asked = ("asked_geometric",)
 
-    def takes_mechanism(self, cls: Any) -> bool:
-        """geometric (the types it serves) and the number grid's (GRID_MECHANISMS)."""
-        return super().takes_mechanism(cls) or cls.name in GRID_MECHANISMS
-
     def parse(self, definition: Definition) -> Any:
         """As every single-answer type, unless the survey gives `estimate` or `bins` or names
         a number grid mechanism: then the grid's (number_grid.py), with `spec` holding the

@@ -125,7 +125,7 @@ def test_a_two_server_survey_refuses_the_keys_naming_them() -> None:
 
 def test_plan_gives_the_median_and_simulate_the_bins() -> None:
     asked = survey(estimate=["mean", "distribution"], bins=4, max=180)
-    plan = plan_survey(asked, margin=0.05, mean_margin=10, n=2000).questions[0]
+    plan = plan_survey(asked, n=2000).questions[0]
     assert plan.median is not None and plan.median.margin > 0
     assert {r.mechanism for r in plan.rows if r.configured} == {"mean_and_distribution"}
     result = simulate_survey(asked, 2000, np.random.default_rng(3)).questions[0]

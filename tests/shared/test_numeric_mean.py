@@ -293,12 +293,13 @@ def test_the_grid_must_be_a_range_with_an_exact_unit() -> None:
 # --- registration: nothing existing can pick them ---------------------------------------------
 
 
-def test_registered_by_name_for_decimal_only() -> None:
+def test_registered_apart_for_the_number_types() -> None:
+    """Not in MECHANISMS: `auto` ranks them only where a unit asks numeric_auto."""
     assert set(NAMES) == {"duchi", "piecewise", "hybrid", "one_bit_mean"}
     assert not set(NAMES) & set(MECHANISMS)
     for name in NAMES:
         cls = mechanism_class(name)
-        assert cls.question_types == frozenset({"decimal"})
+        assert cls.question_types == frozenset({"decimal", "integer"})
     for qtype, k in (("integer", 31), ("categorical", 5), ("ordinal", 5), ("binary", 2)):
         assert not {n for _, n in candidates(qtype, k, 1.0)} & set(NAMES)
 
