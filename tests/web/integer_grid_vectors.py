@@ -1,8 +1,8 @@
 """Shared vectors proving the page's integer questions on the number grid (client/web/js/
 types/integer.js with js/number_grid.js) equal to Python's (shared/question_types/integer.py
-with number_grid.py): per mechanism an integer may take there (duchi, piecewise, hybrid by
-name or by `auto` with estimate = ["mean"], square_wave, and mean_and_distribution with each
-mean part) a one-question survey's canonical question, answers at the range's ends and middle,
+with number_grid.py): per mechanism an integer may take there (duchi, piecewise, hybrid,
+one_bit_mean by name or by `auto` with estimate = ["mean"], square_wave, and
+mean_and_distribution with each mean part) a one-question survey's canonical question, answers at the range's ends and middle,
 the tape of draws a seeded recording source handed out while Python perturbed it, and the
 report; the surveys' canonical bytes; the review's sentence."""
 
@@ -42,7 +42,8 @@ def kinds() -> list[dict[str, Any]]:
     """Every way an integer asks on the grid: a mean mechanism named (geometric only as the
     pair's part: alone it is the integer's own), auto for the mean, the distribution, and the
     pair with each mean part."""
-    found: list[dict[str, Any]] = [{"mechanism": name} for name in MEAN_MECHANISMS[:3]]
+    found: list[dict[str, Any]] = [{"mechanism": name} for name in (*MEAN_MECHANISMS[:3],
+                                                                     "one_bit_mean")]
     found.append({"estimate": ["mean"]})
     found.append({"mechanism": "square_wave", "estimate": ["distribution"], "bins": 4})
     # both estimates: the answer sent twice, by `mechanism` and by square_wave

@@ -30,6 +30,7 @@ def test_the_vectors_cover_every_grid_mechanism(cases: list[dict[str, Any]]) -> 
               if c["question"]["mechanism"] == "mean_and_distribution" else None)
              for c in cases}
     assert named >= {("duchi", None), ("piecewise", None), ("hybrid", None),
+                     ("one_bit_mean", None),
                      ("square_wave", None),
                      *(("mean_and_distribution", m)
                        for m in ("duchi", "piecewise", "hybrid", "geometric"))}
