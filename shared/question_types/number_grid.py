@@ -328,15 +328,6 @@ def row_shares(spec: GridSpec | None, shares: Any) -> Any:
     return np.array([shares[a:b].sum() for a, b in itertools.pairwise(first)])
 
 
-def check_not_asked(spec: GridSpec, where: str, described: str, mechanism: str) -> None:
-    """A hidden follow-up estimates the mean among those asked (its `mechanism`): the
-    distribution is refused naming `estimate`."""
-    if DISTRIBUTION_ESTIMATE in spec.estimate:
-        raise SurveyError(f"{where}.estimate", f"{described} that depends on randomized "
-                          f"answers estimates the mean among those asked ({mechanism}): "
-                          'write estimate = ["mean"], or ask the number of everyone')
-
-
 # --- on the device: what is sent, in words ------------------------------------------------
 
 

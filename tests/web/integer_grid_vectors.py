@@ -2,9 +2,9 @@
 types/integer.js with js/number_grid.js) equal to Python's (shared/question_types/integer.py
 with number_grid.py): per mechanism an integer may take there (duchi, piecewise, hybrid,
 one_bit_mean by name or by `auto` with estimate = ["mean"], square_wave, and
-mean_and_distribution with each mean part) a one-question survey's canonical question, answers at the range's ends and middle,
-the tape of draws a seeded recording source handed out while Python perturbed it, and the
-report; the surveys' canonical bytes; the review's sentence."""
+mean_and_distribution with each mean part) a one-question survey's canonical question, answers
+at the range's ends and middle, the tape of draws a seeded recording source handed out while
+Python perturbed it, and the report; the surveys' canonical bytes; the review's sentence."""
 
 from __future__ import annotations
 
