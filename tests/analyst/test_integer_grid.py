@@ -133,3 +133,21 @@ def test_plan_gives_the_median_and_simulate_the_bins() -> None:
                                                 "130 to 180"]
     assert abs(sum(v.truth for v in result.values) - 1) < 1e-9
     assert result.mean is not None and -20 <= result.mean.truth <= 180
+
+
+@pytest.mark.parametrize("estimate", [["distribution"], ["mean", "distribution"]])
+def test_a_design_based_report_weights_the_decimals_distribution_columns(
+        estimate: list[str]) -> None:
+    """The design-based bins, CDF and quartiles are weighted from the mechanism's linear
+    distribution columns (shared/design/distribution.py): an integer's are the decimal of
+    resolution 1's, on the same reports."""
+    integer, decimal = pair(estimate=estimate, bins=[-20, 0, 100, 480])
+    mechanisms = [mechanism_for(q) for q in (integer, decimal)]
+    rng = np.random.default_rng(9)
+    reports = mechanisms[0].perturb_many(np.minimum(rng.geometric(1 / 80, size=500) - 1, 500),
+                                         rng)
+    found = [m.distribution_columns(reports) for m in mechanisms]
+    assert found[0] is not None and found[1] is not None
+    assert found[0].bins == found[1].bins == ("-20 to 0", "0 to 100", "100 to 480")
+    assert np.array_equal(found[0].values, found[1].values)
+    assert np.array_equal(found[0].noise, found[1].noise)
