@@ -49,9 +49,11 @@ def set_shares(sets: np.ndarray, question: Question) -> tuple[dict[str, float], 
 
 def simulate_multiselect(question: Question, n: int, rng: np.random.Generator,
                          truth: Any = None, confidence: float = 0.95,
-                         progress: Callable[[int], None] | None = None) -> Any:
-    """Draw n answer sets, randomize and aggregate them chunk by chunk, estimate, compare."""
-    mechanism = mechanism_for(question)
+                         progress: Callable[[int], None] | None = None,
+                         mechanisms: Callable[[Question], Any] = mechanism_for) -> Any:
+    """Draw n answer sets, randomize and aggregate them chunk by chunk, estimate, compare
+    (`mechanisms`: the question's mechanism, or a two-server survey's release)."""
+    mechanism = mechanisms(question)
     dist = truth if truth is not None else default_set_truth(question)
     aggregate = mechanism.new_aggregate()
     selected = np.zeros(question.k, dtype=np.int64)

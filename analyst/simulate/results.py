@@ -113,6 +113,8 @@ def compare_estimate(question: Question, mechanism: Mechanism, estimate: Estimat
     rows = estimate.categories if estimate.categories is not None else estimate.distribution
     if rows is not None and true_freq is not None:
         truth = question.unit.row_shares(question, true_freq)  # a decimal's bins
+        if estimate.not_asked is not None and len(truth) == len(rows) + 1:
+            truth = truth[:-1]  # "not asked" is a row of its own (a two-server integer's)
         result.values = [value_result(row, float(f))
                          for row, f in zip(rows, truth, strict=True)]
         index = {label: i for i, label in enumerate(question.labels)}

@@ -153,11 +153,14 @@ class _Tally:
 def simulate_with_skips(survey: Survey, n: int, rng: np.random.Generator,
                         truth: Mapping[str, Distribution] | None = None,
                         confidence: float = 0.95, seed: int | None = None,
-                        progress: Callable[[int], None] | None = None) -> SimulationResult:
-    """`simulate_survey` for a survey with conditions (module docstring)."""
+                        progress: Callable[[int], None] | None = None,
+                        mechanism_of: Callable[[Question], Any] = mechanism_for
+                        ) -> SimulationResult:
+    """`simulate_survey` for a survey with conditions (module docstring); `mechanism_of`
+    gives each question's mechanism (a two-server survey's release: two_server.py)."""
     truth = dict(truth or {})
     kinds = {q.id: q.unit.visit(q, _KINDS) for q in survey.questions}  # refuses a grid's cells
-    mechanisms = {q.id: mechanism_for(q) for q in survey.questions}
+    mechanisms = {q.id: mechanism_of(q) for q in survey.questions}
     aggregates = {q.id: m.new_aggregate() for q, m in zip(survey.questions,
                                                            mechanisms.values(), strict=True)}
     tallies = {q.id: _Tally(np.zeros(kinds[q.id].cells(q), dtype=np.int64))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from ldpsurvey.shared.errors import SimulationError
@@ -23,6 +24,7 @@ from .multiselect import simulate_multiselect
 from .results import QuestionResult, SimulationResult, compare_estimate, estimate_of
 from .skip import has_skip_logic, simulate_with_skips
 from .truth import Distribution, chunk_size, default_truth
+from .two_server import release_factory
 
 # True per-value counts are kept for domains up to this size (integer ranges may be huge).
 _MAX_COUNTED_VALUES = 65_536
@@ -41,22 +43,29 @@ def simulate_survey(survey: Survey, n: int, rng: np.random.Generator,
     unknown = set(truth) - {q.id for q in survey.questions}
     if unknown:
         raise SimulationError(f"truth: unknown question {sorted(unknown)[0]!r}")
+    # Each question through its LDP mechanism, or (a two-server survey) what the servers
+    # would release: two_server.py.
+    mechanisms = release_factory(survey, rng)
     if has_skip_logic(survey):  # respondents drawn whole: conditions read earlier answers
-        return simulate_with_skips(survey, n, rng, truth, confidence, seed, progress)
+        return simulate_with_skips(survey, n, rng, truth, confidence, seed, progress,
+                                   mechanisms)
     results = []
     for question in survey.questions:
         dist = truth.get(question.id) or default_truth(question)
-        results.append(simulate_question(question, n, rng, dist, confidence, progress))
+        results.append(simulate_question(question, n, rng, dist, confidence, progress,
+                                         mechanisms))
     return SimulationResult(survey=survey, n=n, seed=seed, confidence=confidence,
                             questions=results)
 
 
 def simulate_question(question: Question, n: int, rng: np.random.Generator,
                       truth: Distribution | None = None, confidence: float = 0.95,
-                      progress: Callable[[int], None] | None = None) -> QuestionResult:
+                      progress: Callable[[int], None] | None = None,
+                      mechanisms: Callable[[Question], Any] = mechanism_for) -> QuestionResult:
     """Draw n true answers, randomize and aggregate them chunk by chunk, then estimate (sets
-    of options: multiselect.py; the question's unit says which kind its answers are)."""
-    simulation = _Simulation(n, rng, truth, confidence, progress)
+    of options: multiselect.py; the question's unit says which kind its answers are).
+    `mechanisms` gives the question's mechanism (a two-server survey's: two_server.py)."""
+    simulation = _Simulation(n, rng, truth, confidence, progress, mechanisms)
     return question.unit.visit(question, simulation)  # type: ignore[no-any-return]
 
 
@@ -70,24 +79,26 @@ class _Simulation:
     truth: Distribution | None
     confidence: float
     progress: Callable[[int], None] | None
+    mechanisms: Callable[[Question], Any] = mechanism_for
 
     def options(self, question: Question) -> QuestionResult:
         return _simulate_indices(question, self.n, self.rng, self.truth, self.confidence,
-                                 self.progress)
+                                 self.progress, self.mechanisms)
 
     number = cell = options
 
     def option_set(self, question: Question) -> QuestionResult:
         return simulate_multiselect(question, self.n, self.rng, self.truth, self.confidence,
-                                    self.progress)  # type: ignore[no-any-return]
+                                    self.progress, self.mechanisms)  # type: ignore[no-any-return]
 
 
 def _simulate_indices(question: Question, n: int, rng: np.random.Generator,
                       truth: Distribution | None, confidence: float,
-                      progress: Callable[[int], None] | None) -> QuestionResult:
+                      progress: Callable[[int], None] | None,
+                      mechanisms: Callable[[Question], Any] = mechanism_for) -> QuestionResult:
     """Answer indices drawn and tallied chunk by chunk; per-value truths up to a domain of
     _MAX_COUNTED_VALUES."""
-    mechanism = mechanism_for(question)
+    mechanism = mechanisms(question)
     dist = truth if truth is not None else default_truth(question)
     aggregate = mechanism.new_aggregate()
     counted = question.k <= _MAX_COUNTED_VALUES

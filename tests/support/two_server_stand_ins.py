@@ -1,5 +1,6 @@
-"""Two-server surveys for the estimator tests (parsed by shared/survey.py), stand-ins for the
-leader's batch entries, and a vectorized batch simulator.
+"""Two-server surveys for the estimator tests (parsed by shared/survey.py), and a vectorized
+batch simulator of many repetitions. The batch entry and the servers' simulated noise are the
+library's (analyst/simulate/two_server.py, which `ldpsurvey simulate` runs).
 
 Simulation only (numpy generators): nothing here can send a report.
 """
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ldpsurvey.analyst.simulate.two_server import Entry, geometric_noise, servers_noise
 from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.two_server.noise import NoisePlan
 
@@ -45,25 +47,11 @@ def survey_of(questions: Sequence[dict[str, Any]], crosstabs: Sequence[Any] = ()
 
 
 @dataclass(frozen=True)
-class Entry:
-    noisy_sums: list[int]
-    n: int
-    noise_plan: NoisePlan
-    rejected: int = 0
-
-
-@dataclass(frozen=True)
 class Batch:
     survey_id: str
     version: int
     batch_id: str
     entries: Mapping[str, Entry]
-
-
-def geometric_noise(rng: np.random.Generator, plan: NoisePlan, size: Any) -> np.ndarray:
-    """One server's two-sided geometric noise (simulation: numpy, not the exact sampler)."""
-    success = 1.0 - plan.alpha
-    return rng.geometric(success, size) - rng.geometric(success, size)
 
 
 def simulate_cells(rng: np.random.Generator, n: int, cell_probs: np.ndarray, plan: NoisePlan,
@@ -73,8 +61,7 @@ def simulate_cells(rng: np.random.Generator, n: int, cell_probs: np.ndarray, pla
     counts = rng.multinomial(n, cell_probs / cell_probs.sum(), size=reps)
     if count:
         counts = counts[:, 1:2]
-    return counts + geometric_noise(rng, plan, counts.shape) + geometric_noise(rng, plan,
-                                                                                counts.shape)
+    return counts + servers_noise(rng, plan, counts.shape)
 
 
 def entries(totals: np.ndarray, n: int, plan: NoisePlan) -> list[Entry]:
@@ -91,7 +78,7 @@ def simulate_sums(rng: np.random.Generator, values: Sequence[int], probs: np.nda
         noisy = local.perturb_many(answers.ravel() - local.low, rng).reshape(reps, n)
         answers = np.clip(noisy, lo, hi)
     sums = (answers - offset).sum(axis=1)
-    return sums + geometric_noise(rng, plan, reps) + geometric_noise(rng, plan, reps)
+    return sums + servers_noise(rng, plan, reps)
 
 
 def two_server_survey_dict(questions: list[dict[str, Any]],
@@ -109,3 +96,7 @@ def two_server_survey_dict(questions: list[dict[str, Any]],
     if crosstabs:
         data["crosstabs"] = crosstabs
     return data
+
+
+__all__ = ["Batch", "Entry", "entries", "geometric_noise", "question", "question_data",
+           "simulate_cells", "simulate_sums", "survey_of", "two_server_survey_dict"]
