@@ -75,7 +75,9 @@ def _crosstab(survey, pair: tuple[str, str], n: int, rng: np.random.Generator, t
 
     from ..reports.crosstab_view import render_crosstab
     from .crosstab import simulate_crosstab
+    from .two_server import check_crosstab_simulated
 
+    check_crosstab_simulated(survey)
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     with terminal_progress(n, "simulating", enabled=2 * n >= _PROGRESS_MIN_ANSWERS) as update:
         result = simulate_crosstab(survey, pair[0], pair[1], n, rng, truth, dependence,
@@ -100,6 +102,7 @@ def format_result(result: SimulationResult, rows: int = 40) -> str:
     for q in result.questions:
         lines.extend(format_question(q, rows))
         lines.append("")
+    lines.extend(f"note: {note}" for note in result.notes)
     covered, total = result.coverage
     if total:
         lines.append(f"coverage: {covered} of {total} intervals covered the truth "

@@ -84,6 +84,7 @@ class SimulationResult:
     seed: int | None
     confidence: float
     questions: list[QuestionResult]
+    notes: list[str] = field(default_factory=list)  # what the simulation leaves out
 
     @property
     def coverage(self) -> tuple[int, int]:
@@ -113,10 +114,16 @@ def compare_estimate(question: Question, mechanism: Mechanism, estimate: Estimat
     rows = estimate.categories if estimate.categories is not None else estimate.distribution
     if rows is not None and true_freq is not None:
         truth = question.unit.row_shares(question, true_freq)  # a decimal's bins
-        if estimate.not_asked is not None and len(truth) == len(rows) + 1:
-            truth = truth[:-1]  # "not asked" is a row of its own (a two-server integer's)
+        # Values an estimate lists apart from its rows (a two-server integer's special values
+        # and "not asked", in that order, after the range's values): their truths follow.
+        truth, apart = truth[:len(rows)], truth[len(rows):]
         result.values = [value_result(row, float(f))
                          for row, f in zip(rows, truth, strict=True)]
+        listed = {row.value for row in rows}
+        for i, row in enumerate(getattr(estimate, "special", None) or []):
+            if row.value not in listed and row.estimate is not None:  # never drawn: truth 0
+                result.values.append(value_result(row, float(apart[i]) if i < len(apart)
+                                                  else 0.0))
         index = {label: i for i, label in enumerate(question.labels)}
         for group in estimate.groups:
             members = [index[label] for label in group.options]

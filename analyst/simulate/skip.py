@@ -266,6 +266,19 @@ class _Options:
         """The share not asked as a row of its own (the options list it among their values)."""
 
 
+def compare_among_answered(q: Question, result: QuestionResult, estimate: Any,
+                           counts: np.ndarray) -> None:
+    """A question with special values asked of everyone: the shares and mean among those who
+    gave an answer against the truth, as for a question asked with skip logic (`counts`: the
+    drawn answers per index, the special values after the values)."""
+    values = len(q.unit.values(q))
+    given = counts[:values]
+    tally = _Tally(np.asarray(counts, dtype=np.int64), asked=int(counts.sum()),
+                   answered=int(given.sum()),
+                   answered_sum=int(np.arange(values, dtype=np.int64) @ given))
+    _Options().among_answered(q, result, estimate, tally)
+
+
 class _Number(_Options):
     """A whole number. Asked of those a condition on disclosed answers selects, each value's
     share and the mean among them are compared, as the plain simulation compares them. With a

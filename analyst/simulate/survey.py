@@ -22,9 +22,9 @@ from ldpsurvey.shared.survey import Question, Survey
 
 from .multiselect import simulate_multiselect
 from .results import QuestionResult, SimulationResult, compare_estimate, estimate_of
-from .skip import has_skip_logic, simulate_with_skips
+from .skip import compare_among_answered, has_skip_logic, simulate_with_skips
 from .truth import Distribution, chunk_size, default_truth
-from .two_server import release_factory
+from .two_server import release_factory, simulation_notes
 
 # True per-value counts are kept for domains up to this size (integer ranges may be huge).
 _MAX_COUNTED_VALUES = 65_536
@@ -47,15 +47,17 @@ def simulate_survey(survey: Survey, n: int, rng: np.random.Generator,
     # would release: two_server.py.
     mechanisms = release_factory(survey, rng)
     if has_skip_logic(survey):  # respondents drawn whole: conditions read earlier answers
-        return simulate_with_skips(survey, n, rng, truth, confidence, seed, progress,
-                                   mechanisms)
+        result = simulate_with_skips(survey, n, rng, truth, confidence, seed, progress,
+                                     mechanisms)
+        result.notes = simulation_notes(survey)
+        return result
     results = []
     for question in survey.questions:
         dist = truth.get(question.id) or default_truth(question)
         results.append(simulate_question(question, n, rng, dist, confidence, progress,
                                          mechanisms))
     return SimulationResult(survey=survey, n=n, seed=seed, confidence=confidence,
-                            questions=results)
+                            questions=results, notes=simulation_notes(survey))
 
 
 def simulate_question(question: Question, n: int, rng: np.random.Generator,
@@ -117,5 +119,9 @@ def _simulate_indices(question: Question, n: int, rng: np.random.Generator,
         if progress is not None:
             progress(size)
     estimate = estimate_of(question, mechanism, aggregate, confidence)
-    return compare_estimate(question, mechanism, estimate, true_counts / n if counted else None,
-                    true_index_sum, n, confidence)
+    result = compare_estimate(question, mechanism, estimate,
+                              true_counts / n if counted else None, true_index_sum, n,
+                              confidence)
+    if question.special and counted:  # and among those who gave an answer
+        compare_among_answered(question, result, estimate, true_counts)
+    return result

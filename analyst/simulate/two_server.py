@@ -15,7 +15,8 @@ LDP one: `release_factory` chooses, once, which of the two a survey's questions 
 
 Simulation only: every draw here (the local randomization and the servers' noise) comes from
 a seeded numpy generator, never from the path that sends a report or adds real noise.
-Declared crosstabs are not simulated (the simulators draw each question on its own).
+Declared crosstabs are not simulated yet: the simulators draw each question on its own, and
+`simulate --crosstab` is refused with a one-line error (`check_crosstab_simulated`).
 """
 
 from __future__ import annotations
@@ -72,6 +73,24 @@ def release_factory(survey: Survey, rng: np.random.Generator) -> Callable[[Quest
     if getattr(survey, "collection", None) != TWO_SERVER:
         return mechanism_for
     return lambda question: TwoServerRelease(question, rng)
+
+
+def check_crosstab_simulated(survey: Survey) -> None:
+    """SimulationError for `simulate --crosstab` on a two-server survey: its crosstabs are
+    the declared joint histograms, which simulate does not draw yet."""
+    if getattr(survey, "collection", None) == TWO_SERVER:
+        raise SimulationError("simulate --crosstab takes an LDP survey; a two-server survey's "
+                              "declared crosstabs are not simulated yet (its questions are: "
+                              "run simulate without --crosstab)")
+
+
+def simulation_notes(survey: Survey) -> list[str]:
+    """What a simulation of `survey` leaves out: a two-server survey's declared crosstabs."""
+    if getattr(survey, "collection", None) != TWO_SERVER or not getattr(survey, "crosstabs", ()):
+        return []
+    keys = ", ".join(f"{spec.rows} x {spec.cols}" for spec in survey.crosstabs)
+    return [f"declared crosstabs ({keys}) are not simulated yet: each question is drawn on "
+            "its own"]
 
 
 @dataclass
@@ -194,5 +213,5 @@ def _cell(measurement: Any) -> int:
     return int(measurement[0] if isinstance(measurement, list) else measurement)
 
 
-__all__ = ["Entry", "Totals", "TwoServerRelease", "geometric_noise", "measured_totals",
-           "release_factory", "servers_noise"]
+__all__ = ["Entry", "Totals", "TwoServerRelease", "check_crosstab_simulated", "geometric_noise",
+           "measured_totals", "release_factory", "servers_noise", "simulation_notes"]
