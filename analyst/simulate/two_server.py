@@ -88,7 +88,7 @@ def simulation_notes(survey: Survey) -> list[str]:
     """What a simulation of `survey` leaves out: a two-server survey's declared crosstabs."""
     if getattr(survey, "collection", None) != TWO_SERVER or not getattr(survey, "crosstabs", ()):
         return []
-    keys = ", ".join(f"{spec.rows} x {spec.cols}" for spec in survey.crosstabs)
+    keys = ", ".join(f"{spec.rows} by {spec.cols}" for spec in survey.crosstabs)
     return [f"declared crosstabs ({keys}) are not simulated yet: each question is drawn on "
             "its own"]
 

@@ -83,7 +83,7 @@ def test_the_two_server_sample_shows_each_question_and_says_crosstabs_are_not_dr
                                    "--n", "2000", "--seed", "1"]).output
     assert "two-server+grr (ε0 = 2 on the device)" in out  # the local mechanism ran first
     assert "mean: truth" in out  # the integer's Sum
-    assert "declared crosstabs (smoker x mood) are not simulated yet" in out
+    assert "declared crosstabs (smoker by mood) are not simulated yet" in out
 
 
 def test_simulate_crosstab_of_a_two_server_survey_is_one_line(tmp_path: Path) -> None:
