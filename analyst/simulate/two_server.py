@@ -30,13 +30,11 @@ from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.two_server.encoding import Encoding, question_encoding
-from ldpsurvey.shared.two_server.entry import mechanism_label
+from ldpsurvey.shared.two_server.entry import COLLECTION, mechanism_label
 from ldpsurvey.shared.two_server.estimates import estimate_two_server
 from ldpsurvey.shared.two_server.fixed_point import grid_measurement
 from ldpsurvey.shared.two_server.noise import SERVERS, NoisePlan
 from ldpsurvey.shared.two_server.plans import question_noise_plan
-
-TWO_SERVER = "two-server"
 
 
 @dataclass(frozen=True)
@@ -66,11 +64,16 @@ def servers_noise(rng: np.random.Generator, plan: NoisePlan, size: Any) -> np.nd
     return noise
 
 
+def is_two_server(survey: Survey) -> bool:
+    """Whether `survey` is collected by two servers (the one place simulate asks)."""
+    return getattr(survey, "collection", None) == COLLECTION
+
+
 def release_factory(survey: Survey, rng: np.random.Generator) -> Callable[[Question], Any]:
     """What each question of `survey` is simulated through: its LDP mechanism
     (`mechanism_for`), or for a two-server survey its `TwoServerRelease` (whose servers'
     noise comes from `rng`)."""
-    if getattr(survey, "collection", None) != TWO_SERVER:
+    if not is_two_server(survey):
         return mechanism_for
     return lambda question: TwoServerRelease(question, rng)
 
@@ -78,7 +81,7 @@ def release_factory(survey: Survey, rng: np.random.Generator) -> Callable[[Quest
 def check_crosstab_simulated(survey: Survey) -> None:
     """SimulationError for `simulate --crosstab` on a two-server survey: its crosstabs are
     the declared joint histograms, which simulate does not draw yet."""
-    if getattr(survey, "collection", None) == TWO_SERVER:
+    if is_two_server(survey):
         raise SimulationError("simulate --crosstab takes an LDP survey; a two-server survey's "
                               "declared crosstabs are not simulated yet (its questions are: "
                               "run simulate without --crosstab)")
@@ -86,7 +89,7 @@ def check_crosstab_simulated(survey: Survey) -> None:
 
 def simulation_notes(survey: Survey) -> list[str]:
     """What a simulation of `survey` leaves out: a two-server survey's declared crosstabs."""
-    if getattr(survey, "collection", None) != TWO_SERVER or not getattr(survey, "crosstabs", ()):
+    if not is_two_server(survey) or not getattr(survey, "crosstabs", ()):
         return []
     keys = ", ".join(f"{spec.rows} by {spec.cols}" for spec in survey.crosstabs)
     return [f"declared crosstabs ({keys}) are not simulated yet: each question is drawn on "
