@@ -68,6 +68,24 @@ def special_and_decimal_survey() -> Survey:
          "resolution": 0.5, "central_epsilon": 1.0}])
 
 
+def local_survey() -> Survey:
+    """A local ε0 on every kind of measurement the samples leave out: binary_rr, a hidden
+    integer's asked_geometric pair, option_rr's free bits and psfo_grr's index for sets,
+    ordinal_exp, and a hidden categorical's "not asked" cell."""
+    return survey_of([
+        question_data("binary", 1.0, 1.0, qid="gate"),
+        question_data("integer", 1.0, 2.0, qid="amount", min=0, max=20,
+                      mechanism="asked_geometric", relevant="gate"),
+        question_data("multiselect", 1.0, 2.0, qid="sets", options=["a", "b", "c", "d"],
+                      max_selected=2, mechanism="option_rr"),
+        question_data("multiselect", 1.0, 2.0, qid="sets2", options=["a", "b", "c", "d"],
+                      max_selected=2, mechanism="psfo_grr"),
+        question_data("ordinal", 1.0, 2.0, qid="rank", options=["x", "y", "z"],
+                      mechanism="ordinal_exp"),
+        question_data("categorical", 1.0, 2.0, qid="brand", options=["x", "y", "z"],
+                      relevant="gate")])
+
+
 @pytest.mark.parametrize("name", SAMPLES)
 def test_the_sample_two_server_surveys_simulate(name: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["simulate", str(sample(name, tmp_path)), "--n", "2000",
@@ -181,13 +199,14 @@ def _coverage_rows(result: SimulationResult) -> dict[tuple[str, str, str], bool]
     return rows
 
 
-@pytest.mark.parametrize("which", ["two-server.toml", "drug-use-two-server.toml", "special"])
+@pytest.mark.parametrize("which", ["two-server.toml", "drug-use-two-server.toml", "special",
+                                   "local"])
 def test_intervals_cover_the_truth_at_the_nominal_rate(which: str, tmp_path: Path) -> None:
     """R seeded runs; each row's covering count against the lower binomial band (module
     docstring). Rows whose truth is 0 in every run (a value the truth never draws) are
     checked too: their interval must hold 0."""
-    survey = (special_and_decimal_survey() if which == "special"
-              else load_survey(sample(which, tmp_path)))
+    built = {"special": special_and_decimal_survey, "local": local_survey}
+    survey = built[which]() if which in built else load_survey(sample(which, tmp_path))
     reps, n = 120, 1500
     counts: dict[tuple[str, str, str], int] = defaultdict(int)
     seen: dict[tuple[str, str, str], int] = defaultdict(int)
