@@ -112,9 +112,9 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
                        ) -> dict[str, np.ndarray | None] | None:
     """Each stored submission's design (copied from its invitation code), aligned with
     `submission_columns`: weight and fpc (float, nan where the code carries no design),
-    stratum and psu (text), group (int); None for a column no code carries. None when a
-    column cannot be split (a label holding the separator: then join in Python,
-    analyst/design/data.py)."""
+    stratum and psu (text: object arrays of str), group (int); None for a column no code
+    carries. None when a column cannot be split (a label holding the separator: then join
+    in Python, analyst/design/data.py)."""
     names = ("weight", "fpc", "stratum", "psu", "group")
     parts: dict[str, list[Any]] = {k: [] for k in names}
     n = 0
@@ -138,7 +138,9 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
             continue
         if name in ("stratum", "psu"):
             labels = [x for chunk in chunks for x in chunk]
-            values = np.asarray(labels, dtype=str) if len(labels) == n else None
+            # text as Python strings (an object array): Design.build numbers the distinct
+            # ones (shared/design/sample.py `_text_labels`), no per-row numpy text
+            values = np.array(labels, dtype=object) if len(labels) == n else None
         else:
             values = np.concatenate(chunks)
         if values is None or values.size != n:

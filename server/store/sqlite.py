@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import sqlite_utils
 from ldpsurvey.shared.survey import QUESTION_ID
 
 from ..common.errors import StoreError
@@ -210,7 +209,8 @@ class SqliteStore:
 
     def schema_version(self) -> int:
         conn = self._conn()
-        if "schema_version" not in sqlite_utils.Database(conn).table_names():
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
+                        "'schema_version'").fetchone() is None:
             return 0
         return int(conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0)
 
@@ -626,35 +626,49 @@ class SqliteStore:
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[DesignPage]:
         """As Store.submission_designs. The numbers are read as SQLite's REALs (the cursor's
-        floats, exact; NULL becomes nan), which costs half what formatting them as decimal
-        text and parsing that did; the labels are joined by the database, over the same rows
-        (bounded by the page's last seq, so a submission stored meanwhile is not read)."""
+        floats, exact; NULL, no design, becomes nan) straight into a numpy record array (no
+        list of rows, no seq column: each page's bounds are read first from the index), which
+        costs half what formatting them as decimal text and parsing that did; the labels are
+        joined by the database, over the same rows."""
         carried = self._conn().execute(
             "SELECT count(fpc), count(stratum), count(psu), count(random_group) FROM invites "
             "WHERE survey_id = ?", (survey_id,)).fetchone()
         has_fpc, has_stratum, has_psu, has_group = (bool(c) for c in carried)
-        numbers = ["seq", "weight", *(["fpc"] if has_fpc else []),
+        # NULL as +inf (1e999: SQLite keeps no NaN), made nan below; a stored design's
+        # numbers are finite (checked when its code was made)
+        numbers = ["ifnull(weight, 1e999)", *(["ifnull(fpc, 1e999)"] if has_fpc else []),
                    *(["coalesce(random_group, 0)"] if has_group else [])]
+        record = np.dtype([(f"c{j}", np.int64 if has_group and j == len(numbers) - 1
+                            else np.float64) for j in range(len(numbers))])
+        bounds_sql = ("SELECT count(*), max(seq) FROM (SELECT seq FROM submissions WHERE "
+                      "survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
+        where = "WHERE survey_id = ? AND version = ? AND seq > ? AND seq <= ? ORDER BY seq"
+        rows_sql = f"SELECT {', '.join(numbers)} FROM submissions {where}"  # noqa: S608
         labels = [*(["group_concat(coalesce(stratum, ''), char(31))"] if has_stratum else []),
                   *(["group_concat(coalesce(psu, ''), char(31))"] if has_psu else [])]
-        rows_sql = (f"SELECT {', '.join(numbers)} FROM submissions WHERE survey_id = ? AND "  # noqa: S608
-                    "version = ? AND seq > ? ORDER BY seq LIMIT ?")
         labels_sql = (f"SELECT {', '.join(labels) or 1} FROM (SELECT stratum, psu FROM "  # noqa: S608
-                      "submissions WHERE survey_id = ? AND version = ? AND seq > ? AND "
-                      "seq <= ? ORDER BY seq)")
+                      f"submissions {where})")
         last = 0
         while True:
-            rows = self._conn().execute(rows_sql, (survey_id, version, last, page)).fetchall()
-            if not rows:
+            count, top = self._conn().execute(bounds_sql,
+                                              (survey_id, version, last, page)).fetchone()
+            if not count:
                 return
-            table = np.array(rows, dtype=np.float64)  # NULL (no design) -> nan
-            top = int(table[-1, 0])
-            texts = iter(self._conn().execute(labels_sql, (survey_id, version, last, top))
-                         .fetchone() if labels else ())
-            yield DesignPage(table[:, 1], table[:, 2] if has_fpc else None,
+            bounds = (survey_id, version, last, top)
+            table = np.fromiter(self._conn().execute(rows_sql, bounds), dtype=record)
+            texts = iter(self._conn().execute(labels_sql, bounds).fetchone() if labels
+                         else ())
+
+            def real(j: int, table: np.ndarray = table) -> np.ndarray:
+                column = np.ascontiguousarray(table[f"c{j}"])
+                column[np.isinf(column)] = np.nan
+                return column
+
+            yield DesignPage(real(0), real(1) if has_fpc else None,
                              next(texts) if has_stratum else None,
                              next(texts) if has_psu else None,
-                             table[:, -1].astype(np.int64) if has_group else None)
+                             np.ascontiguousarray(table[f"c{len(numbers) - 1}"])
+                             if has_group else None)
             last = top
 
     def designed_invites(self, survey_id: str) -> int:
@@ -665,8 +679,8 @@ class SqliteStore:
     # --- moving data ------------------------------------------------------------------------
 
     def is_empty(self) -> bool:
-        db = sqlite_utils.Database(self._conn())
-        return all(db.table(t).count == 0
+        conn = self._conn()
+        return all(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is None  # noqa: S608
                    for t in ("surveys", "tokens", "invites", "invite_surveys"))
 
     def dump(self) -> Dump:

@@ -88,7 +88,7 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
         labels: tuple[str, ...] = ("mean",)
         kind = "mean"
         if disclosed:
-            noise = np.zeros_like(z)
+            noise = np.zeros(z.shape)  # calloc'd: no pass over n rows to write zeros
         else:
             stated = mechanism.value_noise(reports)
             if stated is None:
@@ -107,7 +107,7 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
             z = np.column_stack([z, z @ scores])
             labels = (*labels, MEAN_SCORE)
         if disclosed:
-            noise = np.zeros_like(z)
+            noise = np.zeros(z.shape)
         else:  # z² − z per option (one pass, in place); the score's (s·z)² − (s∘s)·z
             noise = z - 1.0
             noise *= z

@@ -121,3 +121,29 @@ def test_the_bootstrap_draws_from_a_large_population_without_building_it() -> No
     huge = Design.build([1.0] * 40, strata, fpc=[1e12] * 40)
     factors = build_replicates(huge, "bootstrap", replicates=50, seed=3).factors
     assert np.all(factors.sum(axis=1) == 40) and factors.max() <= 10
+
+
+def test_text_labels_read_from_a_database_build_the_design_text_arrays_build() -> None:
+    """Labels as an object array of str (server/report_columns.py, numbered by a dict:
+    `_text_labels`) give the design that the same labels as a numpy text array or a list
+    give: the same sorted labels (surrounding spaces stripped), codes, PSUs nested in
+    strata; and an empty label is refused naming its first row, as there."""
+    rng = np.random.default_rng(7)
+    pool = ["s10", " s2", "s2", "s1 ", "é", "s9", "Z", "a b"]
+    strata = [pool[i] for i in rng.integers(0, len(pool), 500)]
+    psus = [f"p{i}" for i in rng.integers(0, 40, 500)]
+    weights = rng.random(500) + 1.0
+    fast = Design.build(weights, np.array(strata, dtype=object), np.array(psus, dtype=object))
+    for strata_, psus_ in ((np.array(strata, dtype=str), np.array(psus, dtype=str)),
+                           (strata, psus)):
+        slow = Design.build(weights, strata_, psus_)
+        assert fast.stratum_labels == slow.stratum_labels
+        assert fast.psu_labels == slow.psu_labels
+        assert np.array_equal(fast.strata, slow.strata)
+        assert np.array_equal(fast.psus, slow.psus)
+    assert "s2" in fast.stratum_labels and " s2" not in fast.stratum_labels
+    holes = np.array(["a", "b", " ", "a", "", "b"], dtype=object)
+    with pytest.raises(DesignError, match=r"^row 3: stratum is missing"):
+        Design.build([1.0] * 6, holes, np.array(PSUS, dtype=object))
+    mixed = np.array(["a", "a", "a", 3, 3, 3], dtype=object)  # not all text: the general path
+    assert Design.build([1.0] * 6, mixed, PSUS).stratum_labels == ("3", "a")
