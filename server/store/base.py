@@ -341,12 +341,14 @@ class Store(Protocol):
         ...
 
     def submission_table(self, survey_id: str, version: int, qids: Sequence[str],
-                         widths: Sequence[int], page: int) -> Iterator[tuple[str, str, int]]:
+                         widths: Sequence[int], page: int,
+                         ids: bool = True) -> Iterator[tuple[str, str, int]]:
         """Every stored submission of a version, `page` at a time, in arrival order: per page
-        the submission ids joined by the unit separator (\\x1f), the rows' reports of `qids`
-        as JSON arrays joined by ',' (width-1 reports first, then each wider one; a missing
-        question: null, or an array of `width` nulls), and the page's size. The database
-        extracts the columns, so the caller parses only numbers
+        the submission ids joined by the unit separator (\\x1f; '' without `ids`: a caller
+        that needs them only to name a row reads them when it does), the rows' reports of
+        `qids` as JSON arrays joined by ',' (width-1 reports first, then each wider one; a
+        missing question: null, or an array of `width` nulls), and the page's size. The
+        database extracts the columns, so the caller parses only numbers
         (server/report_columns.submission_columns)."""
         ...
 

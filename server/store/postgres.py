@@ -575,7 +575,8 @@ class PgStore:
             last = top
 
     def submission_table(self, survey_id: str, version: int, qids: Sequence[str],
-                         widths: Sequence[int], page: int) -> Iterator[tuple[str, str, int]]:
+                         widths: Sequence[int], page: int,
+                         ids: bool = True) -> Iterator[tuple[str, str, int]]:
         """As SQLite's (Store.submission_table): the database parses each row's JSON once
         (OFFSET 0 keeps the planner from inlining the parse into every extraction: ten parses
         per row, 5x slower) and extracts the columns; width-1 reports first, then the wider
@@ -593,18 +594,19 @@ class PgStore:
                 parts.append("coalesce(r -> %s, %s::jsonb)::text")
                 params += [q, "[" + ",".join(["null"] * w) + "]"]
         row = " || ',' || ".join(parts) if parts else "'[]'"
-        sql = (f"SELECT string_agg(submission_id, chr(31) ORDER BY seq), string_agg(line, ',' "  # noqa: S608
+        id_column = "string_agg(submission_id, chr(31) ORDER BY seq)" if ids else "''"
+        sql = (f"SELECT {id_column}, string_agg(line, ',' "  # noqa: S608
                f"ORDER BY seq), count(*), max(seq) FROM (SELECT seq, submission_id, {row} AS "
                f"line FROM submissions, LATERAL (SELECT reports::jsonb AS r OFFSET 0) AS parsed "
                f"WHERE survey_id = %s AND version = %s AND seq > %s ORDER BY seq LIMIT %s) AS t")
         last = 0
         while True:
             with self._read() as conn:
-                ids, text, count, top = conn.execute(
+                id_text, text, count, top = conn.execute(
                     sql, (*params, survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            yield ids, text, count
+            yield id_text, text, count
             last = top
 
     def report_types(self, survey_id: str, version: int,

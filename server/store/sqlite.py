@@ -578,7 +578,8 @@ class SqliteStore:
             last = top
 
     def submission_table(self, survey_id: str, version: int, qids: Sequence[str],
-                         widths: Sequence[int], page: int) -> Iterator[tuple[str, str, int]]:
+                         widths: Sequence[int], page: int,
+                         ids: bool = True) -> Iterator[tuple[str, str, int]]:
         """Every stored submission of a version, `page` at a time, in arrival order: per page
         the submission ids joined by the unit separator (\\x1f), the rows' reports of `qids`
         as JSON arrays joined by ',' (a missing question: null, or for a report of
@@ -596,16 +597,17 @@ class SqliteStore:
                 nulls = "[" + ",".join(["null"] * w) + "]"
                 parts.append(f"coalesce(reports -> '{_json_path(q)}', '{nulls}')")
         row = " || ',' || ".join(parts) if parts else "'[]'"
-        sql = (f"SELECT group_concat(submission_id, char(31)), group_concat({row}, ','), "  # noqa: S608
+        id_column = "group_concat(submission_id, char(31))" if ids else "''"
+        sql = (f"SELECT {id_column}, group_concat({row}, ','), "  # noqa: S608
                f"count(*), max(seq) FROM (SELECT seq, submission_id, reports FROM submissions "
                f"WHERE survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            ids, text, count, top = self._conn().execute(
+            id_text, text, count, top = self._conn().execute(
                 sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            yield ids, text, count
+            yield id_text, text, count
             last = top
 
     def report_types(self, survey_id: str, version: int,

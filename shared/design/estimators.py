@@ -325,7 +325,10 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
         for statistic in statistics:
             est = totals / weight_sum if statistic == "mean" else totals
             coefficients = wd / weight_sum if statistic == "mean" else wd
-            added, privacy = randomization_terms(design, coefficients, pv.noise)
+            if pv.disclosed:  # no randomization: its terms are zeros, without two passes
+                added, privacy = np.zeros(pv.values.shape[1]), np.zeros(pv.values.shape[1])
+            else:
+                added, privacy = randomization_terms(design, coefficients, pv.noise)
             cov = np.zeros((est.size, est.size))
             if groups is not None:
                 if not replicated:
@@ -479,7 +482,7 @@ def _ratio_srs_variance(design: Design, residual: np.ndarray, noise: np.ndarray,
     return answers * correction * weight_sum**2 / count, se * scale
 
 
-def _spread_std_error(design: Design, values: np.ndarray, noise: np.ndarray,
+def _spread_std_error(design: Design, values: np.ndarray, noise: np.ndarray | None,
                       centre: np.ndarray, inflation: float, spread: np.ndarray,
                       wd: np.ndarray, weight_sum: float) -> np.ndarray:
     """The s.e. of Ŝ² = Σ w u / Σ w, u_i = (z_i − centre)²·inflation − V̂_i (each respondent's
@@ -493,7 +496,9 @@ def _spread_std_error(design: Design, values: np.ndarray, noise: np.ndarray,
     totals = np.empty((p, m))
     for j in range(m):  # one column at a time: no (n, m) temporaries
         deviation = values[:, j] - centre[j]
-        u = deviation * deviation * inflation - noise[:, j]
+        u = deviation * deviation * inflation
+        if noise is not None:  # None: no randomization (a disclosed answer)
+            u -= noise[:, j]
         totals[:, j] = (np.bincount(design.psus, weights=u * wd, minlength=p)
                         - spread[j] * weights) / weight_sum
     return np.sqrt(np.maximum(np.diag(covariance_of_totals(design, totals)), 0.0))
@@ -515,9 +520,10 @@ def _srs_baseline(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: 
     squares = np.einsum("i,ij,ij->j", wd, pv.values, pv.values)
     spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
     inflation = count / (count - 1) if count > 1 else 1.0
+    noise = None if pv.disclosed else pv.noise  # a disclosed answer's are zeros
     answers = (spread * count / (count - 1) if count > 1 else spread) - (
-        wd @ pv.noise) / weight_sum
-    se = _spread_std_error(design, pv.values, pv.noise, centre, inflation, answers, wd,
+        0.0 if noise is None else (wd @ noise) / weight_sum)
+    se = _spread_std_error(design, pv.values, noise, centre, inflation, answers, wd,
                            weight_sum)
     return _SrsBaseline(answers, se)
 
