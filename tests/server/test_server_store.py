@@ -409,9 +409,10 @@ def test_a_group_whose_sync_fails_gets_the_error_not_its_results():
 
 
 def test_opening_the_sqlite_store_does_not_import_pandas():
-    """The store speaks SQL itself (no sqlite_utils, which imports pandas when installed):
-    every command that opens a database, `report --rake` at 10^6 included, skipped about a
-    second of wall time (0.4-0.5 s of CPU) importing pandas for nothing."""
+    """Opening the store imports neither sqlite_utils (which imports pandas when installed;
+    `is_empty` imports it where it is used) nor pandas: every command that opens a database,
+    `report --rake` at 10^6 included, spent about a second of wall time (0.4-0.5 s of CPU)
+    importing pandas for nothing."""
     import subprocess
     import sys
 
@@ -424,8 +425,8 @@ def test_opening_the_sqlite_store_does_not_import_pandas():
 
 
 def test_schema_version_and_emptiness_are_read_with_sql(tmp_path):
-    """`schema_version` is the last migration applied; `is_empty` is True until a survey,
-    token or invitation code is stored (read with plain SQL, as sqlite_utils read them)."""
+    """`schema_version` (read from sqlite_master with plain SQL) is the last migration
+    applied; `is_empty` is True until a survey, token or invitation code is stored."""
     from ldpsurvey.server.auth import create_token
 
     store = SqliteStore(tmp_path / "s.db")
