@@ -7,7 +7,8 @@
     comparison := operand [ cmp_op operand | ["not"] "in" list ]
     cmp_op     := "==" | "!=" | "<" | "<=" | ">" | ">="          ("=" alone is an error)
     operand    := question_id | literal | "selected(" question_id "," string ")"
-                  | "count_selected(" question_id ")" | "(" condition ")"
+                  | "count_selected(" question_id ")" | "answered(" question_id ")"
+                  | "(" condition ")"
     literal    := 'single' or "double" quoted string | integer -?[0-9]+ | true | false
     list       := "[" literal ("," literal)* "]"
 
@@ -28,6 +29,10 @@ a parenthesized condition).
 A referenced question that was not asked or not answered (absent from the answers, or None):
 every comparison, `in` and selected() is false, except `!=` and `not in`, which are true
 (XLSForm's empty-value behaviour); count_selected() is 0; a bare binary question is false.
+answered(q) is the one test of that itself: true when q was asked and answered (any answer,
+a special value and a multiselect's empty selection included), false when it was not asked or
+was skipped (an optional question left unanswered). It is yes/no and reads any earlier question
+a condition can read (a multiselect one too), on the device like every condition.
 A special value (a label of the question's `special`: don't know, prefer not to say) is an
 answer that `==`, `!=` and `in` read by its label and that no order (<, <=, >, >=) holds for.
 References must be to earlier questions. Strings have no escapes: a label holding both kinds of
@@ -49,7 +54,7 @@ WHITESPACE = " \t\n\r"
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _DIGITS = frozenset("0123456789")
 KEYWORDS = frozenset({"and", "or", "not", "in", "true", "false"})
-FUNCTIONS = ("selected", "count_selected")
+FUNCTIONS = ("selected", "count_selected", "answered")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 ORDERING = ("<", "<=", ">", ">=")
 # How a condition reads a question's answer is its type's (the unit's `condition_operand`):
@@ -170,10 +175,11 @@ def _word_token(word: str, position: int) -> Token:
 
 @dataclass(frozen=True)
 class Operand:
-    """A value in a condition. `question` is set for a question's answer (ref), selected()
-    and count_selected(); `literal` for literals; `inner` for a parenthesized condition."""
+    """A value in a condition. `question` is set for a question's answer (ref), selected(),
+    count_selected() and answered(); `literal` for literals; `inner` for a parenthesized
+    condition."""
 
-    form: str  # "ref", "literal", "selected", "count", "group"
+    form: str  # "ref", "literal", "selected", "count", "answered", "group"
     kind: str
     start: int
     end: int
@@ -345,7 +351,7 @@ class _Parser:
     def call(self, name: Token) -> Operand:
         if name.text not in FUNCTIONS:
             raise ConditionError("syntax", name.position, f'unknown function "{name.text}" '
-                                 "(the functions are selected and count_selected)")
+                                 "(the functions are selected, count_selected and answered)")
         self.advance()  # "("
         target = self.peek()
         if target.kind != "word":
@@ -353,6 +359,13 @@ class _Parser:
         self.advance()
         question = self.resolve(target)
         kind, what = _reading(question)
+        if name.text == "answered":
+            if kind is None:
+                raise ConditionError("type", target.position, f'"{question.id}" is '
+                                     f'{what or "a question"}, which a condition cannot read')
+            close = self.expect(")", 'expected ")"')
+            return Operand("answered", "bool", name.position, close.position + 1,
+                           question=question)
         if kind != SET:
             raise ConditionError("type", target.position,
                                  f'{name.text}() reads a multiselect question; "{question.id}" '
@@ -503,6 +516,8 @@ def _value(operand: Operand, answers: Mapping[str, Any]) -> Any:
         return _evaluate(operand.inner, answers)
     assert operand.question is not None
     given = answers.get(operand.question.id)
+    if operand.form == "answered":
+        return given is not None
     if operand.form == "count":
         return 0 if given is None else len(given)
     if given is None:

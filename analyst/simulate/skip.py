@@ -106,6 +106,8 @@ def _operand(operand: Operand, columns: Mapping[str, Column], n: int
     assert operand.question is not None
     column = columns[operand.question.id]
     present = column.present
+    if operand.form == "answered":  # the simulation leaves no asked question unanswered
+        return present, everyone
     if operand.form == "count":
         return np.where(present, column.values.sum(axis=1), 0), everyone
     if operand.form == "selected":

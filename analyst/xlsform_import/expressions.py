@@ -449,11 +449,10 @@ class _Writer:
 
 
 def _answered(target: Target, op: str) -> _Out:
-    """`${q} != ''` (answered) and `${q} = ''` (not): from the question's own condition."""
+    """`${q} != ''` (answered) and `${q} = ''` (not): an optional question's answered(q),
+    a required one's own condition (asked is answered)."""
     if target.optional:
-        raise ExpressionError(f"tests whether {target.id} was answered, but it is not "
-                              "required (a skipped answer cannot be read): make it required, "
-                              "or test its answer")
+        return _Out(f"answered({target.id})" if op == "!=" else f"not answered({target.id})")
     asked = _TRUE if target.relevant is None else _Out(target.relevant, 1)
     if op == "!=":
         return asked
@@ -470,7 +469,8 @@ def _two_answers(a: Target, op: str, b: Target) -> _Out:
     condition the labels). XPath's empty value: a comparison with one empty side is false but
     `!=`, as in a condition; two empty sides are equal in XPath, and not in a condition (where
     a side not asked or not answered makes `==` false and `!=` true), so `=` adds "or neither
-    was answered" and `!=` "and either was answered", from the questions' own conditions."""
+    was answered" and `!=` "and either was answered": answered(q) for an optional question, a
+    required one's own condition."""
     kind, other = a.unit.condition_operand, b.unit.condition_operand
     if kind not in _ANSWER_KINDS or other not in _ANSWER_KINDS:
         odd = a if kind not in _ANSWER_KINDS else b
@@ -490,22 +490,16 @@ def _two_answers(a: Target, op: str, b: Target) -> _Out:
     text = _Out(f"{a.id} {op} {b.id}")
     if op not in ("==", "!="):
         return text
-    try:  # whether each side was answered (None: it may be skipped, so unknown)
-        given = [_answered(a, "!="), _answered(b, "!=")]
-    except ExpressionError:
-        given = [None]
-    if any(g is not None and g.const is True for g in given):
+    given = [_answered(a, "!="), _answered(b, "!=")]  # whether each side was answered
+    if any(g.const is True for g in given):
         return text  # one side is always answered when this is read: no two empty sides
-    if None in given:
-        raise ExpressionError(f"compares ${{{a.id}}} with ${{{b.id}}}, which may both be left "
-                              "unanswered (not required): XPath reads two empty answers as "
-                              "equal, which a condition cannot test; make them required")
     first, second = given
-    either = first if first.text == second.text else _Out(f"({first.text}) or ({second.text})",
-                                                           1)
+    either = first if first.text == second.text else _Out(
+        " or ".join(g.text if g.level >= 2 else f"({g.text})" for g in given), 1)
+    said = either.text if either.level == 3 else f"({either.text})"
     if op == "!=":
-        return _Out(f"{text.text} and ({either.text})", 2)
-    return _Out(f"{text.text} or not ({either.text})", 1)
+        return _Out(f"{text.text} and {said}", 2)
+    return _Out(f"{text.text} or not {said}", 1)
 
 
 _NUMBER = "int"  # the condition operand of a number (an integer's unit's)

@@ -70,6 +70,34 @@ def test_a_question_not_asked_is_false_except_for_not_equal_and_not_in(
         {"used": None, "freq": None, "sev": None, "n": None, "subs": None}) is expected
 
 
+@pytest.mark.parametrize(("answers", "expected"), [
+    ({}, False),                         # not asked (absent)
+    ({"n": None}, False),                # asked and skipped (an optional question)
+    ({"n": 0}, True), ({"n": -3}, True),  # any answer, a falsy one too
+    ({"n": "Don't know"}, True),         # a special value is an answer
+])
+def test_answered_tells_an_answer_from_none(answers: dict, expected: bool) -> None:
+    """answered(q) is the one test of whether q holds an answer: what `!=` cannot tell
+    (`n != 0` holds both for n = 1 and for n skipped)."""
+    assert holds("answered(n)", **answers) is expected
+    assert holds("not answered(n)", **answers) is (not expected)
+    assert holds("answered(n) == true", **answers) is expected
+
+
+def test_answered_reads_every_kind_of_question_a_condition_reads() -> None:
+    assert holds("answered(used)", used=False)
+    assert holds("answered(freq) and answered(sev)", freq="often", sev="low")
+    assert holds("answered(subs)", subs=[])  # no option ticked is an answer, a skip is not
+    assert not holds("answered(subs)", subs=None)
+    # XLSForm's `${a} != ${b}` where both may be skipped: two empty answers are equal there
+    either = "n != n2 and (answered(n) or answered(n2))"
+    questions = [*QUESTIONS[:4], {"id": "n2", "type": "integer"}, QUESTIONS[5]]
+    condition = parse_condition(either, questions, 5)
+    assert [condition.evaluate(a) for a in ({}, {"n": 1}, {"n": 1, "n2": 1},
+                                            {"n": 1, "n2": 2})] == [False, True, False, True]
+    assert condition.references == ("n", "n2")
+
+
 def test_references_are_the_earlier_questions_read_in_order() -> None:
     condition = parse_condition("n > 1 and (used or selected(subs, 'cocaine')) and n < 9",
                                 QUESTIONS, AT)
@@ -92,6 +120,13 @@ def test_references_are_the_earlier_questions_read_in_order() -> None:
     ("subs == 'cocaine'", "type", 0, "selected(subs"),
     ("selected(used, 'x')", "type", 9, "reads a multiselect question"),
     ("n in [1, 'a']", "type", 9, '"in" compares a number with text'),
+    ("used and answered(later)", "reference", 18, "comes later"),
+    ("answered(x)", "reference", 9, "this question itself"),
+    ("answered(nope)", "reference", 9, 'no question "nope"'),
+    ("answered(n) == 1", "type", 12, "a yes/no value with a number"),
+    ("answered(n, 'x')", "syntax", 10, 'expected ")"'),
+    ("answered('n')", "syntax", 9, "expected a question id"),
+    ("answer(n)", "syntax", 0, "selected, count_selected and answered"),
     ("(used", "syntax", 5, 'expected ")"'),
     ("n == 1 == 1", "syntax", 7, 'unexpected "=="'),
     ("n > 9007199254740992", "syntax", 4, "too large"),
@@ -122,7 +157,7 @@ def test_positions_count_code_points() -> None:
 ALPHABET = st.sampled_from(["used", "freq", "sev", "n", "subs", "x", "later", "and", "or",
                             "not", "in", "==", "!=", "<", ">=", "=", "!", "(", ")", "[", "]",
                             ",", "'often'", '"mid"', "1", "-3", "true", "false", "selected",
-                            "count_selected", " ", "@", "'", "é"])
+                            "count_selected", "answered", " ", "@", "'", "é"])
 
 
 @settings(max_examples=400, deadline=None)

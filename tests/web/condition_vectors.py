@@ -49,6 +49,12 @@ EXPRESSIONS = [
     # != true, as against a value; the import adds "either was answered" where XPath needs it
     "n != 2b", "n < 2b", "2b >= n", "used == q.2-b", "used != q.2-b", "sev != mood",
     "n != 2b and (used or q.2-b)", "n == 2b or not (used or q.2-b)", "freq == freq",
+    # answered(q): asked and answered (a special value, an empty multiselect too), the import's
+    # "either was answered" for optional questions
+    "answered(n)", "not answered(n)", "answered(used)", "answered(subs)", "answered(q.2-b)",
+    "answered(emoji) and emoji != '🙂 fine'", "answered(n) == true", "answered(2b) != answered(n)",
+    "n != 2b and (answered(n) or answered(2b))", "n == 2b or not (answered(n) or answered(2b))",
+    "answered(mood) and not answered(emoji)", "answered( freq )", "(answered(n))",
     # syntax errors
     "", "   ", "used =", "used = true", "n ! 3", "!used", "used ==", "used and", "and used",
     "(used", "used)", "n in 3", "n in [", "n in [1,", "n in [1 2]", "n in []", "n in [n]",
@@ -57,6 +63,8 @@ EXPRESSIONS = [
     "used @", "used not used", "used not", "n == 3 == 3", "used used", "foo(used)",
     "selected(subs)", "selected(subs 'x')", "selected('subs', 'x')", "selected(subs, x)",
     "count_selected(subs, 'x')", "count_selected()", "selected subs", "selected",
+    "answered()", "answered(n", "answered(n, 'x')", "answered('n')", "answered n", "answer(n)",
+    "answered(n) and @",
     "( )", "[1]", "n in (1, 2)", "emoji == '🙂 fine' and @", "'🙂' @",
     "not " * 33 + "used", "(" * 33 + "used" + ")" * 33, "not " * 32 + "used",
     "(" * 32 + "used" + ")" * 32, "(" * 16 + "not " * 16 + "used" + ")" * 16,
@@ -64,6 +72,7 @@ EXPRESSIONS = [
     # reference errors
     "nope", "nope == 1", "x", "later > 1", "used and later > 1", "selected(nope, 'x')",
     "count_selected(later)", "True", "freq == nope",
+    "answered(later)", "answered(x)", "answered(nope)", "used or answered(Used)",
     # type errors
     "n", "freq", "sev", "n == true", "used == 1", "freq == 1", "freq == 'never'",
     "'never' == freq", "freq < 'often'", "sev < 'never'", "sev < 1", "n < 'a'", "used < true",
@@ -72,6 +81,8 @@ EXPRESSIONS = [
     "count_selected(n) > 1", "selected(subs, 'heroin')", "home", "home == 'x'", "1",
     "'text'", "(n)", "not n", "n and used", "used or freq", "emoji == '🙂'", "2b",
     "emoji == '🙂 fine' and n", "not (n > 1) == 1",
+    "answered(home)", "answered(n) == 1", "answered(n) > false", "answered(n) in [1]",
+    "n == answered(2b)",
     # hints: an option that differs only by case, a yes/no question compared with text
     "freq == 'Often'", "sev >= 'MID'", "freq in ['often', 'RARELY']", "selected(subs, 'Cocaine')",
     "used == 'yes'", "'no' != used", "used in ['yes']",

@@ -10,7 +10,7 @@ const MAX_INTEGER = 2n ** 53n - 1n;
 const WHITESPACE = " \t\n\r";
 const WORD = new Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
 const KEYWORDS = new Set(["and", "or", "not", "in", "true", "false"]);
-const FUNCTIONS = ["selected", "count_selected"];
+const FUNCTIONS = ["selected", "count_selected", "answered"];
 const ORDERING = ["<", "<=", ">", ">="];
 const SET = "set";  // the kind of a multiselect answer: read with selected() or count_selected()
 
@@ -295,13 +295,21 @@ class Parser {
 
   call(name) {
     if (!FUNCTIONS.includes(name.text)) {
-      throw new ConditionError("syntax", name.position, `unknown function "${name.text}" (the functions are selected and count_selected)`);
+      throw new ConditionError("syntax", name.position, `unknown function "${name.text}" (the functions are selected, count_selected and answered)`);
     }
     this.advance();  // "("
     const target = this.peek();
     if (target.kind !== "word") throw new ConditionError("syntax", target.position, "expected a question id");
     this.advance();
     const question = this.resolve(target);
+    if (name.text === "answered") {
+      if (question.kind === null) {
+        throw new ConditionError("type", target.position,
+          `"${question.id}" is ${question.words ?? "a question"}, which a condition cannot read`);
+      }
+      const close = this.expect(")", 'expected ")"');
+      return { form: "answered", kind: "bool", start: name.position, end: close.position + 1, question };
+    }
     if (question.kind !== SET) {
       throw new ConditionError("type", target.position,
         `${name.text}() reads a multiselect question; "${question.id}" is ${question.words ?? "another question"}`);
@@ -353,6 +361,7 @@ function valueOf(operand, answers) {
   if (operand.form === "literal") return operand.literal;
   if (operand.form === "group") return evaluate(operand.inner, answers);
   const given = lookup(answers, operand.question.id);
+  if (operand.form === "answered") return given !== undefined;
   if (operand.form === "count") return given === undefined ? 0 : given.length;
   if (given === undefined) return MISSING;
   if (operand.form === "selected") return given.includes(operand.option);
