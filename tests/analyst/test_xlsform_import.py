@@ -244,6 +244,14 @@ def _lt(a: Any, b: Any) -> bool:  # XPath `<` on two answers: '' is NaN, false i
      lambda x: _eq(x("freq"), x("freq2"))),
     ("${used} = 'yes' and ${now}!=${then}", "used == true and now != then and (used == true)",
      lambda x: x("used") == "yes" and not _eq(x("now"), x("then"))),
+    # an optional side is read with answered(): `maybe` may be skipped by anyone
+    ("${maybe} != ${now}", "maybe != now and (answered(maybe) or (used == true))",
+     lambda x: not _eq(x("maybe"), x("now"))),
+    ("${maybe} = ${now}", "maybe == now or not (answered(maybe) or (used == true))",
+     lambda x: _eq(x("maybe"), x("now"))),
+    ("${maybe} != ${maybe}", "maybe != maybe and answered(maybe)", lambda x: False),
+    ("${maybe} != ''", "answered(maybe)", lambda x: x("maybe") != ""),
+    ("${maybe} = ''", "not answered(maybe)", lambda x: x("maybe") == ""),
 ])
 def test_a_relevant_comparing_two_answers_keeps_xpaths_value(
         tmp_path: Path, relevant: str, expected: str, xpath: Any) -> None:
@@ -254,12 +262,13 @@ def test_a_relevant_comparing_two_answers_keeps_xpaths_value(
     result = run(tmp_path, [*TWO_ANSWERS, follow])
     assert question(result, "follow")["relevant"] == expected
     condition = result.survey.question("follow").condition
-    for used, days, used2, now, then, freq, freq2 in itertools.product(
+    for used, days, used2, now, then, freq, freq2, maybe in itertools.product(
             (True, False), (0, 3), (True, False), (1, 3), (1, 3), ("Never", "Daily"),
-            ("Never", "Daily")):
+            ("Never", "Daily"), (None, 1, 3)):
         answers = {"used": used, "days": days, "used2": used2,
                    "now": now if used else None, "then": then if used else None,
-                   "freq": freq if used else None, "freq2": freq2 if days > 0 else None}
+                   "freq": freq if used else None, "freq2": freq2 if days > 0 else None,
+                   "maybe": maybe}
         assert condition.evaluate(answers) == xpath(lambda n, a=answers: _x(a, n)), answers
 
 
@@ -268,7 +277,6 @@ def test_a_relevant_comparing_two_answers_keeps_xpaths_value(
     ("${days} = ${freq}", "compares ${days} (integer) with ${freq} (categorical)"),
     ("${subs} = ${used}", "${subs} is multiselect, whose answer a comparison cannot read"),
     ("${freq} = ${used}", "compares ${freq} (categorical) with ${used} (binary)"),
-    ("${maybe} != ${maybe}", "may both be left unanswered"),
     ("${days} > count-selected(${subs})", "compares ${days} with count-selected()"),
 ])
 def test_a_relevant_comparing_two_answers_is_refused_where_it_cannot_be_kept(

@@ -444,6 +444,29 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
 
 
 @NO_REAL_FORMS
+def test_the_msna_with_integer_max_keeps_its_oxen_now_and_last_year_comparisons(
+        tmp_path: Path) -> None:
+    """With --integer-max 50 the MSNA's 9 `${fsl_oxen_n_now}!=${fsl_oxen_n_ly}` rows, which
+    compare two optional integers (XPath: two empty answers are equal), are kept with
+    answered(): 330 questions, where 321 were kept when they were refused."""
+    out, listing = tmp_path / "s.toml", tmp_path / "problems.csv"
+    res = cli_import(REAL_FORMS / "impact_msna_en_fr.xlsx", out, "--skip-unsupported",
+                     "--epsilon", "1", "--integer-max", "50", "--survey-version", "1",
+                     "--problems", str(listing))
+    assert res.exit_code == 0, res.output
+    counts = next(line for line in res.stderr.splitlines() if line.startswith("kept "))
+    assert counts.startswith("kept 330 of 710 rows: 160 select_one, 113 select_multiple, 57 "
+                             "integer"), counts
+    assert "conditions that cannot be translated" not in counts
+    relevants = [q["relevant"] for q in tomllib.loads(out.read_text())["questions"]
+                 if "answered(" in q.get("relevant", "")]
+    assert len(relevants) == 9
+    assert "(consent == true) and (fsl_oxen_n_now != fsl_oxen_n_ly and (answered(" \
+           "fsl_oxen_n_now) or answered(fsl_oxen_n_ly)))" in relevants
+    assert "unanswered" not in listing.read_text()
+
+
+@NO_REAL_FORMS
 def test_the_real_forms_decimal_rows_are_left_out_only_with_their_repeats(
         tmp_path: Path) -> None:
     """The UCL plot form's decimal rows are all inside its repeats (no longer refused as
