@@ -232,9 +232,9 @@ class Target:
 
     `type`: its ldpsurvey type (its `unit` translates what reads it); `options`: XLSForm choice
     name -> ldpsurvey option label (selects); `yes`/`no`: the choice names of a binary
-    question's two answers; `answered`: the condition (ldpsurvey text, or None for always)
-    under which the question is surely answered when asked, for `${q} != ''` (None in
-    `answered_known` when it can be skipped: optional)."""
+    question's two answers; `relevant`: its own condition (ldpsurvey text, or None for
+    always), under which a required question is answered, for `${q} != ''`; `optional`: it
+    may be skipped, so `${q} != ''` is answered(q)."""
 
     id: str
     type: str

@@ -158,3 +158,27 @@ def test_a_server_checks_presence_against_the_disclosed_answers() -> None:
     assert missing["field"] == "answers.clinic" and "missing" in missing["message"]
     (extra,) = presence_problems(FOLLOW, skips, {"region": south, "clinic": True})
     assert "does not apply" in extra["message"]
+
+
+def test_answered_follows_the_privacy_rule_of_the_question_it_reads() -> None:
+    """answered(q) reads q like any reference: of a randomized optional question it is a
+    hidden condition (the follow-up is sent by everyone, "not asked" otherwise, so whether q
+    was answered stays on the device); of a disclosed optional question it is public, and the
+    server's presence check reads it from the disclosed report it has or has not."""
+    from ldpsurvey.shared.skip_logic import public_skips
+
+    hidden = survey({**GATE, "optional": True},
+                    {"id": "why", "text": "W?", "type": "binary", "epsilon": 1.0,
+                     "relevant": "answered(used)"})
+    assert hidden.questions[1].not_asked and not public_skips(hidden)
+    for answers, why in (({"used": None}, NOT_ASKED), ({"used": False, "why": True}, True)):
+        assert resolve_answers(hidden.questions, answers)["why"] == why
+    public = survey({**REGION, "optional": True},
+                    {"id": "clinic", "text": "C?", "type": "binary", "epsilon": 1.0,
+                     "relevant": "not answered(region)"})
+    skips = public_skips(public)
+    assert [q.id for q in skips] == ["clinic"] and not public.questions[1].not_asked
+    assert presence_problems(public, skips, {"clinic": True}) == []
+    assert presence_problems(public, skips, {"region": 0}) == []
+    (extra,) = presence_problems(public, skips, {"region": 1, "clinic": False})
+    assert "does not apply" in extra["message"]
