@@ -115,9 +115,11 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
 
 
 def _reports_numbers(mechanism: Mechanism) -> bool:
-    """Whether a side's reports are numbers (a side that takes bins): an integer question's
-    geometric or disclosed reports; a "not asked" one's [bit, number] pairs are not."""
-    return mechanism.joint_reports == "integer"
+    """Whether a side's reports are numbers (a side that `bins` is meant for): an integer
+    question's geometric or disclosed reports, which take bins, and a number read by its mean
+    ("value"), which refuses them naming the question; a "not asked" one's [bit, number]
+    pairs are neither."""
+    return mechanism.joint_reports in ("integer", "value")
 
 
 def _grouped(compiled: CompiledSurvey, side: Side, encoder: Encoder) -> Encoder:

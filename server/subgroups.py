@@ -9,6 +9,7 @@ and the question's report of every submission that gave both).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -47,9 +48,38 @@ def grouping(question: Any, mechanism: Mechanism, bins: Sequence[int] | None
             raise AnalysisError(f"bins apply to integer questions; {question.id!r} is not one",
                                 {"question": question.id})
         return list(question.labels), int
+    if mechanism.joint_reports == "value":  # a number on its own grid: bins in its units
+        return value_groups(question, mechanism, bins)
     encoder = encoder_for(mechanism, bins)  # the crosstab's bins: the same edges, same labels
     edges = np.asarray(encoder.bins)
     return list(encoder.cells), lambda value: int(np.searchsorted(edges, value, side="right"))
+
+
+def value_groups(question: Any, mechanism: Mechanism, bins: Sequence[int] | None
+                 ) -> tuple[list[Any], Callable[[Any], int]]:
+    """The groups of a disclosed number read by its value (a decimal on its grid): bins
+    [e_i, e_(i+1)) in the answer's units, the last closed at max, labelled "a to b" as the
+    number's own bins are; `bins` are inner edges (default: four of the grid's values about
+    equally far apart)."""
+    values = np.asarray(mechanism.report_values().answers, dtype=float)
+    low, high = float(values.min()), float(values.max())
+    if bins is None:
+        edges = sorted({float(values[(values.size * i) // 4]) for i in (1, 2, 3)})
+    else:
+        edges = sorted({float(e) for e in bins if low < e < high})
+        if not edges:
+            raise AnalysisError(f"bins {','.join(map(str, bins))} do not split {question.id!r}'s "
+                                f"range [{low:.15g}, {high:.15g}]: give an edge strictly "
+                                "inside it", {"question": question.id})
+    bounds = [low, *edges, high]
+    labels = [f"{a:.15g} to {b:.15g}" for a, b in itertools.pairwise(bounds)]
+    cut = np.asarray(edges)
+
+    def group_of(report: Any) -> int:
+        value = float(mechanism.pseudo_values(np.asarray([report]))[0, 0])
+        return int(np.searchsorted(cut, value, side="right"))
+
+    return labels, group_of
 
 
 def paired(store: Store, survey_id: str, version: int, first: str, second: str

@@ -28,6 +28,7 @@ from .aggregates import Aggregate
 from .errors import AggregateError, CrosstabError
 from .estimates import finite_or_none, norm_sub, z_value
 from .joint_features import Encoder
+from .joint_values import check_pair, value_note
 
 MAX_FEATURE_CELLS = 1 << 20  # F₁·F₂ entries of G: beyond this a crosstab is refused
 _CHUNK_ROWS = 1 << 16
@@ -280,13 +281,15 @@ def estimate_crosstab(rows: Encoder, cols: Encoder, counts: np.ndarray,
             from .joint_sets import whole_question_refused
 
             raise whole_question_refused(encoder.question_id, encoder.cells)
+    check_pair(rows, cols)
     z = z_value(confidence)
     g = np.asarray(counts, dtype=np.float64)
     n = int(counts[0, 0])
     result = Crosstab(rows.question_id, cols.question_id, rows.mechanism, cols.mechanism,
                       list(rows.cells), list(cols.cells), n, confidence, source,
                       notes=list(NOTES) + [f"mean {e.question_id}: {e.mean_note}"
-                                           for e in (rows, cols) if e.mean_note],
+                                           for e in (rows, cols) if e.mean_note]
+                      + [value_note(e.question_id) for e in (rows, cols) if e.mean_only],
                       rows_group=rows.group, cols_group=cols.group)
     m1, m2 = len(rows.cells), len(cols.cells)
     empty = Cell(None, None, None, None)

@@ -41,6 +41,8 @@ class Encoder:
     # A multiselect question's options (shared/joint_sets.py): they overlap, so this encoder
     # only carries the features; its sides are one option at a time (`option_encoder`).
     sets: bool = False
+    # A number read by its mean only (shared/joint_values.py): one cell, everyone, and `mean`.
+    mean_only: bool = False
 
     @property
     def width(self) -> int:

@@ -30,6 +30,7 @@ import numpy as np
 from .errors import CrosstabError
 from .joint_encoder import Encoder, with_constant
 from .joint_sets import set_encoder
+from .joint_values import value_encoder
 from .mechanisms.base import Mechanism
 from .mechanisms.geometric import Geometric
 from .mechanisms.pure import PureProtocol
@@ -75,6 +76,8 @@ def with_scores(encoder: Encoder) -> Encoder:
 
 def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Encoder:
     """The encoder of a question's mechanism (integer questions: `bins` are the inner edges)."""
+    if mechanism.joint_reports == "value":  # a number read by its mean: joint_values.py
+        return value_encoder(mechanism, bins)
     if mechanism.joint_reports == "integer":
         if isinstance(mechanism, Geometric):
             return _geometric(mechanism, bins)

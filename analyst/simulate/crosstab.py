@@ -160,11 +160,12 @@ class _TrueTable:
 
 
 def _value(question: Question, index: np.ndarray) -> np.ndarray:
-    """The number a mean is of: an integer answer's value, an ordinal option's score 1..k
-    (the unit's score_origin)."""
-    first = question.unit.score_origin(question)
-    assert first is not None
-    return (index + first).astype(float)
+    """The number a mean is of, in the answer's units (the unit's `mean_of_indices`, affine in
+    the index): an integer answer's value, a decimal's grid value, an ordinal option's score
+    1..k."""
+    values = question.unit.mean_of_indices(question, np.asarray(index, dtype=float))
+    assert values is not None
+    return np.asarray(values, dtype=float)
 
 
 def _clean(values: np.ndarray) -> Any:

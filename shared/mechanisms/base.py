@@ -63,8 +63,57 @@ class AskedNumber:
     note: str
 
 
+EXACT_ANSWERS_MAX = 4096  # wider grids state a number's report moments on a sample of answers
+
+
+def answer_sample(k: int) -> np.ndarray:
+    """Answer indices at which a number's report moments are stated: every one up to
+    EXACT_ANSWERS_MAX, else both ends and 1,025 evenly spaced ones."""
+    if k <= EXACT_ANSWERS_MAX:
+        return np.arange(k, dtype=np.int64)
+    return np.unique(np.linspace(0, k - 1, 1025).round().astype(np.int64))
+
+
+@dataclass(frozen=True)
+class ReportValues:
+    """How a crosstab reads a report of a number (joint_reports "value"): each report has an
+    integer key (`JointReports.value_keys`) and an unbiased value of its answer, v(key) with
+    E[v | answer x] = x, on the labels' scale (a scale wrapper states it in the question's
+    units, `scaled`).
+
+    - finite keys 0..S-1 (`table` given): v(key) = table[key], and `expected[i]` is the
+      channel row P[key | answers[i]] (S columns);
+    - integer keys (`table` None): v(key) = offset + slope·key, and `expected[i]` is
+      (E[key | answers[i]], E[key² | answers[i]]).
+    `answers` are the answer values the rows of `expected` are of (every answer, or on a wide
+    grid `answer_sample`'s)."""
+
+    answers: np.ndarray
+    expected: np.ndarray
+    table: np.ndarray | None = None
+    offset: float = 0.0
+    slope: float = 1.0
+
+    def scaled(self, origin: float, step: float) -> ReportValues:
+        """The same reports with values origin + step·v (the keys, so `expected`, unchanged)."""
+        if self.table is not None:
+            return ReportValues(origin + step * self.answers, self.expected,
+                                origin + step * self.table)
+        return ReportValues(origin + step * self.answers, self.expected, None,
+                            origin + step * self.offset, step * self.slope)
+
+
 class JointReports:
     """What a crosstab needs of a mechanism beyond its marginal estimator (defaults: none)."""
+
+    def report_values(self) -> ReportValues:
+        """For "value" reports: how each report's unbiased value of the answer is read
+        (`ReportValues`)."""
+        raise NotImplementedError(f"{type(self).__name__} reports are not numbers")
+
+    def value_keys(self, reports: Any) -> np.ndarray:
+        """For "value" reports: the integer key of each of n reports (stored columns)."""
+        return np.asarray(reports).astype(np.int64).reshape(-1)
 
     @property
     def report_width(self) -> int:
@@ -103,7 +152,9 @@ class Mechanism(JointReports, ABC):
     supports_instantaneous_layer: ClassVar[bool] = False
     # How a crosstab reads one report (shared/joint_features.py): "index" (one output index;
     # see `index_channel`), "support_bits" (k support bits; see `support_bits`), "integer" (a
-    # noisy integer), or "" (no joint estimator).
+    # noisy integer), "value" (a number's unbiased value, no unbiased indicator of each answer:
+    # its mean among each category of the other side; see `report_values`), or "" (no joint
+    # estimator).
     joint_reports: ClassVar[str] = ""
 
     def __init__(self, epsilon: float, labels: Sequence[Any], *, question_id: str = "",

@@ -43,7 +43,7 @@ from ..estimates import (
 from ..exact import PrivacyLoss
 from ..question_types.words import DISCLOSED_NOTE
 from ..randomness import RandomSource
-from .base import Mechanism, check_index, reject_bool
+from .base import Mechanism, ReportValues, answer_sample, check_index, reject_bool
 
 DISCLOSED = "disclosed"
 # Past this many integer values a disclosed integer keeps only its count and exact sum.
@@ -220,6 +220,13 @@ class DisclosedInteger(Disclosed):
         if (agg.low, agg.high) != self._histogram():
             raise AggregateError("histogram range does not match this question")
         return agg
+
+    def report_values(self) -> ReportValues:
+        """The report is the answer (read as a "value" report under a scale wrapper; a
+        disclosed integer's crosstab bins it)."""
+        assert isinstance(self.labels, range)
+        x = self.labels.start + answer_sample(self.k).astype(float)
+        return ReportValues(x, np.column_stack([x, x * x]))
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The value (n, 1): nothing to debias, no randomization variance."""

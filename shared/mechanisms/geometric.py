@@ -35,7 +35,7 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, rational_floor
 from ..randomness import RandomSource, discrete_laplace
-from .base import Mechanism, Misfit, ints_within, reject_bool
+from .base import Mechanism, Misfit, ReportValues, answer_sample, ints_within, reject_bool
 
 DISTRIBUTION_MAX_VALUES = 256
 # The histogram keeps y within [min - T, max + T]: T covers all but ~1e-4 of the noise, capped.
@@ -221,6 +221,13 @@ class Geometric(Mechanism):
         """`noise_variance` for every report: the noise does not depend on the answer."""
         n = np.asarray(reports).reshape(-1).shape[0]
         return np.full((n, 1), self.noise_variance(self.k, self.epsilon))
+
+    def report_values(self) -> ReportValues:
+        """The report y = x + Z itself: E[y | x] = x, E[y² | x] = x² + `noise_variance` (read
+        as a "value" report under a scale wrapper; an integer question's crosstab bins it)."""
+        x = self.low + answer_sample(self.k).astype(float)
+        return ReportValues(x, np.column_stack([x, x * x + self.noise_variance(self.k,
+                                                                               self.epsilon)]))
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The report itself, (n, 1): y = x + Z with E[Z] = 0 is unbiased for the value x

@@ -43,7 +43,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..errors import AnswerError, SurveyError
 from ..estimates import Estimate, MeanEstimate, z_value
 from ..randomness import RandomSource, draw_weighted
-from .base import IndexReports, Mechanism
+from .base import IndexReports, Mechanism, ReportValues, answer_sample
 
 # The number types (shared/question_types/number_grid.py: decimal, and integer on min..max)
 # take these mechanisms, on the grid's indices with its exact scale (numeric_scale.py). They
@@ -72,6 +72,9 @@ class GridMean(IndexReports, Mechanism):
 
     question_types: ClassVar[frozenset[str]] = NUMBER_TYPES
     values: tuple[Fraction, ...]
+    # A crosstab reads each report's value (its mean among the other side's categories): no
+    # unbiased per-report indicator of a grid value exists (Duchi's two outputs).
+    joint_reports = "value"
 
     def __init__(self, epsilon: float, labels: range, *, unit: int | Fraction | Decimal = 1,
                  question_id: str = "", groups: Mapping[str, Sequence[int]] | None = None
@@ -235,6 +238,19 @@ class GridMean(IndexReports, Mechanism):
     def sent_label(self, report: int) -> Fraction:
         """The number report cell `report` stands for, exactly, on the labels' scale."""
         return self.center / self.unit + self.half / self.unit * self.values[report]
+
+    def report_values(self) -> ReportValues:
+        """The report cells' values on the labels' scale (center + half·v_i, unbiased for
+        the answer) with the float channel rows at `answer_sample`'s answers."""
+        return self._report_values
+
+    @cached_property
+    def _report_values(self) -> ReportValues:
+        answers = answer_sample(self.k)
+        rows = np.array([self.float_row(int(j)) for j in answers])
+        table = float(self.center) + float(self.half) * self.values_float
+        labels = np.array([float((self.low + int(j)) * self.unit) for j in answers])
+        return ReportValues(labels, rows, table)
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each report's value on the question's scale, (n, 1): unbiased for the answer."""

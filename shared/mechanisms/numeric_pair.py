@@ -30,7 +30,7 @@ from ..errors import AggregateError, ReportError
 from ..estimates import Estimate
 from ..exact import PrivacyLoss, WorstOfLosses
 from ..randomness import RandomSource
-from .base import Mechanism, plain
+from .base import Mechanism, ReportValues, plain
 
 
 class PairAggregate(Aggregate):
@@ -75,6 +75,7 @@ class MeanAndDistribution(Mechanism):
     """[mean report, distribution report] of one answer (module docstring)."""
 
     name = "mean_and_distribution"
+    joint_reports = "value"  # the mean part's report (`report_values`)
     question_types: ClassVar[frozenset[str]] = frozenset({"decimal", "integer"})
     summary = ("A number sent twice, independently: by a mean mechanism and by square_wave, "
                "at halves of ε (sequential composition); the mean and the distribution.")
@@ -193,6 +194,14 @@ class MeanAndDistribution(Mechanism):
         """The mean part's (its pseudo-values are the pair's)."""
         pairs = np.asarray(reports).reshape(-1, 2)
         return self.parts[0].value_noise(pairs[:, 0])
+
+    def report_values(self) -> ReportValues:
+        """A crosstab reads the mean part's report (its pseudo-values are the pair's)."""
+        return self.parts[0].report_values()
+
+    def value_keys(self, reports: Any) -> np.ndarray:
+        """The mean part's key of each [mean report, distribution report] pair."""
+        return self.parts[0].value_keys(np.asarray(reports).reshape(-1, 2)[:, 0])
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The mean part's pseudo-values: each report's unbiased value, (n, 1)."""

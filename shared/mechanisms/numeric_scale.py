@@ -25,7 +25,7 @@ import numpy as np
 from ..aggregates import Aggregate
 from ..errors import AnswerError
 from ..estimates import Estimate, MeanEstimate, ValueEstimate
-from .base import Mechanism
+from .base import Mechanism, ReportValues
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,15 @@ class Scaled:
     """The mixin `on_scale` puts before a number mechanism (module docstring)."""
 
     scale: AnswerScale
+    # A crosstab reads the number's unbiased value in the question's units (its mean among
+    # each category of the other side), whatever the wrapped mechanism's own kind: bins on
+    # the index scale would not be the question's.
+    joint_reports = "value"
+
+    def report_values(self) -> ReportValues:
+        """The wrapped mechanism's, in the question's units."""
+        inner = super().report_values()  # type: ignore[misc]
+        return inner.scaled(float(self.scale.origin), float(self.scale.step))
 
     def encode(self, answer: Any) -> int:
         index = self.scale.index(answer, getattr(self, "question_id", ""))

@@ -59,7 +59,7 @@ from ..estimates import Estimate, MeanEstimate, empty_value_estimates
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..numeric.distribution import RESAMPLES, describe_distribution
 from ..randomness import RandomSource
-from .base import IndexReports, Mechanism, Misfit
+from .base import IndexReports, Mechanism, Misfit, ReportValues, answer_sample
 
 MAX_BUCKETS = 1024  # d: the paper's granularity; see the module docstring
 # Below this ε, b is its expansion: the closed form cancels under the stand-in's rounding.
@@ -90,6 +90,7 @@ def geometry(epsilon: float, k: int) -> tuple[int, int, int]:
 
 class SquareWave(IndexReports, Mechanism):
     name = "square_wave"
+    joint_reports = "value"  # a crosstab reads each report's unbiased value (`report_values`)
     # The number types take it where `estimate` asks for the distribution (shared/
     # question_types/number_grid.py): registered in DISTRIBUTION_MECHANISMS, not MECHANISMS
     # (shared/mechanisms/registry.py), so `auto` never ranks it.
@@ -281,6 +282,20 @@ class SquareWave(IndexReports, Mechanism):
         """The number cell `report` stands for, exactly, on the labels' scale: its position
         (y - B)/(d - 1) on [0, 1] stretched over low..low + k - 1 (about [-b, 1 + b])."""
         return self.low + Fraction((report - self.half_window) * (self.k - 1), self.d - 1)
+
+    def report_values(self) -> ReportValues:
+        """A crosstab reads a report's unbiased value (`pseudo_values`), affine in the cell
+        index y: low + (y - intercept)/slope, with E[y | j] and E[y² | j] of answer j's grid
+        point (`_mean_channel`)."""
+        slope, intercept, per_point = _mean_channel(self.epsilon, self.k)
+        answers = answer_sample(self.k)
+        first, _ = self.cells
+        point = np.searchsorted(first, answers, side="right") - 1  # each answer's grid point
+        mean_y = intercept + slope * point * (self.k - 1) / (self.d - 1)
+        second_y = per_point[point] * slope**2 + mean_y**2
+        return ReportValues(self.low + answers.astype(float),
+                            np.column_stack([mean_y, second_y]), None,
+                            self.low - intercept / slope, 1.0 / slope)
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each report's unbiased estimate of its answer's grid value in answer units, (n, 1):

@@ -70,3 +70,22 @@ def test_a_series_resends_the_report_kept_for_the_same_grid_value() -> None:
         reports.append(Respondent("https://x.example", state_dir=state).answer(
             survey, {"inc": answer}).reports["inc"])
     assert reports[0] == reports[1]  # 1234.5 and 1230 are the same grid value
+
+
+def test_simulate_crosstab_states_the_true_mean_per_category_in_the_answers_units() -> None:
+    """`simulate --crosstab income region`-style: the decimal's true mean among each category
+    is in dollars (min + resolution · index), as its estimate is, so intervals can cover it."""
+    from ldpsurvey.analyst.simulate.crosstab import simulate_crosstab
+
+    survey = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [
+        {"id": "party", "type": "categorical", "text": "?", "options": ["a", "b"],
+         "epsilon": 3.0},
+        {"id": "amount", "type": "decimal", "text": "?", "min": 100, "max": 200,
+         "resolution": 0.5, "epsilon": 3.0}]})
+    result = simulate_crosstab(survey, "amount", "party", 4000, np.random.default_rng(2))
+    doc = result.report.document
+    truth = result.report.truth.tables["rows_mean_given_col"]
+    for cell, true in zip(doc["rows_mean_given_col"], truth, strict=True):
+        assert 100 <= true <= 200
+        # within 4.42 s.e. of the truth (two-sided false-alarm rate 1e-5)
+        assert abs(cell["estimate"] - true) < 4.42 * cell["std_error"], (cell, true)
