@@ -47,6 +47,12 @@ NOTE = ("design-based: {design}; variance {variance}. joint: the weighted mean o
         "column: a ratio of weighted means (R's svyratio)")
 
 
+VALUE_SIDE_REFUSAL = ("a design-based crosstab takes categories and bins; {qid!r} is a number "
+                      "read by its mean, which is not weighted per category yet: drop the "
+                      "design for its mean among each category (a plain crosstab), or use "
+                      "--by with a disclosed question")
+
+
 @dataclass(frozen=True)
 class Side:
     """One side of the crosstab: its cells' pseudo-values over every respondent."""
@@ -104,6 +110,9 @@ def _binned(w: Weighted, question: Any, bins: Sequence[int] | None) -> PseudoVal
     except LdpSurveyError as exc:
         raise AnalysisError(f"{question.id}: {exc.message}", {"question": question.id}) \
             from None
+    if encoder.mean_only:  # no bins: the plain crosstab's mean per category (joint_values.py)
+        raise AnalysisError(VALUE_SIDE_REFUSAL.format(qid=question.id),
+                            {"question": question.id})
     present, reports = w.respondents.reports(question.id, mechanism)
     values = np.zeros((w.respondents.n, len(encoder.cells)))
     if present.any():

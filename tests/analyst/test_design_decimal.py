@@ -303,3 +303,16 @@ def test_every_format_shows_the_design_based_quartiles_and_cdf(
     for words in ("median", "1st quartile", "3rd quartile", "share below 10",
                   "share at most 60", f"{median['estimate']:.2f}"[:4]):
         assert words in result.stdout, (fmt, words)
+
+
+def test_a_design_based_crosstab_refuses_a_decimal_side_in_one_line(
+        built: tuple[designed.Built, Path]) -> None:
+    """A plain crosstab gives a decimal's mean per randomized category; a design-based one does
+    not weight it yet, and says so in one line (not a table of one 'everyone' row)."""
+    db, _ = built
+    result = CliRunner().invoke(cli, ["report", "--db", str(db.path), "--survey", db.survey_id,
+                                      "--weighted", "--crosstab", "income", "sex"])
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert "number read by its mean" in lines[-1] and "income" in lines[-1], result.output
+    assert not any("Traceback" in line for line in lines)

@@ -122,3 +122,17 @@ def test_the_respondent_policy_counts_the_central_epsilon_too():
     d["questions"][0]["central_epsilon"] = 6.0  # ε0 = 2 locally, but 6 against one server
     with pytest.raises(PolicyError, match="costs ε = 6"):
         check_policy(Survey.from_dict(d), 5.0)
+
+
+def test_a_two_server_crosstab_refuses_a_decimal_in_one_line():
+    """An LDP crosstab gives a decimal's mean per category; a two-server one joins two
+    measured values in one Histogram, which a number's Sum is not: refused naming it."""
+    d = copy.deepcopy(data())
+    d["questions"].append({"id": "income", "type": "decimal", "text": "Income?", "min": 0,
+                           "max": 100, "resolution": 1, "central_epsilon": 1.0})
+    Survey.from_dict(d)  # the question itself is fine in a two-server survey
+    d["crosstabs"] = [["smoker", "income"]]
+    with pytest.raises(SurveyError) as exc:
+        Survey.from_dict(d)
+    assert exc.value.field == "crosstabs[0]"
+    assert "'income' is decimal" in exc.value.message and "\n" not in exc.value.message
