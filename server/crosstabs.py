@@ -18,6 +18,7 @@ import numpy as np
 from ldpsurvey.shared.crosstab import Crosstab, JointAggregate, estimate_crosstab, gram
 from ldpsurvey.shared.errors import CrosstabError
 from ldpsurvey.shared.joint_features import (
+    NUMBER_REPORTS,
     Encoder,
     bins_for_pair,
     encoder_for_question,
@@ -119,7 +120,7 @@ def _reports_numbers(mechanism: Mechanism) -> bool:
     question's geometric or disclosed reports, which take bins, and a number read by its mean
     ("value"), which refuses them naming the question; a "not asked" one's [bit, number]
     pairs are neither."""
-    return mechanism.joint_reports in ("integer", "value")
+    return mechanism.joint_reports in NUMBER_REPORTS
 
 
 def _grouped(compiled: CompiledSurvey, side: Side, encoder: Encoder) -> Encoder:

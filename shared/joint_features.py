@@ -40,6 +40,9 @@ from .mechanisms.pure import PureProtocol
 EXACT_ANSWERS_MAX = 4096
 MAX_BINS = 64
 MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
+# Report kinds that are numbers, which `bins` are meant for: an integer question's binned
+# reports take them; a number read by its mean (joint_values.py) refuses them naming itself.
+NUMBER_REPORTS = ("integer", "value")
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
 

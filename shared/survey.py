@@ -391,12 +391,14 @@ def _check_crosstab(spec: CrosstabSpec, questions: Mapping[str, Question], where
     from .crosstab import check_size
     from .errors import CrosstabError
     from .joint_features import encoder_for, parse_bins
+    from .joint_values import check_pair
     from .mechanisms import mechanism_for
 
     try:
         encoders = [encoder_for(mechanism_for(questions[qid]), parse_bins(bins))
                     for qid, bins in ((spec.rows, spec.row_bins), (spec.cols, spec.col_bins))]
         check_size(*encoders)
+        check_pair(*encoders)
     except CrosstabError as exc:
         raise SurveyError(where, exc.message) from None
 

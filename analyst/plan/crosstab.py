@@ -64,6 +64,11 @@ def plan_crosstab(survey: Survey, rows: str, cols: str, *, margin: float | None 
         check_size(e1, e2)
     except CrosstabError as exc:
         raise PlanError(exc.message) from None
+    for encoder in (e1, e2):
+        if encoder.mean_only:  # one cell and a mean (shared/joint_values.py): no share to plan
+            raise PlanError(f"plan --crosstab plans joint shares; {encoder.question_id!r} is a "
+                            "number a crosstab reads by its mean per category, whose margin is "
+                            f"not planned yet: plan {encoder.question_id!r} alone for its mean")
     joint = worst_cell_variance(e1, e2)
     v1, v2 = marginal_variance_one(e1), marginal_variance_one(e2)
     if margin is None:

@@ -66,12 +66,12 @@ class AskedNumber:
 EXACT_ANSWERS_MAX = 4096  # wider grids state a number's report moments on a sample of answers
 
 
-def answer_sample(k: int) -> np.ndarray:
-    """Answer indices at which a number's report moments are stated: every one up to
-    EXACT_ANSWERS_MAX, else both ends and 1,025 evenly spaced ones."""
-    if k <= EXACT_ANSWERS_MAX:
+def answer_sample(k: int, limit: int = EXACT_ANSWERS_MAX) -> np.ndarray:
+    """Answer indices at which a number's report moments are stated: every one up to `limit`,
+    else both ends and 1,025 (at most `limit`) evenly spaced ones."""
+    if k <= limit:
         return np.arange(k, dtype=np.int64)
-    return np.unique(np.linspace(0, k - 1, 1025).round().astype(np.int64))
+    return np.unique(np.linspace(0, k - 1, min(1025, limit)).round().astype(np.int64))
 
 
 @dataclass(frozen=True)

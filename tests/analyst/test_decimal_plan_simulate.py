@@ -89,3 +89,16 @@ def test_simulate_crosstab_states_the_true_mean_per_category_in_the_answers_unit
         assert 100 <= true <= 200
         # within 4.42 s.e. of the truth (two-sided false-alarm rate 1e-5)
         assert abs(cell["estimate"] - true) < 4.42 * cell["std_error"], (cell, true)
+
+
+def test_plan_crosstab_refuses_a_decimal_side_in_one_line() -> None:
+    """A decimal's side of a crosstab is one cell and its mean: there is no joint share to plan
+    (main refused it as 'no joint estimator'; the plan would print '1 respondent')."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.toml"
+        path.write_text(SAMPLE.read_text())
+        result = CliRunner().invoke(cli, ["plan", str(path), "--crosstab", "hours", "region",
+                                          "--margin", "0.05"])
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines()[-1].startswith("Error: plan --crosstab plans "
+                                                             "joint shares; 'hours' is a number")

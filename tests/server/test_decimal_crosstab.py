@@ -254,3 +254,11 @@ def test_a_declared_decimal_crosstab_equals_the_adhoc_one(client, auth, db_path)
         assert declared["source"] == "declared" and adhoc["source"] == "reports"
         for key in ("rows_mean_given_col", "cols_mean_given_row", "col_shares", "row_shares"):
             assert declared.get(key) == adhoc.get(key), key
+
+
+def test_a_declared_crosstab_of_two_numbers_is_refused_naming_it() -> None:
+    from ldpsurvey.shared.errors import SurveyError
+
+    with pytest.raises(SurveyError) as exc:
+        Survey.from_dict({**SURVEY, "crosstabs": [["party", "income"], ["income", "hours"]]})
+    assert exc.value.field == "crosstabs[1]" and "both numbers" in exc.value.message
