@@ -68,6 +68,7 @@ def test_encoder_reads_each_report_as_the_mechanisms_unbiased_value() -> None:
         for name, extra in (
             ("duchi", {"mechanism": "duchi"}), ("piecewise", {"mechanism": "piecewise"}),
             ("hybrid", {"mechanism": "hybrid"}), ("geometric", {"mechanism": "geometric"}),
+            ("one_bit_mean", {"mechanism": "one_bit_mean"}),
             ("sw", {"estimate": ["distribution"], "bins": 4}),
             ("pair", {"estimate": ["mean", "distribution"], "bins": 4}),
             ("shown", {"disclosed": True}))]})
