@@ -77,9 +77,13 @@ def smooth(f: np.ndarray) -> np.ndarray:
 
 
 def ems_step(channel: WindowChannel, counts: np.ndarray, f: np.ndarray,
-             smoothing: bool = True) -> np.ndarray:
-    """One EMS iteration for each row: the EM step, then the binomial smoothing."""
-    step = f * channel.pull_back(counts / channel.reports(f))
+             smoothing: bool = True, reports: np.ndarray | None = None) -> np.ndarray:
+    """One EMS iteration for each row: the EM step, then the binomial smoothing. `reports`:
+    `channel.reports(f)` when the caller has it already (`ems` keeps the one its likelihood
+    needed; the same array, so the same result)."""
+    ratio = counts / (channel.reports(f) if reports is None else reports)
+    step = channel.pull_back(ratio)
+    step *= f
     step /= step.sum(axis=1, keepdims=True)
     if smoothing:
         step = smooth(step)
@@ -109,10 +113,11 @@ def ems(channel: WindowChannel, counts: np.ndarray, *, start: np.ndarray | None 
     out[:] = np.full(channel.d, 1.0 / channel.d) if start is None else start
     rows = np.flatnonzero(n > 0)  # the rows still iterating, and their working copies
     f, c, old = out[rows], counts[rows], np.full(rows.size, -np.inf)
+    fitted = channel.reports(f)  # A f of the current f: the step's and the likelihood's
     for iteration in range(max_iterations):
         if not rows.size:
             break
-        first = ems_step(channel, c, f, smoothing)
+        first = ems_step(channel, c, f, smoothing, fitted)
         if accelerate:
             second = ems_step(channel, c, first, smoothing)
             r = first - f
@@ -126,7 +131,8 @@ def ems(channel: WindowChannel, counts: np.ndarray, *, start: np.ndarray | None 
             step = ems_step(channel, c, jump / jump.sum(axis=1, keepdims=True), smoothing)
         else:
             step = first
-        likelihood = np.einsum("ry,ry->r", c, np.log(channel.reports(step)))
+        fitted = channel.reports(step)
+        likelihood = np.einsum("ry,ry->r", c, np.log(fitted))
         done = np.abs(step - f).sum(axis=1) <= 1.0 / n[rows]
         if iteration > 1:
             done |= np.abs(likelihood - old) < tolerance
@@ -134,6 +140,6 @@ def ems(channel: WindowChannel, counts: np.ndarray, *, start: np.ndarray | None 
         if done.any():
             out[rows[done]] = f[done]
             keep = ~done
-            rows, f, c, old = rows[keep], f[keep], c[keep], old[keep]
+            rows, f, c, old, fitted = rows[keep], f[keep], c[keep], old[keep], fitted[keep]
     out[rows] = f
     return out[0] if single else out
