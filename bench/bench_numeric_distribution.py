@@ -1,7 +1,8 @@
 """Square Wave + EMS (issue 41): distribution accuracy and median interval coverage.
 
 Run: `python bench/bench_numeric_distribution.py [--wasserstein-runs R] [--coverage-runs R]
-[--sizes 2000,20000] [--quick]`. Prints tables, asserts nothing.
+[--sizes 2000,20000] [--coverage-epsilons 1,2] [--data uniform,lognormal,bimodal]
+[--runs-file F] [--skip accuracy|coverage] [--table-only]`. Prints tables, asserts nothing.
 
 (a) Accuracy, the paper's synthetic setting (Li et al., SIGMOD 2020, §6): answers from
 Beta(5, 2) on [0, 1], bucketized into d = 1024 buckets, n = 10^5 respondents, ε in
@@ -12,24 +13,38 @@ reproduction of the paper's own pipeline (continuous ṽ drawn in floating point
 1024 output buckets over [-b, 1 + b], its transform matrix integrated over each input bucket,
 the same EMS): the target is ours within 1.2x of the paper's method.
 
-(b) Median intervals: `distribution_estimate`'s bootstrap interval (R = 199 replicates, 5th and
-195th order statistics) over independent runs at ε = 1 on the same Beta(5, 2) answers, at
-n = 2,000 and 20,000; the truth is the median of the bucketized distribution read as
-`Cells.quantile` reads estimates. Coverage is printed with its exact (Clopper-Pearson) 95%
-binomial interval: with fewer runs than the issue's 400 (CPU time) the interval says how far
-the measured coverage may be from the true one.
+(b) Interval coverage: `distribution_estimate`'s 95% intervals of the 1st quartile, median
+and 3rd quartile (bootstrap, R = 199 replicates, 5th and 195th order statistics) over
+independent runs (default 400) at n = 2,000 and 20,000, ε in {1, 2}, on answers over a grid of
+1024 points from a uniform law, a log-normal income (0..200,000, median 40,000, σ = 0.7,
+top-coded) and a bimodal mixture (40% N(250, 60), 60% N(700, 90)); the truth is the quantile of
+the exact bucketized law read as `Cells.quantile` reads estimates. Each cell's coverage is
+printed with its exact (Clopper-Pearson) 95% interval and with the band where an exactly-95%
+interval's measured coverage falls with probability 95% over that many runs (at 400 runs
+[0.928, 0.970]). Runs go round-robin over the cells, one JSON line each in --runs-file, and a
+rerun resumes: a bench cut short keeps every cell's runs so far (--table-only prints them).
+Simulated answers and reports come from numpy generators seeded per run (a simulation, not a
+device). CPU: ~4 s per run at n = 2,000 and ~10 s at n = 20,000 on one free core, so the full
+12 cells x 400 runs is ~8 hours of one core.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 from ldpsurvey.shared.mechanisms.square_wave import SquareWave, optimal_b
-from ldpsurvey.shared.numeric.distribution import Cells, distribution_estimate
+from ldpsurvey.shared.numeric.distribution import (
+    QUARTILES,
+    RESAMPLES,
+    Cells,
+    distribution_estimate,
+)
 from ldpsurvey.shared.numeric.ems import WindowChannel, ems
 from scipy import stats
 
@@ -122,39 +137,104 @@ def clopper_pearson(hits: int, runs: int, level: float = 0.95) -> tuple[float, f
     return low, high
 
 
-def coverage(sizes: list[int], runs: int, epsilon: float = 1.0) -> None:
-    true = truth()
-    mech = SquareWave(epsilon, range(D))
-    cells = Cells.of(mech)
-    median = float(cells.quantile(true[None, :], 0.5)[0])
-    print(f"\n(b) median of Beta(5,2) on {D} buckets (true {median:.1f}), ε = {epsilon:g}, "
-          f"95% bootstrap intervals (R = 199)")
-    print("| n | runs | coverage | 95% CI of coverage | mean width | mean error | s.d. of "
-          "estimate | mean bootstrap s.e. | CPU s/run |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n in sizes:
-        rng = np.random.default_rng(n)
-        hits, widths, errors, ses = 0, [], [], []
-        cpu = time.process_time()
-        for _ in range(runs):
-            answers = rng.choice(D, n, p=true)
-            counts = np.bincount(mech.perturb_many(answers, rng), minlength=mech.m)
-            result = distribution_estimate(mech, counts, quantiles=(0.5,), cdf_at=())
-            q = result.quantiles[0]
-            assert q.ci_low is not None and q.ci_high is not None and q.estimate is not None
-            hits += q.ci_low <= median <= q.ci_high
-            widths.append(q.ci_high - q.ci_low)
-            errors.append(q.estimate - median)
-            ses.append(q.std_error)
-            done = len(errors)
-            if done % 5 == 0 and done < runs:  # partial results, for a bench cut short
-                print(f"# n = {n:,}: {hits}/{done} covered, CPU "
-                      f"{time.process_time() - cpu:.0f} s", flush=True)
-        per_run = (time.process_time() - cpu) / runs
-        low, high = clopper_pearson(hits, runs)
-        print(f"| {n:,} | {runs} | {hits / runs:.3f} | [{low:.3f}, {high:.3f}] | "
-              f"{np.mean(widths):.1f} | {np.mean(errors):+.1f} | {np.std(errors):.1f} | "
-              f"{np.mean(ses):.1f} | {per_run:.1f} |", flush=True)
+def nominal_band(runs: int, level: float = 0.95) -> tuple[float, float]:
+    """Where the measured coverage of an exactly-95% interval falls with probability 95% over
+    `runs` runs: the central 95% of Binomial(runs, 0.95)/runs."""
+    law = stats.binom(runs, level)
+    return float(law.ppf(0.025)) / runs, float(law.ppf(0.975)) / runs
+
+
+# (b) The coverage data: answers on a grid of D points (a decimal's indices 0..1023), drawn
+# from these laws, each bucketized exactly (probability of each grid index).
+def _bucketized(cdf: np.ndarray) -> np.ndarray:
+    cdf = cdf.copy()
+    cdf[0], cdf[-1] = 0.0, 1.0  # the ends take the tails (top- and bottom-coding)
+    return np.diff(cdf)
+
+
+def datasets() -> dict[str, np.ndarray]:
+    edges = np.arange(D + 1) - 0.5  # grid index i holds [i - 1/2, i + 1/2)
+    income = 200_000 / (D - 1)  # 0..200,000 by ~195.5: an income question's range
+    return {
+        "uniform": np.full(D, 1.0 / D),
+        # log-normal income, median 40,000, σ = 0.7, top-coded at 200,000 (1.1% there)
+        "lognormal": _bucketized(stats.lognorm(0.7, scale=40_000).cdf(
+            np.clip(edges, 0, None) * income)),
+        # two groups: 40% around 250, 60% around 700 (the median on the second's shoulder)
+        "bimodal": _bucketized(0.4 * stats.norm(250, 60).cdf(edges)
+                               + 0.6 * stats.norm(700, 90).cdf(edges)),
+    }
+
+
+def coverage_run(mech: SquareWave, law: np.ndarray, n: int, seed: list[int]) -> dict:
+    """One survey: n answers from `law`, the mechanism's reports (numpy: a simulation, not a
+    device), `distribution_estimate`'s quartiles with their 95% intervals."""
+    rng = np.random.default_rng(seed)
+    answers = rng.choice(D, n, p=law)
+    counts = np.bincount(mech.perturb_many(answers, rng), minlength=mech.m)
+    cpu = time.process_time()
+    result = distribution_estimate(mech, counts, quantiles=QUARTILES, cdf_at=())
+    return {"cpu": time.process_time() - cpu,
+            "q": [[q.p, q.estimate, q.std_error, q.ci_low, q.ci_high] for q in result.quantiles]}
+
+
+def coverage(names: list[str], epsilons: list[float], sizes: list[int], runs: int,
+             out: Path) -> None:
+    """Runs the cells round-robin (run 0 of every cell, then run 1, ...), appending one JSON
+    line per run to `out` and skipping runs already there: a cut-short bench keeps every cell's
+    runs so far, and a rerun resumes. Each run's generator is seeded by its cell and index."""
+    laws = datasets()
+    done = {(r["data"], r["epsilon"], r["n"], r["run"]) for r in read_runs(out)}
+    cells = [(name, eps, n) for n in sizes for eps in epsilons for name in names]
+    mechs = {eps: SquareWave(eps, range(D)) for eps in epsilons}
+    with out.open("a") as sink:
+        for run in range(runs):
+            for name, eps, n in cells:
+                if (name, eps, n, run) in done:
+                    continue
+                seed = [list(laws).index(name), int(eps * 1000), n, run]
+                row = coverage_run(mechs[eps], laws[name], n, seed)
+                row.update(data=name, epsilon=eps, n=n, run=run)
+                sink.write(json.dumps(row) + "\n")
+                sink.flush()
+
+
+def read_runs(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def coverage_table(path: Path) -> None:
+    """The coverage of each quartile's 95% interval per cell, from the runs in `path`."""
+    rows = read_runs(path)
+    laws = datasets()
+    print(f"\n(b) 95% intervals of the quartiles (distribution_estimate, R = {RESAMPLES}), "
+          f"D = {D} grid points; from {path.name}")
+    print("| data | ε | n | runs | quantile | truth | covered | coverage | exact 95% CI | "
+          "95% band of an exact 95% interval | bias | s.d. of estimate | mean s.e. | "
+          "mean width | CPU s/run |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    keys = sorted({(r["data"], r["epsilon"], r["n"]) for r in rows},
+                  key=lambda k: (k[2], k[1], list(laws).index(k[0])))
+    for name, eps, n in keys:
+        cell = [r for r in rows if (r["data"], r["epsilon"], r["n"]) == (name, eps, n)]
+        cells = Cells.of(SquareWave(eps, range(D)))
+        cpu = np.mean([r["cpu"] for r in cell])
+        for i, p in enumerate(QUARTILES):
+            true = float(cells.quantile(laws[name][None, :], p)[0])
+            est = np.array([r["q"][i][1] for r in cell])
+            se = np.array([r["q"][i][2] for r in cell])
+            low = np.array([r["q"][i][3] for r in cell])
+            high = np.array([r["q"][i][4] for r in cell])
+            hits = int(((low <= true) & (true <= high)).sum())
+            runs = len(cell)
+            a, b = clopper_pearson(hits, runs)
+            c, d = nominal_band(runs)
+            print(f"| {name} | {eps:g} | {n:,} | {runs} | {p:g} | {true:.1f} | {hits} | "
+                  f"{hits / runs:.3f} | [{a:.3f}, {b:.3f}] | [{c:.3f}, {d:.3f}] | "
+                  f"{est.mean() - true:+.1f} | {est.std(ddof=1):.1f} | {se.mean():.1f} | "
+                  f"{(high - low).mean():.1f} | {cpu:.1f} |")
 
 
 def main() -> None:
@@ -162,17 +242,26 @@ def main() -> None:
     parser.add_argument("--wasserstein-runs", type=int, default=10)
     parser.add_argument("--coverage-runs", type=int, default=400)
     parser.add_argument("--sizes", default="2000,20000")
-    parser.add_argument("--epsilons", default="0.5,1,2,4")
+    parser.add_argument("--epsilons", default="0.5,1,2,4", help="(a)'s values of ε")
+    parser.add_argument("--coverage-epsilons", default="1,2")
+    parser.add_argument("--data", default="uniform,lognormal,bimodal")
+    parser.add_argument("--runs-file", type=Path,
+                        default=Path(__file__).with_name("numeric-coverage-runs.jsonl"),
+                        help="(b)'s per-run results (JSON lines; appended, resumed)")
     parser.add_argument("--skip", choices=["accuracy", "coverage"], default=None)
-    parser.add_argument("--quick", action="store_true", help="ε = 1 only, 3 + 20 runs")
+    parser.add_argument("--table-only", action="store_true",
+                        help="print (b)'s table from --runs-file, run nothing")
     args = parser.parse_args()
-    epsilons = [1.0] if args.quick else [float(e) for e in args.epsilons.split(",")]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if args.table_only:
+        coverage_table(args.runs_file)
+        return
     if args.skip != "accuracy":
-        accuracy(epsilons, 3 if args.quick else args.wasserstein_runs, 100_000)
+        accuracy([float(e) for e in args.epsilons.split(",")], args.wasserstein_runs, 100_000)
     if args.skip != "coverage":
-        coverage([int(s) for s in args.sizes.split(",")],
-                 20 if args.quick else args.coverage_runs)
+        coverage(args.data.split(","), [float(e) for e in args.coverage_epsilons.split(",")],
+                 [int(s) for s in args.sizes.split(",")], args.coverage_runs, args.runs_file)
+        coverage_table(args.runs_file)
 
 
 if __name__ == "__main__":
