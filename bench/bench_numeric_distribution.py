@@ -235,9 +235,10 @@ def coverage_table(path: Path) -> None:
             runs = len(cell)
             a, b = clopper_pearson(hits, runs)
             c, d = nominal_band(runs)
+            spread = f"{est.std(ddof=1):.1f}" if runs > 1 else "n/a"
             print(f"| {name} | {eps:g} | {n:,} | {runs} | {p:g} | {true:.1f} | {hits} | "
                   f"{hits / runs:.3f} | [{a:.3f}, {b:.3f}] | [{c:.3f}, {d:.3f}] | "
-                  f"{est.mean() - true:+.1f} | {est.std(ddof=1):.1f} | {se.mean():.1f} | "
+                  f"{est.mean() - true:+.1f} | {spread} | {se.mean():.1f} | "
                   f"{(high - low).mean():.1f} | {cpu:.1f} |")
 
 
