@@ -15,11 +15,11 @@ variance formula cannot: EMS is not linear. Why not invert pointwise intervals o
 CDF: the only unbiased linear CDF estimator of a box channel telescopes window sums
 (F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation passes 1 at n = 2,000 on a
 1024-point grid: no interval at all. bench/bench_numeric_distribution.py measures the
-bootstrap's coverage of the quartiles (bench/RESULTS-numeric-distribution.md): short of 95% at
-n = 2,000 (the median's covered 91% at ε = 1), since every replicate shares EMS's smoothing
-bias and one survey's replicates spread with its own noisy fit. The replicates use a numpy
-generator seeded from the counts: analysis only (no report is drawn here), and the same counts
-give the same intervals.
+bootstrap's coverage of the quartiles (bench/RESULTS-numeric-distribution.md): short of 95% on
+Beta(5, 2) at n = 2,000 (the median's covered 91% at ε = 1), since every replicate shares
+EMS's smoothing bias and one survey's replicates spread with its own noisy fit. The replicates
+use a numpy generator seeded from the counts: analysis only (no report is drawn here), and the
+same counts give the same intervals.
 
 Answers and cells. The mechanism keeps answer index i on grid point j (square_wave.py), so grid
 point j carries the answers of its cell, indices first_j..last_j. Within a cell the estimate
