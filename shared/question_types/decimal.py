@@ -145,17 +145,7 @@ class DecimalType(QuestionType):
                                       "randomized")
             return d.build(epsilon=0.0, mechanism="disclosed", disclosed=True, **common)
         epsilon = fields.epsilon(d.data.get("epsilon"), f"{d.where}.epsilon")
-        requested = d.data.get("mechanism", "auto")
-        if not isinstance(requested, str):
-            raise SurveyError(f"{d.where}.mechanism", "must be a mechanism name")
-        given_choice = d.data.get("mechanism_choice")
-        if given_choice is not None and (not isinstance(given_choice, str)
-                                         or requested == "auto"):
-            raise SurveyError(f"{d.where}.mechanism_choice",
-                              "is written by auto selection next to a concrete mechanism")
-        given = d.data.get("params")
-        if given is not None and not isinstance(given, dict):
-            raise SurveyError(f"{d.where}.params", "must be a table (an object of parameters)")
+        requested, given_choice, given = fields.mechanism_request(d.data, d.where)
         if d.not_asked:
             return self.parse_not_asked(d, spec, epsilon, requested, given_choice, given,
                                         common)

@@ -124,17 +124,7 @@ class IntegerType(SingleAnswerType):
                               "needs a symmetric randomized response)")
         spec = self.grid_spec(d.data, where)
         epsilon = fields.epsilon(d.data.get("epsilon"), f"{where}.epsilon")
-        requested = d.data.get("mechanism", "auto")
-        if not isinstance(requested, str):
-            raise SurveyError(f"{where}.mechanism", "must be a mechanism name")
-        given_choice = d.data.get("mechanism_choice")
-        if given_choice is not None and (not isinstance(given_choice, str)
-                                         or requested == "auto"):
-            raise SurveyError(f"{where}.mechanism_choice",
-                              "is written by auto selection next to a concrete mechanism")
-        params = d.data.get("params")
-        if params is not None and not isinstance(params, dict):
-            raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")
+        requested, given_choice, params = fields.mechanism_request(d.data, where)
         name, choice, mean = number_grid.resolve_mechanism(self, spec, epsilon, requested,
                                                            params or {}, where)
         question = d.build(id=d.id, text=d.text, type=self.name, epsilon=epsilon,
