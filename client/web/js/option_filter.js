@@ -30,18 +30,19 @@ export function shownOptions(q, by, answer) {
 export function filterMismatch(q, earlier) {
   const f = q.filter;
   if (typeof f !== "object" || f === null || Array.isArray(f) || typeof f.by !== "string") {
-    return "filter must be {by, values}";
+    return "filter must be {by, values}";  // not words: a ManifestMismatch detail
   }
   const by = earlier.find((p) => p.id === f.by);
   if (!by || !unitOf(by).filterReads) {
-    return `filter.by ${JSON.stringify(f.by)} is not an earlier question with options`;
+    const name = JSON.stringify(f.by);
+    return `filter.by ${name} is not an earlier question with options`;  // not words: a ManifestMismatch detail
   }
   const values = f.values;
   if (typeof values !== "object" || values === null || Array.isArray(values)
       || Object.keys(values).length !== q.options.length
       || q.options.some((o) => !Array.isArray(values[o]) || !values[o].length
                          || values[o].some((v) => !by.options.includes(v)))) {
-    return "filter.values must list each option's answers of filter.by";
+    return "filter.values must list each option's answers of filter.by";  // not words: a ManifestMismatch detail
   }
   return null;
 }
