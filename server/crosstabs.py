@@ -24,7 +24,10 @@ from ldpsurvey.shared.joint_features import (
     encoder_for_question,
     group_encoder,
 )
+from ldpsurvey.shared.joint_values import value_note
 from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.numeric.joint_ems import JointQuantiles, joint_counts
+from ldpsurvey.shared.numeric.joint_ems import category_quantiles as joint_quantiles
 
 from .report_columns import report_pages
 
@@ -111,8 +114,44 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
     rows, cols = (_grouped(compiled, side, encoder) for side, encoder in zip(sides, (rows, cols),
                                                                              strict=True))
     result = estimate_crosstab(rows, cols, counts, confidence, source=used)
+    result.quantiles = category_quantiles(store, record.id, record.version, compiled, sides,
+                                          confidence)
+    if result.quantiles is not None:
+        result.notes = [value_note(result.quantiles.question, quantiles=True)
+                        if note == value_note(result.quantiles.question) else note
+                        for note in result.notes]
+        result.notes.append(result.quantiles.note)
     result.notes += group_notes(compiled, sides)
     return document(record, result)
+
+
+def category_quantiles(store: Store, survey_id: str, version: int, compiled: CompiledSurvey,
+                       sides: Sequence[Side], confidence: float) -> JointQuantiles | None:
+    """A number's quartiles among each category of the other side (shared/numeric/joint_ems.py),
+    where one side's reports carry a square wave's cell (`window_reports`) and the other is a
+    whole question with one report index each; None otherwise. The joint counts N[a, s] are
+    not part of G (the number's features there are its key and key²), so they are counted from
+    the stored report pairs in one pass, declared crosstab or not."""
+    for number, other in (sides, sides[::-1]):
+        windows = compiled.mechanisms[number.question].window_reports()
+        by = compiled.mechanisms[other.question]
+        if windows is None or other.group is not None or by.joint_reports != "index":
+            continue
+        channel, _ = by.index_channel()
+        shape = (channel.shape[1], windows.mechanism.m)
+        counts = np.zeros(shape, dtype=np.int64)
+        for (first, second), _ in report_pages(store, survey_id, version,
+                                                (other.question, number.question),
+                                                (by.report_width,
+                                                 compiled.mechanisms[number.question]
+                                                 .report_width), PAGE):
+            index = np.asarray(first).astype(np.int64).reshape(-1)
+            counts += joint_counts(index, windows.keys(second), shape)
+        return joint_quantiles(windows, channel, [v if isinstance(v, str | int | bool) else str(v)
+                                           for v in by.labels], counts,
+                               question=number.question, by=other.question,
+                               confidence=confidence)
+    return None
 
 
 def _reports_numbers(mechanism: Mechanism) -> bool:

@@ -222,6 +222,8 @@ class Crosstab:
     notes: list[str] = field(default_factory=list)
     rows_group: str | None = None  # the side is this declared group vs the rest
     cols_group: str | None = None
+    # A number's quartiles among each category of the other side (shared/numeric/joint_ems.py)
+    quantiles: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         def grid(cells: list[list[Cell]]) -> list[list[dict[str, Any]]]:
@@ -248,6 +250,8 @@ class Crosstab:
             d["cols_mean_given_row"] = [c.to_dict() for c in self.cols_mean_given_row]
         if self.rows_mean_given_col is not None:
             d["rows_mean_given_col"] = [c.to_dict() for c in self.rows_mean_given_col]
+        if self.quantiles is not None:
+            d["quantiles_given_category"] = self.quantiles.to_dict()
         d["notes"] = list(self.notes)
         return d
 

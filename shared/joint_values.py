@@ -17,9 +17,11 @@ affine in an integer key (square_wave's cell index, a geometric report, a disclo
 integer question's moments are. `expected` holds E[φ̃ | x] at `answers`, so the exact variance
 floor of the conditional mean follows as for an integer question's.
 
-No median or quartiles per randomized category: they would need the whole distribution of the
-number within a category that no one's answer discloses (EM over the product of the two
-channels); the note says to group by a disclosed question (`report --by`) instead.
+Medians and quartiles per randomized category need the whole distribution of the number within
+a category that no one's answer discloses: EM over the product of the two channels, built where
+the number's reports carry a square wave's cell (shared/numeric/joint_ems.py, asked by the server
+through `Mechanism.window_reports`); for the other mechanisms the note says to group by a
+disclosed question (`report --by`) instead.
 """
 
 from __future__ import annotations
@@ -37,14 +39,20 @@ EVERYONE = "everyone"  # the one cell of a number's side
 _FLOAT_EXACT_ABS = 2**26  # keys up to this give key² exactly in float64
 
 
-def value_note(question_id: str) -> str:
-    """What a number's side gives, and what it does not (the crosstab's note)."""
-    return (f"{question_id} is a number: the crosstab gives its mean among each category of "
+def value_note(question_id: str, quantiles: bool = False) -> str:
+    """What a number's side gives, and what it does not (the crosstab's note); `quantiles`:
+    its quartiles per category are given too (shared/numeric/joint_ems.py)."""
+    mean = (f"{question_id} is a number: the crosstab gives its mean among each category of "
             f"the other question (Σ v·w_c / Σ w_c over the reports, v each report's unbiased "
             f"value, w_c the other report's unbiased indicator of category c; delta-method "
-            f"interval), not bins; medians and quartiles per randomized category are not "
-            f"estimated: they need a disclosed grouping (report --by QUESTION gives each "
-            f"group's median and quartiles)")
+            f"interval), not bins; ")
+    if quantiles:
+        return mean + ("its median and quartiles among each category come from its square "
+                       "wave reports (quantiles_given_category)")
+    return mean + ("medians and quartiles per randomized category are estimated only from "
+                   "square wave reports (estimate distribution): they need a disclosed "
+                   "grouping here (report --by QUESTION gives each group's median and "
+                   "quartiles)")
 
 
 def value_encoder(mechanism: Mechanism, bins: Sequence[int] | None) -> Encoder:

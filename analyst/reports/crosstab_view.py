@@ -24,6 +24,7 @@ from .table import text_grid
 JOINT, COL_GIVEN_ROW, ROW_GIVEN_COL = "joint", "col_given_row", "row_given_col"
 ROW_SHARES, COL_SHARES = "row_shares", "col_shares"
 COLS_MEAN, ROWS_MEAN = "cols_mean_given_row", "rows_mean_given_col"
+QUANTILES = "quantiles_given_category"  # a number's quartiles among each category
 FIELDS = ("estimate", "std_error", "ci_low", "ci_high", "variance_bound")
 
 
@@ -259,9 +260,35 @@ def tables(report: CrosstabReport) -> list[Table]:
         out.append(Table("Mean {rows} among those answering each {cols}", [cq, f"mean {rq}"],
                          [[c, mean_cell(means[j], truth(ROWS_MEAN, j))]
                           for j, c in enumerate(cols)]))
+    found = report.document.get(QUANTILES)
+    if found:
+        out.append(quantile_table(report, found))
     from .crosstab_design import deff_tables
 
     return out + deff_tables(report, Table)
+
+
+def quantile_table(report: CrosstabReport, found: Mapping[str, Any]) -> Table:
+    """The number's quartiles among each category: "median [low, high]" per cell."""
+    number, by = ("{rows}", "{cols}") if found["question"] == report.rows_question else (
+        "{cols}", "{rows}")
+    shown = report.shown_rows if found["by"] == report.rows_question else report.shown_cols
+    names = [q["name"] for q in found["categories"][0]["quantiles"]] if found["categories"] \
+        else []
+    return Table(f"Quartiles of {number} among those answering each {by} (EM over both "
+                 f"reports; {report.confidence:.0%} bootstrap intervals)",
+                 [found["by"], *(f"{name} {found['question']}" for name in names)],
+                 [[label, *(quantile_cell(q) for q in category["quantiles"])]
+                  for label, category in zip(shown, found["categories"], strict=True)])
+
+
+def quantile_cell(q: Mapping[str, Any]) -> str:
+    """"41.2 [38.0, 44.9]": the estimate and its interval; "–" when there is none."""
+    if q.get("estimate") is None:
+        return "–"
+    if q.get("ci_low") is None or q.get("ci_high") is None:
+        return num(q["estimate"])
+    return f"{num(q['estimate'])} [{num(q['ci_low'])}, {num(q['ci_high'])}]"
 
 
 def summary_line(report: CrosstabReport) -> str:
@@ -425,6 +452,13 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
         for i, cell in enumerate(d.get(kind) or []):
             line(kind, labels[i] if row_side else "", "" if row_side else labels[i], cell,
                  t.of(kind, i) if t else None)
+    found = d.get(QUANTILES)
+    row_side = bool(found) and found["by"] == report.rows_question
+    for i, category in enumerate(found["categories"] if found else []):
+        label = (rows if row_side else cols)[i]
+        for q in category["quantiles"]:  # table "quantiles_given_category:median"
+            line(f"{QUANTILES}:{q['name']}", label if row_side else "",
+                 "" if row_side else label, q, None)
     return out.getvalue()
 
 

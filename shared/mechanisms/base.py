@@ -125,6 +125,13 @@ class JointReports:
         the rows M[a][y] of the per-report unbiased estimator of 1[answer = a]."""
         raise NotImplementedError(f"{type(self).__name__} reports are not one index")
 
+    def window_reports(self) -> Any:
+        """For a number whose reports carry a square wave's cell (alone or as a pair's
+        distribution part): a shared/numeric/joint_ems.WindowReports, from which a crosstab
+        estimates the number's quartiles within each category of the other side; None (the
+        default): the reports carry none."""
+        return None
+
     def support_bits(self, reports: np.ndarray) -> np.ndarray:
         """For "support_bits" reports: the (n, k) 0/1 float matrix of which answers each report
         supports, from n flattened reports of `report_width` integers."""

@@ -20,6 +20,7 @@ unbiased mean is a second, noisier estimate of the same mean, not shown).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -202,6 +203,14 @@ class MeanAndDistribution(Mechanism):
     def value_keys(self, reports: Any) -> np.ndarray:
         """The mean part's key of each [mean report, distribution report] pair."""
         return self.parts[0].value_keys(np.asarray(reports).reshape(-1, 2)[:, 0])
+
+    def window_reports(self) -> Any:
+        """The distribution part's, read off each pair's second report."""
+        inner = self.parts[1].window_reports()
+        if inner is None:
+            return None
+        keys = inner.keys
+        return replace(inner, keys=lambda reports: keys(np.asarray(reports).reshape(-1, 2)[:, 1]))
 
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """The mean part's pseudo-values: each report's unbiased value, (n, 1)."""

@@ -141,6 +141,13 @@ class Scaled:
         inner = super().report_values()  # type: ignore[misc]
         return inner.scaled(float(self.scale.origin), float(self.scale.step))
 
+    def window_reports(self) -> Any:
+        """The wrapped mechanism's, its quantiles in the question's units."""
+        inner = super().window_reports()  # type: ignore[misc]
+        if inner is None:
+            return None
+        return replace(inner, to_units=self.scale.to_units, spread=self.scale.spread)
+
     def encode(self, answer: Any) -> int:
         index = self.scale.index(answer, getattr(self, "question_id", ""))
         return super().encode(index + self.labels.start)  # type: ignore[misc, attr-defined]

@@ -297,6 +297,12 @@ class SquareWave(IndexReports, Mechanism):
                             np.column_stack([mean_y, second_y]), None,
                             self.low - intercept / slope, 1.0 / slope)
 
+    def window_reports(self) -> Any:
+        """Its reports are cells of the window channel (shared/numeric/joint_ems.py)."""
+        from ..numeric.joint_ems import WindowReports
+
+        return WindowReports(self, self.value_keys)
+
     def pseudo_values(self, reports: Any) -> np.ndarray:
         """Each report's unbiased estimate of its answer's grid value in answer units, (n, 1):
         v̂ = (ṽ - q_c·m/2)/((p_c - q_c)·L) (module docstring), scaled to the labels."""

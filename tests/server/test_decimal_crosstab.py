@@ -122,7 +122,21 @@ def test_http_crosstab_gives_the_decimals_mean_per_randomized_category(
         assert cell["ci_low"] < cell["estimate"] < cell["ci_high"]
         # the estimate is within Z stated s.e. of the truth (the delta method's s.e.)
         assert abs(cell["estimate"] - true) < Z * cell["std_error"], (cell, true)
-    assert any("median" in note and "--by" in note for note in doc["notes"])
+    found = doc.get("quantiles_given_category")
+    if decimal == "hours":  # a mean mechanism's reports: no quartiles per randomized category
+        assert found is None
+        assert any("median" in note and "--by" in note for note in doc["notes"])
+    else:  # square wave reports (alone or the pair's distribution part): EM over both channels
+        assert found["question"] == decimal and found["by"] == by
+        values = step * answers[decimal]
+        for c, category in enumerate(found["categories"]):
+            median = next(q for q in category["quantiles"] if q["name"] == "median")
+            true = float(np.median(values[answers[by] == c]))
+            assert median["ci_low"] <= median["estimate"] <= median["ci_high"]
+            # within Z bootstrap s.e. of the truth, plus one grid step (cells vs the sample's)
+            assert abs(median["estimate"] - true) < Z * median["std_error"] + step, (median,
+                                                                                    true)
+        assert not any("--by" in note for note in doc["notes"])
     # the same table with the decimal as the column side
     flipped = client.get(f"/api/surveys/money/crosstab?rows={by}&cols={decimal}",
                          headers=auth).get_json()
@@ -149,6 +163,9 @@ def test_the_cli_and_the_http_api_agree_in_every_format(client, auth, filled) ->
     assert out.exit_code == 0, out.output
     doc = json.loads(out.output)
     assert doc["rows_mean_given_col"] == http["rows_mean_given_col"]
+    assert doc["quantiles_given_category"] == http["quantiles_given_category"]
+    medians = [next(q for q in c["quantiles"] if q["name"] == "median")
+               for c in http["quantiles_given_category"]["categories"]]
     for fmt in ("table", "md", "html", "csv"):
         out = runner.invoke(cli, [*base, "--format", fmt])
         assert out.exit_code == 0, (fmt, out.output)
@@ -159,9 +176,18 @@ def test_the_cli_and_the_http_api_agree_in_every_format(client, auth, filled) ->
             assert [r["col"] for r in means] == ["a", "b", "c"]
             assert [float(r["estimate"]) for r in means] == pytest.approx(
                 [c["estimate"] for c in http["rows_mean_given_col"]], rel=1e-12)
+            found = [r for r in rows if r["table"] == "quantiles_given_category:median"]
+            assert [r["col"] for r in found] == ["a", "b", "c"]
+            assert [float(r[k]) for r in found for k in ("estimate", "ci_low", "ci_high")] \
+                == pytest.approx([m[k] for m in medians for k in ("estimate", "ci_low",
+                                                                  "ci_high")], rel=1e-12)
         else:
             assert "mean income" in out.output, fmt
             assert first in out.output.replace(",", ""), fmt
+            assert "median income" in out.output, fmt
+            for m in medians:  # "estimate [low, high]"
+                shown = f"{m['estimate']:.2f} [{m['ci_low']:.2f}, {m['ci_high']:.2f}]"
+                assert shown in out.output.replace("\\[", "[").replace("\\]", "]"), fmt
 
 
 def test_bins_and_design_based_decimal_crosstabs_are_refused_in_one_line(

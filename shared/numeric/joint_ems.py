@@ -1,0 +1,217 @@
+"""A number's median and quartiles within each category of a randomized question: EM over the
+product of the two channels (docs/crosstabs.md, "A number's median among a randomized
+category").
+
+Each respondent sends two reports of a true pair (c, b): the other question's report a, drawn
+by its channel A[c, a] = P[a | c] (an "index" mechanism: `Mechanism.index_channel`), and the
+number's square wave cell s, drawn by the window channel S[s, b] over the grid points
+(shared/numeric/ems.py), independently given the pair. So P(a, s | c, b) = A[c, a]·S[s, b], and
+the joint count matrix N[a, s] of the n report pairs has expectation n·(Aᵀ π Sᵀ)[a, s], π[c, b]
+the joint distribution of the true pair. The EM step on that likelihood is
+
+    π <- π ⊙ (A (N ⊘ (Aᵀ π Sᵀ)) S) / n,
+
+with EMS's binomial smoothing (ems.smooth) applied to each category's row along b, the row
+rescaled to its mass before smoothing (smoothing is within a category, not across them). The
+stopping rule is EMS's: the log-likelihood Σ N ln(Aᵀ π Sᵀ) improves by less than τ after the
+first two iterations, or π moves by at most 1/n in L1.
+
+Each category's distribution of the number is π[c, ·]/π[c, ·].sum(); its quartiles are read as
+shared/numeric/distribution.py reads one distribution's (`Cells.quantile`), and their intervals
+are the same bootstrap: N resampled multinomially (the n report pairs redrawn), EM rerun on
+each replicate, the percentile interval at order statistics (`order_interval`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import EstimateError
+from ..estimates import finite_or_none
+from .distribution import (
+    QUARTILES,
+    RESAMPLES,
+    Cells,
+    SquareWave,
+    bootstrap_counts,
+    order_interval,
+    window_channel,
+)
+from .ems import MAX_ITERATIONS, TOLERANCE, WindowChannel, smooth
+
+QUANTILE_NAMES = {0.25: "q1", 0.5: "median", 0.75: "q3"}
+NOTE = ("medians and quartiles per category: EM over the product of the two channels on the "
+        "joint counts of the report pairs, EMS's smoothing within each category; bootstrap "
+        "percentile intervals over report pairs")
+
+
+@dataclass(frozen=True)
+class WindowReports:
+    """How a crosstab reads a number's square wave reports (`JointReports.window_reports`):
+    the square wave mechanism (channel and cells), each stored report's cell index, and the
+    map from the mechanism's label scale to the question's units (a decimal's scale)."""
+
+    mechanism: SquareWave
+    keys: Callable[[Any], np.ndarray]
+    to_units: Callable[[float], float] = float
+    spread: Callable[[float], float] = float
+
+
+@dataclass
+class CategoryQuantile:
+    """The p-quantile of the number among one category, with its bootstrap interval."""
+
+    p: float
+    estimate: float | None
+    std_error: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"p": self.p, "name": QUANTILE_NAMES.get(self.p, f"p{self.p:g}"),
+                **{k: finite_or_none(getattr(self, k))
+                   for k in ("estimate", "std_error", "ci_low", "ci_high")}}
+
+
+@dataclass
+class CategoryQuantiles:
+    """One category of the other question: its estimated share and the number's quantiles."""
+
+    category: Any
+    share: float | None
+    quantiles: list[CategoryQuantile] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"category": self.category, "share": finite_or_none(self.share),
+                "quantiles": [q.to_dict() for q in self.quantiles]}
+
+
+@dataclass
+class JointQuantiles:
+    """The number's quantiles among each category (module docstring)."""
+
+    question: str  # the number
+    by: str  # the categorical question
+    n: int
+    confidence: float
+    resamples: int
+    categories: list[CategoryQuantiles]
+    note: str = NOTE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "by": self.by, "n": self.n,
+                "confidence": self.confidence, "resamples": self.resamples,
+                "method": "joint_ems", "note": self.note,
+                "categories": [c.to_dict() for c in self.categories]}
+
+
+def joint_counts(index: np.ndarray, keys: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """N[a, s]: how many report pairs are (a, s)."""
+    flat = np.asarray(index, dtype=np.int64) * shape[1] + np.asarray(keys, dtype=np.int64)
+    return np.bincount(flat, minlength=shape[0] * shape[1]).reshape(shape)
+
+
+def _expected(channel: WindowChannel, a: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """Aᵀ π Sᵀ for each replicate: (R, C, d) -> (R, a, m); a = A (C, a) as index_channel."""
+    r, c, d = pi.shape
+    pulled = channel.reports(pi.reshape(r * c, d)).reshape(r, c, channel.m)
+    return np.einsum("ca,rcs->ras", a, pulled)
+
+
+def em_step(channel: WindowChannel, a: np.ndarray, counts: np.ndarray, pi: np.ndarray,
+            smoothing: bool = True) -> np.ndarray:
+    """One EM(S) iteration for each replicate: counts (R, a, m), π (R, C, d)."""
+    r, c, d = pi.shape
+    ratio = counts / np.maximum(_expected(channel, a, pi), 1e-300)
+    back = np.einsum("ca,ras->rcs", a, ratio).reshape(r * c, channel.m)
+    step = pi * channel.pull_back(back).reshape(r, c, d)
+    step /= step.sum(axis=(1, 2), keepdims=True)
+    if smoothing:
+        mass = step.sum(axis=2, keepdims=True)
+        smoothed = smooth(step.reshape(r * c, d)).reshape(r, c, d)
+        total = smoothed.sum(axis=2, keepdims=True)
+        step = smoothed * np.where(total > 0, mass / np.where(total > 0, total, 1), 0.0)
+    return step
+
+
+def joint_ems(channel: WindowChannel, a: np.ndarray, counts: np.ndarray, *,
+              smoothing: bool = True, tolerance: float = TOLERANCE,
+              max_iterations: int = MAX_ITERATIONS) -> np.ndarray:
+    """π (C, d), or (R, C, d) for counts (R, a, m), from a uniform start (module docstring)."""
+    counts = np.asarray(counts, dtype=float)
+    single = counts.ndim == 2
+    counts = counts[None] if single else counts
+    a = np.asarray(a, dtype=float)
+    r, c = counts.shape[0], a.shape[0]
+    n = counts.sum(axis=(1, 2))
+    out = np.full((r, c, channel.d), 1.0 / (c * channel.d))
+    rows = np.flatnonzero(n > 0)
+    pi, cnt, old = out[rows], counts[rows], np.full(rows.size, -np.inf)
+    for iteration in range(max_iterations):
+        if not rows.size:
+            break
+        step = em_step(channel, a, cnt, pi, smoothing)
+        likelihood = np.einsum("ras,ras->r", cnt,
+                               np.log(np.maximum(_expected(channel, a, step), 1e-300)))
+        done = np.abs(step - pi).sum(axis=(1, 2)) <= 1.0 / n[rows]
+        if iteration > 1:
+            done |= np.abs(likelihood - old) < tolerance
+        pi, old = step, likelihood
+        if done.any():
+            out[rows[done]] = pi[done]
+            keep = ~done
+            rows, pi, cnt, old = rows[keep], pi[keep], cnt[keep], old[keep]
+    out[rows] = pi
+    return out[0] if single else out
+
+
+def category_quantiles(numbers: WindowReports, channel_a: np.ndarray, categories: Sequence[Any],
+                       counts: np.ndarray, *, question: str, by: str,
+                       quantiles: Sequence[float] = QUARTILES, confidence: float = 0.95,
+                       resamples: int = RESAMPLES) -> JointQuantiles:
+    """Each category's quantiles of the number, in the question's units, with intervals, from
+    the joint counts N[a, s] (`joint_counts`); `channel_a` is A[c, a] (`index_channel`'s)."""
+    mech = numbers.mechanism
+    counts = np.asarray(counts, dtype=np.int64)
+    a = np.asarray(channel_a, dtype=float)
+    if counts.shape != (a.shape[1], mech.m):
+        raise EstimateError(f"expected a {a.shape[1]} x {mech.m} joint count matrix, got "
+                            f"{counts.shape}")
+    if resamples and (resamples + 1) * (1 - confidence) / 2 < 1 - 1e-9:
+        raise EstimateError(f"a {confidence:g} interval needs at least "
+                            f"{math.ceil(2 / (1 - confidence) - 1 - 1e-9)} resamples")
+    n = int(counts.sum())
+    result = JointQuantiles(question, by, n, confidence, resamples, [])
+    if n == 0:
+        result.categories = [CategoryQuantiles(c, None, [CategoryQuantile(p, None, None, None,
+                                                                          None)
+                                                         for p in quantiles])
+                             for c in categories]
+        return result
+    flat = counts.reshape(-1)
+    replicates = (bootstrap_counts(flat, resamples).reshape(resamples, *counts.shape)
+                  if resamples else np.zeros((0, *counts.shape)))
+    fits = joint_ems(window_channel(mech), a, np.concatenate([counts[None], replicates]))
+    cells = Cells.of(mech)
+    for ci, category in enumerate(categories):
+        rows = fits[:, ci, :]
+        mass = rows.sum(axis=1)
+        conditional = rows / np.where(mass > 0, mass, 1.0)[:, None]
+        entry = CategoryQuantiles(category, float(mass[0]))
+        for p in quantiles:
+            values = cells.quantile(conditional, float(p))
+            if resamples > 1:
+                low, high = order_interval(values[1:], confidence)
+                se = numbers.spread(float(np.std(values[1:], ddof=1)))
+                low, high = numbers.to_units(float(low)), numbers.to_units(float(high))
+            else:
+                se = low = high = math.nan
+            entry.quantiles.append(CategoryQuantile(float(p), numbers.to_units(float(values[0])),
+                                                    se, low, high))
+        result.categories.append(entry)
+    return result
