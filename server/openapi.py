@@ -142,6 +142,14 @@ _SCHEMAS: dict[str, Any] = {
                        "col_shares": {"type": "array", "items": _CELL},
                        "cols_mean_given_row": {"type": "array", "items": _CELL},
                        "rows_mean_given_col": {"type": "array", "items": _CELL},
+                       "quantiles_given_category": {
+                           "type": "object",
+                           "description": "A number answered by square_wave (alone or in "
+                                          "the mean-and-distribution pair) against a whole "
+                                          "question with one report index: the number's "
+                                          "quartiles among each category, by EM over both "
+                                          "channels, with bootstrap intervals "
+                                          "(docs/crosstabs.md)."},
                        "notes": {"type": "array", "items": {"type": "string"}}}},
     "SurveySummary": {
         "type": "object",
