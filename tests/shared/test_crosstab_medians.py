@@ -97,8 +97,11 @@ def test_one_large_draw_tells_the_two_medians_apart() -> None:
     assert [c.share for c in found.categories] == pytest.approx([0.5, 0.5], abs=0.03)
 
 
+@pytest.mark.slow
 def test_medians_are_close_and_intervals_cover_at_the_nominal_rate() -> None:
-    """100 draws of n = 2,000 (about 16 s): average within tolerance, coverage in its band."""
+    """100 draws of n = 2,000 (16-21 s, so marked slow; measured at this seed: averages
+    30.54 and 69.64, s.d. 1.39 and 1.41, coverage 0.93 and 0.92): the averages within
+    tolerance, the coverage in its band."""
     rng = np.random.default_rng(2026)
     draws = 100
     estimates, covered = [], []
