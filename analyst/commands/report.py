@@ -34,8 +34,9 @@ from .output import emit
               help="Instead: every randomized question's estimates within each subgroup of a "
                    "disclosed question (docs/disclosed.md), or of a covariate the invitation "
                    "codes carry (invites create --carry; docs/sensitive-module.md).")
-@click.option("--bins", help="Bin edges for the integer question(s) of --crosstab or --by, "
-                             "e.g. 0,5,10 (refused when no question is an integer one).")
+@click.option("--bins", help="Bin edges for the integer question(s) of --crosstab or --by "
+                             "(or a disclosed decimal of --by, in its units), e.g. 0,5,10 "
+                             "(refused when no question takes bins).")
 @click.option("--row-bins", help="Crosstab bin edges for an integer ROWS question.")
 @click.option("--col-bins", help="Crosstab bin edges for an integer COLS question.")
 @click.option("--crosstab-source", type=click.Choice(["auto", "declared", "reports"]),
