@@ -7,8 +7,16 @@ Library errors become a one-line message and exit status 1 here, and nowhere els
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
+
+# One BLAS thread per command, unless the environment says otherwise: the design-based
+# estimators' matrix-vector products are too small for OpenBLAS's threads, which spin on a
+# second core. `report --rake` at 10^6 (bench/bench_design_report.py, quiet 2-core machine):
+# 10.5 s CPU and 8.9 s wall with the default threads, 7.7 s and 7.7 s with one. Set before
+# numpy is first imported (below, through ldpsurvey.shared), where OpenBLAS reads it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click
 from ldpsurvey.shared.cli_help import FullHelpGroup
