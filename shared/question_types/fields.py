@@ -62,10 +62,9 @@ def epsilon(value: Any, where: str) -> float:
     return eps
 
 
-def mechanism_request(data: Mapping, where: str) -> tuple[str, str | None, dict | None]:
-    """A randomized question's `mechanism` (a name, "auto" when absent), `mechanism_choice`
-    (auto's written reason, only beside a concrete mechanism) and `params` (a table, or None
-    when absent), each checked for its shape; which names and parameters fit is the unit's."""
+def mechanism_and_choice(data: Mapping, where: str) -> tuple[str, str | None]:
+    """A randomized question's `mechanism` (a name, "auto" when absent) and
+    `mechanism_choice` (auto's written reason, only beside a concrete mechanism)."""
     requested = data.get("mechanism", "auto")
     if not isinstance(requested, str):
         raise SurveyError(f"{where}.mechanism", "must be a mechanism name")
@@ -73,6 +72,14 @@ def mechanism_request(data: Mapping, where: str) -> tuple[str, str | None, dict 
     if choice is not None and (not isinstance(choice, str) or requested == "auto"):
         raise SurveyError(f"{where}.mechanism_choice",
                           "is written by auto selection next to a concrete mechanism")
+    return requested, choice
+
+
+def mechanism_request(data: Mapping, where: str) -> tuple[str, str | None, dict | None]:
+    """A randomized question's `mechanism` (a name, "auto" when absent), `mechanism_choice`
+    (auto's written reason, only beside a concrete mechanism) and `params` (a table, or None
+    when absent), each checked for its shape; which names and parameters fit is the unit's."""
+    requested, choice = mechanism_and_choice(data, where)
     params = data.get("params")
     if params is not None and not isinstance(params, dict):
         raise SurveyError(f"{where}.params", "must be a table (an object of parameters)")

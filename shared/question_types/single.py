@@ -81,13 +81,7 @@ class SingleAnswerType(QuestionType):
                    else fields.epsilon(data.get("epsilon"), f"{where}.epsilon"))
         optional = fields.optional(data, where)
         domain = self.answer_domain(data, where)
-        requested = data.get("mechanism", "auto")
-        if not isinstance(requested, str):
-            raise SurveyError(f"{where}.mechanism", "must be a mechanism name")
-        choice = data.get("mechanism_choice")
-        if choice is not None and (not isinstance(choice, str) or requested == "auto"):
-            raise SurveyError(f"{where}.mechanism_choice",
-                              "is written by auto selection next to a concrete mechanism")
+        requested, choice = fields.mechanism_and_choice(data, where)
         instantaneous = data.get("instantaneous_epsilon")
         if instantaneous is not None:
             instantaneous = fields.epsilon(instantaneous, f"{where}.instantaneous_epsilon")
