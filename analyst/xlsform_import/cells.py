@@ -46,6 +46,68 @@ def chained_range(constraint: str) -> tuple[int, int] | None:
     return first + (m[2] == "<"), second - (m[3] == "<")
 
 
+@dataclass(frozen=True)
+class ConditionalRange:
+    """`if(cond, range, range)`: a constraint whose range follows an earlier answer (the
+    MSNA's `hh_size`: `if(${resp_hoh_yn}='no', . >= 2 and . <= 30, . >= 1 and . <= 30)`).
+    Imported as the smallest range holding both (`low` to `high`): a randomized answer's
+    domain cannot follow another answer (the range itself would tell that answer), and every
+    answer ODK accepts stays in it. `branches` are the two ranges as written."""
+
+    low: int
+    high: int
+    branches: tuple[tuple[int, int], tuple[int, int]]
+
+
+def conditional_range(constraint: str) -> ConditionalRange | None:
+    """The two ranges of `if(cond, . >= a and . <= b, . >= c and . <= d)` (either branch
+    chained, `a <= . <= b`), None for any other constraint; ExpressionError for an if() whose
+    branches are not two-sided ranges, or whose ranges neither overlap nor touch (their
+    smallest common range would admit answers neither allows)."""
+    text = constraint.strip()
+    if not (text.startswith("if") and text[2:].lstrip().startswith("(") and text.endswith(")")):
+        return None
+    parts = _arguments(text[text.index("(") + 1:-1])
+    if parts is None:
+        return None
+    if len(parts) != 3:
+        raise xp.ExpressionError("if() takes 3 arguments: if(condition, range, range)")
+    xp.parse(parts[0])  # the condition is not kept, but must read as one
+    branches = []
+    for part in parts[1:]:
+        low, high = chained_range(part) or xp.range_of(xp.parse(part))
+        if low is None or high is None:
+            raise xp.ExpressionError(f"its branch {part.strip()!r} bounds only one side")
+        branches.append((low, high))
+    (a, b), (c, d) = branches
+    if max(a, c) > min(b, d) + 1:
+        raise xp.ExpressionError("its two ranges neither overlap nor touch, so no one range "
+                                 "holds both and only what they allow")
+    return ConditionalRange(min(a, c), max(b, d), (branches[0], branches[1]))
+
+
+def _arguments(inner: str) -> list[str] | None:
+    """The comma-separated arguments of a call (commas inside parentheses or quotes belong to
+    their argument); None when a parenthesis closes the call early (`if(a) or (b)`)."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(inner):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return parts
+
+
 def blank(value: Any) -> bool:
     """An empty cell (missing, or only spaces)."""
     return value is None or str(value).strip() == ""
@@ -261,7 +323,9 @@ def _range_constraint(constraint: str, chosen: ChosenBounds) -> tuple[int, int, 
     high: int | None = None
     if constraint:
         try:
-            low, high = chained_range(constraint) or xp.range_of(xp.parse(constraint))
+            conditional = conditional_range(constraint)
+            low, high = ((conditional.low, conditional.high) if conditional is not None else
+                         chained_range(constraint) or xp.range_of(xp.parse(constraint)))
         except xp.ExpressionError as exc:
             raise Refusal(UNSUPPORTED, f"its constraint {quoted(constraint)} is not a range "
                           f"({exc.message})", "write it as . >= a and . <= b",

@@ -21,6 +21,7 @@ from .cells import (
     blank,
     chained_range,
     chosen_bounds,
+    conditional_range,
     integer_range,
     multiselect_bounds,
     number_range,
@@ -217,6 +218,14 @@ class _Read:
             self.comments.append(said)
             self.notes.append(f"row {self.row.row} ({self.row.name}, {self.row.xls_type}): "
                               f"{said}")
+        conditional = conditional_range(constraint) if self.category != "range" else None
+        if conditional is not None:
+            (a, b), (c, d) = conditional.branches
+            self._note(f"its constraint {quoted(constraint)} allows {a} to {b} or {c} to {d} "
+                       f"by an earlier answer; imported as the range {low} to {high}, which "
+                       "holds both: a randomized answer's range cannot follow another answer "
+                       "(it would tell that answer), so the narrower range of one branch is "
+                       "not enforced")
         return low, high
 
     def count_bounds(self) -> dict[str, int]:

@@ -5,6 +5,7 @@ questions (mapped, or refused by row with the reason and the alternative)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ from .refusals import (
 )
 from .selection import Selection, begins, holds_rows
 from .special import read_choices
+
+_REFERENCE = re.compile(r"\$\{([^}\s]+)\}")  # a ${name} in a calculation
 
 
 @dataclass
@@ -53,6 +56,8 @@ class Walk:
     piped: list[str] = field(default_factory=list)  # names of those whose texts pipe answers
     hidden_notes: int = 0  # notes not shown
     checks: list[RowProblem] = field(default_factory=list)  # groups imported as ODK runs them
+    in_repeat: dict[str, str] = field(default_factory=dict)  # row name -> its repeat's name
+    over_repeat: dict[str, str] = field(default_factory=dict)  # calculations reading one
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
     _read_choices: frozenset[tuple[str, str]] | None = None
@@ -89,12 +94,46 @@ class Walk:
         if kind == "group":
             self._group(r, relevant)
         elif kind in ("repeat", "loop"):
+            self._remember_repeat(el.get("children") or (), r.name)
             problem = self.refuse(r, *REFUSED_TYPES["repeat"], topic=TOPICS["repeat"])
             self.walk(el.get("children") or (), None, problem)
         elif kind == "note":
             self._note(r, relevant)
         else:
             self._question(r, relevant)
+
+    def _remember_repeat(self, elements: Sequence[Mapping[str, Any]], repeat: str) -> None:
+        """The names of the rows inside a repeat (nested ones included), for a calculation
+        that reads them."""
+        for el in elements:
+            if el.get("name"):
+                self.in_repeat.setdefault(str(el["name"]), repeat)
+            self._remember_repeat(el.get("children") or (), repeat)
+
+    def _calculation(self, r: Row) -> None:
+        """A calculate row, left out (its value would leave the device as it is); one that
+        reads a repeat's rows (a count of the household roster's members, `sum(${ind_f})`)
+        says so: the repeat's answers are not collected, so neither the value nor a condition
+        on it can be evaluated on the device, and the rows asked under such a condition go
+        with it (ODK asks them only where it holds; asking everyone would change who is
+        asked)."""
+        calculation = " ".join(str(r.cells.get("calculation") or "").split())
+        over = next((self.in_repeat[name] for name in _REFERENCE.findall(calculation)
+                     if name in self.in_repeat), None)
+        if over is None:
+            over = next((self.over_repeat[name] for name in _REFERENCE.findall(calculation)
+                         if name in self.over_repeat), None)
+        if over is None:
+            self.refuse(r, *REFUSED_TYPES["calculate"], topic=TOPICS["calculate"])
+            return
+        self.over_repeat[r.name] = over
+        self.refuse(r, f"a calculation over the repeat {over!r} ({quoted(calculation)}), "
+                    "whose answers are not collected: it cannot be computed on the device, so "
+                    "no condition on it can be evaluated (the rows ODK asks only where it "
+                    "holds are left out with it: asking them of everyone would change who is "
+                    "asked)", "ask what the condition needs as a question of its own (an "
+                    "integer with a range for the count), or drop the condition",
+                    topic=TOPICS["calculate"])
 
     def _selected(self, el: Mapping[str, Any], r: Row) -> bool:
         """Whether the row is imported: no selection, inside a selected group, selected
@@ -209,6 +248,8 @@ class Walk:
         kind = category(r.el)
         if kind in UNITS_BY_XLSFORM_TYPE:  # a question type imports it (xlsform_types)
             self._mapped(r, kind, outer)
+        elif kind == "calculate":
+            self._calculation(r)
         elif kind in REFUSED_TYPES:
             self.refuse(r, *REFUSED_TYPES[kind], topic=TOPICS[kind])
         else:
