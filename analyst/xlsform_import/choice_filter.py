@@ -60,12 +60,24 @@ def option_filter(expression: str, own: xp.Target, choices: Sequence[Mapping[str
         raise Refusal(UNSUPPORTED, f"its choice_filter reads {by.id!r}, {by.unit.described}: "
                       f"the options can follow only an answer that is options "
                       f"({', '.join(filter_reading())})", _ALTERNATIVE, TOPIC)
+    cells = {str(choice.get("name")): _cell(choice.get(column) if column != "name"
+                                            else str(choice.get("name")))
+             for choice in choices if str(choice.get("name")) in own.options}
+    if cells and None not in cells.values() and not any(c in by.options for c in cells.values()):
+        written = sorted({str(cell) for cell in cells.values()})
+        raise Refusal(UNSUPPORTED, f"ODK never shows any of its {len(cells)} choices: its "
+                      f"choice_filter reads the column {column!r}, whose values "
+                      f"({', '.join(map(repr, written))}) are none of them a "
+                      f"choice of {by.id!r}, so the question is never answered in ODK; left "
+                      "out, nothing is collected either (ldpsurvey would show every option "
+                      "where none goes with the answer)", f"fill the list, each choice's "
+                      f"{column} naming a choice of {by.id!r}", TOPIC)
     values: dict[str, list[str]] = {}
     for choice in choices:
         name = str(choice.get("name"))
         if name not in own.options:  # a special value ("Don't know"): always shown
             continue
-        cell = _cell(choice.get(column) if column != "name" else name)
+        cell = cells[name]
         if cell is None:
             raise Refusal(UNSUPPORTED, f"its choice_filter reads the column {column!r}, which "
                           f"is empty for the choice {name!r} (ODK would never show it)",

@@ -102,6 +102,20 @@ def test_a_column_value_that_is_no_choice_of_the_earlier_question_is_refused(
     assert "value 'e' for the choice 'c' is not a choice of 'region'" in found.reason
 
 
+def test_a_list_of_which_odk_shows_no_choice_says_the_question_is_never_answered(
+        tmp_path: Path) -> None:
+    """MSNA row 15 (admin3): every choice's parent code ('PCODE11', ...) is no choice of the
+    parent list (a template's "To be updated by country"), so ODK never shows any choice and
+    the question is never answered there; left out, saying so in one line."""
+    choices = [*CHOICES[:2], *({**c, "region": "PCODE1"} for c in CHOICES[2:5]), *YES_NO]
+    (found,) = problems(tmp_path, [REGION, town("region=${region}")], choices)
+    assert found.reason.startswith("ODK never shows any of its 3 choices: its choice_filter "
+                                   "reads the column 'region', whose values ('PCODE1') are "
+                                   "none of them a choice of 'region', so the question is "
+                                   "never answered in ODK"), found.reason
+    assert "\n" not in found.reason and "fill the list" in found.alternative
+
+
 def test_a_filter_on_a_row_left_out_is_refused_with_it(tmp_path: Path) -> None:
     text = {"type": "text", "name": "region", "label": "Region?"}
     found = problems(tmp_path, [text, town("region=${region}")])
