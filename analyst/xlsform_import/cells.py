@@ -67,7 +67,7 @@ def conditional_range(constraint: str) -> ConditionalRange | None:
     text = constraint.strip()
     if not (text.startswith("if") and text[2:].lstrip().startswith("(") and text.endswith(")")):
         return None
-    parts = _arguments(text[text.index("(") + 1:-1])
+    parts = xp.arguments(text[text.index("(") + 1:-1])
     if parts is None:
         return None
     if len(parts) != 3:
@@ -84,28 +84,6 @@ def conditional_range(constraint: str) -> ConditionalRange | None:
         raise xp.ExpressionError("its two ranges neither overlap nor touch, so no one range "
                                  "holds both and only what they allow")
     return ConditionalRange(min(a, c), max(b, d), (branches[0], branches[1]))
-
-
-def _arguments(inner: str) -> list[str] | None:
-    """The comma-separated arguments of a call (commas inside parentheses or quotes belong to
-    their argument); None when a parenthesis closes the call early (`if(a) or (b)`)."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(inner):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif ch == "," and depth == 0:
-            parts.append(inner[start:i])
-            start = i + 1
-    parts.append(inner[start:])
-    return parts
 
 
 def blank(value: Any) -> bool:

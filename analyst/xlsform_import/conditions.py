@@ -63,11 +63,13 @@ class Condition:
 
 
 def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str, RowProblem],
-              later: Callable[[str], bool]) -> Condition:
-    """An XLSForm relevant on the questions imported so far (`targets`, by name);
-    xp.ExpressionError saying why it cannot be translated, naming a reference to a row left
-    out or `later` in the form."""
-    tree = xp.parse(text)
+              later: Callable[[str], bool],
+              calculations: Mapping[str, xp.Inlined] | None = None) -> Condition:
+    """An XLSForm relevant on the questions imported so far (`targets`, by name), a
+    comparison of a calculation in `calculations` with a constant read as its value on the
+    device (xp.inline); xp.ExpressionError saying why it cannot be translated, naming a
+    reference to a row left out or `later` in the form."""
+    tree = xp.inline(xp.parse(text), calculations or {})
     reads: list[str] = []
 
     def lookup(name: str) -> xp.Target:

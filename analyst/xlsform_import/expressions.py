@@ -209,6 +209,97 @@ def _arity(name: str, args: list[Node], n: int) -> None:
         raise ExpressionError(f"{name}() takes {n} argument{'' if n == 1 else 's'}")
 
 
+def arguments(inner: str) -> list[str] | None:
+    """The comma-separated arguments of a call written out (`inner`: between its
+    parentheses; commas inside parentheses or quotes belong to their argument); None when a
+    parenthesis closes the call early (`if(a) or (b)`)."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(inner):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return parts
+
+
+@dataclass(frozen=True)
+class Inlined:
+    """A calculate row `if(cond, a, b)` (a and b constants) that conditions read on the
+    device: `${c} op x` becomes `(cond and a op x) or (not cond and b op x)`, XPath's value
+    on every answer (the calculation is always computed: no relevant, in no conditional
+    group, so never empty)."""
+
+    condition: Node
+    when_true: Node
+    when_false: Node
+
+
+def inlinable(calculation: str) -> tuple[str, Node, Node] | None:
+    """(the condition's text, the two constants) of a calculation `if(cond, a, b)` whose
+    branches are numbers or strings; None for any other calculation."""
+    text = calculation.strip()
+    if not (text.startswith("if") and text[2:].lstrip().startswith("(") and text.endswith(")")):
+        return None
+    parts = arguments(text[text.index("(") + 1:-1])
+    if parts is None or len(parts) != 3:
+        return None
+    try:
+        branches = [parse(part) for part in parts[1:]]
+    except ExpressionError:
+        return None
+    if any(b.kind not in ("num", "str") for b in branches):
+        return None
+    return parts[0], branches[0], branches[1]
+
+
+def inline(node: Node, calculations: Mapping[str, Inlined]) -> Node:
+    """The tree with each comparison of an inlined calculation with a constant replaced by
+    its value on each branch of the calculation's condition."""
+    if node.kind == "cmp":
+        left, right = node.items
+        op = node.op
+        if right.kind == "ref" and right.name in calculations and left.kind in ("num", "str"):
+            left, right, op = right, left, _FLIP[op]
+        if left.kind == "ref" and left.name in calculations and right.kind in ("num", "str"):
+            calc = calculations[left.name]
+            return Node("or", (
+                Node("and", (calc.condition, Node("bool", value=_xpath_compare(
+                    calc.when_true, op, right)))),
+                Node("and", (Node("not", (calc.condition,)), Node("bool", value=_xpath_compare(
+                    calc.when_false, op, right))))))
+    if not node.items:
+        return node
+    return Node(node.kind, tuple(inline(item, calculations) for item in node.items), node.op,
+                node.name, node.value)
+
+
+def _xpath_compare(value: Node, op: str, other: Node) -> bool:
+    """XPath's `value op other` where value is a calculation's result (a string, as ODK keeps
+    a calculate's value) and other a constant: with a number, both as numbers; `=` and `!=`
+    of two strings as strings; an order as numbers (NaN compares false)."""
+    text = _number_text(value.value) if value.kind == "num" else str(value.value)
+    if other.kind == "str" and op in ("==", "!="):
+        return (text == other.value) == (op == "==")
+    if not (_XPATH_NUMBER.match(text) and _XPATH_NUMBER.match(str(other.value))):
+        return op == "!="  # NaN: every comparison false but !=
+    a, b = float(text), float(other.value)
+    return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
+            ">=": a >= b}[op]
+
+
+_XPATH_NUMBER = re.compile(r"^\s*-?(\d+(\.\d*)?|\.\d+)\s*$")  # what number() reads
+
+
 def references(node: Node) -> list[str]:
     """Every ${name} an expression reads, in order of first appearance."""
     seen: list[str] = []

@@ -58,6 +58,7 @@ class Walk:
     checks: list[RowProblem] = field(default_factory=list)  # groups imported as ODK runs them
     in_repeat: dict[str, str] = field(default_factory=dict)  # row name -> its repeat's name
     over_repeat: dict[str, str] = field(default_factory=dict)  # calculations reading one
+    calculations: dict[str, xp.Inlined] = field(default_factory=dict)  # read on the device
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
     _read_choices: frozenset[tuple[str, str]] | None = None
@@ -110,7 +111,7 @@ class Walk:
                 self.in_repeat.setdefault(str(el["name"]), repeat)
             self._remember_repeat(el.get("children") or (), repeat)
 
-    def _calculation(self, r: Row) -> None:
+    def _calculation(self, r: Row, outer: Condition | None) -> None:
         """A calculate row, left out (its value would leave the device as it is); one that
         reads a repeat's rows (a count of the household roster's members, `sum(${ind_f})`)
         says so: the repeat's answers are not collected, so neither the value nor a condition
@@ -124,7 +125,12 @@ class Walk:
             over = next((self.over_repeat[name] for name in _REFERENCE.findall(calculation)
                          if name in self.over_repeat), None)
         if over is None:
-            self.refuse(r, *REFUSED_TYPES["calculate"], topic=TOPICS["calculate"])
+            inlined = self._inlined(r, calculation, outer)
+            reason, alternative = REFUSED_TYPES["calculate"]
+            if inlined:
+                reason = (f"{inlined}; it is not sent: where a condition compares it with a "
+                          "value, the condition reads its value on the device")
+            self.refuse(r, reason, alternative, topic=TOPICS["calculate"])
             return
         self.over_repeat[r.name] = over
         self.refuse(r, f"a calculation over the repeat {over!r} ({quoted(calculation)}), "
@@ -134,6 +140,24 @@ class Walk:
                     "asked)", "ask what the condition needs as a question of its own (an "
                     "integer with a range for the count), or drop the condition",
                     topic=TOPICS["calculate"])
+
+    def _inlined(self, r: Row, calculation: str, outer: Condition | None) -> str:
+        """A calculation `if(cond, a, b)` (a and b constants) whose condition translates on
+        the questions imported so far, always computed (no relevant, in no conditional
+        group): kept for the conditions that compare it with a value (xp.inline), and what is
+        said of it; '' for any other."""
+        found = xp.inlinable(calculation)
+        if found is None or r.cells.get("relevant") or (outer is not None
+                                                         and outer.text is not None):
+            return ""
+        text, when_true, when_false = found
+        try:
+            tree = xp.inline(xp.parse(text), self.calculations)
+            translate(text, self.targets, self.left_out, self.rows.later, self.calculations)
+        except xp.ExpressionError:
+            return ""
+        self.calculations[r.name] = xp.Inlined(tree, when_true, when_false)
+        return f"its if() reads only questions imported before it ({quoted(text)})"
 
     def _selected(self, el: Mapping[str, Any], r: Row) -> bool:
         """Whether the row is imported: no selection, inside a selected group, selected
@@ -249,7 +273,7 @@ class Walk:
         if kind in UNITS_BY_XLSFORM_TYPE:  # a question type imports it (xlsform_types)
             self._mapped(r, kind, outer)
         elif kind == "calculate":
-            self._calculation(r)
+            self._calculation(r, outer)
         elif kind in REFUSED_TYPES:
             self.refuse(r, *REFUSED_TYPES[kind], topic=TOPICS[kind])
         else:
@@ -335,7 +359,7 @@ class Walk:
 
     def relevant(self, text: str) -> Condition:
         """A relevant cell on the questions imported so far."""
-        return translate(text, self.targets, self.left_out, self.rows.later)
+        return translate(text, self.targets, self.left_out, self.rows.later, self.calculations)
 
     def shows(self, name: str) -> str:
         """The question id a piped text's `${name}` shows (a question imported before the

@@ -95,3 +95,76 @@ def test_a_condition_on_a_count_over_a_repeat_is_left_out_with_the_exact_reason(
     assert "inside the refused begin_group 'girls'" in reason(result, "school")
     assert reason(result, "plain").startswith("a calculation on the true answers")
     assert all("\n" not in p.reason for p in result.left_out)
+
+
+# --- a calculation inlined into the conditions that read it --------------------------------
+
+DAYS = {"type": "integer", "name": "days", "label": "Days?", "required": "yes",
+        "constraint": ". >= 0 and . <= 30"}
+USED = {"type": "select_one yn", "name": "used", "label": "Used?", "required": "yes"}
+
+
+def yes_no(name: str, relevant: str) -> dict[str, Any]:
+    return {"type": "select_one yn", "name": name, "label": f"{name}?", "required": "yes",
+            "relevant": relevant}
+
+
+CALCULATED = [
+    USED, DAYS,
+    {"type": "calculate", "name": "heavy",
+     "calculation": "if(${used} = 'yes' and ${days} >= 10, 1, 0)"},
+    {"type": "calculate", "name": "band", "calculation": "if(${heavy} = 1, 'high', 'low')"},
+    yes_no("q_heavy", "${heavy} = 1"),
+    yes_no("q_light", "${heavy} != '1'"),
+    yes_no("q_order", "0 < ${heavy} and ${days} < 20"),
+    yes_no("q_band", "${band} = 'low'"),
+]
+
+
+def _xpath(name: str, used: bool, days: int) -> bool:
+    """The row's relevant as ODK evaluates it (a calculate's value is a string)."""
+    heavy = "1" if used and days >= 10 else "0"
+    band = "high" if float(heavy) == 1 else "low"
+    return {"q_heavy": float(heavy) == 1, "q_light": heavy != "1",
+            "q_order": float(heavy) > 0 and days < 20, "q_band": band == "low"}[name]
+
+
+def test_a_calculation_over_questions_imported_is_read_by_the_conditions_on_the_device(
+        tmp_path: Path) -> None:
+    from ldpsurvey.shared.skip_logic import resolve_answers
+
+    result = run(tmp_path, CALCULATED, skip_unsupported=True)  # the calculations are not sent
+    relevant = {q["id"]: q.get("relevant") for q in result.data["questions"]}
+    assert relevant["q_heavy"] == "used == true and days >= 10"
+    assert relevant["q_light"] == "not (used == true and days >= 10)"
+    assert [p.name for p in result.left_out] == ["heavy", "band"]  # their values never sent
+    assert "it is not sent" in reason(result, "heavy")
+    for used in (True, False):
+        for days in (0, 9, 10, 19, 20, 30):
+            answers = {"used": used, "days": days,
+                       **{q: True for q in ("q_heavy", "q_light", "q_order", "q_band")
+                          if _xpath(q, used, days)}}
+            sent = resolve_answers(result.survey.questions, answers)
+            for q in ("q_heavy", "q_light", "q_order", "q_band"):
+                assert (sent[q] is True) == _xpath(q, used, days), (q, used, days)
+
+
+@pytest.mark.parametrize(("rows", "says"), [
+    # in a group with a condition: empty where the group is not asked, not inlined
+    ([{"type": "begin_group", "name": "g", "label": "G", "relevant": "${used} = 'yes'"},
+      {"type": "calculate", "name": "heavy", "calculation": "if(${days} >= 10, 1, 0)"},
+      {"type": "end_group", "name": ""}], "a calculation on the true answers"),
+    ([{"type": "calculate", "name": "heavy", "calculation": "if(${days} >= 10, 1, 0)",
+       "relevant": "${used} = 'yes'"}], "a calculation on the true answers"),
+    ([{"type": "calculate", "name": "heavy", "calculation": "${days} * 2"}],
+     "a calculation on the true answers"),
+    ([{"type": "calculate", "name": "heavy",
+       "calculation": "if(string-length(${days}) > 1, 1, 0)"}],
+     "a calculation on the true answers"),
+])
+def test_a_calculation_that_cannot_be_read_on_the_device_leaves_its_rows_out(
+        tmp_path: Path, rows: list[dict[str, Any]], says: str) -> None:
+    result = run(tmp_path, [USED, DAYS, *rows, yes_no("q", "${heavy} = 1")],
+                 skip_unsupported=True)
+    assert "q" not in {q["id"] for q in result.data["questions"]}
+    assert "it reads ${heavy}" in reason(result, "q") and says in reason(result, "q")

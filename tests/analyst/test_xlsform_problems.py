@@ -31,6 +31,7 @@ from ldpsurvey.analyst.xlsform_import import (
     import_xlsform,
 )
 from support.xlsform import YES_NO, xlsform
+from support.xlsform_left_out import left_out, table
 
 SETTINGS = {"form_id": "t", "version": 1}
 USED = {"type": "select_one yn", "name": "used", "label": "Used?", "required": "yes",
@@ -563,3 +564,46 @@ def test_an_exclusivity_constraint_on_a_select_one_is_dropped_with_a_note(
     assert [n.split(" (")[0] for n in dropped] == ["row 3", "row 4"]
     assert "one answer never does" in dropped[0]
     assert "is dropped" in result.toml.split('id = "a"')[0].split('id = "used"')[1]
+
+
+# --- every question row left out, by reason (docs/xlsform.md, "Rows left out, by reason") --
+
+DOCS = ROOT / "docs" / "xlsform.md"
+_GENERATED = "<!-- python -m support.xlsform_left_out {} -->"
+
+
+def _documented(name: str) -> str:
+    """The table the docs print under the marker naming the form."""
+    lines = DOCS.read_text().splitlines()
+    start = lines.index(_GENERATED.format(name)) + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
+    return "\n".join(lines[start:end])
+
+
+@NO_REAL_FORMS
+@pytest.mark.parametrize("name", ["impact_msna_en_fr.xlsx", "ucl_biomass_plot_en_sw.xlsx"])
+def test_the_docs_list_every_question_row_left_out_by_reason(name: str) -> None:
+    """The MSNA's 97 select_one, select_multiple and integer rows left out outside its repeats
+    (of 378; 36 more inside them) and the UCL form's 6 (and 27 inside its repeats), each
+    with the reason at its root, as tests/support/xlsform_left_out.py writes them."""
+    form = REAL_FORMS / name
+    result = import_xlsform(form, ImportOptions(epsilon=1, skip_unsupported=True, version=1))
+    rows = left_out(result, form)
+    assert table(rows) == _documented(name)
+    outside = [r for r in rows if not r.reason.startswith("inside the repeat")]
+    kept = sum(q.type in ("categorical", "binary", "ordinal", "multiselect", "integer",
+                          "decimal") for q in result.survey.questions)
+    assert (kept, len(outside)) == {"impact_msna_en_fr.xlsx": (281, 97),
+                                    "ucl_biomass_plot_en_sw.xlsx": (8, 6)}[name]
+
+
+@NO_REAL_FORMS
+def test_with_integer_max_the_msna_leaves_out_no_row_for_a_one_sided_integer() -> None:
+    """--integer-max 50 keeps the 39 integers bounded below only and the 11 rows whose
+    conditions read them; every other reason stays as it was."""
+    form = REAL_FORMS / "impact_msna_en_fr.xlsx"
+    options = ImportOptions(epsilon=1, skip_unsupported=True, version=1, integer_max=50)
+    rows = left_out(import_xlsform(form, options), form)
+    documented = [line for line in _documented("impact_msna_en_fr.xlsx").splitlines()[2:]
+                  if "bounded on one side only" not in line]
+    assert table(rows).splitlines()[2:] == documented
