@@ -17,7 +17,9 @@ options, the planner's margins use the worst case):
   ends of the range, where PM's variance (growing with t²) peaks.
 - `prior`: the designer's guess of the answers' shares over the grid: the variance expected
   under it (with the population's own histogram it is the lowest exact variance by
-  construction). Duchi wins where answers pile at the ends (B² - t² shrinks there),
+  construction). A survey gives it as a question's `typical = [a, b]` (equal weights on the
+  grid values from a to b: shared/question_types/number_grid.py); `prior_words` names it in
+  the reason. Duchi wins where answers pile at the ends (B² - t² shrinks there),
   piecewise where they sit in the middle.
 """
 
@@ -73,15 +75,17 @@ def mean_variances(k: int, epsilon: float, prior: Sequence[float] | np.ndarray |
 
 def choose_mean_mechanism(k: int, epsilon: float,
                           prior: Sequence[float] | np.ndarray | None = None,
-                          worst_case: bool = False) -> MeanChoice:
+                          worst_case: bool = False, prior_words: str | None = None
+                          ) -> MeanChoice:
     """The candidate with the smallest one-report variance of the mean by the criterion the
-    arguments name (module docstring); ValueError when none can be built for (k, ε)."""
+    arguments name (module docstring); ValueError when none can be built for (k, ε).
+    `prior_words` says in the reason what the prior is ("the prior" when not given)."""
     found = mean_variances(k, epsilon, prior, worst_case)
     if not found:
         raise ValueError(f"no mean mechanism can be built for k={k} at epsilon={epsilon:g}")
     name = min(found, key=lambda n: (found[n], n))
     what = ("worst-case" if worst_case else "averaged over the answers" if prior is None
-            else "expected (under the prior)")
+            else f"expected (under {prior_words or 'the prior'})")
     others = ", ".join(f"{n} {v:.4g}" for n, v in sorted(found.items(), key=lambda x: x[1])
                        if n != name)
     reason = (f"auto: lowest {what} variance of the mean with one report on [-1, 1] at k={k}, "

@@ -8,6 +8,7 @@
     resolution = 10          # (max - min) / resolution is a whole number: k = that + 1 values
     estimate = ["mean"]      # default; or ["distribution"], or ["mean", "distribution"]
     bins = 20                # distribution only: equal-width bins, or a list of edges
+    typical = [500, 6000]    # optional: most answers lie between these (auto's guess)
     mechanism = "auto"       # duchi | piecewise | hybrid | geometric | square_wave
     epsilon = 1.0            #   | one_bit_mean (a series: Ding et al.'s 1BitMean, by name)
 
@@ -20,7 +21,9 @@ float's shortest decimal is then the number itself.
 
 Mechanisms. `estimate = ["mean"]`: a mean mechanism on the grid, `auto` choosing among duchi,
 piecewise, hybrid and geometric by the exact variance of the mean averaged over the grid values
-(shared/mechanisms/numeric_auto.py). `["distribution"]`: square_wave (EMS; the distribution over
+(shared/mechanisms/numeric_auto.py), or, where the designer gives `typical = [a, b]` ("most
+answers lie between a and b"), expected under equal weights on the grid values from a to b
+(number_grid.py). `["distribution"]`: square_wave (EMS; the distribution over
 the bins, median and quartiles with intervals, and an unbiased mean). Both: the answer is sent
 twice, ε split in halves between the mean mechanism (`auto` choosing at ε/2) and square_wave
 (mechanism "mean_and_distribution", shared/mechanisms/numeric_pair.py; its params name the mean
@@ -68,10 +71,13 @@ from .number_grid import (
 )
 from .words import MEAN
 
-_RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params")
+_RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params", "typical")
 # The resolutions the XLSForm import chooses where the form says none: c·10^j.
 _ROUND_STEPS = (1, 2, 5)
 _NUMBERS = "numbers without a range"
+NOT_ASKED_TYPICAL = ("guides auto's choice of a mean mechanism by the variance expected over "
+                     "it; a question that depends on randomized answers sends asked_grid, "
+                     "whose split is chosen for the worst case over answers: drop typical")
 _PLAIN_DECIMAL = PLAIN_DECIMAL  # tests/web/decimal_vectors.py reads the typed-number pattern
 
 
@@ -97,7 +103,7 @@ class DecimalType(QuestionType):
     """A number on a grid min, min + resolution, ..., max (module docstring)."""
 
     name = "decimal"
-    keys = frozenset({"min", "max", "resolution", "estimate", "bins"})
+    keys = frozenset({"min", "max", "resolution", "estimate", "bins", "typical"})
     domain_field = "resolution"
 
     # --- definition and answers (the schema: shared/survey.py) -----------------------------
@@ -174,6 +180,8 @@ class DecimalType(QuestionType):
             raise SurveyError(f"{where}.estimate", "a decimal that depends on randomized "
                               "answers estimates the mean among those asked (asked_grid): "
                               'write estimate = ["mean"], or ask the number of everyone')
+        if spec.typical is not None:
+            raise SurveyError(f"{where}.typical", NOT_ASKED_TYPICAL)
         if requested != "auto":
             self.check_not_asked_mechanism(None, requested, where)
         given = given or {}
@@ -390,6 +398,9 @@ class DecimalType(QuestionType):
                           "its number, kept to the resolution, is measured on its grid and each "
                           "server adds its own noise (central_epsilon); drop local_epsilon, or "
                           "ask it in an LDP survey for ε-LDP against colluding servers"),
+        "typical": ("a decimal question in a two-server survey runs no local mechanism, so "
+                    "auto has no mean mechanism to choose with the typical range: drop "
+                    "typical"),
         "special": ("a two-server survey takes no special values on a decimal question (yet): "
                     "its grid measures a number only; ask it in an LDP survey")}
 

@@ -7,12 +7,13 @@ number_grid.py; docs/decimal.md, "Wide integer ranges"):
 
     estimate = ["mean"]      # or ["distribution"] (median, quartiles, bins), or both
     bins = 20                # with the distribution
+    typical = [20, 60]       # optional, with estimate and the mean: most answers lie here
     mechanism = "auto"       # duchi | piecewise | hybrid | geometric | square_wave
 
 `auto` then ranks duchi, piecewise, hybrid and geometric (or takes square_wave, or the pair at
-halves of ε) exactly as for a decimal. The keys are absent unless given, so a survey written
-without them keeps its mechanism (geometric) and its canonical bytes; duchi, piecewise and
-hybrid may also be named without them.
+halves of ε) exactly as for a decimal, with the designer's `typical` range where given. The
+keys are absent unless given, so a survey written without them keeps its mechanism (geometric)
+and its canonical bytes; duchi, piecewise and hybrid may also be named without them.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class IntegerType(SingleAnswerType):
     """A whole number in a declared range."""
 
     name = "integer"
-    keys = frozenset({"min", "max", *GRID_KEYS})
+    keys = frozenset({"min", "max", *GRID_KEYS, "typical"})
     domain_field = "min/max"
 
     # --- definition and answers (the schema: shared/survey.py) -----------------------------
@@ -79,11 +80,22 @@ class IntegerType(SingleAnswerType):
         keys given (written back by `canonical`)."""
         d = definition
         given = any(key in d.data for key in GRID_KEYS)
+        if "typical" in d.data and not given:
+            raise SurveyError(f"{d.where}.typical", "guides auto's choice among the number "
+                              "grid's mean mechanisms, which an integer takes with "
+                              'estimate = ["mean"]: add it, or drop typical')
         if not given and d.data.get("mechanism") not in GRID_MECHANISMS:
             return super().parse(d)
         if d.data.get("disclosed", False) is not False or d.extended:
             question = super().parse(d)
             spec = self.grid_spec(d.data, d.where) if given else None
+            if spec is not None and spec.typical is not None:
+                raise SurveyError(f"{d.where}.typical", "guides auto's choice of a mean "
+                                  "mechanism on the grid; " + (
+                                      "a disclosed question sends its answer as given"
+                                      if question.disclosed else "this question sends "
+                                      "asked_geometric (special values or skip logic)")
+                                  + ": drop typical")
             if spec is not None and not question.disclosed \
                     and DISTRIBUTION_ESTIMATE in spec.estimate:
                 raise SurveyError(f"{d.where}.estimate", "an integer question with special "
@@ -314,10 +326,12 @@ class IntegerType(SingleAnswerType):
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     two_server_value_rows = "distribution"
-    two_server_refused_keys: ClassVar[dict[str, str]] = dict.fromkeys(GRID_KEYS, (
+    two_server_refused_keys: ClassVar[dict[str, str]] = {**dict.fromkeys(GRID_KEYS, (
         "a two-server survey measures an integer's mean as a Prio3 Sum: estimate and bins "
         "(the number grid's mechanisms) are LDP only; drop them, or ask a decimal "
-        "(its two-server mode measures the distribution too)"))
+        "(its two-server mode measures the distribution too)")), "typical": (
+        "a two-server survey measures an integer's mean as a Prio3 Sum, with no mechanism "
+        "for auto to choose with the typical range: drop typical")}
 
     def two_server_encoding(self, question: Any, measure: Any) -> Any:
         """A Prio3Sum of answer - min; with a local ε0 the geometric report clipped and summed;

@@ -9,9 +9,15 @@ unit passes its `GridSpec`, and its own name where a message needs it.
 
     estimate = ["mean"]      # default; or ["distribution"], or ["mean", "distribution"]
     bins = 20                # distribution only: equal-width bins, or a list of edges
+    typical = [a, b]         # optional, with the mean: "most answers lie between a and b"
 
 Mechanisms. `["mean"]`: duchi, piecewise, hybrid or geometric, `auto` choosing the lowest exact
-variance of the mean averaged over the grid (shared/mechanisms/numeric_auto.py).
+variance of the mean averaged over the grid (shared/mechanisms/numeric_auto.py), or, with the
+designer's `typical` range, the lowest variance expected under a uniform prior over the grid
+values from a to b (numeric_auto's `prior`): duchi where answers sit near an end of the range
+(a skewed income), piecewise where they sit in the middle. `typical` changes only that choice
+(written in `mechanism_choice`); it is written in the manifest where given, so a survey without
+it keeps its bytes.
 `["distribution"]`: square_wave (EMS: the bins, median and quartiles with intervals, and an
 unbiased mean). Both: the answer sent twice, ε split in halves between the mean mechanism and
 square_wave ("mean_and_distribution", shared/mechanisms/numeric_pair.py). Every mechanism is
@@ -95,6 +101,7 @@ class GridSpec:
     resolution: Decimal
     estimate: tuple[str, ...] = (MEAN_ESTIMATE,)
     bins: int | tuple[Decimal, ...] | None = None  # None without the distribution
+    typical: tuple[Decimal, Decimal] | None = None  # the designer's guess: most answers here
 
     @property
     def k(self) -> int:
@@ -140,18 +147,54 @@ class GridSpec:
         return tuple(Fraction(edge) for edge in self.bins)
 
     def canonical_estimates(self) -> dict[str, Any]:
-        """`estimate`, and `bins` with the distribution, as the manifest writes them."""
+        """`estimate`, `bins` with the distribution, and `typical` where given, as the
+        manifest writes them."""
         found: dict[str, Any] = {"estimate": list(self.estimate)}
         if self.bins is not None:
             found["bins"] = (self.bins if isinstance(self.bins, int)
                              else [json_number(edge) for edge in self.bins])
+        if self.typical is not None:
+            found["typical"] = [json_number(end) for end in self.typical]
         return found
+
+    def typical_indices(self) -> range:
+        """The grid indices whose values lie in the `typical` range (every index without
+        it)."""
+        if self.typical is None:
+            return range(self.k)
+        low, high = (Fraction(end - self.min) / Fraction(self.resolution)
+                     for end in self.typical)
+        return range(math.ceil(low), math.floor(high) + 1)
+
+    def typical_prior(self) -> Any:
+        """`auto`'s prior over the grid from the designer's `typical` range: equal weights on
+        the grid values from a to b, none elsewhere (numeric_auto's `prior`); None without
+        it (auto then averages over every grid value)."""
+        import numpy as np
+
+        if self.typical is None:
+            return None
+        prior = np.zeros(self.k)
+        inside = self.typical_indices()
+        prior[inside.start:inside.stop] = 1.0 / len(inside)
+        return prior
+
+    def typical_words(self) -> str:
+        """How auto's reason names the prior: "the designer's typical range 10000 to 60000,
+        its 251 grid values equally likely"."""
+        assert self.typical is not None
+        a, b = (decimal_text(end) for end in self.typical)
+        count = len(self.typical_indices())
+        return (f"the designer's typical range {a} to {b}, its {count} grid value"
+                f"{'s' if count != 1 else ''} equally likely")
 
     def with_estimates(self, data: Mapping[str, Any], where: str) -> GridSpec:
         """This grid with `estimate` and `bins` read from `data` (module docstring): bins only
         with the distribution, 20 by default (one per value on a shorter grid)."""
         estimate = _estimate(data.get("estimate", [MEAN_ESTIMATE]), f"{where}.estimate")
         spec = replace(self, estimate=estimate, bins=None)
+        if "typical" in data:
+            spec = replace(spec, typical=_typical(spec, data["typical"], f"{where}.typical"))
         bins = data.get("bins")
         if DISTRIBUTION_ESTIMATE not in estimate:
             if bins is not None:
@@ -170,6 +213,28 @@ def _estimate(value: Any, where: str) -> tuple[str, ...]:
         raise SurveyError(where, 'must be ["mean"], ["distribution"] or '
                           '["mean", "distribution"]')
     return tuple(e for e in ESTIMATES if e in value)
+
+
+def _typical(spec: GridSpec, value: Any, where: str) -> tuple[Decimal, Decimal]:
+    """[a, b]: min <= a < b <= max, with at least one grid value between them, on a question
+    that estimates the mean (`auto` ranks the mean mechanisms with it)."""
+    if MEAN_ESTIMATE not in spec.estimate:
+        raise SurveyError(where, "is the designer's guess that guides auto's choice of the "
+                          'mean mechanism: add "mean" to estimate, or drop typical')
+    if not isinstance(value, list) or len(value) != 2:
+        raise SurveyError(where, 'must be two numbers [a, b]: "most answers lie between a '
+                          'and b", in the answer\'s units')
+    low, high = (exact_decimal(v, f"{where}[{i}]") for i, v in enumerate(value))
+    if low >= high:
+        raise SurveyError(where, f"a ({decimal_text(low)}) must be < b ({decimal_text(high)})")
+    if low < spec.min or high > spec.max:
+        raise SurveyError(where, f"must lie within min..max ({decimal_text(spec.min)} to "
+                          f"{decimal_text(spec.max)})")
+    found = replace(spec, typical=(low, high))
+    if not found.typical_indices():
+        raise SurveyError(where, f"holds no grid value (min + j·{decimal_text(spec.resolution)}"
+                          f"): widen it")
+    return low, high
 
 
 def _bins(spec: GridSpec, value: Any, where: str) -> int | tuple[Decimal, ...]:
@@ -243,8 +308,11 @@ def resolve_mechanism(unit: Any, spec: GridSpec, epsilon: float, requested: str,
     if requested == "auto":
         from ..mechanisms.numeric_auto import choose_mean_mechanism
 
+        prior = spec.typical_prior()
         try:
-            chosen = choose_mean_mechanism(spec.k, mean_epsilon)
+            chosen = choose_mean_mechanism(spec.k, mean_epsilon, prior,
+                                           prior_words=None if prior is None
+                                           else spec.typical_words())
         except ValueError:
             raise SurveyError(f"{where}.epsilon", f"no mean mechanism can be built for "
                               f"k={spec.k} at epsilon={mean_epsilon:g}") from None

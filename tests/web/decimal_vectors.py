@@ -182,6 +182,12 @@ def canonical_cases() -> list[dict[str, str]]:
          "bins": [-2.5, -1, 0, 0.5, 3]},
         {"id": "spent", "type": "decimal", "text": "Spent?", "min": "0.05", "max": "0.95",
          "resolution": "0.05", "disclosed": True},
+        # the designer's typical range: written where given (whole and fractional ends)
+        {"id": "rent", "type": "decimal", "text": "Rent?", "min": 0, "max": 5000,
+         "resolution": "0.5", "epsilon": 1.0, "typical": [300, "1250.5"]},
+        {"id": "debt2", "type": "decimal", "text": "Debt?", "min": -2.5, "max": 3,
+         "resolution": 0.1, "epsilon": 2.0, "estimate": ["mean", "distribution"],
+         "typical": [-0.5, 0.7]},
     ]
     income = tomllib.loads((SAMPLES / "income.toml").read_text(encoding="utf-8"))
     out = [{"text": canonical_json(Survey.from_dict(income).to_dict()).decode()}]

@@ -85,7 +85,8 @@ def canonical_cases() -> list[str]:
     texts = []
     for keys in ({}, {"mechanism": "duchi"}, {"estimate": ["mean"]},
                  {"estimate": ["distribution"], "bins": [0, 10, 100, 20000]},
-                 {"estimate": ["mean", "distribution"], "bins": 8}):
+                 {"estimate": ["mean", "distribution"], "bins": 8},
+                 {"estimate": ["mean"], "typical": [500, 3000]}):
         data = survey_data({"id": "spent", "type": "integer", "text": "Spent?", "min": 0,
                             "max": 20000, "epsilon": 1.5, **keys})
         texts.append(canonical_json(Survey.from_dict(data).to_dict()).decode())

@@ -80,12 +80,14 @@ class DecimalType extends QuestionType {
   }
 
   /** DecimalSpec.canonical: min, max, resolution (an int when whole, else a float), estimate,
-   * bins (with the distribution); the pair's ε shares are floats in its params. */
+   * bins (with the distribution), typical (the designer's range auto chose with, where given);
+   * the pair's ε shares are floats in its params. */
   canonical(q, disclosed) {
     const number = (x) => (Number.isInteger(x) ? x : new PyFloat(x));
     const d = { min: number(q.min), max: number(q.max), resolution: number(q.resolution),
                 estimate: q.estimate };
     if (q.bins != null) d.bins = Array.isArray(q.bins) ? q.bins.map(number) : q.bins;
+    if (q.typical != null) d.typical = Array.isArray(q.typical) ? q.typical.map(number) : q.typical;
     if (!disclosed && q.mechanism === ASKED && q.params && typeof q.params === "object") {
       if (!isFloat(q.params.mean_epsilon)) throw new TypeError("asked_grid's ε share is a number");
       d.params = { ...q.params, mean_epsilon: new PyFloat(q.params.mean_epsilon) };

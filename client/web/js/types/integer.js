@@ -58,12 +58,14 @@ class IntegerType extends QuestionType {
     }
   }
 
-  /** min and max; estimate and bins where the survey gives them (IntegerType.canonical); the
-   * pair's ε shares are floats in its params, as Python writes them. */
+  /** min and max; estimate, bins and typical where the survey gives them
+   * (IntegerType.canonical); the pair's ε shares are floats in its params, as Python writes
+   * them. */
   canonical(q, disclosed) {
     const d = { min: q.min, max: q.max };
     if (q.estimate !== undefined) d.estimate = q.estimate;
     if (q.bins !== undefined) d.bins = q.bins;
+    if (q.typical !== undefined) d.typical = q.typical;
     if (!disclosed && q.mechanism === PAIR && q.params && typeof q.params === "object") {
       const { mean_epsilon: mean, distribution_epsilon: distribution } = q.params;
       if (!isFloat(mean) || !isFloat(distribution)) throw new TypeError("a pair's ε shares are numbers");
