@@ -185,6 +185,8 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             click.echo("")
             click.echo(f"{qp.question}: {describe_question(q, qp, asked, answered)}")
             click.echo(format_plan(qp))
+            if qp.auto_reason is not None:
+                click.echo(f"({qp.auto_reason})")  # e.g. a number's typical range
             step = q.unit.mean_step(q)
             if step is not None and not q.not_asked:
                 mean_margin_of_q = (mean_margin if mean_margin is not None else margin)

@@ -119,9 +119,19 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
                                question.epsilon))
         if var is not None:  # None: no mean-score variance derived for this mechanism
             rows.append(plan_row(question.mechanism, var, margin, n, confidence, False, True))
+    own = question.unit.planned_auto(question)  # e.g. a number's designer's typical range
+    if own is not None:
+        name = own[0]
+        if not any(r.mechanism == name for r in rows):
+            var = margin_variance(mechanism_class(name), question.type, question.k,
+                                  question.epsilon)
+            if var is not None:
+                rows.append(plan_row(name, var, margin, n, confidence, False, False))
+        rows = [replace(r, auto=r.mechanism == name) for r in rows]
     return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
                         epsilon=question.epsilon, confidence=confidence, rows=rows,
-                        margin_unit=plan.margin_unit)
+                        margin_unit=plan.margin_unit, auto_reason=None if own is None
+                        else own[1])
 
 
 def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,

@@ -402,6 +402,12 @@ class QuestionType:
         kind a type's answer is, and so which rows its question gets, is the type's."""
         return path.options(question)
 
+    def planned_auto(self, question: Any) -> tuple[str, str] | None:
+        """(mechanism, reason) `auto` picks among a plan's rows for this survey question where
+        the question tells auto more than its type, k and ε (a plan ranks a probe of those):
+        a number's designer's `typical` range. None: the probe's choice is the question's."""
+        return None
+
     def margin_unit(self, question: Any) -> str:
         """What a plan's margin of error for `question` is on: "proportion" (one option's
         share, in percentage points), "answer units" (the mean of a number) or "score" (the

@@ -337,6 +337,10 @@ class DecimalType(QuestionType):
     def visit(self, question: Any, path: Any) -> Any:
         return path.number(question)
 
+    def planned_auto(self, question: Any) -> tuple[str, str] | None:
+        """With the designer's `typical` range: auto's pick under it (number_grid)."""
+        return number_grid.typical_choice(getattr(question, "spec", None), question.epsilon)
+
     def margin_unit(self, question: Any) -> str:
         """A mean's margin in grid steps: one step is the resolution (a plan from (k, ε)
         alone has no resolution; docs/decimal.md)."""

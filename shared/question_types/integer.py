@@ -289,6 +289,10 @@ class IntegerType(SingleAnswerType):
     def visit(self, question: Any, path: Any) -> Any:
         return path.number(question)
 
+    def planned_auto(self, question: Any) -> tuple[str, str] | None:
+        """On the grid with the designer's `typical` range: auto's pick under it."""
+        return number_grid.typical_choice(getattr(question, "spec", None), question.epsilon)
+
     def margin_unit(self, question: Any) -> str:
         return "answer units"
 

@@ -328,6 +328,21 @@ def resolve_mechanism(unit: Any, spec: GridSpec, epsilon: float, requested: str,
     return str(mean), reason, str(mean)
 
 
+def typical_choice(spec: GridSpec | None, epsilon: float) -> tuple[str, str] | None:
+    """(mean mechanism, reason) `auto` picks at ε under the designer's `typical` range (a
+    plan's mark: its rows are the mean mechanisms at the question's ε); None without it."""
+    from ..mechanisms.numeric_auto import choose_mean_mechanism
+
+    prior = None if spec is None else spec.typical_prior()
+    if spec is None or prior is None:
+        return None
+    try:
+        chosen = choose_mean_mechanism(spec.k, epsilon, prior, prior_words=spec.typical_words())
+    except ValueError:
+        return None
+    return chosen.name, chosen.reason
+
+
 def check_fits(unit: Any, name: str, k: int, epsilon: float, where: str) -> None:
     """SurveyError naming ε or the unit's grid field where mechanism `name` cannot be built."""
     from ..mechanisms.registry import mechanism_class

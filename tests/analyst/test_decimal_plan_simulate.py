@@ -102,3 +102,38 @@ def test_plan_crosstab_refuses_a_decimal_side_in_one_line() -> None:
     assert result.exit_code != 0
     assert result.output.strip().splitlines()[-1].startswith("Error: plan --crosstab plans "
                                                              "joint shares; 'hours' is a number")
+
+
+def test_plan_marks_auto_s_choice_under_the_typical_range(tmp_path: Path) -> None:
+    """`plan` ranks a probe of (type, k, ε); a question with `typical` has auto's mark moved to
+    the mechanism auto picks under it, with auto's sentence; without it nothing changes."""
+    def survey(base: dict, **keys: object) -> Survey:
+        return Survey.from_dict({"id": "s", "title": "t", "version": 1,
+                                 "questions": [{**base, **keys}]})
+
+    income = {"id": "x", "type": "decimal", "text": "Income?", "min": 0, "max": 200000,
+              "resolution": 200, "epsilon": 1.0}
+    amount = {"id": "x", "type": "integer", "text": "Spent?", "min": 0, "max": 1000,
+              "epsilon": 1.0, "estimate": ["mean"]}
+    guided = survey(income, typical=[10000, 60000])
+    plan = plan_survey(guided, margin=0.05).questions[0]
+    assert [r.mechanism for r in plan.rows if r.auto] == ["duchi"]
+    assert [r.mechanism for r in plan.rows if r.configured] == ["duchi"]
+    assert plan.auto_reason == guided.questions[0].mechanism_choice
+    plain = plan_survey(survey(income), margin=0.05).questions[0]
+    assert [r.mechanism for r in plain.rows if r.auto] == ["piecewise"]
+    assert plain.auto_reason is None
+    integer = plan_survey(survey(amount, typical=[50, 300]), margin=0.05).questions[0]
+    assert [r.mechanism for r in integer.rows if r.auto] == ["duchi"]
+
+    path = tmp_path / "s.toml"
+    path.write_text('id = "s"\ntitle = "t"\nversion = 1\n[[questions]]\nid = "x"\n'
+                    'type = "decimal"\ntext = "Income?"\nmin = 0\nmax = 200000\n'
+                    'resolution = 200\nepsilon = 1.0\ntypical = [10000, 60000]\n',
+                    encoding="utf-8")
+    result = CliRunner().invoke(cli, ["plan", str(path), "--margin", "0.05"])
+    assert result.exit_code == 0, result.output
+    assert "(auto: lowest expected (under the designer's typical range 10000 to 60000" \
+        in result.output
+    duchi_row = next(line for line in result.output.splitlines() if line.startswith("duchi"))
+    assert duchi_row.rstrip().endswith("auto, this survey")
