@@ -26,7 +26,14 @@ from ldpsurvey.shared.joint_features import (
 )
 from ldpsurvey.shared.joint_values import value_note
 from ldpsurvey.shared.mechanisms import Mechanism
-from ldpsurvey.shared.numeric.joint_ems import JointQuantiles, joint_counts
+from ldpsurvey.shared.numeric.joint_ems import (
+    DISCLOSED_NUMBER,
+    MEAN_ONLY,
+    WHOLE_QUESTION_ONLY,
+    JointQuantiles,
+    joint_counts,
+    not_estimated,
+)
 from ldpsurvey.shared.numeric.joint_ems import category_quantiles as joint_quantiles
 
 from .report_columns import report_pages
@@ -115,8 +122,8 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
                                                                              strict=True))
     result = estimate_crosstab(rows, cols, counts, confidence, source=used)
     result.quantiles = category_quantiles(store, record.id, record.version, compiled, sides,
-                                          confidence)
-    if result.quantiles is not None:
+                                          (rows, cols), result, confidence)
+    if result.quantiles is not None and result.quantiles.estimated:
         result.notes = [value_note(result.quantiles.question, quantiles=True)
                         if note == value_note(result.quantiles.question) else note
                         for note in result.notes]
@@ -126,17 +133,32 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
 
 
 def category_quantiles(store: Store, survey_id: str, version: int, compiled: CompiledSurvey,
-                       sides: Sequence[Side], confidence: float) -> JointQuantiles | None:
+                       sides: Sequence[Side], encoders: Sequence[Encoder], result: Crosstab,
+                       confidence: float) -> JointQuantiles | None:
     """A number's quartiles among each category of the other side (shared/numeric/joint_ems.py),
-    where one side's reports carry a square wave's cell (`window_reports`) and the other is a
-    whole question with one report index each; None otherwise. The joint counts N[a, s] are
-    not part of G (the number's features there are its key and key²), so they are counted from
-    the stored report pairs in one pass, declared crosstab or not."""
-    for number, other in (sides, sides[::-1]):
+    where the number's reports carry a square wave's cell (`window_reports`) and the other is a
+    whole question with one report index each; for any other number read by its mean, each
+    category says why it has none (`not_estimated`); None without a number side. The joint
+    counts N[a, s] are not part of G (the number's features there are its key and key²), so
+    they are counted from the stored report pairs in one pass, declared crosstab or not."""
+    cells = (result.rows, result.cols)
+    for i, encoder in enumerate(encoders):
+        if not encoder.mean_only:
+            continue
+        number, other = sides[i], sides[1 - i]
         windows = compiled.mechanisms[number.question].window_reports()
         by = compiled.mechanisms[other.question]
-        if windows is None or other.group is not None or by.joint_reports != "index":
-            continue
+        reason = None
+        if windows is None:
+            reason = (DISCLOSED_NUMBER if compiled.survey.question(number.question).disclosed
+                      else MEAN_ONLY)
+        elif other.group is not None or by.joint_reports != "index":
+            reason = WHOLE_QUESTION_ONLY
+        if reason is not None:
+            return not_estimated(number.question, other.question,
+                                 [_label(v) for v in cells[1 - i]], result.n, confidence,
+                                 reason)
+        assert windows is not None
         channel, _ = by.index_channel()
         shape = (channel.shape[1], windows.mechanism.m)
         counts = np.zeros(shape, dtype=np.int64)
@@ -147,11 +169,14 @@ def category_quantiles(store: Store, survey_id: str, version: int, compiled: Com
                                                  .report_width), PAGE):
             index = np.asarray(first).astype(np.int64).reshape(-1)
             counts += joint_counts(index, windows.keys(second), shape)
-        return joint_quantiles(windows, channel, [v if isinstance(v, str | int | bool) else str(v)
-                                           for v in by.labels], counts,
+        return joint_quantiles(windows, channel, [_label(v) for v in by.labels], counts,
                                question=number.question, by=other.question,
                                confidence=confidence)
     return None
+
+
+def _label(value: Any) -> Any:
+    return value if isinstance(value, str | int | bool) else str(value)
 
 
 def _reports_numbers(mechanism: Mechanism) -> bool:

@@ -268,27 +268,48 @@ def tables(report: CrosstabReport) -> list[Table]:
     return out + deff_tables(report, Table)
 
 
+QUANTILE_METHODS = {  # how the quartiles table's title says they were made, by `method`
+    "joint_ems": "EM over both reports; {confidence} bootstrap intervals",
+    "design": "design-based CDF per category; {confidence} intervals by test inversion",
+    "none": "not estimated",
+}
+
+
 def quantile_table(report: CrosstabReport, found: Mapping[str, Any]) -> Table:
-    """The number's quartiles among each category: "median [low, high]" per cell."""
+    """The number's quartiles among each category: "median [low, high]" per cell (with the
+    truth in a simulation); a category whose quartiles are not estimated says why in a note
+    column."""
     number, by = ("{rows}", "{cols}") if found["question"] == report.rows_question else (
         "{cols}", "{rows}")
     shown = report.shown_rows if found["by"] == report.rows_question else report.shown_cols
     names = [q["name"] for q in found["categories"][0]["quantiles"]] if found["categories"] \
         else []
-    return Table(f"Quartiles of {number} among those answering each {by} (EM over both "
-                 f"reports; {report.confidence:.0%} bootstrap intervals)",
-                 [found["by"], *(f"{name} {found['question']}" for name in names)],
-                 [[label, *(quantile_cell(q) for q in category["quantiles"])]
-                  for label, category in zip(shown, found["categories"], strict=True)])
+    how = QUANTILE_METHODS.get(str(found.get("method")), QUANTILE_METHODS["joint_ems"]).format(
+        confidence=f"{report.confidence:.0%}")
+    notes = [category.get("note") for category in found["categories"]]
+    t = report.truth
+    truths = t.tables.get(QUANTILES) if t is not None else None
+    return Table(f"Quartiles of {number} among those answering each {by} ({how})",
+                 [found["by"], *(f"{name} {found['question']}" for name in names),
+                  *(["note"] if any(notes) else [])],
+                 [[label, *(quantile_cell(q, None if truths is None else truths[i][j])
+                            for j, q in enumerate(category["quantiles"])),
+                   *([category.get("note") or ""] if any(notes) else [])]
+                  for i, (label, category) in enumerate(zip(shown, found["categories"],
+                                                            strict=True))])
 
 
-def quantile_cell(q: Mapping[str, Any]) -> str:
-    """"41.2 [38.0, 44.9]": the estimate and its interval; "–" when there is none."""
+def quantile_cell(q: Mapping[str, Any], truth: float | None = None) -> str:
+    """"41.2 [38.0, 44.9]": the estimate and its interval (and " (true 40.0)" in a
+    simulation); "–" when there is none."""
     if q.get("estimate") is None:
         return "–"
-    if q.get("ci_low") is None or q.get("ci_high") is None:
-        return num(q["estimate"])
-    return f"{num(q['estimate'])} [{num(q['ci_low'])}, {num(q['ci_high'])}]"
+    text = num(q["estimate"])
+    if q.get("ci_low") is not None and q.get("ci_high") is not None:
+        text += f" [{num(q['ci_low'])}, {num(q['ci_high'])}]"
+    if truth is not None and math.isfinite(truth):
+        text += f" (true {num(truth)})"
+    return text
 
 
 def summary_line(report: CrosstabReport) -> str:
@@ -456,9 +477,12 @@ def render_crosstab_csv(report: CrosstabReport) -> str:
     row_side = bool(found) and found["by"] == report.rows_question
     for i, category in enumerate(found["categories"] if found else []):
         label = (rows if row_side else cols)[i]
-        for q in category["quantiles"]:  # table "quantiles_given_category:median"
+        truths = t.tables.get(QUANTILES) if t else None
+        if category.get("note"):  # not estimated: the text formats say why; no number here
+            continue
+        for j, q in enumerate(category["quantiles"]):  # "quantiles_given_category:median"
             line(f"{QUANTILES}:{q['name']}", label if row_side else "",
-                 "" if row_side else label, q, None)
+                 "" if row_side else label, q, None if truths is None else truths[i][j])
     return out.getvalue()
 
 

@@ -48,6 +48,14 @@ QUANTILE_NAMES = {0.25: "q1", 0.5: "median", 0.75: "q3"}
 NOTE = ("medians and quartiles per category: EM over the product of the two channels on the "
         "joint counts of the report pairs, EMS's smoothing within each category; bootstrap "
         "percentile intervals over report pairs")
+# Why a category's quartiles are not given, said in the cell (`not_estimated`).
+MEAN_ONLY = ("quartiles need square_wave or a distribution estimate; this question's mechanism "
+             "estimates the mean only")
+DISCLOSED_NUMBER = ("quartiles per category of a disclosed number are not built (its mean per "
+                    "category is)")
+WHOLE_QUESTION_ONLY = ("quartiles per category are estimated against a whole question with one "
+                       "report index (yes/no, categorical, ordinal); not against a declared "
+                       "group, an option of a multiselect question or a binned integer")
 
 
 @dataclass(frozen=True)
@@ -85,10 +93,14 @@ class CategoryQuantiles:
     category: Any
     share: float | None
     quantiles: list[CategoryQuantile] = field(default_factory=list)
+    note: str | None = None  # why the quantiles are not estimated (None: they are)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"category": self.category, "share": finite_or_none(self.share),
-                "quantiles": [q.to_dict() for q in self.quantiles]}
+        d = {"category": self.category, "share": finite_or_none(self.share),
+             "quantiles": [q.to_dict() for q in self.quantiles]}
+        if self.note is not None:
+            d["note"] = self.note
+        return d
 
 
 @dataclass
@@ -102,12 +114,31 @@ class JointQuantiles:
     resamples: int
     categories: list[CategoryQuantiles]
     note: str = NOTE
+    # "joint_ems" (this module), "design" (a design-based CDF per category, test inversion:
+    # analyst/design/crosstab.py) or "none" (`not_estimated`: each category says why)
+    method: str = "joint_ems"
+
+    @property
+    def estimated(self) -> bool:
+        return self.method != "none"
 
     def to_dict(self) -> dict[str, Any]:
         return {"question": self.question, "by": self.by, "n": self.n,
                 "confidence": self.confidence, "resamples": self.resamples,
-                "method": "joint_ems", "note": self.note,
+                "method": self.method, "note": self.note,
                 "categories": [c.to_dict() for c in self.categories]}
+
+
+def not_estimated(question: str, by: str, categories: Sequence[Any], n: int,
+                  confidence: float, reason: str,
+                  quantiles: Sequence[float] = QUARTILES) -> JointQuantiles:
+    """The quartiles table of a number whose reports (or whose other side) cannot give them:
+    every category's quartiles empty and its note saying why, rather than numbers no channel
+    identifies (docs/crosstabs.md, "A number's median among a randomized category")."""
+    return JointQuantiles(question, by, n, confidence, 0, [
+        CategoryQuantiles(c, None, [CategoryQuantile(float(p), None, None, None, None)
+                                    for p in quantiles], note=reason)
+        for c in categories], note=reason, method="none")
 
 
 def joint_counts(index: np.ndarray, keys: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -15,6 +15,7 @@ simulation) are tests/shared/test_decimal_crosstab_statistics.py.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import uuid
@@ -25,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 from ldpsurvey.analyst.cli import cli
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.numeric.joint_ems import MEAN_ONLY
 from ldpsurvey.shared.survey import Survey
 from support.server_data import manifest
 
@@ -124,7 +126,14 @@ def test_http_crosstab_gives_the_decimals_mean_per_randomized_category(
         assert abs(cell["estimate"] - true) < Z * cell["std_error"], (cell, true)
     found = doc.get("quantiles_given_category")
     if decimal == "hours":  # a mean mechanism's reports: no quartiles per randomized category
-        assert found is None
+        # (only the mean is identified by its channel): each category says so, no number
+        assert found["method"] == "none" and found["by"] == by
+        assert [c["category"] for c in found["categories"]] == doc["cols"]["cells"]
+        for category in found["categories"]:
+            assert category["note"] == MEAN_ONLY
+            assert [q["name"] for q in category["quantiles"]] == ["q1", "median", "q3"]
+            assert all(q["estimate"] is None and q["ci_low"] is None
+                       for q in category["quantiles"])
         assert any("median" in note and "--by" in note for note in doc["notes"])
     else:  # square wave reports (alone or the pair's distribution part): EM over both channels
         assert found["question"] == decimal and found["by"] == by
@@ -188,6 +197,28 @@ def test_the_cli_and_the_http_api_agree_in_every_format(client, auth, filled) ->
             for m in medians:  # "estimate [low, high]"
                 shown = f"{m['estimate']:.2f} [{m['ci_low']:.2f}, {m['ci_high']:.2f}]"
                 assert shown in out.output.replace("\\[", "[").replace("\\]", "]"), fmt
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "html", "csv"])
+def test_a_mean_mechanisms_quartiles_per_category_are_said_not_estimated(
+        client, auth, filled, fmt) -> None:
+    """A decimal answered by a mean mechanism (hours: auto's choice, duchi/piecewise/hybrid)
+    crossed with a randomized question: the text formats show each category's quartiles as
+    '–' with the note that the mechanism estimates the mean only; CSV gives no quartile
+    rows (no numbers exist)."""
+    db, _ = filled
+    result = CliRunner().invoke(cli, ["report", "--db", str(db), "--survey", "money",
+                                      "--crosstab", "hours", "party", "--format", fmt])
+    assert result.exit_code == 0, result.output
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(result.output)))
+        assert not any(r["table"].startswith("quantiles_given_category") for r in rows)
+        assert [r["col"] for r in rows if r["table"] == "rows_mean_given_col"] == \
+            ["a", "b", "c"]
+    else:
+        flat = " ".join(html.unescape(result.output).split())
+        assert "Quartiles of" in flat and "not estimated" in flat, fmt
+        assert flat.count(" ".join(MEAN_ONLY.split())) >= 3, fmt  # one per category
 
 
 def test_bins_and_design_based_decimal_crosstabs_are_refused_in_one_line(
