@@ -24,15 +24,12 @@ from ldpsurvey.shared.joint_features import (
     encoder_for_question,
     group_encoder,
 )
-from ldpsurvey.shared.joint_values import value_note
 from ldpsurvey.shared.mechanisms import Mechanism
 from ldpsurvey.shared.numeric.joint_ems import (
-    DISCLOSED_NUMBER,
-    MEAN_ONLY,
-    WHOLE_QUESTION_ONLY,
     JointQuantiles,
     joint_counts,
     not_estimated,
+    quartiles_refusal,
 )
 from ldpsurvey.shared.numeric.joint_ems import category_quantiles as joint_quantiles
 
@@ -121,13 +118,8 @@ def crosstab(store: Store, survey_id: str, version: int | None, rows_q: str,
     rows, cols = (_grouped(compiled, side, encoder) for side, encoder in zip(sides, (rows, cols),
                                                                              strict=True))
     result = estimate_crosstab(rows, cols, counts, confidence, source=used)
-    result.quantiles = category_quantiles(store, record.id, record.version, compiled, sides,
-                                          (rows, cols), result, confidence)
-    if result.quantiles is not None and result.quantiles.estimated:
-        result.notes = [value_note(result.quantiles.question, quantiles=True)
-                        if note == value_note(result.quantiles.question) else note
-                        for note in result.notes]
-        result.notes.append(result.quantiles.note)
+    result.set_quantiles(category_quantiles(store, record.id, record.version, compiled, sides,
+                                            (rows, cols), result, confidence))
     result.notes += group_notes(compiled, sides)
     return document(record, result)
 
@@ -148,12 +140,9 @@ def category_quantiles(store: Store, survey_id: str, version: int, compiled: Com
         number, other = sides[i], sides[1 - i]
         windows = compiled.mechanisms[number.question].window_reports()
         by = compiled.mechanisms[other.question]
-        reason = None
-        if windows is None:
-            reason = (DISCLOSED_NUMBER if compiled.survey.question(number.question).disclosed
-                      else MEAN_ONLY)
-        elif other.group is not None or by.joint_reports != "index":
-            reason = WHOLE_QUESTION_ONLY
+        reason = quartiles_refusal(
+            windows, by, whole_question=other.group is None,
+            disclosed=bool(compiled.survey.question(number.question).disclosed))
         if reason is not None:
             return not_estimated(number.question, other.question,
                                  [_label(v) for v in cells[1 - i]], result.n, confidence,

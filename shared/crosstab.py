@@ -225,6 +225,18 @@ class Crosstab:
     # A number's quartiles among each category of the other side (shared/numeric/joint_ems.py)
     quantiles: Any = None
 
+    def set_quantiles(self, quantiles: Any) -> None:
+        """Give the crosstab a number's quartiles per category (a JointQuantiles, or None);
+        where they are estimated, the number's note says where they come from and their
+        method's note is added (every path that makes them: server, simulate, design)."""
+        self.quantiles = quantiles
+        if quantiles is None or not quantiles.estimated:
+            return
+        plain = value_note(quantiles.question)
+        self.notes = [value_note(quantiles.question, quantiles=True) if note == plain else note
+                      for note in self.notes]
+        self.notes.append(quantiles.note)
+
     def to_dict(self) -> dict[str, Any]:
         def grid(cells: list[list[Cell]]) -> list[list[dict[str, Any]]]:
             return [[c.to_dict() for c in row] for row in cells]

@@ -16,6 +16,13 @@ from ldpsurvey.shared.crosstab import estimate_crosstab, gram
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.joint_features import Encoder, encoder_for_question
 from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
+from ldpsurvey.shared.numeric.distribution import QUARTILES, Cells
+from ldpsurvey.shared.numeric.joint_ems import (
+    category_quantiles,
+    joint_counts,
+    not_estimated,
+    quartiles_refusal,
+)
 from ldpsurvey.shared.survey import Question, Survey
 
 from ..reports.crosstab_view import (
@@ -23,6 +30,7 @@ from ..reports.crosstab_view import (
     COL_SHARES,
     COLS_MEAN,
     JOINT,
+    QUANTILES,
     ROW_GIVEN_COL,
     ROW_SHARES,
     ROWS_MEAN,
@@ -77,6 +85,7 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
     counts = np.zeros((e1.width, e2.width), dtype=object)
     counts[:, :] = 0
     table = _TrueTable(e1, e2, q1, q2)
+    quartiles = _Quartiles.of((q1, m1, e1), (q2, m2, e2))
     step = chunk_size(max(widths))
     done = 0
     while done < n:
@@ -85,18 +94,94 @@ def simulate_crosstab(survey: Survey, rows_q: str, cols_q: str, n: int,
         own = d2.draw(size, rng)
         follow = np.minimum((x / q1.k * q2.k).astype(np.int64), q2.k - 1)
         w = np.where(rng.random(size) < dependence, follow, own)
-        counts = counts + gram(e1, e2, _perturb(m1, x, rng), _perturb(m2, w, rng))
+        y1, y2 = _perturb(m1, x, rng), _perturb(m2, w, rng)
+        counts = counts + gram(e1, e2, y1, y2)
         table.add(x, w)
+        if quartiles is not None:
+            quartiles.add(x, w, y1, y2)
         done += size
         if progress is not None:
             progress(size)
     result = estimate_crosstab(e1, e2, counts, confidence, source="simulation")
-    doc = {"survey": survey.id, "version": survey.version, **result.to_dict()}
     tables = table.tables()
+    if quartiles is not None:
+        result.set_quantiles(quartiles.estimate(result, confidence))
+        if result.quantiles.estimated:
+            tables[QUANTILES] = quartiles.truth()
+    doc = {"survey": survey.id, "version": survey.version, **result.to_dict()}
     covered, total = coverage(doc, tables)
     report = CrosstabReport(document=doc, survey=survey.to_dict(),
                             truth=CrosstabTruth(tables))
     return CrosstabSimulation(report, covered, total, seed)
+
+
+class _Quartiles:
+    """A number's quartiles among each category of the other question, as `report --crosstab`
+    gives them (server/crosstabs.py): the joint counts N[a, s] of the other's report and the
+    number's square wave cell, EM over both channels (shared/numeric/joint_ems.py), and the
+    drawn sample's own quartiles per category as the truth; or, where its reports cannot give
+    them, each category's note saying why."""
+
+    def __init__(self, number: tuple[Question, Mechanism, Encoder], other: tuple[Question,
+                 Mechanism, Encoder], number_first: bool) -> None:
+        self.question, self.mechanism, _ = number
+        self.other, self.by, self.other_encoder = other
+        self.number_first = number_first
+        self.windows = self.mechanism.window_reports()
+        self.reason = quartiles_refusal(self.windows, self.by, whole_question=True,
+                                        disclosed=bool(self.question.disclosed))
+        self.counts: np.ndarray | None = None
+        self.true = np.zeros((len(self.other_encoder.cells), self.question.k))
+        if self.reason is None:
+            assert self.windows is not None
+            self.channel, _ = self.by.index_channel()
+            self.counts = np.zeros((self.channel.shape[1], self.windows.mechanism.m),
+                                   dtype=np.int64)
+
+    @classmethod
+    def of(cls, first: tuple[Question, Mechanism, Encoder],
+           second: tuple[Question, Mechanism, Encoder]) -> _Quartiles | None:
+        """The number side's quartiles (None: neither side is a number read by its mean)."""
+        if first[2].mean_only:
+            return cls(first, second, True)
+        if second[2].mean_only:
+            return cls(second, first, False)
+        return None
+
+    def add(self, x: np.ndarray, w: np.ndarray, y1: Any, y2: Any) -> None:
+        answers, categories = (x, w) if self.number_first else (w, x)
+        number_reports, other_reports = (y1, y2) if self.number_first else (y2, y1)
+        cells = self.other_encoder.cell_of(categories)
+        np.add.at(self.true, (cells, np.asarray(answers, dtype=np.int64)), 1.0)
+        if self.counts is not None and self.windows is not None:
+            index = np.asarray(other_reports).astype(np.int64).reshape(-1)
+            self.counts += joint_counts(index, self.windows.keys(number_reports),
+                                        self.counts.shape)
+
+    def estimate(self, result: Any, confidence: float) -> Any:
+        labels = [v if isinstance(v, str | int | bool) else str(v)
+                  for v in (result.cols if self.number_first else result.rows)]
+        if self.reason is not None or self.counts is None or self.windows is None:
+            return not_estimated(self.question.id, self.other.id, labels, result.n,
+                                 confidence, self.reason or "")
+        return category_quantiles(self.windows, self.channel, labels, self.counts,
+                                  question=self.question.id, by=self.other.id,
+                                  confidence=confidence)
+
+    def truth(self) -> list[list[float | None]]:
+        """Per category, the drawn answers' quartiles in the question's units (each answer
+        spread evenly over its grid step, as the estimate reads a grid point)."""
+        k = self.question.k
+        at = Cells(np.arange(k, dtype=float), np.arange(k, dtype=float), 0)
+        out: list[list[float | None]] = []
+        for row in self.true:
+            total = row.sum()
+            if total == 0:
+                out.append([None] * len(QUARTILES))
+                continue
+            found = [float(at.quantile(row / total, p)[0]) for p in QUARTILES]
+            out.append([float(_value(self.question, np.array([v]))[0]) for v in found])
+        return out
 
 
 class _DrawnWidth:
@@ -192,5 +277,10 @@ def coverage(doc: Mapping[str, Any], tables: Mapping[str, Any]) -> tuple[int, in
     for kind in LIST_KINDS:
         if kind in doc and kind in tables:
             for cell, true in zip(doc[kind], tables[kind], strict=True):
+                judge(cell, true)
+    if QUANTILES in doc and QUANTILES in tables:  # a number's quartiles per category
+        for category, true_row in zip(doc[QUANTILES]["categories"], tables[QUANTILES],
+                                      strict=True):
+            for cell, true in zip(category["quantiles"], true_row, strict=True):
                 judge(cell, true)
     return covered, total

@@ -129,6 +129,20 @@ class JointQuantiles:
                 "categories": [c.to_dict() for c in self.categories]}
 
 
+def quartiles_refusal(windows: WindowReports | None, other: Any, *, whole_question: bool,
+                      disclosed: bool) -> str | None:
+    """Why a number's quartiles among the other side's categories are not estimated (None:
+    `category_quantiles` applies): its reports carry no square wave cell (`windows` None: a
+    mean mechanism, whose channel identifies the mean only, or a disclosed number), or the
+    other side is not a whole question (`whole_question`: no group, option or bins) whose
+    mechanism (`other`) reports one index."""
+    if windows is None:
+        return DISCLOSED_NUMBER if disclosed else MEAN_ONLY
+    if not whole_question or other.joint_reports != "index":
+        return WHOLE_QUESTION_ONLY
+    return None
+
+
 def not_estimated(question: str, by: str, categories: Sequence[Any], n: int,
                   confidence: float, reason: str,
                   quantiles: Sequence[float] = QUARTILES) -> JointQuantiles:
