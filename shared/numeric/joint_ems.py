@@ -94,12 +94,17 @@ class CategoryQuantiles:
     share: float | None
     quantiles: list[CategoryQuantile] = field(default_factory=list)
     note: str | None = None  # why the quantiles are not estimated (None: they are)
+    # a design-based CDF among the category the quantiles interpolate: {label, point,
+    # estimate, std_error, ci_low, ci_high} per bin edge (analyst/design/crosstab.py)
+    cdf: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"category": self.category, "share": finite_or_none(self.share),
              "quantiles": [q.to_dict() for q in self.quantiles]}
         if self.note is not None:
             d["note"] = self.note
+        if self.cdf is not None:
+            d["cdf"] = self.cdf
         return d
 
 

@@ -284,6 +284,51 @@ def test_a_crosstabs_margins_are_the_plain_estimates(built: tuple[designed.Built
         assert [s["estimate"] for s in shares] == pytest.approx(wanted, rel=1e-9, abs=1e-9)
 
 
+@pytest.mark.parametrize(("number", "by"), [("income", "smoker"), ("hours", "color"),
+                                            ("mood", "income")])
+def test_a_numbers_crosstab_rows_mean_the_same_plain_and_weighted(
+        built: tuple[designed.Built, Path], plain: dict[str, dict[str, Any]], number: str,
+        by: str) -> None:
+    """A decimal crossed with a randomized question, plain and design-based with equal
+    weights: the same sides (the number's one cell, everyone; the other's categories), the
+    same mean per category (the Hájek ratio of equal weights is the plain ratio), whose
+    margin is the plain report's mean (each report's category estimators sum to 1), and the
+    same quartiles table: its categories, quartile names and per-category notes, estimated in
+    both (square_wave: EM plain, the design-based CDF weighted) or in neither (piecewise: each
+    category says its mechanism estimates the mean only)."""
+    docs = [document(built, "--crosstab", number, by),
+            document(built, "--crosstab", number, by, "--weighted")]
+    number_first = PARSED.question(number).unit.numeric
+    qid, other = (number, by) if number_first else (by, number)
+    means_key, side, other_side, shares = (
+        ("rows_mean_given_col", "rows", "cols", "col_shares") if number_first
+        else ("cols_mean_given_row", "cols", "rows", "row_shares"))
+    categories = [c["value"] for c in plain[other]["categories"]]
+    for doc in docs:
+        assert doc[side]["cells"] == ["everyone"]
+        assert doc[other_side]["cells"] == categories
+        means = [c["estimate"] for c in doc[means_key]]
+        weights = [c["estimate"] for c in doc[shares]]
+        assert float(np.dot(means, weights)) == pytest.approx(plain[qid]["mean"]["estimate"],
+                                                              rel=1e-9)
+    assert [c["estimate"] for c in docs[1][means_key]] == pytest.approx(
+        [c["estimate"] for c in docs[0][means_key]], rel=1e-9)
+
+    def table(doc: dict[str, Any]) -> Any:
+        found = doc["quantiles_given_category"]
+        return (found["question"], found["by"], found["method"] != "none",
+                [(c["category"], [q["name"] for q in c["quantiles"]], c.get("note"))
+                 for c in found["categories"]])
+
+    assert table(docs[0]) == table(docs[1])
+    estimated = table(docs[0])[2]
+    assert estimated == (mechanism_for(PARSED.question(qid)).window_reports() is not None)
+    for doc in docs:
+        for category in doc["quantiles_given_category"]["categories"]:
+            for q in category["quantiles"]:
+                assert (q["estimate"] is not None) == estimated, (doc["source"], q)
+
+
 # --- two-server: no stored reports; the same types on simulated batches ----------------------
 
 TWO_SERVER = [
