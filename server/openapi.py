@@ -148,8 +148,10 @@ _SCHEMAS: dict[str, Any] = {
                                           "the mean-and-distribution pair) against a whole "
                                           "question with one report index: the number's "
                                           "quartiles among each category, by EM over both "
-                                          "channels, with bootstrap intervals "
-                                          "(docs/crosstabs.md)."},
+                                          "channels, with bootstrap intervals (method "
+                                          "joint_ems); any other number read by its mean: "
+                                          "method none, each category's quartiles empty and "
+                                          "its note saying why (docs/crosstabs.md)."},
                        "notes": {"type": "array", "items": {"type": "string"}}}},
     "SurveySummary": {
         "type": "object",

@@ -20,8 +20,10 @@ floor of the conditional mean follows as for an integer question's.
 Medians and quartiles per randomized category need the whole distribution of the number within
 a category that no one's answer discloses: EM over the product of the two channels, built where
 the number's reports carry a square wave's cell (shared/numeric/joint_ems.py, asked by the server
-through `Mechanism.window_reports`); for the other mechanisms the note says to group by a
-disclosed question (`report --by`) instead.
+through `Mechanism.window_reports`); for the other mechanisms each category of the quartiles
+table says why there are none (a Duchi report identifies only the mean;
+shared/numeric/joint_ems.quartiles_refusal) and the note says to group by a disclosed question
+(`report --by`) instead.
 """
 
 from __future__ import annotations
