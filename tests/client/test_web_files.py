@@ -94,3 +94,45 @@ def test_the_draw_sources_only_tests_use_are_in_a_module_the_page_never_imports(
         code = without_comments(path.read_text())
         assert not re.search(r'(?:from|import\()\s*"[^"]*tapes\.js"', code), path
     assert "tapes.js" not in (WEB / "index.html").read_text()
+
+
+def _static_closure(module: Path) -> set[Path]:
+    """`module` and every page module it imports statically, transitively."""
+    seen: set[Path] = set()
+    todo = [module.resolve()]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        code = without_comments(path.read_text())
+        todo.extend((path.parent / spec).resolve() for spec in re.findall(
+            r'(?:^|\s)(?:import|export)\b[^;]*?from\s+"([^"]+)"', code, flags=re.M))
+    return seen
+
+
+# a two-server upload's modules: Prio3 and HPKE load at the respondent's first answer, after
+# the questions are on screen (optional.js upload), and the loader names none of their files
+UPLOAD_ENTRIES = {"twoServerUpload", "twoServerGrid"}
+
+
+def test_the_loader_asks_for_an_optional_modules_imports_alongside_it():
+    """Issue 40: a module the loader imports on demand whose static imports are not loaded by
+    every page was asked for, and its imports only once it had arrived: one more round trip
+    (150 ms under bench/bench_first_question.py's slow 4G; twoserver/verify.js's bytes.js for
+    both two-server samples). optional.js ALONGSIDE names each such import, so it is asked for
+    with the module."""
+    optional = without_comments((WEB / "js" / "optional.js").read_text())
+    imports = {name: (WEB / "js" / re.search(r'"\./([^"]+)"', value).group(1)).resolve()
+               for name, value in _frozen_table(optional, "IMPORTS").items()}
+    alongside = {name: re.findall(r'"(\w+)"', value)
+                 for name, value in _frozen_table(optional, "ALONGSIDE").items()}
+    every_page = _static_closure(WEB / "js" / "app.js") | _static_closure(WEB / "js" / "where.js")
+    for name, path in imports.items():
+        if name in UPLOAD_ENTRIES:
+            continue
+        asked = {path}.union(*(_static_closure(imports[other])
+                               for other in alongside.get(name, [])))
+        missing = _static_closure(path) - every_page - asked
+        assert not missing, (name, sorted(p.name for p in missing))
+        assert set(alongside.get(name, [])) <= set(imports), name

@@ -31,6 +31,7 @@ const IMPORTS = Object.freeze({
   squareWave: () => import("./square_wave.js"),
   twoServerVerify: () => import("./twoserver/verify.js"),
   twoServer: () => import("./twoserver/flow.js"),
+  twoServerCrosstabs: () => import("./twoserver/crosstabs.js"),  // the ε limit's (trust.js)
   twoServerUpload: () => import("./twoserver/upload.js"),  // Prio3 and HPKE: to send
   // what reviewing and sending need (every survey; `later`)
   review: () => import("./review.js"),
@@ -59,7 +60,22 @@ const IMPORTS = Object.freeze({
   twoServerSets: () => import("./twoserver/multiselect.js"),
   // a number on a grid in the two-server mode: a type's `twoServer` modules (js/types/index.js)
   twoServerGrid: () => import("./twoserver/fixed_point.js"),
+  bytes: () => import("./bytes.js"),  // base64url (twoserver/verify.js)
 });
+
+/** The optional modules each of those imports statically (what every page loads aside), asked
+ * for alongside it rather than once it has arrived: one round trip on a slow network, not two
+ * (tests/client/test_web_files.py holds this table to the modules' imports; a two-server
+ * upload's Prio3 and HPKE files, which load at the respondent's first answer, aside). */
+const ALONGSIDE = Object.freeze({
+  twoServerVerify: ["bytes"], twoServer: ["twoServerCrosstabs"], geoExp: ["location"],
+  numberGrid: ["decimalNumber"], switcher: ["surveyText"], invite: ["outbox"],
+  setCores: ["multiselect", "hashing"], memo: ["sha256"], twoServerSets: ["multiselect"],
+});
+
+/** `names` with the modules each imports (ALONGSIDE), each once. */
+const withAlongside = (names) => [...new Set(names.flatMap((name) => [name,
+  ...(Object.hasOwn(ALONGSIDE, name) ? ALONGSIDE[name] : [])]))];
 
 /** The module(s) of each core loaded for a survey naming its mechanism (mechanisms.js has the
  * others; geo_exp's and psfo_grr's come with their type's unit, js/types/; geometric's with
@@ -152,7 +168,8 @@ export async function loadRefusals() {
   await loadWords(wordsLanguage());
 }
 
-export async function loadModules(names, words = []) {
+export async function loadModules(asked, words = []) {
+  const names = withAlongside(asked);
   for (const name of names) if (PART[name]) parts.add(PART[name]);
   for (const part of words) parts.add(part);
   await Promise.all([...names.map(async (name) => {
@@ -173,16 +190,17 @@ export function hasPipes(survey) {
 }
 const piping = new WeakMap();  // survey -> whether it pipes (read once)
 
-/** The optional modules a survey (its questions checked for shape) needs, by name (its
- * questions' types' units are loaded apart: js/types/index.js). */
+/** The optional modules a survey (its questions checked for shape) needs to show its
+ * questions, by name (its questions' types' units are loaded apart: js/types/index.js; what
+ * only reviewing and sending need comes later). */
 export function needed(survey) {
   const names = modulesOf(typesOf(survey));
   if (survey.questions.some((q) => q && q.relevant !== undefined)) {
-    names.push("conditions", "skipReview", "skipForm");
+    names.push("conditions", "skipForm");
   }
-  if (survey.questions.some((q) => q && q.special !== undefined)) names.push("special", "skipReview");
+  if (survey.questions.some((q) => q && q.special !== undefined)) names.push("special");
   if (survey.collection !== undefined || survey.two_server !== undefined) {
-    names.push("twoServerVerify", "twoServer");
+    names.push("twoServerVerify", "twoServer", "twoServerCrosstabs");
   }
   if (survey.translations !== undefined) names.push("surveyText", "switcher");
   if (hasPipes(survey)) names.push("piping");
@@ -195,8 +213,8 @@ export function needed(survey) {
     if (q && q.instantaneous_epsilon != null) names.push("twoLayer");
   }
   // a module named by what the (not yet verified) survey says is one of this page's own
-  return [...new Set(names)].filter((name) => typeof name === "string" &&
-                                              Object.hasOwn(IMPORTS, name));
+  return withAlongside(names.filter((name) => typeof name === "string" &&
+                                              Object.hasOwn(IMPORTS, name)));
 }
 
 /** Import the units of the given types (registered in types/index.js), each once; their
@@ -222,7 +240,8 @@ export function prefetch(survey, lang) {
                       ...names.map((name) => IMPORTS[name])]) {
     load().catch(() => {});  // loadFor says it if a module cannot load
   }
-  const speaking = [...wordsOf(types), ...names.map((name) => PART[name]).filter(Boolean)];
+  // every part loadFor will load, so that none is asked for only once the survey is verified
+  const speaking = [...wordsFor(survey, types), ...names.map((name) => PART[name]).filter(Boolean)];
   if (speaking.length) {
     for (const part of speaking) parts.add(part);
     loadWords(lang).catch(() => {});
@@ -230,14 +249,21 @@ export function prefetch(survey, lang) {
 }
 
 /** What reviewing and sending need, for every survey. */
-export const SENDING = Object.freeze(["review", "composition", "outbox"]);
+const SENDING = Object.freeze(["review", "composition", "outbox"]);
 
-/** The modules every survey needs only to review and send, not to show its questions: loaded
- * (laterFor) once they are on screen, before the page says it is ready. */
-export const later = () => SENDING;
+/** Whether `survey`'s review and receipt speak of questions not asked (skip logic, special
+ * values: skip_review.js and the "skip" words; the words load with the questions, since the
+ * form and the mechanisms speak them too). */
+const reviewsSkips = (survey) => survey.questions.some((q) => q && (q.relevant !== undefined ||
+                                                                    q.special !== undefined));
 
-/** Load what reviewing and sending need (later), each module once. */
-export const laterFor = () => loadModules(later());
+/** The modules `survey` needs only to review and send (and to show an earlier answer's
+ * receipt), not to show its questions: loaded (laterFor) once they are on screen, before the
+ * page says it is ready. */
+export const later = (survey) => [...SENDING, ...(reviewsSkips(survey) ? ["skipReview"] : [])];
+
+/** Load what reviewing and sending `survey` need (later), each module once. */
+export const laterFor = (survey) => loadModules(later(survey));
 
 /** The modules only a two-server survey's upload needs (Prio3 and HPKE, the types' two-server
  * measurements: about 12 kB compressed, a sixth of such a page): loaded (uploadFor) once the
@@ -254,10 +280,17 @@ export const uploadFor = (survey) => loadModules(upload(survey));
 /** Load what `survey` needs, each module once: the units of its questions' types, the
  * optional modules, and their words in the page's language. */
 export async function loadFor(survey) {
-  // a disclosed question's words (no module: form, review and page say them)
-  if (survey.questions.some((q) => q && q.disclosed === true)) parts.add("disclosed");
   const types = typesOf(survey);
-  await Promise.all([loadTypes(types), loadModules(needed(survey), wordsOf(types))]);
+  await Promise.all([loadTypes(types), loadModules(needed(survey), wordsFor(survey, types))]);
+}
+
+/** The catalogue parts `survey` speaks with besides its optional modules' (PART): its types'
+ * (`types`), a disclosed question's (no module: form, review and page say them) and, where its
+ * review speaks of questions not asked, the "skip" part (reviewsSkips). */
+function wordsFor(survey, types) {
+  return [...wordsOf(types),
+          ...(survey.questions.some((q) => q && q.disclosed === true) ? ["disclosed"] : []),
+          ...(reviewsSkips(survey) ? ["skip"] : [])];
 }
 
 /** Load every optional module, every question type's unit and their words (tests and benches

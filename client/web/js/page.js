@@ -15,7 +15,7 @@ import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, answered,
          chargedEpsilons, getRecord, recordSubmission, records } from "./store.js";
 import { checkTrust } from "./trust.js";
-import { SENDING, laterFor, loadModules, loadRefusals, loaded, uploadFor } from "./optional.js";
+import { later, laterFor, loadModules, loadRefusals, loaded, uploadFor } from "./optional.js";
 import { surveyRequest, where as found } from "./where.js";
 
 const RETRY_SECONDS = 30;
@@ -179,7 +179,7 @@ function receipt(verified, record) {
 }
 
 async function alreadyAnswered(verified, entry) {
-  await loadModules(SENDING);  // its receipt and delivery
+  await loadModules(later(verified.survey));  // its receipt and delivery
   document.body.dataset.state = "answered";
   const record = await getRecord(entry.submission_id);
   await loadRefusals().catch(() => {});  // its words are a rare state's (orUnsaid)
@@ -449,7 +449,7 @@ async function main() {
     for (const type of ["input", "change"]) contentEl.addEventListener(type, start, { once: true });
   }
   try {
-    await laterFor();  // what reviewing and sending need
+    await laterFor(survey);  // what reviewing and sending need
   } catch {
     throw new Refusal("refusal.noCode");
   }

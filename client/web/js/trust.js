@@ -3,8 +3,8 @@
 
 import { Refusal } from "./manifest.js";
 import { PolicyError, checkPolicy } from "./mechanisms.js";
+import { loaded } from "./optional.js";  // twoserver/crosstabs.js: a two-server survey's
 import { getTrust, putTrust, trustKey } from "./store.js";
-import { crosstabKey, crosstabsSent } from "./twoserver/crosstabs.js";
 
 /** Apply the device's checks to a verified survey, then remember its key and version. */
 export async function checkTrust(verified, { origin, surveyId, fingerprint, maxEpsilon }) {
@@ -51,6 +51,7 @@ export async function checkTrust(verified, { origin, surveyId, fingerprint, maxE
  * central ε cannot hide behind a small ε0, nor the other way round. */
 export function policyViews(survey) {
   if (survey.collection !== "two-server") return [survey];
+  const { crosstabKey, crosstabsSent } = loaded("twoServerCrosstabs");  // optional.js needed
   const all = new Set(survey.questions.map((q) => q.id));
   const central = [...survey.questions.map((q) => ({ id: q.id, epsilon: q.central_epsilon })),
     ...crosstabsSent(survey, all).map(([spec, epsilon]) => ({ id: crosstabKey(spec), epsilon }))];
