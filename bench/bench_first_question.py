@@ -30,6 +30,11 @@ manifest.js) and its resource timing:
 - render: the form drawn (the first question on screen);
 - later: what only sending needs, loaded (ready).
 
+With them, the files the page asked for before its first question was on screen: on this
+network each costs a round trip and HTTP/1.1 carries six at a time, so their number is most of
+`code` (bench/RESULTS.md, "First question on screen"), and unlike the times it does not move
+with the machine's load.
+
 and the CPU the page's main thread spent (DevTools Performance.getMetrics: ScriptDuration,
 TaskDuration) up to that point, throttled.
 """
@@ -81,6 +86,9 @@ TIMINGS = """() => {
     render: mark("ldpsurvey-question") ?? mark("ldpsurvey-ready"),  // before: one mark
     later: mark("ldpsurvey-ready"), fcp,
     files: resources.filter((r) => !r.name.includes("/api/")).length,
+    // asked for before the first question was on screen: each costs a round trip, six at a time
+    asked: resources.filter((r) => !r.name.includes("/api/") &&
+                                   r.startTime < (mark("ldpsurvey-question") ?? Infinity)).length,
     wire: resources.filter((r) => !r.name.includes("/api/"))
       .reduce((n, r) => n + r.encodedBodySize, 0) + (nav.encodedBodySize ?? 0),
   };
@@ -175,15 +183,17 @@ def main() -> None:
         task = statistics.median(r["task_ms"] for r in runs)
         wire = statistics.median(r["wire"] for r in runs)
         files = statistics.median(r["files"] for r in runs)
+        asked = statistics.median(r["asked"] for r in runs)
         print(f"{name}: {ready:.0f} ms ({'within' if ready <= TARGET_MS else 'OVER'} target), "
               f"ready {answerable:.0f} ms; runs {', '.join(str(round(r['render'])) for r in runs)}")
         print("  " + ", ".join(f"{p} {median[p]:.0f}" for p in PHASES) + " (ms)")
         print(f"  main thread: script {script:.0f} ms, all tasks {task:.0f} ms; "
-              f"{files:.0f} files, {wire / 1000:.1f} kB on the wire")
+              f"{files:.0f} files ({asked:.0f} asked for before the first question), "
+              f"{wire / 1000:.1f} kB on the wire")
         summary[name] = {"first_question_ms": round(ready, 1), "ready_ms": round(answerable, 1),
                          "phases_ms": {p: round(v, 1) for p, v in median.items()},
                          "script_ms": round(script, 1), "task_ms": round(task, 1),
-                         "wire_bytes": wire, "files": files}
+                         "wire_bytes": wire, "files": files, "asked_before_question": asked}
     print(json.dumps(summary))
 
 
