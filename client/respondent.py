@@ -20,6 +20,7 @@ from typing import Any
 
 from ldpsurvey.shared.errors import AnswerError
 from ldpsurvey.shared.mechanisms import Mechanism, mechanism_for
+from ldpsurvey.shared.option_filter import check_shown
 from ldpsurvey.shared.skip_logic import resolve_answers
 from ldpsurvey.shared.survey import Question, Survey
 
@@ -127,6 +128,8 @@ class Respondent:
         answered; an optional one may be left out (or None), which the server can see. A
         question whose `relevant` condition does not hold must be left out: it is then sent as
         a randomized "not asked" when its condition reads randomized answers, else not at all.
+        An option that a question's `filter` hides after the earlier answer is refused, as
+        the page and the prompts never offer it (shared/option_filter.py).
         Also refuses a survey version this device already answered, or one above its ε limit.
         """
         survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
@@ -145,6 +148,7 @@ class Respondent:
         checked = resolve_answers(survey.questions, answers,
                                   check=lambda q, value: self.mechanism(survey, q).encode(
                                       q.unit.device_answer(q, value)))
+        check_shown(survey.questions, checked)  # a cascading option the page would not show
         for q in survey.questions:
             if q.id in checked:  # refuse before randomizing anything
                 mechanism = self.mechanism(survey, q)

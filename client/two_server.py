@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ldpsurvey.shared.mechanisms import mechanism_for
+from ldpsurvey.shared.option_filter import check_shown
 from ldpsurvey.shared.skip_logic import resolve_answers
 from ldpsurvey.shared.survey import Survey, canonical_json
 from ldpsurvey.shared.two_server import encoding, hpke, vdaf
@@ -54,6 +55,7 @@ def check_answers(survey: Survey, answers: Mapping[str, Any]) -> dict[str, Any]:
     # Skip logic: a question that does not apply is measured as "not asked" (every condition
     # of a two-server survey reads randomized answers: shared/skip_logic.py).
     values = resolve_answers(survey.questions, answers, check=_check_value)
+    check_shown(survey.questions, values)  # a cascading option the page would not show
     for q in survey.questions:
         value = values.get(q.id)
         if value is None:

@@ -1,6 +1,5 @@
 """Cascading options: a categorical question whose options the respondent's device narrows to
-those that go with an earlier answer (an XLSForm `choice_filter`; docs/survey-format.md,
-"Options filtered by an earlier answer").
+those that go with an earlier answer (an XLSForm `choice_filter`; docs/option-filter.md).
 
     [[questions]]
     id = "admin2"
@@ -15,7 +14,10 @@ its report range over the FULL option list, as without a filter, and the signed 
 the full list and the rule; so the server learns nothing from the filter that the randomized
 report does not already bound (the mechanism's ε is over the whole domain). The page
 (client/web/js/option_filter.js) and `respond` (client/cli.py) show `shown_options`, the same
-options for the same answers (tests/web/test_option_filter_vectors.py).
+options for the same answers (tests/web/test_option_filter_vectors.py); the device refuses an
+answer among the options NOT shown (`check_shown`, run by every device path that checks true
+answers before drawing: `Respondent.check_answers`, hence `respond --answers` and the prompts,
+and a two-server upload), as the page, which offers only the shown ones, cannot send one.
 
 `by` must be an earlier question whose answer the device holds as options: categorical,
 ordinal (one option) or multiselect (the options ticked: an option shows when it goes with any
@@ -34,7 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SurveyError
+from .errors import AnswerError, SurveyError
+from .question_types.base import special_labels
 
 _KEYS = frozenset({"by", "values"})
 
@@ -147,3 +150,26 @@ def shown_for(question: Any, questions: Mapping[str, Any], answers: Mapping[str,
     if rule is None:
         return tuple(question.options)
     return shown_options(question, questions[rule.by], answers.get(rule.by))
+
+
+def check_shown(questions: Sequence[Any], answers: Mapping[str, Any]) -> None:
+    """AnswerError, one line naming the question and the options it allows, when the answer to
+    a question with a filter is one of its options that the earlier answer hides
+    (`shown_for`: what the page and the prompts offer). `answers`: id -> the true answers
+    (skip logic resolved); a special value, "not asked" or no answer is not the filter's to
+    refuse (a special value always shows; the mechanism checks the domain)."""
+    at = {q.id: q for q in questions}
+    for q in questions:
+        rule = q.option_filter
+        answer = answers.get(q.id)
+        if rule is None or not isinstance(answer, str) or answer not in q.options:
+            continue
+        shown = shown_for(q, at, answers)
+        if answer in shown:
+            continue
+        given = sorted(chosen(at[rule.by], answers.get(rule.by)),
+                       key=at[rule.by].options.index)
+        allowed = ", ".join(repr(o) for o in (*shown, *special_labels(q)))
+        raise AnswerError(f"question {q.id!r}: {answer!r} does not go with the answer to "
+                          f"{rule.by!r} ({', '.join(map(repr, given))}): the options it "
+                          f"allows are {allowed}")

@@ -5,6 +5,7 @@ or answered "Don't know"; the report is still drawn over the full list."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -82,3 +83,37 @@ def test_every_option_shows_when_the_earlier_answer_cannot_narrow(
     result = respond(server, tmp_path, region + "Cburg\n")
     assert result.exit_code == 0, result.output
     assert listed(result.output, "2. Town?") == TOWNS
+
+
+def respond_with(server: FakeServer, tmp_path: Any, answers: dict[str, Any]) -> Any:
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    return CliRunner().invoke(cli, ["respond", "--server", server.url, "--survey", "cascade",
+                                    "--state", str(tmp_path / "s"), "--answers", str(path),
+                                    "--yes"])
+
+
+def test_answers_from_a_file_refuse_an_option_the_earlier_answer_hides(
+        server: FakeServer, tmp_path: Any) -> None:
+    # the page and the prompts never offer Cburg after North: --answers may not send it either
+    result = respond_with(server, tmp_path, {"region": "North", "town": "Cburg"})
+    assert result.exit_code != 0
+    (line,) = [x for x in result.output.splitlines() if "Cburg" in x]
+    assert "'town'" in line and "'region'" in line and "'North'" in line
+    assert "'Aville', 'Btown', 'Dham'" in line  # the options it allows, in order
+    assert not [r for r in server.requests if r.method == "POST"]  # nothing sent
+    state = tmp_path / "s"
+    assert not (state / "ledger.json").exists()  # nothing charged
+    assert not [p for p in state.rglob("*") if p.is_file()
+                and {"outbox", "receipts"} & set(p.relative_to(state).parts)]  # nor stored
+
+
+@pytest.mark.parametrize("answers", [
+    {"region": "North", "town": "Dham"},           # an option that goes with North
+    {"town": "Cburg"},                             # region skipped: every option shows
+    {"region": "Don't know", "town": "Cburg"}])    # a special value: every option shows
+def test_answers_from_a_file_take_every_option_the_page_shows(
+        server: FakeServer, tmp_path: Any, answers: dict[str, Any]) -> None:
+    result = respond_with(server, tmp_path, answers)
+    assert result.exit_code == 0, result.output
+    assert len([r for r in server.requests if r.method == "POST"]) == 1

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ldpsurvey.shared.errors import SurveyError
+from ldpsurvey.shared.errors import AnswerError, SurveyError
 from ldpsurvey.shared.manifest import sign_survey, verify_manifest
 from ldpsurvey.shared.mechanisms import mechanism_for
-from ldpsurvey.shared.option_filter import shown_for, shown_options
+from ldpsurvey.shared.option_filter import check_shown, shown_for, shown_options
 from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Survey
 
@@ -182,3 +182,64 @@ def test_a_two_server_question_keeps_its_filter():
     assert survey.question("town").option_filter.by == "region"
     assert survey.to_dict()["questions"][1]["filter"] == cascading()["questions"][1]["filter"] | {
         "values": {**FILTER["values"], "Dham": ["North", "South"]}}
+
+
+@pytest.mark.parametrize(("answers", "refused"), [
+    ({"region": "North", "town": "Cburg"}, "'Aville', 'Btown', 'Dham'"),
+    ({"region": "South", "town": "Btown"}, "'Cburg', 'Dham'"),
+    ({"region": "South", "town": "Dham"}, None),
+    ({"region": "Don't know", "town": "Aville"}, None),  # a special value: every option shows
+    ({"region": NOT_ASKED, "town": "Aville"}, None),
+    ({"town": "Aville"}, None),  # region skipped
+    ({"region": "North"}, None),  # town left out: the filter refuses nothing
+    ({"region": "North", "town": "Nowhere"}, None),  # not an option: the mechanism's to refuse
+])
+def test_check_shown_refuses_only_an_option_the_earlier_answer_hides(answers, refused):
+    survey = Survey.from_dict(cascading(special={"refused": "Prefer not to say"}))
+    if refused is None:
+        check_shown(survey.questions, answers)
+        return
+    with pytest.raises(AnswerError) as caught:
+        check_shown(survey.questions, answers)
+    message = str(caught.value)
+    assert "\n" not in message and "'town'" in message and f"({answers['region']!r})" in message
+    # the options it allows: those shown, then its special values (never filtered)
+    assert message.endswith(f"{refused}, 'Prefer not to say'")
+
+
+def test_check_shown_reads_the_options_ticked_in_a_multiselect():
+    data = {"id": "ticked", "title": "Ticked", "version": 1, "questions": [
+        {"id": "sources", "type": "multiselect", "text": "Sources?", "epsilon": 1.0,
+         "options": ["own", "bought", "aid"]},
+        {"id": "main", "type": "categorical", "text": "Main one?", "epsilon": 1.0,
+         "options": ["own", "bought", "aid"],
+         "filter": {"by": "sources", "values": {o: [o] for o in ["own", "bought", "aid"]}}}]}
+    questions = Survey.from_dict(data).questions
+    check_shown(questions, {"sources": ["aid", "own"], "main": "own"})
+    with pytest.raises(AnswerError, match=r"'main': 'bought' .* \('own', 'aid'\)"):
+        check_shown(questions, {"sources": ["aid", "own"], "main": "bought"})
+
+
+def test_a_two_server_upload_refuses_an_option_the_earlier_answer_hides():
+    from ldpsurvey.client.two_server import check_answers
+    from support.two_server_stand_ins import two_server_survey_dict
+
+    questions = copy.deepcopy(cascading()["questions"])
+    for q in questions:
+        q.pop("epsilon")
+        q.pop("special", None)
+        q["central_epsilon"] = 1.0
+    survey = Survey.from_dict(two_server_survey_dict(questions))
+    assert check_answers(survey, {"region": "South", "town": "Cburg"})["town"] == "Cburg"
+    with pytest.raises(AnswerError, match="'town': 'Cburg' does not go with"):
+        check_answers(survey, {"region": "North", "town": "Cburg"})
+
+
+def test_the_docs_refusal_of_a_hidden_option_is_the_one_written():
+    text = DOC.read_text(encoding="utf-8")
+    example = tomllib.loads(re.search(r"```toml\n(.*?)```", text, re.S).group(1))
+    survey = Survey.from_dict({"id": "doc", "title": "Doc", "version": 1, **example})
+    written = re.search(r"```\nError: (question .*?)\n```", text, re.S).group(1)
+    with pytest.raises(AnswerError) as caught:
+        check_shown(survey.questions, {"province": "Kabul", "district": "Guzara"})
+    assert str(caught.value) == written
