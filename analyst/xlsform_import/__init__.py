@@ -15,8 +15,8 @@ need the designer's fix first; none is cut off at a count (errors.py). With
 `skip_unsupported` every problem row is left out, those that need the designer's fix too
 (`ImportResult.to_fix`: listed apart, never quietly). Rows wrong in a way ODK runs without
 complaint (a condition or an exclusivity naming a choice the list lacks, an exclusivity whose
-`and` binds before its `or`) are imported as ODK runs them and listed to check
-(`ImportResult.to_check`).
+`and` binds before its `or`, a choice_filter pyxform drops) are imported as ODK runs them and
+listed to check (`ImportResult.to_check`).
 
 Display-only rows (notes, group labels) never stop the import: notes before the first question
 become the survey's description (the designer's introduction), and what happened to every

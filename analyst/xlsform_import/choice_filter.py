@@ -12,6 +12,11 @@ Anything else (and, or, other functions, a constant, several questions) is refus
 its reason. The row must become a categorical question and `${q}` an earlier imported
 categorical, ordinal or multiselect question; each choice's column must name one of q's
 choices (ODK would never show a choice whose value is none of them, or empty).
+
+A choice_filter where XLSForm has no choices to filter (a group's row, an integer or decimal
+row) is ignored by pyxform, so ODK shows every choice of the questions inside a group and
+nothing changes for a number: the row is imported as ODK runs it and listed to check
+(`ignored`), never quietly.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from . import expressions as xp
 from .errors import UNSUPPORTED, Refusal, quoted
 
 TOPIC = "choice filters that cannot be kept"
+IGNORED_TOPIC = "choice filters ODK does not apply"
 _NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
 _EQUALS = re.compile(rf"^\s*({_NAME})\s*=\s*\$\{{({_NAME})\}}\s*$")
 _SELECTED = re.compile(rf"^\s*selected\s*\(\s*\$\{{({_NAME})\}}\s*,\s*({_NAME})\s*\)\s*$")
@@ -44,6 +50,16 @@ def parse(expression: str) -> tuple[str, str]:
     raise Refusal(UNSUPPORTED, f"its choice_filter {quoted(expression)} is not a filter "
                   "ldpsurvey reads (col=${question} or selected(${question}, col): one "
                   "earlier answer, one column of the choices sheet)", _ALTERNATIVE, TOPIC)
+
+
+def ignored(expression: str, xls_type: str, group: bool) -> tuple[str, str, str]:
+    """(reason, alternative, topic) of the check line for a choice_filter on a row that has no
+    choices to filter (a group's, an integer's: pyxform drops it, so ODK ignores it)."""
+    inside = " (the questions inside show every choice)" if group else ""
+    return (f"its choice_filter {quoted(expression)} is not applied: XLSForm filters the "
+            f"choices of a select row only, so pyxform drops it on this {xls_type} row and ODK "
+            f"runs the form without it{inside}; imported so",
+            "move it to the select_one it was meant for, or drop it", IGNORED_TOPIC)
 
 
 def option_filter(expression: str, own: xp.Target, choices: Sequence[Mapping[str, Any]],

@@ -15,8 +15,9 @@ first.
 
 A third kind, "check", is no problem that leaves a row out: a row wrong in a way ODK itself
 runs without complaint (a condition or an exclusivity naming a choice the list does not have,
-an exclusivity whose `and` binds before its `or`) is imported as ODK runs it, and listed
-(`ImportResult.to_check`) under its own heading for the designer to check.
+an exclusivity whose `and` binds before its `or`, a choice_filter on a row without choices)
+is imported as ODK runs it, and listed (`ImportResult.to_check`) under its own heading for the
+designer to check.
 """
 
 from __future__ import annotations

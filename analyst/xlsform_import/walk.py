@@ -220,6 +220,11 @@ class Walk:
             self.walk(children, None, self.refuse(r, f"the group {bad[0]}", bad[1],
                                                   topic="groups that compute or repeat"))
             return
+        expression = _choice_filter_cell(r)
+        if expression:  # pyxform drops it: ODK shows every choice of the selects inside
+            reason, alternative, topic = choice_filter.ignored(expression, r.xls_type, True)
+            self.checks.append(RowProblem(r.row, r.name, r.xls_type, reason, alternative,
+                                          CHECK, topic))
         condition = outer
         text = r.cells.get("relevant")
         if text:
@@ -343,8 +348,13 @@ class Walk:
     def _choice_filter(self, r: Row, mapped: Question) -> bool:
         """A mapped question's choice_filter as its `filter` (choice_filter.py: the options
         shown follow an earlier answer); refused (False) when it cannot be one."""
-        expression = " ".join(str(r.cells.get("choice_filter") or "").split())
+        expression = _choice_filter_cell(r)
         if not expression:
+            return True
+        if not r.el.get("list_name"):  # no choices to filter: pyxform drops it, ODK too
+            reason, alternative, topic = choice_filter.ignored(expression, r.xls_type, False)
+            mapped.checks.append((reason, alternative, topic))
+            mapped.comments.append(f"CHECK: {reason}")
             return True
         try:
             by = self.targets[self.shows(choice_filter.reads(expression))]
@@ -379,3 +389,8 @@ class Walk:
         if r.name:
             self.left_out[r.name] = problem
         return problem
+
+
+def _choice_filter_cell(r: Row) -> str:
+    """The row's choice_filter, its spaces and line breaks made single spaces ("": none)."""
+    return " ".join(str(r.cells.get("choice_filter") or "").split())

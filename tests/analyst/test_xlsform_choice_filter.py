@@ -121,3 +121,34 @@ def test_a_filter_on_a_row_left_out_is_refused_with_it(tmp_path: Path) -> None:
     found = problems(tmp_path, [text, town("region=${region}")])
     assert [p.name for p in found] == ["region", "town"]
     assert "region" in found[1].reason
+
+
+def test_a_group_choice_filter_is_imported_as_odk_runs_it_and_listed_to_check(
+        tmp_path: Path) -> None:
+    """pyxform drops a begin_group's choice_filter (ODK shows every choice inside): the
+    questions are imported without a filter, the group listed to check, never quietly."""
+    result = imported(tmp_path, [
+        REGION, {"type": "begin_group", "name": "where", "label": "Where",
+                 "choice_filter": "region=${region}"},
+        town(""), {"type": "end_group"}])
+    (q,) = [q for q in result.data["questions"] if q["id"] == "town"]
+    assert "filter" not in q
+    (check,) = result.to_check
+    assert (check.row, check.name, check.kind) == (3, "where", "check")
+    assert "choice_filter 'region=${region}' is not applied" in check.reason
+    assert "every choice" in check.reason and check.alternative
+    assert "not applied" in result.toml  # and listed in the TOML's header
+
+
+def test_a_choice_filter_on_a_row_without_choices_is_imported_as_odk_runs_it(
+        tmp_path: Path) -> None:
+    """An integer row's choice_filter filters nothing (pyxform drops it): the question is
+    imported as ODK runs it, listed to check and marked CHECK above it in the TOML."""
+    result = imported(tmp_path, [REGION, {
+        "type": "integer", "name": "people", "label": "People?", "ldp_epsilon": 1,
+        "ldp_min": 0, "ldp_max": 9, "choice_filter": "region=${region}"}])
+    assert [q["id"] for q in result.data["questions"]] == ["region", "people"]
+    (check,) = result.to_check
+    assert (check.name, check.kind) == ("people", "check")
+    assert "is not applied" in check.reason and "integer row" in check.reason
+    assert "# CHECK: its choice_filter" in result.toml
