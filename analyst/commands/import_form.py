@@ -81,7 +81,14 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     it kept of each type and left out of each kind, with the reason. Nothing is written
     unless the whole survey checks; then `ldpsurvey plan OUT` plans it.
     """
-    from ..xlsform_import import ImportOptions, ImportRefused, Selection, import_xlsform
+    from ..xlsform_import import (
+        FIX,
+        ImportOptions,
+        ImportRefused,
+        Selection,
+        XlsFormError,
+        import_xlsform,
+    )
 
     if out_path.exists() and not force:
         raise click.ClickException(f"{out_path} exists: pass --force to overwrite it")
@@ -92,10 +99,17 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     try:
         result = import_xlsform(form, options)
     except ImportRefused as exc:
-        if problems_path is not None:
-            _write(problems_path, problems_csv(exc.problems))
+        if problems_path is not None:  # the rows to fix, those to check, then the rest
+            to_fix = [p for p in exc.problems if p.kind == FIX]
+            _write(problems_path, problems_csv([*to_fix, *exc.checks,
+                                                *exc.problems[len(to_fix):]]))
         raise click.ClickException(_refused(exc, form.name, skip_unsupported,
                                             problems_path)) from None
+    except XlsFormError as exc:  # the form as a whole: its one line, after the rows to check
+        if exc.checks and problems_path is not None:
+            _write(problems_path, problems_csv(exc.checks))
+        _to_check(exc.checks)
+        raise
     to_fix, to_check = result.to_fix, result.to_check
     if problems_path is not None:  # the rows to fix, those to check, then the rest
         _write(problems_path, problems_csv([*to_fix, *to_check,
@@ -135,8 +149,8 @@ MAX_LISTED = 50  # rows that can only be left out printed one by one; more are c
 
 
 def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | None) -> str:
-    """Print the refused rows (every one that needs fixing, first) and say why nothing was
-    written."""
+    """Print the refused rows (every one that needs fixing, first, then those to check) and
+    say why nothing was written."""
     from ..xlsform_import import FIX
 
     to_fix = [p for p in exc.problems if p.kind == FIX]
@@ -146,6 +160,7 @@ def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | 
     if to_fix:
         click.echo(f"need fixing ({len(to_fix)} row(s)):", err=True)
         _fix_rows(to_fix, err=True)
+    _to_check(exc.checks)
     if other:
         would = ", left out" if skip_unsupported else ""
         click.echo(f"cannot be collected privately{would} ({len(other)} row(s)):", err=True)
@@ -160,6 +175,16 @@ def _refused(exc: Any, form: str, skip_unsupported: bool, problems_path: Path | 
                 f"(--skip-unsupported would leave them out{rest}); nothing was written")
     return (f"{len(other)} row(s) of {form} cannot be collected privately (listed above): "
             "change them, or pass --skip-unsupported to leave them out; nothing was written")
+
+
+def _to_check(checks: Sequence[Any]) -> None:
+    """The rows found before the import was refused that it would import as ODK runs them
+    (wrong in the form): every one, so that the designer sees everything at once."""
+    if checks:
+        click.echo(f"wrong in the form, would be imported as ODK runs them; check "
+                   f"({len(checks)} row(s)):", err=True)
+        for problem in checks:
+            click.echo(f"  {problem}", err=True)
 
 
 def _fix_rows(problems: Sequence[Any], err: bool) -> None:

@@ -47,11 +47,11 @@ from .errors import (
     refuse_rows,
     topics,
 )
-from .languages import languages
+from .languages import Languages, languages
 from .privacy import NO_EPSILON
-from .reading import SUFFIXES, RowIndex, read
+from .reading import SUFFIXES, Form, RowIndex, read
 from .selection import Selection
-from .settings import is_two_server, survey_settings, unread_settings
+from .settings import SurveySettings, is_two_server, survey_settings, unread_settings
 from .validation import validated
 from .walk import Walk
 
@@ -113,6 +113,17 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
                 options.epsilon, notes, options.skip_unsupported, selection=options.selection,
                 integer_max=options.integer_max)
     walk.walk(children, relevant=None, inside=None)
+    try:
+        return _result(walk, form, settings, langs, notes, filename, options)
+    except (ImportRefused, XlsFormError) as exc:  # said with the rows to check found so far
+        exc.checks = _to_check(walk, None)
+        raise
+
+
+def _result(walk: Walk, form: Form, settings: SurveySettings, langs: Languages,
+            notes: list[str], filename: str, options: ImportOptions) -> ImportResult:
+    """The import of the rows the walk mapped; ImportRefused or XlsFormError when it cannot
+    be imported."""
     if options.selection.active and not (walk.questions or walk.problems or walk.intro
                                          or walk.hidden_notes):
         raise XlsFormError(f"{filename}: the selection (--group, --marked) keeps no row")
@@ -129,12 +140,7 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
         raise ImportRefused([*exc.problems, *walk.problems], exc.nothing_left) from None
     left_out = needs_fixing_first([*walk.problems, *refused])
     ids = {q.id for q in survey.questions}
-    to_check = tuple(sorted(
-        [*walk.checks, *(RowProblem(q.row, q.name, q.xls_type, reason, alternative, CHECK,
-                                    topic)
-                         for q in walk.questions if q.name in ids
-                         for reason, alternative, topic in q.checks)],
-        key=lambda p: (p.row is None, p.row or 0)))
+    to_check = _to_check(walk, ids)
     counts = row_counts(len(form.survey_rows), [q.xls_type for q in walk.questions
                                                  if q.name in ids],
                         left_out, walk.hidden_notes, len(walk.intro), len(walk.outside),
@@ -146,3 +152,14 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
                         toml=toml(data, filename, imported, left_out, to_check),
                         left_out=left_out, notes=tuple(notes), counts=counts,
                         to_check=to_check)
+
+
+def _to_check(walk: Walk, ids: set[str] | None) -> tuple[RowProblem, ...]:
+    """The rows imported as ODK runs them (kind CHECK), in the form's order: the walk's own
+    (groups) and those of its questions (of the survey's, `ids`; None: every one mapped)."""
+    return tuple(sorted(
+        [*walk.checks, *(RowProblem(q.row, q.name, q.xls_type, reason, alternative, CHECK,
+                                    topic)
+                         for q in walk.questions if ids is None or q.name in ids
+                         for reason, alternative, topic in q.checks)],
+        key=lambda p: (p.row is None, p.row or 0)))

@@ -42,6 +42,10 @@ class XlsFormError(LdpSurveyError):
     that do not map (the message says which and what to do)."""
 
     code = "invalid_xlsform"
+    # rows found, before the form was refused, that would be imported as ODK runs them (kind
+    # CHECK, in the form's order): said with the refusal, so the designer sees every one at
+    # once (set by import_xlsform; none for a form refused before its rows are read)
+    checks: tuple[RowProblem, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class ImportRefused(LdpSurveyError):
     the rows that need fixing first, then the others in the form's order)."""
 
     code = "xlsform_refused"
+    checks: tuple[RowProblem, ...] = ()  # as XlsFormError.checks
 
     def __init__(self, problems: Sequence[RowProblem], nothing_left: bool = False) -> None:
         ordered = needs_fixing_first(problems)

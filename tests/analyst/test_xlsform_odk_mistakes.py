@@ -31,6 +31,7 @@ from ldpsurvey.analyst.xlsform_import import (
     FIX,
     ImportOptions,
     ImportRefused,
+    XlsFormError,
     import_xlsform,
 )
 from ldpsurvey.shared.survey import Survey
@@ -320,3 +321,78 @@ def test_a_bound_that_cannot_hold_needs_fixing(tmp_path: Path, row: list[str],
         import_xlsform(path, ImportOptions(epsilon=1))
     [problem] = info.value.problems
     assert problem.kind == FIX and words in problem.reason
+
+
+
+CHECKED_ROW = ["select_one yn", "time_yn", "Do you know the time?", "yes",
+               "selected(${source}, 'piped_dwelling') or selected(${source}, 'piped_neighbor')",
+               ""]  # to check: ODK reads the second term as false
+
+
+@pytest.mark.parametrize("listing", [False, True])
+def test_a_refused_import_says_the_rows_to_check_before_its_error(
+        tmp_path: Path, listing: bool) -> None:
+    """Refused for a free-text row (no --skip-unsupported): the row to check found on the way
+    is said too, before the one-line error, and written to --problems (after the rows to fix,
+    before the rest), so the designer sees everything at once."""
+    path = md(tmp_path, [
+        HEAD, ["select_one src", "source", "Water source?", "yes", "", ""], CHECKED_ROW,
+        ["text", "why", "Why?", "yes", "", ""]], SOURCES)
+    with pytest.raises(ImportRefused) as caught:
+        import_xlsform(path, ImportOptions(epsilon=1))
+    assert [(p.row, p.name, p.kind) for p in caught.value.checks] == [(3, "time_yn", CHECK)]
+    problems = tmp_path / "problems.csv"
+    res = cli_import(path, tmp_path / "s.toml",
+                     *(("--problems", str(problems)) if listing else ()))
+    assert res.exit_code != 0
+    lines = res.stderr.splitlines()
+    heading = lines.index("wrong in the form, would be imported as ODK runs them; check "
+                          "(1 row(s)):")
+    assert lines[heading + 1].startswith("  row 3 (time_yn, select_one yn): its relevant ")
+    assert lines[-1].startswith("Error: 1 row(s) of form.md cannot be collected privately")
+    if listing:
+        assert [(r["name"], r["kind"]) for r in rows_of(problems)] == [
+            ("time_yn", CHECK), ("why", "unsupported")]
+
+
+GROUP_FILTERED = [*HEAD, "choice_filter"]  # a group's choice_filter: pyxform drops it
+
+
+def test_an_import_with_no_question_left_says_the_rows_to_check(tmp_path: Path) -> None:
+    """Every question left out (--skip-unsupported): the rows to check are said all the same,
+    before the one-line error."""
+    path = md(tmp_path, [
+        GROUP_FILTERED, ["text", "source", "Water source?", "yes", "", "", ""],
+        ["begin_group", "g", "G", "", "", "", "src=${source}"],
+        ["text", "why", "Why?", "yes", "", "", ""], ["end_group", "", "", "", "", "", ""]],
+        SOURCES)
+    res = cli_import(path, tmp_path / "s.toml", "--skip-unsupported")
+    assert res.exit_code != 0
+    lines = res.stderr.splitlines()
+    heading = lines.index("wrong in the form, would be imported as ODK runs them; check "
+                          "(1 row(s)):")
+    assert lines[heading + 1].startswith(
+        "  row 3 (g, begin_group): its choice_filter 'src=${source}' is not applied")
+    assert lines[-1].startswith("Error: no question of form.md can be imported")
+
+
+def test_a_form_refused_as_a_whole_after_its_rows_says_the_rows_to_check(
+        tmp_path: Path) -> None:
+    """No question at all, only notes (a form-level refusal, XlsFormError): the row to check
+    comes before its one line, and --problems lists it."""
+    path = md(tmp_path, [
+        GROUP_FILTERED, ["note", "intro", "Hello", "", "", "", ""],
+        ["begin_group", "g", "G", "", "", "", "src=${intro}"],
+        ["note", "n", "Note", "", "", "", ""], ["end_group", "", "", "", "", "", ""]], SOURCES)
+    with pytest.raises(XlsFormError) as caught:
+        import_xlsform(path, ImportOptions(epsilon=1))
+    assert [(p.row, p.name) for p in caught.value.checks] == [(3, "g")]
+    problems = tmp_path / "problems.csv"
+    res = cli_import(path, tmp_path / "s.toml", "--problems", str(problems))
+    assert res.exit_code != 0
+    lines = res.stderr.splitlines()
+    assert lines[-3:] == [
+        "wrong in the form, would be imported as ODK runs them; check (1 row(s)):",
+        f"  {caught.value.checks[0]}",
+        "Error: form.md: no question of the form can be imported"]
+    assert [(r["name"], r["kind"]) for r in rows_of(problems)] == [("g", CHECK)]
