@@ -1,6 +1,9 @@
 """`ldpsurvey import xlsform` of a 200-row XLSForm: the target is under 2 s (issue 34).
 
 Run: `python bench/bench_import.py [--rows 200] [--repeat 5]`. Prints numbers, asserts nothing.
+`--form PATH` times the import of a real form instead, with --skip-unsupported and --epsilon 1
+as tests/analyst/test_xlsform_problems.py imports them (the IMPACT MSNA, 710 rows:
+`--form ../shared/xlsforms/impact_msna_en_fr.xlsx`).
 
 The form is written once with openpyxl: English and Spanish labels, hints and choices, a mix
 of yes/no, categorical (5 options), ordinal (likert), check-all-that-apply (6 options, at most
@@ -19,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ldpsurvey.analyst.xlsform_import import import_xlsform
+from ldpsurvey.analyst.xlsform_import import ImportOptions, import_xlsform
 from ldpsurvey.shared.survey import Survey
 from openpyxl import Workbook
 
@@ -61,21 +64,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--form", type=Path, default=None,
+                        help="a real XLSForm to import instead of the written one")
     args = parser.parse_args()
+    options = (ImportOptions() if args.form is None
+               else ImportOptions(epsilon=1, skip_unsupported=True))
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.xlsx"
-        write_form(path, args.rows)
+        path = args.form or Path(tmp) / "bench.xlsx"
+        if args.form is None:
+            write_form(path, args.rows)
         times = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            result = import_xlsform(path)
+            result = import_xlsform(path, options)
             times.append(time.perf_counter() - start)
         data = result.data
         start = time.perf_counter()
         Survey.from_dict(data)
         parse = time.perf_counter() - start
-    print(f"import xlsform, {args.rows} rows ({len(result.survey.questions)} questions, "
-          f"languages en + es, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}):")
+    what = (f"{args.rows} rows" if args.form is None
+            else f"{args.form.name}, --skip-unsupported --epsilon 1")
+    print(f"import xlsform, {what} ({len(result.survey.questions)} questions, "
+          f"languages {' + '.join([result.survey.language or 'en', *result.survey.translations])}"
+          f", {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}):")
     print(f"  best {min(times):.3f} s, median {statistics.median(times):.3f} s over "
           f"{args.repeat} runs (target < 2 s)")
     print(f"  of which Survey.from_dict alone: {parse:.3f} s (the import builds the survey "

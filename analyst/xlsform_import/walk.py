@@ -300,9 +300,11 @@ class Walk:
             return
         if not self._choice_filter(r, mapped):
             return
-        exclusive = split(str(r.cells.get("constraint") or ""), r.name)
-        if exclusive is not None and not self._exclusive(r, mapped, exclusive.exclusive):
-            return
+        constraint = str(r.cells.get("constraint") or "")
+        if constraint and mapped.target.unit.overlapping:  # a select_multiple's (exclusivity.py)
+            exclusive = split(constraint, r.name)
+            if exclusive is not None and not self._exclusive(r, mapped, exclusive.exclusive):
+                return
         self.questions.append(mapped)
         self.targets[r.name] = mapped.target
         if mapped.pipes:

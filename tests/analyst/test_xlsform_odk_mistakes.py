@@ -396,3 +396,36 @@ def test_a_form_refused_as_a_whole_after_its_rows_says_the_rows_to_check(
         f"  {caught.value.checks[0]}",
         "Error: form.md: no question of the form can be imported"]
     assert [(r["name"], r["kind"]) for r in rows_of(problems)] == [("g", CHECK)]
+
+
+def test_the_walk_reads_an_exclusivity_only_on_a_select_multiple_with_a_constraint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """walk._mapped parses a constraint as an exclusivity (exclusivity.split) only where there
+    can be one: a select_multiple with a constraint, not every row (a speed fix: the MSNA
+    parsed the constraint cells of its 280 questions, 95 of them select_multiple constraints)."""
+    from ldpsurvey.analyst.xlsform_import import walk
+
+    parsed: list[str] = []
+    real = walk.split
+
+    def split(constraint: str, name: str) -> Any:
+        parsed.append(name)
+        return real(constraint, name)
+
+    monkeypatch.setattr(walk, "split", split)
+    path = md(tmp_path, [
+        MULTI_HEAD,
+        ["select_multiple need", "needs", "Needs?", "Besoins ?", "yes", "",
+         "not(selected(., 'none') and count-selected(.) > 1)"],
+        ["select_multiple need", "wants", "Wants?", "Envies ?", "yes", "", ""],
+        ["select_one need", "main", "Main need?", "Besoin principal ?", "yes", "",
+         "not(selected(., 'none') and count-selected(.) > 1)"],
+        ["integer", "people", "People?", "Personnes ?", "yes", "", ". >= 1 and . <= 9"],
+        ["select_one yn", "ok", "OK?", "OK ?", "yes", "", ""],
+    ], MULTI)
+    result = import_xlsform(path, ImportOptions(epsilon=1))
+    assert parsed == ["needs"]
+    questions = {q["id"]: q for q in result.data["questions"]}
+    assert list(questions) == ["needs", "wants", "main", "people", "ok"]
+    assert questions["needs"]["exclusive"] == ["None of these"]
+    assert "exclusive" not in questions["wants"] and "exclusive" not in questions["main"]
