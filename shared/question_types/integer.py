@@ -19,6 +19,7 @@ and its canonical bytes; duchi, piecewise and hybrid may also be named without t
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
@@ -55,6 +56,20 @@ GRID_KEYS = ("estimate", "bins")
 MAX_TWO_SERVER_INTEGER = 256
 OUTSIDE = (" (outside {low} to {high}: that is the random noise, as expected; it is what keeps "
            "your real number private, and the survey's results allow for it)")
+
+
+def whole_answer(question: Any, answer: Any) -> int:
+    """An integer question's answer as an int: a whole number given as an integer (a JSON
+    integer, 3; a library's numpy integer too), never 3.0 or "3", on every path that takes a
+    true answer (the device, the two-server upload), as the HTTP API reads a disclosed one
+    (an integer report) and the page sends one; AnswerError naming `questions.<id>`
+    otherwise. One form, so that the same answer is one answer (a series memoizes, and the
+    ledger charges, per answer)."""
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
+        raise AnswerError(f"questions.{question.id}: {answer!r} is not a whole number: the "
+                          f"answer to an integer question is a JSON integer (3, not 3.0 or "
+                          f'"3")')
+    return int(answer)
 
 
 class IntegerType(SingleAnswerType):
@@ -363,12 +378,11 @@ class IntegerType(SingleAnswerType):
             extra = self.two_server_extra_cell(question, value)
             if extra is not None:
                 return extra
-            if isinstance(value, bool) or not isinstance(value, int) or not (
-                    question.min <= value <= question.max):
+            value = whole_answer(question, value)
+            if not question.min <= value <= question.max:
                 raise AnswerError(f"{value!r} is not an answer to {question.id!r}")
             return value - question.min
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise AnswerError(f"the answer to {question.id!r} must be an integer")
+        value = whole_answer(question, value)
         if not question.min <= value <= question.max:
             raise AnswerError(f"{value} is outside [{question.min}, {question.max}] for "
                               f"{question.id!r}; it is refused, not clamped")
@@ -417,6 +431,13 @@ class IntegerType(SingleAnswerType):
     def terminal_prompt(self, question: Any, words: TerminalWords) -> tuple[list[str], str]:
         return [], (f"a whole number from {question.min} to {question.max}" if words.english
                     else words.t("form.number", min=question.min, max=question.max))
+
+    def device_answer(self, question: Any, answer: Any) -> Any:
+        """A whole number as given, a special value or "not asked" as it is; AnswerError
+        naming `questions.<id>` for anything else (`whole_answer`)."""
+        if isinstance(answer, str) and answer in extra_values(question):
+            return answer
+        return whole_answer(question, answer)
 
     def parse_typed(self, question: Any, typed: str, words: TerminalWords) -> Any:
         try:
