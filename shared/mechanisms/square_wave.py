@@ -16,17 +16,21 @@ Our discretization (nothing continuous is sampled on the device: Mironov 2012).
   (its experiments bucketize both sides into 1024 buckets) and at our sizes (n <= 10^6, ε <= 8)
   the estimate's error is set by the noise, not by a finer grid: the EMS error at ε = 1,
   n = 10^5 (bench/bench_numeric_distribution.py) is ~40 times a grid step.
-- Reports. The output is the same grid extended by B = round(b·(d - 1)) points on each side:
-  m = d + 2B cells y = 0..m-1 at positions (y - B)/(d - 1) in [-B/(d-1), 1 + B/(d-1)], about
-  [-b, 1 + b]. Cell y is "near" answer j when |position - v_j| <= B/(d - 1), that is
-  j <= y <= j + 2B: L = 2B + 1 near cells for every answer, all inside [0, m).
+- Reports. The output is the same grid extended by B = floor(b·(d - 1)) points on each side:
+  m = d + 2B cells y = 0..m-1 at positions (y - B)/(d - 1) in [-B/(d-1), 1 + B/(d-1)], inside
+  the paper's [-b, 1 + b] (the outer cells' edges, half a step further out, within half a
+  step of it). Cell y is "near" answer j when |position - v_j| <= b, the paper's condition
+  |ṽ - v| <= b on the grid, that is |position - v_j| <= B/(d - 1), j <= y <= j + 2B: L = 2B + 1
+  near cells for every answer, all inside [0, m). (B = round(b·(d - 1)) instead would take in
+  the cells one step beyond b whenever b·(d - 1) has a fractional part of 1/2 or more, as at
+  ε = 1 and d = 1024: a window 2 steps wider than the paper's 2b.)
 - Channel. P[y | j] = s/W for the near cells and t/W for the others, where s/t (lowest terms)
   is `rational_exp_floor(ε)` <= e^ε and W = L·s + (m - L)·t: the discrete square wave, exact
   rationals. Every column holds only s/W and t/W, so the worst ratio is s/t <= e^ε.
   `privacy_loss` checks it entry by entry (every (answer, cell) pair, integer arithmetic), and
   `channel()` lists it in Fractions for the audit at small d.
 - b itself is computed exactly from the same rationals (ε as the exact rational of its float,
-  e = s/t) and B rounds half to even in rationals, so the page's port (client/web/js/
+  e = s/t) and B is its exact rational floor, so the page's port (client/web/js/
   square_wave.js) derives the same B with no floating point. The stand-in's rounding (2^-32
   relative) cancels badly in e^ε - 1 - ε ~ ε²/2 for small ε, so below ε = 1/32 b takes its
   expansion 1/2 - ε/3 + ε²/9 instead (next term ~ -0.026·ε³): either way b is within 10^-6
@@ -84,7 +88,7 @@ def optimal_b(epsilon: float) -> Fraction:
 def geometry(epsilon: float, k: int) -> tuple[int, int, int]:
     """(d, B, m): grid points, half window in grid steps, report cells (module docstring)."""
     d = min(k, MAX_BUCKETS)
-    half = round(optimal_b(epsilon) * (d - 1))  # Fraction.__round__: half to even, exact
+    half = math.floor(optimal_b(epsilon) * (d - 1))  # exact: Fraction.__floor__
     return d, half, d + 2 * half
 
 

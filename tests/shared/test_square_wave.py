@@ -77,10 +77,29 @@ def test_b_is_the_papers(epsilon: float) -> None:
 def test_geometry(epsilon: float, k: int) -> None:
     d, half, m = geometry(epsilon, k)
     assert d == min(k, MAX_BUCKETS)
-    assert half == round(optimal_b(epsilon) * (d - 1))
     assert m == d + 2 * half
-    # The report range [-B/(d-1), 1 + B/(d-1)] is the paper's [-b, 1 + b] to half a step.
-    assert abs(half / (d - 1) - float(optimal_b(epsilon))) <= 0.5 / (d - 1) + 1e-12
+    # The paper's "near": a cell is near when its position is within b of the answer, so B is
+    # the largest whole number of grid steps within b, and the report positions
+    # [-B/(d-1), 1 + B/(d-1)] lie inside the paper's [-b, 1 + b], the cells' outer edges
+    # (B + 1/2 steps out) within half a step of it.
+    b = optimal_b(epsilon)
+    assert Fraction(half, d - 1) <= b < Fraction(half + 1, d - 1)
+
+
+@pytest.mark.parametrize("epsilon, k", [(1.0, 1024), (1.5, 1024), (0.25, 1024), (0.1, 1024),
+                                        (1.0, 40), (0.6, 6)])
+def test_near_cells_are_the_positions_within_b(epsilon: float, k: int) -> None:
+    """The paper's channel on the grid: report cell y (position (y - B)/(d - 1)) is near grid
+    point j (position j/(d - 1)) exactly when |position_y - position_j| <= b, exact rationals.
+    At ε = 1, 1.5, 0.25 and 0.1 (d = 1024) b·(d - 1) has a fractional part above 1/2, where
+    rounding B to the nearest step put cells beyond b in the window."""
+    mech = SquareWave(epsilon, range(k))
+    b = optimal_b(epsilon)
+    first, last = mech.windows()
+    for j in range(0, mech.d, max(1, mech.d // 7)):
+        near = {y for y in range(mech.m)
+                if abs(Fraction(y - mech.half_window - j, mech.d - 1)) <= b}
+        assert near == set(range(int(first[j]), int(last[j]) + 1))
 
 
 # --- privacy -----------------------------------------------------------------------------------

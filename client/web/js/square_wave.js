@@ -22,19 +22,13 @@ export function optimalB(epsilon) {
   return eps.mul(e).sub(e).add(1n).div(e.mul(2n).mul(e.sub(1n).sub(eps)));
 }
 
-/** round() of a rational, half to even (Python's round(Fraction)). */
-function roundHalfEven(x) {
-  const floor = x.floor();
-  const c = x.sub(floor).cmp(HALF);
-  if (c < 0) return floor;
-  if (c > 0) return floor + 1n;
-  return floor % 2n === 0n ? floor : floor + 1n;
-}
-
-/** {d, half, m} for k grid values at ε (square_wave.geometry), BigInts. */
+/**
+ * {d, half, m} for k grid values at ε (square_wave.geometry), BigInts: B = floor(b·(d − 1)), the
+ * grid steps within the paper's b.
+ */
 export function geometry(epsilon, k) {
   const d = k < MAX_BUCKETS ? k : MAX_BUCKETS;
-  const half = roundHalfEven(optimalB(epsilon).mul(d - 1n));
+  const half = optimalB(epsilon).mul(d - 1n).floor();
   return { d, half, m: d + 2n * half };
 }
 
