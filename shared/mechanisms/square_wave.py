@@ -15,7 +15,8 @@ Our discretization (nothing continuous is sampled on the device: Mironov 2012).
   v by at most half a grid step, 1/(2(d - 1)) of the range. d = 1024 is the paper's granularity
   (its experiments bucketize both sides into 1024 buckets) and at our sizes (n <= 10^6, ε <= 8)
   the estimate's error is set by the noise, not by a finer grid: the EMS error at ε = 1,
-  n = 10^5 (bench/bench_numeric_distribution.py) is ~40 times a grid step.
+  n = 10^5 (W1 ≈ 0.0058 of the range, bench/RESULTS-numeric-distribution.md) is ~6 grid
+  steps, ~24 times the quarter step an answer moves on average to its grid point.
 - Reports. The output is the same grid extended by B = floor(b·(d - 1)) points on each side:
   m = d + 2B cells y = 0..m-1 at positions (y - B)/(d - 1) in [-B/(d-1), 1 + B/(d-1)], inside
   the paper's [-b, 1 + b] (the outer cells' edges, half a step further out, within half a
