@@ -105,11 +105,17 @@ def build(folder: Path, n: int, rng: np.random.Generator) -> Path:
     conn = sqlite3.connect(db)
     conn.execute("INSERT INTO invite_surveys (survey_id, created) VALUES (?, 'bench')",
                  (SURVEY["id"],))
+    compiled = record.compiled()
+
+    def row(i: int) -> tuple:  # the JSON and the packed row, as ingest stores them
+        reports = {q: columns[q][i] for q in qids}
+        return (SURVEY["id"], ids[i], orjson.dumps(reports).decode(), compiled.pack(reports),
+                float(weights[i]), f"s{strata[i]}", f"p{psus[i]}", 1000.0)
+
     conn.executemany(  # each with its code's design, as ingest copies it when claiming
         "INSERT INTO submissions (survey_id, version, submission_id, received_hour, reports, "
-        "weight, stratum, psu, fpc) VALUES (?, 1, ?, '2026-01-01T00:00:00Z', ?, ?, ?, ?, ?)",
-        ((SURVEY["id"], ids[i], orjson.dumps({q: columns[q][i] for q in qids}).decode(),
-          float(weights[i]), f"s{strata[i]}", f"p{psus[i]}", 1000.0) for i in range(n)))
+        "packed, weight, stratum, psu, fpc) VALUES (?, 1, ?, '2026-01-01T00:00:00Z', ?, ?, ?, "
+        "?, ?, ?)", (row(i) for i in range(n)))
     conn.executemany(
         "INSERT INTO invites (code_sha256, survey_id, submission_id, weight, stratum, psu, "
         "fpc) VALUES (?, ?, ?, ?, ?, ?, ?)",

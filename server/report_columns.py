@@ -5,10 +5,13 @@ per report and the rest of each stored submission is never parsed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import hashlib
+import struct
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from ldpsurvey.shared.question_types.packed import PackedReports
 
 from .common.errors import StoreError
 from .store import Store
@@ -186,3 +189,102 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
             return None  # a label holding the separator: join in Python
         out[name] = values
     return out
+
+
+# --- every submission of a version from its packed rows (no JSON) -----------------------------
+
+_ABSENT = object()
+
+
+class PackedLayout:
+    """A survey version's packed row (the `packed` column of a stored submission, written with
+    its JSON in the same transaction at ingest): a 4-byte fingerprint of this layout, the
+    presence bits of the packed questions (bit j: the j-th answered), then each packed
+    question's integers as its unit packs them (`QuestionType.packed_reports`), little-endian
+    and unpadded, so numpy reads a page of rows as one record array. The fingerprint changes
+    whenever a unit packs differently, so rows packed by another layout are read from the JSON
+    instead of misread."""
+
+    def __init__(self, fields: Sequence[tuple[str, PackedReports]]) -> None:
+        self.fields = tuple(fields)
+        self.index = {qid: j for j, (qid, _) in enumerate(self.fields)}
+        self._presence = (len(self.fields) + 7) // 8
+        described = ";".join(f"{q}:{c.dtype}:{c.width}" for q, c in self.fields)
+        digest = hashlib.sha256(f"ldpsurvey packed 1;{described}".encode()).digest()
+        self.fingerprint = int.from_bytes(digest[:4], "little")
+        self._struct = struct.Struct(f"<I{self._presence}s"
+                                     + "".join(c.struct_format for _, c in self.fields))
+        self._zeros = [(0,) * c.width for _, c in self.fields]
+        self.dtype = np.dtype([("fingerprint", "<u4"), ("present", "u1", (self._presence,)),
+                               *((f"q{j}", c.dtype, (c.width,)) if c.width > 1
+                                 else (f"q{j}", c.dtype) for j, (_, c) in
+                                 enumerate(self.fields))])
+        assert self.dtype.itemsize == self._struct.size
+
+    @classmethod
+    def of(cls, survey: Any, mechanisms: Mapping[str, Any]) -> PackedLayout | None:
+        """The layout of a compiled survey version: each question whose unit packs its reports,
+        in the survey's order; None when none does."""
+        fields = []
+        for question in survey.questions:
+            mechanism = mechanisms.get(question.id)
+            if mechanism is None:
+                continue
+            code = question.unit.packed_reports(question, mechanism)
+            if code is not None:
+                fields.append((question.id, code))
+        return cls(fields) if fields else None
+
+    def pack(self, reports: Mapping[str, Any]) -> bytes | None:
+        """One submission's packed row; None when a report does not pack (its row then keeps
+        the JSON only, and its version is read from the JSON)."""
+        present = 0
+        values: list[Any] = []
+        try:
+            for j, (qid, code) in enumerate(self.fields):
+                report = reports.get(qid, _ABSENT)
+                if report is _ABSENT:
+                    values.extend(self._zeros[j])
+                    continue
+                present |= 1 << j
+                values.extend(code.encode(report))
+            return self._struct.pack(self.fingerprint,
+                                     present.to_bytes(self._presence, "little"), *values)
+        except (struct.error, ValueError, TypeError, OverflowError):
+            return None
+
+
+def packed_columns(store: Store, layout: PackedLayout | None, survey_id: str, version: int,
+                   qids: Sequence[str], page: int = 200_000
+                   ) -> tuple[Sequence[str], dict[str, tuple[np.ndarray, np.ndarray]]] | None:
+    """As `submission_columns`, from the packed rows (`Store.packed_rows`): no JSON is read
+    but one report per question for its JSON type (`report_types`: yes/no reports are bool).
+    None when the version cannot be read this way: a question its layout does not pack, or a
+    row stored without its packed row (before schema 7, or a report that does not pack) or
+    with another layout's; then read the JSON (`submission_columns`)."""
+    if layout is None or not qids or any(q not in layout.index for q in qids):
+        return None
+    chunks: list[bytes] = []
+    n = 0
+    for blob, count in store.packed_rows(survey_id, version, page):
+        if blob is None:
+            return None
+        chunks.append(blob)
+        n += count
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if not n or len(data) != n * layout.dtype.itemsize:
+        return None
+    table = np.frombuffer(data, dtype=layout.dtype)
+    if (table["fingerprint"] != layout.fingerprint).any():
+        return None
+    presence = np.unpackbits(table["present"], axis=1, bitorder="little")
+    types = store.report_types(survey_id, version, qids)
+    columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for qid in qids:
+        j = layout.index[qid]
+        present = presence[:, j].astype(bool)
+        reports = layout.fields[j][1].decode(table[f"q{j}"][present])
+        if types.get(qid) in ("true", "false"):
+            reports = reports.astype(bool)
+        columns[qid] = (present, reports)
+    return StoredIds(store, survey_id, version, n, page), columns

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .aggregation import merged_aggregates, recompute
 from .common.errors import StoreError
@@ -46,13 +47,18 @@ def copy_store(source: Store, target: Store,
     records = [SurveyRecord.from_row(r) for r in dump.surveys]
     aggregates = {(r.id, r.version): _aggregates_of(source, r) for r in records}
     copied = [0]
+    compiled = {(r.id, r.version): r.compiled() for r in records}
 
-    def counted(rows: Iterable[tuple[str, int, str, str, str]]) -> Iterator[tuple]:
+    def counted(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple]:
         for row in rows:
             copied[0] += 1
             if progress is not None and copied[0] % PROGRESS_EVERY == 0:
                 progress(copied[0])
-            yield tuple(row)
+            packed = row[5]
+            if packed is None:  # stored before schema 7: packed as ingest packs it now
+                survey = compiled.get((row[0], row[1]))
+                packed = None if survey is None else survey.pack(json.loads(row[4]))
+            yield (*row[:5], None if packed is None else bytes(packed))
 
     target.load(dump, counted(source.all_reports()), aggregates)
     if progress is not None:

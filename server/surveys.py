@@ -31,6 +31,7 @@ from ldpsurvey.shared.survey import CrosstabSpec, Survey, canonical_json
 
 from . import joint_aggregates
 from .common.errors import Conflict, NotFound, ValidationFailed
+from .report_columns import PackedLayout
 from .store import Store, SurveyRow, current_hour
 
 # "status", "invite_only", "invite_carries" and "signed_bytes" are accepted (and not kept) so
@@ -57,6 +58,9 @@ class CompiledSurvey:
     # Questions whose condition reads disclosed answers only (shared/skip_logic.py): present
     # in a submission exactly when the condition holds on its disclosed reports.
     skips: tuple[Any, ...] = ()
+    # How each submission's reports are packed beside their JSON (report_columns.PackedLayout;
+    # None: no question packs).
+    packed: PackedLayout | None = None
 
     @property
     def id(self) -> str:
@@ -77,6 +81,10 @@ class CompiledSurvey:
                 found.setdefault(qid, []).append(report)
         return {qid: self.mechanisms[qid].aggregate_many(np.asarray(values))
                 for qid, values in found.items()}
+
+    def pack(self, reports: Mapping[str, Any]) -> bytes | None:
+        """A submission's packed row, stored with its JSON (None: its reports do not pack)."""
+        return None if self.packed is None else self.packed.pack(reports)
 
     def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
         return {**self.marginal_deltas(reports), **joint_aggregates.joint_deltas(self, reports)}
@@ -116,6 +124,7 @@ def compile_survey(sha256: str, survey: Survey | Mapping[str, Any]) -> CompiledS
         required=frozenset(q.id for q in survey.questions
                            if not q.optional and (q.condition is None or q.not_asked)),
         skips=public_skips(survey),
+        packed=PackedLayout.of(survey, mechanisms),
         crosstabs={spec.key: (spec, encoder_for_question(survey.question(spec.rows),
                                                          mechanisms[spec.rows], spec.row_bins),
                               encoder_for_question(survey.question(spec.cols),

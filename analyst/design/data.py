@@ -139,15 +139,19 @@ class DbSource:
         return SurveyVersion(r.id, r.version, r.sha256, r.manifest["survey"], r.compiled())
 
     def respondents(self) -> Respondents:
-        """Column by column in one pass of the database when the store can (its reports are
-        integers, booleans or lists of them), else row by row."""
-        from ldpsurvey.server.report_columns import submission_columns
+        """Column by column in one pass of the database when the store can: from the packed
+        rows written at ingest (no JSON), else from the JSON (its reports are integers,
+        booleans or lists of them), else row by row."""
+        from ldpsurvey.server.report_columns import packed_columns, submission_columns
 
         compiled = self.record.compiled()
         qids = [q.id for q in compiled.survey.questions]
-        widths = [int(compiled.mechanisms[q].report_width) for q in qids]
-        read = submission_columns(self.store, self.record.id, self.record.version, qids,
-                                  widths)
+        read = packed_columns(self.store, compiled.packed, self.record.id, self.record.version,
+                              qids)
+        if read is None:
+            widths = [int(compiled.mechanisms[q].report_width) for q in qids]
+            read = submission_columns(self.store, self.record.id, self.record.version, qids,
+                                      widths)
         if read is not None:  # stored reports were checked on the way in (ingest)
             return Respondents.from_columns(*read)
         ids: list[str] = []

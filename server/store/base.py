@@ -154,6 +154,11 @@ class AggregateRules(Protocol):
     def empty_aggregate(self, key: str) -> Aggregate:
         ...
 
+    def pack(self, reports: Mapping[str, Any]) -> bytes | None:
+        """A submission's packed row (server/report_columns.PackedLayout), stored with its
+        JSON in the same transaction; None: it has none (its version is read from the JSON)."""
+        ...
+
 
 @dataclass(frozen=True)
 class IngestJob:
@@ -356,6 +361,13 @@ class Store(Protocol):
                      qids: Sequence[str]) -> dict[str, str | None]:
         """The JSON type of each question's stored reports ('true' for a yes/no report,
         'integer', 'array'; None: no submission answered it)."""
+        ...
+
+    def packed_rows(self, survey_id: str, version: int,
+                    page: int) -> Iterator[tuple[bytes | None, int]]:
+        """Every stored submission of a version, `page` at a time, in arrival order: per page
+        the rows' packed reports joined (None when a row of the page has none) and how many
+        submissions the page holds (server/report_columns.py `packed_columns`)."""
         ...
 
     def submission_designs(self, survey_id: str, version: int,

@@ -425,12 +425,13 @@ class PgStore:
         hour = current_hour()
         inserted = {r[0] for r in conn.execute(
             "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
-            "reports) SELECT %s, v, i, %s, r FROM unnest(%s::integer[], %s::text[], "
-            "%s::text[]) AS t(v, i, r) ON CONFLICT (survey_id, submission_id) DO NOTHING "
-            "RETURNING submission_id",
+            "reports, packed) SELECT %s, v, i, %s, r, p FROM unnest(%s::integer[], %s::text[], "
+            "%s::text[], %s::bytea[]) AS t(v, i, r, p) ON CONFLICT (survey_id, submission_id) "
+            "DO NOTHING RETURNING submission_id",
             (sid, hour, [it.version for it in candidates],
              [it.submission_id for it in candidates],
-             [compact(it.reports) for it in candidates])).fetchall()}
+             [compact(it.reports) for it in candidates],
+             [job.rules[it.version].pack(it.reports) for it in candidates])).fetchall()}
         result, fresh = split_fresh(job, {it.submission_id for it in candidates} - inserted)
         if invite_only:  # raises InviteRefused: the transaction rolls back
             bindings = self._claim(conn, job, inserted)
@@ -609,6 +610,25 @@ class PgStore:
             yield id_text, text, count
             last = top
 
+    def packed_rows(self, survey_id: str, version: int,
+                    page: int) -> Iterator[tuple[bytes | None, int]]:
+        """As Store.packed_rows: the database joins a page's packed rows (string_agg of
+        bytea), one value per page."""
+        if not _fits(survey_id):
+            return
+        sql = ("SELECT string_agg(packed, ''::bytea ORDER BY seq), count(packed), count(*), "
+               "max(seq) FROM (SELECT seq, packed FROM submissions WHERE survey_id = %s AND "
+               "version = %s AND seq > %s ORDER BY seq LIMIT %s) AS t")
+        last = 0
+        while True:
+            with self._read() as conn:
+                blob, packed, count, top = conn.execute(
+                    sql, (survey_id, version, last, page)).fetchone()
+            if not count:
+                return
+            yield (bytes(blob) if packed == count else None), count
+            last = top
+
     def report_types(self, survey_id: str, version: int,
                      qids: Sequence[str]) -> dict[str, str | None]:
         """As SQLite's: 'true' for a yes/no report (jsonb's 'boolean'), 'integer' for a
@@ -691,8 +711,8 @@ class PgStore:
         with self._read() as conn, conn.transaction(), \
                 conn.cursor(name="ldpsurvey_dump") as cur:
             cur.itersize = 5000
-            cur.execute("SELECT survey_id, version, submission_id, received_hour, reports "
-                        "FROM submissions ORDER BY survey_id, seq")
+            cur.execute("SELECT survey_id, version, submission_id, received_hour, reports, "
+                        "packed FROM submissions ORDER BY survey_id, seq")
             yield from cur
 
     def load(self, dump: Dump, reports: Iterable[tuple[str, int, str, str, str]],
@@ -712,8 +732,8 @@ class PgStore:
                             "weight, stratum, psu, fpc, random_group, carried) "
                             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", dump.invites)
             with cur.copy("COPY submissions (survey_id, version, submission_id, "
-                          "received_hour, reports, weight, stratum, psu, fpc, random_group) "
-                          "FROM STDIN") as copy:
+                          "received_hour, reports, packed, weight, stratum, psu, fpc, "
+                          "random_group) FROM STDIN") as copy:
                 for row in dump.with_designs(reports):
                     copy.write_row(row)
             for (sid, version), replacement in texts.items():

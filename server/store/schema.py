@@ -77,6 +77,12 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         "ALTER TABLE submissions ADD COLUMN random_group INTEGER",
         SQLITE_COPY_DESIGNS,
     ],
+    [  # 7: a submission's reports packed as integers beside their JSON (written with it at
+        # ingest: server/report_columns.py PackedLayout), so a report reads a question's column
+        # with numpy instead of parsing JSON; NULL (rows stored before, or reports that do not
+        # pack) makes a report read that version's JSON, as before
+        "ALTER TABLE submissions ADD COLUMN packed BLOB",
+    ],
 ]
 
 POSTGRES_MIGRATIONS: list[list[str]] = [
@@ -121,5 +127,8 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
             ADD COLUMN psu text, ADD COLUMN fpc double precision,
             ADD COLUMN random_group integer""",
         POSTGRES_COPY_DESIGNS,
+    ],
+    [  # 5: a submission's reports packed as integers beside their JSON (SQLite's 7)
+        "ALTER TABLE submissions ADD COLUMN packed bytea",
     ],
 ]

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, NoReturn, Protocol
 import numpy as np
 
 from ..errors import AnalysisError, AnswerError, SurveyError
+from .packed import PackedReports
 
 NOT_ASKED = "(not asked)"  # the domain value of a question that did not apply (skip logic)
 # Options of a question with a "not asked" value, that value included: its share among those
@@ -721,6 +722,16 @@ class QuestionType:
         --mean-margin` is in its units; the import suggests a twentieth of the widest);
         None: no mean in the answers' own units."""
         return None
+
+    # --- stored report columns (server/store, server/report_columns.py) -------------------
+
+    def packed_reports(self, question: Any, mechanism: Any) -> PackedReports | None:
+        """How the store packs this question's reports into a submission's binary row, so that
+        a report reads its column with numpy instead of parsing JSON (shared/question_types/
+        packed.py); None: its reports stay in the JSON text only. Default: integers of 8 bytes
+        (a report that is not made of integers does not pack, and its version is read from the
+        JSON), 0/1 support bits packed as one integer's bits."""
+        return PackedReports.integers(mechanism, "<i8")
 
 
 class DeviceWords(Protocol):

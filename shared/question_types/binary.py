@@ -17,6 +17,7 @@ from .base import (
     XLSFormRow,
     extra_values,
 )
+from .packed import PackedReports
 from .single import SingleAnswerType
 
 
@@ -177,3 +178,9 @@ class BinaryType(SingleAnswerType):
         if op in ("==", "!="):
             return conditions.yes_no(target, op, name)
         return conditions.refuse(f"{target.id} is yes/no: compare it with = or !=")
+
+    # --- stored report columns (server/store, server/report_columns.py) -------------------
+
+    def packed_reports(self, question: Any, mechanism: Any) -> PackedReports | None:
+        """A yes/no report (or its index with a "not asked" value) in one byte."""
+        return PackedReports.integers(mechanism, "<i1")

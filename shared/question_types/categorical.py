@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .packed import PackedReports
 from .single import Domain, SingleAnswerType, options_and_groups
 
 
@@ -48,3 +49,9 @@ class CategoricalType(SingleAnswerType):
     # --- XLSForm import (analyst/xlsform_import) ------------------------------------------
 
     xlsform_types = ("select_one",)  # any select_one no other type takes (ANY_ROW)
+
+    # --- stored report columns (server/store, server/report_columns.py) -------------------
+
+    def packed_reports(self, question: Any, mechanism: Any) -> PackedReports | None:
+        """An option's index in four bytes; a unary encoding's bits as one integer."""
+        return PackedReports.integers(mechanism, "<i4")

@@ -69,6 +69,7 @@ from .number_grid import (
     exact_decimal,
     json_number,
 )
+from .packed import PackedReports
 from .words import MEAN
 
 _RANDOMIZATION_KEYS = ("epsilon", "mechanism", "mechanism_choice", "params", "typical")
@@ -561,6 +562,13 @@ class DecimalType(QuestionType):
         """Refused: conditions cannot read a decimal's answer yet (docs/decimal.md)."""
         return conditions.refuse(f"a condition cannot read the decimal {target.id}'s answer "
                                  "yet (only whether it was answered)")
+
+    # --- stored report columns (server/store, server/report_columns.py) -------------------
+
+    def packed_reports(self, question: Any, mechanism: Any) -> PackedReports | None:
+        """None: a decimal's reports stay in the JSON text (its mechanisms may report
+        decimals)."""
+        return None
 
 
 def _whole_text(text: str) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import BY_APPEARANCE, SCORES, XLSFormRow
+from .packed import PackedReports
 from .single import Domain, SingleAnswerType, options_and_groups
 from .words import EM_NOTE, MEAN_SCORE, score_note
 
@@ -111,3 +112,9 @@ class OrdinalType(SingleAnswerType):
         """A select_one with appearance likert."""
         appearance = str(row.cells.get("appearance", "")).split()
         return BY_APPEARANCE if "likert" in appearance else None
+
+    # --- stored report columns (server/store, server/report_columns.py) -------------------
+
+    def packed_reports(self, question: Any, mechanism: Any) -> PackedReports | None:
+        """An option's index in four bytes; a unary encoding's bits as one integer."""
+        return PackedReports.integers(mechanism, "<i4")

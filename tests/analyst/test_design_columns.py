@@ -290,3 +290,80 @@ def test_the_report_from_columns_equals_the_report_from_rows(stored: Path,
             documents = [json.dumps(estimate_document(w, 0.95, unweighted), sort_keys=True)
                          for w in (fast, slow)]
         assert documents[0] == documents[1]
+
+
+def test_every_submission_is_stored_with_its_packed_row_and_a_report_reads_it(
+        stored: Path) -> None:
+    """Ingest writes each submission's reports packed (server/report_columns.py PackedLayout,
+    each question as its unit packs it) with its JSON, in SQLite and PostgreSQL; the design
+    report reads the packed rows (no JSON), equal to the JSON column path."""
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.server.report_columns import packed_columns, submission_columns
+
+    with db_source(str(stored), SURVEY["id"], None) as source:
+        compiled = source.record.compiled()
+        layout = compiled.packed
+        assert layout is not None and [q for q, _ in layout.fields] == \
+            [q.id for q in compiled.survey.questions]
+        qids = [q.id for q in compiled.survey.questions]
+        pages = list(source.store.packed_rows(SURVEY["id"], 1, 7))
+        assert sum(count for _, count in pages) == N and all(b is not None for b, _ in pages)
+        packed = packed_columns(source.store, layout, SURVEY["id"], 1, qids, page=7)
+        assert packed is not None
+        widths = [int(compiled.mechanisms[q].report_width) for q in qids]
+        parsed = submission_columns(source.store, SURVEY["id"], 1, qids, widths)
+        assert parsed is not None
+        for qid in qids:
+            (present_p, reports_p), (present_j, reports_j) = packed[1][qid], parsed[1][qid]
+            assert np.array_equal(present_p, present_j), qid
+            assert reports_p.dtype == reports_j.dtype and reports_p.shape == reports_j.shape
+            assert np.array_equal(reports_p, reports_j), qid
+
+
+@pytest.mark.parametrize("change", ["packed = NULL", "packed = zeroblob(length(packed))",
+                                    "packed = substr(packed, 1, 8)"])
+def test_a_version_with_a_row_not_packed_by_its_layout_is_read_from_the_json(
+        stored_sqlite: Path, tmp_path: Path, change: str) -> None:
+    """A row stored before schema 7 (NULL), packed by another layout (its fingerprint), or
+    cut short: the packed read refuses the version, and the report reads the JSON instead,
+    with the same columns."""
+    import sqlite3
+
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.server.report_columns import packed_columns
+
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(copy) as target:
+        source_db.backup(target)
+    with sqlite3.connect(copy) as conn:
+        conn.execute(f"UPDATE submissions SET {change} WHERE submission_id = "
+                     "'00000000-0000-4000-8000-000000000007'")
+    with db_source(str(copy), SURVEY["id"], None) as source:
+        compiled = source.record.compiled()
+        qids = [q.id for q in compiled.survey.questions]
+        assert packed_columns(source.store, compiled.packed, SURVEY["id"], 1, qids) is None
+        fast = source.respondents()
+        slow = rows_respondents(source)
+        assert fast.answers is None  # the JSON column path
+        for q in compiled.survey.questions:
+            mechanism = compiled.mechanisms[q.id]
+            present_f, reports_f = fast.reports(q.id, mechanism)
+            present_s, reports_s = slow.reports(q.id, mechanism)
+            assert (present_f == present_s).all(), q.id
+            assert reports_f.reshape(len(reports_f), -1).tolist() == \
+                reports_s.reshape(len(reports_s), -1).tolist(), q.id
+
+
+def test_a_report_that_does_not_pack_leaves_its_row_to_the_json() -> None:
+    """Packing refuses what its layout cannot hold exactly (a float, an integer out of its
+    unit's range, a list of another width): that row is stored with its JSON only."""
+    from ldpsurvey.server.surveys import compile_survey
+
+    layout = compile_survey("shapes", SURVEY).packed
+    assert layout is not None
+    good = {"sex": True, "region": 2, "smoker": False, "mood": 4, "small": [5],
+            "wide": [3, 0], "forced": True, "drugs": [3]}
+    assert layout.pack(good) is not None
+    for qid, bad in (("mood", 1.0), ("mood", 2**40), ("small", [1, 2]), ("smoker", "yes"),
+                     ("wide", [1])):
+        assert layout.pack({**good, qid: bad}) is None, (qid, bad)
