@@ -614,19 +614,21 @@ class SqliteStore:
 
     def packed_rows(self, survey_id: str, version: int,
                     page: int) -> Iterator[tuple[bytes | None, int]]:
-        """As Store.packed_rows: the database joins a page's packed rows as hexadecimal text
-        (group_concat joins text, and a packed row may hold a zero byte), which Python turns
-        back into bytes in C: no Python object per row."""
-        sql = ("SELECT group_concat(hex(packed), ''), count(packed), count(*), max(seq) FROM "
-               "(SELECT seq, packed FROM submissions WHERE survey_id = ? AND version = ? AND "
-               "seq > ? ORDER BY seq LIMIT ?)")
+        """As Store.packed_rows: the database joins a page's packed rows, one value per page
+        and no Python object per row. group_concat takes a BLOB's bytes as they are (zero
+        bytes included) in a UTF-8 database, which ldpsurvey's are; in another encoding it
+        would transcode them, so there every page is None (the JSON path)."""
+        sql = ("SELECT CAST(group_concat(packed, '') AS BLOB), count(packed), count(*), "
+               "max(seq) FROM (SELECT seq, packed FROM submissions WHERE survey_id = ? AND "
+               "version = ? AND seq > ? ORDER BY seq LIMIT ?)")
+        utf8 = self._conn().execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
         last = 0
         while True:
-            text, packed, count, top = self._conn().execute(
+            blob, packed, count, top = self._conn().execute(
                 sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            yield (bytes.fromhex(text) if packed == count else None), count
+            yield (blob if packed == count and utf8 else None), count
             last = top
 
     def report_types(self, survey_id: str, version: int,
@@ -648,37 +650,36 @@ class SqliteStore:
                            page: int) -> Iterator[DesignPage]:
         """As Store.submission_designs. The numbers are read as SQLite's REALs (the cursor's
         floats, exact; NULL, no design, becomes nan) straight into a numpy record array (no
-        list of rows, no seq column: each page's bounds are read first from the index), which
-        costs half what formatting them as decimal text and parsing that did; the labels are
-        joined by the database, over the same rows."""
-        carried = self._conn().execute(
-            "SELECT count(fpc), count(stratum), count(psu), count(random_group) FROM invites "
-            "WHERE survey_id = ?", (survey_id,)).fetchone()
-        has_fpc, has_stratum, has_psu, has_group = (bool(c) for c in carried)
+        list of rows, no seq column: each page's bounds are read first, with its labels joined
+        by the database), which costs half what formatting them as decimal text and parsing
+        that did."""
+        # whether any code carries each column: each look-up stops at the first that does
+        has_fpc, has_stratum, has_psu, has_group = (self._conn().execute(
+            f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? AND {c} IS NOT NULL)",  # noqa: S608
+            (survey_id,)).fetchone()[0] == 1 for c in ("fpc", "stratum", "psu", "random_group"))
         # NULL as +inf (1e999: SQLite keeps no NaN), made nan below; a stored design's
         # numbers are finite (checked when its code was made)
         numbers = ["ifnull(weight, 1e999)", *(["ifnull(fpc, 1e999)"] if has_fpc else []),
                    *(["coalesce(random_group, 0)"] if has_group else [])]
         record = np.dtype([(f"c{j}", np.int64 if has_group and j == len(numbers) - 1
                             else np.float64) for j in range(len(numbers))])
-        bounds_sql = ("SELECT count(*), max(seq) FROM (SELECT seq FROM submissions WHERE "
-                      "survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         where = "WHERE survey_id = ? AND version = ? AND seq > ? AND seq <= ? ORDER BY seq"
         rows_sql = f"SELECT {', '.join(numbers)} FROM submissions {where}"  # noqa: S608
         labels = [*(["group_concat(coalesce(stratum, ''), char(31))"] if has_stratum else []),
                   *(["group_concat(coalesce(psu, ''), char(31))"] if has_psu else [])]
-        labels_sql = (f"SELECT {', '.join(labels) or 1} FROM (SELECT stratum, psu FROM "  # noqa: S608
-                      f"submissions {where})")
+        # a page's bounds and its labels in one pass (the index, then each row once)
+        head_sql = (f"SELECT count(*), max(seq){''.join(', ' + c for c in labels)} FROM "  # noqa: S608
+                    "(SELECT seq, stratum, psu FROM submissions WHERE survey_id = ? AND "
+                    "version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            count, top = self._conn().execute(bounds_sql,
-                                              (survey_id, version, last, page)).fetchone()
+            count, top, *found = self._conn().execute(
+                head_sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
             bounds = (survey_id, version, last, top)
             table = np.fromiter(self._conn().execute(rows_sql, bounds), dtype=record)
-            texts = iter(self._conn().execute(labels_sql, bounds).fetchone() if labels
-                         else ())
+            texts = iter(found)
 
             def real(j: int, table: np.ndarray = table) -> np.ndarray:
                 column = np.ascontiguousarray(table[f"c{j}"])
