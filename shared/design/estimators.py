@@ -56,8 +56,14 @@ from ..distributions import chi2_value, t_value
 from ..errors import DesignError
 from ..estimates import finite_or_none, z_value
 from .groups import cell_based, groups_of, replicate_factors, residualize
-from .linearization import covariance, covariance_of_totals, randomization_terms, sums_by
-from .pseudo import PseudoValues
+from .linearization import (
+    covariance,
+    covariance_of_totals,
+    randomization_fractions,
+    randomization_terms,
+    sums_by,
+)
+from .pseudo import Lookup, PseudoValues
 from .replicates import Replicates
 from .sample import Design
 
@@ -315,10 +321,12 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
         count = int(d.sum())
         if count == 0 or weight_sum == 0:
             raise DesignError(f"{pv.question!r}: no respondent in the domain answered it")
-        totals = wd @ pv.values
+        lookup = pv.rows  # sums over the rows once per report value (pseudo.Lookup)
+        totals = wd @ pv.values if lookup is None else lookup.sums(wd) @ lookup.table
         t = n_g = None
         if groups is not None:
-            t = sums_by(groups.of_row, pv.values, groups.count, wd)
+            t = (sums_by(groups.of_row, pv.values, groups.count, wd) if lookup is None
+                 else lookup.sums(wd, groups.of_row, groups.count) @ lookup.table)
             n_g = np.bincount(groups.of_row, weights=wd, minlength=groups.count)
             group_sums.append((t, n_g))
         baseline = _srs_baseline(design, pv, wd, weight_sum, count, totals)
@@ -327,6 +335,8 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
             coefficients = wd / weight_sum if statistic == "mean" else wd
             if pv.disclosed:  # no randomization: its terms are zeros, without two passes
                 added, privacy = np.zeros(pv.values.shape[1]), np.zeros(pv.values.shape[1])
+            elif lookup is not None:
+                added, privacy = _lookup_randomization_terms(design, coefficients, lookup)
             else:
                 added, privacy = randomization_terms(design, coefficients, pv.noise)
             cov = np.zeros((est.size, est.size))
@@ -512,11 +522,41 @@ class _SrsBaseline:
     std_error: np.ndarray  # its s.e. (`_spread_std_error`)
 
 
+def _lookup_randomization_terms(design: Design, coefficients: np.ndarray,
+                                lookup: Lookup) -> tuple[np.ndarray, np.ndarray]:
+    """`randomization_terms` of a lookup's noise: the sums of a_i² (and c_h·a_i²) per report
+    value, times the noise table."""
+    a2 = np.asarray(coefficients, dtype=np.float64) ** 2
+    privacy = lookup.sums(a2) @ lookup.noise_table
+    c = randomization_fractions(design)
+    if not c.any():
+        return np.zeros_like(privacy), privacy
+    return lookup.sums(a2 * c[design.strata]) @ lookup.noise_table, privacy
+
+
 def _srs_baseline(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
                   count: int, totals: np.ndarray) -> _SrsBaseline:
     """The answers' variance estimated as the pseudo-values' minus the mean randomization
     variance (module docstring), with its s.e."""
     centre = totals / weight_sum
+    lookup = pv.rows
+    if lookup is not None:  # per report value: one bincount for the sums, one by PSU
+        by_value = lookup.sums(wd)
+        squares = by_value @ (lookup.table * lookup.table)
+        spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
+        inflation = count / (count - 1) if count > 1 else 1.0
+        answers = (spread * count / (count - 1) if count > 1 else spread) - (
+            0.0 if pv.disclosed else (by_value @ lookup.noise_table) / weight_sum)
+        deviation = lookup.table - centre
+        u = deviation * deviation * inflation
+        if not pv.disclosed:
+            u -= lookup.noise_table
+        p = design.psu_count
+        weights = np.bincount(design.psus, weights=wd, minlength=p)
+        psu_totals = (lookup.sums(wd, design.psus, p) @ u - np.outer(weights, answers)) \
+            / weight_sum
+        se = np.sqrt(np.maximum(np.diag(covariance_of_totals(design, psu_totals)), 0.0))
+        return _SrsBaseline(answers, se)
     squares = np.einsum("i,ij,ij->j", wd, pv.values, pv.values)
     spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
     inflation = count / (count - 1) if count > 1 else 1.0

@@ -30,6 +30,37 @@ from ..question_types.words import MEAN_SCORE
 
 
 @dataclass(frozen=True, eq=False)
+class Lookup:
+    """A question's pseudo-values and noise as rows of two small tables: row i of `values` is
+    `table[codes[i]]`, of `noise` `noise_table[codes[i]]` (a respondent who did not answer:
+    the last code, rows of zeros). Estimators then sum over the n respondents once per code
+    (one bincount over (group, code)) and multiply by the table, instead of summing each
+    column over the n rows (shared/design/estimators.py)."""
+
+    codes: np.ndarray  # (n,) int64
+    table: np.ndarray  # (c, m)
+    noise_table: np.ndarray  # (c, m)
+    # The arrays this lookup describes: a PseudoValues copied with other values or noise
+    # (dataclasses.replace) keeps the lookup but no longer matches it (`PseudoValues.rows`).
+    values: np.ndarray
+    noise: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.table.shape[0])
+
+    def sums(self, weights: np.ndarray, groups: np.ndarray | None = None,
+             count: int = 1) -> np.ndarray:
+        """Σ_i weights_i · row_i over all rows ((c,) per code; with `groups` (n,) in [0,
+        count): (count, c), per group and code): one bincount."""
+        if groups is None:
+            return np.bincount(self.codes, weights=weights, minlength=self.size)
+        key = groups * self.size + self.codes
+        return np.bincount(key, weights=weights, minlength=count * self.size).reshape(
+            count, self.size)
+
+
+@dataclass(frozen=True, eq=False)
 class PseudoValues:
     """Pseudo-values of one question over all n respondents of a design.
 
@@ -47,6 +78,15 @@ class PseudoValues:
     present: np.ndarray
     kind: str
     disclosed: bool
+    lookup: Lookup | None = None
+
+    @property
+    def rows(self) -> Lookup | None:
+        """The lookup that makes `values` and `noise` (None: none, or it describes others)."""
+        found = self.lookup
+        if found is None or found.values is not self.values or found.noise is not self.noise:
+            return None
+        return found
 
     @property
     def n(self) -> int:
@@ -73,8 +113,12 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
     all did). Rows that did not answer get zeros and are left out of the question's estimates.
     DesignError for a mechanism without a linear debias (the reason is in the message).
     """
-    z = mechanism.pseudo_values(reports)
-    answered = z.shape[0]
+    unit = question.unit
+    rows = None if unit.numeric else mechanism.pseudo_value_rows(reports)
+    # With a lookup, the columns below are made on its table's rows (the same operations on
+    # the same numbers) and each respondent's row taken from it.
+    z = mechanism.pseudo_values(reports) if rows is None else rows[0]
+    answered = z.shape[0] if rows is None else rows[1].shape[0]
     if present is None:
         mask = np.ones(answered, dtype=bool)
     else:
@@ -83,7 +127,6 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
             raise DesignError(f"{question.id!r}: {answered} reports for {int(mask.sum())} "
                               "respondents marked as answering")
     disclosed = bool(getattr(question, "disclosed", False))
-    unit = question.unit
     if unit.numeric:  # one column: the value (its mean is what designs weight)
         labels: tuple[str, ...] = ("mean",)
         kind = "mean"
@@ -114,14 +157,26 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
             if scored is not None:
                 k = z.shape[1] - 1
                 noise[:, k] = z[:, k] * z[:, k] - z[:, :k] @ (scores * scores)
-    if present is not None and not mask.all():
+    lookup = None
+    if rows is not None:  # the table's rows, and a row of zeros for who did not answer
+        table = np.vstack([z, np.zeros((1, z.shape[1]))])
+        noise_table = np.vstack([noise, np.zeros((1, z.shape[1]))])
+        codes = rows[1]
+        if present is not None and not mask.all():
+            codes = np.full(mask.size, table.shape[0] - 1, dtype=np.int64)
+            codes[mask] = rows[1]
+        z = np.take(table, codes, axis=0)
+        noise = np.take(noise_table, codes, axis=0)
+        lookup = Lookup(codes, table, noise_table, z, noise)
+    elif present is not None and not mask.all():
         full = np.zeros((mask.size, z.shape[1]))
         full[mask] = z
         full_noise = np.zeros_like(full)
         full_noise[mask] = noise
         z, noise = full, full_noise
     return PseudoValues(question=question.id, mechanism=mechanism.name, labels=labels,
-                        values=z, noise=noise, present=mask, kind=kind, disclosed=disclosed)
+                        values=z, noise=noise, present=mask, kind=kind, disclosed=disclosed,
+                        lookup=lookup)
 
 
 def from_values(name: str, values: np.ndarray, *, labels: Sequence[str] | None = None,

@@ -391,6 +391,20 @@ class Mechanism(JointReports, ABC):
                           f"pseudo-values" + (f" for {self.question_id!r}"
                                               if self.question_id else ""))
 
+    def pseudo_value_rows(self, reports: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """(table, codes): `pseudo_values(reports)` as a lookup, row i being table[codes[i]]
+        exactly (the same operations make each row), so that a design-based estimator sums
+        over n respondents once per report value (one bincount of the codes) instead of once
+        per column (shared/design/estimators.py). Default: an index report's row of the
+        channel inverse's transpose, the report being its code; None (also for a mechanism
+        that makes its pseudo-values otherwise): not a lookup."""
+        if self.joint_reports != "index" or type(self).pseudo_values is not \
+                Mechanism.pseudo_values:
+            return None
+        _, inverse = self.index_channel()
+        index = np.asarray(reports).astype(np.int64, copy=False).reshape(-1)
+        return np.ascontiguousarray(inverse.T), index
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} k={self.k} epsilon={self.epsilon!r}>"
 

@@ -123,6 +123,13 @@ class Disclosed(Mechanism):
         index = self.report_index(np.asarray(reports).reshape(-1))
         return np.take(np.eye(self.k), index, axis=0)  # rows of the identity, 5x faster
 
+    def pseudo_value_rows(self, reports: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """The identity's rows, the answer's index the code (None for a subclass that makes
+        its pseudo-values otherwise: DisclosedInteger's are the value)."""
+        if type(self).pseudo_values is not Disclosed.pseudo_values:
+            return None
+        return np.eye(self.k), self.report_index(np.asarray(reports).reshape(-1))
+
     def estimate(self, aggregate: Aggregate, confidence: float = 0.95) -> Estimate:
         n = aggregate.n
         result = self._result(n, confidence)

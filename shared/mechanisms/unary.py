@@ -33,10 +33,12 @@ import numpy as np
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource, randbelow_many
-from .base import reject_bool
+from .base import Mechanism, reject_bool
 from .pure import PureProtocol, SupportCounted
 
 _CHUNK_ROWS = 4096  # rows per vectorized block: bounded memory at any n
+# Options up to which a one-word report's pseudo-values are a lookup (2^k rows: 32 kB at 12).
+LOOKUP_BITS = 12
 
 
 class BitmapReports(SupportCounted):
@@ -102,6 +104,15 @@ class BitmapReports(SupportCounted):
     def support_bits(self, reports: np.ndarray) -> np.ndarray:
         words = np.asarray(reports, dtype=np.int64).astype("<u4").reshape(-1, self.words)
         return self._bits(words).astype(np.float64)
+
+    def pseudo_value_rows(self, reports: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """A one-word report of at most LOOKUP_BITS options is its own code: the table holds
+        the pseudo-values of every possible word (2^k rows), made by `pseudo_values`."""
+        if self.words != 1 or self.k > LOOKUP_BITS or type(self).pseudo_values is not \
+                Mechanism.pseudo_values:
+            return None
+        table = self.pseudo_values(np.arange(2**self.k, dtype=np.int64))
+        return table, np.asarray(reports).astype(np.int64, copy=False).reshape(-1)
 
     def _bits(self, words: np.ndarray) -> np.ndarray:
         """(rows, k) 0/1 array from (rows, words) uint32 words."""
