@@ -334,7 +334,7 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
             est = totals / weight_sum if statistic == "mean" else totals
             coefficients = wd / weight_sum if statistic == "mean" else wd
             if pv.disclosed:  # no randomization: its terms are zeros, without two passes
-                added, privacy = np.zeros(pv.values.shape[1]), np.zeros(pv.values.shape[1])
+                added, privacy = np.zeros(pv.width), np.zeros(pv.width)
             elif lookup is not None:
                 added, privacy = _lookup_randomization_terms(design, coefficients, lookup)
             else:

@@ -40,10 +40,6 @@ class Lookup:
     codes: np.ndarray  # (n,) int64
     table: np.ndarray  # (c, m)
     noise_table: np.ndarray  # (c, m)
-    # The arrays this lookup describes: a PseudoValues copied with other values or noise
-    # (dataclasses.replace) keeps the lookup but no longer matches it (`PseudoValues.rows`).
-    values: np.ndarray
-    noise: np.ndarray
 
     @property
     def size(self) -> int:
@@ -60,7 +56,7 @@ class Lookup:
             count, self.size)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class PseudoValues:
     """Pseudo-values of one question over all n respondents of a design.
 
@@ -68,6 +64,9 @@ class PseudoValues:
     randomization-variance estimate V̂ (zeros for a disclosed question); `present` (n,): who
     answered. `kind` is "shares" (indicators, plus "mean score" for ordinal questions) or
     "mean" (one column, the value of an integer question).
+
+    Made from a `lookup` with `values` and `noise` None, those are its tables' rows, made
+    the first time they are read (the estimators sum the lookup's codes instead, `rows`).
     """
 
     question: str
@@ -80,17 +79,44 @@ class PseudoValues:
     disclosed: bool
     lookup: Lookup | None = None
 
+    def __init__(self, question: str, mechanism: str, labels: tuple[str, ...],
+                 values: np.ndarray | None, noise: np.ndarray | None, present: np.ndarray,
+                 kind: str, disclosed: bool, lookup: Lookup | None = None) -> None:
+        lazy = lookup is not None and values is None and noise is None
+        if not lazy and (values is None or noise is None):
+            raise ValueError("pseudo-values need their values and noise, or a lookup")
+        fields = {"question": question, "mechanism": mechanism, "labels": labels,
+                  "present": present, "kind": kind, "disclosed": disclosed, "lookup": lookup,
+                  "_lazy": lazy}
+        if not lazy:
+            fields |= {"values": values, "noise": noise}
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        """`values` and `noise` of a lookup, made when first read (then kept)."""
+        if name in ("values", "noise") and self.__dict__.get("_lazy"):
+            lookup = self.__dict__["lookup"]
+            table = lookup.table if name == "values" else lookup.noise_table
+            made = np.take(table, lookup.codes, axis=0)
+            object.__setattr__(self, name, made)
+            return made
+        raise AttributeError(name)
+
     @property
     def rows(self) -> Lookup | None:
-        """The lookup that makes `values` and `noise` (None: none, or it describes others)."""
-        found = self.lookup
-        if found is None or found.values is not self.values or found.noise is not self.noise:
-            return None
-        return found
+        """The lookup that makes `values` and `noise` (None: none, or this copy was given
+        other arrays: dataclasses.replace passes them explicitly)."""
+        return self.lookup if self.__dict__.get("_lazy") else None
 
     @property
     def n(self) -> int:
-        return int(self.values.shape[0])
+        return int(self.rows.codes.shape[0] if self.rows is not None else self.values.shape[0])
+
+    @property
+    def width(self) -> int:
+        """How many columns: m."""
+        return int(self.rows.table.shape[1] if self.rows is not None else self.values.shape[1])
 
     @property
     def answered(self) -> int:
@@ -165,9 +191,8 @@ def pseudo_values(question: Any, mechanism: Mechanism, reports: Any,
         if present is not None and not mask.all():
             codes = np.full(mask.size, table.shape[0] - 1, dtype=np.int64)
             codes[mask] = rows[1]
-        z = np.take(table, codes, axis=0)
-        noise = np.take(noise_table, codes, axis=0)
-        lookup = Lookup(codes, table, noise_table, z, noise)
+        lookup = Lookup(codes, table, noise_table)
+        z = noise = None  # made from the lookup when read (PseudoValues)
     elif present is not None and not mask.all():
         full = np.zeros((mask.size, z.shape[1]))
         full[mask] = z
