@@ -194,6 +194,8 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
 # --- every submission of a version from its packed rows (no JSON) -----------------------------
 
 _ABSENT = object()
+_SCALAR = (0,)
+_UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 
 class PackedLayout:
@@ -212,9 +214,16 @@ class PackedLayout:
         described = ";".join(f"{q}:{c.dtype}:{c.width}" for q, c in self.fields)
         digest = hashlib.sha256(f"ldpsurvey packed 1;{described}".encode()).digest()
         self.fingerprint = int.from_bytes(digest[:4], "little")
-        self._struct = struct.Struct(f"<I{self._presence}s"
-                                     + "".join(c.struct_format for _, c in self.fields))
-        self._zeros = [(0,) * c.width for _, c in self.fields]
+        # the presence bytes as one little-endian integer where they are 1, 2, 4 or 8 (the
+        # same bytes, packed without making them first), else as bytes
+        self._presence_int = self._presence in _UNSIGNED
+        self._struct = struct.Struct(
+            f"<I{_UNSIGNED.get(self._presence, f'{self._presence}s')}"
+            + "".join(c.struct_format for _, c in self.fields))
+        # per field: its presence bit, id, packing and the zeros of an absent report (_SCALAR,
+        # the one zero, for a report of one integer: `pack` takes that one as it is)
+        self._plan = [(1 << j, qid, c, _SCALAR if c.width == 1 else (0,) * c.width)
+                      for j, (qid, c) in enumerate(self.fields)]
         self.dtype = np.dtype([("fingerprint", "<u4"), ("present", "u1", (self._presence,)),
                                *((f"q{j}", c.dtype, (c.width,)) if c.width > 1
                                  else (f"q{j}", c.dtype) for j, (_, c) in
@@ -237,19 +246,26 @@ class PackedLayout:
 
     def pack(self, reports: Mapping[str, Any]) -> bytes | None:
         """One submission's packed row; None when a report does not pack (its row then keeps
-        the JSON only, and its version is read from the JSON)."""
+        the JSON only, and its version is read from the JSON). On ingest's path: a plain
+        integer report goes to `struct` as it is (struct refuses what does not fit), a list
+        through its `PackedReports.encode`."""
         present = 0
         values: list[Any] = []
+        append = values.append
+        get = reports.get
         try:
-            for j, (qid, code) in enumerate(self.fields):
-                report = reports.get(qid, _ABSENT)
+            for bit, qid, code, zeros in self._plan:
+                report = get(qid, _ABSENT)
                 if report is _ABSENT:
-                    values.extend(self._zeros[j])
+                    values += zeros
                     continue
-                present |= 1 << j
-                values.extend(code.encode(report))
-            return self._struct.pack(self.fingerprint,
-                                     present.to_bytes(self._presence, "little"), *values)
+                present |= bit
+                if zeros is _SCALAR and type(report) is not list:
+                    append(report)
+                else:
+                    values += code.encode(report)
+            return self._struct.pack(self.fingerprint, present if self._presence_int
+                                     else present.to_bytes(self._presence, "little"), *values)
         except (struct.error, ValueError, TypeError, OverflowError):
             return None
 
