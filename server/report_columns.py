@@ -287,8 +287,10 @@ def packed_columns(store: Store, layout: PackedLayout | None, survey_id: str, ve
             return None
         chunks.append(blob)
         n += count
+    if not n:  # nothing stored: the JSON path says so as it always has
+        return None
     data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    if not n or len(data) != n * layout.dtype.itemsize:
+    if len(data) != n * layout.dtype.itemsize:
         return None
     table = np.frombuffer(data, dtype=layout.dtype)
     if (table["fingerprint"] != layout.fingerprint).any():
