@@ -367,3 +367,30 @@ def test_a_report_that_does_not_pack_leaves_its_row_to_the_json() -> None:
     for qid, bad in (("mood", 1.0), ("mood", 2**40), ("small", [1, 2]), ("smoker", "yes"),
                      ("wide", [1])):
         assert layout.pack({**good, qid: bad}) is None, (qid, bad)
+
+
+def test_migrate_store_packs_the_rows_stored_before_schema_7(stored_sqlite: Path,
+                                                             tmp_path: Path) -> None:
+    """A store whose rows have no packed row (written before schema 7) copied by
+    `migrate-store` into a new store: every copied row is packed as ingest packs it, so the
+    copy's design report reads the packed rows."""
+    import sqlite3
+
+    from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.store_copy import copy_store
+
+    old = tmp_path / "old.db"
+    with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(old) as target:
+        source_db.backup(target)
+    with sqlite3.connect(old) as conn:
+        packed = conn.execute("SELECT packed FROM submissions ORDER BY seq").fetchall()
+        conn.execute("UPDATE submissions SET packed = NULL")
+    source, target = open_store(old), open_store(tmp_path / "new.db")
+    try:
+        copy_store(source, target)
+    finally:
+        source.close()
+        target.close()
+    with sqlite3.connect(tmp_path / "new.db") as conn:
+        assert conn.execute("SELECT packed FROM submissions ORDER BY seq").fetchall() == packed
+    assert all(row[0] is not None for row in packed) and len(packed) == N
