@@ -1,9 +1,9 @@
 """Square Wave + EMS (issue 41): distribution accuracy and median interval coverage.
 
 Run: `python bench/bench_numeric_distribution.py [--wasserstein-runs R] [--coverage-runs R]
-[--sizes 2000,20000] [--coverage-epsilons 1,2] [--data uniform,lognormal,bimodal]
-[--runs-file F] [--skip accuracy|coverage]... [--table-only] [--point-runs R]`. Prints tables,
-asserts nothing.
+[--sizes 2000,20000] [--coverage-epsilons 1,2] [--data uniform,lognormal,bimodal,beta]
+[--epsilons-of beta=1] [--runs-file F] [--skip accuracy|coverage]... [--table-only]
+[--point-runs R]`. Prints tables, asserts nothing.
 
 (a) Accuracy, the paper's synthetic setting (Li et al., SIGMOD 2020, §6): answers from
 Beta(5, 2) on [0, 1], bucketized into d = 1024 buckets, n = 10^5 respondents, ε in
@@ -18,19 +18,22 @@ uniform start, (1, 2, 1)/4 smoothing, τ = 10^-3, the 1/n move). Each ratio of m
 comes with its 95% interval over paired runs (delta method); the target is ours within 1.2x.
 One EMS fit per run and estimator, all runs in one batch: ~0.3 s of CPU per run.
 
-(b) Interval coverage: `distribution_estimate`'s 95% intervals of the 1st quartile, median
-and 3rd quartile (bootstrap, R = 199 replicates, 5th and 195th order statistics) over
+(b) Interval coverage: the 95% intervals of the 1st quartile, median and 3rd quartile that
+`distribution_estimate` reports (EMS on the counts and on R = 79 bootstrap replicates, each
+interval by test inversion of the EMS CDF, `inverted_quantile`), and, from the same replicates,
+the percentile interval of their quartiles (2nd and 78th smallest: the method before), over
 independent runs (default 400) at n = 2,000 and 20,000, ε in {1, 2}, on answers over a grid of
 1024 points from a uniform law, a log-normal income (0..200,000, median 40,000, σ = 0.7,
-top-coded) and a bimodal mixture (40% N(250, 60), 60% N(700, 90)); the truth is the quantile of
-the exact bucketized law read as `Cells.quantile` reads estimates. Each cell's coverage is
-printed with its exact (Clopper-Pearson) 95% interval and with the band where an exactly-95%
-interval's measured coverage falls with probability 95% over that many runs (at 400 runs
-[0.928, 0.970]). Runs go round-robin over the cells, one JSON line each in --runs-file, and a
-rerun resumes: a bench cut short keeps every cell's runs so far (--table-only prints them).
-Simulated answers and reports come from numpy generators seeded per run (a simulation, not a
-device). CPU: ~4 s per run at n = 2,000 and ~10 s at n = 20,000 on one free core, so the full
-12 cells x 400 runs is ~8 hours of one core.
+top-coded), a bimodal mixture (40% N(250, 60), 60% N(700, 90)) and Beta(5, 2) (the paper's law,
+median 752.7 of 0..1023); the truth is the quantile of the exact bucketized law read as
+`Cells.quantile` reads estimates. Each cell's coverage is printed with its exact
+(Clopper-Pearson) 95% interval and with the band where an exactly-95% interval's measured
+coverage falls with probability 95% over that many runs (at 400 runs [0.928, 0.970]). Runs go
+round-robin over the cells, one JSON line each in --runs-file (default
+numeric-coverage-runs-inversion.jsonl; numeric-coverage-runs.jsonl holds the earlier
+percentile-interval runs, R = 199), and a rerun resumes: a bench cut short keeps every cell's
+runs so far (--table-only prints them). Simulated answers and reports come from numpy
+generators seeded per run (a simulation, not a device). CPU per run: see the results file.
 
 (c) --point-runs R: the quartile estimates' own bias and standard deviation over R runs per
 cell, one EMS fit each (no intervals, so 1/200 of a coverage run's CPU).
@@ -51,7 +54,10 @@ from ldpsurvey.shared.numeric.distribution import (
     QUARTILES,
     RESAMPLES,
     Cells,
-    distribution_estimate,
+    bootstrap_counts,
+    inverted_quantile,
+    order_interval,
+    window_channel,
 )
 from ldpsurvey.shared.numeric.ems import WindowChannel, ems
 from scipy import sparse, stats
@@ -208,29 +214,39 @@ def datasets() -> dict[str, np.ndarray]:
         # two groups: 40% around 250, 60% around 700 (the median on the second's shoulder)
         "bimodal": _bucketized(0.4 * stats.norm(250, 60).cdf(edges)
                                + 0.6 * stats.norm(700, 90).cdf(edges)),
+        # the paper's synthetic law, where EMS's intervals measured short (median 752.7)
+        "beta": _bucketized(BETA.cdf((edges + 0.5) / D)),
     }
 
 
 def coverage_run(mech: SquareWave, law: np.ndarray, n: int, seed: list[int]) -> dict:
     """One survey: n answers from `law`, the mechanism's reports (numpy: a simulation, not a
-    device), `distribution_estimate`'s quartiles with their 95% intervals."""
+    device), the quartiles with their 95% intervals as `distribution_estimate` reports them."""
     rng = np.random.default_rng(seed)
     answers = rng.choice(D, n, p=law)
     counts = np.bincount(mech.perturb_many(answers, rng), minlength=mech.m)
     cpu = time.process_time()
-    result = distribution_estimate(mech, counts, quantiles=QUARTILES, cdf_at=())
-    return {"cpu": time.process_time() - cpu,
-            "q": [[q.p, q.estimate, q.std_error, q.ci_low, q.ci_high] for q in result.quantiles]}
+    fits = ems(window_channel(mech), np.vstack([counts[None, :],
+                                                bootstrap_counts(counts, RESAMPLES)]))
+    cells = Cells.of(mech)
+    quartiles = []
+    for p in QUARTILES:
+        estimate, se, low, high = inverted_quantile(cells, fits, p, 0.95)
+        low_pct, high_pct = order_interval(cells.quantile(fits, p)[1:], 0.95)
+        quartiles.append([p, estimate, se, low, high, float(low_pct), float(high_pct)])
+    return {"cpu": time.process_time() - cpu, "q": quartiles}
 
 
 def coverage(names: list[str], epsilons: list[float], sizes: list[int], runs: int,
-             out: Path) -> None:
+             out: Path, epsilons_of: dict[str, list[float]] | None = None) -> None:
     """Runs the cells round-robin (run 0 of every cell, then run 1, ...), appending one JSON
     line per run to `out` and skipping runs already there: a cut-short bench keeps every cell's
     runs so far, and a rerun resumes. Each run's generator is seeded by its cell and index."""
     laws = datasets()
     done = {(r["data"], r["epsilon"], r["n"], r["run"]) for r in read_runs(out)}
-    cells = [(name, eps, n) for n in sizes for eps in epsilons for name in names]
+    epsilons_of = epsilons_of or {}
+    cells = [(name, eps, n) for n in sizes for eps in epsilons for name in names
+             if eps in epsilons_of.get(name, epsilons)]
     mechs = {eps: SquareWave(eps, range(D)) for eps in epsilons}
     with out.open("a") as sink:
         for run in range(runs):
@@ -254,12 +270,14 @@ def coverage_table(path: Path) -> None:
     """The coverage of each quartile's 95% interval per cell, from the runs in `path`."""
     rows = read_runs(path)
     laws = datasets()
-    print(f"\n(b) 95% intervals of the quartiles (distribution_estimate, R = {RESAMPLES}), "
-          f"D = {D} grid points; from {path.name}")
+    print(f"\n(b) 95% intervals of the quartiles (distribution_estimate's: test inversion of "
+          f"the EMS CDF, R = {RESAMPLES}; and the percentile interval of the same replicates' "
+          f"quartiles), D = {D} grid points; from {path.name}")
     print("| data | ε | n | runs | quantile | truth | covered | coverage | exact 95% CI | "
           "95% band of an exact 95% interval | bias | s.d. of estimate | mean s.e. | "
-          "mean width | CPU s/run |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "mean width | CPU s/run | percentile: coverage | its exact 95% CI | its mean width |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+          "---:|---:|---:|")
     keys = sorted({(r["data"], r["epsilon"], r["n"]) for r in rows},
                   key=lambda k: (k[2], k[1], list(laws).index(k[0])))
     for name, eps, n in keys:
@@ -277,10 +295,18 @@ def coverage_table(path: Path) -> None:
             a, b = clopper_pearson(hits, runs)
             c, d = nominal_band(runs)
             spread = f"{est.std(ddof=1):.1f}" if runs > 1 else "n/a"
+            percentile = "n/a | n/a | n/a"
+            if all(len(r["q"][i]) == 7 for r in cell):  # the same replicates' percentile one
+                low_pct = np.array([r["q"][i][5] for r in cell])
+                high_pct = np.array([r["q"][i][6] for r in cell])
+                hits_pct = int(((low_pct <= true) & (true <= high_pct)).sum())
+                e, f = clopper_pearson(hits_pct, runs)
+                percentile = (f"{hits_pct / runs:.3f} | [{e:.3f}, {f:.3f}] | "
+                              f"{(high_pct - low_pct).mean():.1f}")
             print(f"| {name} | {eps:g} | {n:,} | {runs} | {p:g} | {true:.1f} | {hits} | "
                   f"{hits / runs:.3f} | [{a:.3f}, {b:.3f}] | [{c:.3f}, {d:.3f}] | "
                   f"{est.mean() - true:+.1f} | {spread} | {se.mean():.1f} | "
-                  f"{(high - low).mean():.1f} | {cpu:.1f} |")
+                  f"{(high - low).mean():.1f} | {cpu:.1f} | {percentile} |")
 
 
 def point_estimates(names: list[str], epsilons: list[float], sizes: list[int],
@@ -319,9 +345,13 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,20000")
     parser.add_argument("--epsilons", default="0.5,1,2,4", help="(a)'s values of ε")
     parser.add_argument("--coverage-epsilons", default="1,2")
-    parser.add_argument("--data", default="uniform,lognormal,bimodal")
+    parser.add_argument("--data", default="uniform,lognormal,bimodal,beta")
+    parser.add_argument("--epsilons-of", action="append", default=["beta=1"],
+                        help="NAME=E1,E2: (b)'s values of ε for one data set only "
+                             "(default beta=1)")
     parser.add_argument("--runs-file", type=Path,
-                        default=Path(__file__).with_name("numeric-coverage-runs.jsonl"),
+                        default=Path(__file__).with_name(
+                            "numeric-coverage-runs-inversion.jsonl"),
                         help="(b)'s per-run results (JSON lines; appended, resumed)")
     parser.add_argument("--skip", choices=["accuracy", "coverage"], action="append", default=[],
                         help="skip (a) or (b); may be given twice")
@@ -337,8 +367,11 @@ def main() -> None:
     if "accuracy" not in args.skip:
         accuracy([float(e) for e in args.epsilons.split(",")], args.wasserstein_runs, 100_000)
     if "coverage" not in args.skip:
+        epsilons_of = {name: [float(e) for e in values.split(",")]
+                       for name, values in (item.split("=") for item in args.epsilons_of)}
         coverage(args.data.split(","), [float(e) for e in args.coverage_epsilons.split(",")],
-                 [int(s) for s in args.sizes.split(",")], args.coverage_runs, args.runs_file)
+                 [int(s) for s in args.sizes.split(",")], args.coverage_runs, args.runs_file,
+                 epsilons_of)
         coverage_table(args.runs_file)
     if args.point_runs:
         point_estimates(args.data.split(","), [float(e) for e in args.coverage_epsilons.split(",")],

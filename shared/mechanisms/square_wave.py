@@ -62,7 +62,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..errors import AnswerError, SurveyError
 from ..estimates import Estimate, MeanEstimate, empty_value_estimates
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
-from ..numeric.distribution import RESAMPLES, describe_distribution
+from ..numeric.distribution import describe_distribution
 from ..randomness import RandomSource
 from .base import IndexReports, Mechanism, Misfit, ReportValues, answer_sample
 
@@ -103,7 +103,8 @@ class SquareWave(IndexReports, Mechanism):
     summary = ("Square Wave (Li et al. 2020), discretized: a grid cell near the number w.p. "
                "e^ε times any far one; the distribution by EM with smoothing.")
     max_options = 2 * MAX_VALUES + 1  # any range of integers JSON carries exactly
-    resamples = RESAMPLES  # bootstrap replicates behind `estimate`'s intervals
+    resamples: int | None = None  # bootstrap replicates behind `estimate`'s intervals (None:
+    # `resamples_for` the confidence)
 
     def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
         if not isinstance(labels, range) or labels.step != 1:

@@ -4,22 +4,35 @@ quantile and the mean, each with a bootstrap interval over reports.
 Intervals. Respondents are taken as drawn at random, each sending one report, so the n reports
 are n independent draws from the report distribution A·f. The bootstrap redraws n reports from
 the observed ones (the report counts resampled multinomially), reruns EMS on each replicate
-and reads every quantity off each replicate: std error = the replicates' standard deviation,
-interval = the percentile interval read at order statistics: with R replicates and confidence
-c, the i-th and (R + 1 - i)-th smallest, i = max(1, floor((R + 1)(1 - c)/2)). A new draw from
-the replicates' law falls between those two with probability (R + 1 - 2i)/(R + 1) >= c, where
-interpolated 2.5%/97.5% quantiles give about 0.95(R - 1)/(R + 1): 91% at R = 50 (measured:
-91% over 100 runs at n = 2,000), 94% at R = 200. This carries sampling, randomization and
+and reads every quantity off each replicate: std error = the replicates' standard deviation.
+Bins, CDF points and grid points: the percentile interval read at order statistics: with R
+replicates and confidence c, the i-th and (R + 1 - i)-th smallest, i = max(1, floor((R + 1)
+(1 - c)/2)). A new draw from the replicates' law falls between those two with probability
+(R + 1 - 2i)/(R + 1) >= c (R = 79: the 2nd and 78th, exactly 95%), where interpolated
+2.5%/97.5% quantiles give about 0.95(R - 1)/(R + 1). This carries sampling, randomization and
 EMS's own behaviour (its smoothing and stopping) through every functional at once, which a
-variance formula cannot: EMS is not linear. Why not invert pointwise intervals of an unbiased
-CDF: the only unbiased linear CDF estimator of a box channel telescopes window sums
-(F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation passes 1 at n = 2,000 on a
-1024-point grid: no interval at all. bench/bench_numeric_distribution.py measures the
-bootstrap's coverage of the quartiles (bench/RESULTS-numeric-distribution.md): short of 95% on
-Beta(5, 2) at n = 2,000 (the median's covered 91% at ε = 1), since every replicate shares
-EMS's smoothing bias and one survey's replicates spread with its own noisy fit. The replicates
-use a numpy generator seeded from the counts: analysis only (no report is drawn here), and the
-same counts give the same intervals.
+variance formula cannot: EMS is not linear.
+
+Quantiles: test inversion of the CDF. The p-quantile's interval is the set of values t that a
+level-c test of "F(t) = p" does not reject, |F̂(t) - p| <= z·se(t), F̂ the EMS CDF, se(t) the
+bootstrap replicates' standard deviation of F̂(t) and z Student's t quantile with R - 1 degrees
+of freedom (1.99 at R = 79: se is itself estimated from R replicates): from the first t where
+F̂(t) + z·se(t) reaches p to the last where F̂(t) - z·se(t) is still at most p (both piecewise
+linear between grid cells' ends, as F̂ is). It covers the true quantile t0 exactly when the
+test at t0 accepts, which needs only F̂(t0) near normal with that s.e.; it holds the estimate
+(F̂ = p there), is monotone in c, and costs nothing beyond the replicates the bins already
+need. Why not the replicates' quantiles (the percentile interval used before): a quantile's
+spread is the CDF's divided by the density there, and on a fine grid at small n one survey's
+EMS density at its median is noise, so the replicates' spread followed it (the median's
+bootstrap s.e. ranged from 10 to 59 across surveys at ε = 1, n = 2,000 on 1024 points, against
+a true s.d. of 31). Its std error is the interval's half-width over z.
+bench/RESULTS-numeric-distribution.md has the coverage measured both ways. Why not an unbiased
+linear CDF for the inversion: the only unbiased linear CDF estimator of a box channel
+telescopes window sums (F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation passes 1 at n
+= 2,000 on a 1024-point grid: no interval at all (linear_inverse.py's unsmoothed inverse is
+unbiased only for densities linear within segments). The replicates use a numpy generator
+seeded from the counts: analysis only (no report is drawn here), and the same counts give the
+same intervals.
 
 Answers and cells. The mechanism keeps answer index i on grid point j (square_wave.py), so grid
 point j carries the answers of its cell, indices first_j..last_j. Within a cell the estimate
@@ -69,13 +82,23 @@ class SquareWave(Protocol):
 
     def mean_estimate(self, counts: np.ndarray, z: float) -> MeanEstimate: ...
 
-# Bootstrap replicates: with R = 199 the 95% interval is exactly the 5th and 195th smallest
-# replicate, (R + 1)·0.025 and (R + 1)·0.975 (module docstring, `order_interval`).
-RESAMPLES = 199
+# Bootstrap replicates: with R = 79 the 95% order interval is exactly the 2nd and 78th smallest
+# replicate, (R + 1)·0.025 and (R + 1)·0.975 (module docstring, `order_interval`); more where
+# the confidence asks for it (`resamples_for`).
+RESAMPLES = 79
+
+
+def resamples_for(confidence: float) -> int:
+    """The default replicate count at `confidence`: RESAMPLES, or the fewest whose order
+    interval is exact, 2/(1 - confidence) - 1, where that is more (199 at 99%)."""
+    return max(RESAMPLES, math.ceil(2 / (1 - confidence) - 1e-9) - 1)
 QUARTILES = (0.25, 0.5, 0.75)
 EMS_NOTE = ("the distribution is EMS (EM with smoothing, Li et al. 2020): non-negative, sums "
             "to 1, biased toward smooth shapes; intervals are bootstrap percentile intervals "
             "over reports")
+QUANTILE_NOTE = ("the median and quartiles are read off the EMS CDF; each interval holds the "
+                 "values t where |CDF(t) - p| is within z bootstrap standard errors of the CDF "
+                 "at t (test inversion)")
 
 
 class _FiniteFields:
@@ -176,6 +199,11 @@ class Cells:
                  - np.clip(below_low - self.first + 1, 0, size))
         return f @ (count / size)
 
+    def ends(self) -> np.ndarray:
+        """The index-scale ends of the cells' continuous spans: first_0 - 1/2, then each
+        last_j + 1/2 (the CDF [0, cumsum f] is piecewise linear between them)."""
+        return np.concatenate([[self.first[0] - 0.5], self.last + 0.5])
+
     def quantile(self, f: np.ndarray, p: float) -> np.ndarray:
         """The interpolated p-quantile (answer units) of each row of f (module docstring)."""
         f = np.atleast_2d(f)
@@ -199,6 +227,47 @@ def order_interval(replicates: np.ndarray, confidence: float) -> tuple[Any, Any]
     return ordered[i - 1], ordered[count - i]
 
 
+def t_value(confidence: float, freedom: int) -> float:
+    """Student's two-sided t quantile with `freedom` degrees of freedom, by the Cornish-Fisher
+    expansion's first two terms z + (z³ + z)/(4ν) (within 0.001 of the exact 1.9908 at ν = 78):
+    the inversion's s.e. is estimated from R replicates, ν = R - 1."""
+    z = z_value(confidence)
+    return z + (z ** 3 + z) / (4 * freedom)
+
+
+def _first_reach(ends: np.ndarray, g: np.ndarray) -> float:
+    """The first t where the piecewise linear g (values at `ends`) reaches 0 (the last end if
+    it never does)."""
+    reached = np.flatnonzero(g >= 0)
+    if not reached.size:
+        return float(ends[-1])
+    i = int(reached[0])
+    if i == 0:
+        return float(ends[0])
+    return float(ends[i - 1] + (ends[i] - ends[i - 1]) * -g[i - 1] / (g[i] - g[i - 1]))
+
+
+def inverted_quantile(cells: Cells, fits: np.ndarray, p: float,
+                      confidence: float) -> tuple[float, float, float, float]:
+    """(estimate, std error, low, high) of the p-quantile in answer units from
+    [point fit, replicate fits...] (rows of grid-point shares): the estimate read off the
+    point fit, the interval by test inversion of its CDF, std error its half-width over z
+    (module docstring, "Quantiles"). Without two replicates, no interval (NaN)."""
+    estimate = float(cells.quantile(fits[:1], p)[0])
+    if fits.shape[0] < 3:
+        return estimate, math.nan, math.nan, math.nan
+    z = t_value(confidence, fits.shape[0] - 2)
+    cdf = np.concatenate([np.zeros((fits.shape[0], 1)), np.cumsum(fits, axis=1)], axis=1)
+    se = cdf[1:].std(axis=0, ddof=1)
+    ends = cells.ends()
+    low = _first_reach(ends, cdf[0] + z * se - p)
+    above = cdf[0] - z * se - p  # the last t where this is still <= 0
+    high = _first_reach(ends, above - 1e-12) if (above > 1e-12).any() else float(ends[-1])
+    low, high = cells.low + low, cells.low + high
+    low, high = min(low, estimate), max(high, estimate)  # equal but for rounding
+    return estimate, (high - low) / (2 * z), low, high
+
+
 def window_channel(mech: SquareWave) -> WindowChannel:
     return WindowChannel(d=mech.d, window=mech.window, p=float(mech.p_cell),
                          q=float(mech.q_cell))
@@ -218,12 +287,14 @@ def distribution_estimate(mech: SquareWave, counts: np.ndarray, *,
                           bins: Sequence[float] | None = None,
                           quantiles: Sequence[float] = QUARTILES,
                           cdf_at: Sequence[float] | None = None, confidence: float = 0.95,
-                          resamples: int = RESAMPLES) -> DistributionEstimate:
+                          resamples: int | None = None) -> DistributionEstimate:
     """EMS distribution, bins (`bins`: increasing edges, bins [e_i, e_(i+1)) in answer units),
     CDF at `cdf_at` (default: the bin edges, else 21 evenly spaced values over the range),
     `quantiles` and the mean, with `confidence` bootstrap intervals from `resamples`
-    replicates."""
+    replicates (default `resamples_for(confidence)`; quantiles: by test inversion of the CDF,
+    `inverted_quantile`)."""
     z = z_value(confidence)
+    resamples = resamples_for(confidence) if resamples is None else resamples
     counts = np.asarray(counts, dtype=np.int64)
     if counts.shape != (mech.m,):
         raise EstimateError(f"expected {mech.m} report counts, got {counts.shape}")
@@ -278,17 +349,19 @@ def distribution_estimate(mech: SquareWave, counts: np.ndarray, *,
         est, _, lo, hi = summarize(cells.share_at_most(fits, float(x)))
         result.cdf.append(CdfPoint(float(x), est, lo, hi))
     for p in quantiles:
-        est, s, lo, hi = summarize(cells.quantile(fits, float(p)))
+        est, s, lo, hi = inverted_quantile(cells, fits, float(p), confidence)
         result.quantiles.append(QuantileEstimate(float(p), est, s, lo, hi))
     result.mean = mech.mean_estimate(counts, z)
     result.notes.append(EMS_NOTE)
+    if quantiles:
+        result.notes.append(QUANTILE_NOTE)
     result.notes.append("the mean is the unbiased linear estimate from the reports (exact "
                         "channel), not the EMS distribution's mean")
     return result
 
 
 def describe_distribution(mech: SquareWave, counts: np.ndarray, confidence: float = 0.95,
-                          resamples: int = RESAMPLES) -> DistributionEstimate:
+                          resamples: int | None = None) -> DistributionEstimate:
     """The per-grid-point distribution and mean (`SquareWave.estimate`)."""
     return distribution_estimate(mech, counts, confidence=confidence, quantiles=(),
                                  cdf_at=(), resamples=resamples)

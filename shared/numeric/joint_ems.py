@@ -18,8 +18,9 @@ first two iterations, or π moves by at most 1/n in L1.
 
 Each category's distribution of the number is π[c, ·]/π[c, ·].sum(); its quartiles are read as
 shared/numeric/distribution.py reads one distribution's (`Cells.quantile`), and their intervals
-are the same bootstrap: N resampled multinomially (the n report pairs redrawn), EM rerun on
-each replicate, the percentile interval at order statistics (`order_interval`).
+are made the same way too: N resampled multinomially (the n report pairs redrawn), EM rerun on
+each replicate, and the interval by test inversion of the category's CDF with the replicates'
+standard error of it (`inverted_quantile`).
 """
 
 from __future__ import annotations
@@ -32,22 +33,23 @@ from typing import Any
 import numpy as np
 
 from ..errors import EstimateError
-from ..estimates import finite_or_none
+from ..estimates import finite_or_none, z_value
 from .distribution import (
     QUARTILES,
-    RESAMPLES,
     Cells,
     SquareWave,
     bootstrap_counts,
-    order_interval,
+    inverted_quantile,
+    resamples_for,
     window_channel,
 )
 from .ems import MAX_ITERATIONS, TOLERANCE, WindowChannel, smooth
 
 QUANTILE_NAMES = {0.25: "q1", 0.5: "median", 0.75: "q3"}
 NOTE = ("medians and quartiles per category: EM over the product of the two channels on the "
-        "joint counts of the report pairs, EMS's smoothing within each category; bootstrap "
-        "percentile intervals over report pairs")
+        "joint counts of the report pairs, EMS's smoothing within each category; intervals "
+        "by test inversion of each category's CDF, bootstrap standard errors over report "
+        "pairs")
 # Why a category's quartiles are not given, said in the cell (`not_estimated`).
 MEAN_ONLY = ("quartiles need square_wave or a distribution estimate; this question's mechanism "
              "estimates the mean only")
@@ -223,10 +225,12 @@ def joint_ems(channel: WindowChannel, a: np.ndarray, counts: np.ndarray, *,
 def category_quantiles(numbers: WindowReports, channel_a: np.ndarray, categories: Sequence[Any],
                        counts: np.ndarray, *, question: str, by: str,
                        quantiles: Sequence[float] = QUARTILES, confidence: float = 0.95,
-                       resamples: int = RESAMPLES) -> JointQuantiles:
+                       resamples: int | None = None) -> JointQuantiles:
     """Each category's quantiles of the number, in the question's units, with intervals, from
     the joint counts N[a, s] (`joint_counts`); `channel_a` is A[c, a] (`index_channel`'s)."""
     mech = numbers.mechanism
+    z_value(confidence)  # a clear error for a confidence outside (0, 1)
+    resamples = resamples_for(confidence) if resamples is None else resamples
     counts = np.asarray(counts, dtype=np.int64)
     a = np.asarray(channel_a, dtype=float)
     if counts.shape != (a.shape[1], mech.m):
@@ -254,14 +258,13 @@ def category_quantiles(numbers: WindowReports, channel_a: np.ndarray, categories
         conditional = rows / np.where(mass > 0, mass, 1.0)[:, None]
         entry = CategoryQuantiles(category, float(mass[0]))
         for p in quantiles:
-            values = cells.quantile(conditional, float(p))
+            estimate, se, low, high = inverted_quantile(cells, conditional, float(p), confidence)
             if resamples > 1:
-                low, high = order_interval(values[1:], confidence)
-                se = numbers.spread(float(np.std(values[1:], ddof=1)))
-                low, high = numbers.to_units(float(low)), numbers.to_units(float(high))
+                se = numbers.spread(se)
+                low, high = numbers.to_units(low), numbers.to_units(high)
             else:
                 se = low = high = math.nan
-            entry.quantiles.append(CategoryQuantile(float(p), numbers.to_units(float(values[0])),
+            entry.quantiles.append(CategoryQuantile(float(p), numbers.to_units(estimate),
                                                     se, low, high))
         result.categories.append(entry)
     return result
