@@ -307,6 +307,30 @@ def coverage_table(path: Path) -> None:
                   f"{hits / runs:.3f} | [{a:.3f}, {b:.3f}] | [{c:.3f}, {d:.3f}] | "
                   f"{est.mean() - true:+.1f} | {spread} | {se.mean():.1f} | "
                   f"{(high - low).mean():.1f} | {cpu:.1f} | {percentile} |")
+    pooled_table(rows, laws)
+
+
+def pooled_table(rows: list[dict], laws: dict[str, np.ndarray]) -> None:
+    """Each quartile's coverage pooled over the data sets and ε at each n (runs are independent
+    across cells, so the pooled count is binomial if every cell's coverage is the same): where
+    few runs per cell fitted, what the runs say on average."""
+    print("\n| n | quantile | runs (all cells) | inverted: covered | coverage | exact 95% CI | "
+          "percentile: covered | coverage | exact 95% CI |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n in sorted({r["n"] for r in rows}):
+        cell_rows = [r for r in rows if r["n"] == n]
+        for i, p in enumerate(QUARTILES):
+            hits = [0, 0]
+            for r in cell_rows:
+                true = float(Cells.of(SquareWave(r["epsilon"], range(D))).quantile(
+                    laws[r["data"]][None, :], p)[0])
+                entry = r["q"][i]
+                hits[0] += entry[3] <= true <= entry[4]
+                hits[1] += len(entry) == 7 and entry[5] <= true <= entry[6]
+            runs = len(cell_rows)
+            text = [f"{h} | {h / runs:.3f} | [{a:.3f}, {b:.3f}]"
+                    for h in hits for a, b in [clopper_pearson(h, runs)]]
+            print(f"| {n:,} | {p:g} | {runs} | {text[0]} | {text[1]} |")
 
 
 def point_estimates(names: list[str], epsilons: list[float], sizes: list[int],

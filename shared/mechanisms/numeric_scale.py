@@ -228,9 +228,7 @@ class ScaledDistribution(Scaled):
             for q in found.quantiles]
         result.mean = (scale_mean(found.mean, self.scale) if aggregate.n
                        else MeanEstimate(None, None, None, None, None))
-        result.notes += found.notes
-        if aggregate.n:
-            result.notes.append(QUANTILE_NOTE)
+        result.notes += found.notes  # with how the quartiles and their intervals are made
         return result
 
 
@@ -293,10 +291,6 @@ def mech_counts(aggregate: Aggregate) -> np.ndarray:
 
 
 QUANTILE_NAMES = {0.25: "1st quartile", 0.5: "median", 0.75: "3rd quartile"}
-QUANTILE_NOTE = ("the quartiles are read off the EMS distribution (interpolated within a grid "
-                 "point's answers), with bootstrap percentile intervals over reports")
-
-
 def _units(scale: AnswerScale, x: float | None) -> float | None:
     return None if x is None else scale.to_units(x)
 

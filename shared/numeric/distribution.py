@@ -28,8 +28,8 @@ bootstrap s.e. ranged from 10 to 59 across surveys at ε = 1, n = 2,000 on 1024 
 a true s.d. of 31). Its std error is the interval's half-width over z.
 bench/RESULTS-numeric-distribution.md has the coverage measured both ways. Why not an unbiased
 linear CDF for the inversion: the only unbiased linear CDF estimator of a box channel
-telescopes window sums (F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation passes 1 at n
-= 2,000 on a 1024-point grid: no interval at all (linear_inverse.py's unsmoothed inverse is
+telescopes window sums (F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation passes 1 at
+n = 2,000 on a 1024-point grid: no interval at all (linear_inverse.py's unsmoothed inverse is
 unbiased only for densities linear within segments). The replicates use a numpy generator
 seeded from the counts: analysis only (no report is drawn here), and the same counts give the
 same intervals.
@@ -94,11 +94,12 @@ def resamples_for(confidence: float) -> int:
     return max(RESAMPLES, math.ceil(2 / (1 - confidence) - 1e-9) - 1)
 QUARTILES = (0.25, 0.5, 0.75)
 EMS_NOTE = ("the distribution is EMS (EM with smoothing, Li et al. 2020): non-negative, sums "
-            "to 1, biased toward smooth shapes; intervals are bootstrap percentile intervals "
-            "over reports")
-QUANTILE_NOTE = ("the median and quartiles are read off the EMS CDF; each interval holds the "
-                 "values t where |CDF(t) - p| is within z bootstrap standard errors of the CDF "
-                 "at t (test inversion)")
+            "to 1, biased toward smooth shapes; its shares' intervals are bootstrap percentile "
+            "intervals over reports")
+QUANTILE_NOTE = ("the median and quartiles are read off the EMS CDF (interpolated within a grid "
+                 "point's answers); each interval holds the values t where the CDF at t is "
+                 "within z bootstrap standard errors of the quantile's level (test inversion "
+                 "of the CDF)")
 
 
 class _FiniteFields:
