@@ -101,9 +101,8 @@ def test_one_large_draw_tells_the_two_medians_apart() -> None:
 @pytest.mark.slow
 def test_medians_are_close_and_intervals_cover_at_the_nominal_rate() -> None:
     """100 draws of n = 2,000 (~8 s of CPU, so marked slow; measured at this seed: averages
-    30.54 and 69.64, s.d. 1.39 and 1.41, coverage 0.93 and 0.91 with the intervals by test
-    inversion from 79 replicates; 0.93 and 0.92 with the percentile intervals of 199 before):
-    the averages within tolerance, the coverage in its band."""
+    30.53 and 69.57, s.d. 1.39 and 1.38, coverage 0.93 and 0.92 with the intervals by test
+    inversion from 79 replicates): the averages within tolerance, the coverage in its band."""
     rng = np.random.default_rng(2026)
     draws = 100
     estimates, covered = [], []

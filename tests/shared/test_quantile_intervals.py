@@ -90,7 +90,7 @@ def test_the_default_replicates_follow_the_confidence() -> None:
 
 
 def test_the_median_interval_covers_at_the_nominal_rate_on_a_small_grid() -> None:
-    """Measured at this seed: 188 of 200 (0.940), mean width 1.96 grid steps."""
+    """Measured at this seed: 185 of 200 (0.925), mean width 1.95 grid steps."""
     mech = SquareWave(1.0, range(32))
     law = np.diff(stats.beta(5, 2).cdf(np.arange(33) / 32))
     truth = float(Cells.of(mech).quantile(law[None, :], 0.5)[0])
