@@ -19,6 +19,7 @@ import orjson
 from ldpsurvey.shared.aggregates import Aggregate
 
 from ..common.errors import SurveyChanged, SurveyClosed
+from .packed_designs import pack_design
 
 
 def current_hour(now: datetime | None = None) -> str:
@@ -220,12 +221,21 @@ class Dump:
     def with_designs(self, reports: Iterable[tuple[str, int, str, str, str]]
                      ) -> Iterator[tuple[Any, ...]]:
         """Each stored submission's row followed by the design of the code it was made with
-        (weight, stratum, PSU, fpc, random group; NULLs without one), as ingest stores it: a
-        loaded store writes the copy with the row instead of updating every row after."""
-        designs = {(code[1], code[2]): code[3:8] for code in self.invites if code[2] is not None}
-        none = (None,) * 5
+        (weight, stratum, PSU, fpc, random group; NULLs without one) and its numbers packed
+        (server/store/packed_designs.py), as ingest stores it: a loaded store writes the copy
+        with the row instead of updating every row after. Codes stored before schema 8 (no
+        packed design) get theirs packed here, as `packed_invites` packs the codes."""
+        designs = {(code[1], code[2]): (*code[3:8], pack_design(code[3], code[6], code[7]))
+                   for code in self.invites if code[2] is not None}
+        none = (None,) * 6
         for row in reports:
             yield (*row, *designs.get((row[0], row[2]), none))
+
+    def packed_invites(self) -> Iterator[tuple[Any, ...]]:
+        """Each code's row followed by its design's numbers packed (None: no design), as
+        `add_invites` stores it now."""
+        for code in self.invites:
+            yield (*code, pack_design(code[3], code[6], code[7]))
 
 
 class BodyIngest(Protocol):

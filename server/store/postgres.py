@@ -55,6 +55,7 @@ from .base import (
     refusal,
     split_fresh,
 )
+from .packed_designs import NO_DESIGN, pack_design, unpack_designs
 from .schema import POSTGRES_MIGRATIONS
 
 log = logging.getLogger("ldpsurvey.server.store")
@@ -325,8 +326,10 @@ class PgStore:
                 else:
                     cur.executemany(
                         "INSERT INTO invites (survey_id, code_sha256, weight, stratum, psu, "
-                        "fpc, random_group) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                        [(survey_id, h, d.weight, d.stratum, d.psu, d.fpc, d.group)
+                        "fpc, random_group, design_packed) VALUES (%s, %s, %s, %s, %s, %s, %s, "
+                        "%s)",
+                        [(survey_id, h, d.weight, d.stratum, d.psu, d.fpc, d.group,
+                          pack_design(d.weight, d.fpc, d.group))
                          for h, d in zip(code_hashes, designs, strict=True)])
             return True
 
@@ -438,7 +441,8 @@ class PgStore:
             if bindings:  # each new submission carries its code's design
                 conn.execute(
                     "UPDATE submissions AS s SET weight = i.weight, stratum = i.stratum, "
-                    "psu = i.psu, fpc = i.fpc, random_group = i.random_group FROM invites AS i "
+                    "psu = i.psu, fpc = i.fpc, random_group = i.random_group, "
+                    "design_packed = i.design_packed FROM invites AS i "
                     "WHERE i.survey_id = %s AND i.code_sha256 = ANY(%s) AND s.survey_id = "
                     "i.survey_id AND s.submission_id = i.submission_id", (sid, list(bindings)))
         shard = random.randrange(N_SHARDS)  # noqa: S311 (spreads writers; not a secret)
@@ -648,36 +652,52 @@ class PgStore:
 
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[DesignPage]:
-        """As Store.submission_designs. The database joins each column as text (a double
-        precision's text in PostgreSQL 12+ is the shortest that reads back exactly), which
-        numpy parses."""
+        """As Store.submission_designs. A page's numbers are its rows' packed designs
+        (server/store/packed_designs.py) joined by the database, read with numpy; a page with
+        a row stored before schema 6 (a design but no packed bytes) has each column joined as
+        text instead (a double precision's text in PostgreSQL 12+ is the shortest that reads
+        back exactly), which numpy parses. The labels are joined as text."""
         if not _fits(survey_id):
             return
         with self._read() as conn:
             carried = conn.execute(
                 "SELECT count(fpc), count(stratum), count(psu), count(random_group) FROM "
                 "invites WHERE survey_id = %s", (survey_id,)).fetchone()
-        columns = ["string_agg(coalesce(weight::text, 'nan'), ',' ORDER BY seq)"]
-        for have, column in zip(carried, (
-                "string_agg(coalesce(fpc::text, 'nan'), ',' ORDER BY seq)",
-                "string_agg(coalesce(stratum, ''), chr(31) ORDER BY seq)",
-                "string_agg(coalesce(psu, ''), chr(31) ORDER BY seq)",
-                "string_agg(coalesce(random_group, 0)::text, ',' ORDER BY seq)"), strict=True):
-            columns.append(column if have else "''")
-        sql = (f"SELECT {', '.join(columns)}, count(*), max(seq) FROM (SELECT seq, weight, "  # noqa: S608
-               "fpc, stratum, psu, random_group FROM submissions WHERE survey_id = %s AND "
-               "version = %s AND seq > %s ORDER BY seq LIMIT %s) AS t")
+        labels = [column if have else "''" for have, column in zip(carried[1:3], (
+            "string_agg(coalesce(stratum, ''), chr(31) ORDER BY seq)",
+            "string_agg(coalesce(psu, ''), chr(31) ORDER BY seq)"), strict=True)]
+        page_of = ("FROM (SELECT seq, weight, fpc, stratum, psu, random_group, design_packed "
+                   "FROM submissions WHERE survey_id = %s AND version = %s AND seq > %s ORDER "
+                   "BY seq LIMIT %s) AS t")
+        # d is NULL only for a row with a design but no packed bytes
+        packed_sql = ("SELECT string_agg(d, ''::bytea ORDER BY seq), count(d), "  # noqa: S608
+                      f"{', '.join(labels)}, count(*), max(seq) FROM (SELECT seq, stratum, "
+                      f"psu, CASE WHEN weight IS NULL THEN '\\x{NO_DESIGN.hex()}'::bytea ELSE "
+                      f"design_packed END AS d {page_of}) AS p")
+        texts_sql = (
+            "SELECT string_agg(coalesce(weight::text, 'nan'), ',' ORDER BY seq), "
+            "string_agg(coalesce(fpc::text, 'nan'), ',' ORDER BY seq), "
+            f"string_agg(coalesce(random_group, 0)::text, ',' ORDER BY seq) {page_of}")
         last = 0
         while True:
             with self._read() as conn:
-                row = conn.execute(sql, (survey_id, version, last, page)).fetchone()
-            if not row[-2]:
-                return
-            weight, fpc, stratum, psu, group = ("" if v is None else v for v in row[:-2])
-            yield DesignPage(_numbers(weight, float), _numbers(fpc, float) if carried[0] else None,
-                             stratum if carried[1] else None, psu if carried[2] else None,
-                             _numbers(group, np.int64) if carried[3] else None)
-            last = row[-1]
+                blob, packed, stratum, psu, count, top = conn.execute(
+                    packed_sql, (survey_id, version, last, page)).fetchone()
+                if not count:
+                    return
+                if packed == count:
+                    weight, fpc, group = unpack_designs(bytes(blob), count)
+                else:
+                    weight, fpc, group = conn.execute(
+                        texts_sql, (survey_id, version, last, page)).fetchone()
+                    weight, fpc, group = (_numbers(weight or "", float),
+                                          _numbers(fpc or "", float),
+                                          _numbers(group or "", np.int64))
+            yield DesignPage(weight, fpc if carried[0] else None,
+                             (stratum or "") if carried[1] else None,
+                             (psu or "") if carried[2] else None,
+                             group if carried[3] else None)
+            last = top
 
     def designed_invites(self, survey_id: str) -> int:
         """How many of the survey's invitation codes carry a design."""
@@ -729,11 +749,12 @@ class PgStore:
             cur.executemany("INSERT INTO invite_surveys (survey_id, created, carried) "
                             "VALUES (%s, %s, %s)", dump.invite_surveys)
             cur.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
-                            "weight, stratum, psu, fpc, random_group, carried) "
-                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", dump.invites)
+                            "weight, stratum, psu, fpc, random_group, carried, design_packed) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                            list(dump.packed_invites()))
             with cur.copy("COPY submissions (survey_id, version, submission_id, "
                           "received_hour, reports, packed, weight, stratum, psu, fpc, "
-                          "random_group) FROM STDIN") as copy:
+                          "random_group, design_packed) FROM STDIN") as copy:
                 for row in dump.with_designs(reports):
                     copy.write_row(row)
             for (sid, version), replacement in texts.items():

@@ -83,6 +83,13 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         # pack) makes a report read that version's JSON, as before
         "ALTER TABLE submissions ADD COLUMN packed BLOB",
     ],
+    [  # 8: a design's numbers (weight, fpc, random group) packed as bytes beside the columns
+        # (server/store/packed_designs.py): written with an invitation code's design and copied
+        # to the submission with the columns, so a design-based report reads them with numpy;
+        # NULL (codes and rows stored before) makes a report read the columns, as before
+        "ALTER TABLE invites ADD COLUMN design_packed BLOB",
+        "ALTER TABLE submissions ADD COLUMN design_packed BLOB",
+    ],
 ]
 
 POSTGRES_MIGRATIONS: list[list[str]] = [
@@ -130,5 +137,9 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
     ],
     [  # 5: a submission's reports packed as integers beside their JSON (SQLite's 7)
         "ALTER TABLE submissions ADD COLUMN packed bytea",
+    ],
+    [  # 6: a design's numbers packed as bytes beside the columns (SQLite's 8)
+        "ALTER TABLE invites ADD COLUMN design_packed bytea",
+        "ALTER TABLE submissions ADD COLUMN design_packed bytea",
     ],
 ]

@@ -58,6 +58,7 @@ from .base import (
     split_fresh,
 )
 from .ingest_process import ChildPlan, IngestProcess
+from .packed_designs import NO_DESIGN, pack_design, unpack_designs
 from .schema import SQLITE_MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
@@ -331,8 +332,9 @@ class SqliteStore:
             else:
                 conn.executemany(
                     "INSERT INTO invites (code_sha256, survey_id, weight, stratum, psu, fpc, "
-                    "random_group) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(h, survey_id, d.weight, d.stratum, d.psu, d.fpc, d.group)
+                    "random_group, design_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(h, survey_id, d.weight, d.stratum, d.psu, d.fpc, d.group,
+                      pack_design(d.weight, d.fpc, d.group))
                      for h, d in zip(code_hashes, designs, strict=True)])
         return True
 
@@ -465,9 +467,10 @@ class SqliteStore:
         if any(row[-1] is not None for row in rows):  # each with its code's design
             conn.executemany(
                 "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
-                "reports, packed, weight, stratum, psu, fpc, random_group) SELECT ?, ?, ?, ?, "
-                "?, ?, i.weight, i.stratum, i.psu, i.fpc, i.random_group FROM (SELECT 1) LEFT "
-                "JOIN invites AS i ON i.code_sha256 = ?", rows)
+                "reports, packed, weight, stratum, psu, fpc, random_group, design_packed) "
+                "SELECT ?, ?, ?, ?, ?, ?, i.weight, i.stratum, i.psu, i.fpc, i.random_group, "
+                "i.design_packed FROM (SELECT 1) LEFT JOIN invites AS i ON i.code_sha256 = ?",
+                rows)
         elif rows:
             conn.executemany(
                 "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
@@ -648,15 +651,18 @@ class SqliteStore:
 
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[DesignPage]:
-        """As Store.submission_designs. The numbers are read as SQLite's REALs (the cursor's
-        floats, exact; NULL, no design, becomes nan) straight into a numpy record array (no
-        list of rows, no seq column: each page's bounds are read first, with its labels joined
-        by the database), which costs half what formatting them as decimal text and parsing
-        that did."""
+        """As Store.submission_designs. A page's numbers are its rows' packed designs
+        (server/store/packed_designs.py) joined by the database, as packed_rows joins reports,
+        read with numpy; a row without a design joins the bytes of none. A page with a row
+        stored before schema 8 (a design but no packed bytes), or a database not in UTF-8 (see
+        packed_rows), reads the columns as SQLite's REALs (the cursor's floats, exact; NULL,
+        no design, becomes nan) into a numpy record array. The labels are joined by the
+        database in the pass that finds the page's bounds."""
         # whether any code carries each column: each look-up stops at the first that does
         has_fpc, has_stratum, has_psu, has_group = (self._conn().execute(
             f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? AND {c} IS NOT NULL)",  # noqa: S608
             (survey_id,)).fetchone()[0] == 1 for c in ("fpc", "stratum", "psu", "random_group"))
+        utf8 = self._conn().execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
         # NULL as +inf (1e999: SQLite keeps no NaN), made nan below; a stored design's
         # numbers are finite (checked when its code was made)
         numbers = ["ifnull(weight, 1e999)", *(["ifnull(fpc, 1e999)"] if has_fpc else []),
@@ -667,31 +673,42 @@ class SqliteStore:
         rows_sql = f"SELECT {', '.join(numbers)} FROM submissions {where}"  # noqa: S608
         labels = [*(["group_concat(coalesce(stratum, ''), char(31))"] if has_stratum else []),
                   *(["group_concat(coalesce(psu, ''), char(31))"] if has_psu else [])]
-        # a page's bounds and its labels in one pass (the index, then each row once)
-        head_sql = (f"SELECT count(*), max(seq){''.join(', ' + c for c in labels)} FROM "  # noqa: S608
-                    "(SELECT seq, stratum, psu FROM submissions WHERE survey_id = ? AND "
-                    "version = ? AND seq > ? ORDER BY seq LIMIT ?)")
+        # a page's bounds, packed designs and labels in one pass (the index, then each row
+        # once); d is NULL only for a row with a design but no packed bytes
+        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(d, '') AS BLOB), count(d)"  # noqa: S608
+                    f"{''.join(', ' + c for c in labels)} FROM (SELECT seq, stratum, psu, "
+                    f"CASE WHEN weight IS NULL THEN X'{NO_DESIGN.hex()}' ELSE design_packed END "
+                    "AS d FROM submissions WHERE "
+                    "survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            count, top, *found = self._conn().execute(
+            count, top, blob, packed, *found = self._conn().execute(
                 head_sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            bounds = (survey_id, version, last, top)
-            table = np.fromiter(self._conn().execute(rows_sql, bounds), dtype=record)
             texts = iter(found)
-
-            def real(j: int, table: np.ndarray = table) -> np.ndarray:
-                column = np.ascontiguousarray(table[f"c{j}"])
-                column[np.isinf(column)] = np.nan
-                return column
-
-            yield DesignPage(real(0), real(1) if has_fpc else None,
+            if packed == count and utf8:
+                weight, fpc, group = unpack_designs(blob, count)
+            else:
+                weight, fpc, group = self._design_columns(
+                    rows_sql, record, (survey_id, version, last, top), has_fpc, has_group)
+            yield DesignPage(weight, fpc if has_fpc else None,
                              next(texts) if has_stratum else None,
-                             next(texts) if has_psu else None,
-                             np.ascontiguousarray(table[f"c{len(numbers) - 1}"])
-                             if has_group else None)
+                             next(texts) if has_psu else None, group if has_group else None)
             last = top
+
+    def _design_columns(self, rows_sql: str, record: np.dtype, bounds: tuple,
+                        has_fpc: bool, has_group: bool) -> tuple[Any, Any, Any]:
+        """A page's weight, fpc and random group read from the columns (None: not read)."""
+        table = np.fromiter(self._conn().execute(rows_sql, bounds), dtype=record)
+
+        def real(j: int) -> np.ndarray:
+            column = np.ascontiguousarray(table[f"c{j}"])
+            column[np.isinf(column)] = np.nan
+            return column
+
+        return (real(0), real(1) if has_fpc else None,
+                np.ascontiguousarray(table[f"c{len(record) - 1}"]) if has_group else None)
 
     def designed_invites(self, survey_id: str) -> int:
         """How many of the survey's invitation codes carry a design."""
@@ -737,12 +754,12 @@ class SqliteStore:
             conn.executemany("INSERT INTO invite_surveys (survey_id, created, carried) "
                              "VALUES (?, ?, ?)", dump.invite_surveys)
             conn.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
-                             "weight, stratum, psu, fpc, random_group, carried) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.invites)
+                             "weight, stratum, psu, fpc, random_group, carried, design_packed) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.packed_invites())
             conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
                              "received_hour, reports, packed, weight, stratum, psu, fpc, "
-                             "random_group) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             dump.with_designs(reports))
+                             "random_group, design_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                             "?, ?, ?)", dump.with_designs(reports))
             for (sid, version), replacement in texts.items():
                 self._replace(conn, sid, version, replacement)
 

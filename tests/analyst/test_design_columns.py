@@ -394,3 +394,131 @@ def test_migrate_store_packs_the_rows_stored_before_schema_7(stored_sqlite: Path
     with sqlite3.connect(tmp_path / "new.db") as conn:
         assert conn.execute("SELECT packed FROM submissions ORDER BY seq").fetchall() == packed
     assert all(row[0] is not None for row in packed) and len(packed) == N
+
+
+def _sql(stored: Any, sql: str) -> list[tuple]:
+    """Run one statement on the stored database (a SQLite file or a PostgreSQL URL)."""
+    if str(stored).startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(str(stored), autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"))
+            return [tuple(row) for row in cursor.fetchall()] if cursor.description else []
+    import sqlite3
+
+    with sqlite3.connect(stored) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_every_designed_submission_is_stored_with_its_design_packed_and_read_from_it(
+        stored: Any) -> None:
+    """Ingest copies the code's design numbers packed (server/store/packed_designs.py: the
+    weight, fpc and random group as little-endian float64/int64) with the columns, in SQLite
+    and PostgreSQL: each row's bytes are its own columns' doubles, not a decimal round trip.
+    Store.submission_designs reads pages of them with numpy, equal to the column path; a
+    page holding a row stored before schema 8 (a design, no bytes) reads its columns."""
+    import struct
+
+    from ldpsurvey.analyst.design.data import db_source
+
+    rows = _sql(stored, "SELECT weight, fpc, random_group, design_packed FROM submissions "
+                        "ORDER BY seq")
+    assert len(rows) == N
+    for weight, fpc, group, packed in rows:
+        assert packed is not None and len(packed) == 24
+        w, f, g = struct.unpack("<ddq", bytes(packed))
+        assert struct.pack("<dd", w, f) == struct.pack("<dd", weight, fpc)
+        assert g == (group or 0)
+    one = "'00000000-0000-4000-8000-000000000007'"
+    with db_source(str(stored), SURVEY["id"], None) as source:
+        version = source.record.version
+        packed_pages = list(source.store.submission_designs(SURVEY["id"], version, 7))
+        _sql(stored, f"UPDATE submissions SET design_packed = NULL WHERE submission_id = {one}")
+        try:
+            mixed = list(source.store.submission_designs(SURVEY["id"], version, 7))
+        finally:
+            _sql(stored, "UPDATE submissions SET design_packed = (SELECT i.design_packed FROM "
+                         "invites AS i WHERE i.survey_id = submissions.survey_id AND "
+                         f"i.submission_id = submissions.submission_id) WHERE "
+                         f"submission_id = {one}")
+    assert len(packed_pages) == len(mixed) == -(-N // 7)
+    for a, b in zip(packed_pages, mixed, strict=True):
+        assert a.weight.dtype == b.weight.dtype == np.float64
+        assert a.weight.tobytes() == b.weight.tobytes()
+        assert a.fpc.tobytes() == b.fpc.tobytes()
+        assert a.stratum == b.stratum and a.psu == b.psu and a.group is None is b.group
+
+
+def test_a_page_with_submissions_without_a_design_is_read_packed(
+        stored_sqlite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A submission made without a designed code has no packed design (NULL, no weight): its
+    page still reads packed (nan weight and fpc, group 0), as the column path reads it."""
+    import sqlite3
+
+    from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.store.sqlite import SqliteStore
+
+    copy = tmp_path / "copy.db"
+    with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(copy) as target:
+        source_db.backup(target)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE submissions SET weight = NULL, stratum = NULL, psu = NULL, "
+                     "fpc = NULL, random_group = NULL, design_packed = NULL WHERE "
+                     "submission_id IN ('00000000-0000-4000-8000-000000000007', "
+                     "'00000000-0000-4000-8000-000000000008')")
+        conn.execute("UPDATE invites SET random_group = 5 WHERE submission_id = "
+                     "'00000000-0000-4000-8000-000000000001'")  # a group column is read
+    store = open_store(copy)
+    try:
+        with sqlite3.connect(copy) as conn:  # the rows as if stored before schema 8
+            conn.execute("UPDATE submissions SET design_packed = NULL")
+        by_columns = list(store.submission_designs(SURVEY["id"], 1, 7))
+        assert all(p.group is not None for p in by_columns)
+        with sqlite3.connect(copy) as conn:
+            conn.execute("UPDATE submissions SET design_packed = (SELECT i.design_packed FROM "
+                         "invites AS i WHERE i.submission_id = submissions.submission_id) "
+                         "WHERE weight IS NOT NULL")
+
+        def refused(*args: Any) -> Any:
+            raise AssertionError("read the columns")
+
+        monkeypatch.setattr(SqliteStore, "_design_columns", refused)
+        packed = list(store.submission_designs(SURVEY["id"], 1, 7))
+    finally:
+        store.close()
+    assert len(packed) == len(by_columns)
+    assert np.isnan(packed[1].weight[0]) and np.isnan(packed[1].fpc[1])
+    for a, b in zip(packed, by_columns, strict=True):
+        for name in ("weight", "fpc", "group"):
+            assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+        assert a.stratum == b.stratum and a.psu == b.psu
+
+
+def test_migrate_store_packs_the_designs_stored_before_schema_8(stored_sqlite: Path,
+                                                                tmp_path: Path) -> None:
+    """A store whose codes and rows have no packed design (written before schema 8) copied by
+    `migrate-store`: every designed code and row of the copy is packed as ingest packs it."""
+    import sqlite3
+
+    from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.store_copy import copy_store
+
+    old = tmp_path / "old.db"
+    with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(old) as target:
+        source_db.backup(target)
+    query = {"submissions": "SELECT submission_id, design_packed FROM submissions ORDER BY seq",
+             "invites": "SELECT code_sha256, design_packed FROM invites ORDER BY code_sha256"}
+    with sqlite3.connect(old) as conn:
+        packed = {t: conn.execute(q).fetchall() for t, q in query.items()}
+        conn.execute("UPDATE submissions SET design_packed = NULL")
+        conn.execute("UPDATE invites SET design_packed = NULL")
+    source, target = open_store(old), open_store(tmp_path / "new.db")
+    try:
+        copy_store(source, target)
+    finally:
+        source.close()
+        target.close()
+    with sqlite3.connect(tmp_path / "new.db") as conn:
+        assert {t: conn.execute(q).fetchall() for t, q in query.items()} == packed
+    assert len(packed["submissions"]) == N
+    assert all(row[1] is not None for rows in packed.values() for row in rows)
