@@ -76,6 +76,7 @@ def build(folder: Path, n: int, rng: np.random.Generator) -> Path:
     from ldpsurvey.server.aggregation import recompute
     from ldpsurvey.server.auth import create_token
     from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.store.packed_designs import pack_design
     from ldpsurvey.server.surveys import publish
     from ldpsurvey.shared.mechanisms import mechanism_for
     from ldpsurvey.shared.mechanisms.base import plain
@@ -110,17 +111,21 @@ def build(folder: Path, n: int, rng: np.random.Generator) -> Path:
     def row(i: int) -> tuple:  # the JSON and the packed row, as ingest stores them
         reports = {q: columns[q][i] for q in qids}
         return (SURVEY["id"], ids[i], orjson.dumps(reports).decode(), compiled.pack(reports),
-                float(weights[i]), f"s{strata[i]}", f"p{psus[i]}", 1000.0)
+                *design(i))
+
+    def design(i: int) -> tuple:  # a code's design, its numbers packed as add_invites packs
+        weight = float(weights[i])
+        return (weight, f"s{strata[i]}", f"p{psus[i]}", 1000.0, pack_design(weight, 1000.0, None))
 
     conn.executemany(  # each with its code's design, as ingest copies it when claiming
         "INSERT INTO submissions (survey_id, version, submission_id, received_hour, reports, "
-        "packed, weight, stratum, psu, fpc) VALUES (?, 1, ?, '2026-01-01T00:00:00Z', ?, ?, ?, "
-        "?, ?, ?)", (row(i) for i in range(n)))
+        "packed, weight, stratum, psu, fpc, design_packed) VALUES (?, 1, ?, "
+        "'2026-01-01T00:00:00Z', ?, ?, ?, ?, ?, ?, ?)", (row(i) for i in range(n)))
     conn.executemany(
         "INSERT INTO invites (code_sha256, survey_id, submission_id, weight, stratum, psu, "
-        "fpc) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        ((hashlib.sha256(ids[i].encode()).hexdigest(), SURVEY["id"], ids[i],
-          float(weights[i]), f"s{strata[i]}", f"p{psus[i]}", 1000.0) for i in range(n)))
+        "fpc, design_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        ((hashlib.sha256(ids[i].encode()).hexdigest(), SURVEY["id"], ids[i], *design(i))
+         for i in range(n)))
     conn.commit()
     conn.close()
     del record

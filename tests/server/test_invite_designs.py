@@ -224,14 +224,16 @@ def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, clien
     sql(db_path, "INSERT INTO invite_surveys (survey_id, created) VALUES ('health', 'then')")
     sql(db_path, "INSERT INTO invites (code_sha256, survey_id) VALUES (?, 'health')",
         (digest(code),))
-    # undo the design migration and the three after it (carried values, submissions'
-    # designs, packed reports)
-    for column in ("weight", "stratum", "psu", "fpc", "random_group", "carried"):
+    # undo the design migration and the four after it (carried values, submissions'
+    # designs, packed reports, packed designs)
+    for column in ("weight", "stratum", "psu", "fpc", "random_group", "carried",
+                   "design_packed"):
         sql(db_path, f"ALTER TABLE invites DROP COLUMN {column}")
-    for column in ("weight", "stratum", "psu", "fpc", "random_group", "packed"):
+    for column in ("weight", "stratum", "psu", "fpc", "random_group", "packed",
+                   "design_packed"):
         sql(db_path, f"ALTER TABLE submissions DROP COLUMN {column}")
     sql(db_path, "ALTER TABLE invite_surveys DROP COLUMN carried")
-    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 3,))
+    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 4,))
     open_store(db_path).close()  # migrates
     assert sql(db_path, "SELECT weight, stratum, psu, fpc, random_group, carried FROM "
                         "invites") == [(None, None, None, None, None, None)]
@@ -260,10 +262,13 @@ def test_a_submission_carries_its_codes_design_and_an_older_database_gets_them(
         (bodies[0]["submission_id"], 12.0, "north", "school-2", 40.0, None),
         (bodies[1]["submission_id"], 30.0, "south", "school-9", 8.0, None)]
     migrations = POSTGRES_MIGRATIONS if is_postgres(db_path) else SQLITE_MIGRATIONS
-    # the schema before (and before the packed reports, the migration after it)
-    for column in ("weight", "stratum", "psu", "fpc", "random_group", "packed"):
+    # the schema before (and before the packed reports and packed designs, the migrations
+    # after it)
+    for column in ("weight", "stratum", "psu", "fpc", "random_group", "packed",
+                   "design_packed"):
         sql(db_path, f"ALTER TABLE submissions DROP COLUMN {column}")
-    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 1,))
+    sql(db_path, "ALTER TABLE invites DROP COLUMN design_packed")
+    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 2,))
     open_store(db_path).close()  # migrates
     assert sql(db_path, query) == stored
 
