@@ -13,25 +13,15 @@ import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
-from support.clients import FakeServer, signed
+from support.clients import FakeServer, serving, signed
 
 
 @pytest.fixture()
 def server() -> Iterator[FakeServer]:
-    manifest = signed({"id": "spend", "title": "Spending", "version": 1, "questions": [
+    with serving(signed({"id": "spend", "title": "Spending", "version": 1, "questions": [
         {"id": "spent", "type": "integer", "text": "Dollars spent?", "min": 0, "max": 100,
-         "epsilon": 1.0, "mechanism": "duchi"}]}, Ed25519PrivateKey.generate())
-
-    def answer(method: str, path: str, body: Any) -> tuple[int, Any]:
-        if method == "GET":
-            return 200, manifest
-        return 201, {"accepted": [body["submission_id"]], "duplicates": []}
-
-    fake = FakeServer(answer)
-    try:
+         "epsilon": 1.0, "mechanism": "duchi"}]}, Ed25519PrivateKey.generate())) as fake:
         yield fake
-    finally:
-        fake.close()
 
 
 def respond(server: FakeServer, tmp_path: Any, *args: str, typed: str | None = None) -> Any:

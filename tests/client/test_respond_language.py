@@ -23,7 +23,7 @@ from ldpsurvey.client.page_words import N, Words, catalogue, plural_category, wo
 from ldpsurvey.shared.errors import AnswerError
 from ldpsurvey.shared.survey import Survey
 from ldpsurvey.shared.translations import SurveyText
-from support.clients import FakeServer, signed, survey_dict
+from support.clients import FakeServer, serving, signed, survey_dict
 from support.page_catalogue import catalogue as page_catalogue
 
 
@@ -45,18 +45,8 @@ SURVEY = Survey.from_dict(translated())
 
 @pytest.fixture()
 def server() -> Iterator[FakeServer]:
-    manifest = signed(translated(), Ed25519PrivateKey.generate())
-
-    def answer(method: str, path: str, body: Any) -> tuple[int, Any]:
-        if method == "GET":
-            return 200, manifest
-        return 201, {"accepted": [body["submission_id"]], "duplicates": []}
-
-    fake = FakeServer(answer)
-    try:
+    with serving(signed(translated(), Ed25519PrivateKey.generate())) as fake:
         yield fake
-    finally:
-        fake.close()
 
 
 @pytest.mark.parametrize(("lang", "typed", "value"), [

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
-from support.clients import FakeServer, signed
+from support.clients import FakeServer, serving, signed
 
 TOWNS = ["Aville", "Btown", "Cburg", "Dham"]
 
@@ -33,18 +33,8 @@ def cascading() -> dict[str, Any]:
 
 @pytest.fixture()
 def server() -> Iterator[FakeServer]:
-    manifest = signed(cascading(), Ed25519PrivateKey.generate())
-
-    def answer(method: str, path: str, body: Any) -> tuple[int, Any]:
-        if method == "GET":
-            return 200, manifest
-        return 201, {"accepted": [body["submission_id"]], "duplicates": []}
-
-    fake = FakeServer(answer)
-    try:
+    with serving(signed(cascading(), Ed25519PrivateKey.generate())) as fake:
         yield fake
-    finally:
-        fake.close()
 
 
 def listed(output: str, question: str) -> list[str]:

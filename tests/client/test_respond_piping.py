@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.cli import cli
-from support.clients import FakeServer, signed
+from support.clients import FakeServer, serving, signed
 
 
 def piped() -> dict[str, Any]:
@@ -38,18 +38,8 @@ def piped() -> dict[str, Any]:
 
 @pytest.fixture()
 def server() -> Iterator[FakeServer]:
-    manifest = signed(piped(), Ed25519PrivateKey.generate())
-
-    def answer(method: str, path: str, body: Any) -> tuple[int, Any]:
-        if method == "GET":
-            return 200, manifest
-        return 201, {"accepted": [body["submission_id"]], "duplicates": []}
-
-    fake = FakeServer(answer)
-    try:
+    with serving(signed(piped(), Ed25519PrivateKey.generate())) as fake:
         yield fake
-    finally:
-        fake.close()
 
 
 def test_the_prompts_show_earlier_answers_and_nothing_of_them_is_sent(

@@ -17,7 +17,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -108,6 +109,23 @@ class FakeServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextmanager
+def serving(manifest: Any) -> Iterator[FakeServer]:
+    """A FakeServer that serves `manifest` to every GET and accepts every POSTed submission
+    (201, none a duplicate): the aggregator a respondent's device talks to in client tests."""
+
+    def answer(method: str, path: str, body: Any) -> tuple[int, Any]:
+        if method == "GET":
+            return 200, manifest
+        return 201, {"accepted": [body["submission_id"]], "duplicates": []}
+
+    fake = FakeServer(answer)
+    try:
+        yield fake
+    finally:
+        fake.close()
 
 
 def free_port() -> int:
