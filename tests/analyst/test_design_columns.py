@@ -369,6 +369,19 @@ def test_a_report_that_does_not_pack_leaves_its_row_to_the_json() -> None:
         assert layout.pack({**good, qid: bad}) is None, (qid, bad)
 
 
+def migrate(old: Path, new: Path) -> None:
+    """`migrate-store` from the SQLite store `old` into a new one at `new`."""
+    from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.store_copy import copy_store
+
+    source, target = open_store(old), open_store(new)
+    try:
+        copy_store(source, target)
+    finally:
+        source.close()
+        target.close()
+
+
 def test_migrate_store_packs_the_rows_stored_before_schema_7(stored_sqlite: Path,
                                                              tmp_path: Path) -> None:
     """A store whose rows have no packed row (written before schema 7) copied by
@@ -376,21 +389,13 @@ def test_migrate_store_packs_the_rows_stored_before_schema_7(stored_sqlite: Path
     copy's design report reads the packed rows."""
     import sqlite3
 
-    from ldpsurvey.server.store import open_store
-    from ldpsurvey.server.store_copy import copy_store
-
     old = tmp_path / "old.db"
     with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(old) as target:
         source_db.backup(target)
     with sqlite3.connect(old) as conn:
         packed = conn.execute("SELECT packed FROM submissions ORDER BY seq").fetchall()
         conn.execute("UPDATE submissions SET packed = NULL")
-    source, target = open_store(old), open_store(tmp_path / "new.db")
-    try:
-        copy_store(source, target)
-    finally:
-        source.close()
-        target.close()
+    migrate(old, tmp_path / "new.db")
     with sqlite3.connect(tmp_path / "new.db") as conn:
         assert conn.execute("SELECT packed FROM submissions ORDER BY seq").fetchall() == packed
     assert all(row[0] is not None for row in packed) and len(packed) == N
@@ -500,9 +505,6 @@ def test_migrate_store_packs_the_designs_stored_before_schema_8(stored_sqlite: P
     `migrate-store`: every designed code and row of the copy is packed as ingest packs it."""
     import sqlite3
 
-    from ldpsurvey.server.store import open_store
-    from ldpsurvey.server.store_copy import copy_store
-
     old = tmp_path / "old.db"
     with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(old) as target:
         source_db.backup(target)
@@ -512,12 +514,7 @@ def test_migrate_store_packs_the_designs_stored_before_schema_8(stored_sqlite: P
         packed = {t: conn.execute(q).fetchall() for t, q in query.items()}
         conn.execute("UPDATE submissions SET design_packed = NULL")
         conn.execute("UPDATE invites SET design_packed = NULL")
-    source, target = open_store(old), open_store(tmp_path / "new.db")
-    try:
-        copy_store(source, target)
-    finally:
-        source.close()
-        target.close()
+    migrate(old, tmp_path / "new.db")
     with sqlite3.connect(tmp_path / "new.db") as conn:
         assert {t: conn.execute(q).fetchall() for t, q in query.items()} == packed
     assert len(packed["submissions"]) == N

@@ -168,15 +168,21 @@ def test_the_docs_example_parses_and_its_errors_are_the_ones_written():
     assert broken == written
 
 
-def test_a_two_server_question_keeps_its_filter():
-    """The filter is about what is shown: a two-server question (local ε0 or none) takes one."""
-    from support.two_server_stand_ins import two_server_survey_dict
-
+def two_server_questions() -> list[dict]:
+    """`cascading()`'s questions for a two-server survey: central ε, no local ε or specials."""
     questions = copy.deepcopy(cascading()["questions"])
     for q in questions:
         q.pop("epsilon")
         q.pop("special", None)
         q["central_epsilon"] = 1.0
+    return questions
+
+
+def test_a_two_server_question_keeps_its_filter():
+    """The filter is about what is shown: a two-server question (local ε0 or none) takes one."""
+    from support.two_server_stand_ins import two_server_survey_dict
+
+    questions = two_server_questions()
     questions[1]["local_epsilon"] = 2.0
     survey = Survey.from_dict(two_server_survey_dict(questions))
     assert survey.question("town").option_filter.by == "region"
@@ -224,11 +230,7 @@ def test_a_two_server_upload_refuses_an_option_the_earlier_answer_hides():
     from ldpsurvey.client.two_server import check_answers
     from support.two_server_stand_ins import two_server_survey_dict
 
-    questions = copy.deepcopy(cascading()["questions"])
-    for q in questions:
-        q.pop("epsilon")
-        q.pop("special", None)
-        q["central_epsilon"] = 1.0
+    questions = two_server_questions()
     survey = Survey.from_dict(two_server_survey_dict(questions))
     assert check_answers(survey, {"region": "South", "town": "Cburg"})["town"] == "Cburg"
     with pytest.raises(AnswerError, match="'town': 'Cburg' does not go with"):
