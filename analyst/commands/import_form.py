@@ -57,11 +57,20 @@ def import_group() -> None:
                    "bound to N, shown to the respondent, and said in the notes and the TOML "
                    "(a row's ldp_max cell bounds that row instead). Without it (or ldp_max), "
                    "such rows are left out: no bound is made up.")
+@click.option("--media", "media", multiple=True, metavar="PATH",
+              type=click.Path(path_type=Path),
+              help="The form's attached files (a folder of them, or one file; repeatable), "
+                   "as ODK Central or KoboToolbox attach them: a select_one_from_file or "
+                   "select_multiple_from_file row takes its choices from the .csv (name, "
+                   "label, label::Language (xx) columns), .xml or .geojson file it names, "
+                   "and they are signed with the survey (nothing is fetched when it is "
+                   "answered). Without the file such a row is left out.")
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
                            skip_unsupported: bool, survey_id: str | None, version: int | None,
                            problems_path: Path | None, groups: tuple[str, ...],
-                           marked: str | None, integer_max: int | None, force: bool) -> None:
+                           marked: str | None, integer_max: int | None,
+                           media: tuple[Path, ...], force: bool) -> None:
     """Read an XLSForm (.xlsx, .xlsm, .xls, .csv, .md) with pyxform and write it as a survey
     file.
 
@@ -77,7 +86,9 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     listed first. With --skip-unsupported every such row is left out and listed, those that
     need your fix under their own heading and in a warning (the exit status is 0: a survey
     was written). --group and --marked import only part of the form (the rows outside it are
-    counted, not listed; a condition reading one is refused). The import says how many rows
+    counted, not listed; a condition reading one is refused). --media gives the form's
+    attached files, the choices of its select_one_from_file rows (without them such rows are
+    left out). The import says how many rows
     it kept of each type and left out of each kind, with the reason. Nothing is written
     unless the whole survey checks; then `ldpsurvey plan OUT` plans it.
     """
@@ -95,7 +106,7 @@ def import_xlsform_command(form: Path, out_path: Path, epsilon: float | None,
     options = ImportOptions(epsilon=epsilon, skip_unsupported=skip_unsupported,
                             survey_id=survey_id, version=version,
                             selection=Selection(tuple(groups), marked),
-                            integer_max=integer_max)
+                            integer_max=integer_max, media=tuple(media))
     try:
         result = import_xlsform(form, options)
     except ImportRefused as exc:

@@ -8,7 +8,8 @@ nearest supported alternative (refusals.py, errors.py), everything that cannot b
 privately; walk.py goes through the form in its order. The result is checked by
 `Survey.from_dict` (validation.py: its errors are mapped back to rows) and written as readable
 TOML (assembly.py, analyst/survey_toml.py); settings.py holds the survey's id, version, title
-and two-server settings, columns.py what is said of the survey sheet's columns.
+and two-server settings, columns.py what is said of the survey sheet's columns, media.py the
+form's attached files (`--media`: the choices of its select_one_from_file rows).
 
 Every row problem is kept and said (ImportRefused, ImportResult.left_out), the rows that
 need the designer's fix first; none is cut off at a count (errors.py). With
@@ -48,6 +49,7 @@ from .errors import (
     topics,
 )
 from .languages import Languages, languages
+from .media import media
 from .privacy import NO_EPSILON
 from .reading import SUFFIXES, Form, RowIndex, read
 from .selection import Selection
@@ -73,6 +75,9 @@ class ImportOptions:
     # --integer-max: the max of every integer row bounded below only (`. >= 0`), chosen by
     # the researcher (a row's ldp_max wins); None: such rows are left out, as without a range
     integer_max: int | None = None
+    # --media: the form's attached files (folders or files), the choices of its
+    # select_one_from_file / select_multiple_from_file rows (media.py)
+    media: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,7 @@ def import_xlsform(path: str | Path, options: ImportOptions | None = None) -> Im
     options.selection.check(form.survey_rows, filename)
     walk = Walk(RowIndex(form.survey_rows), langs, is_two_server(form.settings),
                 options.epsilon, notes, options.skip_unsupported, selection=options.selection,
-                integer_max=options.integer_max)
+                integer_max=options.integer_max, media=media(options.media))
     walk.walk(children, relevant=None, inside=None)
     try:
         return _result(walk, form, settings, langs, notes, filename, options)

@@ -24,7 +24,10 @@ EXCLUSIVITY = "exclusivity (not imported yet)"
 # whose rows each say it their own way (said here once for all).
 _OF_A_TYPE = frozenset(TOPICS.values())
 _SAID_ONCE = {"integers without a range": "an integer without a range on both sides cannot "
-              "be randomized"}
+              "be randomized",
+              # each row names its file: said once for all (--media DIR reads the files)
+              "options from outside the form": "its options come from a file or an external "
+              "list, not the signed survey (--media reads a select_one_from_file's file)"}
 
 
 @dataclass(frozen=True)

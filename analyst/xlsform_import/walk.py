@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from . import choice_filter
@@ -17,6 +18,7 @@ from .conditions import Condition, piped_refusal, refusal_of, translate
 from .errors import CHECK, FIX, UNSUPPORTED, Refusal, RowProblem, quoted
 from .exclusivity import split
 from .languages import Languages
+from .media import Attachment, Media, from_file
 from .questions import Context, Question, Row, question
 from .reading import RowIndex
 from .refusals import (
@@ -50,6 +52,7 @@ class Walk:
     seen_question: bool = False
     selection: Selection = field(default_factory=Selection)  # --group, --marked
     integer_max: int | None = None  # --integer-max (cells.ChosenBounds)
+    media: Media = field(default_factory=Media)  # --media: the form's attached files
     outside: list[int | None] = field(default_factory=list)  # rows outside the selection
     exclusive: list[str] = field(default_factory=list)  # names of those with exclusive options
     exclusive_pending: list[str] = field(default_factory=list)  # recognised, not kept (yet)
@@ -274,9 +277,19 @@ class Walk:
     def _question(self, r: Row, outer: Condition | None) -> None:
         """A question row, mapped or refused."""
         self.seen_question = True
+        said: list[str] = []
+        if from_file(r.el):  # its choices from an attached file (media.py), or refused
+            try:
+                path, found = self.media.attachment(r.el)
+            except Refusal as refusal:
+                self.refuse(r, refusal.reason, refusal.alternative, refusal.kind,
+                            refusal.topic)
+                return
+            r = replace(r, el={**r.el, "list_name": path.name, "choices": found.choices})
+            said = self._attached(path, found)
         kind = category(r.el)
         if kind in UNITS_BY_XLSFORM_TYPE:  # a question type imports it (xlsform_types)
-            self._mapped(r, kind, outer)
+            self._mapped(r, kind, outer, said)
         elif kind == "calculate":
             self._calculation(r, outer)
         elif kind in REFUSED_TYPES:
@@ -286,8 +299,24 @@ class Walk:
                         "in ldpsurvey", "use select_one, select_multiple or integer with a "
                         "range", topic="other types")
 
-    def _mapped(self, r: Row, kind: str, outer: Condition | None) -> None:
-        """A row of an XLSForm type a question type imports: its question, or refused."""
+    def _attached(self, path: Path, found: Attachment) -> list[str]:
+        """What is said of a row whose choices are read from an attached file, once it is
+        imported: in its TOML comment and the notes."""
+        said = [f"its {len(found.choices)} choice(s) are read from the attached file "
+                f"{path.name} (sha256 {found.sha256}) and signed with the survey: nothing is "
+                "fetched when it is answered"]
+        if path.suffix.lower() == ".geojson":
+            said[0] += "; the features' geometry is not read (a list is shown, not a map)"
+        unknown = [lang for lang in found.languages if lang not in self.languages.tags]
+        if unknown:
+            said.append(f"{path.name}'s label columns in {', '.join(map(repr, unknown))}, a "
+                        "language the form does not have, are not read")
+        return said
+
+    def _mapped(self, r: Row, kind: str, outer: Condition | None,
+                said: Sequence[str] = ()) -> None:
+        """A row of an XLSForm type a question type imports: its question (`said` in its
+        comments and the notes once it is kept), or refused."""
         if self._read_choices is None:  # the choices the form's conditions read (special.py)
             self._read_choices = read_choices(cells.get("relevant")
                                               for _, cells in self.rows.rows)
@@ -305,6 +334,8 @@ class Walk:
             exclusive = split(constraint, r.name)
             if exclusive is not None and not self._exclusive(r, mapped, exclusive.exclusive):
                 return
+        mapped.comments += said
+        self.notes += [f"row {r.row} ({r.name}, {r.xls_type}): {line}" for line in said]
         self.questions.append(mapped)
         self.targets[r.name] = mapped.target
         if mapped.pipes:

@@ -412,7 +412,9 @@ def test_two_server_collection(tmp_path: Path) -> None:
     ({"type": "select_one yn or_other", "name": "x", "label": "F", "ldp_epsilon": 1},
      "'or_other' adds a free-text", "drop or_other"),
     ({"type": "select_one_from_file places.csv", "name": "x", "label": "F", "ldp_epsilon": 1},
-     "from a file", "on the choices sheet"),
+     "in the file 'places.csv', which the import was not given (no --media)",
+     "pass --media DIR with the form's attached places.csv, or list the options on the "
+     "choices sheet"),
     ({"type": "select_one freq", "name": "x", "label": "F ${x}", "ldp_epsilon": 1},
      "shows its own answer", "without ${x}"),
     ({"type": "select_one freq", "name": "x", "label": "F", "required": "${used} = 'yes'",
