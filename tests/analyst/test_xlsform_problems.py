@@ -485,6 +485,45 @@ def test_the_real_forms_decimal_rows_are_left_out_only_with_their_repeats(
     assert {r["topic"] for r in decimals} == {"rows inside a group or repeat left out"}
 
 
+UCL_MEDIA = ROOT / "tests" / "data" / "xlsform" / "ucl_media"  # synthesized attachments
+
+
+@NO_REAL_FORMS
+def test_the_ucl_form_with_its_attached_lists_keeps_its_region_district_village_cascade(
+        tmp_path: Path) -> None:
+    """With --media (tests/data/xlsform/ucl_media: small synthesized CSVs for the form's
+    attachments, their region_id and district_id columns matching its choice_filters) the
+    UCL form keeps 11 questions where it kept 8: region_id, district_id (its filter follows
+    region_id) and village (follows district_id); plot_id's choice_filter `village=${village}
+    and plant_phase=${plant_phase}` is refused as an inline list's would be (one earlier
+    answer per filter)."""
+    out, listing = tmp_path / "s.toml", tmp_path / "problems.csv"
+    res = cli_import(REAL_FORMS / "ucl_biomass_plot_en_sw.xlsx", out, "--skip-unsupported",
+                     "--epsilon", "1", "--survey-version", "1", "--problems", str(listing),
+                     "--media", str(UCL_MEDIA))
+    assert res.exit_code == 0, res.output
+    counts = next(line for line in res.stderr.splitlines() if line.startswith("kept "))
+    assert counts.startswith("kept 11 of 90 rows: 7 select_one, 3 select_one_from_file, 1 "
+                             "select_multiple; left out: 39 rows inside a group or repeat "
+                             "left out, 20 group and repeat ends"), counts
+    data = tomllib.loads(out.read_text())
+    questions = {q["id"]: q for q in data["questions"]}
+    assert len(questions) == 11
+    assert questions["region_id"]["options"] == ["Arusha", "Manyara"]  # Swahili, the base
+    assert data["translations"]["en"]["questions"]["region_id"]["options"] == {
+        "Arusha": "Arusha Region", "Manyara": "Manyara Region"}
+    assert questions["district_id"]["filter"] == {"by": "region_id", "values": {
+        "Monduli": ["Arusha"], "Longido": ["Arusha"], "Babati": ["Manyara"],
+        "Mbulu": ["Manyara"]}}
+    assert questions["village"]["filter"]["by"] == "district_id"
+    assert questions["village"]["filter"]["values"]["Namanga"] == ["Longido"]
+    listed = rows_of(listing.read_text())
+    assert Counter(r["kind"] for r in listed) == Counter({UNSUPPORTED: 56})
+    (plot,) = [r for r in listed if r["name"] == "plot_id"]
+    assert plot["topic"] == "choice filters that cannot be kept"
+    assert not [r for r in listed if r["topic"] == "options from outside the form"]
+
+
 # What `import xlsform --epsilon 1 --survey-version 1` (no --skip-unsupported) says of each
 # form pyxform accepts: its last line (docs/xlsform.md, "Real forms"). Only the colours
 # example imports as it is.
@@ -595,6 +634,19 @@ def test_the_docs_list_every_question_row_left_out_by_reason(name: str) -> None:
                           "decimal") for q in result.survey.questions)
     assert (kept, len(outside)) == {"impact_msna_en_fr.xlsx": (281, 97),
                                     "ucl_biomass_plot_en_sw.xlsx": (8, 6)}[name]
+
+
+@NO_REAL_FORMS
+def test_the_docs_list_the_ucl_rows_left_out_with_its_attached_lists() -> None:
+    """With the synthesized attachments the line "options from outside the form" goes: three
+    of its rows are kept, plot_id is left out for its choice_filter (one line of its own)."""
+    form = REAL_FORMS / "ucl_biomass_plot_en_sw.xlsx"
+    options = ImportOptions(epsilon=1, skip_unsupported=True, version=1, media=(UCL_MEDIA,))
+    rows = left_out(import_xlsform(form, options), form)
+    assert table(rows) == _documented("ucl_biomass_plot_en_sw.xlsx --media "
+                                      "data/xlsform/ucl_media")
+    assert [(r.row, r.name) for r in rows if not r.reason.startswith("inside the repeat")] == [
+        (20, "plot_id"), (21, "canopy_cover"), (25, "slope")]
 
 
 @NO_REAL_FORMS

@@ -5,7 +5,7 @@ that is left out for a reason of its own (a calculation over a repeat, an intege
 one side, ...). tests/analyst/test_xlsform_problems.py checks that the tables in the docs are
 what this writes for the real forms.
 
-    cd tests && python -m support.xlsform_left_out FORM [--integer-max N]
+    cd tests && python -m support.xlsform_left_out FORM [--integer-max N] [--media DIR]
 """
 
 from __future__ import annotations
@@ -127,8 +127,9 @@ def main(argv: Sequence[str]) -> None:
     form = Path(argv[0])
     integer_max = int(argv[argv.index("--integer-max") + 1]) if "--integer-max" in argv \
         else None
+    media = (Path(argv[argv.index("--media") + 1]),) if "--media" in argv else ()
     result = import_xlsform(form, ImportOptions(epsilon=1, skip_unsupported=True, version=1,
-                                                integer_max=integer_max))
+                                                integer_max=integer_max, media=media))
     print(table(left_out(result, form)))
 
 
