@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -30,6 +30,7 @@ from .survey import (
     format_mean_units,
     format_median,
     format_plan,
+    mark_auto,
     plan_k,
     plan_survey,
 )
@@ -40,6 +41,8 @@ ORDER_NOTE = ("rows in auto's order (error averaged over options); respondents a
 # takes max_selected (a set of options: --max-selected), in the registry's order.
 BARE_TYPES = tuple(name for name, unit in REGISTRY.items()
                    if name in PLANNED_TYPES or "max_selected" in unit.keys)
+# `plan --type T --typical A B`: the types whose definition takes a `typical` range (numbers).
+TYPICAL_TYPES = tuple(name for name in BARE_TYPES if "typical" in unit_for(name).keys)
 
 
 @click.command("plan", short_help="Respondents needed for a margin of error, per mechanism.")
@@ -53,6 +56,11 @@ BARE_TYPES = tuple(name for name, unit in REGISTRY.items()
 @click.option("--max-selected", type=click.IntRange(min=1), default=None,
               help="With --type multiselect: at most this many of the k options selected "
                    "(default k).")
+@click.option("--typical", nargs=2, metavar="A B", default=None,
+              help=f"With --type {' or '.join(TYPICAL_TYPES)}: the survey field `typical = "
+                   "[A, B]` (most answers lie between A and B; on the grid 0..k-1 of the bare "
+                   "plan, in grid steps): auto picks the mean mechanism of least variance "
+                   "expected under it, as the survey does.")
 @click.option("--margin", type=float,
               help="Target margin of error (interval half-width): a proportion, e.g. 0.02; for "
                    "integer questions on the mean in the answer's units, for ordinal ones on "
@@ -123,7 +131,8 @@ def plan(survey_file: Path | None, **options: Any) -> None:
 
 
 def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, question_type: str,
-          max_selected: int | None, margin: float | None, mean_margin: float | None,
+          max_selected: int | None, typical: tuple[str, str] | None, margin: float | None,
+          mean_margin: float | None,
           median_margin: float | None, n: int | None,
           asked: float, answered: float,
           confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
@@ -132,6 +141,11 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
           repeats: int | None, household: int | None, delta: float | None) -> None:
     if survey_file is None and (repeats, household, delta) != (None, None, None):
         raise click.UsageError("--repeat, --household and --delta go with SURVEY_FILE")
+    if typical is not None and (survey_file is not None or compare_modes
+                                or question_type not in TYPICAL_TYPES):
+        raise click.UsageError(f"--typical goes with --type {' or '.join(TYPICAL_TYPES)} "
+                               "and --k/--epsilon (a survey gives `typical = [a, b]` in the "
+                               "question)")
     if median_margin is not None and (survey_file is None or compare_modes
                                       or crosstab is not None or regress_outcome is not None
                                       or _is_two_server(survey_file)):
@@ -217,10 +231,30 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
     if k is None or epsilon is None:
         raise click.UsageError("give SURVEY_FILE, or both --k and --epsilon")
     _check_max_selected(question_type, max_selected)
-    probe = SimpleNamespace(id="", type=question_type, k=k, not_asked=False)
+    probe = SimpleNamespace(id="", type=question_type, k=k, epsilon=epsilon, not_asked=False)
+    if typical is not None:
+        probe.spec = _typical_grid(k, typical)
     bare = _BarePlan(k, epsilon, margin, n, confidence, max_selected)
     for line in unit_for(question_type).visit(probe, bare):
         click.echo(line)
+
+
+def _typical_grid(k: int, typical: tuple[str, str]) -> Any:
+    """The bare plan's grid 0..k-1 (one step apart) estimating the mean, with `typical` read
+    as the survey reads the field (the same checks and messages, naming --typical)."""
+    from decimal import Decimal
+
+    from ldpsurvey.shared.errors import SurveyError
+    from ldpsurvey.shared.question_types.number_grid import GridSpec
+
+    if k < 2:
+        raise click.UsageError("--k must be at least 2")
+    grid = GridSpec(Decimal(0), Decimal(k - 1), Decimal(1))
+    try:
+        return grid.with_estimates({"estimate": ["mean"], "typical": list(typical)},
+                                   "--typical")
+    except SurveyError as exc:
+        raise click.UsageError(f"--typical: {exc.problem}") from None
 
 
 def _check_max_selected(question_type: str, max_selected: int | None) -> None:
@@ -247,7 +281,20 @@ class _BarePlan:
             lines.append(ORDER_NOTE)
         return lines
 
-    number = options
+    def number(self, probe: Any) -> list[str]:
+        """A number's rows; with --typical, auto's mark and reason as a survey question with
+        `typical = [A, B]` on the grid 0..k-1 gets them (`QuestionType.planned_auto`)."""
+        if getattr(probe, "spec", None) is None:
+            return self.options(probe)
+        qp = plan_k(self.k, self.epsilon, margin=self.margin, n=self.n,
+                    confidence=self.confidence, question_type=probe.type)
+        own = unit_for(probe.type).planned_auto(probe)
+        qp = replace(qp, **mark_auto(qp.rows, own, probe.type, self.k, self.epsilon,
+                                     self.margin, self.n, self.confidence))
+        lines = [describe(qp), format_plan(qp)]
+        if qp.auto_reason is not None:
+            lines.append(f"({qp.auto_reason})")
+        return lines
 
     def option_set(self, probe: Any) -> list[str]:
         from ldpsurvey.shared.mechanisms.set_base import SetShape

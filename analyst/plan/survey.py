@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
+from typing import Any
 
 from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import (
@@ -119,19 +120,26 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
                                question.epsilon))
         if var is not None:  # None: no mean-score variance derived for this mechanism
             rows.append(plan_row(question.mechanism, var, margin, n, confidence, False, True))
-    own = question.unit.planned_auto(question)  # e.g. a number's designer's typical range
-    if own is not None:
-        name = own[0]
-        if not any(r.mechanism == name for r in rows):
-            var = margin_variance(mechanism_class(name), question.type, question.k,
-                                  question.epsilon)
-            if var is not None:
-                rows.append(plan_row(name, var, margin, n, confidence, False, False))
-        rows = [replace(r, auto=r.mechanism == name) for r in rows]
-    return QuestionPlan(question=question.id, question_type=question.type, k=question.k,
-                        epsilon=question.epsilon, confidence=confidence, rows=rows,
-                        margin_unit=plan.margin_unit, auto_reason=None if own is None
-                        else own[1])
+    own = question.unit.planned_auto(question)  # e.g. a number's estimates, typical range
+    return replace(plan, question=question.id,
+                   **mark_auto(rows, own, question.type, question.k, question.epsilon,
+                               margin, n, confidence))
+
+
+def mark_auto(rows: list[PlanRow], own: tuple[str, str] | None, question_type: str, k: int,
+              epsilon: float, margin: float | None, n: int | None, confidence: float
+              ) -> dict[str, Any]:
+    """`rows` with auto's mark on `own`'s mechanism (a row added where the probe's ranking
+    lacked it) and its reason, where the question tells auto more than (type, k, ε)
+    (`QuestionType.planned_auto`); unchanged without it. Keyword arguments of a QuestionPlan."""
+    if own is None:
+        return {"rows": rows}
+    name = own[0]
+    if not any(r.mechanism == name for r in rows):
+        var = margin_variance(mechanism_class(name), question_type, k, epsilon)
+        if var is not None:
+            rows = [*rows, plan_row(name, var, margin, n, confidence, False, False)]
+    return {"rows": [replace(r, auto=r.mechanism == name) for r in rows], "auto_reason": own[1]}
 
 
 def plan_survey(survey: Survey, *, margin: float | None = None, n: int | None = None,

@@ -339,8 +339,9 @@ class DecimalType(QuestionType):
         return path.number(question)
 
     def planned_auto(self, question: Any) -> tuple[str, str] | None:
-        """With the designer's `typical` range: auto's pick under it (number_grid)."""
-        return number_grid.typical_choice(getattr(question, "spec", None), question.epsilon)
+        """On the grid: what auto picks for this question's estimates (and `typical` range,
+        where given) at its ε (number_grid.auto_choice), not the probe's mean-only pick."""
+        return number_grid.auto_choice(self, getattr(question, "spec", None), question.epsilon)
 
     def margin_unit(self, question: Any) -> str:
         """A mean's margin in grid steps: one step is the resolution (a plan from (k, ε)

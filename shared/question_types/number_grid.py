@@ -328,19 +328,21 @@ def resolve_mechanism(unit: Any, spec: GridSpec, epsilon: float, requested: str,
     return str(mean), reason, str(mean)
 
 
-def typical_choice(spec: GridSpec | None, epsilon: float) -> tuple[str, str] | None:
-    """(mean mechanism, reason) `auto` picks at ε under the designer's `typical` range (a
-    plan's mark: its rows are the mean mechanisms at the question's ε); None without it."""
-    from ..mechanisms.numeric_auto import choose_mean_mechanism
-
-    prior = None if spec is None else spec.typical_prior()
-    if spec is None or prior is None:
+def auto_choice(unit: Any, spec: GridSpec | None, epsilon: float) -> tuple[str, str] | None:
+    """(mechanism, reason) `auto` picks for a question on this grid at ε, exactly as the
+    survey resolves `mechanism = "auto"` (`resolve_mechanism`): the mean mechanism of least
+    variance averaged over the grid, or expected under the designer's `typical` range; the
+    mean at ε/2 beside square_wave when the distribution is asked too; square_wave alone for
+    the distribution. A plan marks it among its rows. None off a grid (no `spec`) or where no
+    mechanism fits (the survey refuses such a question anyway)."""
+    if spec is None:
         return None
     try:
-        chosen = choose_mean_mechanism(spec.k, epsilon, prior, prior_words=spec.typical_words())
-    except ValueError:
+        name, reason, _ = resolve_mechanism(unit, spec, epsilon, "auto", {}, "plan")
+    except SurveyError:
         return None
-    return chosen.name, chosen.reason
+    assert reason is not None  # auto always says why
+    return name, reason
 
 
 def check_fits(unit: Any, name: str, k: int, epsilon: float, where: str) -> None:

@@ -26,8 +26,9 @@ def test_a_plan_lists_the_mean_mechanisms_and_the_pair() -> None:
     names = [r.mechanism for r in income.rows]
     assert set(names) == {"duchi", "piecewise", "hybrid", "geometric", "square_wave",
                           "mean_and_distribution"}
-    assert next(r for r in income.rows if r.auto).mechanism == choose_mean_mechanism(2001,
-                                                                                      2.0).name
+    # auto sends both estimates asked (the pair), its mean part the mean mechanism at ε/2
+    assert next(r for r in income.rows if r.auto).mechanism == "mean_and_distribution"
+    assert f"the mean by {choose_mean_mechanism(2001, 1.0).name} " in income.auto_reason
     configured = next(r for r in income.rows if r.configured)
     assert configured.mechanism == "mean_and_distribution"
     # halving ε costs the pair's mean: it needs more respondents than its mean part alone
@@ -122,7 +123,7 @@ def test_plan_marks_auto_s_choice_under_the_typical_range(tmp_path: Path) -> Non
     assert plan.auto_reason == guided.questions[0].mechanism_choice
     plain = plan_survey(survey(income), margin=0.05).questions[0]
     assert [r.mechanism for r in plain.rows if r.auto] == ["piecewise"]
-    assert plain.auto_reason is None
+    assert plain.auto_reason == survey(income).questions[0].mechanism_choice  # auto's own
     integer = plan_survey(survey(amount, typical=[50, 300]), margin=0.05).questions[0]
     assert [r.mechanism for r in integer.rows if r.auto] == ["duchi"]
 
