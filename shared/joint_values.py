@@ -120,3 +120,59 @@ def check_pair(rows: Encoder, cols: Encoder) -> None:
         raise CrosstabError(f"{rows.question_id!r} and {cols.question_id!r} are both numbers "
                             "read by their mean: a crosstab needs categories on one side (for "
                             "how one number moves with the other, regress --outcome)")
+
+
+def mean_given_category_bound(number: Encoder, other: Encoder, share: float) -> np.ndarray:
+    """Per category c of `other`, the worst case over every truth in which c holds `share`
+    (π) of respondents of n·Var R̂_c, R̂_c = Σ v·w_c / Σ w_c the number's mean among c: what a
+    plan of that mean needs (analyst/plan/among_category.py).
+
+    The delta method linearizes R̂_c - R_c as Σ u / (n·π), u = w_c·(v - R_c) per report, and
+    the stated interval estimates E[u²]/(n·π²) (a random sample: the spread of the answers
+    within c counted, as every crosstab ratio's, docs/crosstabs.md). By independence of the two
+    reports given the pair (q, x), E[u² | q, x] = V_c(q)·(g(x) + (x - R)²), V_c(q) = E[w_c² | q]
+    and g(x) = Var[v | x]. So
+
+        E[u²] = π·V_c(c)·E[g(x) + x² | c] - π·V_c(c)·R² + Σ_{q ≠ c} P(q)·V_c(q)·E[g + (x - R)² | q]
+             <= π·V_c(c)·A(R) + (1 - π)·V_out·B(R),
+
+    A(R) = ĥ(R) - R² with ĥ the least concave majorant of h(x) = g(x) + x² (the largest
+    E[h | c] of answers whose mean is R: two answers at most), B(R) = max_x g(x) + (x - R)²
+    (everyone outside c at the farthest answer), V_out the largest V_c(q) outside c; both are
+    attained together, so the bound is the maximum over R of the right side, divided by π².
+    On a binned `other`, V_c is taken at its largest over each side of c (a bound). R runs over
+    the answers where the encoder knows the channel (every grid value up to its 513 or 1,025
+    evenly spaced ones, joint_values' `answers`)."""
+    assert number.mean_only and number.mean is not None and number.mean_square is not None
+    if not 0 < share <= 1:
+        raise CrosstabError(f"a category's share of respondents is in (0, 1], got {share!r}")
+    x = np.asarray(number.answers, dtype=float)
+    order = np.argsort(x)
+    x = x[order]
+    mean = (number.mean @ number.expected)[order]
+    g = np.maximum((number.mean_square @ number.expected)[order] - mean**2, 0.0)
+    hull = _concave_majorant(x, g + x * x) - x * x  # A(R) at R = each answer
+    farthest = np.max(g[None, :] + (x[None, :] - x[:, None]) ** 2, axis=1)  # B(R)
+    v = other.second_moments()
+    inside = other.membership > 0
+    v_in = np.max(np.where(inside, v, -np.inf), axis=1)
+    v_out = np.max(np.where(~inside, v, -np.inf), axis=1)
+    v_out = np.where(np.isfinite(v_out), v_out, 0.0)
+    worst = np.max(share * v_in[:, None] * hull[None, :]
+                   + (1 - share) * v_out[:, None] * farthest[None, :], axis=1)
+    return np.asarray(worst / share**2, dtype=float)
+
+
+def _concave_majorant(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The least concave function >= y at the increasing points x, evaluated at x (the upper
+    hull, Andrew's monotone chain)."""
+    hull: list[int] = []
+    for i in range(x.size):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            if (y[b] - y[a]) * (x[i] - x[a]) <= (y[i] - y[a]) * (x[b] - x[a]):
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    return np.interp(x, x[hull], y[hull])

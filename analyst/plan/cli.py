@@ -89,8 +89,15 @@ TYPICAL_TYPES = tuple(name for name in BARE_TYPES if "typical" in unit_for(name)
               help="Confidence level of the interval.")
 @click.option("--crosstab", nargs=2, metavar="ROWS COLS",
               help="With SURVEY_FILE: respondents a margin on every joint cell of two "
-                   "questions needs (or the margin --n gives).")
+                   "questions needs (or the margin --n gives); with a number (a decimal) on "
+                   "one side, on its mean among each category of the other (--margin in the "
+                   "number's units, --category-share).")
 @click.option("--bins", help="Crosstab bin edges for the integer question(s), e.g. 0,5,10.")
+@click.option("--category-share", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.2, show_default=True,
+              help="With --crosstab of a number (a decimal) by a question: the share of "
+                   "respondents in the category whose mean and median are planned (the "
+                   "worst case is over every truth in which it holds this share).")
 @click.option("--regress", "regress_outcome", metavar="OUTCOME",
               help="Instead: respondents to detect --odds-ratio for a binary covariate with "
                    "80%% power in `ldpsurvey regress` of OUTCOME (a yes/no question of "
@@ -136,6 +143,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
           median_margin: float | None, n: int | None,
           asked: float, answered: float,
           confidence: float, crosstab: tuple[str, str] | None, bins: str | None,
+          category_share: float,
           regress_outcome: str | None, odds_ratio: float | None, baseline: float,
           exposed: float, compare_modes: bool, local_epsilon: float | None,
           repeats: int | None, household: int | None, delta: float | None) -> None:
@@ -147,10 +155,10 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
                                "and --k/--epsilon (a survey gives `typical = [a, b]` in the "
                                "question)")
     if median_margin is not None and (survey_file is None or compare_modes
-                                      or crosstab is not None or regress_outcome is not None
+                                      or regress_outcome is not None
                                       or _is_two_server(survey_file)):
         raise click.UsageError("--median-margin goes with SURVEY_FILE and --margin (an LDP "
-                               "survey's plan, without --compare-modes, --crosstab or "
+                               "survey's plan or --crosstab, without --compare-modes or "
                                "--regress)")
     if regress_outcome is not None:
         click.echo(_regress_plan(survey_file, regress_outcome, epsilon, odds_ratio, baseline,
@@ -170,7 +178,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
         if survey_file is None:
             raise click.UsageError("--crosstab needs SURVEY_FILE (the questions' mechanisms)")
         click.echo(_crosstab_plan(load_survey(survey_file), crosstab, margin, n, confidence,
-                                  bins))
+                                  bins, median_margin, category_share))
         return
     if bins is not None:
         raise click.UsageError("--bins goes with --crosstab")
@@ -362,12 +370,17 @@ def _is_two_server(survey_file: Path) -> bool:
 
 
 def _crosstab_plan(survey, pair: tuple[str, str], margin: float | None, n: int | None,
-                   confidence: float, bins: str | None) -> str:
+                   confidence: float, bins: str | None, median_margin: float | None,
+                   category_share: float) -> str:
     from ldpsurvey.shared.joint_features import survey_pair_bins
 
+    from .among_category import AmongCategoryPlan, format_among_category
     from .crosstab import format_crosstab_plan, plan_crosstab
 
     row_bins, col_bins = survey_pair_bins(survey, pair, bins)
     plan_ = plan_crosstab(survey, pair[0], pair[1], margin=margin, n=n, confidence=confidence,
-                          row_bins=row_bins, col_bins=col_bins)
+                          row_bins=row_bins, col_bins=col_bins, median_margin=median_margin,
+                          category_share=category_share)
+    if isinstance(plan_, AmongCategoryPlan):  # a number's side: its mean among each category
+        return format_among_category(plan_, targeted=margin is not None)
     return format_crosstab_plan(plan_, targeted=margin is not None)

@@ -16,9 +16,11 @@ import numpy as np
 from ldpsurvey.shared.crosstab import check_size, worst_cell_variance
 from ldpsurvey.shared.errors import CrosstabError, PlanError
 from ldpsurvey.shared.joint_features import Encoder, encoder_for
+from ldpsurvey.shared.joint_values import check_pair
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
 
+from .among_category import DEFAULT_SHARE, AmongCategoryPlan, plan_among_category
 from .rows import check_target, margin_for, respondents_needed
 
 SUBGROUP_EXAMPLE = 0.2  # the subgroup share the plain-words sentence uses as an example
@@ -49,7 +51,12 @@ def marginal_variance_one(encoder: Encoder) -> float:
 def plan_crosstab(survey: Survey, rows: str, cols: str, *, margin: float | None = None,
                   n: int | None = None, confidence: float = 0.95,
                   row_bins: Sequence[int] | None = None,
-                  col_bins: Sequence[int] | None = None) -> CrosstabPlan:
+                  col_bins: Sequence[int] | None = None, median_margin: float | None = None,
+                  category_share: float = DEFAULT_SHARE) -> CrosstabPlan | AmongCategoryPlan:
+    """Respondents for a margin on every joint cell (or the margin n gives); with a number's
+    side, on its mean among each category of the other (plan/among_category.py: `margin` in
+    the number's units, `category_share` the category's share of respondents its worst case
+    assumes; `median_margin` is refused there, naming why)."""
     check_target(margin, n, confidence)
     (rows, row_option), (cols, col_option) = _side(rows), _side(cols)
     try:
@@ -64,11 +71,17 @@ def plan_crosstab(survey: Survey, rows: str, cols: str, *, margin: float | None 
         check_size(e1, e2)
     except CrosstabError as exc:
         raise PlanError(exc.message) from None
-    for encoder in (e1, e2):
-        if encoder.mean_only:  # one cell and a mean (shared/joint_values.py): no share to plan
-            raise PlanError(f"plan --crosstab plans joint shares; {encoder.question_id!r} is a "
-                            "number a crosstab reads by its mean per category, whose margin is "
-                            f"not planned yet: plan {encoder.question_id!r} alone for its mean")
+    if e1.mean_only or e2.mean_only:  # one cell and a mean (shared/joint_values.py)
+        try:
+            check_pair(e1, e2)
+        except CrosstabError as exc:
+            raise PlanError(exc.message) from None
+        number, by = (e1, e2) if e1.mean_only else (e2, e1)
+        return plan_among_category(number, by, margin=margin, median_margin=median_margin,
+                                   n=n, confidence=confidence, share=category_share)
+    if median_margin is not None:
+        raise PlanError("--median-margin goes with a crosstab of a number (a decimal) by a "
+                        "question; this one plans joint shares")
     joint = worst_cell_variance(e1, e2)
     v1, v2 = marginal_variance_one(e1), marginal_variance_one(e2)
     if margin is None:

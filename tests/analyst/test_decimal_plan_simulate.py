@@ -92,17 +92,21 @@ def test_simulate_crosstab_states_the_true_mean_per_category_in_the_answers_unit
         assert abs(cell["estimate"] - true) < 4.42 * cell["std_error"], (cell, true)
 
 
-def test_plan_crosstab_refuses_a_decimal_side_in_one_line() -> None:
-    """A decimal's side of a crosstab is one cell and its mean: there is no joint share to plan
-    (main refused it as 'no joint estimator'; the plan would print '1 respondent')."""
+def test_plan_crosstab_of_a_decimal_side_plans_its_mean_per_category() -> None:
+    """A decimal's side of a crosstab is one cell and its mean: the plan gives the mean among
+    each category (analyst/plan/among_category.py; main refused it, and before that printed
+    '1 respondent'), never a joint share's '1 respondent'."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "s.toml"
         path.write_text(SAMPLE.read_text())
         result = CliRunner().invoke(cli, ["plan", str(path), "--crosstab", "hours", "region",
-                                          "--margin", "0.05"])
-    assert result.exit_code != 0
-    assert result.output.strip().splitlines()[-1].startswith("Error: plan --crosstab plans "
-                                                             "joint shares; 'hours' is a number")
+                                          "--margin", "2"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("  region = ")]
+    assert [line.split(":")[0].split("= ")[1] for line in rows] == ["north", "south", "east",
+                                                                    "west"]
+    assert all("mean within ±2 needs" in line for line in rows)
+    assert " 1 respondent" not in result.output
 
 
 def test_plan_marks_auto_s_choice_under_the_typical_range(tmp_path: Path) -> None:
