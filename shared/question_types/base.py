@@ -505,6 +505,9 @@ class QuestionType:
     two_server_crossable: ClassVar[bool] = False
     """Whether a declared two-server crosstab may join this question: its measurement is one
     of its k values, so a pair of answers is one cell of a k1·k2 Histogram."""
+    two_server_cross_refusal: ClassVar[str | None] = None
+    """Why a declared two-server crosstab does not join this (uncrossable) type, where there is
+    more to say than the types it does join: the refusal's one line."""
     two_server_value_rows: ClassVar[str] = "categories"
     """The estimate field that holds a two-server "not asked" question's value rows over
     everyone: "categories", or "distribution" where the estimate is the values' mean."""

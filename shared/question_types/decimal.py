@@ -399,6 +399,11 @@ class DecimalType(QuestionType):
     # reports are not one bounded measurement).
 
     two_server_local_mechanisms = ()
+    two_server_cross_refusal = (
+        "a two-server crosstab of a decimal (its mean per category) is not built: no Prio3 "
+        "circuit here proves each category's sum of grid indices belongs to that category's "
+        "cell (a SumVec per category would let one upload add up to the range to every "
+        "category); an LDP survey's crosstab gives it (docs/two-server.md, Not yet)")
     two_server_refused_keys: ClassVar[dict[str, str]] = {
         "local_epsilon": ("a decimal question in a two-server survey runs no local mechanism: "
                           "its number, kept to the resolution, is measured on its grid and each "

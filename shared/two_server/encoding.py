@@ -242,6 +242,9 @@ def check_crosstab(spec: Any, questions: Mapping[str, Any], where: str) -> None:
     """A two-server crosstab joins two questions whose measurement is one of their values
     (`QuestionType.two_server_crossable`) in one Histogram."""
     for qid in (spec.rows, spec.cols):
+        refusal = questions[qid].unit.two_server_cross_refusal
+        if refusal is not None:
+            raise SurveyError(where, f"{qid!r} is {questions[qid].unit.name}: {refusal}")
         if not questions[qid].unit.two_server_crossable:
             names = [unit.name for unit in units() if unit.two_server_crossable]
             raise SurveyError(where, f"a two-server crosstab joins {', '.join(names[:-1])} or "

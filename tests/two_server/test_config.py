@@ -136,3 +136,7 @@ def test_a_two_server_crosstab_refuses_a_decimal_in_one_line():
         Survey.from_dict(d)
     assert exc.value.field == "crosstabs[0]"
     assert "'income' is decimal" in exc.value.message and "\n" not in exc.value.message
+    # and why: not a missing type in a list, a missing proof (main named the joinable types)
+    assert ("its mean per category) is not built: no Prio3 circuit here proves each "
+            "category's sum") in exc.value.message
+    assert "docs/two-server.md" in exc.value.message
