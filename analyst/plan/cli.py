@@ -96,8 +96,8 @@ TYPICAL_TYPES = tuple(name for name in BARE_TYPES if "typical" in unit_for(name)
 @click.option("--category-share", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.2, show_default=True,
               help="With --crosstab of a number (a decimal) by a question: the share of "
-                   "respondents in the category whose mean and median are planned (the "
-                   "worst case is over every truth in which it holds this share).")
+                   "respondents in the category whose mean is planned (the worst case is "
+                   "over every truth in which it holds this share).")
 @click.option("--regress", "regress_outcome", metavar="OUTCOME",
               help="Instead: respondents to detect --odds-ratio for a binary covariate with "
                    "80%% power in `ldpsurvey regress` of OUTCOME (a yes/no question of "
@@ -208,7 +208,7 @@ def _plan(survey_file: Path | None, k: int | None, epsilon: float | None, questi
             click.echo(f"{qp.question}: {describe_question(q, qp, asked, answered)}")
             click.echo(format_plan(qp))
             if qp.auto_reason is not None:
-                click.echo(f"({qp.auto_reason})")  # e.g. a number's typical range
+                click.echo(f"({qp.auto_reason})")  # a number's estimates and typical range
             step = q.unit.mean_step(q)
             if step is not None and not q.not_asked:
                 mean_margin_of_q = (mean_margin if mean_margin is not None else margin)

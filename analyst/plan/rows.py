@@ -59,7 +59,8 @@ class QuestionPlan:
     margin_unit: str  # "proportion", "answer units" (integer mean) or "score" (ordinal mean)
     row_label: str = "mechanism"  # what a row is: a mechanism, or an "estimate" (a region)
     median: MedianPlan | None = None  # a number's median (a decimal's distribution: median.py)
-    # auto's reason where the question tells auto more than (k, ε): a number's typical range
+    # auto's reason where the question tells auto more than (k, ε): a number's estimates and
+    # typical range
     auto_reason: str | None = None
 
 

@@ -120,7 +120,7 @@ def plan_question(question: Question, *, margin: float | None = None, n: int | N
                                question.epsilon))
         if var is not None:  # None: no mean-score variance derived for this mechanism
             rows.append(plan_row(question.mechanism, var, margin, n, confidence, False, True))
-    own = question.unit.planned_auto(question)  # e.g. a number's estimates, typical range
+    own = question.unit.planned_auto(question)  # a number's estimates and typical range
     return replace(plan, question=question.id,
                    **mark_auto(rows, own, question.type, question.k, question.epsilon,
                                margin, n, confidence))

@@ -406,7 +406,8 @@ class QuestionType:
     def planned_auto(self, question: Any) -> tuple[str, str] | None:
         """(mechanism, reason) `auto` picks among a plan's rows for this survey question where
         the question tells auto more than its type, k and ε (a plan ranks a probe of those):
-        a number's designer's `typical` range. None: the probe's choice is the question's."""
+        a number's estimates and its designer's `typical` range. None: the probe's choice is
+        the question's."""
         return None
 
     def margin_unit(self, question: Any) -> str:
