@@ -170,7 +170,9 @@ def _word_token(word: str, position: int) -> Token:
 
 
 # --- the syntax tree -------------------------------------------------------------------------
-# Operand kinds: "bool", "int", "text" (a categorical answer or a string), "ordinal".
+# Operand kinds: "bool", "int", "text" (an option's label or a string). An ordered operand is
+# the answer of a question whose unit is `ordered` (its options in order): text that <, <=, >,
+# >= also order, by option position.
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,7 @@ class Operand:
     literal: Any = None
     option: str | None = None
     inner: Node | None = None
+    ordered: bool = False  # a ref to a question whose options are in order (its unit's)
 
 
 @dataclass(frozen=True)
@@ -203,15 +206,30 @@ class Node:
     negated: bool = False
 
 
-_KIND_WORDS = {"bool": "a yes/no value", "int": "a number", "text": "text",
-               "ordinal": "an ordinal answer"}
+_KIND_WORDS = {"bool": "a yes/no value", "int": "a number", "text": "text"}
+_ORDERED_WORDS = "an ordinal answer"
 
 
-def _reading(question: QuestionInfo) -> tuple[str | None, str | None]:
-    """(how a condition reads the question's answer, its type in words): its unit's
-    `condition_operand` and `described` (None, None for a type no unit has)."""
+def _words(operand: Operand) -> str:
+    """The operand's kind of value in an error's words."""
+    return _ORDERED_WORDS if operand.ordered else _KIND_WORDS[operand.kind]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How a condition reads a question's answer, from its unit: `condition_operand`,
+    `ordered` and `described` (None, False, None for a type no unit has)."""
+
+    kind: str | None
+    ordered: bool
+    what: str | None
+
+
+def _reading(question: QuestionInfo) -> _Reading:
     unit = REGISTRY.get(question.type)
-    return (None, None) if unit is None else (unit.condition_operand, unit.described)
+    if unit is None:
+        return _Reading(None, False, None)
+    return _Reading(unit.condition_operand, unit.ordered, unit.described)
 
 
 class _Parser:
@@ -334,7 +352,8 @@ class _Parser:
             if self.peek().kind == "punct" and self.peek().text == "(":
                 return self.call(token)
             question = self.resolve(token)
-            kind, what = _reading(question)
+            reading = _reading(question)
+            kind, what = reading.kind, reading.what
             if kind == SET:
                 raise ConditionError("type", token.position,
                                      f'"{question.id}" is a multiselect question: read it with '
@@ -344,7 +363,7 @@ class _Parser:
                 raise ConditionError("type", token.position, f'"{question.id}" is '
                                      f'{what or "a question"}, which a condition cannot read')
             return Operand("ref", kind, token.position, token.position + len(token.text),
-                           question=question)
+                           question=question, ordered=reading.ordered)
         raise ConditionError("syntax", token.position, 'expected a question id, a value or '
                              f'"(", not {_describe(token)}')
 
@@ -358,7 +377,8 @@ class _Parser:
             raise ConditionError("syntax", target.position, "expected a question id")
         self.advance()
         question = self.resolve(target)
-        kind, what = _reading(question)
+        reading = _reading(question)
+        kind, what = reading.kind, reading.what
         if name.text == "answered":
             if kind is None:
                 raise ConditionError("type", target.position, f'"{question.id}" is '
@@ -417,7 +437,7 @@ def _literal(token: Token) -> Operand | None:
 
 
 def _textual(operand: Operand) -> bool:
-    return operand.kind in ("text", "ordinal")
+    return operand.kind == "text"
 
 
 def _check_option(question_side: Operand, literal: Operand) -> None:
@@ -452,10 +472,10 @@ def _check_compare(op: Token, left: Operand, right: Operand) -> None:
         if left.kind == "int" and right.kind == "int":
             return
         for a, b in ((left, right), (right, left)):
-            if a.kind == "ordinal" and b.form == "literal" and b.kind == "text":
+            if a.ordered and b.form == "literal" and b.kind == "text":
                 _check_option(a, b)
                 return
-        if (left.kind == "ordinal" and right.kind == "ordinal" and left.question is not None
+        if (left.ordered and right.ordered and left.question is not None
                 and right.question is not None
                 and left.question.options == right.question.options):
             return
@@ -467,7 +487,7 @@ def _check_compare(op: Token, left: Operand, right: Operand) -> None:
         return
     if left.kind != right.kind:
         raise ConditionError("type", op.position, f'"{op.text}" compares '
-                             f"{_KIND_WORDS[left.kind]} with {_KIND_WORDS[right.kind]}"
+                             f"{_words(left)} with {_words(right)}"
                              + _yes_no_hint(left, right))
 
 
@@ -476,8 +496,8 @@ def _check_member(left: Operand, value: Operand) -> None:
         _check_option(left, value)
         return
     if left.kind != value.kind:
-        raise ConditionError("type", value.start, f'"in" compares {_KIND_WORDS[left.kind]} '
-                             f"with {_KIND_WORDS[value.kind]}")
+        raise ConditionError("type", value.start, f'"in" compares {_words(left)} '
+                             f"with {_words(value)}")
 
 
 # --- evaluation ------------------------------------------------------------------------------
@@ -530,7 +550,7 @@ def _value(operand: Operand, answers: Mapping[str, Any]) -> Any:
 def _position(operand: Operand, value: Any, other: Operand) -> Any:
     """An ordinal value's place: a label's index among its (or the other side's) options;
     None for a value that is none of them (a special value: don't know, prefer not to say)."""
-    question = operand.question if operand.kind == "ordinal" else other.question
+    question = operand.question if operand.ordered else other.question
     assert question is not None
     return question.options.index(value) if value in question.options else None
 
@@ -565,7 +585,7 @@ def _evaluate(node: Node, answers: Mapping[str, Any]) -> bool:
         return bool(left == right)
     if node.op == "!=":
         return bool(left != right)
-    if node.left.kind == "ordinal" or node.right.kind == "ordinal":
+    if node.left.ordered or node.right.ordered:
         left = _position(node.left, left, node.right)
         right = _position(node.right, right, node.left)
     if not _orders(left) or not _orders(right):

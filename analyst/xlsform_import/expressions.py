@@ -563,12 +563,14 @@ def _two_answers(a: Target, op: str, b: Target) -> _Out:
     was answered" and `!=` "and either was answered": answered(q) for an optional question, a
     required one's own condition."""
     kind, other = a.unit.condition_operand, b.unit.condition_operand
+    # One kind: the same operand, and options in order on both sides or on neither.
+    same_kind = (kind, a.unit.ordered) == (other, b.unit.ordered)
     if kind not in _ANSWER_KINDS or other not in _ANSWER_KINDS:
         odd = a if kind not in _ANSWER_KINDS else b
         raise ExpressionError(f"compares two answers, and ${{{odd.id}}} is {odd.type}, whose "
                               "answer a comparison cannot read (select_multiple: "
                               "selected() or count-selected())")
-    if kind != other:
+    if not same_kind:
         raise ExpressionError(f"compares ${{{a.id}}} ({a.type}) with ${{{b.id}}} ({b.type}): "
                               "two answers compared must be of one kind")
     if op not in ("==", "!=") and kind != _NUMBER:
@@ -594,7 +596,7 @@ def _two_answers(a: Target, op: str, b: Target) -> _Out:
 
 
 _NUMBER = "int"  # the condition operand of a number (an integer's unit's)
-_ANSWER_KINDS = (_NUMBER, "bool", "text", "ordinal")  # operands compared as answers
+_ANSWER_KINDS = (_NUMBER, "bool", "text")  # operands compared as answers
 
 
 def _ordered(target: Target, op: str, right: Node) -> _Out:

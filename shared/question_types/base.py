@@ -135,8 +135,12 @@ class QuestionType:
     """The answer is a number: its estimates are of its mean, and a crosstab bins it."""
     condition_operand: ClassVar[str | None] = None
     """How a condition (shared/conditions.py) reads the answer: the operand kind ("bool",
-    "int", "text", "ordinal"), "set" (through selected() and count_selected() only), or None
-    (a condition cannot read it)."""
+    "int", "text"), "set" (through selected() and count_selected() only), or None (a
+    condition cannot read it)."""
+    ordered: ClassVar[bool] = False
+    """The options are in order: a condition orders the answers by option position (<, <=,
+    >, >= against one of its labels or an answer with the same options), and its errors name
+    the answer "an ordinal answer"."""
     filter_reads: ClassVar[bool] = False
     """The answer is one or several of the question's options, which a later categorical
     question's `filter` may follow (shared/option_filter.py: cascading options)."""

@@ -25,7 +25,8 @@ class OrdinalType(SingleAnswerType):
                 "groups": {name: list(members) for name, members in question.groups.items()}}
 
     described = "an ordinal question"
-    condition_operand = "ordinal"
+    condition_operand = "text"  # an option's label, which a condition also orders:
+    ordered = True
     filter_reads = True  # a later question's options may follow it (shared/option_filter.py)
     named_sets_key = "groups"
     # An ordered scale is read for its mean score: `auto` and a plan's margin compare the

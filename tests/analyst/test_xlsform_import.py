@@ -288,6 +288,21 @@ def test_a_relevant_comparing_two_answers_is_refused_where_it_cannot_be_kept(
     assert refused in problem.reason, problem.reason
 
 
+def test_a_relevant_comparing_an_unordered_with_an_ordered_answer_is_refused(
+        tmp_path: Path) -> None:
+    """A categorical and an ordinal answer are two kinds (a condition reads both as option
+    labels, and orders only the ordinal one): the import refuses comparing them."""
+    scale = {"type": "select_one freq", "name": "scale", "label": "On a scale?",
+             "appearance": "likert", "ldp_epsilon": 1, "required": "yes"}
+    follow = {"type": "select_one yn", "name": "follow", "label": "Follow-up?",
+              "ldp_epsilon": 1, "relevant": "${freq} = ${scale}", "required": "yes"}
+    result = run(tmp_path, [*TWO_ANSWERS, scale, follow], skip_unsupported=True)
+    assert result.survey.question("scale").type == "ordinal"
+    problem = next(p for p in result.left_out if p.name == "follow")
+    assert "compares ${freq} (categorical) with ${scale} (ordinal)" in problem.reason, (
+        problem.reason)
+
+
 def test_a_group_relevant_is_added_to_each_question_inside(tmp_path: Path) -> None:
     result = run(tmp_path, [
         USED,

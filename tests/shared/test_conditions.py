@@ -120,6 +120,11 @@ def test_references_are_the_earlier_questions_read_in_order() -> None:
     ("subs == 'cocaine'", "type", 0, "selected(subs"),
     ("selected(used, 'x')", "type", 9, "reads a multiselect question"),
     ("n in [1, 'a']", "type", 9, '"in" compares a number with text'),
+    # an ordinal question's answer is text ordered by its options, named so in errors
+    ("sev == 1", "type", 4, '"==" compares an ordinal answer with a number'),
+    ("n != sev", "type", 2, '"!=" compares a number with an ordinal answer'),
+    ("sev in [true]", "type", 8, '"in" compares an ordinal answer with a yes/no value'),
+    ("sev >= freq", "type", 4, "orders numbers, or an ordinal question"),
     ("used and answered(later)", "reference", 18, "comes later"),
     ("answered(x)", "reference", 9, "this question itself"),
     ("answered(nope)", "reference", 9, 'no question "nope"'),

@@ -82,7 +82,8 @@ EXPRESSIONS = [
     "'text'", "(n)", "not n", "n and used", "used or freq", "emoji == '🙂'", "2b",
     "emoji == '🙂 fine' and n", "not (n > 1) == 1",
     "answered(home)", "answered(n) == 1", "answered(n) > false", "answered(n) in [1]",
-    "n == answered(2b)",
+    "n == answered(2b)", "sev == 1", "n != sev", "sev in [true]", "mood == used",
+    "sev >= freq", "'high' > sev", "freq in ['low']", "sev in ['often']",
     # hints: an option that differs only by case, a yes/no question compared with text
     "freq == 'Often'", "sev >= 'MID'", "freq in ['often', 'RARELY']", "selected(subs, 'Cocaine')",
     "used == 'yes'", "'no' != used", "used in ['yes']",

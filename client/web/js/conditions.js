@@ -81,7 +81,10 @@ function wordToken(word, position) {
   return { kind: "word", text: word, value: word, position };
 }
 
-const KIND_WORDS = { bool: "a yes/no value", int: "a number", text: "text", ordinal: "an ordinal answer" };
+const KIND_WORDS = { bool: "a yes/no value", int: "a number", text: "text" };
+// An operand's kind of value in an error's words: an ordered one (a question whose unit's options
+// are in order) is an ordinal answer.
+const words = (operand) => (operand.ordered ? "an ordinal answer" : KIND_WORDS[operand.kind]);
 
 function codeLength(s) { return Array.from(s).length; }
 
@@ -95,7 +98,7 @@ function literalOf(token) {
   return null;
 }
 
-const textual = (operand) => operand.kind === "text" || operand.kind === "ordinal";
+const textual = (operand) => operand.kind === "text";
 
 // The option `value` differs from only by case, as a hint ("" when there is none).
 function didYouMean(value, options) {
@@ -130,12 +133,12 @@ function checkCompare(op, left, right) {
   if (ORDERING.includes(op.text)) {
     if (left.kind === "int" && right.kind === "int") return;
     for (const [a, b] of [[left, right], [right, left]]) {
-      if (a.kind === "ordinal" && b.form === "literal" && b.kind === "text") {
+      if (a.ordered && b.form === "literal" && b.kind === "text") {
         checkOption(a, b);
         return;
       }
     }
-    if (left.kind === "ordinal" && right.kind === "ordinal" && left.question && right.question &&
+    if (left.ordered && right.ordered && left.question && right.question &&
         sameOptions(left.question.options, right.question.options)) return;
     throw new ConditionError("type", op.position,
       `"${op.text}" orders numbers, or an ordinal question against one of its options`);
@@ -147,7 +150,7 @@ function checkCompare(op, left, right) {
   }
   if (left.kind !== right.kind) {
     throw new ConditionError("type", op.position,
-      `"${op.text}" compares ${KIND_WORDS[left.kind]} with ${KIND_WORDS[right.kind]}` +
+      `"${op.text}" compares ${words(left)} with ${words(right)}` +
       yesNoHint(left, right));
   }
 }
@@ -159,16 +162,18 @@ function checkMember(left, value) {
   }
   if (left.kind !== value.kind) {
     throw new ConditionError("type", value.start,
-      `"in" compares ${KIND_WORDS[left.kind]} with ${KIND_WORDS[value.kind]}`);
+      `"in" compares ${words(left)} with ${words(value)}`);
   }
 }
 
 /** What a condition reads of a question: its id, options, what kind of value its answer is
- * (null: none a condition can read) and how an error names it. */
+ * (null: none a condition can read), whether its options are in order and how an error names
+ * it. */
 function infoOf(q) {
   const unit = isTypeName(q.type) ? unitOf(q) : null;
   return { id: String(q.id), options: Array.isArray(q.options) ? q.options : [],
-           kind: unit?.conditionKind ?? null, words: unit?.conditionWords };
+           kind: unit?.conditionKind ?? null, ordered: unit?.ordered ?? false,
+           words: unit?.conditionWords };
 }
 
 class Parser {
@@ -287,7 +292,7 @@ class Parser {
         throw new ConditionError("type", token.position,
           `"${question.id}" is ${question.words ?? "a question"}, which a condition cannot read`);
       }
-      return { form: "ref", kind: question.kind, start: token.position,
+      return { form: "ref", kind: question.kind, ordered: question.ordered, start: token.position,
                end: token.position + codeLength(token.text), question };
     }
     throw new ConditionError("syntax", token.position, `expected a question id, a value or "(", not ${describe(token)}`);
@@ -370,7 +375,7 @@ function valueOf(operand, answers) {
 
 // An ordinal value's place among its (or the other side's) options; null for a special value.
 function place(operand, value, other) {
-  const question = operand.kind === "ordinal" ? operand.question : other.question;
+  const question = operand.ordered ? operand.question : other.question;
   const at = question.options.indexOf(value);
   return at < 0 ? null : at;
 }
@@ -395,7 +400,7 @@ function evaluate(node, answers) {
   if (left === MISSING || right === MISSING) return node.op === "!=";
   if (node.op === "==") return left === right;
   if (node.op === "!=") return left !== right;
-  if (node.left.kind === "ordinal" || node.right.kind === "ordinal") {
+  if (node.left.ordered || node.right.ordered) {
     [left, right] = [place(node.left, left, node.right), place(node.right, right, node.left)];
   }
   if (!orders(left) || !orders(right)) return false;

@@ -20,12 +20,13 @@ export const extraValues = (q, notAsked = false) => [...specialLabels(q),
 export class QuestionType {
   /** name: the survey's `type`; mechanisms: those that fit it; notAskedMechanisms: those
    * that carry its "not asked" value; conditionKind: what a condition reads of its answer
-   * ("bool", "int", "text", "ordinal", "set"; null: nothing); conditionWords: its name there;
+   * ("bool", "int", "text", "set"; null: nothing); ordered: its options are in order (a
+   * condition orders its answers by option position); conditionWords: its name there;
    * filterReads: whether a later question's `filter` may follow its answer, takesFilter:
    * whether it takes one (option_filter.js, shared/option_filter.py). */
-  constructor({ name, mechanisms, notAskedMechanisms = [], conditionKind = null,
+  constructor({ name, mechanisms, notAskedMechanisms = [], conditionKind = null, ordered = false,
                 conditionWords, takesSpecial = true, filterReads = false, takesFilter = false }) {
-    Object.assign(this, { name, takesSpecial, filterReads, takesFilter,
+    Object.assign(this, { name, takesSpecial, filterReads, takesFilter, ordered,
                           mechanisms: Object.freeze(mechanisms),
                           notAskedMechanisms: Object.freeze(notAskedMechanisms), conditionKind,
                           conditionWords });

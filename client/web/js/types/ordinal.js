@@ -29,7 +29,8 @@ export default new OrdinalType({
   name: "ordinal",
   mechanisms: ["grr", "oue", "sue", "olh", "hr", "ss", "ordinal_exp"],
   notAskedMechanisms: ["grr", "hr", "ordinal_exp"],
-  conditionKind: "ordinal",
+  conditionKind: "text",  // an option's label, which a condition also orders:
+  ordered: true,
   filterReads: true,
   conditionWords: "an ordinal question",  // not words: a condition error
 });
