@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from ldpsurvey.shared.errors import AnalysisError
 from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.mechanisms.base import JointReading
 from ldpsurvey.shared.regression import (
     INTERCEPT,
     LatentCovariate,
@@ -121,10 +122,10 @@ def _check_spec(spec: Spec, questions: dict[str, Question],
     linear = questions[spec.outcome].unit.numeric
     for qid in latent:
         q, m = questions[qid], mechanisms[qid]
-        if q.unit.numeric or m.joint_reports not in ("index", "support_bits"):
+        if q.unit.numeric or m.joint_reports not in (JointReading.INDEX, JointReading.SUPPORT_BITS):
             raise AnalysisError(f"randomized covariate {qid!r} must be a yes/no or categorical "
                                 f"question, not {q.type} with {m.name}")
-        if (m.joint_reports == "support_bits" and not linear
+        if (m.joint_reports == JointReading.SUPPORT_BITS and not linear
                 and m.name not in TWO_VALUED_LIKELIHOOD):
             raise AnalysisError(
                 f"randomized covariate {qid!r} reports support bits ({m.name}) whose likelihood "
@@ -174,7 +175,7 @@ def fit_columns(columns: Sequence[np.ndarray], dropped: int, spec: Spec,
             x_parts.append((index[:, None] == np.arange(1, q.k)[None, :]).astype(float))
             names += [f"{qid}={_label(q, v)}" for v in list(q.labels)[1:]]
             references.append(f"{qid}={_label(q, q.labels[0])}")
-        elif m.joint_reports == "support_bits":
+        elif m.joint_reports == JointReading.SUPPORT_BITS:
             bits = m.support_bits(np.asarray(values).reshape(n, -1))
             labels = [_label(q, v) for v in q.labels]
             if questions[spec.outcome].unit.numeric:  # corrected moments

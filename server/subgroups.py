@@ -19,6 +19,7 @@ from ldpsurvey.shared.errors import AnalysisError
 from ldpsurvey.shared.estimand import plain_estimate
 from ldpsurvey.shared.joint_features import encoder_for
 from ldpsurvey.shared.mechanisms import Mechanism
+from ldpsurvey.shared.mechanisms.base import JointReading
 
 from . import surveys
 from .store import Store
@@ -48,7 +49,7 @@ def grouping(question: Any, mechanism: Mechanism, bins: Sequence[int] | None
             raise AnalysisError(f"bins apply to integer questions; {question.id!r} is not one",
                                 {"question": question.id})
         return list(question.labels), int
-    if mechanism.joint_reports == "value":  # a number on its own grid: bins in its units
+    if mechanism.joint_reports == JointReading.VALUE:  # a number on its own grid: bins in its units
         return value_groups(question, mechanism, bins)
     encoder = encoder_for(mechanism, bins)  # the crosstab's bins: the same edges, same labels
     edges = np.asarray(encoder.bins)

@@ -32,6 +32,7 @@ import numpy as np
 
 from .aggregates import CountAggregate
 from .estimates import MeanEstimate, norm_sub, z_value
+from .mechanisms.base import JointReading
 from .question_types import REGISTRY
 from .question_types.words import (
     CLIP,
@@ -150,8 +151,8 @@ def _score_from_counts(mechanism: Any, aggregate: Any, rows: Sequence[Any],
     row), Var_x(s·z) = Σ_y A[x][y]·d_y² − s_x², plugged in at the consistent distribution f
     (a disclosed question, whose channel is the identity: 0). The bound is the mechanism's
     worst case over the truth."""
-    if getattr(mechanism, "joint_reports", "") != "index" or not isinstance(aggregate,
-                                                                            CountAggregate):
+    if (getattr(mechanism, "joint_reports", JointReading.NONE) != JointReading.INDEX
+            or not isinstance(aggregate, CountAggregate)):
         return None  # no mechanism offered for ordinal questions reports otherwise
     if len(rows) ** 2 > MAX_SCORE_CHANNEL:
         return None  # the dense (k, m) channel would not fit in memory: no mean score row

@@ -31,9 +31,10 @@ from .errors import CrosstabError
 from .joint_encoder import Encoder, with_constant
 from .joint_sets import set_encoder
 from .joint_values import value_encoder
-from .mechanisms.base import Mechanism
+from .mechanisms.base import JointReading, Mechanism
 from .mechanisms.geometric import Geometric
 from .mechanisms.pure import PureProtocol
+from .mechanisms.set_base import SetMechanism
 
 # Integer questions with more answers than this get their exact variances on a grid of answers
 # (every edge and its neighbours, the range ends, and evenly spaced points).
@@ -42,7 +43,7 @@ MAX_BINS = 64
 MAX_CELLS = 1024  # options of a question in a crosstab (its matrices are k x k)
 # Report kinds that are numbers, which `bins` are meant for: an integer question's binned
 # reports take them; a number read by its mean (joint_values.py) refuses them naming itself.
-NUMBER_REPORTS = ("integer", "value")
+NUMBER_REPORTS = (JointReading.WHOLE_NUMBER, JointReading.VALUE)
 # Integer reports up to this size give y² exactly in float64.
 _FLOAT_EXACT_ABS = 2**26
 
@@ -79,13 +80,13 @@ def with_scores(encoder: Encoder) -> Encoder:
 
 def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Encoder:
     """The encoder of a question's mechanism (integer questions: `bins` are the inner edges)."""
-    if mechanism.joint_reports == "value":  # a number read by its mean: joint_values.py
+    if mechanism.joint_reports == JointReading.VALUE:  # a number read by its mean: joint_values
         return value_encoder(mechanism, bins)
-    if mechanism.joint_reports == "integer":
+    if mechanism.joint_reports == JointReading.WHOLE_NUMBER:
         if isinstance(mechanism, Geometric):
             return _geometric(mechanism, bins)
         return _disclosed_integer(mechanism, bins)
-    if "multiselect" in mechanism.question_types:  # one option at a time: joint_sets.py
+    if isinstance(mechanism, SetMechanism):  # a set of options, one at a time: joint_sets.py
         if bins is not None:
             raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
                                 "is not one")
@@ -96,10 +97,10 @@ def encoder_for(mechanism: Mechanism, bins: Sequence[int] | None = None) -> Enco
     if bins is not None:
         raise CrosstabError(f"bins apply to integer questions; {mechanism.question_id!r} "
                             "is not one")
-    if mechanism.joint_reports == "index":
+    if mechanism.joint_reports == JointReading.INDEX:
         channel, inverse = mechanism.index_channel()
         return _one_hot(mechanism, inverse, channel)
-    if mechanism.joint_reports == "support_bits":
+    if mechanism.joint_reports == JointReading.SUPPORT_BITS:
         assert isinstance(mechanism, PureProtocol)
         return _supports(mechanism)
     raise CrosstabError(f"a crosstab cannot take {mechanism.question_id!r}: "

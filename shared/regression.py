@@ -39,6 +39,7 @@ import numpy as np
 from .distributions import incomplete_beta, t_value
 from .errors import AnalysisError
 from .estimates import finite_or_none
+from .mechanisms.base import JointReading
 
 MAX_EM = 5  # a robust start; Newton finishes (EM alone crawls when the channel is noisy)
 MAX_NEWTON = 50
@@ -549,7 +550,7 @@ def outcome_channel(mechanism: Any, level: int) -> tuple[str, np.ndarray]:
     """How an outcome report becomes a symbol, and the 2 x S channel P(symbol | Y) with
     Y = 1[answer = level]: ("index", B) when the symbol is the report index (k = 2) or
     1[report = level]; ("support", B) when it is the report's support bit of `level`."""
-    if mechanism.joint_reports == "index":
+    if mechanism.joint_reports == JointReading.INDEX:
         a, _ = mechanism.index_channel()
         if mechanism.k == 2:
             return "index", np.vstack([a[1 - level], a[level]])
@@ -560,7 +561,7 @@ def outcome_channel(mechanism: Any, level: int) -> tuple[str, np.ndarray]:
                                 f"{level} equally often: one-vs-rest needs a symmetric channel")
         a0, a1 = float(others[0]), float(column[level])
         return "hit", np.array([[1 - a0, a0], [1 - a1, a1]])
-    if mechanism.joint_reports == "support_bits":
+    if mechanism.joint_reports == JointReading.SUPPORT_BITS:
         p, q = float(mechanism.p_star), float(mechanism.q_star)  # type: ignore[attr-defined]
         return "support", np.array([[1 - q, q], [1 - p, p]])
     raise AnalysisError(f"no regression through mechanism {mechanism.name!r}")

@@ -12,6 +12,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
 
 import numpy as np
@@ -139,6 +140,25 @@ class JointReports:
 
 
 
+
+class JointReading(StrEnum):
+    """How a crosstab (shared/joint_features.py), a regression and the design-based
+    pseudo-values read one report of a mechanism: a property of its reports, whatever the
+    question's type."""
+
+    NONE = ""
+    """No joint estimator reads them."""
+    INDEX = "index"
+    """One output index (see `index_channel`): a one-hot of the report."""
+    SUPPORT_BITS = "support_bits"
+    """k support bits (see `support_bits`): unary encodings, subset selection, local hashing."""
+    WHOLE_NUMBER = "whole_number"
+    """A whole number with integer noise or none (geometric noise, a disclosed number): binned
+    by a one-hot over a finite partition of the integers, plus y and y²."""
+    VALUE = "value"
+    """A number's unbiased value, no unbiased indicator of each answer (see `report_values`):
+    its mean among each category of the other side."""
+
 class Mechanism(JointReports, ABC):
     """An ε-LDP randomizer for one question, with the estimator that debiases its reports.
 
@@ -157,12 +177,8 @@ class Mechanism(JointReports, ABC):
     # True for symmetric k-ary randomized response, whose channel stays symmetric when RAPPOR's
     # instantaneous layer is composed on top (see longitudinal.py).
     supports_instantaneous_layer: ClassVar[bool] = False
-    # How a crosstab reads one report (shared/joint_features.py): "index" (one output index;
-    # see `index_channel`), "support_bits" (k support bits; see `support_bits`), "integer" (a
-    # noisy integer), "value" (a number's unbiased value, no unbiased indicator of each answer:
-    # its mean among each category of the other side; see `report_values`), or "" (no joint
-    # estimator).
-    joint_reports: ClassVar[str] = ""
+    # How a crosstab reads one report (shared/joint_features.py): JointReading above.
+    joint_reports: ClassVar[JointReading] = JointReading.NONE
 
     def __init__(self, epsilon: float, labels: Sequence[Any], *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:
@@ -376,12 +392,12 @@ class Mechanism(JointReports, ABC):
         Default, from how a crosstab reads a report: an index report y gives row y of the
         channel inverse's transpose (GRR: (1[y = a] - q)/(p - q)); support bits give
         (bit_a - q*)/(p* - q*). DesignError where the mechanism has no linear debias."""
-        if self.joint_reports == "index":
+        if self.joint_reports == JointReading.INDEX:
             _, inverse = self.index_channel()  # (k, m): M[a][y]
             index = np.asarray(reports).astype(np.int64, copy=False).reshape(-1)
             # np.take of whole rows: 5x faster than fancy indexing at 10^6 reports
             return np.take(np.ascontiguousarray(inverse.T), index, axis=0)
-        if self.joint_reports == "support_bits":
+        if self.joint_reports == JointReading.SUPPORT_BITS:
             p, q = float(self.p_star), float(self.q_star)  # type: ignore[attr-defined]
             bits = self.support_bits(np.asarray(reports).reshape(-1, self.report_width))
             bits -= q
@@ -398,7 +414,7 @@ class Mechanism(JointReports, ABC):
         per column (shared/design/estimators.py). Default: an index report's row of the
         channel inverse's transpose, the report being its code; None (also for a mechanism
         that makes its pseudo-values otherwise): not a lookup."""
-        if self.joint_reports != "index" or type(self).pseudo_values is not \
+        if self.joint_reports != JointReading.INDEX or type(self).pseudo_values is not \
                 Mechanism.pseudo_values:
             return None
         _, inverse = self.index_channel()

@@ -37,7 +37,7 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, channel_ratio
 from ..randomness import RandomSource
-from .base import Mechanism, check_index
+from .base import JointReading, Mechanism, check_index
 
 # Bounds on what a designer may write: a rational's numerator and denominator, and the channel's
 # size (k x m fractions are proven at build, on every device).
@@ -124,7 +124,7 @@ class ChannelDesign(Mechanism):
     """A design whose exact channel the subclass derives from its params (`build_channel`)."""
 
     designed: ClassVar[bool] = True
-    joint_reports = "index"
+    joint_reports = JointReading.INDEX
     max_options = MAX_DESIGN_OPTIONS
     # What the design is known as, for the respondent's one line and the docs.
     known_as: ClassVar[str] = ""

@@ -43,7 +43,7 @@ from ..estimates import (
 from ..exact import PrivacyLoss
 from ..question_types.words import DISCLOSED_NOTE
 from ..randomness import RandomSource
-from .base import Mechanism, ReportValues, answer_sample, check_index, reject_bool
+from .base import JointReading, Mechanism, ReportValues, answer_sample, check_index, reject_bool
 
 DISCLOSED = "disclosed"
 # Past this many integer values a disclosed integer keeps only its count and exact sum.
@@ -60,7 +60,7 @@ class Disclosed(Mechanism):
     question_types = frozenset({"binary", "categorical", "ordinal", "integer"})
     summary = "disclosed: the answer is sent as given (no randomization, no ε)."
 
-    joint_reports = "index"
+    joint_reports = JointReading.INDEX
 
     def __init__(self, labels: Any, *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:
@@ -174,7 +174,7 @@ class DisclosedInteger(Disclosed):
     """A disclosed integer question: its report is the number (labels: its range), and it
     crosses like a noise-free geometric report (binned)."""
 
-    joint_reports = "integer"
+    joint_reports = JointReading.WHOLE_NUMBER
 
     def encode(self, answer: Any) -> int:
         assert isinstance(self.labels, range)

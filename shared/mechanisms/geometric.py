@@ -35,7 +35,15 @@ from ..estimates import (
 )
 from ..exact import PrivacyLoss, rational_floor
 from ..randomness import RandomSource, discrete_laplace
-from .base import Mechanism, Misfit, ReportValues, answer_sample, ints_within, reject_bool
+from .base import (
+    JointReading,
+    Mechanism,
+    Misfit,
+    ReportValues,
+    answer_sample,
+    ints_within,
+    reject_bool,
+)
 
 DISTRIBUTION_MAX_VALUES = 256
 # The histogram keeps y within [min - T, max + T]: T covers all but ~1e-4 of the noise, capped.
@@ -92,7 +100,7 @@ class Geometric(Mechanism):
     summary = "Two-sided geometric noise added to the number: unbiased mean, exact sampling."
     # Any span of integers JSON carries exactly; `misfit` narrows it by the noise's reach.
     max_options = 2 * MAX_ABS_REPORT + 1
-    joint_reports = "integer"
+    joint_reports = JointReading.WHOLE_NUMBER
 
     def __init__(self, epsilon: float, labels: range, **kwargs: Any) -> None:
         if not isinstance(labels, range) or labels.step != 1:

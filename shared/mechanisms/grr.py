@@ -21,7 +21,7 @@ import numpy as np
 from ..aggregates import Aggregate, CountAggregate
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..randomness import RandomSource, bernoulli, choice_except
-from .base import IndexReports
+from .base import IndexReports, JointReading
 from .pure import PureProtocol, symmetric_index_channel
 
 # Listing the k x k channel costs k^2 fractions (20 ms at k = 64, per question of a survey of up
@@ -34,7 +34,7 @@ class GRR(IndexReports, PureProtocol):
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = "k-ary randomized response: report the true value or another one at random."
     supports_instantaneous_layer = True
-    joint_reports = "index"
+    joint_reports = JointReading.INDEX
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)

@@ -30,7 +30,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..estimates import Estimate, z_value
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..randomness import RandomSource, bernoulli
-from .base import IndexReports
+from .base import IndexReports, JointReading
 from .pure import PureProtocol
 
 # The explicit K-column channel costs k·K fractions; past this the closed form (tests check both
@@ -58,7 +58,7 @@ class HR(IndexReports, PureProtocol):
     name = "hr"
     question_types = frozenset({"categorical", "ordinal"})
     summary = "Hadamard response: one index in a Hadamard row's half; fast Walsh-Hadamard decoding."
-    joint_reports = "index"
+    joint_reports = JointReading.INDEX
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)

@@ -23,7 +23,7 @@ from ..exact import PrivacyLoss
 from ..location_channel import QUANTUM, GeoChannel, GridShape, geo_channel
 from ..randomness import RandomSource
 from ..wording import js_number, pct, to_precision
-from .base import IndexReports, Mechanism
+from .base import IndexReports, JointReading, Mechanism
 
 MAX_CELLS = 1024  # certification ~0.5 s at 32 x 32 (bench/bench_location.py)
 
@@ -39,7 +39,7 @@ class GeoExp(IndexReports, Mechanism):
     summary = ("Exponential mechanism over grid cells (geo-indistinguishability): near cells "
                "likelier than far ones.")
     max_options = MAX_CELLS
-    joint_reports = ""
+    joint_reports = JointReading.NONE
 
     def __init__(self, epsilon: float, labels: Sequence[Any], *, rows: int, cols: int,
                  cell_km: float, epsilon_geo: float, **kwargs: Any) -> None:

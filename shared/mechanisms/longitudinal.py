@@ -34,7 +34,7 @@ from ..aggregates import Aggregate
 from ..errors import SurveyError
 from ..exact import PrivacyLoss, channel_ratio
 from ..randomness import RandomSource
-from .base import Mechanism
+from .base import JointReading, Mechanism
 from .grr import GRR
 from .pure import PureProtocol, symmetric_index_channel
 
@@ -49,7 +49,7 @@ class Longitudinal(PureProtocol):
     question_types = frozenset({"binary", "categorical", "ordinal"})
     summary = ("RAPPOR-style: a memoized permanent randomized response, re-randomized "
                "with fresh noise each round.")
-    joint_reports = "index"
+    joint_reports = JointReading.INDEX
 
     def __init__(self, permanent: Mechanism, instantaneous_epsilon: float) -> None:
         if not (permanent.supports_instantaneous_layer and isinstance(permanent, PureProtocol)):

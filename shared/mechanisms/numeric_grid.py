@@ -43,7 +43,7 @@ from ..aggregates import Aggregate, CountAggregate
 from ..errors import AnswerError, SurveyError
 from ..estimates import Estimate, MeanEstimate, z_value
 from ..randomness import RandomSource, draw_weighted
-from .base import IndexReports, Mechanism, ReportValues, answer_sample
+from .base import IndexReports, JointReading, Mechanism, ReportValues, answer_sample
 
 # The number types (shared/question_types/number_grid.py: decimal, and integer on min..max)
 # take these mechanisms, on the grid's indices with its exact scale (numeric_scale.py). They
@@ -75,7 +75,7 @@ class GridMean(IndexReports, Mechanism):
     values: tuple[Fraction, ...]
     # A crosstab reads each report's value (its mean among the other side's categories): no
     # unbiased per-report indicator of a grid value exists (Duchi's two outputs).
-    joint_reports = "value"
+    joint_reports = JointReading.VALUE
 
     def __init__(self, epsilon: float, labels: range, *, unit: int | Fraction | Decimal = 1,
                  question_id: str = "", groups: Mapping[str, Sequence[int]] | None = None

@@ -31,7 +31,7 @@ from ..errors import AggregateError, ReportError
 from ..estimates import Estimate
 from ..exact import PrivacyLoss, WorstOfLosses
 from ..randomness import RandomSource
-from .base import Mechanism, ReportValues, plain
+from .base import JointReading, Mechanism, ReportValues, plain
 
 
 class PairAggregate(Aggregate):
@@ -76,7 +76,7 @@ class MeanAndDistribution(Mechanism):
     """[mean report, distribution report] of one answer (module docstring)."""
 
     name = "mean_and_distribution"
-    joint_reports = "value"  # the mean part's report (`report_values`)
+    joint_reports = JointReading.VALUE  # the mean part's report (`report_values`)
     question_types: ClassVar[frozenset[str]] = frozenset({"decimal", "integer"})
     summary = ("A number sent twice, independently: by a mean mechanism and by square_wave, "
                "at halves of ε (sequential composition); the mean and the distribution.")

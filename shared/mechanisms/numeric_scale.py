@@ -25,7 +25,7 @@ import numpy as np
 from ..aggregates import Aggregate
 from ..errors import AnswerError
 from ..estimates import Estimate, MeanEstimate, ValueEstimate
-from .base import Mechanism, ReportValues
+from .base import JointReading, Mechanism, ReportValues
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class Scaled:
     # A crosstab reads the number's unbiased value in the question's units (its mean among
     # each category of the other side), whatever the wrapped mechanism's own kind: bins on
     # the index scale would not be the question's.
-    joint_reports = "value"
+    joint_reports = JointReading.VALUE
 
     def report_values(self) -> ReportValues:
         """The wrapped mechanism's, in the question's units."""

@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource, bernoulli, choice_except
-from .base import MAX_OPTIONS, reject_bool
+from .base import MAX_OPTIONS, JointReading, reject_bool
 from .pure import PureProtocol, SupportCounted
 
 PRIME = 2**17 - 1  # a Mersenne prime above the largest allowed domain (65536 options)
@@ -187,7 +187,7 @@ class OLH(LocalHashReports, SupportCounted, PureProtocol):
     summary = "Optimized local hashing: a random hash of the answer into ~e^ε+1 buckets, then GRR."
     # The hash family needs the values to be distinct elements of GF(PRIME).
     max_options = min(MAX_OPTIONS, PRIME)
-    joint_reports = "support_bits"
+    joint_reports = JointReading.SUPPORT_BITS
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)

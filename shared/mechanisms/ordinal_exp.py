@@ -58,7 +58,7 @@ from ..estimates import (
 from ..exact import PrivacyLoss, channel_ratio, exp_lower, simplest_between
 from ..question_types.words import EM_NOTE, score_note
 from ..randomness import RandomSource
-from .base import IndexReports, Mechanism
+from .base import IndexReports, JointReading, Mechanism
 
 _EXPLICIT_CHANNEL_MAX_K = 16
 # EM's budget in passes over the channel (each O(k), ~40 µs at k = 1024): ~25 ms CPU at most
@@ -259,7 +259,7 @@ class OrdinalExp(IndexReports, Mechanism):
     question_types = frozenset({"ordinal"})
     summary = ("Exponential mechanism over ordered options: near options likelier than far ones; "
                "good for the mean score.")
-    joint_reports = "index"
+    joint_reports = JointReading.INDEX
 
     # Estimation is O(k) (module docstring); the exact channel check beyond k = 64 is closed
     # form. What bounds k is the device: a secure draw walks k big-integer weights.

@@ -44,7 +44,7 @@ import numpy as np
 from ..aggregates import Aggregate, CountAggregate
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource
-from .base import IndexReports
+from .base import IndexReports, JointReading
 from .set_base import SetMechanism, SetShape, nth_selected, set_sizes
 
 _CHUNK_ROWS = 1 << 16
@@ -60,7 +60,7 @@ class PSFOGRR(IndexReports, SetMechanism):
     name = "psfo_grr"
     summary = ("Padding and sampling: the set padded to m items with dummies, one item drawn, "
                "sent by randomized response over k + m values.")
-    joint_reports: ClassVar[str] = ""
+    joint_reports: ClassVar[JointReading] = JointReading.NONE
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)

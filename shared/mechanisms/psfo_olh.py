@@ -32,6 +32,7 @@ import numpy as np
 from ..aggregates import Aggregate
 from ..exact import PrivacyLoss
 from ..randomness import RandomSource
+from .base import JointReading
 from .olh import OLH, PRIME, LocalHashReports, buckets
 from .pure import SupportCounted
 from .set_base import SetMechanism, SetShape, nth_selected, set_sizes
@@ -41,7 +42,7 @@ class PSFOOLH(LocalHashReports, SupportCounted, SetMechanism):
     name = "psfo_olh"
     summary = ("Padding and sampling: the set padded to m items with dummies, one item drawn, "
                "sent by optimized local hashing.")
-    joint_reports: ClassVar[str] = ""
+    joint_reports: ClassVar[JointReading] = JointReading.NONE
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)

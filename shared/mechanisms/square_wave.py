@@ -64,7 +64,7 @@ from ..estimates import Estimate, MeanEstimate, empty_value_estimates
 from ..exact import PrivacyLoss, channel_ratio, rational_exp_floor
 from ..numeric.distribution import describe_distribution
 from ..randomness import RandomSource
-from .base import IndexReports, Mechanism, Misfit, ReportValues, answer_sample
+from .base import IndexReports, JointReading, Mechanism, Misfit, ReportValues, answer_sample
 
 MAX_BUCKETS = 1024  # d: the paper's granularity; see the module docstring
 # Below this ε, b is its expansion: the closed form cancels under the stand-in's rounding.
@@ -95,7 +95,8 @@ def geometry(epsilon: float, k: int) -> tuple[int, int, int]:
 
 class SquareWave(IndexReports, Mechanism):
     name = "square_wave"
-    joint_reports = "value"  # a crosstab reads each report's unbiased value (`report_values`)
+    joint_reports = JointReading.VALUE  # a crosstab reads each report's unbiased value
+    # (`report_values`)
     # The number types take it where `estimate` asks for the distribution (shared/
     # question_types/number_grid.py): registered in DISTRIBUTION_MECHANISMS, not MECHANISMS
     # (shared/mechanisms/registry.py), so `auto` never ranks it.

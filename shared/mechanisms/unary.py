@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import ReportError
 from ..exact import PrivacyLoss, rational_exp_floor
 from ..randomness import RandomSource, randbelow_many
-from .base import Mechanism, reject_bool
+from .base import JointReading, Mechanism, reject_bool
 from .pure import PureProtocol, SupportCounted
 
 _CHUNK_ROWS = 4096  # rows per vectorized block: bounded memory at any n
@@ -95,7 +95,7 @@ class BitmapReports(SupportCounted):
                 raise ReportError(f"a report sets exactly {self.set_bits} bits, got {ones}")
         return words
 
-    joint_reports = "support_bits"
+    joint_reports = JointReading.SUPPORT_BITS
 
     @property
     def report_width(self) -> int:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import EstimateError
 from ..estimates import finite_or_none, z_value
+from ..mechanisms.base import JointReading
 from .distribution import (
     QUARTILES,
     Cells,
@@ -145,7 +146,7 @@ def quartiles_refusal(windows: WindowReports | None, other: Any, *, whole_questi
     mechanism (`other`) reports one index."""
     if windows is None:
         return DISCLOSED_NUMBER if disclosed else MEAN_ONLY
-    if not whole_question or other.joint_reports != "index":
+    if not whole_question or other.joint_reports != JointReading.INDEX:
         return WHOLE_QUESTION_ONLY
     return None
 

@@ -63,6 +63,7 @@ from ..estimates import (
     value_estimates,
     z_value,
 )
+from ..mechanisms.base import JointReading
 from ..question_types.base import extra_values
 from .among_asked import add_among_asked
 from .asked_pair import estimate_pair
@@ -359,7 +360,7 @@ def design_for(question: Any) -> Design:
     mechanism = local_mechanism(question)
     if mechanism is None:
         return Design(labels, kind, len(labels))
-    if getattr(mechanism, "joint_reports", "") != "index":
+    if getattr(mechanism, "joint_reports", JointReading.NONE) != JointReading.INDEX:
         raise EstimateError(f"{question.id}: local mechanism {mechanism.name!r} does not report "
                             "one index, so its report cannot be one Prio3 measurement")
     return local_design(mechanism, labels, kind)
