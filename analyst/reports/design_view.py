@@ -301,7 +301,7 @@ def _variance_sources(report: Report) -> str:
     adds (module docstring), with the factors and the effective n."""
     lines = []
     for q in report.questions():
-        if q.mechanism == "disclosed" or not q.design_based:
+        if q.disclosed or not q.design_based:
             continue
         row = headline_row(q)
         if row is None:
@@ -361,7 +361,7 @@ def reading_guide(report: Report) -> tuple[tuple[str, str], ...]:
     privacy_shares, split = [], 0
     rows = 0
     for q in report.questions():
-        if q.mechanism == "disclosed" or not q.design_based:
+        if q.disclosed or not q.design_based:
             continue
         row = headline_row(q)
         if row is None or not row.deff or row.deff.get("privacy") is None:

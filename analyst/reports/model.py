@@ -123,6 +123,8 @@ class QuestionView:
     # what the rows among those asked are among: those asked (skip logic), or those who gave
     # an answer (a question with special values: "don't know", "prefer not to say")
     among_title: str = "among those asked"
+    # asked directly (the definition's `disclosed`): sent as given, no mechanism and no ε
+    disclosed: bool = False
 
     @property
     def overlapping(self) -> bool:
@@ -271,7 +273,7 @@ def _view(qdef: Mapping[str, Any], est: Mapping[str, Any]) -> QuestionView:
                         max=qdef.get("max"), warnings=list(est.get("warnings") or []),
                         population=_number(est.get("population")),
                         consistent_method=str(est.get("consistent_method") or NORM_SUB),
-                        among_title=among_title(est))
+                        among_title=among_title(est), disclosed=bool(qdef.get("disclosed")))
 
 
 def _translated(view: QuestionView, qdef: Mapping[str, Any], text: Any) -> QuestionView:
@@ -369,7 +371,7 @@ def epsilon_cell(question: Mapping[str, Any]) -> str:
 def epsilon_words(q: QuestionView, symbol: str = "epsilon") -> str:
     """"epsilon 2" in a question's heading; a disclosed question has no ε (the privacy-budget
     tables say so too: `epsilon_cell`), not "epsilon 0"."""
-    if q.mechanism == "disclosed":
+    if q.disclosed:
         return f"disclosed (sent as given, no {symbol})"
     return f"{symbol} = {q.epsilon:g}" if symbol == "ε" else f"{symbol} {q.epsilon:g}"
 
