@@ -330,9 +330,7 @@ def report_words(q: Question, mechanism: Mechanism, report: Any) -> str:
     said = q.unit.report_words(q, report, ENGLISH)  # a yes or no, a number
     if said is not None:
         return said
-    if isinstance(report, int) and (name in ("grr", "ordinal_exp", "disclosed", "forced_response",
-                                             "unrelated_question")
-                                    or name.endswith("+instantaneous")):
+    if isinstance(report, int) and mechanism.reports_an_answer:
         return q.unit.value_words(q, q.options[report], ENGLISH, as_report=True)
     if name in ("oue", "sue", "ss") and isinstance(report, list):
         marked = [q.options[v] for v in range(len(q.options))

@@ -179,6 +179,9 @@ class Mechanism(JointReports, ABC):
     supports_instantaneous_layer: ClassVar[bool] = False
     # How a crosstab reads one report (shared/joint_features.py): JointReading above.
     joint_reports: ClassVar[JointReading] = JointReading.NONE
+    # A report is the index of one of the question's answers (the answer randomized among
+    # them, forced, or sent as given): a respondent's review names that answer (client/review).
+    reports_an_answer: ClassVar[bool] = False
 
     def __init__(self, epsilon: float, labels: Sequence[Any], *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:

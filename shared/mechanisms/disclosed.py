@@ -61,6 +61,7 @@ class Disclosed(Mechanism):
     summary = "disclosed: the answer is sent as given (no randomization, no ε)."
 
     joint_reports = JointReading.INDEX
+    reports_an_answer = True
 
     def __init__(self, labels: Any, *, question_id: str = "",
                  groups: Mapping[str, Sequence[int]] | None = None) -> None:

@@ -35,6 +35,7 @@ class GRR(IndexReports, PureProtocol):
     summary = "k-ary randomized response: report the true value or another one at random."
     supports_instantaneous_layer = True
     joint_reports = JointReading.INDEX
+    reports_an_answer = True
 
     def __init__(self, epsilon: float, labels: Any, **kwargs: Any) -> None:
         super().__init__(epsilon, labels, **kwargs)

@@ -50,6 +50,7 @@ class Longitudinal(PureProtocol):
     summary = ("RAPPOR-style: a memoized permanent randomized response, re-randomized "
                "with fresh noise each round.")
     joint_reports = JointReading.INDEX
+    reports_an_answer = True  # the permanent value's index, re-randomized
 
     def __init__(self, permanent: Mechanism, instantaneous_epsilon: float) -> None:
         if not (permanent.supports_instantaneous_layer and isinstance(permanent, PureProtocol)):

@@ -260,6 +260,7 @@ class OrdinalExp(IndexReports, Mechanism):
     summary = ("Exponential mechanism over ordered options: near options likelier than far ones; "
                "good for the mean score.")
     joint_reports = JointReading.INDEX
+    reports_an_answer = True
 
     # Estimation is O(k) (module docstring); the exact channel check beyond k = 64 is closed
     # form. What bounds k is the device: a secure draw walks k big-integer weights.

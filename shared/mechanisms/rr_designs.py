@@ -104,6 +104,7 @@ class ForcedResponse(ChannelDesign):
     question_types = frozenset({"binary", "categorical"})
     summary = "forced response: the truth with probability p_truth, else a forced option."
     known_as = "forced response"
+    reports_an_answer = True  # the truth or a forced option (the unrelated question's too)
 
     def _report(self, y: int) -> Any:
         return bool(y) if self._binary else y
