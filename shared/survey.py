@@ -468,7 +468,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     if not isinstance(data, Mapping):
         raise SurveyError(where, "must be a table/object")
     from .two_server.config import TWO_SERVER, question_epsilons
-    if collection == TWO_SERVER and data.get("disclosed", False) is not False:
+    if collection == TWO_SERVER and fields.asks_directly(data):
         raise SurveyError(f"{where}.disclosed", "a two-server survey has no disclosed questions "
                           "(yet): ask them in an LDP survey, or drop disclosed")
     named = REGISTRY.get(data.get("type")) if isinstance(data.get("type"), str) else None
@@ -498,7 +498,7 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
     special = fields.special(data.get("special"), f"{where}.special")
     if special and unit.special_refusal:
         raise SurveyError(f"{where}.special", unit.special_refusal)
-    if special and data.get("disclosed", False) is not False:
+    if special and fields.asks_directly(data):
         raise SurveyError(f"{where}.special", "a disclosed question takes no special values "
                           "(yet): its answer is sent as given; make it optional instead")
     question = unit.parse(Definition(data=data, where=where, id=qid, text=text,

@@ -86,6 +86,13 @@ def mechanism_request(data: Mapping, where: str) -> tuple[str, str | None, dict 
     return requested, choice, params
 
 
+def asks_directly(data: Mapping) -> bool:
+    """Whether a question's table asks it directly (`disclosed`, a property every unit
+    handles): the key given as anything but false. A value other than true is refused where
+    the question is parsed (shared/question_types/single.py)."""
+    return data.get("disclosed", False) is not False
+
+
 def optional(data: Mapping, where: str) -> bool:
     """A question's `optional` (false when absent)."""
     value = data.get("optional", False)

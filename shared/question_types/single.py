@@ -44,7 +44,7 @@ class SingleAnswerType(QuestionType):
         return Domain()
 
     def parse(self, definition: Definition) -> Any:
-        if definition.data.get("disclosed", False) is not False:
+        if fields.asks_directly(definition.data):
             return replace(self._parse_disclosed(definition), **definition.skip)
         return self._parse_randomized(definition)
 

@@ -192,3 +192,26 @@ def test_plan_lists_disclosed_questions_apart(tmp_path: Path) -> None:
     assert "disclosed (sent as given, counted exactly; nothing to plan): sex, kids, adult" \
         in result.output
     assert "smoker:" in result.output
+
+
+@pytest.mark.parametrize("disclosed", [True, "yes", None])
+def test_a_question_given_disclosed_other_than_false_is_asked_directly_where_refused(
+        disclosed: Any) -> None:
+    """`disclosed` set to anything but false asks the question directly as far as the
+    survey-wide refusals go (a two-server survey has none; a disclosed question takes no
+    special values); false is a randomized question."""
+    from support.two_server_stand_ins import two_server_survey_dict
+
+    asked = {"id": "sex", "text": "Sex?", "type": "categorical", "options": ["f", "m"],
+             "central_epsilon": 1.0, "disclosed": disclosed}
+    with pytest.raises(SurveyError) as info:
+        Survey.from_dict(two_server_survey_dict([asked]))
+    assert info.value.field == "questions.sex.disclosed"
+    assert "a two-server survey has no disclosed questions" in str(info.value)
+    Survey.from_dict(two_server_survey_dict([{**asked, "disclosed": False}]))
+    data = disclosed_survey()
+    data["questions"][0].update(special={"dk": "Don't know"}, disclosed=disclosed)
+    with pytest.raises(SurveyError) as info:
+        Survey.from_dict(data)
+    assert info.value.field == "questions.sex.special"
+    assert "a disclosed question takes no special values" in str(info.value)
