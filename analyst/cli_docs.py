@@ -19,7 +19,8 @@ WIDTH = 100
 ROOT = Path(__file__).resolve().parents[1]
 CLI_DOC = Path("docs") / "cli.md"
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
-CATEGORY_KS = (2, 5, 16, 64)
+# The table of options' shares: a yes/no question, then categorical ones of 5, 16, 64 options.
+CATEGORY_PLANS = (("binary", 2), ("categorical", 5), ("categorical", 16), ("categorical", 64))
 MARGIN = 0.02
 INTEGER_RANGE = 31  # answers 0..30, as in the sample survey
 MEAN_MARGIN = 0.5
@@ -98,8 +99,7 @@ def mechanism_tables() -> str:
               f"`ldpsurvey plan --k K --epsilon E --margin {MARGIN}`.", "",
               "| k options | mechanism | " + " | ".join(f"ε = {e:g}" for e in EPSILONS) + " |",
               "|---:|---|" + "---:|" * len(EPSILONS)]
-    for k in CATEGORY_KS:
-        qtype = "binary" if k == 2 else "categorical"
+    for qtype, k in CATEGORY_PLANS:
         plans = [plan_k(k, e, margin=MARGIN, question_type=qtype) for e in EPSILONS]
         names = sorted({r.mechanism for p in plans for r in p.rows})
         for name in names:
