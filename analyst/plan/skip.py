@@ -32,7 +32,7 @@ from ldpsurvey.shared.errors import PlanError
 from ldpsurvey.shared.mechanisms import MECHANISMS, choose_mechanism, margin_variance
 from ldpsurvey.shared.mechanisms.asked_geometric import AskedGeometric
 from ldpsurvey.shared.question_types.base import extra_values
-from ldpsurvey.shared.skip_logic import AUTO_NOT_ASKED, NAMED_NOT_ASKED, NOT_ASKED
+from ldpsurvey.shared.skip_logic import NOT_ASKED
 from ldpsurvey.shared.survey import Question
 
 from .rows import (
@@ -142,15 +142,15 @@ def plan_shares_among_asked(question: Question, *, margin: float | None, n: int 
     _check_asked(asked)
     unit = question.unit
     k = len(unit.values(question))  # without "not asked"
-    names = [name for name in NAMED_NOT_ASKED[question.type]
-             if name in AUTO_NOT_ASKED[question.type] or name == question.mechanism]
+    names = [name for name in unit.named_not_asked
+             if name in unit.auto_not_asked or name == question.mechanism]
     rows: list[PlanRow] = []
     extra = len(extra_values(question))
     for name in names:
         if MECHANISMS[name].misfit(k + extra, question.epsilon) is not None:
             continue
         rows.append(plan_row(name, among_asked_variance(name, k, question.epsilon, asked, extra),
-                         margin, n, confidence, name in AUTO_NOT_ASKED[question.type]
+                         margin, n, confidence, name in unit.auto_not_asked
                          and name == _auto(question), question.mechanism == name))
     probe = Question(id=question.id, text=question.text, type=question.type,
                      epsilon=question.epsilon, mechanism="auto", options=question.options)
