@@ -19,7 +19,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLE_FOLDERS = ("shared", "client", "server", "helper", "analyst")
-QUESTION_TYPES = ("binary", "categorical", "ordinal", "integer", "multiselect", "location")
+QUESTION_TYPES = ("binary", "categorical", "ordinal", "integer", "multiselect", "location",
+                  "decimal")
+# What a switch on a question's type compares with: a type's name, or "disclosed" (a property
+# of a question every unit handles, asked as `question.disclosed`, not a name to compare).
+SWITCH_NAMES = frozenset({*QUESTION_TYPES, "disclosed"})
 # Where a type may be named: its unit and the registry (Python and the page). Switches are
 # counted everywhere else.
 UNIT_FOLDERS = ("shared/question_types", "client/web/js/types")
@@ -175,20 +179,110 @@ def import_circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
 
 
 _TYPE_NAMES = "|".join(QUESTION_TYPES)
-# `== "multiselect"`, `!= 'binary'`, `"integer" ==`, `in ("binary", "categorical")`, `match`
-# cases on a type name.
+# A line's quick look for a comparison with a type's name, for the tests that read given paths
+# line by line: `== "multiselect"`, `!= 'binary'`, `"integer" ==`, `in ("binary", ...` (the
+# name first), `case` on a name. The counts use `name_switches` (the syntax tree: every
+# spelling, the name anywhere in a tuple, "disclosed" too).
 _PY_NAME_SWITCH = re.compile(
     rf"""(?:[=!]=\s*["'](?:{_TYPE_NAMES})["'])"""
     rf"""|(?:["'](?:{_TYPE_NAMES})["']\s*[=!]=)"""
     rf"""|(?:\bin\s*[(\[{{]\s*["'](?:{_TYPE_NAMES})["'])"""
     rf"""|(?:\bcase\s*["'](?:{_TYPE_NAMES})["'])""")
-# Any comparison of something's `type` (or `kind`) attribute or key, or isinstance on a
-# question class: `q.type ==`, `["type"] in`, `isinstance(q, MultiselectQuestion)`.
+# Any comparison of something's `type` attribute or key, or isinstance on a question class:
+# `q.type ==`, `["type"] in`, `isinstance(q, MultiselectQuestion)`.
 _PY_TYPE_COMPARISON = re.compile(
     r"""(?:\.type\b|\[["']type["']\])\s*(?:[=!]=|\bin\b|\bnot\s+in\b)"""
     r"""|(?:[=!]=\s*[\w.]*\.type\b)"""
     r"""|isinstance\([^)]*Question\b""")
-_JS_TYPE_COMPARISON = re.compile(r"""\.type\s*[!=]==?|[!=]==?\s*[\w.]*\.type\b""")
+
+
+def name_switches(tree: ast.Module) -> list[int]:
+    """The line of each comparison with a name of SWITCH_NAMES in a module, however spelled:
+    `==`/`!=`/`in`/`not in` with the name on either side (`q.type == "binary"`,
+    `"binary" == q.type`), the name anywhere in a tuple, list, set or dict compared with
+    (`in ("text", "ordinal")`), or in a module-level tuple, list or set holding one
+    (`in _KINDS`; a module-level dict is a table of data: ODK's bind type "binary" is a file);
+    a `match` case on the name; `.startswith`/`.endswith` with it; a dict literal keyed by
+    names looked up in place (`{"integer": ...}.get(q.type)`, `{...}[q.type]`); and a
+    conditional expression that picks a name (`"binary" if k == 2 else "categorical"`).
+    A name in data (a mechanism's `question_types`, a dict written out, a key read with
+    `.get("disclosed")`) is no switch and is not counted."""
+    constants: set[str] = set()
+    for node in tree.body:
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
+        value = getattr(node, "value", None)
+        if value is not None and not isinstance(value, ast.Dict) and _spells(value, set()):
+            constants.update(t.id for t in targets if isinstance(t, ast.Name))
+    return sorted(node.pattern.lineno if isinstance(node, ast.match_case) else node.lineno
+                  for node in ast.walk(tree) if _switches(node, constants))
+
+
+def _switches(node: ast.AST, constants: set[str]) -> bool:
+    """Whether this node is one of `name_switches`' spellings."""
+    if isinstance(node, ast.Compare):
+        return any(_spells(o, constants) for o in (node.left, *node.comparators))
+    if isinstance(node, ast.match_case):
+        return any(isinstance(p, ast.MatchValue) and _is_name(p.value)
+                   for p in ast.walk(node.pattern))
+    if isinstance(node, ast.IfExp):
+        return _is_name(node.body) or _is_name(node.orelse)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in ("startswith", "endswith"):
+            return bool(node.args) and _spells(node.args[0], set())
+        return node.func.attr == "get" and _keyed_by_names(node.func.value)
+    return isinstance(node, ast.Subscript) and _keyed_by_names(node.value)
+
+
+def _keyed_by_names(node: ast.AST) -> bool:
+    return isinstance(node, ast.Dict) and any(_is_name(k) for k in node.keys if k is not None)
+
+
+def _is_name(node: ast.AST | None) -> bool:
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value in SWITCH_NAMES)
+
+
+def _spells(node: ast.AST, constants: set[str]) -> bool:
+    """Whether a compared operand is a name, a literal collection holding one anywhere (a
+    `frozenset({...})` too), or a module-level constant bound to such a collection (not a
+    dict)."""
+    if _is_name(node):
+        return True
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return any(_spells(e, set()) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return any(_is_name(k) for k in node.keys if k is not None)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+            "frozenset", "set", "tuple", "list") and node.args:
+        return _spells(node.args[0], set())
+    return isinstance(node, ast.Name) and node.id in constants
+
+
+_PAGE_NAMES = "|".join(sorted(SWITCH_NAMES))
+_PAGE_QUOTED = rf"""["'`](?:{_PAGE_NAMES})["'`]"""
+# A page comparison: `===`, `!==`, `==`, `!=` (not `<=`, `>=`, `=>`).
+_JS_OPERATOR = re.compile(r"(?<![<>=!])[!=]==?(?![=>])")
+_JS_LEFT = re.compile(rf"""(?:\.type|{_PAGE_QUOTED})\s*$""")
+_JS_RIGHT = re.compile(rf"""^\s*(?:[\w.]*\.type\b|{_PAGE_QUOTED})""")
+# `case "ordinal":`, `["binary", "ordinal"].includes(x)`, `.startsWith("integer")`.
+_JS_NAME_SWITCH = re.compile(
+    rf"""\bcase\s*{_PAGE_QUOTED}"""
+    rf"""|\[[^\]\[]*{_PAGE_QUOTED}[^\]\[]*\]\s*\.includes\("""
+    rf"""|\.(?:startsWith|endsWith)\(\s*{_PAGE_QUOTED}""")
+
+
+def page_switches(text: str) -> int:
+    """Comparisons of a `type`, or with a type's name (or "disclosed"), in a page module:
+    `q.type === ...`, `kind === "ordinal"`, `"ordinal" === kind`, `case "ordinal":`, an
+    array of names asked `.includes(...)`."""
+    found = 0
+    for line in text.splitlines():
+        for op in _JS_OPERATOR.finditer(line):
+            if _JS_LEFT.search(line[:op.start()]) or _JS_RIGHT.search(line[op.end():]):
+                found += 1
+        found += len(_JS_NAME_SWITCH.findall(line))
+    return found
 
 
 @dataclass(frozen=True)
@@ -196,12 +290,13 @@ class SwitchCounts:
     """How often the role folders decide by a question's type instead of asking it."""
 
     python_name_switches: int
-    """Comparisons with a type's name: `== "multiselect"`, `in ("binary", ...)`, `case`."""
+    """Comparisons with a type's name or "disclosed", however spelled (`name_switches`)."""
     python_type_comparisons: int
-    """Lines that compare a type by name, compare a `type` attribute or key, or test
+    """Lines that compare with a type's name, compare a `type` attribute or key, or test
     isinstance on a question class."""
     page_type_comparisons: int
-    """Comparisons of a `type` in the page's modules (`q.type === ...`)."""
+    """Comparisons of a `type`, or with a type's name, in the page's modules
+    (`page_switches`)."""
 
 
 def switch_counts(root: Path = ROOT) -> SwitchCounts:
@@ -212,10 +307,40 @@ def switch_counts(root: Path = ROOT) -> SwitchCounts:
         if _in_units(path, root):
             continue
         text = path.read_text(encoding="utf-8")
-        name_switches += len(_PY_NAME_SWITCH.findall(text))
-        type_comparisons += sum(1 for line in text.splitlines()
-                                if _PY_NAME_SWITCH.search(line)
-                                or _PY_TYPE_COMPARISON.search(line))
-    page = sum(len(_JS_TYPE_COMPARISON.findall(p.read_text(encoding="utf-8")))
+        found = name_switches_in(text, str(path))
+        name_switches += len(found)
+        named = set(found)
+        type_comparisons += sum(1 for number, line in enumerate(text.splitlines(), 1)
+                                if number in named or _PY_TYPE_COMPARISON.search(line))
+    page = sum(page_switches(p.read_text(encoding="utf-8"))
                for p in sorted((root / "client" / "web").rglob("*.js")) if not _in_units(p, root))
     return SwitchCounts(name_switches, type_comparisons, page)
+
+
+def name_switches_in(text: str, filename: str = "<source>") -> list[int]:
+    """`name_switches` of a module's source text."""
+    return name_switches(ast.parse(text, filename=filename))
+
+
+def switch_report(root: Path = ROOT) -> list[str]:
+    """Each counted switch as `path:line: source`, Python then the page (what the counts
+    count, for bench/bench_structure.py --list)."""
+    found: list[str] = []
+    for path in python_modules(root).values():
+        if _in_units(path, root):
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        named = set(name_switches_in(text, str(path)))
+        rel = path.relative_to(root).as_posix()
+        for number, line in enumerate(lines, 1):
+            if number in named or _PY_TYPE_COMPARISON.search(line):
+                found.append(f"{rel}:{number}: {line.strip()}")
+    for path in sorted((root / "client" / "web").rglob("*.js")):
+        if _in_units(path, root):
+            continue
+        rel = path.relative_to(root).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if page_switches(line):
+                found.append(f"{rel}:{number}: {line.strip()}")
+    return found
