@@ -15,7 +15,9 @@ the first two iterations) or f moves by at most 1/n in L1, or after `MAX_ITERATI
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -108,15 +110,13 @@ def ems(channel: WindowChannel, counts: np.ndarray, *, start: np.ndarray | None 
     counts = np.asarray(counts, dtype=float)
     single = counts.ndim == 1
     counts = np.atleast_2d(counts)
-    n = counts.sum(axis=1)
     out = np.empty((counts.shape[0], channel.d))
     out[:] = np.full(channel.d, 1.0 / channel.d) if start is None else start
-    rows = np.flatnonzero(n > 0)  # the rows still iterating, and their working copies
-    f, c, old = out[rows], counts[rows], np.full(rows.size, -np.inf)
-    fitted = channel.reports(f)  # A f of the current f: the step's and the likelihood's
-    for iteration in range(max_iterations):
-        if not rows.size:
-            break
+
+    def advance(f: np.ndarray, c: np.ndarray, fitted: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One EMS step (or SQUAREM cycle) from f, whose A f is `fitted` (the step's and the
+        likelihood's, computed once)."""
         first = ems_step(channel, c, f, smoothing, fitted)
         if accelerate:
             second = ems_step(channel, c, first, smoothing)
@@ -132,14 +132,44 @@ def ems(channel: WindowChannel, counts: np.ndarray, *, start: np.ndarray | None 
         else:
             step = first
         fitted = channel.reports(step)
-        likelihood = np.einsum("ry,ry->r", c, np.log(fitted))
-        done = np.abs(step - f).sum(axis=1) <= 1.0 / n[rows]
+        return step, np.einsum("ry,ry->r", c, np.log(fitted)), fitted
+
+    until_stable(out, counts, advance, carried=channel.reports, tolerance=tolerance,
+                 max_iterations=max_iterations)
+    return out[0] if single else out
+
+
+Advance = Callable[[np.ndarray, np.ndarray, Any], tuple[np.ndarray, np.ndarray, Any]]
+"""advance(f, counts, carried) -> (the next f, its log-likelihood per row, carried for the
+next call), over the rows still iterating."""
+
+
+def until_stable(out: np.ndarray, counts: np.ndarray, advance: Advance, *,
+                 carried: Callable[[np.ndarray], np.ndarray] | None = None,
+                 tolerance: float = TOLERANCE, max_iterations: int = MAX_ITERATIONS) -> None:
+    """Iterate `advance` on each row of `out` (R, ...: each row's start, replaced by its
+    result) against its `counts` (R, ...) until the row's own stop (the module docstring's
+    rule: after the first two iterations a log-likelihood improvement below `tolerance`, or a
+    move of at most 1/n in L1, n the row's count; at most `max_iterations`). A row with no
+    counts keeps its start. `carried(f)`: what `advance` takes along from one call to the next
+    (an array over the rows, dropped with them as they stop), first made from the starts;
+    None: nothing. The loop of EMS (`ems`) and of the joint EMS (joint_ems.py)."""
+    axes = tuple(range(1, counts.ndim))
+    n = counts.sum(axis=axes)
+    rows = np.flatnonzero(n > 0)  # the rows still iterating, and their working copies
+    f, c, old = out[rows], counts[rows], np.full(rows.size, -np.inf)
+    carry = None if carried is None else carried(f)
+    for iteration in range(max_iterations):
+        if not rows.size:
+            break
+        step, likelihood, carry = advance(f, c, carry)
+        done = np.abs(step - f).sum(axis=axes) <= 1.0 / n[rows]
         if iteration > 1:
             done |= np.abs(likelihood - old) < tolerance
         f, old = step, likelihood
         if done.any():
             out[rows[done]] = f[done]
             keep = ~done
-            rows, f, c, old, fitted = rows[keep], f[keep], c[keep], old[keep], fitted[keep]
+            rows, f, c, old = rows[keep], f[keep], c[keep], old[keep]
+            carry = None if carry is None else carry[keep]
     out[rows] = f
-    return out[0] if single else out

@@ -13,8 +13,8 @@ the joint distribution of the true pair. The EM step on that likelihood is
 
 with EMS's binomial smoothing (ems.smooth) applied to each category's row along b, the row
 rescaled to its mass before smoothing (smoothing is within a category, not across them). The
-stopping rule is EMS's: the log-likelihood Σ N ln(Aᵀ π Sᵀ) improves by less than τ after the
-first two iterations, or π moves by at most 1/n in L1.
+stopping rule, and the loop, are EMS's (ems.until_stable): the log-likelihood Σ N ln(Aᵀ π Sᵀ)
+improves by less than τ after the first two iterations, or π moves by at most 1/n in L1.
 
 Each category's distribution of the number is π[c, ·]/π[c, ·].sum(); its quartiles are read as
 shared/numeric/distribution.py reads one distribution's (`Cells.quantile`), and their intervals
@@ -44,7 +44,7 @@ from .distribution import (
     resamples_for,
     window_channel,
 )
-from .ems import MAX_ITERATIONS, TOLERANCE, WindowChannel, smooth
+from .ems import MAX_ITERATIONS, TOLERANCE, WindowChannel, smooth, until_stable
 
 QUANTILE_NAMES = {0.25: "q1", 0.5: "median", 0.75: "q3"}
 NOTE = ("medians and quartiles per category: EM over the product of the two channels on the "
@@ -201,25 +201,15 @@ def joint_ems(channel: WindowChannel, a: np.ndarray, counts: np.ndarray, *,
     counts = counts[None] if single else counts
     a = np.asarray(a, dtype=float)
     r, c = counts.shape[0], a.shape[0]
-    n = counts.sum(axis=(1, 2))
     out = np.full((r, c, channel.d), 1.0 / (c * channel.d))
-    rows = np.flatnonzero(n > 0)
-    pi, cnt, old = out[rows], counts[rows], np.full(rows.size, -np.inf)
-    for iteration in range(max_iterations):
-        if not rows.size:
-            break
+
+    def advance(pi: np.ndarray, cnt: np.ndarray, _: None) -> tuple[np.ndarray, np.ndarray, None]:
         step = em_step(channel, a, cnt, pi, smoothing)
         likelihood = np.einsum("ras,ras->r", cnt,
                                np.log(np.maximum(_expected(channel, a, step), 1e-300)))
-        done = np.abs(step - pi).sum(axis=(1, 2)) <= 1.0 / n[rows]
-        if iteration > 1:
-            done |= np.abs(likelihood - old) < tolerance
-        pi, old = step, likelihood
-        if done.any():
-            out[rows[done]] = pi[done]
-            keep = ~done
-            rows, pi, cnt, old = rows[keep], pi[keep], cnt[keep], old[keep]
-    out[rows] = pi
+        return step, likelihood, None
+
+    until_stable(out, counts, advance, tolerance=tolerance, max_iterations=max_iterations)
     return out[0] if single else out
 
 

@@ -23,7 +23,9 @@ import pytest
 from ldpsurvey.shared.mechanisms.grr import GRR
 from ldpsurvey.shared.mechanisms.square_wave import SquareWave
 from ldpsurvey.shared.numeric.distribution import window_channel
+from ldpsurvey.shared.numeric.ems import MAX_ITERATIONS, TOLERANCE
 from ldpsurvey.shared.numeric.joint_ems import (
+    _expected,
     category_quantiles,
     em_step,
     joint_counts,
@@ -65,6 +67,46 @@ def test_em_from_uniform_converges_to_the_true_joint_distribution() -> None:
     expected = 1e12 * a.T @ pi @ s.T
     fit = joint_ems(channel, a, expected, smoothing=False, tolerance=0.0, max_iterations=20_000)
     assert np.abs(fit - pi).sum() < 1e-3, np.abs(fit - pi).sum()
+
+
+def reference_joint_ems(channel, a, counts, smoothing=True):  # type: ignore[no-untyped-def]
+    """joint_ems's own loop as it was before it shared ems.until_stable: each replicate stops
+    by its own criterion (module docstring)."""
+    a = np.asarray(a, dtype=float)
+    r, c = counts.shape[0], a.shape[0]
+    n = counts.sum(axis=(1, 2))
+    out = np.full((r, c, channel.d), 1.0 / (c * channel.d))
+    rows = np.flatnonzero(n > 0)
+    pi, cnt, old = out[rows], counts[rows], np.full(rows.size, -np.inf)
+    for iteration in range(MAX_ITERATIONS):
+        if not rows.size:
+            break
+        step = em_step(channel, a, cnt, pi, smoothing)
+        likelihood = np.einsum("ras,ras->r", cnt,
+                               np.log(np.maximum(_expected(channel, a, step), 1e-300)))
+        done = np.abs(step - pi).sum(axis=(1, 2)) <= 1.0 / n[rows]
+        if iteration > 1:
+            done |= np.abs(likelihood - old) < TOLERANCE
+        pi, old = step, likelihood
+        if done.any():
+            out[rows[done]] = pi[done]
+            keep = ~done
+            rows, pi, cnt, old = rows[keep], pi[keep], cnt[keep], old[keep]
+    out[rows] = pi
+    return out
+
+
+@pytest.mark.parametrize("smoothing", [True, False])
+def test_joint_ems_stops_each_replicate_as_its_own_loop_did(smoothing: bool) -> None:
+    """joint_ems runs ems.py's stopping loop (until_stable): bit for bit the results of the
+    loop it had, on replicates that stop at different iterations (and an empty one)."""
+    a, pi, s, channel = _exact_setup(seed=5)
+    rng = np.random.default_rng(17)
+    joint = (a.T @ pi @ s.T).ravel()
+    counts = np.array([rng.multinomial(n, joint / joint.sum()).reshape(a.shape[1], -1)
+                       for n in (300, 3_000, 30_000, 0, 50)], dtype=float)
+    assert np.array_equal(joint_ems(channel, a, counts, smoothing=smoothing),
+                          reference_joint_ems(channel, a, counts, smoothing))
 
 
 def test_joint_counts_count_each_report_pair() -> None:
