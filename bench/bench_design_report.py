@@ -113,14 +113,19 @@ def build(folder: Path, n: int, rng: np.random.Generator) -> Path:
         return (SURVEY["id"], ids[i], orjson.dumps(reports).decode(), compiled.pack(reports),
                 *design(i))
 
-    def design(i: int) -> tuple:  # a code's design, its numbers packed as add_invites packs
+    def design(i: int) -> tuple:  # a code's design, packed as add_invites packs it
         weight = float(weights[i])
-        return (weight, f"s{strata[i]}", f"p{psus[i]}", 1000.0, pack_design(weight, 1000.0, None))
+        return (weight, f"s{strata[i]}", f"p{psus[i]}", 1000.0,
+                pack_design(weight, 1000.0, None, int(strata[i]), int(psus[i])))
 
     conn.executemany(  # each with its code's design, as ingest copies it when claiming
         "INSERT INTO submissions (survey_id, version, submission_id, received_hour, reports, "
         "packed, weight, stratum, psu, fpc, design_packed) VALUES (?, 1, ?, "
         "'2026-01-01T00:00:00Z', ?, ?, ?, ?, ?, ?, ?)", (row(i) for i in range(n)))
+    conn.executemany(  # the labels numbered as add_invites numbers them: code h is "sh"
+        "INSERT INTO design_labels (survey_id, kind, code, label) VALUES (?, ?, ?, ?)",
+        [(SURVEY["id"], "stratum", h, f"s{h}") for h in range(20)]
+        + [(SURVEY["id"], "psu", p, f"p{p}") for p in range(2000)])
     conn.executemany(
         "INSERT INTO invites (code_sha256, survey_id, submission_id, weight, stratum, psu, "
         "fpc, design_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -151,12 +151,16 @@ def submission_columns(store: Store, survey_id: str, version: int, qids: Sequenc
 
 
 def submission_designs(store: Store, survey_id: str, version: int, page: int = 200_000
-                       ) -> dict[str, np.ndarray | None] | None:
+                       ) -> dict[str, Any] | None:
     """Each stored submission's design (copied from its invitation code), aligned with
     `submission_columns`: weight and fpc (float, nan where the code carries no design),
-    stratum and psu (text: object arrays of str), group (int); None for a column no code
-    carries. None when a column cannot be split (a label holding the separator: then join
-    in Python, analyst/design/data.py)."""
+    stratum and psu (`NumberedLabels`: the codes stored with the numbers and the survey's
+    labels, read once; or, when a page was stored without them, text: object arrays of str),
+    group (int); None for a column no code carries. None when a column cannot be read (a
+    label holding the separator, or a code without its label: then join in Python,
+    analyst/design/data.py)."""
+    from ldpsurvey.shared.design import NumberedLabels
+
     names = ("weight", "fpc", "stratum", "psu", "group")
     parts: dict[str, list[Any]] = {k: [] for k in names}
     n = 0
@@ -170,7 +174,8 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
                 parts[name].append(value.split(_SEPARATOR))
             else:
                 parts[name].append(value)
-    out: dict[str, np.ndarray | None] = {}
+    labels: dict[str, list[str]] | None = None
+    out: dict[str, Any] = {}
     for name in names:
         chunks = parts[name]
         if not chunks or any(c is None for c in chunks):
@@ -179,16 +184,37 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
             out[name] = None
             continue
         if name in ("stratum", "psu"):
-            labels = [x for chunk in chunks for x in chunk]
-            # text as Python strings (an object array): Design.build numbers the distinct
-            # ones (shared/design/sample.py `_text_labels`), no per-row numpy text
-            values = np.array(labels, dtype=object) if len(labels) == n else None
+            if labels is None and any(isinstance(c, np.ndarray) for c in chunks):
+                labels = store.design_labels(survey_id)
+            numbered = _numbered(chunks, labels.get(name, []) if labels else [])
+            if numbered is None:
+                return None  # a code without its label: join in Python
+            if all(isinstance(c, np.ndarray) for c in chunks):
+                codes = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+                if codes.size != n:
+                    return None
+                out[name] = NumberedLabels(codes, numbered)
+                continue
+            # some pages as text (stored before their codes): text throughout, as
+            # Design.build numbers it (shared/design/sample.py `_text_labels`)
+            texts = [x for chunk in chunks for x in (
+                NumberedLabels(chunk, numbered).texts().tolist()
+                if isinstance(chunk, np.ndarray) else chunk)]
+            values = np.array(texts, dtype=object) if len(texts) == n else None
         else:
             values = np.concatenate(chunks)
         if values is None or values.size != n:
             return None  # a label holding the separator: join in Python
         out[name] = values
     return out
+
+
+def _numbered(chunks: Sequence[Any], labels: list[str]) -> list[str] | None:
+    """The labels, or None when a page's code has none (numbered after its page was read)."""
+    for chunk in chunks:
+        if isinstance(chunk, np.ndarray) and chunk.size and int(chunk.max()) >= len(labels):
+            return None
+    return labels
 
 
 # --- every submission of a version from its packed rows (no JSON) -----------------------------

@@ -101,8 +101,9 @@ class JoinedDesign:
     and where the design came from, in words."""
 
     weights: np.ndarray
-    strata: np.ndarray | None  # text labels
-    psus: np.ndarray | None
+    # labels: text, or numbered by the database (shared/design `NumberedLabels`)
+    strata: Any | None
+    psus: Any | None
     fpc: np.ndarray | None
     groups: np.ndarray | None
     source: str

@@ -13,13 +13,14 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, NamedTuple, Protocol
 
 import orjson
 from ldpsurvey.shared.aggregates import Aggregate
 
 from ..common.errors import SurveyChanged, SurveyClosed
-from .packed_designs import pack_design
+from .packed_designs import LabelNumbers
 
 
 def current_hour(now: datetime | None = None) -> str:
@@ -102,13 +103,15 @@ class InviteDesign(NamedTuple):
 class DesignPage:
     """The designs of a page of stored submissions, in arrival order (`Store.submission_designs`):
     weight and fpc as float arrays (nan where the submission has no design), stratum and PSU
-    labels joined by \\x1f ('' where none), the random group as an int array (0 where none);
-    None for a column that no invitation code of the survey carries."""
+    labels as int arrays of their codes (`Store.design_labels`; -1 where none) or, for a page
+    with a row stored without its packed design, as the labels joined by \\x1f ('' where
+    none), the random group as an int array (0 where none); None for a column that no
+    invitation code of the survey carries."""
 
     weight: Any  # np.ndarray (float64)
     fpc: Any | None
-    stratum: str | None
-    psu: str | None
+    stratum: Any | None  # np.ndarray (int64 codes) or str
+    psu: Any | None
     group: Any | None  # np.ndarray (int64)
 
 
@@ -217,25 +220,54 @@ class Dump:
     invite_surveys: list[tuple[str, str, str | None]]  # survey_id, created, carried names
     # code_sha256, survey_id, submission_id, weight, stratum, psu, fpc, random_group, carried
     invites: list[tuple[Any, ...]]
+    # survey_id, kind, code, label: the numbered design labels (the copy keeps their codes)
+    labels: list[tuple[str, str, int, str]] = field(default_factory=list)
 
     def with_designs(self, reports: Iterable[tuple[str, int, str, str, str]]
                      ) -> Iterator[tuple[Any, ...]]:
         """Each stored submission's row followed by the design of the code it was made with
-        (weight, stratum, PSU, fpc, random group; NULLs without one) and its numbers packed
-        (server/store/packed_designs.py), as ingest stores it: a loaded store writes the copy
-        with the row instead of updating every row after. Codes stored before schema 8 (no
-        packed design) get theirs packed here, as `packed_invites` packs the codes."""
-        designs = {(code[1], code[2]): (*code[3:8], pack_design(code[3], code[6], code[7]))
-                   for code in self.invites if code[2] is not None}
+        (weight, stratum, PSU, fpc, random group; NULLs without one) and its numbers and label
+        codes packed (server/store/packed_designs.py), as ingest stores it: a loaded store
+        writes the copy with the row instead of updating every row after. The labels are
+        numbered anew (`design_labels`), as `packed_invites` packs the codes."""
+        packed, _ = self._packed_designs
+        designs = {(code[1], code[2]): (*code[3:8], bytes_)
+                   for code, bytes_ in zip(self.invites, packed, strict=True)
+                   if code[2] is not None}
         none = (None,) * 6
         for row in reports:
             yield (*row, *designs.get((row[0], row[2]), none))
 
     def packed_invites(self) -> Iterator[tuple[Any, ...]]:
-        """Each code's row followed by its design's numbers packed (None: no design), as
-        `add_invites` stores it now."""
+        """Each code's row followed by its design's numbers and label codes packed (None: no
+        design), as `add_invites` stores it now."""
+        packed, _ = self._packed_designs
+        for code, bytes_ in zip(self.invites, packed, strict=True):
+            yield (*code, bytes_)
+
+    def design_labels(self) -> list[tuple[str, str, int, str]]:
+        """The `design_labels` rows (survey_id, kind, code, label) the packed codes refer to:
+        the source's, and any label it had not numbered."""
+        return [*self.labels, *self._packed_designs[1]]
+
+    @cached_property
+    def _packed_designs(self) -> tuple[list[bytes | None], list[tuple[str, str, int, str]]]:
+        """Every code's packed design (None: none), its labels coded as the source numbered
+        them (`labels`); and the labels numbered here (none the source has not)."""
+        known: dict[str, list[tuple[str, int, str]]] = {}
+        for sid, kind, code, label in self.labels:
+            known.setdefault(sid, []).append((kind, code, label))
+        numbers: dict[str, LabelNumbers] = {}
+        packed: list[bytes | None] = []
         for code in self.invites:
-            yield (*code, pack_design(code[3], code[6], code[7]))
+            if code[3] is None:
+                packed.append(None)
+                continue
+            if code[1] not in numbers:
+                numbers[code[1]] = LabelNumbers(known.get(code[1], ()))
+            packed.append(numbers[code[1]].pack(
+                InviteDesign(code[3], code[4], code[5], code[6], code[7])))
+        return packed, [(sid, *label) for sid, n in numbers.items() for label in n.new]
 
 
 class BodyIngest(Protocol):
@@ -389,6 +421,11 @@ class Store(Protocol):
 
     def designed_invites(self, survey_id: str) -> int:
         """How many of the survey's invitation codes carry a design."""
+        ...
+
+    def design_labels(self, survey_id: str) -> dict[str, list[str]]:
+        """The survey's stratum and PSU labels by their codes (kind -> labels, the code is the
+        index; server/store/packed_designs.py): what a page's codes stand for."""
         ...
 
     # moving data

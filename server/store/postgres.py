@@ -55,7 +55,7 @@ from .base import (
     refusal,
     split_fresh,
 )
-from .packed_designs import NO_DESIGN, pack_design, unpack_designs
+from .packed_designs import NO_DESIGN, ROW_BYTES, LabelNumbers, labels_by_code, unpack_designs
 from .schema import POSTGRES_MIGRATIONS
 
 log = logging.getLogger("ldpsurvey.server.store")
@@ -324,13 +324,21 @@ class PgStore:
                     cur.executemany("INSERT INTO invites (survey_id, code_sha256) "
                                     "VALUES (%s, %s)", [(survey_id, h) for h in code_hashes])
                 else:
+                    # under the invite_surveys row's lock: one adder numbers the labels at a time
+                    conn.execute("SELECT 1 FROM invite_surveys WHERE survey_id = %s FOR UPDATE",
+                                 (survey_id,))
+                    numbers = LabelNumbers(conn.execute(
+                        "SELECT kind, code, label FROM design_labels WHERE survey_id = %s",
+                        (survey_id,)).fetchall())
                     cur.executemany(
                         "INSERT INTO invites (survey_id, code_sha256, weight, stratum, psu, "
                         "fpc, random_group, design_packed) VALUES (%s, %s, %s, %s, %s, %s, %s, "
                         "%s)",
                         [(survey_id, h, d.weight, d.stratum, d.psu, d.fpc, d.group,
-                          pack_design(d.weight, d.fpc, d.group))
-                         for h, d in zip(code_hashes, designs, strict=True)])
+                          numbers.pack(d)) for h, d in zip(code_hashes, designs, strict=True)])
+                    cur.executemany("INSERT INTO design_labels (survey_id, kind, code, label) "
+                                    "VALUES (%s, %s, %s, %s)",
+                                    [(survey_id, *new) for new in numbers.new])
             return True
 
         return self._write(work)
@@ -652,11 +660,11 @@ class PgStore:
 
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[DesignPage]:
-        """As Store.submission_designs. A page's numbers are its rows' packed designs
-        (server/store/packed_designs.py) joined by the database, read with numpy; a page with
-        a row stored before schema 6 (a design but no packed bytes) has each column joined as
-        text instead (a double precision's text in PostgreSQL 12+ is the shortest that reads
-        back exactly), which numpy parses. The labels are joined as text."""
+        """As Store.submission_designs. A page's numbers and label codes are its rows' packed
+        designs (server/store/packed_designs.py) joined by the database, read with numpy; a
+        page with a row stored before schema 6 (a design but no packed bytes) has each column
+        joined as text instead (a double precision's text in PostgreSQL 12+ is the shortest
+        that reads back exactly), which numpy parses, and its labels joined as text."""
         if not _fits(survey_id):
             return
         with self._read() as conn:
@@ -671,33 +679,40 @@ class PgStore:
                    "BY seq LIMIT %s) AS t")
         # d is NULL only for a row with a design but no packed bytes
         packed_sql = ("SELECT string_agg(d, ''::bytea ORDER BY seq), count(d), "  # noqa: S608
-                      f"{', '.join(labels)}, count(*), max(seq) FROM (SELECT seq, stratum, "
-                      f"psu, CASE WHEN weight IS NULL THEN '\\x{NO_DESIGN.hex()}'::bytea ELSE "
-                      f"design_packed END AS d {page_of}) AS p")
+                      "sum(length(d)), count(*), max(seq) FROM (SELECT seq, CASE WHEN weight "
+                      f"IS NULL THEN '\\x{NO_DESIGN.hex()}'::bytea ELSE design_packed END AS d "
+                      f"{page_of}) AS p")
         texts_sql = (
             "SELECT string_agg(coalesce(weight::text, 'nan'), ',' ORDER BY seq), "
             "string_agg(coalesce(fpc::text, 'nan'), ',' ORDER BY seq), "
-            f"string_agg(coalesce(random_group, 0)::text, ',' ORDER BY seq) {page_of}")
+            f"string_agg(coalesce(random_group, 0)::text, ',' ORDER BY seq), {', '.join(labels)} "
+            f"{page_of}")
         last = 0
         while True:
             with self._read() as conn:
-                blob, packed, stratum, psu, count, top = conn.execute(
+                blob, packed, size, count, top = conn.execute(
                     packed_sql, (survey_id, version, last, page)).fetchone()
                 if not count:
                     return
-                if packed == count:
-                    weight, fpc, group = unpack_designs(bytes(blob), count)
+                if packed == count and size == count * ROW_BYTES:
+                    weight, fpc, group, stratum, psu = unpack_designs(bytes(blob), count)
                 else:
-                    weight, fpc, group = conn.execute(
+                    weight, fpc, group, stratum, psu = conn.execute(
                         texts_sql, (survey_id, version, last, page)).fetchone()
                     weight, fpc, group = (_numbers(weight or "", float),
                                           _numbers(fpc or "", float),
                                           _numbers(group or "", np.int64))
+                    stratum, psu = stratum or "", psu or ""
             yield DesignPage(weight, fpc if carried[0] else None,
-                             (stratum or "") if carried[1] else None,
-                             (psu or "") if carried[2] else None,
+                             stratum if carried[1] else None, psu if carried[2] else None,
                              group if carried[3] else None)
             last = top
+
+    def design_labels(self, survey_id: str) -> dict[str, list[str]]:
+        with self._read() as conn:
+            return labels_by_code(conn.execute(
+                "SELECT kind, code, label FROM design_labels WHERE survey_id = %s",
+                (survey_id,)).fetchall())
 
     def designed_invites(self, survey_id: str) -> int:
         """How many of the survey's invitation codes carry a design."""
@@ -724,8 +739,11 @@ class PgStore:
             invites = conn.execute("SELECT code_sha256, survey_id, submission_id, weight, "
                                    "stratum, psu, fpc, random_group, carried FROM invites "
                                    "ORDER BY code_sha256").fetchall()
+            labels = conn.execute("SELECT survey_id, kind, code, label FROM design_labels "
+                                  "ORDER BY survey_id, kind, code").fetchall()
         return Dump(self.list_surveys(), [tuple(t) for t in tokens],
-                    [tuple(r) for r in invite_surveys], [tuple(r) for r in invites])
+                    [tuple(r) for r in invite_surveys], [tuple(r) for r in invites],
+                    [tuple(r) for r in labels])
 
     def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]:
         with self._read() as conn, conn.transaction(), \
@@ -752,6 +770,8 @@ class PgStore:
                             "weight, stratum, psu, fpc, random_group, carried, design_packed) "
                             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                             list(dump.packed_invites()))
+            cur.executemany("INSERT INTO design_labels (survey_id, kind, code, label) "
+                            "VALUES (%s, %s, %s, %s)", dump.design_labels())
             with cur.copy("COPY submissions (survey_id, version, submission_id, "
                           "received_hour, reports, packed, weight, stratum, psu, fpc, "
                           "random_group, design_packed) FROM STDIN") as copy:

@@ -25,6 +25,35 @@ POSTGRES_COPY_DESIGNS = (
     "fpc = i.fpc, random_group = i.random_group FROM invites AS i WHERE i.survey_id = "
     "s.survey_id AND i.submission_id = s.submission_id")
 
+# Schema 9 / PostgreSQL 7: each survey's stratum and PSU labels numbered (`design_labels`), the
+# labels of stored codes in sorted order, and the codes packed after a stored design's numbers
+# (server/store/packed_designs.py), so a design-based report reads codes with numpy and the
+# labels once per survey. A label without a code leaves its row's packed bytes NULL (read from
+# the columns). SQLite packs with `ldp_label_codes` (registered on every connection: SQLite
+# before 3.41 has no unhex), PostgreSQL with int4send (big-endian, as the SQL function packs).
+_NUMBER_LABELS = (
+    "INSERT INTO design_labels (survey_id, kind, code, label) SELECT survey_id, '{kind}', "
+    "row_number() OVER (PARTITION BY survey_id ORDER BY {kind}) - 1, {kind} FROM (SELECT "
+    "DISTINCT survey_id, {kind} FROM invites WHERE {kind} IS NOT NULL) AS t")
+_CODE_OF = ("(SELECT code FROM design_labels AS l WHERE l.survey_id = {table}.survey_id AND "
+            "l.kind = '{kind}' AND l.label = {table}.{kind})")
+
+
+def _sqlite_label_codes(table: str) -> str:
+    return (f"UPDATE {table} SET design_packed = ldp_label_codes(design_packed, stratum, "  # noqa: S608
+            f"{_CODE_OF.format(table=table, kind='stratum')}, psu, "
+            f"{_CODE_OF.format(table=table, kind='psu')}) WHERE design_packed IS NOT NULL")
+
+
+def _postgres_label_codes(table: str) -> str:
+    stratum = _CODE_OF.format(table=table, kind="stratum")
+    psu = _CODE_OF.format(table=table, kind="psu")
+    return (f"UPDATE {table} SET design_packed = CASE WHEN (stratum IS NOT NULL AND {stratum} "  # noqa: S608
+            f"IS NULL) OR (psu IS NOT NULL AND {psu} IS NULL) THEN NULL ELSE design_packed || "
+            f"int4send(coalesce({stratum}, -1)) || int4send(coalesce({psu}, -1)) END WHERE "
+            "length(design_packed) = 24")
+
+
 SQLITE_MIGRATIONS: list[list[str]] = [
     [  # 1: surveys, submissions, aggregates, tokens
         """CREATE TABLE surveys (id TEXT, version INTEGER, manifest TEXT NOT NULL,
@@ -90,6 +119,17 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         "ALTER TABLE invites ADD COLUMN design_packed BLOB",
         "ALTER TABLE submissions ADD COLUMN design_packed BLOB",
     ],
+    [  # 9: a design's stratum and PSU labels numbered per survey, the codes packed with its
+        # numbers (see _NUMBER_LABELS above); the designed codes of a survey counted by an index
+        """CREATE TABLE design_labels (survey_id TEXT NOT NULL, kind TEXT NOT NULL,
+            code INTEGER NOT NULL, label TEXT NOT NULL, PRIMARY KEY (survey_id, kind, code))""",
+        "CREATE UNIQUE INDEX idx_design_labels_label ON design_labels (survey_id, kind, label)",
+        _NUMBER_LABELS.format(kind="stratum"),
+        _NUMBER_LABELS.format(kind="psu"),
+        _sqlite_label_codes("invites"),
+        _sqlite_label_codes("submissions"),
+        "CREATE INDEX idx_invites_designed ON invites (survey_id) WHERE weight IS NOT NULL",
+    ],
 ]
 
 POSTGRES_MIGRATIONS: list[list[str]] = [
@@ -141,5 +181,15 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
     [  # 6: a design's numbers packed as bytes beside the columns (SQLite's 8)
         "ALTER TABLE invites ADD COLUMN design_packed bytea",
         "ALTER TABLE submissions ADD COLUMN design_packed bytea",
+    ],
+    [  # 7: a design's labels numbered, the codes packed with its numbers (SQLite's 9)
+        """CREATE TABLE design_labels (survey_id text NOT NULL, kind text NOT NULL,
+            code integer NOT NULL, label text NOT NULL, PRIMARY KEY (survey_id, kind, code),
+            UNIQUE (survey_id, kind, label))""",
+        _NUMBER_LABELS.format(kind="stratum"),
+        _NUMBER_LABELS.format(kind="psu"),
+        _postgres_label_codes("invites"),
+        _postgres_label_codes("submissions"),
+        "CREATE INDEX invites_designed ON invites (survey_id) WHERE weight IS NOT NULL",
     ],
 ]

@@ -58,7 +58,14 @@ from .base import (
     split_fresh,
 )
 from .ingest_process import ChildPlan, IngestProcess
-from .packed_designs import NO_DESIGN, pack_design, unpack_designs
+from .packed_designs import (
+    NO_DESIGN,
+    ROW_BYTES,
+    LabelNumbers,
+    labels_by_code,
+    unpack_designs,
+    with_label_codes,
+)
 from .schema import SQLITE_MIGRATIONS
 
 BUSY_TIMEOUT_MS = 30_000
@@ -84,6 +91,8 @@ def _connect(path: str, read_only: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")  # the store fsyncs the WAL: `_sync_wal`
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    # what schema 9's migration packs the stored designs' label codes with (schema.py)
+    conn.create_function("ldp_label_codes", 5, with_label_codes, deterministic=True)
     return conn
 
 
@@ -330,13 +339,22 @@ class SqliteStore:
                 conn.executemany("INSERT INTO invites (code_sha256, survey_id) VALUES (?, ?)",
                                  [(h, survey_id) for h in code_hashes])
             else:
+                numbers = LabelNumbers(conn.execute(
+                    "SELECT kind, code, label FROM design_labels WHERE survey_id = ?",
+                    (survey_id,)))
                 conn.executemany(
                     "INSERT INTO invites (code_sha256, survey_id, weight, stratum, psu, fpc, "
                     "random_group, design_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [(h, survey_id, d.weight, d.stratum, d.psu, d.fpc, d.group,
-                      pack_design(d.weight, d.fpc, d.group))
-                     for h, d in zip(code_hashes, designs, strict=True)])
+                      numbers.pack(d)) for h, d in zip(code_hashes, designs, strict=True)])
+                conn.executemany("INSERT INTO design_labels (survey_id, kind, code, label) "
+                                 "VALUES (?, ?, ?, ?)",
+                                 [(survey_id, *new) for new in numbers.new])
         return True
+
+    def design_labels(self, survey_id: str) -> dict[str, list[str]]:
+        return labels_by_code(self._conn().execute(
+            "SELECT kind, code, label FROM design_labels WHERE survey_id = ?", (survey_id,)))
 
     def invite_designs(self, survey_id: str) -> list[tuple[str | None, InviteDesign]]:
         rows = self._conn().execute(
@@ -651,13 +669,13 @@ class SqliteStore:
 
     def submission_designs(self, survey_id: str, version: int,
                            page: int) -> Iterator[DesignPage]:
-        """As Store.submission_designs. A page's numbers are its rows' packed designs
-        (server/store/packed_designs.py) joined by the database, as packed_rows joins reports,
-        read with numpy; a row without a design joins the bytes of none. A page with a row
-        stored before schema 8 (a design but no packed bytes), or a database not in UTF-8 (see
-        packed_rows), reads the columns as SQLite's REALs (the cursor's floats, exact; NULL,
-        no design, becomes nan) into a numpy record array. The labels are joined by the
-        database in the pass that finds the page's bounds."""
+        """As Store.submission_designs. A page's numbers and label codes are its rows' packed
+        designs (server/store/packed_designs.py) joined by the database, as packed_rows joins
+        reports, read with numpy; a row without a design joins the bytes of none. A page with a
+        row stored before schema 8 (a design but no packed bytes), or a database not in UTF-8
+        (see packed_rows), reads the columns as SQLite's REALs (the cursor's floats, exact;
+        NULL, no design, becomes nan) into a numpy record array, and its labels joined by the
+        database."""
         # whether any code carries each column: each look-up stops at the first that does
         has_fpc, has_stratum, has_psu, has_group = (self._conn().execute(
             f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? AND {c} IS NOT NULL)",  # noqa: S608
@@ -673,28 +691,32 @@ class SqliteStore:
         rows_sql = f"SELECT {', '.join(numbers)} FROM submissions {where}"  # noqa: S608
         labels = [*(["group_concat(coalesce(stratum, ''), char(31))"] if has_stratum else []),
                   *(["group_concat(coalesce(psu, ''), char(31))"] if has_psu else [])]
-        # a page's bounds, packed designs and labels in one pass (the index, then each row
-        # once); d is NULL only for a row with a design but no packed bytes
-        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(d, '') AS BLOB), count(d)"  # noqa: S608
-                    f"{''.join(', ' + c for c in labels)} FROM (SELECT seq, stratum, psu, "
-                    f"CASE WHEN weight IS NULL THEN X'{NO_DESIGN.hex()}' ELSE design_packed END "
-                    "AS d FROM submissions WHERE "
+        labels_sql = (f"SELECT {', '.join(labels) or 'NULL'} FROM (SELECT stratum, psu FROM "  # noqa: S608
+                      f"submissions {where})")
+        # a page's bounds and packed designs in one pass (the index, then each row once); d
+        # is NULL only for a row with a design but no packed bytes
+        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(d, '') AS BLOB), count(d), "  # noqa: S608
+                    "sum(length(d)) FROM (SELECT seq, CASE WHEN weight IS NULL THEN "
+                    f"X'{NO_DESIGN.hex()}' ELSE design_packed END AS d FROM submissions WHERE "
                     "survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            count, top, blob, packed, *found = self._conn().execute(
+            count, top, blob, packed, size = self._conn().execute(
                 head_sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            texts = iter(found)
-            if packed == count and utf8:
-                weight, fpc, group = unpack_designs(blob, count)
+            if packed == count and size == count * ROW_BYTES and utf8:
+                weight, fpc, group, stratum, psu = unpack_designs(blob, count)
             else:
-                weight, fpc, group = self._design_columns(
-                    rows_sql, record, (survey_id, version, last, top), has_fpc, has_group)
+                bounds = (survey_id, version, last, top)
+                weight, fpc, group = self._design_columns(rows_sql, record, bounds, has_fpc,
+                                                          has_group)
+                texts = iter(self._conn().execute(labels_sql, bounds).fetchone())
+                stratum = next(texts) if has_stratum else None
+                psu = next(texts) if has_psu else None
             yield DesignPage(weight, fpc if has_fpc else None,
-                             next(texts) if has_stratum else None,
-                             next(texts) if has_psu else None, group if has_group else None)
+                             stratum if has_stratum else None, psu if has_psu else None,
+                             group if has_group else None)
             last = top
 
     def _design_columns(self, rows_sql: str, record: np.dtype, bounds: tuple,
@@ -735,7 +757,9 @@ class SqliteStore:
                                         "invite_surveys ORDER BY survey_id").fetchall(),
             invites=conn.execute("SELECT code_sha256, survey_id, submission_id, weight, "
                                  "stratum, psu, fpc, random_group, carried FROM invites "
-                                 "ORDER BY code_sha256").fetchall())
+                                 "ORDER BY code_sha256").fetchall(),
+            labels=conn.execute("SELECT survey_id, kind, code, label FROM design_labels "
+                                "ORDER BY survey_id, kind, code").fetchall())
 
     def all_reports(self) -> Iterable[tuple[str, int, str, str, str]]:
         return self._conn().execute("SELECT survey_id, version, submission_id, received_hour, "
@@ -756,6 +780,8 @@ class SqliteStore:
             conn.executemany("INSERT INTO invites (code_sha256, survey_id, submission_id, "
                              "weight, stratum, psu, fpc, random_group, carried, design_packed) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", dump.packed_invites())
+            conn.executemany("INSERT INTO design_labels (survey_id, kind, code, label) "
+                             "VALUES (?, ?, ?, ?)", dump.design_labels())
             conn.executemany("INSERT INTO submissions (survey_id, version, submission_id, "
                              "received_hour, reports, packed, weight, stratum, psu, fpc, "
                              "random_group, design_packed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "

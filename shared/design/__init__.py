@@ -36,7 +36,7 @@ from .estimators import (
 from .pseudo import PseudoValues, from_values, pseudo_values
 from .replicates import Replicates
 from .replicates import build as build_replicates
-from .sample import LONELY_PSU, Design
+from .sample import LONELY_PSU, Design, NumberedLabels
 
 __all__ = [
     "LONELY_PSU",
@@ -46,6 +46,7 @@ __all__ = [
     "DesignEstimate",
     "DesignEstimates",
     "Margin",
+    "NumberedLabels",
     "PseudoValues",
     "Replicates",
     "build_replicates",

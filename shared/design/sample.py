@@ -43,6 +43,26 @@ LONELY_PSU = ("fail", "remove", "certainty", "adjust", "average")
 
 
 @dataclass(frozen=True, eq=False)
+class NumberedLabels:
+    """A stratum or PSU column as integer codes (one per respondent) into its labels: how a
+    server database stores a survey's labels (numbered once per survey, server/store/
+    packed_designs.py), so `Design.build` maps the distinct labels once instead of reading a
+    text per respondent. Code -1 (or a label of blanks) is a missing label. The design built
+    is the same as from the labels themselves (`texts`)."""
+
+    codes: np.ndarray  # int64, -1: missing
+    labels: Sequence[str]
+
+    def __len__(self) -> int:
+        return int(self.codes.size)
+
+    def texts(self) -> np.ndarray:
+        """The labels themselves, an object array of text ('' where missing)."""
+        table = np.array([*self.labels, ""], dtype=object)
+        return table[self.codes]  # -1 is the '' appended
+
+
+@dataclass(frozen=True, eq=False)
 class Design:
     """A validated sample design over n respondents (rows in the order of the data).
 
@@ -252,6 +272,8 @@ def _labels(values: Sequence[Any] | np.ndarray | None, n: int, name: str,
     milliseconds, or a second for text)."""
     if values is None:
         return ("(all)",), np.zeros(n, dtype=np.int64)
+    if isinstance(values, NumberedLabels):
+        return _numbered_labels(values, name, where)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         uniques, codes = np.unique(values, return_inverse=True)
         return tuple(str(u) for u in uniques.tolist()), codes.reshape(-1).astype(np.int64)
@@ -278,6 +300,31 @@ def _labels(values: Sequence[Any] | np.ndarray | None, n: int, name: str,
         text.append(str(value).strip())
     uniques, codes = np.unique(np.array(text, dtype=str), return_inverse=True)
     return tuple(uniques.tolist()), codes.reshape(-1).astype(np.int64)
+
+
+def _numbered_labels(values: NumberedLabels, name: str,
+                     where: Any) -> tuple[tuple[str, ...], np.ndarray]:
+    """`_labels` of labels numbered by a database: the labels used, stripped, checked and
+    sorted once, and the codes renumbered to them (as `_text_labels` numbers the texts)."""
+    codes = np.asarray(values.codes, dtype=np.int64)
+    k = len(values.labels)
+    if codes.size and (int(codes.min()) < -1 or int(codes.max()) >= k):
+        raise DesignError(f"a {name} code is not one of the {k:,} numbered labels")
+    shifted = codes + 1  # -1 (missing) is 0
+    used = np.flatnonzero(np.bincount(shifted, minlength=k + 1)[1:])
+    stripped = [str(values.labels[c]).strip() for c in used.tolist()]
+    missing = np.zeros(k + 1, dtype=bool)
+    missing[0] = True
+    missing[[int(c) + 1 for c, t in zip(used.tolist(), stripped, strict=True) if not t]] = True
+    bad = np.flatnonzero(missing[shifted])
+    if bad.size:
+        i = int(bad[0])
+        raise DesignError(f"{where(i)}: {name} is missing", {"row": i, "field": name})
+    labels = sorted(set(stripped))
+    position = {label: j for j, label in enumerate(labels)}
+    renumber = np.zeros(k, dtype=np.int64)
+    renumber[used] = [position[t] for t in stripped]
+    return tuple(labels), renumber[codes]
 
 
 def _text_labels(values: np.ndarray, n: int, name: str,

@@ -118,6 +118,21 @@ def rows_respondents(source: DbSource) -> Respondents:
                        validated=True)
 
 
+def _texts(column: Any) -> Any:
+    """A label column as its labels (the database's come numbered: NumberedLabels)."""
+    from ldpsurvey.shared.design import NumberedLabels
+
+    return column.texts() if isinstance(column, NumberedLabels) else column
+
+
+def _page_labels(value: Any, labels: list[str]) -> Any:
+    """A DesignPage's stratum or PSU as its labels joined by \x1f (a page read packed holds
+    the codes, one read from the columns the joined labels)."""
+    if isinstance(value, np.ndarray):
+        return "\x1f".join(labels[c] if c >= 0 else "" for c in value.tolist())
+    return value
+
+
 def test_columns_equal_rows_for_every_report_shape(stored: Path) -> None:
     from ldpsurvey.analyst.design.data import db_source
     from ldpsurvey.analyst.design.estimates import DesignOptions, pseudo_values, weighted
@@ -145,7 +160,7 @@ def test_columns_equal_rows_for_every_report_shape(stored: Path) -> None:
         python = join_invitations(slow, source.invite_designs())
         assert np.array_equal(joined.weights, python.weights)
         for name in ("strata", "psus", "fpc"):
-            assert np.array_equal(getattr(joined, name), getattr(python, name)), name
+            assert np.array_equal(_texts(getattr(joined, name)), getattr(python, name)), name
         assert joined.groups is None and python.groups is None
         assert joined.source == python.source
         slow_w = type(w)(w.version, slow, w.design, w.joined, w.options)
@@ -197,7 +212,8 @@ def test_designs_read_in_pages_are_the_designs_read_at_once(stored: Path) -> Non
         paged = submission_designs(source.store, SURVEY["id"], version, page=7)
     assert whole is not None and paged is not None and whole["weight"].size == N
     for name, column in whole.items():
-        assert (paged[name] is None) if column is None else np.array_equal(column, paged[name])
+        assert (paged[name] is None) if column is None else np.array_equal(
+            _texts(column), _texts(paged[name]))
 
 
 def test_a_row_stored_without_its_codes_design_is_joined_through_the_code(
@@ -222,7 +238,7 @@ def test_a_row_stored_without_its_codes_design_is_joined_through_the_code(
         python = join_invitations(respondents, source.invite_designs())
     assert joined is not None and not np.isnan(joined.weights).any()
     for name in ("weights", "strata", "psus", "fpc"):
-        assert np.array_equal(getattr(joined, name), getattr(python, name)), name
+        assert np.array_equal(_texts(getattr(joined, name)), getattr(python, name)), name
 
 
 def test_submission_ids_are_read_only_when_a_row_is_named(stored: Path) -> None:
@@ -426,17 +442,22 @@ def test_every_designed_submission_is_stored_with_its_design_packed_and_read_fro
 
     from ldpsurvey.analyst.design.data import db_source
 
-    rows = _sql(stored, "SELECT weight, fpc, random_group, design_packed FROM submissions "
-                        "ORDER BY seq")
+    rows = _sql(stored, "SELECT weight, fpc, random_group, stratum, psu, design_packed FROM "
+                        "submissions ORDER BY seq")
+    coded = {(kind, code): label for kind, code, label in _sql(
+        stored, f"SELECT kind, code, label FROM design_labels WHERE survey_id = '{SURVEY['id']}'")}
     assert len(rows) == N
-    for weight, fpc, group, packed in rows:
-        assert packed is not None and len(packed) == 24
-        w, f, g = struct.unpack("<ddq", bytes(packed))
+    for weight, fpc, group, stratum, psu, packed in rows:
+        assert packed is not None and len(packed) == 32
+        w, f, g, s, p = struct.unpack("<ddq", bytes(packed)[:24]) + struct.unpack(
+            ">ii", bytes(packed)[24:])
         assert struct.pack("<dd", w, f) == struct.pack("<dd", weight, fpc)
         assert g == (group or 0)
+        assert (coded[("stratum", s)], coded[("psu", p)]) == (stratum, psu)
     one = "'00000000-0000-4000-8000-000000000007'"
     with db_source(str(stored), SURVEY["id"], None) as source:
         version = source.record.version
+        labels = source.store.design_labels(SURVEY["id"])
         packed_pages = list(source.store.submission_designs(SURVEY["id"], version, 7))
         _sql(stored, f"UPDATE submissions SET design_packed = NULL WHERE submission_id = {one}")
         try:
@@ -451,7 +472,11 @@ def test_every_designed_submission_is_stored_with_its_design_packed_and_read_fro
         assert a.weight.dtype == b.weight.dtype == np.float64
         assert a.weight.tobytes() == b.weight.tobytes()
         assert a.fpc.tobytes() == b.fpc.tobytes()
-        assert a.stratum == b.stratum and a.psu == b.psu and a.group is None is b.group
+        assert isinstance(a.stratum, np.ndarray) and isinstance(a.psu, np.ndarray)  # codes
+        assert _page_labels(a.stratum, labels["stratum"]) == _page_labels(b.stratum,
+                                                                         labels["stratum"])
+        assert _page_labels(a.psu, labels["psu"]) == _page_labels(b.psu, labels["psu"])
+        assert a.group is None is b.group
 
 
 def test_a_page_with_submissions_without_a_design_is_read_packed(
@@ -489,6 +514,7 @@ def test_a_page_with_submissions_without_a_design_is_read_packed(
 
         monkeypatch.setattr(SqliteStore, "_design_columns", refused)
         packed = list(store.submission_designs(SURVEY["id"], 1, 7))
+        labels = store.design_labels(SURVEY["id"])
     finally:
         store.close()
     assert len(packed) == len(by_columns)
@@ -496,7 +522,8 @@ def test_a_page_with_submissions_without_a_design_is_read_packed(
     for a, b in zip(packed, by_columns, strict=True):
         for name in ("weight", "fpc", "group"):
             assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
-        assert a.stratum == b.stratum and a.psu == b.psu
+        for name in ("stratum", "psu"):
+            assert _page_labels(getattr(a, name), labels[name]) == getattr(b, name), name
 
 
 def test_migrate_store_packs_the_designs_stored_before_schema_8(stored_sqlite: Path,
@@ -519,3 +546,99 @@ def test_migrate_store_packs_the_designs_stored_before_schema_8(stored_sqlite: P
         assert {t: conn.execute(q).fetchall() for t, q in query.items()} == packed
     assert len(packed["submissions"]) == N
     assert all(row[1] is not None for rows in packed.values() for row in rows)
+
+
+def _raked_document(target: Any, tmp_path: Path) -> str:
+    """The design-based document of `target`, raked to a disclosed margin, as JSON text."""
+    import json
+
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.analyst.design.estimates import DesignOptions, estimate_document, weighted
+    from ldpsurvey.analyst.margins import Calibration
+
+    margins = tmp_path / "margins.csv"
+    margins.write_text("question,value,total\nregion,n,4000\nregion,s,3000\nregion,e,3000\n")
+    with db_source(str(target), SURVEY["id"], None) as source:
+        w = weighted(source, DesignOptions(calibration=Calibration("rake", margins)))
+        return json.dumps(estimate_document(w, 0.95, source.estimates(0.95)), sort_keys=True)
+
+
+def test_the_labels_are_read_as_codes_with_the_numbers_and_named_once(stored: Any) -> None:
+    """Each designed submission's stratum and PSU are stored as codes packed with its design
+    numbers (the survey's labels numbered when its codes were made: `design_labels`), so the
+    design read takes the codes from the packed bytes, never a label per row, and names them
+    once per survey: the columns are `NumberedLabels` whose labels are each row's own."""
+    from ldpsurvey.analyst.design.data import db_source
+    from ldpsurvey.server.report_columns import submission_designs
+    from ldpsurvey.shared.design import NumberedLabels
+
+    rows = _sql(stored, "SELECT stratum, psu FROM submissions ORDER BY seq")
+    with db_source(str(stored), SURVEY["id"], None) as source:
+        pages = list(source.store.submission_designs(SURVEY["id"], source.record.version, 7))
+        read = submission_designs(source.store, SURVEY["id"], source.record.version, page=7)
+    assert all(isinstance(p.stratum, np.ndarray) and isinstance(p.psu, np.ndarray)
+               for p in pages)
+    assert read is not None
+    for j, name in enumerate(("stratum", "psu")):
+        column = read[name]
+        assert isinstance(column, NumberedLabels) and len(column.labels) == (3, 30)[j]
+        assert column.texts().tolist() == [row[j] for row in rows]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_store_of_schema_8_gets_its_labels_numbered_by_the_migration(
+        backend: str, stored_sqlite: Path, tmp_path: Path,
+        request: pytest.FixtureRequest) -> None:
+    """A store written before the labels were numbered (SQLite 8, PostgreSQL 6: 24 packed
+    bytes, no `design_labels`) opened by this version: the migration numbers each survey's
+    labels and appends every packed design's codes, so the report reads codes, and its
+    document is the same, byte for byte, as before the migration."""
+    import sqlite3
+
+    from ldpsurvey.server.store import open_store
+    from ldpsurvey.server.store.schema import POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS
+
+    if backend == "sqlite":
+        target: Any = tmp_path / "old.db"
+        with sqlite3.connect(stored_sqlite) as source_db, sqlite3.connect(target) as copy:
+            source_db.backup(copy)
+        cut, index, version = "substr", "idx_invites_designed", len(SQLITE_MIGRATIONS)
+    else:
+        server = request.getfixturevalue("pg_server")
+        target = _stored(server.create_database())
+        cut, index, version = "substring", "invites_designed", len(POSTGRES_MIGRATIONS)
+    before = _raked_document(target, tmp_path)
+    for table in ("invites", "submissions"):
+        _sql(target, f"UPDATE {table} SET design_packed = {cut}(design_packed, 1, 24)")
+    _sql(target, "DROP TABLE design_labels")
+    _sql(target, f"DROP INDEX {index}")
+    _sql(target, f"DELETE FROM schema_version WHERE version = {version}")
+    open_store(target).close()  # migrates
+    sizes = _sql(target, "SELECT length(design_packed), count(*) FROM submissions GROUP BY 1")
+    assert sizes == [(32, N)]
+    assert sorted(_sql(target, "SELECT kind, count(*), min(code), max(code) FROM design_labels "
+                               "GROUP BY kind")) == [("psu", 30, 0, 29), ("stratum", 3, 0, 2)]
+    assert _raked_document(target, tmp_path) == before
+    from ldpsurvey.analyst.design.data import db_source
+
+    with db_source(str(target), SURVEY["id"], None) as source:
+        pages = list(source.store.submission_designs(SURVEY["id"], 1, 1000))
+    assert isinstance(pages[0].stratum, np.ndarray)
+
+
+def test_the_designed_codes_are_counted_by_an_index(stored_sqlite: Path) -> None:
+    """`designed_invites` (how many of a survey's codes carry a design: the report's source
+    line) counts a partial index of the designed codes, not every code's row."""
+    from ldpsurvey.server.store import open_store
+
+    store = open_store(stored_sqlite, read_only=True)
+    try:
+        seen: list[str] = []
+        store._conn().set_trace_callback(seen.append)
+        assert store.designed_invites(SURVEY["id"]) == N
+        store._conn().set_trace_callback(None)
+        (query,) = [q for q in seen if "invites" in q]
+        plan = store._conn().execute(f"EXPLAIN QUERY PLAN {query}").fetchall()
+    finally:
+        store.close()
+    assert "USING INDEX idx_invites_designed" in " ".join(str(row[-1]) for row in plan)

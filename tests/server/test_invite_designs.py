@@ -212,6 +212,15 @@ def test_too_many_groups_is_refused(db_path: Any, tmp_path: Path) -> None:
         in result.output
 
 
+def _undo_numbered_labels(db_path: Any) -> None:
+    """The schema before the design labels were numbered (SQLite 9, PostgreSQL 7)."""
+    from support.server_data import is_postgres
+
+    sql(db_path, "DROP TABLE design_labels")
+    sql(db_path, "DROP INDEX " + ("invites_designed" if is_postgres(db_path)
+                                  else "idx_invites_designed"))
+
+
 @pytest.mark.backends("sqlite", "postgresql")
 def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, client: Any) -> None:
     """A database whose invites table predates the design columns migrates in place: its codes
@@ -224,8 +233,9 @@ def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, clien
     sql(db_path, "INSERT INTO invite_surveys (survey_id, created) VALUES ('health', 'then')")
     sql(db_path, "INSERT INTO invites (code_sha256, survey_id) VALUES (?, 'health')",
         (digest(code),))
-    # undo the design migration and the four after it (carried values, submissions'
-    # designs, packed reports, packed designs)
+    # undo the design migration and the five after it (carried values, submissions'
+    # designs, packed reports, packed designs, numbered labels)
+    _undo_numbered_labels(db_path)
     for column in ("weight", "stratum", "psu", "fpc", "random_group", "carried",
                    "design_packed"):
         sql(db_path, f"ALTER TABLE invites DROP COLUMN {column}")
@@ -233,7 +243,7 @@ def test_codes_stored_before_the_design_columns_keep_working(db_path: Any, clien
                    "design_packed"):
         sql(db_path, f"ALTER TABLE submissions DROP COLUMN {column}")
     sql(db_path, "ALTER TABLE invite_surveys DROP COLUMN carried")
-    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 4,))
+    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 5,))
     open_store(db_path).close()  # migrates
     assert sql(db_path, "SELECT weight, stratum, psu, fpc, random_group, carried FROM "
                         "invites") == [(None, None, None, None, None, None)]
@@ -262,13 +272,14 @@ def test_a_submission_carries_its_codes_design_and_an_older_database_gets_them(
         (bodies[0]["submission_id"], 12.0, "north", "school-2", 40.0, None),
         (bodies[1]["submission_id"], 30.0, "south", "school-9", 8.0, None)]
     migrations = POSTGRES_MIGRATIONS if is_postgres(db_path) else SQLITE_MIGRATIONS
-    # the schema before (and before the packed reports and packed designs, the migrations
-    # after it)
+    # the schema before (and before the packed reports, packed designs and numbered labels,
+    # the migrations after it)
+    _undo_numbered_labels(db_path)
     for column in ("weight", "stratum", "psu", "fpc", "random_group", "packed",
                    "design_packed"):
         sql(db_path, f"ALTER TABLE submissions DROP COLUMN {column}")
     sql(db_path, "ALTER TABLE invites DROP COLUMN design_packed")
-    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 2,))
+    sql(db_path, "DELETE FROM schema_version WHERE version >= ?", (len(migrations) - 3,))
     open_store(db_path).close()  # migrates
     assert sql(db_path, query) == stored
 

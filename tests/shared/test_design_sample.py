@@ -147,3 +147,30 @@ def test_text_labels_read_from_a_database_build_the_design_text_arrays_build() -
         Design.build([1.0] * 6, holes, np.array(PSUS, dtype=object))
     mixed = np.array(["a", "a", "a", 3, 3, 3], dtype=object)  # not all text: the general path
     assert Design.build([1.0] * 6, mixed, PSUS).stratum_labels == ("3", "a")
+
+
+def test_labels_numbered_by_a_database_build_the_design_their_texts_build() -> None:
+    """Labels as codes into a survey's numbered labels (`NumberedLabels`: how the server's
+    database stores them, numbered in the order they came, some never used by a respondent)
+    give the design that the labels themselves give: the same sorted labels (surrounding
+    spaces stripped, so " s2" and "s2" are one stratum), codes, PSUs nested in strata; a
+    missing label (code -1, or a label of blanks) is refused naming its first row, as there."""
+    from ldpsurvey.shared.design import NumberedLabels
+
+    rng = np.random.default_rng(8)
+    pool = ["s10", " s2", "s2", "s1 ", "é", "s9", "Z", "a b", "never used"]
+    psu_pool = [f"p{i}" for i in range(45)]
+    strata = NumberedLabels(rng.integers(0, len(pool) - 1, 500), pool)
+    psus = NumberedLabels(rng.integers(0, 40, 500), psu_pool)
+    weights = rng.random(500) + 1.0
+    fast = Design.build(weights, strata, psus)
+    slow = Design.build(weights, strata.texts(), psus.texts())
+    assert fast.stratum_labels == slow.stratum_labels and "never used" not in fast.stratum_labels
+    assert fast.psu_labels == slow.psu_labels
+    assert np.array_equal(fast.strata, slow.strata) and np.array_equal(fast.psus, slow.psus)
+    for codes in ([0, 1, 2, 0, -1, 1], [0, 1, 3, 0, 1, 1]):  # row 3 a label of blanks
+        holes = NumberedLabels(np.array(codes), ["a", "b", " ", " "])
+        with pytest.raises(DesignError, match=r"^row (5|3): stratum is missing"):
+            Design.build([1.0] * 6, holes, np.array(PSUS, dtype=object))
+        with pytest.raises(DesignError, match=r"^row (5|3): stratum is missing"):
+            Design.build([1.0] * 6, holes.texts(), np.array(PSUS, dtype=object))
