@@ -314,6 +314,11 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
     w = design.weights
     results: dict[str, list[DesignEstimates]] = {s: [] for s in statistics}
     group_sums = []
+    # each row's randomization fraction c_h (None: all 0), for the lookups' terms: made once
+    row_fractions = None
+    if any(pv.rows is not None and not pv.disclosed for pv in many):
+        c = randomization_fractions(design)
+        row_fractions = c[design.strata] if c.any() else None
     for pv in many:
         d = _mask(design, pv, domain)
         wd = w * d
@@ -322,21 +327,23 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
         if count == 0 or weight_sum == 0:
             raise DesignError(f"{pv.question!r}: no respondent in the domain answered it")
         lookup = pv.rows  # sums over the rows once per report value (pseudo.Lookup)
-        totals = wd @ pv.values if lookup is None else lookup.sums(wd) @ lookup.table
+        by_value = None if lookup is None else lookup.sums(wd)
+        totals = wd @ pv.values if by_value is None else by_value @ lookup.table
         t = n_g = None
         if groups is not None:
             t = (sums_by(groups.of_row, pv.values, groups.count, wd) if lookup is None
                  else lookup.sums(wd, groups.of_row, groups.count) @ lookup.table)
             n_g = np.bincount(groups.of_row, weights=wd, minlength=groups.count)
             group_sums.append((t, n_g))
-        baseline = _srs_baseline(design, pv, wd, weight_sum, count, totals)
+        baseline = _srs_baseline(design, pv, wd, weight_sum, count, totals, by_value)
         for statistic in statistics:
             est = totals / weight_sum if statistic == "mean" else totals
             coefficients = wd / weight_sum if statistic == "mean" else wd
             if pv.disclosed:  # no randomization: its terms are zeros, without two passes
                 added, privacy = np.zeros(pv.width), np.zeros(pv.width)
             elif lookup is not None:
-                added, privacy = _lookup_randomization_terms(design, coefficients, lookup)
+                added, privacy = _lookup_randomization_terms(coefficients, lookup,
+                                                             row_fractions)
             else:
                 added, privacy = randomization_terms(design, coefficients, pv.noise)
             cov = np.zeros((est.size, est.size))
@@ -522,26 +529,27 @@ class _SrsBaseline:
     std_error: np.ndarray  # its s.e. (`_spread_std_error`)
 
 
-def _lookup_randomization_terms(design: Design, coefficients: np.ndarray,
-                                lookup: Lookup) -> tuple[np.ndarray, np.ndarray]:
+def _lookup_randomization_terms(coefficients: np.ndarray, lookup: Lookup,
+                                row_fractions: np.ndarray | None
+                                ) -> tuple[np.ndarray, np.ndarray]:
     """`randomization_terms` of a lookup's noise: the sums of a_i² (and c_h·a_i²) per report
-    value, times the noise table."""
+    value, times the noise table (`row_fractions`: each row's c_h, None where all are 0)."""
     a2 = np.asarray(coefficients, dtype=np.float64) ** 2
     privacy = lookup.sums(a2) @ lookup.noise_table
-    c = randomization_fractions(design)
-    if not c.any():
+    if row_fractions is None:
         return np.zeros_like(privacy), privacy
-    return lookup.sums(a2 * c[design.strata]) @ lookup.noise_table, privacy
+    return lookup.sums(a2 * row_fractions) @ lookup.noise_table, privacy
 
 
 def _srs_baseline(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: float,
-                  count: int, totals: np.ndarray) -> _SrsBaseline:
+                  count: int, totals: np.ndarray, by_value: np.ndarray | None) -> _SrsBaseline:
     """The answers' variance estimated as the pseudo-values' minus the mean randomization
-    variance (module docstring), with its s.e."""
+    variance (module docstring), with its s.e. (`by_value`: a lookup's sums of wd per report
+    value, which the totals were made of; None without a lookup)."""
     centre = totals / weight_sum
     lookup = pv.rows
-    if lookup is not None:  # per report value: one bincount for the sums, one by PSU
-        by_value = lookup.sums(wd)
+    if lookup is not None:  # per report value: the totals' sums, one bincount by PSU
+        assert by_value is not None
         squares = by_value @ (lookup.table * lookup.table)
         spread = np.maximum(squares / weight_sum - centre * centre, 0.0)
         inflation = count / (count - 1) if count > 1 else 1.0
