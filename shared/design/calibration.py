@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CalibrationError
+from .keys import unique_keys
 from .sample import Design
 
 # Defaults: IPF until every margin is within this relative distance of its total.
@@ -367,8 +368,7 @@ def rake(design: Design, margins: Sequence[Margin], *, tolerance: float = RAKE_T
     key = np.zeros(design.n, dtype=np.int64)
     for (codes, _, _), width in zip(coded, widths, strict=True):
         key = key * width + codes
-    cells, joint = np.unique(key, return_inverse=True)
-    joint = joint.reshape(-1).astype(np.int64)
+    cells, joint = unique_keys(key, int(np.prod(widths, dtype=object)))
     levels = []
     rest = cells.copy()
     for width in reversed(widths):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .calibration import PostStratification, Raking
+from .keys import unique_keys
 from .sample import Design
 
 
@@ -70,8 +71,7 @@ def groups_of(design: Design) -> Groups:
             _, key = np.unique(key, return_inverse=True)
             key = key.reshape(-1).astype(np.int64)
             size = int(key.max()) + 1
-    uniques, first, of_row = np.unique(key, return_index=True, return_inverse=True)
-    of_row = of_row.reshape(-1).astype(np.int64)
+    uniques, first, of_row = unique_keys(key, size, first=True)
     count = uniques.size
 
     def sums(weights: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..design_frame import MAX_POPULATION, MAX_WEIGHT
 from ..errors import CalibrationError, DesignError
+from .keys import unique_keys
 
 LONELY_PSU = ("fail", "remove", "certainty", "adjust", "average")
 
@@ -136,9 +137,8 @@ class Design:
                                for i, c in enumerate(stratum_codes.tolist()))
         else:
             own_labels, own_codes = _labels(psus, n, "PSU", where)
-            pairs, psu_codes = np.unique(stratum_codes * len(own_labels) + own_codes,
-                                         return_inverse=True)
-            psu_codes = psu_codes.reshape(-1).astype(np.int64)
+            pairs, psu_codes = unique_keys(stratum_codes * len(own_labels) + own_codes,
+                                           len(stratum_labels) * len(own_labels))
             psu_labels = tuple((stratum_labels[int(pair) // len(own_labels)],
                                 own_labels[int(pair) % len(own_labels)]) for pair in pairs)
         h = len(stratum_labels)
