@@ -667,10 +667,12 @@ class PgStore:
         that reads back exactly), which numpy parses, and its labels joined as text."""
         if not _fits(survey_id):
             return
-        with self._read() as conn:
-            carried = conn.execute(
-                "SELECT count(fpc), count(stratum), count(psu), count(random_group) FROM "
-                "invites WHERE survey_id = %s", (survey_id,)).fetchone()
+        with self._read() as conn:  # whether any code carries each column: each look-up
+            # stops at the first that does (random groups: by their partial index)
+            carried = [conn.execute(
+                f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = %s AND {c} IS NOT "  # noqa: S608
+                "NULL)", (survey_id,)).fetchone()[0]
+                for c in ("fpc", "stratum", "psu", "random_group")]
         labels = [column if have else "''" for have, column in zip(carried[1:3], (
             "string_agg(coalesce(stratum, ''), chr(31) ORDER BY seq)",
             "string_agg(coalesce(psu, ''), chr(31) ORDER BY seq)"), strict=True)]
@@ -679,7 +681,7 @@ class PgStore:
                    "BY seq LIMIT %s) AS t")
         # d is NULL only for a row with a design but no packed bytes
         packed_sql = ("SELECT string_agg(d, ''::bytea ORDER BY seq), count(d), "  # noqa: S608
-                      "sum(length(d)), count(*), max(seq) FROM (SELECT seq, CASE WHEN weight "
+                      "count(*), max(seq) FROM (SELECT seq, CASE WHEN weight "
                       f"IS NULL THEN '\\x{NO_DESIGN.hex()}'::bytea ELSE design_packed END AS d "
                       f"{page_of}) AS p")
         texts_sql = (
@@ -690,11 +692,12 @@ class PgStore:
         last = 0
         while True:
             with self._read() as conn:
-                blob, packed, size, count, top = conn.execute(
+                blob, packed, count, top = conn.execute(
                     packed_sql, (survey_id, version, last, page)).fetchone()
                 if not count:
                     return
-                if packed == count and size == count * ROW_BYTES:
+                # every row packed, and by schema 7 (24 bytes before: the blob would be shorter)
+                if packed == count and len(blob) == count * ROW_BYTES:
                     weight, fpc, group, stratum, psu = unpack_designs(bytes(blob), count)
                 else:
                     weight, fpc, group, stratum, psu = conn.execute(

@@ -120,7 +120,7 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         "ALTER TABLE submissions ADD COLUMN design_packed BLOB",
     ],
     [  # 9: a design's stratum and PSU labels numbered per survey, the codes packed with its
-        # numbers (see _NUMBER_LABELS above); the designed codes of a survey counted by an index
+        # numbers (see _NUMBER_LABELS above); the designed and grouped codes of a survey indexed
         """CREATE TABLE design_labels (survey_id TEXT NOT NULL, kind TEXT NOT NULL,
             code INTEGER NOT NULL, label TEXT NOT NULL, PRIMARY KEY (survey_id, kind, code))""",
         "CREATE UNIQUE INDEX idx_design_labels_label ON design_labels (survey_id, kind, label)",
@@ -129,6 +129,8 @@ SQLITE_MIGRATIONS: list[list[str]] = [
         _sqlite_label_codes("invites"),
         _sqlite_label_codes("submissions"),
         "CREATE INDEX idx_invites_designed ON invites (survey_id) WHERE weight IS NOT NULL",
+        # whether a survey's codes carry random groups: found without visiting every code
+        "CREATE INDEX idx_invites_grouped ON invites (survey_id) WHERE random_group IS NOT NULL",
     ],
 ]
 
@@ -191,5 +193,6 @@ POSTGRES_MIGRATIONS: list[list[str]] = [
         _postgres_label_codes("invites"),
         _postgres_label_codes("submissions"),
         "CREATE INDEX invites_designed ON invites (survey_id) WHERE weight IS NOT NULL",
+        "CREATE INDEX invites_grouped ON invites (survey_id) WHERE random_group IS NOT NULL",
     ],
 ]

@@ -677,6 +677,7 @@ class SqliteStore:
         NULL, no design, becomes nan) into a numpy record array, and its labels joined by the
         database."""
         # whether any code carries each column: each look-up stops at the first that does
+        # (random groups: by their partial index, idx_invites_grouped)
         has_fpc, has_stratum, has_psu, has_group = (self._conn().execute(
             f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? AND {c} IS NOT NULL)",  # noqa: S608
             (survey_id,)).fetchone()[0] == 1 for c in ("fpc", "stratum", "psu", "random_group"))
@@ -695,17 +696,18 @@ class SqliteStore:
                       f"submissions {where})")
         # a page's bounds and packed designs in one pass (the index, then each row once); d
         # is NULL only for a row with a design but no packed bytes
-        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(d, '') AS BLOB), count(d), "  # noqa: S608
-                    "sum(length(d)) FROM (SELECT seq, CASE WHEN weight IS NULL THEN "
+        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(d, '') AS BLOB), count(d) "  # noqa: S608
+                    "FROM (SELECT seq, CASE WHEN weight IS NULL THEN "
                     f"X'{NO_DESIGN.hex()}' ELSE design_packed END AS d FROM submissions WHERE "
                     "survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            count, top, blob, packed, size = self._conn().execute(
+            count, top, blob, packed = self._conn().execute(
                 head_sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            if packed == count and size == count * ROW_BYTES and utf8:
+            # every row packed, and by schema 9 (24 bytes before: the blob would be shorter)
+            if packed == count and utf8 and len(blob) == count * ROW_BYTES:
                 weight, fpc, group, stratum, psu = unpack_designs(blob, count)
             else:
                 bounds = (survey_id, version, last, top)

@@ -611,7 +611,8 @@ def test_a_store_of_schema_8_gets_its_labels_numbered_by_the_migration(
     for table in ("invites", "submissions"):
         _sql(target, f"UPDATE {table} SET design_packed = {cut}(design_packed, 1, 24)")
     _sql(target, "DROP TABLE design_labels")
-    _sql(target, f"DROP INDEX {index}")
+    for name in (index, index.replace("designed", "grouped")):
+        _sql(target, f"DROP INDEX {name}")
     _sql(target, f"DELETE FROM schema_version WHERE version = {version}")
     open_store(target).close()  # migrates
     sizes = _sql(target, "SELECT length(design_packed), count(*) FROM submissions GROUP BY 1")
@@ -626,9 +627,11 @@ def test_a_store_of_schema_8_gets_its_labels_numbered_by_the_migration(
     assert isinstance(pages[0].stratum, np.ndarray)
 
 
-def test_the_designed_codes_are_counted_by_an_index(stored_sqlite: Path) -> None:
+def test_the_designed_and_grouped_codes_are_found_by_an_index(stored_sqlite: Path) -> None:
     """`designed_invites` (how many of a survey's codes carry a design: the report's source
-    line) counts a partial index of the designed codes, not every code's row."""
+    line) counts a partial index of the designed codes, and the design read asks whether any
+    code carries a random group of a partial index of the grouped codes: neither visits
+    every code's row (a survey without groups, as here, would have all of them visited)."""
     from ldpsurvey.server.store import open_store
 
     store = open_store(stored_sqlite, read_only=True)
@@ -636,9 +639,14 @@ def test_the_designed_codes_are_counted_by_an_index(stored_sqlite: Path) -> None
         seen: list[str] = []
         store._conn().set_trace_callback(seen.append)
         assert store.designed_invites(SURVEY["id"]) == N
+        assert all(p.group is None for p in store.submission_designs(SURVEY["id"], 1, 1000))
         store._conn().set_trace_callback(None)
-        (query,) = [q for q in seen if "invites" in q]
-        plan = store._conn().execute(f"EXPLAIN QUERY PLAN {query}").fetchall()
+        found = {index: [q for q in seen if "FROM invites" in q and where in q]
+                 for index, where in (("idx_invites_designed", "weight IS NOT NULL"),
+                                      ("idx_invites_grouped", "random_group IS NOT NULL"))}
+        plans = {index: " ".join(str(row[-1]) for q in queries for row in store._conn().execute(
+                 f"EXPLAIN QUERY PLAN {q}").fetchall()) for index, queries in found.items()}
     finally:
         store.close()
-    assert "USING INDEX idx_invites_designed" in " ".join(str(row[-1]) for row in plan)
+    for index, plan in plans.items():
+        assert found[index] and f"USING INDEX {index}" in plan, (index, plan)

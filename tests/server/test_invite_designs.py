@@ -217,8 +217,8 @@ def _undo_numbered_labels(db_path: Any) -> None:
     from support.server_data import is_postgres
 
     sql(db_path, "DROP TABLE design_labels")
-    sql(db_path, "DROP INDEX " + ("invites_designed" if is_postgres(db_path)
-                                  else "idx_invites_designed"))
+    for index in ("invites_designed", "invites_grouped"):
+        sql(db_path, "DROP INDEX " + (index if is_postgres(db_path) else f"idx_{index}"))
 
 
 @pytest.mark.backends("sqlite", "postgresql")
