@@ -210,7 +210,8 @@ def submission_designs(store: Store, survey_id: str, version: int, page: int = 2
 
 
 def _numbered(chunks: Sequence[Any], labels: list[str]) -> list[str] | None:
-    """The labels, or None when a page's code has none (numbered after its page was read)."""
+    """The labels, or None when a page holds a code beyond them (the labels are read after
+    the pages, and codes are only ever added, so only a store changed by hand has one)."""
     for chunk in chunks:
         if isinstance(chunk, np.ndarray) and chunk.size and int(chunk.max()) >= len(labels):
             return None
