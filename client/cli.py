@@ -146,10 +146,16 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         if answers_file is not None:  # refused before anything is drawn or charged
             raise invitation.required(survey.id)
         code = _ask_code(survey.id)
+    # values the invitation carries from the main survey (carried = true): filled in, shown
+    carried = respondent.invitation_answers(verified, code)
+    if carried:
+        click.echo("Your invitation carries these values from your interview. The survey "
+                   "server links them, as they are (not randomized), to your answers: "
+                   + ", ".join(f"{qid}: {value}" for qid, value in carried.items()))
     if answers_file is not None:
-        answers = _read_answers(Path(answers_file))
+        answers = invitation.merged_answers(carried, _read_answers(Path(answers_file)))
     else:
-        answers = prompt_answers(survey, text, words)
+        answers = prompt_answers(survey, text, words, carried)
     checked = respondent.check_answers(verified, answers)
     if dry_run or not assume_yes:
         click.echo()
@@ -324,10 +330,12 @@ def _read_answers(path: Path) -> dict[str, Any]:
 
 
 def prompt_answers(survey: Survey, text: SurveyText | None = None,
-                   words: Words | None = None) -> dict[str, Any]:
+                   words: Words | None = None, carried: Mapping[str, Any] | None = None
+                   ) -> dict[str, Any]:
     """Ask each question on the terminal, in `text`'s language (default: the survey's own),
     with the page's words in it where its catalogue has them (`words`, default: the
-    language's); returns {question_id: true answer} (option labels, whatever the language)."""
+    language's); returns {question_id: true answer} (option labels, whatever the language).
+    `carried` are the answers the invitation carries (carried = true): shown, not asked."""
     text = text or SurveyText(survey)
     words = words or words_for(text.language)
     click.echo(f"{said(text.title(), text)} (version {survey.version})")
@@ -352,6 +360,11 @@ def prompt_answers(survey: Survey, text: SurveyText | None = None,
             continue
         click.echo()
         click.secho(f"{i}. {pipe(said(text.question(q.id), text))}", bold=True)
+        if carried and q.id in carried:  # the invitation's value, sent as it is
+            answers[q.id] = carried[q.id]
+            click.echo(f"   {carried[q.id]}  (carried by your invitation from your interview; "
+                       f"disclosed: sent as it is, not randomized)")
+            continue
         hint = text.hint(q.id)
         if hint is not None:
             click.echo(f"   {pipe(said(hint, text))}")

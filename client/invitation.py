@@ -19,10 +19,12 @@ unused one-time code (server/invites/). On this device:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
 from ldpsurvey.shared.invite_codes import MAX_CODE_LENGTH, PREFIX
+from ldpsurvey.shared.survey import Survey
 
 from .errors import InvitationError
 from .transport import Refused
@@ -69,6 +71,57 @@ def required(survey_id: str) -> InvitationError:
     return InvitationError(f"survey {survey_id!r} takes invited answers only: pass your "
                            f"invitation code with --invite CODE; nothing was randomized, "
                            f"recorded or sent")
+
+
+def carried_questions(survey: Survey) -> list[str]:
+    """The ids of the survey's questions whose value the invitation carries (carried = true)."""
+    return [q.id for q in survey.questions if q.carried]
+
+
+def carried_answers(survey: Survey, carries: Mapping[str, Any]) -> dict[str, int]:
+    """The answers of the survey's carried questions: the values the invitation carries from
+    the main survey's export (what POST .../invitation says), each an integer in its
+    question's range; InvitationError (before anything is drawn) when one is missing or is
+    not such a value (docs/sensitive-module.md, "Values a condition reads")."""
+    answers: dict[str, int] = {}
+    for qid in carried_questions(survey):
+        q = survey.question(qid)
+        value = carries.get(qid)
+        if value is None:
+            raise InvitationError(f"survey {survey.id!r} takes {qid!r} from your invitation, "
+                                  f"and your invitation carries no value for it: ask whoever "
+                                  f"invited you for the right code; nothing was randomized, "
+                                  f"recorded or sent")
+        try:
+            number = int(str(value))
+        except ValueError:
+            number = None
+        if number is None or q.min is None or q.max is None or not q.min <= number <= q.max:
+            raise InvitationError(f"your invitation carries {qid} = {value!r}, not a whole "
+                                  f"number from {q.min} to {q.max}: ask whoever invited you; "
+                                  f"nothing was randomized, recorded or sent")
+        answers[qid] = number
+    return answers
+
+
+def carried_required(survey_id: str, names: list[str]) -> InvitationError:
+    """The refusal of a survey with carried questions answered without a code."""
+    return InvitationError(f"survey {survey_id!r} takes {', '.join(map(repr, names))} from "
+                           f"your invitation (a value of your interview in the main survey): "
+                           f"pass your invitation code with --invite CODE; nothing was "
+                           f"randomized, recorded or sent")
+
+
+def merged_answers(carried: Mapping[str, int], answers: Mapping[str, Any]) -> dict[str, Any]:
+    """The answers with the carried values filled in; AnswerError when an answer given for a
+    carried question is another value (it is the invitation's, not the respondent's)."""
+    from ldpsurvey.shared.errors import AnswerError
+
+    for qid, value in carried.items():
+        if qid in answers and answers[qid] != value:
+            raise AnswerError(f"{qid!r} is the value your invitation carries ({value}); it "
+                              f"cannot be answered otherwise ({answers[qid]!r} given)")
+    return {**answers, **carried}
 
 
 def refusal_reason(exc: Refused) -> str | None:

@@ -25,13 +25,20 @@ from ldpsurvey.shared.skip_logic import resolve_answers
 from ldpsurvey.shared.survey import Question, Survey
 
 from .budget import Budget, as_budget
-from .errors import DeliveryError
+from .errors import DeliveryError, InvitationError
 from .hazmat_memo import Memoizer
-from .invitation import checked_code, required
+from .invitation import (
+    REFUSED_WORDS,
+    carried_answers,
+    carried_questions,
+    carried_required,
+    checked_code,
+    required,
+)
 from .ledger import Charge, Ledger
 from .outbox import Delivery, Outbox
 from .state import StateDir
-from .transport import RetryPolicy, Transport
+from .transport import Refused, RetryPolicy, Transport
 from .trust import DEFAULT_MAX_EPSILON, TrustStore, VerifiedSurvey, check_policy
 from .two_server import build_upload
 from .two_server import check_answers as check_two_server_answers
@@ -102,6 +109,31 @@ class Respondent:
         if isinstance(survey, VerifiedSurvey) and survey.invite_only:
             raise required(survey.survey.id)
         return None
+
+    def invitation_answers(self, survey: VerifiedSurvey | Survey, invite: str | None
+                           ) -> dict[str, int]:
+        """The answers the invitation carries for the survey's carried questions (carried =
+        true), asked of the server (POST .../invitation, the code in the body as the page
+        sends it); {} for a survey without them. InvitationError, before anything is drawn,
+        without a code, for a code the server does not know, or one carrying no such value."""
+        survey = survey.survey if isinstance(survey, VerifiedSurvey) else survey
+        names = carried_questions(survey)
+        if not names:
+            return {}
+        if invite is None:
+            raise carried_required(survey.id, names)
+        try:
+            response = self.transport.request(
+                "POST", self.transport.survey_path(survey.id, "invitation"),
+                {"invite": checked_code(invite)}, what="reading what your invitation carries")
+        except Refused as exc:
+            if exc.status == 404:
+                raise InvitationError(f"{REFUSED_WORDS['unknown']}; nothing was randomized, "
+                                      f"recorded or sent") from None
+            raise
+        body = response.body if isinstance(response.body, dict) else {}
+        carries = body.get("carries")
+        return carried_answers(survey, carries if isinstance(carries, dict) else {})
 
     def awaiting_code(self, survey: VerifiedSurvey | Survey) -> dict[str, Any] | None:
         """This device's stored submission to this survey that waits for an invitation code

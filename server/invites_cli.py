@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 from ldpsurvey.shared.cli_help import FullHelpGroup
+from ldpsurvey.shared.errors import LdpSurveyError
 
 from .cli import _db_option, _existing_db
 
@@ -47,7 +48,9 @@ def invites() -> None:
               help="With --from-export: comma-separated columns whose values each code "
                    "carries (e.g. region,age_band), shown to the respondent before they "
                    "answer and linked by the server to their submission, for report --by "
-                   "and regress; at most 8 columns of at most 200 values each.")
+                   "and regress; at most 8 columns of at most 200 values each. NAME=COLUMN "
+                   "carries COLUMN as NAME; a survey's carried questions (carried = true) "
+                   "must all be carried.")
 @click.option("--odk-csv", "odk_path", type=click.Path(dir_okay=False),
               help="With --from-export and --links: write the codes to this new CSV "
                    "(key,code,link) for an ODK/Kobo form to attach and read with "
@@ -74,6 +77,7 @@ def invites_create(db_path: str, survey_id: str, count: int | None, design_path:
         assert key_column is not None
         _create_from_export(db_path, survey_id, export_path, key_column, carry, page, odk_path)
         return
+    _refuse_carried_questions(db_path, survey_id)
     if design_path is not None:
         _create_designed(db_path, survey_id, design_path, groups, allow_lonely_psu, page)
         return
@@ -87,6 +91,25 @@ def invites_create(db_path: str, survey_id: str, count: int | None, design_path:
         _csv(["code", "link"], [(code,) for code in codes], page)
     click.echo(f"{count} invitation code(s) for survey {survey_id!r} created; they are shown "
                "only this once. The survey now accepts only submissions with a code.", err=True)
+
+
+def _refuse_carried_questions(db_path: str, survey_id: str) -> None:
+    """--count and --design make codes that carry nothing, which a survey whose questions take
+    their value from the invitation (carried = true) cannot take: refused before any code."""
+    from . import surveys
+    from .invites.carried import ExportError
+
+    store = _existing_db(db_path)
+    try:
+        questions = surveys.get(store, survey_id, None).manifest["survey"]["questions"]
+    except LdpSurveyError:
+        return  # the survey's absence is said where the codes are stored
+    carried = [q["id"] for q in questions if q.get("carried") is True]
+    if carried:
+        raise ExportError(f"survey {survey_id!r} takes {', '.join(map(repr, carried))} from "
+                          "each invitation (carried = true): make its codes from the main "
+                          f"survey's export, --from-export MAIN.csv --key KEY --carry "
+                          f"{','.join(carried)}")
 
 
 def _page(url: str, survey_id: str) -> str:
@@ -149,11 +172,17 @@ def _create_from_export(db_path: str, survey_id: str, export_path: str, key: str
     made, so that a file that cannot be written stores nothing)."""
     from . import surveys
     from .invites import create
-    from .invites.carried import ExportError, create_carried, parse_carry, read_export
+    from .invites.carried import (
+        ExportError,
+        create_carried,
+        parse_carry_columns,
+        read_export,
+    )
 
-    names = parse_carry(carry) if carry is not None else ()
-    export = read_export(export_path, key, names)
+    names, columns = parse_carry_columns(carry) if carry is not None else ((), ())
+    export = read_export(export_path, key, names, columns)
     store = _existing_db(db_path)
+    questions = surveys.get(store, survey_id, None).manifest["survey"]["questions"]
     out = None
     if odk_path is not None:
         try:
@@ -164,9 +193,7 @@ def _create_from_export(db_path: str, survey_id: str, export_path: str, key: str
         except OSError as exc:
             raise ExportError(f"cannot write {odk_path}: {exc.strerror or exc}") from None
     try:
-        if names:
-            questions = [q["id"] for q in
-                         surveys.get(store, survey_id, None).manifest["survey"]["questions"]]
+        if names or any(q.get("carried") is True for q in questions):
             pairs = create_carried(store, survey_id, export, questions)
         else:
             pairs = list(zip([k for k, _ in export.rows],

@@ -130,6 +130,12 @@ def prepare(store: Store, survey_id: str, raw_items: list[Any], fresh: bool) -> 
                 n_bad += 1
                 _note(errors, index, sid, problems)
                 continue
+        problems = invites.carried_problems(store, survey_id, compiled[version].survey,
+                                            reports, code)
+        if problems:
+            n_bad += 1
+            _note(errors, index, sid, problems)
+            continue
         items.append(PendingSubmission(sid, version, reports, code))
     if n_bad:
         total = len(raw_items)

@@ -54,7 +54,10 @@ MIN_REPORT_SIZE_LIMIT = 16
 MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
-                "local_epsilon", "relevant", "hint", "special"}
+                "local_epsilon", "relevant", "hint", "special", "carried"}
+# Types whose value an invitation may carry (`carried = true`): a carried value is read from
+# the main survey's export as text, and a count of a roster's members is an integer.
+CARRIED_TYPES = ("integer",)
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,11 @@ class Question:
     instantaneous_epsilon: float | None = None
     # Asked directly (shared/mechanisms/disclosed.py): sent as given; no mechanism, no ε.
     disclosed: bool = False
+    # A disclosed question whose answer is the value the respondent's invitation carries from
+    # the main survey's export (docs/sensitive-module.md, "Values a condition reads"): the
+    # device fills it in from the invitation and shows it, the server checks it equals the
+    # invitation's. Never asked, never randomized; the server holds the value already.
+    carried: bool = False
     # Two-server surveys only (shared/two_server/config.py): the central ε of each server's
     # noise, and ε0 of the local mechanism (None: mechanism "none", `epsilon` = central ε).
     central_epsilon: float | None = None
@@ -148,6 +156,8 @@ class Question:
         if self.disclosed:  # no mechanism, no ε, no params
             d = {"id": self.id, "text": self.text, "type": self.type,
                  "optional": self.optional, "disclosed": True}
+        if self.carried:  # absent unless carried: older bytes unchanged
+            d["carried"] = True
         if self.mechanism_choice is not None:
             d["mechanism_choice"] = self.mechanism_choice
         if self.instantaneous_epsilon is not None:
@@ -505,7 +515,34 @@ def _parse_question(data: Any, where: str, size_limit: int | None = None,
                                      size_limit=size_limit, not_asked=hidden, skip=skip,
                                      build=Question, special=special))
     rule = parse_filter(data.get("filter"), where, question.options, earlier)
-    return question if rule is None else _replace(question, option_filter=rule)
+    if rule is not None:
+        question = _replace(question, option_filter=rule)
+    return _carried(question, data, where)
+
+
+def _carried(question: Question, data: Mapping[str, Any], where: str) -> Question:
+    """`carried = true`: the answer is the value the invitation carries (the device fills it
+    in, the server checks it), so the question is a disclosed, required integer asked of
+    everyone (no condition: the value exists for every invited respondent)."""
+    value = data.get("carried", False)
+    if value is False:
+        return question
+    if value is not True:
+        raise SurveyError(f"{where}.carried", "must be true or false")
+    if not question.disclosed:
+        raise SurveyError(f"{where}.carried", "a carried value is known to the server (its "
+                          "invitation holds it), so the question is disclosed: add "
+                          "disclosed = true")
+    if question.type not in CARRIED_TYPES:
+        raise SurveyError(f"{where}.carried", f"an invitation carries the value of "
+                          f"{' or '.join(CARRIED_TYPES)} questions only (got {question.type})")
+    if question.optional:
+        raise SurveyError(f"{where}.carried", "a carried value is filled in from the "
+                          "invitation, never skipped: drop optional")
+    if question.relevant is not None:
+        raise SurveyError(f"{where}.carried", "a carried value is filled in from the "
+                          "invitation for every respondent: drop relevant")
+    return _replace(question, carried=True)
 
 
 def _two_server_question(data: Mapping[str, Any], where: str, size_limit: int | None,

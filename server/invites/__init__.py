@@ -9,6 +9,7 @@ an idempotent duplicate, and any other use of the code is refused (403). See doc
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,8 @@ from ..common.errors import NotFound
 from .claims import digest
 
 if TYPE_CHECKING:
+    from ldpsurvey.shared.survey import Survey
+
     from ..store import InviteCounts, Store, StoredDesigns
 
 MAX_COUNT = 1_000_000
@@ -155,6 +158,34 @@ def invite_link(page: str, code: str) -> str:
 
 def counts(store: Store, survey_id: str) -> InviteCounts:
     return store.invite_counts(survey_id)
+
+
+def carried_problems(store: Store, survey_id: str, survey: Survey, reports: Mapping[str, Any],
+                     code: str | None) -> list[dict[str, str]]:
+    """A submission's problems with its carried questions (`carried = true`): each one's
+    report must be the value its invitation carries from the main survey's export, so a
+    submission without a code, or with a code carrying no or another value, is refused (422,
+    nothing stored). A code the survey does not have is left to the claim (403 unknown)."""
+    carried = [q for q in survey.questions if q.carried]
+    if not carried:
+        return []
+    if code is None:
+        return [{"field": "invite", "message": f"{carried[0].id!r} is the value an invitation "
+                 f"carries: send the invitation code that carries it"}]
+    found, text = store.invite_carried(survey_id, digest(code))
+    if not found:
+        return []  # refused by the claim, as any unknown code
+    values = json.loads(text) if text else {}
+    problems = []
+    for q in carried:
+        if q.id not in values:
+            problems.append({"field": f"answers.{q.id}", "message": "the invitation carries "
+                             f"no value for {q.id!r}"})
+        elif str(reports.get(q.id)) != values[q.id]:
+            problems.append({"field": f"answers.{q.id}", "message": "not the value the "
+                             "invitation carries: a carried value is sent as the invitation "
+                             "holds it"})
+    return problems
 
 
 def check_shape(raw: Mapping[str, Any], problems: list[dict[str, str]]) -> str | None:

@@ -74,26 +74,42 @@ class Export:
 
 def parse_carry(text: str) -> tuple[str, ...]:
     """'region,age_band' -> ('region', 'age_band'), checked: names, no repeats, the limit."""
-    names = tuple(part.strip() for part in text.split(","))
-    if not text.strip() or any(not name for name in names):
+    return parse_carry_columns(text)[0]
+
+
+def parse_carry_columns(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The carried names and the export column each is read from: 'region,n=grp-n' ->
+    (('region', 'n'), ('region', 'grp-n')). NAME=COLUMN carries a column under another name:
+    a carried question's id, where the export writes the row under its group path (ODK
+    Central's `consented-demographics-ind_f_n`, KoboToolbox's `consented/demographics/...`)."""
+    parts = tuple(part.strip() for part in text.split(","))
+    if not text.strip() or any(not part for part in parts):
         raise ExportError("--carry: give column names separated by commas, e.g. region,age_band")
-    for name in names:
-        if not NAME.fullmatch(name):
-            raise ExportError(f"--carry: {name!r} is not a column name ldpsurvey can carry "
-                              "(a letter or _, then letters, digits, _ . : / -; at most 64)")
-    if len(set(names)) != len(names):
+    pairs = [tuple(p.strip() for p in part.split("=", 1)) if "=" in part else (part, part)
+             for part in parts]
+    for pair in pairs:
+        for name in pair:
+            if not NAME.fullmatch(name):
+                raise ExportError(f"--carry: {name!r} is not a column name ldpsurvey can carry "
+                                  "(a letter or _, then letters, digits, _ . : / -; at most "
+                                  "64; NAME=COLUMN carries COLUMN as NAME)")
+    names = tuple(name for name, _ in pairs)
+    columns = tuple(column for _, column in pairs)
+    if len(set(names)) != len(names) or len(set(columns)) != len(columns):
         raise ExportError("--carry names a column twice")
     if len(names) > MAX_CARRIED:
         raise ExportError(f"--carry: at most {MAX_CARRIED} columns travel with a code")
-    return names
+    return names, columns
 
 
-def read_export(path: str | Path, key: str, names: Sequence[str]) -> Export:
+def read_export(path: str | Path, key: str, names: Sequence[str],
+                columns: Sequence[str] | None = None) -> Export:
     """The export CSV as ODK Central or KoboToolbox write it (a header row, one row per
     interview; comma or semicolon separated; UTF-8 with or without a BOM), reduced to the key
-    and the named columns. ExportError for anything wrong, naming the line."""
+    and the named columns (each read from its `columns` entry, default the name itself).
+    ExportError for anything wrong, naming the line."""
     source = Path(path).name
-    if key in names:
+    if key in names or key in (columns or ()):
         raise ExportError(f"--carry names the key column {key!r}: the key identifies the "
                           "interview and never travels with a code")
     try:
@@ -104,11 +120,13 @@ def read_export(path: str | Path, key: str, names: Sequence[str]) -> Export:
         raise ExportError(f"{source}: not UTF-8 text (export the CSV as UTF-8)") from None
     except OSError as exc:
         raise ExportError(f"cannot read export {source}: {exc.strerror or exc}") from None
-    return parse_export(text, source, key, names)
+    return parse_export(text, source, key, names, columns)
 
 
-def parse_export(text: str, source: str, key: str, names: Sequence[str]) -> Export:
+def parse_export(text: str, source: str, key: str, names: Sequence[str],
+                 columns: Sequence[str] | None = None) -> Export:
     """`read_export` of text already read."""
+    columns = tuple(names if columns is None else columns)
     first = text.split("\n", 1)[0]
     delimiter = ";" if first.count(";") > first.count(",") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -120,11 +138,11 @@ def parse_export(text: str, source: str, key: str, names: Sequence[str]) -> Expo
         if len(set(header)) != len(header):
             twice = sorted({h for h in header if header.count(h) > 1})
             raise ExportError(f"{source}: the header names {', '.join(map(repr, twice))} twice")
-        missing = [c for c in (key, *names) if c not in header]
+        missing = [c for c in (key, *columns) if c not in header]
         if missing:
             raise ExportError(f"{source}: no column {missing[0]!r} (columns: "
                               f"{', '.join(header[:12])}{', ...' if len(header) > 12 else ''})")
-        key_at, at = header.index(key), [header.index(n) for n in names]
+        key_at, at = header.index(key), [header.index(c) for c in columns]
         rows: list[tuple[str, tuple[str, ...]]] = []
         seen: dict[str, int] = {}
         for row in reader:
@@ -177,15 +195,15 @@ def encode(names: Sequence[str], values: Sequence[str]) -> str:
 
 
 def create_carried(store: Store, survey_id: str, export: Export,
-                   question_ids: Iterable[str] = ()) -> list[tuple[str, str]]:
+                   questions: Iterable[Mapping[str, Any]] = ()) -> list[tuple[str, str]]:
     """One new code per interview of the export, each stored (as its hash) with the carried
     values of its interview; returns (key, code) pairs once, in file order. The keys are not
-    stored. Refused (ExportError, nothing stored) when a carried name is a question of the
-    survey, or the survey's codes made before carry other names, a design, or nothing."""
-    clash = sorted(set(export.names) & set(question_ids))
-    if clash:
-        raise ExportError(f"--carry {clash[0]!r} is a question of survey {survey_id!r}: "
-                          "rename the column (report --by would not know which one you mean)")
+    stored. `questions` are the survey's (its manifest's dicts): a carried name must be a
+    carried question (`carried = true`, its values then checked against the question's range)
+    or no question at all, and every carried question must be carried. Refused (ExportError,
+    nothing stored) otherwise, or when the survey's codes made before carry other names, a
+    design, or nothing."""
+    export = carried_answers(export, list(questions), survey_id)
     codes = [PREFIX + secrets.token_urlsafe(16) for _ in export.rows]
 
     def check(stored: StoredDesigns) -> None:
@@ -205,6 +223,51 @@ def create_carried(store: Store, survey_id: str, export: Export,
                              (export.names, values)):
         raise NotFound(f"survey {survey_id!r} does not exist", {"id": survey_id})
     return [(unit, code) for (unit, _), code in zip(export.rows, codes, strict=True)]
+
+
+def carried_answers(export: Export, questions: Sequence[Mapping[str, Any]],
+                    survey_id: str) -> Export:
+    """The export with the values of the survey's carried questions checked and written as
+    the device sends them (an integer in the question's range: "3.0" -> "3"); ExportError
+    when a carried question is not carried, a carried name is a question that is not carried,
+    or a value is not an integer in the question's range (naming the line)."""
+    by_id = {q["id"]: q for q in questions if isinstance(q, Mapping) and "id" in q}
+    clash = sorted(n for n in export.names if n in by_id and by_id[n].get("carried") is not True)
+    if clash:
+        raise ExportError(f"--carry {clash[0]!r} is a question of survey {survey_id!r}: "
+                          "rename the column (report --by would not know which one you mean; "
+                          "a question whose value the invitation carries says carried = true)")
+    wanted = [q for q in by_id.values() if q.get("carried") is True]
+    missing = [q["id"] for q in wanted if q["id"] not in export.names]
+    if missing:
+        raise ExportError(f"the survey's question(s) {', '.join(map(repr, missing))} take "
+                          "their value from the invitation (carried = true): carry them from "
+                          f"the export, --carry {','.join(missing)} (NAME=COLUMN where the "
+                          "export names the column otherwise)")
+    if not wanted:
+        return export
+    rows = []
+    for unit, values in export.rows:
+        out = list(values)
+        for q in wanted:
+            j = export.names.index(q["id"])
+            out[j] = _carried_integer(out[j], q, f"{export.source}, interview {unit!r}")
+        rows.append((unit, tuple(out)))
+    return Export(export.source, export.key, export.names, rows)
+
+
+def _carried_integer(text: str, question: Mapping[str, Any], where: str) -> str:
+    """A carried integer question's value as the device sends it, checked in its range."""
+    try:
+        number = float(text)
+        value = int(number)
+    except (ValueError, OverflowError):
+        value, number = None, None
+    low, high = question.get("min"), question.get("max")
+    if value is None or value != number or not low <= value <= high:
+        raise ExportError(f"{where}: {question['id']!r} is {text!r}, not a whole number from "
+                          f"{low} to {high} (the range of the carried question)")
+    return str(value)
 
 
 def requested_code(body: Mapping[str, Any]) -> str:

@@ -91,6 +91,7 @@ function question(q) {
 function disclosedQuestion(q) {
   const d = { id: q.id, text: q.text, type: q.type, optional: q.optional ?? false,
               disclosed: true };
+  if (q.carried === true) d.carried = true;  // its value comes from the invitation
   Object.assign(d, unitOf(q).canonical(q, true));
   if (q.relevant != null) d.relevant = q.relevant;
   if (q.hint != null) d.hint = q.hint;
