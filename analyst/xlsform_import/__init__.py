@@ -152,7 +152,8 @@ def _result(walk: Walk, form: Form, settings: SurveySettings, langs: Languages,
                         sum(name in ids for name in walk.exclusive),
                         sum(name in ids for name in walk.exclusive_pending),
                         sum(name in ids for name in walk.piped),
-                        len({p.row for p in to_check}))
+                        len({p.row for p in to_check}),
+                        sum(name in ids for name in walk.carried))
     return ImportResult(survey=survey, data=data,
                         toml=toml(data, filename, imported, left_out, to_check),
                         left_out=left_out, notes=tuple(notes), counts=counts,

@@ -41,6 +41,7 @@ class RowCounts:
     exclusive_pending: int = 0  # kept without it (two-server: no exclusive options yet)
     piped: int = 0  # kept with a piped text (`${name}`: an earlier answer, shown on the device)
     to_check: int = 0  # rows imported as ODK runs them though the form is wrong there
+    carried: int = 0  # calculations kept as values the invitations carry (carried = true)
 
     @property
     def kept_rows(self) -> int:
@@ -61,6 +62,9 @@ class RowCounts:
         if self.piped:
             said.append(f"{self.piped} of them with a piped text (an earlier answer shown on "
                         "the device)")
+        if self.carried:
+            said.append(f"{self.carried} calculate of them carried by each invitation from the "
+                        "main survey's export, for the conditions that read them")
         if self.to_check:
             said.append(f"{self.to_check} row(s) imported as ODK runs them, to check")
         if said:
@@ -70,7 +74,8 @@ class RowCounts:
 
 def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProblem],
                notes: int, intro: int, outside: int, exclusive: int = 0,
-               exclusive_pending: int = 0, piped: int = 0, to_check: int = 0) -> RowCounts:
+               exclusive_pending: int = 0, piped: int = 0, to_check: int = 0,
+               carried: int = 0) -> RowCounts:
     """The counts of a form of `total` rows: the kept questions' XLSForm types as written
     (`select_one list` counts as select_one), the rows left out, the notes not shown and
     those that became the introduction, the rows outside the selection; the rest only
@@ -93,7 +98,7 @@ def row_counts(total: int, kept_types: Iterable[str], left_out: Sequence[RowProb
                      "they only structure the form"))
     left.sort(key=lambda t: -t[1])
     return RowCounts(total, tuple(kept.most_common()), tuple(left), exclusive,
-                     exclusive_pending, piped, to_check)
+                     exclusive_pending, piped, to_check, carried)
 
 
 def _reason(problems: Sequence[RowProblem]) -> str:

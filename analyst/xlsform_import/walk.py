@@ -32,6 +32,23 @@ from .selection import Selection, begins, holds_rows
 from .special import read_choices
 
 _REFERENCE = re.compile(r"\$\{([^}\s]+)\}")  # a ${name} in a calculation
+_SUM = re.compile(r"sum\(\s*\$\{([^}\s]+)\}\s*\)")
+# The largest roster a carried count may hold when the form bounds the repeat's count
+# nowhere: the MSNA's own bound on a household (hh_size, 1 to 30).
+DEFAULT_ROSTER_MAX = 30
+
+
+def carried_count(calculation: str, calculations: Mapping[str, str]) -> str | None:
+    """The row a calculation counts when it is `sum(${x})` and `x` is `if(cond, 1, 0)` (a
+    count of a repeat's entries where `cond` holds); None for any other calculation."""
+    found = _SUM.fullmatch(calculation.strip())
+    if found is None:
+        return None
+    summed = xp.inlinable(calculations.get(found.group(1), ""))
+    if summed is None or (summed[1].kind, summed[2].kind) != ("num", "num") \
+            or (float(summed[1].value), float(summed[2].value)) != (1.0, 0.0):
+        return None
+    return found.group(1)
 
 
 @dataclass
@@ -62,6 +79,8 @@ class Walk:
     in_repeat: dict[str, str] = field(default_factory=dict)  # row name -> its repeat's name
     over_repeat: dict[str, str] = field(default_factory=dict)  # calculations reading one
     calculations: dict[str, xp.Inlined] = field(default_factory=dict)  # read on the device
+    repeat_counts: dict[str, str] = field(default_factory=dict)  # repeat -> its repeat_count
+    carried: list[str] = field(default_factory=list)  # calculations carried by invitations
     _picked: bool = False  # inside a selected group: every row is selected
     _picked_names: frozenset[str] | None = None
     _read_choices: frozenset[tuple[str, str]] | None = None
@@ -99,6 +118,7 @@ class Walk:
             self._group(r, relevant)
         elif kind in ("repeat", "loop"):
             self._remember_repeat(el.get("children") or (), r.name)
+            self.repeat_counts[r.name] = " ".join(str(r.cells.get("repeat_count") or "").split())
             problem = self.refuse(r, *REFUSED_TYPES["repeat"], topic=TOPICS["repeat"])
             self.walk(el.get("children") or (), None, problem)
         elif kind == "note":
@@ -136,6 +156,8 @@ class Walk:
             self.refuse(r, reason, alternative, topic=TOPICS["calculate"])
             return
         self.over_repeat[r.name] = over
+        if self._carried(r, calculation, over):
+            return
         self.refuse(r, f"a calculation over the repeat {over!r} ({quoted(calculation)}), "
                     "whose answers are not collected: it cannot be computed on the device, so "
                     "no condition on it can be evaluated (the rows ODK asks only where it "
@@ -143,6 +165,88 @@ class Walk:
                     "asked)", "ask what the condition needs as a question of its own (an "
                     "integer with a range for the count), or drop the condition",
                     topic=TOPICS["calculate"])
+
+    def _carried(self, r: Row, calculation: str, over: str) -> bool:
+        """A count over a repeat that a condition of the form reads (`sum(${x})`, `x` an
+        `if(cond, 1, 0)` of the repeat: the MSNA's `ind_age_5_17_n`), imported as a
+        disclosed integer whose value each invitation carries from the main survey's export
+        (`carried = true`, docs/sensitive-module.md): ODK exports the calculation, so the
+        device reads ODK's own value and the conditions on it ask whom ODK asks. Its range is
+        0 to the largest roster (the max of the integer its repeat_count reads; else
+        --integer-max; else DEFAULT_ROSTER_MAX, said). False (left out as before) for any
+        other calculation, one no condition reads, and in a two-server survey (no disclosed
+        questions there)."""
+        counted = carried_count(calculation, self._calculation_cells())
+        if counted is None or self.two_server or r.name not in self._read_by_conditions():
+            return False
+        high, source = self._roster_max(over)
+        data = {"id": r.name, "text": f"{r.name} (from your interview in the main survey)",
+                "type": "integer", "min": 0, "max": high, "disclosed": True, "carried": True}
+        column = self._export_column(r.name)
+        note = (f"a count over the repeat {over!r} ({quoted(calculation)}) that conditions "
+                f"read: imported as a disclosed integer from 0 to {high} ({source}) whose "
+                f"value each invitation carries from the main survey's export (carried = "
+                f"true); make the codes with invites create --from-export MAIN.csv --carry "
+                f"{r.name}={column} (ODK Central's column; KoboToolbox's is "
+                f"{column.replace('-', '/')}, or {r.name} without group names)")
+        self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): {note}")
+        mapped = Question(data, r.row, r.name, r.xls_type,
+                          xp.Target(r.name, "integer", {}), (),
+                          comments=[f"row {r.row}: {r.xls_type} {r.name!r}: {note}"])
+        self.questions.append(mapped)
+        self.targets[r.name] = mapped.target
+        self.carried.append(r.name)
+        return True
+
+    def _calculation_cells(self) -> dict[str, str]:
+        """Each calculate row's calculation, by name (the rows inside repeats included)."""
+        return {str(cells.get("name", "")).strip(): " ".join(str(cells.get("calculation")
+                                                                  or "").split())
+                for _, cells in self.rows.rows if cells.get("calculation")}
+
+    def _read_by_conditions(self) -> frozenset[str]:
+        """The names the relevant cells of the form's rows outside repeats read (`${name}`):
+        a condition inside a repeat goes with its repeat."""
+        names: set[str] = set()
+        depth = 0
+        for _, cells in self.rows.rows:
+            kind = str(cells.get("type", "")).strip().lower().replace(" ", "_")
+            if kind == "begin_repeat":
+                depth += 1
+            elif kind == "end_repeat":
+                depth = max(0, depth - 1)
+            if kind == "begin_repeat" or depth == 0:  # a repeat's own relevant: outside it
+                names.update(_REFERENCE.findall(str(cells.get("relevant") or "")))
+        return frozenset(names)
+
+    def _roster_max(self, repeat: str) -> tuple[int, str]:
+        """The largest count of a repeat's entries, and where it comes from."""
+        counted = _REFERENCE.fullmatch(self.repeat_counts.get(repeat, ""))
+        target = self.targets.get(counted.group(1)) if counted else None
+        for q in self.questions:
+            if target is not None and q.data.get("id") == target.id \
+                    and isinstance(q.data.get("max"), int):
+                return q.data["max"], (f"{repeat!r} repeats {target.id} times, an integer "
+                                       f"of at most {q.data['max']}")
+        if self.integer_max is not None:
+            return self.integer_max, "--integer-max: the repeat's count has no range"
+        return DEFAULT_ROSTER_MAX, ("a default: the repeat's count has no range; give its "
+                                    "repeat_count integer a constraint, or --integer-max")
+
+    def _export_column(self, name: str) -> str:
+        """The column ODK Central's export gives the row: its groups' names and its own,
+        joined by '-'."""
+        path: list[str] = []
+        for _, cells in self.rows.rows:
+            kind = str(cells.get("type", "")).strip().lower().replace(" ", "_")
+            row_name = str(cells.get("name", "")).strip()
+            if kind in ("begin_group", "begin_repeat"):
+                path.append(row_name)
+            elif kind in ("end_group", "end_repeat") and path:
+                path.pop()
+            elif row_name == name:
+                break
+        return "-".join([*path, name])
 
     def _inlined(self, r: Row, calculation: str, outer: Condition | None) -> str:
         """A calculation `if(cond, a, b)` (a and b constants) whose condition translates on

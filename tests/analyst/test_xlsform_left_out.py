@@ -1,7 +1,8 @@
 """Rows the MSNA left out that a faithful mapping keeps, and the exact reason of those it
 still leaves out (docs/xlsform.md, "Rows left out, by reason"): an integer whose range follows
 an earlier answer (`if(cond, range, range)`, the MSNA's `hh_size`), and conditions on a
-calculation over a repeat (the MSNA's roster counts, `sum(${ind_f})`), which cannot be
+count over a repeat (the MSNA's roster counts, `sum(${ind_f})`), kept as values the
+invitation carries from the main survey's export; other calculations over a repeat cannot be
 evaluated on the device."""
 
 from __future__ import annotations
@@ -80,21 +81,56 @@ ROSTER = [
 ]
 
 
-def test_a_condition_on_a_count_over_a_repeat_is_left_out_with_the_exact_reason(
+def test_a_count_over_a_repeat_that_a_condition_reads_is_carried_by_the_invitation(
         tmp_path: Path) -> None:
+    """`sum(${ind_f})` of an `if(..., 1, 0)` of the roster, read by a condition: a disclosed
+    integer whose value the invitation carries from the main survey's export (carried =
+    true), the condition kept on it; 0 to 30 by default (the roster's count has no range
+    here), said with the export column to carry. A calculation over it that is no count
+    (`half`) is still left out, with the rows it gates."""
     result = run(tmp_path, ROSTER, skip_unsupported=True)
-    assert [q["id"] for q in result.data["questions"]] == ["hoh"]
-    over = ("a calculation over the repeat 'roster' ('sum(${ind_f})'), whose answers are not "
-            "collected: it cannot be computed on the device")
-    assert reason(result, "ind_f_n").startswith(over)
-    assert "asking them of everyone would change who is asked" in reason(result, "ind_f_n")
-    assert over in reason(result, "walk_safe")  # the row it gates says why, in one line
-    # a calculation over one that reads the repeat is over the repeat too
-    assert reason(result, "half").startswith("a calculation over the repeat 'roster'")
-    assert "over the repeat 'roster'" in reason(result, "girls")
+    assert [q["id"] for q in result.data["questions"]] == ["hoh", "ind_f_n", "walk_safe"]
+    carried = result.data["questions"][1]
+    assert carried == {"id": "ind_f_n", "text": "ind_f_n (from your interview in the main "
+                       "survey)", "type": "integer", "min": 0, "max": 30, "disclosed": True,
+                       "carried": True}
+    assert result.survey.question("ind_f_n").carried
+    assert result.survey.question("walk_safe").relevant == "ind_f_n > 0"
+    [note] = [n for n in result.notes if n.startswith("row 7 (ind_f_n, calculate)")]
+    assert "--carry ind_f_n=ind_f_n" in note and "0 to 30 (a default" in note
+    assert "carried = true" in result.toml
+    assert result.counts.carried == 1
+    over = ("a calculation over the repeat 'roster' ('${ind_f_n} div 2'), whose answers are "
+            "not collected: it cannot be computed on the device")
+    assert reason(result, "half").startswith(over)
+    assert "asking them of everyone would change who is asked" in reason(result, "half")
+    assert over in reason(result, "girls")  # the group it gates says why, in one line
     assert "inside the refused begin_group 'girls'" in reason(result, "school")
     assert reason(result, "plain").startswith("a calculation on the true answers")
     assert all("\n" not in p.reason for p in result.left_out)
+
+
+def test_a_carried_count_takes_the_roster_size_s_range_and_its_group_path(
+        tmp_path: Path) -> None:
+    size = {"type": "integer", "name": "hh_size", "label": "How many people?",
+            "required": "yes", "constraint": ". >= 1 and . <= 12"}
+    grouped = [HOH, {"type": "begin_group", "name": "demo", "label": "Demographics"}, size,
+               {**ROSTER[1], "repeat_count": "${hh_size}"}, *ROSTER[2:6],
+               {"type": "end_group", "name": ""}, ROSTER[7]]
+    result = run(tmp_path, grouped, skip_unsupported=True)
+    carried = next(q for q in result.data["questions"] if q["id"] == "ind_f_n")
+    assert (carried["min"], carried["max"]) == (0, 12)
+    [note] = [n for n in result.notes if "(ind_f_n, calculate)" in n]
+    assert "'roster' repeats hh_size times, an integer of at most 12" in note
+    assert "--carry ind_f_n=demo-ind_f_n" in note and "demo/ind_f_n" in note
+
+
+def test_a_count_no_condition_reads_is_left_out(
+        tmp_path: Path) -> None:
+    unread = ROSTER[:6]  # the count, and nothing that reads it
+    result = run(tmp_path, unread, skip_unsupported=True)
+    assert "ind_f_n" not in [q["id"] for q in result.data["questions"]]
+    assert reason(result, "ind_f_n").startswith("a calculation over the repeat 'roster'")
 
 
 # --- a calculation inlined into the conditions that read it --------------------------------

@@ -320,29 +320,29 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
     # question read (152, 155, 157, 624, 625), exclusivity constraints naming a choice the
     # question lacks (145, 147, 157, 159, 234, 423, 437, 449, 675, 691, 692: the others stay
     # exclusive) and whose 'and' binds before 'or', forbidding an option outright (133, 137,
-    # 657, 671, 677: that option is not offered; 652 and 653 are left out for reading row
-    # 651, whose condition reads a count over the roster). Row 157 is listed twice (its
-    # condition and its exclusivity).
+    # 652, 653, 657, 671, 677: that option is not offered). Rows 157, 652 and 653 are listed
+    # twice (652 and 653: their exclusivity, and their condition naming 'one_or_twice', which
+    # prot_concern_freq_gbv_areas does not have).
     # Its 5 piped rows outside the repeats: 280, 285, 291 and 323 are kept as piped texts;
     # 292 is an integer without a range.
-    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 281
+    # Of its 378 select_one, select_multiple and integer rows outside its repeats it keeps 316
     # (its optional follow-ups of randomized answers made required; 2 select_one rows
     # without their exclusivity constraint, which one answer always meets; admin1's second
     # 'North' and 'South', and admin2's 27 repeated district names, told apart by their
     # choice names, admin2 with its cascading filter; dis_reasons and dis_main_reasons with
     # labels of 201 to 269 characters; hh_size, whose if() constraint allows 1 to 30 or 2
-    # to 30, as the range 1 to 30); the other 97: 45 integers without a range (39 bounded
-    # below only: --integer-max N or ldp_max imports them; 6 with no constraint), 33 in the
-    # groups edu, nutrition and hesper (a plain group despite its repeat_count, as in ODK), whose
-    # conditions read counts over the roster repeat (a calculation, not collected), 9
+    # to 30, as the range 1 to 30; the 35 rows under conditions on counts over the roster,
+    # ind_age_5_17_n, ind_age_schooling_n, ind_age_0_5_n and ind_f_n, which are kept as
+    # carried questions: 320 questions), the other 62: 45 integers without a range (39
+    # bounded below only: --integer-max N or ldp_max imports them; 6 with no constraint), 9
     # `${a_now} != ${a_ly}` reading integers without an upper bound, 2 reading the integer
-    # cm_income_total, 5 reading counts over the roster (650-653, 668), admin3 (its filter's
-    # parent_admin2 codes are no choices of admin2) and admin4 and cluster_id, whose labels
-    # show ${admin3}.
-    "impact_msna_en_fr.xlsx": ("imported", 281, {CHECK: 26, UNSUPPORTED: 341}, [],
+    # cm_income_total, hesper_priority_first to _third (their conditions add if() values),
+    # admin3 (its filter's parent_admin2 codes are no choices of admin2) and admin4 and
+    # cluster_id, whose labels show ${admin3}.
+    "impact_msna_en_fr.xlsx": ("imported", 320, {CHECK: 30, UNSUPPORTED: 295}, [],
                                [133, 137, 145, 147, 152, 155, 157, 157, 159, 234, 264, 265,
-                                266, 287, 291, 423, 437, 449, 624, 625, 657, 671, 675, 677,
-                                691, 692]),
+                                266, 287, 291, 423, 437, 449, 624, 625, 652, 652, 653, 653,
+                                657, 671, 675, 677, 691, 692]),
     # Every select_one, select_multiple and integer row outside its repeats that can be
     # randomized: the rest are select_one_from_file (options in CSV files outside the form),
     # two integers without any constraint, a geopoint, an image, calculations, text, metadata.
@@ -357,17 +357,19 @@ REAL_OUTCOMES: dict[str, tuple[Any, ...]] = {
 }
 # The start of the counts the import prints last on stderr (docs/xlsform.md, "Real forms").
 REAL_KEPT = {
-    "impact_msna_en_fr.xlsx": "kept 281 of 710 rows: 158 select_one, 104 select_multiple, 19 "
-                              "integer (91 select_multiple of them with exclusive options; 4 "
-                              "of them with a piped text (an earlier answer shown on the "
-                              "device); 25 row(s) imported as ODK runs them, to check); left "
-                              "out: 146 rows "
+    "impact_msna_en_fr.xlsx": "kept 320 of 710 rows: 189 select_one, 108 select_multiple, 19 "
+                              "integer, 4 calculate (95 select_multiple of them with exclusive "
+                              "options; 4 of them with a piped text (an earlier answer shown on "
+                              "the device); 4 calculate of them carried by each invitation "
+                              "from the main survey's export, for the conditions that read "
+                              "them; 27 row(s) imported as ODK runs them, to check); left "
+                              "out: 107 rows "
                               "inside a group or repeat left out, 104 free text (free text "
-                              "cannot be randomized), 67 group and repeat ends and display "
+                              "cannot be randomized), 70 group and repeat ends and display "
                               "groups (they only structure the form), 45 integers without a "
                               "range (an integer without a range on both sides cannot be "
-                              "randomized), 21 notes (display-only text between questions is "
-                              "not shown), 19 conditions on rows left out",
+                              "randomized), 25 notes (display-only text between questions is "
+                              "not shown), 11 conditions on rows left out",
     "ucl_biomass_plot_en_sw.xlsx": "kept 8 of 90 rows: 7 select_one, 1 select_multiple; left "
                                    "out: 39 rows inside a group or repeat left out, 20 group "
                                    "and repeat ends",
@@ -450,17 +452,22 @@ def test_the_msna_with_integer_max_keeps_its_oxen_now_and_last_year_comparisons(
         tmp_path: Path) -> None:
     """With --integer-max 50 the MSNA's 9 `${fsl_oxen_n_now}!=${fsl_oxen_n_ly}` rows, which
     compare two optional integers (XPath: two empty answers are equal), are kept with
-    answered(): 331 questions (330 before hh_size was read: issue 42), where 321 were kept
-    when they were refused."""
+    answered(): 370 questions (331 before the counts over the roster were carried, 330
+    before hh_size was read: issue 42), where 321 were kept when they were refused."""
     out, listing = tmp_path / "s.toml", tmp_path / "problems.csv"
     res = cli_import(REAL_FORMS / "impact_msna_en_fr.xlsx", out, "--skip-unsupported",
                      "--epsilon", "1", "--integer-max", "50", "--survey-version", "1",
                      "--problems", str(listing))
     assert res.exit_code == 0, res.output
     counts = next(line for line in res.stderr.splitlines() if line.startswith("kept "))
-    assert counts.startswith("kept 331 of 710 rows: 160 select_one, 113 select_multiple, 58 "
-                             "integer"), counts
-    assert "conditions that cannot be translated" not in counts
+    assert counts.startswith("kept 370 of 710 rows: 191 select_one, 117 select_multiple, 58 "
+                             "integer, 4 calculate"), counts
+    # the only conditions left that cannot be translated: hesper_priority_*'s sums of if()
+    # (kept with their group since the counts over the roster are carried)
+    untranslated = [r["name"] for r in rows_of(listing.read_text())
+                    if r["topic"] == "conditions that cannot be translated"]
+    assert untranslated == ["hesper_priority_first", "hesper_priority_second",
+                            "hesper_priority_third"]
     relevants = [q["relevant"] for q in tomllib.loads(out.read_text())["questions"]
                  if "answered(" in q.get("relevant", "")]
     assert len(relevants) == 9
@@ -528,7 +535,7 @@ def test_the_ucl_form_with_its_attached_lists_keeps_its_region_district_village_
 # form pyxform accepts: its last line (docs/xlsform.md, "Real forms"). Only the colours
 # example imports as it is.
 REAL_WITHOUT_SKIP = {
-    "impact_msna_en_fr.xlsx": "Error: 341 row(s) of impact_msna_en_fr.xlsx cannot be "
+    "impact_msna_en_fr.xlsx": "Error: 295 row(s) of impact_msna_en_fr.xlsx cannot be "
                               "collected privately",
     "ucl_biomass_plot_en_sw.xlsx": "Error: 59 row(s) of ucl_biomass_plot_en_sw.xlsx cannot be "
                                    "collected privately",
@@ -622,17 +629,19 @@ def _documented(name: str) -> str:
 @NO_REAL_FORMS
 @pytest.mark.parametrize("name", ["impact_msna_en_fr.xlsx", "ucl_biomass_plot_en_sw.xlsx"])
 def test_the_docs_list_every_question_row_left_out_by_reason(name: str) -> None:
-    """The MSNA's 97 select_one, select_multiple and integer rows left out outside its repeats
-    (of 378; 36 more inside them) and the UCL form's 6 (and 27 inside its repeats), each
-    with the reason at its root, as tests/support/xlsform_left_out.py writes them."""
+    """The MSNA's 62 select_one, select_multiple and integer rows left out outside its repeats
+    (of 378; 36 more inside them; 97 before the counts over the roster were carried) and the
+    UCL form's 6 (and 27 inside its repeats), each with the reason at its root, as
+    tests/support/xlsform_left_out.py writes them. The carried counts are calculate rows,
+    not among the 378."""
     form = REAL_FORMS / name
     result = import_xlsform(form, ImportOptions(epsilon=1, skip_unsupported=True, version=1))
     rows = left_out(result, form)
     assert table(rows) == _documented(name)
     outside = [r for r in rows if not r.reason.startswith("inside the repeat")]
     kept = sum(q.type in ("categorical", "binary", "ordinal", "multiselect", "integer",
-                          "decimal") for q in result.survey.questions)
-    assert (kept, len(outside)) == {"impact_msna_en_fr.xlsx": (281, 97),
+                          "decimal") and not q.carried for q in result.survey.questions)
+    assert (kept, len(outside)) == {"impact_msna_en_fr.xlsx": (316, 62),
                                     "ucl_biomass_plot_en_sw.xlsx": (8, 6)}[name]
 
 

@@ -102,6 +102,13 @@ function carriedList() {
   ];
 }
 
+/** The values the link's code carries ({name: value}), or null when none are known (no
+ * code from a link, or the server could not say): a survey whose questions take their value
+ * from the invitation (carried = true) fills them in from these. */
+export function carriedValues() {
+  return carried && carried.values ? carried.values : null;
+}
+
 /** What a respondent typed, as a code: trimmed, a pasted link's code taken out of it, the
  * prefix's case mended (a phone capitalizes the first letter); "" if it cannot be a code. */
 export function normalized(text) {

@@ -42,6 +42,7 @@ let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-serv
 let invite = null;  // invite.js (its header says when)
 let inviteOnly = false;
 let inviteCarries = [];  // what the survey's codes carry (doc.invite_carries; invite.js)
+let carriedAnswers = {};  // the carried questions' values, from the invitation (carriedFromInvitation)
 
 // What the page shows can be drawn again in another language (the switcher): `redraw(true)`
 // draws the screen shown now, `drawStatus()` the status line, each from what it was given
@@ -441,6 +442,11 @@ async function main() {
   if (verified.twoServer && twoServer.leaderMismatch(verified, where.server)) {
     return refuse(() => twoServer.leaderMismatch(verified, where.server));
   }
+  carriedAnswers = carriedFromInvitation(survey);
+  if (carriedAnswers === null) {
+    const names = survey.questions.filter((q) => q.carried === true).map((q) => q.id);
+    return refuse(() => t("form.carriedMissing", { names: names.join(", ") }));
+  }
   ask(verified, firstUse);
   setStatus(null);
   performance.mark("ldpsurvey-question");  // the questions on screen (bench_first_question.py)
@@ -459,6 +465,24 @@ async function main() {
   performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
 }
 
+/** The answers of the survey's carried questions (carried = true: docs/sensitive-module.md)
+ * from what the link's invitation code carries: {} without such questions, null when a
+ * value is missing or is not a whole number in its question's range (the page refuses then:
+ * the value is the main interview's, never the respondent's). */
+function carriedFromInvitation(survey) {
+  const wanted = survey.questions.filter((q) => q.carried === true);
+  if (!wanted.length) return {};
+  const values = invite?.carriedValues();
+  const answers = {};
+  for (const q of wanted) {
+    const text = values ? values[q.id] : undefined;
+    const value = typeof text === "string" && /^-?[0-9]+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < q.min || value > q.max) return null;
+    answers[q.id] = value;
+  }
+  return answers;
+}
+
 /** The questions, with the privacy explanation above them. */
 function ask(verified, firstUse) {
   const { survey } = verified;
@@ -467,7 +491,8 @@ function ask(verified, firstUse) {
   screen((again) => {
     const state = again && form ? formState(form) : null;
     form = renderForm(survey, () => review(verified),
-                      verified.twoServer ? twoServer.hint : undefined, verified.skip, state);
+                      verified.twoServer ? twoServer.hint : undefined, verified.skip, state,
+                      carriedAnswers);
     form.hidden = reviewing;
     const description = descriptionOf(survey);
     replace(contentEl,
