@@ -54,19 +54,11 @@ export function choiceInputs(q, name, describedBy, values) {
   return [el("div", { class: `choices ${q.type}` }, radios)];
 }
 
-/** A carried question (carried = true): not asked; the value its invitation carries, shown
- * and held in a hidden field that its unit reads as it reads a typed answer. */
-function carriedInputs(name, value) {
-  return [el("p", { class: "carried", id: `${name}-carried` },
-             t("form.carried", { value: String(value) })),
-          el("input", { type: "hidden", name, value: String(value) })];
-}
-
 /** The survey's questions as a <form>; `onSubmit` gets no arguments; `hint(q)` the text under
  * each question (the two-server mode passes its own); `plan` the survey's skip logic
  * (skip_logic.js skipPlan): a question shows only while its condition holds; `state` what an
  * earlier form held (formState), restored before the skip logic first runs (a new language);
- * `carried` the values the invitation carries for the carried questions ({id: value}). */
+ * `carried` the invitation's values of the carried questions (invite.js carriedAnswers). */
 export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state = null,
                            carried = null) {
   const form = el("form", { id: "answers", novalidate: true });
@@ -81,8 +73,7 @@ export function renderForm(survey, onSubmit, hint = hintFor, plan = null, state 
          q.optional ? el("span", { class: "optional" }, ` ${t("form.optional")}`) : null),
       designer ? el("p", { class: "qhint" }, shown(designer, true)) : null,
       el("p", { class: "hint", id: hintId }, hint(q)),
-      q.carried === true && carried && q.id in carried ? carriedInputs(name, carried[q.id])
-        : unitOf(q).inputs(q, name, `${hintId} ${errorId}`),
+      carried ? carried.inputs(q, name) : unitOf(q).inputs(q, name, `${hintId} ${errorId}`),
       el("p", { class: "error", id: errorId, hidden: true })));
   });
   if (state) restoreForm(form, state);

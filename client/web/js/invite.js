@@ -20,6 +20,7 @@ import { adoptStyle, el, replace } from "./dom.js";
 import { t, tNodes } from "./i18n.js";
 import { deliver } from "./outbox.js";
 import { PENDING, updateRecord } from "./store.js";
+import { unitOf } from "./types/index.js";
 
 const PARAM = "invite";  // not words: the fragment's key, #invite=CODE
 const MAX_LENGTH = 64;  // server/invites.py MAX_CODE_LENGTH
@@ -102,11 +103,31 @@ function carriedList() {
   ];
 }
 
-/** The values the link's code carries ({name: value}), or null when none are known (no
- * code from a link, or the server could not say): a survey whose questions take their value
- * from the invitation (carried = true) fills them in from these. */
-export function carriedValues() {
-  return carried && carried.values ? carried.values : null;
+/**
+ * The values of a survey's carried questions (carried = true: docs/sensitive-module.md,
+ * "Values a condition reads") from what the link's code carries, with `inputs(q, name)`, the
+ * form's inputs of each question (form.js): a carried one is not asked; its value is shown and
+ * held in a hidden field that its unit reads as it reads a typed answer. Null when a value is
+ * missing (no code from a link, the server could not say) or is not a whole number in its
+ * question's range: the page refuses then, the value being the main interview's.
+ */
+export function carriedAnswers(survey) {
+  const values = {};
+  for (const q of survey.questions.filter((x) => x.carried === true)) {
+    const text = carried?.values?.[q.id];
+    const value = /^-?[0-9]+$/.test(text ?? "") ? Number(text) : NaN;
+    if (!Number.isSafeInteger(value) || value < q.min || value > q.max) return null;
+    values[q.id] = value;
+  }
+  return {
+    values,
+    inputs(q, name) {
+      const hidden = el("input", { type: "hidden", name, value: String(values[q.id]) });
+      return q.id in values ? [el("p", { class: "carried", id: `${name}-carried` },
+        t("form.carried", { value: String(values[q.id]) })), hidden]
+        : unitOf(q).inputs(q, name, `${name}-hint ${name}-error`);
+    },
+  };
 }
 
 /** What a respondent typed, as a code: trimmed, a pasted link's code taken out of it, the

@@ -42,7 +42,7 @@ let twoServer = null;  // twoserver/flow.js, loaded (optional.js) for a two-serv
 let invite = null;  // invite.js (its header says when)
 let inviteOnly = false;
 let inviteCarries = [];  // what the survey's codes carry (doc.invite_carries; invite.js)
-let carriedAnswers = {};  // the carried questions' values, from the invitation (carriedFromInvitation)
+let carried = null;  // the carried questions' values and inputs (invite.js carriedAnswers)
 
 // What the page shows can be drawn again in another language (the switcher): `redraw(true)`
 // draws the screen shown now, `drawStatus()` the status line, each from what it was given
@@ -442,9 +442,9 @@ async function main() {
   if (verified.twoServer && twoServer.leaderMismatch(verified, where.server)) {
     return refuse(() => twoServer.leaderMismatch(verified, where.server));
   }
-  carriedAnswers = carriedFromInvitation(survey);
-  if (carriedAnswers === null) {
-    const names = survey.questions.filter((q) => q.carried === true).map((q) => q.id);
+  const names = survey.questions.filter((q) => q.carried === true).map((q) => q.id);
+  carried = names.length ? invite?.carriedAnswers(survey) : null;  // sensitive-module.md
+  if (names.length && !carried) {
     return refuse(() => t("form.carriedMissing", { names: names.join(", ") }));
   }
   ask(verified, firstUse);
@@ -465,24 +465,6 @@ async function main() {
   performance.mark("ldpsurvey-ready");  // verified, checked and rendered (bench/bench_page.py)
 }
 
-/** The answers of the survey's carried questions (carried = true: docs/sensitive-module.md)
- * from what the link's invitation code carries: {} without such questions, null when a
- * value is missing or is not a whole number in its question's range (the page refuses then:
- * the value is the main interview's, never the respondent's). */
-function carriedFromInvitation(survey) {
-  const wanted = survey.questions.filter((q) => q.carried === true);
-  if (!wanted.length) return {};
-  const values = invite?.carriedValues();
-  const answers = {};
-  for (const q of wanted) {
-    const text = values ? values[q.id] : undefined;
-    const value = typeof text === "string" && /^-?[0-9]+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isSafeInteger(value) || value < q.min || value > q.max) return null;
-    answers[q.id] = value;
-  }
-  return answers;
-}
-
 /** The questions, with the privacy explanation above them. */
 function ask(verified, firstUse) {
   const { survey } = verified;
@@ -492,7 +474,7 @@ function ask(verified, firstUse) {
     const state = again && form ? formState(form) : null;
     form = renderForm(survey, () => review(verified),
                       verified.twoServer ? twoServer.hint : undefined, verified.skip, state,
-                      carriedAnswers);
+                      carried);
     form.hidden = reviewing;
     const description = descriptionOf(survey);
     replace(contentEl,
