@@ -55,9 +55,6 @@ MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
                 "local_epsilon", "relevant", "hint", "special", "carried"}
-# Types whose value an invitation may carry (`carried = true`): a carried value is read from
-# the main survey's export as text, and a count of a roster's members is an integer.
-CARRIED_TYPES = ("integer",)
 
 
 @dataclass(frozen=True)
@@ -533,9 +530,9 @@ def _carried(question: Question, data: Mapping[str, Any], where: str) -> Questio
         raise SurveyError(f"{where}.carried", "a carried value is known to the server (its "
                           "invitation holds it), so the question is disclosed: add "
                           "disclosed = true")
-    if question.type not in CARRIED_TYPES:
-        raise SurveyError(f"{where}.carried", f"an invitation carries the value of "
-                          f"{' or '.join(CARRIED_TYPES)} questions only (got {question.type})")
+    if not question.unit.carriable:  # a whole number in min..max, read from the export
+        raise SurveyError(f"{where}.carried", f"an invitation carries the value of integer "
+                          f"questions only (got {question.type})")
     if question.optional:
         raise SurveyError(f"{where}.carried", "a carried value is filled in from the "
                           "invitation, never skipped: drop optional")

@@ -133,6 +133,9 @@ class QuestionType:
     """The type in a designer's words ("a yes/no question"), for errors that name it."""
     numeric: ClassVar[bool] = False
     """The answer is a number: its estimates are of its mean, and a crosstab bins it."""
+    carriable: ClassVar[bool] = False
+    """An invitation may carry the answer (`carried = true`, docs/sensitive-module.md): a whole
+    number in min..max, read from the main survey's export as text."""
     condition_operand: ClassVar[str | None] = None
     """How a condition (shared/conditions.py) reads the answer: the operand kind ("bool",
     "int", "text"), "set" (through selected() and count_selected() only), or None (a

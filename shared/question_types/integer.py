@@ -84,6 +84,7 @@ class IntegerType(SingleAnswerType):
     described = "an integer question"
     condition_operand = "int"
     numeric = True
+    carriable = True  # a count from the main survey's export (carried = true)
     auto_criterion = "of the mean"
     # A "not asked" value: an asked bit and a noisy number (shared/mechanisms/asked_geometric).
     auto_not_asked = ("asked_geometric",)
