@@ -85,6 +85,10 @@ def document_block(survey_id: str, document: dict[str, Any]) -> bytes:
 
 
 ENTRY_MODULES = ("js/app.js", "js/where.js")  # what index.html loads and preloads
+# index.html's hint for api.js, which where.js imports only to ask an exported page's server
+# for the survey: the page served here carries its document, so the hint would make api.js
+# one more file before the first question (issue 40; the page loads it to send, after them)
+ASKING_HINT = b'\n<link rel="modulepreload" href="js/api.js">'
 _TYPE_NAME = re.compile(r"[a-z][a-z_]*")
 
 
@@ -122,6 +126,7 @@ def survey_page(survey_id: str) -> Response:
     files = page_files()
     html = files.get("index.html").raw
     filled = html.replace(SURVEY_SLOT, document_block(survey_id, document), 1).replace(
+        ASKING_HINT, b"", 1).replace(
         b"</head>", preload_links(type_modules(files, document)) + b"\n</head>", 1)
     return respond(page_file(filled, "index.html"), request)
 

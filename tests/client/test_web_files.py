@@ -136,3 +136,25 @@ def test_the_loader_asks_for_an_optional_modules_imports_alongside_it():
         missing = _static_closure(path) - every_page - asked
         assert not missing, (name, sorted(p.name for p in missing))
         assert set(alongside.get(name, [])) <= set(imports), name
+
+
+def test_what_every_page_imports_statically_holds_nothing_only_sending_needs():
+    """Issue 40: every module app.js and where.js import statically is a file the page asks
+    for before its first question (about 25 ms each under bench/bench_first_question.py's slow
+    4G). What only reviewing and sending need (optional.js SENDING, the review's skip words,
+    a two-server upload) and what only they import (api.js, to send; Prio3 and HPKE) load once
+    the questions are on screen, so none of them may be imported statically by those two.
+    api.js was: where.js asked with it, and page.js named its errors, though the page the
+    aggregator serves carries its survey (where.js imports it only to ask, now)."""
+    optional = without_comments((WEB / "js" / "optional.js").read_text())
+    imports = {name: (WEB / "js" / re.search(r'"\./([^"]+)"', value).group(1)).resolve()
+               for name, value in _frozen_table(optional, "IMPORTS").items()}
+    sending = re.search(r"const SENDING = Object\.freeze\(\[(.*?)\]\);", optional, flags=re.S)
+    assert sending, "no SENDING list"
+    later = {imports[name] for name in (*re.findall(r'"(\w+)"', sending.group(1)), "skipReview",
+                                        "twoServerUpload", "api")}
+    later |= {(WEB / "js" / "hpke.js").resolve(), *(WEB / "js" / "prio3").resolve().glob("*.js")}
+    assert {p.name for p in later} >= {"review.js", "outbox.js", "api.js", "upload.js",
+                                       "vdaf.js"}
+    every_page = _static_closure(WEB / "js" / "app.js") | _static_closure(WEB / "js" / "where.js")
+    assert not every_page & later, sorted(p.name for p in every_page & later)

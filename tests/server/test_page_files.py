@@ -15,6 +15,7 @@ import pytest
 from ldpsurvey.server import page_files as page_files_module
 from ldpsurvey.server.page_files import PageFiles, served_bytes
 from ldpsurvey.server.web_page import (
+    ASKING_HINT,
     SURVEY_SLOT,
     document_block,
     preload_links,
@@ -30,7 +31,7 @@ def test_a_page_file_is_gzipped_for_a_browser_that_accepts_it(client, published,
     if path == "/s/health":  # the page, with its survey's document and modules' hints in it
         document = client.get("/api/surveys/health").get_json()
         raw = served_bytes(web_dir() / "index.html").replace(
-            SURVEY_SLOT, document_block("health", document)).replace(
+            SURVEY_SLOT, document_block("health", document)).replace(ASKING_HINT, b"").replace(
             b"</head>", preload_links(type_modules(PageFiles(web_dir()), document))
             + b"\n</head>")
     else:
@@ -122,8 +123,9 @@ def test_the_survey_page_preloads_its_question_types_modules(client, published):
     with what they import that every page does not (index.html preloads that)."""
     page = client.get("/s/health").data.decode()
     links = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
-    hinted = links.findall(page)[len(links.findall(
-        served_bytes(web_dir() / "index.html").decode())):]  # the hints come last
+    own = [name for name in links.findall(served_bytes(web_dir() / "index.html").decode())
+           if name != "js/api.js"]  # its hint dropped (ASKING_HINT)
+    hinted = links.findall(page)[len(own):]  # the hints come last
     signed = client.get("/api/surveys/health").get_json()["signed_bytes"]
     types = {q["type"] for q in json.loads(base64.b64decode(signed))["questions"]}
     assert len(types) >= 2
@@ -133,6 +135,16 @@ def test_the_survey_page_preloads_its_question_types_modules(client, published):
     assert all((web_dir() / name).is_file() for name in hinted)
     for name in every_page - {"js/app.js"}:  # index.html hints these (and loads app.js)
         assert f'<link rel="modulepreload" href="{name}">' in page, name
+
+
+def test_the_survey_page_does_not_preload_what_only_asking_and_sending_need(client, published):
+    """Issue 40: index.html hints api.js for an exported page, whose where.js asks its server
+    for the survey with it; the page served here carries its survey, so the hint would only
+    make api.js one more file before the first question (it loads to send, after them)."""
+    index = served_bytes(web_dir() / "index.html").decode()
+    assert index.count('<link rel="modulepreload" href="js/api.js">') == 1
+    page = client.get("/s/health").data.decode()
+    assert "js/api.js" not in re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
 
 
 def test_a_document_it_cannot_read_gets_no_hints():

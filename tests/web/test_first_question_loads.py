@@ -8,9 +8,11 @@ screen."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from ldpsurvey.server.web_page import web_dir
 from support.skip import skip_survey
 from test_page_weight import SAMPLES, sample_survey
 
@@ -24,6 +26,47 @@ TIMELINE = """() => ({
   marks: Object.fromEntries(performance.getEntriesByType("mark")
     .map((m) => [m.name, m.startTime])),
 })"""
+
+
+# Each sample's files before its first question beyond what every page asks for (every_page):
+# its question types' units, the optional modules and catalogue parts it needs to show them
+# (optional.js needed, wordsFor). Each file costs about 25 ms under the bench's slow 4G (150 ms
+# per round of six); a module that joins this path should be one the questions cannot be shown
+# without (bench/RESULTS.md, "First question on screen").
+SURVEYS_OWN = {
+    "designs": {"js/types/binary.js", "js/types/categorical.js", "js/designs.js",
+                "js/messages/en/disclosed.js", "js/messages/en/designs.js"},
+    "drug-use": {"js/types/categorical.js", "js/types/integer.js", "js/types/multiselect.js",
+                 "js/geometric.js", "js/multiselect.js", "js/conditions.js", "js/skip_form.js",
+                 "js/asked_geometric.js", "js/messages/en/multiselect.js",
+                 "js/messages/en/skip.js"},
+    "drug-use-two-server": {"js/types/categorical.js", "js/types/integer.js",
+                            "js/types/multiselect.js", "js/geometric.js", "js/multiselect.js",
+                            "js/conditions.js", "js/skip_form.js", "js/twoserver/verify.js",
+                            "js/bytes.js", "js/twoserver/flow.js", "js/twoserver/crosstabs.js",
+                            "js/messages/en/multiselect.js", "js/messages/en/skip.js",
+                            "js/messages/en/twoserver.js"},
+    "income": {"js/types/categorical.js", "js/types/decimal.js", "js/decimal_number.js",
+               "js/number_grid.js", "js/numeric_mechanisms.js", "js/square_wave.js",
+               "js/messages/en/decimal.js", "js/messages/en/disclosed.js"},
+    "sensitive": {"js/types/binary.js", "js/types/categorical.js", "js/types/integer.js",
+                  "js/types/multiselect.js", "js/geometric.js", "js/multiselect.js",
+                  "js/messages/en/multiselect.js"},
+    "two-server": {"js/types/binary.js", "js/types/categorical.js", "js/types/integer.js",
+                   "js/geometric.js", "js/twoserver/verify.js", "js/bytes.js",
+                   "js/twoserver/flow.js", "js/twoserver/crosstabs.js",
+                   "js/messages/en/twoserver.js"},
+}
+
+
+def every_page() -> set[str]:
+    """What every page the aggregator serves asks for before its first question: index.html's
+    stylesheet and scripts, the modules it hints (less api.js, whose hint that page drops:
+    server/web_page.py ASKING_HINT) and the question types' common unit."""
+    index = (web_dir() / "index.html").read_text(encoding="utf-8")
+    named = set(re.findall(r'<(?:link rel="(?:stylesheet|modulepreload)" href|script[^>]* src)'
+                           r'="((?:js|css)/[^"]+)"', index))
+    return named - {"js/api.js"} | {"js/types/base.js"}
 
 
 def timeline(page: Any, url: str) -> tuple[dict[str, float], dict[str, float]]:
@@ -53,6 +96,25 @@ def test_what_a_sample_shows_its_questions_with_is_asked_for_before_its_signatur
 
 
 @pytest.mark.parametrize("sample", [path.stem for path in sorted(SAMPLES.glob("*.toml"))])
+def test_a_sample_asks_for_only_what_its_questions_need_before_they_are_shown(deployment, page,
+                                                                             sample):
+    """Issue 40: the files a sample's page asks for before its first question is on screen
+    are exactly those the questions cannot be shown without (every_page and SURVEYS_OWN), so a
+    module only reviewing or sending needs cannot slip onto the path unseen. api.js (asking a
+    server for the survey, sending) was one of them on the page the aggregator serves, which
+    carries its survey: it loads with the outbox now, after the questions."""
+    data = {**sample_survey(sample), "id": f"first-only-{sample}"}
+    deployment.server.publish(data, deployment.key, deployment.token)
+    files, marks = timeline(page, deployment.page_url(data["id"]))
+    shown = marks["ldpsurvey-question"]
+    before = {name for name, start in files.items() if start < shown}
+    expected = every_page() | SURVEYS_OWN[sample]
+    assert before == expected, (sorted(before - expected), sorted(expected - before))
+    assert "js/api.js" in files  # to send: loaded once the questions are on screen
+    assert page.problems == []
+
+
+@pytest.mark.parametrize("sample", [path.stem for path in sorted(SAMPLES.glob("*.toml"))])
 def test_what_only_reviewing_and_sending_need_loads_once_the_questions_are_shown(deployment,
                                                                                  page, sample):
     """The review's "not asked" words (skip_review.js: skip logic, special values) load with
@@ -62,7 +124,7 @@ def test_what_only_reviewing_and_sending_need_loads_once_the_questions_are_shown
     deployment.server.publish(data, deployment.key, deployment.token)
     files, marks = timeline(page, deployment.page_url(data["id"]))
     shown = marks["ldpsurvey-question"]
-    for name in ("js/review.js", "js/skip_review.js"):
+    for name in ("js/review.js", "js/skip_review.js", "js/outbox.js", "js/api.js"):
         assert files.get(name, shown) >= shown, (name, files.get(name), shown)
     if any("relevant" in q for q in data["questions"]):
         assert "js/skip_review.js" in files  # before the page said it was ready

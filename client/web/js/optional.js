@@ -37,6 +37,7 @@ const IMPORTS = Object.freeze({
   review: () => import("./review.js"),
   composition: () => import("./composition.js"),
   outbox: () => import("./outbox.js"),
+  api: () => import("./api.js"),  // the outbox's and invite.js's (where.js: an exported page's)
   conditions: () => import("./conditions.js"),
   skipReview: () => import("./skip_review.js"),
   special: () => import("./special.js"),
@@ -69,7 +70,8 @@ const IMPORTS = Object.freeze({
  * upload's Prio3 and HPKE files, which load at the respondent's first answer, aside). */
 const ALONGSIDE = Object.freeze({
   twoServerVerify: ["bytes"], twoServer: ["twoServerCrosstabs"], geoExp: ["location"],
-  numberGrid: ["decimalNumber"], switcher: ["surveyText"], invite: ["outbox"],
+  numberGrid: ["decimalNumber"], switcher: ["surveyText"], invite: ["outbox", "api"],
+  outbox: ["api"],
   setCores: ["multiselect", "hashing"], memo: ["sha256"], twoServerSets: ["multiselect"],
 });
 
@@ -178,6 +180,11 @@ export async function loadModules(asked, words = []) {
 }
 
 const modules = {};
+
+/** The optional module `name`, imported once, without words: where.js's api.js, to ask an
+ * exported page's server for its survey as the page starts (loadModules would wait for the
+ * page's first words too). */
+export const moduleNamed = async (name) => (modules[name] ??= await IMPORTS[name]());
 
 /** Whether a survey's texts may pipe earlier answers (`${id}`: piping.js, docs/piping.md):
  * any "${" in its questions or translations loads the module (one more than needed at worst). */

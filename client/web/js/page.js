@@ -2,7 +2,6 @@
 // only on Send randomize on this device, store (ledger + outbox) and send. Nothing is
 // randomized before every check passed, and nothing is randomized for the review (see send()).
 
-import { CorsRefused, Unreachable } from "./api.js";
 import { el, replace } from "./dom.js";
 import { formState, readAnswers, renderForm } from "./form.js";
 import { N, say, t, tNodes, wordsLocale } from "./i18n.js";
@@ -15,7 +14,8 @@ import { hasConditions, resolveAnswers } from "./skip_logic.js";
 import { AlreadyAnswered, FAILED, INVITE, PENDING, SENT, StorageUnavailable, answered,
          chargedEpsilons, getRecord, recordSubmission, records } from "./store.js";
 import { checkTrust } from "./trust.js";
-import { later, laterFor, loadModules, loadRefusals, loaded, uploadFor } from "./optional.js";
+import { later, laterFor, loadModules, loadRefusals, loaded, moduleNamed,
+         uploadFor } from "./optional.js";
 import { surveyRequest, where as found } from "./where.js";
 
 const RETRY_SECONDS = 30;
@@ -395,7 +395,10 @@ async function main() {
     performance.mark("ldpsurvey-fetched");  // the phases bench/bench_first_question.py prints
   } catch (err) {
     await words;
-    if (err instanceof CorsRefused) {
+    // api.js: imported by where.js to ask (an exported page), not before the first question on
+    // the page the aggregator serves; a page that could not load it is as good as offline
+    const { CorsRefused, Unreachable } = await moduleNamed("api").catch(() => ({}));
+    if (CorsRefused && err instanceof CorsRefused) {
       await loadRefusals().catch(() => {});  // the page's own files load (orUnsaid if not)
       document.body.dataset.state = "cors";
       screen((again) => setTitle(orUnsaid(() => t("page.corsTitle")), !again));
@@ -405,7 +408,7 @@ async function main() {
           `ldpsurvey serve … --allow-origin ${window.location.origin}`) }))))));
       return;
     }
-    if (err instanceof Unreachable) {
+    if (!Unreachable || err instanceof Unreachable) {
       document.body.dataset.state = "offline";
       setStatus(() => replace(statusEl, el("p", { role: "alert" },
         t("page.cannotLoadRetry", { reason: say(err) }))));

@@ -3,10 +3,9 @@
 // with loading the rest of the page's code (bench/bench_first_question.py). page.js awaits the
 // same request; manifest.js verifies the document before anything is shown or drawn.
 
-import { fetchSurvey } from "./api.js";
 import { config } from "./config.js";
 import { firstCatalogue, preferences } from "./language.js";
-import { prefetch } from "./optional.js";
+import { moduleNamed, prefetch } from "./optional.js";
 
 /** Where the survey comes from: the exported page's pinned config, or this page's own URL
  * (maxEpsilon null: manifest.js DEFAULT_MAX_EPSILON, page.js). */
@@ -37,13 +36,16 @@ function carried(surveyId) {
   }
 }
 
-/** The survey's document: carried by the page, or its request (fetchSurvey), made once, when
- * this module first runs; null without a survey id. A request's failure is page.js's to say
- * (when it awaits it), not an unhandled rejection before then. */
+/** The survey's document: carried by the page, or its request (api.js fetchSurvey), made once,
+ * when this module first runs; null without a survey id. A request's failure is page.js's to
+ * say (when it awaits it), not an unhandled rejection before then. api.js is imported only to
+ * ask: the page the aggregator serves carries its document and needs api.js only to send, so
+ * it is not one more file before the first question (issue 40; an exported page preloads it,
+ * index.html). */
 const carriedDocument = where.surveyId ? carried(where.surveyId) : null;
 export const surveyRequest = !where.surveyId ? null
   : carriedDocument ? Promise.resolve(carriedDocument)
-    : fetchSurvey(where.server, where.surveyId);
+    : moduleNamed("api").then(({ fetchSurvey }) => fetchSurvey(where.server, where.surveyId));
 surveyRequest?.then((doc) => prefetch(signedSurvey(doc), firstCatalogue(preferences())))
   .catch(() => {});
 
