@@ -6,8 +6,12 @@ A question's truth distribution is the distribution of its answers AMONG THOSE A
 file gives that, or the built-in skewed one is used). A respondent a question does not apply to
 answers "not asked" when the question has that value (its report is still drawn and
 aggregated), and sends nothing otherwise (a condition on disclosed answers). Conditions are
-evaluated on whole chunks of respondents with numpy (`condition_mask`), with the same
-missing-value rules as shared/conditions.py; a test checks both agree respondent by respondent.
+evaluated on whole chunks of respondents with numpy (`condition_mask`) exactly as the device
+evaluates them (shared/conditions.py): each answer held as the device holds it (an option's or
+a special value's label, a number), so `==` compares labels whatever two questions' option
+lists are, an order is computed only for <, <=, >, >= (on option positions or numbers), and the
+same missing-value rules apply; tests/analyst/test_skip_condition_masks.py checks both agree
+respondent by respondent over random surveys, conditions and answers.
 Simulation only: a seeded numpy generator, never the path that sends a report.
 """
 
@@ -21,7 +25,6 @@ import numpy as np
 from ldpsurvey.shared.conditions import Node, Operand
 from ldpsurvey.shared.errors import SimulationError
 from ldpsurvey.shared.mechanisms import mechanism_for
-from ldpsurvey.shared.question_types import unit_for
 from ldpsurvey.shared.question_types.base import extra_values, special_labels
 from ldpsurvey.shared.survey import Question, Survey
 
@@ -51,70 +54,152 @@ def has_skip_logic(survey: Survey) -> bool:
 
 
 def condition_mask(node: Node, columns: Mapping[str, Column], n: int) -> np.ndarray:
-    """Whether a condition holds for each of n respondents (contract 3's missing-value rules:
-    a comparison, `in` or selected() on a missing answer is false, `!=` and `not in` true)."""
-    if node.form == "or":
-        out = np.zeros(n, dtype=bool)
-        for item in node.items:
-            out |= condition_mask(item, columns, n)
-        return out
-    if node.form == "and":
-        out = np.ones(n, dtype=bool)
-        for item in node.items:
-            out &= condition_mask(item, columns, n)
-        return out
+    """Whether a condition holds for each of n respondents: shared/conditions.py's evaluation
+    (`Condition.evaluate`, what the device runs) on whole arrays. Each value is held as the
+    device holds it (`_Values`): a label (an option's, a special value's) or a number, so that
+    `==`, `!=` and `in` compare what the device compares (labels, whatever the two questions'
+    option lists), and an order (<, <=, >, >=) is computed only when asked for, on option
+    positions or numbers, false where a side is in no order (a special value). Contract 3's
+    missing-value rules: a comparison, `in` or selected() on a missing answer is false, `!=`
+    and `not in` true."""
+    return _mask(node, columns, n, _Labels())
+
+
+class _Labels:
+    """The labels met in one condition, each with a code (a comparison of two answers
+    compares codes: equal labels, equal codes, whichever questions they come from)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+        self.labels: list[str] = []
+
+    def code(self, label: str) -> int:
+        found = self.codes.get(label)
+        if found is None:
+            found = self.codes[label] = len(self.labels)
+            self.labels.append(label)
+        return found
+
+
+@dataclass
+class _Values:
+    """An operand over n respondents, as the device holds it: `code` ≥ 0 where the value is a
+    label (`_Labels`), -1 where it is `number` (an integer, a yes/no as 0/1); `present` where
+    the answer exists (asked and answered). `ordered` is the operand of a question whose
+    options are in order, `question` the question it reads, `kind` the parser's."""
+
+    number: np.ndarray
+    code: np.ndarray
+    present: np.ndarray
+    kind: str
+    ordered: bool = False
+    question: Any = None
+
+
+def _mask(node: Node, columns: Mapping[str, Column], n: int, labels: _Labels) -> np.ndarray:
+    if node.form in ("or", "and"):
+        items = [_mask(item, columns, n, labels) for item in node.items]
+        return np.logical_or.reduce(items) if node.form == "or" else \
+            np.logical_and.reduce(items)
     if node.form == "not":
-        return ~condition_mask(node.items[0], columns, n)
+        return ~_mask(node.items[0], columns, n, labels)
     assert node.left is not None
-    left, present = _operand(node.left, columns, n)
+    left = _values(node.left, columns, n, labels)
     if node.form == "bare":
-        return present & left.astype(bool)
+        return left.present & _truthy(left, labels)
     if node.form == "in":
-        values = [_literal_as(node.left, v.literal) for v in node.values]
-        hit = np.isin(left, np.asarray(values, dtype=left.dtype)) if values else np.zeros(n, bool)
-        return np.where(present, hit != node.negated, node.negated)
+        hit = np.zeros(n, dtype=bool)
+        for value in node.values:
+            hit |= _equal(left, _values(value, columns, n, labels))
+        return np.where(left.present, hit != node.negated, node.negated)
     assert node.right is not None
-    right, right_present = _operand(node.right, columns, n)
-    if node.left.form == "literal" and node.right.form != "literal":
-        left = np.full(n, _literal_as(node.right, node.left.literal), dtype=right.dtype)
-    if node.right.form == "literal" and node.left.form != "literal":
-        right = np.full(n, _literal_as(node.left, node.right.literal), dtype=left.dtype)
-    both = present & right_present
-    compared = {"==": left == right, "!=": left != right, "<": left < right,
-                "<=": left <= right, ">": left > right, ">=": left >= right}[node.op]
-    return np.where(both, compared, node.op == "!=")
+    right = _values(node.right, columns, n, labels)
+    both = left.present & right.present
+    if node.op in ("==", "!="):
+        equal = _equal(left, right)
+        return both & equal if node.op == "==" else ~both | ~equal
+    (a, a_orders), (b, b_orders) = _order(left, right, labels), _order(right, left, labels)
+    compared = {"<": np.less, "<=": np.less_equal, ">": np.greater,
+                ">=": np.greater_equal}[node.op](a, b)
+    return both & a_orders & b_orders & compared
 
 
-def _literal_as(side: Operand, literal: Any) -> Any:
-    """A literal in the units of the other side's array (the answer's unit says: an option's
-    position for an ordinal question, its label for a categorical one, itself otherwise)."""
-    if side.form == "ref" and side.question is not None:
-        return unit_for(side.question.type).condition_literal(side.question, literal)
-    return literal
+def _equal(left: _Values, right: _Values) -> np.ndarray:
+    """Where the two values are equal as the device compares them (Python's `==`): two labels
+    that are the same text, or two numbers that are the same number; a label never equals a
+    number."""
+    return (left.code == right.code) & ((left.code >= 0) | (left.number == right.number))
 
 
-def _operand(operand: Operand, columns: Mapping[str, Column], n: int
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """(values, present) of an operand over n respondents."""
+def _truthy(values: _Values, labels: _Labels) -> np.ndarray:
+    """A bare operand's truth as the device reads it (Python's `bool`): a yes, a true
+    condition, a non-zero number, a non-empty label (a yes/no question's special value)."""
+    nonempty = np.array([bool(label) for label in labels.labels] + [False])
+    return np.where(values.code >= 0, nonempty[values.code], values.number != 0)
+
+
+def _order(side: _Values, other: _Values, labels: _Labels) -> tuple[np.ndarray, np.ndarray]:
+    """(place, takes part in the order) of one side of <, <=, >, >=, as the device orders it
+    (shared/conditions.py `_position`, `_orders`): with an ordinal side, a label's position
+    among the options of this side's question if it is ordinal, else the other side's (a
+    special value, in neither, is in no order); otherwise a number, not a yes/no."""
+    if side.ordered or other.ordered:
+        question = side.question if side.ordered else other.question
+        place = {label: i for i, label in enumerate(question.options)}
+        table = np.array([place.get(label, -1) for label in labels.labels] + [-1])
+        position = table[side.code]  # code -1 (a number): the table's last entry, -1
+        return position, position >= 0
+    return side.number, (side.code < 0) & (side.kind == "int")
+
+
+def _values(operand: Operand, columns: Mapping[str, Column], n: int,
+            labels: _Labels) -> _Values:
+    """An operand over n respondents (`_Values`)."""
     everyone = np.ones(n, dtype=bool)
+    no_label = np.full(n, -1, dtype=np.int64)
     if operand.form == "literal":
         value = operand.literal
-        return np.full(n, value, dtype=object if isinstance(value, str) else None), everyone
+        if isinstance(value, str):
+            return _Values(np.zeros(n, dtype=np.int64), np.full(n, labels.code(value)),
+                           everyone, operand.kind)
+        return _Values(np.full(n, int(value), dtype=np.int64), no_label, everyone,
+                       operand.kind)
     if operand.form == "group":
         assert operand.inner is not None
-        return condition_mask(operand.inner, columns, n), everyone
+        inner = _mask(operand.inner, columns, n, labels)
+        return _Values(inner.astype(np.int64), no_label, everyone, operand.kind)
     assert operand.question is not None
     column = columns[operand.question.id]
-    present = column.present
     if operand.form == "answered":  # the simulation leaves no asked question unanswered
-        return present, everyone
+        return _Values(column.present.astype(np.int64), no_label, everyone, operand.kind)
     if operand.form == "count":
-        return np.where(present, column.values.sum(axis=1), 0), everyone
+        counts = np.where(column.present, column.values.sum(axis=1), 0)
+        return _Values(counts.astype(np.int64), no_label, everyone, operand.kind)
     if operand.form == "selected":
         j = column.question.options.index(operand.option)
-        return column.values[:, j], present
-    q = column.question
-    return q.unit.condition_values(q, np.where(present, column.values, 0)), present
+        return _Values(column.values[:, j].astype(np.int64), no_label, column.present,
+                       operand.kind)
+    number, code = _answer_tables(column.question, operand.kind, labels)
+    index = np.where(column.present, column.values, 0)
+    return _Values(number[index], code[index], column.present, operand.kind,
+                   operand.ordered, column.question)
+
+
+def _answer_tables(q: Question, kind: str, labels: _Labels) -> tuple[np.ndarray, np.ndarray]:
+    """Per drawn answer index (the values, then the special values), the answer as the
+    device holds it: (number, label code). The unit's `condition_values` gives what a
+    condition reads of each value (an option's label, a yes/no, an integer); a special
+    value is its label."""
+    values = q.unit.condition_values(q, np.arange(len(q.unit.values(q))))
+    special = [labels.code(label) for label in special_labels(q)]
+    if kind == "text":
+        code = [labels.code(str(label)) for label in values] + special
+        number = np.zeros(len(code), dtype=np.int64)
+    else:
+        code = [-1] * len(values) + special
+        number = np.concatenate([np.asarray(values, dtype=np.int64),
+                                 np.zeros(len(special), dtype=np.int64)])
+    return number, np.asarray(code, dtype=np.int64)
 
 
 def asked_truth(question: Question) -> Distribution:

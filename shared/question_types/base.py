@@ -486,16 +486,13 @@ class QuestionType:
         return question.options[int(drawn)]
 
     def condition_values(self, question: Any, index: Any) -> Any:
-        """What skip conditions compare of `question`'s drawn answer indices (a numpy array):
-        the option labels; a simulation evaluates `relevant` on them."""
+        """What skip conditions read of `question`'s drawn answer indices (a numpy array), as
+        the device holds the answer (shared/conditions.py): the option labels (an ordinal
+        one's too: a condition orders them by position itself); a simulation evaluates
+        `relevant` on them (analyst/simulate/skip.py)."""
         import numpy as np
 
         return np.asarray(question.options, dtype=object)[index]
-
-    def condition_literal(self, question: Any, literal: Any) -> Any:
-        """A condition's literal compared with `question`'s answer, in the units of
-        `condition_values`."""
-        return literal
 
 
     # --- two-server measurement (shared/two_server) ---------------------------------------

@@ -84,13 +84,6 @@ class OrdinalType(SingleAnswerType):
     def score_origin(self, question: Any) -> int | None:
         return 1  # options scored 1..k in order
 
-    def condition_values(self, question: Any, index: Any) -> Any:
-        """Option positions: conditions compare ordinal answers by order."""
-        return index
-
-    def condition_literal(self, question: Any, literal: Any) -> Any:
-        return question.options.index(literal) if isinstance(literal, str) else literal
-
     # --- two-server measurement (shared/two_server) ---------------------------------------
 
     two_server_crossable = True
