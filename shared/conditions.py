@@ -35,6 +35,8 @@ was skipped (an optional question left unanswered). It is yes/no and reads any e
 a condition can read (a multiselect one too), on the device like every condition.
 A special value (a label of the question's `special`: don't know, prefer not to say) is an
 answer that `==`, `!=` and `in` read by its label and that no order (<, <=, >, >=) holds for.
+A bare binary question means "answered yes": false for a special value, as `used == true` is
+(XLSForm's `${used} = 'yes'` is false for a dk choice); so `not used` holds for it.
 References must be to earlier questions. Strings have no escapes: a label holding both kinds of
 quote cannot be written in a condition.
 """
@@ -561,6 +563,13 @@ def _orders(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _yes(value: Any) -> bool:
+    """A bare yes/no operand's truth: a yes (a true answer or condition), not a special value
+    (its label: an answer, but "Don't know" is not yes, as `used == true` is false for it and
+    XLSForm's `${used} = 'yes'` for a dk choice), nor a missing answer."""
+    return value is not _MISSING and not isinstance(value, str) and bool(value)
+
+
 def _evaluate(node: Node, answers: Mapping[str, Any]) -> bool:
     form = node.form
     if form == "or":
@@ -572,7 +581,7 @@ def _evaluate(node: Node, answers: Mapping[str, Any]) -> bool:
     assert node.left is not None
     left = _value(node.left, answers)
     if form == "bare":
-        return left is not _MISSING and bool(left)
+        return _yes(left)
     if form == "in":
         if left is _MISSING:
             return node.negated

@@ -59,9 +59,9 @@ def condition_mask(node: Node, columns: Mapping[str, Column], n: int) -> np.ndar
     device holds it (`_Values`): a label (an option's, a special value's) or a number, so that
     `==`, `!=` and `in` compare what the device compares (labels, whatever the two questions'
     option lists), and an order (<, <=, >, >=) is computed only when asked for, on option
-    positions or numbers, false where a side is in no order (a special value). Contract 3's
-    missing-value rules: a comparison, `in` or selected() on a missing answer is false, `!=`
-    and `not in` true."""
+    positions or numbers, false where a side is in no order (a special value); a bare yes/no
+    question holds for a yes only, not a special value. Contract 3's missing-value rules: a
+    comparison, `in` or selected() on a missing answer is false, `!=` and `not in` true."""
     return _mask(node, columns, n, _Labels())
 
 
@@ -106,7 +106,7 @@ def _mask(node: Node, columns: Mapping[str, Column], n: int, labels: _Labels) ->
     assert node.left is not None
     left = _values(node.left, columns, n, labels)
     if node.form == "bare":
-        return left.present & _truthy(left, labels)
+        return left.present & _truthy(left)
     if node.form == "in":
         hit = np.zeros(n, dtype=bool)
         for value in node.values:
@@ -131,11 +131,11 @@ def _equal(left: _Values, right: _Values) -> np.ndarray:
     return (left.code == right.code) & ((left.code >= 0) | (left.number == right.number))
 
 
-def _truthy(values: _Values, labels: _Labels) -> np.ndarray:
-    """A bare operand's truth as the device reads it (Python's `bool`): a yes, a true
-    condition, a non-zero number, a non-empty label (a yes/no question's special value)."""
-    nonempty = np.array([bool(label) for label in labels.labels] + [False])
-    return np.where(values.code >= 0, nonempty[values.code], values.number != 0)
+def _truthy(values: _Values) -> np.ndarray:
+    """A bare operand's truth as the device reads it (shared/conditions.py `_yes`): a yes, a
+    true condition; never a label (a yes/no question's special value: an answer, not a
+    yes)."""
+    return (values.code < 0) & (values.number != 0)
 
 
 def _order(side: _Values, other: _Values, labels: _Labels) -> tuple[np.ndarray, np.ndarray]:

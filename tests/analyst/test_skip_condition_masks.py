@@ -174,13 +174,15 @@ def _kind(operand: Operand) -> str:
     return operand.form
 
 
-def _combinations(node: Node, seen: Counter[str]) -> None:
+def _combinations(node: Node, seen: Counter[str], special: frozenset[str]) -> None:
+    """Count the node's combinations of operands into `seen` (`special`: the ids of the
+    questions that offer special values)."""
     seen[node.form] += 1
     for item in node.items:
-        _combinations(item, seen)
+        _combinations(item, seen, special)
     for operand in (node.left, node.right):
         if operand is not None and operand.inner is not None:
-            _combinations(operand.inner, seen)
+            _combinations(operand.inner, seen, special)
     if node.form == "compare":
         assert node.left is not None and node.right is not None
         pair = sorted([_kind(node.left), _kind(node.right)])
@@ -192,6 +194,8 @@ def _combinations(node: Node, seen: Counter[str]) -> None:
     if node.form in ("in", "bare"):
         assert node.left is not None
         seen[f"{node.form} {_kind(node.left)}"] += 1
+        if node.left.question is not None and node.left.question.id in special:
+            seen[f"{node.form} {_kind(node.left)} with special values"] += 1
 
 
 def test_vectorized_masks_equal_the_device_evaluation_for_random_surveys_and_conditions(
@@ -207,6 +211,7 @@ def test_vectorized_masks_equal_the_device_evaluation_for_random_surveys_and_con
         survey = _survey([TEMPLATES[i] for i in chosen])
         columns, answers = _draw(survey, 150, rng)
         generator = _Conditions(survey, rng)
+        special = frozenset(q.id for q in survey.questions if q.special)
         parsed = 0
         for _ in range(2000):
             text = generator.condition()
@@ -214,7 +219,7 @@ def test_vectorized_masks_equal_the_device_evaluation_for_random_surveys_and_con
                 condition = parse_condition(text, survey.questions, len(survey.questions))
             except ConditionError:
                 continue
-            _combinations(condition.tree, seen)
+            _combinations(condition.tree, seen, special)
             mask = condition_mask(condition.tree, columns, len(answers))
             expected = [condition.evaluate(a) for a in answers]
             assert mask.tolist() == expected, (text, [t["id"] for t in
@@ -232,7 +237,8 @@ def test_vectorized_masks_equal_the_device_evaluation_for_random_surveys_and_con
                         "equality binary ~ binary", "equality binary ~ literal bool",
                         "ordered count ~ literal int", "equality group ~ literal bool",
                         "in ordinal", "in categorical", "in integer", "in binary",
-                        "bare binary", "bare selected", "bare answered", "bare group",
+                        "bare binary", "bare binary with special values", "bare selected",
+                        "bare answered", "bare group",
                         "and", "or", "not"):
         assert seen[combination] > 0, (combination, sorted(seen))
 
@@ -253,3 +259,23 @@ def test_simulate_a_condition_comparing_an_ordinal_answer_with_a_categorical_one
     out = CliRunner().invoke(cli, ["simulate", str(path), "--n", "3000", "--seed", "2"])
     assert out.exit_code == 0, out.output
     assert "among those asked:" in out.output
+
+
+def test_a_bare_yes_no_question_holds_for_yes_only_not_for_a_special_value() -> None:
+    """`gate` alone means "answered yes": false for no, for "Don't know" (a special value's
+    label, an answer but not a yes: XLSForm's `${gate} = 'yes'` is false for a dk choice) and
+    for those not asked; as the device reads it. The mask read the label as true."""
+    survey = _survey([TEMPLATES[1], TEMPLATES[7]])  # gate (yes/no with "Don't know"), n
+    gate = survey.question("gate")
+    values = np.array([0, 1, 2, 1, 2])  # no, yes, Don't know, yes (not asked), Don't know
+    present = np.array([True, True, True, False, True])
+    columns = {"gate": Column(gate, values, present),
+               "n": Column(survey.question("n"), np.zeros(5, dtype=np.int64),
+                           np.ones(5, dtype=bool))}
+    expected = {"gate": [False, True, False, False, False],
+                "not gate": [True, False, True, True, True],
+                "(gate) == true": [False, True, False, False, False],
+                "gate or n > 0": [False, True, False, False, False]}
+    for text, truth in expected.items():
+        condition = parse_condition(text, survey.questions, 2)
+        assert condition_mask(condition.tree, columns, 5).tolist() == truth, text

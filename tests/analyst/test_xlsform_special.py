@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ldpsurvey.analyst.xlsform_import import ImportOptions, import_xlsform
+from ldpsurvey.shared.conditions import parse_condition
 from support.xlsform import xlsform
 
 CHOICES = [
@@ -86,3 +87,24 @@ def test_a_choice_a_condition_reads_stays_an_option(tmp_path: Path) -> None:
     assert q["freq"]["options"] == ["Never", "Often", "Don't know"]
     assert "special" not in q["freq"] and q["why"]["relevant"]
     assert q["why"]["special"] == {"dnk": "Don't know", "pnta": "Prefer not to answer"}
+
+
+def test_a_yes_relevant_on_a_yes_no_list_with_dk_is_false_for_dk(tmp_path: Path) -> None:
+    """`${used} = 'yes'` on a yes/no list with dk and pnta choices is false for a dk answer in
+    ODK; the import writes `used == true`, and the bare `used` means the same (a special value
+    is not a yes), so either holds for yes alone."""
+    result = run(tmp_path, [
+        {"type": "select_one yn", "name": "used", "label": "Used?", "ldp_epsilon": 1},
+        {"type": "integer", "name": "days", "label": "Days?", "ldp_epsilon": 1,
+         "constraint": ". >= 0 and . <= 20", "relevant": "${used} = 'yes'"},
+        {"type": "integer", "name": "why", "label": "Why not?", "ldp_epsilon": 1,
+         "constraint": ". >= 0 and . <= 20", "relevant": "${used} != 'yes'"},
+    ])
+    survey = result.survey
+    assert survey.question("days").relevant == "used == true"
+    bare = parse_condition("used", survey.questions, 1)
+    for answer, yes in ((True, True), (False, False), ("Don't know", False),
+                        ("Prefer not to answer", False)):
+        assert survey.question("days").condition.evaluate({"used": answer}) is yes
+        assert bare.evaluate({"used": answer}) is yes
+        assert survey.question("why").condition.evaluate({"used": answer}) is (not yes)

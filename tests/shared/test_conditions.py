@@ -84,6 +84,21 @@ def test_answered_tells_an_answer_from_none(answers: dict, expected: bool) -> No
     assert holds("answered(n) == true", **answers) is expected
 
 
+@pytest.mark.parametrize("special", ["Don't know", "Prefer not to say"])
+@pytest.mark.parametrize(("text", "expected"), [
+    ("used", False), ("(used)", False), ("not used", True), ("not not used", False),
+    ("used == true", False), ("used == false", False), ("used != true", True),
+    ("used or n > 3", False), ("not used and n == 1", True), ("(used) == true", False),
+    ("answered(used)", True),
+])
+def test_a_yes_no_question_answered_with_a_special_value_is_not_yes(
+        special: str, text: str, expected: bool) -> None:
+    """A bare yes/no question means "answered yes": a special value (its label, a non-empty
+    string) is an answer but not a yes, so `used` agrees with `used == true`, as XLSForm's
+    `${used} = 'yes'` is false for a dk choice. It was read as Python's bool(label): true."""
+    assert holds(text, used=special, n=1) is expected
+
+
 def test_answered_reads_every_kind_of_question_a_condition_reads() -> None:
     assert holds("answered(used)", used=False)
     assert holds("answered(freq) and answered(sev)", freq="often", sev="low")

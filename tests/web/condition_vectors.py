@@ -32,7 +32,8 @@ AT = 10
 
 EXPRESSIONS = [
     # valid: every production
-    "used", "not used", "used == true", "used != false", "true", "false",
+    "used", "not used", "used == true", "used != false", "true", "false", "used == false",
+    "(used) == true", "used != q.2-b", "not (used or q.2-b)",
     "freq == 'often'", 'freq == "it\'s daily"', "freq != 'rarely'", "'often' == freq",
     "freq in ['rarely', 'often']", "freq not in ['rarely']", "sev >= 'mid'", "'mid' < sev",
     "sev < mood", "sev == mood", "sev in ['low', 'high']", "n > 3", "n <= -2", "3 < n",
@@ -104,6 +105,9 @@ ANSWER_SETS: list[dict[str, Any]] = [
     {"used": True, "n": "Don't know", "2b": 3, "sev": "Don't know", "mood": "low",
      "freq": "Prefer not to say"},
     {"n": 2, "2b": "Don't know", "sev": "mid", "mood": "Don't know"},
+    # a yes/no question's special value: an answer, not a yes (a bare `used` is false)
+    {"used": "Don't know", "q.2-b": "Prefer not to say", "n": 4, "freq": "often"},
+    {"used": "Prefer not to say", "q.2-b": True, "subs": ["cocaine"]},
 ]
 
 

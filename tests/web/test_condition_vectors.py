@@ -36,6 +36,12 @@ def test_vectors_cover_each_kind_of_result(vectors: dict[str, Any]) -> None:
     assert len(valid) > 40 and all(any(c["values"]) or not all(c["values"]) for c in valid)
     assert any(True in c["values"] and False in c["values"] for c in valid)
     assert len(vectors["cases"]) == len(EXPRESSIONS)
+    # a yes/no question answered with a special value: the vectors hold a bare `used` false
+    # there (what the page must then reproduce), not Python's bool(label)
+    bare = next(c for c in valid if c["text"] == "used")
+    specials = [i for i, a in enumerate(vectors["answer_sets"])
+                if isinstance(a.get("used"), str)]
+    assert specials and not any(bare["values"][i] for i in specials)
 
 
 def test_the_page_parses_and_evaluates_every_vector_as_python_does(
@@ -48,3 +54,30 @@ def test_the_page_parses_and_evaluates_every_vector_as_python_does(
         if js != expected:
             mismatches.append(f"{case['text']!r}: Python {expected}, page {js}")
     assert not mismatches, "\n".join(mismatches[:20])
+
+
+# A yes/no question answered with a special value, with the truths written out by hand (not
+# Python's results): the answer is the special value's label, an answer but not a yes.
+SPECIAL_YES_NO = [
+    ("used", False), ("(used)", False), ("not used", True), ("used == true", False),
+    ("used and q.2-b", False), ("used or q.2-b", False), ("not (used or q.2-b)", True),
+    ("(used) == true", False), ("used != q.2-b", True), ("answered(used)", True),
+]
+
+JUDGE = """async ([root, questions, at, answers, texts]) => {
+  const C = await import(root + "js/conditions.js");
+  return texts.map((text) => C.parseCondition(text, questions, at).evaluate(answers));
+}"""
+
+
+@pytest.mark.parametrize("special", ["Don't know", "Prefer not to say"])
+def test_the_page_reads_a_yes_no_special_value_as_not_yes(
+        js_page: Any, web_root_url: str, vectors: dict[str, Any], special: str) -> None:
+    """A bare yes/no question means "answered yes" (XLSForm's `${used} = 'yes'` is false for
+    a dk choice): the page read Boolean(label), true for a special value's label."""
+    other = "Prefer not to say" if special == "Don't know" else "Don't know"
+    answers = {"used": special, "q.2-b": other}  # two special values, different labels
+    texts = [text for text, _ in SPECIAL_YES_NO]
+    got = js_page.evaluate(JUDGE, [web_root_url, vectors["questions"], vectors["at"], answers,
+                                   texts])
+    assert dict(zip(texts, got, strict=True)) == dict(SPECIAL_YES_NO)

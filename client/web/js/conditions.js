@@ -383,6 +383,10 @@ function place(operand, value, other) {
 // A special value (don't know, ...) is in no order: only numbers and options' places are.
 const orders = (value) => typeof value === "number";
 
+// A bare yes/no operand's truth: a yes, not a special value's label ("Don't know" is an answer,
+// not a yes: `used == true` is false for it too), nor a missing answer.
+const isYes = (value) => value !== MISSING && typeof value !== "string" && Boolean(value);
+
 function evaluate(node, answers) {
   switch (node.form) {
     case "or": return node.items.some((item) => evaluate(item, answers));
@@ -391,7 +395,7 @@ function evaluate(node, answers) {
     default: break;
   }
   let left = valueOf(node.left, answers);
-  if (node.form === "bare") return left !== MISSING && Boolean(left);
+  if (node.form === "bare") return isYes(left);
   if (node.form === "in") {
     if (left === MISSING) return node.negated;
     return node.values.some((v) => v.literal === left) !== node.negated;
