@@ -9,8 +9,9 @@ ordinal_exp k = 5, geometric 0..30, forced_response), each made with an invitati
 carries its unit's design (20 strata, 2,000 PSUs, unequal weights, an fpc), copied onto the
 submission as ingest does. The rows are written with SQL (setup, not timed; aggregates rebuilt
 by `recompute`). Timed, wall and CPU: reading the submissions column by column
-(`DbSource.respondents`: one pass of the database, numpy parsing) and their designs (read off
-the submission rows: `joined_invitations`), joining and building the design,
+(`DbSource.respondents`: one pass of the database, numpy parsing), the same with their designs
+(read off the same submission rows in the same pass: `respondents_joined`), joining and
+building the design,
 raking to the 3 margins, the estimate document of every question (linearized), and the whole
 `ldpsurvey report --format json` command (its CPU is the child process's).
 bench/bench_design.py times the library alone on arrays (goal < 3 s at 10^6); this one says
@@ -236,10 +237,9 @@ def main() -> None:
                      lambda: bare_scan(db, OLD_COLUMNS))
     options = DesignOptions(calibration=Calibration("rake", folder / "margins.csv"))
     with db_source(str(db), SURVEY["id"], None) as source:
-        respondents = timed("read the submissions, by columns (respondents)",
-                            source.respondents)
-        timed("read the designs off the rows (joined_invitations)",
-              lambda: source.joined_invitations(respondents))
+        timed("read the submissions, by columns (respondents)", source.respondents)
+        timed("read them with their designs, one pass (respondents_joined)",
+              source.respondents_joined)
         w = timed("read + join + Design.build + rake (weighted)",
                   lambda: weighted(source, options))
         unweighted = source.estimates(0.95)

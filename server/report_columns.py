@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from ldpsurvey.shared.question_types.packed import PackedReports
 
 from .common.errors import StoreError
 from .store import Store
+from .store.base import DesignPage
 
 
 def parse_table(text: str, width: int) -> np.ndarray:
@@ -153,18 +155,27 @@ def submission_columns(store: Store, survey_id: str, version: int, qids: Sequenc
 def submission_designs(store: Store, survey_id: str, version: int, page: int = 200_000
                        ) -> dict[str, Any] | None:
     """Each stored submission's design (copied from its invitation code), aligned with
-    `submission_columns`: weight and fpc (float, nan where the code carries no design),
-    stratum and psu (`NumberedLabels`: the codes stored with the numbers and the survey's
-    labels, read once; or, when a page was stored without them, text: object arrays of str),
-    group (int); None for a column no code carries. None when a column cannot be read (a
-    label holding the separator, or a code without its label: then join in Python,
-    analyst/design/data.py)."""
+    `submission_columns`, read alone (`Store.packed_pages` without the reports: for a version
+    whose reports are read from the JSON); `designs_of` says what it holds."""
+    return designs_of(store, survey_id, (
+        p.designs for p in store.packed_pages(survey_id, version, page, reports=False)))
+
+
+def designs_of(store: Store, survey_id: str, pages: Iterable[DesignPage | None]
+               ) -> dict[str, Any] | None:
+    """The designs of a version's pages of stored submissions (`Store.packed_pages`) joined:
+    weight and fpc (float, nan where the code carries no design), stratum and psu
+    (`NumberedLabels`: the codes stored with the numbers and the survey's labels, read once;
+    or, when a page was stored without them, text: object arrays of str), group (int); None
+    for a column no code carries. None when a column cannot be read (a label holding the
+    separator, or a code without its label: then join in Python, analyst/design/data.py)."""
     from ldpsurvey.shared.design import NumberedLabels
 
     names = ("weight", "fpc", "stratum", "psu", "group")
     parts: dict[str, list[Any]] = {k: [] for k in names}
     n = 0
-    for found in store.submission_designs(survey_id, version, page):
+    for found in pages:
+        assert found is not None  # pages read with their designs
         n += found.weight.size
         for name in names:
             value = getattr(found, name)
@@ -297,23 +308,39 @@ class PackedLayout:
             return None
 
 
+@dataclass(frozen=True, eq=False)
+class PackedRead:
+    """A version's stored submissions read from their packed rows in one pass
+    (`packed_columns`): the ids (read when first asked for: `StoredIds`), per question
+    (answered (n,) bool, the answered rows' reports) as `submission_columns` gives them, and
+    the designs as `designs_of` gives them (None: not asked for, or not readable so)."""
+
+    ids: Sequence[str]
+    columns: dict[str, tuple[np.ndarray, np.ndarray]]
+    designs: dict[str, Any] | None
+
+
 def packed_columns(store: Store, layout: PackedLayout | None, survey_id: str, version: int,
-                   qids: Sequence[str], page: int = 200_000
-                   ) -> tuple[Sequence[str], dict[str, tuple[np.ndarray, np.ndarray]]] | None:
-    """As `submission_columns`, from the packed rows (`Store.packed_rows`): no JSON is read
-    but one report per question for its JSON type (`report_types`: yes/no reports are bool).
-    None when the version cannot be read this way: a question its layout does not pack, or a
-    row stored without its packed row (before schema 7, or a report that does not pack) or
-    with another layout's; then read the JSON (`submission_columns`)."""
+                   qids: Sequence[str], page: int = 200_000,
+                   designs: bool = False) -> PackedRead | None:
+    """As `submission_columns`, from the packed rows (`Store.packed_pages`), with the rows'
+    designs read in the same pass when asked for (a design-based report: one pass over the
+    rows instead of two): no JSON is read but one report per question for its JSON type
+    (`report_types`: yes/no reports are bool). None when the version cannot be read this
+    way: a question its layout does not pack, or a row stored without its packed row (before
+    schema 7, or a report that does not pack) or with another layout's; then read the JSON
+    (`submission_columns`, and the designs alone: `submission_designs`)."""
     if layout is None or not qids or any(q not in layout.index for q in qids):
         return None
     chunks: list[bytes] = []
+    design_pages: list[DesignPage | None] = []
     n = 0
-    for blob, count in store.packed_rows(survey_id, version, page):
-        if blob is None:
+    for found in store.packed_pages(survey_id, version, page, designs=designs):
+        if found.reports is None:
             return None
-        chunks.append(blob)
-        n += count
+        chunks.append(found.reports)
+        design_pages.append(found.designs)
+        n += found.count
     if not n:  # nothing stored: the JSON path says so as it always has
         return None
     data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -332,4 +359,5 @@ def packed_columns(store: Store, layout: PackedLayout | None, survey_id: str, ve
         if types.get(qid) in ("true", "false"):
             reports = reports.astype(bool)
         columns[qid] = (present, reports)
-    return StoredIds(store, survey_id, version, n, page), columns
+    return PackedRead(StoredIds(store, survey_id, version, n, page), columns,
+                      designs_of(store, survey_id, design_pages) if designs else None)

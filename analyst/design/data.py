@@ -143,25 +143,41 @@ class DbSource:
         """Column by column in one pass of the database when the store can: from the packed
         rows written at ingest (no JSON), else from the JSON (its reports are integers,
         booleans or lists of them), else row by row."""
+        return self._read(designs=False)[0]
+
+    def respondents_joined(self) -> tuple[Respondents, JoinedDesign | None]:
+        """The respondents (as `respondents`) and the invitation codes' designs joined to them
+        by the database, in their order (None: join in Python, `join_invitations`). From the
+        packed rows both are read in the same pass over the submissions."""
+        respondents, columns = self._read(designs=True)
+        if columns is None:
+            from ldpsurvey.server.report_columns import submission_designs
+
+            columns = submission_designs(self.store, self.record.id, self.record.version)
+        return respondents, self._joined(respondents, columns)
+
+    def _read(self, designs: bool) -> tuple[Respondents, dict[str, Any] | None]:
+        """The respondents, and their designs (`designs_of`) when asked for and read with the
+        packed rows (None: read them alone, or not asked for)."""
         from ldpsurvey.server.report_columns import packed_columns, submission_columns
 
         compiled = self.record.compiled()
         qids = [q.id for q in compiled.survey.questions]
-        read = packed_columns(self.store, compiled.packed, self.record.id, self.record.version,
-                              qids)
-        if read is None:
-            widths = [int(compiled.mechanisms[q].report_width) for q in qids]
-            read = submission_columns(self.store, self.record.id, self.record.version, qids,
-                                      widths)
-        if read is not None:  # stored reports were checked on the way in (ingest)
-            return Respondents.from_columns(*read)
+        packed = packed_columns(self.store, compiled.packed, self.record.id,
+                                self.record.version, qids, designs=designs)
+        if packed is not None:  # stored reports were checked on the way in (ingest)
+            return Respondents.from_columns(packed.ids, packed.columns), packed.designs
+        widths = [int(compiled.mechanisms[q].report_width) for q in qids]
+        read = submission_columns(self.store, self.record.id, self.record.version, qids, widths)
+        if read is not None:
+            return Respondents.from_columns(*read), None
         ids: list[str] = []
         answers: list[Mapping[str, Any]] = []
         last = 0
         while True:
             rows = self.store.export_rows(self.record.id, self.record.version, last, PAGE)
             if not rows:
-                return Respondents(tuple(ids), tuple(answers), validated=True)
+                return Respondents(tuple(ids), tuple(answers), validated=True), None
             for seq, _version, sid, _hour, reports in rows:
                 last = seq
                 ids.append(sid)
@@ -170,21 +186,16 @@ class DbSource:
     def invite_designs(self) -> list[tuple[str | None, Any]]:
         return self.store.invite_designs(self.record.id)
 
-    def _design_columns(self) -> dict[str, Any] | None:
-        from ldpsurvey.server.report_columns import submission_designs
-
-        return submission_designs(self.store, self.record.id, self.record.version)
-
-    def joined_invitations(self, respondents: Respondents) -> JoinedDesign | None:
-        """The invitation codes' designs joined to the submissions by the database, in the
-        order `respondents` were read (None: join in Python, `join_invitations`)."""
-        columns = self._design_columns()
+    def _joined(self, respondents: Respondents,
+                columns: dict[str, Any] | None) -> JoinedDesign | None:
+        """The design columns read by the database as a `JoinedDesign` of `respondents` (None:
+        join in Python, `join_invitations`)."""
         if columns is None:
             return None
         weights = columns["weight"]
         assert weights is not None
         if weights.size != respondents.n:
-            return None  # a submission stored meanwhile: join in Python
+            return None  # a submission stored between two reads: join in Python
         codes = self.store.designed_invites(self.record.id)
         if not codes:
             return None  # no design on the codes: the caller decides (equal weights, or why)

@@ -202,7 +202,10 @@ def weighted(source: DesignSource, options: DesignOptions,
                             "respondent's report: use --variance jk1, jkn or bootstrap")
     frame = read_frame(options.frame, allow_lonely_psu=True) if options.frame else None
     say(f"reading the submissions of {version.id} v{version.version}...")
-    respondents = source.respondents()
+    # the designs joined by the database, read with the reports in one pass when it can
+    joined_read = getattr(source, "respondents_joined", None) if frame is None else None
+    respondents, found = joined_read() if joined_read is not None else (source.respondents(),
+                                                                          None)
     if respondents.n == 0:
         raise AnalysisError(f"survey {version.id!r} version {version.version} has no "
                             "submissions yet: nothing to weight")
@@ -210,8 +213,6 @@ def weighted(source: DesignSource, options: DesignOptions,
         assert options.key is not None
         joined = join_frame(respondents, version, frame, options.key)
     else:
-        fast = getattr(source, "joined_invitations", None)  # joined by the database
-        found = fast(respondents) if fast is not None else None
         if found is not None:
             joined = found
         else:

@@ -101,7 +101,7 @@ class InviteDesign(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class DesignPage:
-    """The designs of a page of stored submissions, in arrival order (`Store.submission_designs`):
+    """The designs of a page of stored submissions, in arrival order (`Store.packed_pages`):
     weight and fpc as float arrays (nan where the submission has no design), stratum and PSU
     labels as int arrays of their codes (`Store.design_labels`; -1 where none) or, for a page
     with a row stored without its packed design, as the labels joined by \\x1f ('' where
@@ -113,6 +113,17 @@ class DesignPage:
     stratum: Any | None  # np.ndarray (int64 codes) or str
     psu: Any | None
     group: Any | None  # np.ndarray (int64)
+
+
+@dataclass(frozen=True, eq=False)
+class PackedPage:
+    """A page of stored submissions read in one pass (`Store.packed_pages`): how many it
+    holds, their packed reports joined (None: not asked for, or a row of the page has none)
+    and their designs (None: not asked for)."""
+
+    count: int
+    reports: bytes | None
+    designs: DesignPage | None
 
 
 @dataclass(frozen=True)
@@ -405,18 +416,13 @@ class Store(Protocol):
         'integer', 'array'; None: no submission answered it)."""
         ...
 
-    def packed_rows(self, survey_id: str, version: int,
-                    page: int) -> Iterator[tuple[bytes | None, int]]:
-        """Every stored submission of a version, `page` at a time, in arrival order: per page
-        the rows' packed reports joined (None when a row of the page has none) and how many
-        submissions the page holds (server/report_columns.py `packed_columns`)."""
-        ...
-
-    def submission_designs(self, survey_id: str, version: int,
-                           page: int) -> Iterator[DesignPage]:
-        """The design of each stored submission of a version (its invitation code's, copied
-        onto the submission row when the code was claimed), `page` submissions at a time,
-        aligned with `submission_table`."""
+    def packed_pages(self, survey_id: str, version: int, page: int, reports: bool = True,
+                     designs: bool = True) -> Iterator[PackedPage]:
+        """Every stored submission of a version, `page` at a time, in arrival order, each page
+        read in one pass over its rows: its size, its rows' packed reports joined (`reports`;
+        server/report_columns.py `packed_columns`) and its rows' designs (`designs`: each
+        invitation code's, copied onto the submission row when the code was claimed), so a
+        design-based report reads the rows once for both."""
         ...
 
     def designed_invites(self, survey_id: str) -> int:

@@ -41,6 +41,7 @@ from .base import (
     IngestResult,
     InviteCounts,
     InviteDesign,
+    PackedPage,
     ParsedCache,
     Rebuild,
     Replacement,
@@ -622,25 +623,6 @@ class PgStore:
             yield id_text, text, count
             last = top
 
-    def packed_rows(self, survey_id: str, version: int,
-                    page: int) -> Iterator[tuple[bytes | None, int]]:
-        """As Store.packed_rows: the database joins a page's packed rows (string_agg of
-        bytea), one value per page."""
-        if not _fits(survey_id):
-            return
-        sql = ("SELECT string_agg(packed, ''::bytea ORDER BY seq), count(packed), count(*), "
-               "max(seq) FROM (SELECT seq, packed FROM submissions WHERE survey_id = %s AND "
-               "version = %s AND seq > %s ORDER BY seq LIMIT %s) AS t")
-        last = 0
-        while True:
-            with self._read() as conn:
-                blob, packed, count, top = conn.execute(
-                    sql, (survey_id, version, last, page)).fetchone()
-            if not count:
-                return
-            yield (bytes(blob) if packed == count else None), count
-            last = top
-
     def report_types(self, survey_id: str, version: int,
                      qids: Sequence[str]) -> dict[str, str | None]:
         """As SQLite's: 'true' for a yes/no report (jsonb's 'boolean'), 'integer' for a
@@ -658,21 +640,25 @@ class PgStore:
                 out[qid] = None if row is None else names.get(row[0], row[0])
         return out
 
-    def submission_designs(self, survey_id: str, version: int,
-                           page: int) -> Iterator[DesignPage]:
-        """As Store.submission_designs. A page's numbers and label codes are its rows' packed
-        designs (server/store/packed_designs.py) joined by the database, read with numpy; a
-        page with a row stored before schema 6 (a design but no packed bytes) has each column
-        joined as text instead (a double precision's text in PostgreSQL 12+ is the shortest
-        that reads back exactly), which numpy parses, and its labels joined as text."""
+    def packed_pages(self, survey_id: str, version: int, page: int, reports: bool = True,
+                     designs: bool = True) -> Iterator[PackedPage]:
+        """As Store.packed_pages: the database joins a page's packed reports and packed designs
+        (server/store/packed_designs.py; string_agg of bytea, one value each per page) in one
+        pass over its rows, read with numpy. A page with a row stored before schema 6 (a
+        design but no packed bytes) or 7 (packed without its label codes) has each design
+        column joined as text instead (a double precision's text in PostgreSQL 12+ is the
+        shortest that reads back exactly), which numpy parses, and its labels joined as
+        text."""
         if not _fits(survey_id):
             return
-        with self._read() as conn:  # whether any code carries each column: each look-up
-            # stops at the first that does (random groups: by their partial index)
-            carried = [conn.execute(
-                f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = %s AND {c} IS NOT "  # noqa: S608
-                "NULL)", (survey_id,)).fetchone()[0]
-                for c in ("fpc", "stratum", "psu", "random_group")]
+        carried = [False] * 4
+        if designs:
+            with self._read() as conn:  # whether any code carries each column: each look-up
+                # stops at the first that does (random groups: by their partial index)
+                carried = [conn.execute(
+                    f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = %s AND {c} IS "  # noqa: S608
+                    "NOT NULL)", (survey_id,)).fetchone()[0]
+                    for c in ("fpc", "stratum", "psu", "random_group")]
         labels = [column if have else "''" for have, column in zip(carried[1:3], (
             "string_agg(coalesce(stratum, ''), chr(31) ORDER BY seq)",
             "string_agg(coalesce(psu, ''), chr(31) ORDER BY seq)"), strict=True)]
@@ -680,10 +666,13 @@ class PgStore:
                    "FROM submissions WHERE survey_id = %s AND version = %s AND seq > %s ORDER "
                    "BY seq LIMIT %s) AS t")
         # d is NULL only for a row with a design but no packed bytes
-        packed_sql = ("SELECT string_agg(d, ''::bytea ORDER BY seq), count(d), "  # noqa: S608
-                      "count(*), max(seq) FROM (SELECT seq, CASE WHEN weight "
-                      f"IS NULL THEN '\\x{NO_DESIGN.hex()}'::bytea ELSE design_packed END AS d "
-                      f"{page_of}) AS p")
+        design_column = (f"CASE WHEN weight IS NULL THEN '\\x{NO_DESIGN.hex()}'::bytea ELSE "
+                         "design_packed END" if designs else "NULL::bytea")
+        head_sql = ("SELECT count(*), max(seq), string_agg(packed, ''::bytea ORDER BY seq), "  # noqa: S608
+                    "count(packed), string_agg(d, ''::bytea ORDER BY seq), count(d) FROM "
+                    f"(SELECT seq, {'packed' if reports else 'NULL::bytea AS packed'}, "
+                    f"{design_column} AS d FROM submissions WHERE survey_id = %s AND "
+                    "version = %s AND seq > %s ORDER BY seq LIMIT %s) AS p")
         texts_sql = (
             "SELECT string_agg(coalesce(weight::text, 'nan'), ',' ORDER BY seq), "
             "string_agg(coalesce(fpc::text, 'nan'), ',' ORDER BY seq), "
@@ -692,23 +681,29 @@ class PgStore:
         last = 0
         while True:
             with self._read() as conn:
-                blob, packed, count, top = conn.execute(
-                    packed_sql, (survey_id, version, last, page)).fetchone()
+                count, top, blob, packed, design_blob, designed = conn.execute(
+                    head_sql, (survey_id, version, last, page)).fetchone()
                 if not count:
                     return
-                # every row packed, and by schema 7 (24 bytes before: the blob would be shorter)
-                if packed == count and len(blob) == count * ROW_BYTES:
-                    weight, fpc, group, stratum, psu = unpack_designs(bytes(blob), count)
-                else:
-                    weight, fpc, group, stratum, psu = conn.execute(
-                        texts_sql, (survey_id, version, last, page)).fetchone()
-                    weight, fpc, group = (_numbers(weight or "", float),
-                                          _numbers(fpc or "", float),
-                                          _numbers(group or "", np.int64))
-                    stratum, psu = stratum or "", psu or ""
-            yield DesignPage(weight, fpc if carried[0] else None,
-                             stratum if carried[1] else None, psu if carried[2] else None,
-                             group if carried[3] else None)
+                found = None
+                if designs:
+                    # every row packed, and by schema 7 (24 bytes before: the blob would be
+                    # shorter)
+                    if designed == count and len(design_blob) == count * ROW_BYTES:
+                        weight, fpc, group, stratum, psu = unpack_designs(bytes(design_blob),
+                                                                          count)
+                    else:
+                        weight, fpc, group, stratum, psu = conn.execute(
+                            texts_sql, (survey_id, version, last, page)).fetchone()
+                        weight, fpc, group = (_numbers(weight or "", float),
+                                              _numbers(fpc or "", float),
+                                              _numbers(group or "", np.int64))
+                        stratum, psu = stratum or "", psu or ""
+                    found = DesignPage(weight, fpc if carried[0] else None,
+                                       stratum if carried[1] else None,
+                                       psu if carried[2] else None,
+                                       group if carried[3] else None)
+            yield PackedPage(count, bytes(blob) if reports and packed == count else None, found)
             last = top
 
     def design_labels(self, survey_id: str) -> dict[str, list[str]]:

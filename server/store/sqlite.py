@@ -43,6 +43,7 @@ from .base import (
     IngestResult,
     InviteCounts,
     InviteDesign,
+    PackedPage,
     ParsedCache,
     PendingSubmission,
     Rebuild,
@@ -633,25 +634,6 @@ class SqliteStore:
             yield id_text, text, count
             last = top
 
-    def packed_rows(self, survey_id: str, version: int,
-                    page: int) -> Iterator[tuple[bytes | None, int]]:
-        """As Store.packed_rows: the database joins a page's packed rows, one value per page
-        and no Python object per row. group_concat takes a BLOB's bytes as they are (zero
-        bytes included) in a UTF-8 database, which ldpsurvey's are; in another encoding it
-        would transcode them, so there every page is None (the JSON path)."""
-        sql = ("SELECT CAST(group_concat(packed, '') AS BLOB), count(packed), count(*), "
-               "max(seq) FROM (SELECT seq, packed FROM submissions WHERE survey_id = ? AND "
-               "version = ? AND seq > ? ORDER BY seq LIMIT ?)")
-        utf8 = self._conn().execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
-        last = 0
-        while True:
-            blob, packed, count, top = self._conn().execute(
-                sql, (survey_id, version, last, page)).fetchone()
-            if not count:
-                return
-            yield (blob if packed == count and utf8 else None), count
-            last = top
-
     def report_types(self, survey_id: str, version: int,
                      qids: Sequence[str]) -> dict[str, str | None]:
         """The JSON type of each question's stored reports ('true'/'false' for a yes/no
@@ -667,58 +649,70 @@ class SqliteStore:
             out[qid] = None if row is None else str(row[0])
         return out
 
-    def submission_designs(self, survey_id: str, version: int,
-                           page: int) -> Iterator[DesignPage]:
-        """As Store.submission_designs. A page's numbers and label codes are its rows' packed
-        designs (server/store/packed_designs.py) joined by the database, as packed_rows joins
-        reports, read with numpy; a row without a design joins the bytes of none. A page with a
-        row stored before schema 8 (a design but no packed bytes), or a database not in UTF-8
-        (see packed_rows), reads the columns as SQLite's REALs (the cursor's floats, exact;
-        NULL, no design, becomes nan) into a numpy record array, and its labels joined by the
-        database."""
-        # whether any code carries each column: each look-up stops at the first that does
-        # (random groups: by their partial index, idx_invites_grouped)
-        has_fpc, has_stratum, has_psu, has_group = (self._conn().execute(
-            f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? AND {c} IS NOT NULL)",  # noqa: S608
-            (survey_id,)).fetchone()[0] == 1 for c in ("fpc", "stratum", "psu", "random_group"))
+    def packed_pages(self, survey_id: str, version: int, page: int, reports: bool = True,
+                     designs: bool = True) -> Iterator[PackedPage]:
+        """As Store.packed_pages: the database joins a page's packed reports and packed designs
+        (server/store/packed_designs.py; a row without a design joins the bytes of none) in one
+        pass (the index, then each row once), one value each per page and no Python object per
+        row, read with numpy. group_concat takes a BLOB's bytes as they are (zero bytes
+        included) in a UTF-8 database, which ldpsurvey's are; in another encoding it would
+        transcode them, so there a page's reports are None (the JSON path) and its designs are
+        read from the columns, as are a page's with a row stored before schema 8 (a design but
+        no packed bytes) or 9 (packed without its label codes): the numbers as SQLite's REALs
+        (the cursor's floats, exact; NULL, no design, becomes nan) into a numpy record array,
+        and the labels joined by the database."""
         utf8 = self._conn().execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
-        # NULL as +inf (1e999: SQLite keeps no NaN), made nan below; a stored design's
-        # numbers are finite (checked when its code was made)
-        numbers = ["ifnull(weight, 1e999)", *(["ifnull(fpc, 1e999)"] if has_fpc else []),
-                   *(["coalesce(random_group, 0)"] if has_group else [])]
-        record = np.dtype([(f"c{j}", np.int64 if has_group and j == len(numbers) - 1
-                            else np.float64) for j in range(len(numbers))])
         where = "WHERE survey_id = ? AND version = ? AND seq > ? AND seq <= ? ORDER BY seq"
-        rows_sql = f"SELECT {', '.join(numbers)} FROM submissions {where}"  # noqa: S608
-        labels = [*(["group_concat(coalesce(stratum, ''), char(31))"] if has_stratum else []),
-                  *(["group_concat(coalesce(psu, ''), char(31))"] if has_psu else [])]
-        labels_sql = (f"SELECT {', '.join(labels) or 'NULL'} FROM (SELECT stratum, psu FROM "  # noqa: S608
-                      f"submissions {where})")
-        # a page's bounds and packed designs in one pass (the index, then each row once); d
-        # is NULL only for a row with a design but no packed bytes
-        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(d, '') AS BLOB), count(d) "  # noqa: S608
-                    "FROM (SELECT seq, CASE WHEN weight IS NULL THEN "
-                    f"X'{NO_DESIGN.hex()}' ELSE design_packed END AS d FROM submissions WHERE "
-                    "survey_id = ? AND version = ? AND seq > ? ORDER BY seq LIMIT ?)")
+        if designs:
+            # whether any code carries each column: each look-up stops at the first that does
+            # (random groups: by their partial index, idx_invites_grouped)
+            has_fpc, has_stratum, has_psu, has_group = (self._conn().execute(
+                f"SELECT EXISTS (SELECT 1 FROM invites WHERE survey_id = ? AND {c} IS NOT "  # noqa: S608
+                "NULL)", (survey_id,)).fetchone()[0] == 1
+                for c in ("fpc", "stratum", "psu", "random_group"))
+            # NULL as +inf (1e999: SQLite keeps no NaN), made nan below; a stored design's
+            # numbers are finite (checked when its code was made)
+            numbers = ["ifnull(weight, 1e999)", *(["ifnull(fpc, 1e999)"] if has_fpc else []),
+                       *(["coalesce(random_group, 0)"] if has_group else [])]
+            record = np.dtype([(f"c{j}", np.int64 if has_group and j == len(numbers) - 1
+                                else np.float64) for j in range(len(numbers))])
+            rows_sql = f"SELECT {', '.join(numbers)} FROM submissions {where}"  # noqa: S608
+            labels = [
+                *(["group_concat(coalesce(stratum, ''), char(31))"] if has_stratum else []),
+                *(["group_concat(coalesce(psu, ''), char(31))"] if has_psu else [])]
+            labels_sql = (f"SELECT {', '.join(labels) or 'NULL'} FROM (SELECT stratum, psu "  # noqa: S608
+                          f"FROM submissions {where})")
+        # d is NULL only for a row with a design but no packed bytes
+        design_column = (f"CASE WHEN weight IS NULL THEN X'{NO_DESIGN.hex()}' ELSE "
+                         "design_packed END" if designs else "NULL")
+        head_sql = ("SELECT count(*), max(seq), CAST(group_concat(packed, '') AS BLOB), "  # noqa: S608
+                    "count(packed), CAST(group_concat(d, '') AS BLOB), count(d) FROM (SELECT "
+                    f"seq, {'packed' if reports else 'NULL AS packed'}, {design_column} AS d "
+                    "FROM submissions WHERE survey_id = ? AND version = ? AND seq > ? "
+                    "ORDER BY seq LIMIT ?)")
         last = 0
         while True:
-            count, top, blob, packed = self._conn().execute(
+            count, top, blob, packed, design_blob, designed = self._conn().execute(
                 head_sql, (survey_id, version, last, page)).fetchone()
             if not count:
                 return
-            # every row packed, and by schema 9 (24 bytes before: the blob would be shorter)
-            if packed == count and utf8 and len(blob) == count * ROW_BYTES:
-                weight, fpc, group, stratum, psu = unpack_designs(blob, count)
-            else:
-                bounds = (survey_id, version, last, top)
-                weight, fpc, group = self._design_columns(rows_sql, record, bounds, has_fpc,
-                                                          has_group)
-                texts = iter(self._conn().execute(labels_sql, bounds).fetchone())
-                stratum = next(texts) if has_stratum else None
-                psu = next(texts) if has_psu else None
-            yield DesignPage(weight, fpc if has_fpc else None,
-                             stratum if has_stratum else None, psu if has_psu else None,
-                             group if has_group else None)
+            found = None
+            if designs:
+                # every row packed, and by schema 9 (24 bytes before: the blob would be shorter)
+                if designed == count and utf8 and len(design_blob) == count * ROW_BYTES:
+                    weight, fpc, group, stratum, psu = unpack_designs(design_blob, count)
+                else:
+                    bounds = (survey_id, version, last, top)
+                    weight, fpc, group = self._design_columns(rows_sql, record, bounds,
+                                                              has_fpc, has_group)
+                    texts = iter(self._conn().execute(labels_sql, bounds).fetchone())
+                    stratum = next(texts) if has_stratum else None
+                    psu = next(texts) if has_psu else None
+                found = DesignPage(weight, fpc if has_fpc else None,
+                                   stratum if has_stratum else None,
+                                   psu if has_psu else None, group if has_group else None)
+            yield PackedPage(count, blob if reports and packed == count and utf8 else None,
+                             found)
             last = top
 
     def _design_columns(self, rows_sql: str, record: np.dtype, bounds: tuple,

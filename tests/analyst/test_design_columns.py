@@ -1,8 +1,8 @@
-"""The design-based reader's fast path (server/report_columns.py `submission_columns` and
-`submission_designs`): every stored submission's reports read column by column in one pass of
-the database, and the designs joined by the database, equal to the row-by-row reading and the
-join in Python, for reports of every shape (yes/no, indices, integers, bit vectors of one and
-of several words, sets), with skipped optional questions."""
+"""The design-based reader's fast path (server/report_columns.py `packed_columns`,
+`submission_columns` and `submission_designs`): every stored submission's reports read column
+by column in one pass of the database, and the designs joined by the database, equal to the
+row-by-row reading and the join in Python, for reports of every shape (yes/no, indices,
+integers, bit vectors of one and of several words, sets), with skipped optional questions."""
 
 from __future__ import annotations
 
@@ -15,6 +15,12 @@ import pytest
 from ldpsurvey.analyst.design.data import DbSource, Respondents, join_invitations
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.survey import Survey
+
+
+def design_pages(store: Any, survey_id: str, version: int, page: int) -> list[Any]:
+    """The designs of a version's pages of stored submissions (`Store.packed_pages`)."""
+    return [p.designs for p in store.packed_pages(survey_id, version, page, reports=False)]
+
 
 SURVEY: dict[str, Any] = {
     "id": "shapes", "title": "Report shapes", "version": 1,
@@ -155,7 +161,7 @@ def test_columns_equal_rows_for_every_report_shape(stored: Path) -> None:
                 assert reports_f.dtype == bool, q.id
         # the same pseudo-values, and the design joined by the database as in Python
         w = weighted(source, DesignOptions(weighted=True))
-        joined = source.joined_invitations(fast)
+        joined = source.respondents_joined()[1]
         assert joined is not None
         python = join_invitations(slow, source.invite_designs())
         assert np.array_equal(joined.weights, python.weights)
@@ -195,25 +201,48 @@ def test_a_submission_without_a_design_is_refused_by_both_paths(stored_sqlite: P
     with db_source(str(copy), SURVEY["id"], None) as source:
         respondents = source.respondents()
         with pytest.raises(AnalysisError, match=f"1 of {N:,} submissions have no design"):
-            source.joined_invitations(respondents)
+            source.respondents_joined()
         with pytest.raises(AnalysisError, match=f"1 of {N:,} submissions have no design"):
             join_invitations(respondents, source.invite_designs())
 
 
 def test_designs_read_in_pages_are_the_designs_read_at_once(stored: Path) -> None:
-    """Store.submission_designs page by page (the numbers read as floats, the labels joined
-    over the same rows) gives the same columns as one page: nothing shifts at a page edge."""
+    """Store.packed_pages's designs page by page (the numbers read as floats, the labels
+    joined over the same rows), read alone or with the packed reports in the same pass, give
+    the same columns as one page: nothing shifts at a page edge."""
     from ldpsurvey.analyst.design.data import db_source
-    from ldpsurvey.server.report_columns import submission_designs
+    from ldpsurvey.server.report_columns import packed_columns, submission_designs
 
     with db_source(str(stored), SURVEY["id"], None) as source:
         version = source.record.version
+        compiled = source.record.compiled()
+        qids = [q.id for q in compiled.survey.questions]
         whole = submission_designs(source.store, SURVEY["id"], version)
         paged = submission_designs(source.store, SURVEY["id"], version, page=7)
+        with_reports = packed_columns(source.store, compiled.packed, SURVEY["id"], version,
+                                      qids, page=7, designs=True)
     assert whole is not None and paged is not None and whole["weight"].size == N
+    assert with_reports is not None and with_reports.designs is not None
     for name, column in whole.items():
-        assert (paged[name] is None) if column is None else np.array_equal(
-            _texts(column), _texts(paged[name]))
+        for read in (paged, with_reports.designs):
+            assert (read[name] is None) if column is None else np.array_equal(
+                _texts(column), _texts(read[name])), name
+
+
+def test_a_design_based_read_passes_over_the_submissions_once(stored_sqlite: Path) -> None:
+    """The reports and the designs of a design-based report come from one pass over the
+    stored submissions (`Store.packed_pages`): one query per page of rows (and one that
+    finds no more), not one per page for each."""
+    from ldpsurvey.analyst.design.data import db_source
+
+    with db_source(str(stored_sqlite), SURVEY["id"], None) as source:
+        statements: list[str] = []
+        source.store._conn().set_trace_callback(statements.append)
+        respondents, joined = source.respondents_joined()
+        source.store._conn().set_trace_callback(None)
+    assert respondents.n == N and joined is not None and joined.weights.size == N
+    pages = [s for s in statements if "ORDER BY seq LIMIT" in s]
+    assert len(pages) == 2, pages
 
 
 def test_a_row_stored_without_its_codes_design_is_joined_through_the_code(
@@ -233,8 +262,7 @@ def test_a_row_stored_without_its_codes_design_is_joined_through_the_code(
                      "fpc = NULL, random_group = NULL WHERE submission_id = "
                      "'00000000-0000-4000-8000-000000000007'")
     with db_source(str(copy), SURVEY["id"], None) as source:
-        respondents = source.respondents()
-        joined = source.joined_invitations(respondents)
+        respondents, joined = source.respondents_joined()
         python = join_invitations(respondents, source.invite_designs())
     assert joined is not None and not np.isnan(joined.weights).any()
     for name in ("weights", "strata", "psus", "fpc"):
@@ -322,15 +350,16 @@ def test_every_submission_is_stored_with_its_packed_row_and_a_report_reads_it(
         assert layout is not None and [q for q, _ in layout.fields] == \
             [q.id for q in compiled.survey.questions]
         qids = [q.id for q in compiled.survey.questions]
-        pages = list(source.store.packed_rows(SURVEY["id"], 1, 7))
-        assert sum(count for _, count in pages) == N and all(b is not None for b, _ in pages)
+        pages = list(source.store.packed_pages(SURVEY["id"], 1, 7, designs=False))
+        assert sum(p.count for p in pages) == N
+        assert all(p.reports is not None and p.designs is None for p in pages)
         packed = packed_columns(source.store, layout, SURVEY["id"], 1, qids, page=7)
         assert packed is not None
         widths = [int(compiled.mechanisms[q].report_width) for q in qids]
         parsed = submission_columns(source.store, SURVEY["id"], 1, qids, widths)
         assert parsed is not None
         for qid in qids:
-            (present_p, reports_p), (present_j, reports_j) = packed[1][qid], parsed[1][qid]
+            (present_p, reports_p), (present_j, reports_j) = packed.columns[qid], parsed[1][qid]
             assert np.array_equal(present_p, present_j), qid
             assert reports_p.dtype == reports_j.dtype and reports_p.shape == reports_j.shape
             assert np.array_equal(reports_p, reports_j), qid
@@ -436,7 +465,7 @@ def test_every_designed_submission_is_stored_with_its_design_packed_and_read_fro
     """Ingest copies the code's design numbers packed (server/store/packed_designs.py: the
     weight, fpc and random group as little-endian float64/int64) with the columns, in SQLite
     and PostgreSQL: each row's bytes are its own columns' doubles, not a decimal round trip.
-    Store.submission_designs reads pages of them with numpy, equal to the column path; a
+    Store.packed_pages reads pages of them with numpy, equal to the column path; a
     page holding a row stored before schema 8 (a design, no bytes) reads its columns."""
     import struct
 
@@ -458,10 +487,10 @@ def test_every_designed_submission_is_stored_with_its_design_packed_and_read_fro
     with db_source(str(stored), SURVEY["id"], None) as source:
         version = source.record.version
         labels = source.store.design_labels(SURVEY["id"])
-        packed_pages = list(source.store.submission_designs(SURVEY["id"], version, 7))
+        packed_pages = design_pages(source.store, SURVEY["id"], version, 7)
         _sql(stored, f"UPDATE submissions SET design_packed = NULL WHERE submission_id = {one}")
         try:
-            mixed = list(source.store.submission_designs(SURVEY["id"], version, 7))
+            mixed = design_pages(source.store, SURVEY["id"], version, 7)
         finally:
             _sql(stored, "UPDATE submissions SET design_packed = (SELECT i.design_packed FROM "
                          "invites AS i WHERE i.survey_id = submissions.survey_id AND "
@@ -502,7 +531,7 @@ def test_a_page_with_submissions_without_a_design_is_read_packed(
     try:
         with sqlite3.connect(copy) as conn:  # the rows as if stored before schema 8
             conn.execute("UPDATE submissions SET design_packed = NULL")
-        by_columns = list(store.submission_designs(SURVEY["id"], 1, 7))
+        by_columns = design_pages(store, SURVEY["id"], 1, 7)
         assert all(p.group is not None for p in by_columns)
         with sqlite3.connect(copy) as conn:
             conn.execute("UPDATE submissions SET design_packed = (SELECT i.design_packed FROM "
@@ -513,7 +542,7 @@ def test_a_page_with_submissions_without_a_design_is_read_packed(
             raise AssertionError("read the columns")
 
         monkeypatch.setattr(SqliteStore, "_design_columns", refused)
-        packed = list(store.submission_designs(SURVEY["id"], 1, 7))
+        packed = design_pages(store, SURVEY["id"], 1, 7)
         labels = store.design_labels(SURVEY["id"])
     finally:
         store.close()
@@ -574,7 +603,7 @@ def test_the_labels_are_read_as_codes_with_the_numbers_and_named_once(stored: An
 
     rows = _sql(stored, "SELECT stratum, psu FROM submissions ORDER BY seq")
     with db_source(str(stored), SURVEY["id"], None) as source:
-        pages = list(source.store.submission_designs(SURVEY["id"], source.record.version, 7))
+        pages = design_pages(source.store, SURVEY["id"], source.record.version, 7)
         read = submission_designs(source.store, SURVEY["id"], source.record.version, page=7)
     assert all(isinstance(p.stratum, np.ndarray) and isinstance(p.psu, np.ndarray)
                for p in pages)
@@ -623,7 +652,7 @@ def test_a_store_of_schema_8_gets_its_labels_numbered_by_the_migration(
     from ldpsurvey.analyst.design.data import db_source
 
     with db_source(str(target), SURVEY["id"], None) as source:
-        pages = list(source.store.submission_designs(SURVEY["id"], 1, 1000))
+        pages = design_pages(source.store, SURVEY["id"], 1, 1000)
     assert isinstance(pages[0].stratum, np.ndarray)
 
 
@@ -639,7 +668,7 @@ def test_the_designed_and_grouped_codes_are_found_by_an_index(stored_sqlite: Pat
         seen: list[str] = []
         store._conn().set_trace_callback(seen.append)
         assert store.designed_invites(SURVEY["id"]) == N
-        assert all(p.group is None for p in store.submission_designs(SURVEY["id"], 1, 1000))
+        assert all(p.group is None for p in design_pages(store, SURVEY["id"], 1, 1000))
         store._conn().set_trace_callback(None)
         found = {index: [q for q in seen if "FROM invites" in q and where in q]
                  for index, where in (("idx_invites_designed", "weight IS NOT NULL"),
