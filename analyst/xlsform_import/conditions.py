@@ -41,25 +41,29 @@ def refusal_of(exc: xp.ExpressionError) -> tuple[bool, str, str]:
 
 @dataclass(frozen=True)
 class Condition:
-    """A translated relevant (None: always), the question ids it reads, and what it reads as
+    """A translated relevant (None: always), the question ids it reads, what it reads as
     ODK runs it though the form is wrong there (`absent`: a term naming a choice its question
-    does not have, read as XPath reads it; said for the designer to check)."""
+    does not have, read as XPath reads it; said for the designer to check), and its sums of
+    `if(C, 1, 0)` written without arithmetic (`rewritten`: said in the notes)."""
 
     text: str | None
     reads: tuple[str, ...] = ()
     absent: tuple[str, ...] = ()
+    rewritten: tuple[str, ...] = ()
 
     @staticmethod
     def both(outer: Condition | None, inner: Condition) -> Condition:
         """`outer and inner` (a group's condition and a question's inside it); what the
-        outer one reads as ODK runs it was said of the group, so only the inner's is kept."""
+        outer one reads as ODK runs it, or rewrote, was said of the group, so only the
+        inner's is kept."""
+        said = {"absent": inner.absent, "rewritten": inner.rewritten}
         if outer is None or outer.text is None:
             return inner if outer is None else Condition(inner.text, outer.reads + inner.reads,
-                                                         inner.absent)
+                                                         **said)
         if inner.text is None:
-            return Condition(outer.text, outer.reads + inner.reads, inner.absent)
+            return Condition(outer.text, outer.reads + inner.reads, **said)
         return Condition(f"({outer.text}) and ({inner.text})",
-                         tuple(dict.fromkeys(outer.reads + inner.reads)), inner.absent)
+                         tuple(dict.fromkeys(outer.reads + inner.reads)), **said)
 
 
 def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str, RowProblem],
@@ -80,8 +84,10 @@ def translate(text: str, targets: Mapping[str, xp.Target], left_out: Mapping[str
         return target
 
     absent: list[str] = []
-    condition = xp.translate_relevant(tree, lookup, absent)
-    return Condition(condition, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(absent)))
+    rewritten: list[str] = []
+    condition = xp.translate_relevant(tree, lookup, absent, rewritten)
+    return Condition(condition, tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(absent)),
+                     tuple(dict.fromkeys(rewritten)))
 
 
 def piped_refusal(name: str, left_out: Mapping[str, RowProblem], later: Callable[[str], bool]

@@ -4,7 +4,11 @@ XLSForm writes conditions in XPath with `${name}` references: `${used} = 'yes'`,
 `selected(${subs}, 'cannabis')`, `count-selected(${subs}) >= 2`, `not(${age} > 30)`, joined by
 `and`/`or`. This module reads the subset that has a meaning in ldpsurvey and refuses the rest
 by name (`ExpressionError`, whose message says what is not supported): arithmetic, paths,
-and every function other than selected(), count-selected(), not(), true() and false().
+and every function other than selected(), count-selected(), not(), true() and false(). The one
+sum it reads is of indicators, `if(C, 1, 0) + if(D, 1, 0) + ...` (`if(C, 0, 1)`: `not C`),
+which counts the conditions that hold; compared with a number it is rewritten exactly without
+arithmetic where it can be (at least one holds: `or`; none; all: `and`; not all) and refused
+otherwise (`>= 2`).
 
 `translate_relevant` writes a tree in ldpsurvey's condition language (contract 3,
 shared/conditions.py) with the same value on every answer, the XLSForm empty value included:
@@ -42,7 +46,8 @@ _TOKEN = re.compile(r"""
 _COMPARE = {"=": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 SUPPORTED = ("=, !=, <, <=, >, >=, and, or, not(), selected(), count-selected(), true(), "
-             "false()")
+             "false(), a sum of if(condition, 1, 0) compared with a number")
+_ARITHMETIC = "arithmetic, paths and predicates are not supported"
 
 
 class ExpressionError(LdpSurveyError):
@@ -62,7 +67,8 @@ class FormMistake(ExpressionError):
 @dataclass(frozen=True)
 class Node:
     """`kind`: or/and (items), not (items[0]), cmp (op, items = (left, right)), ref (name),
-    self (`.`), str/num (value), call (name, items = args), bool (value)."""
+    self (`.`), str/num (value), call (name, items = args), bool (value), count (items: the
+    conditions of a sum of indicators `if(C, 1, 0) + ...`, whose value is how many hold)."""
 
     kind: str
     items: tuple[Node, ...] = ()
@@ -137,19 +143,34 @@ class _Parser:
         return items[0] if len(items) == 1 else Node("and", tuple(items))
 
     def comparison(self, depth: int) -> Node:
-        left = self.primary(depth)
+        left = self.sum(depth)
         token = self.peek()
         if token == ("op", "=="):
             raise FormMistake("'==' is not XPath: XLSForm compares with one '=' "
                               "(${q} = 'yes')")
         if token is not None and token[0] == "op" and token[1] in _COMPARE:
             self.take()
-            right = self.primary(depth)
+            right = self.sum(depth)
             after = self.peek()
             if after is not None and after[0] == "op" and after[1] in _COMPARE:
                 raise ExpressionError("chained comparisons (a = b = c) are not supported")
             return Node("cmp", (left, right), op=_COMPARE[token[1]])
         return left
+
+    def sum(self, depth: int) -> Node:
+        """A primary, or a sum of indicators (XPath adds before it compares): one count node
+        of all their conditions, `(if(a, 1, 0) + if(b, 1, 0)) + if(c, 1, 0)` included. Any
+        other term added is arithmetic, refused."""
+        terms = [self.primary(depth)]
+        while self.peek() == ("op", "+"):
+            self.take()
+            terms.append(self.primary(depth))
+        if len(terms) == 1:
+            return terms[0]
+        odd = next((t for t in terms if t.kind != "count"), None)
+        if odd is not None:
+            raise ExpressionError(f"'+' adds {_what(odd)}: {_ARITHMETIC} (only {SUPPORTED})")
+        return Node("count", tuple(c for t in terms for c in t.items))
 
     def primary(self, depth: int) -> Node:
         kind, value = self.take()
@@ -175,8 +196,7 @@ class _Parser:
             raise ExpressionError(f"{value!r} is not something ldpsurvey can read (write "
                                   "${name} for a question)")
         if (kind == "op" and value in "+-*|/[]@") or value == "..":
-            raise ExpressionError(f"{value!r}: arithmetic, paths and predicates are not "
-                                  f"supported (only {SUPPORTED})")
+            raise ExpressionError(f"{value!r}: {_ARITHMETIC} (only {SUPPORTED})")
         raise ExpressionError(f"unexpected {value!r}")
 
     def call(self, name: str, depth: int) -> Node:
@@ -195,6 +215,8 @@ class _Parser:
         if name in ("true", "false"):
             _arity(name, args, 0)
             return Node("bool", value=name == "true")
+        if name == "if":
+            return _indicator(args)
         if name == "selected":
             _arity(name, args, 2)
         elif name == "count-selected":
@@ -202,6 +224,18 @@ class _Parser:
         else:
             raise ExpressionError(f"{name}() is not supported (only {SUPPORTED})")
         return Node("call", tuple(args), name=name)
+
+
+def _indicator(args: list[Node]) -> Node:
+    """`if(C, 1, 0)` (1 where C holds) as the count node of C; `if(C, 0, 1)` of `not C`."""
+    _arity("if", args, 3)
+    condition, then, otherwise = args
+    branches = tuple(b.value if b.kind == "num" else None for b in (then, otherwise))
+    if branches not in ((1, 0), (0, 1)):
+        raise ExpressionError("if() is read only as an indicator, if(condition, 1, 0) or "
+                              "if(condition, 0, 1), added up and compared with a number "
+                              f"(only {SUPPORTED})")
+    return Node("count", (condition if branches == (1, 0) else Node("not", (condition,)),))
 
 
 def _arity(name: str, args: list[Node], n: int) -> None:
@@ -353,7 +387,8 @@ _TRUE, _FALSE = _Out(const=True), _Out(const=False)
 
 
 def translate_relevant(node: Node, lookup: Callable[[str], Target],
-                       absent: list[str] | None = None) -> str | None:
+                       absent: list[str] | None = None,
+                       rewritten: list[str] | None = None) -> str | None:
     """The ldpsurvey condition with the value of this XLSForm `relevant` on every answer;
     None when it always holds. ExpressionError when it cannot be written (the message says
     why); `lookup` raises ExpressionError for a reference that cannot be read.
@@ -362,9 +397,16 @@ def translate_relevant(node: Node, lookup: Callable[[str], Target],
     where the choice is `piped_neighbour`) is a mistake in the form, and ODK runs it: the
     choice is never the answer, so `selected()` and `=` are false and `!=` true. It is
     translated so, and said in `absent` (one line a term, with the near match) for the
-    designer to check."""
+    designer to check.
+
+    A sum of indicators compared with a number (`(if(C1, 1, 0) + ... + if(Cn, 1, 0)) >= 1`) is
+    written as the condition it is exactly (`C1 or ... or Cn`: `_counted`), said in
+    `rewritten` (one line a sum) for the notes."""
     absent = absent if absent is not None else []
-    out = _condition(node, lookup, _Writer(absent))
+    writer = _Writer(absent)
+    out = _condition(node, lookup, writer)
+    if rewritten is not None:
+        rewritten += writer.rewritten
     if out.const is True:
         return None
     if out.const is False and absent:  # ODK never asks it: a mistake, not a condition
@@ -397,8 +439,13 @@ def _condition(node: Node, lookup: Callable[[str], Target], writer: _Writer) -> 
             "not ") else f"not ({inner.text})", 3)
     if node.kind == "bool":
         return _Out(const=bool(node.value))
+    if node.kind == "cmp" and any(item.kind == "count" for item in node.items):
+        return _condition(_counted(node, writer.rewritten), lookup, writer)
     if node.kind == "cmp":
         return _comparison(node, lookup, writer)
+    if node.kind == "count":
+        raise ExpressionError("a sum of if() values is a number here: compare it (e.g. "
+                              "(if(C, 1, 0) + if(D, 1, 0)) >= 1)")
     if node.kind == "call" and node.name == "selected":
         return _selected(node, lookup, writer)
     if node.kind == "call":
@@ -407,7 +454,57 @@ def _condition(node: Node, lookup: Callable[[str], Target], writer: _Writer) -> 
     raise ExpressionError(_what(node) + " is not a condition: compare it (e.g. ${q} = 'yes')")
 
 
+# What a sum of n indicators compared with a number says, by the counts k (0..n) for which the
+# comparison holds: (the counts, the condition without arithmetic, how it is said).
+def _count_forms(n: int) -> list[tuple[set[int], str, str]]:
+    return [(set(range(1, n + 1)), "or", "at least one of them holds (joined by or)"),
+            ({0}, "none", "none of them holds (not (... or ...))"),
+            ({n}, "and", "all of them hold (joined by and)"),
+            (set(range(n)), "not all", "not all of them hold (not (... and ...))")]
+
+
+def _counted(node: Node, rewritten: list[str]) -> Node:
+    """A comparison of a sum of indicators (a count node: how many of its conditions hold)
+    with a number, as the same condition without arithmetic (XPath's value on every answer:
+    each indicator is 1 exactly where its condition, which translates with XPath's value,
+    holds); said in `rewritten`. ExpressionError for a comparison that only arithmetic
+    writes (at least 2 of them: `>= 2`) or with anything but a number."""
+    left, right = node.items
+    op = node.op
+    if left.kind != "count":
+        left, right, op = right, left, _FLIP[op]
+    n = len(left.items)
+    shown = f"{'=' if op == '==' else op} {_what(right)}"
+    if right.kind not in ("num", "str"):
+        raise ExpressionError(f"compares a sum of if() values with {_what(right)}: the count "
+                              "of conditions compared with anything but a number would need "
+                              "arithmetic")
+    text = _number_text(right.value) if right.kind == "num" else str(right.value)
+    bound = float(text) if _XPATH_NUMBER.match(text) else float("nan")  # XPath's number()
+    holds = {k for k in range(n + 1) if {
+        "==": k == bound, "!=": k != bound, "<": k < bound, "<=": k <= bound,
+        ">": k > bound, ">=": k >= bound}[op]}
+    said = (f"it compares how many of {n} condition{'s' if n > 1 else ''} hold (a sum of "
+            f"if(condition, 1, 0)) with {shown}")
+    if not holds or len(holds) == n + 1:
+        rewritten.append(f"{said}, which {'always' if holds else 'never'} holds: imported so")
+        return Node("bool", value=bool(holds))
+    conditions = left.items
+    for counts, form, how in _count_forms(n):
+        if holds == counts:
+            rewritten.append(f"{said}: imported as the same condition without arithmetic, "
+                             f"{how}")
+            joined = conditions[0] if n == 1 else Node(
+                "and" if form in ("and", "not all") else "or", conditions)
+            return Node("not", (joined,)) if form in ("none", "not all") else joined
+    raise ExpressionError(f"{said}: that count of conditions would need arithmetic, which "
+                          "ldpsurvey's conditions do not have; they write only at least one "
+                          f"(>= 1, > 0), none (= 0), all (= {n}) or not all (< {n})")
+
+
 def _what(node: Node) -> str:
+    if node.kind == "count":
+        return "a sum of if() values"
     if node.kind == "bool":
         return "true()" if node.value else "false()"
     return {"ref": f"${{{node.name}}}", "self": "'.'", "str": repr(node.value),
@@ -470,6 +567,7 @@ class _Writer:
 
     def __init__(self, absent: list[str]) -> None:
         self.absent = absent
+        self.rewritten: list[str] = []  # sums of indicators written without arithmetic
 
     def _absent(self, target: Target, op: str, name: str, known: Iterable[str],
                 meant: str = "") -> _Out:

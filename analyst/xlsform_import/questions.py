@@ -136,6 +136,8 @@ def question(r: Row, category: str, outer: Condition | None, ctx: Context) -> Qu
     condition = _condition(r.cells, outer, ctx.relevant)
     if condition is not None and condition.text is not None:
         data["relevant"] = condition.text
+    for said in condition.rewritten if condition is not None else ():
+        read.note(f"its relevant {quoted(r.cells['relevant'])}: {said}")
     if condition is not None and condition.absent:
         checks.append((f"its relevant {quoted(r.cells['relevant'])} names a choice its "
                        f"question does not have: {'; '.join(condition.absent)}; imported so",
@@ -207,7 +209,7 @@ class _Read:
         low, high, chosen = integer_range(self.row.el, self.cells, self.category,
                                           chosen_bounds(self.cells, self.integer_max))
         if chosen:  # the researcher's bound: shown to the respondent as the question's range
-            self._note(f"imported as an integer from {low} to {high}: {'; '.join(chosen)} "
+            self.note(f"imported as an integer from {low} to {high}: {'; '.join(chosen)} "
                        "(the page shows the range; answers beyond it cannot be given)")
         constraint = str(self.cells.get("constraint") or "").strip()
         if self.category != "range" and chained_range(constraint) is not None:
@@ -221,7 +223,7 @@ class _Read:
         conditional = conditional_range(constraint) if self.category != "range" else None
         if conditional is not None:
             (a, b), (c, d) = conditional.branches
-            self._note(f"its constraint {quoted(constraint)} allows {a} to {b} or {c} to {d} "
+            self.note(f"its constraint {quoted(constraint)} allows {a} to {b} or {c} to {d} "
                        f"by an earlier answer; imported as the range {low} to {high}, which "
                        "holds both: a randomized answer's range cannot follow another answer "
                        "(it would tell that answer), so the narrower range of one branch is "
@@ -250,13 +252,13 @@ class _Read:
                         + ", which is kept as the range's end: the answer is rounded to "
                         "the grid on the device")
         for line in said:
-            self._note(line)
+            self.note(line)
         return found.range
 
     def refuse(self, reason: str, alternative: str, topic: str) -> NoReturn:
         raise Refusal(UNSUPPORTED, reason, alternative, topic)
 
-    def _note(self, said: str) -> None:
+    def note(self, said: str) -> None:
         """A line above the question in the TOML and in the import's notes."""
         self.comments.append(said)
         self.notes.append(f"row {self.row.row} ({self.row.name}, {self.row.xls_type}): {said}")
@@ -344,7 +346,8 @@ def _condition(cells: Mapping[str, Any], outer: Condition | None,
     """The row's relevant joined to its groups' (None: always asked); what the groups'
     read as ODK runs them is said of the group rows, not here."""
     if not cells.get("relevant"):
-        return outer if outer is None or not outer.absent else replace(outer, absent=())
+        return outer if outer is None or not (outer.absent or outer.rewritten) else replace(
+            outer, absent=(), rewritten=())
     try:
         return Condition.both(outer, relevant(str(cells["relevant"])))
     except xp.ExpressionError as exc:

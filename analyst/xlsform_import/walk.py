@@ -356,6 +356,8 @@ class Walk:
         label, _ = self.languages.text(r.el.get("label"))
         said = f"its label {label!r} is not shown (ldpsurvey has no sections); " if label else ""
         added = "its relevant is added to each question inside; " if text else ""
+        if text:
+            added += "".join(f"its relevant {quoted(text)}: {said}; " for said in own.rewritten)
         self.notes.append(f"row {r.row} ({r.name}, {r.xls_type}): a display group: {said}"
                           f"{added}its questions are imported")
         self.walk(children, condition, None)

@@ -191,6 +191,110 @@ def test_relevant_becomes_skip_logic(tmp_path: Path, relevant: str,
     assert question(result, "follow").get("relevant") == expected
 
 
+INDICATORS = [
+    USED,
+    {"type": "select_one freq", "name": "freq", "label": "How often?", "ldp_epsilon": 1,
+     "relevant": "${used} = 'yes'", "required": "yes"},
+    {"type": "select_multiple subs", "name": "subs", "label": "Which?", "ldp_epsilon": 2},
+]
+_USED, _DAILY, _COCAINE = "used == true", "freq == 'Daily'", "selected(subs, 'Cocaine')"
+_SUM3 = ("(if(${used} = 'yes', 1, 0) + \nif(selected(${subs}, 'cocaine'),1,0) + \n"
+         "if(${freq} = '4', 1, 0))")
+
+
+def _indicators(x: Any) -> list[bool]:
+    """XPath's three conditions of _SUM3 on an answer set (`x`: a question's XPath value,
+    '' when not asked or not answered: selected() and `=` of '' are false)."""
+    return [x("used") == "yes", "cocaine" in str(x("subs")).split(), x("freq") == "4"]
+
+
+@pytest.mark.parametrize("relevant, expected, xpath", [
+    (f"{_SUM3} >= 1", f"{_USED} or {_COCAINE} or {_DAILY}", lambda c: sum(c[:3]) >= 1),
+    (f"{_SUM3} > 0", f"{_USED} or {_COCAINE} or {_DAILY}", lambda c: sum(c[:3]) > 0),
+    (f"{_SUM3} != 0", f"{_USED} or {_COCAINE} or {_DAILY}", lambda c: sum(c[:3]) != 0),
+    (f"{_SUM3} = 0", f"not ({_USED} or {_COCAINE} or {_DAILY})", lambda c: sum(c[:3]) == 0),
+    (f"{_SUM3} < 1", f"not ({_USED} or {_COCAINE} or {_DAILY})", lambda c: sum(c[:3]) < 1),
+    (f"{_SUM3} <= 0", f"not ({_USED} or {_COCAINE} or {_DAILY})", lambda c: sum(c[:3]) <= 0),
+    (f"{_SUM3} >= 3", f"{_USED} and {_COCAINE} and {_DAILY}", lambda c: sum(c[:3]) >= 3),
+    (f"{_SUM3} = 3", f"{_USED} and {_COCAINE} and {_DAILY}", lambda c: sum(c[:3]) == 3),
+    (f"{_SUM3} < 3", f"not ({_USED} and {_COCAINE} and {_DAILY})", lambda c: sum(c[:3]) < 3),
+    (f"1 <= {_SUM3}", f"{_USED} or {_COCAINE} or {_DAILY}", lambda c: sum(c[:3]) >= 1),
+    # if(C, 0, 1) is 1 where C does not hold: not C
+    ("if(${used} = 'yes', 0, 1) + if(selected(${subs}, 'cocaine'), 1, 0) > 0",
+     f"not {_USED} or {_COCAINE}", lambda c: (not c[0]) + c[1] > 0),
+    # sums in parentheses added up; one indicator alone
+    ("(if(${used} = 'yes', 1, 0) + if(${freq} = '4', 1, 0)) + if(selected(${subs}, "
+     "'cocaine'), 1, 0) = 0", f"not ({_USED} or {_DAILY} or {_COCAINE})",
+     lambda c: sum(c[:3]) == 0),
+    ("if(selected(${subs}, 'cocaine'), 1, 0) = 1", _COCAINE, lambda c: c[1]),
+    # beside other terms
+    (f"${{used}} = 'no' or {_SUM3} >= 1",
+     f"used == false or {_USED} or {_COCAINE} or {_DAILY}",
+     lambda c: sum(c[:3]) >= 1 or c[3]),
+])
+def test_a_relevant_adding_up_indicators_is_written_without_arithmetic(
+        tmp_path: Path, relevant: str, expected: str, xpath: Any) -> None:
+    """A sum of if(C, 1, 0) compared with a number (MSNA rows 192-194: 28 of them `>= 1`) is
+    the same condition written with or/and/not: XPath's value on every answer set, a question
+    not asked (freq) or not answered (subs, optional) included; the rewrite is noted."""
+    follow = {"type": "select_one yn", "name": "follow", "label": "Follow-up?",
+              "ldp_epsilon": 1, "relevant": relevant, "required": "yes"}
+    result = run(tmp_path, [*INDICATORS, follow])
+    assert question(result, "follow")["relevant"] == expected
+    condition = result.survey.question("follow").condition
+    for used, freq, subs in itertools.product((True, False), ("Never", "Daily"),
+                                              (None, [], ["Cocaine"], ["Cocaine", "Opioids"])):
+        answers = {"used": used, "freq": freq if used else None, "subs": subs}
+
+        def x(name: str, a: dict[str, Any] = answers) -> str:
+            names = {"Never": "1", "Daily": "4", True: "yes", False: "no"}
+            given = a.get(name)
+            if isinstance(given, list):
+                return " ".join(label.lower() for label in given)
+            return "" if given is None else names[given]
+
+        conditions = [*_indicators(x), x("used") == "no"]
+        assert condition.evaluate(answers) == xpath(conditions), answers
+    note = next(n for n in result.notes if n.startswith("row 5 (follow, select_one yn)"))
+    assert "imported as the same condition without arithmetic" in note, note
+    assert any("without arithmetic" in line for line in result.toml.splitlines()
+               if line.startswith("#")), result.toml
+
+
+@pytest.mark.parametrize("relevant, reason", [
+    (f"{_SUM3} >= 2", "it compares how many of 3 conditions hold (a sum of if(condition, 1, "
+     "0)) with >= 2: that count of conditions would need arithmetic"),
+    (f"{_SUM3} = 1", "with = 1: that count of conditions would need arithmetic"),
+    (f"{_SUM3} >= ${{freq}}", "compares a sum of if() values with ${freq}: the count of "
+     "conditions compared with anything but a number would need arithmetic"),
+    ("if(${used} = 'yes', 1, 0) + 1 >= 1", "'+' adds 1: arithmetic"),
+    ("if(${used} = 'yes', 2, 0) >= 1", "if() is read only as an indicator"),
+    ("if(${used} = 'yes', 1, 0)", "a sum of if() values is a number here"),
+])
+def test_a_sum_of_indicators_only_arithmetic_writes_is_refused(
+        tmp_path: Path, relevant: str, reason: str) -> None:
+    follow = {"type": "select_one yn", "name": "follow", "label": "Follow-up?",
+              "ldp_epsilon": 1, "relevant": relevant, "required": "yes"}
+    result = run(tmp_path, [*INDICATORS, follow], skip_unsupported=True)
+    problem = next(p for p in result.left_out if p.name == "follow")
+    assert reason in problem.reason, problem.reason
+    assert problem.topic == "conditions that cannot be translated"
+
+
+def test_a_group_relevant_adding_up_indicators_is_noted_once_on_the_group(
+        tmp_path: Path) -> None:
+    result = run(tmp_path, [
+        *INDICATORS,
+        {"type": "begin_group", "name": "more", "label": "More", "relevant": f"{_SUM3} > 0"},
+        {"type": "select_one yn", "name": "follow", "label": "Follow-up?", "ldp_epsilon": 1,
+         "required": "yes"},
+        {"type": "end_group"},
+    ])
+    assert question(result, "follow")["relevant"] == f"{_USED} or {_COCAINE} or {_DAILY}"
+    said = [n for n in result.notes if "without arithmetic" in n]
+    assert len(said) == 1 and said[0].startswith("row 5 (more, begin_group)"), said
+
+
 TWO_ANSWERS = [
     USED,
     {"type": "integer", "name": "days", "label": "Days?", "ldp_epsilon": 1,
@@ -755,7 +859,7 @@ def test_an_xls_xlsform_imports_as_its_xlsx(tmp_path: Path) -> None:
 # --- hostile input: refused in words, never a traceback --------------------------------------
 
 EXPRESSION_TEXT = st.text(alphabet=st.sampled_from(
-    list("${}()'\". =!<>,-+*/[]@andornotselectedcount-q1x0 ")), max_size=40)
+    list("${}()'\". =!<>,-+*/[]@andornotselectedcount-q1x0 if")), max_size=40)
 
 
 @settings(max_examples=300, deadline=None)
