@@ -56,6 +56,13 @@ EXPRESSIONS = [
     "answered(emoji) and emoji != '🙂 fine'", "answered(n) == true", "answered(2b) != answered(n)",
     "n != 2b and (answered(n) or answered(2b))", "n == 2b or not (answered(n) or answered(2b))",
     "answered(mood) and not answered(emoji)", "answered( freq )", "(answered(n))",
+    # a sum of XLSForm indicators written without arithmetic (`(if(C1, 1, 0) + ...) >= 1`,
+    # `= 0`, `= n`, `< n`; `if(C, 0, 1)` is `not C`): selected() and comparisons of questions
+    # not asked or not answered are false in each term, as in XPath
+    "selected(subs, 'cocaine') or freq == 'often' or used == true",
+    "not (selected(subs, 'cocaine') or freq == 'often' or used == true)",
+    "selected(subs, 'cocaine') and freq == 'often' and used == true",
+    "not (selected(subs, 'cocaine') and not freq == 'often')",
     # syntax errors
     "", "   ", "used =", "used = true", "n ! 3", "!used", "used ==", "used and", "and used",
     "(used", "used)", "n in 3", "n in [", "n in [1,", "n in [1 2]", "n in []", "n in [n]",
