@@ -210,7 +210,7 @@ class _Read:
                                           chosen_bounds(self.cells, self.integer_max))
         if chosen:  # the researcher's bound: shown to the respondent as the question's range
             self.note(f"imported as an integer from {low} to {high}: {'; '.join(chosen)} "
-                       "(the page shows the range; answers beyond it cannot be given)")
+                      "(the page shows the range; answers beyond it cannot be given)")
         constraint = str(self.cells.get("constraint") or "").strip()
         if self.category != "range" and chained_range(constraint) is not None:
             said = (f"its constraint {quoted(constraint)} is imported as the range {low} to "
@@ -224,10 +224,10 @@ class _Read:
         if conditional is not None:
             (a, b), (c, d) = conditional.branches
             self.note(f"its constraint {quoted(constraint)} allows {a} to {b} or {c} to {d} "
-                       f"by an earlier answer; imported as the range {low} to {high}, which "
-                       "holds both: a randomized answer's range cannot follow another answer "
-                       "(it would tell that answer), so the narrower range of one branch is "
-                       "not enforced")
+                      f"by an earlier answer; imported as the range {low} to {high}, which "
+                      "holds both: a randomized answer's range cannot follow another answer "
+                      "(it would tell that answer), so the narrower range of one branch is "
+                      "not enforced")
         return low, high
 
     def count_bounds(self) -> dict[str, int]:
