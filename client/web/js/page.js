@@ -181,13 +181,13 @@ function receipt(verified, record) {
 
 async function alreadyAnswered(verified, entry) {
   await loadModules(later(verified.survey));  // its receipt and delivery
-  document.body.dataset.state = "answered";
   const record = await getRecord(entry.submission_id);
   await loadRefusals().catch(() => {});  // its words are a rare state's (orUnsaid)
   screen(() => replace(contentEl,
     el("p", { class: "notice" }, orUnsaid(() => t("page.answered", {
       version: entry.version, time: localTime(entry.time) }))),
     record ? receipt(verified, record) : null));
+  document.body.dataset.state = "answered";
   if (record) {
     await showDelivery(record.status === PENDING ? await deliver(record) : record);
     keepDelivering(record.submission_id);
