@@ -46,7 +46,7 @@ _SURVEY_ID = {"name": "survey_id", "in": "path", "required": True,
               "schema": {"type": "string"}}
 _VERSION = {"name": "version", "in": "query", "required": False,
             "description": "Survey version; the latest when omitted.",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 999999999}}
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_VERSION}}
 _CONFIDENCE = {"name": "confidence", "in": "query", "required": False,
                "schema": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
                           "default": 0.95}}

@@ -35,7 +35,8 @@ from .two_server.config import TwoServerConfig
 SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$")
 QUESTION_ID = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,62})$")
 MAX_QUESTIONS = 500
-MAX_VERSION = 999_999_999  # a survey version fits every store's version column (32 bits)
+MAX_VERSION = 2_147_483_647  # a signed 32-bit integer: every store's version column holds it,
+# and ODK's customary yyyymmddrr versions (2017120701) are below it until the year 2147
 # Options in all questions together: with MAX_QUESTIONS it bounds the work one survey can cause
 # on a device or the server (parsing, building and proving every mechanism): ~2 µs per option.
 MAX_TOTAL_OPTIONS = 1 << 20

@@ -112,11 +112,17 @@ def test_settings_become_id_title_version(tmp_path: Path) -> None:
     assert (chosen.survey.id, chosen.survey.version) == ("mine", 3)
 
 
-@pytest.mark.parametrize("version", ["2024031501", "1.2", "v3", "0", "\u00b2", "\u0661\u0662"])
+def test_an_odk_yyyymmddrr_version_is_the_survey_version(tmp_path: Path) -> None:
+    """ODK's docs number versions by date (2024031501): the survey keeps that version."""
+    result = run(tmp_path, [USED], settings={"form_id": "t", "version": "2024031501"})
+    assert result.survey.version == 2024031501
+
+
+@pytest.mark.parametrize("version", ["2147483648", "1.2", "v3", "0", "\u00b2", "\u0661\u0662"])
 def test_versions_ldpsurvey_cannot_hold_are_refused(tmp_path: Path, version: str) -> None:
     # '²' and Arabic-Indic digits pass str.isdigit(); int() refuses the first (a traceback)
     with pytest.raises(XlsFormError, match=rf"settings version '{version}' is not an integer "
-                       r"from 1 to 999999999.*pass --survey-version N"):
+                       r"from 1 to 2147483647.*pass --survey-version N"):
         run(tmp_path, [USED], settings={"form_id": "t", "version": version})
 
 

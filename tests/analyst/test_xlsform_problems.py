@@ -585,8 +585,9 @@ def test_the_colours_example_imports_as_it_is(tmp_path: Path) -> None:
                      "--survey-version", "1", "--force")
     assert res.exit_code == 1 and "5 row(s) of odk_form_update_en_es.md cannot be" in res.output
     res = cli_import(REAL_FORMS / "odk_form_update_en_es.md", out, "--epsilon", "1",
-                     "--survey-version", "1", "--force", "--skip-unsupported")
+                     "--force", "--skip-unsupported")
     assert res.exit_code == 0, res.output
+    assert tomllib.loads(out.read_text())["version"] == 2017120701  # its settings version
     course_cnt = tomllib.loads(out.read_text())["questions"][1]
     assert (course_cnt["id"], course_cnt["min"], course_cnt["max"]) == ("course_cnt", 1, 6)
     assert "its constraint '1<=.<=6' is imported as the range 1 to 6 it writes" in res.output

@@ -180,6 +180,21 @@ def test_submission_to_a_version(client, auth):
     assert (n2["version"], n2["n_submissions"]) == (2, 2)
 
 
+def test_the_largest_version_is_stored_and_read(client, auth):
+    """ODK numbers versions yyyymmddrr (2017120701); the largest a store's 32-bit version
+    column holds, 2147483647, is published, answered and read on every backend."""
+    for version in (2_017_120_701, 2**31 - 1):
+        body = manifest(survey_dict(version=version))
+        assert client.post("/api/surveys", json=body, headers=auth).status_code == 201
+        sent = client.post("/api/surveys/health/submissions", json=submission(version=version))
+        assert sent.status_code == 200, sent.get_json()
+        read = client.get(f"/api/surveys/health/estimates?version={version}",
+                          headers=auth).get_json()
+        assert (read["version"], read["n_submissions"]) == (version, 1)
+    beyond = client.get(f"/api/surveys/health/estimates?version={2**31}", headers=auth)
+    assert beyond.status_code == 400, beyond.get_json()
+
+
 def test_closed_survey_refuses_submissions(client, auth, db_path, published):
     response = client.post("/api/surveys/health/close", headers=auth)
     assert response.status_code == 200
