@@ -56,7 +56,7 @@ def survey_settings(form: Mapping[str, Any], settings: Mapping[str, Any], langua
         raise XlsFormError(f"--id {survey_id!r}: must be a slug: 1-64 lowercase letters, "
                            "digits, '-' or '_'")
     if version is None:
-        version = _version(settings.get("version"), notes, filename)
+        version = _version(settings.get("version"), notes)
     title, title_tr = _title(form.get("title"), settings, languages, survey_id, notes)
     data: dict[str, Any] = {"id": survey_id, "title": title, "version": version}
     if languages.tags and (languages.base_tag != DEFAULT_LANGUAGE or len(languages.tags) > 1):
@@ -83,17 +83,21 @@ def _survey_id(form_id: str, notes: list[str], filename: str) -> str:
     return slug
 
 
-def _version(value: Any, notes: list[str], filename: str) -> int:
-    """settings version: an integer from 1 to MAX_VERSION (1 when there is none)."""
+def _version(value: Any, notes: list[str]) -> int:
+    """settings version: an integer from 1 to MAX_VERSION; 1 when there is none or it is not
+    such an integer (KoboToolbox's generated 'vJ3k...' versions, a date and time), said in the
+    notes: a form's version is its designer's bookkeeping, not a reason to refuse the form, and
+    publishing a changed survey under a version already published is refused by the server."""
     if value is None or str(value).strip() == "":
         notes.append("settings has no version: the survey is version 1 (--survey-version to "
                      "choose)")
         return 1
     text = str(value).strip()
     if not whole(text) or not 1 <= int(text) <= MAX_VERSION:
-        raise XlsFormError(f"{filename}: settings version {quoted(text)} is not an integer "
-                           f"from 1 to {MAX_VERSION} (ldpsurvey versions are): pass "
-                           "--survey-version N, or write such a version in settings")
+        notes.append(f"settings version {quoted(text)} is not an integer from 1 to "
+                     f"{MAX_VERSION} (ldpsurvey versions are): the survey is version 1 "
+                     "(--survey-version N to choose)")
+        return 1
     return int(text)
 
 

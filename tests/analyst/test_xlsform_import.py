@@ -23,6 +23,7 @@ from ldpsurvey.analyst.xlsform_import import (
     XlsFormError,
     import_xlsform,
 )
+from ldpsurvey.analyst.xlsform_import.errors import quoted
 from ldpsurvey.shared.survey import Survey, load_survey
 from support.xlsform import YES_NO, xlsform
 
@@ -118,12 +119,18 @@ def test_an_odk_yyyymmddrr_version_is_the_survey_version(tmp_path: Path) -> None
     assert result.survey.version == 2024031501
 
 
-@pytest.mark.parametrize("version", ["2147483648", "1.2", "v3", "0", "\u00b2", "\u0661\u0662"])
-def test_versions_ldpsurvey_cannot_hold_are_refused(tmp_path: Path, version: str) -> None:
-    # '²' and Arabic-Indic digits pass str.isdigit(); int() refuses the first (a traceback)
-    with pytest.raises(XlsFormError, match=rf"settings version '{version}' is not an integer "
-                       r"from 1 to 2147483647.*pass --survey-version N"):
-        run(tmp_path, [USED], settings={"form_id": "t", "version": version})
+@pytest.mark.parametrize("version", ["2147483648", "1.2", "v3", "0", "\u00b2", "\u0661\u0662",
+                                     "2022-04-11 16:26:28.971000", "vJ3kq8sHDcXk7vWaB2tLmN"])
+def test_a_version_ldpsurvey_cannot_hold_makes_version_1_said_in_the_notes(
+        tmp_path: Path, version: str) -> None:
+    """The UCL form's '2022-04-11 16:26:28.971000', KoboToolbox's generated ids: the form
+    imports as version 1, the note names --survey-version ('²' and Arabic-Indic digits pass
+    str.isdigit(); int() refuses the first: no traceback)."""
+    result = run(tmp_path, [USED], settings={"form_id": "t", "version": version})
+    assert result.survey.version == 1
+    assert f"settings version {quoted(version)} is not an integer from 1 to 2147483647 " \
+           "(ldpsurvey versions are): the survey is version 1 (--survey-version N to " \
+           "choose)" in result.notes, result.notes
 
 
 def test_the_version_option_named_is_the_one_the_command_has(tmp_path: Path) -> None:

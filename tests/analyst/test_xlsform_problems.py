@@ -306,7 +306,7 @@ def test_an_empty_translation_and_typographic_quotes_are_said(tmp_path: Path) ->
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL_FORMS = Path(os.environ.get("LDPSURVEY_XLSFORMS", ROOT.parent / "shared" / "xlsforms"))
-# What `import xlsform --skip-unsupported --epsilon 1 --survey-version 1` does with each:
+# What `import xlsform --skip-unsupported --epsilon 1` does with each:
 # ("pyxform", its complaint), ("imported", questions, rows left out by kind, the rows that
 # need the designer's fix), or ("nothing", rows left out). Every form pyxform accepts imports
 # but kobo_rtl_en_ar.md, whose two rows are free text and an integer whose label shows it.
@@ -408,7 +408,7 @@ def test_each_real_form_imports_with_every_row_left_out_listed(tmp_path: Path,
     expected = REAL_OUTCOMES[name]
     out, listing = tmp_path / "s.toml", tmp_path / "problems.csv"
     res = cli_import(REAL_FORMS / name, out, "--skip-unsupported", "--epsilon", "1",
-                     "--survey-version", "1", "--problems", str(listing))
+                     "--problems", str(listing))  # each form's own settings version
     assert "Traceback" not in res.output and "UserWarning" not in res.output
     if expected[0] == "pyxform":
         assert res.exit_code == 1 and "pyxform cannot read this XLSForm" in res.output
