@@ -49,6 +49,19 @@ AUTO_NOT_ASKED = {u.name: u.auto_not_asked for u in units() if u.auto_not_asked}
 NAMED_NOT_ASKED = {u.name: u.named_not_asked for u in units() if u.named_not_asked}
 
 
+class OptionalFollowUpError(SurveyError):
+    """An optional question whose condition reads randomized answers (`reads`, their ids
+    joined by ", "): refused, since a declined answer would send nothing, which reveals that
+    it was asked. Its own type so that a caller that can make the question required (the
+    XLSForm import) knows this refusal from every other."""
+
+    def __init__(self, field: str, reads: str) -> None:
+        super().__init__(field, f"an optional question cannot depend on randomized answers "
+                         f"({reads}): a declined answer sends nothing, which would reveal "
+                         "that the question was asked. Drop optional")
+        self.reads = reads
+
+
 @dataclass(frozen=True)
 class Relevance:
     """A question's parsed `relevant` and whether it reads a randomized answer (`hidden`)."""
@@ -90,9 +103,7 @@ def parse_relevance(data: Mapping[str, Any], where: str, qid: str, qtype: str,
                               f"({reads}): whether it is sent would reveal them. Randomize it, "
                               "or make its condition read disclosed questions only")
         if data.get("optional", False) is True:
-            raise SurveyError(at, f"an optional question cannot depend on randomized answers "
-                              f"({reads}): a declined answer sends nothing, which would reveal "
-                              "that the question was asked. Drop optional")
+            raise OptionalFollowUpError(at, reads)
         if qtype in REGISTRY:
             REGISTRY[qtype].check_hidden_condition(at, reads)
     return Relevance(text, condition, hidden)

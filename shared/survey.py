@@ -13,7 +13,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,9 @@ MAX_REPORT_SIZE_LIMIT = 1 << 20
 _COMMON_KEYS = {"id", "text", "type", "epsilon", "mechanism", "mechanism_choice", "optional",
                 "params", "instantaneous_epsilon", "disclosed", "central_epsilon",
                 "local_epsilon", "relevant", "hint", "special", "carried"}
+# `amend(index, question, error)` (Survey.from_dict): the table of a question refused by its
+# own parse, changed so that it parses, or None when the refusal stands.
+Amend = Callable[[int, Mapping[str, Any], SurveyError], Mapping[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -224,8 +227,15 @@ class Survey:
     translations: Mapping[str, Translation] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, data: Any) -> Survey:
-        return _parse_survey(data)
+    def from_dict(cls, data: Any, amend: Amend | None = None) -> Survey:
+        """The survey of a table; SurveyError for the first problem, in the order checked.
+
+        `amend` lets a caller change a question the check refuses and go on in the same pass:
+        the question's table it returns (same id) is parsed again in place, after the same
+        earlier questions, so a pass with `amend` refuses and builds exactly what checking the
+        amended table from the start would (the XLSForm import makes every optional follow-up
+        of randomized answers required in one pass this way)."""
+        return _parse_survey(data, amend)
 
     @property
     def total_epsilon(self) -> float:
@@ -316,7 +326,7 @@ def _reject_constant(name: str) -> Any:
 # --- parsing -------------------------------------------------------------------------------
 
 
-def _parse_survey(data: Any) -> Survey:
+def _parse_survey(data: Any, amend: Amend | None = None) -> Survey:
     if not isinstance(data, Mapping):
         raise SurveyError("survey", "must be a table/object")
     _reject_unknown(data, _SURVEY_KEYS, "survey")
@@ -364,8 +374,16 @@ def _parse_survey(data: Any) -> Survey:
     ids = [q["id"] for q in questions_raw]
     parsed: list[Question] = []
     for i, q in enumerate(questions_raw):  # in order: a condition reads earlier questions
-        question = _parse_question(q, places[i], size_limit, collection, tuple(parsed),
-                                   ids[i + 1:])
+        while True:
+            try:
+                question = _parse_question(q, places[i], size_limit, collection, tuple(parsed),
+                                           ids[i + 1:])
+                break
+            except SurveyError as exc:
+                amended = None if amend is None else amend(i, q, exc)
+                if amended is None:
+                    raise
+                q = amended
         hint = parse_hint(q, places[i])
         parsed.append(question if hint is None else _replace(question, hint=hint))
     questions = tuple(parsed)

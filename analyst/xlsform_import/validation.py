@@ -4,21 +4,25 @@ field, and what to change. Every refused question is found, one check at a time,
 each one refused and the questions whose conditions read it.
 
 An optional row whose condition reads randomized answers is imported as required, with a note
-(`required_follow_up`): a declined answer would send nothing, and a report that is missing
-tells the server that the question was asked, i.e. something of the randomized answers its
-condition read. Required, it is sent by every respondent (randomized, "not asked" where it
-does not apply), so nothing about the condition leaves the device; a respondent who would
-decline picks the form's "prefer not to say" choice, which is randomized like any answer."""
+(`required_follow_up`), in the check that meets it (Survey.from_dict's `amend`): the check goes
+on from that question, so one check makes every such row of the form required (it took one
+check each, 83 for a 710-row form). A declined answer would send nothing, and a report that
+is missing tells the server that the question was asked, i.e. something of the randomized
+answers its condition read. Required, it is sent by every respondent (randomized, "not
+asked" where it does not apply), so nothing about the condition leaves the device; a
+respondent who would decline picks the form's "prefer not to say" choice, which is randomized
+like any answer."""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ldpsurvey.shared.errors import SurveyError
+from ldpsurvey.shared.skip_logic import OptionalFollowUpError
 from ldpsurvey.shared.survey import Survey
 
 from .assembly import assemble, toml
@@ -50,36 +54,59 @@ def validated(questions: Sequence[Question], settings: SurveySettings, languages
     refused: list[RowProblem] = []
     while True:
         data = assemble(remaining, settings, languages)
-        try:
-            survey = Survey.from_dict(tomllib.loads(toml(data, filename, remaining, ())))
+        survey, error, made = _checked(remaining, data, filename)
+        if made:
+            remaining = [made.get(i, q) for i, q in enumerate(remaining)]
+            if notes is not None:
+                notes += [q.comments[-1] for _, q in sorted(made.items())]
+        if survey is not None:
+            if made:  # the table of the questions as imported
+                data = assemble(remaining, settings, languages)
             break
-        except SurveyError as exc:
-            failed = _question_of(exc.field, remaining)
-            if failed is None:
-                raise XlsFormError(f"{filename}: {_SETTING_OF.get(exc.field, exc.field)}: "
-                                   f"{exc.problem}") from None
-            if exc.problem.startswith(_OPTIONAL_FOLLOW_UP_PROBLEM) \
-                    and failed.data.get("optional") is True:
-                made = required_follow_up(failed, exc.problem)
-                remaining = [made if q is failed else q for q in remaining]
-                if notes is not None:
-                    notes.append(made.comments[-1])
-                continue
-            problem = _problem(exc, failed)
-            refused.append(problem)
-            remaining, readers = _without(failed, remaining)
-            refused += [_reads_refused(q, problem) for q in readers]
-            if not remaining:
-                raise ImportRefused(refused, nothing_left=skip_unsupported) from None
+        assert error is not None
+        failed = _question_of(error.field, remaining)
+        if failed is None:
+            raise XlsFormError(f"{filename}: {_SETTING_OF.get(error.field, error.field)}: "
+                               f"{error.problem}") from None
+        problem = _problem(error, failed)
+        refused.append(problem)
+        remaining, readers = _without(failed, remaining)
+        refused += [_reads_refused(q, problem) for q in readers]
+        if not remaining:
+            raise ImportRefused(refused, nothing_left=skip_unsupported) from None
     if refused and not skip_unsupported:
         raise ImportRefused(refused)
     return survey, data, refused, remaining
 
 
-def required_follow_up(q: Question, problem: str) -> Question:
-    """The optional question `q`, whose condition reads randomized answers (`problem`, the
-    check's words, names them), as a required one: its note (the last comment) says why."""
-    reads = problem[problem.find("(") + 1:problem.find(")")] if "(" in problem else ""
+def _checked(questions: Sequence[Question], data: dict[str, Any], filename: str
+             ) -> tuple[Survey | None, SurveyError | None, dict[int, Question]]:
+    """One pass of the survey's check on the table `data` of `questions`, read back from its
+    TOML: (the survey, None) or (None, its first refusal), and the optional follow-ups of
+    randomized answers made required on the way, by index: each one the check refuses as
+    such is made required and checked again in place (Survey.from_dict's `amend`), so the
+    pass goes on to the next, and the refusal is another."""
+    made: dict[int, Question] = {}
+
+    def required(index: int, raw: Mapping[str, Any], exc: SurveyError
+                 ) -> Mapping[str, Any] | None:
+        q = made.get(index, questions[index])
+        if not isinstance(exc, OptionalFollowUpError) or q.data.get("optional") is not True:
+            return None
+        made[index] = required_follow_up(q, exc.reads)
+        return {key: value for key, value in raw.items() if key != "optional"}
+
+    try:
+        survey = Survey.from_dict(tomllib.loads(toml(data, filename, questions, ())),
+                                  amend=required)
+    except SurveyError as exc:
+        return None, exc, made
+    return survey, None, made
+
+
+def required_follow_up(q: Question, reads: str) -> Question:
+    """The optional question `q`, whose condition reads randomized answers (`reads`, their ids
+    as the check names them), as a required one: its note (the last comment) says why."""
     note = (f"row {q.row} ({q.name}, {q.xls_type}): optional in the form, imported as "
             f"required: its condition reads randomized answers ({reads}), and a declined "
             "answer would send nothing, which would tell the server that it was asked; every "
@@ -152,9 +179,6 @@ def _reason(exc: SurveyError, q: Question) -> str:
     rest = exc.field[len(prefix) + 1:] if exc.field.startswith(prefix + ".") else ""
     field_name = _COLUMN_OF.get(rest, rest)
     return f"{field_name + ': ' if field_name else ''}{exc.problem}"
-
-
-_OPTIONAL_FOLLOW_UP_PROBLEM = "an optional question cannot depend"  # shared/skip_logic.py
 
 
 def _remedy(exc: SurveyError) -> str:

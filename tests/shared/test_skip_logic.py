@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 from ldpsurvey.shared.errors import AnswerError, SurveyError
 from ldpsurvey.shared.mechanisms import mechanism_for
-from ldpsurvey.shared.skip_logic import NOT_ASKED, presence_problems, resolve_answers
+from ldpsurvey.shared.skip_logic import (
+    NOT_ASKED,
+    OptionalFollowUpError,
+    presence_problems,
+    resolve_answers,
+)
 from ldpsurvey.shared.survey import Survey
 
 GATE = {"id": "used", "text": "Used?", "type": "binary", "epsilon": 1.0}
@@ -60,6 +65,40 @@ def test_canonical_bytes_carry_the_condition_only_when_there_is_one() -> None:
                            "relevant": "not used"})
     assert follow.to_dict()["questions"][1]["relevant"] == "not used"
     assert Survey.from_dict(follow.to_dict()).canonical_bytes() == follow.canonical_bytes()
+
+
+def test_amend_changes_a_refused_question_in_place_and_the_check_goes_on() -> None:
+    """`Survey.from_dict(amend=...)`: every optional follow-up of randomized answers is handed
+    to `amend` in order with its OptionalFollowUpError (`reads`: the ids its condition reads),
+    and the survey built is the amended table's, as if checked from the start; a refusal
+    `amend` leaves (None) stands, with the earlier amendments made."""
+    def follow(qid: str, relevant: str, **more: Any) -> dict[str, Any]:
+        return {"id": qid, "text": "F?", "type": "binary", "epsilon": 1.0, "optional": True,
+                "relevant": relevant, **more}
+
+    questions = [GATE, follow("a", "used"), follow("b", "a and used"), REGION,
+                 follow("public", "region == 'north'")]
+    seen: list[tuple[int, str, str]] = []
+
+    def required(index: int, question: Any, error: SurveyError) -> dict[str, Any] | None:
+        if not isinstance(error, OptionalFollowUpError):
+            return None
+        seen.append((index, error.field, error.reads))
+        return {key: value for key, value in question.items() if key != "optional"}
+
+    s = Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": questions},
+                         amend=required)
+    assert seen == [(1, "questions.a.relevant", "used"), (2, "questions.b.relevant", "a, used")]
+    as_required = [GATE, follow("a", "used", optional=False),
+                   follow("b", "a and used", optional=False), REGION, questions[4]]
+    assert s.canonical_bytes() == survey(*as_required).canonical_bytes()
+    assert s.question("public").optional and not s.question("public").not_asked
+    seen.clear()
+    with pytest.raises(SurveyError) as info:
+        Survey.from_dict({"id": "s", "title": "S", "version": 1, "questions": [
+            GATE, follow("a", "used"), follow("c", "used", mechanism="nope")]}, amend=required)
+    assert info.value.field == "questions.c.mechanism"
+    assert [index for index, _, _ in seen] == [1, 2]  # c made required, then refused
 
 
 @pytest.mark.parametrize(("change", "words"), [
