@@ -230,11 +230,12 @@ class Survey:
     def from_dict(cls, data: Any, amend: Amend | None = None) -> Survey:
         """The survey of a table; SurveyError for the first problem, in the order checked.
 
-        `amend` lets a caller change a question the check refuses and go on in the same pass:
-        the question's table it returns (same id) is parsed again in place, after the same
-        earlier questions, so a pass with `amend` refuses and builds exactly what checking the
-        amended table from the start would (the XLSForm import makes every optional follow-up
-        of randomized answers required in one pass this way)."""
+        `amend(index, question, error)` lets a caller change a question that its own parse
+        refuses and go on in the same pass: the table it returns (the same id and options: the
+        survey-wide limits were checked on `data`) is parsed again in place, after the same
+        earlier questions, so the pass refuses or builds what checking the amended table from
+        the start would; None lets the refusal stand. The XLSForm import makes every optional
+        follow-up of randomized answers required in one pass this way."""
         return _parse_survey(data, amend)
 
     @property

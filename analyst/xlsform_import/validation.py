@@ -82,10 +82,10 @@ def validated(questions: Sequence[Question], settings: SurveySettings, languages
 def _checked(questions: Sequence[Question], data: dict[str, Any], filename: str
              ) -> tuple[Survey | None, SurveyError | None, dict[int, Question]]:
     """One pass of the survey's check on the table `data` of `questions`, read back from its
-    TOML: (the survey, None) or (None, its first refusal), and the optional follow-ups of
-    randomized answers made required on the way, by index: each one the check refuses as
-    such is made required and checked again in place (Survey.from_dict's `amend`), so the
-    pass goes on to the next, and the refusal is another."""
+    TOML: (the survey, None) or (None, its first other refusal), and the optional follow-ups
+    of randomized answers made required on the way, by index: the check refuses each as such
+    (OptionalFollowUpError), and it is made required and checked again in place
+    (Survey.from_dict's `amend`), so that the pass goes on."""
     made: dict[int, Question] = {}
 
     def required(index: int, raw: Mapping[str, Any], exc: SurveyError
