@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ldpsurvey.server.compiled import compile_survey
+from ldpsurvey.server.surveys import compile_survey
 from ldpsurvey.shared.manifest import sign_survey, verify_manifest
 from ldpsurvey.shared.mechanisms import mechanism_for
 from ldpsurvey.shared.mechanisms.base import MIN_EPSILON

@@ -37,7 +37,8 @@ from support.two_server import signed_survey, start_pair
 def client(calls: int) -> None:
     survey = two_server_version(sample_survey(), "https://helper.example", os.urandom(32),
                                 os.urandom(32), 100)
-    answers = {"rx_misuse": True, "cannabis_frequency": "weekly", "drinks_last_week": 4}
+    answers = {"rx_misuse": True, "cannabis_frequency": "weekly", "drinks_last_week": 4,
+               "substances": ["stimulants", "cocaine"]}
     build_upload(survey, answers)  # warm the Prio3 instances
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(calls):

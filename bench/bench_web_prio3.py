@@ -72,7 +72,8 @@ MEASURE = """async ([root, survey, runs]) => {
       }),
     };
   }
-  const answers = { rx_misuse: true, cannabis_frequency: "weekly", drinks_last_week: 12 };
+  const answers = { rx_misuse: true, cannabis_frequency: "weekly", drinks_last_week: 12,
+                    substances: ["stimulants", "cocaine"] };
   out["sample survey (buildUpload)"] = { all: await time(() => U.buildUpload(survey, answers)) };
   const seal2 = await time(async () => {
     await H.seal(key, ctx, new Uint8Array(200));
