@@ -332,7 +332,7 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
         t = n_g = None
         if groups is not None:
             t = (sums_by(groups.of_row, pv.values, groups.count, wd) if lookup is None
-                 else lookup.sums(wd, groups.of_row, groups.count) @ lookup.table)
+                 else lookup.sums_times(wd, groups.of_row, groups.count, lookup.table))
             n_g = np.bincount(groups.of_row, weights=wd, minlength=groups.count)
             group_sums.append((t, n_g))
         baseline = _srs_baseline(design, pv, wd, weight_sum, count, totals, by_value)
@@ -561,7 +561,7 @@ def _srs_baseline(design: Design, pv: PseudoValues, wd: np.ndarray, weight_sum: 
             u -= lookup.noise_table
         p = design.psu_count
         weights = np.bincount(design.psus, weights=wd, minlength=p)
-        psu_totals = (lookup.sums(wd, design.psus, p) @ u - np.outer(weights, answers)) \
+        psu_totals = (lookup.sums_times(wd, design.psus, p, u) - np.outer(weights, answers)) \
             / weight_sum
         se = np.sqrt(np.maximum(np.diag(covariance_of_totals(design, psu_totals)), 0.0))
         return _SrsBaseline(answers, se)

@@ -28,6 +28,11 @@ from ..errors import DesignError
 from ..mechanisms.base import Mechanism
 from ..question_types.words import MEAN_SCORE
 
+# Grouped sums above this many (count x report values) are made in blocks of groups
+# (`Lookup.sums_times`): 2^22 float64s, 32 MB.
+MAX_GROUP_SUMS = 1 << 22
+GROUP_BLOCK = 1024
+
 
 @dataclass(frozen=True, eq=False)
 class Lookup:
@@ -54,6 +59,38 @@ class Lookup:
         key = groups * self.size + self.codes
         return np.bincount(key, weights=weights, minlength=count * self.size).reshape(
             count, self.size)
+
+    def sums_times(self, weights: np.ndarray, groups: np.ndarray, count: int,
+                   matrix: np.ndarray) -> np.ndarray:
+        """`sums(weights, groups, count) @ matrix` ((count, matrix's columns)), without the
+        (count, c) sums all at once where they would be large: many groups (a raked design's
+        (PSU, cell) groups, ~10^5) times many report values (a 12-option subset's 4,097) is
+        10^8-10^9 sums, gigabytes that are nearly all zeros. Then the groups are taken in
+        blocks (multiples of `GROUP_BLOCK` groups; the last block takes the rest), each block's
+        sums and product made as the whole one's rows are: the same sums in the same order, and
+        with one BLAS thread (what every `ldpsurvey` command runs with, analyst/cli.py) a
+        product row depends only on its row's sums and where it falls in the kernel's row
+        unrolling (block starts are multiples of 1,024), so the result equals the whole
+        product bit for bit (tests/shared/test_design_lookup_blocks.py). With several BLAS
+        threads the whole product's rows already depend on how the BLAS splits them among
+        its threads; there the blocks' agree with it to rounding (~1e-16)."""
+        # blocks of about MAX_GROUP_SUMS sums, a multiple of GROUP_BLOCK groups (a block too
+        # small could take a BLAS's small-matrix path, which rounds otherwise)
+        step = GROUP_BLOCK * max(1, MAX_GROUP_SUMS // (self.size * GROUP_BLOCK))
+        if count * self.size <= MAX_GROUP_SUMS or count < 2 * step:
+            return self.sums(weights, groups, count) @ matrix
+        order = np.argsort(groups, kind="stable")  # each group's rows, in row order
+        bounds = list(range(0, count - step, step))
+        edges = np.searchsorted(groups[order], [*bounds, count])
+        out = np.empty((count, matrix.shape[1]))
+        for j, start in enumerate(bounds):
+            stop = bounds[j + 1] if j + 1 < len(bounds) else count
+            rows = order[edges[j]:edges[j + 1]]
+            key = (groups[rows] - start) * self.size + self.codes[rows]
+            block = np.bincount(key, weights=weights[rows],
+                                minlength=(stop - start) * self.size)
+            out[start:stop] = block.reshape(stop - start, self.size) @ matrix
+        return out
 
 
 @dataclass(frozen=True, eq=False, init=False)
