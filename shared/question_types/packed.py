@@ -19,6 +19,7 @@ import numpy as np
 
 # A row's integers as `struct` and numpy name them (little-endian, no padding).
 _STRUCT_CODES = {"<i1": "b", "<i2": "h", "<i4": "i", "<i8": "q"}
+_INTEGER_TYPES = frozenset((int, bool))
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class PackedReports:
         return _STRUCT_CODES[self.dtype] * self.width
 
     def encode(self, report: Any) -> Any:
-        """The row's integers for one report, a tuple (ValueError, or `struct.error` when
-        packed: it does not pack; the row keeps its JSON only)."""
+        """The row's integers for one report, a sequence (ValueError, or `struct.error` when
+        packed: it does not pack; the row keeps its JSON only). Read, never changed: a flat
+        list of integers of the width is returned as it is."""
         if self.width == 1:
             if isinstance(report, list):
                 if len(report) != 1:
@@ -52,6 +54,9 @@ class PackedReports:
             if type(report) not in (int, bool):
                 raise ValueError("not an integer")
             return (report,)
+        if type(report) is list and len(report) == self.width and \
+                _INTEGER_TYPES.issuperset(map(type, report)):
+            return report  # already the row's integers (the common case: checked in C)
         flat = _flat(report)
         if len(flat) != self.width or any(type(v) not in (int, bool) for v in flat):
             raise ValueError("not integers of this width")
