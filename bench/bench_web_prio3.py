@@ -40,6 +40,11 @@ MEASURE = """async ([root, survey, runs]) => {
   const F = await import(root + "js/prio3/field.js");
   const H = await import(root + "js/hpke.js");
   const U = await import(root + "js/twoserver/upload.js");
+  // the modules the survey and its upload need (as the page loads them: optional.js loadFor,
+  // uploadFor where there is one), not timed
+  const O = await import(root + "js/optional.js");
+  await O.loadFor(survey);
+  if (O.uploadFor) await O.uploadFor(survey);
   const B = await import(root + "js/bytes.js");
   const R = await import(root + "js/randomness.js");
   const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1;
