@@ -20,20 +20,22 @@ One EMS fit per run and estimator, all runs in one batch: ~0.3 s of CPU per run.
 
 (b) Interval coverage: the 95% intervals of the 1st quartile, median and 3rd quartile that
 `distribution_estimate` reports (EMS on the counts and on R = 79 bootstrap replicates, each
-interval by test inversion of the EMS CDF, `inverted_quantile`), and, from the same replicates,
-the percentile interval of their quartiles (2nd and 78th smallest: the method before), over
-independent runs (default 400) at n = 2,000 and 20,000, ε in {1, 2}, on answers over a grid of
-1024 points from a uniform law, a log-normal income (0..200,000, median 40,000, σ = 0.7,
-top-coded), a bimodal mixture (40% N(250, 60), 60% N(700, 90)) and Beta(5, 2) (the paper's law,
-median 752.7 of 0..1023); the truth is the quantile of the exact bucketized law read as
-`Cells.quantile` reads estimates. Each cell's coverage is printed with its exact
-(Clopper-Pearson) 95% interval and with the band where an exactly-95% interval's measured
-coverage falls with probability 95% over that many runs (at 400 runs [0.928, 0.970]). Runs go
-round-robin over the cells, one JSON line each in --runs-file (default
-numeric-coverage-runs-inversion.jsonl; numeric-coverage-runs.jsonl holds the earlier
-percentile-interval runs, R = 199), and a rerun resumes: a bench cut short keeps every cell's
-runs so far (--table-only prints them). Simulated answers and reports come from numpy
-generators seeded per run (a simulation, not a device). CPU per run: see the results file.
+interval the percentile interval of the replicates' quartiles, their 2nd and 78th smallest,
+widened to the estimate should it fall outside: `quantile_summary`), over independent runs
+(default 400) at n = 2,000 and 20,000, ε in {1, 2}, on answers over a grid of 1024 points from
+a uniform law, a log-normal income (0..200,000, median 40,000, σ = 0.7, top-coded), a bimodal
+mixture (40% N(250, 60), 60% N(700, 90)) and Beta(5, 2) (the paper's law, median 752.7 of
+0..1023); the truth is the quantile of the exact bucketized law read as `Cells.quantile` reads
+estimates. Each cell's coverage is printed with its exact (Clopper-Pearson) 95% interval and
+with the band where an exactly-95% interval's measured coverage falls with probability 95% over
+that many runs (at 400 runs [0.928, 0.970]). Runs go round-robin over the cells, one JSON line
+each in --runs-file (default numeric-coverage-runs-percentile.jsonl), and a rerun resumes: a
+bench cut short keeps every cell's runs so far (--table-only prints them). Earlier files, kept
+for the history in the results file: numeric-coverage-runs.jsonl (the percentile interval at R
+= 199) and numeric-coverage-runs-inversion*.jsonl (R = 79; the reported interval then was test
+inversion of the EMS CDF, and each quartile's entry also holds the same replicates' percentile
+interval: --table-only shows both). Simulated answers and reports come from numpy generators
+seeded per run (a simulation, not a device). CPU per run: see the results file.
 
 (c) --point-runs R: the quartile estimates' own bias and standard deviation over R runs per
 cell, one EMS fit each (no intervals, so 1/200 of a coverage run's CPU).
@@ -55,8 +57,7 @@ from ldpsurvey.shared.numeric.distribution import (
     RESAMPLES,
     Cells,
     bootstrap_counts,
-    inverted_quantile,
-    order_interval,
+    quantile_summary,
     window_channel,
 )
 from ldpsurvey.shared.numeric.ems import WindowChannel, ems
@@ -221,7 +222,8 @@ def datasets() -> dict[str, np.ndarray]:
 
 def coverage_run(mech: SquareWave, law: np.ndarray, n: int, seed: list[int]) -> dict:
     """One survey: n answers from `law`, the mechanism's reports (numpy: a simulation, not a
-    device), the quartiles with their 95% intervals as `distribution_estimate` reports them."""
+    device), the quartiles with their 95% intervals as `distribution_estimate` reports them
+    (entries [p, estimate, std error, low, high]; "interval" names the method)."""
     rng = np.random.default_rng(seed)
     answers = rng.choice(D, n, p=law)
     counts = np.bincount(mech.perturb_many(answers, rng), minlength=mech.m)
@@ -229,12 +231,8 @@ def coverage_run(mech: SquareWave, law: np.ndarray, n: int, seed: list[int]) -> 
     fits = ems(window_channel(mech), np.vstack([counts[None, :],
                                                 bootstrap_counts(counts, RESAMPLES)]))
     cells = Cells.of(mech)
-    quartiles = []
-    for p in QUARTILES:
-        estimate, se, low, high = inverted_quantile(cells, fits, p, 0.95)
-        low_pct, high_pct = order_interval(cells.quantile(fits, p)[1:], 0.95)
-        quartiles.append([p, estimate, se, low, high, float(low_pct), float(high_pct)])
-    return {"cpu": time.process_time() - cpu, "q": quartiles}
+    quartiles = [[p, *quantile_summary(cells, fits, p, 0.95)] for p in QUARTILES]
+    return {"cpu": time.process_time() - cpu, "q": quartiles, "interval": "percentile"}
 
 
 def coverage(names: list[str], epsilons: list[float], sizes: list[int], runs: int,
@@ -267,12 +265,16 @@ def read_runs(path: Path) -> list[dict]:
 
 
 def coverage_table(path: Path) -> None:
-    """The coverage of each quartile's 95% interval per cell, from the runs in `path`."""
+    """The coverage of each quartile's 95% interval per cell, from the runs in `path`: the
+    interval each run reported (`interval_method`) and, for the older runs that stored it, the
+    percentile interval of the same replicates' quartiles."""
     rows = read_runs(path)
     laws = datasets()
-    print(f"\n(b) 95% intervals of the quartiles (distribution_estimate's: test inversion of "
-          f"the EMS CDF, R = {RESAMPLES}; and the percentile interval of the same replicates' "
-          f"quartiles), D = {D} grid points; from {path.name}")
+    methods = sorted({interval_method(r) for r in rows})
+    print(f"\n(b) 95% intervals of the quartiles (as distribution_estimate reported them when "
+          f"run: {' and '.join(methods)}; R = {RESAMPLES}; the last three columns: the "
+          f"percentile interval of the same replicates where the run stored it), D = {D} grid "
+          f"points; from {path.name}")
     print("| data | ε | n | runs | quantile | truth | covered | coverage | exact 95% CI | "
           "95% band of an exact 95% interval | bias | s.d. of estimate | mean s.e. | "
           "mean width | CPU s/run | percentile: coverage | its exact 95% CI | its mean width |")
@@ -310,12 +312,18 @@ def coverage_table(path: Path) -> None:
     pooled_table(rows, laws)
 
 
+def interval_method(row: dict) -> str:
+    """How a run's reported interval was made: "percentile" (the replicates' quartiles, since
+    2026-12-07) or, for runs without the key, "test inversion" of the EMS CDF."""
+    return str(row.get("interval", "test inversion"))
+
+
 def pooled_table(rows: list[dict], laws: dict[str, np.ndarray]) -> None:
     """Each quartile's coverage pooled over the data sets and ε at each n (runs are independent
     across cells, so the pooled count is binomial if every cell's coverage is the same): where
     few runs per cell fitted, what the runs say on average."""
-    print("\n| n | quantile | runs (all cells) | inverted: covered | coverage | exact 95% CI | "
-          "percentile: covered | coverage | exact 95% CI |")
+    print("\n| n | quantile | runs (all cells) | reported: covered | coverage | exact 95% CI | "
+          "same replicates' percentile (older runs): covered | coverage | exact 95% CI |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in sorted({r["n"] for r in rows}):
         cell_rows = [r for r in rows if r["n"] == n]
@@ -375,7 +383,7 @@ def main() -> None:
                              "(default beta=1)")
     parser.add_argument("--runs-file", type=Path,
                         default=Path(__file__).with_name(
-                            "numeric-coverage-runs-inversion.jsonl"),
+                            "numeric-coverage-runs-percentile.jsonl"),
                         help="(b)'s per-run results (JSON lines; appended, resumed)")
     parser.add_argument("--skip", choices=["accuracy", "coverage"], action="append", default=[],
                         help="skip (a) or (b); may be given twice")

@@ -13,26 +13,34 @@ replicates and confidence c, the i-th and (R + 1 - i)-th smallest, i = max(1, fl
 EMS's own behaviour (its smoothing and stopping) through every functional at once, which a
 variance formula cannot: EMS is not linear.
 
-Quantiles: test inversion of the CDF. The p-quantile's interval is the set of values t that a
-level-c test of "F(t) = p" does not reject, |F̂(t) - p| <= z·se(t), F̂ the EMS CDF, se(t) the
-bootstrap replicates' standard deviation of F̂(t) and z Student's t quantile with R - 1 degrees
-of freedom (1.99 at R = 79: se is itself estimated from R replicates): from the first t where
-F̂(t) + z·se(t) reaches p to the last where F̂(t) - z·se(t) is still at most p (both piecewise
-linear between grid cells' ends, as F̂ is). It covers the true quantile t0 exactly when the
-test at t0 accepts, which needs only F̂(t0) near normal with that s.e.; it holds the estimate
-(F̂ = p there), is monotone in c, and costs nothing beyond the replicates the bins already
-need. Why not the replicates' quantiles (the percentile interval used before): a quantile's
-spread is the CDF's divided by the density there, and on a fine grid at small n one survey's
-EMS density at its median is noise, so the replicates' spread followed it (the median's
-bootstrap s.e. ranged from 10 to 59 across surveys at ε = 1, n = 2,000 on 1024 points, against
-a true s.d. of 31). Its std error is the interval's half-width over z.
-bench/RESULTS-numeric-distribution.md has the coverage measured both ways. Why not an unbiased
-linear CDF for the inversion: the only unbiased linear CDF estimator of a box channel
-telescopes window sums (F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation passes 1 at
-n = 2,000 on a 1024-point grid: no interval at all (linear_inverse.py's unsmoothed inverse is
-unbiased only for densities linear within segments). The replicates use a numpy generator
-seeded from the counts: analysis only (no report is drawn here), and the same counts give the
-same intervals.
+Quantiles: the percentile interval of the replicates' quantiles (`quantile_summary`; the
+crosstab and by-group medians of shared/numeric/joint_ems.py read theirs there too). The
+p-quantile's estimate is read off the point fit's CDF (`Cells.quantile`); each replicate's fit
+gives its own p-quantile, the interval is those R values read at the same order statistics as
+the bins (the 2nd and 78th of 79 at 95%), and the std error is their standard deviation. Should
+the estimate fall outside that interval (fewer than i replicates' quantiles on one side of it),
+the interval is widened to reach it, so it always holds the number it is reported with; in the
+400-run measurement at ε = 1 (1,617 runs, 4,851 quartiles) that never happened. It grows with
+the confidence: at a fixed R the order index i does not increase as c does, and the default R
+(`resamples_for`) is 79 up to 97.5% (where i only falls as c rises) and above it takes the
+extremes of more replicates, the first 79 of which are the 79 drawn at 95% (the generator draws
+them in order, EMS fits each row alone), so its extremes enclose the 95% interval.
+
+Why this method (bench/RESULTS-numeric-distribution.md). From 2026-12-06 to 2026-12-07 the
+interval was test inversion of the EMS CDF (the t with |F̂(t) - p| <= z·se(t)), chosen because a
+quantile's bootstrap spread is the CDF's divided by one survey's noisy EMS density there (the
+median's bootstrap s.e. ranged 10 to 59 across surveys at ε = 1, n = 2,000 on 1024 points,
+against a true s.d. of 31). 400 runs per cell at ε = 1 on the paper's window (B = 261) then
+measured both on identical replicates: the median's inverted interval covered 0.948 / 0.945
+(log-normal income, n = 2,000 / 20,000) and 0.925 / 0.938 (bimodal), missing 95% ± 2% on
+bimodal at n = 2,000, where EMS pulls the median off the truth and the inversion centres on
+that pulled CDF; the percentile interval covered 0.950 / 0.955 and 0.943 / 0.935, inside the
+target in all four. Why not an unbiased linear CDF: the only unbiased linear CDF estimator of a
+box channel telescopes window sums (F(x) = Σ_i g_(x-iL)), and at ε = 1 its standard deviation
+passes 1 at n = 2,000 on a 1024-point grid: no interval at all (linear_inverse.py's unsmoothed
+inverse is unbiased only for densities linear within segments). The replicates use a numpy
+generator seeded from the counts: analysis only (no report is drawn here), and the same counts
+give the same intervals.
 
 Answers and cells. The mechanism keeps answer index i on grid point j (square_wave.py), so grid
 point j carries the answers of its cell, indices first_j..last_j. Within a cell the estimate
@@ -97,9 +105,9 @@ EMS_NOTE = ("the distribution is EMS (EM with smoothing, Li et al. 2020): non-ne
             "to 1, biased toward smooth shapes; its shares' intervals are bootstrap percentile "
             "intervals over reports")
 QUANTILE_NOTE = ("the median and quartiles are read off the EMS CDF (interpolated within a grid "
-                 "point's answers); each interval holds the values t where the CDF at t is "
-                 "within z bootstrap standard errors of the quantile's level (test inversion "
-                 "of the CDF)")
+                 "point's answers); each interval is the bootstrap percentile interval of the "
+                 "replicates' own quantile (widened to the estimate should it fall outside), "
+                 "its standard error their standard deviation")
 
 
 class _FiniteFields:
@@ -200,11 +208,6 @@ class Cells:
                  - np.clip(below_low - self.first + 1, 0, size))
         return f @ (count / size)
 
-    def ends(self) -> np.ndarray:
-        """The index-scale ends of the cells' continuous spans: first_0 - 1/2, then each
-        last_j + 1/2 (the CDF [0, cumsum f] is piecewise linear between them)."""
-        return np.concatenate([[self.first[0] - 0.5], self.last + 0.5])
-
     def quantile(self, f: np.ndarray, p: float) -> np.ndarray:
         """The interpolated p-quantile (answer units) of each row of f (module docstring)."""
         f = np.atleast_2d(f)
@@ -228,45 +231,31 @@ def order_interval(replicates: np.ndarray, confidence: float) -> tuple[Any, Any]
     return ordered[i - 1], ordered[count - i]
 
 
-def t_value(confidence: float, freedom: int) -> float:
-    """Student's two-sided t quantile with `freedom` degrees of freedom, by the Cornish-Fisher
-    expansion's first two terms z + (z³ + z)/(4ν) (within 0.001 of the exact 1.9908 at ν = 78):
-    the inversion's s.e. is estimated from R replicates, ν = R - 1."""
-    z = z_value(confidence)
-    return z + (z ** 3 + z) / (4 * freedom)
-
-
-def _first_reach(ends: np.ndarray, g: np.ndarray) -> float:
-    """The first t where the piecewise linear g (values at `ends`) reaches 0 (the last end if
-    it never does)."""
-    reached = np.flatnonzero(g >= 0)
-    if not reached.size:
-        return float(ends[-1])
-    i = int(reached[0])
-    if i == 0:
-        return float(ends[0])
-    return float(ends[i - 1] + (ends[i] - ends[i - 1]) * -g[i - 1] / (g[i] - g[i - 1]))
-
-
-def inverted_quantile(cells: Cells, fits: np.ndarray, p: float,
+def bootstrap_summary(values: np.ndarray,
                       confidence: float) -> tuple[float, float, float, float]:
-    """(estimate, std error, low, high) of the p-quantile in answer units from
-    [point fit, replicate fits...] (rows of grid-point shares): the estimate read off the
-    point fit, the interval by test inversion of its CDF, std error its half-width over z
-    (module docstring, "Quantiles"). Without two replicates, no interval (NaN)."""
-    estimate = float(cells.quantile(fits[:1], p)[0])
-    if fits.shape[0] < 3:
+    """(estimate, std error, low, high) of one quantity from its values on [point fit,
+    replicate fits...]: the estimate the first, the std error the replicates' standard
+    deviation, the interval their order interval (`order_interval`). Without two replicates,
+    no interval (NaN)."""
+    estimate = float(values[0])
+    if values.shape[0] < 3:
         return estimate, math.nan, math.nan, math.nan
-    z = t_value(confidence, fits.shape[0] - 2)
-    cdf = np.concatenate([np.zeros((fits.shape[0], 1)), np.cumsum(fits, axis=1)], axis=1)
-    se = cdf[1:].std(axis=0, ddof=1)
-    ends = cells.ends()
-    low = _first_reach(ends, cdf[0] + z * se - p)
-    above = cdf[0] - z * se - p  # the last t where this is still <= 0
-    high = _first_reach(ends, above - 1e-12) if (above > 1e-12).any() else float(ends[-1])
-    low, high = cells.low + low, cells.low + high
-    low, high = min(low, estimate), max(high, estimate)  # equal but for rounding
-    return estimate, (high - low) / (2 * z), low, high
+    low, high = order_interval(values[1:], confidence)
+    return estimate, float(np.std(values[1:], ddof=1)), float(low), float(high)
+
+
+def quantile_summary(cells: Cells, fits: np.ndarray, p: float,
+                     confidence: float) -> tuple[float, float, float, float]:
+    """(estimate, std error, low, high) of the p-quantile in answer units from
+    [point fit, replicate fits...] (rows of grid-point shares): the estimate read off the point
+    fit, the std error and interval those of the replicates' own p-quantiles
+    (`bootstrap_summary`), the interval widened to hold the estimate should it fall outside
+    (module docstring, "Quantiles"). `distribution_estimate` and the crosstab medians
+    (joint_ems.category_quantiles) both read their quantiles here."""
+    estimate, se, low, high = bootstrap_summary(cells.quantile(fits, p), confidence)
+    if math.isnan(low):
+        return estimate, se, low, high
+    return estimate, se, min(low, estimate), max(high, estimate)
 
 
 def window_channel(mech: SquareWave) -> WindowChannel:
@@ -292,8 +281,8 @@ def distribution_estimate(mech: SquareWave, counts: np.ndarray, *,
     """EMS distribution, bins (`bins`: increasing edges, bins [e_i, e_(i+1)) in answer units),
     CDF at `cdf_at` (default: the bin edges, else 21 evenly spaced values over the range),
     `quantiles` and the mean, with `confidence` bootstrap intervals from `resamples`
-    replicates (default `resamples_for(confidence)`; quantiles: by test inversion of the CDF,
-    `inverted_quantile`)."""
+    replicates (default `resamples_for(confidence)`; quantiles: the percentile interval of the
+    replicates' quantiles, `quantile_summary`)."""
     z = z_value(confidence)
     resamples = resamples_for(confidence) if resamples is None else resamples
     counts = np.asarray(counts, dtype=np.int64)
@@ -327,13 +316,6 @@ def distribution_estimate(mech: SquareWave, counts: np.ndarray, *,
     replicates = bootstrap_counts(counts, resamples) if resamples else np.zeros((0, mech.m))
     fits = ems(channel, np.vstack([counts[None, :], replicates]))
     point, boot = fits[0], fits[1:]
-    def summarize(values: np.ndarray) -> tuple[float, float, float, float]:
-        """(estimate, std error, low, high) from [estimate, replicate...]."""
-        if boot.shape[0] < 2:
-            return float(values[0]), math.nan, math.nan, math.nan
-        low, high = order_interval(values[1:], confidence)
-        return float(values[0]), float(np.std(values[1:], ddof=1)), float(low), float(high)
-
     if boot.shape[0] > 1:
         se = boot.std(axis=0, ddof=1)
         low, high = order_interval(boot, confidence)
@@ -344,13 +326,13 @@ def distribution_estimate(mech: SquareWave, counts: np.ndarray, *,
                                    consistent=float(f))
                      for v, f, s, a, b in zip(labels, point, se, low, high, strict=True)]
     for a, b in itertools.pairwise(edges):
-        est, s, lo, hi = summarize(cells.share_within(fits, a, b))
+        est, s, lo, hi = bootstrap_summary(cells.share_within(fits, a, b), confidence)
         result.bins.append(BinShare(a, b, est, s, lo, hi))
     for x in cdf_at:
-        est, _, lo, hi = summarize(cells.share_at_most(fits, float(x)))
+        est, _, lo, hi = bootstrap_summary(cells.share_at_most(fits, float(x)), confidence)
         result.cdf.append(CdfPoint(float(x), est, lo, hi))
     for p in quantiles:
-        est, s, lo, hi = inverted_quantile(cells, fits, float(p), confidence)
+        est, s, lo, hi = quantile_summary(cells, fits, float(p), confidence)
         result.quantiles.append(QuantileEstimate(float(p), est, s, lo, hi))
     result.mean = mech.mean_estimate(counts, z)
     result.notes.append(EMS_NOTE)

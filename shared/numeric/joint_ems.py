@@ -18,9 +18,11 @@ improves by less than τ after the first two iterations, or π moves by at most 
 
 Each category's distribution of the number is π[c, ·]/π[c, ·].sum(); its quartiles are read as
 shared/numeric/distribution.py reads one distribution's (`Cells.quantile`), and their intervals
-are made the same way too: N resampled multinomially (the n report pairs redrawn), EM rerun on
-each replicate, and the interval by test inversion of the category's CDF with the replicates'
-standard error of it (`inverted_quantile`).
+are made the same way too (`quantile_summary`): N resampled multinomially (the n report pairs
+redrawn), EM rerun on each replicate, each replicate's category quantile read off its own
+category distribution; the interval is those quantiles' percentile interval at the bins' order
+statistics (the 2nd and 78th of 79 at 95%, widened to the estimate should it fall outside),
+the std error their standard deviation.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from .distribution import (
     Cells,
     SquareWave,
     bootstrap_counts,
-    inverted_quantile,
+    quantile_summary,
     resamples_for,
     window_channel,
 )
@@ -49,8 +51,8 @@ from .ems import MAX_ITERATIONS, TOLERANCE, WindowChannel, smooth, until_stable
 QUANTILE_NAMES = {0.25: "q1", 0.5: "median", 0.75: "q3"}
 NOTE = ("medians and quartiles per category: EM over the product of the two channels on the "
         "joint counts of the report pairs, EMS's smoothing within each category; intervals "
-        "by test inversion of each category's CDF, bootstrap standard errors over report "
-        "pairs")
+        "are bootstrap percentile intervals of each category's quantile over report pairs, "
+        "standard errors the replicates' standard deviation")
 # Why a category's quartiles are not given, said in the cell (`not_estimated`).
 MEAN_ONLY = ("quartiles need square_wave or a distribution estimate; this question's mechanism "
              "estimates the mean only")
@@ -249,7 +251,7 @@ def category_quantiles(numbers: WindowReports, channel_a: np.ndarray, categories
         conditional = rows / np.where(mass > 0, mass, 1.0)[:, None]
         entry = CategoryQuantiles(category, float(mass[0]))
         for p in quantiles:
-            estimate, se, low, high = inverted_quantile(cells, conditional, float(p), confidence)
+            estimate, se, low, high = quantile_summary(cells, conditional, float(p), confidence)
             if resamples > 1:
                 se = numbers.spread(se)
                 low, high = numbers.to_units(low), numbers.to_units(high)
