@@ -328,16 +328,19 @@ def pooled_table(rows: list[dict], laws: dict[str, np.ndarray]) -> None:
     for n in sorted({r["n"] for r in rows}):
         cell_rows = [r for r in rows if r["n"] == n]
         for i, p in enumerate(QUARTILES):
-            hits = [0, 0]
+            hits, hits_pct, runs_pct = 0, 0, 0
             for r in cell_rows:
                 true = float(Cells.of(SquareWave(r["epsilon"], range(D))).quantile(
                     laws[r["data"]][None, :], p)[0])
                 entry = r["q"][i]
-                hits[0] += entry[3] <= true <= entry[4]
-                hits[1] += len(entry) == 7 and entry[5] <= true <= entry[6]
+                hits += entry[3] <= true <= entry[4]
+                if len(entry) == 7:  # an older run: the same replicates' percentile interval
+                    runs_pct += 1
+                    hits_pct += entry[5] <= true <= entry[6]
             runs = len(cell_rows)
-            text = [f"{h} | {h / runs:.3f} | [{a:.3f}, {b:.3f}]"
-                    for h in hits for a, b in [clopper_pearson(h, runs)]]
+            text = [f"{h} | {h / r:.3f} | [{a:.3f}, {b:.3f}]" if r else "n/a | n/a | n/a"
+                    for h, r in ((hits, runs), (hits_pct, runs_pct))
+                    for a, b in [clopper_pearson(h, r) if r else (0.0, 0.0)]]
             print(f"| {n:,} | {p:g} | {runs} | {text[0]} | {text[1]} |")
 
 
