@@ -228,19 +228,29 @@ def _method(variance: Variance) -> str:
     return "linearized (ultimate cluster, with replacement)"
 
 
-def degrees_of_freedom(design: Design, variance: Variance) -> int:
+def degrees_of_freedom(design: Design, variance: Variance,
+                       factors: np.ndarray | None = None) -> int:
     """The design's degrees of freedom (R's `degf`): PSUs minus strata for linearization, the
     rank of the replicate weights minus 1 for replicates. R's postStratify and rake recompute
     it on the recalibrated replicate weights (calibrate keeps the design's): so does this, as
     the rank of each (PSU, cell) group's recalibrated factors (a group's rows have
-    proportional replicate weights, so the (n, R) weights have that rank)."""
+    proportional replicate weights, so the (n, R) weights have that rank). `factors`: those
+    (R, G) factors if the caller has made them (`replicate_factors`), else made here.
+
+    The rank: the singular values above 1e-5 x the largest factor, of the triangular factor
+    of a QR decomposition of the (G, R) factors (R's `degf` takes `qr(...)$rank`): the same
+    singular values as the (R, G) matrix's to rounding, 2-3x faster at ~10^5 groups than
+    numpy's SVD of the wide matrix."""
     if not isinstance(variance, Replicates):
         return design.degrees_of_freedom
     if not (design.calibration and cell_based(design)) or variance.count == 0:
         return variance.degrees_of_freedom
-    factors = replicate_factors(design, groups_of(design), variance.factors)
+    if factors is None:
+        factors = replicate_factors(design, groups_of(design), variance.factors)
     factors = np.where(np.isfinite(factors), factors, 0.0)
-    return int(np.linalg.matrix_rank(factors, tol=1e-5 * float(np.abs(factors).max()))) - 1
+    tol = 1e-5 * float(np.abs(factors).max())
+    triangle = np.linalg.qr(factors.T, mode="r")
+    return int((np.linalg.svd(triangle, compute_uv=False) > tol).sum()) - 1
 
 
 def _quantile(quantile: str) -> str:
@@ -307,10 +317,14 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
     z_value(confidence)
     _quantile(quantile)
     method = _method(variance)
-    df = degrees_of_freedom(design, variance)
     relative = totals_refusal(design) is not None  # the SRS baseline's factor: srs_factor
     replicated = isinstance(variance, Replicates)
     groups = groups_of(design) if cell_based(design) else None
+    # each replicate's factor of each (PSU, cell) group (R, G): made once, for the degrees of
+    # freedom and the replicate estimates
+    factors = (replicate_factors(design, groups, variance.factors)
+               if isinstance(variance, Replicates) and groups is not None else None)
+    df = degrees_of_freedom(design, variance, factors)
     w = design.weights
     results: dict[str, list[DesignEstimates]] = {s: [] for s in statistics}
     group_sums = []
@@ -365,8 +379,7 @@ def _estimates(design: Design, values: PseudoValues | Sequence[PseudoValues],
                 hidden_variance=added, srs_std_error=srs_se))
     if isinstance(variance, Replicates):
         for statistic in statistics:
-            if groups is not None:
-                factors = replicate_factors(design, groups, variance.factors)  # (R, G)
+            if factors is not None:
                 replicate_values = [
                     (factors @ t) / (factors @ n_g)[:, None] if statistic == "mean"
                     else factors @ t for t, n_g in group_sums]

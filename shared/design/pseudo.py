@@ -32,6 +32,9 @@ from ..question_types.words import MEAN_SCORE
 # (`Lookup.sums_times`): 2^22 float64s, 32 MB.
 MAX_GROUP_SUMS = 1 << 22
 GROUP_BLOCK = 1024
+# `Lookup.sums_times` sums by (group, report value) where that makes at most this many sums
+# per row, and otherwise each column over the rows (the measured crossover: 5-20 per row).
+SUMS_PER_ROW = 10
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,7 +43,8 @@ class Lookup:
     `table[codes[i]]`, of `noise` `noise_table[codes[i]]` (a respondent who did not answer:
     the last code, rows of zeros). Estimators then sum over the n respondents once per code
     (one bincount over (group, code)) and multiply by the table, instead of summing each
-    column over the n rows (shared/design/estimators.py)."""
+    column over the n rows (shared/design/estimators.py), except over groups that are so many
+    that the sums per (group, code) would outnumber the rows many times (`by_value`)."""
 
     codes: np.ndarray  # (n,) int64
     table: np.ndarray  # (c, m)
@@ -60,12 +64,28 @@ class Lookup:
         return np.bincount(key, weights=weights, minlength=count * self.size).reshape(
             count, self.size)
 
+    def by_value(self, count: int) -> bool:
+        """Whether `sums_times` over `count` groups sums by (group, report value) and
+        multiplies by the matrix (True), or sums each column of the matrix's rows over the
+        groups (False): the one place this is chosen. The first makes count x c sums (one
+        bincount over the n rows, then a product of count x c x m multiply-adds), the second m
+        bincounts over the n rows. Where there are few groups (the whole sample, a few
+        thousand PSUs) or few report values, count x c is far below n and the first is 3-30x
+        faster; many groups times many report values (a raked design's ~10^5 (PSU, cell)
+        groups, a 12-option subset's 4,097 values: 4 x 10^8 sums at 2 x 10^5 rows) is a
+        product mostly over zeros, and 10-100x slower than the column sums 1d941c0 made.
+        Measured (one BLAS thread; 2 x 10^4 to 10^6 rows, 5 to 4,097 report values, 1 to
+        10^5 groups), the two cross at 5-20 sums per row: `SUMS_PER_ROW`. The two round
+        differently (in the last bits, ~1e-14 relative)."""
+        return count * self.size <= SUMS_PER_ROW * self.codes.shape[0]
+
     def sums_times(self, weights: np.ndarray, groups: np.ndarray, count: int,
                    matrix: np.ndarray) -> np.ndarray:
-        """`sums(weights, groups, count) @ matrix` ((count, matrix's columns)), without the
-        (count, c) sums all at once where they would be large: many groups (a raked design's
-        (PSU, cell) groups, ~10^5) times many report values (a 12-option subset's 4,097) is
-        10^8-10^9 sums, gigabytes that are nearly all zeros. Then the groups are taken in
+        """`sums(weights, groups, count) @ matrix` ((count, matrix's columns)): Σ_i weights_i ·
+        matrix[codes_i] over each group's rows, made as `by_value` chooses. Summed per column:
+        one bincount per column of the matrix, its entries taken for each row. Summed by
+        value, without the (count, c) sums all at once where they would be large (more than
+        `MAX_GROUP_SUMS`, which only many rows allow): the groups are taken in
         blocks (multiples of `GROUP_BLOCK` groups; the last block takes the rest), each block's
         sums and product made as the whole one's rows are: the same sums in the same order, and
         with one BLAS thread (what every `ldpsurvey` command runs with, analyst/cli.py) a
@@ -74,6 +94,13 @@ class Lookup:
         product bit for bit (tests/shared/test_design_lookup_blocks.py). With several BLAS
         threads the whole product's rows already depend on how the BLAS splits them among
         its threads; there the blocks' agree with it to rounding (~1e-16)."""
+        if not self.by_value(count):
+            columns = np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
+            out = np.empty((count, columns.shape[0]))
+            for j, column in enumerate(columns):
+                out[:, j] = np.bincount(groups, weights=column.take(self.codes) * weights,
+                                        minlength=count)
+            return out
         # blocks of about MAX_GROUP_SUMS sums, a multiple of GROUP_BLOCK groups (a block too
         # small could take a BLAS's small-matrix path, which rounds otherwise)
         step = GROUP_BLOCK * max(1, MAX_GROUP_SUMS // (self.size * GROUP_BLOCK))
