@@ -234,6 +234,7 @@ def _numbered(chunks: Sequence[Any], labels: list[str]) -> list[str] | None:
 _ABSENT = object()
 _SCALAR = (0,)
 _UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
+_INTEGER_TYPES = frozenset((int, bool))  # what `pack_many` hands numpy (bool: 0 or 1)
 
 
 class PackedLayout:
@@ -306,6 +307,47 @@ class PackedLayout:
                                      else present.to_bytes(self._presence, "little"), *values)
         except (struct.error, ValueError, TypeError, OverflowError):
             return None
+
+    def pack_many(self, rows: Sequence[Mapping[str, Any]]) -> list[bytes | None]:
+        """`pack` of each row, the same bytes, made for the rows at once where every report
+        is a plain integer (a list of `width` of them for a wider question) that fits its
+        dtype: each question's column goes to numpy in C and the rows are cut from one
+        record array (issue 40: ingest's CPU per submission, `pack` per row took ~0.8 µs of
+        bench_ingest's ~14). Anything else (a report that does not pack, a float, a nested
+        list, more than 64 questions) packs row by row, so that such a row is None as
+        `pack` makes it."""
+        n = len(rows)
+        if n < 2 or self._presence > 8:
+            return [self.pack(r) for r in rows]
+        table = np.empty(n, dtype=self.dtype)
+        table["fingerprint"] = self.fingerprint
+        present = np.zeros(n, dtype="<u8")
+        try:
+            for j, (bit, qid, code, zeros) in enumerate(self._plan):
+                column = [r.get(qid, _ABSENT) for r in rows]
+                answered = None
+                if _ABSENT in column:  # identity first: no report equals the marker
+                    answered = np.fromiter((v is not _ABSENT for v in column), bool, n)
+                    fill = 0 if zeros is _SCALAR else list(zeros)
+                    column = [fill if v is _ABSENT else v for v in column]
+                if zeros is _SCALAR:
+                    if not _INTEGER_TYPES.issuperset(map(type, column)):
+                        return [self.pack(r) for r in rows]
+                elif not (all(type(v) is list and len(v) == code.width for v in column)
+                          and _INTEGER_TYPES.issuperset(
+                              map(type, [x for v in column for x in v]))):
+                    return [self.pack(r) for r in rows]
+                table[f"q{j}"] = np.array(column, dtype=code.dtype)  # OverflowError: too big
+                if answered is None:
+                    present |= bit
+                else:
+                    present[answered] |= bit
+        except (OverflowError, ValueError, TypeError):
+            return [self.pack(r) for r in rows]
+        table["present"] = present.view("u1").reshape(n, 8)[:, :self._presence]
+        data = table.tobytes()
+        size = self.dtype.itemsize
+        return [data[i:i + size] for i in range(0, n * size, size)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -94,7 +94,8 @@ def prepare(store: Store, survey_id: str, raw_items: list[Any], fresh: bool) -> 
     for index, raw in enumerate(raw_items):
         problems: list[dict[str, str]] = []
         sid, version, answers = _shape(raw, latest, stored_versions, problems)
-        code = invites.check_shape(raw, problems) if isinstance(raw, dict) else None
+        code = invites.check_shape(raw, problems) if isinstance(raw, dict) and \
+            "invite" in raw else None  # (no code: nothing to check)
         if problems:
             if not fresh and version not in stored_versions and in_range(version,
                                                                           *VERSION_RANGE):
@@ -121,6 +122,8 @@ def prepare(store: Store, survey_id: str, raw_items: list[Any], fresh: bool) -> 
         if columns is not None:
             valid.update(zip([index for index, _ in group], columns, strict=True))
     items: list[PendingSubmission] = []
+    # versions with a carried question (the check below finds nothing to check in the rest)
+    carrying = {v for v, c in compiled.items() if any(q.carried for q in c.survey.questions)}
     for index, sid, version, answers, code in parsed:
         reports = valid.get(index)
         if reports is None:  # a version holding a bad item: validate its items one by one
@@ -131,7 +134,7 @@ def prepare(store: Store, survey_id: str, raw_items: list[Any], fresh: bool) -> 
                 _note(errors, index, sid, problems)
                 continue
         problems = invites.carried_problems(store, survey_id, compiled[version].survey,
-                                            reports, code)
+                                            reports, code) if version in carrying else None
         if problems:
             n_bad += 1
             _note(errors, index, sid, problems)
@@ -186,12 +189,12 @@ def _shape(raw: Any, latest: int, stored: Mapping[int, tuple[str, str]],
     if sid is None:
         problems.append({"field": "submission_id", "message": "must be a UUID string"})
     version = raw.get("version", latest)
-    try:
-        wire_int(version, "version", *VERSION_RANGE)
-    except IntegerOutOfRange as exc:
-        problems.append({"field": "version", "message": exc.message})
-    else:
-        if version not in stored:
+    if type(version) is not int or version not in stored:  # (stored: in VERSION_RANGE)
+        try:
+            wire_int(version, "version", *VERSION_RANGE)
+        except IntegerOutOfRange as exc:
+            problems.append({"field": "version", "message": exc.message})
+        else:
             known = ", ".join(str(v) for v in sorted(stored))
             problems.append({"field": "version", "message": f"this survey has no version "
                              f"{version} (stored: {known})"})

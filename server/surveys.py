@@ -86,6 +86,12 @@ class CompiledSurvey:
         """A submission's packed row, stored with its JSON (None: its reports do not pack)."""
         return None if self.packed is None else self.packed.pack(reports)
 
+    def pack_many(self, reports: Sequence[Mapping[str, Any]]) -> list[bytes | None]:
+        """`pack` of each submission, made for them at once (PackedLayout.pack_many)."""
+        if self.packed is None:
+            return [None] * len(reports)
+        return self.packed.pack_many(reports)
+
     def deltas(self, reports: Sequence[Mapping[str, Any]]) -> dict[str, Aggregate]:
         return {**self.marginal_deltas(reports), **joint_aggregates.joint_deltas(self, reports)}
 

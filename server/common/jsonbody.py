@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -62,21 +63,32 @@ def parse_json(data: bytes) -> Any:
     return _strict(data)
 
 
+_NUMBERS = frozenset((int, bool))
+
+
 def _members_unless_float(value: Any) -> int:
     """How many members the objects in `value` hold, or -1 if it holds a float or an integer
-    beyond the signed 64-bit range (orjson reads up to 2^64 - 1)."""
+    beyond the signed 64-bit range (orjson reads up to 2^64 - 1).
+
+    Walked a nesting level at a time, each level's values sorted by type and counted in C
+    (`map`, `chain`, `min`/`max`) instead of one Python step per value (issue 40: the step
+    per value took ~1 µs of a batched submission's ~14 µs of ingest CPU)."""
     members = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            members += len(item)
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        elif kind is float or (kind is int and not INT64_MIN <= item <= INT64_MAX):
+    level = [value]
+    while level:
+        kinds = set(map(type, level))
+        if float in kinds:
             return -1
+        if int in kinds:  # (a bool is 0 or 1: in range)
+            ints = level if kinds <= _NUMBERS else [v for v in level if type(v) is int]
+            if min(ints) < INT64_MIN or max(ints) > INT64_MAX:
+                return -1
+        objects = (level if len(kinds) == 1 else [v for v in level if type(v) is dict]) \
+            if dict in kinds else []
+        members += sum(map(len, objects))
+        level = list(chain(chain.from_iterable(map(dict.values, objects)),
+                           chain.from_iterable(v for v in level if type(v) is list)
+                           if list in kinds else ()))
     return members
 
 

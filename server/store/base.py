@@ -174,6 +174,10 @@ class AggregateRules(Protocol):
         JSON in the same transaction; None: it has none (its version is read from the JSON)."""
         ...
 
+    def pack_many(self, reports: Sequence[Mapping[str, Any]]) -> list[bytes | None]:
+        """`pack` of each submission, the same bytes, made for them at once."""
+        ...
+
 
 @dataclass(frozen=True)
 class IngestJob:
@@ -512,6 +516,23 @@ def refusal(job: IngestJob, statuses: Mapping[int, str]) -> Exception | None:
         return SurveyClosed(f"survey {sid!r} is closed and takes no more submissions",
                             {"id": sid, "closed_versions": closed})
     return None
+
+
+def packed_rows(job: IngestJob, items: Sequence[PendingSubmission]) -> list[bytes | None]:
+    """Each item's packed row (`AggregateRules.pack`), in order, packed a version at a time
+    (`pack_many`: the same bytes, fewer Python steps per submission)."""
+    if len({it.version for it in items}) <= 1:
+        return job.rules[items[0].version].pack_many([it.reports for it in items]) \
+            if items else []
+    out: list[bytes | None] = [None] * len(items)
+    positions: dict[int, list[int]] = {}
+    for i, it in enumerate(items):
+        positions.setdefault(it.version, []).append(i)
+    for version, where in positions.items():
+        packed = job.rules[version].pack_many([items[i].reports for i in where])
+        for i, row in zip(where, packed, strict=True):
+            out[i] = row
+    return out
 
 
 def by_version(items: Iterable[PendingSubmission]) -> dict[int, list[PendingSubmission]]:

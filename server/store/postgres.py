@@ -53,6 +53,7 @@ from .base import (
     compact,
     current_hour,
     now_second,
+    packed_rows,
     refusal,
     split_fresh,
 )
@@ -443,7 +444,7 @@ class PgStore:
             (sid, hour, [it.version for it in candidates],
              [it.submission_id for it in candidates],
              [compact(it.reports) for it in candidates],
-             [job.rules[it.version].pack(it.reports) for it in candidates])).fetchall()}
+             packed_rows(job, candidates))).fetchall()}
         result, fresh = split_fresh(job, {it.submission_id for it in candidates} - inserted)
         if invite_only:  # raises InviteRefused: the transaction rolls back
             bindings = self._claim(conn, job, inserted)

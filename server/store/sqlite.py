@@ -55,6 +55,7 @@ from .base import (
     compact,
     current_hour,
     now_second,
+    packed_rows,
     refusal,
     split_fresh,
 )
@@ -440,8 +441,9 @@ class SqliteStore:
             fresh_by_job.append((job, fresh))
             outcomes.append(result)
         rows = [(job.survey_id, it.version, it.submission_id, hour, compact(it.reports),
-                 job.rules[it.version].pack(it.reports))
-                for job, fresh in fresh_by_job for it in fresh]
+                 packed)
+                for job, fresh in fresh_by_job
+                for it, packed in zip(fresh, packed_rows(job, fresh), strict=True)]
         if rows:
             before = conn.total_changes
             conn.executemany(
@@ -479,8 +481,8 @@ class SqliteStore:
                     continue
             seen |= new_ids
             rows.extend((sid, it.version, it.submission_id, hour, compact(it.reports),
-                         job.rules[it.version].pack(it.reports),
-                         code_of.get(it.submission_id)) for it in fresh)
+                         packed, code_of.get(it.submission_id))
+                        for it, packed in zip(fresh, packed_rows(job, fresh), strict=True))
             fresh_by_job.append((job, fresh))
             outcomes.append(result)
         if any(row[-1] is not None for row in rows):  # each with its code's design

@@ -414,6 +414,55 @@ def test_a_report_that_does_not_pack_leaves_its_row_to_the_json() -> None:
         assert layout.pack({**good, qid: bad}) is None, (qid, bad)
 
 
+def test_a_batch_packs_each_row_as_it_packs_alone() -> None:
+    """`pack_many` (ingest packs a request's rows at once) gives every row the bytes `pack`
+    gives it alone: rows with questions skipped, booleans among integers, a batch holding
+    reports that do not pack (that row None, the others packed) and one holding reports
+    that pack only row by row (a nested list, an integer where a list of one is sent)."""
+    from ldpsurvey.server.surveys import compile_survey
+
+    layout = compile_survey("shapes", SURVEY).packed
+    assert layout is not None
+    rng = np.random.default_rng(5)
+    good = {"sex": True, "region": 2, "age": 40, "smoker": False, "mood": 4, "small": [5],
+            "wide": [3, 0], "drinks": 7, "forced": True, "drugs": [3]}
+    bad = [("mood", 1.0), ("mood", 2**40), ("small", [1, 2]), ("smoker", "yes"),
+           ("wide", [1]), ("drinks", -2**63 - 1)]
+    odd = [("wide", [[3], 0]), ("small", 5), ("mood", True), ("wide", [True, 1])]  # they pack
+    rows = []
+    for _ in range(200):
+        row = {q: v if not isinstance(v, int) or isinstance(v, bool) else int(rng.integers(9))
+               for q, v in good.items() if rng.random() < 0.8}
+        row["smoker"] = bool(rng.random() < 0.5)
+        rows.append(row)
+    assert layout.pack_many(rows) == [layout.pack(row) for row in rows]
+    assert None not in layout.pack_many(rows)
+    for qid, value in bad:
+        spoiled = [*rows[:50], {**rows[50], qid: value}, *rows[51:100]]
+        packed = layout.pack_many(spoiled)
+        assert packed == [layout.pack(row) for row in spoiled], (qid, value)
+        assert packed[50] is None and None not in packed[:50], (qid, value)
+    for qid, value in odd:  # packed row by row (a nested list flattened), as `pack` does
+        spoiled = [*rows[:50], {**rows[50], qid: value}, *rows[51:100]]
+        assert layout.pack_many(spoiled) == [layout.pack(row) for row in spoiled], (qid, value)
+        assert None not in layout.pack_many(spoiled), (qid, value)
+
+
+def test_every_stored_packed_row_is_its_stored_reports_packed(stored: str) -> None:
+    """The `packed` column ingest wrote (a request's rows packed at once) holds, row by row,
+    the bytes `PackedLayout.pack` makes of the row's stored reports."""
+    import json
+
+    from ldpsurvey.server.surveys import compile_survey
+
+    layout = compile_survey("shapes", SURVEY).packed
+    assert layout is not None
+    rows = _sql(stored, "SELECT reports, packed FROM submissions ORDER BY seq")
+    assert len(rows) == N
+    for reports, packed in rows:
+        assert bytes(packed) == layout.pack(json.loads(reports)), reports
+
+
 def migrate(old: Path, new: Path) -> None:
     """`migrate-store` from the SQLite store `old` into a new one at `new`."""
     from ldpsurvey.server.store import open_store
