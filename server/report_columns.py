@@ -9,6 +9,7 @@ import hashlib
 import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -319,7 +320,7 @@ class PackedLayout:
         n = len(rows)
         if n < 2 or self._presence > 8:
             return [self.pack(r) for r in rows]
-        table = np.empty(n, dtype=self.dtype)
+        table = np.zeros(n, dtype=self.dtype)  # an unanswered question's integers: zeros
         table["fingerprint"] = self.fingerprint
         present = np.zeros(n, dtype="<u8")
         try:
@@ -328,19 +329,25 @@ class PackedLayout:
                 answered = None
                 if _ABSENT in column:  # identity first: no report equals the marker
                     answered = np.fromiter((v is not _ABSENT for v in column), bool, n)
-                    fill = 0 if zeros is _SCALAR else list(zeros)
-                    column = [fill if v is _ABSENT else v for v in column]
+                    column = [v for v in column if v is not _ABSENT]
+                    if not column:
+                        continue
+                kinds = set(map(type, column))
                 if zeros is _SCALAR:
-                    if not _INTEGER_TYPES.issuperset(map(type, column)):
+                    if kinds == {list} and set(map(len, column)) == {1}:  # a list of one
+                        column = [v[0] for v in column]
+                        kinds = set(map(type, column))
+                    if not kinds <= _INTEGER_TYPES:
                         return [self.pack(r) for r in rows]
-                elif not (all(type(v) is list and len(v) == code.width for v in column)
-                          and _INTEGER_TYPES.issuperset(
-                              map(type, [x for v in column for x in v]))):
+                elif not (kinds == {list} and set(map(len, column)) == {code.width}
+                          and _INTEGER_TYPES.issuperset(map(type, chain.from_iterable(column)))):
                     return [self.pack(r) for r in rows]
-                table[f"q{j}"] = np.array(column, dtype=code.dtype)  # OverflowError: too big
+                values = np.array(column, dtype=code.dtype)  # OverflowError: too big
                 if answered is None:
+                    table[f"q{j}"] = values
                     present |= bit
                 else:
+                    table[f"q{j}"][answered] = values
                     present[answered] |= bit
         except (OverflowError, ValueError, TypeError):
             return [self.pack(r) for r in rows]
