@@ -13,7 +13,7 @@ from itertools import chain
 from typing import Any
 
 import numpy as np
-from ldpsurvey.shared.question_types.packed import PackedReports
+from ldpsurvey.shared.question_types.packed import INTEGER_TYPES, PackedReports
 
 from .common.errors import StoreError
 from .store import Store
@@ -235,7 +235,6 @@ def _numbered(chunks: Sequence[Any], labels: list[str]) -> list[str] | None:
 _ABSENT = object()
 _SCALAR = (0,)
 _UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
-_INTEGER_TYPES = frozenset((int, bool))  # what `pack_many` hands numpy (bool: 0 or 1)
 
 
 class PackedLayout:
@@ -337,10 +336,10 @@ class PackedLayout:
                     if kinds == {list} and set(map(len, column)) == {1}:  # a list of one
                         column = [v[0] for v in column]
                         kinds = set(map(type, column))
-                    if not kinds <= _INTEGER_TYPES:
+                    if not kinds <= INTEGER_TYPES:
                         return [self.pack(r) for r in rows]
                 elif not (kinds == {list} and set(map(len, column)) == {code.width}
-                          and _INTEGER_TYPES.issuperset(map(type, chain.from_iterable(column)))):
+                          and INTEGER_TYPES.issuperset(map(type, chain.from_iterable(column)))):
                     return [self.pack(r) for r in rows]
                 values = np.array(column, dtype=code.dtype)  # OverflowError: too big
                 if answered is None:

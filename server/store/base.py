@@ -521,9 +521,6 @@ def refusal(job: IngestJob, statuses: Mapping[int, str]) -> Exception | None:
 def packed_rows(job: IngestJob, items: Sequence[PendingSubmission]) -> list[bytes | None]:
     """Each item's packed row (`AggregateRules.pack`), in order, packed a version at a time
     (`pack_many`: the same bytes, fewer Python steps per submission)."""
-    if len({it.version for it in items}) <= 1:
-        return job.rules[items[0].version].pack_many([it.reports for it in items]) \
-            if items else []
     out: list[bytes | None] = [None] * len(items)
     positions: dict[int, list[int]] = {}
     for i, it in enumerate(items):

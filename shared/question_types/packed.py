@@ -19,7 +19,8 @@ import numpy as np
 
 # A row's integers as `struct` and numpy name them (little-endian, no padding).
 _STRUCT_CODES = {"<i1": "b", "<i2": "h", "<i4": "i", "<i8": "q"}
-_INTEGER_TYPES = frozenset((int, bool))
+# The report integers a packed row holds (a bool is 0 or 1); server/report_columns.py too.
+INTEGER_TYPES = frozenset((int, bool))
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class PackedReports:
                 raise ValueError("not an integer")
             return (report,)
         if type(report) is list and len(report) == self.width and \
-                _INTEGER_TYPES.issuperset(map(type, report)):
+                INTEGER_TYPES.issuperset(map(type, report)):
             return report  # already the row's integers (the common case: checked in C)
         flat = _flat(report)
         if len(flat) != self.width or any(type(v) not in (int, bool) for v in flat):
