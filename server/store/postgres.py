@@ -438,8 +438,8 @@ class PgStore:
         hour = current_hour()
         inserted = {r[0] for r in conn.execute(
             "INSERT INTO submissions (survey_id, version, submission_id, received_hour, "
-            "reports, packed) SELECT %s, v, i, %s, r, p FROM unnest(%s::integer[], %s::text[], "
-            "%s::text[], %s::bytea[]) AS t(v, i, r, p) ON CONFLICT (survey_id, submission_id) "
+            "reports, packed) SELECT %s, v, i, %s, r, p FROM unnest(%b::integer[], %b::text[], "
+            "%b::text[], %b::bytea[]) AS t(v, i, r, p) ON CONFLICT (survey_id, submission_id) "
             "DO NOTHING RETURNING submission_id",
             (sid, hour, [it.version for it in candidates],
              [it.submission_id for it in candidates],
@@ -480,8 +480,8 @@ class PgStore:
         bindings = plan_claims([(it.submission_id, it.invite) for it in job.items], new_ids,
                                bound)
         if bindings:
-            conn.execute("UPDATE invites SET submission_id = t.s FROM unnest(%s::text[], "
-                         "%s::text[]) AS t(c, s) WHERE survey_id = %s AND code_sha256 = t.c",
+            conn.execute("UPDATE invites SET submission_id = t.s FROM unnest(%b::text[], "
+                         "%b::text[]) AS t(c, s) WHERE survey_id = %s AND code_sha256 = t.c",
                          (list(bindings), list(bindings.values()), job.survey_id))
         return bindings
 
@@ -495,7 +495,7 @@ class PgStore:
         missing = [k for k in keys if k not in stored]
         if missing:  # first write to this shard: make the rows, then lock them
             conn.execute("INSERT INTO aggregates (survey_id, version, key, shard, aggregate) "
-                         "SELECT %s, %s, k, %s, a FROM unnest(%s::text[], %s::text[]) "
+                         "SELECT %s, %s, k, %s, a FROM unnest(%b::text[], %b::text[]) "
                          "AS t(k, a) ON CONFLICT DO NOTHING",
                          (survey_id, version, shard, missing,
                           [compact(rules.empty_aggregate(k).to_dict()) for k in missing]))
@@ -504,7 +504,7 @@ class PgStore:
                                      deltas[key],
                                      lambda data, key=key: rules.parse_aggregate(key, data))
                  for key in keys]
-        conn.execute("UPDATE aggregates SET aggregate = t.a FROM unnest(%s::text[], %s::text[]) "
+        conn.execute("UPDATE aggregates SET aggregate = t.a FROM unnest(%b::text[], %b::text[]) "
                      "AS t(k, a) WHERE survey_id = %s AND version = %s AND shard = %s "
                      "AND key = t.k", (keys, texts, survey_id, version, shard))
 
@@ -550,7 +550,7 @@ class PgStore:
         conn.execute("DELETE FROM aggregates WHERE survey_id = %s AND version = %s",
                      (survey_id, version))
         conn.execute("INSERT INTO aggregates (survey_id, version, key, shard, aggregate) "
-                     "SELECT %s, %s, k, 0, a FROM unnest(%s::text[], %s::text[]) AS t(k, a)",
+                     "SELECT %s, %s, k, 0, a FROM unnest(%b::text[], %b::text[]) AS t(k, a)",
                      (survey_id, version, list(replacement.texts),
                       list(replacement.texts.values())))
         conn.execute("DELETE FROM submission_counts WHERE survey_id = %s AND version = %s",
