@@ -135,15 +135,17 @@ def open_throttled(browser: Any, url: str) -> dict[str, Any]:
 
 
 def phases(t: dict[str, Any]) -> dict[str, float]:
-    """Each phase's own duration (ms): from the end of the one before to its own end."""
+    """Each phase's own duration (ms): from the end of the ones before to its own end. A phase
+    that ended while an earlier one was still going (a survey the page carries is read while
+    its last modules are still arriving) took no time of its own: 0, not a negative span."""
     out = {}
     last = 0.0
     for name in PHASES:
         end = t.get(name)
         if end is None:
             continue
-        out[name] = end - last
-        last = end
+        out[name] = max(0.0, end - last)
+        last = max(last, end)
     return out
 
 
