@@ -9,8 +9,9 @@ comments and the white space between tokens change:
 
 - a comment becomes nothing but the line breaks it held, or one space (never nothing: `a/**/b`
   is `a b`);
-- the white space between two tokens becomes its line breaks, or one space; indentation and
-  trailing spaces go.
+- the white space between two tokens becomes its line breaks, or one space, or nothing where
+  one of the two is a punctuator that joins no neighbour into a longer token (`{}()[];,:=`:
+  `x = f(a, b);` is served `x=f(a,b);`); indentation and trailing spaces go.
 
 Line breaks are never removed or added, so automatic semicolon insertion sees the same program
 and every line keeps its number (a stack trace in the browser names the repository's line).
@@ -49,6 +50,9 @@ _NUMBER = re.compile(r"(?:0[xXbBoO][0-9a-fA-F_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\
                      r"(?:[eE][+-]?\d[\d_]*)?)n?")
 _PUNCTUATORS = ("?.", "=>", "++", "--", "...")
 _ONE_CHAR = frozenset("{}()[];,<>+-*%&|^!~?:=.@")
+# punctuators that form no longer token with a neighbour in a valid program (`=` could only
+# with an operator beside it, `a < = b`, which is no program): no space is needed beside them
+_JOINS_NOTHING = frozenset("{}()[];,:=")
 _LINE_BREAKS = frozenset("\n\r\u2028\u2029")
 _SPACE = frozenset(" \t\v\f\ufeff\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
                    "\u2008\u2009\u200a\u202f\u205f\u3000")
@@ -78,7 +82,8 @@ class _Tokenizer:
         if self.out:
             if self.gap_breaks:
                 self.out.append("\n" * self.gap_breaks)
-            elif self.gap:
+            elif self.gap and not (self.out[-1][-1] in _JOINS_NOTHING
+                                   or token[0] in _JOINS_NOTHING):
                 self.out.append(" ")
         elif self.gap_breaks:
             self.out.append("\n" * self.gap_breaks)  # the first line keeps its number

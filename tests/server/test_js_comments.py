@@ -1,6 +1,7 @@
-"""The page's JavaScript as served (server/js_comments.py): comments and indentation out, every
-token and line break kept, and nothing changed where the tokenizer cannot be sure. The browser
-tests (tests/web) run every shared vector through this form (tests/web/static_server.py)."""
+"""The page's JavaScript as served (server/js_comments.py): comments, indentation and the spaces
+no token needs out, every token and line break kept, and nothing changed where the tokenizer
+cannot be sure. The browser tests (tests/web) run every shared vector through this form
+(tests/web/static_server.py)."""
 
 from __future__ import annotations
 
@@ -19,31 +20,34 @@ SHIPPED = sorted((web_dir() / "js").rglob("*.js"))
 
 
 @pytest.mark.parametrize(("source", "served"), [
-    ("let a = 1; // one\nlet b = 2;", "let a = 1;\nlet b = 2;"),
-    ("  if (a) {\n    b();  \n  }\n", "if (a) {\nb();\n}\n"),
+    ("let a = 1; // one\nlet b = 2;", "let a=1;\nlet b=2;"),
+    ("  if (a) {\n    b();  \n  }\n", "if(a){\nb();\n}\n"),
     ("a/**/b", "a b"),
     ("a-/**/-b", "a- -b"),
-    ("/** doc\n * more\n */\nexport const x = 1;", "\n\n\nexport const x = 1;"),
+    ("/** doc\n * more\n */\nexport const x = 1;", "\n\n\nexport const x=1;"),
     # ASI: a comment's line breaks stay line breaks
-    ("let a = b\n/* c\n */(d)", "let a = b\n\n(d)"),
+    ("let a = b\n/* c\n */(d)", "let a=b\n\n(d)"),
     # literals keep their comment-like text and their white space
-    ('const u = "http://x/*y*/  z"; // c', 'const u = "http://x/*y*/  z";'),
-    ("const s = 'it\\'s // not';", "const s = 'it\\'s // not';"),
-    ("const t = `a  // b\n  /* c */ ${x /* d */} e`;", "const t = `a  // b\n  /* c */ ${x } e`;"),
-    ("const t = `${`in ${ {a: 1}.a /* c */ } //`}  `;", "const t = `${`in ${ {a: 1}.a } //`}  `;"),
-    ("const r = /\\/\\/[/*]+/g; // c", "const r = /\\/\\/[/*]+/g;"),
-    ("x = a / b / c; // d", "x = a / b / c;"),
-    ("x = (a + b) / 2 /* half */;", "x = (a + b) / 2 ;"),
-    ("if (ok) /a\\/\\/b/.test(s); // c", "if (ok) /a\\/\\/b/.test(s);"),
-    ("while (f(x)) /[//]/.exec(s);", "while (f(x)) /[//]/.exec(s);"),
+    ('const u = "http://x/*y*/  z"; // c', 'const u="http://x/*y*/  z";'),
+    ("const s = 'it\\'s // not';", "const s='it\\'s // not';"),
+    ("const t = `a  // b\n  /* c */ ${x /* d */} e`;", "const t=`a  // b\n  /* c */ ${x} e`;"),
+    ("const t = `${`in ${ {a: 1}.a /* c */ } //`}  `;", "const t=`${`in ${{a:1}.a} //`}  `;"),
+    ("const r = /\\/\\/[/*]+/g; // c", "const r=/\\/\\/[/*]+/g;"),
+    ("x = a / b / c; // d", "x=a / b / c;"),
+    ("x = (a + b) / 2 /* half */;", "x=(a + b)/ 2;"),
+    ("if (ok) /a\\/\\/b/.test(s); // c", "if(ok)/a\\/\\/b/.test(s);"),
+    ("while (f(x)) /[//]/.exec(s);", "while(f(x))/[//]/.exec(s);"),
     ("return /\\/*x/.test(s) // c", "return /\\/*x/.test(s)"),
-    ("y = x.return / 2 / 3;", "y = x.return / 2 / 3;"),
-    ("y = o[k] / 2 / 3; z = 4 / 2;", "y = o[k] / 2 / 3; z = 4 / 2;"),
-    ("y = typeof /x/; a /= 2 /* c */;", "y = typeof /x/; a /= 2 ;"),
-    ("f(a, /,/g, b => /=/.test(b));", "f(a, /,/g, b => /=/.test(b));"),
+    ("y = x.return / 2 / 3;", "y=x.return / 2 / 3;"),
+    ("y = o[k] / 2 / 3; z = 4 / 2;", "y=o[k]/ 2 / 3;z=4 / 2;"),
+    ("y = typeof /x/; a /= 2 /* c */;", "y=typeof /x/;a /=2;"),
+    ("f(a, /,/g, b => /=/.test(b));", "f(a,/,/g,b=> /=/.test(b));"),
     ("class A { #n = 1; get n() { return this.#n / 2; } }",
-     "class A { #n = 1; get n() { return this.#n / 2; } }"),
+     "class A{#n=1;get n(){return this.#n / 2;}}"),
     ("a\r\n// c\r\nb", "a\n\nb"),
+    # a space stays where two tokens would join or a name would run on: `- -`, `+ +`, `of "`
+    ('x = a - -b, y = c + +d; for (const k of "ab" in o ? [] : [1]) void k;',
+     'x=a - -b,y=c + +d;for(const k of "ab" in o ?[]:[1])void k;'),
 ])
 def test_comments_and_indentation_go_and_every_token_stays(source, served):
     assert strip(source) == served
@@ -117,4 +121,4 @@ def test_the_aggregator_serves_the_stripped_form(tmp_path: Path):
     (root / "js").mkdir(parents=True)
     (root / "js" / "a.js").write_text("// what and why\nexport const a = 1; /* a */\n")
     served = PageFiles(root).get("js/a.js")
-    assert served.raw == b"\nexport const a = 1;\n"
+    assert served.raw == b"\nexport const a=1;\n"
