@@ -89,6 +89,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds of a server process and its worker children (Linux /proc)."""
+    total = cpu_seconds(pid)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            total += cpu_seconds(int(child))
+    return total
+
+
 def run_clients(port: int, bodies: list[bytes], clients: int) -> tuple[float, int]:
     """Send `bodies` from `clients` keep-alive connections; (seconds, non-2xx count)."""
     chunks = [bodies[i::clients] for i in range(clients)]
@@ -141,9 +150,9 @@ def main() -> None:
         assert post(conn, "/api/surveys", json.dumps(signed.to_dict()).encode(), auth) == 201
 
         singles = [json.dumps(s).encode() for s in simulated_submissions(args.singles, rng)]
-        cpu = cpu_seconds(proc.pid)
+        cpu = process_tree_cpu(proc.pid)
         seconds, failed = run_clients(port, singles, 8)
-        cpu = cpu_seconds(proc.pid) - cpu
+        cpu = process_tree_cpu(proc.pid) - cpu
         print(f"single submissions, 8 clients: {len(singles) / seconds:,.0f} submissions/s "
               f"({len(singles) * QUESTIONS / seconds:,.0f} reports/s; {len(singles)} in "
               f"{seconds:.2f} s; {failed} non-2xx; server CPU "
@@ -152,9 +161,9 @@ def main() -> None:
         n_batches = max(1, args.reports // (1000 * QUESTIONS))
         batches = [json.dumps({"submissions": simulated_submissions(1000, rng)}).encode()
                    for _ in range(n_batches)]
-        cpu = cpu_seconds(proc.pid)
+        cpu = process_tree_cpu(proc.pid)
         seconds, failed = run_clients(port, batches, 2)
-        cpu = cpu_seconds(proc.pid) - cpu
+        cpu = process_tree_cpu(proc.pid) - cpu
         n_reports = n_batches * 1000 * QUESTIONS
         print(f"batches of 1,000 submissions, 2 clients: {n_reports / seconds:,.0f} reports/s "
               f"({n_batches * 1000 / seconds:,.0f} submissions/s; {n_batches} batches in "

@@ -29,9 +29,9 @@ import numpy as np
 from bench_server import (
     QUESTIONS,
     SURVEY,
-    cpu_seconds,
     free_port,
     post,
+    process_tree_cpu,
     run_clients,
     simulated_submissions,
 )
@@ -42,15 +42,6 @@ from ldpsurvey.shared.manifest import sign_survey
 from ldpsurvey.shared.survey import Survey
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-
-
-def process_tree_cpu(pid: int) -> float:
-    """CPU seconds of a server process and its worker children (Linux /proc)."""
-    total = cpu_seconds(pid)
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            total += cpu_seconds(int(child))
-    return total
 
 
 def fresh_target(kind: str, tmp: Path, pg_url: str | None, n: int) -> str:
