@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from ldpsurvey.shared.cli_help import FullHelpGroup, language_tag
@@ -20,13 +20,12 @@ from ldpsurvey.shared.survey import Question, Survey
 from ldpsurvey.shared.translations import SurveyText
 
 from . import invitation, review_words
-from .budget import BUDGET_RULES, Budget
+from .budget import BUDGET_RULES, DEFAULT_MAX_EPSILON, Budget
 from .errors import DeliveryError, InvitationError
 from .invitation import AWAITING_CODE
 from .ledger import Ledger
 from .outbox import FAILED, PENDING, Delivery, Outbox
 from .page_words import Words, words_for
-from .respondent import Respondent, flush_outbox
 from .review import (
     location_cell_words,
     question_privacy,
@@ -44,8 +43,9 @@ from .survey_language import (
     shown_survey,
     survey_text,
 )
-from .transport import RetryPolicy
-from .trust import DEFAULT_MAX_EPSILON, check_no_disclosed
+
+if TYPE_CHECKING:  # imported by the commands that send: the HTTP client, cryptography
+    from .respondent import Respondent
 
 state_option = click.option(
     "--state", "state_dir", type=click.Path(file_okay=False), default=None,
@@ -125,6 +125,10 @@ def respond(server: str, survey_id: str, answers_file: str | None, trust: str | 
         raise click.ClickException("stdin is not a terminal, so respond cannot ask you to "
                                    "confirm before randomizing: pass --yes to send without "
                                    "the review")
+    from .respondent import Respondent
+    from .transport import RetryPolicy
+    from .trust import check_no_disclosed
+
     budget = Budget(max_epsilon, budget_rule, delta, max_total_epsilon)
     respondent = Respondent(server, state_dir=state_dir, trust=trust, max_epsilon=budget,
                             retry=RetryPolicy(attempts=attempts),
@@ -570,6 +574,9 @@ def outbox_flush(state_dir: str | None, attempts: int, include_failed: bool) -> 
     A submission whose invitation code the server refused is not sent again with that code:
     `ldpsurvey respond --invite CODE` sends it with another (it says how).
     """
+    from .respondent import flush_outbox
+    from .transport import RetryPolicy
+
     waiting = Outbox(StateDir(state_dir)).awaiting_code()
     deliveries = flush_outbox(state_dir, RetryPolicy(attempts=attempts),
                               include_failed=include_failed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from ldpsurvey.shared.cli_help import FullHelpGroup
 
-from .trust import DEFAULT_MAX_EPSILON
+from .budget import DEFAULT_MAX_EPSILON
 
 
 @click.group(cls=FullHelpGroup)

@@ -12,21 +12,25 @@ import sys
 import click
 
 from .errors import SurveyError
-from .translations import requested_tag
 
 
 class FullHelpGroup(click.Group):
     """A click group whose command list shows each command's full first sentence."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit=sys.maxsize)))
+        rows = [(name, summary) for name in self.list_commands(ctx)
+                if (summary := self.summary(ctx, name)) is not None]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    def summary(self, ctx: click.Context, name: str) -> str | None:
+        """The command's whole first sentence; None for a hidden or unknown one. A group that
+        knows its commands' sentences without importing them says them here (analyst/cli.py)."""
+        command = self.get_command(ctx, name)
+        if command is None or command.hidden:
+            return None
+        return command.get_short_help_str(limit=sys.maxsize)
 
 
 def language_tag(ctx: click.Context | None, param: click.Parameter | None,
@@ -36,6 +40,8 @@ def language_tag(ctx: click.Context | None, param: click.Parameter | None,
     (exit 2) before anything is fetched (shared/translations.py requested_tag)."""
     if value is None:
         return None
+    from .translations import requested_tag  # the question types and numpy: not for --help
+
     try:
         return requested_tag(value)
     except SurveyError as exc:

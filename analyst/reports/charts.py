@@ -9,6 +9,10 @@ desktop column, and a PHONE one drawn for a ~340 CSS px column with its own font
 wrapping and legend columns. A desktop figure scaled into a phone's column showed its 13 pt
 text at ~6 px; the page's <picture> picks the phone drawing below PHONE_MAX_CSS px, where it is
 shown at (about) its natural size, so its text has its point size (11 pt: 14.7 CSS px).
+
+Matplotlib is imported inside the functions that draw, here and in every report module that
+charts: it costs ~0.4 s, which every `ldpsurvey` command paid at start, `--help` included
+(tests/test_cli_start.py keeps it out of the command's start).
 """
 
 from __future__ import annotations
@@ -18,14 +22,10 @@ import io
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ldpsurvey.shared.estimand import mean_label
 from ldpsurvey.shared.question_types.base import DISTRIBUTION as DISTRIBUTION_CHART
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.text import Text
 
 from .model import (
     ASKED_GROUP,
@@ -42,6 +42,9 @@ from .model import (
     Truth,
     listed_options,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 WIDTH_IN = 9.0
 DPI = 144
@@ -108,6 +111,9 @@ def responsive(build: Callable[[ChartSize], Figure | None]) -> Chart | None:
 def chart_of(fig: Figure) -> Chart:
     """A figure as an embeddable PNG, with the CSS width at which its fonts have their size
     and the smallest font of any text drawn (measured on the drawn figure)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
     buf = io.BytesIO()
     FigureCanvasAgg(fig)
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
@@ -131,6 +137,10 @@ def frequency_chart(q: QuestionView, truth: Truth | None,
     Questions with many options chart the options `listed_options` picks, the same ones the
     table lists.
     """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     listed, hidden = listed_options(q)
     options = [r for r in listed if r.estimate is not None]
     rows = options + [r for r in q.of_kind(GROUP) if r.estimate is not None]
@@ -238,6 +248,9 @@ def mean_axis_label(q: QuestionView, lo: float, hi: float) -> str:
 
 def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None,
                 size: ChartSize) -> Figure:
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
     fig = Figure(figsize=(size.width_in, 1.7 * size.scale), layout="constrained")
     ax = fig.add_subplot()
     ax.errorbar([mean.estimate], [0], xerr=[[mean.estimate - mean.ci_low],
@@ -277,6 +290,10 @@ def _mean_chart(q: QuestionView, mean: Row, truth: Truth | None,
 
 def _distribution_chart(q: QuestionView, dist: list[Row], mean: Row | None,
                         truth: Truth | None, size: ChartSize) -> Figure:
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     fig = Figure(figsize=(size.width_in, 3.8 * size.scale), layout="constrained")
     ax = fig.add_subplot()
     # each value at its place on the answer's axis; a number's bins ("0 to 1000": not one value)

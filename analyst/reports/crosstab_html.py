@@ -7,11 +7,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 from html import escape
-from typing import Any
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch, Rectangle
+from typing import TYPE_CHECKING, Any
 
 from .charts import DESKTOP, DPI, Chart, ChartSize, responsive
 from .crosstab_view import (
@@ -28,6 +24,9 @@ from .crosstab_view import (
     tables,
 )
 from .html import CSS, chart_img, page_head
+
+if TYPE_CHECKING:  # matplotlib is imported where it draws (charts.py)
+    from matplotlib.figure import Figure
 
 CELL_IN = 1.1
 MAX_ANNOTATED = 400  # cells; larger maps are colour only
@@ -114,8 +113,11 @@ def heatmap_figure(report: CrosstabReport, kind: str, title: str,
     the figure; no text is below 9 pt (12 CSS px at the drawn width)."""
     import numpy as np
     from matplotlib import colormaps
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch, Rectangle
 
     grid: list[list[Mapping[str, Any]]] = report.grid(kind)
     rows, cols = report.shown_rows, report.shown_cols

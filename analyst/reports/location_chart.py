@@ -9,15 +9,15 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib import patheffects
-from matplotlib.collections import LineCollection
-from matplotlib.figure import Figure
 
 from .charts import DESKTOP, Chart, ChartSize, responsive, wrap
 from .model import GROUP, OPTION, QuestionView
+
+if TYPE_CHECKING:  # matplotlib is imported where it draws (charts.py)
+    from matplotlib.figure import Figure
 
 OVERLAY_ALPHA = 0.6  # the shares over a background: the map stays legible beneath
 
@@ -99,6 +99,8 @@ def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None,
                     size: ChartSize = DESKTOP) -> Figure | None:
     """The figure of `location_chart_png`, drawn for `size` (on a phone the two maps are one
     above the other)."""
+    from matplotlib.figure import Figure
+
     if q.n == 0:
         return None
     grids = grid_of(q)
@@ -141,6 +143,9 @@ def location_figure(q: QuestionView, question: Mapping[str, Any] | None = None,
 
 def _regions(ax: Any, q: QuestionView, fontsize: float) -> None:
     """Outline and name every region (white under black, legible on any colour)."""
+    from matplotlib import patheffects
+    from matplotlib.collections import LineCollection
+
     for r in q.rows:
         if r.kind != GROUP or not r.members:
             continue

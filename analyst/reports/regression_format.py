@@ -16,15 +16,17 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ldpsurvey.shared.errors import ReportRenderError
 from ldpsurvey.shared.regression import INTERCEPT
-from matplotlib.figure import Figure
 
 from .charts import DESKTOP, Chart, ChartSize, responsive, wrap
 from .html import CSS as REPORT_CSS
 from .html import chart_img, page_head
+
+if TYPE_CHECKING:  # matplotlib is imported where it draws (charts.py)
+    from matplotlib.figure import Figure
 
 REGRESSION_FORMATS = ("table", "json", "csv", "html")
 CSV_COLUMNS = ("survey", "version", "kind", "outcome", "outcome_level", "n", "n_dropped",
@@ -244,6 +246,7 @@ def forest_chart(doc: Mapping[str, Any], names: Names | None = None) -> Chart | 
 def forest_figure(doc: Mapping[str, Any], names: Names, size: ChartSize = DESKTOP) -> Figure:
     """One row per coefficient (not the intercept), point and interval; odds ratios on a log
     axis with a line at 1, slopes with a line at 0."""
+    from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     logistic = doc["kind"] == "logistic"
