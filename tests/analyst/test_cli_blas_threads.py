@@ -10,8 +10,11 @@ import os
 import subprocess
 import sys
 
-PROBE = ("import sys; import ldpsurvey.analyst; before = 'numpy' in sys.modules; "
-         "import ldpsurvey.analyst.cli, os; "
+# the root command imports a subcommand's module when it runs it (analyst/cli.py COMMANDS):
+# `report`'s loads numpy
+PROBE = ("import importlib, sys; import ldpsurvey.analyst; before = 'numpy' in sys.modules; "
+         "import ldpsurvey.analyst.cli as cli, os; "
+         "importlib.import_module(cli.COMMANDS['report'][0].split(':')[0]); "
          "print(before, 'numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'])")
 
 
