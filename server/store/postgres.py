@@ -2,9 +2,12 @@
 
 Ingest without a hot row: submissions go in with one `INSERT ... SELECT FROM unnest(...)
 ON CONFLICT DO NOTHING RETURNING submission_id` (the ids it returns are the new ones; the rest
-are duplicates). Aggregates and submission counters are kept as N_SHARDS partial rows per key;
-each transaction picks one shard at random and locks only that shard's rows (in key order), so
-concurrent writers rarely wait on each other; readers merge the shards.
+are duplicates). The arrays go as binary parameters (`%b`): in text, psycopg escapes each
+element with a regular expression: about half the server's CPU per batch of 1,000
+(bench/RESULTS.md, "bench_store's PostgreSQL ingest, fixed"). Aggregates and submission
+counters are kept as N_SHARDS partial rows per key; each transaction picks one shard at random
+and locks only that shard's rows (in key order), so concurrent writers rarely wait on each
+other; readers merge the shards.
 
 Consistency: an ingest takes `FOR KEY SHARE` on its survey version rows (writers never block
 each other there) and re-checks the status under it; closing a survey and recomputing its
