@@ -60,7 +60,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from bench_server import cpu_seconds, free_port, post, run_clients
+from bench_server import children, cpu_seconds, free_port, post, run_clients
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.server.store.schema import SQLITE_MIGRATIONS
 from ldpsurvey.shared.manifest import sign_survey
@@ -100,17 +100,6 @@ def simulated(n: int, rng: np.random.Generator) -> list[dict]:
     color = mech["color"].perturb_many(rng.integers(0, 5, n), rng)
     return [{"submission_id": str(uuid.uuid4()), "answers": {"smoker": s, "color": c}}
             for s, c in zip(smoker.tolist(), color.tolist(), strict=True)]
-
-
-def children(pid: int) -> list[int]:
-    """The live child processes of `pid` (Linux /proc), e.g. the SQLite ingest process."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
 
 
 def fresh_connection_clients(port: int, bodies: list[bytes], clients: int) -> float:

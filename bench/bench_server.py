@@ -89,13 +89,20 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux /proc), e.g. the SQLite ingest process."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
 def process_tree_cpu(pid: int) -> float:
     """CPU seconds of a server process and its worker children (Linux /proc)."""
-    total = cpu_seconds(pid)
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            total += cpu_seconds(int(child))
-    return total
+    return cpu_seconds(pid) + sum(cpu_seconds(child) for child in children(pid))
 
 
 def run_clients(port: int, bodies: list[bytes], clients: int) -> tuple[float, int]:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from bench_server import cpu_seconds
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ldpsurvey.analyst.demo import sample_survey
 from ldpsurvey.analyst.demo.two_server import two_server_version
@@ -84,12 +85,6 @@ def servers(n: int, k: int) -> None:
               f"({n / cpu:,.0f} reports per CPU second); {summary}")
     finally:
         pair.stop()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
